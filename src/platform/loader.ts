@@ -1,0 +1,259 @@
+/**
+ * Platform files: the native format (DESIGN §2.1) and IRMaSim's `platform`/`node`/`processor` group
+ * format, loaded unchanged. Both are validated with zod and produce a `PlatformDescription`, then a
+ * compiled `Platform`. Every error names the file and the JSON path of the bad field.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { InputError, inputErrorFromIssues, jsonPath } from '../core/errors.js';
+import {
+  DEFAULT_COMM_BW,
+  DEFAULT_MODELS,
+  Platform,
+  type ClusterDescription,
+  type ContentionCoefficients,
+  type ModelsConfig,
+  type NodeDescription,
+  type PlatformDescription,
+  type ProcessorDescription,
+} from './platform.js';
+
+const positive = z.number().finite().positive();
+const nonNegative = z.number().finite().nonnegative();
+const count = z.number().int().positive();
+
+/** `models` block of a platform file; every field optional. */
+export const ModelsSchema = z
+  .object({
+    memory: z.enum(['irmasim-v1', 'none']).optional(),
+    comm: z.enum(['step', 'shared']).optional(),
+    comm_penalty: z.number().gt(0).lte(1).optional(),
+  })
+  .strict();
+
+const contentionShape = {
+  b: z.number().finite().optional(),
+  c: z.number().finite().optional(),
+  da: z.number().finite().optional(),
+  db: z.number().finite().optional(),
+  dc: z.number().finite().optional(),
+  dd: z.number().finite().optional(),
+};
+
+const processorShape = {
+  cores: count,
+  clock_rate: positive,
+  dpflops_per_cycle: positive,
+  static_power: nonNegative.default(0),
+  dynamic_power: nonNegative.default(0),
+  min_power: z.number().min(0).max(1).default(0),
+  ...contentionShape,
+};
+
+const NativeProcessorSchema = z.object({ count: count.default(1), type: z.string().optional(), ...processorShape }).passthrough();
+
+const NativeNodeSchema = z
+  .object({
+    count: count.default(1),
+    id: z.string().min(1).optional(),
+    type: z.string().optional(),
+    memory_gb: positive,
+    comm_bw: positive.default(DEFAULT_COMM_BW),
+    processors: z.array(NativeProcessorSchema).min(1),
+  })
+  .strict();
+
+/** Native platform file. */
+export const NativePlatformSchema = z
+  .object({
+    name: z.string().min(1).default('platform'),
+    models: ModelsSchema.default({}),
+    clusters: z
+      .array(z.object({ id: z.string().min(1).optional(), nodes: z.array(NativeNodeSchema).min(1) }).strict())
+      .min(1),
+  })
+  .strict();
+
+const IrmaProcessorSchema = z.object({ ...processorShape, id: z.string().optional(), type: z.string().optional() }).passthrough();
+const IrmaNodeSchema = z
+  .object({
+    id: z.string().optional(),
+    processors: z.array(z.object({ type: z.string(), number: count.default(1) }).passthrough()).min(1),
+    memory: z.object({ capacity: positive }).passthrough(),
+    comm_bw: positive.optional(),
+  })
+  .passthrough();
+const IrmaPlatformSchema = z
+  .object({
+    id: z.string().optional(),
+    clusters: z
+      .array(
+        z
+          .object({
+            id: z.string().optional(),
+            nodes: z.array(z.object({ type: z.string(), number: count.default(1), id: z.string().optional() }).passthrough()).min(1),
+          })
+          .passthrough(),
+      )
+      .min(1),
+    model_name: z.string().optional(),
+    models: ModelsSchema.optional(),
+  })
+  .passthrough();
+
+/** IRMaSim's group format: `{ platform: {name: ...}, node: {type: ...}, processor: {type: ...} }`. */
+export const IrmaSimPlatformFileSchema = z
+  .object({
+    platform: z.record(IrmaPlatformSchema),
+    node: z.record(IrmaNodeSchema),
+    processor: z.record(IrmaProcessorSchema),
+  })
+  .passthrough();
+
+type ProcessorFields = { [K in keyof typeof contentionShape]?: number | undefined } & {
+  cores: number;
+  clock_rate: number;
+  dpflops_per_cycle: number;
+  static_power: number;
+  dynamic_power: number;
+  min_power: number;
+};
+
+const COEFFS = ['b', 'c', 'da', 'db', 'dc', 'dd'] as const;
+
+function contentionOf(p: ProcessorFields, where: string, path: (string | number)[]): ContentionCoefficients | null {
+  const present = COEFFS.filter((k) => p[k] !== undefined);
+  if (present.length === 0) return null;
+  if (present.length < COEFFS.length) {
+    const missing = COEFFS.filter((k) => p[k] === undefined);
+    throw new InputError(
+      `${jsonPath(path)}: memory-contention coefficients must be given all together (b, c, da, db, dc, dd) or not at all; missing ${missing.join(', ')}`,
+      where,
+    );
+  }
+  return { b: p.b!, c: p.c!, da: p.da!, db: p.db!, dc: p.dc!, dd: p.dd! };
+}
+
+function processorDescription(p: ProcessorFields & { type?: string | undefined }, where: string, path: (string | number)[]): ProcessorDescription {
+  return {
+    cores: p.cores,
+    clock_rate: p.clock_rate,
+    dpflops_per_cycle: p.dpflops_per_cycle,
+    static_power: p.static_power,
+    dynamic_power: p.dynamic_power,
+    min_power: p.min_power,
+    contention: contentionOf(p, where, path),
+    type: p.type,
+  };
+}
+
+function mergeModels(m: Partial<ModelsConfig> | undefined): ModelsConfig {
+  const out = { ...DEFAULT_MODELS };
+  if (m?.memory) out.memory = m.memory;
+  if (m?.comm) out.comm = m.comm;
+  if (m?.comm_penalty !== undefined) out.comm_penalty = m.comm_penalty;
+  return out;
+}
+
+function fromNative(data: z.infer<typeof NativePlatformSchema>, where: string): PlatformDescription {
+  const clusters: ClusterDescription[] = data.clusters.map((c, ci) => {
+    const nodes: NodeDescription[] = [];
+    c.nodes.forEach((n, ni) => {
+      const procs: ProcessorDescription[] = [];
+      n.processors.forEach((p, pi) => {
+        const d = processorDescription(p, where, ['clusters', ci, 'nodes', ni, 'processors', pi]);
+        for (let k = 0; k < p.count; k++) procs.push(d);
+      });
+      for (let k = 0; k < n.count; k++) {
+        const idx = nodes.length;
+        const name = n.id !== undefined ? (n.count === 1 ? n.id : `${n.id}${k}`) : `node${idx}`;
+        nodes.push({ name, type: n.type, memory_gb: n.memory_gb, comm_bw: n.comm_bw, processors: procs });
+      }
+    });
+    return { name: c.id ?? `cluster${ci}`, nodes };
+  });
+  return { name: data.name, models: mergeModels(data.models), clusters };
+}
+
+function fromIrmaSim(data: z.infer<typeof IrmaSimPlatformFileSchema>, where: string, platformName?: string): PlatformDescription {
+  const names = Object.keys(data.platform);
+  let name = platformName;
+  if (name === undefined) {
+    if (names.length !== 1)
+      throw new InputError(`$.platform: the file defines ${names.length} platforms (${names.join(', ')}); choose one with --platform-name`, where);
+    name = names[0]!;
+  }
+  const plat = data.platform[name];
+  if (!plat) throw new InputError(`$.platform: no platform named ${JSON.stringify(name)}; the file defines ${names.join(', ')}`, where);
+  const clusters: ClusterDescription[] = plat.clusters.map((c, ci) => {
+    const nodes: NodeDescription[] = [];
+    c.nodes.forEach((entry, ni) => {
+      const nodePath = ['platform', name!, 'clusters', ci, 'nodes', ni, 'type'];
+      const nodeType = data.node[entry.type];
+      if (!nodeType)
+        throw new InputError(
+          `${jsonPath(nodePath)}: unknown node type ${JSON.stringify(entry.type)}; expected one of ${Object.keys(data.node).join(', ') || '(none defined)'}`,
+          where,
+        );
+      const procs: ProcessorDescription[] = [];
+      nodeType.processors.forEach((pe, pi) => {
+        const procType = data.processor[pe.type];
+        if (!procType)
+          throw new InputError(
+            `${jsonPath(['node', entry.type, 'processors', pi, 'type'])}: unknown processor type ${JSON.stringify(pe.type)}; expected one of ${Object.keys(data.processor).join(', ') || '(none defined)'}`,
+            where,
+          );
+        const d = processorDescription({ ...procType, type: pe.type }, where, ['processor', pe.type]);
+        for (let k = 0; k < pe.number; k++) procs.push(d);
+      });
+      for (let k = 0; k < entry.number; k++) {
+        const idx = nodes.length;
+        const nodeName = entry.id !== undefined ? (entry.number === 1 ? entry.id : `${entry.id}${k}`) : `node${idx}`;
+        nodes.push({
+          name: nodeName,
+          type: entry.type,
+          memory_gb: nodeType.memory.capacity,
+          comm_bw: nodeType.comm_bw ?? DEFAULT_COMM_BW,
+          processors: procs,
+        });
+      }
+    });
+    return { name: c.id ?? `cluster${ci}`, nodes };
+  });
+  return { name, models: mergeModels(plat.models), clusters };
+}
+
+/** Parses platform JSON already read (`where` names it in errors). Detects the format. */
+export function parsePlatform(data: unknown, where: string, options: { platformName?: string; models?: Partial<ModelsConfig> } = {}): Platform {
+  let desc: PlatformDescription;
+  if (data !== null && typeof data === 'object' && 'platform' in data && !('clusters' in data)) {
+    const r = IrmaSimPlatformFileSchema.safeParse(data);
+    if (!r.success) throw inputErrorFromIssues(where, r.error.issues);
+    desc = fromIrmaSim(r.data, where, options.platformName);
+  } else {
+    const r = NativePlatformSchema.safeParse(data);
+    if (!r.success) throw inputErrorFromIssues(where, r.error.issues);
+    desc = fromNative(r.data, where);
+  }
+  return Platform.fromDescription(desc, options.models);
+}
+
+/** Reads JSON from a file, turning a syntax error into an `InputError` naming the file. */
+export function readJsonFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new InputError(`cannot read file (${(e as NodeJS.ErrnoException).code ?? String(e)})`, file);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw new InputError(`malformed JSON: ${(e as Error).message}`, file);
+  }
+}
+
+/** Loads a platform file (native or IRMaSim). */
+export function loadPlatform(file: string, options: { platformName?: string; models?: Partial<ModelsConfig> } = {}): Platform {
+  return parsePlatform(readJsonFile(file), file, options);
+}

@@ -1,0 +1,140 @@
+/**
+ * Jobs and tasks (DESIGN §2.2).
+ *
+ * A job has `ntasks` tasks. Under the `ops` work model a task carries `ops = ceil(req_ops / ipc)`
+ * operations and runs at `mops * 1e6 * S` operations per second (S: its current speed factor);
+ * under the `delay` work model a task runs exactly `runtime` seconds on any core and neither feels
+ * nor causes contention (Batsim `delay` profiles, SWF replay).
+ *
+ * `seq` jobs put all their tasks on one node, and each task frees its core when it ends. `mpi` jobs
+ * may spread over nodes (exactly `nodes` nodes with `ntasksPerNode` tasks each when those are set,
+ * Slurm-style); no core of an MPI job is freed before its last task ends.
+ */
+
+/** `seq`: all tasks on one node; `mpi`: tasks anywhere, synchronised release. */
+export type JobType = 'seq' | 'mpi';
+/** `ops`: work in operations, speed depends on the core and contention; `delay`: fixed duration. */
+export type WorkModel = 'ops' | 'delay';
+
+/** Per-task work when a job's tasks differ (`tasks: [...]` in the workload file). */
+export interface TaskWork {
+  /** Operations (ops model): `ceil(req_ops / ipc)`. */
+  ops: number;
+  /** Seconds (delay model). */
+  runtime: number;
+  /** Memory held on its node, MB. */
+  mem: number;
+  /** Memory traffic, MB. */
+  memVol: number;
+}
+
+/** A job, immutable once loaded. */
+export interface Job {
+  /** Identifier from the workload (string, unique within the workload). */
+  id: string;
+  /** Submission time, seconds, as in the source (the simulator rebases to the first submission). */
+  subtime: number;
+  ntasks: number;
+  /** The user's runtime estimate, seconds (walltime). */
+  reqTime: number;
+  type: JobType;
+  work: WorkModel;
+  /** Operations per task (ops model; tasks without their own profile). */
+  ops: number;
+  /** Seconds per task (delay model; tasks without their own profile). */
+  runtime: number;
+  /** Memory per task, MB. */
+  mem: number;
+  /** Memory traffic per task, MB. */
+  memVol: number;
+  /** Bytes exchanged between each pair of this job's tasks on different nodes (MPI). */
+  commVol: number;
+  /** Fraction of time computing, in [0, 1] (MPI); the rest communicates. */
+  tCompute: number;
+  /** Exact number of nodes (0: any). Always 1 for `seq`. */
+  nodes: number;
+  /** Exact tasks per node (0: any). */
+  ntasksPerNode: number;
+  /** Per-task work when tasks differ, else null (all tasks use the fields above). */
+  tasks: TaskWork[] | null;
+  /** Profile name in the source, if any. */
+  profile?: string | undefined;
+  /** Where the job comes from in its source, for error messages: `$.jobs[3]` or `line 42`. */
+  source: string;
+}
+
+/** Work of task `t` of a job (its own profile or the job's). */
+export function taskOps(job: Job, t: number): number {
+  return job.tasks ? job.tasks[t]!.ops : job.ops;
+}
+
+/** Duration of task `t` of a delay job. */
+export function taskRuntime(job: Job, t: number): number {
+  return job.tasks ? job.tasks[t]!.runtime : job.runtime;
+}
+
+/** Memory of task `t`, MB. */
+export function taskMem(job: Job, t: number): number {
+  return job.tasks ? job.tasks[t]!.mem : job.mem;
+}
+
+/** Memory traffic of task `t`, MB. */
+export function taskMemVol(job: Job, t: number): number {
+  return job.tasks ? job.tasks[t]!.memVol : job.memVol;
+}
+
+/** Total memory of the job's tasks, MB. */
+export function jobMemory(job: Job): number {
+  if (!job.tasks) return job.mem * job.ntasks;
+  let m = 0;
+  for (const t of job.tasks) m += t.mem;
+  return m;
+}
+
+/** Largest memory of one task, MB. */
+export function maxTaskMem(job: Job): number {
+  if (!job.tasks) return job.mem;
+  let m = 0;
+  for (const t of job.tasks) if (t.mem > m) m = t.mem;
+  return m;
+}
+
+/** Builds a job with defaults for every field not given (a delay MPI job of one task). */
+export function makeJob(fields: Partial<Job> & { id: string; subtime: number; ntasks: number }): Job {
+  const work = fields.work ?? 'delay';
+  const runtime = fields.runtime ?? 0;
+  return {
+    reqTime: runtime,
+    type: 'mpi',
+    work,
+    ops: 0,
+    runtime,
+    mem: 0,
+    memVol: 0,
+    commVol: 0,
+    tCompute: 1,
+    nodes: fields.type === 'seq' ? 1 : 0,
+    ntasksPerNode: 0,
+    tasks: null,
+    source: fields.id,
+    ...fields,
+  };
+}
+
+/** A loaded workload: jobs sorted by submission time (stable), plus what the reader skipped. */
+export interface Workload {
+  name: string;
+  jobs: Job[];
+  /** Processors of the machine the trace comes from (SWF `MaxProcs`, Batsim `nb_res`), if known. */
+  maxProcs?: number | undefined;
+  /** Jobs the reader skipped and why (e.g. SWF run time <= 0). */
+  skipped: Record<string, number>;
+}
+
+/** Sorts jobs by submission time, keeping the source order among equal times. */
+export function sortBySubmission(jobs: Job[]): Job[] {
+  return jobs
+    .map((j, i) => ({ j, i }))
+    .sort((a, b) => a.j.subtime - b.j.subtime || a.i - b.i)
+    .map((x) => x.j);
+}
