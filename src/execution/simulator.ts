@@ -1,0 +1,803 @@
+/**
+ * The cluster execution engine: a discrete-event simulation of jobs running on a compiled
+ * `Platform` (DESIGN §2.3–§2.6). It knows nothing of scheduling policies nor of RL: a caller (a
+ * batch scheduler, an environment) calls `advance()` to run to the next decision point and
+ * `startJob(job, cores)` to place jobs there.
+ *
+ * Execution model. Between two events every running task progresses linearly at its current rate
+ * (`mops * 1e6 * S` operations/s for the `ops` work model; `delay` tasks simply last `runtime`).
+ * When a task starts or ends, only the processors and nodes it touches are marked dirty; their
+ * tasks get new speed factors `S` (memory model × communication model, see
+ * `platform/memoryContention.ts` and `platform/communication.ts`), their progress is brought up to
+ * date and their finish events are rescheduled. Stale finish events are skipped when popped (lazy
+ * invalidation: an event is valid when it is the time the task currently expects to end).
+ *
+ * Time. Time 0 is the first job's submission: every submit time is rebased by the first one.
+ * Events at the same time are processed completions first, then submissions, each in sequence
+ * order, and then form ONE decision point.
+ *
+ * Power and energy. A core is busy from the moment a job takes it until the job releases it (for an
+ * MPI job, when its last task ends). The platform's power is a running sum updated when a
+ * processor's busy count changes; energy integrates it over time, O(1) per event.
+ */
+import { InputError } from '../core/errors.js';
+import { EventQueue } from '../core/eventQueue.js';
+import { commModel, networkVolume, type CommModel } from '../platform/communication.js';
+import { bandwidthRequest, memoryModel, type MemoryModel } from '../platform/memoryContention.js';
+import type { ModelsConfig, Platform } from '../platform/platform.js';
+import { processorPower } from '../platform/power.js';
+import { taskMem, taskMemVol, taskOps, taskRuntime, type Job } from '../workload/job.js';
+import { NodeFreeTree } from './nodeFreeTree.js';
+
+/** What to do with a job that can never fit the platform. */
+export type UnfitJobHandling = 'error' | 'reject';
+
+/** Options of a simulation run. */
+export interface SimulatorOptions {
+  /** Overrides of the platform's models. */
+  models?: Partial<ModelsConfig> | undefined;
+  /** Node memory is a placement constraint (default true). */
+  enforceMemory?: boolean | undefined;
+  /** Kill jobs still running at `start + req_time` (default false). */
+  walltimeKill?: boolean | undefined;
+  /** A job that can never fit: throw an `InputError` (default) or reject it (counted, never run). */
+  unfit?: UnfitJobHandling | undefined;
+  /** Name of the workload, used in error messages. */
+  workloadName?: string | undefined;
+}
+
+/** How a job left the system. */
+export type EndState = 'finished' | 'killed' | 'rejected';
+
+/** A job that left the system, as reported to listeners and metrics. */
+export interface JobRecord {
+  job: Job;
+  /** Rebased submission time. */
+  submit: number;
+  start: number;
+  finish: number;
+  state: EndState;
+  /** Core ids it ran on (empty when rejected). */
+  cores: Int32Array;
+  /** Distinct node ids it ran on, ascending. */
+  nodes: Int32Array;
+}
+
+/** Observers of a simulation (metrics collectors, reward functions, timelines). */
+export interface SimulationListener {
+  /** Time moves from `from` to `to` (called before the events at `to` are processed). */
+  onAdvance?(sim: ClusterSimulator, from: number, to: number): void;
+  onJobSubmitted?(sim: ClusterSimulator, job: Job): void;
+  onJobStarted?(sim: ClusterSimulator, job: RunningJob): void;
+  onJobEnded?(sim: ClusterSimulator, record: JobRecord, running: RunningJob | null): void;
+}
+
+const KIND_TASK = 0;
+const KIND_JOB = 1;
+const KIND_KILL = 2;
+
+/** A task of a running job (only jobs that need per-task tracking have them). */
+export class RunningTask {
+  readonly kind = KIND_TASK;
+  /** Remaining operations (ops model) or seconds at speed 1 (delay model). */
+  remaining: number;
+  /** Current progress rate (operations/s, or 1 for delay). */
+  rate = 0;
+  /** Time `remaining` was last brought up to date. */
+  last: number;
+  /** Time this task currently expects to end (its valid event time), Infinity when none. */
+  eventTime = Infinity;
+  /** Current speed factors. */
+  sMem = 1;
+  sComm = 1;
+  speed = NaN;
+  /** Bandwidth request y (MB/s), memory model. */
+  y = 0;
+  /** Load on the node's link (comm model), 0 when it has no remote peer. */
+  commLoad = 0;
+  /** Has peers on other nodes. */
+  remote = false;
+  done = false;
+  constructor(
+    readonly job: RunningJob,
+    readonly index: number,
+    readonly core: number,
+    readonly proc: number,
+    readonly node: number,
+    /** Speed of the core at S = 1 (operations/s); 1 for delay tasks. */
+    readonly peakRate: number,
+    /** Uncontended duration, s. */
+    readonly tNominal: number,
+    work: number,
+    now: number,
+  ) {
+    this.remaining = work;
+    this.last = now;
+  }
+}
+
+/** A job that is running. */
+export class RunningJob {
+  readonly kind = KIND_JOB;
+  /** Tasks (null for delay jobs with uniform tasks, which end all at once). */
+  tasks: RunningTask[] | null = null;
+  tasksLeft: number;
+  /** Job-level end time (delay jobs with uniform tasks), else Infinity. */
+  eventTime = Infinity;
+  /** Tasks placed on each of `nodes`. */
+  readonly perNode: Int32Array;
+  /** Whether some task has peers on other nodes and the job communicates. */
+  communicating = false;
+  /** Smallest link factor over the job's nodes (shared comm model). */
+  commFactor = 1;
+  killMarker: { kind: number; job: RunningJob } | null = null;
+  ended = false;
+  constructor(
+    readonly job: Job,
+    readonly slot: number,
+    readonly start: number,
+    readonly cores: Int32Array,
+    readonly nodes: Int32Array,
+    perNode: Int32Array,
+  ) {
+    this.tasksLeft = job.ntasks;
+    this.perNode = perNode;
+  }
+  /** Expected end from the user's estimate: `start + req_time`. */
+  get expectedEnd(): number {
+    return this.start + this.job.reqTime;
+  }
+}
+
+type EventPayload = RunningTask | RunningJob | { kind: number; job: RunningJob };
+
+/** Distinct node shapes, for O(types) "can this job ever fit" checks. */
+interface NodeClass {
+  cores: number;
+  memMb: number;
+  count: number;
+}
+
+/**
+ * The engine. Typical batch use:
+ * ```ts
+ * const sim = new ClusterSimulator(platform, workload.jobs)
+ * while (sim.advance()) scheduler.schedule(sim)
+ * ```
+ */
+export class ClusterSimulator {
+  readonly platform: Platform;
+  readonly models: ModelsConfig;
+  readonly enforceMemory: boolean;
+  readonly walltimeKill: boolean;
+  readonly unfit: UnfitJobHandling;
+  readonly workloadName: string;
+
+  /** Current time (s since the first submission). */
+  now = 0;
+  /** Jobs waiting, in arrival order. Do not mutate; use `startJob`/`rejectJob`. */
+  readonly waiting: Job[] = [];
+  /** Running jobs by slot (holes are null). */
+  readonly runningBySlot: (RunningJob | null)[] = [];
+  runningCount = 0;
+
+  /** Per core: owner slot or -1 when free. */
+  readonly coreOwner: Int32Array;
+  /** Per core: the task running there (tasks of jobs tracked per task). */
+  readonly coreTask: (RunningTask | null)[];
+  /** Per node: free cores, free memory (MB). */
+  readonly nodeFree: Int32Array;
+  readonly nodeFreeMem: Float64Array;
+  /** Per processor: busy (held) cores. */
+  readonly procBusy: Int32Array;
+  /** Per node: current link factor, and link load. */
+  readonly nodeCommFactor: Float64Array;
+  readonly nodeCommLoad: Float64Array;
+  /** Per processor: sum of bandwidth requests of its running tasks (MB/s). */
+  readonly procMemLoad: Float64Array;
+  /** Free cores per node in platform order. */
+  readonly freeTree: NodeFreeTree;
+  freeCores: number;
+  busyCores = 0;
+
+  /** Platform power now (W), energy so far (J), network volume so far (B). */
+  power = 0;
+  energy = 0;
+  networkVolume = 0;
+
+  /** Counters. */
+  jobsSubmitted = 0;
+  jobsFinished = 0;
+  jobsKilled = 0;
+  jobsRejected = 0;
+  /** Time of the last job end (finish or kill). */
+  lastEnd = 0;
+
+  private readonly memModel: MemoryModel;
+  private readonly comm: CommModel;
+  private readonly events = new EventQueue<EventPayload>();
+  private readonly source: Iterator<Job>;
+  private nextJob: Job | null = null;
+  private origin = NaN;
+  private readonly freeSlots: number[] = [];
+  private readonly listeners: SimulationListener[] = [];
+  private readonly nodeClasses: NodeClass[];
+
+  // dirty sets for contention updates
+  private readonly procDirty: Uint8Array;
+  private readonly nodeDirty: Uint8Array;
+  private readonly dirtyProcs: number[] = [];
+  private readonly dirtyNodes: number[] = [];
+  private readonly dirtyTasks: RunningTask[] = [];
+  private readonly contentionFree: Uint8Array;
+  private stallOffered = false;
+  private finishedFlag = false;
+
+  constructor(platform: Platform, jobs: Iterable<Job>, options: SimulatorOptions = {}) {
+    this.platform = platform;
+    this.models = { ...platform.models, ...(options.models ?? {}) };
+    this.enforceMemory = options.enforceMemory ?? true;
+    this.walltimeKill = options.walltimeKill ?? false;
+    this.unfit = options.unfit ?? 'error';
+    this.workloadName = options.workloadName ?? 'workload';
+    this.memModel = memoryModel(this.models.memory);
+    this.comm = commModel(this.models.comm);
+    const C = platform.coreCount;
+    const N = platform.nodeCount;
+    const P = platform.procCount;
+    this.coreOwner = new Int32Array(C).fill(-1);
+    this.coreTask = new Array<RunningTask | null>(C).fill(null);
+    this.nodeFree = Int32Array.from(platform.nodeCoreCount);
+    this.nodeFreeMem = Float64Array.from(platform.nodeMemoryMb);
+    this.procBusy = new Int32Array(P);
+    this.nodeCommFactor = new Float64Array(N).fill(1);
+    this.nodeCommLoad = new Float64Array(N);
+    this.procMemLoad = new Float64Array(P);
+    this.freeTree = new NodeFreeTree(this.nodeFree);
+    this.freeCores = C;
+    this.procDirty = new Uint8Array(P);
+    this.nodeDirty = new Uint8Array(N);
+    this.contentionFree = new Uint8Array(P);
+    for (let p = 0; p < P; p++) {
+      const free = this.memModel.name === 'none' || platform.procContention[p] === null;
+      this.contentionFree[p] = free ? 1 : 0;
+      this.power += processorPower(0, platform.procStaticPower[p]!, platform.procDynamicPower[p]!, platform.procMinPower[p]!);
+    }
+    const classes = new Map<string, NodeClass>();
+    for (let n = 0; n < N; n++) {
+      const key = `${platform.nodeCoreCount[n]}/${platform.nodeMemoryMb[n]}`;
+      const c = classes.get(key);
+      if (c) c.count++;
+      else classes.set(key, { cores: platform.nodeCoreCount[n]!, memMb: platform.nodeMemoryMb[n]!, count: 1 });
+    }
+    this.nodeClasses = [...classes.values()];
+    this.source = jobs[Symbol.iterator]();
+    this.pullNext();
+  }
+
+  /** Adds an observer. */
+  addListener(l: SimulationListener): void {
+    this.listeners.push(l);
+  }
+
+  /** Whether every job has left the system and none is left to submit. */
+  get finished(): boolean {
+    return this.finishedFlag;
+  }
+
+  /** Original submit time of the first job (time 0 of the simulation), NaN before any job. */
+  get timeOrigin(): number {
+    return this.origin;
+  }
+
+  /** Rebased submit time of the next job still to be submitted, or Infinity. */
+  get nextSubmitTime(): number {
+    return this.nextJob ? this.nextJob.subtime : Infinity;
+  }
+
+  /** Time of the next event (completion or submission), Infinity if none. */
+  get nextEventTime(): number {
+    return Math.min(this.skipStale(), this.nextSubmitTime);
+  }
+
+  /** Iterates over running jobs. */
+  *running(): IterableIterator<RunningJob> {
+    for (const r of this.runningBySlot) if (r) yield r;
+  }
+
+  /**
+   * Runs the simulation up to the next decision point: a time at which jobs wait and something
+   * changed (a job ended or arrived). Processes all events at that time (completions, then
+   * submissions). Returns false when the simulation is over (no job waiting, running or to come).
+   *
+   * The caller may then start jobs with `startJob`; calling `advance` again moves time forward.
+   */
+  advance(): boolean {
+    if (this.finishedFlag) return false;
+    for (;;) {
+      const tEv = this.skipStale();
+      const tSub = this.nextSubmitTime;
+      const t = tEv < tSub ? tEv : tSub;
+      if (t === Infinity) {
+        if (this.waiting.length > 0) {
+          // Nothing runs and nothing will arrive. Give the caller one more decision point; if it
+          // still starts nothing, the jobs would wait forever.
+          if (this.stallOffered)
+            throw new Error(
+              `simulation stalled at t=${this.now}: ${this.waiting.length} jobs wait, nothing runs and nothing is left to arrive, and the scheduler started nothing`,
+            );
+          this.stallOffered = true;
+          return true;
+        }
+        this.finishedFlag = true;
+        return false;
+      }
+      this.advanceClock(t);
+      let changed = false;
+      while (this.skipStale() === t) {
+        this.handle(this.events.pop());
+        changed = true;
+      }
+      if (changed) this.flushContention();
+      while (this.nextJob && this.nextJob.subtime === t) {
+        const job = this.nextJob;
+        this.pullNext();
+        this.submit(job);
+        changed = true;
+      }
+      if (changed && this.waiting.length > 0) return true;
+      if (this.waiting.length === 0 && this.runningCount === 0 && !this.nextJob) {
+        this.finishedFlag = true;
+        return false;
+      }
+    }
+  }
+
+  /**
+   * Whether the simulation is stuck: jobs wait, nothing runs, nothing is left to arrive. A caller
+   * that leaves it so would loop forever; schedulers use it to detect a bug or a policy that
+   * refuses to run anything.
+   */
+  get stalled(): boolean {
+    return this.waiting.length > 0 && this.runningCount === 0 && !this.nextJob && this.skipStale() === Infinity;
+  }
+
+  /** Whether `job` fits the platform when it is empty (under the placement constraints). */
+  canEverFit(job: Job): boolean {
+    return this.unfitReason(job) === null;
+  }
+
+  /** Why `job` can never fit the platform, or null when it can. */
+  unfitReason(job: Job): string | null {
+    const mem = this.enforceMemory ? job.mem : 0;
+    if (job.tasks && this.enforceMemory) {
+      // heterogeneous tasks: check with the largest task memory (conservative for seq, exact enough otherwise)
+      let total = 0;
+      for (const t of job.tasks) total += t.mem;
+      if (job.type === 'seq') {
+        if (!this.nodeClasses.some((c) => c.cores >= job.ntasks && c.memMb >= total))
+          return `needs one node with ${job.ntasks} cores and ${total} MB of memory; the largest node has ${this.platform.maxNodeCores} cores and ${this.platform.maxNodeMemoryMb} MB`;
+        return null;
+      }
+    }
+    if (job.type === 'seq') {
+      if (!this.nodeClasses.some((c) => c.cores >= job.ntasks && c.memMb >= mem * job.ntasks))
+        return `needs one node with ${job.ntasks} cores${mem > 0 ? ` and ${mem * job.ntasks} MB of memory` : ''}; the largest node has ${this.platform.maxNodeCores} cores and ${this.platform.maxNodeMemoryMb} MB`;
+      return null;
+    }
+    if (job.nodes > 0) {
+      const per = job.ntasksPerNode > 0 ? job.ntasksPerNode : Math.ceil(job.ntasks / job.nodes);
+      let ok = 0;
+      for (const c of this.nodeClasses) if (c.cores >= per && c.memMb >= mem * per) ok += c.count;
+      if (ok < job.nodes) return `needs ${job.nodes} nodes with ${per} cores${mem > 0 ? ` and ${mem * per} MB` : ''} each; the platform has ${ok}`;
+      return null;
+    }
+    let capacity = 0;
+    for (const c of this.nodeClasses) capacity += c.count * (mem > 0 ? Math.min(c.cores, Math.floor(c.memMb / mem)) : c.cores);
+    if (capacity < job.ntasks) return `needs ${job.ntasks} cores${mem > 0 ? ` with ${mem} MB each` : ''}; the platform offers ${capacity}`;
+    return null;
+  }
+
+  /**
+   * Whether `cores` is a valid placement for `job` now: right count, all free, the shape rules of
+   * its type (one node for `seq`; exactly `nodes` nodes with `ntasks_per_node` each when set), and
+   * node memory. Returns null when valid, else the reason.
+   */
+  placementError(job: Job, cores: ArrayLike<number>): string | null {
+    if (cores.length !== job.ntasks) return `expected ${job.ntasks} cores, got ${cores.length}`;
+    const p = this.platform;
+    const seen = new Map<number, number>();
+    const memByNode = new Map<number, number>();
+    for (let t = 0; t < cores.length; t++) {
+      const c = cores[t]!;
+      if (!(c >= 0 && c < p.coreCount) || !Number.isInteger(c)) return `core ${c} does not exist`;
+      if (this.coreOwner[c] !== -1) return `core ${c} is busy`;
+      const n = p.coreNode[c]!;
+      seen.set(n, (seen.get(n) ?? 0) + 1);
+      memByNode.set(n, (memByNode.get(n) ?? 0) + taskMem(job, t));
+    }
+    if (new Set(Array.from(cores)).size !== cores.length) return 'a core is given twice';
+    if (job.type === 'seq' && seen.size !== 1) return `a seq job runs on one node; the placement spans ${seen.size}`;
+    if (job.type === 'mpi' && job.nodes > 0) {
+      if (seen.size !== job.nodes) return `the job asks for exactly ${job.nodes} nodes; the placement spans ${seen.size}`;
+      if (job.ntasksPerNode > 0) for (const [n, k] of seen) if (k > job.ntasksPerNode) return `node ${n} gets ${k} tasks; the job asks for ${job.ntasksPerNode} per node`;
+    }
+    if (this.enforceMemory)
+      for (const [n, m] of memByNode) if (m > this.nodeFreeMem[n]! + 1e-9) return `node ${n} has ${this.nodeFreeMem[n]} MB free; the job's tasks there need ${m} MB`;
+    return null;
+  }
+
+  /**
+   * Starts a waiting job on `cores` (task `t` on `cores[t]`). Throws when the job is not waiting or
+   * the placement is invalid (see `placementError`); the state is unchanged then.
+   */
+  startJob(job: Job, cores: ArrayLike<number>): RunningJob {
+    const qi = this.waiting.indexOf(job);
+    if (qi < 0) throw new Error(`job ${job.id} is not waiting`);
+    const err = this.placementError(job, cores);
+    if (err) throw new Error(`cannot start job ${job.id}: ${err}`);
+    if (qi === 0) this.waiting.shift();
+    else this.waiting.splice(qi, 1);
+    return this.launch(job, Int32Array.from(cores));
+  }
+
+  /** Rejects a waiting job (it never runs; counted in `jobs_rejected`). */
+  rejectJob(job: Job): void {
+    const qi = this.waiting.indexOf(job);
+    if (qi < 0) throw new Error(`job ${job.id} is not waiting`);
+    this.waiting.splice(qi, 1);
+    this.jobsRejected++;
+    const rec: JobRecord = { job, submit: job.subtime, start: this.now, finish: this.now, state: 'rejected', cores: new Int32Array(0), nodes: new Int32Array(0) };
+    for (const l of this.listeners) l.onJobEnded?.(this, rec, null);
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private pullNext(): void {
+    const r = this.source.next();
+    if (r.done) {
+      this.nextJob = null;
+      return;
+    }
+    let job = r.value;
+    if (Number.isNaN(this.origin)) this.origin = job.subtime;
+    if (this.origin !== 0) job = { ...job, subtime: job.subtime - this.origin };
+    if (this.nextJob && job.subtime < this.nextJob.subtime)
+      throw new InputError(`jobs must be sorted by submission time; job ${job.id} submits before job ${this.nextJob.id}`, this.workloadName);
+    this.nextJob = job;
+  }
+
+  private submit(job: Job): void {
+    this.jobsSubmitted++;
+    const reason = this.unfitReason(job);
+    if (reason !== null) {
+      if (this.unfit === 'error') throw new InputError(`${job.source}: job ${job.id} can never fit the platform: it ${reason}`, this.workloadName);
+      this.jobsRejected++;
+      const rec: JobRecord = { job, submit: job.subtime, start: this.now, finish: this.now, state: 'rejected', cores: new Int32Array(0), nodes: new Int32Array(0) };
+      for (const l of this.listeners) l.onJobEnded?.(this, rec, null);
+      return;
+    }
+    this.waiting.push(job);
+    for (const l of this.listeners) l.onJobSubmitted?.(this, job);
+  }
+
+  /** Time of the earliest valid event, dropping stale ones. */
+  private skipStale(): number {
+    for (;;) {
+      const t = this.events.peekTime();
+      if (t === Infinity) return t;
+      const e = this.events.peek()!;
+      if (e.kind === KIND_KILL) {
+        if (!(e as { job: RunningJob }).job.ended) return t;
+      } else if ((e as RunningTask | RunningJob).eventTime === t) {
+        if (e.kind === KIND_JOB ? !(e as RunningJob).ended : !(e as RunningTask).done) return t;
+      }
+      this.events.pop();
+    }
+  }
+
+  private advanceClock(t: number): void {
+    const from = this.now;
+    if (t > from) {
+      this.energy += this.power * (t - from);
+      for (const l of this.listeners) l.onAdvance?.(this, from, t);
+      this.now = t;
+    }
+  }
+
+  private handle(e: EventPayload): void {
+    if (e.kind === KIND_TASK) this.taskEnded(e as RunningTask);
+    else if (e.kind === KIND_JOB) {
+      const rj = e as RunningJob;
+      rj.tasksLeft = 0;
+      this.endJob(rj, 'finished');
+    } else this.killJob((e as { job: RunningJob }).job);
+  }
+
+  private taskEnded(task: RunningTask): void {
+    task.done = true;
+    task.remaining = 0;
+    task.eventTime = Infinity;
+    const rj = task.job;
+    rj.tasksLeft--;
+    this.leaveContention(task);
+    if (rj.job.type === 'seq') {
+      this.coreTask[task.core] = null;
+      this.releaseCore(task.core, taskMem(rj.job, task.index));
+    }
+    if (rj.tasksLeft === 0) this.endJob(rj, 'finished');
+  }
+
+  private killJob(rj: RunningJob): void {
+    if (rj.ended) return;
+    if (rj.tasks)
+      for (const t of rj.tasks)
+        if (!t.done) {
+          t.done = true;
+          t.eventTime = Infinity;
+          this.leaveContention(t);
+          if (rj.job.type === 'seq') {
+            this.coreTask[t.core] = null;
+            this.releaseCore(t.core, taskMem(rj.job, t.index));
+          }
+        }
+    this.flushContention();
+    this.endJob(rj, 'killed');
+  }
+
+  private endJob(rj: RunningJob, state: 'finished' | 'killed'): void {
+    rj.ended = true;
+    rj.eventTime = Infinity;
+    const job = rj.job;
+    if (job.type !== 'seq' || !rj.tasks) {
+      for (let t = 0; t < rj.cores.length; t++) {
+        const c = rj.cores[t]!;
+        this.coreTask[c] = null;
+        this.releaseCore(c, taskMem(job, t));
+      }
+    }
+    this.runningBySlot[rj.slot] = null;
+    this.freeSlots.push(rj.slot);
+    this.runningCount--;
+    if (state === 'finished') this.jobsFinished++;
+    else this.jobsKilled++;
+    this.lastEnd = this.now;
+    const rec: JobRecord = { job, submit: job.subtime, start: rj.start, finish: this.now, state, cores: rj.cores, nodes: rj.nodes };
+    for (const l of this.listeners) l.onJobEnded?.(this, rec, rj);
+  }
+
+  private takeCore(c: number, mem: number, owner: number): void {
+    const p = this.platform;
+    this.coreOwner[c] = owner;
+    const n = p.coreNode[c]!;
+    this.nodeFree[n]!--;
+    this.nodeFreeMem[n]! -= mem;
+    this.freeTree.update(n, this.nodeFree[n]!);
+    this.freeCores--;
+    this.busyCores++;
+    const proc = p.coreProc[c]!;
+    const b = this.procBusy[proc]!;
+    this.power +=
+      processorPower(b + 1, p.procStaticPower[proc]!, p.procDynamicPower[proc]!, p.procMinPower[proc]!) -
+      processorPower(b, p.procStaticPower[proc]!, p.procDynamicPower[proc]!, p.procMinPower[proc]!);
+    this.procBusy[proc] = b + 1;
+  }
+
+  private releaseCore(c: number, mem: number): void {
+    const p = this.platform;
+    this.coreOwner[c] = -1;
+    const n = p.coreNode[c]!;
+    this.nodeFree[n]!++;
+    this.nodeFreeMem[n]! += mem;
+    if (this.nodeFree[n] === p.nodeCoreCount[n]) this.nodeFreeMem[n] = p.nodeMemoryMb[n]!; // no drift
+    this.freeTree.update(n, this.nodeFree[n]!);
+    this.freeCores++;
+    this.busyCores--;
+    const proc = p.coreProc[c]!;
+    const b = this.procBusy[proc]!;
+    this.power +=
+      processorPower(b - 1, p.procStaticPower[proc]!, p.procDynamicPower[proc]!, p.procMinPower[proc]!) -
+      processorPower(b, p.procStaticPower[proc]!, p.procDynamicPower[proc]!, p.procMinPower[proc]!);
+    this.procBusy[proc] = b - 1;
+    if (this.busyCores === 0) this.power = this.idlePower();
+  }
+
+  private idlePower(): number {
+    const p = this.platform;
+    let w = 0;
+    for (let q = 0; q < p.procCount; q++) w += processorPower(0, p.procStaticPower[q]!, p.procDynamicPower[q]!, p.procMinPower[q]!);
+    return w;
+  }
+
+  private launch(job: Job, cores: Int32Array): RunningJob {
+    const p = this.platform;
+    const slot = this.freeSlots.length > 0 ? this.freeSlots.pop()! : this.runningBySlot.length;
+    // distinct nodes and tasks per node
+    let nodes: Int32Array;
+    let perNode: Int32Array;
+    const first = p.coreNode[cores[0]!]!;
+    let single = true;
+    for (let t = 1; t < cores.length; t++) if (p.coreNode[cores[t]!] !== first) {
+      single = false;
+      break;
+    }
+    if (single) {
+      nodes = Int32Array.of(first);
+      perNode = Int32Array.of(cores.length);
+    } else {
+      const counts = new Map<number, number>();
+      for (let t = 0; t < cores.length; t++) {
+        const n = p.coreNode[cores[t]!]!;
+        counts.set(n, (counts.get(n) ?? 0) + 1);
+      }
+      nodes = Int32Array.from([...counts.keys()].sort((a, b) => a - b));
+      perNode = Int32Array.from(nodes, (n) => counts.get(n)!);
+    }
+    this.stallOffered = false;
+    const rj = new RunningJob(job, slot, this.now, cores, nodes, perNode);
+    if (slot === this.runningBySlot.length) this.runningBySlot.push(rj);
+    else this.runningBySlot[slot] = rj;
+    this.runningCount++;
+    for (let t = 0; t < cores.length; t++) this.takeCore(cores[t]!, taskMem(job, t), slot);
+
+    const isMpi = job.type === 'mpi';
+    if (isMpi && !single) this.networkVolume += networkVolume(job.commVol, perNode);
+
+    if (job.work === 'delay' && (!job.tasks || isMpi)) {
+      // All tasks end together (MPI release waits for the longest task anyway).
+      let d = job.runtime;
+      if (job.tasks) for (let t = 0; t < job.ntasks; t++) d = Math.max(d, taskRuntime(job, t));
+      rj.eventTime = this.now + d;
+      this.events.push(rj.eventTime, rj);
+    } else {
+      const tasks: RunningTask[] = new Array(job.ntasks);
+      const communicating = isMpi && !single && (job.commVol > 0 || job.tCompute < 1) && job.work === 'ops';
+      rj.communicating = communicating;
+      for (let t = 0; t < job.ntasks; t++) {
+        const c = cores[t]!;
+        const proc = p.coreProc[c]!;
+        const node = p.coreNode[c]!;
+        let task: RunningTask;
+        if (job.work === 'delay') {
+          const d = taskRuntime(job, t);
+          task = new RunningTask(rj, t, c, proc, node, 1, d, d, this.now);
+          task.speed = 1;
+          task.rate = 1;
+          task.eventTime = this.now + d;
+          this.events.push(task.eventTime, task);
+        } else {
+          const ops = taskOps(job, t);
+          const peak = p.coreMops[c]! * 1e6;
+          task = new RunningTask(rj, t, c, proc, node, peak, ops / peak, ops, this.now);
+          task.y = bandwidthRequest(taskMemVol(job, t), ops, p.coreMops[c]!);
+          if (communicating) {
+            let here = 0;
+            for (let k = 0; k < nodes.length; k++) if (nodes[k] === node) here = perNode[k]!;
+            const remotePeers = job.ntasks - here;
+            task.remote = remotePeers > 0;
+            task.commLoad = this.comm.load(job.commVol * remotePeers, task.tNominal);
+          }
+          this.enterContention(task);
+        }
+        tasks[t] = task;
+        this.coreTask[c] = task;
+      }
+      rj.tasks = tasks;
+    }
+    if (this.walltimeKill && job.reqTime > 0) {
+      rj.killMarker = { kind: KIND_KILL, job: rj };
+      this.events.push(this.now + job.reqTime, rj.killMarker);
+    }
+    this.flushContention();
+    for (const l of this.listeners) l.onJobStarted?.(this, rj);
+    return rj;
+  }
+
+  private markProc(proc: number): void {
+    if (this.procDirty[proc] === 0) {
+      this.procDirty[proc] = 1;
+      this.dirtyProcs.push(proc);
+    }
+  }
+
+  private markNode(node: number): void {
+    if (this.nodeDirty[node] === 0) {
+      this.nodeDirty[node] = 1;
+      this.dirtyNodes.push(node);
+    }
+  }
+
+  private enterContention(task: RunningTask): void {
+    this.dirtyTasks.push(task);
+    if (this.contentionFree[task.proc] === 0) {
+      this.procMemLoad[task.proc]! += task.y;
+      this.markProc(task.proc);
+    }
+    if (task.remote) this.markNode(task.node);
+  }
+
+  private leaveContention(task: RunningTask): void {
+    if (task.job.job.work === 'delay') return;
+    if (this.contentionFree[task.proc] === 0) this.markProc(task.proc);
+    if (task.remote) this.markNode(task.node);
+  }
+
+  /** Recomputes speed factors of everything a batch of starts/ends touched, and reschedules. */
+  private flushContention(): void {
+    const p = this.platform;
+    const now = this.now;
+    // communication: node loads and factors, then the jobs on changed nodes
+    if (this.dirtyNodes.length > 0) {
+      const jobs = new Set<RunningJob>();
+      for (const n of this.dirtyNodes) {
+        this.nodeDirty[n] = 0;
+        let load = 0;
+        const c0 = p.nodeFirstCore[n]!;
+        const c1 = c0 + p.nodeCoreCount[n]!;
+        for (let c = c0; c < c1; c++) {
+          const t = this.coreTask[c];
+          if (t && t.remote && !t.done) {
+            load += t.commLoad;
+            jobs.add(t.job);
+          }
+        }
+        this.nodeCommLoad[n] = load;
+        this.nodeCommFactor[n] = this.comm.nodeFactor(load, p.nodeCommBw[n]!, this.models.comm_penalty);
+      }
+      this.dirtyNodes.length = 0;
+      for (const rj of jobs) {
+        if (this.comm.acrossJobNodes) {
+          let f = 1;
+          for (let k = 0; k < rj.nodes.length; k++) f = Math.min(f, this.nodeCommFactor[rj.nodes[k]!]!);
+          rj.commFactor = f;
+        }
+        for (const t of rj.tasks!) if (t.remote && !t.done) this.dirtyTasks.push(t);
+      }
+    }
+    // memory: per processor
+    for (const proc of this.dirtyProcs) {
+      this.procDirty[proc] = 0;
+      const k = p.procContention[proc]!;
+      const c0 = p.procFirstCore[proc]!;
+      const c1 = c0 + p.procCoreCount[proc]!;
+      let x = 0;
+      let busy = 0;
+      for (let c = c0; c < c1; c++) {
+        const t = this.coreTask[c];
+        if (t && !t.done && t.job.job.work === 'ops') {
+          x += t.y;
+          busy++;
+        }
+      }
+      this.procMemLoad[proc] = x;
+      for (let c = c0; c < c1; c++) {
+        const t = this.coreTask[c];
+        if (t && !t.done && t.job.job.work === 'ops') {
+          t.sMem = this.memModel.speedFactor(k, t.y, x, busy - 1);
+          this.dirtyTasks.push(t);
+        }
+      }
+    }
+    this.dirtyProcs.length = 0;
+    // apply
+    for (const t of this.dirtyTasks) {
+      if (t.done) continue;
+      const rj = t.job;
+      let s = t.sMem;
+      if (t.remote) {
+        t.sComm = this.comm.acrossJobNodes ? rj.commFactor : this.nodeCommFactor[t.node]!;
+        s = this.comm.combine(rj.job.tCompute, t.sMem, t.sComm);
+      }
+      if (s === t.speed) continue;
+      // bring progress up to date, then reschedule
+      if (t.speed === t.speed) t.remaining -= t.rate * (now - t.last);
+      if (t.remaining < 0) t.remaining = 0;
+      t.last = now;
+      t.speed = s;
+      t.rate = t.peakRate * s;
+      t.eventTime = now + t.remaining / t.rate;
+      this.events.push(t.eventTime, t);
+    }
+    this.dirtyTasks.length = 0;
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Runs a whole simulation with a batch scheduler: the loop `while (sim.advance()) scheduler.schedule(sim)`,
+ * with metrics collected on the way and the output files written when asked.
+ */
+import { join } from 'node:path';
+import { ClusterSimulator, type SimulationListener, type SimulatorOptions } from '../execution/simulator.js';
+import { MetricsCollector, type Summary } from '../metrics/summary.js';
+import { JobsCsvWriter, LineWriter, TIMELINE_CSV_HEADER, TimelineRecorder, timelineCsvRow, writeSummary, type TimelineRow } from '../metrics/writers.js';
+import type { Platform } from '../platform/platform.js';
+import type { Job } from '../workload/job.js';
+import type { Scheduler } from './scheduler.js';
+
+/** Options of `runSimulation`. */
+export interface RunOptions extends SimulatorOptions {
+  /** Directory to write `summary.json` and `jobs.csv` (and `timeline.csv` with `timeline`). */
+  outDir?: string | undefined;
+  /** Write `timeline.csv` to `outDir`. */
+  timeline?: boolean | undefined;
+  /** Receives each timeline row (in memory use, tests). */
+  onTimeline?: ((row: TimelineRow) => void) | undefined;
+  /** Extra observers. */
+  listeners?: SimulationListener[] | undefined;
+}
+
+/** Result of a run. */
+export interface RunResult {
+  summary: Summary;
+  sim: ClusterSimulator;
+  metrics: MetricsCollector;
+}
+
+/** Simulates `jobs` on `platform` under `scheduler` until every job has left. */
+export function runSimulation(platform: Platform, jobs: Iterable<Job>, scheduler: Scheduler, options: RunOptions = {}): RunResult {
+  const sim = new ClusterSimulator(platform, jobs, options);
+  const metrics = new MetricsCollector();
+  sim.addListener(metrics);
+  for (const l of options.listeners ?? []) sim.addListener(l);
+  let jobsCsv: JobsCsvWriter | null = null;
+  let timelineFile: LineWriter | null = null;
+  const timelineSinks: ((r: TimelineRow) => void)[] = [];
+  if (options.outDir) {
+    jobsCsv = new JobsCsvWriter(join(options.outDir, 'jobs.csv'));
+    metrics.onRecord(jobsCsv.write);
+    if (options.timeline) {
+      const w = new LineWriter(join(options.outDir, 'timeline.csv'), TIMELINE_CSV_HEADER);
+      timelineFile = w;
+      timelineSinks.push((r) => w.line(timelineCsvRow(r)));
+    }
+  }
+  if (options.onTimeline) timelineSinks.push(options.onTimeline);
+  const recorder = timelineSinks.length > 0 ? new TimelineRecorder((r) => timelineSinks.forEach((s) => s(r))) : null;
+  if (recorder) sim.addListener(recorder);
+  try {
+    while (sim.advance()) scheduler.schedule(sim);
+    recorder?.finish(sim);
+  } finally {
+    jobsCsv?.close();
+    timelineFile?.close();
+  }
+  const summary = metrics.summary(sim);
+  if (options.outDir) writeSummary(join(options.outDir, 'summary.json'), summary);
+  return { summary, sim, metrics };
+}

@@ -1,0 +1,80 @@
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parsePlatform } from '../src/platform/loader.js';
+import type { ModelsConfig, Platform } from '../src/platform/platform.js';
+import type { Job } from '../src/workload/job.js';
+
+/** Repository root. */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** Third-party data beside the repository (`../shared/data`). */
+export const SHARED_DATA = resolve(ROOT, '../shared/data');
+export const HAVE_SHARED = existsSync(SHARED_DATA);
+export const SHARED_MISSING = `skipped: ${SHARED_DATA} is absent (third-party data lives in ../shared/data beside the repository)`;
+
+/** The DESIGN's `tfg-2x2x4` platform (2 nodes x 2 processors x 4 cores, 2 GHz, 1 op/cycle). */
+export function tfg2x2x4(models: Partial<ModelsConfig> = {}): Platform {
+  return parsePlatform(
+    {
+      name: 'tfg-2x2x4',
+      models: { memory: 'none', comm: 'shared', comm_penalty: 0.8, ...models },
+      clusters: [
+        {
+          nodes: [
+            {
+              count: 2,
+              memory_gb: 64,
+              comm_bw: 125e6,
+              processors: [
+                {
+                  count: 2,
+                  cores: 4,
+                  clock_rate: 2.0,
+                  dpflops_per_cycle: 1,
+                  static_power: 20,
+                  dynamic_power: 10,
+                  min_power: 0.05,
+                  b: -1.85e-5,
+                  c: 32000,
+                  da: 1.75,
+                  db: 2000,
+                  dc: 50000,
+                  dd: 6000,
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    },
+    'tfg-2x2x4',
+  );
+}
+
+/** An `ops` job whose tasks each do 2e9 operations (1 s alone on a 2 GHz core). */
+export function opsJob(id: string, ntasks: number, fields: Partial<Job> = {}): Job {
+  return {
+    id,
+    subtime: 0,
+    ntasks,
+    reqTime: 10,
+    type: 'seq',
+    work: 'ops',
+    ops: 2e9,
+    runtime: 0,
+    mem: 0,
+    memVol: 0,
+    commVol: 0,
+    tCompute: 1,
+    nodes: fields.type === 'mpi' ? 0 : 1,
+    ntasksPerNode: 0,
+    tasks: null,
+    source: id,
+    ...fields,
+  };
+}
+
+/** Relative closeness with the issues' tolerance (1e-6 relative). */
+export function close(a: number, b: number, rel = 1e-6): boolean {
+  return Math.abs(a - b) <= rel * Math.max(1, Math.abs(b));
+}
