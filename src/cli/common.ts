@@ -1,0 +1,68 @@
+/**
+ * Shared pieces of the `clustergym` commands: flag parsing validated with zod (an unknown flag or
+ * a bad value is an `InputError`, exit code 2), the embedded defaults, and table printing.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { z } from 'zod';
+import { InputError } from '../core/errors.js';
+
+/** Repository (package) root, whether running from `src/` through vitest or from `dist/src/`. */
+export const PACKAGE_ROOT = (() => {
+  let d = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    if (existsSync(resolve(d, 'package.json')) && existsSync(resolve(d, 'data'))) return d;
+    d = dirname(d);
+  }
+  return resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+})();
+
+/** The embedded default platform and workload (under `data/`). */
+export const DEFAULT_PLATFORM = resolve(PACKAGE_ROOT, 'data/platforms/hetero-20.json');
+export const DEFAULT_WORKLOAD = resolve(PACKAGE_ROOT, 'data/workloads/mixed-300.json');
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * Parses `argv` against `options` (node:util parseArgs, strict) and validates the values with
+ * `schema`. Flag names use dashes on the command line and are given to the schema as they are.
+ */
+export function parseFlags<S extends z.ZodTypeAny>(command: string, argv: string[], options: Options, schema: S): z.infer<S> {
+  let values: Record<string, unknown>;
+  try {
+    values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Record<string, unknown>;
+  } catch (e) {
+    const flags = Object.keys(options)
+      .map((k) => `--${k}`)
+      .join(', ');
+    throw new InputError(`${(e as Error).message.split('\n')[0]}; valid flags: ${flags}`, `clustergym ${command}`);
+  }
+  const r = schema.safeParse(values);
+  if (!r.success) {
+    const msg = r.error.issues.map((i: z.ZodIssue) => `--${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new InputError(msg, `clustergym ${command}`);
+  }
+  return r.data;
+}
+
+/** Formats rows as an aligned text table. */
+export function formatTable(header: string[], rows: (string | number)[][]): string {
+  const cells = [header, ...rows.map((r) => r.map((c) => (typeof c === 'number' ? formatNumber(c) : c)))];
+  const widths = header.map((_, i) => Math.max(...cells.map((r) => String(r[i] ?? '').length)));
+  return cells
+    .map((r, ri) => {
+      const line = r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]!) : String(c).padStart(widths[i]!))).join('  ');
+      return ri === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
+    })
+    .join('\n');
+}
+
+/** A number for humans: integers as they are, others with 4 significant digits (exponent when huge). */
+export function formatNumber(v: number): string {
+  if (!Number.isFinite(v)) return String(v);
+  if (Number.isInteger(v) && Math.abs(v) < 1e12) return String(v);
+  if (Math.abs(v) >= 1e7 || (Math.abs(v) < 1e-3 && v !== 0)) return v.toExponential(3);
+  return v.toPrecision(Math.max(4, Math.floor(Math.log10(Math.abs(v) || 1)) + 3)).replace(/\.?0+$/, '');
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+/**
+ * The `clustergym` command. Exit codes: 0 ok, 1 runtime error, 2 bad input (the message names the
+ * file, the JSON path or SWF line, and what was expected); no stack trace unless
+ * `CLUSTERGYM_DEBUG=1`.
+ */
+import { InputError } from '../core/errors.js';
+import { simulateCommand } from './simulate.js';
+
+const COMMANDS: Record<string, { run: (argv: string[]) => number | Promise<number>; help: string }> = {
+  simulate: { run: simulateCommand, help: 'platform + workload + policy -> summary table and outputs (no arguments: the embedded default)' },
+};
+
+function usage(): string {
+  return [
+    'usage: clustergym <command> [flags]',
+    '',
+    'commands:',
+    ...Object.entries(COMMANDS).map(([k, v]) => `  ${k.padEnd(10)} ${v.help}`),
+  ].join('\n');
+}
+
+/** Runs the CLI with `argv` (without node and script); returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+    console.log(usage());
+    return cmd === undefined ? 2 : 0;
+  }
+  const c = COMMANDS[cmd];
+  if (!c) {
+    console.error(`clustergym: unknown command ${JSON.stringify(cmd)}; expected one of ${Object.keys(COMMANDS).join(', ')}`);
+    return 2;
+  }
+  try {
+    return await c.run(rest);
+  } catch (e) {
+    if (e instanceof InputError) {
+      console.error(`clustergym ${cmd}: error: ${e.message}`);
+      return 2;
+    }
+    if (process.env.CLUSTERGYM_DEBUG) console.error(e);
+    else console.error(`clustergym ${cmd}: runtime error: ${(e as Error).message ?? String(e)}`);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    console.error(e);
+    process.exitCode = 1;
+  },
+);

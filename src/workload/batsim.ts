@@ -1,0 +1,295 @@
+/**
+ * Batsim JSON workloads (oar-team/batsim, "Workload" and "Job profiles" in its documentation),
+ * DESIGN §3.
+ *
+ * ```json
+ * { "nb_res": 4,
+ *   "jobs": [ { "id": "j1", "subtime": 0, "res": 4, "walltime": 100, "profile": "hg" } ],
+ *   "profiles": { "hg": { "type": "parallel_homogeneous", "cpu": 10e6, "com": 1e6 } } }
+ * ```
+ *
+ * A Batsim job asks for `res` resources; here it becomes an `mpi` job of `res` tasks that may go on
+ * any cores (`nodes = 0`; option `jobType: 'seq'` keeps them on one node). `walltime` becomes
+ * `reqTime`. Profiles map onto the work models of DESIGN §2.2 (both the current type names and the
+ * older ones are accepted):
+ *
+ * - `delay` (`DelayProfile`) `{delay}`: `delay` work model, every task runs `delay` seconds;
+ * - `parallel` (`ParallelTaskProfile`, `msg_par`) `{cpu: [c_0..c_{n-1}], com: [n x n]}`: `ops` work
+ *   model with per-task work `ops_i = ceil(c_i)` (`tasks`); `comm_vol` = the mean of the off-diagonal
+ *   entries of `com` (bytes each task sends to each other task; the diagonal is loopback and ignored);
+ *   a task with `c_i = 0` is given 1 operation (the model needs work > 0; it still holds its core until
+ *   the job ends, as every MPI task does);
+ * - `parallel_homogeneous` (`ParallelTaskHomogeneousProfile`, `msg_par_hg`) `{cpu, com}`: `ops` work
+ *   model, `ops = ceil(cpu)` per task, `comm_vol = com`; with `generation_strategy:
+ *   "DefinedAmountsSpreadUniformly"` the amounts are totals: `cpu / res` per task and
+ *   `com / (res (res - 1))` per pair;
+ * - `parallel_homogeneous_total` (`msg_par_hg_tot`): the spread-uniformly variant above;
+ * - `composed` (`SequentialCompositionProfile`) `{seq: [names], repeat}`: the parts, all of one work
+ *   model, run one after the other `repeat` times: delays add up, per-task operations add up,
+ *   communication volumes add up.
+ *
+ * Other types (I/O to storage, data staging, SMPI or usage trace replay, fork-join, send/recv...)
+ * cannot be modelled, nor can profiles without any computation (`cpu` 0 everywhere: communication
+ * only) or zero delays: by default they are an `InputError` naming the JSON path and listing the
+ * supported types; with `unsupported: 'skip'` the jobs using them are skipped and counted in
+ * `skipped` (`profile type X`, `no computation`, `zero delay`).
+ *
+ * Requested time: `walltime` when it is > 0; when it is -1, 0 or absent, the delay of a `delay` job,
+ * or for an `ops` job the time of its largest task on a reference core of `refMops` MOPS.
+ * `t_compute` of the ops jobs is `tCompute` (default 1: the operations are the whole uncontended time).
+ */
+import { z } from 'zod';
+import { InputError, inputErrorFromIssues, jsonPath } from '../core/errors.js';
+import { sortBySubmission, type Job, type JobType, type TaskWork, type Workload } from './job.js';
+
+/** Options of the Batsim reader. */
+export const BatsimOptionsSchema = z
+  .object({
+    /** `error` (default): a job whose profile cannot be modelled is an InputError; `skip`: skip and count it. */
+    unsupported: z.enum(['error', 'skip']).default('error'),
+    /** Reference core speed, MOPS, for the requested time of `ops` jobs without a walltime. */
+    refMops: z.number().positive().default(1000),
+    /** `t_compute` of the `ops` jobs (fraction of time computing). */
+    tCompute: z.number().min(0).max(1).default(1),
+    /** Job type given to every job (default `mpi`). */
+    jobType: z.enum(['mpi', 'seq']).default('mpi'),
+  })
+  .strict();
+
+/** Options of the Batsim reader, as given by the caller. */
+export type BatsimOptions = z.input<typeof BatsimOptionsSchema>;
+
+const num = z.number().finite();
+
+const BatsimJobSchema = z
+  .object({
+    id: z.union([z.string().min(1), z.number()]),
+    subtime: num.nonnegative(),
+    res: z.number().int().positive(),
+    profile: z.string(),
+    walltime: num.optional(),
+  })
+  .passthrough();
+
+/** A Batsim workload file (extra fields are allowed and ignored). */
+export const BatsimWorkloadSchema = z
+  .object({
+    nb_res: z.number().int().positive().optional(),
+    jobs: z.array(BatsimJobSchema),
+    profiles: z.record(z.object({ type: z.string() }).passthrough()),
+  })
+  .passthrough();
+
+type Kind = 'delay' | 'parallel' | 'parallel_homogeneous' | 'parallel_homogeneous_total' | 'composed';
+
+/** Accepted profile type names (current Batsim names, their v3/v4 names and the oldest MSG names). */
+export const BATSIM_PROFILE_TYPES: Readonly<Record<string, Kind>> = {
+  delay: 'delay',
+  DelayProfile: 'delay',
+  parallel: 'parallel',
+  msg_par: 'parallel',
+  ParallelTaskProfile: 'parallel',
+  parallel_homogeneous: 'parallel_homogeneous',
+  msg_par_hg: 'parallel_homogeneous',
+  ParallelTaskHomogeneousProfile: 'parallel_homogeneous',
+  parallel_homogeneous_total: 'parallel_homogeneous_total',
+  msg_par_hg_tot: 'parallel_homogeneous_total',
+  composed: 'composed',
+  SequentialCompositionProfile: 'composed',
+};
+
+const SUPPORTED_LIST = Object.entries(
+  Object.entries(BATSIM_PROFILE_TYPES).reduce<Record<string, string[]>>((acc, [name, kind]) => {
+    (acc[kind] ??= []).push(name);
+    return acc;
+  }, {}),
+)
+  .map(([, names]) => names.join('/'))
+  .join(', ');
+
+/** Work of a resolved profile for a job of `res` tasks. */
+type Work = { kind: 'delay'; seconds: number } | { kind: 'ops'; perTask: number[]; commVol: number };
+
+/** A profile that cannot be modelled: `reason` is the `skipped` key. */
+class Unmodellable extends Error {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const DelaySchema = z.object({ delay: num.nonnegative() }).passthrough();
+const ParallelSchema = z.object({ cpu: z.array(num.nonnegative()).optional(), com: z.array(num.nonnegative()).optional() }).passthrough();
+const HomogeneousSchema = z
+  .object({
+    cpu: num.nonnegative().default(0),
+    com: num.nonnegative().default(0),
+    generation_strategy: z.enum(['DefinedAmountsUsedForEachValue', 'DefinedAmountsSpreadUniformly']).optional(),
+  })
+  .passthrough();
+const ComposedSchema = z.object({ seq: z.array(z.string()).min(1), repeat: z.number().int().nonnegative().default(1) }).passthrough();
+
+/** Parses a Batsim workload already read from `where`. */
+export function parseBatsimWorkload(data: unknown, where: string, options: BatsimOptions = {}, name = where): Workload {
+  const o = BatsimOptionsSchema.safeParse(options);
+  if (!o.success) throw inputErrorFromIssues('Batsim reader options', o.error.issues);
+  const opts = o.data;
+  const r = BatsimWorkloadSchema.safeParse(data);
+  if (!r.success) throw inputErrorFromIssues(where, r.error.issues);
+  const { jobs: rawJobs, profiles, nb_res } = r.data;
+
+  const resolve = (pname: string, res: number, stack: string[]): Work => {
+    const at = jsonPath(['profiles', pname]);
+    const p = profiles[pname];
+    if (!p) throw new InputError(`${stack.length ? jsonPath(['profiles', stack[stack.length - 1]!, 'seq']) : 'profile'}: unknown profile ${JSON.stringify(pname)}`, where);
+    const kind = BATSIM_PROFILE_TYPES[p.type];
+    if (!kind)
+      throw new Unmodellable(
+        `profile type ${p.type}`,
+        `${at}.type: profile type ${JSON.stringify(p.type)} cannot be modelled by clustergym; supported types: ${SUPPORTED_LIST}`,
+      );
+    const check = <T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>): T => {
+      const pr = schema.safeParse(p);
+      if (!pr.success) throw inputErrorFromIssues(where, pr.error.issues.map((i) => ({ ...i, path: ['profiles', pname, ...i.path] })));
+      return pr.data;
+    };
+    switch (kind) {
+      case 'delay':
+        return { kind: 'delay', seconds: check(DelaySchema).delay };
+      case 'parallel': {
+        const v = check(ParallelSchema);
+        const cpu = v.cpu ?? new Array<number>(res).fill(0);
+        if (cpu.length !== res)
+          throw new InputError(`${at}.cpu: expected ${res} values (one per resource of the job), found ${cpu.length}`, where);
+        let commVol = 0;
+        if (v.com) {
+          if (v.com.length !== res * res)
+            throw new InputError(`${at}.com: expected ${res * res} values (a ${res} x ${res} matrix), found ${v.com.length}`, where);
+          if (res > 1) {
+            let s = 0;
+            for (let i = 0; i < res; i++) for (let j = 0; j < res; j++) if (i !== j) s += v.com[i * res + j]!;
+            commVol = s / (res * (res - 1));
+          }
+        }
+        return { kind: 'ops', perTask: cpu.slice(), commVol };
+      }
+      case 'parallel_homogeneous':
+      case 'parallel_homogeneous_total': {
+        const v = check(HomogeneousSchema);
+        const spread = kind === 'parallel_homogeneous_total' || v.generation_strategy === 'DefinedAmountsSpreadUniformly';
+        const cpu = spread ? v.cpu / res : v.cpu;
+        const com = spread ? (res > 1 ? v.com / (res * (res - 1)) : 0) : v.com;
+        return { kind: 'ops', perTask: new Array<number>(res).fill(cpu), commVol: res > 1 ? com : 0 };
+      }
+      case 'composed': {
+        const v = check(ComposedSchema);
+        if (stack.includes(pname)) throw new InputError(`${at}.seq: the composition refers to itself (${[...stack, pname].join(' -> ')})`, where);
+        const parts = v.seq.map((s) => resolve(s, res, [...stack, pname]));
+        const kinds = new Set(parts.map((w) => w.kind));
+        if (kinds.size > 1)
+          throw new Unmodellable(
+            'mixed delay and parallel parts',
+            `${at}.seq: mixes delay and parallel-task profiles; a job has one work model (delay or operations)`,
+          );
+        if (parts[0]!.kind === 'delay') {
+          let s = 0;
+          for (const w of parts) s += (w as { seconds: number }).seconds;
+          return { kind: 'delay', seconds: s * v.repeat };
+        }
+        const perTask = new Array<number>(res).fill(0);
+        let commVol = 0;
+        for (const w of parts as { perTask: number[]; commVol: number }[]) {
+          for (let i = 0; i < res; i++) perTask[i]! += w.perTask[i]!;
+          commVol += w.commVol;
+        }
+        return { kind: 'ops', perTask: perTask.map((x) => x * v.repeat), commVol: commVol * v.repeat };
+      }
+    }
+  };
+
+  const skipped: Record<string, number> = {};
+  const seen = new Set<string>();
+  const type: JobType = opts.jobType;
+  const jobs: Job[] = [];
+  rawJobs.forEach((raw, i) => {
+    const at = jsonPath(['jobs', i]);
+    const id = String(raw.id);
+    if (seen.has(id)) throw new InputError(`${at}.id: duplicate job id ${JSON.stringify(id)}`, where);
+    seen.add(id);
+    if (!(raw.profile in profiles))
+      throw new InputError(
+        `${at}.profile: unknown profile ${JSON.stringify(raw.profile)}; expected one of ${Object.keys(profiles).join(', ') || '(no profiles defined)'}`,
+        where,
+      );
+    const res = raw.res;
+    let work: Work;
+    try {
+      work = resolve(raw.profile, res, []);
+      if (work.kind === 'delay' && work.seconds <= 0)
+        throw new Unmodellable('zero delay', `${jsonPath(['profiles', raw.profile])}: the delay is 0 (a job must have work > 0)`);
+      if (work.kind === 'ops' && work.perTask.every((x) => x <= 0))
+        throw new Unmodellable(
+          'no computation',
+          `${jsonPath(['profiles', raw.profile])}: no computation (cpu is 0 on every task); communication-only jobs cannot be modelled`,
+        );
+    } catch (e) {
+      if (!(e instanceof Unmodellable)) throw e;
+      if (opts.unsupported === 'skip') {
+        skipped[e.reason] = (skipped[e.reason] ?? 0) + 1;
+        return;
+      }
+      throw new InputError(`${at} (id ${JSON.stringify(id)}, profile ${JSON.stringify(raw.profile)}): ${e.message} (option unsupported: 'skip' skips such jobs)`, where);
+    }
+    const wall = raw.walltime !== undefined && raw.walltime > 0 ? raw.walltime : undefined;
+    const base = {
+      id,
+      subtime: raw.subtime,
+      ntasks: res,
+      type,
+      mem: 0,
+      memVol: 0,
+      nodes: type === 'seq' ? 1 : 0,
+      ntasksPerNode: 0,
+      profile: raw.profile,
+      source: at,
+    };
+    if (work.kind === 'delay') {
+      jobs.push({ ...base, reqTime: wall ?? work.seconds, work: 'delay', ops: 0, runtime: work.seconds, commVol: 0, tCompute: 1, tasks: null });
+      return;
+    }
+    const ops = work.perTask.map((x) => Math.max(1, Math.ceil(x)));
+    const uniform = ops.every((x) => x === ops[0]);
+    const maxOps = Math.max(...ops);
+    const tasks: TaskWork[] | null = uniform ? null : ops.map((x) => ({ ops: x, runtime: 0, mem: 0, memVol: 0 }));
+    const mpi = type === 'mpi';
+    jobs.push({
+      ...base,
+      reqTime: wall ?? maxOps / (opts.refMops * 1e6),
+      work: 'ops',
+      ops: uniform ? ops[0]! : 0,
+      runtime: 0,
+      commVol: mpi ? work.commVol : 0,
+      tCompute: mpi ? opts.tCompute : 1,
+      tasks,
+    });
+  });
+  return { name, jobs: sortBySubmission(jobs), maxProcs: nb_res, skipped };
+}
+
+/** True when `data` looks like a Batsim workload: `nb_res`, or a profile whose `type` is a Batsim type. */
+export function isBatsimWorkload(data: unknown): boolean {
+  if (typeof data !== 'object' || data === null) return false;
+  const d = data as Record<string, unknown>;
+  if ('nb_res' in d) return true;
+  const profiles = d['profiles'];
+  if (typeof profiles !== 'object' || profiles === null) return false;
+  for (const p of Object.values(profiles as Record<string, unknown>)) {
+    if (typeof p !== 'object' || p === null) continue;
+    const t = (p as Record<string, unknown>)['type'];
+    // Native profiles may carry `type: "seq" | "mpi"` (the job type); any other string is a Batsim profile type.
+    if (typeof t === 'string' && t !== 'seq' && t !== 'mpi') return true;
+  }
+  return false;
+}
