@@ -61,6 +61,8 @@ export interface JobRecord {
   cores: Int32Array;
   /** Distinct node ids it ran on, ascending. */
   nodes: Int32Array;
+  /** Time each of `cores` was released (a seq job frees each core when its task ends; others at `finish`). */
+  releases: Float64Array;
 }
 
 /** Observers of a simulation (metrics collectors, reward functions, timelines). */
@@ -98,6 +100,8 @@ export class RunningTask {
   /** Has peers on other nodes. */
   remote = false;
   done = false;
+  /** Time the task ended (NaN while it runs). */
+  endedAt = NaN;
   constructor(
     readonly job: RunningJob,
     readonly index: number,
@@ -447,7 +451,7 @@ export class ClusterSimulator {
     if (qi < 0) throw new Error(`job ${job.id} is not waiting`);
     this.waiting.splice(qi, 1);
     this.jobsRejected++;
-    const rec: JobRecord = { job, submit: job.subtime, start: this.now, finish: this.now, state: 'rejected', cores: new Int32Array(0), nodes: new Int32Array(0) };
+    const rec: JobRecord = { job, submit: job.subtime, start: this.now, finish: this.now, state: 'rejected', cores: new Int32Array(0), nodes: new Int32Array(0), releases: new Float64Array(0) };
     for (const l of this.listeners) l.onJobEnded?.(this, rec, null);
   }
 
@@ -473,7 +477,7 @@ export class ClusterSimulator {
     if (reason !== null) {
       if (this.unfit === 'error') throw new InputError(`${job.source}: job ${job.id} can never fit the platform: it ${reason}`, this.workloadName);
       this.jobsRejected++;
-      const rec: JobRecord = { job, submit: job.subtime, start: this.now, finish: this.now, state: 'rejected', cores: new Int32Array(0), nodes: new Int32Array(0) };
+      const rec: JobRecord = { job, submit: job.subtime, start: this.now, finish: this.now, state: 'rejected', cores: new Int32Array(0), nodes: new Int32Array(0), releases: new Float64Array(0) };
       for (const l of this.listeners) l.onJobEnded?.(this, rec, null);
       return;
     }
@@ -516,6 +520,7 @@ export class ClusterSimulator {
 
   private taskEnded(task: RunningTask): void {
     task.done = true;
+    task.endedAt = this.now;
     task.remaining = 0;
     task.eventTime = Infinity;
     const rj = task.job;
@@ -534,6 +539,7 @@ export class ClusterSimulator {
       for (const t of rj.tasks)
         if (!t.done) {
           t.done = true;
+          t.endedAt = this.now;
           t.eventTime = Infinity;
           this.leaveContention(t);
           if (rj.job.type === 'seq') {
@@ -562,7 +568,9 @@ export class ClusterSimulator {
     if (state === 'finished') this.jobsFinished++;
     else this.jobsKilled++;
     this.lastEnd = this.now;
-    const rec: JobRecord = { job, submit: job.subtime, start: rj.start, finish: this.now, state, cores: rj.cores, nodes: rj.nodes };
+    const releases = new Float64Array(rj.cores.length).fill(this.now);
+    if (job.type === 'seq' && rj.tasks) for (let t = 0; t < rj.tasks.length; t++) releases[t] = rj.tasks[t]!.endedAt;
+    const rec: JobRecord = { job, submit: job.subtime, start: rj.start, finish: this.now, state, cores: rj.cores, nodes: rj.nodes, releases };
     for (const l of this.listeners) l.onJobEnded?.(this, rec, rj);
   }
 

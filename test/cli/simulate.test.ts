@@ -1,0 +1,116 @@
+/**
+ * `clustergym simulate` end to end through the built CLI: the embedded default, outputs, and bad
+ * input (exit code 2, one message naming the file and the JSON path, nothing written).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers.js';
+
+const CLI = join(ROOT, 'dist/src/cli/main.js');
+
+export function cli(args: string[], cwd = ROOT) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'cg-cli-'));
+
+const PLATFORM = {
+  name: 'tiny',
+  models: { memory: 'none' },
+  clusters: [{ nodes: [{ count: 2, memory_gb: 1, processors: [{ cores: 2, clock_rate: 1, dpflops_per_cycle: 1, static_power: 10, dynamic_power: 5 }] }] }],
+};
+const WORKLOAD = {
+  jobs: [
+    { id: 'a', subtime: 5, res: 2, profile: 'p' },
+    { id: 'b', subtime: 6, type: 'mpi', ntasks: 3, profile: 'p' },
+  ],
+  profiles: { p: { req_ops: 1e9, ipc: 1, req_time: 2, mem: 100 } },
+};
+
+function files(platform: unknown, workload: unknown) {
+  const d = tmp();
+  const p = join(d, 'platform.json');
+  const w = join(d, 'workload.json');
+  writeFileSync(p, typeof platform === 'string' ? platform : JSON.stringify(platform));
+  writeFileSync(w, typeof workload === 'string' ? workload : JSON.stringify(workload));
+  return { d, p, w, out: join(d, 'out') };
+}
+
+describe('clustergym simulate', () => {
+  it('runs the embedded default with no arguments', () => {
+    const r = cli(['simulate']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/platform hetero-20 \(20 nodes, 496 cores/);
+    expect(r.stdout).toMatch(/jobs finished\s+300/);
+  });
+
+  it('writes summary.json, jobs.csv and timeline.csv with exact numbers', () => {
+    const f = files(PLATFORM, WORKLOAD);
+    const r = cli(['simulate', '--platform', f.p, '--workload', f.w, '--out', f.out, '--timeline']);
+    expect(r.code).toBe(0);
+    const s = JSON.parse(readFileSync(join(f.out, 'summary.json'), 'utf8'));
+    // a: 2 tasks on node0 from 0 to 1; b (mpi, 3 tasks) submitted at 1 (rebased), starts at 1 on cores 0,1,2 (nodes 0 and 1)
+    expect(s.jobs_finished).toBe(2);
+    expect(s.makespan).toBe(2);
+    expect(s.mean_wait).toBe(0);
+    // power: [0,1): node0 proc 2 busy (10 + 10), node1 idle (0) = 20 W; [1,2): 2 busy (20) + 1 busy on node1 (15) = 35 W
+    expect(s.energy).toBe(55);
+    const rows = readFileSync(join(f.out, 'jobs.csv'), 'utf8').trim().split('\n');
+    expect(rows[0]).toBe('job_id,type,ntasks,submit,start,finish,wait,turnaround,bsld,req_time,state,nodes,cores');
+    expect(rows[1]).toBe('a,seq,2,0,0,1,0,1,1,2,finished,0,0 1');
+    expect(rows[2]).toBe('b,mpi,3,1,1,2,0,1,1,2,finished,0 1,0 1 2');
+    const tl = readFileSync(join(f.out, 'timeline.csv'), 'utf8').trim().split('\n');
+    expect(tl).toEqual(['time,utilisation,queue_length,power', '0,0.5,0,20', '1,0.75,0,35', '2,0,0,0']);
+  });
+
+  const bad: [string, unknown, unknown, RegExp][] = [
+    ['malformed JSON', '{"name": ', WORKLOAD, /platform\.json: malformed JSON/],
+    ['a missing field', { clusters: [{ nodes: [{ memory_gb: 1, processors: [{ cores: 2, dpflops_per_cycle: 1 }] }] }] }, WORKLOAD, /platform\.json: \$\.clusters\[0\]\.nodes\[0\]\.processors\[0\]\.clock_rate: Required/],
+    ['a mistyped field', PLATFORM, { jobs: [{ id: 'a', subtime: 'soon', res: 1, req_ops: 1, req_time: 1 }] }, /workload\.json: \$\.jobs\[0\]\.subtime: Expected number, received string/],
+    ['a job that can never fit', PLATFORM, { jobs: [{ id: 'a', subtime: 0, res: 1, req_ops: 1, req_time: 1 }, { id: 'big', subtime: 0, res: 3, req_ops: 1, req_time: 1 }] }, /workload\.json: \$\.jobs\[1\]: job big can never fit platform tiny: it needs one node with 3 cores/],
+    ['an unknown profile', PLATFORM, { jobs: [{ id: 'a', subtime: 0, res: 1, profile: 'nope' }], profiles: {} }, /workload\.json: \$\.jobs\[0\]\.profile: unknown profile "nope"/],
+  ];
+  for (const [what, platform, workload, message] of bad) {
+    it(`bad input: ${what} -> exit 2, one message with file and JSON path, nothing written`, () => {
+      const f = files(platform, workload);
+      const r = cli(['simulate', '--platform', f.p, '--workload', f.w, '--out', f.out]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).not.toMatch(/\s+at .*\.js:\d+/); // no stack trace
+      expect(existsSync(f.out)).toBe(false);
+    });
+  }
+
+  it('bad input: an unknown node type and an unknown processor type in an IRMaSim platform', () => {
+    const irma = (nodeType: string, procType: string) => ({
+      platform: { p: { id: 'p', clusters: [{ id: 'c0', nodes: [{ type: nodeType, number: 1 }] }] } },
+      node: { n1: { id: 'n1', processors: [{ type: procType, number: 1 }], memory: { capacity: 1 } } },
+      processor: { pr: { cores: 2, clock_rate: 1, dpflops_per_cycle: 1, static_power: 1, dynamic_power: 1, min_power: 0 } },
+    });
+    let f = files(irma('n2', 'pr'), WORKLOAD);
+    let r = cli(['simulate', '--platform', f.p, '--workload', f.w]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/platform\.json: \$\.platform\.p\.clusters\[0\]\.nodes\[0\]\.type: unknown node type "n2"; expected one of n1/);
+    f = files(irma('n1', 'px'), WORKLOAD);
+    r = cli(['simulate', '--platform', f.p, '--workload', f.w]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/platform\.json: \$\.node\.n1\.processors\[0\]\.type: unknown processor type "px"; expected one of pr/);
+    expect(readdirSync(f.d).sort()).toEqual(['platform.json', 'workload.json']);
+  });
+
+  it('bad flags: unknown flag and bad model name exit 2', () => {
+    let r = cli(['simulate', '--bogus']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/Unknown option '--bogus'/);
+    r = cli(['simulate', '--memory-model', 'v2']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--memory-model: Invalid enum value. Expected 'irmasim-v1' \| 'none', received 'v2'/);
+  });
+});
