@@ -278,18 +278,20 @@ export function parseBatsimWorkload(data: unknown, where: string, options: Batsi
   return { name, jobs: sortBySubmission(jobs), maxProcs: nb_res, skipped };
 }
 
-/** True when `data` looks like a Batsim workload: `nb_res`, or a profile whose `type` is a Batsim type. */
+/**
+ * True when `data` looks like a Batsim workload: a profile whose `type` is a string other than
+ * `seq`/`mpi` (a Batsim profile type such as `delay`). IRMaSim files also carry `nb_res`, so it only
+ * decides when no profile or job carries native work fields (`req_ops`, `runtime`).
+ */
 export function isBatsimWorkload(data: unknown): boolean {
   if (typeof data !== 'object' || data === null) return false;
   const d = data as Record<string, unknown>;
-  if ('nb_res' in d) return true;
-  const profiles = d['profiles'];
-  if (typeof profiles !== 'object' || profiles === null) return false;
-  for (const p of Object.values(profiles as Record<string, unknown>)) {
-    if (typeof p !== 'object' || p === null) continue;
-    const t = (p as Record<string, unknown>)['type'];
-    // Native profiles may carry `type: "seq" | "mpi"` (the job type); any other string is a Batsim profile type.
-    if (typeof t === 'string' && t !== 'seq' && t !== 'mpi') return true;
-  }
-  return false;
+  const objects = (v: unknown): Record<string, unknown>[] =>
+    (typeof v === 'object' && v !== null ? Object.values(v) : []).filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null);
+  const profiles = objects(d['profiles']);
+  // Native profiles may carry `type: "seq" | "mpi"` (the job type); any other string is a Batsim profile type.
+  if (profiles.some((p) => typeof p['type'] === 'string' && p['type'] !== 'seq' && p['type'] !== 'mpi')) return true;
+  const native = (o: Record<string, unknown>) => 'req_ops' in o || 'runtime' in o;
+  if (profiles.some(native) || objects(d['jobs']).some(native)) return false;
+  return 'nb_res' in d;
 }
