@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,4 +78,13 @@ export function opsJob(id: string, ntasks: number, fields: Partial<Job> = {}): J
 /** Relative closeness with the issues' tolerance (1e-6 relative). */
 export function close(a: number, b: number, rel = 1e-6): boolean {
   return Math.abs(a - b) <= rel * Math.max(1, Math.abs(b));
+}
+
+/** The built CLI (`dist/`, compiled by the global setup). */
+export const CLI = resolve(ROOT, 'dist/src/cli/main.js');
+
+/** Runs the built CLI synchronously; returns its exit code and output. */
+export function cli(args: string[], cwd = ROOT): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }

@@ -5,10 +5,12 @@
  * `CLUSTERGYM_DEBUG=1`.
  */
 import { InputError } from '../core/errors.js';
+import { convertCommand } from './convert.js';
 import { simulateCommand } from './simulate.js';
 
 const COMMANDS: Record<string, { run: (argv: string[]) => number | Promise<number>; help: string }> = {
   simulate: { run: simulateCommand, help: 'platform + workload + policy -> summary table and outputs (no arguments: the embedded default)' },
+  convert: { run: convertCommand, help: 'SWF or Batsim workload -> native JSON' },
 };
 
 function usage(): string {

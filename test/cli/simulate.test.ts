@@ -2,19 +2,12 @@
  * `clustergym simulate` end to end through the built CLI: the embedded default, outputs, and bad
  * input (exit code 2, one message naming the file and the JSON path, nothing written).
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../helpers.js';
+import { cli } from '../helpers.js';
 
-const CLI = join(ROOT, 'dist/src/cli/main.js');
-
-export function cli(args: string[], cwd = ROOT) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'cg-cli-'));
 
