@@ -5,12 +5,26 @@
  * `CLUSTERGYM_DEBUG=1`.
  */
 import { InputError } from '../core/errors.js';
-import { convertCommand } from './convert.js';
-import { simulateCommand } from './simulate.js';
 
+/** Commands, loaded on demand (so `simulate` does not load ZeroMQ or tfjs). */
 const COMMANDS: Record<string, { run: (argv: string[]) => number | Promise<number>; help: string }> = {
-  simulate: { run: simulateCommand, help: 'platform + workload + policy -> summary table and outputs (no arguments: the embedded default)' },
-  convert: { run: convertCommand, help: 'SWF or Batsim workload -> native JSON' },
+  simulate: {
+    run: async (a) => (await import('./simulate.js')).simulateCommand(a),
+    help: 'platform + workload + policy -> summary table and outputs (no arguments: the embedded default)',
+  },
+  convert: { run: async (a) => (await import('./convert.js')).convertCommand(a), help: 'SWF or Batsim workload -> native JSON' },
+  compare: {
+    run: async (a) => (await import('./compare.js')).compareCommand(a),
+    help: 'policies side by side on the same trajectories (--policies fcfs,sjf+easy,... --trajectories K --length L)',
+  },
+  bench: {
+    run: async (a) => (await import('./benchEnv.js')).benchCommand(a),
+    help: 'benchmarks: `bench env --env ID [--config FILE] [--workload FILE] [--k N] [--steps N] [--json]` (env steps/s)',
+  },
+  serve: {
+    run: async (a) => (await import('./serve.js')).serveCommand(a),
+    help: 'the ZeroMQ bridge for Python clients (--bind tcp://127.0.0.1:5555; port 0 picks one)',
+  },
 };
 
 function usage(): string {

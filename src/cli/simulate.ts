@@ -3,6 +3,12 @@
  *
  *     clustergym simulate [--platform FILE] [--workload FILE] [--out DIR] [--memory-model irmasim-v1|none]
  *                         [--comm-model step|shared] [--seed N] [--timeline] [--walltime-kill] [--no-memory-limit]
+ *                         [--policy JOB[:RESOURCE][+BACKFILL]] [--backfill none|easy|conservative] [--commit-head]
+ *                         [--node-fit first_fit|best_fit] [--bf-max-job-test N]
+ *
+ * `--policy` names the scheduling policy (default `fcfs:first`; see `scheduling/policyName.ts`);
+ * `--backfill` applies to a policy name without `+BACKFILL`; `--commit-head` commits the job ranked
+ * first until it starts (RLScheduler) instead of re-ordering at every decision point (Slurm).
  *
  * With no arguments it runs the embedded default (`data/platforms/hetero-20.json` with
  * `data/workloads/mixed-300.json`). Inputs are validated before anything is written.
@@ -16,7 +22,8 @@ import type { Summary } from '../metrics/summary.js';
 import { loadPlatform } from '../platform/loader.js';
 import type { Platform } from '../platform/platform.js';
 import { runSimulation } from '../scheduling/run.js';
-import { ListScheduler } from '../scheduling/scheduler.js';
+import { BACKFILL_NAMES } from '../scheduling/backfilling.js';
+import { makeScheduler, parsePolicyName } from '../scheduling/policyName.js';
 import type { Workload } from '../workload/job.js';
 import { loadWorkloadFile } from './workloadInput.js';
 import { DEFAULT_PLATFORM, DEFAULT_WORKLOAD, formatTable, parseFlags } from './common.js';
@@ -34,6 +41,11 @@ const FLAGS = {
   'walltime-kill': { type: 'boolean' },
   'no-memory-limit': { type: 'boolean' },
   json: { type: 'boolean' },
+  policy: { type: 'string' },
+  backfill: { type: 'string' },
+  'commit-head': { type: 'boolean' },
+  'node-fit': { type: 'string' },
+  'bf-max-job-test': { type: 'string' },
 } as const;
 
 const Schema = z.object({
@@ -49,6 +61,11 @@ const Schema = z.object({
   'walltime-kill': z.boolean().default(false),
   'no-memory-limit': z.boolean().default(false),
   json: z.boolean().default(false),
+  policy: z.string().default('fcfs:first'),
+  backfill: z.enum(BACKFILL_NAMES).default('none'),
+  'commit-head': z.boolean().default(false),
+  'node-fit': z.enum(['first_fit', 'best_fit']).default('first_fit'),
+  'bf-max-job-test': z.coerce.number().int().positive().optional(),
 });
 
 /** Checks every job can fit the platform before anything runs or is written. */
@@ -83,6 +100,7 @@ export function summaryTable(s: Summary): string {
 /** Runs the command; returns the process exit code. */
 export function simulateCommand(argv: string[]): number {
   const f = parseFlags('simulate', argv, FLAGS, Schema);
+  const policy = parsePolicyName(f.policy, f.backfill, 'clustergym simulate --policy');
   const models = {
     ...(f['memory-model'] ? { memory: f['memory-model'] } : {}),
     ...(f['comm-model'] ? { comm: f['comm-model'] } : {}),
@@ -92,7 +110,12 @@ export function simulateCommand(argv: string[]): number {
   const workload = loadWorkloadFile(f.workload);
   const enforceMemory = !f['no-memory-limit'];
   checkWorkloadFits(platform, workload, f.workload, enforceMemory);
-  const scheduler = new ListScheduler();
+  const scheduler = makeScheduler(policy, {
+    seed: f.seed,
+    fit: f['node-fit'],
+    commitHead: f['commit-head'],
+    maxJobTest: f['bf-max-job-test'],
+  });
   if (f.out) mkdirSync(f.out, { recursive: true });
   const t0 = performance.now();
   const { summary } = runSimulation(platform, workload.jobs, scheduler, {

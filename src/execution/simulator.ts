@@ -163,6 +163,131 @@ interface NodeClass {
 }
 
 /**
+ * The waiting jobs in arrival order, built for long queues: a buffer with a moving head and holes,
+ * so that removing a job near the front (the head, or a job backfilled from the first few hundred)
+ * costs O(its position) instead of O(queue) — a JS array's `splice` copies the whole tail, and V8
+ * stops trimming the front of arrays of more than ~16k elements in place, so `shift` becomes O(queue)
+ * too. Holes are compacted away when they outnumber the jobs (amortised O(1) per removal).
+ *
+ * Positions (`start`..`end`, `at`) are buffer indices, stable while jobs arrive or leave; only a
+ * compaction (`tidy`, called by the engine when time advances; `generation` counts them) changes
+ * them. `at(i)` is null where a job left.
+ */
+export class WaitingQueue {
+  private buf: (Job | null)[] = [];
+  /** Union-find "next position still holding a job": `next[i] = i` where a job is, else a later position. */
+  private next = new Int32Array(1024);
+  private head = 0;
+  private holes = 0;
+  private snapshot: Job[] | null = [];
+  /** Incremented when buffer positions change (compaction). */
+  generation = 0;
+  /** Number of waiting jobs. */
+  length = 0;
+
+  /** Buffer position of the first job (equal to `end` when empty). */
+  get start(): number {
+    return this.head;
+  }
+
+  /** One past the last buffer position. */
+  get end(): number {
+    return this.buf.length;
+  }
+
+  /** The job at buffer position `i`, or null where a job left. */
+  at(i: number): Job | null {
+    return this.buf[i] ?? null;
+  }
+
+  /** The first position `>= i` that holds a job (`end` when none); skips runs of holes in amortised O(1). */
+  nextAt(i: number): number {
+    const n = this.next;
+    const end = this.buf.length;
+    let r = i;
+    while (r < end && n[r] !== r) r = n[r]!;
+    // path compression
+    while (i < end && n[i] !== i) {
+      const up = n[i]!;
+      n[i] = r;
+      i = up;
+    }
+    return r;
+  }
+
+  /** The first waiting job. */
+  first(): Job | undefined {
+    return this.length > 0 ? this.buf[this.head]! : undefined;
+  }
+
+  /** Appends an arriving job. */
+  push(job: Job): void {
+    const i = this.buf.length;
+    if (i >= this.next.length) {
+      const bigger = new Int32Array(this.next.length * 2);
+      bigger.set(this.next);
+      this.next = bigger;
+    }
+    this.next[i] = i;
+    this.buf.push(job);
+    this.length++;
+    if (this.snapshot) this.snapshot.push(job);
+  }
+
+  /** Buffer position of `job`, or -1 (a scan from the front over the jobs: O(rank)). */
+  indexOf(job: Job): number {
+    const b = this.buf;
+    for (let i = this.head; i < b.length; i = this.nextAt(i + 1)) if (b[i] === job) return i;
+    return -1;
+  }
+
+  /** Removes the job at buffer position `i`. */
+  removeAt(i: number): void {
+    const b = this.buf;
+    if (i < this.head || i >= b.length || b[i] === null) throw new Error(`WaitingQueue.removeAt(${i}): no job there`);
+    b[i] = null;
+    this.next[i] = i + 1;
+    this.length--;
+    this.snapshot = null;
+    if (i === this.head) {
+      const h = this.nextAt(i + 1);
+      this.holes -= h - i - 1;
+      this.head = h;
+    } else this.holes++;
+  }
+
+  /**
+   * Drops the holes when they outnumber the jobs (amortised O(1) per removal). The engine calls it
+   * when time advances, so that positions stay stable within a decision point.
+   */
+  tidy(): void {
+    if (this.head + this.holes > 1024 && this.head + this.holes > this.length) this.compact();
+  }
+
+  private compact(): void {
+    const out: Job[] = [];
+    const b = this.buf;
+    for (let i = this.head; i < b.length; i = this.nextAt(i + 1)) out.push(b[i]!);
+    this.buf = out;
+    for (let i = 0; i < out.length; i++) this.next[i] = i;
+    this.head = 0;
+    this.holes = 0;
+    this.generation++;
+  }
+
+  /** The waiting jobs as an array (a snapshot, rebuilt after a removal). */
+  toArray(): Job[] {
+    if (!this.snapshot) {
+      const out: Job[] = [];
+      const b = this.buf;
+      for (let i = this.head; i < b.length; i = this.nextAt(i + 1)) out.push(b[i]!);
+      this.snapshot = out;
+    }
+    return this.snapshot;
+  }
+}
+
+/**
  * The engine. Typical batch use:
  * ```ts
  * const sim = new ClusterSimulator(platform, workload.jobs)
@@ -179,8 +304,17 @@ export class ClusterSimulator {
 
   /** Current time (s since the first submission). */
   now = 0;
-  /** Jobs waiting, in arrival order. Do not mutate; use `startJob`/`rejectJob`. */
-  readonly waiting: Job[] = [];
+  /** Jobs waiting, in arrival order (see `WaitingQueue`). */
+  readonly queue = new WaitingQueue();
+
+  /**
+   * Jobs waiting, in arrival order, as an array. Do not mutate; use `startJob`/`rejectJob`. The array
+   * is a snapshot kept in step with arrivals; after a job leaves the queue the next read rebuilds it
+   * (O(queue)), so hot loops over long queues should use `queue` instead.
+   */
+  get waiting(): Job[] {
+    return this.queue.toArray();
+  }
   /** Running jobs by slot (holes are null). */
   readonly runningBySlot: (RunningJob | null)[] = [];
   runningCount = 0;
@@ -201,6 +335,8 @@ export class ClusterSimulator {
   readonly procMemLoad: Float64Array;
   /** Free cores per node in platform order. */
   readonly freeTree: NodeFreeTree;
+  /** Free-core trees over other node orders (see `freeTreeInOrder`), kept in step with `freeTree`. */
+  private readonly orderedTrees: { key: string; pos: Int32Array; tree: NodeFreeTree }[] = [];
   freeCores: number;
   busyCores = 0;
 
@@ -235,6 +371,16 @@ export class ClusterSimulator {
   private readonly dirtyTasks: RunningTask[] = [];
   private readonly contentionFree: Uint8Array;
   private stallOffered = false;
+  // scratch of placement checks (no allocation per start): marks by generation, per-node tallies
+  private scratchGen = 0;
+  /** Distinct nodes found by the last `placementError` (its tally is in the scratch arrays). */
+  private lastTally = -1;
+  private readonly coreMark: Int32Array;
+  private readonly nodeMark: Int32Array;
+  private readonly scratchNodes: Int32Array;
+  private readonly scratchCount: Int32Array;
+  private readonly scratchMem: Float64Array;
+
   private finishedFlag = false;
 
   constructor(platform: Platform, jobs: Iterable<Job>, options: SimulatorOptions = {}) {
@@ -258,6 +404,11 @@ export class ClusterSimulator {
     this.nodeCommLoad = new Float64Array(N);
     this.procMemLoad = new Float64Array(P);
     this.freeTree = new NodeFreeTree(this.nodeFree);
+    this.coreMark = new Int32Array(C);
+    this.nodeMark = new Int32Array(N);
+    this.scratchNodes = new Int32Array(N);
+    this.scratchCount = new Int32Array(N);
+    this.scratchMem = new Float64Array(N);
     this.freeCores = C;
     this.procDirty = new Uint8Array(P);
     this.nodeDirty = new Uint8Array(N);
@@ -282,6 +433,28 @@ export class ClusterSimulator {
   /** Adds an observer. */
   addListener(l: SimulationListener): void {
     this.listeners.push(l);
+  }
+
+  /**
+   * A free-core tree over the nodes in another order (position `i` holds node `order[i]`; `order` is a
+   * permutation of the node ids), which the engine keeps up to date from now on, as it does
+   * `freeTree`. Resource policies with a static node order use it to find "the first node in my order
+   * with k free cores" in O(log N). Calls with the same `key` return the same tree.
+   */
+  freeTreeInOrder(key: string, order: Int32Array): NodeFreeTree {
+    const have = this.orderedTrees.find((o) => o.key === key);
+    if (have) return have.tree;
+    const N = this.platform.nodeCount;
+    if (order.length !== N) throw new Error(`freeTreeInOrder(${key}): the order has ${order.length} nodes, the platform ${N}`);
+    const pos = new Int32Array(N).fill(-1);
+    for (let i = 0; i < N; i++) {
+      const n = order[i]!;
+      if (!(n >= 0 && n < N) || pos[n] !== -1) throw new Error(`freeTreeInOrder(${key}): not a permutation of the node ids`);
+      pos[n] = i;
+    }
+    const tree = new NodeFreeTree(Int32Array.from(order, (n) => this.nodeFree[n]!));
+    this.orderedTrees.push({ key, pos, tree });
+    return tree;
   }
 
   /** Whether every job has left the system and none is left to submit. */
@@ -318,17 +491,18 @@ export class ClusterSimulator {
    */
   advance(): boolean {
     if (this.finishedFlag) return false;
+    this.queue.tidy();
     for (;;) {
       const tEv = this.skipStale();
       const tSub = this.nextSubmitTime;
       const t = tEv < tSub ? tEv : tSub;
       if (t === Infinity) {
-        if (this.waiting.length > 0) {
+        if (this.queue.length > 0) {
           // Nothing runs and nothing will arrive. Give the caller one more decision point; if it
           // still starts nothing, the jobs would wait forever.
           if (this.stallOffered)
             throw new Error(
-              `simulation stalled at t=${this.now}: ${this.waiting.length} jobs wait, nothing runs and nothing is left to arrive, and the scheduler started nothing`,
+              `simulation stalled at t=${this.now}: ${this.queue.length} jobs wait, nothing runs and nothing is left to arrive, and the scheduler started nothing`,
             );
           this.stallOffered = true;
           return true;
@@ -349,8 +523,8 @@ export class ClusterSimulator {
         this.submit(job);
         changed = true;
       }
-      if (changed && this.waiting.length > 0) return true;
-      if (this.waiting.length === 0 && this.runningCount === 0 && !this.nextJob) {
+      if (changed && this.queue.length > 0) return true;
+      if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
         this.finishedFlag = true;
         return false;
       }
@@ -363,7 +537,7 @@ export class ClusterSimulator {
    * refuses to run anything.
    */
   get stalled(): boolean {
-    return this.waiting.length > 0 && this.runningCount === 0 && !this.nextJob && this.skipStale() === Infinity;
+    return this.queue.length > 0 && this.runningCount === 0 && !this.nextJob && this.skipStale() === Infinity;
   }
 
   /** Whether `job` fits the platform when it is empty (under the placement constraints). */
@@ -410,46 +584,85 @@ export class ClusterSimulator {
   placementError(job: Job, cores: ArrayLike<number>): string | null {
     if (cores.length !== job.ntasks) return `expected ${job.ntasks} cores, got ${cores.length}`;
     const p = this.platform;
-    const seen = new Map<number, number>();
-    const memByNode = new Map<number, number>();
     for (let t = 0; t < cores.length; t++) {
       const c = cores[t]!;
       if (!(c >= 0 && c < p.coreCount) || !Number.isInteger(c)) return `core ${c} does not exist`;
       if (this.coreOwner[c] !== -1) return `core ${c} is busy`;
-      const n = p.coreNode[c]!;
-      seen.set(n, (seen.get(n) ?? 0) + 1);
-      memByNode.set(n, (memByNode.get(n) ?? 0) + taskMem(job, t));
     }
-    if (new Set(Array.from(cores)).size !== cores.length) return 'a core is given twice';
-    if (job.type === 'seq' && seen.size !== 1) return `a seq job runs on one node; the placement spans ${seen.size}`;
+    const nt = this.tallyNodes(job, cores);
+    this.lastTally = nt;
+    if (nt < 0) return 'a core is given twice';
+    const touched = this.scratchNodes;
+    if (job.type === 'seq' && nt !== 1) return `a seq job runs on one node; the placement spans ${nt}`;
     if (job.type === 'mpi' && job.nodes > 0) {
-      if (seen.size !== job.nodes) return `the job asks for exactly ${job.nodes} nodes; the placement spans ${seen.size}`;
-      if (job.ntasksPerNode > 0) for (const [n, k] of seen) if (k > job.ntasksPerNode) return `node ${n} gets ${k} tasks; the job asks for ${job.ntasksPerNode} per node`;
+      if (nt !== job.nodes) return `the job asks for exactly ${job.nodes} nodes; the placement spans ${nt}`;
+      if (job.ntasksPerNode > 0)
+        for (let i = 0; i < nt; i++) {
+          const n = touched[i]!;
+          const k = this.scratchCount[n]!;
+          if (k > job.ntasksPerNode) return `node ${n} gets ${k} tasks; the job asks for ${job.ntasksPerNode} per node`;
+        }
     }
     if (this.enforceMemory)
-      for (const [n, m] of memByNode) if (m > this.nodeFreeMem[n]! + 1e-9) return `node ${n} has ${this.nodeFreeMem[n]} MB free; the job's tasks there need ${m} MB`;
+      for (let i = 0; i < nt; i++) {
+        const n = touched[i]!;
+        const m = this.scratchMem[n]!;
+        if (m > this.nodeFreeMem[n]! + 1e-9) return `node ${n} has ${this.nodeFreeMem[n]} MB free; the job's tasks there need ${m} MB`;
+      }
     return null;
   }
 
   /**
-   * Starts a waiting job on `cores` (task `t` on `cores[t]`). Throws when the job is not waiting or
-   * the placement is invalid (see `placementError`); the state is unchanged then.
+   * Tallies the distinct nodes of a placement without allocating: fills `scratchNodes[0..k)` with
+   * them (first-seen order) and, per node, `scratchCount` (tasks) and `scratchMem` (MB). Returns k, or
+   * -1 when a core is given twice. Cores must exist.
    */
-  startJob(job: Job, cores: ArrayLike<number>): RunningJob {
-    const qi = this.waiting.indexOf(job);
+  private tallyNodes(job: Job, cores: ArrayLike<number>): number {
+    if (++this.scratchGen >= 0x7fffffff) {
+      this.scratchGen = 1;
+      this.coreMark.fill(0);
+      this.nodeMark.fill(0);
+    }
+    const gen = this.scratchGen;
+    const coreNode = this.platform.coreNode;
+    let nt = 0;
+    for (let t = 0; t < cores.length; t++) {
+      const c = cores[t]!;
+      if (this.coreMark[c] === gen) return -1;
+      this.coreMark[c] = gen;
+      const n = coreNode[c]!;
+      if (this.nodeMark[n] !== gen) {
+        this.nodeMark[n] = gen;
+        this.scratchCount[n] = 0;
+        this.scratchMem[n] = 0;
+        this.scratchNodes[nt++] = n;
+      }
+      this.scratchCount[n]!++;
+      this.scratchMem[n]! += taskMem(job, t);
+    }
+    return nt;
+  }
+
+  /**
+   * Starts a waiting job on `cores` (task `t` on `cores[t]`). Throws when the job is not waiting or
+   * the placement is invalid (see `placementError`); the state is unchanged then. With `transfer`, an
+   * `Int32Array` of cores is kept as the job's (`RunningJob.cores`) instead of copied: the caller
+   * must not modify it afterwards (schedulers pass the fresh array a placement returned).
+   */
+  startJob(job: Job, cores: ArrayLike<number>, transfer = false): RunningJob {
+    const qi = this.queue.indexOf(job);
     if (qi < 0) throw new Error(`job ${job.id} is not waiting`);
     const err = this.placementError(job, cores);
     if (err) throw new Error(`cannot start job ${job.id}: ${err}`);
-    if (qi === 0) this.waiting.shift();
-    else this.waiting.splice(qi, 1);
-    return this.launch(job, Int32Array.from(cores));
+    this.queue.removeAt(qi);
+    return this.launch(job, transfer && cores instanceof Int32Array ? cores : Int32Array.from(cores));
   }
 
   /** Rejects a waiting job (it never runs; counted in `jobs_rejected`). */
   rejectJob(job: Job): void {
-    const qi = this.waiting.indexOf(job);
+    const qi = this.queue.indexOf(job);
     if (qi < 0) throw new Error(`job ${job.id} is not waiting`);
-    this.waiting.splice(qi, 1);
+    this.queue.removeAt(qi);
     this.jobsRejected++;
     const rec: JobRecord = { job, submit: job.subtime, start: this.now, finish: this.now, state: 'rejected', cores: new Int32Array(0), nodes: new Int32Array(0), releases: new Float64Array(0) };
     for (const l of this.listeners) l.onJobEnded?.(this, rec, null);
@@ -481,7 +694,7 @@ export class ClusterSimulator {
       for (const l of this.listeners) l.onJobEnded?.(this, rec, null);
       return;
     }
-    this.waiting.push(job);
+    this.queue.push(job);
     for (const l of this.listeners) l.onJobSubmitted?.(this, job);
   }
 
@@ -556,11 +769,8 @@ export class ClusterSimulator {
     rj.eventTime = Infinity;
     const job = rj.job;
     if (job.type !== 'seq' || !rj.tasks) {
-      for (let t = 0; t < rj.cores.length; t++) {
-        const c = rj.cores[t]!;
-        this.coreTask[c] = null;
-        this.releaseCore(c, taskMem(job, t));
-      }
+      for (let t = 0; t < rj.cores.length; t++) this.coreTask[rj.cores[t]!] = null;
+      this.moveCores(job, rj.cores, -1);
     }
     this.runningBySlot[rj.slot] = null;
     this.freeSlots.push(rj.slot);
@@ -574,21 +784,68 @@ export class ClusterSimulator {
     for (const l of this.listeners) l.onJobEnded?.(this, rec, rj);
   }
 
-  private takeCore(c: number, mem: number, owner: number): void {
+  /**
+   * Takes all the cores of a placement for `owner` (a slot), or releases them (`owner` -1), batched
+   * over runs of consecutive cores on the same node and processor (placements list a node's cores
+   * together): one free-tree update per run and one power update per processor run, the same result
+   * as core by core without the per-core tree walks.
+   */
+  private moveCores(job: Job, cores: Int32Array, owner: number): void {
     const p = this.platform;
-    this.coreOwner[c] = owner;
-    const n = p.coreNode[c]!;
-    this.nodeFree[n]!--;
-    this.nodeFreeMem[n]! -= mem;
-    this.freeTree.update(n, this.nodeFree[n]!);
-    this.freeCores--;
-    this.busyCores++;
-    const proc = p.coreProc[c]!;
-    const b = this.procBusy[proc]!;
-    this.power +=
-      processorPower(b + 1, p.procStaticPower[proc]!, p.procDynamicPower[proc]!, p.procMinPower[proc]!) -
-      processorPower(b, p.procStaticPower[proc]!, p.procDynamicPower[proc]!, p.procMinPower[proc]!);
-    this.procBusy[proc] = b + 1;
+    const take = owner >= 0;
+    const k = cores.length;
+    const memEach = job.tasks ? -1 : job.mem;
+    let node = -1;
+    let nodeCount = 0;
+    let nodeMem = 0;
+    let proc = -1;
+    let procCount = 0;
+    for (let t = 0; t <= k; t++) {
+      const c = t < k ? cores[t]! : -1;
+      const n = t < k ? p.coreNode[c]! : -1;
+      const q = t < k ? p.coreProc[c]! : -1;
+      if (n !== node) {
+        if (node >= 0) {
+          if (take) {
+            this.nodeFree[node]! -= nodeCount;
+            this.nodeFreeMem[node]! -= nodeMem;
+          } else {
+            this.nodeFree[node]! += nodeCount;
+            this.nodeFreeMem[node]! += nodeMem;
+            if (this.nodeFree[node] === p.nodeCoreCount[node]) this.nodeFreeMem[node] = p.nodeMemoryMb[node]!; // no drift
+          }
+          const f = this.nodeFree[node]!;
+          this.freeTree.update(node, f);
+          for (let j = 0; j < this.orderedTrees.length; j++) {
+            const o = this.orderedTrees[j]!;
+            o.tree.update(o.pos[node]!, f);
+          }
+        }
+        node = n;
+        nodeCount = 0;
+        nodeMem = 0;
+      }
+      if (q !== proc) {
+        if (proc >= 0) {
+          const b = this.procBusy[proc]!;
+          const b2 = take ? b + procCount : b - procCount;
+          this.power +=
+            processorPower(b2, p.procStaticPower[proc]!, p.procDynamicPower[proc]!, p.procMinPower[proc]!) -
+            processorPower(b, p.procStaticPower[proc]!, p.procDynamicPower[proc]!, p.procMinPower[proc]!);
+          this.procBusy[proc] = b2;
+        }
+        proc = q;
+        procCount = 0;
+      }
+      if (t === k) break;
+      this.coreOwner[c] = owner;
+      nodeCount++;
+      nodeMem += memEach >= 0 ? memEach : job.tasks![t]!.mem;
+      procCount++;
+    }
+    this.freeCores += take ? -k : k;
+    this.busyCores += take ? k : -k;
+    if (!take && this.busyCores === 0) this.power = this.idlePower();
   }
 
   private releaseCore(c: number, mem: number): void {
@@ -599,6 +856,10 @@ export class ClusterSimulator {
     this.nodeFreeMem[n]! += mem;
     if (this.nodeFree[n] === p.nodeCoreCount[n]) this.nodeFreeMem[n] = p.nodeMemoryMb[n]!; // no drift
     this.freeTree.update(n, this.nodeFree[n]!);
+    for (let i = 0; i < this.orderedTrees.length; i++) {
+      const o = this.orderedTrees[i]!;
+      o.tree.update(o.pos[n]!, this.nodeFree[n]!);
+    }
     this.freeCores++;
     this.busyCores--;
     const proc = p.coreProc[c]!;
@@ -620,33 +881,19 @@ export class ClusterSimulator {
   private launch(job: Job, cores: Int32Array): RunningJob {
     const p = this.platform;
     const slot = this.freeSlots.length > 0 ? this.freeSlots.pop()! : this.runningBySlot.length;
-    // distinct nodes and tasks per node
-    let nodes: Int32Array;
-    let perNode: Int32Array;
-    const first = p.coreNode[cores[0]!]!;
-    let single = true;
-    for (let t = 1; t < cores.length; t++) if (p.coreNode[cores[t]!] !== first) {
-      single = false;
-      break;
-    }
-    if (single) {
-      nodes = Int32Array.of(first);
-      perNode = Int32Array.of(cores.length);
-    } else {
-      const counts = new Map<number, number>();
-      for (let t = 0; t < cores.length; t++) {
-        const n = p.coreNode[cores[t]!]!;
-        counts.set(n, (counts.get(n) ?? 0) + 1);
-      }
-      nodes = Int32Array.from([...counts.keys()].sort((a, b) => a - b));
-      perNode = Int32Array.from(nodes, (n) => counts.get(n)!);
-    }
+    // distinct nodes (ascending) and tasks per node: the tally `placementError` just made
+    const nt = this.lastTally;
+    const single = nt === 1;
+    const nodes = this.scratchNodes.slice(0, nt);
+    if (!single) nodes.sort();
+    const perNode = new Int32Array(nt);
+    for (let i = 0; i < nt; i++) perNode[i] = this.scratchCount[nodes[i]!]!;
     this.stallOffered = false;
     const rj = new RunningJob(job, slot, this.now, cores, nodes, perNode);
     if (slot === this.runningBySlot.length) this.runningBySlot.push(rj);
     else this.runningBySlot[slot] = rj;
     this.runningCount++;
-    for (let t = 0; t < cores.length; t++) this.takeCore(cores[t]!, taskMem(job, t), slot);
+    this.moveCores(job, cores, slot);
 
     const isMpi = job.type === 'mpi';
     if (isMpi && !single) this.networkVolume += networkVolume(job.commVol, perNode);

@@ -1,39 +1,104 @@
 /**
- * Resource selection: which cores a job gets (DESIGN §4). A `ResourcePolicy` returns the cores of
- * a valid placement for a waiting job on the simulator's current free state, or null when the job
- * does not fit now. Placement rules by job shape:
+ * Placement: which cores a job gets (DESIGN §4). A `ResourcePolicy` returns the cores of a valid
+ * placement for a waiting job on the simulator's current free state, or null when the job does not
+ * fit now. Every policy shares the placement rules below and differs only in the ORDER in which it
+ * prefers nodes (and, inside a node, cores); see `resourceSelection.ts` for the orders.
  *
- * - `seq`: all tasks on one node; the node is chosen by the node fit (`first_fit`: the first node
- *   in the policy's order with enough free cores and memory; `best_fit`: the one with the fewest
- *   free cores that still fit, ties in the policy's order);
- * - `mpi` with `nodes`: exactly that many nodes with `ntasks_per_node` free cores each, in order;
- * - `mpi` otherwise: free cores in the policy's order, spilling over nodes.
+ * Placement rules by job shape:
+ * - `seq`: all tasks on one node; the node is chosen by the node fit: `first_fit` takes the first
+ *   node in the policy's order with enough free cores and memory; `best_fit` the one with the fewest
+ *   free cores that still fit (ties: the policy's order);
+ * - `mpi` with `nodes` (Slurm-exact): exactly that many nodes, `ntasks_per_node` tasks on each (or
+ *   `ceil(ntasks / nodes)`, the last node taking the remainder), nodes taken in the policy's order;
+ * - `mpi` otherwise: free cores in the policy's order, spilling over nodes (as many as fit on a node,
+ *   memory permitting, before the next).
  *
- * Within a node, cores are taken in core-id order. `first` is the platform order; the node search
- * uses the simulator's free-core segment tree, so no placement walks the whole platform.
+ * A placement may be LIMITED (`PlacementLimit`): at most `cores(n)` cores and `mem(n)` MB on node
+ * `n`. Backfilling uses limits so that a job started now leaves alone the resources a reservation
+ * needs later (EASY: the head job's nodes at its shadow time; conservative: every reservation).
+ *
+ * Finding nodes never walks the whole platform: a policy exposes its order as a `NodeOrder`, a cursor
+ * "first position >= p whose node has >= k free cores", answered by a free-core segment tree
+ * (`NodeFreeTree`) for static orders and by a scan of the nodes that have free cores for orders that
+ * depend on the state.
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
+import type { NodeFreeTree } from '../execution/nodeFreeTree.js';
 import { taskMem, type Job } from '../workload/job.js';
 
 /** How a `seq` job picks its node among those that fit. */
 export type NodeFit = 'first_fit' | 'best_fit';
+/** The node fits. */
+export const NODE_FITS: readonly NodeFit[] = ['first_fit', 'best_fit'];
+
+/** Upper bounds on what one placement may take on each node (on top of what is free). */
+export interface PlacementLimit {
+  /** Most cores the job may take on `node`. */
+  cores(node: number): number;
+  /** Most memory (MB) the job may take on `node`. */
+  mem(node: number): number;
+}
 
 /** A resource-selection policy. */
 export interface ResourcePolicy {
   readonly name: string;
-  /** Cores for `job` now (task t on cores[t]), or null when it does not fit. */
-  place(sim: ClusterSimulator, job: Job, fit: NodeFit): Int32Array | null;
+  /**
+   * Cores for `job` now (task t on cores[t]), or null when it does not fit (within `limit` when
+   * given). A policy finds a placement whenever one exists under the rules of the module comment.
+   */
+  place(sim: ClusterSimulator, job: Job, fit: NodeFit, limit?: PlacementLimit | null): Int32Array | null;
 }
 
+/** Nodes in a policy's order, as a cursor over positions. */
+export interface NodeOrder {
+  /** First position `>= from` whose node has at least `k` free cores, or -1. */
+  next(from: number, k: number): number;
+  /** The node at position `p`. */
+  node(p: number): number;
+}
+
+/** A static order kept in a free-core tree: position `p` holds node `perm[p]` (identity when null). */
+export class TreeOrder implements NodeOrder {
+  constructor(
+    readonly tree: NodeFreeTree,
+    readonly perm: Int32Array | null,
+  ) {}
+  next(from: number, k: number): number {
+    return this.tree.findFirst(from, k);
+  }
+  node(p: number): number {
+    return this.perm ? this.perm[p]! : p;
+  }
+}
+
+/** An explicit list of candidate nodes (an order computed for one placement). */
+export class ListOrder implements NodeOrder {
+  constructor(
+    private readonly sim: ClusterSimulator,
+    readonly nodes: ArrayLike<number>,
+  ) {}
+  next(from: number, k: number): number {
+    const free = this.sim.nodeFree;
+    for (let p = Math.max(0, from); p < this.nodes.length; p++) if (free[this.nodes[p]!]! >= k) return p;
+    return -1;
+  }
+  node(p: number): number {
+    return this.nodes[p]!;
+  }
+}
+
+/** Takes `k` free cores of `node` into `out` at `at`; returns how many it took. */
+export type CoreTaker = (sim: ClusterSimulator, node: number, k: number, out: Int32Array, at: number) => number;
+
 /** Free memory needed on one node for tasks [from, from + k) of `job`. */
-function memFor(job: Job, from: number, k: number): number {
+export function memFor(job: Job, from: number, k: number): number {
   if (!job.tasks) return job.mem * k;
   let m = 0;
   for (let t = from; t < from + k; t++) m += taskMem(job, t);
   return m;
 }
 
-/** Takes `k` free cores of `node` in core order into `out` at `at`. */
+/** Takes `k` free cores of `node` in core-id order into `out` at `at`. */
 export function takeFreeCores(sim: ClusterSimulator, node: number, k: number, out: Int32Array, at: number): number {
   const p = sim.platform;
   const c0 = p.nodeFirstCore[node]!;
@@ -43,58 +108,127 @@ export function takeFreeCores(sim: ClusterSimulator, node: number, k: number, ou
   return got;
 }
 
-/** Whether `node` can take tasks [from, from+k) of `job` now (cores and memory). */
-export function nodeFits(sim: ClusterSimulator, node: number, job: Job, from: number, k: number): boolean {
-  if (sim.nodeFree[node]! < k) return false;
-  return !sim.enforceMemory || memFor(job, from, k) <= sim.nodeFreeMem[node]! + 1e-9;
+/** Takes `k` free cores of `node` following `cores` (a preference order of the node's cores). */
+export function takeFreeCoresInOrder(sim: ClusterSimulator, cores: ArrayLike<number>, k: number, out: Int32Array, at: number): number {
+  let got = 0;
+  for (let i = 0; i < cores.length && got < k; i++) {
+    const c = cores[i]!;
+    if (sim.coreOwner[c] === -1) out[at + got++] = c;
+  }
+  return got;
 }
 
-/** Platform-order placement (`first`). */
+/** Free cores of `node` usable under `limit`. */
+function usableCores(sim: ClusterSimulator, node: number, limit: PlacementLimit | null | undefined): number {
+  const f = sim.nodeFree[node]!;
+  if (!limit) return f;
+  const l = limit.cores(node);
+  return l < f ? l : f;
+}
+
+/** Free memory of `node` usable under `limit`, MB. */
+function usableMem(sim: ClusterSimulator, node: number, limit: PlacementLimit | null | undefined): number {
+  const f = sim.nodeFreeMem[node]!;
+  if (!limit) return f;
+  const l = limit.mem(node);
+  return l < f ? l : f;
+}
+
+/** Whether `node` can take tasks [from, from+k) of `job` now (cores and memory, within `limit`). */
+export function nodeFits(sim: ClusterSimulator, node: number, job: Job, from: number, k: number, limit?: PlacementLimit | null): boolean {
+  if (usableCores(sim, node, limit) < k) return false;
+  return !sim.enforceMemory || memFor(job, from, k) <= usableMem(sim, node, limit) + 1e-9;
+}
+
+/** Tasks per node of an `mpi` job with `nodes`: `[per, last]` (the last node takes the remainder). */
+export function tasksPerNode(job: Job): [number, number] {
+  const per = job.ntasksPerNode > 0 ? job.ntasksPerNode : Math.ceil(job.ntasks / job.nodes);
+  return [per, job.ntasks - (job.nodes - 1) * per];
+}
+
+/**
+ * The placement rules of the module comment over nodes in `order`; cores inside a node are taken
+ * by `take` (core-id order by default). Returns the cores or null.
+ */
+export function placeInOrder(
+  sim: ClusterSimulator,
+  job: Job,
+  fit: NodeFit,
+  order: NodeOrder,
+  limit?: PlacementLimit | null,
+  take: CoreTaker = takeFreeCores,
+): Int32Array | null {
+  const n = job.ntasks;
+  if (n > sim.freeCores) return null;
+  const out = new Int32Array(n);
+  if (job.type === 'seq') {
+    let best = -1;
+    let bestFree = Infinity;
+    for (let p = order.next(0, n); p >= 0; p = order.next(p + 1, n)) {
+      const node = order.node(p);
+      if (!nodeFits(sim, node, job, 0, n, limit)) continue;
+      if (fit === 'first_fit') {
+        best = node;
+        break;
+      }
+      const f = usableCores(sim, node, limit);
+      if (f < bestFree) {
+        best = node;
+        bestFree = f;
+        if (f === n) break;
+      }
+    }
+    if (best < 0) return null;
+    take(sim, best, n, out, 0);
+    return out;
+  }
+  if (job.nodes > 0) {
+    const [per, lastCount] = tasksPerNode(job);
+    let placed = 0;
+    let used = 0;
+    const least = Math.min(per, lastCount);
+    for (let p = order.next(0, least); p >= 0 && used < job.nodes; p = order.next(p + 1, least)) {
+      const node = order.node(p);
+      const want = used === job.nodes - 1 ? lastCount : per;
+      if (!nodeFits(sim, node, job, placed, want, limit)) continue;
+      take(sim, node, want, out, placed);
+      placed += want;
+      used++;
+    }
+    return used === job.nodes ? out : null;
+  }
+  let placed = 0;
+  for (let p = order.next(0, 1); p >= 0 && placed < n; p = order.next(p + 1, 1)) {
+    const node = order.node(p);
+    let k = Math.min(usableCores(sim, node, limit), n - placed);
+    if (sim.enforceMemory && k > 0) {
+      const room = usableMem(sim, node, limit) + 1e-9;
+      if (!job.tasks) {
+        if (job.mem > 0) k = Math.min(k, Math.floor(room / job.mem));
+      } else while (k > 0 && memFor(job, placed, k) > room) k--;
+    }
+    if (k <= 0) continue;
+    placed += take(sim, node, k, out, placed);
+  }
+  return placed === n ? out : null;
+}
+
+const platformOrders = new WeakMap<ClusterSimulator, TreeOrder>();
+
+/** The platform order of `sim` (node ids ascending) over its own free-core tree. */
+export function platformOrder(sim: ClusterSimulator): TreeOrder {
+  let o = platformOrders.get(sim);
+  if (!o) {
+    o = new TreeOrder(sim.freeTree, null);
+    platformOrders.set(sim, o);
+  }
+  return o;
+}
+
+/** Platform-order placement (`first`): nodes by id, cores by id. */
 export const firstPolicy: ResourcePolicy = {
   name: 'first',
-  place(sim, job, fit) {
-    const tree = sim.freeTree;
-    const n = job.ntasks;
-    if (n > sim.freeCores) return null;
-    const out = new Int32Array(n);
-    if (job.type === 'seq') {
-      let best = -1;
-      for (let node = tree.findFirst(0, n); node >= 0; node = tree.findFirst(node + 1, n)) {
-        if (!nodeFits(sim, node, job, 0, n)) continue;
-        if (fit === 'first_fit') {
-          best = node;
-          break;
-        }
-        if (best < 0 || sim.nodeFree[node]! < sim.nodeFree[best]!) best = node;
-        if (sim.nodeFree[best] === n) break;
-      }
-      if (best < 0) return null;
-      takeFreeCores(sim, best, n, out, 0);
-      return out;
-    }
-    if (job.nodes > 0) {
-      // exactly `nodes` nodes: `per` tasks on each but the last, which takes the remainder
-      const per = job.ntasksPerNode > 0 ? job.ntasksPerNode : Math.ceil(n / job.nodes);
-      const lastCount = n - (job.nodes - 1) * per;
-      let placed = 0;
-      let used = 0;
-      const least = Math.min(per, lastCount);
-      for (let node = tree.findFirst(0, least); node >= 0 && used < job.nodes; node = tree.findFirst(node + 1, least)) {
-        const want = used === job.nodes - 1 ? lastCount : per;
-        if (!nodeFits(sim, node, job, placed, want)) continue;
-        takeFreeCores(sim, node, want, out, placed);
-        placed += want;
-        used++;
-      }
-      return used === job.nodes ? out : null;
-    }
-    let placed = 0;
-    for (let node = tree.findFirst(0, 1); node >= 0 && placed < n; node = tree.findFirst(node + 1, 1)) {
-      let k = Math.min(sim.nodeFree[node]!, n - placed);
-      if (sim.enforceMemory) while (k > 0 && memFor(job, placed, k) > sim.nodeFreeMem[node]! + 1e-9) k--;
-      if (k === 0) continue;
-      placed += takeFreeCores(sim, node, k, out, placed);
-    }
-    return placed === n ? out : null;
+  place(sim, job, fit, limit) {
+    return placeInOrder(sim, job, fit, platformOrder(sim), limit);
   },
 };

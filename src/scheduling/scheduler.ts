@@ -1,15 +1,40 @@
 /**
  * Batch schedulers: the policies that decide, at each decision point, which waiting jobs start and
  * where (DESIGN §4). A `Scheduler` is called by `runSimulation` after every `advance()` of the
- * simulator and starts zero or more jobs with `sim.startJob`.
+ * simulator (a decision point: a time at which jobs wait and a job arrived or ended) and starts zero
+ * or more jobs with `sim.startJob`.
  *
- * `ListScheduler` is the classic list scheduler: it orders the queue with a job-selection policy,
- * then starts jobs in that order while they fit (no backfilling: it stops at the first job that
- * does not fit, so that job is never overtaken).
+ * `PolicyScheduler` composes a job selection (the order of the queue), a resource selection with a
+ * node fit (where a job goes) and a backfilling algorithm. At a decision point it
+ * 1. orders the queue (see `jobSelection.ts` for how each order is maintained);
+ * 2. starts jobs in that order while they fit; the first that does not fit is the HEAD;
+ * 3. backfills around the head (`none`: stop there; `easy`: the head gets a reservation, later jobs
+ *    that do not delay it start). With `conservative`, steps 2 and 3 are one pass: every job examined
+ *    in order, the first included, gets (or keeps) a reservation, and those whose reservation is now
+ *    start. See `backfilling.ts`.
+ *
+ * Head semantics. By default the queue is re-ordered at every decision point, as Slurm does: a job
+ * that arrives with a better priority takes the place of the head. With `commitHead`, as RLScheduler
+ * does, the job ranked first is COMMITTED: nothing overtakes it until it starts, whatever arrives (but
+ * backfilling may run jobs around it); once it starts, the next job ranked first is committed. With
+ * conservative backfilling the same choice applies to every reservation: re-ordering recomputes them
+ * all in the current priority order at each decision point (Slurm's backfill pass), commit-head keeps
+ * each as a commitment that later decisions never push back (Mu'alem & Feitelson's conservative
+ * backfilling with compression).
+ *
+ * Instrumentation: `onReservation` is told every reservation made (the head's for EASY, every
+ * examined job's for conservative), e.g. to check that a head never starts later than its reservation.
  */
-import type { ClusterSimulator } from '../execution/simulator.js';
+import { derive, type Rng } from '../core/rng.js';
+import type { ClusterSimulator, JobRecord, RunningJob, SimulationListener } from '../execution/simulator.js';
 import type { Job } from '../workload/job.js';
+import { DEFAULT_MAX_JOB_TEST, easyReservation, isCountBased, RunningByEnd, type BackfillName, type EasyReservation } from './backfilling.js';
+import { fcfsSelection, type JobSelection } from './jobSelection.js';
 import { firstPolicy, type NodeFit, type ResourcePolicy } from './placement.js';
+import { CountProfile, NodeProfile, type NodePlan } from './profile.js';
+import { SortedList } from './sortedList.js';
+
+export { fcfsSelection, type JobSelection } from './jobSelection.js';
 
 /** A batch scheduling policy. */
 export interface Scheduler {
@@ -19,47 +44,422 @@ export interface Scheduler {
   schedule(sim: ClusterSimulator): void;
 }
 
-/** A job-selection policy: the order in which waiting jobs are considered. */
-export interface JobSelection {
-  readonly name: string;
-  /** The waiting jobs in the order to consider them (a new array; `queue` is in arrival order). */
-  order(queue: readonly Job[], now: number): Job[];
+/**
+ * A reservation made by a scheduler, for instrumentation. EASY reports the head's reservation when it
+ * computes it; with `fcfs` and a count-based head it keeps it across decision points where only jobs
+ * arrived (it cannot change then) and reports it again when it is recomputed.
+ */
+export interface ReservationEvent {
+  job: Job;
+  /** Time the reservation was made. */
+  now: number;
+  /** Reserved start time (the EASY shadow time; the conservative earliest start). */
+  time: number;
+  backfill: Exclude<BackfillName, 'none'>;
 }
 
-/** First come, first served: arrival order. */
-export const fcfsSelection: JobSelection = {
-  name: 'fcfs',
-  order: (queue) => queue.slice(),
-};
+/** Options of a `PolicyScheduler`. */
+export interface PolicySchedulerOptions {
+  /** Job selection (default `fcfs`). */
+  selection?: JobSelection;
+  /** Resource selection (default `first`). */
+  resources?: ResourcePolicy;
+  /** Node fit for `seq` jobs (default `first_fit`). */
+  fit?: NodeFit;
+  /** Backfilling (default `none`). */
+  backfill?: BackfillName;
+  /** Commit the head (RLScheduler) instead of re-ordering at every decision point (Slurm). */
+  commitHead?: boolean;
+  /** Queued jobs examined after the head per decision point when backfilling (default 500). */
+  maxJobTest?: number;
+  /** Name to report (default `JOB:RESOURCE[+BACKFILL]`). */
+  name?: string;
+  /** Told of every reservation made. */
+  onReservation?: (r: ReservationEvent) => void;
+  /**
+   * With arrival order (`fcfs`) and EASY, scan the simulator's queue in place and keep the head's
+   * reservation across decision points where only jobs arrived (default true). `false` recomputes
+   * everything at every decision point: the same decisions, slower (a reference for tests).
+   */
+  incrementalEasy?: boolean;
+}
 
-/** Orders the queue and starts jobs while they fit; stops at the first that does not. */
-export class ListScheduler implements Scheduler {
-  readonly name: string;
+/** A queue order maintained for one simulator. */
+interface QueueOrder {
+  /** Called at the start of a decision point. */
+  begin(sim: ClusterSimulator): void;
+  /** The first waiting job in order, or undefined. */
+  first(): Job | undefined;
+  /** Up to `k` waiting jobs in order, skipping `exclude`. */
+  after(exclude: Job, k: number): Job[];
+}
+
+/** Arrival order: the simulator's queue itself. */
+class ArrivalOrder implements QueueOrder {
+  private sim!: ClusterSimulator;
+  begin(sim: ClusterSimulator): void {
+    this.sim = sim;
+  }
+  first(): Job | undefined {
+    return this.sim.queue.first();
+  }
+  after(exclude: Job, k: number): Job[] {
+    const q = this.sim.queue;
+    const out: Job[] = [];
+    for (let i = q.start; i < q.end && out.length < k; i++) {
+      const j = q.at(i);
+      if (j && j !== exclude) out.push(j);
+    }
+    return out;
+  }
+}
+
+interface KeyedJob {
+  key: number;
+  seq: number;
+  job: Job;
+}
+
+/** A static key: the queue kept sorted as jobs arrive and leave. */
+class StaticOrder implements QueueOrder, SimulationListener {
+  private readonly list = new SortedList<KeyedJob>((a, b) => a.key - b.key || a.seq - b.seq);
+  private readonly entries = new Map<Job, KeyedJob>();
+  private seq = 0;
   constructor(
-    readonly selection: JobSelection = fcfsSelection,
-    readonly resources: ResourcePolicy = firstPolicy,
-    readonly fit: NodeFit = 'first_fit',
+    private readonly selection: JobSelection,
+    sim: ClusterSimulator,
   ) {
-    this.name = `${selection.name}:${resources.name}`;
+    for (const j of sim.waiting) this.onJobSubmitted(sim, j);
+  }
+  onJobSubmitted(sim: ClusterSimulator, job: Job): void {
+    const e = { key: this.selection.key(job, sim.now, sim.timeOrigin), seq: this.seq++, job };
+    this.entries.set(job, e);
+    this.list.insert(e);
+  }
+  private remove(job: Job): void {
+    const e = this.entries.get(job);
+    if (e) {
+      this.entries.delete(job);
+      this.list.delete(e);
+    }
+  }
+  onJobStarted(_sim: ClusterSimulator, rj: RunningJob): void {
+    this.remove(rj.job);
+  }
+  onJobEnded(_sim: ClusterSimulator, rec: JobRecord): void {
+    if (rec.state === 'rejected') this.remove(rec.job);
+  }
+  begin(): void {}
+  first(): Job | undefined {
+    return this.list.first()?.job;
+  }
+  after(exclude: Job, k: number): Job[] {
+    const out: Job[] = [];
+    this.list.forEachWhile((e) => {
+      if (e.job !== exclude) out.push(e.job);
+      return out.length < k;
+    });
+    return out;
+  }
+}
+
+/** A dynamic or random order: computed at each decision point; started jobs are skipped. */
+class RecomputedOrder implements QueueOrder {
+  private order: Job[] = [];
+  private pos = 0;
+  private readonly started = new Set<Job>();
+  constructor(private readonly selection: JobSelection) {}
+  begin(sim: ClusterSimulator): void {
+    this.order = this.selection.order(sim.waiting, sim.now, sim.timeOrigin);
+    this.pos = 0;
+    this.started.clear();
+  }
+  markStarted(job: Job): void {
+    this.started.add(job);
+  }
+  first(): Job | undefined {
+    while (this.pos < this.order.length && this.started.has(this.order[this.pos]!)) this.pos++;
+    return this.order[this.pos];
+  }
+  after(exclude: Job, k: number): Job[] {
+    const out: Job[] = [];
+    for (let i = this.pos; i < this.order.length && out.length < k; i++) {
+      const j = this.order[i]!;
+      if (j !== exclude && !this.started.has(j)) out.push(j);
+    }
+    return out;
+  }
+}
+
+/** Job selection x resource selection x node fit x backfilling (see the module comment). */
+export class PolicyScheduler implements Scheduler {
+  readonly name: string;
+  readonly selection: JobSelection;
+  readonly resources: ResourcePolicy;
+  readonly fit: NodeFit;
+  readonly backfill: BackfillName;
+  readonly commitHead: boolean;
+  readonly maxJobTest: number;
+  private readonly incrementalEasy: boolean;
+  private readonly onReservation: ((r: ReservationEvent) => void) | undefined;
+
+  private sim: ClusterSimulator | null = null;
+  private order: QueueOrder | null = null;
+  private index: RunningByEnd | null = null;
+  private committed: Job | null = null;
+  /** Counts job ends and starts made by others (invalidates the EASY cache). */
+  private stamp = 0;
+  /** Set while this scheduler starts a job. */
+  private starting = false;
+  /** Conservative: the reservations of waiting jobs, kept from one decision point to the next. */
+  private readonly reservations = new Map<Job, { time: number; duration: number; plan: NodePlan }>();
+  /** Conservative: count profile until a job with a placement constraint is examined. */
+  private profileKind: 'count' | 'node' = 'count';
+  /** EASY reservation kept across decision points where only jobs arrived (FCFS). */
+  private easyCache: { head: Job; stamp: number; res: EasyReservation; examined: number; resume: number; generation: number } | null = null;
+
+  constructor(options: PolicySchedulerOptions = {}) {
+    this.selection = options.selection ?? fcfsSelection;
+    this.resources = options.resources ?? firstPolicy;
+    this.fit = options.fit ?? 'first_fit';
+    this.backfill = options.backfill ?? 'none';
+    this.commitHead = options.commitHead ?? false;
+    this.maxJobTest = options.maxJobTest ?? DEFAULT_MAX_JOB_TEST;
+    if (!(Number.isInteger(this.maxJobTest) && this.maxJobTest >= 0)) throw new RangeError(`maxJobTest must be an integer >= 0, got ${this.maxJobTest}`);
+    this.onReservation = options.onReservation;
+    this.incrementalEasy = options.incrementalEasy ?? true;
+    this.name = options.name ?? `${this.selection.name}:${this.resources.name}${this.backfill === 'none' ? '' : `+${this.backfill}`}`;
+  }
+
+  /** Binds to `sim` (on first use): listeners for the queue order, the running jobs and the committed head. */
+  private attach(sim: ClusterSimulator): void {
+    if (this.sim === sim) return;
+    this.sim = sim;
+    this.committed = null;
+    this.easyCache = null;
+    this.reservations.clear();
+    this.profileKind = 'count';
+    const k = this.selection.kind;
+    let sorted: StaticOrder | null = null;
+    if (k === 'arrival') this.order = new ArrivalOrder();
+    else if (k === 'static') this.order = sorted = new StaticOrder(this.selection, sim);
+    else this.order = new RecomputedOrder(this.selection);
+    const index = this.backfill !== 'none' ? new RunningByEnd(sim) : null;
+    this.index = index;
+    // one listener for the queue order, the running jobs, the committed head and the EASY cache
+    sim.addListener({
+      onJobSubmitted: (s, job) => {
+        if (this.sim === sim) sorted?.onJobSubmitted(s, job);
+      },
+      onJobStarted: (s, rj) => {
+        if (this.sim !== sim) return;
+        sorted?.onJobStarted(s, rj);
+        index?.onJobStarted(s, rj);
+        if (rj.job === this.committed) this.committed = null;
+        if (this.reservations.size > 0) this.reservations.delete(rj.job);
+        if (!this.starting) this.stamp++;
+      },
+      onJobEnded: (s, rec, rj) => {
+        if (this.sim !== sim) return;
+        sorted?.onJobEnded(s, rec);
+        index?.onJobEnded(s, rec, rj);
+        if (rec.job === this.committed) this.committed = null;
+        if (this.reservations.size > 0) this.reservations.delete(rec.job);
+        this.stamp++;
+      },
+    });
+  }
+
+  private start(sim: ClusterSimulator, job: Job, cores: Int32Array): void {
+    this.starting = true;
+    try {
+      sim.startJob(job, cores, true);
+    } finally {
+      this.starting = false;
+    }
+    if (this.order instanceof RecomputedOrder) this.order.markStarted(job);
+  }
+
+  /** The head candidate: the committed job, or the first in order (committed when `commitHead`). */
+  private nextHead(): Job | undefined {
+    if (this.commitHead) {
+      if (!this.committed) this.committed = this.order!.first() ?? null;
+      return this.committed ?? undefined;
+    }
+    return this.order!.first();
   }
 
   schedule(sim: ClusterSimulator): void {
-    if (sim.waiting.length === 0) return;
-    const order = this.selection === fcfsSelection ? sim.waiting : this.selection.order(sim.waiting, sim.now);
-    // `sim.waiting` shrinks as jobs start: iterate over a snapshot of the head only when needed.
-    if (order === sim.waiting) {
-      while (sim.waiting.length > 0) {
-        const job = sim.waiting[0]!;
-        const cores = this.resources.place(sim, job, this.fit);
-        if (!cores) return;
-        sim.startJob(job, cores);
+    if (sim.queue.length === 0) return;
+    this.attach(sim);
+    const order = this.order!;
+    order.begin(sim);
+    if (this.backfill === 'conservative') {
+      // every job, the first included, starts only where it delays no reservation
+      const first = this.nextHead();
+      if (first) this.conservative(sim, first);
+      return;
+    }
+    let head: Job | undefined;
+    for (;;) {
+      head = this.nextHead();
+      if (!head) return;
+      const cores = this.resources.place(sim, head, this.fit);
+      if (!cores) break;
+      this.start(sim, head, cores);
+    }
+    if (this.backfill === 'easy') this.easy(sim, head);
+  }
+
+  private easy(sim: ClusterSimulator, head: Job): void {
+    const now = sim.now;
+    const arrival = this.incrementalEasy && this.order instanceof ArrivalOrder;
+    const c = this.easyCache;
+    let res: EasyReservation;
+    let examined = 0;
+    if (arrival && c && c.head === head && c.stamp === this.stamp && c.res.time > now) {
+      // Nothing ended and nobody else started anything since the last decision point, with the same
+      // count-based head: recomputing would give the same shadow time and the same extra cores
+      // (less what long backfilled jobs took, which `consume` subtracted), and the jobs examined
+      // then were rejected for reasons that still hold (free cores and extra only shrank, `now`
+      // grew). Only the jobs not yet examined are. (A node-based head is recomputed every time: a
+      // new computation may pick other nodes for it.)
+      res = c.res;
+      examined = c.examined;
+    } else {
+      res = easyReservation(sim, head, this.index!);
+      this.onReservation?.({ job: head, now, time: res.time, backfill: 'easy' });
+      this.easyCache = arrival && res.countBased ? { head, stamp: this.stamp, res, examined: 0, resume: 0, generation: -1 } : null;
+    }
+    if (res.time === Infinity) return;
+    /** Tries to start `job` now without delaying the head; returns whether it started. */
+    const tryJob = (job: Job): boolean => {
+      const free = sim.freeCores;
+      if (job.ntasks > free) return false;
+      let cores: Int32Array | null;
+      if (now + job.reqTime <= res.time) {
+        cores = this.resources.place(sim, job, this.fit);
+        if (!cores) return false;
+        this.start(sim, job, cores);
+        return true;
+      }
+      if (res.countBased && job.ntasks > res.extra) return false;
+      cores = this.resources.place(sim, job, this.fit, res.limit);
+      if (!cores) return false;
+      this.start(sim, job, cores);
+      res.consume(sim, job, cores);
+      return true;
+    };
+    if (arrival) {
+      // In place over the simulator's queue (buffer positions are stable while jobs leave): the head
+      // is first, the jobs examined before (all rejected) follow it. The window is the first
+      // `maxJobTest` jobs after the head as they are when the pass begins.
+      const q = sim.queue;
+      const cache = this.easyCache;
+      let pos: number;
+      if (cache && examined > 0 && cache.generation === q.generation) pos = cache.resume;
+      else {
+        pos = q.nextAt(q.start + 1);
+        for (let seen = 0; seen < examined && pos < q.end; pos = q.nextAt(pos + 1)) seen++;
+      }
+      let budget = this.maxJobTest - examined;
+      let free = sim.freeCores;
+      for (pos = q.nextAt(pos); pos < q.end && budget > 0 && free > 0; pos = q.nextAt(pos + 1)) {
+        const job = q.at(pos)!;
+        budget--;
+        if (job.ntasks > free || !tryJob(job)) examined++;
+        else free = sim.freeCores;
+      }
+      if (cache) {
+        cache.examined = examined;
+        cache.resume = pos;
+        cache.generation = q.generation;
       }
       return;
     }
-    for (const job of order) {
-      const cores = this.resources.place(sim, job, this.fit);
-      if (!cores) return;
-      sim.startJob(job, cores);
+    for (const job of this.order!.after(head, this.maxJobTest)) {
+      if (sim.freeCores === 0) break;
+      tryJob(job);
     }
   }
+
+  private conservative(sim: ClusterSimulator, head: Job): void {
+    const jobs = [head, ...this.order!.after(head, this.maxJobTest)];
+    const now = sim.now;
+    const kept = this.reservations;
+    const countOnly = jobs.every((j) => isCountBased(sim, j));
+    let switched: [Job, { time: number; duration: number }][] = [];
+    if (!this.commitHead) {
+      // Slurm: the reservations are plans, made again in the current priority order every time
+      kept.clear();
+      this.profileKind = countOnly ? 'count' : 'node';
+    } else if (this.profileKind === 'count' && !countOnly) {
+      // commitments: from now on placed on nodes; those made so far get nodes at their time
+      this.profileKind = 'node';
+      switched = [...kept].sort((x, y) => x[1].time - y[1].time);
+      kept.clear();
+    }
+    if (this.profileKind === 'count') {
+      const profile = new CountProfile(sim, this.index!);
+      for (const [job, r] of kept) profile.reserve(r.time, r.duration, job.ntasks);
+      for (const job of jobs) {
+        const d = job.reqTime;
+        const old = kept.get(job);
+        if (old) profile.reserve(old.time, old.duration, -job.ntasks);
+        const t = profile.earliest(job.ntasks, d);
+        if (t <= now) {
+          const cores = this.resources.place(sim, job, this.fit);
+          if (cores) {
+            this.start(sim, job, cores);
+            profile.reserve(now, d, job.ntasks);
+            continue;
+          }
+        }
+        profile.reserve(t, d, job.ntasks);
+        kept.set(job, { time: t, duration: d, plan: [] });
+        this.onReservation?.({ job, now, time: t, backfill: 'conservative' });
+      }
+      return;
+    }
+    const profile = new NodeProfile(sim, this.index!);
+    for (const [job, r] of kept) profile.reserve(job, r.plan, r.time, r.duration);
+    for (const [job, r] of switched) {
+      const plan = profile.planAt(job, Math.max(r.time, now), r.duration);
+      if (!plan) continue; // (rare) no node set holds it there any more: it is reserved afresh below
+      profile.reserve(job, plan, r.time, r.duration);
+      kept.set(job, { time: r.time, duration: r.duration, plan });
+    }
+    for (const job of jobs) {
+      const d = job.reqTime;
+      const old = kept.get(job);
+      if (old) profile.reserve(job, old.plan, old.time, old.duration, -1);
+      const { time, plan } = profile.earliest(job, d);
+      if (time <= now) {
+        const cores = this.resources.place(sim, job, this.fit, profile.limit(d));
+        if (cores) {
+          this.start(sim, job, cores);
+          profile.commit(job, cores, d);
+          continue;
+        }
+      }
+      profile.reserve(job, plan, time, d);
+      kept.set(job, { time, duration: d, plan });
+      this.onReservation?.({ job, now, time, backfill: 'conservative' });
+    }
+  }
+}
+
+/**
+ * The classic list scheduler: orders the queue with a job-selection policy, then starts jobs in that
+ * order while they fit, and stops at the first that does not (no backfilling).
+ */
+export class ListScheduler extends PolicyScheduler {
+  constructor(selection: JobSelection = fcfsSelection, resources: ResourcePolicy = firstPolicy, fit: NodeFit = 'first_fit') {
+    super({ selection, resources, fit });
+  }
+}
+
+/** The `derive(seed, 'policy')` stream that random policies draw from. */
+export function policyRng(seed: number | string): Rng {
+  return derive(seed, 'policy');
 }

@@ -1,0 +1,238 @@
+/**
+ * Heuristic agents for every action mode (DESIGN §7): baselines that act through the environment
+ * API, so a learned policy and the classic heuristics are evaluated on the same episodes, by the
+ * same code, with the same metrics.
+ *
+ * | agent                    | modes                     | acts                                                       |
+ * |--------------------------|---------------------------|------------------------------------------------------------|
+ * | `PriorityAgent(sel)`     | Job-v0                    | the visible job that `sel` (fcfs, sjf, f1, wfp3, unicep, ...) ranks first among the valid ones; `wait` when none |
+ * | `SchedulerAgent(policy)` | Job-v0, JobNode-v0        | the next job (and node) the batch scheduler `policy` (`JOB:RESOURCE[+BACKFILL]`, e.g. `fcfs:first+easy`) would start now; `wait` when it starts none |
+ * | `PolicyPairAgent(pair)`  | PolicyPair-v0             | always the action of `pair` (`job:resource`)                |
+ * | `RandomMaskedAgent(seed)`| every mode                | a uniformly random valid action (seeded)                   |
+ *
+ * `PriorityAgent` on Job-v0 with `unfit: "reserve"` is RLScheduler's heuristic baseline: with the
+ * queue ordered by the same priority (`queue_order`) it reproduces `compare --commit-head` exactly.
+ * `SchedulerAgent` asks the batch scheduler itself (from `src/scheduling`) which job it would start
+ * first at the current state, without letting it start anything; it re-asks at every decision, so
+ * on Job-v0 with `unfit: "mask"` it follows the batch policy decision by decision (EASY included).
+ *
+ * `heuristicAgents(env)` lists the baselines that fit an environment; `runEpisode` and `evaluate`
+ * play them.
+ */
+import { Rng } from '../../src/core/rng.js';
+import type { ClusterSimulator } from '../../src/execution/simulator.js';
+import type { Summary } from '../../src/metrics/summary.js';
+import { canonicalJobSelection, makeJobSelection, type JobSelection } from '../../src/scheduling/jobSelection.js';
+import { makeScheduler } from '../../src/scheduling/policyName.js';
+import type { Scheduler } from '../../src/scheduling/scheduler.js';
+import type { Job } from '../../src/workload/job.js';
+import type { ClusterEnv } from '../../envs/env.js';
+import { JobEnv } from '../../envs/jobEnv.js';
+import { JobNodeEnv } from '../../envs/jobNodeEnv.js';
+import { PolicyPairEnv } from '../../envs/policyPairEnv.js';
+import { sampleMasked } from '../../envs/spaces.js';
+
+/** An agent: picks an action for the environment's current state (the mask allows it). */
+export interface Agent {
+  readonly name: string;
+  /** The action for `env`'s current state. */
+  act(env: ClusterEnv): number;
+}
+
+/** A valid fallback: `wait` when allowed, else the first valid action. */
+function fallback(env: ClusterEnv): number {
+  const mask = env.actionMask();
+  const wait = mask.length - 1;
+  if ((env instanceof JobEnv || env instanceof JobNodeEnv) && mask[wait] === 1) return wait;
+  return mask.indexOf(1);
+}
+
+/**
+ * Job-v0: the valid visible job that a job-selection policy ranks first (lower key first; ties in
+ * submission order, then slot order), or `wait` when no job is valid.
+ */
+export class PriorityAgent implements Agent {
+  readonly name: string;
+  private readonly selection: JobSelection;
+  constructor(selection: string, seed = 0) {
+    const c = canonicalJobSelection(selection);
+    if (!c || c === 'random') throw new RangeError(`PriorityAgent needs a deterministic job selection, got ${JSON.stringify(selection)}`);
+    this.selection = makeJobSelection(c, new Rng(seed));
+    this.name = c;
+  }
+  act(env: ClusterEnv): number {
+    if (!(env instanceof JobEnv)) throw new TypeError(`PriorityAgent acts on Job-v0, not ${env.id}`);
+    const mask = env.actionMask();
+    const sim = env.sim;
+    let best = -1;
+    let bestKey = Infinity;
+    let bestSub = Infinity;
+    for (let j = 0; j < env.visibleCount; j++) {
+      if (mask[j] !== 1) continue;
+      const job = env.visibleJob(j)!;
+      const key = this.selection.key(job, sim.now, sim.timeOrigin);
+      if (best < 0 || key < bestKey || (key === bestKey && job.subtime < bestSub)) {
+        best = j;
+        bestKey = key;
+        bestSub = job.subtime;
+      }
+    }
+    return best >= 0 ? best : fallback(env);
+  }
+}
+
+class Captured {
+  constructor(
+    readonly job: Job,
+    readonly cores: Int32Array,
+  ) {}
+}
+
+/**
+ * Job-v0 and JobNode-v0: follows a batch scheduler (`JOB:RESOURCE[+BACKFILL]`). At each decision it
+ * runs the scheduler on a view of the simulator whose `startJob` only records the first job the
+ * scheduler wants to start (and its cores); the agent picks that job (on JobNode-v0, with the node
+ * of its first core, or another node the mask allows for it). When the scheduler starts nothing, or
+ * its job is outside the visible window, the agent waits (or takes the first valid action).
+ */
+export class SchedulerAgent implements Agent {
+  readonly name: string;
+  private scheduler: Scheduler | null = null;
+  private sim: ClusterSimulator | null = null;
+  private view: ClusterSimulator | null = null;
+  constructor(
+    readonly policy: string,
+    readonly seed = 0,
+  ) {
+    this.name = makeScheduler(policy).name;
+  }
+  act(env: ClusterEnv): number {
+    if (!(env instanceof JobEnv || env instanceof JobNodeEnv)) throw new TypeError(`SchedulerAgent acts on Job-v0 or JobNode-v0, not ${env.id}`);
+    const sim = env.sim;
+    if (sim !== this.sim) {
+      // a new episode: a fresh scheduler bound to a capturing view of its simulator
+      this.sim = sim;
+      this.scheduler = makeScheduler(this.policy, { seed: this.seed, fit: env.config.node_fit });
+      const view = Object.create(sim) as ClusterSimulator;
+      view.startJob = (job: Job, cores: ArrayLike<number>) => {
+        throw new Captured(job, Int32Array.from(cores));
+      };
+      this.view = view;
+    }
+    let got: Captured | null = null;
+    try {
+      this.scheduler!.schedule(this.view!);
+    } catch (e) {
+      if (!(e instanceof Captured)) throw e;
+      got = e;
+    }
+    if (!got) return fallback(env);
+    const mask = env.actionMask();
+    let slot = -1;
+    for (let j = 0; j < env.visibleCount; j++)
+      if (env.visibleJob(j) === got.job) {
+        slot = j;
+        break;
+      }
+    if (slot < 0) return fallback(env);
+    if (env instanceof JobEnv) return mask[slot] === 1 ? slot : fallback(env);
+    const N = env.nodeCount;
+    const node = sim.platform.coreNode[got.cores[0]!]!;
+    if (mask[slot * N + node] === 1) return slot * N + node;
+    for (let n = 0; n < N; n++) if (mask[slot * N + n] === 1) return slot * N + n;
+    return fallback(env);
+  }
+}
+
+/** PolicyPair-v0: always the same pair. */
+export class PolicyPairAgent implements Agent {
+  readonly name: string;
+  constructor(readonly pair: string) {
+    this.name = pair;
+  }
+  act(env: ClusterEnv): number {
+    if (!(env instanceof PolicyPairEnv)) throw new TypeError(`PolicyPairAgent acts on PolicyPair-v0, not ${env.id}`);
+    const want = canonicalPair(this.pair);
+    const a = env.pairs.findIndex((p) => canonicalPair(p) === want);
+    if (a < 0) throw new RangeError(`pair ${this.pair} is not among this env's actions (${env.pairs.join(', ')})`);
+    return a;
+  }
+}
+
+function canonicalPair(p: string): string {
+  const [j, r] = p.split(':');
+  return `${canonicalJobSelection(j!) ?? j}:${r}`;
+}
+
+/** Any mode: a uniformly random valid action. */
+export class RandomMaskedAgent implements Agent {
+  readonly name = 'random';
+  private readonly rng: Rng;
+  constructor(seed = 0) {
+    this.rng = new Rng(`random-agent/${seed}`);
+  }
+  act(env: ClusterEnv): number {
+    const a = sampleMasked(env.actionMask(), this.rng);
+    if (a < 0) throw new Error(`${env.id}: no valid action (is the episode over?)`);
+    return a;
+  }
+}
+
+/**
+ * The baselines that fit `env`: Job-v0: FCFS, SJF, F1, WFP3, UNICEP (priority agents; with
+ * `unfit: "mask"` also `fcfs:first+easy` and `sjf:first+easy` scheduler agents); JobNode-v0: the
+ * same five as scheduler agents and their EASY variants; PolicyPair-v0: one agent per pair.
+ */
+export function heuristicAgents(env: ClusterEnv): Agent[] {
+  const five = ['fcfs', 'sjf', 'f1', 'wfp3', 'unicep'];
+  if (env instanceof PolicyPairEnv) return env.pairs.map((p) => new PolicyPairAgent(p));
+  const resource = env.config.resource_policy;
+  if (env instanceof JobEnv) {
+    const agents: Agent[] = five.map((s) => new PriorityAgent(s));
+    if (!env.reserve) agents.push(new SchedulerAgent(`fcfs:${resource}+easy`), new SchedulerAgent(`sjf:${resource}+easy`));
+    return agents;
+  }
+  return [...five.map((s) => new SchedulerAgent(`${s}:${resource}`)), ...five.map((s) => new SchedulerAgent(`${s}:${resource}+easy`))];
+}
+
+/** Result of one episode. */
+export interface EpisodeResult {
+  summary: Summary;
+  return: number;
+  steps: number;
+  seed: number;
+}
+
+/** Plays one episode of `agent` on `env` from `reset({ seed, options })`. */
+export function runEpisode(env: ClusterEnv, agent: Agent, seed: number, options?: { origin?: number }): EpisodeResult {
+  env.reset({ seed, options });
+  let ret = 0;
+  for (let steps = 1; ; steps++) {
+    const r = env.step(agent.act(env));
+    ret += r.reward;
+    if (r.terminated || r.truncated) return { summary: r.info.metrics!, return: ret, steps, seed };
+  }
+}
+
+/** Mean of the §2.5 metrics over episodes. */
+export function meanSummary(summaries: readonly Summary[]): Summary {
+  const keys = Object.keys(summaries[0]!) as (keyof Summary)[];
+  const out = {} as Summary;
+  for (const k of keys) out[k] = summaries.reduce((s, x) => s + x[k], 0) / summaries.length;
+  return out;
+}
+
+/** An episode to play: a seed, or a seed with reset options (e.g. the trajectory's `origin`). */
+export type EpisodeSpec = number | { seed: number; origin?: number };
+
+/**
+ * Plays `agent` on `episodes` (the same for every agent: seeds, or `{ seed, origin }` to replay the
+ * trajectories `compare --origins` runs); per-episode results and the mean (equal weight per
+ * episode, as `compare` averages trajectories).
+ */
+export function evaluate(env: ClusterEnv, agent: Agent, episodes: readonly EpisodeSpec[]): { name: string; episodes: EpisodeResult[]; mean: Summary } {
+  const results = episodes.map((e) =>
+    typeof e === 'number' ? runEpisode(env, agent, e) : runEpisode(env, agent, e.seed, e.origin === undefined ? undefined : { origin: e.origin }),
+  );
+  return { name: agent.name, episodes: results, mean: meanSummary(results.map((r) => r.summary)) };
+}

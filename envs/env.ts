@@ -1,0 +1,482 @@
+/**
+ * The environment API (DESIGN §5, Gymnasium semantics) and the machinery the three action modes
+ * share: episodes, decision points, automatic time advance, rewards, truncation, observations,
+ * masks, cloning.
+ *
+ * Decision points. After `reset` and after every `step`, the environment stops at a state where the
+ * agent has a real choice: some job in the visible window can start (for Job-v0 with `unfit:
+ * reserve`: some job waits; for PolicyPair-v0: some waiting job fits). Placing a job does not
+ * advance time, so several decisions happen at one timestamp. `wait` advances to the next event
+ * (a job ends or arrives). When a state offers nothing but `wait`, time advances by itself until it
+ * does (the agent is never asked to choose among one option). Time 0 is the first job's submission.
+ *
+ * Episode end. `terminated` when every job of the trajectory has left the system; `truncated` when
+ * the step count reaches `max_steps` or simulated time reaches `max_sim_time` (whichever first);
+ * either way `info.metrics` carries the §2.5 summary (over the jobs finished so far when truncated)
+ * and `info.episode` the return and length, and `step` refuses to go on until `reset`.
+ *
+ * Buffers. The observation's arrays, the mask and `info.action_mask` are owned by the environment
+ * and overwritten by the next `reset`/`step`: copy them (`.slice()`) to keep them.
+ *
+ * Seeds. `reset({ seed })` starts the episode with that seed and reseeds the stream of later
+ * unseeded resets; `reset()` without a seed takes the next seed of that stream (starting from the
+ * config's `seed`). The same seed and the same actions give the same episode, bit for bit.
+ */
+import { derive } from '../src/core/rng.js';
+import { ClusterSimulator } from '../src/execution/simulator.js';
+import { MetricsCollector, type Summary } from '../src/metrics/summary.js';
+import type { JobSelection } from '../src/scheduling/jobSelection.js';
+import type { NodeFit, ResourcePolicy } from '../src/scheduling/placement.js';
+import type { Job } from '../src/workload/job.js';
+import { z } from 'zod';
+import { inputErrorFromIssues } from '../src/core/errors.js';
+import type { EnvId, ResolvedEnvConfig } from './config.js';
+import { EnvContext } from './context.js';
+import { EpisodeOverError, InvalidActionError } from './errors.js';
+import { fitsNowFast } from './fit.js';
+import { ObservationBuilder, observationSpace, type Limits, type Observation } from './observation.js';
+import { isArrivalOrder, jobSelection, resourcePolicy } from './policies.js';
+import { RewardFunction } from './rewards.js';
+import { EpisodeTracker } from './tracking.js';
+import type { DiscreteSpace, Space } from './spaces.js';
+
+/** Options of `reset`. */
+export interface ResetOptions {
+  /** Index of the trajectory's first job in the workload (workload-based configs). */
+  origin?: number;
+}
+
+const ResetOptionsSchema = z.object({ origin: z.number().int().nonnegative().optional() }).strict();
+
+/** Arguments of `reset`. */
+export interface ResetArgs {
+  /** Seed of the episode (an integer). */
+  seed?: number | undefined;
+  options?: ResetOptions | undefined;
+}
+
+/** Summary of a finished (terminated or truncated) episode. */
+export interface EpisodeInfo {
+  /** Sum of the episode's rewards. */
+  return: number;
+  /** Steps taken. */
+  steps: number;
+  /** Simulated time at the end (s). */
+  time: number;
+  /** Seed of the episode. */
+  seed: number;
+  /** Index of the trajectory's first job (-1 for generated episodes). */
+  origin: number;
+  /** Jobs in the trajectory. */
+  length: number;
+}
+
+/** The `info` of `reset` and `step`. */
+export interface EnvInfo {
+  /** The action mask of the new state (the env's buffer; all zeros once the episode is over). */
+  action_mask: Uint8Array;
+  /** Simulated time (s since the trajectory's first submission). */
+  time: number;
+  /** Steps taken in this episode. */
+  steps: number;
+  /** Jobs waiting, running. */
+  queue_length: number;
+  running: number;
+  /** At episode end (terminated or truncated): the §2.5 metrics. */
+  metrics?: Summary;
+  /** At episode end: return, length, seed. */
+  episode?: EpisodeInfo;
+}
+
+/** What `reset` returns. */
+export interface ResetResult {
+  observation: Observation;
+  info: EnvInfo;
+}
+
+/** What `step` returns. */
+export interface StepResult {
+  observation: Observation;
+  reward: number;
+  terminated: boolean;
+  truncated: boolean;
+  info: EnvInfo;
+}
+
+/**
+ * A clustergym environment (Gymnasium semantics).
+ *
+ * - `reset({ seed?, options? })` starts an episode and returns `{ observation, info }`: the first
+ *   decision point (time advances from the first submission until some action other than `wait`
+ *   is possible). `options` may be `{}`; `{ origin }` picks the trajectory.
+ * - `step(action)` applies an action and returns `{ observation, reward, terminated, truncated,
+ *   info }` at the next decision point (or at the end). A forbidden action throws
+ *   `InvalidActionError` and changes nothing; after the end it throws `EpisodeOverError`.
+ * - `actionMask()` returns the mask of the current state (`Uint8Array`, 1 = valid; the env's buffer).
+ * - `observationSpace` / `actionSpace` are JSON-serialisable descriptors.
+ * - `clone()` returns an independent environment in the same state (same episode, same step).
+ * - `close()` releases the episode; calling it again does nothing.
+ */
+export interface Env {
+  readonly id: EnvId;
+  readonly config: ResolvedEnvConfig;
+  readonly observationSpace: Space;
+  readonly actionSpace: DiscreteSpace;
+  reset(args?: ResetArgs): ResetResult;
+  step(action: number): StepResult;
+  actionMask(): Uint8Array;
+  clone(): Env;
+  close(): void;
+}
+
+/** A seed of the stream of unseeded resets. */
+function streamSeed(base: number, counter: number): number {
+  return counter === 0 ? base : derive(base, `episode/${counter}`).int(2 ** 31);
+}
+
+/** Base class of the three modes. Subclasses define the action space, the mask and the actions. */
+export abstract class ClusterEnv implements Env {
+  readonly id: EnvId;
+  readonly config: ResolvedEnvConfig;
+  readonly observationSpace: Space;
+  abstract readonly actionSpace: DiscreteSpace;
+  /** Queue window K. */
+  readonly k: number;
+  /** Nodes of the platform. */
+  readonly nodeCount: number;
+
+  protected readonly obs: ObservationBuilder;
+  protected readonly reward: RewardFunction;
+  /** The mask buffer (size of the action space). */
+  protected mask!: Uint8Array;
+  /** Per visible slot: the job can start now. */
+  protected readonly canStart: Uint8Array;
+  /** The visible window: jobs `window[0 .. windowCount)`. */
+  protected window: readonly Job[] = [];
+  protected windowCount = 0;
+  /** Listener state: flowtime, pending work, dirty nodes, the arrival-order window. */
+  private readonly tracker: EpisodeTracker;
+
+  protected simulator: ClusterSimulator | null = null;
+  protected metrics: MetricsCollector | null = null;
+  protected queueOrder!: JobSelection;
+  protected resources!: ResourcePolicy;
+  protected readonly fit: NodeFit;
+
+  // episode state
+  private done = false;
+  private over = true;
+  private closed = false;
+  private steps = 0;
+  private episodeReturn = 0;
+  private episodeSeed = 0;
+  private episodeOrigin = 0;
+  private episodeLength = 0;
+  private resetOptions: ResetOptions | undefined;
+  private readonly actions: number[] = [];
+  private seedBase: number;
+  private seedCounter = 0;
+  private horizon = 0;
+
+  constructor(readonly context: EnvContext) {
+    this.id = context.id;
+    this.config = context.config;
+    this.k = context.config.k;
+    this.nodeCount = context.platform.nodeCount;
+    this.fit = context.config.node_fit;
+    this.observationSpace = observationSpace(context.config.observation, this.k, this.nodeCount);
+    this.obs = new ObservationBuilder(context.config.observation, this.k, context.platform, context.limits, context.config.max_wait, context.config.queue_sensitivity);
+    this.reward = new RewardFunction(context.config.reward);
+    this.canStart = new Uint8Array(this.k);
+    this.tracker = new EpisodeTracker(this.nodeCount, this.k, isArrivalOrder(context.config.queue_order));
+    this.seedBase = context.config.seed;
+  }
+
+  /** A fresh environment of the same class on the same context (for `clone`). */
+  protected abstract fresh(): ClusterEnv;
+  /**
+   * Fills `this.mask` and `this.canStart` for the current window; returns whether the state is a
+   * decision point (an action other than `wait` is valid).
+   */
+  protected abstract computeMask(): boolean;
+  /** Applies a valid action; returns true when time must then advance to the next event. */
+  protected abstract apply(action: number): boolean;
+
+  /** The simulator of the current episode (read-only use: agents and tests inspect it). */
+  get sim(): ClusterSimulator {
+    if (!this.simulator) throw new Error(`${this.id}: call reset() first`);
+    return this.simulator;
+  }
+
+  /** The jobs of the visible window, in slot order (the env's array: do not keep or mutate). */
+  visibleJobs(): readonly Job[] {
+    return this.windowCount === this.window.length ? this.window : this.window.slice(0, this.windowCount);
+  }
+
+  /** Number of jobs in the visible window. */
+  get visibleCount(): number {
+    return this.windowCount;
+  }
+
+  /** The job in visible slot `j`, or undefined. */
+  visibleJob(j: number): Job | undefined {
+    return j < this.windowCount ? this.window[j] : undefined;
+  }
+
+  /** The normalisation limits in use. */
+  get limits(): Limits {
+    return this.context.limits;
+  }
+
+  /** Whether the episode is over (terminated or truncated) or not started. */
+  get episodeOver(): boolean {
+    return this.over;
+  }
+
+  /** The job-selection policy ordering the queue (the window is its first K jobs). */
+  get queueSelection(): JobSelection {
+    return this.queueOrder;
+  }
+
+  /** The resource policy that places jobs. */
+  get resourceSelection(): ResourcePolicy {
+    return this.resources;
+  }
+
+  // ------------------------------------------------------------------ Env API
+
+  reset(args: ResetArgs = {}): ResetResult {
+    if (this.closed) throw new Error(`${this.id}: the environment is closed`);
+    if (args.seed !== undefined && !(Number.isInteger(args.seed) && Math.abs(args.seed) <= Number.MAX_SAFE_INTEGER))
+      throw inputErrorFromIssues(`${this.id} reset`, [{ path: ['seed'], message: `expected an integer, got ${String(args.seed)}` }]);
+    if (args.options !== undefined) {
+      const r = ResetOptionsSchema.safeParse(args.options ?? {});
+      if (!r.success) throw inputErrorFromIssues(`${this.id} reset options`, r.error.issues);
+    }
+    if (args.seed !== undefined) {
+      this.seedBase = args.seed;
+      this.seedCounter = 0;
+    }
+    const seed = streamSeed(this.seedBase, this.seedCounter++);
+    this.startEpisode(seed, args.options);
+    return { observation: this.observe(), info: this.info() };
+  }
+
+  step(action: number): StepResult {
+    if (this.closed) throw new Error(`${this.id}: the environment is closed`);
+    if (!this.simulator) throw new Error(`${this.id}: call reset() before step()`);
+    if (this.over) throw new EpisodeOverError(this.id);
+    const mask = this.mask;
+    if (typeof action !== 'number' || !Number.isInteger(action)) throw new InvalidActionError(action, mask, `expected an integer in [0, ${mask.length})`);
+    if (action < 0 || action >= mask.length) throw new InvalidActionError(action, mask, `outside the action space Discrete(${mask.length})`);
+    if (mask[action] !== 1) throw new InvalidActionError(action, mask, this.whyInvalid(action));
+    const sim = this.simulator;
+    const t0 = sim.now;
+    const e0 = sim.energy;
+    const f0 = this.tracker.flow;
+    this.actions.push(action);
+    const advance = this.apply(action);
+    if (!this.done) {
+      if (advance) this.advanceToDecision();
+      else if (!this.refresh()) this.advanceToDecision();
+    }
+    this.steps++;
+    let reward = this.reward.dense({ flowtime: this.tracker.flow - f0, energy: sim.energy - e0, dt: sim.now - t0 });
+    const terminated = this.done;
+    const c = this.config;
+    const truncated = !terminated && ((c.max_steps !== undefined && this.steps >= c.max_steps) || (c.max_sim_time !== undefined && sim.now >= c.max_sim_time));
+    let summary: Summary | undefined;
+    if (terminated || truncated) {
+      summary = this.metrics!.summary(sim);
+      if (terminated) reward += this.reward.terminal(summary);
+      this.over = true;
+      this.mask.fill(0);
+      this.windowCount = 0;
+    }
+    this.episodeReturn += reward;
+    const observation = this.observe();
+    const info = this.info();
+    if (summary) {
+      info.metrics = summary;
+      info.episode = { return: this.episodeReturn, steps: this.steps, time: sim.now, seed: this.episodeSeed, origin: this.episodeOrigin, length: this.episodeLength };
+    }
+    return { observation, reward, terminated, truncated, info };
+  }
+
+  actionMask(): Uint8Array {
+    if (!this.simulator) throw new Error(`${this.id}: call reset() first`);
+    return this.mask;
+  }
+
+  clone(): Env {
+    if (this.closed) throw new Error(`${this.id}: cannot clone a closed environment`);
+    const c = this.fresh();
+    if (this.simulator) {
+      c.startEpisode(this.episodeSeed, this.resetOptions);
+      for (const a of this.actions) c.step(a);
+      if (this.over && !c.over) c.forceOver();
+    }
+    c.seedBase = this.seedBase;
+    c.seedCounter = this.seedCounter;
+    return c;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.over = true;
+    this.simulator = null;
+    this.metrics = null;
+    this.window = [];
+    this.windowCount = 0;
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  private startEpisode(seed: number, options: ResetOptions | undefined): void {
+    const ctx = this.context;
+    const c = this.config;
+    const { jobs, origin } = ctx.episodeJobs(seed, options?.origin);
+    const sim = new ClusterSimulator(ctx.platform, jobs, {
+      models: c.models,
+      enforceMemory: c.enforce_memory,
+      walltimeKill: c.walltime_kill,
+      unfit: 'reject',
+      workloadName: ctx.workload?.name ?? 'generated workload',
+    });
+    const metrics = new MetricsCollector();
+    sim.addListener(metrics);
+    this.tracker.reset();
+    sim.addListener(this.tracker);
+    this.simulator = sim;
+    this.metrics = metrics;
+    const policyRng = derive(seed, 'policy');
+    this.queueOrder = jobSelection(c.queue_order, policyRng);
+    this.resources = resourcePolicy(c.resource_policy, policyRng);
+    this.episodeSeed = seed;
+    this.episodeOrigin = origin;
+    this.episodeLength = jobs.length;
+    this.resetOptions = options;
+    this.actions.length = 0;
+    this.steps = 0;
+    this.episodeReturn = 0;
+    this.done = false;
+    this.over = false;
+    this.horizon = c.max_sim_time ?? EnvContext.span(jobs) + ctx.limits.req_time;
+    this.obs.reset();
+    this.onEpisodeStart(sim, seed);
+    this.advanceToDecision();
+    if (this.done) {
+      // nothing to decide at all (every job rejected): the episode is over at once
+      this.over = true;
+      this.mask.fill(0);
+      this.windowCount = 0;
+    }
+  }
+
+  /** Hook for subclasses: a new episode's simulator exists (policies may be built here). */
+  protected onEpisodeStart(_sim: ClusterSimulator, _seed: number): void {}
+
+  private forceOver(): void {
+    this.over = true;
+    this.mask.fill(0);
+    this.windowCount = 0;
+  }
+
+  /** Recomputes the window and the mask; returns whether the state is a decision point. */
+  protected refresh(): boolean {
+    this.refreshWindow();
+    return this.computeMask();
+  }
+
+  /** Advances the simulation to the next decision point (at least one event), or to the end. */
+  protected advanceToDecision(): void {
+    const sim = this.simulator!;
+    for (;;) {
+      if (!sim.advance()) {
+        this.done = true;
+        this.windowCount = 0;
+        this.mask.fill(0);
+        return;
+      }
+      if (this.refresh()) return;
+      this.onSkippedPoint();
+    }
+  }
+
+  /**
+   * Hook: the simulation stopped at a point where nothing can start, which the env skips (the agent
+   * is not asked). PolicyPair-v0 consults its last pair there, as the batch loop would.
+   */
+  protected onSkippedPoint(): void {}
+
+  /** Marks the simulation finished (subclasses that run the simulator themselves). */
+  protected markDone(): void {
+    this.done = true;
+  }
+
+  /** Recomputes the visible window: the first K waiting jobs in the queue order. */
+  protected refreshWindow(): void {
+    const sim = this.simulator!;
+    const q = sim.queue;
+    if (this.tracker.trackWindow) {
+      // arrival order: the tracker keeps the first K jobs up to date
+      this.window = this.tracker.window;
+      this.windowCount = this.tracker.count;
+    } else {
+      this.window = q.length <= 1 ? sim.waiting : this.queueOrder.order(sim.waiting, sim.now, sim.timeOrigin);
+      this.windowCount = Math.min(this.k, this.window.length);
+    }
+  }
+
+  /** Whether `wait` is possible: something runs or is still to arrive (else waiting would never end). */
+  protected canWait(): boolean {
+    const sim = this.simulator!;
+    return sim.runningCount > 0 || sim.nextEventTime < Infinity;
+  }
+
+  /** Whether some waiting job (visible or not) can start now. */
+  protected anyWaitingFits(): boolean {
+    const sim = this.simulator!;
+    if (sim.freeCores === 0) return false;
+    const q = sim.queue;
+    for (let i = q.start, end = q.end; i < end; i++) {
+      const job = q.at(i);
+      if (job && this.fitsNow(job)) return true;
+    }
+    return false;
+  }
+
+  /** Whether `job` can start now under the env's resource policy. */
+  protected fitsNow(job: Job): boolean {
+    const sim = this.simulator!;
+    const f = fitsNowFast(sim, job);
+    return f ?? this.resources.place(sim, job, this.fit) !== null;
+  }
+
+  /** Why a masked-out action is invalid (for the error message). */
+  protected whyInvalid(_action: number): string {
+    return 'the action mask forbids it now';
+  }
+
+  /** Writes the observation of the current state. */
+  private observe(): Observation {
+    const sim = this.simulator!;
+    const obs = this.obs;
+    if (obs.kind === 'minimal') {
+      obs.writeMinimal(this.over ? [] : sim.waiting);
+    } else {
+      obs.writeJobs(sim.now, this.window, this.windowCount, this.canStart);
+      const d = this.tracker.nodesToRefresh();
+      obs.writeNodes(sim, d.all, d.list, d.count);
+      obs.writeGlobal(sim, { horizon: this.horizon, length: this.episodeLength }, this.tracker.pendingWork);
+    }
+    this.tracker.clearDirty();
+    return obs.value;
+  }
+
+  private info(): EnvInfo {
+    const sim = this.simulator!;
+    return { action_mask: this.mask, time: sim.now, steps: this.steps, queue_length: sim.queue.length, running: sim.runningCount };
+  }
+}

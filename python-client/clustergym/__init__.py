@@ -1,0 +1,72 @@
+"""clustergym: the Python client of the clustergym HPC-cluster simulator and RL gym.
+
+Quick start::
+
+    import clustergym
+    env = clustergym.make("clustergym/Job-v0", {"k": 16})  # starts a local server
+    obs, info = env.reset(seed=1)
+    done = False
+    while not done:
+        action = env.action_space.sample(env.action_masks().astype("int8"))
+        obs, reward, terminated, truncated, info = env.step(action)
+        done = terminated or truncated
+    print(info["metrics"])
+    env.close()
+
+See :func:`make`, :func:`make_vec`, :class:`Env`, :class:`VectorEnv`, :class:`Client` and
+:mod:`clustergym.errors`.
+"""
+from __future__ import annotations
+
+from . import errors, spaces, wire
+from .client import DEFAULT_TIMEOUT, PROTOCOL_VERSION, Client
+from .env import GYMNASIUM, Env, make
+from .errors import (
+    BadRequestError,
+    BadStateError,
+    ClusterGymError,
+    ClusterGymTimeoutError,
+    ConfigError,
+    InternalServerError,
+    InvalidActionError,
+    ProtocolError,
+    ServerDiedError,
+    ServerError,
+    ServerStartError,
+    UnknownEnvError,
+    UnknownEnvIdError,
+)
+from .server import LocalServer, find_server_command
+from .vector import VectorEnv, make_vec
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "__version__",
+    "make",
+    "make_vec",
+    "Env",
+    "VectorEnv",
+    "Client",
+    "LocalServer",
+    "find_server_command",
+    "PROTOCOL_VERSION",
+    "DEFAULT_TIMEOUT",
+    "GYMNASIUM",
+    "errors",
+    "spaces",
+    "wire",
+    "ClusterGymError",
+    "BadRequestError",
+    "BadStateError",
+    "ClusterGymTimeoutError",
+    "ConfigError",
+    "InternalServerError",
+    "InvalidActionError",
+    "ProtocolError",
+    "ServerDiedError",
+    "ServerError",
+    "ServerStartError",
+    "UnknownEnvError",
+    "UnknownEnvIdError",
+]

@@ -1,0 +1,196 @@
+"""A connection to a clustergym bridge server (DESIGN §6).
+
+:class:`Client` holds one ZeroMQ DEALER socket. Each request gets a fresh integer ``id``; the reply
+with that id is returned (replies to earlier requests that timed out are discarded). A client is
+not thread-safe: use one per thread.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Any, Callable, Dict, List, Optional, Union
+
+import zmq
+
+from . import wire
+from .errors import (
+    ClusterGymTimeoutError,
+    ProtocolError,
+    ServerDiedError,
+    error_from_reply,
+)
+
+__all__ = ["Client", "PROTOCOL_VERSION", "DEFAULT_TIMEOUT", "normalize_address"]
+
+#: The protocol version this client speaks (the server's ``PROTOCOL_VERSION``).
+PROTOCOL_VERSION = 1
+
+#: Default time to wait for a reply, in seconds.
+DEFAULT_TIMEOUT = 60.0
+
+class _Default:
+    """The type of the "use the client's timeout" default of :meth:`Client.request`."""
+
+
+_DEFAULT = _Default()
+
+# How often a waiting request checks that a local server process is still alive (ms).
+_LIVENESS_SLICE_MS = 250
+
+
+def normalize_address(address: str) -> str:
+    """A ZeroMQ endpoint for ``address``: ``tcp://host:port`` as is, ``host:port`` and ``:port``
+    prefixed with ``tcp://`` (an empty host meaning 127.0.0.1)."""
+    a = address.strip()
+    if "://" in a:
+        return a
+    if a.startswith(":"):
+        a = "127.0.0.1" + a
+    return "tcp://" + a
+
+
+class Client:
+    """A connection to a clustergym server.
+
+    Args:
+        address: the server endpoint, e.g. ``tcp://127.0.0.1:5555`` (``host:port`` works too).
+        timeout: seconds to wait for each reply (``None``: forever); a request that gets no reply in
+            time raises :class:`~clustergym.errors.ClusterGymTimeoutError` (a ``TimeoutError``).
+        check_alive: optional callable returning ``None`` while the server is alive, or a message
+            saying why it is gone; checked while waiting, so that a dead local server raises
+            :class:`~clustergym.errors.ServerDiedError` at once instead of a timeout.
+        hello: send ``hello`` at once and check the protocol version (default true).
+        context: the ZeroMQ context (default: the process-wide ``zmq.Context.instance()``).
+    """
+
+    def __init__(
+        self,
+        address: str,
+        *,
+        timeout: Optional[float] = DEFAULT_TIMEOUT,
+        check_alive: Optional[Callable[[], Optional[str]]] = None,
+        hello: bool = True,
+        context: Optional[zmq.Context] = None,
+    ) -> None:
+        self.address = normalize_address(address)
+        self.timeout = timeout
+        self._check_alive = check_alive
+        self._ids = itertools.count(1)
+        self._ctx = context or zmq.Context.instance()
+        self._sock: Optional[zmq.Socket] = self._ctx.socket(zmq.DEALER)
+        self._sock.setsockopt(zmq.LINGER, 0)
+        self._rcvtimeo = -1
+        self._sock.connect(self.address)
+        #: The server's ``hello`` reply (protocol, server, capabilities), once :meth:`hello` ran.
+        self.server_info: Dict[str, Any] = {}
+        if hello:
+            try:
+                self.hello()
+            except BaseException:
+                self.close()
+                raise
+
+    # -- plumbing ------------------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._sock is None
+
+    def request(self, op: str, timeout: Union[float, None, _Default] = _DEFAULT, **fields: Any) -> Dict[str, Any]:
+        """Sends ``{id, op, **fields}`` and returns the reply map (without ``id`` and ``ok``).
+
+        Raises the :class:`~clustergym.errors.ClusterGymError` subclass of the server's error code
+        on an error reply, :class:`~clustergym.errors.ClusterGymTimeoutError` when no reply comes
+        within ``timeout`` seconds (default: the client's), and
+        :class:`~clustergym.errors.ServerDiedError` when the local server is gone.
+        """
+        sock = self._sock
+        if sock is None:
+            raise RuntimeError("the clustergym client is closed")
+        rid = next(self._ids)
+        msg = {"id": rid, "op": op}
+        msg.update(fields)
+        sock.send(wire.pack(msg))
+        t = self.timeout if isinstance(timeout, _Default) else timeout
+        deadline = None if t is None else time.monotonic() + t
+        # recv() waits at most one slice, then the liveness and the deadline are checked.
+        if t is None and self._check_alive is None:
+            slice_ms = -1
+        else:
+            slice_ms = _LIVENESS_SLICE_MS if t is None else max(1, min(_LIVENESS_SLICE_MS, int(t * 1000)))
+        if slice_ms != self._rcvtimeo:
+            sock.setsockopt(zmq.RCVTIMEO, slice_ms)
+            self._rcvtimeo = slice_ms
+        while True:
+            try:
+                raw = sock.recv()
+            except zmq.Again:
+                if self._check_alive is not None:
+                    why = self._check_alive()
+                    if why is not None:
+                        raise ServerDiedError("server_died", f"the clustergym server died while waiting for the reply to {op!r}: {why}") from None
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise ClusterGymTimeoutError(
+                        "timeout",
+                        f"no reply to {op!r} from the clustergym server at {self.address} within {t:g} s "
+                        "(is the server running and reachable? raise timeout= for slow operations)",
+                    ) from None
+                continue
+            reply = wire.unpack(raw)
+            if not isinstance(reply, dict):
+                raise ProtocolError("protocol", f"malformed reply (not a map): {reply!r:.200}")
+            if reply.get("id") != rid:
+                # A late reply to a request that timed out earlier, or an error reply to a message
+                # the server could not read an id from: not ours.
+                if reply.get("id") is None and reply.get("ok") is False:
+                    raise error_from_reply(reply.get("error"))
+                continue
+            if reply.get("ok") is True:
+                return reply
+            if reply.get("ok") is False:
+                raise error_from_reply(reply.get("error"))
+            raise ProtocolError("protocol", f"malformed reply (no ok field): {reply!r:.200}")
+
+    def close(self) -> None:
+        """Closes the socket. Idempotent."""
+        sock, self._sock = self._sock, None
+        if sock is not None:
+            sock.close(linger=0)
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    # -- ops -----------------------------------------------------------------------------------
+
+    def hello(self) -> Dict[str, Any]:
+        """Sends ``hello``, checks the protocol version and returns the server's reply
+        (``protocol``, ``server``, ``capabilities``). Raises :class:`ProtocolError` on a mismatch."""
+        r = self.request("hello")
+        version = r.get("protocol")
+        if version != PROTOCOL_VERSION:
+            raise ProtocolError(
+                "protocol",
+                f"the server at {self.address} speaks protocol {version!r}, this client speaks {PROTOCOL_VERSION} "
+                "(use the Python client of the same clustergym version as the server)",
+                {"server": r},
+            )
+        self.server_info = r
+        return r
+
+    def list(self) -> Dict[str, Any]:
+        """The server's registered env ids (``env_ids``) and open envs (``envs``)."""
+        return self.request("list")
+
+    def env_ids(self) -> List[str]:
+        """The env ids the server can make."""
+        return list(self.list().get("env_ids", []))

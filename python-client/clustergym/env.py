@@ -1,0 +1,294 @@
+"""The Gymnasium-shaped environment of the Python client, and :func:`make`.
+
+:class:`Env` is a ``gymnasium.Env`` when gymnasium is importable, else a plain class with the same
+API (``reset``, ``step``, ``close``, ``observation_space``, ``action_space``, ``np_random``,
+``unwrapped``, ``metadata``, ``render_mode``, ``spec``), plus :meth:`Env.action_masks` (the
+sb3-contrib ``MaskablePPO`` convention).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from .client import DEFAULT_TIMEOUT, Client
+from .errors import ClusterGymError
+from .server import LocalServer
+from .spaces import from_descriptor
+
+__all__ = ["Env", "make", "Observation", "action_to_wire", "observation_from_wire"]
+
+try:  # gymnasium is optional: subclass its Env when it imports
+    import gymnasium as _gym  # type: ignore[import-not-found]
+
+    _EnvBase: Any = _gym.Env
+    GYMNASIUM = True
+except Exception:  # ImportError, or a broken install
+    _gym = None
+    _EnvBase = object
+    GYMNASIUM = False
+
+#: An observation: one float32 array, or a dict of float32 arrays (``Dict`` spaces).
+Observation = Union[np.ndarray, Dict[str, np.ndarray]]
+
+
+def observation_from_wire(o: Any) -> Any:
+    """An observation as decoded from the wire, as float32 arrays (no copy when already float32)."""
+    if isinstance(o, dict):
+        return {k: observation_from_wire(v) for k, v in o.items()}
+    if isinstance(o, np.ndarray):
+        return o if o.dtype == np.float32 else o.astype(np.float32)
+    if isinstance(o, list):
+        return np.asarray(o, dtype=np.float32)
+    return o
+
+
+def action_to_wire(a: Any) -> Any:
+    """An action as sent: Python and numpy integers (and one-element integer arrays) become ``int``;
+    anything else is sent unchanged so that the server names what is wrong with it."""
+    if isinstance(a, (bool, np.bool_)):
+        return bool(a)
+    if isinstance(a, int):
+        return a
+    if isinstance(a, np.integer):
+        return int(a)
+    if isinstance(a, np.ndarray) and a.size == 1 and a.dtype.kind in "iu":
+        return int(a.reshape(()))
+    return a
+
+
+class Env(_EnvBase):  # type: ignore[misc, valid-type]
+    """A clustergym environment served by a clustergym server (Gymnasium API).
+
+    Made by :func:`make`; the env id and config follow docs/environments.md of the repository.
+
+    ``reset(seed=None, options=None) -> (observation, info)`` and
+    ``step(action) -> (observation, reward, terminated, truncated, info)`` where
+
+    * ``observation`` is a dict of read-only float32 numpy arrays for ``Dict`` observation spaces
+      (``{"jobs": [K, Fj], "nodes": [N, Fn], "global": [G]}``) or one float32 array otherwise;
+      ``.copy()`` it to modify it;
+    * ``reward`` is a ``float``; ``terminated`` and ``truncated`` are ``bool``;
+    * ``info`` is a dict: ``action_mask`` (uint8 array, 1 = valid), ``time``, ``steps``,
+      ``queue_length``, ``running``, and at episode end ``metrics`` (the simulator's summary) and
+      ``episode`` (return, steps, time, seed, origin, length).
+
+    A forbidden action raises :class:`~clustergym.errors.InvalidActionError`; the state is
+    unchanged, so the episode can go on with a valid action. ``step`` after the episode ended raises
+    :class:`~clustergym.errors.BadStateError` until ``reset``.
+    """
+
+    metadata: Dict[str, Any] = {"render_modes": []}
+    render_mode: Optional[str] = None
+    spec: Any = None
+
+    def __init__(
+        self,
+        client: Client,
+        handle: str,
+        env_id: str,
+        config: Mapping[str, Any],
+        observation_space: Mapping[str, Any],
+        action_space: Mapping[str, Any],
+        *,
+        server: Optional[LocalServer] = None,
+        owns_client: bool = True,
+    ) -> None:
+        self.env_id = env_id
+        self.config: Dict[str, Any] = dict(config)
+        self.client = client
+        self.handle = handle
+        self.server = server
+        self._owns_client = owns_client
+        #: The server's space descriptors (plain data).
+        self.observation_space_descriptor = dict(observation_space)
+        self.action_space_descriptor = dict(action_space)
+        self.observation_space = from_descriptor(observation_space)
+        self.action_space = from_descriptor(action_space)
+        self._mask: Optional[np.ndarray] = None
+        self._closed = False
+        if not GYMNASIUM:
+            self._np_random: Optional[np.random.Generator] = None
+            self._np_random_seed: Optional[int] = None
+
+    # -- gymnasium-compatible surface when gymnasium is absent -------------------------------
+
+    if not GYMNASIUM:
+
+        @property
+        def np_random(self) -> np.random.Generator:
+            """A generator seeded by ``reset(seed=...)`` (for agents; the server has its own)."""
+            if self._np_random is None:
+                self._np_random = np.random.default_rng()
+            return self._np_random
+
+        @property
+        def unwrapped(self) -> "Env":
+            return self
+
+        def render(self) -> None:
+            return None
+
+    # -- API ----------------------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> Tuple[Observation, Dict[str, Any]]:
+        """Starts an episode. Returns ``(observation, info)``.
+
+        ``seed`` (int) makes the episode reproducible and reseeds the stream of later unseeded
+        resets; without it the next seed of the env's stream is used. ``options`` may be ``None``,
+        ``{}`` or ``{"origin": i}`` (the index of the trajectory's first job in the workload).
+        """
+        self._check_open()
+        fields: Dict[str, Any] = {"env": self.handle}
+        if seed is not None:
+            fields["seed"] = int(seed) if isinstance(seed, (int, np.integer)) else seed
+        if options is not None:
+            fields["options"] = options
+        r = self.client.request("reset", **fields)  # the server judges the seed and options first
+        if GYMNASIUM:
+            super().reset(seed=seed)
+        elif seed is not None:
+            self._np_random = np.random.default_rng(seed)
+            self._np_random_seed = seed
+        info = r.get("info") or {}
+        self._mask = _mask_of(info)
+        return observation_from_wire(r["observation"]), info
+
+    def step(self, action: Any) -> Tuple[Observation, float, bool, bool, Dict[str, Any]]:
+        """Takes ``action`` (an int; numpy integers and one-element integer arrays work too).
+        Returns ``(observation, reward, terminated, truncated, info)``."""
+        self._check_open()
+        r = self.client.request("step", env=self.handle, action=action_to_wire(action))
+        info = r.get("info") or {}
+        self._mask = _mask_of(info)
+        return observation_from_wire(r["observation"]), float(r["reward"]), bool(r["terminated"]), bool(r["truncated"]), info
+
+    def action_masks(self) -> np.ndarray:
+        """The valid actions now: a bool array of ``action_space.n`` values (True = valid), the
+        sb3-contrib ``MaskablePPO`` convention. All False once the episode is over.
+        Gymnasium's ``Discrete.sample(mask=...)`` wants int8: pass ``mask.astype(np.int8)``."""
+        self._check_open()
+        if self._mask is None:
+            m = self.client.request("action_mask", env=self.handle)["mask"]
+            self._mask = np.asarray(m, dtype=np.uint8)
+        return self._mask.view(np.bool_)
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Closes the environment on the server, and stops the local server if :func:`make`
+        started one. Idempotent; never raises for a server that is already gone (``timeout``: seconds
+        to wait for a remote server's acknowledgement)."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self.server is None and not self.client.closed:
+                try:
+                    self.client.request("close", env=self.handle, timeout=min(timeout, self.client.timeout or timeout))
+                except (ClusterGymError, OSError, RuntimeError):
+                    pass
+        finally:
+            if self._owns_client:
+                self.client.close()
+            if self.server is not None:
+                self.server.stop()
+
+    def __enter__(self) -> "Env":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close(timeout=0.5)
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else self.client.address
+        return f"<clustergym.Env {self.env_id} {self.handle} @ {state}>"
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError(f"{self.env_id}: the environment is closed")
+
+
+def _mask_of(info: Any) -> Optional[np.ndarray]:
+    m = info.get("action_mask") if isinstance(info, dict) else None
+    if isinstance(m, np.ndarray):
+        return m if m.dtype == np.uint8 else m.astype(np.uint8)
+    if isinstance(m, (list, tuple)):
+        return np.asarray(m, dtype=np.uint8)
+    return None
+
+
+def _merge_config(config: Optional[Mapping[str, Any]], overrides: Mapping[str, Any]) -> Dict[str, Any]:
+    out: Dict[str, Any] = dict(config or {})
+    out.update(overrides)
+    return out
+
+
+def connect(
+    address: Optional[str],
+    *,
+    timeout: Optional[float],
+    server_command: Optional[Sequence[str]],
+    server_args: Sequence[str],
+) -> Tuple[Client, Optional[LocalServer]]:
+    """A client for ``address``, or a started :class:`LocalServer` and a client for it."""
+    if address is not None:
+        return Client(address, timeout=timeout), None
+    server = LocalServer(server_command, extra_args=server_args)
+    try:
+        return Client(server.address, timeout=timeout, check_alive=server.check_alive), server
+    except BaseException:
+        server.stop()
+        raise
+
+
+def make(
+    env_id: str,
+    config: Optional[Mapping[str, Any]] = None,
+    address: Optional[str] = None,
+    *,
+    timeout: Optional[float] = DEFAULT_TIMEOUT,
+    client: Optional[Client] = None,
+    server_command: Optional[Sequence[str]] = None,
+    server_args: Sequence[str] = (),
+    **config_overrides: Any,
+) -> Env:
+    """Makes an environment on a clustergym server.
+
+    Args:
+        env_id: ``clustergym/JobNode-v0``, ``clustergym/Job-v0`` or ``clustergym/PolicyPair-v0``.
+        config: the env config (see docs/environments.md); ``None`` is the embedded default.
+        address: endpoint of a running ``clustergym serve`` (``tcp://127.0.0.1:5555``). ``None``
+            starts a local server subprocess for this env; ``close()`` stops it (and it never
+            outlives this interpreter).
+        timeout: seconds to wait for each reply (``None``: forever).
+        client: an open :class:`Client` to use instead of ``address`` (the env does not close it).
+        server_command: the command of the local server (default: see :mod:`clustergym.server`).
+        server_args: extra ``clustergym serve`` flags for the local server.
+        **config_overrides: config fields given as keywords (``k=128``), merged over ``config``.
+
+    Raises :class:`~clustergym.errors.ConfigError` (with the field paths) for a bad config,
+    :class:`~clustergym.errors.UnknownEnvIdError` for an unknown id.
+    """
+    cfg = _merge_config(config, config_overrides)
+    if client is not None:
+        r = client.request("make", env_id=env_id, config=cfg)
+        return Env(client, r["env"], env_id, cfg, r["observation_space"], r["action_space"], owns_client=False)
+    c, server = connect(address, timeout=timeout, server_command=server_command, server_args=server_args)
+    try:
+        r = c.request("make", env_id=env_id, config=cfg)
+    except BaseException:
+        c.close()
+        if server is not None:
+            server.stop()
+        raise
+    return Env(c, r["env"], env_id, cfg, r["observation_space"], r["action_space"], server=server)

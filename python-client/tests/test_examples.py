@@ -1,0 +1,59 @@
+"""The examples run, the numpy policy-gradient agent improves its return, bench prints one JSON line."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any, Dict, List
+
+import pytest
+
+from conftest import PKG_ROOT
+
+EXAMPLES = PKG_ROOT / "examples"
+
+
+def _run(script: str, args: List[str], timeout: float = 300) -> str:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(PKG_ROOT), os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run([sys.executable, str(EXAMPLES / script), *args], capture_output=True, text=True, timeout=timeout, env=env)
+    assert r.returncode == 0, f"{script} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}"
+    return r.stdout
+
+
+def _last_json(out: str) -> Dict[str, Any]:
+    return json.loads([l for l in out.splitlines() if l.startswith("{")][-1])
+
+
+def test_reinforce_improves_its_return(address: str) -> None:
+    out = _run("reinforce_numpy.py", ["--address", address, "--updates", "25", "--quiet"])
+    r = _last_json(out)
+    # -mean bsld on the same held-out episodes, same sampling seed: clearly better after training
+    assert r["eval_return_after"] > r["eval_return_before"] + 0.1 * abs(r["eval_return_before"]), r
+
+
+def test_reinforce_is_deterministic(address: str) -> None:
+    a = _last_json(_run("reinforce_numpy.py", ["--address", address, "--updates", "2", "--quiet"]))
+    b = _last_json(_run("reinforce_numpy.py", ["--address", address, "--updates", "2", "--quiet"]))
+    for k in ("eval_return_before", "eval_return_after", "eval_return_after_greedy"):
+        assert a[k] == b[k]
+
+
+def test_fcfs_agent(address: str) -> None:
+    out = json.loads(_run("fcfs_agent.py", ["--address", address, "--k", "8", "--length", "30"]))
+    assert out["metrics"]["jobs_finished"] == 30
+
+
+def test_random_masked_agent(address: str) -> None:
+    for env_id in ("clustergym/Job-v0", "clustergym/JobNode-v0", "clustergym/PolicyPair-v0"):
+        out = _run("random_masked_agent.py", ["--address", address, "--env", env_id, "--episodes", "1", "--length", "20"])
+        assert json.loads(out.splitlines()[-1])["steps"] > 0
+
+
+@pytest.mark.parametrize("envs", [1, 4])
+def test_bench_prints_one_json_line(address: str, envs: int) -> None:
+    out = _run("bench.py", ["--address", address, "--k", "16", "--envs", str(envs), "--steps", "400", "--warmup", "40"])
+    lines = out.strip().splitlines()
+    assert len(lines) == 1
+    r = json.loads(lines[0])
+    assert set(r) == {"envs", "steps", "seconds", "steps_per_s"} and r["envs"] == envs and r["steps"] == 400 and r["steps_per_s"] > 0

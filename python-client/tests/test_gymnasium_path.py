@@ -1,0 +1,150 @@
+"""The gymnasium code path, without gymnasium installed: a child interpreter imports the client with
+a minimal stand-in `gymnasium` package that follows gymnasium's public signatures (Env.reset seeding
+`np_random`, spaces.Box/Discrete/MultiBinary/MultiDiscrete/Dict, vector.utils.batch_space) and
+records the calls; and with a `gymnasium` whose import fails, the client falls back to its light
+spaces (the import is safe)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from conftest import PKG_ROOT
+
+STUB = {
+    "gymnasium/__init__.py": '''
+        import numpy as np
+        from . import spaces
+        CALLS = []
+        class Env:
+            metadata = {"render_modes": []}
+            render_mode = None
+            spec = None
+            _np_random = None
+            def reset(self, *, seed=None, options=None):
+                if seed is not None:
+                    self._np_random = np.random.default_rng(seed)
+            @property
+            def np_random(self):
+                if self._np_random is None:
+                    self._np_random = np.random.default_rng()
+                return self._np_random
+            @property
+            def unwrapped(self):
+                return self
+            def close(self):
+                pass
+    ''',
+    "gymnasium/spaces/__init__.py": '''
+        import numpy as np
+        class Space:
+            def __init__(self, shape=None, dtype=None, seed=None):
+                self.shape, self.dtype = shape, dtype
+        class Box(Space):
+            def __init__(self, low, high, shape=None, dtype=np.float32, seed=None):
+                super().__init__(tuple(shape), np.dtype(dtype))
+                self.low, self.high = np.full(shape, low, dtype), np.full(shape, high, dtype)
+            def contains(self, x):
+                x = np.asarray(x)
+                return x.shape == self.shape and x.dtype == self.dtype and bool(np.all((x >= self.low) & (x <= self.high)))
+        class Discrete(Space):
+            def __init__(self, n, seed=None, start=0):
+                super().__init__((), np.int64)
+                self.n, self.start = np.int64(n), np.int64(start)
+        class MultiBinary(Space):
+            def __init__(self, n, seed=None):
+                super().__init__((n,), np.int8)
+                self.n = n
+        class MultiDiscrete(Space):
+            def __init__(self, nvec, dtype=np.int64, seed=None, start=None):
+                self.nvec = np.asarray(nvec)
+                super().__init__(self.nvec.shape, dtype)
+        class Dict(Space):
+            def __init__(self, spaces=None, seed=None, **kw):
+                self.spaces = dict(sorted(spaces.items()))
+                super().__init__(None, None)
+            def __getitem__(self, k):
+                return self.spaces[k]
+            def contains(self, x):
+                return set(x) == set(self.spaces) and all(self.spaces[k].contains(v) for k, v in x.items())
+    ''',
+    "gymnasium/vector/__init__.py": "",
+    "gymnasium/vector/utils/__init__.py": '''
+        import numpy as np
+        from gymnasium import spaces
+        def batch_space(space, n=1):
+            if isinstance(space, spaces.Discrete):
+                return spaces.MultiDiscrete(np.full((n,), space.n))
+            if isinstance(space, spaces.Box):
+                return spaces.Box(0, 1, (n, *space.shape), space.dtype)
+            if isinstance(space, spaces.Dict):
+                return spaces.Dict({k: batch_space(s, n) for k, s in space.spaces.items()})
+            raise TypeError(space)
+    ''',
+}
+
+BROKEN = {"gymnasium/__init__.py": "raise RuntimeError('a broken gymnasium install')\n"}
+
+
+def _write(root: Path, files: dict) -> None:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+
+
+def _run(root: Path, code: str) -> dict:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), str(PKG_ROOT)]))
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_gymnasium_classes_are_used_when_importable(tmp_path: Path, address: str) -> None:
+    _write(tmp_path, STUB)
+    out = _run(
+        tmp_path,
+        f"""
+        import json, numpy as np, gymnasium, clustergym
+        env = clustergym.make("clustergym/Job-v0", {{"k": 4, "trajectory": {{"length": 10}}}}, address={address!r})
+        obs, info = env.reset(seed=3)
+        x = env.np_random.random()
+        env.reset(seed=3)
+        same = env.np_random.random() == x
+        obs, r, t, tr, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        venv = clustergym.make_vec(2, "clustergym/Job-v0", {{"k": 4, "trajectory": {{"length": 10}}}}, address={address!r})
+        vobs, _ = venv.reset(seed=0)
+        print(json.dumps({{
+            "gym": clustergym.GYMNASIUM,
+            "env_is_gym": isinstance(env, gymnasium.Env),
+            "obs_space": type(env.observation_space).__module__ + "." + type(env.observation_space).__name__,
+            "act_space": type(env.action_space).__name__, "n": int(env.action_space.n),
+            "jobs_shape": list(env.observation_space["jobs"].shape),
+            "contains": bool(env.observation_space.contains(obs)),
+            "seeded": same,
+            "vec_act": type(venv.action_space).__name__, "vec_obs_jobs": list(venv.observation_space["jobs"].shape),
+        }}))
+        venv.close(); env.close()
+        """,
+    )
+    assert out["gym"] and out["env_is_gym"] and out["seeded"] and out["contains"]
+    assert out["obs_space"] == "gymnasium.spaces.Dict" and out["act_space"] == "Discrete" and out["n"] == 5
+    assert out["jobs_shape"] == [4, 8]
+    assert out["vec_act"] == "MultiDiscrete" and out["vec_obs_jobs"] == [2, 4, 8]
+
+
+def test_a_broken_gymnasium_falls_back_to_light_spaces(tmp_path: Path) -> None:
+    _write(tmp_path, BROKEN)
+    out = _run(
+        tmp_path,
+        """
+        import json, clustergym
+        from clustergym import spaces
+        s = spaces.from_descriptor({"type": "Discrete", "n": 3})
+        print(json.dumps({"gym": clustergym.GYMNASIUM, "space": type(s).__module__}))
+        """,
+    )
+    assert out == {"gym": False, "space": "clustergym.spaces"}

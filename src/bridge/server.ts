@@ -1,0 +1,394 @@
+/**
+ * The ZeroMQ bridge server (DESIGN §6): a ROUTER socket that maps each request to an environment
+ * call and replies. Clients use DEALER (any number of requests in flight) or REQ sockets; the reply
+ * goes back with the request's envelope. Messages are msgpack maps (msgpackr with records off, so
+ * any standard msgpack library reads them); typed arrays travel as `__ndarray__` maps.
+ *
+ * The server never dies of a message: anything wrong in a request (not msgpack, unknown op, bad
+ * fields, unknown env, invalid action, bad config) becomes an error reply and the server goes on.
+ * Environments idle for longer than `idleTimeoutMs` are closed (a client that vanished mid-episode
+ * does not leak its envs). `close()` stops cleanly; `clustergym serve` calls it on SIGINT/SIGTERM.
+ *
+ * The server holds no RL logic: it only maps messages to calls on `BridgeEnv`s made by an
+ * `EnvFactory` (the gym registry in production, anything in tests).
+ */
+import { Packr, Unpackr } from 'msgpackr';
+import { Router } from 'zeromq';
+import { BridgeError, PROTOCOL_VERSION, parseRequest, requestIdOf, type ErrorCode, type Op, type Request } from './protocol.js';
+import { encodeNdArray, isNdArrayMessage, type WireTypedArray } from './ndarray.js';
+
+/** A JSON-serialisable space descriptor (see envs/spaces). */
+export interface SpaceDescriptor {
+  type: string;
+  shape?: number[] | undefined;
+  spaces?: Record<string, SpaceDescriptor> | undefined;
+  [k: string]: unknown;
+}
+
+/** What the bridge needs of an environment. */
+export interface BridgeEnv {
+  readonly observationSpace: SpaceDescriptor;
+  readonly actionSpace: SpaceDescriptor;
+  reset(args: { seed?: number | undefined; options?: Record<string, unknown> | undefined }): { observation: unknown; info: Record<string, unknown> };
+  step(action: number): { observation: unknown; reward: number; terminated: boolean; truncated: boolean; info: Record<string, unknown> };
+  actionMask(): Uint8Array;
+  close(): void;
+}
+
+/** Makes environments and classifies their errors. */
+export interface EnvFactory {
+  /** Registered env ids. */
+  ids(): string[];
+  /** Makes an env; throws for an unknown id or a bad config. */
+  make(envId: string, config: Record<string, unknown>): BridgeEnv;
+  /** Maps an error thrown by `make`, `reset` or `step` to an error reply, or null if it is a bug. */
+  classify(e: unknown): { code: ErrorCode; message: string; details?: unknown } | null;
+}
+
+/** Options of the server. */
+export interface BridgeServerOptions {
+  /** Endpoint to bind, e.g. `tcp://127.0.0.1:5555`; port 0 picks a free port. */
+  bind: string;
+  /** Close envs idle for longer than this (ms); default 10 minutes. */
+  idleTimeoutMs?: number | undefined;
+  /** Called with each env reclaimed for idleness (logs, tests). */
+  onReclaim?: ((env: string) => void) | undefined;
+}
+
+interface Slot {
+  env: BridgeEnv;
+  envId: string;
+  lastUsed: number;
+  /** An episode is running (reset done, not yet ended). */
+  active: boolean;
+}
+
+const packr = new Packr({ useRecords: false, variableMapSize: true });
+const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
+
+function isTypedArray(v: unknown): v is WireTypedArray {
+  return ArrayBuffer.isView(v) && !(v instanceof DataView);
+}
+
+/** Encodes a value for the wire: typed arrays become ndarrays (shaped by `space` when it says). */
+export function encodeValue(v: unknown, space?: SpaceDescriptor): unknown {
+  if (isNdArrayMessage(v)) return v;
+  if (isTypedArray(v)) return encodeNdArray(v, space?.shape && space.shape.reduce((a, b) => a * b, 1) === v.length ? space.shape : [v.length]);
+  if (Array.isArray(v)) return v.map((x) => encodeValue(x));
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = encodeValue(x, space?.spaces?.[k]);
+    return out;
+  }
+  return v;
+}
+
+/** Stacks one observation per env into batched ndarrays (`[n, ...shape]`), per key for dicts. */
+export function stackObservations(obs: unknown[], space: SpaceDescriptor): unknown {
+  const first = obs[0];
+  if (isTypedArray(first)) {
+    const Ctor = first.constructor as new (n: number) => WireTypedArray;
+    const out = new Ctor(first.length * obs.length);
+    obs.forEach((o, i) => (out as Float32Array).set(o as Float32Array, i * first.length));
+    const shape = space.shape && space.shape.reduce((a, b) => a * b, 1) === first.length ? space.shape : [first.length];
+    return encodeNdArray(out, [obs.length, ...shape]);
+  }
+  if (first !== null && typeof first === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(first)) out[k] = stackObservations(obs.map((o) => (o as Record<string, unknown>)[k]), space.spaces?.[k] ?? { type: 'Box' });
+    return out;
+  }
+  return obs;
+}
+
+/** The bridge server. `start()` binds and serves until `close()`. */
+export class BridgeServer {
+  private readonly sock = new Router();
+  private readonly envs = new Map<string, Slot>();
+  private nextEnv = 1;
+  private readonly idleTimeoutMs: number;
+  private reaper: NodeJS.Timeout | null = null;
+  private closed = false;
+  private loop: Promise<void> | null = null;
+  /** Endpoint actually bound (with the port chosen when 0 was asked). */
+  endpoint = '';
+  /** Requests served (including error replies). */
+  served = 0;
+
+  constructor(
+    private readonly factory: EnvFactory,
+    private readonly options: BridgeServerOptions,
+  ) {
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 600_000;
+  }
+
+  /** Binds the socket; resolves with the bound endpoint. Serving goes on in the background. */
+  async start(): Promise<string> {
+    const bind = this.options.bind.replace(/:0$/, ':*');
+    await this.sock.bind(bind);
+    this.endpoint = this.sock.lastEndpoint ?? bind;
+    const period = Math.max(10, Math.min(5000, this.idleTimeoutMs / 4));
+    this.reaper = setInterval(() => this.reap(), period);
+    this.reaper.unref();
+    this.loop = this.serve();
+    return this.endpoint;
+  }
+
+  /** Number of open environments. */
+  get openEnvs(): number {
+    return this.envs.size;
+  }
+
+  /** Stops serving, closes every env and the socket. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.reaper) clearInterval(this.reaper);
+    for (const s of this.envs.values()) safeClose(s.env);
+    this.envs.clear();
+    this.sock.close();
+    try {
+      await this.loop;
+    } catch {
+      // the receive loop ends with an error when the socket closes
+    }
+  }
+
+  private async serve(): Promise<void> {
+    for (;;) {
+      let frames: Buffer[];
+      try {
+        frames = await this.sock.receive();
+      } catch (e) {
+        if (this.closed) return;
+        throw e;
+      }
+      // DEALER: [identity, payload]; REQ: [identity, empty delimiter, payload]
+      const identity = frames[0]!;
+      const req = frames.length >= 3 && frames[1]!.length === 0;
+      const payload = frames[frames.length - 1]!;
+      const reply = this.handle(payload);
+      this.served++;
+      try {
+        await this.sock.send(req ? [identity, Buffer.alloc(0), reply] : [identity, reply]);
+      } catch (e) {
+        if (this.closed) return;
+        // the peer is gone (HWM or unroutable): drop the reply, keep serving
+        void e;
+      }
+    }
+  }
+
+  /** Handles one raw message and returns the raw reply (exported for in-process tests). */
+  handle(payload: Buffer): Buffer {
+    let msg: unknown;
+    try {
+      msg = unpackr.unpack(payload);
+    } catch (e) {
+      return this.errorReply(null, new BridgeError('bad_message', `not msgpack: ${(e as Error).message}`));
+    }
+    const id = requestIdOf(msg);
+    try {
+      const { op, req } = parseRequest(msg);
+      const result = this.dispatch(op, req);
+      return packr.pack({ id, ok: true, ...result });
+    } catch (e) {
+      if (e instanceof BridgeError) return this.errorReply(id, e);
+      const c = this.factory.classify(e);
+      if (c) return this.errorReply(id, new BridgeError(c.code, c.message, c.details ?? null));
+      return this.errorReply(id, new BridgeError('internal', (e as Error)?.message ?? String(e)));
+    }
+  }
+
+  private errorReply(id: number | string | null, e: BridgeError): Buffer {
+    return packr.pack({ id, ok: false, error: { code: e.code, message: e.message, details: encodeValue(e.details) } });
+  }
+
+  private slot(handle: string): Slot {
+    const s = this.envs.get(handle);
+    if (!s) throw new BridgeError('unknown_env', `no open environment ${JSON.stringify(handle)} (closed, reclaimed after ${this.idleTimeoutMs / 1000} s idle, or never made)`);
+    s.lastUsed = Date.now();
+    return s;
+  }
+
+  private dispatch(op: Op, r: Request<Op>): Record<string, unknown> {
+    switch (op) {
+      case 'hello':
+        return {
+          protocol: PROTOCOL_VERSION,
+          server: 'clustergym',
+          capabilities: { ops: ['hello', 'list', 'make', 'reset', 'step', 'action_mask', 'step_batch', 'reset_batch', 'close'], env_ids: this.factory.ids(), ndarray: true, idle_timeout_s: this.idleTimeoutMs / 1000 },
+        };
+      case 'list':
+        return {
+          env_ids: this.factory.ids(),
+          envs: [...this.envs.entries()].map(([env, s]) => ({ env, env_id: s.envId, idle_s: (Date.now() - s.lastUsed) / 1000 })),
+        };
+      case 'make': {
+        const q = r as Request<'make'>;
+        const env = this.factory.make(q.env_id, q.config);
+        const handle = `e${this.nextEnv++}`;
+        this.envs.set(handle, { env, envId: q.env_id, lastUsed: Date.now(), active: false });
+        return { env: handle, observation_space: env.observationSpace, action_space: env.actionSpace };
+      }
+      case 'reset': {
+        const q = r as Request<'reset'>;
+        const s = this.slot(q.env);
+        const out = s.env.reset({ seed: q.seed ?? undefined, options: q.options ?? undefined });
+        s.active = true;
+        return { observation: encodeValue(out.observation, s.env.observationSpace), info: encodeValue(out.info) };
+      }
+      case 'step': {
+        const q = r as Request<'step'>;
+        const s = this.slot(q.env);
+        if (!s.active) throw new BridgeError('bad_state', `environment ${q.env} needs a reset before step (new, or its episode ended)`);
+        const out = s.env.step(q.action);
+        if (out.terminated || out.truncated) s.active = false;
+        return {
+          observation: encodeValue(out.observation, s.env.observationSpace),
+          reward: out.reward,
+          terminated: out.terminated,
+          truncated: out.truncated,
+          info: encodeValue(out.info),
+        };
+      }
+      case 'action_mask': {
+        const q = r as Request<'action_mask'>;
+        return { mask: encodeNdArray(this.slot(q.env).env.actionMask()) };
+      }
+      case 'step_batch':
+        return this.stepBatch(r as Request<'step_batch'>);
+      case 'reset_batch': {
+        const q = r as Request<'reset_batch'>;
+        const slots = q.envs.map((h) => this.slot(h));
+        const outs = slots.map((s, i) => {
+          const seed = q.seeds?.[i];
+          const o = s.env.reset({ seed: seed ?? undefined, options: q.options ?? undefined });
+          s.active = true;
+          return o;
+        });
+        const masks = slots.map((s) => s.env.actionMask());
+        return {
+          observations: stackObservations(outs.map((o) => o.observation), slots[0]!.env.observationSpace),
+          action_masks: stackMasks(masks),
+          infos: outs.map((o) => encodeValue(withoutMask(o.info))),
+        };
+      }
+      case 'close': {
+        const q = r as Request<'close'>;
+        const s = this.envs.get(q.env);
+        if (s) {
+          safeClose(s.env);
+          this.envs.delete(q.env);
+        }
+        return { closed: s !== undefined };
+      }
+    }
+  }
+
+  /**
+   * Steps several envs with one message. With `autoreset` (default), an env whose episode ends is
+   * reset at once (seed continuing its stream): its row of `observations` is the first observation
+   * of the new episode, and the last observation of the ended one is in its `infos[i].final_observation`
+   * (with the episode metrics in `infos[i]`).
+   */
+  private stepBatch(q: Request<'step_batch'>): Record<string, unknown> {
+    const slots = q.envs.map((h) => this.slot(h));
+    if (new Set(q.envs).size !== q.envs.length) throw new BridgeError('bad_request', 'an env appears twice in envs');
+    for (let i = 0; i < slots.length; i++)
+      if (!slots[i]!.active) throw new BridgeError('bad_state', `environment ${q.envs[i]} needs a reset before step_batch`);
+    const n = slots.length;
+    const rewards = new Float64Array(n);
+    const terminated = new Uint8Array(n);
+    const truncated = new Uint8Array(n);
+    const observations: unknown[] = new Array(n);
+    const infos: unknown[] = new Array(n);
+    // Validate every action first so that a bad one leaves every env unchanged.
+    for (let i = 0; i < n; i++) {
+      const mask = slots[i]!.env.actionMask();
+      const a = q.actions[i]!;
+      if (!(a >= 0 && a < mask.length) || mask[a] !== 1)
+        throw new BridgeError('invalid_action', `action ${a} is not allowed in environment ${q.envs[i]} (index ${i}); allowed: ${allowed(mask)}`, { index: i, env: q.envs[i], mask: encodeNdArray(mask) });
+    }
+    for (let i = 0; i < n; i++) {
+      const s = slots[i]!;
+      const out = s.env.step(q.actions[i]!);
+      rewards[i] = out.reward;
+      terminated[i] = out.terminated ? 1 : 0;
+      truncated[i] = out.truncated ? 1 : 0;
+      let info: Record<string, unknown> = withoutMask(out.info);
+      let obs = out.observation;
+      if (out.terminated || out.truncated) {
+        if (q.autoreset) {
+          // envs reuse their observation buffers: copy the final observation before the reset overwrites it
+          const finalObservation = encodeValue(copyObservation(obs), s.env.observationSpace);
+          const finalInfo = encodeValue(withoutMask(out.info));
+          const r = s.env.reset({});
+          info = { ...info, final_observation: finalObservation, final_info: finalInfo, reset_info: withoutMask(r.info) };
+          obs = r.observation;
+        } else s.active = false;
+      }
+      observations[i] = obs;
+      infos[i] = encodeValue(info);
+    }
+    return {
+      observations: stackObservations(observations, slots[0]!.env.observationSpace),
+      rewards: encodeNdArray(rewards),
+      terminated: encodeNdArray(terminated),
+      truncated: encodeNdArray(truncated),
+      action_masks: stackMasks(slots.map((s) => s.env.actionMask())),
+      infos,
+    };
+  }
+
+  private reap(): void {
+    const now = Date.now();
+    for (const [h, s] of this.envs)
+      if (now - s.lastUsed > this.idleTimeoutMs) {
+        safeClose(s.env);
+        this.envs.delete(h);
+        this.options.onReclaim?.(h);
+      }
+  }
+}
+
+/** A deep copy of an observation (typed arrays sliced). */
+function copyObservation(o: unknown): unknown {
+  if (isTypedArray(o)) return o.slice();
+  if (o !== null && typeof o === 'object' && !Array.isArray(o)) return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, copyObservation(v)]));
+  return o;
+}
+
+function stackMasks(masks: Uint8Array[]): unknown {
+  const a = masks[0]!.length;
+  const out = new Uint8Array(a * masks.length);
+  masks.forEach((m, i) => out.set(m, i * a));
+  return encodeNdArray(out, [masks.length, a]);
+}
+
+function withoutMask(info: Record<string, unknown>): Record<string, unknown> {
+  if (!('action_mask' in info)) return info;
+  const { action_mask: _m, ...rest } = info;
+  void _m;
+  return rest;
+}
+
+function allowed(mask: Uint8Array): string {
+  const a: number[] = [];
+  for (let i = 0; i < mask.length && a.length < 20; i++) if (mask[i]) a.push(i);
+  return a.length ? a.join(', ') + (a.length === 20 ? ', ...' : '') : '(none)';
+}
+
+function safeClose(env: BridgeEnv): void {
+  try {
+    env.close();
+  } catch {
+    // closing must not fail the server
+  }
+}
+
+/** msgpack encoder/decoder with the settings the wire uses (for clients written in TypeScript). */
+export const wire = {
+  pack: (v: unknown): Buffer => packr.pack(v),
+  unpack: (b: Buffer | Uint8Array): unknown => unpackr.unpack(b),
+};

@@ -1,0 +1,269 @@
+/**
+ * Availability profiles for conservative backfilling (see `backfilling.ts`): what will be free, and
+ * when, assuming running jobs end at their expected end (`start + req_time`, or now when that has
+ * passed) and reserved jobs run exactly their `req_time`.
+ *
+ * - `CountProfile`: free cores of the whole platform as a step function of time
+ *   (`free[i]` over `[times[i], times[i+1])`, the last step lasting forever). A job of `n` cores and
+ *   duration `d` fits at `s` when every step overlapping `[s, s+d)` has `free >= n`. The earliest such `s`
+ *   is one of the step starts; a failing step `j` rules out every start up to `times[j]`, so the search
+ *   is one pass, O(P).
+ * - `NodeProfile`: the same per node, for cores and memory, kept only for nodes whose availability
+ *   changes (the others stay as they are now). A reservation is placed on concrete nodes: platform
+ *   order among the nodes whose minimum availability over the window fits (for `seq`, the first such
+ *   node; for `mpi` with `nodes`, the first `nodes`; otherwise as many tasks per node as fit). Candidate
+ *   start times are now and every time availability grows; each costs O(N) node checks.
+ */
+import type { ClusterSimulator } from '../execution/simulator.js';
+import { maxTaskMem, taskMem, type Job } from '../workload/job.js';
+import { forEachHeld, heldCores, type RunningByEnd } from './backfilling.js';
+import { tasksPerNode, type PlacementLimit } from './placement.js';
+
+/** Index of the last `times[i] <= t` (times ascending, `times[0] <= t`). */
+function stepAt(times: number[], t: number): number {
+  let lo = 0;
+  let hi = times.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (times[mid]! <= t) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Inserts `t` into ascending `list` if absent. */
+function insertSorted(list: number[], t: number): void {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  if (list[lo] !== t) list.splice(lo, 0, t);
+}
+
+/** Free cores of the platform over time. */
+export class CountProfile {
+  readonly times: number[];
+  readonly free: number[];
+
+  /** The profile at `sim.now` from the running jobs in `index`. */
+  constructor(sim: ClusterSimulator, index: RunningByEnd) {
+    const now = sim.now;
+    this.times = [now];
+    this.free = [sim.freeCores];
+    index.forEachWhile((e) => {
+      const end = e.end > now ? e.end : now;
+      const last = this.times.length - 1;
+      const f = this.free[last]! + heldCores(e.rj);
+      if (this.times[last] === end) this.free[last] = f;
+      else {
+        this.times.push(end);
+        this.free.push(f);
+      }
+      return true;
+    });
+  }
+
+  /** Earliest start `>= now` at which `n` cores are free for `d` seconds, or Infinity. */
+  earliest(n: number, d: number): number {
+    const { times, free } = this;
+    const len = times.length;
+    let i = 0;
+    while (i < len) {
+      const end = times[i]! + d;
+      let j = i;
+      let ok = true;
+      do {
+        if (free[j]! < n) {
+          ok = false;
+          break;
+        }
+        j++;
+      } while (j < len && times[j]! < end);
+      if (ok) return times[i]!;
+      i = j + 1;
+    }
+    return Infinity;
+  }
+
+  /** Step index starting at `t`, splitting a step if needed. */
+  private split(t: number): number {
+    const i = stepAt(this.times, t);
+    if (this.times[i] === t) return i;
+    this.times.splice(i + 1, 0, t);
+    this.free.splice(i + 1, 0, this.free[i]!);
+    return i + 1;
+  }
+
+  /** Takes `n` cores over `[s, s+d)` (negative `n`: gives them back); the part before now is ignored. */
+  reserve(s: number, d: number, n: number): void {
+    const from = Math.max(s, this.times[0]!);
+    const to = s + d;
+    if (!(to > from) || s === Infinity) return;
+    const a = this.split(from);
+    const b = this.split(to);
+    for (let i = a; i < b; i++) this.free[i]! -= n;
+  }
+}
+
+/** Steps of one node: free cores and memory over `[times[i], times[i+1])`. */
+interface NodeSteps {
+  times: number[];
+  free: number[];
+  mem: number[];
+}
+
+/** A reservation's placement: tasks per node. */
+export type NodePlan = [node: number, tasks: number][];
+
+/** Free cores and memory per node over time. */
+export class NodeProfile {
+  private readonly steps = new Map<number, NodeSteps>();
+  /** Times at which availability grows (now first), ascending. */
+  readonly candidates: number[];
+  private readonly now: number;
+
+  /** The profile at `sim.now` from the running jobs in `index`. */
+  constructor(
+    private readonly sim: ClusterSimulator,
+    index: RunningByEnd,
+  ) {
+    const now = sim.now;
+    this.now = now;
+    this.candidates = [now];
+    index.forEachWhile((e) => {
+      const end = e.end > now ? e.end : now;
+      if (this.candidates[this.candidates.length - 1] !== end) this.candidates.push(end);
+      forEachHeld(sim, e.rj, (n, cores, mem) => this.add(n, end, Infinity, cores, mem));
+      return true;
+    });
+  }
+
+  private stepsOf(n: number): NodeSteps {
+    let s = this.steps.get(n);
+    if (!s) {
+      s = { times: [this.now], free: [this.sim.nodeFree[n]!], mem: [this.sim.nodeFreeMem[n]!] };
+      this.steps.set(n, s);
+    }
+    return s;
+  }
+
+  private split(s: NodeSteps, t: number): number {
+    if (t === Infinity) return s.times.length;
+    const i = stepAt(s.times, t);
+    if (s.times[i] === t) return i;
+    s.times.splice(i + 1, 0, t);
+    s.free.splice(i + 1, 0, s.free[i]!);
+    s.mem.splice(i + 1, 0, s.mem[i]!);
+    return i + 1;
+  }
+
+  /** Adds `cores` and `mem` (negative: takes) on node `n` over `[from, to)`. */
+  private add(n: number, from: number, to: number, cores: number, mem: number): void {
+    const s = this.stepsOf(n);
+    const a = this.split(s, from);
+    const b = this.split(s, to);
+    for (let i = a; i < b; i++) {
+      s.free[i]! += cores;
+      s.mem[i]! += mem;
+    }
+  }
+
+  /** Minimum free cores and memory of node `n` over `[t, t+d)` (the step holding `t` at least). */
+  windowMin(n: number, t: number, d: number): [number, number] {
+    const s = this.steps.get(n);
+    if (!s) return [this.sim.nodeFree[n]!, this.sim.nodeFreeMem[n]!];
+    let i = stepAt(s.times, t);
+    let f = s.free[i]!;
+    let m = s.mem[i]!;
+    const end = t + d;
+    for (i++; i < s.times.length && s.times[i]! < end; i++) {
+      if (s.free[i]! < f) f = s.free[i]!;
+      if (s.mem[i]! < m) m = s.mem[i]!;
+    }
+    return [f, m];
+  }
+
+  /** Room a job started now for `d` seconds may use on each node without taking reserved resources. */
+  limit(d: number): PlacementLimit {
+    return {
+      cores: (n) => this.windowMin(n, this.now, d)[0],
+      mem: (n) => this.windowMin(n, this.now, d)[1],
+    };
+  }
+
+  /** Where `job` fits for `d` seconds from `t` (platform order among the nodes with room), or null. */
+  planAt(job: Job, t: number, d: number): NodePlan | null {
+    const sim = this.sim;
+    const N = sim.platform.nodeCount;
+    const memPerTask = sim.enforceMemory ? maxTaskMem(job) : 0;
+    const cap = (n: number) => {
+      const [f, m] = this.windowMin(n, t, d);
+      if (memPerTask <= 0) return f;
+      return Math.min(f, Math.floor((m + 1e-9) / memPerTask));
+    };
+    const plan: NodePlan = [];
+    if (job.type === 'seq' || job.nodes > 0) {
+      const [per, last] = job.type === 'seq' ? [job.ntasks, job.ntasks] : tasksPerNode(job);
+      const required = job.type === 'seq' ? 1 : job.nodes;
+      for (let n = 0; n < N && plan.length < required; n++) if (cap(n) >= per) plan.push([n, per]);
+      if (plan.length < required) return null;
+      plan[required - 1]![1] = last;
+      return plan;
+    }
+    let left = job.ntasks;
+    for (let n = 0; n < N && left > 0; n++) {
+      const k = Math.min(cap(n), left);
+      if (k > 0) {
+        plan.push([n, k]);
+        left -= k;
+      }
+    }
+    return left === 0 ? plan : null;
+  }
+
+  /** Earliest start of `job` for `d` seconds and where, or `{ time: Infinity }`. */
+  earliest(job: Job, d: number): { time: number; plan: NodePlan } {
+    for (const t of this.candidates) {
+      const plan = this.planAt(job, t, d);
+      if (plan) return { time: t, plan };
+    }
+    return { time: Infinity, plan: [] };
+  }
+
+  /**
+   * Reserves `plan` of `job` over `[s, s+d)` (`sign` -1: gives the reservation back); the part before
+   * now is ignored.
+   */
+  reserve(job: Job, plan: NodePlan, s: number, d: number, sign: 1 | -1 = 1): void {
+    const from = Math.max(s, this.now);
+    const to = s + d;
+    if (!(to > from) || s === Infinity) return;
+    const memPerTask = this.sim.enforceMemory ? maxTaskMem(job) : 0;
+    for (const [n, k] of plan) this.add(n, from, to, -sign * k, -sign * k * memPerTask);
+    if (sign > 0) insertSorted(this.candidates, to);
+    else insertSorted(this.candidates, from);
+  }
+
+  /** Records `job` started now on `cores` for `d` seconds. */
+  commit(job: Job, cores: ArrayLike<number>, d: number): void {
+    if (!(d > 0)) return;
+    const perNode = new Map<number, [number, number]>();
+    for (let t = 0; t < cores.length; t++) {
+      const n = this.sim.platform.coreNode[cores[t]!]!;
+      const v = perNode.get(n) ?? [0, 0];
+      v[0]++;
+      v[1] += this.sim.enforceMemory ? taskMem(job, t) : 0;
+      perNode.set(n, v);
+    }
+    for (const [n, [k, m]] of perNode) {
+      // the engine already took the cores: a node without steps starts from its state before the start
+      if (!this.steps.has(n))
+        this.steps.set(n, { times: [this.now], free: [this.sim.nodeFree[n]! + k], mem: [this.sim.nodeFreeMem[n]! + m] });
+      this.add(n, this.now, this.now + d, -k, -m);
+    }
+    insertSorted(this.candidates, this.now + d);
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * Step semantics and observations on hand-computed cases (tfg-2x2x4: 2 nodes of 2 x 4 cores).
+ */
+import { describe, expect, it } from 'vitest';
+import { make, InvalidActionError, type DictObservation, JOB_FEATURES, NODE_FEATURES, GLOBAL_FEATURES } from '../../envs/index.js';
+import { delayWorkload, TFG_PLATFORM } from './envHelpers.js';
+
+const LIMITS = { req_time: 200, ntasks: 16, mem: 1, mem_vol: 1 };
+
+describe('observations (hand-computed)', () => {
+  it('jobs, nodes and global features at reset and after a placement', () => {
+    const env = make('clustergym/Job-v0', {
+      platform: TFG_PLATFORM,
+      workload: delayWorkload([
+        [0, 4, 100, 'mpi'],
+        [0, 8, 50, 'seq'],
+        [10, 16, 10, 'mpi'],
+      ]),
+      k: 4,
+      limits: LIMITS,
+    });
+    expect(JOB_FEATURES.length).toBe(8);
+    expect(NODE_FEATURES.length).toBe(7);
+    expect(GLOBAL_FEATURES.length).toBe(5);
+    const r = env.reset({ seed: 0 });
+    const o = r.observation as DictObservation;
+    const row = (a: Float32Array, i: number, w: number) => Array.from(a.subarray(i * w, (i + 1) * w));
+    const f = (x: number) => Math.fround(x);
+    expect(row(o.jobs, 0, 8)).toEqual([1, 0, 0.5, 0.25, 0, 0, 1, 1]);
+    expect(row(o.jobs, 1, 8)).toEqual([1, 0, 0.25, 0.5, 0, 0, 0, 1]);
+    expect(row(o.jobs, 2, 8)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    // idle node: 2 processors x 4 cores x 0.05 x 20/4 W = 2 W of 120 W peak
+    expect(row(o.nodes, 0, 7)).toEqual([1, 1, 1, 1, 0, f(2 / 120), 0]);
+    expect(row(o.nodes, 1, 7)).toEqual([1, 1, 1, 1, 0, f(2 / 120), 0]);
+    expect(Array.from(o.global)).toEqual([0, f(Math.log1p(2) / Math.log1p(3)), 0, 0, f(800 / 3200)]);
+    expect(Array.from(r.info.action_mask)).toEqual([1, 1, 0, 0, 1]);
+
+    const s = env.step(0); // j0: 4 tasks on node 0 (first policy), time does not move
+    expect(s.info.time).toBe(0);
+    const o2 = s.observation as DictObservation;
+    expect(row(o2.jobs, 0, 8)).toEqual([1, 0, 0.25, 0.5, 0, 0, 0, 1]);
+    // node 0: 4 of 8 busy; processor 0 busy: 20 + 4 x 10 = 60 W, processor 1 idle: 1 W
+    expect(row(o2.nodes, 0, 7)).toEqual([0.5, 1, 1, 1, 0, f(61 / 120), 0]);
+    expect(Array.from(o2.global)).toEqual([0, f(Math.log1p(1) / Math.log1p(3)), f(1 / 3), 0.25, f(400 / 3200)]);
+    expect(s.reward).toBe(0);
+  });
+
+  it('the wait feature grows with time and saturates at max_wait', () => {
+    const env = make('clustergym/Job-v0', {
+      platform: TFG_PLATFORM,
+      workload: delayWorkload([
+        [0, 16, 1000, 'mpi'],
+        [0, 16, 10, 'mpi'],
+      ]),
+      k: 2,
+      max_wait: 500,
+      limits: LIMITS,
+    });
+    env.reset({ seed: 0 });
+    const s = env.step(0); // the second job waits 1000 s for the first: wait feature = min(1, 1000/500)
+    expect(s.info.time).toBe(1000);
+    expect((s.observation as DictObservation).jobs[1]).toBe(1);
+  });
+});
+
+describe('step semantics', () => {
+  it('several decisions per timestamp, then time advances by itself past points where nothing can start', () => {
+    const env = make('clustergym/Job-v0', {
+      platform: TFG_PLATFORM,
+      workload: delayWorkload([
+        [0, 8, 100, 'mpi'],
+        [0, 8, 100, 'mpi'],
+        [10, 4, 20, 'mpi'],
+        [20, 4, 5, 'mpi'],
+      ]),
+      k: 4,
+      reward: 'dt',
+    });
+    let r = env.reset({ seed: 0 });
+    expect(r.info.time).toBe(0);
+    let s = env.step(0);
+    expect(s.info.time).toBe(0); // placing does not advance time
+    s = env.step(0);
+    // the machine is full: the arrivals at 10 and 20 cannot start, time jumps to 100
+    expect(s.info.time).toBe(100);
+    expect(s.reward).toBe(-100);
+    expect(s.info.queue_length).toBe(2);
+    s = env.step(0);
+    s = env.step(0);
+    expect(s.terminated).toBe(true);
+    expect(s.info.metrics!.jobs_finished).toBe(4);
+  });
+
+  it('wait advances to the next event; it is refused when nothing runs and nothing is left to arrive', () => {
+    const env = make('clustergym/Job-v0', {
+      platform: TFG_PLATFORM,
+      workload: delayWorkload([
+        [0, 4, 100, 'mpi'],
+        [30, 4, 10, 'mpi'],
+      ]),
+      k: 2,
+    });
+    let r = env.reset({ seed: 0 });
+    expect(r.info.action_mask[2]).toBe(1); // wait: something is still to arrive
+    let s = env.step(2); // wait -> the arrival at 30
+    expect(s.info.time).toBe(30);
+    expect(s.info.queue_length).toBe(2);
+    s = env.step(1);
+    s = env.step(0);
+    expect(s.terminated).toBe(true);
+
+    const lone = make('clustergym/Job-v0', { platform: TFG_PLATFORM, workload: delayWorkload([[0, 4, 100, 'mpi']]), k: 2 });
+    r = lone.reset({ seed: 0 });
+    expect(Array.from(r.info.action_mask)).toEqual([1, 0, 0]);
+    expect(() => lone.step(2)).toThrow(/waiting would never end/);
+  });
+
+  it('an invalid action throws InvalidActionError with the mask, and changes nothing', () => {
+    const env = make('clustergym/Job-v0', {
+      platform: TFG_PLATFORM,
+      workload: delayWorkload([
+        [0, 12, 100, 'mpi'],
+        [0, 8, 100, 'seq'],
+        [0, 2, 50, 'mpi'],
+      ]),
+      k: 3,
+    });
+    env.reset({ seed: 0 });
+    env.step(0); // 12 cores busy: the seq job of 8 no longer fits, the job of 2 does
+    const before = env.actionMask().slice();
+    let err: unknown;
+    try {
+      env.step(0);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(InvalidActionError);
+    expect((err as Error).message).toMatch(/invalid action 0: job j1 .* does not fit .*valid actions now: 1, 3; mask: 0101/);
+    expect(Array.from((err as InvalidActionError).mask)).toEqual(Array.from(before));
+    expect(() => env.step(7)).toThrow(/outside the action space Discrete\(4\)/);
+    expect(() => env.step(1.5)).toThrow(InvalidActionError);
+    expect(Array.from(env.actionMask())).toEqual(Array.from(before));
+    expect(env.step(3).info.time).toBe(100); // wait: to the next event, the end of j0
+  });
+
+  it('Job-v0 unfit: reserve: a job that does not fit is reserved and starts when it can (no wait action)', () => {
+    const env = make('clustergym/Job-v0', {
+      platform: TFG_PLATFORM,
+      workload: delayWorkload([
+        [0, 12, 100, 'mpi'],
+        [0, 8, 50, 'mpi'],
+        [0, 2, 10, 'mpi'],
+      ]),
+      k: 3,
+      unfit: 'reserve',
+      backfilling: 'easy',
+    });
+    const r = env.reset({ seed: 0 });
+    expect(Array.from(r.info.action_mask)).toEqual([1, 1, 1, 0]);
+    const starts: string[] = [];
+    env.sim.addListener({ onJobStarted: (sim, rj) => starts.push(`${rj.job.id}@${sim.now}`) });
+    env.step(0);
+    // reserve j1 (8 cores, 4 free): j2 (2 cores, 10 s) backfills at 0, j1 starts at 100; then nothing is left
+    const s = env.step(0);
+    expect(starts).toEqual(['j0@0', 'j2@0', 'j1@100']);
+    expect(s.terminated).toBe(true);
+    expect(s.info.time).toBe(150);
+  });
+
+  it('JobNode-v0: a seq job runs on the chosen node; an MPI job starts there and spills over', () => {
+    const env = make('clustergym/JobNode-v0', {
+      platform: TFG_PLATFORM,
+      workload: delayWorkload([
+        [0, 3, 100, 'seq'],
+        [0, 12, 100, 'mpi'],
+      ]),
+      k: 2,
+    });
+    const N = 2;
+    const r = env.reset({ seed: 0 });
+    expect(Array.from(r.info.action_mask)).toEqual([1, 1, 1, 1, 0]); // nothing runs or arrives: no wait
+    env.step(0 * N + 1); // seq job on node 1: cores 8..10
+    const seq = [...env.sim.running()][0]!;
+    expect(Array.from(seq.cores)).toEqual([8, 9, 10]);
+    // the MPI job (12) with node 1 first: the 5 free cores of node 1, then 7 of node 0
+    expect(Array.from(env.actionMask())).toEqual([1, 1, 0, 0, 1]);
+    let cores: number[] = [];
+    env.sim.addListener({ onJobStarted: (_s, rj) => (cores = Array.from(rj.cores)) });
+    expect(env.step(0 * N + 1).terminated).toBe(true); // nothing left to decide: runs to the end
+    expect(cores).toEqual([11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6]);
+  });
+});

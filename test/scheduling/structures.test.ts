@@ -1,0 +1,147 @@
+/**
+ * The data structures behind the schedulers, against plain reference implementations (fast-check):
+ * `IndexedHeap` (running jobs by expected end), `SortedList` (queues kept by a static key) and the
+ * engine's `WaitingQueue` (holes and a moving head instead of `splice`).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { WaitingQueue } from '../../src/execution/simulator.js';
+import { IndexedHeap } from '../../src/scheduling/indexedHeap.js';
+import { SortedList } from '../../src/scheduling/sortedList.js';
+import { makeJob, type Job } from '../../src/workload/job.js';
+
+interface Item {
+  key: number;
+  seq: number;
+  heapPos: number;
+}
+
+const cmp = (a: Item, b: Item) => a.key - b.key || a.seq - b.seq;
+
+/** Operations: insert a key, or delete the item at a (wrapped) index of the live ones. */
+const opsArb = fc.array(fc.oneof(fc.record({ op: fc.constant('ins' as const), key: fc.integer({ min: 0, max: 50 }) }), fc.record({ op: fc.constant('del' as const), at: fc.nat() })), {
+  maxLength: 400,
+});
+
+describe('IndexedHeap', () => {
+  it('pop order, delete anywhere and in-order visits match a sorted array', () => {
+    fc.assert(
+      fc.property(opsArb, fc.nat({ max: 60 }), (ops, visit) => {
+        const heap = new IndexedHeap<Item>((a, b) => cmp(a, b) < 0);
+        let live: Item[] = [];
+        let seq = 0;
+        for (const o of ops) {
+          if (o.op === 'ins') {
+            const it: Item = { key: o.key, seq: seq++, heapPos: -1 };
+            heap.push(it);
+            live.push(it);
+          } else if (live.length > 0) {
+            const it = live[o.at % live.length]!;
+            heap.delete(it);
+            live = live.filter((x) => x !== it);
+          }
+        }
+        const sorted = live.slice().sort(cmp);
+        const seen: Item[] = [];
+        heap.forEachInOrder((it) => (seen.push(it), seen.length < visit));
+        expect(seen).toEqual(sorted.slice(0, Math.max(1, Math.min(visit, sorted.length))).slice(0, sorted.length));
+        expect(heap.size).toBe(sorted.length);
+        const popped: Item[] = [];
+        for (let it = heap.pop(); it; it = heap.pop()) popped.push(it);
+        expect(popped).toEqual(sorted);
+      }),
+    );
+  });
+});
+
+describe('SortedList', () => {
+  it('insert, delete, first, slice and iteration match a sorted array', () => {
+    fc.assert(
+      fc.property(opsArb, fc.nat({ max: 20 }), fc.nat({ max: 30 }), (ops, skip, k) => {
+        const list = new SortedList<Item>(cmp);
+        let live: Item[] = [];
+        let seq = 0;
+        for (const o of ops) {
+          if (o.op === 'ins') {
+            const it: Item = { key: o.key, seq: seq++, heapPos: -1 };
+            list.insert(it);
+            live.push(it);
+          } else if (live.length > 0) {
+            const it = live[o.at % live.length]!;
+            expect(list.delete(it)).toBe(true);
+            expect(list.delete(it)).toBe(false);
+            live = live.filter((x) => x !== it);
+          }
+        }
+        const sorted = live.slice().sort(cmp);
+        expect(list.toArray()).toEqual(sorted);
+        expect([...list]).toEqual(sorted);
+        expect(list.first()).toBe(sorted[0]);
+        expect(list.length).toBe(sorted.length);
+        expect(list.slice(skip, k)).toEqual(sorted.slice(skip, skip + k));
+      }),
+    );
+  });
+
+  it('many items (chunks split) stay sorted', () => {
+    const list = new SortedList<Item>(cmp);
+    for (let i = 0; i < 5000; i++) list.insert({ key: (i * 7919) % 1000, seq: i, heapPos: -1 });
+    const a = list.toArray();
+    for (let i = 1; i < a.length; i++) expect(cmp(a[i - 1]!, a[i]!)).toBeLessThan(0);
+    expect(list.shift()!.key).toBe(0);
+  });
+});
+
+describe('WaitingQueue', () => {
+  it('matches an array under arrivals and removals, across compactions', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.record({ op: fc.constant('push' as const), n: fc.integer({ min: 1, max: 3000 }) }), fc.record({ op: fc.constant('rm' as const), at: fc.nat({ max: 50 }) }), fc.constant({ op: 'tidy' as const })), {
+          maxLength: 200,
+        }),
+        (ops) => {
+          const q = new WaitingQueue();
+          const ref: Job[] = [];
+          let id = 0;
+          for (const o of ops) {
+            if (o.op === 'push')
+              for (let i = 0; i < o.n; i++) {
+                const j = makeJob({ id: String(id++), subtime: 0, ntasks: 1, runtime: 1 });
+                q.push(j);
+                ref.push(j);
+              }
+            else if (o.op === 'rm' && ref.length > 0) {
+              const j = ref[Math.min(o.at, ref.length - 1)]!;
+              q.removeAt(q.indexOf(j));
+              ref.splice(ref.indexOf(j), 1);
+            } else if (o.op === 'tidy') q.tidy();
+            expect(q.length).toBe(ref.length);
+            expect(q.first()).toBe(ref[0]);
+          }
+          expect(q.toArray()).toEqual(ref);
+          const walked: Job[] = [];
+          for (let i = q.nextAt(q.start); i < q.end; i = q.nextAt(i + 1)) walked.push(q.at(i)!);
+          expect(walked).toEqual(ref);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('compacts when holes outnumber jobs, keeping the order', () => {
+    const q = new WaitingQueue();
+    const jobs = Array.from({ length: 3000 }, (_, i) => makeJob({ id: String(i), subtime: 0, ntasks: 1, runtime: 1 }));
+    for (const j of jobs) q.push(j);
+    // remove the first 1000 and every other one of the next 2000: 2000 holes for 1000 jobs
+    for (let i = 0; i < 1000; i++) q.removeAt(q.indexOf(jobs[i]!));
+    for (let i = 1000; i < 3000; i += 2) q.removeAt(q.indexOf(jobs[i]!));
+    expect(q.generation).toBe(0);
+    const before = q.toArray();
+    q.tidy();
+    expect(q.generation).toBe(1);
+    expect(q.start).toBe(0);
+    expect(q.end).toBe(1000);
+    expect(q.toArray()).toEqual(before);
+    expect(before[0]!.id).toBe('1001');
+  });
+});

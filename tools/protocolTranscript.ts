@@ -1,0 +1,60 @@
+/**
+ * Prints a real session with the bridge, message by message, for docs/protocol.md: it starts an
+ * in-process server on a free port, talks to it over a DEALER socket and shows each request and
+ * reply as decoded msgpack (bytes abbreviated, ndarrays shown with their dtype and shape).
+ *
+ *     npx tsc -p . && node dist/tools/protocolTranscript.js
+ */
+import { Dealer } from 'zeromq';
+import { registryFactory } from '../src/bridge/envFactory.js';
+import { BridgeServer, wire } from '../src/bridge/server.js';
+import { decodeNdArray, isNdArrayMessage } from '../src/bridge/ndarray.js';
+
+function show(v: unknown, depth = 0): unknown {
+  if (isNdArrayMessage(v)) {
+    const { array } = decodeNdArray(v);
+    const head = Array.from(array.slice(0, 6) as ArrayLike<number>, (x) => (typeof x === 'number' ? Math.round(x * 1e4) / 1e4 : x));
+    return { __ndarray__: true, dtype: v.dtype, shape: v.shape, data: `<${v.data.byteLength} bytes: ${head.join(', ')}${array.length > 6 ? ', ...' : ''}>` };
+  }
+  if (v instanceof Uint8Array) return `<${v.byteLength} bytes>`;
+  if (Array.isArray(v)) return v.length > 12 && depth > 0 ? [...v.slice(0, 12).map((x) => show(x, depth + 1)), `... ${v.length - 12} more`] : v.map((x) => show(x, depth + 1));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, show(x, depth + 1)]));
+  return v;
+}
+
+async function main(): Promise<void> {
+  const server = new BridgeServer(registryFactory(), { bind: 'tcp://127.0.0.1:0' });
+  const endpoint = await server.start();
+  const sock = new Dealer();
+  sock.connect(endpoint);
+  let id = 0;
+  const call = async (msg: Record<string, unknown>) => {
+    const req = { id: ++id, ...msg };
+    await sock.send(wire.pack(req));
+    const [b] = await sock.receive();
+    const rep = wire.unpack(b!) as Record<string, unknown>;
+    console.log(`--> ${JSON.stringify(show(req))}\n<-- ${JSON.stringify(show(rep), null, 1).replace(/\n\s*/g, ' ')}\n`);
+    return rep;
+  };
+  await call({ op: 'hello' });
+  const config = { trajectory: { length: 8, origin: 0 }, k: 4, observation: 'dict' };
+  const made = await call({ op: 'make', env_id: 'clustergym/Job-v0', config });
+  const env = made.env as string;
+  await call({ op: 'reset', env, seed: 7, options: {} });
+  await call({ op: 'action_mask', env });
+  await call({ op: 'step', env, action: 0 });
+  await call({ op: 'step', env, action: 99 });
+  await call({ op: 'list' });
+  const flat = { ...config, observation: 'flat' };
+  const a = (await call({ op: 'make', env_id: 'clustergym/Job-v0', config: flat })).env as string;
+  const b = (await call({ op: 'make', env_id: 'clustergym/Job-v0', config: flat })).env as string;
+  await call({ op: 'reset_batch', envs: [a, b], seeds: [1, 2] });
+  await call({ op: 'step_batch', envs: [a, b], actions: [0, 0] });
+  await call({ op: 'make', env_id: 'clustergym/Job-v0', config: { k: 0, reward: 'fun' } });
+  await call({ op: 'teleport', env });
+  await call({ op: 'close', env });
+  sock.close();
+  await server.close();
+}
+
+void main();
