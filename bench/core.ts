@@ -14,7 +14,7 @@ import { loadPlatform } from '../src/platform/loader.js';
 import { runSimulation } from '../src/scheduling/run.js';
 import { ListScheduler } from '../src/scheduling/scheduler.js';
 import type { Job } from '../src/workload/job.js';
-import { PACKAGE_ROOT } from '../src/cli/common.js';
+import { PACKAGE_ROOT } from '../src/core/paths.js';
 
 /** Jobs for hetero-20, streamed. */
 export function* heteroJobs(n: number, seed = 1): Generator<Job> {

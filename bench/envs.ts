@@ -17,7 +17,7 @@ import { Worker } from 'node:worker_threads';
 import { make } from '../envs/index.js';
 import { makeVec } from '../envs/vector.js';
 import { makeVecWorkers } from '../envs/workerVec.js';
-import { PACKAGE_ROOT } from '../src/cli/common.js';
+import { PACKAGE_ROOT } from '../src/core/paths.js';
 import { measureEnv, measureVec, type EnvBenchResult } from '../src/cli/benchEnv.js';
 
 const LUBLIN = resolve(PACKAGE_ROOT, '../shared/data/traces/lublin_256.swf');

@@ -1,12 +1,23 @@
 /**
- * `npm run bench`: runs the benchmarks and prints one JSON object of figures (and a readable
- * summary on stderr). `npm run bench -- core` runs one section. Sections are added as the
- * project grows; each is a function returning its figures.
+ * `npm run bench`: runs the benchmarks and prints one JSON object of figures (and the time of each
+ * section on stderr). `npm run bench -- core envs` runs some sections only. Each section is a
+ * function of its own module returning its figures.
+ *
+ * - `core`: the simulation core (hetero-20, contention and energy, FCFS; 10k and 100k jobs).
+ * - `scheduling`: 1,000,000 generated delay jobs on 10,000 nodes x 16 cores with `fcfs:first+easy`, SWF parsing.
+ * - `envs`: in-process env steps/s (Job-v0, JobNode-v0, PolicyPair-v0, vector envs).
+ * - `bridge`: env steps/s through the ZeroMQ bridge from Python (single env and `make_vec(16)`).
  */
+import { benchBridge } from './bridge.js';
 import { benchCore } from './core.js';
+import { benchEnvs } from './envs.js';
+import { benchMillionJobs } from './scheduling.js';
 
 const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   core: benchCore,
+  scheduling: () => benchMillionJobs(),
+  envs: benchEnvs,
+  bridge: benchBridge,
 };
 
 async function main(): Promise<void> {

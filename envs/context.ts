@@ -23,8 +23,8 @@ import { InputError, inputErrorFromIssues } from '../src/core/errors.js';
 import { ClusterSimulator } from '../src/execution/simulator.js';
 import { loadPlatform, parsePlatform } from '../src/platform/loader.js';
 import type { ModelsConfig, Platform } from '../src/platform/platform.js';
-import { homogeneousPlatform } from '../src/cli/workloadInput.js';
-import { DEFAULT_PLATFORM, DEFAULT_WORKLOAD } from '../src/cli/common.js';
+import { homogeneousPlatform } from '../src/platform/homogeneous.js';
+import { DEFAULT_PLATFORM, DEFAULT_WORKLOAD } from '../src/core/paths.js';
 import type { Job, Workload } from '../src/workload/job.js';
 import {
   detectJsonFormat,

@@ -16,7 +16,7 @@
  * (see jobNodeEnv.ts).
  */
 import type { ClusterSimulator } from '../src/execution/simulator.js';
-import { tasksPerNode } from '../src/scheduling/placement.js';
+import { nodeShares } from '../src/workload/job.js';
 import { maxTaskMem, type Job } from '../src/workload/job.js';
 
 const EPS = 1e-9;
@@ -99,7 +99,7 @@ export function nodeMaskInfo(sim: ClusterSimulator, job: Job, info: NodeMaskInfo
     info.restOk = job.ntasks <= sim.freeCores && platformCapacity(sim, mem, job.ntasks) >= job.ntasks;
     return info;
   }
-  const [per, last] = tasksPerNode(job);
+  const [per, last] = nodeShares(job);
   info.per = per;
   info.last = last;
   info.need = job.nodes === 1 ? job.ntasks : per;

@@ -11,7 +11,8 @@
  * `enforce_memory: false`, memory); `wait` is valid when something runs or is still to arrive.
  */
 import type { Job } from '../src/workload/job.js';
-import { tasksPerNode, type PlacementLimit } from '../src/scheduling/placement.js';
+import { type PlacementLimit } from '../src/scheduling/placement.js';
+import { nodeShares } from '../src/workload/job.js';
 import { ClusterEnv } from './env.js';
 import type { EnvContext } from './context.js';
 import { nodeAllows, nodeCapacity, nodeMaskInfo, type NodeMaskInfo } from './fit.js';
@@ -139,7 +140,7 @@ export class JobNodeEnv extends ClusterEnv {
     let restNodes = 0;
     let restPer = 0;
     if (job.nodes > 0) {
-      const [per] = tasksPerNode(job);
+      const [per] = nodeShares(job);
       first = job.nodes === 1 ? job.ntasks : per;
       restNodes = job.nodes - 1;
       restPer = per;

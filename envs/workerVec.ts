@@ -33,7 +33,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { PACKAGE_ROOT } from '../src/cli/common.js';
+import { PACKAGE_ROOT } from '../src/core/paths.js';
 import type { Summary } from '../src/metrics/summary.js';
 import type { EnvId } from './config.js';
 import type { EnvContext } from './context.js';

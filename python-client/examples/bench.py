@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Bridge benchmark: random masked actions through the ZeroMQ bridge, from Python.
 
-    python3 examples/bench.py [--env ID] [--k N] [--envs N] [--steps N] [--address ADDR]
+    python3 examples/bench.py [--env ID] [--k N] [--envs N] [--steps N] [--workload FILE] [--address ADDR]
 
 ``--envs 1`` drives one :func:`clustergym.make` env with ``step``; ``--envs N`` (N > 1) a
 :func:`clustergym.make_vec` of N envs with ``step_batch`` (autoreset). ``--steps`` counts env-steps
@@ -67,6 +67,7 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=20_000, help="env-steps in total")
     p.add_argument("--warmup", type=int, default=1_000, help="env-steps before timing")
     p.add_argument("--observation", default=None, help="observation variant (dict, flat, minimal)")
+    p.add_argument("--workload", default=None, help="workload file for the server (default: the embedded default)")
     p.add_argument("--address", help="endpoint of a running `clustergym serve` (default: start a local server)")
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args()
@@ -75,6 +76,8 @@ def main() -> None:
         config["k"] = a.k
     if a.observation:
         config["observation"] = a.observation
+    if a.workload:
+        config["workload"] = a.workload
     rng = np.random.default_rng(a.seed)
     if a.envs <= 1:
         with clustergym.make(a.env, config, address=a.address) as env:

@@ -2,26 +2,10 @@
  * Shared pieces of the `clustergym` commands: flag parsing validated with zod (an unknown flag or
  * a bad value is an `InputError`, exit code 2), the embedded defaults, and table printing.
  */
-import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { z } from 'zod';
 import { InputError } from '../core/errors.js';
-
-/** Repository (package) root, whether running from `src/` through vitest or from `dist/src/`. */
-export const PACKAGE_ROOT = (() => {
-  let d = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    if (existsSync(resolve(d, 'package.json')) && existsSync(resolve(d, 'data'))) return d;
-    d = dirname(d);
-  }
-  return resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-})();
-
-/** The embedded default platform and workload (under `data/`). */
-export const DEFAULT_PLATFORM = resolve(PACKAGE_ROOT, 'data/platforms/hetero-20.json');
-export const DEFAULT_WORKLOAD = resolve(PACKAGE_ROOT, 'data/workloads/mixed-300.json');
+export { DEFAULT_PLATFORM, DEFAULT_WORKLOAD, PACKAGE_ROOT } from '../core/paths.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 

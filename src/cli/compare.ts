@@ -28,7 +28,8 @@ import { comparePolicies, cutTrajectories, type PolicyResult } from '../scheduli
 import { parsePolicyName } from '../scheduling/policyName.js';
 import { DEFAULT_PLATFORM, DEFAULT_WORKLOAD, formatTable, parseFlags } from './common.js';
 import { checkWorkloadFits } from './simulate.js';
-import { homogeneousPlatform, loadWorkloadFile } from './workloadInput.js';
+import { homogeneousPlatform } from '../platform/homogeneous.js';
+import { loadWorkloadFile } from './workloadInput.js';
 
 const FLAGS = {
   platform: { type: 'string' },

@@ -26,7 +26,7 @@ import { commModel, networkVolume, type CommModel } from '../platform/communicat
 import { bandwidthRequest, memoryModel, type MemoryModel } from '../platform/memoryContention.js';
 import type { ModelsConfig, Platform } from '../platform/platform.js';
 import { processorPower } from '../platform/power.js';
-import { taskMem, taskMemVol, taskOps, taskRuntime, type Job } from '../workload/job.js';
+import { nodeShares, taskMem, taskMemVol, taskOps, taskRuntime, type Job } from '../workload/job.js';
 import { NodeFreeTree } from './nodeFreeTree.js';
 
 /** What to do with a job that can never fit the platform. */
@@ -46,6 +46,17 @@ export interface SimulatorOptions {
   workloadName?: string | undefined;
 }
 
+/** Shortcuts of `ClusterSimulator.startJob` (the checks are made all the same). */
+export interface StartOptions {
+  /**
+   * Keep an `Int32Array` of cores as the job's (`RunningJob.cores`) instead of copying it: the caller
+   * must not modify it afterwards (schedulers pass the fresh array a placement returned).
+   */
+  transfer?: boolean;
+  /** The job's position in `queue` if the caller knows it (checked; else the queue is searched). */
+  queuePosition?: number;
+}
+
 /** How a job left the system. */
 export type EndState = 'finished' | 'killed' | 'rejected';
 
@@ -63,6 +74,39 @@ export interface JobRecord {
   nodes: Int32Array;
   /** Time each of `cores` was released (a seq job frees each core when its task ends; others at `finish`). */
   releases: Float64Array;
+}
+
+/**
+ * The record of a job that ran. `releases` is computed on first use (most observers never read it, and
+ * a per-job array costs a million allocations on a million-job run).
+ */
+class EndedJobRecord implements JobRecord {
+  readonly job: Job;
+  readonly submit: number;
+  readonly start: number;
+  readonly cores: Int32Array;
+  readonly nodes: Int32Array;
+  private rel: Float64Array | null = null;
+  constructor(
+    private readonly rj: RunningJob,
+    readonly finish: number,
+    readonly state: EndState,
+  ) {
+    this.job = rj.job;
+    this.submit = rj.job.subtime;
+    this.start = rj.start;
+    this.cores = rj.cores;
+    this.nodes = rj.nodes;
+  }
+  get releases(): Float64Array {
+    if (!this.rel) {
+      const rj = this.rj;
+      const r = new Float64Array(rj.cores.length).fill(this.finish);
+      if (rj.job.type === 'seq' && rj.tasks) for (let t = 0; t < rj.tasks.length; t++) r[t] = rj.tasks[t]!.endedAt;
+      this.rel = r;
+    }
+    return this.rel;
+  }
 }
 
 /** Observers of a simulation (metrics collectors, reward functions, timelines). */
@@ -564,7 +608,8 @@ export class ClusterSimulator {
       return null;
     }
     if (job.nodes > 0) {
-      const per = job.ntasksPerNode > 0 ? job.ntasksPerNode : Math.ceil(job.ntasks / job.nodes);
+      const [per, last] = nodeShares(job);
+      if (last < 1) return `cannot spread ${job.ntasks} tasks over exactly ${job.nodes} nodes at ${per} per node`;
       let ok = 0;
       for (const c of this.nodeClasses) if (c.cores >= per && c.memMb >= mem * per) ok += c.count;
       if (ok < job.nodes) return `needs ${job.nodes} nodes with ${per} cores${mem > 0 ? ` and ${mem * per} MB` : ''} each; the platform has ${ok}`;
@@ -584,10 +629,12 @@ export class ClusterSimulator {
   placementError(job: Job, cores: ArrayLike<number>): string | null {
     if (cores.length !== job.ntasks) return `expected ${job.ntasks} cores, got ${cores.length}`;
     const p = this.platform;
+    const owner = this.coreOwner;
     for (let t = 0; t < cores.length; t++) {
       const c = cores[t]!;
+      if (owner[c] === -1) continue; // exists (typed-array read of an index in range) and is free
       if (!(c >= 0 && c < p.coreCount) || !Number.isInteger(c)) return `core ${c} does not exist`;
-      if (this.coreOwner[c] !== -1) return `core ${c} is busy`;
+      return `core ${c} is busy`;
     }
     const nt = this.tallyNodes(job, cores);
     this.lastTally = nt;
@@ -645,17 +692,17 @@ export class ClusterSimulator {
 
   /**
    * Starts a waiting job on `cores` (task `t` on `cores[t]`). Throws when the job is not waiting or
-   * the placement is invalid (see `placementError`); the state is unchanged then. With `transfer`, an
-   * `Int32Array` of cores is kept as the job's (`RunningJob.cores`) instead of copied: the caller
-   * must not modify it afterwards (schedulers pass the fresh array a placement returned).
+   * the placement is invalid (see `placementError`); the state is unchanged then. See `StartOptions`
+   * for two shortcuts schedulers use on long queues.
    */
-  startJob(job: Job, cores: ArrayLike<number>, transfer = false): RunningJob {
-    const qi = this.queue.indexOf(job);
+  startJob(job: Job, cores: ArrayLike<number>, options: StartOptions = {}): RunningJob {
+    const hint = options.queuePosition;
+    const qi = hint !== undefined && this.queue.at(hint) === job ? hint : this.queue.indexOf(job);
     if (qi < 0) throw new Error(`job ${job.id} is not waiting`);
     const err = this.placementError(job, cores);
     if (err) throw new Error(`cannot start job ${job.id}: ${err}`);
     this.queue.removeAt(qi);
-    return this.launch(job, transfer && cores instanceof Int32Array ? cores : Int32Array.from(cores));
+    return this.launch(job, options.transfer && cores instanceof Int32Array ? cores : Int32Array.from(cores));
   }
 
   /** Rejects a waiting job (it never runs; counted in `jobs_rejected`). */
@@ -778,9 +825,7 @@ export class ClusterSimulator {
     if (state === 'finished') this.jobsFinished++;
     else this.jobsKilled++;
     this.lastEnd = this.now;
-    const releases = new Float64Array(rj.cores.length).fill(this.now);
-    if (job.type === 'seq' && rj.tasks) for (let t = 0; t < rj.tasks.length; t++) releases[t] = rj.tasks[t]!.endedAt;
-    const rec: JobRecord = { job, submit: job.subtime, start: rj.start, finish: this.now, state, cores: rj.cores, nodes: rj.nodes, releases };
+    const rec: JobRecord = new EndedJobRecord(rj, this.now, state);
     for (const l of this.listeners) l.onJobEnded?.(this, rec, rj);
   }
 
@@ -829,9 +874,10 @@ export class ClusterSimulator {
         if (proc >= 0) {
           const b = this.procBusy[proc]!;
           const b2 = take ? b + procCount : b - procCount;
-          this.power +=
-            processorPower(b2, p.procStaticPower[proc]!, p.procDynamicPower[proc]!, p.procMinPower[proc]!) -
-            processorPower(b, p.procStaticPower[proc]!, p.procDynamicPower[proc]!, p.procMinPower[proc]!);
+          const st = p.procStaticPower[proc]!;
+          const dy = p.procDynamicPower[proc]!;
+          const mi = p.procMinPower[proc]!;
+          this.power += processorPower(b2, st, dy, mi) - processorPower(b, st, dy, mi);
           this.procBusy[proc] = b2;
         }
         proc = q;

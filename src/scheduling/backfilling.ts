@@ -51,8 +51,9 @@
  */
 import type { ClusterSimulator, RunningJob, SimulationListener } from '../execution/simulator.js';
 import { maxTaskMem, taskMem, type Job } from '../workload/job.js';
-import { tasksPerNode, type PlacementLimit } from './placement.js';
-import { IndexedHeap, type HeapItem } from './indexedHeap.js';
+import { type PlacementLimit } from './placement.js';
+import { nodeShares } from '../workload/job.js';
+import { IndexedHeap, type HeapItem, type InOrderCursor } from './indexedHeap.js';
 
 /** Backfilling algorithms. */
 export const BACKFILL_NAMES = ['none', 'easy', 'conservative'] as const;
@@ -106,6 +107,11 @@ export class RunningByEnd implements SimulationListener {
   /** Visits running jobs by ascending expected end until `fn` returns false. */
   forEachWhile(fn: (e: EndEntry) => boolean): void {
     this.heap.forEachInOrder(fn);
+  }
+
+  /** A cursor over the running jobs by ascending expected end (one at a time; see `IndexedHeap.inOrder`). */
+  inOrder(): InOrderCursor<EndEntry> {
+    return this.heap.inOrder();
   }
 
   /** Number of running jobs indexed. */
@@ -166,7 +172,7 @@ function shapeOf(sim: ClusterSimulator, job: Job): Shape {
   const memPerTask = sim.enforceMemory ? maxTaskMem(job) : 0;
   if (job.type === 'seq') return { kind: 'nodes', need: job.ntasks, required: 1, memPerTask, share: job.ntasks };
   if (job.nodes > 0) {
-    const [per] = tasksPerNode(job);
+    const [per] = nodeShares(job);
     return { kind: 'nodes', need: per, required: job.nodes, memPerTask, share: per };
   }
   return { kind: 'sum', need: 1, required: job.ntasks, memPerTask, share: 0 };
@@ -178,9 +184,9 @@ export class EasyReservation {
   time = Infinity;
   /** Count-based: cores free at `time` beyond the head's need. */
   extra = 0;
-  /** Node-based: per node of `R`, cores and memory a long backfill job may still take. */
-  private readonly spareCores = new Map<number, number>();
-  private readonly spareMem = new Map<number, number>();
+  /** Node-based: per node of `R`, cores and memory a long backfill job may still take (null when count-based). */
+  private readonly spareCores: Map<number, number> | null;
+  private readonly spareMem: Map<number, number> | null;
   /** Limit for placing a job that runs past `time` (node-based), null when count-based. */
   readonly limit: PlacementLimit | null;
 
@@ -188,38 +194,42 @@ export class EasyReservation {
     readonly head: Job,
     readonly countBased: boolean,
   ) {
-    this.limit = countBased
-      ? null
-      : {
-          cores: (n) => this.spareCores.get(n) ?? Infinity,
-          mem: (n) => this.spareMem.get(n) ?? Infinity,
-        };
+    if (countBased) {
+      this.spareCores = this.spareMem = null;
+      this.limit = null;
+    } else {
+      const cores = (this.spareCores = new Map<number, number>());
+      const mem = (this.spareMem = new Map<number, number>());
+      this.limit = { cores: (n) => cores.get(n) ?? Infinity, mem: (n) => mem.get(n) ?? Infinity };
+    }
   }
 
-  /** Nodes reserved for the head at `time` with what it needs on each (node-based). */
+  /** Nodes reserved for the head at `time` (node-based). */
   get reservedNodes(): number[] {
-    return [...this.spareCores.keys()];
+    return this.spareCores ? [...this.spareCores.keys()] : [];
   }
 
-  /** Records that a job running past `time` took `cores` (node-based: shrinks the spare room). */
+  /** Records that a job running past `time` took `cores` (count-based: less extra; node-based: less spare room). */
   consume(sim: ClusterSimulator, job: Job, cores: ArrayLike<number>): void {
-    if (this.countBased) {
+    const sc = this.spareCores;
+    const sm = this.spareMem;
+    if (!sc || !sm) {
       this.extra -= cores.length;
       return;
     }
     for (let t = 0; t < cores.length; t++) {
       const n = sim.platform.coreNode[cores[t]!]!;
-      const c = this.spareCores.get(n);
+      const c = sc.get(n);
       if (c === undefined) continue;
-      this.spareCores.set(n, c - 1);
-      this.spareMem.set(n, this.spareMem.get(n)! - taskMem(job, t));
+      sc.set(n, c - 1);
+      sm.set(n, sm.get(n)! - taskMem(job, t));
     }
   }
 
   /** Sets the node-based room: node `n` keeps `share` tasks of the head, from `free` cores and `mem` MB projected at `time`. */
   reserveNode(n: number, free: number, mem: number, share: number, memPerTask: number): void {
-    this.spareCores.set(n, free - share);
-    this.spareMem.set(n, memPerTask > 0 ? mem - share * memPerTask : Infinity);
+    this.spareCores!.set(n, free - share);
+    this.spareMem!.set(n, memPerTask > 0 ? mem - share * memPerTask : Infinity);
   }
 }
 
@@ -240,13 +250,13 @@ export function easyReservation(sim: ClusterSimulator, head: Job, index: Running
       return res;
     }
     let t = Infinity;
-    index.forEachWhile((e) => {
+    const it = index.inOrder();
+    for (let e = it.next(); e; e = it.next()) {
       const end = e.end > now ? e.end : now;
-      if (end > t) return false;
+      if (end > t) break;
       free += heldCores(e.rj);
       if (free >= n && t === Infinity) t = end;
-      return true;
-    });
+    }
     res.time = t;
     res.extra = t === Infinity ? 0 : free - n;
     return res;

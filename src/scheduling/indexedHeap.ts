@@ -13,10 +13,19 @@ export interface HeapItem {
   heapPos: number;
 }
 
+/** A cursor over a heap's items in ascending order; `next()` gives undefined at the end. */
+export interface InOrderCursor<T> {
+  next(): T | undefined;
+}
+
 /** See the module comment. */
 export class IndexedHeap<T extends HeapItem> {
   private readonly a: T[] = [];
   private aux = new Int32Array(64);
+  /** Frontier of the cursor (`inOrder`): positions of `a`, a min-heap by the items there. */
+  private cur = new Int32Array(64);
+  private curN = 0;
+  private readonly cursor: InOrderCursor<T> = { next: () => this.cursorNext() };
 
   /** `less(x, y)`: x comes first; must be a strict order (break ties, e.g. by a sequence number). */
   constructor(private readonly less: (x: T, y: T) => boolean) {}
@@ -88,6 +97,62 @@ export class IndexedHeap<T extends HeapItem> {
     }
     a[i] = e;
     e.heapPos = i;
+  }
+
+  /**
+   * Starts a walk of the items in ascending order without a callback: `cursor.next()` gives them one
+   * by one (O(log m) each for the m-th). One walk at a time per heap (a new call restarts it); do not
+   * modify the heap meanwhile.
+   */
+  inOrder(): InOrderCursor<T> {
+    this.curN = 0;
+    if (this.a.length > 0) {
+      this.cur[0] = 0;
+      this.curN = 1;
+    }
+    return this.cursor;
+  }
+
+  private cursorNext(): T | undefined {
+    const a = this.a;
+    let h = this.cur;
+    let n = this.curN;
+    if (n === 0) return undefined;
+    const less = this.less;
+    const top = h[0]!;
+    // pop the smallest position
+    n--;
+    if (n > 0) {
+      const last = h[n]!;
+      let i = 0;
+      for (;;) {
+        let c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && less(a[h[c + 1]!]!, a[h[c]!]!)) c++;
+        if (!less(a[h[c]!]!, a[last]!)) break;
+        h[i] = h[c]!;
+        i = c;
+      }
+      h[i] = last;
+    }
+    // push its children
+    for (let ch = 2 * top + 1; ch <= 2 * top + 2 && ch < a.length; ch++) {
+      if (n === h.length) {
+        const bigger = new Int32Array(h.length * 2);
+        bigger.set(h);
+        h = this.cur = bigger;
+      }
+      let i = n++;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (!less(a[ch]!, a[h[p]!]!)) break;
+        h[i] = h[p]!;
+        i = p;
+      }
+      h[i] = ch;
+    }
+    this.curN = n;
+    return a[top];
   }
 
   /** Calls `fn` on items in ascending order until it returns false (do not modify the heap meanwhile). */

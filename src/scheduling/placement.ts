@@ -24,7 +24,7 @@
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { NodeFreeTree } from '../execution/nodeFreeTree.js';
-import { taskMem, type Job } from '../workload/job.js';
+import { nodeShares, taskMem, type Job } from '../workload/job.js';
 
 /** How a `seq` job picks its node among those that fit. */
 export type NodeFit = 'first_fit' | 'best_fit';
@@ -140,12 +140,6 @@ export function nodeFits(sim: ClusterSimulator, node: number, job: Job, from: nu
   return !sim.enforceMemory || memFor(job, from, k) <= usableMem(sim, node, limit) + 1e-9;
 }
 
-/** Tasks per node of an `mpi` job with `nodes`: `[per, last]` (the last node takes the remainder). */
-export function tasksPerNode(job: Job): [number, number] {
-  const per = job.ntasksPerNode > 0 ? job.ntasksPerNode : Math.ceil(job.ntasks / job.nodes);
-  return [per, job.ntasks - (job.nodes - 1) * per];
-}
-
 /**
  * The placement rules of the module comment over nodes in `order`; cores inside a node are taken
  * by `take` (core-id order by default). Returns the cores or null.
@@ -183,7 +177,7 @@ export function placeInOrder(
     return out;
   }
   if (job.nodes > 0) {
-    const [per, lastCount] = tasksPerNode(job);
+    const [per, lastCount] = nodeShares(job);
     let placed = 0;
     let used = 0;
     const least = Math.min(per, lastCount);

@@ -17,7 +17,8 @@
 import type { ClusterSimulator } from '../execution/simulator.js';
 import { maxTaskMem, taskMem, type Job } from '../workload/job.js';
 import { forEachHeld, heldCores, type RunningByEnd } from './backfilling.js';
-import { tasksPerNode, type PlacementLimit } from './placement.js';
+import { type PlacementLimit } from './placement.js';
+import { nodeShares } from '../workload/job.js';
 
 /** Index of the last `times[i] <= t` (times ascending, `times[0] <= t`). */
 function stepAt(times: number[], t: number): number {
@@ -206,7 +207,7 @@ export class NodeProfile {
     };
     const plan: NodePlan = [];
     if (job.type === 'seq' || job.nodes > 0) {
-      const [per, last] = job.type === 'seq' ? [job.ntasks, job.ntasks] : tasksPerNode(job);
+      const [per, last] = job.type === 'seq' ? [job.ntasks, job.ntasks] : nodeShares(job);
       const required = job.type === 'seq' ? 1 : job.nodes;
       for (let n = 0; n < N && plan.length < required; n++) if (cap(n) >= per) plan.push([n, per]);
       if (plan.length < required) return null;

@@ -40,16 +40,17 @@
 import type { Rng } from '../core/rng.js';
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { Platform } from '../platform/platform.js';
-import type { Job } from '../workload/job.js';
+import { nodeShares, type Job } from '../workload/job.js';
 import {
   firstPolicy,
   ListOrder,
   placeInOrder,
   takeFreeCores,
   takeFreeCoresInOrder,
-  tasksPerNode,
   TreeOrder,
   type CoreTaker,
+  type NodeFit,
+  type PlacementLimit,
   type ResourcePolicy,
 } from './placement.js';
 
@@ -121,7 +122,7 @@ export class StaticOrderPolicy implements ResourcePolicy {
     return s;
   }
 
-  place(sim: ClusterSimulator, job: Job, fit: Parameters<ResourcePolicy['place']>[2], limit?: Parameters<ResourcePolicy['place']>[3]): Int32Array | null {
+  place(sim: ClusterSimulator, job: Job, fit: NodeFit, limit?: PlacementLimit | null): Int32Array | null {
     if (job.ntasks > sim.freeCores) return null;
     const s = this.orderFor(sim);
     return placeInOrder(sim, job, fit, s.order, limit, s.take);
@@ -132,7 +133,7 @@ export class StaticOrderPolicy implements ResourcePolicy {
 export function minShare(job: Job): number {
   if (job.type === 'seq') return job.ntasks;
   if (job.nodes > 0) {
-    const [per, last] = tasksPerNode(job);
+    const [per, last] = nodeShares(job);
     return Math.min(per, last);
   }
   return 1;
@@ -158,7 +159,7 @@ export class DynamicOrderPolicy implements ResourcePolicy {
     private readonly procKey: ((sim: ClusterSimulator, proc: number) => number) | null = null,
   ) {}
 
-  place(sim: ClusterSimulator, job: Job, fit: Parameters<ResourcePolicy['place']>[2], limit?: Parameters<ResourcePolicy['place']>[3]): Int32Array | null {
+  place(sim: ClusterSimulator, job: Job, fit: NodeFit, limit?: PlacementLimit | null): Int32Array | null {
     if (job.ntasks > sim.freeCores) return null;
     const cand = candidateNodes(sim, minShare(job));
     if (cand.length === 0) return null;
@@ -181,7 +182,7 @@ export class DynamicOrderPolicy implements ResourcePolicy {
 export class RandomPolicy implements ResourcePolicy {
   readonly name = 'random';
   constructor(private readonly rng: Rng) {}
-  place(sim: ClusterSimulator, job: Job, fit: Parameters<ResourcePolicy['place']>[2], limit?: Parameters<ResourcePolicy['place']>[3]): Int32Array | null {
+  place(sim: ClusterSimulator, job: Job, fit: NodeFit, limit?: PlacementLimit | null): Int32Array | null {
     if (job.ntasks > sim.freeCores) return null;
     const cand = candidateNodes(sim, minShare(job));
     if (cand.length === 0) return null;

@@ -270,10 +270,10 @@ export class PolicyScheduler implements Scheduler {
     });
   }
 
-  private start(sim: ClusterSimulator, job: Job, cores: Int32Array): void {
+  private start(sim: ClusterSimulator, job: Job, cores: Int32Array, queuePosition?: number): void {
     this.starting = true;
     try {
-      sim.startJob(job, cores, true);
+      sim.startJob(job, cores, { transfer: true, queuePosition });
     } finally {
       this.starting = false;
     }
@@ -332,24 +332,6 @@ export class PolicyScheduler implements Scheduler {
       this.easyCache = arrival && res.countBased ? { head, stamp: this.stamp, res, examined: 0, resume: 0, generation: -1 } : null;
     }
     if (res.time === Infinity) return;
-    /** Tries to start `job` now without delaying the head; returns whether it started. */
-    const tryJob = (job: Job): boolean => {
-      const free = sim.freeCores;
-      if (job.ntasks > free) return false;
-      let cores: Int32Array | null;
-      if (now + job.reqTime <= res.time) {
-        cores = this.resources.place(sim, job, this.fit);
-        if (!cores) return false;
-        this.start(sim, job, cores);
-        return true;
-      }
-      if (res.countBased && job.ntasks > res.extra) return false;
-      cores = this.resources.place(sim, job, this.fit, res.limit);
-      if (!cores) return false;
-      this.start(sim, job, cores);
-      res.consume(sim, job, cores);
-      return true;
-    };
     if (arrival) {
       // In place over the simulator's queue (buffer positions are stable while jobs leave): the head
       // is first, the jobs examined before (all rejected) follow it. The window is the first
@@ -367,7 +349,7 @@ export class PolicyScheduler implements Scheduler {
       for (pos = q.nextAt(pos); pos < q.end && budget > 0 && free > 0; pos = q.nextAt(pos + 1)) {
         const job = q.at(pos)!;
         budget--;
-        if (job.ntasks > free || !tryJob(job)) examined++;
+        if (job.ntasks > free || !this.tryBackfill(sim, job, res, pos)) examined++;
         else free = sim.freeCores;
       }
       if (cache) {
@@ -379,8 +361,26 @@ export class PolicyScheduler implements Scheduler {
     }
     for (const job of this.order!.after(head, this.maxJobTest)) {
       if (sim.freeCores === 0) break;
-      tryJob(job);
+      this.tryBackfill(sim, job, res);
     }
+  }
+
+  /** Tries to start `job` now without delaying the head's reservation `res`; returns whether it started. */
+  private tryBackfill(sim: ClusterSimulator, job: Job, res: EasyReservation, queuePosition?: number): boolean {
+    if (job.ntasks > sim.freeCores) return false;
+    let cores: Int32Array | null;
+    if (sim.now + job.reqTime <= res.time) {
+      cores = this.resources.place(sim, job, this.fit);
+      if (!cores) return false;
+      this.start(sim, job, cores, queuePosition);
+      return true;
+    }
+    if (res.countBased && job.ntasks > res.extra) return false;
+    cores = this.resources.place(sim, job, this.fit, res.limit);
+    if (!cores) return false;
+    this.start(sim, job, cores, queuePosition);
+    res.consume(sim, job, cores);
+    return true;
   }
 
   private conservative(sim: ClusterSimulator, head: Job): void {

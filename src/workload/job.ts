@@ -99,6 +99,17 @@ export function maxTaskMem(job: Job): number {
   return m;
 }
 
+/**
+ * Tasks per node of an `mpi` job with an exact node count: `[per, last]`, every node but the last
+ * takes `per` tasks (`ntasks_per_node`, or `ceil(ntasks / nodes)` when that is not given) and the
+ * last one the remainder. `last < 1` means the shape cannot be met (e.g. 9 tasks on exactly 4 nodes
+ * at `ceil(9/4) = 3` per node): the engine refuses such a job as one that can never fit.
+ */
+export function nodeShares(job: Job): [per: number, last: number] {
+  const per = job.ntasksPerNode > 0 ? job.ntasksPerNode : Math.ceil(job.ntasks / job.nodes);
+  return [per, job.ntasks - (job.nodes - 1) * per];
+}
+
 /** Builds a job with defaults for every field not given (a delay MPI job of one task). */
 export function makeJob(fields: Partial<Job> & { id: string; subtime: number; ntasks: number }): Job {
   const work = fields.work ?? 'delay';

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { homogeneousPlatform } from '../../src/cli/workloadInput.js';
+import { homogeneousPlatform } from '../../src/platform/homogeneous.js';
 import { comparePolicies, cutTrajectories, type PolicyResult } from '../../src/scheduling/compare.js';
 import { loadWorkload } from '../../src/workload/index.js';
 import { HAVE_SHARED, SHARED_DATA, SHARED_MISSING } from '../helpers.js';

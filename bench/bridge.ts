@@ -1,0 +1,34 @@
+/**
+ * Benchmark of the ZeroMQ bridge from Python (issue "ZeroMQ bridge and the Python client"): runs
+ * `python-client/examples/bench.py` (random masked actions through a local `clustergym serve`) for a
+ * single `Job-v0` env with K = 128 and for `make_vec(16)`, on Lublin-256 when `../shared/data` is
+ * there (else the embedded default), and returns its JSON lines. Skipped, with the reason, when no
+ * Python with pyzmq, msgpack and numpy is found.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { PACKAGE_ROOT } from '../src/core/paths.js';
+
+const PYTHON = process.env.CLUSTERGYM_PYTHON ?? '/usr/bin/python3';
+const LUBLIN = resolve(PACKAGE_ROOT, '../shared/data/traces/lublin_256.swf');
+
+function run(args: string[]): Record<string, unknown> {
+  const r = spawnSync(PYTHON, [resolve(PACKAGE_ROOT, 'python-client/examples/bench.py'), ...args], { encoding: 'utf8', timeout: 300_000 });
+  if (r.status !== 0) return { error: (r.stderr || String(r.error)).trim().split('\n').slice(-3).join(' | ') };
+  const line = r.stdout.trim().split('\n').pop()!;
+  return JSON.parse(line) as Record<string, unknown>;
+}
+
+/** The bridge figures (steps/s through the bridge). */
+export function benchBridge(): Record<string, unknown> {
+  const probe = spawnSync(PYTHON, ['-c', 'import zmq, msgpack, numpy'], { encoding: 'utf8' });
+  if (probe.status !== 0) return { skipped: `no ${PYTHON} with pyzmq, msgpack and numpy` };
+  const extra = existsSync(LUBLIN) ? ['--workload', LUBLIN] : [];
+  return {
+    workload: extra.length ? 'lublin_256.swf' : 'embedded default (mixed-300)',
+    single_job_v0_k128: run(['--env', 'clustergym/Job-v0', '--k', '128', '--envs', '1', '--steps', '20000', ...extra]),
+    vec16_job_v0_k128: run(['--env', 'clustergym/Job-v0', '--k', '128', '--envs', '16', '--steps', '64000', ...extra]),
+  };
+}
+
