@@ -211,7 +211,7 @@ describe('bridge over real sockets', () => {
     expect(obs.shape[0]).toBe(3);
     const masks = decodeNdArray(rb.action_masks as NdArrayMessage);
     expect(masks.shape).toEqual([3, 9]);
-    const actions = [0, 1, 2].map((i) => Array.from(masks.array.slice(i * 9, i * 9 + 9)).indexOf(1));
+    const actions = [0, 1, 2].map((i) => Array.from(masks.array.slice(i * 9, i * 9 + 9) as Uint8Array).indexOf(1));
     const sb = await c.ok('step_batch', { envs, actions });
     expect(decodeNdArray(sb.rewards as NdArrayMessage).shape).toEqual([3]);
     expect(isNdArrayMessage(sb.terminated)).toBe(true);

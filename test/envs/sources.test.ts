@@ -94,7 +94,7 @@ describe('clone', () => {
       const env = make(id, config);
       env.reset({ seed: 3 });
       digestRun(env, 10, 'warm');
-      const c = env.clone();
+      const c = env.clone() as typeof env;
       const fromClone = digestRun(c, 1000, 'rest');
       const fromOriginal = digestRun(env, 1000, 'rest');
       expect(fromClone).toEqual(fromOriginal);

@@ -15,6 +15,9 @@ import { runSimulation } from '../../src/scheduling/run.js';
 import { ListScheduler } from '../../src/scheduling/scheduler.js';
 import type { Job } from '../../src/workload/job.js';
 
+/** The type of the values an arbitrary generates. */
+type ValueOf<A> = A extends fc.Arbitrary<infer T> ? T : never;
+
 const procArb = fc.record({
   count: fc.integer({ min: 1, max: 2 }),
   cores: fc.integer({ min: 1, max: 4 }),
@@ -32,7 +35,7 @@ const platformArb = fc.record({
   nodes: fc.array(fc.record({ count: fc.integer({ min: 1, max: 2 }), comm_bw: fc.constantFrom(1e8, 1e9), proc: procArb }), { minLength: 1, maxLength: 3 }),
 });
 
-function buildPlatform(d: fc.GeneratedValueOf<typeof platformArb>): Platform {
+function buildPlatform(d: ValueOf<typeof platformArb>): Platform {
   return parsePlatform(
     {
       models: { memory: d.memory, comm: d.comm },
@@ -74,7 +77,7 @@ const jobArb = fc.record({
   mem: fc.constantFrom(0, 100, 300),
 });
 
-function buildJobs(platform: Platform, specs: fc.GeneratedValueOf<typeof jobArb>[]): Job[] {
+function buildJobs(platform: Platform, specs: ValueOf<typeof jobArb>[]): Job[] {
   let t = 0;
   return specs.map((s, i) => {
     t += s.gap;

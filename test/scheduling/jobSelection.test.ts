@@ -60,7 +60,7 @@ describe('RLScheduler priority functions', () => {
   });
 
   it('f1 = log10(req_time) * ntasks + 870 * log10(original subtime)', () => {
-    const [a, b, c, d] = queue();
+    const [a, b, c] = queue();
     // origin 1000 (the original submit time of the first job): subtimes 1000, 1010, 1020, 1030
     expect(f1Key(a!, 1000)).toBeCloseTo(2 * 4 + 870 * 3, 9);
     expect(f1Key(b!, 1000)).toBeCloseTo(Math.log10(400) + 870 * Math.log10(1010), 9);

@@ -42,7 +42,19 @@ const jobArb = fc.record({
   mem: fc.constantFrom(0, 0, 1024, 3000),
 });
 
-function toJobs(specs: fc.RecordValue<typeof jobArb extends fc.Arbitrary<infer T> ? T : never>[]): Job[] {
+/** One generated job (the shape of `jobArb`'s values, loose enough for the narrowed variants below). */
+interface JobSpec {
+  gap: number;
+  shape: 'nodes' | 'seq' | 'any';
+  ntasks: number;
+  perNode: number;
+  nodes: number;
+  runtime: number;
+  slack: number;
+  mem: number;
+}
+
+function toJobs(specs: JobSpec[]): Job[] {
   let t = 0;
   return specs.map((s, i) => {
     t += s.gap;
