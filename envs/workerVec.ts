@@ -34,10 +34,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { PACKAGE_ROOT } from '../src/core/paths.js';
-import type { Summary } from '../src/metrics/summary.js';
 import type { EnvId } from './config.js';
 import type { EnvContext } from './context.js';
-import type { EnvInfo, EpisodeInfo } from './env.js';
+import type { EnvInfo } from './env.js';
 import { InvalidActionError } from './errors.js';
 import { observationSizes, type Observation } from './observation.js';
 import { makeContext, makeFromContext } from './registry.js';
@@ -257,14 +256,7 @@ export class WorkerVecEnv implements VecEnv {
       const info: VecInfo = { time: v.times[i]!, steps: v.steps[i]! };
       if (v.terminated[i] || v.truncated[i]) {
         const len = v.finalInfoLen[i]!;
-        const parsed = JSON.parse(new TextDecoder().decode(v.finalInfo.slice(i * INFO_BYTES, i * INFO_BYTES + len))) as {
-          time: number;
-          steps: number;
-          queue_length: number;
-          running: number;
-          metrics?: Summary;
-          episode?: EpisodeInfo;
-        };
+        const parsed = JSON.parse(new TextDecoder().decode(v.finalInfo.slice(i * INFO_BYTES, i * INFO_BYTES + len))) as Omit<EnvInfo, 'action_mask'>;
         info.final_info = { ...parsed, action_mask: new Uint8Array(this.nActions) } as EnvInfo;
         info.final_observation = this.finalObservation(i);
       }

@@ -158,7 +158,7 @@ describe('bridge over real sockets', () => {
         r = await c.ok('step', { env, action: a });
         trace.push(a, r.reward as number);
         if (r.terminated || r.truncated) {
-          trace.push((r.info as { mean_bsld?: number }).mean_bsld ?? NaN);
+          trace.push((r.info as { metrics: { mean_bsld: number } }).metrics.mean_bsld);
           return trace;
         }
       }
@@ -189,7 +189,7 @@ describe('bridge over real sockets', () => {
             replies.set(envs[k]!, r);
             traces[k]!.push(a, r.reward as number);
             if (r.terminated || r.truncated) {
-              traces[k]!.push((r.info as { mean_bsld?: number }).mean_bsld ?? NaN);
+              traces[k]!.push((r.info as { metrics: { mean_bsld: number } }).metrics.mean_bsld);
               done[k] = true;
             }
           }
