@@ -9,11 +9,33 @@ export { DEFAULT_PLATFORM, DEFAULT_WORKLOAD, PACKAGE_ROOT } from '../core/paths.
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+/** `--help` was asked for: the CLI prints `text` and exits 0. */
+export class HelpRequested extends Error {
+  constructor(readonly text: string) {
+    super(text);
+    this.name = 'HelpRequested';
+  }
+}
+
+/** The flags of a command with their defaults (from the zod schema), one per line. */
+export function flagsHelp(command: string, options: Options, schema: z.ZodTypeAny): string {
+  const shape = (schema as unknown as { shape?: Record<string, z.ZodTypeAny> }).shape ?? {};
+  const lines = Object.entries(options).map(([name, o]) => {
+    const def = shape[name]?._def as { typeName?: string; defaultValue?: () => unknown } | undefined;
+    const dflt = def?.typeName === 'ZodDefault' && def.defaultValue ? def.defaultValue() : undefined;
+    const flag = o.type === 'boolean' ? `--${name}` : `--${name} VALUE`;
+    return `  ${flag.padEnd(28)}${dflt !== undefined && dflt !== false ? ` (default: ${JSON.stringify(dflt)})` : ''}`;
+  });
+  return [`usage: clustergym ${command} [flags]`, '', 'flags:', ...lines, '', 'See docs/cli.md for what each flag does.'].join('\n');
+}
+
 /**
  * Parses `argv` against `options` (node:util parseArgs, strict) and validates the values with
  * `schema`. Flag names use dashes on the command line and are given to the schema as they are.
+ * `--help` (or `-h`) throws `HelpRequested` with the flag list.
  */
 export function parseFlags<S extends z.ZodTypeAny>(command: string, argv: string[], options: Options, schema: S): z.infer<S> {
+  if (argv.includes('--help') || argv.includes('-h')) throw new HelpRequested(flagsHelp(command, options, schema));
   let values: Record<string, unknown>;
   try {
     values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Record<string, unknown>;

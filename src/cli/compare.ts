@@ -21,15 +21,12 @@ import { writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../core/errors.js';
-import { loadPlatform } from '../platform/loader.js';
-import type { Platform } from '../platform/platform.js';
 import { BACKFILL_NAMES } from '../scheduling/backfilling.js';
 import { comparePolicies, cutTrajectories, type PolicyResult } from '../scheduling/compare.js';
 import { parsePolicyName } from '../scheduling/policyName.js';
-import { DEFAULT_PLATFORM, DEFAULT_WORKLOAD, formatTable, parseFlags } from './common.js';
+import { DEFAULT_WORKLOAD, formatTable, parseFlags } from './common.js';
 import { checkWorkloadFits } from './simulate.js';
-import { homogeneousPlatform } from '../platform/homogeneous.js';
-import { loadWorkloadFile } from './workloadInput.js';
+import { loadWorkloadFile, resolvePlatform } from './workloadInput.js';
 
 const FLAGS = {
   platform: { type: 'string' },
@@ -117,10 +114,7 @@ export function compareCommand(argv: string[]): number {
     ...(f['comm-model'] ? { comm: f['comm-model'] } : {}),
   };
   const workload = loadWorkloadFile(f.workload);
-  let platform: Platform;
-  if (f.platform) platform = loadPlatform(f.platform, { models });
-  else if (workload.maxProcs !== undefined) platform = homogeneousPlatform(workload.maxProcs, f['cores-per-node'], models);
-  else platform = loadPlatform(DEFAULT_PLATFORM, { models });
+  const platform = resolvePlatform({ platform: f.platform, coresPerNode: f['cores-per-node'], models }, workload.maxProcs);
   const enforceMemory = !f['no-memory-limit'];
   checkWorkloadFits(platform, workload, f.workload, enforceMemory);
   const trajectoryOptions =

@@ -5,6 +5,7 @@
  * `CLUSTERGYM_DEBUG=1`.
  */
 import { InputError } from '../core/errors.js';
+import { HelpRequested } from './common.js';
 
 /** Commands, loaded on demand (so `simulate` does not load ZeroMQ or tfjs). */
 const COMMANDS: Record<string, { run: (argv: string[]) => number | Promise<number>; help: string }> = {
@@ -51,6 +52,10 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await c.run(rest);
   } catch (e) {
+    if (e instanceof HelpRequested) {
+      console.log(`${c.help}\n\n${e.text}`);
+      return 0;
+    }
     if (e instanceof InputError) {
       console.error(`clustergym ${cmd}: error: ${e.message}`);
       return 2;

@@ -11,22 +11,24 @@
  * first until it starts (RLScheduler) instead of re-ordering at every decision point (Slurm).
  *
  * With no arguments it runs the embedded default (`data/platforms/hetero-20.json` with
- * `data/workloads/mixed-300.json`). Inputs are validated before anything is written.
+ * `data/workloads/mixed-300.json`). Without `--platform`, a trace runs on a homogeneous cluster of
+ * its `MaxProcs` (see `resolvePlatform`). JSON inputs are validated whole before anything is
+ * written; an SWF trace is streamed, and a bad line found on the way removes the partial outputs.
  */
-import { mkdirSync } from 'node:fs';
-import { basename } from 'node:path';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { z } from 'zod';
 import { ClusterSimulator } from '../execution/simulator.js';
 import { InputError } from '../core/errors.js';
 import type { Summary } from '../metrics/summary.js';
-import { loadPlatform } from '../platform/loader.js';
 import type { Platform } from '../platform/platform.js';
 import { runSimulation } from '../scheduling/run.js';
 import { BACKFILL_NAMES } from '../scheduling/backfilling.js';
 import { makeScheduler, parsePolicyName } from '../scheduling/policyName.js';
-import type { Workload } from '../workload/job.js';
-import { loadWorkloadFile } from './workloadInput.js';
-import { DEFAULT_PLATFORM, DEFAULT_WORKLOAD, formatTable, parseFlags } from './common.js';
+import type { Job, Workload } from '../workload/job.js';
+import { detectFileKind, SwfReader } from '../workload/index.js';
+import { loadWorkloadFile, resolvePlatform } from './workloadInput.js';
+import { DEFAULT_WORKLOAD, formatTable, parseFlags } from './common.js';
 
 const FLAGS = {
   platform: { type: 'string' },
@@ -46,10 +48,12 @@ const FLAGS = {
   'commit-head': { type: 'boolean' },
   'node-fit': { type: 'string' },
   'bf-max-job-test': { type: 'string' },
+  'cores-per-node': { type: 'string' },
 } as const;
 
 const Schema = z.object({
-  platform: z.string().default(DEFAULT_PLATFORM),
+  platform: z.string().optional(),
+  'cores-per-node': z.coerce.number().int().positive().default(1),
   'platform-name': z.string().optional(),
   workload: z.string().default(DEFAULT_WORKLOAD),
   out: z.string().optional(),
@@ -97,6 +101,12 @@ export function summaryTable(s: Summary): string {
   return formatTable(['metric', 'value'], rows);
 }
 
+/** Removes what a failed run wrote to `dir` (the directory too when the run created it). */
+function removeOutputs(dir: string, created: boolean): void {
+  if (created) rmSync(dir, { recursive: true, force: true });
+  else for (const f of ['jobs.csv', 'timeline.csv', 'summary.json']) rmSync(join(dir, f), { force: true });
+}
+
 /** Runs the command; returns the process exit code. */
 export function simulateCommand(argv: string[]): number {
   const f = parseFlags('simulate', argv, FLAGS, Schema);
@@ -106,25 +116,48 @@ export function simulateCommand(argv: string[]): number {
     ...(f['comm-model'] ? { comm: f['comm-model'] } : {}),
     ...(f['comm-penalty'] !== undefined ? { comm_penalty: f['comm-penalty'] } : {}),
   };
-  const platform = loadPlatform(f.platform, { models, ...(f['platform-name'] ? { platformName: f['platform-name'] } : {}) });
-  const workload = loadWorkloadFile(f.workload);
   const enforceMemory = !f['no-memory-limit'];
-  checkWorkloadFits(platform, workload, f.workload, enforceMemory);
+  const choice = { platform: f.platform, platformName: f['platform-name'], coresPerNode: f['cores-per-node'], models };
+  // A trace is streamed (never held in memory); the engine checks each job as it arrives. Other
+  // workloads are loaded and checked whole before anything runs.
+  let jobs: Iterable<Job>;
+  let jobCount: () => number;
+  let platform: Platform;
+  if (detectFileKind(f.workload) === 'swf') {
+    const reader = new SwfReader(f.workload);
+    platform = resolvePlatform(choice, reader.header.maxProcs ?? reader.header.maxNodes);
+    jobs = reader;
+    jobCount = () => reader.produced;
+  } else {
+    const workload = loadWorkloadFile(f.workload);
+    platform = resolvePlatform(choice, workload.maxProcs);
+    checkWorkloadFits(platform, workload, f.workload, enforceMemory);
+    jobs = workload.jobs;
+    jobCount = () => workload.jobs.length;
+  }
   const scheduler = makeScheduler(policy, {
     seed: f.seed,
     fit: f['node-fit'],
     commitHead: f['commit-head'],
     maxJobTest: f['bf-max-job-test'],
   });
+  const created = f.out !== undefined && !existsSync(f.out);
   if (f.out) mkdirSync(f.out, { recursive: true });
   const t0 = performance.now();
-  const { summary } = runSimulation(platform, workload.jobs, scheduler, {
-    outDir: f.out,
-    timeline: f.timeline,
-    walltimeKill: f['walltime-kill'],
-    enforceMemory,
-    workloadName: f.workload,
-  });
+  let summary: Summary;
+  try {
+    summary = runSimulation(platform, jobs, scheduler, {
+      outDir: f.out,
+      timeline: f.timeline,
+      walltimeKill: f['walltime-kill'],
+      enforceMemory,
+      workloadName: f.workload,
+    }).summary;
+  } catch (e) {
+    // bad input found while streaming (an SWF line, a job that can never fit): leave no partial outputs
+    if (e instanceof InputError && f.out) removeOutputs(f.out, created);
+    throw e;
+  }
   const seconds = (performance.now() - t0) / 1000;
   if (f.json) {
     process.stdout.write(JSON.stringify(summary) + '\n');
@@ -133,7 +166,7 @@ export function simulateCommand(argv: string[]): number {
   const m = platform.models;
   console.log(
     `platform ${platform.name} (${platform.nodeCount} nodes, ${platform.coreCount} cores; memory ${m.memory}, comm ${m.comm}), ` +
-      `workload ${basename(f.workload)} (${workload.jobs.length} jobs), policy ${scheduler.name}`,
+      `workload ${basename(f.workload)} (${jobCount()} jobs), policy ${scheduler.name}`,
   );
   console.log(summaryTable(summary));
   console.log(`simulated in ${seconds.toFixed(3)} s${f.out ? `; outputs in ${f.out}/ (summary.json, jobs.csv${f.timeline ? ', timeline.csv' : ''})` : ''}`);

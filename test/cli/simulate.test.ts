@@ -106,4 +106,30 @@ describe('clustergym simulate', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--memory-model: Invalid enum value. Expected 'irmasim-v1' \| 'none', received 'v2'/);
   });
+
+  it('streams an SWF trace on a homogeneous cluster of its MaxProcs when no --platform is given', () => {
+    const d = mkdtempSync(join(tmpdir(), 'cg-swf-'));
+    const f = join(d, 't.swf');
+    // two jobs of 2 and 3 processors on a 4-processor machine: the second waits for the first
+    writeFileSync(f, '; MaxProcs: 4\n1 0 0 10 2 -1 -1 2 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n2 5 0 10 3 -1 -1 3 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n');
+    const r = cli(['simulate', '--workload', f, '--json']);
+    expect(r.stderr).toBe('');
+    const s = JSON.parse(r.stdout);
+    expect(s.jobs_finished).toBe(2);
+    expect(s.makespan).toBe(20);
+    expect(s.mean_wait).toBe(2.5);
+    expect(s.utilisation).toBe((10 * 2 + 10 * 3) / (20 * 4));
+  });
+
+  it('a bad SWF line found while streaming exits 2 naming the line and leaves no partial outputs', () => {
+    const d = mkdtempSync(join(tmpdir(), 'cg-swf-'));
+    const f = join(d, 't.swf');
+    const good = '1 0 0 10 2 -1 -1 2 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n';
+    writeFileSync(f, `; MaxProcs: 4\n${good.repeat(50)}2 5 0 ten 3 -1 -1 3 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n`);
+    const out = join(d, 'out');
+    const r = cli(['simulate', '--workload', f, '--out', out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/t\.swf:52/);
+    expect(existsSync(out)).toBe(false);
+  });
 });
