@@ -4,7 +4,8 @@
  * function of its own module returning its figures.
  *
  * - `core`: the simulation core (hetero-20, contention and energy, FCFS; 10k and 100k jobs).
- * - `scheduling`: 1,000,000 generated delay jobs on 10,000 nodes x 16 cores with `fcfs:first+easy`, SWF parsing.
+ * - `scheduling`: 1,000,000 generated delay jobs on 10,000 nodes x 16 cores with `fcfs:first+easy`.
+ * - `swf`: SWF parsing, lines/s over a synthetic 2,000,000-line trace.
  * - `envs`: in-process env steps/s (Job-v0, JobNode-v0, PolicyPair-v0, vector envs).
  * - `bridge`: env steps/s through the ZeroMQ bridge from Python (single env and `make_vec(16)`).
  */
@@ -12,10 +13,12 @@ import { benchBridge } from './bridge.js';
 import { benchCore } from './core.js';
 import { benchEnvs } from './envs.js';
 import { benchMillionJobs } from './scheduling.js';
+import { benchSwf } from './swf.js';
 
 const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   core: benchCore,
   scheduling: () => benchMillionJobs(),
+  swf: () => benchSwf(),
   envs: benchEnvs,
   bridge: benchBridge,
 };
