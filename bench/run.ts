@@ -8,10 +8,12 @@
  * - `swf`: SWF parsing, lines/s over a synthetic 2,000,000-line trace.
  * - `envs`: in-process env steps/s (Job-v0, JobNode-v0, PolicyPair-v0, vector envs).
  * - `bridge`: env steps/s through the ZeroMQ bridge from Python (single env and `make_vec(16)`).
+ * - `ppo`: PPO training throughput (Job-v0, K = 64, 8 envs, updates included) and the demo's wall time.
  */
 import { benchBridge } from './bridge.js';
 import { benchCore } from './core.js';
 import { benchEnvs } from './envs.js';
+import { benchPpo } from './ppo.js';
 import { benchMillionJobs } from './scheduling.js';
 import { benchSwf } from './swf.js';
 
@@ -21,6 +23,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   swf: () => benchSwf(),
   envs: benchEnvs,
   bridge: benchBridge,
+  ppo: benchPpo,
 };
 
 async function main(): Promise<void> {

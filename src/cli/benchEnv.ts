@@ -146,6 +146,6 @@ const SUBCOMMANDS: Record<string, (argv: string[]) => Promise<number> | number> 
 export async function benchCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   const run = sub === undefined ? undefined : SUBCOMMANDS[sub];
-  if (!run) throw new InputError(`${sub === undefined ? 'missing subcommand' : `unknown subcommand ${JSON.stringify(sub)}`}; expected one of ${Object.keys(SUBCOMMANDS).join(', ')}`, 'clustergym bench');
+  if (!run) throw new InputError(`${sub === undefined ? 'missing subcommand' : `unknown subcommand ${JSON.stringify(sub)}`}; expected one of ${Object.keys(SUBCOMMANDS).join(', ')}`);
   return run(rest);
 }

@@ -19,7 +19,10 @@ export class HelpRequested extends Error {
 
 /** The flags of a command with their defaults (from the zod schema), one per line. */
 export function flagsHelp(command: string, options: Options, schema: z.ZodTypeAny): string {
-  const shape = (schema as unknown as { shape?: Record<string, z.ZodTypeAny> }).shape ?? {};
+  // look through refinements (z.object(...).superRefine(...)) to the object's shape
+  let inner = schema as unknown as { shape?: Record<string, z.ZodTypeAny>; _def: { typeName?: string; schema?: unknown } };
+  while (inner._def.typeName === 'ZodEffects' && inner._def.schema) inner = inner._def.schema as typeof inner;
+  const shape = inner.shape ?? {};
   const lines = Object.entries(options).map(([name, o]) => {
     const def = shape[name]?._def as { typeName?: string; defaultValue?: () => unknown } | undefined;
     const dflt = def?.typeName === 'ZodDefault' && def.defaultValue ? def.defaultValue() : undefined;
@@ -43,12 +46,12 @@ export function parseFlags<S extends z.ZodTypeAny>(command: string, argv: string
     const flags = Object.keys(options)
       .map((k) => `--${k}`)
       .join(', ');
-    throw new InputError(`${(e as Error).message.split('\n')[0]}; valid flags: ${flags}`, `clustergym ${command}`);
+    throw new InputError(`${(e as Error).message.split('\n')[0]}; valid flags: ${flags}`);
   }
   const r = schema.safeParse(values);
   if (!r.success) {
     const msg = r.error.issues.map((i: z.ZodIssue) => `--${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new InputError(msg, `clustergym ${command}`);
+    throw new InputError(msg);
   }
   return r.data;
 }

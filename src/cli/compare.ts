@@ -107,8 +107,8 @@ export function compareCommand(argv: string[]): number {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '')
-    .map((s) => parsePolicyName(s, f.backfill, 'clustergym compare --policies'));
-  if (specs.length === 0) throw new InputError('--policies: give at least one policy name', 'clustergym compare');
+    .map((s) => parsePolicyName(s, f.backfill, '--policies'));
+  if (specs.length === 0) throw new InputError('--policies: give at least one policy name');
   const models = {
     ...(f['memory-model'] ? { memory: f['memory-model'] } : {}),
     ...(f['comm-model'] ? { comm: f['comm-model'] } : {}),

@@ -22,6 +22,18 @@ const COMMANDS: Record<string, { run: (argv: string[]) => number | Promise<numbe
     run: async (a) => (await import('./benchEnv.js')).benchCommand(a),
     help: 'benchmarks: `bench env --env ID [--config FILE] [--workload FILE] [--k N] [--steps N] [--json]` (env steps/s)',
   },
+  train: {
+    run: async (a) => (await import('./train.js')).trainCommand(a),
+    help: 'train the tfjs PPO baseline: --config FILE [--steps N] [--out DIR] [--resume DIR]',
+  },
+  evaluate: {
+    run: async (a) => (await import('./evaluate.js')).evaluateCommand(a),
+    help: 'a trained model and the heuristics on the same held-out trajectories: --model DIR [--episodes N] [--out DIR]',
+  },
+  demo: {
+    run: async (a) => (await import('./demo.js')).demoCommand(a),
+    help: 'train PPO briefly on the embedded default, compare with FCFS/SJF/F1 (+EASY), write a report (what `npm start` runs)',
+  },
   serve: {
     run: async (a) => (await import('./serve.js')).serveCommand(a),
     help: 'the ZeroMQ bridge for Python clients (--bind tcp://127.0.0.1:5555; port 0 picks one)',

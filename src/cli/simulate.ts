@@ -110,7 +110,7 @@ function removeOutputs(dir: string, created: boolean): void {
 /** Runs the command; returns the process exit code. */
 export function simulateCommand(argv: string[]): number {
   const f = parseFlags('simulate', argv, FLAGS, Schema);
-  const policy = parsePolicyName(f.policy, f.backfill, 'clustergym simulate --policy');
+  const policy = parsePolicyName(f.policy, f.backfill, '--policy');
   const models = {
     ...(f['memory-model'] ? { memory: f['memory-model'] } : {}),
     ...(f['comm-model'] ? { comm: f['comm-model'] } : {}),

@@ -1,0 +1,165 @@
+/**
+ * The one configuration of a PPO training run (CleanRL style: every hyperparameter in one typed,
+ * validated object, with the defaults a reader can see at a glance). A training config file is this
+ * object as JSON:
+ *
+ * ```json
+ * { "env": { "id": "clustergym/Job-v0", "config": { "k": 64, "generator": { "model": "lublin", "jobs": 256 } } },
+ *   "seed": 1, "total_steps": 200000, "num_envs": 8, "num_steps": 256 }
+ * ```
+ *
+ * `parsePpoConfig(raw, where)` validates it with zod and throws ONE `InputError` naming every bad
+ * field with its JSON path (`$.learning_rate: Number must be greater than 0`); the env config is then
+ * validated by the environment's own schema (its errors are prefixed with `$.env.config`). Unknown
+ * fields are errors. See docs/agents.md for the meaning of each field.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
+import { EnvConfigSchema, parseEnvConfig } from '../../envs/config.js';
+
+/** The environments PPO trains on (PolicyPair-v0 has no per-row structure to score). */
+export const PPO_ENV_IDS = ['clustergym/Job-v0', 'clustergym/JobNode-v0'] as const;
+/** An environment id PPO supports. */
+export type PpoEnvId = (typeof PPO_ENV_IDS)[number];
+
+/** Backends: `auto` tries tfjs-node (`tensorflow`), then `wasm`, then `cpu`. */
+export const BACKEND_CHOICES = ['auto', 'tensorflow', 'wasm', 'cpu'] as const;
+/** A backend choice. */
+export type BackendChoice = (typeof BACKEND_CHOICES)[number];
+
+const layers = z.array(z.number().int().min(1).max(1024)).max(8);
+
+/** The network's shape (defaults: DESIGN §7's kernel 32 -> 16 -> 8 -> 1). */
+export const NetworkSchema = z
+  .object({
+    /** Hidden layers of the per-row kernel MLP (row features -> ... -> 1 score). */
+    kernel: layers.min(1).default([32, 16, 8]),
+    /** Hidden layers of the `wait` head (pooled features -> ... -> 1 logit). */
+    wait: layers.default([32]),
+    /** Hidden layers of the critic (pooled features -> ... -> 1 value). */
+    critic: layers.min(1).default([64, 64]),
+    /** Activation of the hidden layers. */
+    activation: z.enum(['tanh', 'relu']).default('tanh'),
+  })
+  .strict();
+
+/** The PPO configuration as zod sees it. */
+export const PpoConfigSchema = z
+  .object({
+    /** The environment: a PPO-capable id and its configuration (docs/environments.md). */
+    env: z
+      .object({
+        id: z.enum(PPO_ENV_IDS),
+        config: z.record(z.unknown()).default({}),
+      })
+      .strict(),
+    /** Seed of everything: network initialisation, action sampling, minibatch order, episodes. */
+    seed: z.number().int().min(0).max(2 ** 31 - 1).default(1),
+    /** Environment steps to train for (over all envs). */
+    total_steps: z.number().int().positive().default(200_000),
+    /** Parallel environments (one vector env, stepped in this thread). */
+    num_envs: z.number().int().min(1).max(256).default(8),
+    /** Steps per environment per rollout (a rollout is `num_envs * num_steps` samples). */
+    num_steps: z.number().int().min(1).max(100_000).default(256),
+    /** Adam learning rate. */
+    learning_rate: z.number().positive().max(1).default(3e-3),
+    /** Anneal the learning rate linearly to 0 over `total_steps`. */
+    anneal_lr: z.boolean().default(true),
+    /** Discount factor. */
+    gamma: z.number().min(0).max(1).default(0.99),
+    /** GAE lambda. */
+    gae_lambda: z.number().min(0).max(1).default(0.95),
+    /** Minibatches per epoch. */
+    num_minibatches: z.number().int().min(1).default(4),
+    /** Epochs over each rollout. */
+    update_epochs: z.number().int().min(1).max(100).default(4),
+    /** Normalise advantages per minibatch. */
+    norm_adv: z.boolean().default(true),
+    /** PPO clipping coefficient of the policy ratio. */
+    clip_coef: z.number().positive().max(10).default(0.2),
+    /** Clip the value loss as the policy ratio (PPO2). */
+    clip_vloss: z.boolean().default(true),
+    /** Entropy bonus coefficient. */
+    ent_coef: z.number().min(0).default(0.01),
+    /** Value loss coefficient. */
+    vf_coef: z.number().min(0).default(0.5),
+    /** Gradients are clipped to this global norm. */
+    max_grad_norm: z.number().positive().default(0.5),
+    /** Stop an update's epochs early when the approximate KL exceeds this (null: never). */
+    target_kl: z.number().positive().nullable().default(null),
+    /** Divide rewards by a running standard deviation of the discounted return (CleanRL's NormalizeReward). */
+    normalize_reward: z.boolean().default(true),
+    /** Network shape. */
+    network: NetworkSchema.default({}),
+    /** Write a checkpoint every this many updates (0: only at the end). */
+    checkpoint_every: z.number().int().min(0).default(10),
+    /** Stop after the update during which this many seconds of training have passed (null: no limit). */
+    time_limit: z.number().positive().nullable().default(null),
+    /** Episodes (held-out seeds) that `evaluate` and `demo` play by default. */
+    eval_episodes: z.number().int().min(1).max(10_000).default(10),
+    /** tfjs backend. */
+    backend: z.enum(BACKEND_CHOICES).default('auto'),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    if (c.num_envs * c.num_steps < c.num_minibatches)
+      ctx.addIssue({ code: 'custom', path: ['num_minibatches'], message: `${c.num_minibatches} minibatches of a rollout of ${c.num_envs * c.num_steps} samples (num_envs x num_steps): at most one per sample` });
+  });
+
+/** A training configuration as written in a file (every field but `env` optional). */
+export type PpoConfigInput = z.input<typeof PpoConfigSchema>;
+/** A validated training configuration, defaults filled in. */
+export type PpoConfig = z.output<typeof PpoConfigSchema>;
+/** The network's shape. */
+export type NetworkConfig = z.output<typeof NetworkSchema>;
+
+/**
+ * Validates a training configuration (and its env config, with the environment's own schema).
+ * `where` names the source in error messages (a file name). Throws one `InputError` naming every bad
+ * field with its JSON path.
+ */
+export function parsePpoConfig(raw: unknown, where = 'PPO config'): PpoConfig {
+  const issues: { path: (string | number)[]; message: string }[] = [];
+  const r = PpoConfigSchema.safeParse(raw);
+  if (!r.success) issues.push(...r.error.issues);
+  // the env config's own schema, so its bad fields are named together with the others
+  const env = (raw as { env?: { id?: unknown; config?: unknown } } | null)?.env;
+  const id = typeof env?.id === 'string' && (PPO_ENV_IDS as readonly string[]).includes(env.id) ? (env.id as PpoEnvId) : null;
+  if (id) {
+    const e = EnvConfigSchema.safeParse(env!.config ?? {});
+    if (!e.success) issues.push(...e.error.issues.map((i) => ({ path: ['env', 'config', ...i.path], message: i.message })));
+    else if (e.data.observation !== 'dict')
+      issues.push({ path: ['env', 'config', 'observation'], message: `PPO reads the \`dict\` observation (per-row job and node features), not ${JSON.stringify(e.data.observation)}` });
+  }
+  if (issues.length > 0 || !r.success) throw inputErrorFromIssues(where, issues);
+  // then the env's checks across fields (their messages carry their own paths)
+  parseEnvConfig(r.data.env.id, r.data.env.config, `${where} $.env.config`);
+  return r.data;
+}
+
+/**
+ * Reads and validates a training configuration file. Relative `platform` and `workload` paths of
+ * the env config are taken relative to the file's directory (and stored absolute, so a model
+ * directory's config.json works from anywhere).
+ */
+export function loadPpoConfig(file: string): PpoConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new InputError(`cannot read the training config: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, file);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new InputError(`not valid JSON: ${(e as Error).message}`, file);
+  }
+  const env = (raw as { env?: { config?: Record<string, unknown> } } | null)?.env?.config;
+  if (env && typeof env === 'object')
+    for (const key of ['platform', 'workload'])
+      if (typeof env[key] === 'string' && env[key] !== '' && !isAbsolute(env[key] as string)) env[key] = resolve(dirname(file), env[key] as string);
+  return parsePpoConfig(raw, file);
+}

@@ -1,0 +1,359 @@
+/**
+ * Evaluation (DESIGN §7): the trained policy and the heuristics on the SAME held-out trajectories,
+ * with the same metrics, and the report that shows them.
+ *
+ * - The learned policy plays each held-out episode greedily (its most probable valid action) in the
+ *   environment: one env per seed, all stepped in lock-step with one forward pass per step.
+ * - The heuristics are the batch schedulers of `src/scheduling` (`fcfs`, `sjf+easy`, ...), run by the
+ *   `compare` machinery (`comparePolicies`) on the very jobs each episode holds
+ *   (`EnvContext.episodeJobs(seed)`), with the env's platform, models, node fit, memory and walltime
+ *   options and resource policy. So "fcfs" is the real FCFS batch scheduler (the head job blocks the
+ *   queue), not a restriction of it to the env's visible window.
+ * - Held-out seeds are `EVAL_SEED_BASE + i` (from 2^32 up); training never uses seeds above 2^31.
+ *
+ * Each policy's figures are the means over episodes (equal weight per episode) of mean bsld, mean
+ * wait, utilisation, makespan and energy (DESIGN §2.5), as `compare` averages trajectories.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { EnvContext } from '../../envs/context.js';
+import type { ClusterEnv } from '../../envs/env.js';
+import { makeContext, makeFromContext } from '../../envs/registry.js';
+import type { DictObservation } from '../../envs/observation.js';
+import { ClusterSimulator, type JobRecord } from '../../src/execution/simulator.js';
+import type { Summary } from '../../src/metrics/summary.js';
+import { TimelineRecorder, type TimelineRow } from '../../src/metrics/writers.js';
+import { comparePolicies, type PolicyResult } from '../../src/scheduling/compare.js';
+import { makeScheduler, parsePolicyName } from '../../src/scheduling/policyName.js';
+import { runSimulation } from '../../src/scheduling/run.js';
+import type { Job } from '../../src/workload/job.js';
+import {
+  comparisonBarsSvg,
+  ganttJobsFromRecords,
+  ganttNodesFromPlatform,
+  ganttSvg,
+  learningCurveSvg,
+  utilisationSvg,
+  writeReport,
+  type GanttRecordLike,
+  type ReportFigure,
+} from '../../src/report/index.js';
+import { appendState, FeatureBatch } from './features.js';
+import { limitsForConfig, type PolicyMeta } from './io.js';
+import type { PolicyNetwork } from './network.js';
+import { EVAL_SEED_BASE, type MetricsRow } from './train.js';
+
+/** The heuristics evaluated by default: FCFS, SJF and F1, each without and with EASY backfilling. */
+export const DEFAULT_HEURISTICS = ['fcfs', 'fcfs+easy', 'sjf', 'sjf+easy', 'f1', 'f1+easy'] as const;
+
+/** The metrics of the evaluation table, in order. */
+export const EVAL_METRICS = ['mean_bsld', 'mean_wait', 'utilisation', 'makespan', 'energy'] as const;
+
+/** One policy's results on one episode. */
+export interface EpisodeFigures {
+  seed: number;
+  /** Jobs in the episode, and those that ran to the end. */
+  jobs: number;
+  jobs_finished: number;
+  mean_bsld: number;
+  mean_wait: number;
+  utilisation: number;
+  makespan: number;
+  energy: number;
+}
+
+/** One policy's results: means over the episodes, and each episode. */
+export interface PolicyFigures {
+  name: string;
+  mean_bsld: number;
+  mean_wait: number;
+  utilisation: number;
+  makespan: number;
+  energy: number;
+  per_episode: EpisodeFigures[];
+}
+
+/** The held-out seeds: `count` seeds from `EVAL_SEED_BASE + offset`. */
+export function heldOutSeeds(count: number, offset = 0): number[] {
+  return Array.from({ length: count }, (_, i) => EVAL_SEED_BASE + offset + i);
+}
+
+function means(name: string, per: EpisodeFigures[]): PolicyFigures {
+  const m = (k: (typeof EVAL_METRICS)[number]) => per.reduce((a, e) => a + e[k], 0) / Math.max(1, per.length);
+  return { name, mean_bsld: m('mean_bsld'), mean_wait: m('mean_wait'), utilisation: m('utilisation'), makespan: m('makespan'), energy: m('energy'), per_episode: per };
+}
+
+function figures(seed: number, jobs: number, s: Pick<Summary, (typeof EVAL_METRICS)[number] | 'jobs_finished'>): EpisodeFigures {
+  return { seed, jobs, jobs_finished: s.jobs_finished, mean_bsld: s.mean_bsld, mean_wait: s.mean_wait, utilisation: s.utilisation, makespan: s.makespan, energy: s.energy };
+}
+
+/** The schedule of one episode: finished-job records and the timeline. */
+export interface EpisodeTrace {
+  seed: number;
+  records: GanttRecordLike[];
+  timeline: TimelineRow[];
+}
+
+/** Records what a simulator does (copies, since the simulator may reuse its arrays). */
+class TraceListener {
+  readonly records: GanttRecordLike[] = [];
+  readonly timeline: TimelineRow[] = [];
+  readonly recorder = new TimelineRecorder((r) => this.timeline.push(r));
+  onJobEnded(_sim: ClusterSimulator, r: JobRecord): void {
+    if (r.state === 'rejected') return;
+    this.records.push({ job: { id: r.job.id, type: r.job.type, ntasks: r.job.ntasks }, start: r.start, finish: r.finish, state: r.state, cores: r.cores.slice(), nodes: r.nodes.slice(), releases: r.releases.slice() });
+  }
+  onAdvance(sim: ClusterSimulator, from: number): void {
+    this.recorder.onAdvance(sim, from);
+  }
+}
+
+/**
+ * Plays the network greedily on one episode per seed (all envs stepped together). With
+ * `traceSeed`, also records that episode's schedule (for the Gantt chart and the utilisation plot).
+ */
+export function evaluateNetwork(network: PolicyNetwork, context: EnvContext, seeds: readonly number[], traceSeed?: number): { result: PolicyFigures; trace: EpisodeTrace | null } {
+  const layout = network.layout;
+  const envs: ClusterEnv[] = seeds.map(() => makeFromContext(context));
+  const batch = new FeatureBatch(layout.rowSize, seeds.length, seeds.length * 16);
+  const done: (EpisodeFigures | null)[] = seeds.map(() => null);
+  const traceAt = traceSeed === undefined ? -1 : seeds.indexOf(traceSeed);
+  const tracer = traceAt >= 0 ? new TraceListener() : null;
+  const obs: DictObservation[] = envs.map((env, i) => {
+    const r = env.reset({ seed: seeds[i]! });
+    // the first decision point is the first submission: nothing has started or ended yet
+    if (i === traceAt) env.sim.addListener(tracer!);
+    return r.observation as DictObservation;
+  });
+  const active: number[] = [];
+  for (;;) {
+    active.length = 0;
+    batch.clear();
+    for (let i = 0; i < envs.length; i++) {
+      if (done[i]) continue;
+      active.push(i);
+      appendState(batch, layout, obs[i]!, envs[i]!.actionMask());
+    }
+    if (active.length === 0) break;
+    const choice = network.act(batch, null);
+    active.forEach((i, j) => {
+      const env = envs[i]!;
+      const r = env.step(choice.actions[j]!);
+      obs[i] = r.observation as DictObservation;
+      if (r.terminated || r.truncated) {
+        done[i] = figures(seeds[i]!, r.info.episode!.length, r.info.metrics!);
+        if (i === traceAt) tracer!.recorder.finish(env.sim);
+      }
+    });
+  }
+  for (const e of envs) e.close();
+  return {
+    result: means('ppo', done as EpisodeFigures[]),
+    trace: tracer ? { seed: seeds[traceAt]!, records: tracer.records, timeline: tracer.timeline } : null,
+  };
+}
+
+/** The jobs of the episode with `seed`, without those that can never fit (the env rejects them). */
+export function episodeJobs(context: EnvContext, seed: number): Job[] {
+  const jobs = context.episodeJobs(seed).jobs;
+  const probe = new ClusterSimulator(context.platform, [], { enforceMemory: context.config.enforce_memory });
+  return jobs.filter((j) => probe.unfitReason(j) === null);
+}
+
+/** A heuristic name completed with the env's resource policy (`sjf+easy` -> `sjf:first+easy`). */
+export function heuristicSpec(name: string, context: EnvContext): string {
+  if (name.includes(':')) return name;
+  const [job, ...bf] = name.split('+');
+  return `${job}:${context.config.resource_policy}${bf.length ? `+${bf.join('+')}` : ''}`;
+}
+
+/** Runs batch heuristics on the jobs of each held-out episode (the `compare` machinery). */
+export function evaluateHeuristics(context: EnvContext, seeds: readonly number[], names: readonly string[]): PolicyFigures[] {
+  const c = context.config;
+  const trajectories = seeds.map((s) => ({ label: String(s), jobs: episodeJobs(context, s) }));
+  const specs = names.map((n) => parsePolicyName(heuristicSpec(n, context), undefined, 'heuristic policies'));
+  const results: PolicyResult[] = comparePolicies(context.platform, trajectories, specs, {
+    seed: 0,
+    fit: c.node_fit,
+    enforceMemory: c.enforce_memory,
+    walltimeKill: c.walltime_kill,
+  });
+  return results.map((r, i) => means(names[i]!, r.per_trajectory.map((t, j) => figures(seeds[j]!, t.jobs, t))));
+}
+
+/** The schedule of one heuristic on one episode (for a Gantt chart beside the policy's). */
+export function heuristicTrace(context: EnvContext, seed: number, name: string): EpisodeTrace {
+  const c = context.config;
+  const trace = new TraceListener();
+  const spec = parsePolicyName(heuristicSpec(name, context), undefined, 'heuristic policies');
+  const { sim } = runSimulation(context.platform, episodeJobs(context, seed), makeScheduler(spec, { seed: 0, fit: c.node_fit }), {
+    enforceMemory: c.enforce_memory,
+    walltimeKill: c.walltime_kill,
+    listeners: [trace],
+  });
+  trace.recorder.finish(sim);
+  return { seed, records: trace.records, timeline: trace.timeline };
+}
+
+/** The evaluation table's rows (policy, then the metrics). */
+export function evaluationRows(policies: readonly PolicyFigures[]): (string | number)[][] {
+  return policies.map((p) => [p.name, p.mean_bsld, p.mean_wait, p.utilisation, p.makespan, p.energy]);
+}
+
+/** Column titles of the evaluation table. */
+export const EVAL_COLUMNS = ['policy', 'mean bsld', 'mean wait (s)', 'utilisation', 'makespan (s)', 'energy (J)'];
+
+/** What a report needs. */
+export interface ReportInput {
+  title: string;
+  intro: string;
+  policies: PolicyFigures[];
+  /** Training metrics (learning curve), when known. */
+  metrics?: MetricsRow[] | undefined;
+  context: EnvContext;
+  /** The learned policy's schedule of one episode, and a heuristic's on the same episode. */
+  traces?: { name: string; trace: EpisodeTrace }[] | undefined;
+}
+
+/** Writes `dir/index.html` and its SVGs: learning curve, comparison bars, Gantt charts, utilisation. */
+export function writeEvaluationReport(dir: string, r: ReportInput): string[] {
+  const figures: ReportFigure[] = [];
+  const m = r.metrics?.filter((x) => Number.isFinite(x.mean_return)) ?? [];
+  if (m.length > 0) {
+    figures.push({
+      file: 'learning_curve.svg',
+      svg: learningCurveSvg(
+        [
+          { name: 'mean return', points: m.map((x) => ({ x: x.steps, y: x.mean_return })) },
+          { name: 'mean bsld', points: m.map((x) => ({ x: x.steps, y: x.mean_bsld })), axis: 'right' },
+        ],
+        { title: 'Training: episodes finished in each update', smoothing: 0.6 },
+      ),
+      title: 'Learning curve',
+      caption: 'Mean return (left axis) and mean bounded slowdown (right axis) of the training episodes that ended in each PPO update, against environment steps (faint: raw; bold: smoothed).',
+    });
+  }
+  const ppo = r.policies.find((p) => p.name === 'ppo');
+  figures.push({
+    file: 'comparison.svg',
+    svg: comparisonBarsSvg(
+      r.policies.map((p) => ({ name: p.name, values: { mean_bsld: p.mean_bsld, mean_wait: p.mean_wait, utilisation: p.utilisation, makespan: p.makespan, energy: p.energy } })),
+      [...EVAL_METRICS],
+      { title: `Held-out trajectories (${r.policies[0]?.per_episode.length ?? 0} episodes)`, ...(ppo ? { highlight: 'ppo' } : {}) },
+    ),
+    title: 'Comparison',
+    caption: 'Means over the held-out episodes, the same jobs for every policy; the best value of each panel is starred.',
+  });
+  const nodes = ganttNodesFromPlatform(r.context.platform);
+  for (const { name, trace } of r.traces ?? []) {
+    figures.push({
+      file: `gantt_${name.replace(/[^A-Za-z0-9_-]+/g, '_')}.svg`,
+      svg: ganttSvg({ coreCount: r.context.platform.coreCount, nodes, jobs: ganttJobsFromRecords(trace.records) }, { title: `Schedule of ${name}, held-out episode ${trace.seed}` }),
+      title: `Schedule: ${name}`,
+      caption: `Cores (grouped by node) against time for episode ${trace.seed}; MPI jobs spanning nodes are hatched and joined. Hover a bar in the SVG for the job.`,
+    });
+  }
+  const first = r.traces?.[0];
+  if (first && first.trace.timeline.length > 1) {
+    figures.push({
+      file: 'utilisation.svg',
+      svg: utilisationSvg(first.trace.timeline, { title: `Utilisation, queue and power under ${first.name}, episode ${first.trace.seed}` }),
+      title: `Utilisation: ${first.name}`,
+      caption: 'Fraction of busy cores, jobs waiting and power drawn over the episode, with time-weighted means.',
+    });
+  }
+  const written = writeReport(dir, {
+    title: r.title,
+    intro: r.intro,
+    tables: [{ caption: 'Means over the held-out episodes', columns: EVAL_COLUMNS, rows: evaluationRows(r.policies), ...(ppo ? { highlight: 'ppo' } : {}) }],
+    figures,
+  });
+  return [written.index, ...written.figures];
+}
+
+/** Writes evaluation.json. */
+export function writeEvaluationJson(file: string, data: Record<string, unknown>): void {
+  writeFileSync(file, JSON.stringify(data, null, 1) + '\n');
+}
+
+/** `metrics.csv` rows read back (for the learning curve of `evaluate`). */
+export function parseMetricsCsv(text: string): MetricsRow[] {
+  const lines = text.trim().split('\n');
+  const header = lines[0]!.split(',');
+  return lines.slice(1).map((l) => {
+    const cells = l.split(',');
+    return Object.fromEntries(header.map((h, i) => [h, cells[i] === '' || cells[i] === undefined ? NaN : Number(cells[i])])) as MetricsRow;
+  });
+}
+
+/** Options of `evaluatePolicy`. */
+export interface EvaluationOptions {
+  /** The loaded policy network. */
+  network: PolicyNetwork;
+  /** The env to evaluate on: the training config's env (its limits are replaced by `limits`). */
+  env: { id: string; config: Record<string, unknown> };
+  /** The normalisation limits the network was trained with. */
+  limits: PolicyMeta['limits'];
+  /** Held-out episodes. */
+  episodes: number;
+  /** Heuristics to compare with. */
+  heuristics?: readonly string[] | undefined;
+  /** First held-out seed offset (seeds `EVAL_SEED_BASE + offset + i`). */
+  seedOffset?: number | undefined;
+  /** Directory of evaluation.json and the report (index.html, SVGs). */
+  outDir: string;
+  /** Training metrics for the learning curve. */
+  metrics?: MetricsRow[] | undefined;
+  /** Report title and introduction. */
+  title?: string | undefined;
+  intro?: string | undefined;
+  /** Extra fields of evaluation.json. */
+  extra?: Record<string, unknown> | undefined;
+}
+
+/** What `evaluatePolicy` returns. */
+export interface EvaluationResult {
+  /** `ppo` first, then the heuristics. */
+  policies: PolicyFigures[];
+  seeds: number[];
+  /** Files written (evaluation.json, index.html, the SVGs). */
+  files: string[];
+  seconds: number;
+}
+
+/**
+ * The whole evaluation: the policy (greedy) and the heuristics on the same held-out episodes,
+ * `evaluation.json`, and the report (comparison bars, learning curve when `metrics` are given,
+ * Gantt charts of the policy and of FCFS on the first episode, the policy's utilisation).
+ */
+export function evaluatePolicy(o: EvaluationOptions): EvaluationResult {
+  const t0 = performance.now();
+  const context = makeContext(o.env.id, { ...o.env.config, limits: limitsForConfig(o.limits) });
+  const seeds = heldOutSeeds(o.episodes, o.seedOffset ?? 0);
+  const heuristics = o.heuristics ?? DEFAULT_HEURISTICS;
+  const { result, trace } = evaluateNetwork(o.network, context, seeds, seeds[0]);
+  const policies = [result, ...evaluateHeuristics(context, seeds, heuristics)];
+  mkdirSync(o.outDir, { recursive: true });
+  const json = join(o.outDir, 'evaluation.json');
+  writeEvaluationJson(json, {
+    env_id: o.env.id,
+    episodes: seeds.length,
+    seeds,
+    ...(o.extra ?? {}),
+    policies,
+  });
+  const traces: { name: string; trace: EpisodeTrace }[] = [];
+  if (trace) traces.push({ name: 'ppo', trace });
+  if (heuristics.includes('fcfs')) traces.push({ name: 'fcfs', trace: heuristicTrace(context, seeds[0]!, 'fcfs') });
+  const files = writeEvaluationReport(join(o.outDir, 'report'), {
+    title: o.title ?? 'clustergym: PPO against the heuristics',
+    intro:
+      o.intro ??
+      `${o.env.id}, ${seeds.length} held-out episodes (seeds ${seeds[0]} to ${seeds[seeds.length - 1]}; training never uses seeds above 2^31). The learned policy acts greedily; the heuristics are the batch schedulers on the same jobs.`,
+    policies,
+    metrics: o.metrics,
+    context,
+    traces,
+  });
+  return { policies, seeds, files: [json, ...files], seconds: (performance.now() - t0) / 1000 };
+}

@@ -1,0 +1,21 @@
+/**
+ * The tfjs PPO baseline (DESIGN §7): a masked actor-critic whose actor is one small "kernel" MLP
+ * scoring each valid job (Job-v0) or job-node pair (JobNode-v0), trained with PPO (GAE, clipped
+ * objective, entropy bonus) over a vector env, saved as a model directory, and evaluated against
+ * the heuristics on held-out trajectories. See docs/agents.md.
+ *
+ * - `config.ts`: the one training configuration (zod); `parsePpoConfig`, `loadPpoConfig`.
+ * - `backend.ts`: tfjs backend selection (tfjs-node, wasm, cpu); `selectBackend`.
+ * - `features.ts`: observations and masks -> candidate rows and pooled features; the masked policy.
+ * - `network.ts`: the actor-critic model; `PolicyNetwork`.
+ * - `io.ts`: model directories through a custom IO handler; `saveModelDir`, `loadModelDir`.
+ * - `train.ts`: the training loop; `train`.
+ * - `evaluate.ts`: held-out evaluation against the heuristics and the report.
+ */
+export * from './config.js';
+export * from './backend.js';
+export * from './features.js';
+export * from './network.js';
+export * from './io.js';
+export * from './train.js';
+export * from './evaluate.js';

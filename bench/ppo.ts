@@ -1,0 +1,59 @@
+/**
+ * Benchmark of the PPO baseline (issue "The tfjs baseline DRL scheduler"):
+ *
+ * - training throughput: env steps per second INCLUDING the PPO updates, `Job-v0`, K = 64, wasm
+ *   backend, 8 envs x 256 steps per update, 4 epochs of 4 minibatches, on the demo's workload
+ *   (hetero-20, Lublin–Feitelson episodes of 256 jobs): with the demo's `unfit: "reserve"` + EASY
+ *   and with the default `unfit: "mask"` (where `wait` is an action). Target: at least 1,000 steps/s.
+ * - the demo's wall time: `clustergym demo` as a user runs it (a child process of the built CLI,
+ *   tfjs start-up, training, evaluation and report included), with its PPO and FCFS mean bsld.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { loadPpoConfig, selectBackend, train, type PpoConfig } from '../agents/ppo/index.js';
+import { PACKAGE_ROOT } from '../src/core/paths.js';
+
+const DEMO_CONFIG = resolve(PACKAGE_ROOT, 'data/configs/ppo-demo.json');
+
+/** Env steps per second of a training run of `steps` steps (updates included). */
+async function throughput(config: PpoConfig, steps: number): Promise<Record<string, number>> {
+  const out = mkdtempSync(join(tmpdir(), 'cg-bench-ppo-'));
+  try {
+    const r = await train({ ...config, total_steps: steps, checkpoint_every: 0, time_limit: null, backend: 'wasm' }, { outDir: out });
+    r.network.dispose();
+    return { steps: r.steps, seconds: Math.round(r.seconds * 100) / 100, steps_per_s: Math.round(r.steps / r.seconds) };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+/** The figures of the PPO section of `npm run bench`. */
+export async function benchPpo(steps = 40_960): Promise<Record<string, unknown>> {
+  const backend = await selectBackend('wasm');
+  const demo = loadPpoConfig(DEMO_CONFIG);
+  const reserve = await throughput(demo, steps);
+  const { unfit: _unfit, backfilling: _backfilling, ...maskEnv } = demo.env.config;
+  const mask = await throughput({ ...demo, env: { id: demo.env.id, config: { ...maskEnv, reward: 'flowtime' } } }, steps);
+
+  const dir = mkdtempSync(join(tmpdir(), 'cg-bench-demo-'));
+  const t0 = performance.now();
+  const run = spawnSync(process.execPath, [resolve(PACKAGE_ROOT, 'dist/src/cli/main.js'), 'demo', '--out', join(dir, 'demo'), '--json', join(dir, 'demo.json')], { encoding: 'utf8' });
+  const wall = (performance.now() - t0) / 1000;
+  let demoFigures: Record<string, unknown> = { error: run.stderr.trim() || `exit code ${run.status}` };
+  if (run.status === 0) {
+    const j = JSON.parse(readFileSync(join(dir, 'demo.json'), 'utf8')) as { policies: { name: string; mean_bsld: number }[]; train_seconds: number; backend: string };
+    const bsld = (n: string) => Math.round((j.policies.find((p) => p.name === n)?.mean_bsld ?? NaN) * 100) / 100;
+    demoFigures = { wall_seconds: Math.round(wall * 10) / 10, train_seconds: Math.round(j.train_seconds * 10) / 10, backend: j.backend, ppo_mean_bsld: bsld('ppo'), fcfs_mean_bsld: bsld('fcfs') };
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return {
+    backend: backend.name,
+    env: 'clustergym/Job-v0, K=64, hetero-20, Lublin-Feitelson episodes of 256 jobs, 8 envs x 256 steps, 4 epochs x 4 minibatches',
+    train_reserve_easy: reserve,
+    train_mask: mask,
+    target_steps_per_s: 1000,
+    demo: demoFigures,
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * `clustergym train`: trains the tfjs PPO baseline (agents/ppo, DESIGN §7).
+ *
+ *     clustergym train --config FILE [--steps N] [--out DIR] [--resume DIR] [--backend auto|tensorflow|wasm|cpu]
+ *
+ * `--config` is a training configuration (agents/ppo/config.ts, docs/agents.md); `--steps`
+ * overrides its `total_steps`. The output directory (default `runs/ppo`) receives `config.json`,
+ * `metrics.csv` (one row per update), `checkpoints/step-N/` and the final model directory `model/`.
+ * An output directory that already holds a run is refused unless `--resume` names it (or one of its
+ * checkpoints): training then continues from the latest checkpoint, with the checkpoint's
+ * configuration unless `--config` gives one (it must train the same kind of env).
+ *
+ * On a terminal a progress bar shows steps, episodes, mean return, mean bsld and steps/s.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { InputError } from '../core/errors.js';
+import { parseFlags } from './common.js';
+import { grouped, ProgressBar } from './progress.js';
+
+const FLAGS = {
+  config: { type: 'string' },
+  steps: { type: 'string' },
+  out: { type: 'string' },
+  resume: { type: 'string' },
+  backend: { type: 'string' },
+} as const;
+
+const Schema = z
+  .object({
+    config: z.string().min(1).optional(),
+    steps: z.coerce.number().int().positive().optional(),
+    out: z.string().min(1).optional(),
+    resume: z.string().min(1).optional(),
+    backend: z.enum(['auto', 'tensorflow', 'wasm', 'cpu']).optional(),
+  })
+  .superRefine((f, ctx) => {
+    if (f.config === undefined && f.resume === undefined) ctx.addIssue({ code: 'custom', path: ['config'], message: 'Required (a training config file), unless --resume names a checkpoint' });
+  });
+
+/** Formats a number for the progress line (`n/a` when not finite). */
+function short(v: number): string {
+  return Number.isFinite(v) ? (Math.abs(v) >= 1000 ? v.toExponential(2) : v.toFixed(2)) : 'n/a';
+}
+
+/** Runs the command; returns the exit code. */
+export async function trainCommand(argv: string[]): Promise<number> {
+  const f = parseFlags('train', argv, FLAGS, Schema);
+  const ppo = await import('../../agents/ppo/index.js');
+  let checkpoint: string | undefined;
+  let config;
+  if (f.resume !== undefined) {
+    checkpoint = ppo.resolveCheckpoint(f.resume);
+    config = f.config !== undefined ? ppo.loadPpoConfig(f.config) : ppo.checkpointConfig(checkpoint);
+    const { meta } = ppo.readModelMeta(checkpoint);
+    if (meta.env_id !== config.env.id)
+      throw new InputError(`the checkpoint trains ${meta.env_id}, --config ${f.config} trains ${config.env.id}: resume needs the same kind of env`, '--resume');
+  } else config = ppo.loadPpoConfig(f.config!);
+  if (f.steps !== undefined) config = { ...config, total_steps: f.steps };
+  if (f.backend !== undefined) config = { ...config, backend: f.backend };
+  const out = f.out ?? (checkpoint ? ppo.runDirOf(checkpoint) : 'runs/ppo');
+  if (!checkpoint && existsSync(join(out, 'metrics.csv')))
+    throw new InputError(`${out} already holds a training run (metrics.csv): give another --out, or --resume ${out} to continue it`);
+
+  const backend = await ppo.selectBackend(config.backend);
+  console.log(`clustergym train: ${config.env.id}, ${config.num_envs} envs x ${config.num_steps} steps per update, ${grouped(config.total_steps)} steps; ${ppo.describeBackend(backend)}`);
+  const bar = new ProgressBar();
+  const result = await ppo.train(config, {
+    outDir: out,
+    resume: checkpoint,
+    log: (line) => {
+      if (!bar.enabled) console.log(line);
+    },
+    onProgress: (p) =>
+      bar.update(p.steps, p.totalSteps, [
+        ['steps', `${grouped(p.steps)}/${grouped(p.totalSteps)}`],
+        ['episodes', grouped(p.episodes)],
+        ['return', short(p.row.mean_return)],
+        ['bsld', short(p.row.mean_bsld)],
+        ['steps/s', grouped(p.row.steps_per_s)],
+      ]),
+  });
+  bar.done();
+  result.network.dispose();
+  const last = result.metrics[result.metrics.length - 1];
+  console.log(
+    `trained ${grouped(result.steps)} steps (${grouped(result.episodes)} episodes) in ${result.seconds.toFixed(1)} s` +
+      `${last ? `, ${grouped(last.steps_per_s)} steps/s` : ''}; model in ${result.modelDir}, metrics in ${join(out, 'metrics.csv')}`,
+  );
+  return 0;
+}

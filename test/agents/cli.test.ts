@@ -1,0 +1,126 @@
+/**
+ * `clustergym train`, `evaluate` and `demo` through the built CLI: a tiny run end to end, and bad
+ * input (exit 2, a message naming the field or the directory, no stack trace).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cli } from '../helpers.js';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'cg-ppo-cli-'));
+
+const TINY = {
+  env: { id: 'clustergym/Job-v0', config: { k: 8, trajectory: { length: 20, origin: 'random' }, unfit: 'reserve', backfilling: 'easy' } },
+  total_steps: 256,
+  num_envs: 2,
+  num_steps: 64,
+  checkpoint_every: 1,
+  eval_episodes: 2,
+};
+
+function configFile(dir: string, config: unknown, name = 'ppo.json'): string {
+  const f = join(dir, name);
+  writeFileSync(f, JSON.stringify(config));
+  return f;
+}
+
+function expectInputError(r: { code: number | null; stderr: string }, ...patterns: RegExp[]): void {
+  expect(r.code).toBe(2);
+  for (const p of patterns) expect(r.stderr).toMatch(p);
+  expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+}
+
+describe('clustergym train / evaluate', () => {
+  it('trains a tiny run, then evaluates it against the heuristics with a report', () => {
+    const d = tmp();
+    const out = join(d, 'run');
+    const t = cli(['train', '--config', configFile(d, TINY), '--out', out]);
+    expect(t.stderr).toBe('');
+    expect(t.code).toBe(0);
+    expect(t.stdout).toMatch(/backend (wasm|tensorflow|cpu)/);
+    expect(t.stdout).toMatch(/trained 256 steps/);
+    for (const f of ['config.json', 'metrics.csv', 'model/model.json', 'model/weights.bin', 'model/policy.json', 'model/config.json', 'checkpoints/step-000000128/trainer.json'])
+      expect(existsSync(join(out, f)), f).toBe(true);
+    // a second run into the same directory is refused; --resume continues it
+    expectInputError(cli(['train', '--config', join(d, 'ppo.json'), '--out', out]), /already holds a training run/);
+    const resumed = cli(['train', '--resume', out, '--steps', '384']);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toMatch(/trained 384 steps/);
+
+    const e = cli(['evaluate', '--model', join(out, 'model'), '--episodes', '2', '--policies', 'fcfs,sjf+easy']);
+    expect(e.stderr).toBe('');
+    expect(e.code).toBe(0);
+    expect(e.stdout).toMatch(/^ppo\s/m);
+    expect(e.stdout).toMatch(/^fcfs\s/m);
+    expect(e.stdout).toMatch(/^sjf\+easy\s/m);
+    const ev = JSON.parse(readFileSync(join(out, 'evaluation', 'evaluation.json'), 'utf8'));
+    expect(ev.policies.map((p: { name: string }) => p.name)).toEqual(['ppo', 'fcfs', 'sjf+easy']);
+    expect(ev.seeds).toEqual([2 ** 32, 2 ** 32 + 1]);
+    for (const p of ev.policies) expect(p.per_episode.map((x: { seed: number }) => x.seed)).toEqual(ev.seeds);
+    for (const f of ['index.html', 'comparison.svg', 'learning_curve.svg', 'gantt_ppo.svg', 'gantt_fcfs.svg', 'utilisation.svg']) expect(existsSync(join(out, 'evaluation', 'report', f)), f).toBe(true);
+  });
+
+  it('a bad training config names every bad field (exit 2)', () => {
+    const d = tmp();
+    const bad = { ...TINY, learning_rate: -1, num_envs: 0, colour: 'red', env: { id: 'clustergym/Job-v0', config: { k: 0 } } };
+    const r = cli(['train', '--config', configFile(d, bad), '--out', join(d, 'out')]);
+    expectInputError(r, /ppo\.json/, /\$\.learning_rate: Number must be greater than 0/, /\$\.num_envs/, /colour/, /\$\.env\.config\.k: Number must be greater than or equal to 1/);
+    const r2 = cli(['train', '--config', configFile(d, { ...TINY, env: { id: 'clustergym/Job-v0', config: { k: 0 } } })]);
+    expectInputError(r2, /\$\.env\.config\.k: Number must be greater than or equal to 1/);
+    const r3 = cli(['train', '--config', configFile(d, { ...TINY, env: { id: 'clustergym/Job-v0', config: { observation: 'flat' } } })]);
+    expectInputError(r3, /\$\.env\.config\.observation: PPO reads the `dict` observation/);
+    expectInputError(cli(['train', '--config', configFile(d, { ...TINY, env: { id: 'clustergym/PolicyPair-v0' } })]), /\$\.env\.id/);
+    expectInputError(cli(['train', '--config', join(d, 'nope.json')]), /nope\.json: cannot read the training config: no such file/);
+    expectInputError(cli(['train']), /--config: Required/);
+    expect(existsSync(join(d, 'out'))).toBe(false);
+  });
+
+  it('a missing model directory, or one for another env shape, is a clear error (exit 2)', async () => {
+    const d = tmp();
+    expectInputError(cli(['evaluate', '--model', join(d, 'missing')]), /missing: no such model directory/);
+    mkdirSync(join(d, 'empty'));
+    expectInputError(cli(['evaluate', '--model', join(d, 'empty')]), /policy\.json is missing: not a clustergym PPO model directory/);
+    // a JobNode-v0 model evaluated on a Job-v0 env
+    const { buildModel, parsePpoConfig, PolicyNetwork, rowLayout, saveModelDir, selectBackend } = await import('../../agents/ppo/index.js');
+    await selectBackend('auto');
+    const nodeConfig = parsePpoConfig({ ...TINY, env: { id: 'clustergym/JobNode-v0', config: { k: 8, trajectory: { length: 20, origin: 'random' } } } });
+    const layout = rowLayout('clustergym/JobNode-v0', 8, 20);
+    const net = new PolicyNetwork(buildModel(layout.rowSize, nodeConfig.network, 1), layout);
+    const limits = { req_time: 100, ntasks: 10, mem: 100, mem_vol: 100 };
+    await saveModelDir(join(d, 'jobnode'), net, { config: nodeConfig, limits, steps: 0, backend: 'test' });
+    expectInputError(
+      cli(['evaluate', '--model', join(d, 'jobnode'), '--config', configFile(d, TINY)]),
+      /trained on clustergym\/JobNode-v0 \(rows of 23 features/,
+      /this env is clustergym\/Job-v0 \(rows of 16 features\)/,
+    );
+    // a model.json whose network does not match its policy.json
+    const jobLayout = rowLayout('clustergym/Job-v0', 8, 20);
+    const jobConfig = parsePpoConfig(TINY);
+    await saveModelDir(join(d, 'tampered'), net, { config: nodeConfig, limits, steps: 0, backend: 'test' });
+    const wrong = new PolicyNetwork(buildModel(jobLayout.rowSize, jobConfig.network, 1), jobLayout);
+    await saveModelDir(join(d, 'job'), wrong, { config: jobConfig, limits, steps: 0, backend: 'test' });
+    writeFileSync(join(d, 'tampered', 'model.json'), readFileSync(join(d, 'job', 'model.json')));
+    writeFileSync(join(d, 'tampered', 'weights.bin'), readFileSync(join(d, 'job', 'weights.bin')));
+    expectInputError(cli(['evaluate', '--model', join(d, 'tampered')]), /takes inputs of \[16,30\] features/, /needs rows of 23/);
+    net.dispose();
+    wrong.dispose();
+  });
+});
+
+describe('clustergym demo', () => {
+  it('trains briefly, evaluates against FCFS, SJF, F1 (+EASY) and writes the report and --json', () => {
+    const d = tmp();
+    const json = join(d, 'demo.json');
+    const r = cli(['demo', '--out', join(d, 'demo'), '--steps', '2048', '--episodes', '2', '--json', json]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(readFileSync(json, 'utf8'));
+    expect(out.policies.map((p: { name: string }) => p.name)).toEqual(['ppo', 'fcfs', 'fcfs+easy', 'sjf', 'sjf+easy', 'f1', 'f1+easy']);
+    for (const p of out.policies) expect(Object.keys(p)).toEqual(['name', 'mean_bsld', 'mean_wait', 'utilisation', 'makespan', 'energy']);
+    expect(out.train_seconds).toBeGreaterThan(0);
+    expect(out.backend).toMatch(/^(wasm|tensorflow|cpu)$/);
+    expect(existsSync(join(d, 'demo', 'report', 'index.html'))).toBe(true);
+    expect(r.stdout).toMatch(/^ppo\s/m);
+  });
+});
