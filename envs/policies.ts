@@ -21,7 +21,7 @@ import type { NodeFit, ResourcePolicy } from '../src/scheduling/placement.js';
 import { makeScheduler, parsePolicyName } from '../src/scheduling/policyName.js';
 import { isResourceSelection, makeResourcePolicy, RESOURCE_SELECTION_NAMES } from '../src/scheduling/resourceSelection.js';
 import { PolicyScheduler, type Scheduler } from '../src/scheduling/scheduler.js';
-import type { Job } from '../src/workload/job.js';
+import { makeJob, type Job } from '../src/workload/job.js';
 
 /** Job-selection names accepted (canonical names). */
 export const JOB_SELECTION_LIST: readonly string[] = JOB_SELECTION_NAMES;
@@ -136,21 +136,4 @@ export class ReservationBackfiller {
   }
 }
 
-const PLACEHOLDER_JOB: Job = {
-  id: '(binding placeholder)',
-  subtime: 0,
-  ntasks: 1,
-  reqTime: 1,
-  type: 'mpi',
-  work: 'delay',
-  ops: 0,
-  runtime: 1,
-  mem: 0,
-  memVol: 0,
-  commVol: 0,
-  tCompute: 1,
-  nodes: 0,
-  ntasksPerNode: 0,
-  tasks: null,
-  source: 'envs/policies.ts',
-};
+const PLACEHOLDER_JOB: Job = makeJob({ id: '(binding placeholder)', subtime: 0, ntasks: 1, runtime: 1, source: 'envs/policies.ts' });

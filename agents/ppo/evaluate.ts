@@ -23,7 +23,7 @@ import type { DictObservation } from '../../envs/observation.js';
 import { ClusterSimulator, type JobRecord } from '../../src/execution/simulator.js';
 import type { Summary } from '../../src/metrics/summary.js';
 import { TimelineRecorder, type TimelineRow } from '../../src/metrics/writers.js';
-import { comparePolicies, type PolicyResult } from '../../src/scheduling/compare.js';
+import { comparePolicies, type PolicyMeans, type PolicyResult } from '../../src/scheduling/compare.js';
 import { makeScheduler, parsePolicyName } from '../../src/scheduling/policyName.js';
 import { runSimulation } from '../../src/scheduling/run.js';
 import type { Job } from '../../src/workload/job.js';
@@ -63,13 +63,7 @@ export interface EpisodeFigures {
 }
 
 /** One policy's results: means over the episodes, and each episode. */
-export interface PolicyFigures {
-  name: string;
-  mean_bsld: number;
-  mean_wait: number;
-  utilisation: number;
-  makespan: number;
-  energy: number;
+export interface PolicyFigures extends PolicyMeans {
   per_episode: EpisodeFigures[];
 }
 

@@ -69,14 +69,18 @@ export interface TrajectoryResult {
   energy: number;
 }
 
-/** The figures of one policy, averaged over the trajectories. */
-export interface PolicyResult {
+/** The headline figures of one policy, averaged over episodes (what `compare` and `evaluate` tabulate). */
+export interface PolicyMeans {
   name: string;
   mean_bsld: number;
   mean_wait: number;
   utilisation: number;
   makespan: number;
   energy: number;
+}
+
+/** The figures of one policy, averaged over the trajectories, and each trajectory's. */
+export interface PolicyResult extends PolicyMeans {
   per_trajectory: TrajectoryResult[];
 }
 
