@@ -25,6 +25,7 @@ import { BACKFILL_NAMES } from '../scheduling/backfilling.js';
 import { comparePolicies, cutTrajectories, type PolicyResult } from '../scheduling/compare.js';
 import { parsePolicyName } from '../scheduling/policyName.js';
 import { DEFAULT_WORKLOAD, formatTable, parseFlags } from './common.js';
+import { ProgressBar } from './progress.js';
 import { checkWorkloadFits } from './simulate.js';
 import { loadWorkloadFile, resolvePlatform } from './workloadInput.js';
 
@@ -128,7 +129,7 @@ export function compareCommand(argv: string[]): number {
           ...(f.origin !== undefined ? { origin: f.origin } : {}),
         };
   const trajectories = cutTrajectories(workload, trajectoryOptions);
-  const tty = process.stdout.isTTY === true;
+  const bar = new ProgressBar();
   const t0 = performance.now();
   const results = comparePolicies(platform, trajectories, specs, {
     seed: f.seed,
@@ -137,8 +138,9 @@ export function compareCommand(argv: string[]): number {
     maxJobTest: f['bf-max-job-test'],
     enforceMemory,
     walltimeKill: f['walltime-kill'],
-    onProgress: tty ? (done, total) => process.stderr.write(`\rsimulating ${done}/${total}${done === total ? '\n' : ''}`) : undefined,
+    onProgress: (done, total) => bar.update(done, total, [['simulations', `${done}/${total}`]]),
   });
+  bar.done();
   const seconds = (performance.now() - t0) / 1000;
   if (f.json) {
     const out = {
