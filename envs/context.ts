@@ -23,7 +23,7 @@ import { InputError, inputErrorFromIssues } from '../src/core/errors.js';
 import { ClusterSimulator } from '../src/execution/simulator.js';
 import { loadPlatform, parsePlatform } from '../src/platform/loader.js';
 import type { ModelsConfig, Platform } from '../src/platform/platform.js';
-import { homogeneousPlatform } from '../src/platform/homogeneous.js';
+import { defaultPlatformFor } from '../src/platform/homogeneous.js';
 import { DEFAULT_PLATFORM, DEFAULT_WORKLOAD } from '../src/core/paths.js';
 import type { Job, Workload } from '../src/workload/job.js';
 import {
@@ -87,15 +87,11 @@ export class EnvContext {
         typeof c.platform === 'string'
           ? loadPlatform(c.platform, { models, ...(c.platform_name ? { platformName: c.platform_name } : {}) })
           : parsePlatform(c.platform, `${id} config $.platform`, { models, ...(c.platform_name ? { platformName: c.platform_name } : {}) });
-    } else if (defaults || (c.workload === undefined && c.generator === undefined)) {
+    } else if (defaults) {
       this.platform = loadPlatform(DEFAULT_PLATFORM, { models });
     } else {
-      const procs = this.workload?.maxProcs ?? (this.generator as { maxProcs?: number } | null)?.maxProcs;
-      if (procs === undefined)
-        throw inputErrorFromIssues(`${id} config`, [
-          { path: ['platform'], message: 'missing: the workload does not say how many processors its machine had (no MaxProcs header, no nb_res), so give a platform' },
-        ]);
-      this.platform = homogeneousPlatform(procs, 1, models);
+      // the trace's machine when the workload knows its size, else the embedded default (as the CLI)
+      this.platform = defaultPlatformFor(this.workload?.maxProcs ?? (this.generator as { maxProcs?: number } | null)?.maxProcs, models);
     }
 
     // episodes

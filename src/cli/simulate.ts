@@ -101,6 +101,12 @@ export function summaryTable(s: Summary): string {
   return formatTable(['metric', 'value'], rows);
 }
 
+/** `; skipped: 173 runtime<=0` (empty when the reader skipped nothing). */
+function skippedText(skipped: Record<string, number>): string {
+  const parts = Object.entries(skipped).map(([why, n]) => `${n} ${why}`);
+  return parts.length ? `; skipped: ${parts.join(', ')}` : '';
+}
+
 /** Removes what a failed run wrote to `dir` (the directory too when the run created it). */
 function removeOutputs(dir: string, created: boolean): void {
   if (created) rmSync(dir, { recursive: true, force: true });
@@ -122,18 +128,21 @@ export function simulateCommand(argv: string[]): number {
   // workloads are loaded and checked whole before anything runs.
   let jobs: Iterable<Job>;
   let jobCount: () => number;
+  let skipped: () => Record<string, number>;
   let platform: Platform;
   if (detectFileKind(f.workload) === 'swf') {
     const reader = new SwfReader(f.workload);
     platform = resolvePlatform(choice, reader.header.maxProcs ?? reader.header.maxNodes);
     jobs = reader;
     jobCount = () => reader.produced;
+    skipped = () => reader.skipped;
   } else {
     const workload = loadWorkloadFile(f.workload);
     platform = resolvePlatform(choice, workload.maxProcs);
     checkWorkloadFits(platform, workload, f.workload, enforceMemory);
     jobs = workload.jobs;
     jobCount = () => workload.jobs.length;
+    skipped = () => workload.skipped;
   }
   const scheduler = makeScheduler(policy, {
     seed: f.seed,
@@ -166,7 +175,7 @@ export function simulateCommand(argv: string[]): number {
   const m = platform.models;
   console.log(
     `platform ${platform.name} (${platform.nodeCount} nodes, ${platform.coreCount} cores; memory ${m.memory}, comm ${m.comm}), ` +
-      `workload ${basename(f.workload)} (${jobCount()} jobs), policy ${scheduler.name}`,
+      `workload ${basename(f.workload)} (${jobCount()} jobs${skippedText(skipped())}), policy ${scheduler.name}`,
   );
   console.log(summaryTable(summary));
   console.log(`simulated in ${seconds.toFixed(3)} s${f.out ? `; outputs in ${f.out}/ (summary.json, jobs.csv${f.timeline ? ', timeline.csv' : ''})` : ''}`);

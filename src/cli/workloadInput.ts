@@ -2,8 +2,7 @@
  * Loading the workload named on the command line: any workload format (native/IRMaSim JSON, Batsim
  * JSON, SWF). A trace without `--platform` runs on `homogeneousPlatform` (src/platform/homogeneous.ts).
  */
-import { DEFAULT_PLATFORM } from '../core/paths.js';
-import { homogeneousPlatform } from '../platform/homogeneous.js';
+import { defaultPlatformFor } from '../platform/homogeneous.js';
 import { loadPlatform } from '../platform/loader.js';
 import type { ModelsConfig, Platform } from '../platform/platform.js';
 import type { Workload } from '../workload/job.js';
@@ -35,6 +34,5 @@ export interface PlatformChoice {
 export function resolvePlatform(choice: PlatformChoice, maxProcs: number | undefined): Platform {
   const models = choice.models ?? {};
   if (choice.platform) return loadPlatform(choice.platform, { models, ...(choice.platformName ? { platformName: choice.platformName } : {}) });
-  if (maxProcs !== undefined) return homogeneousPlatform(maxProcs, choice.coresPerNode ?? 1, models);
-  return loadPlatform(DEFAULT_PLATFORM, { models });
+  return defaultPlatformFor(maxProcs, models, choice.coresPerNode ?? 1);
 }

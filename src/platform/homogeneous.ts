@@ -1,9 +1,10 @@
 /**
- * Homogeneous platforms for workloads that come without one (SWF traces, Batsim workloads): the
- * machine of the trace rebuilt from its processor count.
+ * Platforms for workloads that come without one: the machine of a trace rebuilt from its processor
+ * count (SWF traces, Batsim workloads), else the embedded default.
  */
 import { InputError } from '../core/errors.js';
-import { parsePlatform } from './loader.js';
+import { DEFAULT_PLATFORM } from '../core/paths.js';
+import { loadPlatform, parsePlatform } from './loader.js';
 import type { ModelsConfig, Platform } from './platform.js';
 
 /**
@@ -22,4 +23,16 @@ export function homogeneousPlatform(maxProcs: number, coresPerNode = 1, models: 
   if (full > 0) nodes.push({ count: full, memory_gb: 1024, processors: [proc(coresPerNode)] });
   if (rest > 0) nodes.push({ count: 1, memory_gb: 1024, processors: [proc(rest)] });
   return parsePlatform({ name: `homogeneous-${maxProcs}`, models: { memory: 'none', comm: 'shared', ...models }, clusters: [{ nodes }] }, `homogeneous platform of ${maxProcs} processors`);
+}
+
+/**
+ * The platform of a run that names none: for a workload that knows its machine's size (SWF
+ * `MaxProcs`/`MaxNodes`, Batsim `nb_res`, a converted trace's `max_procs`, a Lublin generator's
+ * `maxProcs`), a homogeneous cluster of that many cores (`coresPerNode` per node, default 1);
+ * otherwise the embedded default platform (`data/platforms/hetero-20.json`). The CLI and the
+ * environments use this one rule.
+ */
+export function defaultPlatformFor(maxProcs: number | undefined, models: Partial<ModelsConfig> = {}, coresPerNode = 1): Platform {
+  if (maxProcs !== undefined) return homogeneousPlatform(maxProcs, coresPerNode, models);
+  return loadPlatform(DEFAULT_PLATFORM, { models });
 }

@@ -126,6 +126,10 @@ export function parseNativeWorkload(data: unknown, where: string, name = where):
         ntasks = nodes * tpn;
       }
       perNode = tpn;
+      if (f.type === 'seq' && raw.nodes === undefined && raw.ntasks_per_node === undefined) {
+        // `type: seq` with only `ntasks`: all tasks on one node.
+        nodes = 1;
+      }
       if (f.type === 'seq' && nodes > 1) fail(`a seq job runs on one node; found nodes = ${nodes}`, 'type');
       if (f.type === 'mpi' && raw.nodes === undefined && raw.ntasks_per_node === undefined) {
         // `type: mpi` with only `ntasks`: tasks may go anywhere.

@@ -112,6 +112,8 @@ describe('clustergym simulate', () => {
     const f = join(d, 't.swf');
     // two jobs of 2 and 3 processors on a 4-processor machine: the second waits for the first
     writeFileSync(f, '; MaxProcs: 4\n1 0 0 10 2 -1 -1 2 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n2 5 0 10 3 -1 -1 3 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n');
+    const table = cli(['simulate', '--workload', f]);
+    expect(table.stdout).toMatch(/platform homogeneous-4 \(4 nodes, 4 cores.*workload t\.swf \(2 jobs\), policy fcfs:first/);
     const r = cli(['simulate', '--workload', f, '--json']);
     expect(r.stderr).toBe('');
     const s = JSON.parse(r.stdout);
@@ -131,5 +133,14 @@ describe('clustergym simulate', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/t\.swf:52/);
     expect(existsSync(out)).toBe(false);
+  });
+
+  it('reports the jobs an SWF reader skipped', () => {
+    const d = mkdtempSync(join(tmpdir(), 'cg-swf-'));
+    const f = join(d, 't.swf');
+    writeFileSync(f, '; MaxProcs: 4\n1 0 0 10 2 -1 -1 2 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n2 5 0 0 3 -1 -1 3 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n');
+    const r = cli(['simulate', '--workload', f]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/workload t\.swf \(1 jobs; skipped: 1 runtime<=0\)/);
   });
 });

@@ -64,10 +64,17 @@ describe('make and config validation', () => {
     expect(make('clustergym/Job-v0', { observation: 'flat', k: 2 }).observationSpace).toEqual({ type: 'Box', low: 0, high: 1, shape: [2 * 8 + 20 * 7 + 5], dtype: 'float32' });
   });
 
-  it('a trajectory longer than the workload, and a workload without a platform, are named', () => {
+  it('a trajectory longer than the workload is named; a workload without a platform runs on the default one', () => {
     expect(() => make('clustergym/Job-v0', { trajectory: { length: 301 } })).toThrow(/\$\.trajectory\.length: 301 exceeds the 300 jobs/);
     expect(() => make('clustergym/Job-v0', { trajectory: { length: 100, origin: 250 } })).toThrow(/\$\.trajectory\.origin/);
-    expect(() => make('clustergym/Job-v0', { workload: { jobs: [{ id: 'a', subtime: 0, res: 1, runtime: 5 }] } })).toThrow(/\$\.platform: missing/);
+    const platformOf = (config: Record<string, unknown>) => {
+      const env = make('clustergym/Job-v0', config);
+      env.reset({ seed: 0 });
+      return env.sim.platform.name;
+    };
+    expect(platformOf({ workload: { jobs: [{ id: 'a', subtime: 0, res: 1, runtime: 5 }] } })).toBe('hetero-20');
+    expect(platformOf({ generator: { model: 'poisson', jobs: 10 } })).toBe('hetero-20');
+    expect(platformOf({ workload: { nb_res: 8, jobs: [{ id: 1, subtime: 0, res: 2, profile: 'd' }], profiles: { d: { type: 'delay', delay: 5 } } } })).toBe('homogeneous-8');
   });
 
   it('reset validates its seed and options', () => {
@@ -75,6 +82,10 @@ describe('make and config validation', () => {
     expect(() => env.reset({ seed: 1.5 })).toThrow(InputError);
     expect(() => env.reset({ seed: 1, options: { bogus: 1 } as never })).toThrow(/bogus/);
     expect(() => env.reset({ seed: 1, options: { origin: 295 } })).toThrow(/origin 295/);
-    expect(env.reset({ seed: 1, options: { origin: 3 } }).info.time).toBeGreaterThanOrEqual(0);
+    env.reset({ seed: 1, options: { origin: 3 } });
+    expect(env.visibleJobs()[0]!.id).toBe('j3'); // mixed-300's 4th job
+    let r = env.step(env.actionMask().indexOf(1));
+    while (!r.terminated && !r.truncated) r = env.step(env.actionMask().indexOf(1));
+    expect(r.info.episode!.origin).toBe(3);
   });
 });

@@ -171,3 +171,20 @@ describe('conversion to native JSON', () => {
     expect(back.jobs.map((j) => j.profile)).toEqual(['x', undefined]);
   });
 });
+
+describe('native job shapes (DESIGN §2.2)', () => {
+  const shape = (job: Record<string, unknown>) => {
+    const j = parseNativeWorkload({ jobs: [{ id: 'a', subtime: 0, req_ops: 1e9, req_time: 10, ...job }] }, 'w.json').jobs[0]!;
+    return [j.type, j.ntasks, j.nodes, j.ntasksPerNode];
+  };
+  it('res, type + ntasks, and the IRMaSim nodes/ntasks/ntasks_per_node triple', () => {
+    expect(shape({ res: 6 })).toEqual(['seq', 6, 1, 0]);
+    expect(shape({ type: 'seq', ntasks: 6 })).toEqual(['seq', 6, 1, 0]);
+    expect(shape({ type: 'mpi', ntasks: 6 })).toEqual(['mpi', 6, 0, 0]);
+    expect(shape({ ntasks: 6 })).toEqual(['mpi', 6, 6, 1]); // ntasks_per_node defaults to 1
+    expect(shape({ ntasks: 8, ntasks_per_node: 4 })).toEqual(['mpi', 8, 2, 4]);
+    expect(shape({ nodes: 1, ntasks: 4, ntasks_per_node: 4 })).toEqual(['seq', 4, 1, 0]);
+    expect(() => shape({ type: 'seq', ntasks: 8, ntasks_per_node: 4 })).toThrow(/a seq job runs on one node; found nodes = 2/);
+    expect(() => shape({ ntasks: 8, nodes: 3, ntasks_per_node: 4 })).toThrow(/need 2 nodes, found nodes = 3/);
+  });
+});
