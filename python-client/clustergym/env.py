@@ -57,7 +57,55 @@ def action_to_wire(a: Any) -> Any:
     return a
 
 
-class Env(_EnvBase):  # type: ignore[misc, valid-type]
+class _ServerResource:
+    """What :class:`Env` and :class:`~clustergym.vector.VectorEnv` share: closing their envs on the
+    server (and the local server :func:`make` started), the context manager, and the closed check.
+    Subclasses set ``client``, ``server``, ``env_id``, ``_owns_client``, ``_closed`` and say which
+    env handles they hold."""
+
+    _what = "environment"
+
+    def _env_handles(self) -> Sequence[str]:
+        raise NotImplementedError
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Closes the environment(s) on the server, and stops the local server if :func:`make`
+        started one. Idempotent; never raises for a server that is already gone (``timeout``: seconds
+        to wait for a remote server's acknowledgement)."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self.server is None and not self.client.closed:
+                for h in self._env_handles():
+                    try:
+                        self.client.request("close", env=h, timeout=min(timeout, self.client.timeout or timeout))
+                    except (ClusterGymError, OSError, RuntimeError):
+                        break
+        finally:
+            if self._owns_client:
+                self.client.close()
+            if self.server is not None:
+                self.server.stop()
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close(timeout=0.5)
+        except Exception:
+            pass
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError(f"{self.env_id}: the {self._what} is closed")
+
+
+class Env(_ServerResource, _EnvBase):  # type: ignore[misc, valid-type]
     """A clustergym environment served by a clustergym server (Gymnasium API).
 
     Made by :func:`make`; the env id and config follow docs/environments.md of the repository.
@@ -178,44 +226,12 @@ class Env(_EnvBase):  # type: ignore[misc, valid-type]
             self._mask = np.asarray(m, dtype=np.uint8)
         return self._mask.view(np.bool_)
 
-    def close(self, timeout: float = 5.0) -> None:
-        """Closes the environment on the server, and stops the local server if :func:`make`
-        started one. Idempotent; never raises for a server that is already gone (``timeout``: seconds
-        to wait for a remote server's acknowledgement)."""
-        if self._closed:
-            return
-        self._closed = True
-        try:
-            if self.server is None and not self.client.closed:
-                try:
-                    self.client.request("close", env=self.handle, timeout=min(timeout, self.client.timeout or timeout))
-                except (ClusterGymError, OSError, RuntimeError):
-                    pass
-        finally:
-            if self._owns_client:
-                self.client.close()
-            if self.server is not None:
-                self.server.stop()
-
-    def __enter__(self) -> "Env":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close(timeout=0.5)
-        except Exception:
-            pass
-
     def __repr__(self) -> str:
         state = "closed" if self._closed else self.client.address
         return f"<clustergym.Env {self.env_id} {self.handle} @ {state}>"
 
-    def _check_open(self) -> None:
-        if self._closed:
-            raise RuntimeError(f"{self.env_id}: the environment is closed")
+    def _env_handles(self) -> Sequence[str]:
+        return [self.handle]
 
 
 def _mask_of(info: Any) -> Optional[np.ndarray]:

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from .client import DEFAULT_TIMEOUT, Client
-from .env import Observation, _merge_config, action_to_wire, connect, observation_from_wire
+from .env import Observation, _ServerResource, _merge_config, action_to_wire, connect, observation_from_wire
 from .errors import ClusterGymError
 from .server import LocalServer
 from .spaces import batch_space, from_descriptor
@@ -35,7 +35,7 @@ def _seed_list(seeds: SeedsLike, n: int) -> Optional[List[Optional[int]]]:
     return out
 
 
-class VectorEnv:
+class VectorEnv(_ServerResource):
     """``n`` environments of the same id and config on one server, stepped together.
 
     * ``reset(seed=None, options=None) -> (observations, infos)``
@@ -49,6 +49,8 @@ class VectorEnv:
     ``metrics`` and ``episode``) and ``reset_info``. :meth:`action_masks` is the bool ``[n, A]`` mask
     of the current states.
     """
+
+    _what = "vector environment"
 
     metadata: Dict[str, Any] = {"render_modes": [], "autoreset_mode": "same-step"}
     render_mode: Optional[str] = None
@@ -140,24 +142,8 @@ class VectorEnv:
             self._masks = np.stack(rows)
         return self._masks.view(np.bool_)
 
-    def close(self, timeout: float = 5.0) -> None:
-        """Closes every env (and stops the local server if :func:`make_vec` started one). Idempotent;
-        ``timeout``: seconds to wait for a remote server's acknowledgement of each close."""
-        if self._closed:
-            return
-        self._closed = True
-        try:
-            if self.server is None and not self.client.closed:
-                for h in self.handles:
-                    try:
-                        self.client.request("close", env=h, timeout=min(timeout, self.client.timeout or timeout))
-                    except (ClusterGymError, OSError, RuntimeError):
-                        break
-        finally:
-            if self._owns_client:
-                self.client.close()
-            if self.server is not None:
-                self.server.stop()
+    def _env_handles(self) -> Sequence[str]:
+        return self.handles
 
     @property
     def unwrapped(self) -> "VectorEnv":
@@ -166,25 +152,9 @@ class VectorEnv:
     def __len__(self) -> int:
         return self.num_envs
 
-    def __enter__(self) -> "VectorEnv":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close(timeout=0.5)
-        except Exception:
-            pass
-
     def __repr__(self) -> str:
         state = "closed" if self._closed else self.client.address
         return f"<clustergym.VectorEnv {self.env_id} x{self.num_envs} @ {state}>"
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise RuntimeError(f"{self.env_id}: the vector environment is closed")
 
 
 def _is_u8(x: Any) -> bool:
