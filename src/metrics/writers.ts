@@ -95,11 +95,11 @@ export class TimelineRecorder implements SimulationListener {
     this.sink = sink;
   }
   onAdvance(sim: ClusterSimulator, from: number): void {
-    this.sink({ time: from, utilisation: sim.busyCores / sim.platform.coreCount, queue: sim.waiting.length, power: sim.power });
+    this.sink({ time: from, utilisation: sim.busyCores / sim.platform.coreCount, queue: sim.queue.length, power: sim.power });
   }
   /** The closing row (state at the end of the run). */
   finish(sim: ClusterSimulator): void {
-    this.sink({ time: sim.now, utilisation: sim.busyCores / sim.platform.coreCount, queue: sim.waiting.length, power: sim.power });
+    this.sink({ time: sim.now, utilisation: sim.busyCores / sim.platform.coreCount, queue: sim.queue.length, power: sim.power });
   }
 }
 
