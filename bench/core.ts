@@ -31,6 +31,7 @@ export function* heteroJobs(n: number, seed = 1): Generator<Job> {
       subtime: t,
       ntasks,
       reqTime: Math.ceil(seconds * 3),
+      reqEnergy: 0,
       type: mpi ? 'mpi' : 'seq',
       work: 'ops',
       ops,

@@ -16,8 +16,7 @@
  * (see jobNodeEnv.ts).
  */
 import type { ClusterSimulator } from '../src/execution/simulator.js';
-import { nodeShares } from '../src/workload/job.js';
-import { maxTaskMem, type Job } from '../src/workload/job.js';
+import { maxTaskMem, nodeTaskShare, perNodeCores, type Job } from '../src/workload/job.js';
 
 const EPS = 1e-9;
 
@@ -72,17 +71,21 @@ export function fitsNowFast(sim: ClusterSimulator, job: Job): boolean | null {
  * "job on node n" is then O(1) per node.
  */
 export interface NodeMaskInfo {
-  /** seq: tasks; mpi-any: 1 (node n must take one task); exact: the share node n takes. */
+  /** seq: tasks; mpi-any: 1 (node n must take one task); exact: `ntasks_per_node` free cores. */
   need: number;
+  /** exact: tasks (of `mem` MB) the first node takes, the largest share; else `need`. */
+  share: number;
   /** Memory per task for the checks. */
   mem: number;
   /** Whether the rest can go elsewhere whatever node n is (mpi-any: total capacity suffices). */
   restOk: boolean;
-  /** exact: nodes fitting `per` / fitting `last` (all nodes). */
-  perCount: number;
-  lastCount: number;
-  per: number;
-  last: number;
+  /** exact: nodes that qualify (`need` free cores and room for `share` tasks), all nodes. */
+  qualifying: number;
+}
+
+/** Whether node `n` qualifies for an exact-shape job summarised by `info`. */
+function qualifies(sim: ClusterSimulator, n: number, info: NodeMaskInfo): boolean {
+  return sim.nodeFree[n]! >= info.need && nodeCapacity(sim, n, info.mem) >= info.share;
 }
 
 /** Fills `info` for `job` on the current state. */
@@ -90,41 +93,27 @@ export function nodeMaskInfo(sim: ClusterSimulator, job: Job, info: NodeMaskInfo
   const mem = checkMem(sim, job);
   info.mem = mem;
   info.restOk = true;
+  info.qualifying = 0;
   if (job.type === 'seq') {
-    info.need = job.ntasks;
+    info.need = info.share = job.ntasks;
     return info;
   }
   if (job.nodes <= 0) {
-    info.need = 1;
+    info.need = info.share = 1;
     info.restOk = job.ntasks <= sim.freeCores && platformCapacity(sim, mem, job.ntasks) >= job.ntasks;
     return info;
   }
-  const [per, last] = nodeShares(job);
-  info.per = per;
-  info.last = last;
-  info.need = job.nodes === 1 ? job.ntasks : per;
-  let perCount = 0;
-  let lastCount = 0;
-  const least = Math.min(per, last);
+  info.need = perNodeCores(job);
+  info.share = nodeTaskShare(job, 0);
   const tree = sim.freeTree;
-  for (let n = tree.findFirst(0, least); n >= 0; n = tree.findFirst(n + 1, least)) {
-    const cap = nodeCapacity(sim, n, mem);
-    if (cap >= per) perCount++;
-    if (cap >= last) lastCount++;
-  }
-  info.perCount = perCount;
-  info.lastCount = lastCount;
+  for (let n = tree.findFirst(0, info.need); n >= 0; n = tree.findFirst(n + 1, info.need)) if (qualifies(sim, n, info)) info.qualifying++;
   return info;
 }
 
 /** Whether `JobNode-v0` may start the job described by `info` with node `n` first. */
 export function nodeAllows(sim: ClusterSimulator, info: NodeMaskInfo, n: number, job: Job): boolean {
   if (!info.restOk) return false;
-  const cap = nodeCapacity(sim, n, info.mem);
-  if (cap < info.need) return false;
-  if (job.type === 'seq' || job.nodes <= 1) return true;
-  // exact node count: n takes `per`; the other nodes - 1 need nodes - 2 fitting `per` and one more fitting `last`
-  const otherPer = info.perCount - 1; // n fits per (need = per)
-  const otherLast = info.lastCount - (cap >= info.last ? 1 : 0);
-  return otherPer >= job.nodes - 2 && otherLast >= job.nodes - 1;
+  if (job.type === 'seq' || job.nodes <= 0) return nodeCapacity(sim, n, info.mem) >= info.need;
+  // exact node count: n qualifies, and nodes - 1 others do
+  return qualifies(sim, n, info) && info.qualifying - 1 >= job.nodes - 1;
 }

@@ -12,7 +12,7 @@
  */
 import type { Job } from '../src/workload/job.js';
 import { type PlacementLimit } from '../src/scheduling/placement.js';
-import { nodeShares } from '../src/workload/job.js';
+import { nodeTaskShare, perNodeCores } from '../src/workload/job.js';
 import { ClusterEnv } from './env.js';
 import type { EnvContext } from './context.js';
 import { nodeAllows, nodeCapacity, nodeMaskInfo, type NodeMaskInfo } from './fit.js';
@@ -47,7 +47,7 @@ export class JobNodeEnv extends ClusterEnv {
   readonly actionSpace: DiscreteSpace;
   /** The `wait` action (`K * N`). */
   readonly waitAction: number;
-  private readonly maskInfo: NodeMaskInfo = { need: 0, mem: 0, restOk: false, perCount: 0, lastCount: 0, per: 0, last: 0 };
+  private readonly maskInfo: NodeMaskInfo = { need: 0, share: 0, mem: 0, restOk: false, qualifying: 0 };
   private readonly only = new NodeLimit();
   private readonly except = new NodeLimit();
 
@@ -140,10 +140,11 @@ export class JobNodeEnv extends ClusterEnv {
     let restNodes = 0;
     let restPer = 0;
     if (job.nodes > 0) {
-      const [per] = nodeShares(job);
-      first = job.nodes === 1 ? job.ntasks : per;
+      // node n first, with the largest round-robin share; the others keep the job's per-node requirement
+      if (sim.nodeFree[n]! < perNodeCores(job)) return null;
+      first = nodeTaskShare(job, 0);
       restNodes = job.nodes - 1;
-      restPer = per;
+      restPer = perNodeCores(job);
     } else {
       first = Math.min(sim.nodeFree[n]!, job.ntasks);
       if (sim.enforceMemory) {

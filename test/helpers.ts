@@ -59,6 +59,7 @@ export function opsJob(id: string, ntasks: number, fields: Partial<Job> = {}): J
     subtime: 0,
     ntasks,
     reqTime: 10,
+    reqEnergy: 0,
     type: 'seq',
     work: 'ops',
     ops: 2e9,

@@ -19,6 +19,17 @@
  * Power and energy. A core is busy from the moment a job takes it until the job releases it (for an
  * MPI job, when its last task ends). The platform's power is a running sum updated when a
  * processor's busy count changes; energy integrates it over time, O(1) per event.
+ *
+ * Semantics `irmasim` (option `semantics`) runs IRMaSim's simulator loop instead of the documented
+ * model, so that IRMaSim's workload managers give IRMaSim's numbers (see docs/model.md):
+ * - every job keeps all its cores until its last task ends (IRMaSim reaps a job's tasks together);
+ * - speed factors are recomputed only when a job starts or ends on a processor (IRMaSim's
+ *   `update_speedup` runs on `schedule` and `reap`), not when one task of a running job ends;
+ * - at one instant, the jobs submitted then form a decision point first, with the cores of the tasks
+ *   ending then still held; then those tasks' jobs end (in submission order), their cores are freed,
+ *   and that forms a second decision point, also when a task ended but no job did.
+ * With `idlePower: 'after-first-task'` a processor draws nothing until its first task starts, as
+ * IRMaSim's `Processor` does (its power is first computed before its cores exist).
  */
 import { InputError } from '../core/errors.js';
 import { EventQueue } from '../core/eventQueue.js';
@@ -26,11 +37,15 @@ import { commModel, networkVolume, type CommModel } from '../platform/communicat
 import { bandwidthRequest, memoryModel, type MemoryModel } from '../platform/memoryContention.js';
 import type { ModelsConfig, Platform } from '../platform/platform.js';
 import { processorPower } from '../platform/power.js';
-import { nodeShares, taskMem, taskMemVol, taskOps, taskRuntime, type Job } from '../workload/job.js';
+import { nodeTaskShare, perNodeCores, taskMem, taskMemVol, taskOps, taskRuntime, type Job } from '../workload/job.js';
 import { NodeFreeTree } from './nodeFreeTree.js';
 
 /** What to do with a job that can never fit the platform. */
 export type UnfitJobHandling = 'error' | 'reject';
+/** Execution semantics: the documented model, or IRMaSim's simulator loop (see the module comment). */
+export type ExecutionSemantics = 'clustergym' | 'irmasim';
+/** When an idle processor draws `min_power * static_power`: always (documented), or once it has run a task (IRMaSim). */
+export type IdlePowerAccounting = 'always' | 'after-first-task';
 
 /** Options of a simulation run. */
 export interface SimulatorOptions {
@@ -44,6 +59,10 @@ export interface SimulatorOptions {
   unfit?: UnfitJobHandling | undefined;
   /** Name of the workload, used in error messages. */
   workloadName?: string | undefined;
+  /** Execution semantics (default `clustergym`, the documented model). */
+  semantics?: ExecutionSemantics | undefined;
+  /** Idle-power accounting (default `always`). */
+  idlePower?: IdlePowerAccounting | undefined;
 }
 
 /** Shortcuts of `ClusterSimulator.startJob` (the checks are made all the same). */
@@ -345,6 +364,8 @@ export class ClusterSimulator {
   readonly walltimeKill: boolean;
   readonly unfit: UnfitJobHandling;
   readonly workloadName: string;
+  readonly semantics: ExecutionSemantics;
+  readonly idlePower: IdlePowerAccounting;
 
   /** Current time (s since the first submission). */
   now = 0;
@@ -413,8 +434,14 @@ export class ClusterSimulator {
   private readonly dirtyProcs: number[] = [];
   private readonly dirtyNodes: number[] = [];
   private readonly dirtyTasks: RunningTask[] = [];
-  private readonly contentionFree: Uint8Array;
   private stallOffered = false;
+  /** IRMaSim semantics: jobs whose tasks all ended at `now`, released after the submissions at `now`. */
+  private readonly endedAtNow: RunningJob[] = [];
+  private endsPending = false;
+  /** IRMaSim semantics: submission rank of each job (jobs end in that order at one instant). */
+  private readonly arrival = new Map<Job, number>();
+  /** `after-first-task` idle power: processors that have run a task. */
+  private readonly procUsed: Uint8Array | null;
   // scratch of placement checks (no allocation per start): marks by generation, per-node tallies
   private scratchGen = 0;
   /** Distinct nodes found by the last `placementError` (its tally is in the scratch arrays). */
@@ -434,6 +461,9 @@ export class ClusterSimulator {
     this.walltimeKill = options.walltimeKill ?? false;
     this.unfit = options.unfit ?? 'error';
     this.workloadName = options.workloadName ?? 'workload';
+    this.semantics = options.semantics ?? 'clustergym';
+    this.idlePower = options.idlePower ?? 'always';
+    if (this.semantics === 'irmasim' && this.walltimeKill) throw new Error('walltime kill is not part of the irmasim semantics');
     this.memModel = memoryModel(this.models.memory);
     this.comm = commModel(this.models.comm);
     const C = platform.coreCount;
@@ -456,12 +486,8 @@ export class ClusterSimulator {
     this.freeCores = C;
     this.procDirty = new Uint8Array(P);
     this.nodeDirty = new Uint8Array(N);
-    this.contentionFree = new Uint8Array(P);
-    for (let p = 0; p < P; p++) {
-      const free = this.memModel.name === 'none' || platform.procContention[p] === null;
-      this.contentionFree[p] = free ? 1 : 0;
-      this.power += processorPower(0, platform.procStaticPower[p]!, platform.procDynamicPower[p]!, platform.procMinPower[p]!);
-    }
+    this.procUsed = this.idlePower === 'after-first-task' ? new Uint8Array(P) : null;
+    this.power = this.idlePowerNow();
     const classes = new Map<string, NodeClass>();
     for (let n = 0; n < N; n++) {
       const key = `${platform.nodeCoreCount[n]}/${platform.nodeMemoryMb[n]}`;
@@ -537,6 +563,17 @@ export class ClusterSimulator {
     if (this.finishedFlag) return false;
     this.queue.tidy();
     for (;;) {
+      if (this.endsPending) {
+        // IRMaSim semantics: the jobs whose tasks ended at `now` end, after the submissions at `now`
+        this.endsPending = false;
+        this.releaseEndedJobs();
+        if (this.queue.length > 0) return true;
+        if (this.runningCount === 0 && !this.nextJob) {
+          this.finishedFlag = true;
+          return false;
+        }
+        continue;
+      }
       const tEv = this.skipStale();
       const tSub = this.nextSubmitTime;
       const t = tEv < tSub ? tEv : tSub;
@@ -560,14 +597,22 @@ export class ClusterSimulator {
         this.handle(this.events.pop());
         changed = true;
       }
-      if (changed) this.flushContention();
+      const irmasim = this.semantics === 'irmasim';
+      if (irmasim) this.endsPending = changed;
+      else if (changed) this.flushContention();
+      let submitted = false;
       while (this.nextJob && this.nextJob.subtime === t) {
         const job = this.nextJob;
         this.pullNext();
         this.submit(job);
-        changed = true;
+        submitted = true;
       }
-      if (changed && this.queue.length > 0) return true;
+      if (irmasim) {
+        // IRMaSim: the submissions' decision point first; the ends at `t` come next (top of the loop)
+        if (submitted && this.queue.length > 0) return true;
+        continue;
+      }
+      if ((changed || submitted) && this.queue.length > 0) return true;
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
         this.finishedFlag = true;
         return false;
@@ -608,11 +653,12 @@ export class ClusterSimulator {
       return null;
     }
     if (job.nodes > 0) {
-      const [per, last] = nodeShares(job);
-      if (last < 1) return `cannot spread ${job.ntasks} tasks over exactly ${job.nodes} nodes at ${per} per node`;
+      const per = perNodeCores(job);
+      if (job.nodes > job.ntasks) return `cannot spread ${job.ntasks} tasks over exactly ${job.nodes} nodes`;
+      const most = nodeTaskShare(job, 0);
       let ok = 0;
-      for (const c of this.nodeClasses) if (c.cores >= per && c.memMb >= mem * per) ok += c.count;
-      if (ok < job.nodes) return `needs ${job.nodes} nodes with ${per} cores${mem > 0 ? ` and ${mem * per} MB` : ''} each; the platform has ${ok}`;
+      for (const c of this.nodeClasses) if (c.cores >= per && c.memMb >= mem * most) ok += c.count;
+      if (ok < job.nodes) return `needs ${job.nodes} nodes with ${per} cores${mem > 0 ? ` and ${mem * most} MB` : ''} each; the platform has ${ok}`;
       return null;
     }
     let capacity = 0;
@@ -643,12 +689,12 @@ export class ClusterSimulator {
     if (job.type === 'seq' && nt !== 1) return `a seq job runs on one node; the placement spans ${nt}`;
     if (job.type === 'mpi' && job.nodes > 0) {
       if (nt !== job.nodes) return `the job asks for exactly ${job.nodes} nodes; the placement spans ${nt}`;
-      if (job.ntasksPerNode > 0)
-        for (let i = 0; i < nt; i++) {
-          const n = touched[i]!;
-          const k = this.scratchCount[n]!;
-          if (k > job.ntasksPerNode) return `node ${n} gets ${k} tasks; the job asks for ${job.ntasksPerNode} per node`;
-        }
+      const per = perNodeCores(job);
+      for (let i = 0; i < nt; i++) {
+        const n = touched[i]!;
+        const k = this.scratchCount[n]!;
+        if (k > per) return `node ${n} gets ${k} tasks; the job asks for at most ${per} per node`;
+      }
     }
     if (this.enforceMemory)
       for (let i = 0; i < nt; i++) {
@@ -742,6 +788,7 @@ export class ClusterSimulator {
       return;
     }
     this.queue.push(job);
+    if (this.semantics === 'irmasim') this.arrival.set(job, this.jobsSubmitted);
     for (const l of this.listeners) l.onJobSubmitted?.(this, job);
   }
 
@@ -774,7 +821,10 @@ export class ClusterSimulator {
     else if (e.kind === KIND_JOB) {
       const rj = e as RunningJob;
       rj.tasksLeft = 0;
-      this.endJob(rj, 'finished');
+      if (this.semantics === 'irmasim') {
+        rj.eventTime = Infinity;
+        this.endedAtNow.push(rj);
+      } else this.endJob(rj, 'finished');
     } else this.killJob((e as { job: RunningJob }).job);
   }
 
@@ -785,12 +835,30 @@ export class ClusterSimulator {
     task.eventTime = Infinity;
     const rj = task.job;
     rj.tasksLeft--;
+    if (this.semantics === 'irmasim') {
+      // the task keeps its core, and its processor's speeds stay as they are, until its job ends
+      if (rj.tasksLeft === 0) this.endedAtNow.push(rj);
+      return;
+    }
     this.leaveContention(task);
     if (rj.job.type === 'seq') {
       this.coreTask[task.core] = null;
       this.releaseCore(task.core, taskMem(rj.job, task.index));
     }
     if (rj.tasksLeft === 0) this.endJob(rj, 'finished');
+  }
+
+  /** IRMaSim semantics: ends the jobs whose tasks all ended at `now`, in submission order, then updates speeds. */
+  private releaseEndedJobs(): void {
+    const ended = this.endedAtNow;
+    if (ended.length > 1) ended.sort((a, b) => this.arrival.get(a.job)! - this.arrival.get(b.job)!);
+    for (const rj of ended) {
+      if (rj.tasks) for (const t of rj.tasks) this.leaveContention(t);
+      this.arrival.delete(rj.job);
+      this.endJob(rj, 'finished');
+    }
+    ended.length = 0;
+    this.flushContention();
   }
 
   private killJob(rj: RunningJob): void {
@@ -815,7 +883,7 @@ export class ClusterSimulator {
     rj.ended = true;
     rj.eventTime = Infinity;
     const job = rj.job;
-    if (job.type !== 'seq' || !rj.tasks) {
+    if (job.type !== 'seq' || !rj.tasks || this.semantics === 'irmasim') {
       for (let t = 0; t < rj.cores.length; t++) this.coreTask[rj.cores[t]!] = null;
       this.moveCores(job, rj.cores, -1);
     }
@@ -874,10 +942,9 @@ export class ClusterSimulator {
         if (proc >= 0) {
           const b = this.procBusy[proc]!;
           const b2 = take ? b + procCount : b - procCount;
-          const st = p.procStaticPower[proc]!;
-          const dy = p.procDynamicPower[proc]!;
-          const mi = p.procMinPower[proc]!;
-          this.power += processorPower(b2, st, dy, mi) - processorPower(b, st, dy, mi);
+          const before = this.procPowerNow(proc, b);
+          if (this.procUsed) this.procUsed[proc] = 1;
+          this.power += this.procPowerNow(proc, b2) - before;
           this.procBusy[proc] = b2;
         }
         proc = q;
@@ -891,7 +958,7 @@ export class ClusterSimulator {
     }
     this.freeCores += take ? -k : k;
     this.busyCores += take ? k : -k;
-    if (!take && this.busyCores === 0) this.power = this.idlePower();
+    if (!take && this.busyCores === 0) this.power = this.idlePowerNow();
   }
 
   private releaseCore(c: number, mem: number): void {
@@ -910,17 +977,22 @@ export class ClusterSimulator {
     this.busyCores--;
     const proc = p.coreProc[c]!;
     const b = this.procBusy[proc]!;
-    this.power +=
-      processorPower(b - 1, p.procStaticPower[proc]!, p.procDynamicPower[proc]!, p.procMinPower[proc]!) -
-      processorPower(b, p.procStaticPower[proc]!, p.procDynamicPower[proc]!, p.procMinPower[proc]!);
+    this.power += this.procPowerNow(proc, b - 1) - this.procPowerNow(proc, b);
     this.procBusy[proc] = b - 1;
-    if (this.busyCores === 0) this.power = this.idlePower();
+    if (this.busyCores === 0) this.power = this.idlePowerNow();
   }
 
-  private idlePower(): number {
+  /** Power of processor `proc` with `busy` busy cores under the idle-power accounting in use. */
+  private procPowerNow(proc: number, busy: number): number {
+    if (this.procUsed && this.procUsed[proc] === 0) return 0;
     const p = this.platform;
+    return processorPower(busy, p.procStaticPower[proc]!, p.procDynamicPower[proc]!, p.procMinPower[proc]!);
+  }
+
+  /** Power of the platform when no core is busy (exact, to reset the running sum's drift). */
+  private idlePowerNow(): number {
     let w = 0;
-    for (let q = 0; q < p.procCount; q++) w += processorPower(0, p.procStaticPower[q]!, p.procDynamicPower[q]!, p.procMinPower[q]!);
+    for (let q = 0; q < this.platform.procCount; q++) w += this.procPowerNow(q, 0);
     return w;
   }
 
@@ -1010,16 +1082,14 @@ export class ClusterSimulator {
 
   private enterContention(task: RunningTask): void {
     this.dirtyTasks.push(task);
-    if (this.contentionFree[task.proc] === 0) {
-      this.procMemLoad[task.proc]! += task.y;
-      this.markProc(task.proc);
-    }
+    this.procMemLoad[task.proc]! += task.y;
+    this.markProc(task.proc);
     if (task.remote) this.markNode(task.node);
   }
 
   private leaveContention(task: RunningTask): void {
     if (task.job.job.work === 'delay') return;
-    if (this.contentionFree[task.proc] === 0) this.markProc(task.proc);
+    this.markProc(task.proc);
     if (task.remote) this.markNode(task.node);
   }
 

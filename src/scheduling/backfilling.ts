@@ -52,7 +52,7 @@
 import type { ClusterSimulator, RunningJob, SimulationListener } from '../execution/simulator.js';
 import { maxTaskMem, taskMem, type Job } from '../workload/job.js';
 import { type PlacementLimit } from './placement.js';
-import { nodeShares } from '../workload/job.js';
+import { perNodeCores } from '../workload/job.js';
 import { IndexedHeap, type HeapItem, type InOrderCursor } from './indexedHeap.js';
 
 /** Backfilling algorithms. */
@@ -172,7 +172,8 @@ function shapeOf(sim: ClusterSimulator, job: Job): Shape {
   const memPerTask = sim.enforceMemory ? maxTaskMem(job) : 0;
   if (job.type === 'seq') return { kind: 'nodes', need: job.ntasks, required: 1, memPerTask, share: job.ntasks };
   if (job.nodes > 0) {
-    const [per] = nodeShares(job);
+    // every node of the head needs `ntasks_per_node` free cores to qualify, so that many are kept for it
+    const per = perNodeCores(job);
     return { kind: 'nodes', need: per, required: job.nodes, memPerTask, share: per };
   }
   return { kind: 'sum', need: 1, required: job.ntasks, memPerTask, share: 0 };

@@ -6,9 +6,9 @@
  * | name                  | key                                                    | kind     |
  * |-----------------------|--------------------------------------------------------|----------|
  * | `fcfs` (`first`)      | submit time (arrival order)                            | arrival  |
- * | `random`              | a fresh random permutation at every decision point     | random   |
+ * | `random`              | a uniform number drawn for the job when it arrives     | static   |
  * | `sjf` (`shortest`)    | `req_time`                                             | static   |
- * | `ljf`                 | `-req_time`                                            | static   |
+ * | `ljf` (`longest`)     | `-req_time`                                            | static   |
  * | `smallest`            | `ntasks`                                               | static   |
  * | `low_mem`             | `mem` (MB per task; the largest task's when tasks differ) | static |
  * | `low_mem_bw` (`low_mem_ops`) | `mem_vol` (MB of traffic per task; largest task's) | static |
@@ -26,14 +26,15 @@
  * Kinds tell a scheduler how to keep the queue ordered: `arrival` is the simulator's queue itself;
  * `static` keys depend on the job only, so the queue is kept sorted incrementally (insert on
  * submission); `dynamic` keys depend on the time and are re-sorted at every decision point
- * (`O(q log q)`); `random` draws a new permutation at every decision point from the run's
- * `derive(seed, 'policy')` stream (IRMaSim picks a random pending job each time).
+ * (`O(q log q)`). `random` is IRMaSim's: each job gets `random()` from the run's stream when it is
+ * first keyed (on submission, in submission order: IRMaSim's `job.rand = random.random()`), and keeps
+ * it; the queue is then sorted by it like any static key.
  */
 import type { Rng } from '../core/rng.js';
 import { maxTaskMem, type Job } from '../workload/job.js';
 
 /** How the order of a policy evolves (see the module comment). */
-export type SelectionKind = 'arrival' | 'static' | 'dynamic' | 'random';
+export type SelectionKind = 'arrival' | 'static' | 'dynamic';
 
 /** A job-selection policy: the order in which waiting jobs are considered. */
 export interface JobSelection {
@@ -43,7 +44,7 @@ export interface JobSelection {
   /**
    * Priority of `job` at time `now` (lower first). `origin` is the original submit time of the
    * simulation's first job (`sim.timeOrigin`), so `job.subtime + origin` is the job's original submit
-   * time. Not meaningful for `random`.
+   * time.
    */
   key(job: Job, now: number, origin: number): number;
   /** The waiting jobs in the order to consider them (a new array; `queue` is in arrival order). */
@@ -58,8 +59,12 @@ export type JobSelectionName = (typeof JOB_SELECTION_NAMES)[number];
 export const JOB_SELECTION_ALIASES: Readonly<Record<string, JobSelectionName>> = {
   first: 'fcfs',
   shortest: 'sjf',
+  longest: 'ljf',
   low_mem_ops: 'low_mem_bw',
 };
+
+/** IRMaSim's job-selection names (its `Heuristic` manager), each an alias or a name here. */
+export const IRMASIM_JOB_SELECTIONS = ['first', 'shortest', 'longest', 'smallest', 'low_mem', 'low_mem_ops', 'random'] as const;
 
 /** `x` when positive, else 0.1 (RLScheduler's guard before a logarithm or a division). */
 export function positiveOr01(x: number): number {
@@ -144,13 +149,22 @@ export const unicepSelection = keyed('unicep', 'dynamic', (j, now) => unicepKey(
 /** F1 (Carastan-Santos & de Camargo), as in RLScheduler. */
 export const f1Selection = keyed('f1', 'static', (j, _now, origin) => f1Key(j, origin));
 
-/** A random order, drawn anew at every call from `rng`. */
+/** IRMaSim's random order: a number drawn from `rng` for each job when first keyed, kept for the job's life. */
 export function randomSelection(rng: Rng): JobSelection {
+  const drawn = new WeakMap<Job, number>();
+  const key = (job: Job) => {
+    let k = drawn.get(job);
+    if (k === undefined) {
+      k = rng.next();
+      drawn.set(job, k);
+    }
+    return k;
+  };
   return {
     name: 'random',
-    kind: 'random',
-    key: () => 0,
-    order: (queue) => rng.shuffle(queue.slice()),
+    kind: 'static',
+    key,
+    order: (queue) => sortByKey(queue, key),
   };
 }
 

@@ -8,8 +8,9 @@
  * - `seq`: all tasks on one node; the node is chosen by the node fit: `first_fit` takes the first
  *   node in the policy's order with enough free cores and memory; `best_fit` the one with the fewest
  *   free cores that still fit (ties: the policy's order);
- * - `mpi` with `nodes` (Slurm-exact): exactly that many nodes, `ntasks_per_node` tasks on each (or
- *   `ceil(ntasks / nodes)`, the last node taking the remainder), nodes taken in the policy's order;
+ * - `mpi` with `nodes` (IRMaSim's layout): the first `nodes` nodes in the policy's order that have
+ *   `ntasks_per_node` free cores (`perNodeCores`) and memory for their tasks; tasks are dealt
+ *   round-robin over them (task `t` on the `t mod nodes`-th), so 7 tasks on 3 nodes go 3, 2, 2;
  * - `mpi` otherwise: free cores in the policy's order, spilling over nodes (as many as fit on a node,
  *   memory permitting, before the next).
  *
@@ -24,7 +25,7 @@
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { NodeFreeTree } from '../execution/nodeFreeTree.js';
-import { nodeShares, taskMem, type Job } from '../workload/job.js';
+import { nodeTaskShare, perNodeCores, taskMem, type Job } from '../workload/job.js';
 
 /** How a `seq` job picks its node among those that fit. */
 export type NodeFit = 'first_fit' | 'best_fit';
@@ -176,21 +177,7 @@ export function placeInOrder(
     take(sim, best, n, out, 0);
     return out;
   }
-  if (job.nodes > 0) {
-    const [per, lastCount] = nodeShares(job);
-    let placed = 0;
-    let used = 0;
-    const least = Math.min(per, lastCount);
-    for (let p = order.next(0, least); p >= 0 && used < job.nodes; p = order.next(p + 1, least)) {
-      const node = order.node(p);
-      const want = used === job.nodes - 1 ? lastCount : per;
-      if (!nodeFits(sim, node, job, placed, want, limit)) continue;
-      take(sim, node, want, out, placed);
-      placed += want;
-      used++;
-    }
-    return used === job.nodes ? out : null;
-  }
+  if (job.nodes > 0) return placeExactNodes(sim, job, order, limit, take, out);
   let placed = 0;
   for (let p = order.next(0, 1); p >= 0 && placed < n; p = order.next(p + 1, 1)) {
     const node = order.node(p);
@@ -207,6 +194,39 @@ export function placeInOrder(
   return placed === n ? out : null;
 }
 
+/** Memory (MB) of the tasks an exact-shape job deals to its `i`-th node (tasks `i`, `i + nodes`, ...). */
+export function memForShare(job: Job, i: number): number {
+  if (!job.tasks) return job.mem * nodeTaskShare(job, i);
+  let m = 0;
+  for (let t = i; t < job.ntasks; t += job.nodes) m += taskMem(job, t);
+  return m;
+}
+
+/**
+ * An exact-shape `mpi` job: the first `nodes` nodes in `order` with `perNodeCores(job)` usable free
+ * cores and room for their share of the tasks; task `t` goes to the `t mod nodes`-th of them, on its
+ * cores in `take` order.
+ */
+function placeExactNodes(sim: ClusterSimulator, job: Job, order: NodeOrder, limit: PlacementLimit | null | undefined, take: CoreTaker, out: Int32Array): Int32Array | null {
+  const per = perNodeCores(job);
+  const N = job.nodes;
+  const chosen: number[] = [];
+  for (let p = order.next(0, per); p >= 0 && chosen.length < N; p = order.next(p + 1, per)) {
+    const node = order.node(p);
+    if (usableCores(sim, node, limit) < per) continue;
+    if (sim.enforceMemory && memForShare(job, chosen.length) > usableMem(sim, node, limit) + 1e-9) continue;
+    chosen.push(node);
+  }
+  if (chosen.length < N) return null;
+  const buf = new Int32Array(per);
+  for (let i = 0; i < N; i++) {
+    const k = nodeTaskShare(job, i);
+    take(sim, chosen[i]!, k, buf, 0);
+    for (let j = 0; j < k; j++) out[i + j * N] = buf[j]!;
+  }
+  return out;
+}
+
 const platformOrders = new WeakMap<ClusterSimulator, TreeOrder>();
 
 /** The platform order of `sim` (node ids ascending) over its own free-core tree. */
@@ -219,9 +239,9 @@ export function platformOrder(sim: ClusterSimulator): TreeOrder {
   return o;
 }
 
-/** Platform-order placement (`first`): nodes by id, cores by id. */
-export const firstPolicy: ResourcePolicy = {
-  name: 'first',
+/** Platform-order placement (`platform`): nodes by index, cores by id. */
+export const platformPolicy: ResourcePolicy = {
+  name: 'platform',
   place(sim, job, fit, limit) {
     return placeInOrder(sim, job, fit, platformOrder(sim), limit);
   },

@@ -18,7 +18,7 @@ import type { ClusterSimulator } from '../execution/simulator.js';
 import { maxTaskMem, taskMem, type Job } from '../workload/job.js';
 import { forEachHeld, heldCores, type RunningByEnd } from './backfilling.js';
 import { type PlacementLimit } from './placement.js';
-import { nodeShares } from '../workload/job.js';
+import { perNodeCores } from '../workload/job.js';
 
 /** Index of the last `times[i] <= t` (times ascending, `times[0] <= t`). */
 function stepAt(times: number[], t: number): number {
@@ -207,12 +207,11 @@ export class NodeProfile {
     };
     const plan: NodePlan = [];
     if (job.type === 'seq' || job.nodes > 0) {
-      const [per, last] = job.type === 'seq' ? [job.ntasks, job.ntasks] : nodeShares(job);
+      // each node must offer `per` cores (the head's viability), so a plan keeps `per` on each
+      const per = job.type === 'seq' ? job.ntasks : perNodeCores(job);
       const required = job.type === 'seq' ? 1 : job.nodes;
       for (let n = 0; n < N && plan.length < required; n++) if (cap(n) >= per) plan.push([n, per]);
-      if (plan.length < required) return null;
-      plan[required - 1]![1] = last;
-      return plan;
+      return plan.length < required ? null : plan;
     }
     let left = job.ntasks;
     for (let n = 0; n < N && left > 0; n++) {

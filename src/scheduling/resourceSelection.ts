@@ -1,50 +1,54 @@
 /**
- * Resource selection (DESIGN §4, IRMaSim's names): the order in which a policy prefers nodes, and
- * cores inside a node. The placement rules themselves (one node for `seq`, exact nodes, spilling,
- * memory, node fit) are shared, in `placement.ts`.
+ * Resource selection (DESIGN §4): the order in which a policy prefers nodes, and cores inside a node.
+ * The placement rules themselves (one node for `seq`, exact nodes, spilling, memory, node fit) are
+ * shared, in `placement.ts`.
  *
- * IRMaSim sorts the free cores (policy pairs of its `Environment`) or the viable nodes (its
- * `Heuristic` manager) by a key, with Python's stable sort, so resources with equal keys keep platform
- * order. The keys, and how clustergym orders nodes by them:
+ * IRMaSim's names mean what IRMaSim's `Heuristic` workload manager does with them
+ * (`irmasim/workload_manager/Heuristic.py`), so that the same inputs give IRMaSim's numbers: it keeps
+ * the VIABLE nodes (at least `ntasks_per_node` idle cores), sorts them by a key with Python's stable
+ * sort (equal keys keep platform order), lays the job on the first ones and gives each task the first
+ * idle core of its node (processor by processor, core by core). Where that code contradicts what
+ * IRMaSim documents (its `Environment` docstring), the documented order has a name of its own:
  *
- * | name          | IRMaSim key                                         | node order here (ties: platform order)            | kind    |
- * |---------------|-----------------------------------------------------|---------------------------------------------------|---------|
- * | `first`       | resource id                                         | node id                                           | static  |
- * | `random`      | a shuffle of the viable resources                   | a fresh shuffle of the candidate nodes            | dynamic |
- * | `high_gflops` | `-mops_per_core` of the core's processor            | fastest core of the node, descending              | static  |
- * | `high_cores`  | `-idle cores` of the core's node                    | free cores, descending                            | dynamic |
- * | `high_mem`    | `-current_memory` of the core's node                | free memory, descending                           | dynamic |
- * | `high_mem_bw` | requested memory bandwidth of the core's processor  | bandwidth in use on the node, ascending           | dynamic |
- * | `low_power`   | `static_power + dynamic_power` of the core          | cheapest busy core `static/cores + dynamic`, asc. | static  |
+ * | name             | key, ascending (ties: platform order)                                    | kind    | IRMaSim                 |
+ * |------------------|--------------------------------------------------------------------------|---------|-------------------------|
+ * | `first`          | the node's id as a string (`node10` sorts before `node2`)                | static  | `node.id`               |
+ * | `random`         | a fresh shuffle of the viable nodes at every placement attempt           | dynamic | `rand.shuffle`          |
+ * | `high_gflops`    | `-mops` of the node's first processor                                    | static  | `-children[0].mops_per_core` |
+ * | `high_cores`     | `-free cores`                                                            | dynamic | `-count_idle_cores()`   |
+ * | `low_cores`      | `free cores`                                                             | dynamic | `count_idle_cores()`    |
+ * | `high_mem`       | `-memory in use` (the fullest node first)                                | dynamic | `-current_memory`       |
+ * | `high_mem_bw`    | bandwidth requested on the node's first processor                        | dynamic | `children[0].requested_memory_bandwidth` |
+ * | `low_power`      | the node's peak power, sum over its cores of `dynamic + static / cores`  | static  | `max_power_consumption()` |
+ * | `platform`       | node index: the platform's own order                                     | static  | (Minimal's core order)  |
+ * | `high_free_mem`  | `-free memory` (the emptiest node first)                                 | dynamic | intent of `high_mem`    |
+ * | `low_core_power` | cheapest busy core `static / cores + dynamic`; processors likewise       | static  | intent of `low_power`   |
  *
- * Inside a node, cores go by the same key at processor level (the fastest, the cheapest or the least
- * loaded processor first; core id order among equals), which only matters on nodes with unlike
- * processors. An `mpi` job spilling over nodes fills nodes one after the other in the node order;
- * IRMaSim's core-level sort interleaves only when nodes mix unlike processors.
+ * `high_mem`: IRMaSim documents "the node with the most amount of current memory capacity", but its
+ * `Node.current_memory` counts memory IN USE, so its code prefers the fullest node; `high_free_mem` is
+ * the documented intent. `low_power`: IRMaSim documents "the core with the lowest power consumption"
+ * (its `Environment` sorts cores by `static + dynamic`), while `Heuristic` sorts nodes by their peak
+ * power, which grows with the node's core count; `low_core_power` is the documented, per-core order.
+ * `first` is IRMaSim's string sort of node ids; `platform` is the order of the platform file.
  *
- * Notes on fidelity. `high_mem`: IRMaSim's documentation says "the node with the most current memory
- * capacity", but its modelV1 `Node.current_memory` counts memory IN USE, so its code prefers the
- * fullest node; we follow the documented intent (most free memory). `high_mem_bw`: the bandwidth in
- * use is the sum of the memory-bandwidth requests `y` of the running `ops` tasks on the node's
- * processors, as the memory-contention model keeps it (`procMemLoad`); under memory model `none`, or
- * with `delay` jobs only, it is 0 everywhere and the order is the platform order. `low_power`:
- * IRMaSim's `Heuristic` sorts by `-max_power_consumption` (the most power-hungry node first), which
- * contradicts the name; we follow its `Environment` (the cheapest core first).
+ * Bandwidth in use is the sum of the memory-bandwidth requests `y` of the running `ops` tasks of a
+ * processor as of its last contention update (`ClusterSimulator.procMemLoad`), as IRMaSim's processor
+ * keeps it, whatever the memory model.
  *
  * Cost. Static orders are computed once per simulator: a node permutation whose free-core tree the
  * engine keeps up to date (`ClusterSimulator.freeTreeInOrder`), so finding a node is O(log N).
- * Dynamic orders are computed per placement over the CANDIDATE nodes only — nodes with at least as
- * many free cores as the job needs on one node (found through the free-core tree) — and sorted,
- * O(F log F) for F candidates; no placement sorts the whole platform.
+ * Dynamic orders are computed per placement over the CANDIDATE nodes only (those with the free cores
+ * the job needs on one node, found through the free-core tree) and sorted, O(F log F) for F
+ * candidates; no placement sorts the whole platform.
  */
 import type { Rng } from '../core/rng.js';
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { Platform } from '../platform/platform.js';
-import { nodeShares, type Job } from '../workload/job.js';
+import { perNodeCores, type Job } from '../workload/job.js';
 import {
-  firstPolicy,
   ListOrder,
   placeInOrder,
+  platformPolicy,
   takeFreeCores,
   takeFreeCoresInOrder,
   TreeOrder,
@@ -54,13 +58,15 @@ import {
   type ResourcePolicy,
 } from './placement.js';
 
-/** Names of the resource-selection policies. */
-export const RESOURCE_SELECTION_NAMES = ['first', 'random', 'high_gflops', 'high_cores', 'high_mem', 'high_mem_bw', 'low_power'] as const;
+/** IRMaSim's resource-selection names, in its `Heuristic` manager's meaning. */
+export const IRMASIM_RESOURCE_SELECTIONS = ['first', 'random', 'high_gflops', 'high_cores', 'low_cores', 'high_mem', 'high_mem_bw', 'low_power'] as const;
+/** Names of the resource-selection policies: IRMaSim's, then clustergym's own. */
+export const RESOURCE_SELECTION_NAMES = [...IRMASIM_RESOURCE_SELECTIONS, 'platform', 'high_free_mem', 'low_core_power'] as const;
 /** A resource-selection name. */
 export type ResourceSelectionName = (typeof RESOURCE_SELECTION_NAMES)[number];
 
 /** Stable permutation of `0..n-1` by ascending `key`. */
-function stableOrder(n: number, key: (i: number) => number): Int32Array {
+export function stableOrder(n: number, key: (i: number) => number): Int32Array {
   const keys = new Float64Array(n);
   const idx = new Int32Array(n);
   for (let i = 0; i < n; i++) {
@@ -68,6 +74,14 @@ function stableOrder(n: number, key: (i: number) => number): Int32Array {
     idx[i] = i;
   }
   idx.sort((a, b) => keys[a]! - keys[b]! || a - b);
+  return idx;
+}
+
+/** Stable permutation of the nodes by their id compared as strings (Python's `str` order for ASCII ids). */
+export function nodesByName(p: Platform): Int32Array {
+  const idx = Int32Array.from({ length: p.nodeCount }, (_, i) => i);
+  const names = p.nodeName;
+  idx.sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : a - b));
   return idx;
 }
 
@@ -90,16 +104,16 @@ function coresByProcKey(p: Platform, node: number, key: (proc: number) => number
 }
 
 /**
- * A policy with a static order: nodes by ascending `nodeKey`, cores inside a node by ascending
- * `procKey` of their processor. The permutation and a free-core tree over it are built once per
- * simulator.
+ * A policy with a static order: nodes in the permutation `nodeOrder` gives, cores inside a node by
+ * ascending `procKey` of their processor (core id order when null). The permutation and a free-core
+ * tree over it are built once per simulator.
  */
 export class StaticOrderPolicy implements ResourcePolicy {
   private readonly state = new WeakMap<ClusterSimulator, { order: TreeOrder; take: CoreTaker }>();
   constructor(
     readonly name: string,
-    private readonly nodeKey: (p: Platform, node: number) => number,
-    private readonly procKey: (p: Platform, proc: number) => number,
+    private readonly nodeOrder: (p: Platform) => Int32Array,
+    private readonly procKey: ((p: Platform, proc: number) => number) | null = null,
   ) {}
 
   /** The node order of this policy on `sim` (built on first use). */
@@ -107,9 +121,10 @@ export class StaticOrderPolicy implements ResourcePolicy {
     let s = this.state.get(sim);
     if (!s) {
       const p = sim.platform;
-      const perm = stableOrder(p.nodeCount, (n) => this.nodeKey(p, n));
+      const perm = this.nodeOrder(p);
       const order = new TreeOrder(sim.freeTreeInOrder(this.name, perm), perm);
-      const coreOrders = Array.from({ length: p.nodeCount }, (_, n) => coresByProcKey(p, n, (q) => this.procKey(p, q)));
+      const pk = this.procKey;
+      const coreOrders = pk ? Array.from({ length: p.nodeCount }, (_, n) => coresByProcKey(p, n, (q) => pk(p, q))) : [];
       const take: CoreTaker = coreOrders.some((c) => c !== null)
         ? (s2, node, k, out, at) => {
             const co = coreOrders[node];
@@ -129,13 +144,13 @@ export class StaticOrderPolicy implements ResourcePolicy {
   }
 }
 
-/** Free cores a node needs to be a candidate for `job` (its smallest share on one node). */
-export function minShare(job: Job): number {
+/**
+ * Free cores a node needs to be a candidate for `job` (IRMaSim's viability): all its tasks for a `seq`
+ * job, `ntasks_per_node` for an exact-shape `mpi` job, one otherwise.
+ */
+export function nodeRequirement(job: Job): number {
   if (job.type === 'seq') return job.ntasks;
-  if (job.nodes > 0) {
-    const [per, last] = nodeShares(job);
-    return Math.min(per, last);
-  }
+  if (job.nodes > 0) return perNodeCores(job);
   return 1;
 }
 
@@ -149,8 +164,8 @@ export function candidateNodes(sim: ClusterSimulator, k: number): number[] {
 
 /**
  * A policy whose order depends on the state: at each placement, the candidate nodes (enough free
- * cores for the job's smallest share) are sorted by ascending `nodeKey` (stable: platform order among
- * equals); inside a node, cores follow `procKey` of their processor.
+ * cores for the job on one node, `nodeRequirement`) are sorted by ascending `nodeKey` (stable: platform
+ * order among equals); inside a node, cores follow `procKey` of their processor (core id order when null).
  */
 export class DynamicOrderPolicy implements ResourcePolicy {
   constructor(
@@ -161,7 +176,7 @@ export class DynamicOrderPolicy implements ResourcePolicy {
 
   place(sim: ClusterSimulator, job: Job, fit: NodeFit, limit?: PlacementLimit | null): Int32Array | null {
     if (job.ntasks > sim.freeCores) return null;
-    const cand = candidateNodes(sim, minShare(job));
+    const cand = candidateNodes(sim, nodeRequirement(job));
     if (cand.length === 0) return null;
     const keys = new Float64Array(cand.length);
     for (let i = 0; i < cand.length; i++) keys[i] = this.nodeKey(sim, cand[i]!);
@@ -178,30 +193,42 @@ export class DynamicOrderPolicy implements ResourcePolicy {
   }
 }
 
-/** Random: the candidate nodes in a fresh random order (seeded stream), cores by id. */
+/**
+ * Random (IRMaSim's): at every placement attempt the viable nodes (platform order) are shuffled with
+ * `rng` — even when the job then does not fit, as IRMaSim's `layout_job` does, so that a run draws
+ * the same numbers as IRMaSim — and the job is laid on them in that order, cores by id.
+ */
 export class RandomPolicy implements ResourcePolicy {
   readonly name = 'random';
   constructor(private readonly rng: Rng) {}
   place(sim: ClusterSimulator, job: Job, fit: NodeFit, limit?: PlacementLimit | null): Int32Array | null {
-    if (job.ntasks > sim.freeCores) return null;
-    const cand = candidateNodes(sim, minShare(job));
-    if (cand.length === 0) return null;
+    const cand = candidateNodes(sim, nodeRequirement(job));
     this.rng.shuffle(cand);
+    if (cand.length === 0 || job.ntasks > sim.freeCores) return null;
     return placeInOrder(sim, job, fit, new ListOrder(sim, cand), limit);
   }
-}
-
-/** Fastest core of a node (mops). */
-function nodeMaxMops(p: Platform, node: number): number {
-  let m = 0;
-  const p0 = p.nodeFirstProc[node]!;
-  for (let q = p0; q < p0 + p.nodeProcCount[node]!; q++) m = Math.max(m, p.procMops[q]!);
-  return m;
 }
 
 /** Power of one busy core of a processor: `static_power / cores + dynamic_power`. */
 export function busyCorePower(p: Platform, proc: number): number {
   return p.procStaticPower[proc]! / p.procCoreCount[proc]! + p.procDynamicPower[proc]!;
+}
+
+/**
+ * A node's peak power as IRMaSim's `Node.max_power_consumption()` sums it: per processor, `dynamic +
+ * static / cores` added core by core; then the processors in order (the same float operations, so ties
+ * between nodes are IRMaSim's).
+ */
+export function nodePeakPower(p: Platform, node: number): number {
+  let w = 0;
+  const p0 = p.nodeFirstProc[node]!;
+  for (let q = p0; q < p0 + p.nodeProcCount[node]!; q++) {
+    let proc = 0;
+    const per = p.procDynamicPower[q]! + p.procStaticPower[q]! / p.procCoreCount[q]!;
+    for (let c = 0; c < p.procCoreCount[q]!; c++) proc += per;
+    w += proc;
+  }
+  return w;
 }
 
 function nodeMinCorePower(p: Platform, node: number): number {
@@ -211,29 +238,29 @@ function nodeMinCorePower(p: Platform, node: number): number {
   return m;
 }
 
-/** Memory bandwidth in use on a node: sum of its processors' requests (MB/s). */
-export function nodeMemBandwidth(sim: ClusterSimulator, node: number): number {
-  const p = sim.platform;
-  let s = 0;
-  const p0 = p.nodeFirstProc[node]!;
-  for (let q = p0; q < p0 + p.nodeProcCount[node]!; q++) s += sim.procMemLoad[q]!;
-  return s;
+/** Memory in use on a node, MB (IRMaSim's `Node.current_memory`: the `mem` of the tasks placed there). */
+export function nodeMemoryInUse(sim: ClusterSimulator, node: number): number {
+  return sim.platform.nodeMemoryMb[node]! - sim.nodeFreeMem[node]!;
 }
 
-/** `high_gflops`: the fastest nodes (and processors) first. */
-export const highGflopsPolicy = new StaticOrderPolicy(
-  'high_gflops',
-  (p, n) => -nodeMaxMops(p, n),
-  (p, q) => -p.procMops[q]!,
-);
-/** `low_power`: the nodes (and processors) whose busy core draws the least power first. */
-export const lowPowerPolicy = new StaticOrderPolicy('low_power', nodeMinCorePower, busyCorePower);
+/** `first`: IRMaSim's node-id order (ids compared as strings). */
+export const firstPolicy = new StaticOrderPolicy('first', nodesByName);
+/** `high_gflops`: nodes by the speed of their first processor, fastest first. */
+export const highGflopsPolicy = new StaticOrderPolicy('high_gflops', (p) => stableOrder(p.nodeCount, (n) => -p.procMops[p.nodeFirstProc[n]!]!));
+/** `low_power`: nodes by peak power, lowest first. */
+export const lowPowerPolicy = new StaticOrderPolicy('low_power', (p) => stableOrder(p.nodeCount, (n) => nodePeakPower(p, n)));
+/** `low_core_power`: the nodes (and processors) whose busy core draws the least power first. */
+export const lowCorePowerPolicy = new StaticOrderPolicy('low_core_power', (p) => stableOrder(p.nodeCount, (n) => nodeMinCorePower(p, n)), busyCorePower);
 /** `high_cores`: the nodes with the most free cores first. */
 export const highCoresPolicy = new DynamicOrderPolicy('high_cores', (sim, n) => -sim.nodeFree[n]!);
-/** `high_mem`: the nodes with the most free memory first. */
-export const highMemPolicy = new DynamicOrderPolicy('high_mem', (sim, n) => -sim.nodeFreeMem[n]!);
-/** `high_mem_bw`: the nodes (and processors) with the least memory bandwidth in use first. */
-export const highMemBwPolicy = new DynamicOrderPolicy('high_mem_bw', nodeMemBandwidth, (sim, q) => sim.procMemLoad[q]!);
+/** `low_cores`: the nodes with the fewest free cores (that still fit) first. */
+export const lowCoresPolicy = new DynamicOrderPolicy('low_cores', (sim, n) => sim.nodeFree[n]!);
+/** `high_mem`: the nodes with the most memory in use first (IRMaSim's code). */
+export const highMemPolicy = new DynamicOrderPolicy('high_mem', (sim, n) => -nodeMemoryInUse(sim, n));
+/** `high_free_mem`: the nodes with the most free memory first (IRMaSim's documented intent of `high_mem`). */
+export const highFreeMemPolicy = new DynamicOrderPolicy('high_free_mem', (sim, n) => -sim.nodeFreeMem[n]!);
+/** `high_mem_bw`: the nodes whose first processor carries the least memory traffic first. */
+export const highMemBwPolicy = new DynamicOrderPolicy('high_mem_bw', (sim, n) => sim.procMemLoad[sim.platform.nodeFirstProc[n]!]!);
 
 /** The resource-selection policy `name`; `rng` serves `random`. */
 export function makeResourcePolicy(name: ResourceSelectionName, rng: Rng): ResourcePolicy {
@@ -246,12 +273,20 @@ export function makeResourcePolicy(name: ResourceSelectionName, rng: Rng): Resou
       return highGflopsPolicy;
     case 'high_cores':
       return highCoresPolicy;
+    case 'low_cores':
+      return lowCoresPolicy;
     case 'high_mem':
       return highMemPolicy;
     case 'high_mem_bw':
       return highMemBwPolicy;
     case 'low_power':
       return lowPowerPolicy;
+    case 'platform':
+      return platformPolicy;
+    case 'high_free_mem':
+      return highFreeMemPolicy;
+    case 'low_core_power':
+      return lowCorePowerPolicy;
   }
 }
 

@@ -30,7 +30,8 @@ import type { ClusterSimulator, JobRecord, RunningJob, SimulationListener } from
 import type { Job } from '../workload/job.js';
 import { DEFAULT_MAX_JOB_TEST, easyReservation, isCountBased, RunningByEnd, type BackfillName, type EasyReservation } from './backfilling.js';
 import { fcfsSelection, type JobSelection } from './jobSelection.js';
-import { firstPolicy, type NodeFit, type ResourcePolicy } from './placement.js';
+import type { NodeFit, ResourcePolicy } from './placement.js';
+import { firstPolicy } from './resourceSelection.js';
 import { CountProfile, NodeProfile, type NodePlan } from './profile.js';
 import { SortedList } from './sortedList.js';
 

@@ -247,6 +247,7 @@ export function parseBatsimWorkload(data: unknown, where: string, options: Batsi
       id,
       subtime: raw.subtime,
       ntasks: res,
+      reqEnergy: 0,
       type,
       mem: 0,
       memVol: 0,

@@ -155,6 +155,7 @@ function makeGeneratedJob(
     subtime,
     ntasks,
     reqTime,
+    reqEnergy: 0,
     type: c.type,
     work: c.work,
     ops: ops ? Math.ceil(runtime * c.mops * 1e6) : 0,

@@ -140,7 +140,8 @@ function workFields(job: Job): Record<string, unknown> {
     });
   w['req_time'] = job.reqTime;
   if (job.mem !== 0) w['mem'] = job.mem;
-  if (job.memVol !== 0) w['mem_vol'] = job.memVol;
+  // always for the ops model: a profile without mem_vol would read back as IRMaSim's default of 1 MB
+  if (job.memVol !== 0 || ops) w['mem_vol'] = job.memVol;
   if (job.type === 'mpi') {
     if (job.commVol !== 0) w['comm_vol'] = job.commVol;
     if (job.tCompute !== 1) w['t_compute'] = job.tCompute;

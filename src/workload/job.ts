@@ -7,8 +7,8 @@
  * nor causes contention (Batsim `delay` profiles, SWF replay).
  *
  * `seq` jobs put all their tasks on one node, and each task frees its core when it ends. `mpi` jobs
- * may spread over nodes (exactly `nodes` nodes with `ntasksPerNode` tasks each when those are set,
- * Slurm-style); no core of an MPI job is freed before its last task ends.
+ * may spread over nodes (exactly `nodes` nodes when that is set, see `nodeTaskShare`); no core of an
+ * MPI job is freed before its last task ends.
  */
 
 /** `seq`: all tasks on one node; `mpi`: tasks anywhere, synchronised release. */
@@ -37,6 +37,8 @@ export interface Job {
   ntasks: number;
   /** The user's runtime estimate, seconds (walltime). */
   reqTime: number;
+  /** The user's energy estimate per task, J (IRMaSim's `req_energy`; 0 when not given). */
+  reqEnergy: number;
   type: JobType;
   work: WorkModel;
   /** Operations per task (ops model; tasks without their own profile). */
@@ -53,7 +55,10 @@ export interface Job {
   tCompute: number;
   /** Exact number of nodes (0: any). Always 1 for `seq`. */
   nodes: number;
-  /** Exact tasks per node (0: any). */
+  /**
+   * Free cores each node of an exact-shape job must offer (IRMaSim's `ntasks_per_node`; 0: not given,
+   * then `ceil(ntasks / nodes)`), see `perNodeCores`.
+   */
   ntasksPerNode: number;
   /** Per-task work when tasks differ, else null (all tasks use the fields above). */
   tasks: TaskWork[] | null;
@@ -100,14 +105,21 @@ export function maxTaskMem(job: Job): number {
 }
 
 /**
- * Tasks per node of an `mpi` job with an exact node count: `[per, last]`, every node but the last
- * takes `per` tasks (`ntasks_per_node`, or `ceil(ntasks / nodes)` when that is not given) and the
- * last one the remainder. `last < 1` means the shape cannot be met (e.g. 9 tasks on exactly 4 nodes
- * at `ceil(9/4) = 3` per node): the engine refuses such a job as one that can never fit.
+ * Free cores (and room for as many tasks) each node of an `mpi` job with an exact node count must
+ * offer: `ntasks_per_node`, or `ceil(ntasks / nodes)` when that is not given. This is IRMaSim's rule
+ * (`Heuristic.layout_job` keeps the nodes with at least `ntasks_per_node` idle cores).
  */
-export function nodeShares(job: Job): [per: number, last: number] {
-  const per = job.ntasksPerNode > 0 ? job.ntasksPerNode : Math.ceil(job.ntasks / job.nodes);
-  return [per, job.ntasks - (job.nodes - 1) * per];
+export function perNodeCores(job: Job): number {
+  return job.ntasksPerNode > 0 ? job.ntasksPerNode : Math.ceil(job.ntasks / job.nodes);
+}
+
+/**
+ * Tasks that the `i`-th node (0-based, in placement order) of an exact-shape `mpi` job holds: tasks are
+ * dealt round-robin over its `nodes` nodes (task `t` on node `t mod nodes`, as IRMaSim's layout does),
+ * so node `i` holds `ceil((ntasks - i) / nodes)`; e.g. 7 tasks on 3 nodes: 3, 2, 2.
+ */
+export function nodeTaskShare(job: Job, i: number): number {
+  return Math.ceil((job.ntasks - i) / job.nodes);
 }
 
 /** Builds a job with defaults for every field not given (a delay MPI job of one task). */
@@ -116,6 +128,7 @@ export function makeJob(fields: Partial<Job> & { id: string; subtime: number; nt
   const runtime = fields.runtime ?? 0;
   return {
     reqTime: runtime,
+    reqEnergy: 0,
     type: 'mpi',
     work,
     ops: 0,

@@ -479,6 +479,7 @@ export class SwfReader implements Iterable<Job> {
       subtime: submit,
       ntasks: procs,
       reqTime,
+      reqEnergy: 0,
       type,
       work: ops ? 'ops' : 'delay',
       ops: ops ? Math.ceil(runtime * cfg.mops! * 1e6) : 0,

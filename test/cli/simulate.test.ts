@@ -66,7 +66,7 @@ describe('clustergym simulate', () => {
     ['a missing field', { clusters: [{ nodes: [{ memory_gb: 1, processors: [{ cores: 2, dpflops_per_cycle: 1 }] }] }] }, WORKLOAD, /platform\.json: \$\.clusters\[0\]\.nodes\[0\]\.processors\[0\]\.clock_rate: Required/],
     ['a mistyped field', PLATFORM, { jobs: [{ id: 'a', subtime: 'soon', res: 1, req_ops: 1, req_time: 1 }] }, /workload\.json: \$\.jobs\[0\]\.subtime: Expected number, received string/],
     ['a job that can never fit', PLATFORM, { jobs: [{ id: 'a', subtime: 0, res: 1, req_ops: 1, req_time: 1 }, { id: 'big', subtime: 0, res: 3, req_ops: 1, req_time: 1 }] }, /workload\.json: \$\.jobs\[1\]: job big can never fit platform tiny: it needs one node with 3 cores/],
-    ['an unknown profile', PLATFORM, { jobs: [{ id: 'a', subtime: 0, res: 1, profile: 'nope' }], profiles: {} }, /workload\.json: \$\.jobs\[0\]\.profile: unknown profile "nope"/],
+    ['an unknown profile', PLATFORM, { jobs: [{ id: 'a', subtime: 0, res: 1, profile: 'nope' }], profiles: {} }, /workload\.json: \$\.jobs\[0\]\.profile \(job "a"\): unknown profile "nope"/],
   ];
   for (const [what, platform, workload, message] of bad) {
     it(`bad input: ${what} -> exit 2, one message with file and JSON path, nothing written`, () => {

@@ -88,6 +88,7 @@ function buildJobs(platform: Platform, specs: ValueOf<typeof jobArb>[]): Job[] {
       subtime: t,
       ntasks,
       reqTime: s.seconds * 2,
+      reqEnergy: 0,
       type: s.mpi ? 'mpi' : 'seq',
       work: s.delay ? 'delay' : 'ops',
       ops: s.delay ? 0 : ops,

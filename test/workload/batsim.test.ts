@@ -12,6 +12,7 @@ function job(id: string, subtime: number, res: number, profile: string, walltime
 function opsJob(fields: Partial<Job> & { id: string; subtime: number; ntasks: number; source: string }): Job {
   return {
     reqTime: 0,
+    reqEnergy: 0,
     type: 'mpi',
     work: 'ops',
     ops: 0,
@@ -64,7 +65,7 @@ describe('Batsim reader', () => {
     const by = Object.fromEntries(w.jobs.map((j) => [j.id, j]));
     expect(w.jobs.map((j) => j.id)).toEqual(['d-nowall', 'd', 'hg', 'tot', 'spread', 'par', 'seq', 'dseq', 'old']);
     expect(by['d']).toEqual({
-      id: 'd', subtime: 5, ntasks: 2, reqTime: 30, type: 'mpi', work: 'delay', ops: 0, runtime: 20.5, mem: 0, memVol: 0, commVol: 0,
+      id: 'd', subtime: 5, ntasks: 2, reqTime: 30, reqEnergy: 0, type: 'mpi', work: 'delay', ops: 0, runtime: 20.5, mem: 0, memVol: 0, commVol: 0,
       tCompute: 1, nodes: 0, ntasksPerNode: 0, tasks: null, profile: 'delay', source: '$.jobs[0]',
     });
     // walltime -1: the requested time is the delay

@@ -128,7 +128,7 @@ describe('conversion to native JSON', () => {
     const nat = writeNativeWorkload(w);
     expect(Object.keys(nat.profiles).sort()).toEqual(['d', 'hg', 'par', 'tot']);
     // the second `tot` job (4 tasks) overrides the per-task work of the first (2 tasks)
-    expect(nat.profiles['tot']).toEqual({ type: 'mpi', req_ops: 4e9, req_time: 9 });
+    expect(nat.profiles['tot']).toEqual({ type: 'mpi', req_ops: 4e9, req_time: 9, mem_vol: 0 });
     expect(nat.jobs[4]).toEqual({ id: '5', subtime: 5, ntasks: 4, profile: 'tot', req_ops: 2e9 });
   });
 
@@ -184,7 +184,7 @@ describe('native job shapes (DESIGN §2.2)', () => {
     expect(shape({ ntasks: 6 })).toEqual(['mpi', 6, 6, 1]); // ntasks_per_node defaults to 1
     expect(shape({ ntasks: 8, ntasks_per_node: 4 })).toEqual(['mpi', 8, 2, 4]);
     expect(shape({ nodes: 1, ntasks: 4, ntasks_per_node: 4 })).toEqual(['seq', 4, 1, 0]);
-    expect(() => shape({ type: 'seq', ntasks: 8, ntasks_per_node: 4 })).toThrow(/a seq job runs on one node; found nodes = 2/);
-    expect(() => shape({ ntasks: 8, nodes: 3, ntasks_per_node: 4 })).toThrow(/need 2 nodes, found nodes = 3/);
+    expect(() => shape({ type: 'seq', ntasks: 8, ntasks_per_node: 4 })).toThrow(/a seq job runs on one node; its nodes\/ntasks\/ntasks_per_node give 2 nodes/);
+    expect(() => shape({ ntasks: 8, nodes: 3, ntasks_per_node: 4 })).toThrow(/need ceil\(8\/4\) = 2 nodes, found nodes = 3/);
   });
 });
