@@ -7,6 +7,7 @@
  * |--------------------------|---------------------------|------------------------------------------------------------|
  * | `PriorityAgent(sel)`     | Job-v0                    | the visible job that `sel` (fcfs, sjf, f1, wfp3, unicep, ...) ranks first among the valid ones; `wait` when none |
  * | `SchedulerAgent(policy)` | Job-v0, JobNode-v0        | the next job (and node) the batch scheduler `policy` (`JOB:RESOURCE[+BACKFILL]`, e.g. `fcfs:first+easy`) would start now; `wait` when it starts none |
+ * | `irmasimAgent(manager)`  | Job-v0, JobNode-v0        | the same with one of IRMaSim's workload managers (`{type: 'Backfill', resource_selection: 'energy_lowest'}`, `EnergyHeuristic`, `Duplex`, `Heuristic`, `Minimal`) |
  * | `PolicyPairAgent(pair)`  | PolicyPair-v0             | always the action of `pair` (`job:resource`)                |
  * | `RandomMaskedAgent(seed)`| every mode                | a uniformly random valid action (seeded)                   |
  *
@@ -19,7 +20,8 @@
  * `heuristicAgents(env)` lists the baselines that fit an environment; `runEpisode` and `evaluate`
  * play them.
  */
-import { Rng } from '../../src/core/rng.js';
+import { PythonRandom, Rng } from '../../src/core/rng.js';
+import { makeIrmasimManager } from '../../src/scheduling/irmasim/index.js';
 import type { ClusterSimulator } from '../../src/execution/simulator.js';
 import type { Summary } from '../../src/metrics/summary.js';
 import { canonicalJobSelection, makeJobSelection, type JobSelection } from '../../src/scheduling/jobSelection.js';
@@ -100,11 +102,22 @@ export class SchedulerAgent implements Agent {
   private scheduler: Scheduler | null = null;
   private sim: ClusterSimulator | null = null;
   private view: ClusterSimulator | null = null;
+  private readonly make: (seed: number, env: ClusterEnv) => Scheduler;
+  /**
+   * `policy`: a policy name, or a name and a factory of fresh schedulers (one per episode; `seed` is the
+   * agent's).
+   */
   constructor(
-    readonly policy: string,
+    readonly policy: string | { name: string; make: (seed: number, env: ClusterEnv) => Scheduler },
     readonly seed = 0,
   ) {
-    this.name = makeScheduler(policy).name;
+    if (typeof policy === 'string') {
+      this.name = makeScheduler(policy).name;
+      this.make = (s, env) => makeScheduler(policy, { seed: s, fit: env.config.node_fit });
+    } else {
+      this.name = policy.name;
+      this.make = policy.make;
+    }
   }
   act(env: ClusterEnv): number {
     if (!(env instanceof JobEnv || env instanceof JobNodeEnv)) throw new TypeError(`SchedulerAgent acts on Job-v0 or JobNode-v0, not ${env.id}`);
@@ -112,7 +125,7 @@ export class SchedulerAgent implements Agent {
     if (sim !== this.sim) {
       // a new episode: a fresh scheduler bound to a capturing view of its simulator
       this.sim = sim;
-      this.scheduler = makeScheduler(this.policy, { seed: this.seed, fit: env.config.node_fit });
+      this.scheduler = this.make(this.seed, env);
       const view = Object.create(sim) as ClusterSimulator;
       view.startJob = (job: Job, cores: ArrayLike<number>) => {
         throw new Captured(job, Int32Array.from(cores));
@@ -142,6 +155,17 @@ export class SchedulerAgent implements Agent {
     for (let n = 0; n < N; n++) if (mask[slot * N + n] === 1) return slot * N + n;
     return fallback(env);
   }
+}
+
+/**
+ * Job-v0 and JobNode-v0: one of IRMaSim's workload managers as an agent (the `workload_manager` object
+ * of an IRMaSim options file, e.g. `{ type: 'EnergyHeuristic', metric: 'edp' }`), through
+ * `SchedulerAgent`; its random choices draw from `PythonRandom(seed)` as IRMaSim's would. On JobNode-v0
+ * the agent picks the job and the node the manager chose; the env lays the job out by its own rules.
+ */
+export function irmasimAgent(manager: Record<string, unknown>, seed = 0): SchedulerAgent {
+  const probe = makeIrmasimManager(manager, new PythonRandom(seed), 'agent');
+  return new SchedulerAgent({ name: probe.scheduler.name, make: (s) => makeIrmasimManager(manager, new PythonRandom(s), 'agent').scheduler }, seed);
 }
 
 /** PolicyPair-v0: always the same pair. */

@@ -5,6 +5,11 @@
  *                         [--comm-model step|shared] [--seed N] [--timeline] [--walltime-kill] [--no-memory-limit]
  *                         [--policy JOB[:RESOURCE][+BACKFILL]] [--backfill none|easy|conservative] [--commit-head]
  *                         [--node-fit first_fit|best_fit] [--bf-max-job-test N]
+ *                         [--semantics clustergym|irmasim] [--idle-power always|after-first-task]
+ *     clustergym simulate --irmasim OPTIONS.json [--out DIR] [--idle-power ...] [--timeline] [--json]
+ *
+ * `--irmasim` runs an IRMaSim options file unchanged (platform, workload, trajectory, seed and workload
+ * manager from the file; see `scheduling/irmasim/options.ts`) with IRMaSim's execution semantics.
  *
  * `--policy` names the scheduling policy (default `fcfs:first`; see `scheduling/policyName.ts`);
  * `--backfill` applies to a policy name without `+BACKFILL`; `--commit-head` commits the job ranked
@@ -25,6 +30,7 @@ import type { Platform } from '../platform/platform.js';
 import { runSimulation } from '../scheduling/run.js';
 import { BACKFILL_NAMES } from '../scheduling/backfilling.js';
 import { makeScheduler, parsePolicyName } from '../scheduling/policyName.js';
+import { prepareIrmasimRun } from '../scheduling/irmasim/options.js';
 import type { Job, Workload } from '../workload/job.js';
 import { detectFileKind, SwfReader } from '../workload/index.js';
 import { loadWorkloadFile, resolvePlatform } from './workloadInput.js';
@@ -49,6 +55,9 @@ const FLAGS = {
   'node-fit': { type: 'string' },
   'bf-max-job-test': { type: 'string' },
   'cores-per-node': { type: 'string' },
+  irmasim: { type: 'string' },
+  semantics: { type: 'string' },
+  'idle-power': { type: 'string' },
 } as const;
 
 const Schema = z.object({
@@ -70,7 +79,13 @@ const Schema = z.object({
   'commit-head': z.boolean().default(false),
   'node-fit': z.enum(['first_fit', 'best_fit']).default('first_fit'),
   'bf-max-job-test': z.coerce.number().int().positive().optional(),
+  irmasim: z.string().optional(),
+  semantics: z.enum(['clustergym', 'irmasim']).default('clustergym'),
+  'idle-power': z.enum(['always', 'after-first-task']).default('always'),
 });
+
+/** Flags that `--irmasim` replaces with the options file's content. */
+const NOT_WITH_IRMASIM = ['platform', 'platform-name', 'workload', 'policy', 'backfill', 'commit-head', 'node-fit', 'bf-max-job-test', 'cores-per-node', 'seed', 'semantics', 'no-memory-limit', 'walltime-kill', 'memory-model', 'comm-model', 'comm-penalty'];
 
 /** Checks every job can fit the platform before anything runs or is written. */
 export function checkWorkloadFits(platform: Platform, workload: Workload, file: string, enforceMemory: boolean): void {
@@ -113,9 +128,50 @@ function removeOutputs(dir: string, created: boolean): void {
   else for (const f of ['jobs.csv', 'timeline.csv', 'summary.json']) rmSync(join(dir, f), { force: true });
 }
 
+/** `--irmasim OPTIONS.json`: an IRMaSim options file, run with IRMaSim's semantics. */
+function simulateIrmasim(f: z.infer<typeof Schema>, file: string): number {
+  const run = prepareIrmasimRun(file, f.out);
+  for (const w of run.warnings) console.error(`clustergym simulate: warning: ${file}: ${w}`);
+  const created = run.outputDir !== undefined && !existsSync(run.outputDir);
+  if (run.outputDir) mkdirSync(run.outputDir, { recursive: true });
+  const t0 = performance.now();
+  let summary: Summary;
+  try {
+    summary = runSimulation(run.platform, run.jobs, run.manager.scheduler, {
+      ...run.simulator,
+      idlePower: f['idle-power'],
+      outDir: run.outputDir,
+      timeline: f.timeline,
+    }).summary;
+  } catch (e) {
+    if (e instanceof InputError && run.outputDir) removeOutputs(run.outputDir, created);
+    throw e;
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  if (f.json) {
+    process.stdout.write(JSON.stringify(summary) + '\n');
+    return 0;
+  }
+  const p = run.platform;
+  const tr = run.trajectory;
+  console.log(
+    `IRMaSim options ${basename(file)}: platform ${p.name} (${p.nodeCount} nodes, ${p.coreCount} cores), workload ${basename(run.workloadFile)} ` +
+      `(jobs ${tr.origin}..${tr.origin + tr.length - 1} of ${tr.total}), manager ${run.manager.scheduler.name}, seed ${run.seed}, idle power ${f['idle-power']}`,
+  );
+  console.log(summaryTable(summary));
+  console.log(`simulated in ${seconds.toFixed(3)} s${run.outputDir ? `; outputs in ${run.outputDir}/ (summary.json, jobs.csv${f.timeline ? ', timeline.csv' : ''})` : ''}`);
+  return 0;
+}
+
 /** Runs the command; returns the process exit code. */
 export function simulateCommand(argv: string[]): number {
   const f = parseFlags('simulate', argv, FLAGS, Schema);
+  if (f.irmasim !== undefined) {
+    const clash = NOT_WITH_IRMASIM.filter((k) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`)));
+    if (clash.length > 0)
+      throw new InputError(`--irmasim takes the platform, workload, seed and workload manager from the options file; drop ${clash.map((k) => `--${k}`).join(', ')}`);
+    return simulateIrmasim(f, f.irmasim);
+  }
   const policy = parsePolicyName(f.policy, f.backfill, '--policy');
   const models = {
     ...(f['memory-model'] ? { memory: f['memory-model'] } : {}),
@@ -161,6 +217,8 @@ export function simulateCommand(argv: string[]): number {
       walltimeKill: f['walltime-kill'],
       enforceMemory,
       workloadName: f.workload,
+      semantics: f.semantics,
+      idlePower: f['idle-power'],
     }).summary;
   } catch (e) {
     // bad input found while streaming (an SWF line, a job that can never fit): leave no partial outputs

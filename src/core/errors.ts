@@ -45,10 +45,15 @@ export function editDistance(a: string, b: string): number {
 
 /**
  * The candidate closest to `name` when it is plausibly a misspelling of it (edit distance at most a
- * third of the longer name, at least 1; or the same letters without `_`), else null.
+ * third of the longer name, at least 1; or the same letters without `_`), or a candidate that `name`
+ * begins (`Energy` -> `EnergyHeuristic`), else null.
  */
 export function closestName(name: string, candidates: readonly string[]): string | null {
   const bare = (s: string) => s.toLowerCase().replace(/[_-]/g, '');
+  if (name.length >= 3) {
+    const prefixed = candidates.filter((c) => bare(c).startsWith(bare(name)));
+    if (prefixed.length === 1) return prefixed[0]!;
+  }
   let best: string | null = null;
   let bestD = Infinity;
   for (const c of candidates) {

@@ -22,7 +22,10 @@
  *
  * Semantics `irmasim` (option `semantics`) runs IRMaSim's simulator loop instead of the documented
  * model, so that IRMaSim's workload managers give IRMaSim's numbers (see docs/model.md):
- * - every job keeps all its cores until its last task ends (IRMaSim reaps a job's tasks together);
+ * - time is stepped as IRMaSim steps it: `delta = min(next task end, next submission - now)`,
+ *   `now += delta`, and every running task loses `round(rate * delta)` operations (an integer count,
+ *   Python's round half to even); a job ends at the first step that is a task end at which all its
+ *   tasks have no work left (a `delay` task loses `delta` seconds, unrounded);
  * - speed factors are recomputed only when a job starts or ends on a processor (IRMaSim's
  *   `update_speedup` runs on `schedule` and `reap`), not when one task of a running job ends;
  * - at one instant, the jobs submitted then form a decision point first, with the cores of the tasks
@@ -39,6 +42,12 @@ import type { ModelsConfig, Platform } from '../platform/platform.js';
 import { processorPower } from '../platform/power.js';
 import { nodeTaskShare, perNodeCores, taskMem, taskMemVol, taskOps, taskRuntime, type Job } from '../workload/job.js';
 import { NodeFreeTree } from './nodeFreeTree.js';
+
+/** Python's `round(x)` of a float: the nearest integer, halves to the even one (IRMaSim rounds operations so). */
+export function roundHalfEven(x: number): number {
+  const r = Math.round(x);
+  return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
 
 /** What to do with a job that can never fit the platform. */
 export type UnfitJobHandling = 'error' | 'reject';
@@ -440,6 +449,9 @@ export class ClusterSimulator {
   private endsPending = false;
   /** IRMaSim semantics: submission rank of each job (jobs end in that order at one instant). */
   private readonly arrival = new Map<Job, number>();
+  /** IRMaSim semantics: the tasks of the running jobs (stepped together), and jobs whose tasks all ran out. */
+  private readonly steppedTasks: RunningTask[] = [];
+  private readonly drained: RunningJob[] = [];
   /** `after-first-task` idle power: processors that have run a task. */
   private readonly procUsed: Uint8Array | null;
   // scratch of placement checks (no allocation per start): marks by generation, per-node tallies
@@ -463,7 +475,7 @@ export class ClusterSimulator {
     this.workloadName = options.workloadName ?? 'workload';
     this.semantics = options.semantics ?? 'clustergym';
     this.idlePower = options.idlePower ?? 'always';
-    if (this.semantics === 'irmasim' && this.walltimeKill) throw new Error('walltime kill is not part of the irmasim semantics');
+    if (this.semantics === 'irmasim' && this.walltimeKill) throw new InputError('walltime kill is not part of the irmasim semantics (IRMaSim never kills a job)', this.workloadName);
     this.memModel = memoryModel(this.models.memory);
     this.comm = commModel(this.models.comm);
     const C = platform.coreCount;
@@ -544,6 +556,11 @@ export class ClusterSimulator {
 
   /** Time of the next event (completion or submission), Infinity if none. */
   get nextEventTime(): number {
+    if (this.semantics === 'irmasim') {
+      let d = Infinity;
+      for (const t of this.steppedTasks) if (t.remaining / t.rate > 0) d = Math.min(d, t.remaining / t.rate);
+      return Math.min(this.now + d, this.nextSubmitTime);
+    }
     return Math.min(this.skipStale(), this.nextSubmitTime);
   }
 
@@ -562,18 +579,8 @@ export class ClusterSimulator {
   advance(): boolean {
     if (this.finishedFlag) return false;
     this.queue.tidy();
+    if (this.semantics === 'irmasim') return this.advanceIrmasim();
     for (;;) {
-      if (this.endsPending) {
-        // IRMaSim semantics: the jobs whose tasks ended at `now` end, after the submissions at `now`
-        this.endsPending = false;
-        this.releaseEndedJobs();
-        if (this.queue.length > 0) return true;
-        if (this.runningCount === 0 && !this.nextJob) {
-          this.finishedFlag = true;
-          return false;
-        }
-        continue;
-      }
       const tEv = this.skipStale();
       const tSub = this.nextSubmitTime;
       const t = tEv < tSub ? tEv : tSub;
@@ -597,26 +604,93 @@ export class ClusterSimulator {
         this.handle(this.events.pop());
         changed = true;
       }
-      const irmasim = this.semantics === 'irmasim';
-      if (irmasim) this.endsPending = changed;
-      else if (changed) this.flushContention();
-      let submitted = false;
+      if (changed) this.flushContention();
       while (this.nextJob && this.nextJob.subtime === t) {
         const job = this.nextJob;
         this.pullNext();
         this.submit(job);
-        submitted = true;
+        changed = true;
       }
-      if (irmasim) {
-        // IRMaSim: the submissions' decision point first; the ends at `t` come next (top of the loop)
-        if (submitted && this.queue.length > 0) return true;
-        continue;
-      }
-      if ((changed || submitted) && this.queue.length > 0) return true;
+      if (changed && this.queue.length > 0) return true;
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
         this.finishedFlag = true;
         return false;
       }
+    }
+  }
+
+  /**
+   * `advance()` under the irmasim semantics: IRMaSim's `simulate_trajectory` loop. Each step moves time
+   * by `delta = min(next task end, next submission - now)` (`now += delta`, as IRMaSim accumulates
+   * it) and takes `round(rate * delta)` operations from every running task. A step at a submission
+   * time submits the jobs due (a decision point); a step at a task end then ends, in submission order,
+   * the jobs whose tasks have all run out, frees their cores and updates the speeds of their
+   * processors (a second decision point, also when no job ended).
+   */
+  private advanceIrmasim(): boolean {
+    for (;;) {
+      if (this.endsPending) {
+        this.endsPending = false;
+        this.releaseEndedJobs();
+        if (this.queue.length > 0) return true;
+        if (this.runningCount === 0 && !this.nextJob) {
+          this.finishedFlag = true;
+          return false;
+        }
+        continue;
+      }
+      const tasks = this.steppedTasks;
+      let dPlat = Infinity;
+      for (let i = 0; i < tasks.length; i++) {
+        const t = tasks[i]!;
+        const d = t.remaining / t.rate;
+        if (d > 0 && d < dPlat) dPlat = d;
+      }
+      const dQueue = this.nextJob ? this.nextJob.subtime - this.now : Infinity;
+      const delta = dPlat < dQueue ? dPlat : dQueue;
+      if (delta === Infinity) {
+        if (this.queue.length > 0) {
+          if (this.stallOffered)
+            throw new Error(
+              `simulation stalled at t=${this.now}: ${this.queue.length} jobs wait, nothing runs and nothing is left to arrive, and the scheduler started nothing`,
+            );
+          this.stallOffered = true;
+          return true;
+        }
+        this.finishedFlag = true;
+        return false;
+      }
+      if (delta !== 0) {
+        const from = this.now;
+        const to = from + delta;
+        this.energy += this.power * delta;
+        for (const l of this.listeners) l.onAdvance?.(this, from, to);
+        this.now = to;
+        for (let i = 0; i < tasks.length; i++) {
+          const t = tasks[i]!;
+          t.remaining -= t.job.job.work === 'ops' ? roundHalfEven(t.rate * delta) : t.rate * delta;
+          if (t.remaining <= 0 && !t.done) {
+            // out of work: no longer counted in its processor's contention, but its core stays held
+            t.done = true;
+            t.endedAt = to;
+            if (--t.job.tasksLeft === 0) this.drained.push(t.job);
+          }
+        }
+      }
+      let submitted = false;
+      if (delta === dQueue)
+        while (this.nextJob && this.nextJob.subtime <= this.now) {
+          const job = this.nextJob;
+          this.pullNext();
+          this.submit(job);
+          submitted = true;
+        }
+      if (delta === dPlat) {
+        for (const rj of this.drained) this.endedAtNow.push(rj);
+        this.drained.length = 0;
+        this.endsPending = true;
+      }
+      if (submitted && this.queue.length > 0) return true;
     }
   }
 
@@ -821,10 +895,7 @@ export class ClusterSimulator {
     else if (e.kind === KIND_JOB) {
       const rj = e as RunningJob;
       rj.tasksLeft = 0;
-      if (this.semantics === 'irmasim') {
-        rj.eventTime = Infinity;
-        this.endedAtNow.push(rj);
-      } else this.endJob(rj, 'finished');
+      this.endJob(rj, 'finished');
     } else this.killJob((e as { job: RunningJob }).job);
   }
 
@@ -835,11 +906,6 @@ export class ClusterSimulator {
     task.eventTime = Infinity;
     const rj = task.job;
     rj.tasksLeft--;
-    if (this.semantics === 'irmasim') {
-      // the task keeps its core, and its processor's speeds stay as they are, until its job ends
-      if (rj.tasksLeft === 0) this.endedAtNow.push(rj);
-      return;
-    }
     this.leaveContention(task);
     if (rj.job.type === 'seq') {
       this.coreTask[task.core] = null;
@@ -853,7 +919,13 @@ export class ClusterSimulator {
     const ended = this.endedAtNow;
     if (ended.length > 1) ended.sort((a, b) => this.arrival.get(a.job)! - this.arrival.get(b.job)!);
     for (const rj of ended) {
-      if (rj.tasks) for (const t of rj.tasks) this.leaveContention(t);
+      if (rj.tasks)
+        for (const t of rj.tasks) {
+          this.leaveContention(t);
+          const i = this.steppedTasks.indexOf(t);
+          this.steppedTasks[i] = this.steppedTasks[this.steppedTasks.length - 1]!;
+          this.steppedTasks.pop();
+        }
       this.arrival.delete(rj.job);
       this.endJob(rj, 'finished');
     }
@@ -1016,7 +1088,8 @@ export class ClusterSimulator {
     const isMpi = job.type === 'mpi';
     if (isMpi && !single) this.networkVolume += networkVolume(job.commVol, perNode);
 
-    if (job.work === 'delay' && (!job.tasks || isMpi)) {
+    const stepped = this.semantics === 'irmasim';
+    if (job.work === 'delay' && (!job.tasks || isMpi) && !stepped) {
       // All tasks end together (MPI release waits for the longest task anyway).
       let d = job.runtime;
       if (job.tasks) for (let t = 0; t < job.ntasks; t++) d = Math.max(d, taskRuntime(job, t));
@@ -1036,8 +1109,10 @@ export class ClusterSimulator {
           task = new RunningTask(rj, t, c, proc, node, 1, d, d, this.now);
           task.speed = 1;
           task.rate = 1;
-          task.eventTime = this.now + d;
-          this.events.push(task.eventTime, task);
+          if (!stepped) {
+            task.eventTime = this.now + d;
+            this.events.push(task.eventTime, task);
+          }
         } else {
           const ops = taskOps(job, t);
           const peak = p.coreMops[c]! * 1e6;
@@ -1054,6 +1129,7 @@ export class ClusterSimulator {
         }
         tasks[t] = task;
         this.coreTask[c] = task;
+        if (stepped) this.steppedTasks.push(task);
       }
       rj.tasks = tasks;
     }
@@ -1160,6 +1236,12 @@ export class ClusterSimulator {
         s = this.comm.combine(rj.job.tCompute, t.sMem, t.sComm);
       }
       if (s === t.speed) continue;
+      if (this.semantics === 'irmasim') {
+        // stepping keeps `remaining`; only the rate changes
+        t.speed = s;
+        t.rate = t.peakRate * s;
+        continue;
+      }
       // bring progress up to date, then reschedule
       if (t.speed === t.speed) t.remaining -= t.rate * (now - t.last);
       if (t.remaining < 0) t.remaining = 0;

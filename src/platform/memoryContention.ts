@@ -40,8 +40,16 @@ export function saturatedFactor(k: ContentionCoefficients, y: number, n: number)
   return smoothStepDown((y - (k.da - n) * k.db) / (k.dc - n * k.dd)) * (share / (1 + share)) + 1 / (1 + share);
 }
 
-function round9(v: number): number {
-  return Math.round(v * 1e9) / 1e9;
+/**
+ * `v` rounded to 9 decimals exactly as Python's `round(v, 9)` (IRMaSim's): the decimal nearest to the
+ * exact binary value of `v`. `Math.round(v * 1e9)` is that decimal unless `v * 1e9` lies within its
+ * rounding error of a half; then the exact decimal expansion (`toFixed`) decides.
+ */
+export function round9(v: number): number {
+  const s = v * 1e9;
+  const r = Math.round(s);
+  if (Math.abs(Math.abs(s - r) - 0.5) > 1e-6) return r / 1e9;
+  return Number.parseFloat(v.toFixed(9));
 }
 
 /** IRMaSim modelV1. */

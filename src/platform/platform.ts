@@ -103,6 +103,8 @@ export class Platform {
   readonly procFirstCore: Int32Array;
   readonly procCoreCount: Int32Array;
   readonly procMops: Float64Array;
+  /** Per processor: clock rate, GHz. */
+  readonly procClockRate: Float64Array;
   readonly procStaticPower: Float64Array;
   readonly procDynamicPower: Float64Array;
   readonly procMinPower: Float64Array;
@@ -150,6 +152,7 @@ export class Platform {
     this.procFirstCore = new Int32Array(nP);
     this.procCoreCount = new Int32Array(nP);
     this.procMops = new Float64Array(nP);
+    this.procClockRate = new Float64Array(nP);
     this.procStaticPower = new Float64Array(nP);
     this.procDynamicPower = new Float64Array(nP);
     this.procMinPower = new Float64Array(nP);
@@ -179,6 +182,7 @@ export class Platform {
           this.procFirstCore[proc] = core;
           this.procCoreCount[proc] = p.cores;
           this.procMops[proc] = mops;
+          this.procClockRate[proc] = p.clock_rate;
           this.procStaticPower[proc] = p.static_power;
           this.procDynamicPower[proc] = p.dynamic_power;
           this.procMinPower[proc] = p.min_power;

@@ -20,6 +20,8 @@
  * IRMaSim's: `ipc 1`, `mem 0`, `mem_vol 0`, `req_energy 0`, except that a job whose work comes from a
  * profile without `mem_vol` gets `mem_vol 1` (IRMaSim's `Job.from_profile`).
  *
+ * A job without `id` is named `job<i>`, `i` its index in the file (IRMaSim's naming).
+ *
  * Fields are checked: an unknown field of a job, a profile or a task is an error that names it and
  * suggests the field it looks like (`memvol` -> `mem_vol`). `extra` (any JSON) is carried and ignored,
  * for a user's own annotations; profiles may also keep the Batsim fields `com` and `cpu` and a Batsim
@@ -66,7 +68,7 @@ const ProfileSchema = z.object({ ...commonShape, type: z.string().optional(), co
 
 const JobSchema = z
   .object({
-    id: z.union([z.string().min(1), z.number()]),
+    id: z.union([z.string().min(1), z.number()]).optional(),
     subtime: nonNeg,
     profile: z.string().optional(),
     res: count.optional(),
@@ -187,8 +189,9 @@ function taskWork(t: WorkFieldsIn, fallback: WorkFieldsIn, ops: boolean, memVolD
 /** The job `raw` (at `$.jobs[i]`) with its profile, checked and resolved. */
 function parseJob(raw: RawJob, i: number, profiles: Record<string, RawProfile>, where: string): Job {
   const at = (...p: (string | number)[]) => jsonPath(['jobs', i, ...p]);
+  const id = raw.id === undefined ? `job${i}` : String(raw.id);
   const fail = (msg: string, ...p: (string | number)[]): never => {
-    throw new InputError(`${at(...p)} (job ${JSON.stringify(String(raw.id))}): ${msg}`, where);
+    throw new InputError(`${at(...p)} (job ${JSON.stringify(id)}): ${msg}`, where);
   };
   checkFields(raw, JOB_FIELDS, where, ['jobs', i]);
   let prof: RawProfile = {};
@@ -221,7 +224,7 @@ function parseJob(raw: RawJob, i: number, profiles: Record<string, RawProfile>, 
   }
   const isMpi = shape.type === 'mpi';
   return {
-    id: String(raw.id),
+    id,
     subtime: raw.subtime,
     ntasks: shape.ntasks,
     reqTime: reqTime!,
@@ -242,8 +245,14 @@ function parseJob(raw: RawJob, i: number, profiles: Record<string, RawProfile>, 
   };
 }
 
+/** Options of `parseNativeWorkload`. */
+export interface NativeParseOptions {
+  /** Sort the jobs by submission time (stable; default true). False keeps the file's order. */
+  sort?: boolean;
+}
+
 /** Parses a native/IRMaSim workload already read from `where`. */
-export function parseNativeWorkload(data: unknown, where: string, name = where): Workload {
+export function parseNativeWorkload(data: unknown, where: string, name = where, options: NativeParseOptions = {}): Workload {
   const r = NativeWorkloadSchema.safeParse(data);
   if (!r.success) throw inputErrorFromIssues(where, r.error.issues);
   const { jobs: rawJobs, profiles } = r.data;
@@ -259,5 +268,5 @@ export function parseNativeWorkload(data: unknown, where: string, name = where):
     seen.add(job.id);
     return job;
   });
-  return { name, jobs: sortBySubmission(jobs), skipped: {} };
+  return { name, jobs: options.sort === false ? jobs : sortBySubmission(jobs), skipped: {} };
 }
