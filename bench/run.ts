@@ -9,10 +9,13 @@
  * - `envs`: in-process env steps/s (Job-v0, JobNode-v0, PolicyPair-v0, vector envs).
  * - `bridge`: env steps/s through the ZeroMQ bridge from Python (single env and `make_vec(16)`).
  * - `ppo`: PPO training throughput (Job-v0, K = 64, 8 envs, updates included) and the demo's wall time.
+ * - `irmasim`: `simulate --irmasim` on a 1,500-job, 20-node IRMaSim options file, whole-process time
+ *   (and IRMaSim's own on the same file when `IRMASIM` points at a checkout).
  */
 import { benchBridge } from './bridge.js';
 import { benchCore } from './core.js';
 import { benchEnvs } from './envs.js';
+import { benchIrmasim } from './irmasim.js';
 import { benchPpo } from './ppo.js';
 import { benchMillionJobs } from './scheduling.js';
 import { benchSwf } from './swf.js';
@@ -24,6 +27,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   envs: benchEnvs,
   bridge: benchBridge,
   ppo: benchPpo,
+  irmasim: benchIrmasim,
 };
 
 async function main(): Promise<void> {

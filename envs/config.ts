@@ -86,6 +86,8 @@ export const EnvConfigSchema = z
     enforce_memory: z.boolean().default(true),
     /** Kill jobs still running at start + req_time. */
     walltime_kill: z.boolean().default(false),
+    /** Idle processors draw power from t = 0 (`always`, documented) or from their first task (IRMaSim's accounting). */
+    idle_power: z.enum(['always', 'after-first-task']).default('always'),
     /** Seed of the episodes started by `reset()` without a seed. */
     seed: z.number().int().default(0),
   })

@@ -341,6 +341,7 @@ export abstract class ClusterEnv implements Env {
       models: c.models,
       enforceMemory: c.enforce_memory,
       walltimeKill: c.walltime_kill,
+      idlePower: c.idle_power,
       unfit: 'reject',
       workloadName: ctx.workload?.name ?? 'generated workload',
     });

@@ -24,7 +24,7 @@ export {
   type ObservationKind,
 } from './observation.js';
 export { RewardFunction, terminalValue, type StepDeltas } from './rewards.js';
-export { DEFAULT_POLICY_PAIRS, IRMASIM_JOB_SELECTIONS, IRMASIM_RESOURCE_SELECTIONS } from './policies.js';
+export { DEFAULT_POLICY_PAIRS, IRMASIM_ENV_JOB_SELECTIONS, IRMASIM_ENV_RESOURCE_SELECTIONS } from './policies.js';
 export {
   makeVec,
   SyncVecEnv,

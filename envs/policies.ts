@@ -28,12 +28,12 @@ export const JOB_SELECTION_LIST: readonly string[] = JOB_SELECTION_NAMES;
 /** Resource-selection names accepted. */
 export const RESOURCE_POLICY_LIST: readonly string[] = RESOURCE_SELECTION_NAMES;
 
-/** IRMaSim's job selections of the default policy-pair set, in its order. */
-export const IRMASIM_JOB_SELECTIONS = ['random', 'fcfs', 'sjf', 'smallest', 'low_mem', 'low_mem_bw'] as const;
+/** IRMaSim's job selections of the default policy-pair set (its `Environment`'s action table), in its order. */
+export const IRMASIM_ENV_JOB_SELECTIONS = ['random', 'fcfs', 'sjf', 'smallest', 'low_mem', 'low_mem_bw'] as const;
 /** IRMaSim's resource selections of the default policy-pair set, in its order. */
-export const IRMASIM_RESOURCE_SELECTIONS = ['random', 'high_gflops', 'high_cores', 'high_mem', 'high_mem_bw', 'low_power'] as const;
+export const IRMASIM_ENV_RESOURCE_SELECTIONS = ['random', 'high_gflops', 'high_cores', 'high_mem', 'high_mem_bw', 'low_power'] as const;
 /** The default PolicyPair-v0 actions: `job:resource` names, action `j * 6 + r`. */
-export const DEFAULT_POLICY_PAIRS: readonly string[] = IRMASIM_JOB_SELECTIONS.flatMap((j) => IRMASIM_RESOURCE_SELECTIONS.map((r) => `${j}:${r}`));
+export const DEFAULT_POLICY_PAIRS: readonly string[] = IRMASIM_ENV_JOB_SELECTIONS.flatMap((j) => IRMASIM_ENV_RESOURCE_SELECTIONS.map((r) => `${j}:${r}`));
 
 /** Whether `name` is a job-selection name or alias. */
 export function isJobSelectionName(name: string): boolean {

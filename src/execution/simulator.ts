@@ -72,6 +72,11 @@ export interface SimulatorOptions {
   semantics?: ExecutionSemantics | undefined;
   /** Idle-power accounting (default `always`). */
   idlePower?: IdlePowerAccounting | undefined;
+  /**
+   * Original submit time that becomes time 0 (default: the first job's, the earliest). IRMaSim rebases a
+   * trajectory to its first job IN FILE ORDER; when that is not the earliest, time starts below 0.
+   */
+  timeOrigin?: number | undefined;
 }
 
 /** Shortcuts of `ClusterSimulator.startJob` (the checks are made all the same). */
@@ -474,6 +479,7 @@ export class ClusterSimulator {
     this.unfit = options.unfit ?? 'error';
     this.workloadName = options.workloadName ?? 'workload';
     this.semantics = options.semantics ?? 'clustergym';
+    if (options.timeOrigin !== undefined) this.origin = options.timeOrigin;
     this.idlePower = options.idlePower ?? 'always';
     if (this.semantics === 'irmasim' && this.walltimeKill) throw new InputError('walltime kill is not part of the irmasim semantics (IRMaSim never kills a job)', this.workloadName);
     this.memModel = memoryModel(this.models.memory);
@@ -846,6 +852,8 @@ export class ClusterSimulator {
     let job = r.value;
     if (Number.isNaN(this.origin)) this.origin = job.subtime;
     if (this.origin !== 0) job = { ...job, subtime: job.subtime - this.origin };
+    // time starts at the first submission: 0, unless an explicit origin puts it elsewhere
+    if (this.nextJob === null && this.jobsSubmitted === 0 && job.subtime < this.now) this.now = job.subtime;
     if (this.nextJob && job.subtime < this.nextJob.subtime)
       throw new InputError(`jobs must be sorted by submission time; job ${job.id} submits before job ${this.nextJob.id}`, this.workloadName);
     this.nextJob = job;

@@ -144,3 +144,71 @@ describe('clustergym simulate', () => {
     expect(r.stdout).toMatch(/workload t\.swf \(1 jobs; skipped: 1 runtime<=0\)/);
   });
 });
+
+describe('clustergym simulate --irmasim OPTIONS.json', () => {
+  const IRMA_PLATFORM = {
+    platform: { p: { id: 'p', model_name: 'modelV1', clusters: [{ nodes: [{ type: 'n', number: 2 }] }] } },
+    node: { n: { processors: [{ type: 'c' }], memory: { capacity: 8 } } },
+    processor: { c: { cores: 2, clock_rate: 1, dpflops_per_cycle: 1, static_power: 10, dynamic_power: 5, min_power: 0.1, b: -1.85e-5, c: 32000, da: 1.75, db: 2000, dc: 50000, dd: 6000 } },
+  };
+  const IRMA_WORKLOAD = { jobs: [{ id: 'a', subtime: 0, nodes: 2, ntasks: 3, req_ops: 1e9, req_time: 2 }, { subtime: 0.5, res: 1, req_ops: 2e9, req_time: 3 }] };
+  function irmaFiles(options: Record<string, unknown>) {
+    const f = files(IRMA_PLATFORM, IRMA_WORKLOAD);
+    const o = join(f.d, 'options.json');
+    writeFileSync(o, JSON.stringify({ platform_file: 'platform.json', platform_name: 'p', workload_file: 'workload.json', ...options }));
+    return { ...f, o };
+  }
+
+  it('runs the options file (paths from its folder), writes the outputs to --out, and names the manager', () => {
+    const f = irmaFiles({ seed: 3, workload_manager: { type: 'Heuristic', job_selection: 'shortest', resource_selection: 'low_cores' } });
+    const r = cli(['simulate', '--irmasim', f.o, '--out', f.out]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/manager Heuristic\(shortest, low_cores\), seed 3, idle power always/);
+    // a: 3 tasks over 2 nodes (2 per node needed), 2 + 1, 1 s; job1 (2e9 ops) at 0.5 on node1's free core
+    const rows = readFileSync(join(f.out, 'jobs.csv'), 'utf8').trim().split('\n');
+    expect(rows.slice(1)).toEqual(['a,mpi,3,0,0,1,0,1,1,2,finished,0 1,0 2 1', 'job1,seq,1,0.5,0.5,2.5,0,2,1,3,finished,1,3']);
+  });
+
+  it('output_dir of the file is used when --out is absent', () => {
+    const f = irmaFiles({ output_dir: 'results' });
+    expect(cli(['simulate', '--irmasim', f.o, '--json']).code).toBe(0);
+    expect(readdirSync(join(f.d, 'results')).sort()).toEqual(['jobs.csv', 'summary.json']);
+  });
+
+  it('bad options are exit-2 errors naming the file and the field; ignored fields are warnings', () => {
+    const policy = irmaFiles({ workload_manager: { type: 'Policy' } });
+    const r1 = cli(['simulate', '--irmasim', policy.o]);
+    expect(r1.code).toBe(2);
+    expect(r1.stderr).toMatch(/options\.json: \$\.workload_manager\.type: "Policy" is IRMaSim's learning manager.*clustergym\/PolicyPair-v0/);
+    const missing = irmaFiles({ platform_name: 'nope' });
+    const r2 = cli(['simulate', '--irmasim', missing.o]);
+    expect(r2.code).toBe(2);
+    expect(r2.stderr).toMatch(/no platform named "nope"/);
+    const warn = irmaFiles({ workload_manager: { type: 'Heuristic', job_selecton: 'shortest' } });
+    const r3 = cli(['simulate', '--irmasim', warn.o, '--json']);
+    expect(r3.code).toBe(0);
+    expect(r3.stderr).toMatch(/warning: .*\$\.workload_manager\.job_selecton: IRMaSim's Heuristic ignores this field.*did you mean "job_selection"/);
+    const clash = cli(['simulate', '--irmasim', warn.o, '--policy', 'sjf']);
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toMatch(/--irmasim takes the platform, workload, seed and workload manager from the options file; drop --policy/);
+    expect(existsSync(join(warn.d, 'out'))).toBe(false);
+  });
+
+  it('an unknown job field of the workload is an exit-2 error with a suggestion', () => {
+    const f = files(PLATFORM, { jobs: [{ id: 'a', subtime: 0, res: 1, req_ops: 1e9, req_time: 2, memvol: 10 }] });
+    const r = cli(['simulate', '--platform', f.p, '--workload', f.w]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/workload\.json: \$\.jobs\[0\]\.memvol: unknown field "memvol" \(did you mean "mem_vol"\?\)/);
+  });
+
+  it('--semantics irmasim and --idle-power on the ordinary path', () => {
+    const f = files(PLATFORM, WORKLOAD);
+    const r = cli(['simulate', '--platform', f.p, '--workload', f.w, '--semantics', 'irmasim', '--idle-power', 'after-first-task', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).jobs_finished).toBe(2);
+    const bad = cli(['simulate', '--platform', f.p, '--workload', f.w, '--semantics', 'irmasim', '--walltime-kill']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/walltime kill is not part of the irmasim semantics/);
+  });
+});

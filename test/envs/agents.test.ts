@@ -4,7 +4,11 @@
  * episodes for every agent.
  */
 import { describe, expect, it } from 'vitest';
-import { evaluate, heuristicAgents, PolicyPairAgent, PriorityAgent, RandomMaskedAgent, runEpisode, SchedulerAgent } from '../../agents/heuristics/index.js';
+import { evaluate, heuristicAgents, irmasimAgent, PolicyPairAgent, PriorityAgent, RandomMaskedAgent, runEpisode, SchedulerAgent } from '../../agents/heuristics/index.js';
+import { readFileSync } from 'node:fs';
+import { PythonRandom } from '../../src/core/rng.js';
+import { makeIrmasimManager } from '../../src/scheduling/irmasim/index.js';
+import { DEFAULT_WORKLOAD } from '../../src/core/paths.js';
 import { make } from '../../envs/index.js';
 import { runSimulation } from '../../src/scheduling/run.js';
 import { makeScheduler } from '../../src/scheduling/policyName.js';
@@ -42,6 +46,23 @@ describe('heuristic agents', () => {
     const rnd = evaluate(env, new RandomMaskedAgent(1), seeds).mean;
     expect(sjf.mean_wait).toBeLessThan(fcfs.mean_wait);
     expect(sjf.mean_wait).toBeLessThan(rnd.mean_wait);
+  });
+
+  it("IRMaSim's managers as agents: JobNode-v0 and Job-v0 episodes complete; on one-node jobs JobNode-v0 follows them exactly", () => {
+    const managers = [{ type: 'Backfill', resource_selection: 'energy_lowest' }, { type: 'EnergyHeuristic', metric: 'edp' }, { type: 'Duplex' }, { type: 'Heuristic', job_selection: 'longest', resource_selection: 'low_cores' }];
+    for (const id of ['clustergym/JobNode-v0', 'clustergym/Job-v0'] as const) {
+      const env = make(id, { ...SMALL, k: 8 });
+      for (const m of managers) expect(evaluate(env, irmasimAgent(m), [1]).episodes[0]!.summary.jobs_finished).toBe(20);
+    }
+    // the embedded default's one-node jobs: the env with the agent = the manager run as a batch scheduler
+    const all = JSON.parse(readFileSync(DEFAULT_WORKLOAD, 'utf8')) as { jobs: { res?: number }[] };
+    const workload = { jobs: all.jobs.filter((j) => j.res !== undefined).slice(0, 120) };
+    for (const m of managers.slice(0, 3)) {
+      const env = make('clustergym/JobNode-v0', { workload, k: 200 });
+      const viaEnv = runEpisode(env, irmasimAgent(m), 0).summary;
+      const batch = runSimulation(env.context.platform, env.context.workload!.jobs, makeIrmasimManager(m, new PythonRandom(0), 'test').scheduler).summary;
+      expect(viaEnv).toEqual(batch);
+    }
   });
 
   it('agents refuse the wrong mode', () => {

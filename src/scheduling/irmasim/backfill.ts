@@ -96,8 +96,8 @@ export class IrmasimBackfill implements Scheduler {
     this.assigned = new AssignedJobs(sim.platform);
     this.energy = new NodeEnergyEstimate(sim.platform);
     sim.addListener({
-      onJobStarted: (s, rj) => this.sim === s && this.jobStarted(s, s.platform.coreNode[rj.cores[0]!]!),
-      onJobEnded: (s, rec) => this.sim === s && this.jobEnded(s, rec),
+      onJobStarted: (s, rj) => this.sim === sim && this.jobStarted(s, s.platform.coreNode[rj.cores[0]!]!),
+      onJobEnded: (s, rec) => this.sim === sim && this.jobEnded(s, rec),
     });
   }
 

@@ -16,7 +16,9 @@
  * job fits the node's idle cores starts there (later entries may overtake one that does not fit); an
  * entry leaves its queue when its job ends. All of a job's tasks go to its node's first idle cores;
  * as in `EnergyHeuristic`, clustergym runs every job wholly on its node (IRMaSim's code starts only
- * the tasks that fit and never ends a job that asks for more than its node's idle cores).
+ * the tasks that fit and never ends a job that asks for more than its node's idle cores). A job no
+ * node can hold whole is never planned (IRMaSim's code fails on it; `simulate --irmasim` refuses
+ * such a workload before it runs).
  */
 import type { ClusterSimulator } from '../../execution/simulator.js';
 import type { Job } from '../../workload/job.js';
@@ -63,15 +65,15 @@ export class Duplex implements Scheduler {
     this.speedup = Float64Array.from({ length: p.nodeCount }, (_, n) => p.procMops[p.nodeFirstProc[n]!]! / lowest);
     this.batch = sim.waiting.slice();
     sim.addListener({
-      onJobSubmitted: (s, job) => {
-        if (this.sim === s) this.batch.push(job);
+      onJobSubmitted: (_s, job) => {
+        if (this.sim === sim) this.batch.push(job);
       },
-      onJobStarted: (s, rj) => {
-        if (this.sim !== s) return;
+      onJobStarted: (_s, rj) => {
+        if (this.sim !== sim) return;
         for (const q of this.queues) for (const e of q) if (e.job === rj.job) e.running = true;
       },
-      onJobEnded: (s, rec) => {
-        if (this.sim !== s) return;
+      onJobEnded: (_s, rec) => {
+        if (this.sim !== sim) return;
         for (const q of this.queues) {
           const i = q.findIndex((e) => e.job === rec.job);
           if (i >= 0) q.splice(i, 1);
@@ -130,7 +132,7 @@ export class Duplex implements Scheduler {
           node = n;
         }
       }
-      if (node < 0) throw new Error(`Duplex: job ${job.id} fits no node`);
+      if (node < 0) continue; // no node holds it whole (IRMaSim's code fails there): never planned
       out.push({ node, job, completion: best, running: false });
       lastHere.set(node, best);
     }

@@ -93,11 +93,11 @@ export class EnergyHeuristic implements Scheduler {
     this.estimate = new NodeEnergyEstimate(sim.platform);
     for (const j of sim.waiting) this.enqueue(j);
     sim.addListener({
-      onJobSubmitted: (s, job) => {
-        if (this.sim === s) this.enqueue(job);
+      onJobSubmitted: (_s, job) => {
+        if (this.sim === sim) this.enqueue(job);
       },
       onJobStarted: (s, rj) => {
-        if (this.sim !== s) return;
+        if (this.sim !== sim) return;
         this.assigned.add(s.platform.coreNode[rj.cores[0]!]!, 1);
         // asked again after a start (an agent starts one job per step), a pass goes on where it was
         this.triggered = true;
@@ -108,7 +108,7 @@ export class EnergyHeuristic implements Scheduler {
         }
       },
       onJobEnded: (s, rec) => {
-        if (this.sim !== s || rec.state === 'rejected') return;
+        if (this.sim !== sim || rec.state === 'rejected') return;
         this.assigned.add(s.platform.coreNode[rec.cores[0]!]!, -1);
         this.triggered = true;
       },

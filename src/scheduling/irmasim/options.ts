@@ -16,6 +16,9 @@
  * - `trajectory_origin` (index or `random`) and `trajectory_length` (count, `0` for all, or `random`) cut
  *   the jobs in FILE order, as IRMaSim does, drawing from the seeded Python generator when random;
  *   `nbtrajectories` must be 1 (IRMaSim chains several trajectories in one simulation; run them apart).
+ * - Times are rebased to the trajectory's first job IN FILE ORDER, as IRMaSim rebases them: when a later
+ *   line submits earlier, time starts below 0 and the makespan is the last end (IRMaSim's "simulation
+ *   time").
  * - `seed` (default 0) seeds the `PythonRandom` that the managers' random choices draw from.
  * - `output_dir`: where `summary.json` and `jobs.csv` go (`--out` overrides it).
  * - `workload_manager`: see `index.ts`.
@@ -182,7 +185,8 @@ export function prepareIrmasimRun(file: string, out?: string): IrmasimRun {
     throw new InputError(`$.trajectory_origin/trajectory_length: jobs ${origin}..${origin + length - 1} of a workload of ${all.length}`, file);
 
   const manager = makeIrmasimManager((opts['workload_manager'] ?? {}) as Record<string, unknown>, rng, file);
-  const jobs = sortBySubmission(all.slice(origin, origin + length)).map(manager.shape);
+  const trajectory = all.slice(origin, origin + length);
+  const jobs = sortBySubmission(trajectory).map(manager.shape);
   const od = out ?? str(opts, 'output_dir', file);
   return {
     file,
@@ -191,7 +195,8 @@ export function prepareIrmasimRun(file: string, out?: string): IrmasimRun {
     manager,
     seed: seedRaw,
     outputDir: od === undefined ? undefined : out !== undefined ? out : isAbsolute(od) ? od : join(base, od),
-    simulator: { semantics: 'irmasim', enforceMemory: false, workloadName: wf },
+    // IRMaSim rebases to the trajectory's first job in file order (not always the earliest)
+    simulator: { semantics: 'irmasim', enforceMemory: false, workloadName: wf, timeOrigin: trajectory[0]!.subtime },
     warnings: [...warnings, ...manager.warnings],
     trajectory: { origin, length, total: all.length },
     workloadFile: wf,
