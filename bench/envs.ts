@@ -18,7 +18,7 @@ import { make } from '../envs/index.js';
 import { makeVec } from '../envs/vector.js';
 import { makeVecWorkers } from '../envs/workerVec.js';
 import { PACKAGE_ROOT } from '../src/core/paths.js';
-import { measureEnv, measureVec, type EnvBenchResult } from '../src/cli/benchEnv.js';
+import { measureEnv, measureVec, type EnvBenchResult } from '../envs/benchmark.js';
 
 const LUBLIN = resolve(PACKAGE_ROOT, '../shared/data/traces/lublin_256.swf');
 
@@ -51,7 +51,7 @@ async function vector(id: string, config: Record<string, unknown>, n: number, th
  */
 async function independentThreads(id: string, config: Record<string, unknown>, threads: number, perThread: number, steps: number): Promise<number> {
   const vectorModule = new URL('../envs/vector.js', import.meta.url).href;
-  const benchModule = new URL('../src/cli/benchEnv.js', import.meta.url).href;
+  const benchModule = new URL('../envs/benchmark.js', import.meta.url).href;
   const code = `
     const { parentPort, workerData } = require('node:worker_threads');
     (async () => {

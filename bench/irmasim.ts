@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { derive } from '../src/core/rng.js';
 import { PACKAGE_ROOT } from '../src/core/paths.js';
 
-const CLI = resolve(PACKAGE_ROOT, 'dist/src/cli/main.js');
+const CLI = resolve(PACKAGE_ROOT, 'dist/cli/main.js');
 
 /** The case: a platform of 20 nodes (2 clusters: 11 + 9) and `jobs` jobs, written to `dir`. */
 export function writeIrmasimCase(dir: string, jobs = 1500, seed = 1): void {

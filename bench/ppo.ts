@@ -39,7 +39,7 @@ export async function benchPpo(steps = 40_960): Promise<Record<string, unknown>>
 
   const dir = mkdtempSync(join(tmpdir(), 'cg-bench-demo-'));
   const t0 = performance.now();
-  const run = spawnSync(process.execPath, [resolve(PACKAGE_ROOT, 'dist/src/cli/main.js'), 'demo', '--out', join(dir, 'demo'), '--json', join(dir, 'demo.json')], { encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [resolve(PACKAGE_ROOT, 'dist/cli/main.js'), 'demo', '--out', join(dir, 'demo'), '--json', join(dir, 'demo.json')], { encoding: 'utf8' });
   const wall = (performance.now() - t0) / 1000;
   let demoFigures: Record<string, unknown> = { error: run.stderr.trim() || `exit code ${run.status}` };
   if (run.status === 0) {

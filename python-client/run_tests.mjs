@@ -5,7 +5,7 @@
  * - Finds a Python with pyzmq, msgpack, numpy and pytest: `$CLUSTERGYM_PYTHON` when set (only it), else
  *   `/usr/bin/python3`, then `python3` on PATH.
  * - None found: prints `skipped: ...` and exits 0, unless CI is set (CI=true): then it fails.
- * - Needs the built server (`dist/src/cli/main.js`; `npm run build`).
+ * - Needs the built server (`dist/cli/main.js`; `npm run build`).
  * - pytest's exit code 5 (no tests collected) is a failure.
  */
 import { spawnSync } from 'node:child_process';
@@ -53,7 +53,7 @@ if (!python) {
   process.exit(0);
 }
 
-const mainJs = join(repo, 'dist', 'src', 'cli', 'main.js');
+const mainJs = join(repo, 'dist', 'cli', 'main.js');
 if (!existsSync(mainJs) && !process.env.CLUSTERGYM_SERVER) {
   console.error(`error: the server is not built (${mainJs} is missing): run npm run build first`);
   process.exit(1);

@@ -1,5 +1,5 @@
 /**
- * Compiles the project once before the suites run: CLI tests spawn `node dist/src/cli/main.js`
+ * Compiles the project once before the suites run: CLI tests spawn `node dist/cli/main.js`
  * and worker-thread tests load compiled modules, so they must see the current sources. Type errors
  * are reported here but do not stop the suites (`npm test` type-checks strictly before vitest runs).
  */

@@ -82,7 +82,7 @@ export function close(a: number, b: number, rel = 1e-6): boolean {
 }
 
 /** The built CLI (`dist/`, compiled by the global setup). */
-export const CLI = resolve(ROOT, 'dist/src/cli/main.js');
+export const CLI = resolve(ROOT, 'dist/cli/main.js');
 
 /** Runs the built CLI synchronously; returns its exit code and output. */
 export function cli(args: string[], cwd = ROOT): { code: number | null; stdout: string; stderr: string } {

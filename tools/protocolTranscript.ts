@@ -6,9 +6,9 @@
  *     npx tsc -p . && node dist/tools/protocolTranscript.js
  */
 import { Dealer } from 'zeromq';
-import { registryFactory } from '../src/bridge/envFactory.js';
-import { BridgeServer, wire } from '../src/bridge/server.js';
-import { decodeNdArray, isNdArrayMessage } from '../src/bridge/ndarray.js';
+import { registryFactory } from '../bridge/envFactory.js';
+import { BridgeServer, wire } from '../bridge/server.js';
+import { decodeNdArray, isNdArrayMessage } from '../bridge/ndarray.js';
 
 function show(v: unknown, depth = 0): unknown {
   if (isNdArrayMessage(v)) {

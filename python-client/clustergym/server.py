@@ -3,10 +3,10 @@
 The server is ``clustergym serve --bind tcp://127.0.0.1:0 --parent-pid <this pid>``; it prints the
 endpoint it bound as the first line of its stdout. The command is found, in order:
 
-1. the ``command`` argument (a list: ``["node", "/path/to/dist/src/cli/main.js"]``);
+1. the ``command`` argument (a list: ``["node", "/path/to/dist/cli/main.js"]``);
 2. the ``CLUSTERGYM_SERVER`` environment variable: a path to ``main.js`` (run with node), or a
-   command line (``"clustergym"``, ``"node /x/dist/src/cli/main.js"``);
-3. the repository's ``dist/src/cli/main.js`` next to this package (``python-client/`` in a clone;
+   command line (``"clustergym"``, ``"node /x/dist/cli/main.js"``);
+3. the repository's ``dist/cli/main.js`` next to this package (``python-client/`` in a clone;
    build it with ``npx tsc -p .``);
 4. ``clustergym`` on ``PATH`` (``npm install -g clustergym``).
 
@@ -49,7 +49,7 @@ _live: "weakref.WeakSet[LocalServer]" = weakref.WeakSet()
 def _repo_main_js() -> Optional[Path]:
     here = Path(__file__).resolve()
     for parent in list(here.parents)[:4]:
-        p = parent / "dist" / "src" / "cli" / "main.js"
+        p = parent / "dist" / "cli" / "main.js"
         if p.is_file():
             return p
     return None
@@ -83,7 +83,7 @@ def find_server_command() -> List[str]:
         return [exe]
     raise ServerStartError(
         "server_start",
-        "cannot find the clustergym server: set CLUSTERGYM_SERVER (path to dist/src/cli/main.js or a command), "
+        "cannot find the clustergym server: set CLUSTERGYM_SERVER (path to dist/cli/main.js or a command), "
         "build the repository (npx tsc -p . in the clone that holds python-client/), put `clustergym` on PATH, "
         "or pass address= to connect to a running `clustergym serve`",
     )

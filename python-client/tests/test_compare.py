@@ -18,7 +18,7 @@ from conftest import PKG_ROOT, REPO
 sys.path.insert(0, str(PKG_ROOT / "examples"))
 from fcfs_agent import run_episode  # noqa: E402
 
-MAIN_JS = REPO / "dist" / "src" / "cli" / "main.js"
+MAIN_JS = REPO / "dist" / "cli" / "main.js"
 PLATFORM = REPO / "data" / "platforms" / "hetero-20.json"
 WORKLOAD = REPO / "data" / "workloads" / "mixed-300.json"
 ORIGIN, LENGTH = 40, 120

@@ -3,9 +3,9 @@
  * format, loaded unchanged. Both are validated with zod and produce a `PlatformDescription`, then a
  * compiled `Platform`. Every error names the file and the JSON path of the bad field.
  */
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues, jsonPath } from '../core/errors.js';
+import { readJsonFile } from '../core/json.js';
 import {
   DEFAULT_COMM_BW,
   DEFAULT_MODELS,
@@ -236,21 +236,6 @@ export function parsePlatform(data: unknown, where: string, options: { platformN
     desc = fromNative(r.data, where);
   }
   return Platform.fromDescription(desc, options.models);
-}
-
-/** Reads JSON from a file, turning a syntax error into an `InputError` naming the file. */
-export function readJsonFile(file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new InputError(`cannot read file (${(e as NodeJS.ErrnoException).code ?? String(e)})`, file);
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (e) {
-    throw new InputError(`malformed JSON: ${(e as Error).message}`, file);
-  }
 }
 
 /** Loads a platform file (native or IRMaSim). */

@@ -17,7 +17,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { InputError } from '../core/errors.js';
-import { readJsonFile } from '../platform/loader.js';
+import { readJsonFile } from '../core/json.js';
 import { isBatsimWorkload, parseBatsimWorkload, type BatsimOptions } from './batsim.js';
 import type { Job, Workload } from './job.js';
 import { parseNativeWorkload } from './nativeJson.js';

@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Dealer } from 'zeromq';
 import { derive } from '../../src/core/rng.js';
-import { registryFactory } from '../../src/bridge/envFactory.js';
-import { decodeNdArray, isNdArrayMessage, type NdArrayMessage } from '../../src/bridge/ndarray.js';
-import { BridgeServer, wire } from '../../src/bridge/server.js';
+import { registryFactory } from '../../bridge/envFactory.js';
+import { decodeNdArray, isNdArrayMessage, type NdArrayMessage } from '../../bridge/ndarray.js';
+import { BridgeServer, wire } from '../../bridge/server.js';
 import { CLI } from '../helpers.js';
 
 type Reply = { id: unknown; ok: boolean; error?: { code: string; message: string; details: unknown }; [k: string]: unknown };

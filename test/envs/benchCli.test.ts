@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers.js';
 
-const CLI = resolve(ROOT, 'dist/src/cli/main.js');
+const CLI = resolve(ROOT, 'dist/cli/main.js');
 const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
 
 describe('clustergym bench env', () => {

@@ -77,7 +77,7 @@ describe('Job-v0 unfit: reserve reproduces compare --commit-head', () => {
       const out = join(dir, `${backfill}.json`);
       const r = spawnSync(
         process.execPath,
-        [resolve(ROOT, 'dist/src/cli/main.js'), 'compare', '--workload', LUBLIN, '--policies', 'fcfs,sjf,f1', '--backfill', backfill, '--commit-head', '--trajectories', '3', '--length', '400', '--seed', '7', '--json', out],
+        [resolve(ROOT, 'dist/cli/main.js'), 'compare', '--workload', LUBLIN, '--policies', 'fcfs,sjf,f1', '--backfill', backfill, '--commit-head', '--trajectories', '3', '--length', '400', '--seed', '7', '--json', out],
         { encoding: 'utf8' },
       );
       expect(r.status, r.stderr).toBe(0);
@@ -133,7 +133,7 @@ describe('PolicyPair-v0 against the CLI', () => {
       ['smallest:low_power', ['--backfill', 'easy'], 0],
       ['random:random', ['--seed', '5'], 5],
     ] as const) {
-      const r = spawnSync(process.execPath, [resolve(ROOT, 'dist/src/cli/main.js'), 'simulate', '--policy', pair, ...extra, '--json'], { encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [resolve(ROOT, 'dist/cli/main.js'), 'simulate', '--policy', pair, ...extra, '--json'], { encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
       const want = JSON.parse(r.stdout) as Record<string, number>;
       const env = make('clustergym/PolicyPair-v0', { actions: [pair], backfilling: extra[0] === '--backfill' ? 'easy' : 'none' });

@@ -8,7 +8,7 @@ import { loadPlatform } from '../../src/platform/loader.js';
 import { runSimulation } from '../../src/scheduling/run.js';
 import { ListScheduler } from '../../src/scheduling/scheduler.js';
 import { parseNativeWorkload } from '../../src/workload/nativeJson.js';
-import { readJsonFile } from '../../src/platform/loader.js';
+import { readJsonFile } from '../../src/core/json.js';
 import { HAVE_SHARED, SHARED_DATA, SHARED_MISSING, opsJob, tfg2x2x4 } from '../helpers.js';
 
 function run(platform: ReturnType<typeof tfg2x2x4>, jobs: Parameters<typeof runSimulation>[1]) {

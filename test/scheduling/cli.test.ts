@@ -1,6 +1,6 @@
 /**
  * Policy names and the `compare` / `simulate --policy` commands through the built CLI
- * (`node dist/src/cli/main.js`, compiled by the global setup).
+ * (`node dist/cli/main.js`, compiled by the global setup).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -6,7 +6,7 @@ Usage: compare.py OPTIONS  -> one JSON line"""
 import csv, json, os, subprocess, sys, tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
-cli = os.path.join(here, "..", "..", "dist", "src", "cli", "main.js")
+cli = os.path.join(here, "..", "..", "dist", "cli", "main.js")
 opts = os.path.abspath(sys.argv[1])
 tmp = tempfile.mkdtemp()
 ir = json.loads(subprocess.run([sys.executable, os.path.join(here, "run_irmasim.py"), opts, tmp + "/ir"], capture_output=True, text=True, check=True).stdout)

@@ -6,7 +6,7 @@
  * validated here with zod; nothing in a request can crash the server.
  */
 import { z } from 'zod';
-import { jsonPath } from '../core/errors.js';
+import { jsonPath } from '../src/core/errors.js';
 import { decodeNdArray, isNdArrayMessage } from './ndarray.js';
 
 /** Version of this protocol; `hello` reports it. Bumped on any incompatible change. */

@@ -12,13 +12,12 @@
  * `{"env", "steps", "seconds", "steps_per_s"}` with `--json` (plus `envs`/`threads` for `--vec`).
  */
 import { z } from 'zod';
-import { InputError } from '../core/errors.js';
-import { Rng } from '../core/rng.js';
-import { readJsonFile } from '../platform/loader.js';
-import { make, type ClusterEnv } from '../../envs/index.js';
-import { sampleMasked } from '../../envs/spaces.js';
-import { makeVec, type VecEnv } from '../../envs/vector.js';
-import { makeVecWorkers } from '../../envs/workerVec.js';
+import { InputError } from '../src/core/errors.js';
+import { readJsonFile } from '../src/core/json.js';
+import { make } from '../envs/index.js';
+import { measureEnv, measureVec, type EnvBenchResult } from '../envs/benchmark.js';
+import { makeVec } from '../envs/vector.js';
+import { makeVecWorkers } from '../envs/workerVec.js';
 import { parseFlags } from './common.js';
 
 const FLAGS = {
@@ -44,52 +43,6 @@ const Schema = z.object({
   threads: z.coerce.number().int().positive().optional(),
   json: z.boolean().default(false),
 });
-
-/** What a measurement gives. */
-export interface EnvBenchResult {
-  env: string;
-  steps: number;
-  seconds: number;
-  steps_per_s: number;
-  episodes: number;
-}
-
-/** Runs `steps` random masked steps on `env` (resetting at episode ends); wall time included resets. */
-export function measureEnv(env: ClusterEnv, steps: number, seed = 0): EnvBenchResult {
-  const rng = new Rng(`bench/${seed}`);
-  let episodes = 0;
-  const t0 = performance.now();
-  env.reset({ seed });
-  for (let s = 0; s < steps; s++) {
-    const r = env.step(sampleMasked(env.actionMask(), rng));
-    if (r.terminated || r.truncated) {
-      episodes++;
-      env.reset();
-    }
-  }
-  const seconds = (performance.now() - t0) / 1000;
-  return { env: env.id, steps, seconds, steps_per_s: steps / seconds, episodes };
-}
-
-/** Runs `steps` env steps (in batches of `numEnvs`) of random masked actions on a vector env. */
-export function measureVec(v: VecEnv, steps: number, seed = 0): EnvBenchResult {
-  const rng = new Rng(`bench/${seed}`);
-  const n = v.numEnvs;
-  const A = v.singleActionSpace.n;
-  const acts = new Int32Array(n);
-  const batches = Math.max(1, Math.ceil(steps / n));
-  let episodes = 0;
-  const t0 = performance.now();
-  v.reset({ seed });
-  for (let b = 0; b < batches; b++) {
-    const m = v.actionMasks();
-    for (let i = 0; i < n; i++) acts[i] = sampleMasked(m.subarray(i * A, (i + 1) * A), rng);
-    const r = v.step(acts);
-    for (let i = 0; i < n; i++) if (r.terminated[i] || r.truncated[i]) episodes++;
-  }
-  const seconds = (performance.now() - t0) / 1000;
-  return { env: v.id, steps: batches * n, seconds, steps_per_s: (batches * n) / seconds, episodes };
-}
 
 /** The configuration of a bench run: the file, with `--workload` and `--k` applied. */
 function benchConfig(f: z.infer<typeof Schema>): Record<string, unknown> {

@@ -4,7 +4,7 @@
  * file, the JSON path or SWF line, and what was expected); no stack trace unless
  * `CLUSTERGYM_DEBUG=1`.
  */
-import { InputError } from '../core/errors.js';
+import { InputError } from '../src/core/errors.js';
 import { HelpRequested } from './common.js';
 
 /** Commands, loaded on demand (so `simulate` does not load ZeroMQ or tfjs). */

@@ -23,16 +23,16 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
-import { ClusterSimulator } from '../execution/simulator.js';
-import { InputError } from '../core/errors.js';
-import type { Summary } from '../metrics/summary.js';
-import type { Platform } from '../platform/platform.js';
-import { runSimulation } from '../scheduling/run.js';
-import { BACKFILL_NAMES } from '../scheduling/backfilling.js';
-import { makeScheduler, parsePolicyName } from '../scheduling/policyName.js';
-import { prepareIrmasimRun } from '../scheduling/irmasim/options.js';
-import type { Job, Workload } from '../workload/job.js';
-import { detectFileKind, SwfReader } from '../workload/index.js';
+import { ClusterSimulator } from '../src/execution/simulator.js';
+import { InputError } from '../src/core/errors.js';
+import type { Summary } from '../src/metrics/summary.js';
+import type { Platform } from '../src/platform/platform.js';
+import { runSimulation } from '../src/scheduling/run.js';
+import { BACKFILL_NAMES } from '../src/scheduling/backfilling.js';
+import { makeScheduler, parsePolicyName } from '../src/scheduling/policyName.js';
+import { prepareIrmasimRun } from '../src/scheduling/irmasim/options.js';
+import type { Job, Workload } from '../src/workload/job.js';
+import { detectFileKind, SwfReader } from '../src/workload/index.js';
 import { loadWorkloadFile, resolvePlatform } from './workloadInput.js';
 import { DEFAULT_WORKLOAD, formatTable, parseFlags } from './common.js';
 

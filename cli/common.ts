@@ -4,8 +4,8 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { z } from 'zod';
-import { InputError } from '../core/errors.js';
-export { DEFAULT_PLATFORM, DEFAULT_WORKLOAD, PACKAGE_ROOT } from '../core/paths.js';
+import { InputError } from '../src/core/errors.js';
+export { DEFAULT_PLATFORM, DEFAULT_WORKLOAD, PACKAGE_ROOT } from '../src/core/paths.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 

@@ -17,7 +17,7 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { InputError } from '../core/errors.js';
+import { InputError } from '../src/core/errors.js';
 import { formatTable, PACKAGE_ROOT, parseFlags } from './common.js';
 import { grouped, ProgressBar } from './progress.js';
 
@@ -43,7 +43,7 @@ const Schema = z.object({
 /** Runs the command; returns the exit code. */
 export async function demoCommand(argv: string[]): Promise<number> {
   const f = parseFlags('demo', argv, FLAGS, Schema);
-  const ppo = await import('../../agents/ppo/index.js');
+  const ppo = await import('../agents/ppo/index.js');
   let config = ppo.loadPpoConfig(DEMO_CONFIG);
   if (f.steps !== undefined) config = { ...config, total_steps: f.steps };
   if (f.backend !== undefined) config = { ...config, backend: f.backend };

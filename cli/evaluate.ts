@@ -14,7 +14,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { parsePolicyName } from '../scheduling/policyName.js';
+import { parsePolicyName } from '../src/scheduling/policyName.js';
 import { formatTable, parseFlags } from './common.js';
 
 const FLAGS = {
@@ -40,12 +40,12 @@ const Schema = z.object({
 /** Runs the command; returns the exit code. */
 export async function evaluateCommand(argv: string[]): Promise<number> {
   const f = parseFlags('evaluate', argv, FLAGS, Schema);
-  const ppo = await import('../../agents/ppo/index.js');
+  const ppo = await import('../agents/ppo/index.js');
   const { meta, config: modelConfig } = ppo.readModelMeta(f.model);
   const config = f.config !== undefined ? ppo.loadPpoConfig(f.config) : modelConfig;
   const heuristics = f.policies === undefined ? [...ppo.DEFAULT_HEURISTICS] : f.policies.split(',').map((s) => s.trim()).filter((s) => s !== '');
   const backend = await ppo.selectBackend(f.backend ?? config.backend);
-  const { makeContext } = await import('../../envs/registry.js');
+  const { makeContext } = await import('../envs/registry.js');
   // the env of the evaluation, to check the model fits it before anything runs
   const context = makeContext(config.env.id, { ...config.env.config, limits: ppo.limitsForConfig(meta.limits) });
   const layout = ppo.rowLayout(config.env.id, context.config.k, context.platform.nodeCount);

@@ -15,7 +15,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { InputError } from '../core/errors.js';
+import { InputError } from '../src/core/errors.js';
 import { parseFlags } from './common.js';
 import { grouped, ProgressBar } from './progress.js';
 
@@ -47,7 +47,7 @@ function short(v: number): string {
 /** Runs the command; returns the exit code. */
 export async function trainCommand(argv: string[]): Promise<number> {
   const f = parseFlags('train', argv, FLAGS, Schema);
-  const ppo = await import('../../agents/ppo/index.js');
+  const ppo = await import('../agents/ppo/index.js');
   let checkpoint: string | undefined;
   let config;
   if (f.resume !== undefined) {

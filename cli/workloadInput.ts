@@ -2,11 +2,11 @@
  * Loading the workload named on the command line: any workload format (native/IRMaSim JSON, Batsim
  * JSON, SWF). A trace without `--platform` runs on `homogeneousPlatform` (src/platform/homogeneous.ts).
  */
-import { defaultPlatformFor } from '../platform/homogeneous.js';
-import { loadPlatform } from '../platform/loader.js';
-import type { ModelsConfig, Platform } from '../platform/platform.js';
-import type { Workload } from '../workload/job.js';
-import { loadWorkload, type LoadWorkloadOptions } from '../workload/index.js';
+import { defaultPlatformFor } from '../src/platform/homogeneous.js';
+import { loadPlatform } from '../src/platform/loader.js';
+import type { ModelsConfig, Platform } from '../src/platform/platform.js';
+import type { Workload } from '../src/workload/job.js';
+import { loadWorkload, type LoadWorkloadOptions } from '../src/workload/index.js';
 
 /** Loads a workload file for a command (format detected). */
 export function loadWorkloadFile(file: string, options: LoadWorkloadOptions = {}): Workload {

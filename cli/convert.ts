@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import { loadWorkload, writeNativeWorkload } from '../workload/index.js';
+import { loadWorkload, writeNativeWorkload } from '../src/workload/index.js';
 import { parseFlags } from './common.js';
 
 const FLAGS = {

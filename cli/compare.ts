@@ -20,10 +20,10 @@
 import { writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { z } from 'zod';
-import { InputError } from '../core/errors.js';
-import { BACKFILL_NAMES } from '../scheduling/backfilling.js';
-import { comparePolicies, cutTrajectories, type PolicyResult } from '../scheduling/compare.js';
-import { parsePolicyName } from '../scheduling/policyName.js';
+import { InputError } from '../src/core/errors.js';
+import { BACKFILL_NAMES } from '../src/scheduling/backfilling.js';
+import { comparePolicies, cutTrajectories, type PolicyResult } from '../src/scheduling/compare.js';
+import { parsePolicyName } from '../src/scheduling/policyName.js';
 import { DEFAULT_WORKLOAD, formatTable, parseFlags } from './common.js';
 import { ProgressBar } from './progress.js';
 import { checkWorkloadFits } from './simulate.js';

@@ -10,8 +10,8 @@
  * | `InvalidActionError` | `invalid_action` | `{ action, reason, mask }` |
  * | `EpisodeOverError` | `bad_state` | |
  */
-import { InputError } from '../core/errors.js';
-import { ENV_IDS, EpisodeOverError, InvalidActionError, isEnvId, makeContext, makeFromContext, type EnvContext } from '../../envs/index.js';
+import { InputError } from '../src/core/errors.js';
+import { ENV_IDS, EpisodeOverError, InvalidActionError, isEnvId, makeContext, makeFromContext, type EnvContext } from '../envs/index.js';
 import { encodeNdArray } from './ndarray.js';
 import type { BridgeEnv, EnvFactory } from './server.js';
 
