@@ -4,21 +4,18 @@
  * batch scheduler, an environment) calls `advance()` to run to the next decision point and
  * `startJob(job, cores)` to place jobs there.
  *
- * Execution model. Between two events every running task progresses linearly at its current rate
- * (`mops * 1e6 * S` operations/s for the `ops` work model; `delay` tasks simply last `runtime`).
- * When a task starts or ends, only the processors and nodes it touches are marked dirty; their
- * tasks get new speed factors `S` (memory model × communication model, see
- * `platform/memoryContention.ts` and `platform/communication.ts`), their progress is brought up to
- * date and their finish events are rescheduled. Stale finish events are skipped when popped (lazy
- * invalidation: an event is valid when it is the time the task currently expects to end).
+ * This file owns the event loop and the clock, and the job lifecycle (submission, start, task and
+ * job ends, walltime kills, rejection); the state it drives lives beside it:
+ * - `allocation.ts`: who holds which core, free cores and memory per node, busy cores and power per
+ *   processor, the placement checks;
+ * - `progress.ts`: how fast each task goes (memory and communication contention) and when it ends;
+ * - `running.ts`: running jobs and tasks, events, the records of jobs that left;
+ * - `waitingQueue.ts`: the waiting jobs.
  *
- * Time. Time 0 is the first job's submission: every submit time is rebased by the first one.
- * Events at the same time are processed completions first, then submissions, each in sequence
- * order, and then form ONE decision point.
- *
- * Power and energy. A core is busy from the moment a job takes it until the job releases it (for an
- * MPI job, when its last task ends). The platform's power is a running sum updated when a
- * processor's busy count changes; energy integrates it over time, O(1) per event.
+ * Time. Time 0 is the first job's submission: every submit time is rebased by the first one (or by
+ * `timeOrigin`). Events at the same time are processed completions first, then submissions, each in
+ * sequence order, and then form ONE decision point. Energy integrates the platform's power over time,
+ * O(1) per event.
  *
  * Semantics `irmasim` (option `semantics`) runs IRMaSim's simulator loop instead of the documented
  * model, so that IRMaSim's workload managers give IRMaSim's numbers (see docs/model.md):
@@ -33,28 +30,32 @@
  *   and that forms a second decision point, also when a task ended but no job did.
  * With `idlePower: 'after-first-task'` a processor draws nothing until its first task starts, as
  * IRMaSim's `Processor` does (its power is first computed before its cores exist).
+ *
+ * Extension points (docs/architecture.md): a lifecycle step that takes or frees cores of a running
+ * job goes through `Allocation.move`/`releaseCore` and ends jobs through `endJob`; a progress model
+ * other than "rate times time" plugs into `TaskProgress`; observers subscribe with `addListener`.
  */
 import { InputError } from '../core/errors.js';
 import { EventQueue } from '../core/eventQueue.js';
 import { commModel, networkVolume, type CommModel } from '../platform/communication.js';
-import { bandwidthRequest, memoryModel, type MemoryModel } from '../platform/memoryContention.js';
+import { bandwidthRequest, memoryModel } from '../platform/memoryContention.js';
 import type { ModelsConfig, Platform } from '../platform/platform.js';
-import { processorPower } from '../platform/power.js';
-import { nodeTaskShare, perNodeCores, taskMem, taskMemVol, taskOps, taskRuntime, type Job } from '../workload/job.js';
-import { NodeFreeTree } from './nodeFreeTree.js';
+import { taskMem, taskMemVol, taskOps, taskRuntime, type Job } from '../workload/job.js';
+import { Allocation, type IdlePowerAccounting } from './allocation.js';
+import type { NodeFreeTree } from './nodeFreeTree.js';
+import { TaskProgress } from './progress.js';
+import { EndedJobRecord, KIND_JOB, KIND_KILL, KIND_TASK, rejectedRecord, RunningJob, RunningTask, type EventPayload, type JobRecord } from './running.js';
+import { WaitingQueue } from './waitingQueue.js';
 
-/** Python's `round(x)` of a float: the nearest integer, halves to the even one (IRMaSim rounds operations so). */
-export function roundHalfEven(x: number): number {
-  const r = Math.round(x);
-  return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
-}
+export { roundHalfEven } from './progress.js';
+export type { IdlePowerAccounting } from './allocation.js';
+export { RunningJob, RunningTask, type EndState, type JobRecord } from './running.js';
+export { WaitingQueue } from './waitingQueue.js';
 
 /** What to do with a job that can never fit the platform. */
 export type UnfitJobHandling = 'error' | 'reject';
 /** Execution semantics: the documented model, or IRMaSim's simulator loop (see the module comment). */
 export type ExecutionSemantics = 'clustergym' | 'irmasim';
-/** When an idle processor draws `min_power * static_power`: always (documented), or once it has run a task (IRMaSim). */
-export type IdlePowerAccounting = 'always' | 'after-first-task';
 
 /** Options of a simulation run. */
 export interface SimulatorOptions {
@@ -90,58 +91,6 @@ export interface StartOptions {
   queuePosition?: number;
 }
 
-/** How a job left the system. */
-export type EndState = 'finished' | 'killed' | 'rejected';
-
-/** A job that left the system, as reported to listeners and metrics. */
-export interface JobRecord {
-  job: Job;
-  /** Rebased submission time. */
-  submit: number;
-  start: number;
-  finish: number;
-  state: EndState;
-  /** Core ids it ran on (empty when rejected). */
-  cores: Int32Array;
-  /** Distinct node ids it ran on, ascending. */
-  nodes: Int32Array;
-  /** Time each of `cores` was released (a seq job frees each core when its task ends; others at `finish`). */
-  releases: Float64Array;
-}
-
-/**
- * The record of a job that ran. `releases` is computed on first use (most observers never read it, and
- * a per-job array costs a million allocations on a million-job run).
- */
-class EndedJobRecord implements JobRecord {
-  readonly job: Job;
-  readonly submit: number;
-  readonly start: number;
-  readonly cores: Int32Array;
-  readonly nodes: Int32Array;
-  private rel: Float64Array | null = null;
-  constructor(
-    private readonly rj: RunningJob,
-    readonly finish: number,
-    readonly state: EndState,
-  ) {
-    this.job = rj.job;
-    this.submit = rj.job.subtime;
-    this.start = rj.start;
-    this.cores = rj.cores;
-    this.nodes = rj.nodes;
-  }
-  get releases(): Float64Array {
-    if (!this.rel) {
-      const rj = this.rj;
-      const r = new Float64Array(rj.cores.length).fill(this.finish);
-      if (rj.job.type === 'seq' && rj.tasks) for (let t = 0; t < rj.tasks.length; t++) r[t] = rj.tasks[t]!.endedAt;
-      this.rel = r;
-    }
-    return this.rel;
-  }
-}
-
 /** Observers of a simulation (metrics collectors, reward functions, timelines). */
 export interface SimulationListener {
   /** Time moves from `from` to `to` (called before the events at `to` are processed). */
@@ -149,219 +98,6 @@ export interface SimulationListener {
   onJobSubmitted?(sim: ClusterSimulator, job: Job): void;
   onJobStarted?(sim: ClusterSimulator, job: RunningJob): void;
   onJobEnded?(sim: ClusterSimulator, record: JobRecord, running: RunningJob | null): void;
-}
-
-const KIND_TASK = 0;
-const KIND_JOB = 1;
-const KIND_KILL = 2;
-
-/** A task of a running job (only jobs that need per-task tracking have them). */
-export class RunningTask {
-  readonly kind = KIND_TASK;
-  /** Remaining operations (ops model) or seconds at speed 1 (delay model). */
-  remaining: number;
-  /** Current progress rate (operations/s, or 1 for delay). */
-  rate = 0;
-  /** Time `remaining` was last brought up to date. */
-  last: number;
-  /** Time this task currently expects to end (its valid event time), Infinity when none. */
-  eventTime = Infinity;
-  /** Current speed factors. */
-  sMem = 1;
-  sComm = 1;
-  speed = NaN;
-  /** Bandwidth request y (MB/s), memory model. */
-  y = 0;
-  /** Load on the node's link (comm model), 0 when it has no remote peer. */
-  commLoad = 0;
-  /** Has peers on other nodes. */
-  remote = false;
-  done = false;
-  /** Time the task ended (NaN while it runs). */
-  endedAt = NaN;
-  constructor(
-    readonly job: RunningJob,
-    readonly index: number,
-    readonly core: number,
-    readonly proc: number,
-    readonly node: number,
-    /** Speed of the core at S = 1 (operations/s); 1 for delay tasks. */
-    readonly peakRate: number,
-    /** Uncontended duration, s. */
-    readonly tNominal: number,
-    work: number,
-    now: number,
-  ) {
-    this.remaining = work;
-    this.last = now;
-  }
-}
-
-/** A job that is running. */
-export class RunningJob {
-  readonly kind = KIND_JOB;
-  /** Tasks (null for delay jobs with uniform tasks, which end all at once). */
-  tasks: RunningTask[] | null = null;
-  tasksLeft: number;
-  /** Job-level end time (delay jobs with uniform tasks), else Infinity. */
-  eventTime = Infinity;
-  /** Tasks placed on each of `nodes`. */
-  readonly perNode: Int32Array;
-  /** Whether some task has peers on other nodes and the job communicates. */
-  communicating = false;
-  /** Smallest link factor over the job's nodes (shared comm model). */
-  commFactor = 1;
-  killMarker: { kind: number; job: RunningJob } | null = null;
-  ended = false;
-  constructor(
-    readonly job: Job,
-    readonly slot: number,
-    readonly start: number,
-    readonly cores: Int32Array,
-    readonly nodes: Int32Array,
-    perNode: Int32Array,
-  ) {
-    this.tasksLeft = job.ntasks;
-    this.perNode = perNode;
-  }
-  /** Expected end from the user's estimate: `start + req_time`. */
-  get expectedEnd(): number {
-    return this.start + this.job.reqTime;
-  }
-}
-
-type EventPayload = RunningTask | RunningJob | { kind: number; job: RunningJob };
-
-/** Distinct node shapes, for O(types) "can this job ever fit" checks. */
-interface NodeClass {
-  cores: number;
-  memMb: number;
-  count: number;
-}
-
-/**
- * The waiting jobs in arrival order, built for long queues: a buffer with a moving head and holes,
- * so that removing a job near the front (the head, or a job backfilled from the first few hundred)
- * costs O(its position) instead of O(queue) — a JS array's `splice` copies the whole tail, and V8
- * stops trimming the front of arrays of more than ~16k elements in place, so `shift` becomes O(queue)
- * too. Holes are compacted away when they outnumber the jobs (amortised O(1) per removal).
- *
- * Positions (`start`..`end`, `at`) are buffer indices, stable while jobs arrive or leave; only a
- * compaction (`tidy`, called by the engine when time advances; `generation` counts them) changes
- * them. `at(i)` is null where a job left.
- */
-export class WaitingQueue {
-  private buf: (Job | null)[] = [];
-  /** Union-find "next position still holding a job": `next[i] = i` where a job is, else a later position. */
-  private next = new Int32Array(1024);
-  private head = 0;
-  private holes = 0;
-  private snapshot: Job[] | null = [];
-  /** Incremented when buffer positions change (compaction). */
-  generation = 0;
-  /** Number of waiting jobs. */
-  length = 0;
-
-  /** Buffer position of the first job (equal to `end` when empty). */
-  get start(): number {
-    return this.head;
-  }
-
-  /** One past the last buffer position. */
-  get end(): number {
-    return this.buf.length;
-  }
-
-  /** The job at buffer position `i`, or null where a job left. */
-  at(i: number): Job | null {
-    return this.buf[i] ?? null;
-  }
-
-  /** The first position `>= i` that holds a job (`end` when none); skips runs of holes in amortised O(1). */
-  nextAt(i: number): number {
-    const n = this.next;
-    const end = this.buf.length;
-    let r = i;
-    while (r < end && n[r] !== r) r = n[r]!;
-    // path compression
-    while (i < end && n[i] !== i) {
-      const up = n[i]!;
-      n[i] = r;
-      i = up;
-    }
-    return r;
-  }
-
-  /** The first waiting job. */
-  first(): Job | undefined {
-    return this.length > 0 ? this.buf[this.head]! : undefined;
-  }
-
-  /** Appends an arriving job. */
-  push(job: Job): void {
-    const i = this.buf.length;
-    if (i >= this.next.length) {
-      const bigger = new Int32Array(this.next.length * 2);
-      bigger.set(this.next);
-      this.next = bigger;
-    }
-    this.next[i] = i;
-    this.buf.push(job);
-    this.length++;
-    if (this.snapshot) this.snapshot.push(job);
-  }
-
-  /** Buffer position of `job`, or -1 (a scan from the front over the jobs: O(rank)). */
-  indexOf(job: Job): number {
-    const b = this.buf;
-    for (let i = this.head; i < b.length; i = this.nextAt(i + 1)) if (b[i] === job) return i;
-    return -1;
-  }
-
-  /** Removes the job at buffer position `i`. */
-  removeAt(i: number): void {
-    const b = this.buf;
-    if (i < this.head || i >= b.length || b[i] === null) throw new Error(`WaitingQueue.removeAt(${i}): no job there`);
-    b[i] = null;
-    this.next[i] = i + 1;
-    this.length--;
-    this.snapshot = null;
-    if (i === this.head) {
-      const h = this.nextAt(i + 1);
-      this.holes -= h - i - 1;
-      this.head = h;
-    } else this.holes++;
-  }
-
-  /**
-   * Drops the holes when they outnumber the jobs (amortised O(1) per removal). The engine calls it
-   * when time advances, so that positions stay stable within a decision point.
-   */
-  tidy(): void {
-    if (this.head + this.holes > 1024 && this.head + this.holes > this.length) this.compact();
-  }
-
-  private compact(): void {
-    const out: Job[] = [];
-    const b = this.buf;
-    for (let i = this.head; i < b.length; i = this.nextAt(i + 1)) out.push(b[i]!);
-    this.buf = out;
-    for (let i = 0; i < out.length; i++) this.next[i] = i;
-    this.head = 0;
-    this.holes = 0;
-    this.generation++;
-  }
-
-  /** The waiting jobs as an array (a snapshot, rebuilt after a removal). */
-  toArray(): Job[] {
-    if (!this.snapshot) {
-      const out: Job[] = [];
-      const b = this.buf;
-      for (let i = this.head; i < b.length; i = this.nextAt(i + 1)) out.push(b[i]!);
-      this.snapshot = out;
-    }
-    return this.snapshot;
-  }
 }
 
 /**
@@ -385,18 +121,14 @@ export class ClusterSimulator {
   now = 0;
   /** Jobs waiting, in arrival order (see `WaitingQueue`). */
   readonly queue = new WaitingQueue();
-
-  /**
-   * Jobs waiting, in arrival order, as an array. Do not mutate; use `startJob`/`rejectJob`. The array
-   * is a snapshot kept in step with arrivals; after a job leaves the queue the next read rebuilds it
-   * (O(queue)), so hot loops over long queues should use `queue` instead.
-   */
-  get waiting(): Job[] {
-    return this.queue.toArray();
-  }
   /** Running jobs by slot (holes are null). */
   readonly runningBySlot: (RunningJob | null)[] = [];
   runningCount = 0;
+
+  /** Cores, memory and power (see `allocation.ts`); its arrays are also exposed below. */
+  readonly allocation: Allocation;
+  /** Task speeds and ends (see `progress.ts`). */
+  readonly progress: TaskProgress;
 
   /** Per core: owner slot or -1 when free. */
   readonly coreOwner: Int32Array;
@@ -414,13 +146,8 @@ export class ClusterSimulator {
   readonly procMemLoad: Float64Array;
   /** Free cores per node in platform order. */
   readonly freeTree: NodeFreeTree;
-  /** Free-core trees over other node orders (see `freeTreeInOrder`), kept in step with `freeTree`. */
-  private readonly orderedTrees: { key: string; pos: Int32Array; tree: NodeFreeTree }[] = [];
-  freeCores: number;
-  busyCores = 0;
 
-  /** Platform power now (W), energy so far (J), network volume so far (B). */
-  power = 0;
+  /** Energy so far (J), network volume so far (B). */
   energy = 0;
   networkVolume = 0;
 
@@ -432,7 +159,6 @@ export class ClusterSimulator {
   /** Time of the last job end (finish or kill). */
   lastEnd = 0;
 
-  private readonly memModel: MemoryModel;
   private readonly comm: CommModel;
   private readonly events = new EventQueue<EventPayload>();
   private readonly source: Iterator<Job>;
@@ -440,36 +166,15 @@ export class ClusterSimulator {
   private origin = NaN;
   private readonly freeSlots: number[] = [];
   private readonly listeners: SimulationListener[] = [];
-  private readonly nodeClasses: NodeClass[];
-
-  // dirty sets for contention updates
-  private readonly procDirty: Uint8Array;
-  private readonly nodeDirty: Uint8Array;
-  private readonly dirtyProcs: number[] = [];
-  private readonly dirtyNodes: number[] = [];
-  private readonly dirtyTasks: RunningTask[] = [];
   private stallOffered = false;
+  private finishedFlag = false;
   /** IRMaSim semantics: jobs whose tasks all ended at `now`, released after the submissions at `now`. */
   private readonly endedAtNow: RunningJob[] = [];
   private endsPending = false;
   /** IRMaSim semantics: submission rank of each job (jobs end in that order at one instant). */
   private readonly arrival = new Map<Job, number>();
-  /** IRMaSim semantics: the tasks of the running jobs (stepped together), and jobs whose tasks all ran out. */
-  private readonly steppedTasks: RunningTask[] = [];
+  /** IRMaSim semantics: jobs whose tasks all ran out, ended at the next step that is a task end. */
   private readonly drained: RunningJob[] = [];
-  /** `after-first-task` idle power: processors that have run a task. */
-  private readonly procUsed: Uint8Array | null;
-  // scratch of placement checks (no allocation per start): marks by generation, per-node tallies
-  private scratchGen = 0;
-  /** Distinct nodes found by the last `placementError` (its tally is in the scratch arrays). */
-  private lastTally = -1;
-  private readonly coreMark: Int32Array;
-  private readonly nodeMark: Int32Array;
-  private readonly scratchNodes: Int32Array;
-  private readonly scratchCount: Int32Array;
-  private readonly scratchMem: Float64Array;
-
-  private finishedFlag = false;
 
   constructor(platform: Platform, jobs: Iterable<Job>, options: SimulatorOptions = {}) {
     this.platform = platform;
@@ -482,40 +187,45 @@ export class ClusterSimulator {
     if (options.timeOrigin !== undefined) this.origin = options.timeOrigin;
     this.idlePower = options.idlePower ?? 'always';
     if (this.semantics === 'irmasim' && this.walltimeKill) throw new InputError('walltime kill is not part of the irmasim semantics (IRMaSim never kills a job)', this.workloadName);
-    this.memModel = memoryModel(this.models.memory);
     this.comm = commModel(this.models.comm);
-    const C = platform.coreCount;
-    const N = platform.nodeCount;
-    const P = platform.procCount;
-    this.coreOwner = new Int32Array(C).fill(-1);
-    this.coreTask = new Array<RunningTask | null>(C).fill(null);
-    this.nodeFree = Int32Array.from(platform.nodeCoreCount);
-    this.nodeFreeMem = Float64Array.from(platform.nodeMemoryMb);
-    this.procBusy = new Int32Array(P);
-    this.nodeCommFactor = new Float64Array(N).fill(1);
-    this.nodeCommLoad = new Float64Array(N);
-    this.procMemLoad = new Float64Array(P);
-    this.freeTree = new NodeFreeTree(this.nodeFree);
-    this.coreMark = new Int32Array(C);
-    this.nodeMark = new Int32Array(N);
-    this.scratchNodes = new Int32Array(N);
-    this.scratchCount = new Int32Array(N);
-    this.scratchMem = new Float64Array(N);
-    this.freeCores = C;
-    this.procDirty = new Uint8Array(P);
-    this.nodeDirty = new Uint8Array(N);
-    this.procUsed = this.idlePower === 'after-first-task' ? new Uint8Array(P) : null;
-    this.power = this.idlePowerNow();
-    const classes = new Map<string, NodeClass>();
-    for (let n = 0; n < N; n++) {
-      const key = `${platform.nodeCoreCount[n]}/${platform.nodeMemoryMb[n]}`;
-      const c = classes.get(key);
-      if (c) c.count++;
-      else classes.set(key, { cores: platform.nodeCoreCount[n]!, memMb: platform.nodeMemoryMb[n]!, count: 1 });
-    }
-    this.nodeClasses = [...classes.values()];
+    const a = new Allocation(platform, this.enforceMemory, this.idlePower);
+    this.allocation = a;
+    this.progress = new TaskProgress(platform, this.models, memoryModel(this.models.memory), this.comm, a.coreTask, this.events, this.semantics === 'irmasim');
+    this.coreOwner = a.coreOwner;
+    this.coreTask = a.coreTask;
+    this.nodeFree = a.nodeFree;
+    this.nodeFreeMem = a.nodeFreeMem;
+    this.procBusy = a.procBusy;
+    this.freeTree = a.freeTree;
+    this.nodeCommFactor = this.progress.nodeCommFactor;
+    this.nodeCommLoad = this.progress.nodeCommLoad;
+    this.procMemLoad = this.progress.procMemLoad;
     this.source = jobs[Symbol.iterator]();
     this.pullNext();
+  }
+
+  /** Free cores in all. */
+  get freeCores(): number {
+    return this.allocation.freeCores;
+  }
+
+  /** Busy (held) cores in all. */
+  get busyCores(): number {
+    return this.allocation.busyCores;
+  }
+
+  /** Platform power now, W. */
+  get power(): number {
+    return this.allocation.power;
+  }
+
+  /**
+   * Jobs waiting, in arrival order, as an array. Do not mutate; use `startJob`/`rejectJob`. The array
+   * is a snapshot kept in step with arrivals; after a job leaves the queue the next read rebuilds it
+   * (O(queue)), so hot loops over long queues should use `queue` instead.
+   */
+  get waiting(): Job[] {
+    return this.queue.toArray();
   }
 
   /** Adds an observer. */
@@ -530,19 +240,7 @@ export class ClusterSimulator {
    * with k free cores" in O(log N). Calls with the same `key` return the same tree.
    */
   freeTreeInOrder(key: string, order: Int32Array): NodeFreeTree {
-    const have = this.orderedTrees.find((o) => o.key === key);
-    if (have) return have.tree;
-    const N = this.platform.nodeCount;
-    if (order.length !== N) throw new Error(`freeTreeInOrder(${key}): the order has ${order.length} nodes, the platform ${N}`);
-    const pos = new Int32Array(N).fill(-1);
-    for (let i = 0; i < N; i++) {
-      const n = order[i]!;
-      if (!(n >= 0 && n < N) || pos[n] !== -1) throw new Error(`freeTreeInOrder(${key}): not a permutation of the node ids`);
-      pos[n] = i;
-    }
-    const tree = new NodeFreeTree(Int32Array.from(order, (n) => this.nodeFree[n]!));
-    this.orderedTrees.push({ key, pos, tree });
-    return tree;
+    return this.allocation.freeTreeInOrder(key, order);
   }
 
   /** Whether every job has left the system and none is left to submit. */
@@ -562,11 +260,7 @@ export class ClusterSimulator {
 
   /** Time of the next event (completion or submission), Infinity if none. */
   get nextEventTime(): number {
-    if (this.semantics === 'irmasim') {
-      let d = Infinity;
-      for (const t of this.steppedTasks) if (t.remaining / t.rate > 0) d = Math.min(d, t.remaining / t.rate);
-      return Math.min(this.now + d, this.nextSubmitTime);
-    }
+    if (this.semantics === 'irmasim') return Math.min(this.now + this.progress.nextStep(), this.nextSubmitTime);
     return Math.min(this.skipStale(), this.nextSubmitTime);
   }
 
@@ -590,27 +284,14 @@ export class ClusterSimulator {
       const tEv = this.skipStale();
       const tSub = this.nextSubmitTime;
       const t = tEv < tSub ? tEv : tSub;
-      if (t === Infinity) {
-        if (this.queue.length > 0) {
-          // Nothing runs and nothing will arrive. Give the caller one more decision point; if it
-          // still starts nothing, the jobs would wait forever.
-          if (this.stallOffered)
-            throw new Error(
-              `simulation stalled at t=${this.now}: ${this.queue.length} jobs wait, nothing runs and nothing is left to arrive, and the scheduler started nothing`,
-            );
-          this.stallOffered = true;
-          return true;
-        }
-        this.finishedFlag = true;
-        return false;
-      }
+      if (t === Infinity) return this.nothingLeft();
       this.advanceClock(t);
       let changed = false;
       while (this.skipStale() === t) {
         this.handle(this.events.pop());
         changed = true;
       }
-      if (changed) this.flushContention();
+      if (changed) this.progress.flush(this.now);
       while (this.nextJob && this.nextJob.subtime === t) {
         const job = this.nextJob;
         this.pullNext();
@@ -623,6 +304,23 @@ export class ClusterSimulator {
         return false;
       }
     }
+  }
+
+  /**
+   * Nothing runs and nothing will arrive: the end, or, when jobs wait, one more decision point for the
+   * caller; if it still starts nothing, the jobs would wait forever (an error).
+   */
+  private nothingLeft(): boolean {
+    if (this.queue.length > 0) {
+      if (this.stallOffered)
+        throw new Error(
+          `simulation stalled at t=${this.now}: ${this.queue.length} jobs wait, nothing runs and nothing is left to arrive, and the scheduler started nothing`,
+        );
+      this.stallOffered = true;
+      return true;
+    }
+    this.finishedFlag = true;
+    return false;
   }
 
   /**
@@ -645,43 +343,17 @@ export class ClusterSimulator {
         }
         continue;
       }
-      const tasks = this.steppedTasks;
-      let dPlat = Infinity;
-      for (let i = 0; i < tasks.length; i++) {
-        const t = tasks[i]!;
-        const d = t.remaining / t.rate;
-        if (d > 0 && d < dPlat) dPlat = d;
-      }
+      const dPlat = this.progress.nextStep();
       const dQueue = this.nextJob ? this.nextJob.subtime - this.now : Infinity;
       const delta = dPlat < dQueue ? dPlat : dQueue;
-      if (delta === Infinity) {
-        if (this.queue.length > 0) {
-          if (this.stallOffered)
-            throw new Error(
-              `simulation stalled at t=${this.now}: ${this.queue.length} jobs wait, nothing runs and nothing is left to arrive, and the scheduler started nothing`,
-            );
-          this.stallOffered = true;
-          return true;
-        }
-        this.finishedFlag = true;
-        return false;
-      }
+      if (delta === Infinity) return this.nothingLeft();
       if (delta !== 0) {
         const from = this.now;
         const to = from + delta;
         this.energy += this.power * delta;
         for (const l of this.listeners) l.onAdvance?.(this, from, to);
         this.now = to;
-        for (let i = 0; i < tasks.length; i++) {
-          const t = tasks[i]!;
-          t.remaining -= t.job.job.work === 'ops' ? roundHalfEven(t.rate * delta) : t.rate * delta;
-          if (t.remaining <= 0 && !t.done) {
-            // out of work: no longer counted in its processor's contention, but its core stays held
-            t.done = true;
-            t.endedAt = to;
-            if (--t.job.tasksLeft === 0) this.drained.push(t.job);
-          }
-        }
+        this.progress.step(delta, to, this.drained);
       }
       let submitted = false;
       if (delta === dQueue)
@@ -711,109 +383,21 @@ export class ClusterSimulator {
 
   /** Whether `job` fits the platform when it is empty (under the placement constraints). */
   canEverFit(job: Job): boolean {
-    return this.unfitReason(job) === null;
+    return this.allocation.unfitReason(job) === null;
   }
 
   /** Why `job` can never fit the platform, or null when it can. */
   unfitReason(job: Job): string | null {
-    const mem = this.enforceMemory ? job.mem : 0;
-    if (job.tasks && this.enforceMemory) {
-      // heterogeneous tasks: check with the largest task memory (conservative for seq, exact enough otherwise)
-      let total = 0;
-      for (const t of job.tasks) total += t.mem;
-      if (job.type === 'seq') {
-        if (!this.nodeClasses.some((c) => c.cores >= job.ntasks && c.memMb >= total))
-          return `needs one node with ${job.ntasks} cores and ${total} MB of memory; the largest node has ${this.platform.maxNodeCores} cores and ${this.platform.maxNodeMemoryMb} MB`;
-        return null;
-      }
-    }
-    if (job.type === 'seq') {
-      if (!this.nodeClasses.some((c) => c.cores >= job.ntasks && c.memMb >= mem * job.ntasks))
-        return `needs one node with ${job.ntasks} cores${mem > 0 ? ` and ${mem * job.ntasks} MB of memory` : ''}; the largest node has ${this.platform.maxNodeCores} cores and ${this.platform.maxNodeMemoryMb} MB`;
-      return null;
-    }
-    if (job.nodes > 0) {
-      const per = perNodeCores(job);
-      if (job.nodes > job.ntasks) return `cannot spread ${job.ntasks} tasks over exactly ${job.nodes} nodes`;
-      const most = nodeTaskShare(job, 0);
-      let ok = 0;
-      for (const c of this.nodeClasses) if (c.cores >= per && c.memMb >= mem * most) ok += c.count;
-      if (ok < job.nodes) return `needs ${job.nodes} nodes with ${per} cores${mem > 0 ? ` and ${mem * most} MB` : ''} each; the platform has ${ok}`;
-      return null;
-    }
-    let capacity = 0;
-    for (const c of this.nodeClasses) capacity += c.count * (mem > 0 ? Math.min(c.cores, Math.floor(c.memMb / mem)) : c.cores);
-    if (capacity < job.ntasks) return `needs ${job.ntasks} cores${mem > 0 ? ` with ${mem} MB each` : ''}; the platform offers ${capacity}`;
-    return null;
+    return this.allocation.unfitReason(job);
   }
 
   /**
    * Whether `cores` is a valid placement for `job` now: right count, all free, the shape rules of
-   * its type (one node for `seq`; exactly `nodes` nodes with `ntasks_per_node` each when set), and
+   * its type (one node for `seq`; exactly `nodes` nodes with at most `ntasks_per_node` each), and
    * node memory. Returns null when valid, else the reason.
    */
   placementError(job: Job, cores: ArrayLike<number>): string | null {
-    if (cores.length !== job.ntasks) return `expected ${job.ntasks} cores, got ${cores.length}`;
-    const p = this.platform;
-    const owner = this.coreOwner;
-    for (let t = 0; t < cores.length; t++) {
-      const c = cores[t]!;
-      if (owner[c] === -1) continue; // exists (typed-array read of an index in range) and is free
-      if (!(c >= 0 && c < p.coreCount) || !Number.isInteger(c)) return `core ${c} does not exist`;
-      return `core ${c} is busy`;
-    }
-    const nt = this.tallyNodes(job, cores);
-    this.lastTally = nt;
-    if (nt < 0) return 'a core is given twice';
-    const touched = this.scratchNodes;
-    if (job.type === 'seq' && nt !== 1) return `a seq job runs on one node; the placement spans ${nt}`;
-    if (job.type === 'mpi' && job.nodes > 0) {
-      if (nt !== job.nodes) return `the job asks for exactly ${job.nodes} nodes; the placement spans ${nt}`;
-      const per = perNodeCores(job);
-      for (let i = 0; i < nt; i++) {
-        const n = touched[i]!;
-        const k = this.scratchCount[n]!;
-        if (k > per) return `node ${n} gets ${k} tasks; the job asks for at most ${per} per node`;
-      }
-    }
-    if (this.enforceMemory)
-      for (let i = 0; i < nt; i++) {
-        const n = touched[i]!;
-        const m = this.scratchMem[n]!;
-        if (m > this.nodeFreeMem[n]! + 1e-9) return `node ${n} has ${this.nodeFreeMem[n]} MB free; the job's tasks there need ${m} MB`;
-      }
-    return null;
-  }
-
-  /**
-   * Tallies the distinct nodes of a placement without allocating: fills `scratchNodes[0..k)` with
-   * them (first-seen order) and, per node, `scratchCount` (tasks) and `scratchMem` (MB). Returns k, or
-   * -1 when a core is given twice. Cores must exist.
-   */
-  private tallyNodes(job: Job, cores: ArrayLike<number>): number {
-    if (++this.scratchGen >= 0x7fffffff) {
-      this.scratchGen = 1;
-      this.coreMark.fill(0);
-      this.nodeMark.fill(0);
-    }
-    const gen = this.scratchGen;
-    const coreNode = this.platform.coreNode;
-    let nt = 0;
-    for (let t = 0; t < cores.length; t++) {
-      const c = cores[t]!;
-      if (this.coreMark[c] === gen) return -1;
-      this.coreMark[c] = gen;
-      const n = coreNode[c]!;
-      if (this.nodeMark[n] !== gen) {
-        this.nodeMark[n] = gen;
-        this.scratchCount[n] = 0;
-        this.scratchMem[n] = 0;
-        this.scratchNodes[nt++] = n;
-      }
-      this.scratchCount[n]!++;
-      this.scratchMem[n]! += taskMem(job, t);
-    }
-    return nt;
+    return this.allocation.placementError(job, cores);
   }
 
   /**
@@ -825,7 +409,7 @@ export class ClusterSimulator {
     const hint = options.queuePosition;
     const qi = hint !== undefined && this.queue.at(hint) === job ? hint : this.queue.indexOf(job);
     if (qi < 0) throw new Error(`job ${job.id} is not waiting`);
-    const err = this.placementError(job, cores);
+    const err = this.allocation.placementError(job, cores);
     if (err) throw new Error(`cannot start job ${job.id}: ${err}`);
     this.queue.removeAt(qi);
     return this.launch(job, options.transfer && cores instanceof Int32Array ? cores : Int32Array.from(cores));
@@ -837,11 +421,11 @@ export class ClusterSimulator {
     if (qi < 0) throw new Error(`job ${job.id} is not waiting`);
     this.queue.removeAt(qi);
     this.jobsRejected++;
-    const rec: JobRecord = { job, submit: job.subtime, start: this.now, finish: this.now, state: 'rejected', cores: new Int32Array(0), nodes: new Int32Array(0), releases: new Float64Array(0) };
+    const rec = rejectedRecord(job, this.now);
     for (const l of this.listeners) l.onJobEnded?.(this, rec, null);
   }
 
-  // ---------------------------------------------------------------- internals
+  // ---------------------------------------------------------------- the clock and the events
 
   private pullNext(): void {
     const r = this.source.next();
@@ -857,21 +441,6 @@ export class ClusterSimulator {
     if (this.nextJob && job.subtime < this.nextJob.subtime)
       throw new InputError(`jobs must be sorted by submission time; job ${job.id} submits before job ${this.nextJob.id}`, this.workloadName);
     this.nextJob = job;
-  }
-
-  private submit(job: Job): void {
-    this.jobsSubmitted++;
-    const reason = this.unfitReason(job);
-    if (reason !== null) {
-      if (this.unfit === 'error') throw new InputError(`${job.source}: job ${job.id} can never fit the platform: it ${reason}`, this.workloadName);
-      this.jobsRejected++;
-      const rec: JobRecord = { job, submit: job.subtime, start: this.now, finish: this.now, state: 'rejected', cores: new Int32Array(0), nodes: new Int32Array(0), releases: new Float64Array(0) };
-      for (const l of this.listeners) l.onJobEnded?.(this, rec, null);
-      return;
-    }
-    this.queue.push(job);
-    if (this.semantics === 'irmasim') this.arrival.set(job, this.jobsSubmitted);
-    for (const l of this.listeners) l.onJobSubmitted?.(this, job);
   }
 
   /** Time of the earliest valid event, dropping stale ones. */
@@ -907,191 +476,35 @@ export class ClusterSimulator {
     } else this.killJob((e as { job: RunningJob }).job);
   }
 
-  private taskEnded(task: RunningTask): void {
-    task.done = true;
-    task.endedAt = this.now;
-    task.remaining = 0;
-    task.eventTime = Infinity;
-    const rj = task.job;
-    rj.tasksLeft--;
-    this.leaveContention(task);
-    if (rj.job.type === 'seq') {
-      this.coreTask[task.core] = null;
-      this.releaseCore(task.core, taskMem(rj.job, task.index));
+  // ---------------------------------------------------------------- the job lifecycle
+
+  private submit(job: Job): void {
+    this.jobsSubmitted++;
+    const reason = this.allocation.unfitReason(job);
+    if (reason !== null) {
+      if (this.unfit === 'error') throw new InputError(`${job.source}: job ${job.id} can never fit the platform: it ${reason}`, this.workloadName);
+      this.jobsRejected++;
+      const rec = rejectedRecord(job, this.now);
+      for (const l of this.listeners) l.onJobEnded?.(this, rec, null);
+      return;
     }
-    if (rj.tasksLeft === 0) this.endJob(rj, 'finished');
-  }
-
-  /** IRMaSim semantics: ends the jobs whose tasks all ended at `now`, in submission order, then updates speeds. */
-  private releaseEndedJobs(): void {
-    const ended = this.endedAtNow;
-    if (ended.length > 1) ended.sort((a, b) => this.arrival.get(a.job)! - this.arrival.get(b.job)!);
-    for (const rj of ended) {
-      if (rj.tasks)
-        for (const t of rj.tasks) {
-          this.leaveContention(t);
-          const i = this.steppedTasks.indexOf(t);
-          this.steppedTasks[i] = this.steppedTasks[this.steppedTasks.length - 1]!;
-          this.steppedTasks.pop();
-        }
-      this.arrival.delete(rj.job);
-      this.endJob(rj, 'finished');
-    }
-    ended.length = 0;
-    this.flushContention();
-  }
-
-  private killJob(rj: RunningJob): void {
-    if (rj.ended) return;
-    if (rj.tasks)
-      for (const t of rj.tasks)
-        if (!t.done) {
-          t.done = true;
-          t.endedAt = this.now;
-          t.eventTime = Infinity;
-          this.leaveContention(t);
-          if (rj.job.type === 'seq') {
-            this.coreTask[t.core] = null;
-            this.releaseCore(t.core, taskMem(rj.job, t.index));
-          }
-        }
-    this.flushContention();
-    this.endJob(rj, 'killed');
-  }
-
-  private endJob(rj: RunningJob, state: 'finished' | 'killed'): void {
-    rj.ended = true;
-    rj.eventTime = Infinity;
-    const job = rj.job;
-    if (job.type !== 'seq' || !rj.tasks || this.semantics === 'irmasim') {
-      for (let t = 0; t < rj.cores.length; t++) this.coreTask[rj.cores[t]!] = null;
-      this.moveCores(job, rj.cores, -1);
-    }
-    this.runningBySlot[rj.slot] = null;
-    this.freeSlots.push(rj.slot);
-    this.runningCount--;
-    if (state === 'finished') this.jobsFinished++;
-    else this.jobsKilled++;
-    this.lastEnd = this.now;
-    const rec: JobRecord = new EndedJobRecord(rj, this.now, state);
-    for (const l of this.listeners) l.onJobEnded?.(this, rec, rj);
-  }
-
-  /**
-   * Takes all the cores of a placement for `owner` (a slot), or releases them (`owner` -1), batched
-   * over runs of consecutive cores on the same node and processor (placements list a node's cores
-   * together): one free-tree update per run and one power update per processor run, the same result
-   * as core by core without the per-core tree walks.
-   */
-  private moveCores(job: Job, cores: Int32Array, owner: number): void {
-    const p = this.platform;
-    const take = owner >= 0;
-    const k = cores.length;
-    const memEach = job.tasks ? -1 : job.mem;
-    let node = -1;
-    let nodeCount = 0;
-    let nodeMem = 0;
-    let proc = -1;
-    let procCount = 0;
-    for (let t = 0; t <= k; t++) {
-      const c = t < k ? cores[t]! : -1;
-      const n = t < k ? p.coreNode[c]! : -1;
-      const q = t < k ? p.coreProc[c]! : -1;
-      if (n !== node) {
-        if (node >= 0) {
-          if (take) {
-            this.nodeFree[node]! -= nodeCount;
-            this.nodeFreeMem[node]! -= nodeMem;
-          } else {
-            this.nodeFree[node]! += nodeCount;
-            this.nodeFreeMem[node]! += nodeMem;
-            if (this.nodeFree[node] === p.nodeCoreCount[node]) this.nodeFreeMem[node] = p.nodeMemoryMb[node]!; // no drift
-          }
-          const f = this.nodeFree[node]!;
-          this.freeTree.update(node, f);
-          for (let j = 0; j < this.orderedTrees.length; j++) {
-            const o = this.orderedTrees[j]!;
-            o.tree.update(o.pos[node]!, f);
-          }
-        }
-        node = n;
-        nodeCount = 0;
-        nodeMem = 0;
-      }
-      if (q !== proc) {
-        if (proc >= 0) {
-          const b = this.procBusy[proc]!;
-          const b2 = take ? b + procCount : b - procCount;
-          const before = this.procPowerNow(proc, b);
-          if (this.procUsed) this.procUsed[proc] = 1;
-          this.power += this.procPowerNow(proc, b2) - before;
-          this.procBusy[proc] = b2;
-        }
-        proc = q;
-        procCount = 0;
-      }
-      if (t === k) break;
-      this.coreOwner[c] = owner;
-      nodeCount++;
-      nodeMem += memEach >= 0 ? memEach : job.tasks![t]!.mem;
-      procCount++;
-    }
-    this.freeCores += take ? -k : k;
-    this.busyCores += take ? k : -k;
-    if (!take && this.busyCores === 0) this.power = this.idlePowerNow();
-  }
-
-  private releaseCore(c: number, mem: number): void {
-    const p = this.platform;
-    this.coreOwner[c] = -1;
-    const n = p.coreNode[c]!;
-    this.nodeFree[n]!++;
-    this.nodeFreeMem[n]! += mem;
-    if (this.nodeFree[n] === p.nodeCoreCount[n]) this.nodeFreeMem[n] = p.nodeMemoryMb[n]!; // no drift
-    this.freeTree.update(n, this.nodeFree[n]!);
-    for (let i = 0; i < this.orderedTrees.length; i++) {
-      const o = this.orderedTrees[i]!;
-      o.tree.update(o.pos[n]!, this.nodeFree[n]!);
-    }
-    this.freeCores++;
-    this.busyCores--;
-    const proc = p.coreProc[c]!;
-    const b = this.procBusy[proc]!;
-    this.power += this.procPowerNow(proc, b - 1) - this.procPowerNow(proc, b);
-    this.procBusy[proc] = b - 1;
-    if (this.busyCores === 0) this.power = this.idlePowerNow();
-  }
-
-  /** Power of processor `proc` with `busy` busy cores under the idle-power accounting in use. */
-  private procPowerNow(proc: number, busy: number): number {
-    if (this.procUsed && this.procUsed[proc] === 0) return 0;
-    const p = this.platform;
-    return processorPower(busy, p.procStaticPower[proc]!, p.procDynamicPower[proc]!, p.procMinPower[proc]!);
-  }
-
-  /** Power of the platform when no core is busy (exact, to reset the running sum's drift). */
-  private idlePowerNow(): number {
-    let w = 0;
-    for (let q = 0; q < this.platform.procCount; q++) w += this.procPowerNow(q, 0);
-    return w;
+    this.queue.push(job);
+    if (this.semantics === 'irmasim') this.arrival.set(job, this.jobsSubmitted);
+    for (const l of this.listeners) l.onJobSubmitted?.(this, job);
   }
 
   private launch(job: Job, cores: Int32Array): RunningJob {
     const p = this.platform;
     const slot = this.freeSlots.length > 0 ? this.freeSlots.pop()! : this.runningBySlot.length;
     // distinct nodes (ascending) and tasks per node: the tally `placementError` just made
-    const nt = this.lastTally;
-    const single = nt === 1;
-    const nodes = this.scratchNodes.slice(0, nt);
-    if (!single) nodes.sort();
-    const perNode = new Int32Array(nt);
-    for (let i = 0; i < nt; i++) perNode[i] = this.scratchCount[nodes[i]!]!;
+    const { nodes, perNode } = this.allocation.lastPlacement();
+    const single = nodes.length === 1;
     this.stallOffered = false;
     const rj = new RunningJob(job, slot, this.now, cores, nodes, perNode);
     if (slot === this.runningBySlot.length) this.runningBySlot.push(rj);
     else this.runningBySlot[slot] = rj;
     this.runningCount++;
-    this.moveCores(job, cores, slot);
+    this.allocation.move(job, cores, slot);
 
     const isMpi = job.type === 'mpi';
     if (isMpi && !single) this.networkVolume += networkVolume(job.commVol, perNode);
@@ -1133,11 +546,11 @@ export class ClusterSimulator {
             task.remote = remotePeers > 0;
             task.commLoad = this.comm.load(job.commVol * remotePeers, task.tNominal);
           }
-          this.enterContention(task);
+          this.progress.enter(task);
         }
         tasks[t] = task;
         this.coreTask[c] = task;
-        if (stepped) this.steppedTasks.push(task);
+        if (stepped) this.progress.stepped.push(task);
       }
       rj.tasks = tasks;
     }
@@ -1145,120 +558,80 @@ export class ClusterSimulator {
       rj.killMarker = { kind: KIND_KILL, job: rj };
       this.events.push(this.now + job.reqTime, rj.killMarker);
     }
-    this.flushContention();
+    this.progress.flush(this.now);
     for (const l of this.listeners) l.onJobStarted?.(this, rj);
     return rj;
   }
 
-  private markProc(proc: number): void {
-    if (this.procDirty[proc] === 0) {
-      this.procDirty[proc] = 1;
-      this.dirtyProcs.push(proc);
+  private taskEnded(task: RunningTask): void {
+    task.done = true;
+    task.endedAt = this.now;
+    task.remaining = 0;
+    task.eventTime = Infinity;
+    const rj = task.job;
+    rj.tasksLeft--;
+    this.progress.leave(task);
+    if (rj.job.type === 'seq') {
+      this.coreTask[task.core] = null;
+      this.allocation.releaseCore(task.core, taskMem(rj.job, task.index));
     }
+    if (rj.tasksLeft === 0) this.endJob(rj, 'finished');
   }
 
-  private markNode(node: number): void {
-    if (this.nodeDirty[node] === 0) {
-      this.nodeDirty[node] = 1;
-      this.dirtyNodes.push(node);
+  /** IRMaSim semantics: ends the jobs whose tasks all ended at `now`, in submission order, then updates speeds. */
+  private releaseEndedJobs(): void {
+    const ended = this.endedAtNow;
+    if (ended.length > 1) ended.sort((a, b) => this.arrival.get(a.job)! - this.arrival.get(b.job)!);
+    for (const rj of ended) {
+      if (rj.tasks)
+        for (const t of rj.tasks) {
+          this.progress.leave(t);
+          this.progress.unstep(t);
+        }
+      this.arrival.delete(rj.job);
+      this.endJob(rj, 'finished');
     }
+    ended.length = 0;
+    this.progress.flush(this.now);
   }
 
-  private enterContention(task: RunningTask): void {
-    this.dirtyTasks.push(task);
-    this.procMemLoad[task.proc]! += task.y;
-    this.markProc(task.proc);
-    if (task.remote) this.markNode(task.node);
-  }
-
-  private leaveContention(task: RunningTask): void {
-    if (task.job.job.work === 'delay') return;
-    this.markProc(task.proc);
-    if (task.remote) this.markNode(task.node);
-  }
-
-  /** Recomputes speed factors of everything a batch of starts/ends touched, and reschedules. */
-  private flushContention(): void {
-    const p = this.platform;
-    const now = this.now;
-    // communication: node loads and factors, then the jobs on changed nodes
-    if (this.dirtyNodes.length > 0) {
-      const jobs = new Set<RunningJob>();
-      for (const n of this.dirtyNodes) {
-        this.nodeDirty[n] = 0;
-        let load = 0;
-        const c0 = p.nodeFirstCore[n]!;
-        const c1 = c0 + p.nodeCoreCount[n]!;
-        for (let c = c0; c < c1; c++) {
-          const t = this.coreTask[c];
-          if (t && t.remote && !t.done) {
-            load += t.commLoad;
-            jobs.add(t.job);
+  private killJob(rj: RunningJob): void {
+    if (rj.ended) return;
+    if (rj.tasks)
+      for (const t of rj.tasks)
+        if (!t.done) {
+          t.done = true;
+          t.endedAt = this.now;
+          t.eventTime = Infinity;
+          this.progress.leave(t);
+          if (rj.job.type === 'seq') {
+            this.coreTask[t.core] = null;
+            this.allocation.releaseCore(t.core, taskMem(rj.job, t.index));
           }
         }
-        this.nodeCommLoad[n] = load;
-        this.nodeCommFactor[n] = this.comm.nodeFactor(load, p.nodeCommBw[n]!, this.models.comm_penalty);
-      }
-      this.dirtyNodes.length = 0;
-      for (const rj of jobs) {
-        if (this.comm.acrossJobNodes) {
-          let f = 1;
-          for (let k = 0; k < rj.nodes.length; k++) f = Math.min(f, this.nodeCommFactor[rj.nodes[k]!]!);
-          rj.commFactor = f;
-        }
-        for (const t of rj.tasks!) if (t.remote && !t.done) this.dirtyTasks.push(t);
-      }
+    this.progress.flush(this.now);
+    this.endJob(rj, 'killed');
+  }
+
+  /**
+   * A running job leaves the system (`state`): its cores are freed (those its tasks still hold), its
+   * slot is recycled, the counters move and the listeners get its record.
+   */
+  private endJob(rj: RunningJob, state: 'finished' | 'killed'): void {
+    rj.ended = true;
+    rj.eventTime = Infinity;
+    const job = rj.job;
+    if (job.type !== 'seq' || !rj.tasks || this.semantics === 'irmasim') {
+      for (let t = 0; t < rj.cores.length; t++) this.coreTask[rj.cores[t]!] = null;
+      this.allocation.move(job, rj.cores, -1);
     }
-    // memory: per processor
-    for (const proc of this.dirtyProcs) {
-      this.procDirty[proc] = 0;
-      const k = p.procContention[proc]!;
-      const c0 = p.procFirstCore[proc]!;
-      const c1 = c0 + p.procCoreCount[proc]!;
-      let x = 0;
-      let busy = 0;
-      for (let c = c0; c < c1; c++) {
-        const t = this.coreTask[c];
-        if (t && !t.done && t.job.job.work === 'ops') {
-          x += t.y;
-          busy++;
-        }
-      }
-      this.procMemLoad[proc] = x;
-      for (let c = c0; c < c1; c++) {
-        const t = this.coreTask[c];
-        if (t && !t.done && t.job.job.work === 'ops') {
-          t.sMem = this.memModel.speedFactor(k, t.y, x, busy - 1);
-          this.dirtyTasks.push(t);
-        }
-      }
-    }
-    this.dirtyProcs.length = 0;
-    // apply
-    for (const t of this.dirtyTasks) {
-      if (t.done) continue;
-      const rj = t.job;
-      let s = t.sMem;
-      if (t.remote) {
-        t.sComm = this.comm.acrossJobNodes ? rj.commFactor : this.nodeCommFactor[t.node]!;
-        s = this.comm.combine(rj.job.tCompute, t.sMem, t.sComm);
-      }
-      if (s === t.speed) continue;
-      if (this.semantics === 'irmasim') {
-        // stepping keeps `remaining`; only the rate changes
-        t.speed = s;
-        t.rate = t.peakRate * s;
-        continue;
-      }
-      // bring progress up to date, then reschedule
-      if (t.speed === t.speed) t.remaining -= t.rate * (now - t.last);
-      if (t.remaining < 0) t.remaining = 0;
-      t.last = now;
-      t.speed = s;
-      t.rate = t.peakRate * s;
-      t.eventTime = now + t.remaining / t.rate;
-      this.events.push(t.eventTime, t);
-    }
-    this.dirtyTasks.length = 0;
+    this.runningBySlot[rj.slot] = null;
+    this.freeSlots.push(rj.slot);
+    this.runningCount--;
+    if (state === 'finished') this.jobsFinished++;
+    else this.jobsKilled++;
+    this.lastEnd = this.now;
+    const rec: JobRecord = new EndedJobRecord(rj, this.now, state);
+    for (const l of this.listeners) l.onJobEnded?.(this, rec, rj);
   }
 }

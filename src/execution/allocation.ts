@@ -1,0 +1,336 @@
+/**
+ * Allocation state of a running simulation: who holds each core (`coreOwner`, `coreTask`), what is
+ * free on each node (`nodeFree`, `nodeFreeMem`, and the free-core segment trees resource policies
+ * search), how many cores of each processor are busy (`procBusy`) and the platform's power, kept as
+ * a running sum updated when a processor's busy count changes. It also answers the placement
+ * questions: whether a set of cores is a valid placement for a job now (`placementError`: the shape
+ * rules of its type and node memory) and whether a job could ever fit the empty platform.
+ *
+ * The engine (`simulator.ts`) takes and frees cores through `move` (a whole placement, batched per
+ * node and processor) and `releaseCore` (one core of a `seq` task); nothing else writes this state.
+ * A system that changes what a running job holds (a resize, a suspension that frees cores) goes
+ * through the same two calls.
+ */
+import type { Platform } from '../platform/platform.js';
+import { processorPower } from '../platform/power.js';
+import { nodeTaskShare, perNodeCores, taskMem, type Job } from '../workload/job.js';
+import { NodeFreeTree } from './nodeFreeTree.js';
+import type { RunningTask } from './running.js';
+
+/** When an idle processor draws `min_power * static_power`: always (documented), or once it has run a task (IRMaSim). */
+export type IdlePowerAccounting = 'always' | 'after-first-task';
+
+/** Distinct node shapes, for O(types) "can this job ever fit" checks. */
+interface NodeClass {
+  cores: number;
+  memMb: number;
+  count: number;
+}
+
+/** Cores, memory and power of a running simulation (see the module comment). */
+export class Allocation {
+  /** Per core: owner slot or -1 when free. */
+  readonly coreOwner: Int32Array;
+  /** Per core: the task running there (tasks of jobs tracked per task). */
+  readonly coreTask: (RunningTask | null)[];
+  /** Per node: free cores, free memory (MB). */
+  readonly nodeFree: Int32Array;
+  readonly nodeFreeMem: Float64Array;
+  /** Per processor: busy (held) cores. */
+  readonly procBusy: Int32Array;
+  /** Free cores per node in platform order. */
+  readonly freeTree: NodeFreeTree;
+  /** Free-core trees over other node orders (see `freeTreeInOrder`), kept in step with `freeTree`. */
+  private readonly orderedTrees: { key: string; pos: Int32Array; tree: NodeFreeTree }[] = [];
+  freeCores: number;
+  busyCores = 0;
+  /** Platform power now, W. */
+  power = 0;
+
+  private readonly nodeClasses: NodeClass[];
+  /** `after-first-task` idle power: processors that have run a task. */
+  private readonly procUsed: Uint8Array | null;
+  // scratch of placement checks (no allocation per start): marks by generation, per-node tallies
+  private scratchGen = 0;
+  /** Distinct nodes found by the last `placementError` (its tally is in the scratch arrays). */
+  private lastTally = -1;
+  private readonly coreMark: Int32Array;
+  private readonly nodeMark: Int32Array;
+  private readonly scratchNodes: Int32Array;
+  private readonly scratchCount: Int32Array;
+  private readonly scratchMem: Float64Array;
+
+  constructor(
+    readonly platform: Platform,
+    readonly enforceMemory: boolean,
+    idlePower: IdlePowerAccounting,
+  ) {
+    const C = platform.coreCount;
+    const N = platform.nodeCount;
+    this.coreOwner = new Int32Array(C).fill(-1);
+    this.coreTask = new Array<RunningTask | null>(C).fill(null);
+    this.nodeFree = Int32Array.from(platform.nodeCoreCount);
+    this.nodeFreeMem = Float64Array.from(platform.nodeMemoryMb);
+    this.procBusy = new Int32Array(platform.procCount);
+    this.freeTree = new NodeFreeTree(this.nodeFree);
+    this.coreMark = new Int32Array(C);
+    this.nodeMark = new Int32Array(N);
+    this.scratchNodes = new Int32Array(N);
+    this.scratchCount = new Int32Array(N);
+    this.scratchMem = new Float64Array(N);
+    this.freeCores = C;
+    this.procUsed = idlePower === 'after-first-task' ? new Uint8Array(platform.procCount) : null;
+    this.power = this.idlePowerNow();
+    const classes = new Map<string, NodeClass>();
+    for (let n = 0; n < N; n++) {
+      const key = `${platform.nodeCoreCount[n]}/${platform.nodeMemoryMb[n]}`;
+      const c = classes.get(key);
+      if (c) c.count++;
+      else classes.set(key, { cores: platform.nodeCoreCount[n]!, memMb: platform.nodeMemoryMb[n]!, count: 1 });
+    }
+    this.nodeClasses = [...classes.values()];
+  }
+
+  /**
+   * A free-core tree over the nodes in another order (position `i` holds node `order[i]`; `order` is a
+   * permutation of the node ids), which the engine keeps up to date from now on, as it does
+   * `freeTree`. Resource policies with a static node order use it to find "the first node in my order
+   * with k free cores" in O(log N). Calls with the same `key` return the same tree.
+   */
+  freeTreeInOrder(key: string, order: Int32Array): NodeFreeTree {
+    const have = this.orderedTrees.find((o) => o.key === key);
+    if (have) return have.tree;
+    const N = this.platform.nodeCount;
+    if (order.length !== N) throw new Error(`freeTreeInOrder(${key}): the order has ${order.length} nodes, the platform ${N}`);
+    const pos = new Int32Array(N).fill(-1);
+    for (let i = 0; i < N; i++) {
+      const n = order[i]!;
+      if (!(n >= 0 && n < N) || pos[n] !== -1) throw new Error(`freeTreeInOrder(${key}): not a permutation of the node ids`);
+      pos[n] = i;
+    }
+    const tree = new NodeFreeTree(Int32Array.from(order, (n) => this.nodeFree[n]!));
+    this.orderedTrees.push({ key, pos, tree });
+    return tree;
+  }
+
+  /** Whether `job` fits the platform when it is empty (under the placement constraints). */
+  canEverFit(job: Job): boolean {
+    return this.unfitReason(job) === null;
+  }
+
+  /** Why `job` can never fit the platform, or null when it can. */
+  unfitReason(job: Job): string | null {
+    const mem = this.enforceMemory ? job.mem : 0;
+    if (job.tasks && this.enforceMemory) {
+      // heterogeneous tasks: check with the largest task memory (conservative for seq, exact enough otherwise)
+      let total = 0;
+      for (const t of job.tasks) total += t.mem;
+      if (job.type === 'seq') {
+        if (!this.nodeClasses.some((c) => c.cores >= job.ntasks && c.memMb >= total))
+          return `needs one node with ${job.ntasks} cores and ${total} MB of memory; the largest node has ${this.platform.maxNodeCores} cores and ${this.platform.maxNodeMemoryMb} MB`;
+        return null;
+      }
+    }
+    if (job.type === 'seq') {
+      if (!this.nodeClasses.some((c) => c.cores >= job.ntasks && c.memMb >= mem * job.ntasks))
+        return `needs one node with ${job.ntasks} cores${mem > 0 ? ` and ${mem * job.ntasks} MB of memory` : ''}; the largest node has ${this.platform.maxNodeCores} cores and ${this.platform.maxNodeMemoryMb} MB`;
+      return null;
+    }
+    if (job.nodes > 0) {
+      const per = perNodeCores(job);
+      if (job.nodes > job.ntasks) return `cannot spread ${job.ntasks} tasks over exactly ${job.nodes} nodes`;
+      const most = nodeTaskShare(job, 0);
+      let ok = 0;
+      for (const c of this.nodeClasses) if (c.cores >= per && c.memMb >= mem * most) ok += c.count;
+      if (ok < job.nodes) return `needs ${job.nodes} nodes with ${per} cores${mem > 0 ? ` and ${mem * most} MB` : ''} each; the platform has ${ok}`;
+      return null;
+    }
+    let capacity = 0;
+    for (const c of this.nodeClasses) capacity += c.count * (mem > 0 ? Math.min(c.cores, Math.floor(c.memMb / mem)) : c.cores);
+    if (capacity < job.ntasks) return `needs ${job.ntasks} cores${mem > 0 ? ` with ${mem} MB each` : ''}; the platform offers ${capacity}`;
+    return null;
+  }
+
+  /**
+   * Whether `cores` is a valid placement for `job` now: right count, all free, the shape rules of
+   * its type (one node for `seq`; exactly `nodes` nodes with `ntasks_per_node` each when set), and
+   * node memory. Returns null when valid, else the reason.
+   */
+  placementError(job: Job, cores: ArrayLike<number>): string | null {
+    if (cores.length !== job.ntasks) return `expected ${job.ntasks} cores, got ${cores.length}`;
+    const p = this.platform;
+    const owner = this.coreOwner;
+    for (let t = 0; t < cores.length; t++) {
+      const c = cores[t]!;
+      if (owner[c] === -1) continue; // exists (typed-array read of an index in range) and is free
+      if (!(c >= 0 && c < p.coreCount) || !Number.isInteger(c)) return `core ${c} does not exist`;
+      return `core ${c} is busy`;
+    }
+    const nt = this.tallyNodes(job, cores);
+    this.lastTally = nt;
+    if (nt < 0) return 'a core is given twice';
+    const touched = this.scratchNodes;
+    if (job.type === 'seq' && nt !== 1) return `a seq job runs on one node; the placement spans ${nt}`;
+    if (job.type === 'mpi' && job.nodes > 0) {
+      if (nt !== job.nodes) return `the job asks for exactly ${job.nodes} nodes; the placement spans ${nt}`;
+      const per = perNodeCores(job);
+      for (let i = 0; i < nt; i++) {
+        const n = touched[i]!;
+        const k = this.scratchCount[n]!;
+        if (k > per) return `node ${n} gets ${k} tasks; the job asks for at most ${per} per node`;
+      }
+    }
+    if (this.enforceMemory)
+      for (let i = 0; i < nt; i++) {
+        const n = touched[i]!;
+        const m = this.scratchMem[n]!;
+        if (m > this.nodeFreeMem[n]! + 1e-9) return `node ${n} has ${this.nodeFreeMem[n]} MB free; the job's tasks there need ${m} MB`;
+      }
+    return null;
+  }
+
+  /**
+   * Tallies the distinct nodes of a placement without allocating: fills `scratchNodes[0..k)` with
+   * them (first-seen order) and, per node, `scratchCount` (tasks) and `scratchMem` (MB). Returns k, or
+   * -1 when a core is given twice. Cores must exist.
+   */
+  private tallyNodes(job: Job, cores: ArrayLike<number>): number {
+    if (++this.scratchGen >= 0x7fffffff) {
+      this.scratchGen = 1;
+      this.coreMark.fill(0);
+      this.nodeMark.fill(0);
+    }
+    const gen = this.scratchGen;
+    const coreNode = this.platform.coreNode;
+    let nt = 0;
+    for (let t = 0; t < cores.length; t++) {
+      const c = cores[t]!;
+      if (this.coreMark[c] === gen) return -1;
+      this.coreMark[c] = gen;
+      const n = coreNode[c]!;
+      if (this.nodeMark[n] !== gen) {
+        this.nodeMark[n] = gen;
+        this.scratchCount[n] = 0;
+        this.scratchMem[n] = 0;
+        this.scratchNodes[nt++] = n;
+      }
+      this.scratchCount[n]!++;
+      this.scratchMem[n]! += taskMem(job, t);
+    }
+    return nt;
+  }
+
+  /**
+   * Takes all the cores of a placement for `owner` (a slot), or releases them (`owner` -1), batched
+   * over runs of consecutive cores on the same node and processor (placements list a node's cores
+   * together): one free-tree update per run and one power update per processor run, the same result
+   * as core by core without the per-core tree walks.
+   */
+  move(job: Job, cores: Int32Array, owner: number): void {
+    const p = this.platform;
+    const take = owner >= 0;
+    const k = cores.length;
+    const memEach = job.tasks ? -1 : job.mem;
+    let node = -1;
+    let nodeCount = 0;
+    let nodeMem = 0;
+    let proc = -1;
+    let procCount = 0;
+    for (let t = 0; t <= k; t++) {
+      const c = t < k ? cores[t]! : -1;
+      const n = t < k ? p.coreNode[c]! : -1;
+      const q = t < k ? p.coreProc[c]! : -1;
+      if (n !== node) {
+        if (node >= 0) {
+          if (take) {
+            this.nodeFree[node]! -= nodeCount;
+            this.nodeFreeMem[node]! -= nodeMem;
+          } else {
+            this.nodeFree[node]! += nodeCount;
+            this.nodeFreeMem[node]! += nodeMem;
+            if (this.nodeFree[node] === p.nodeCoreCount[node]) this.nodeFreeMem[node] = p.nodeMemoryMb[node]!; // no drift
+          }
+          const f = this.nodeFree[node]!;
+          this.freeTree.update(node, f);
+          for (let j = 0; j < this.orderedTrees.length; j++) {
+            const o = this.orderedTrees[j]!;
+            o.tree.update(o.pos[node]!, f);
+          }
+        }
+        node = n;
+        nodeCount = 0;
+        nodeMem = 0;
+      }
+      if (q !== proc) {
+        if (proc >= 0) {
+          const b = this.procBusy[proc]!;
+          const b2 = take ? b + procCount : b - procCount;
+          const before = this.procPowerNow(proc, b);
+          if (this.procUsed) this.procUsed[proc] = 1;
+          this.power += this.procPowerNow(proc, b2) - before;
+          this.procBusy[proc] = b2;
+        }
+        proc = q;
+        procCount = 0;
+      }
+      if (t === k) break;
+      this.coreOwner[c] = owner;
+      nodeCount++;
+      nodeMem += memEach >= 0 ? memEach : job.tasks![t]!.mem;
+      procCount++;
+    }
+    this.freeCores += take ? -k : k;
+    this.busyCores += take ? k : -k;
+    if (!take && this.busyCores === 0) this.power = this.idlePowerNow();
+  }
+
+  /** Frees core `c` and `mem` MB of its node (a `seq` task that ended). */
+  releaseCore(c: number, mem: number): void {
+    const p = this.platform;
+    this.coreOwner[c] = -1;
+    const n = p.coreNode[c]!;
+    this.nodeFree[n]!++;
+    this.nodeFreeMem[n]! += mem;
+    if (this.nodeFree[n] === p.nodeCoreCount[n]) this.nodeFreeMem[n] = p.nodeMemoryMb[n]!; // no drift
+    this.freeTree.update(n, this.nodeFree[n]!);
+    for (let i = 0; i < this.orderedTrees.length; i++) {
+      const o = this.orderedTrees[i]!;
+      o.tree.update(o.pos[n]!, this.nodeFree[n]!);
+    }
+    this.freeCores++;
+    this.busyCores--;
+    const proc = p.coreProc[c]!;
+    const b = this.procBusy[proc]!;
+    this.power += this.procPowerNow(proc, b - 1) - this.procPowerNow(proc, b);
+    this.procBusy[proc] = b - 1;
+    if (this.busyCores === 0) this.power = this.idlePowerNow();
+  }
+
+  /** Power of processor `proc` with `busy` busy cores under the idle-power accounting in use. */
+  private procPowerNow(proc: number, busy: number): number {
+    if (this.procUsed && this.procUsed[proc] === 0) return 0;
+    const p = this.platform;
+    return processorPower(busy, p.procStaticPower[proc]!, p.procDynamicPower[proc]!, p.procMinPower[proc]!);
+  }
+
+  /** Power of the platform when no core is busy (exact, to reset the running sum's drift). */
+  idlePowerNow(): number {
+    let w = 0;
+    for (let q = 0; q < this.platform.procCount; q++) w += this.procPowerNow(q, 0);
+    return w;
+  }
+
+
+  /**
+   * The distinct nodes (ascending) and tasks per node of the placement the last `placementError`
+   * checked (valid until the next check).
+   */
+  lastPlacement(): { nodes: Int32Array; perNode: Int32Array } {
+    const nt = this.lastTally;
+    const nodes = this.scratchNodes.slice(0, nt);
+    if (nt > 1) nodes.sort();
+    const perNode = new Int32Array(nt);
+    for (let i = 0; i < nt; i++) perNode[i] = this.scratchCount[nodes[i]!]!;
+    return { nodes, perNode };
+  }
+}

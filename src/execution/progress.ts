@@ -1,0 +1,218 @@
+/**
+ * Task progress and contention: how fast each running task goes, and when it ends.
+ *
+ * Between two events a running task progresses linearly at `rate = mops * 1e6 * S` operations/s
+ * (`delay` tasks: 1 s/s), `S` its speed factor (DESIGN §2.3): memory contention per processor
+ * (`platform/memoryContention.ts`) combined with communication contention per node
+ * (`platform/communication.ts`). When a task starts or ends, `enter`/`leave` mark only the processor
+ * and the node it touches; `flush` recomputes the factors of the tasks there, brings their progress up
+ * to date and pushes their new finish events on the engine's event queue (stale ones are skipped when
+ * popped). Nothing walks the whole platform per event.
+ *
+ * Under the irmasim semantics the engine steps time instead (`step`): every running task loses
+ * `round(rate * delta)` operations per step, IRMaSim's integer bookkeeping, and `flush` only sets the
+ * new rates. A model of progress that is not "rate times time" (a malleable job's iterations, a task
+ * suspended or time-sliced) plugs in here: it decides `remaining`, `rate` and the finish event.
+ */
+import type { EventQueue } from '../core/eventQueue.js';
+import type { CommModel } from '../platform/communication.js';
+import type { MemoryModel } from '../platform/memoryContention.js';
+import type { ModelsConfig, Platform } from '../platform/platform.js';
+import type { EventPayload, RunningJob, RunningTask } from './running.js';
+
+/** Python's `round(x)` of a float: the nearest integer, halves to the even one (IRMaSim rounds operations so). */
+export function roundHalfEven(x: number): number {
+  const r = Math.round(x);
+  return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/** Speed factors and progress of the running tasks (see the module comment). */
+export class TaskProgress {
+  /** Per node: current link factor, and link load. */
+  readonly nodeCommFactor: Float64Array;
+  readonly nodeCommLoad: Float64Array;
+  /** Per processor: sum of bandwidth requests of its running tasks as of its last update (MB/s). */
+  readonly procMemLoad: Float64Array;
+  /** Stepped semantics: the tasks of the running jobs. */
+  readonly stepped: RunningTask[] = [];
+  private readonly procDirty: Uint8Array;
+  private readonly nodeDirty: Uint8Array;
+  private readonly dirtyProcs: number[] = [];
+  private readonly dirtyNodes: number[] = [];
+  private readonly dirtyTasks: RunningTask[] = [];
+
+  constructor(
+    private readonly platform: Platform,
+    private readonly models: ModelsConfig,
+    private readonly memModel: MemoryModel,
+    private readonly comm: CommModel,
+    /** The allocation's core -> task map (read only here). */
+    private readonly coreTask: readonly (RunningTask | null)[],
+    private readonly events: EventQueue<EventPayload>,
+    /** Stepped (irmasim) semantics: `flush` sets rates only; `step` moves the work. */
+    private readonly steppedSemantics: boolean,
+  ) {
+    const N = platform.nodeCount;
+    const P = platform.procCount;
+    this.nodeCommFactor = new Float64Array(N).fill(1);
+    this.nodeCommLoad = new Float64Array(N);
+    this.procMemLoad = new Float64Array(P);
+    this.procDirty = new Uint8Array(P);
+    this.nodeDirty = new Uint8Array(N);
+  }
+
+  /** Stepped semantics: the time to the next task end (IRMaSim's `get_next_step`), Infinity if none. */
+  nextStep(): number {
+    let d = Infinity;
+    const tasks = this.stepped;
+    for (let i = 0; i < tasks.length; i++) {
+      const t = tasks[i]!;
+      const x = t.remaining / t.rate;
+      if (x > 0 && x < d) d = x;
+    }
+    return d;
+  }
+
+  /**
+   * Stepped semantics: moves every running task `delta` seconds forward (`round(rate * delta)`
+   * operations, or `delta` seconds of a `delay` task) to time `to`; a task out of work stops counting in
+   * its processor's contention (its core stays held) and `drained` receives its job when it was the
+   * job's last.
+   */
+  step(delta: number, to: number, drained: RunningJob[]): void {
+    const tasks = this.stepped;
+    for (let i = 0; i < tasks.length; i++) {
+      const t = tasks[i]!;
+      t.remaining -= t.job.job.work === 'ops' ? roundHalfEven(t.rate * delta) : t.rate * delta;
+      if (t.remaining <= 0 && !t.done) {
+        t.done = true;
+        t.endedAt = to;
+        if (--t.job.tasksLeft === 0) drained.push(t.job);
+      }
+    }
+  }
+
+  /** Stepped semantics: `task`'s job ended; it is stepped no more. */
+  unstep(task: RunningTask): void {
+    const i = this.stepped.indexOf(task);
+    this.stepped[i] = this.stepped[this.stepped.length - 1]!;
+    this.stepped.pop();
+  }
+
+  private markProc(proc: number): void {
+    if (this.procDirty[proc] === 0) {
+      this.procDirty[proc] = 1;
+      this.dirtyProcs.push(proc);
+    }
+  }
+
+  private markNode(node: number): void {
+    if (this.nodeDirty[node] === 0) {
+      this.nodeDirty[node] = 1;
+      this.dirtyNodes.push(node);
+    }
+  }
+
+  /** `task` (an `ops` task) starts: its processor (and node, when it communicates) must be updated. */
+  enter(task: RunningTask): void {
+    this.dirtyTasks.push(task);
+    this.procMemLoad[task.proc]! += task.y;
+    this.markProc(task.proc);
+    if (task.remote) this.markNode(task.node);
+  }
+
+  /** `task` ended (or its job did): its processor and node must be updated. */
+  leave(task: RunningTask): void {
+    if (task.job.job.work === 'delay') return;
+    this.markProc(task.proc);
+    if (task.remote) this.markNode(task.node);
+  }
+
+  /**
+   * Recomputes the speed factors of everything the starts and ends since the last flush touched, at
+   * time `now`; under the documented model, brings their progress up to date and schedules their new
+   * finish events.
+   */
+  flush(now: number): void {
+    const p = this.platform;
+    // communication: node loads and factors, then the jobs on changed nodes
+    if (this.dirtyNodes.length > 0) {
+      const jobs = new Set<RunningJob>();
+      for (const n of this.dirtyNodes) {
+        this.nodeDirty[n] = 0;
+        let load = 0;
+        const c0 = p.nodeFirstCore[n]!;
+        const c1 = c0 + p.nodeCoreCount[n]!;
+        for (let c = c0; c < c1; c++) {
+          const t = this.coreTask[c];
+          if (t && t.remote && !t.done) {
+            load += t.commLoad;
+            jobs.add(t.job);
+          }
+        }
+        this.nodeCommLoad[n] = load;
+        this.nodeCommFactor[n] = this.comm.nodeFactor(load, p.nodeCommBw[n]!, this.models.comm_penalty);
+      }
+      this.dirtyNodes.length = 0;
+      for (const rj of jobs) {
+        if (this.comm.acrossJobNodes) {
+          let f = 1;
+          for (let k = 0; k < rj.nodes.length; k++) f = Math.min(f, this.nodeCommFactor[rj.nodes[k]!]!);
+          rj.commFactor = f;
+        }
+        for (const t of rj.tasks!) if (t.remote && !t.done) this.dirtyTasks.push(t);
+      }
+    }
+    // memory: per processor
+    for (const proc of this.dirtyProcs) {
+      this.procDirty[proc] = 0;
+      const k = p.procContention[proc]!;
+      const c0 = p.procFirstCore[proc]!;
+      const c1 = c0 + p.procCoreCount[proc]!;
+      let x = 0;
+      let busy = 0;
+      for (let c = c0; c < c1; c++) {
+        const t = this.coreTask[c];
+        if (t && !t.done && t.job.job.work === 'ops') {
+          x += t.y;
+          busy++;
+        }
+      }
+      this.procMemLoad[proc] = x;
+      for (let c = c0; c < c1; c++) {
+        const t = this.coreTask[c];
+        if (t && !t.done && t.job.job.work === 'ops') {
+          t.sMem = this.memModel.speedFactor(k, t.y, x, busy - 1);
+          this.dirtyTasks.push(t);
+        }
+      }
+    }
+    this.dirtyProcs.length = 0;
+    // apply
+    for (const t of this.dirtyTasks) {
+      if (t.done) continue;
+      const rj = t.job;
+      let s = t.sMem;
+      if (t.remote) {
+        t.sComm = this.comm.acrossJobNodes ? rj.commFactor : this.nodeCommFactor[t.node]!;
+        s = this.comm.combine(rj.job.tCompute, t.sMem, t.sComm);
+      }
+      if (s === t.speed) continue;
+      if (this.steppedSemantics) {
+        // stepping keeps `remaining`; only the rate changes
+        t.speed = s;
+        t.rate = t.peakRate * s;
+        continue;
+      }
+      // bring progress up to date, then reschedule
+      if (t.speed === t.speed) t.remaining -= t.rate * (now - t.last);
+      if (t.remaining < 0) t.remaining = 0;
+      t.last = now;
+      t.speed = s;
+      t.rate = t.peakRate * s;
+      t.eventTime = now + t.remaining / t.rate;
+      this.events.push(t.eventTime, t);
+    }
+    this.dirtyTasks.length = 0;
+  }
+}

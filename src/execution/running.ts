@@ -1,0 +1,146 @@
+/**
+ * Running jobs and their tasks, the events the engine schedules for them, and the records of jobs
+ * that left the system. The engine (`simulator.ts`) owns their lifecycle; `progress.ts` moves their
+ * work forward; `allocation.ts` holds their cores.
+ */
+import type { Job } from '../workload/job.js';
+
+export type EndState = 'finished' | 'killed' | 'rejected';
+
+/** A job that left the system, as reported to listeners and metrics. */
+export interface JobRecord {
+  job: Job;
+  /** Rebased submission time. */
+  submit: number;
+  start: number;
+  finish: number;
+  state: EndState;
+  /** Core ids it ran on (empty when rejected). */
+  cores: Int32Array;
+  /** Distinct node ids it ran on, ascending. */
+  nodes: Int32Array;
+  /** Time each of `cores` was released (a seq job frees each core when its task ends; others at `finish`). */
+  releases: Float64Array;
+}
+
+/**
+ * The record of a job that ran. `releases` is computed on first use (most observers never read it, and
+ * a per-job array costs a million allocations on a million-job run).
+ */
+export class EndedJobRecord implements JobRecord {
+  readonly job: Job;
+  readonly submit: number;
+  readonly start: number;
+  readonly cores: Int32Array;
+  readonly nodes: Int32Array;
+  private rel: Float64Array | null = null;
+  constructor(
+    private readonly rj: RunningJob,
+    readonly finish: number,
+    readonly state: EndState,
+  ) {
+    this.job = rj.job;
+    this.submit = rj.job.subtime;
+    this.start = rj.start;
+    this.cores = rj.cores;
+    this.nodes = rj.nodes;
+  }
+  get releases(): Float64Array {
+    if (!this.rel) {
+      const rj = this.rj;
+      const r = new Float64Array(rj.cores.length).fill(this.finish);
+      if (rj.job.type === 'seq' && rj.tasks) for (let t = 0; t < rj.tasks.length; t++) r[t] = rj.tasks[t]!.endedAt;
+      this.rel = r;
+    }
+    return this.rel;
+  }
+}
+
+/** The record of a job that never ran (rejected at `now`). */
+export function rejectedRecord(job: Job, now: number): JobRecord {
+  return { job, submit: job.subtime, start: now, finish: now, state: 'rejected', cores: new Int32Array(0), nodes: new Int32Array(0), releases: new Float64Array(0) };
+}
+
+/** Kinds of events: a task ends, a job (of uniform delay tasks) ends, a job reaches its walltime. */
+export const KIND_TASK = 0;
+export const KIND_JOB = 1;
+export const KIND_KILL = 2;
+
+/** A task of a running job (only jobs that need per-task tracking have them). */
+export class RunningTask {
+  readonly kind = KIND_TASK;
+  /** Remaining operations (ops model) or seconds at speed 1 (delay model). */
+  remaining: number;
+  /** Current progress rate (operations/s, or 1 for delay). */
+  rate = 0;
+  /** Time `remaining` was last brought up to date. */
+  last: number;
+  /** Time this task currently expects to end (its valid event time), Infinity when none. */
+  eventTime = Infinity;
+  /** Current speed factors. */
+  sMem = 1;
+  sComm = 1;
+  speed = NaN;
+  /** Bandwidth request y (MB/s), memory model. */
+  y = 0;
+  /** Load on the node's link (comm model), 0 when it has no remote peer. */
+  commLoad = 0;
+  /** Has peers on other nodes. */
+  remote = false;
+  done = false;
+  /** Time the task ended (NaN while it runs). */
+  endedAt = NaN;
+  constructor(
+    readonly job: RunningJob,
+    readonly index: number,
+    readonly core: number,
+    readonly proc: number,
+    readonly node: number,
+    /** Speed of the core at S = 1 (operations/s); 1 for delay tasks. */
+    readonly peakRate: number,
+    /** Uncontended duration, s. */
+    readonly tNominal: number,
+    work: number,
+    now: number,
+  ) {
+    this.remaining = work;
+    this.last = now;
+  }
+}
+
+/** A job that is running. */
+export class RunningJob {
+  readonly kind = KIND_JOB;
+  /** Tasks (null for delay jobs with uniform tasks, which end all at once). */
+  tasks: RunningTask[] | null = null;
+  tasksLeft: number;
+  /** Job-level end time (delay jobs with uniform tasks), else Infinity. */
+  eventTime = Infinity;
+  /** Tasks placed on each of `nodes`. */
+  readonly perNode: Int32Array;
+  /** Whether some task has peers on other nodes and the job communicates. */
+  communicating = false;
+  /** Smallest link factor over the job's nodes (shared comm model). */
+  commFactor = 1;
+  killMarker: { kind: number; job: RunningJob } | null = null;
+  ended = false;
+  constructor(
+    readonly job: Job,
+    readonly slot: number,
+    readonly start: number,
+    readonly cores: Int32Array,
+    readonly nodes: Int32Array,
+    perNode: Int32Array,
+  ) {
+    this.tasksLeft = job.ntasks;
+    this.perNode = perNode;
+  }
+  /** Expected end from the user's estimate: `start + req_time`. */
+  get expectedEnd(): number {
+    return this.start + this.job.reqTime;
+  }
+}
+
+/** What the engine's event queue holds. */
+export type EventPayload = RunningTask | RunningJob | { kind: number; job: RunningJob };
+
