@@ -1,0 +1,14 @@
+/**
+ * The package's entry point (`import ... from 'clustergym'`): the gym environments, the heuristic
+ * agents, and the simulator's main pieces. The tfjs PPO baseline is `clustergym/agents/ppo` (it loads
+ * TensorFlow.js), the ZeroMQ bridge `clustergym/bridge`.
+ */
+export * from './envs/index.js';
+export * from './agents/heuristics/index.js';
+export { ClusterSimulator, type SimulatorOptions, type SimulationListener, type JobRecord } from './src/execution/simulator.js';
+export { runSimulation, type RunOptions, type RunResult } from './src/scheduling/run.js';
+export { makeScheduler, parsePolicyName } from './src/scheduling/policyName.js';
+export { loadPlatform, parsePlatform } from './src/platform/loader.js';
+export { Platform } from './src/platform/platform.js';
+export { loadWorkload, streamWorkload, type Job, type Workload } from './src/workload/index.js';
+export type { Summary } from './src/metrics/summary.js';
