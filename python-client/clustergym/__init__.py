@@ -37,7 +37,7 @@ from .errors import (
     UnknownEnvIdError,
 )
 from .server import LocalServer, find_server_command
-from .vector import VectorEnv, make_vec
+from .vector import AutoresetMode, VectorEnv, batch_infos, make_vec
 
 __version__ = "0.1.0"
 
@@ -47,6 +47,8 @@ __all__ = [
     "make_vec",
     "Env",
     "VectorEnv",
+    "AutoresetMode",
+    "batch_infos",
     "Client",
     "LocalServer",
     "find_server_command",

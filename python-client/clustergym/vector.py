@@ -1,27 +1,99 @@
-"""Many environments stepped with one message: :func:`make_vec` and :class:`VectorEnv`.
+"""Many environments stepped with one message: :func:`make_vec` and :class:`VectorEnv`, with
+Gymnasium 1.x vector semantics.
 
-Every call is ONE request to the server (``reset_batch`` / ``step_batch``), so the per-message cost
-is paid once for all ``n`` envs. Shaped like Gymnasium's ``VectorEnv`` (same-step autoreset, as in
-gymnasium 0.29): ``reset()`` returns ``(observations, infos)``, ``step(actions)`` returns
-``(observations, rewards, terminated, truncated, infos)``; observations are stacked along a first
-axis of size ``n`` (per key for ``Dict`` spaces); ``infos`` is a list of ``n`` dicts (the
-Stable-Baselines3 ``VecEnv`` convention).
+* ``reset(seed=None, options=None) -> (observations, infos)`` and
+  ``step(actions) -> (observations, rewards, terminations, truncations, infos)``; observations are
+  stacked along a first axis of size ``num_envs`` (per key for ``Dict`` spaces), rewards float64,
+  terminations and truncations bool.
+* ``infos`` is ONE dict of arrays: key ``k`` holds the values of every env (row ``i`` for env ``i``)
+  and ``_k`` is a bool mask of the envs that have that key; nested dicts are batched the same way.
+  This is the layout of Gymnasium's ``VectorEnv._add_info``.
+* Autoreset modes are those of Gymnasium's ``AutoresetMode``: ``NEXT_STEP`` (the default, as in
+  Gymnasium), ``SAME_STEP`` (the last observation and info of the ended episode in
+  ``infos["final_obs"]`` / ``infos["final_info"]``) and ``DISABLED``; ``metadata["autoreset_mode"]``
+  says which.
+
+Every call is one request to the server (``reset_batch`` / ``step_batch``), except a ``NEXT_STEP``
+step after some episodes ended: ``step_batch`` for the other envs, then ``reset_batch`` for those.
+
+When gymnasium >= 1.0 is importable, :class:`VectorEnv` is a ``gymnasium.vector.VectorEnv`` (so
+Gymnasium's vector wrappers accept it) and :data:`AutoresetMode` is ``gymnasium.vector.AutoresetMode``
+(gymnasium >= 1.1); otherwise they are this module's equivalents.
+
+Stable-Baselines3 users: see :mod:`clustergym.sb3`.
 """
 from __future__ import annotations
 
+import enum
+import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from .client import DEFAULT_TIMEOUT, Client
 from .env import Observation, _ServerResource, _merge_config, action_to_wire, connect, observation_from_wire
-from .errors import ClusterGymError
+from .errors import ClusterGymError, InvalidActionError
 from .server import LocalServer
 from .spaces import batch_space, from_descriptor
 
-__all__ = ["VectorEnv", "make_vec"]
+__all__ = ["VectorEnv", "make_vec", "AutoresetMode", "batch_infos"]
 
 SeedsLike = Union[int, Sequence[Optional[int]], None]
+
+
+class _AutoresetMode(enum.Enum):
+    """The autoreset modes of a vector env (Gymnasium's ``AutoresetMode``, same names and values)."""
+
+    NEXT_STEP = "NextStep"
+    SAME_STEP = "SameStep"
+    DISABLED = "Disabled"
+
+
+def _gymnasium_vector() -> Tuple[Any, Any]:
+    """Gymnasium's ``VectorEnv`` (1.x only: 0.29's has another API) and ``AutoresetMode`` (1.1+),
+    each ``None`` when unavailable."""
+    try:
+        import gymnasium  # type: ignore[import-not-found]
+        import gymnasium.vector as gv  # type: ignore[import-not-found]
+    except Exception:  # ImportError, or a broken install
+        return None, None
+    major = re.match(r"\d+", str(getattr(gymnasium, "__version__", "1")))
+    if major is None or int(major.group()) < 1:
+        return None, None
+    return getattr(gv, "VectorEnv", None), getattr(gv, "AutoresetMode", None)
+
+
+_GymVectorEnv, _GymAutoresetMode = _gymnasium_vector()
+
+#: The autoreset modes: ``gymnasium.vector.AutoresetMode`` when importable, else an enum with the
+#: same members and values (``NEXT_STEP = "NextStep"``, ``SAME_STEP = "SameStep"``,
+#: ``DISABLED = "Disabled"``).
+AutoresetMode: Any = _GymAutoresetMode if _GymAutoresetMode is not None else _AutoresetMode
+
+_VecBase: Any = _GymVectorEnv if _GymVectorEnv is not None else object
+
+_MODE_ALIASES = {
+    "nextstep": "NextStep",
+    "next_step": "NextStep",
+    "next-step": "NextStep",
+    "samestep": "SameStep",
+    "same_step": "SameStep",
+    "same-step": "SameStep",
+    "disabled": "Disabled",
+}
+
+
+def _parse_mode(mode: Any) -> Any:
+    """The :data:`AutoresetMode` member of ``mode``: a member (of this module's enum or of
+    Gymnasium's), its value (``"NextStep"``), or its name in any case (``"same_step"``,
+    ``"same-step"``). Raises ``ValueError`` otherwise."""
+    if isinstance(mode, enum.Enum):
+        mode = mode.value
+    if isinstance(mode, str):
+        value = _MODE_ALIASES.get(mode.strip().lower())
+        if value is not None:
+            return AutoresetMode(value)
+    raise ValueError(f"unknown autoreset mode {mode!r}; expected one of AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED (or 'NextStep', 'SameStep', 'Disabled')")
 
 
 def _seed_list(seeds: SeedsLike, n: int) -> Optional[List[Optional[int]]]:
@@ -35,25 +107,130 @@ def _seed_list(seeds: SeedsLike, n: int) -> Optional[List[Optional[int]]]:
     return out
 
 
-class VectorEnv(_ServerResource):
-    """``n`` environments of the same id and config on one server, stepped together.
+# -- infos as a dict of arrays --------------------------------------------------------------------
+
+
+def _kind(v: Any) -> str:
+    if isinstance(v, dict):
+        return "dict"
+    if isinstance(v, np.ndarray):
+        return "array"
+    if isinstance(v, (bool, np.bool_, int, float, np.number)):
+        return "number"
+    return "object"
+
+
+def _column(key: str, rows: List[Tuple[int, Any]], n: int) -> Any:
+    """The batched value of ``key`` given ``(env index, value)`` pairs."""
+    values = [v for _, v in rows]
+    kinds = {_kind(v) for v in values}
+    if key != "final_obs" and kinds == {"dict"}:
+        per_env: List[Optional[Dict[str, Any]]] = [None] * n
+        for i, v in rows:
+            per_env[i] = v
+        return batch_infos(per_env, n)
+    if key != "final_obs" and kinds == {"number"}:
+        out = np.zeros(n, dtype=np.result_type(*[np.asarray(v).dtype for v in values]))
+        for i, v in rows:
+            out[i] = v
+        return out
+    if key != "final_obs" and kinds == {"array"} and len({v.shape for v in values}) == 1:
+        out = np.zeros((n, *values[0].shape), dtype=np.result_type(*[v.dtype for v in values]))
+        for i, v in rows:
+            out[i] = v
+        return out
+    out = np.full(n, None, dtype=object)
+    for i, v in rows:
+        out[i] = v
+    return out
+
+
+def batch_infos(infos: Sequence[Optional[Mapping[str, Any]]], n: Optional[int] = None) -> Dict[str, Any]:
+    """The vector info of per-env info dicts (``None`` or ``{}`` for an env without info), laid out as
+    Gymnasium's ``VectorEnv._add_info`` does: for each key ``k`` (in order of first appearance),
+    ``infos[k]`` has one row per env and ``infos["_" + k]`` is the bool mask of the envs that have
+    ``k``; a dict value is batched recursively; ``final_obs`` is an object array of the per-env
+    observations (``None`` where absent).
+
+    Numbers become one numpy array whose dtype holds every env's value (``int64`` for ints,
+    ``float64`` as soon as one env has a float, ``bool`` for bools; Gymnasium takes the type of the
+    first env that has the key, which would truncate a float coming after an int), arrays of one
+    shape are stacked (zeros where absent), anything else (strings, lists, ``None``, mixed kinds) is
+    an object array (``None`` where absent).
+    """
+    n = len(infos) if n is None else n
+    keys: Dict[str, List[Tuple[int, Any]]] = {}
+    for i, info in enumerate(infos):
+        if info:
+            for k, v in info.items():
+                keys.setdefault(k, []).append((i, v))
+    out: Dict[str, Any] = {}
+    for k, rows in keys.items():
+        out[k] = _column(k, rows, n)
+        mask = np.zeros(n, dtype=np.bool_)
+        mask[[i for i, _ in rows]] = True
+        out["_" + k] = mask
+    return out
+
+
+# -- observations ----------------------------------------------------------------------------------
+
+
+def _merge_rows(n: int, parts: Sequence[Tuple[np.ndarray, Any]]) -> Any:
+    """Batched observations of ``n`` envs from ``(row indices, batched observations)`` parts (a part
+    covering every row in order is returned as is)."""
+    if len(parts) == 1 and len(parts[0][0]) == n and bool(np.all(parts[0][0] == np.arange(n))):
+        return parts[0][1]
+    first = parts[0][1]
+    if isinstance(first, dict):
+        return {k: _merge_rows(n, [(idx, p[k]) for idx, p in parts]) for k in first}
+    out = np.empty((n, *first.shape[1:]), dtype=first.dtype)
+    for idx, p in parts:
+        out[idx] = p
+    return out
+
+
+def _as_bool(x: Any) -> np.ndarray:
+    if isinstance(x, np.ndarray) and x.dtype == np.uint8:
+        return x.view(np.bool_)
+    return np.asarray(x, dtype=bool)
+
+
+class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
+    """``num_envs`` environments of the same id and config on one server, stepped together, with
+    Gymnasium 1.x vector semantics. Made by :func:`make_vec`.
 
     * ``reset(seed=None, options=None) -> (observations, infos)``
-    * ``step(actions) -> (observations, rewards, terminated, truncated, infos)``
+    * ``step(actions) -> (observations, rewards, terminations, truncations, infos)``
 
-    where ``observations`` are float32 arrays of shape ``[n, ...]`` (a dict of them for ``Dict``
-    spaces), ``rewards`` float64 ``[n]``, ``terminated``/``truncated`` bool ``[n]``, ``infos`` a
-    list of ``n`` dicts. With ``autoreset`` (default), an env whose episode ends is reset at once:
-    its row of ``observations`` is the first observation of its next episode, and its info holds
-    ``final_observation`` (the last observation of the ended episode), ``final_info`` (its info, with
-    ``metrics`` and ``episode``) and ``reset_info``. :meth:`action_masks` is the bool ``[n, A]`` mask
-    of the current states.
+    ``observations``: float32 arrays ``[num_envs, ...]`` (a dict of them for ``Dict`` spaces);
+    ``rewards`` float64 ``[num_envs]``; ``terminations``/``truncations`` bool ``[num_envs]``;
+    ``infos`` a dict of arrays with ``_key`` masks (see :func:`batch_infos`).
+
+    Autoreset (``metadata["autoreset_mode"]``):
+
+    * ``NEXT_STEP`` (default): a step that ends env ``i``'s episode returns its last observation,
+      reward and info with ``terminations[i]`` or ``truncations[i]`` set. The NEXT ``step`` resets env
+      ``i`` instead of stepping it (``actions[i]`` is ignored) and returns its first observation
+      and reset info, reward 0, not terminated, not truncated. Meanwhile ``action_masks()[i]`` is
+      all True (any action is accepted and ignored).
+    * ``SAME_STEP``: the step that ends env ``i``'s episode resets it at once: row ``i`` of
+      ``observations`` and ``action_masks()`` is the first state of the new episode and the top-level
+      infos of env ``i`` are its reset info; ``infos["final_obs"][i]`` (an object array) holds the last
+      observation of the ended episode and ``infos["final_info"]`` (a dict of arrays) its info
+      (``metrics``, ``episode``), with masks ``_final_obs`` and ``_final_info``.
+    * ``DISABLED``: an env whose episode ended must be reset with
+      ``reset(options={"reset_mask": mask})`` before the next ``step``.
+
+    Either way the new episode takes the next seed of that env's own seed stream, so the modes
+    give the same episodes. ``action_masks()`` is the bool ``[num_envs, A]`` mask of the current
+    states (sb3-contrib's convention).
     """
 
     _what = "vector environment"
 
-    metadata: Dict[str, Any] = {"render_modes": [], "autoreset_mode": "same-step"}
     render_mode: Optional[str] = None
+    spec: Any = None
 
     def __init__(
         self,
@@ -67,7 +244,7 @@ class VectorEnv(_ServerResource):
         server: Optional[LocalServer] = None,
         owns_client: bool = True,
         seeds: SeedsLike = None,
-        autoreset: bool = True,
+        autoreset_mode: Any = "NextStep",
     ) -> None:
         self.client = client
         self.handles = list(handles)
@@ -75,90 +252,247 @@ class VectorEnv(_ServerResource):
         self.env_id = env_id
         self.config = dict(config)
         self.server = server
-        self.autoreset = autoreset
         self._owns_client = owns_client
+        self.autoreset_mode = _parse_mode(autoreset_mode)
+        self.metadata: Dict[str, Any] = {"render_modes": [], "autoreset_mode": self.autoreset_mode}
+        #: The server's space descriptors (plain data).
+        self.observation_space_descriptor = dict(observation_space)
+        self.action_space_descriptor = dict(action_space)
         self.single_observation_space = from_descriptor(observation_space)
         self.single_action_space = from_descriptor(action_space)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._initial_seeds = _seed_list(seeds, self.num_envs)
         self._masks: Optional[np.ndarray] = None
+        self._obs: Any = None  # the last batched observations (for partial resets)
+        # envs whose episode ended: reset by the next step (NEXT_STEP) or by the user (DISABLED)
+        self._ended = np.zeros(self.num_envs, dtype=np.bool_)
+        self._np_random: Optional[np.random.Generator] = None
+        self._np_random_seed: Optional[int] = None
         self._closed = False
+
+    # -- gymnasium-compatible surface when gymnasium is absent ------------------------------------
+
+    if _GymVectorEnv is None:
+
+        @property
+        def np_random(self) -> np.random.Generator:
+            """A generator seeded by ``reset(seed=int)`` (for agents; the server has its own)."""
+            if self._np_random is None:
+                self._np_random = np.random.default_rng()
+            return self._np_random
+
+        @property
+        def unwrapped(self) -> "VectorEnv":
+            return self
+
+        def render(self) -> None:
+            return None
+
+    # -- API --------------------------------------------------------------------------------------
 
     @property
     def closed(self) -> bool:
         """Whether :meth:`close` was called."""
         return self._closed
 
-    def reset(self, *, seed: SeedsLike = None, options: Optional[Dict[str, Any]] = None) -> Tuple[Observation, List[Dict[str, Any]]]:
-        """Resets every env. Returns ``(observations, infos)``.
+    def reset(self, *, seed: SeedsLike = None, options: Optional[Dict[str, Any]] = None) -> Tuple[Observation, Dict[str, Any]]:
+        """Resets the envs. Returns ``(observations, infos)``.
 
-        ``seed``: an int (env ``i`` gets ``seed + i``), a list of ``n`` ints or ``None`` entries,
-        or ``None`` (the ``seeds`` given to :func:`make_vec` on the first reset, then each env's
-        own seed stream). ``options`` go to every env.
+        ``seed``: an int (env ``i`` gets ``seed + i``), a list of ``num_envs`` ints or ``None``
+        entries, or ``None`` (the ``seeds`` given to :func:`make_vec` on the first reset, else each
+        env's own seed stream). ``options`` go to every env; ``options["reset_mask"]`` (a bool array
+        of ``num_envs``, Gymnasium's convention) resets only those envs, the other rows of
+        ``observations`` staying as they were and their infos absent.
         """
-        self._check_open()
-        seeds = _seed_list(seed, self.num_envs)
-        if seeds is None and self._initial_seeds is not None:
-            seeds = self._initial_seeds
-        self._initial_seeds = None
-        fields: Dict[str, Any] = {"envs": self.handles}
-        if seeds is not None:
-            fields["seeds"] = seeds
-        if options is not None:
-            fields["options"] = options
-        r = self.client.request("reset_batch", **fields)
-        self._masks = np.asarray(r["action_masks"], dtype=np.uint8)
-        return observation_from_wire(r["observations"]), list(r.get("infos") or [{} for _ in self.handles])
+        obs, _, infos = self._reset_lists(seed=seed, options=options)
+        return obs, batch_infos(infos, self.num_envs)
 
-    def step(self, actions: Any) -> Tuple[Observation, np.ndarray, np.ndarray, np.ndarray, List[Dict[str, Any]]]:
-        """Steps env ``i`` with ``actions[i]`` (``n`` integers: a list or an integer array).
-        Returns ``(observations, rewards, terminated, truncated, infos)``.
+    def step(self, actions: Any) -> Tuple[Observation, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
+        """Steps env ``i`` with ``actions[i]`` (``num_envs`` integers: an integer array or a list).
+        Returns ``(observations, rewards, terminations, truncations, infos)``.
 
-        A forbidden action raises :class:`~clustergym.errors.InvalidActionError` (``.index`` says
-        which) and no env is stepped.
+        A forbidden action raises :class:`~clustergym.errors.InvalidActionError` (``.index`` is the
+        env) and no env is stepped or reset.
         """
-        self._check_open()
-        a = np.asarray(actions) if not isinstance(actions, list) else None
-        if a is not None and a.dtype.kind in "iu" and a.ndim == 1:
-            wire_actions: List[Any] = a.tolist()
-        else:
-            wire_actions = [action_to_wire(x) for x in (actions if a is None else list(a.reshape(-1) if a.ndim else [a]))]
-        r = self.client.request("step_batch", envs=self.handles, actions=wire_actions, autoreset=self.autoreset)
-        self._masks = np.asarray(r["action_masks"], dtype=np.uint8)
-        return (
-            observation_from_wire(r["observations"]),
-            np.asarray(r["rewards"], dtype=np.float64),
-            np.asarray(r["terminated"]).view(np.bool_) if _is_u8(r["terminated"]) else np.asarray(r["terminated"], dtype=bool),
-            np.asarray(r["truncated"]).view(np.bool_) if _is_u8(r["truncated"]) else np.asarray(r["truncated"], dtype=bool),
-            list(r.get("infos") or [{} for _ in self.handles]),
-        )
+        obs, rewards, terminated, truncated, infos = self._step_lists(actions)
+        return obs, rewards, terminated, truncated, batch_infos(infos, self.num_envs)
 
     def action_masks(self) -> np.ndarray:
-        """The valid actions of every env: bool ``[n, A]`` (True = valid)."""
+        """The valid actions of every env: bool ``[num_envs, A]`` (True = valid)."""
         self._check_open()
         if self._masks is None:
             rows = [np.asarray(self.client.request("action_mask", env=h)["mask"], dtype=np.uint8) for h in self.handles]
             self._masks = np.stack(rows)
         return self._masks.view(np.bool_)
 
+    # -- per-env lists (shared with the SB3 adapter) ----------------------------------------------
+
+    def _reset_lists(self, *, seed: SeedsLike = None, options: Optional[Dict[str, Any]] = None) -> Tuple[Observation, np.ndarray, List[Optional[Dict[str, Any]]]]:
+        """Resets; returns the observations, the bool mask of the envs reset and their info dicts
+        (``None`` for the others)."""
+        self._check_open()
+        n = self.num_envs
+        seeds = _seed_list(seed, n)
+        if seeds is None and self._initial_seeds is not None:
+            seeds = self._initial_seeds
+        opts = dict(options) if options is not None else None
+        mask = np.ones(n, dtype=np.bool_)
+        if opts is not None and "reset_mask" in opts:
+            mask = _reset_mask(opts.pop("reset_mask"), n)
+            if not mask.all() and self._obs is None:
+                raise RuntimeError(f"{self.env_id}: reset(options={{'reset_mask': ...}}) needs a full reset() first")
+        idx = np.flatnonzero(mask)
+        fields: Dict[str, Any] = {"envs": [self.handles[i] for i in idx]}
+        if seeds is not None:
+            fields["seeds"] = [seeds[i] for i in idx]
+        if opts is not None:
+            fields["options"] = opts
+        r = self.client.request("reset_batch", **fields)
+        self._initial_seeds = None
+        if isinstance(seed, (int, np.integer)):
+            self._np_random = np.random.default_rng(int(seed))
+            self._np_random_seed = int(seed)
+        part_obs = observation_from_wire(r["observations"])
+        part_masks = np.asarray(r["action_masks"], dtype=np.uint8)
+        part_infos = list(r.get("infos") or [{} for _ in idx])
+        if len(idx) == n:
+            obs, masks = part_obs, part_masks
+        else:
+            obs = _merge_rows(n, [(np.flatnonzero(~mask), _take_rows(self._obs, ~mask)), (idx, part_obs)])
+            masks = self.action_masks().view(np.uint8).copy()
+            masks[idx] = part_masks
+        infos: List[Optional[Dict[str, Any]]] = [None] * n
+        for j, i in enumerate(idx):
+            infos[i] = part_infos[j]
+        self._obs, self._masks = obs, masks
+        self._ended[idx] = False
+        return obs, mask, infos
+
+    def _step_lists(self, actions: Any) -> Tuple[Observation, np.ndarray, np.ndarray, np.ndarray, List[Dict[str, Any]]]:
+        """Steps; returns the batched observations, rewards, terminations, truncations, and the
+        per-env info dicts of :meth:`step` before batching (in ``SAME_STEP``, an env that was reset
+        has ``final_obs``, ``final_info`` and its reset info)."""
+        self._check_open()
+        n = self.num_envs
+        wire_actions = _actions_to_wire(actions, n)
+        mode = self.autoreset_mode
+        if mode == AutoresetMode.NEXT_STEP and self._ended.any():
+            return self._step_next_step(wire_actions)
+        r = self.client.request("step_batch", envs=self.handles, actions=wire_actions, autoreset=mode == AutoresetMode.SAME_STEP)
+        obs = observation_from_wire(r["observations"])
+        rewards = np.asarray(r["rewards"], dtype=np.float64)
+        terminated, truncated = _as_bool(r["terminated"]), _as_bool(r["truncated"])
+        raw = list(r.get("infos") or [{} for _ in self.handles])
+        ended = terminated | truncated
+        self._masks = np.asarray(r["action_masks"], dtype=np.uint8)
+        if mode == AutoresetMode.SAME_STEP:
+            infos = [_same_step_info(info) if ended[i] else info for i, info in enumerate(raw)]
+        else:
+            infos = raw
+            self._ended = ended.copy()
+            if mode == AutoresetMode.NEXT_STEP and ended.any():
+                self._masks = self._masks.copy()
+                self._masks[ended] = 1
+        self._obs = obs
+        return obs, rewards, terminated, truncated, infos
+
+    def _step_next_step(self, wire_actions: List[Any]) -> Tuple[Observation, np.ndarray, np.ndarray, np.ndarray, List[Dict[str, Any]]]:
+        """A NEXT_STEP step when some episodes ended: ``step_batch`` (no autoreset) for the running
+        envs, then ``reset_batch`` for the ended ones (their actions ignored)."""
+        n = self.num_envs
+        reset_idx = np.flatnonzero(self._ended)
+        step_idx = np.flatnonzero(~self._ended)
+        rewards = np.zeros(n, dtype=np.float64)
+        terminated = np.zeros(n, dtype=np.bool_)
+        truncated = np.zeros(n, dtype=np.bool_)
+        masks = np.ones((n, self._mask_width()), dtype=np.uint8)
+        infos: List[Dict[str, Any]] = [{} for _ in range(n)]
+        parts: List[Tuple[np.ndarray, Any]] = []
+        if len(step_idx):
+            try:
+                r = self.client.request("step_batch", envs=[self.handles[i] for i in step_idx], actions=[wire_actions[i] for i in step_idx], autoreset=False)
+            except InvalidActionError as e:
+                raise _reindexed(e, step_idx) from None
+            parts.append((step_idx, observation_from_wire(r["observations"])))
+            rewards[step_idx] = np.asarray(r["rewards"], dtype=np.float64)
+            terminated[step_idx] = _as_bool(r["terminated"])
+            truncated[step_idx] = _as_bool(r["truncated"])
+            masks[step_idx] = np.asarray(r["action_masks"], dtype=np.uint8)
+            for j, info in enumerate(r.get("infos") or [{} for _ in step_idx]):
+                infos[step_idx[j]] = info
+        rr = self.client.request("reset_batch", envs=[self.handles[i] for i in reset_idx])
+        parts.append((reset_idx, observation_from_wire(rr["observations"])))
+        masks[reset_idx] = np.asarray(rr["action_masks"], dtype=np.uint8)
+        for j, info in enumerate(rr.get("infos") or [{} for _ in reset_idx]):
+            infos[reset_idx[j]] = info
+        ended = terminated | truncated
+        masks[ended] = 1
+        obs = _merge_rows(n, parts)
+        self._obs, self._masks, self._ended = obs, masks, ended
+        return obs, rewards, terminated, truncated, infos
+
+    def _mask_width(self) -> int:
+        n = getattr(self.single_action_space, "n", None)
+        if n is not None:
+            return int(n)
+        return int(self.action_masks().shape[1])
+
+    # -- misc -------------------------------------------------------------------------------------
+
     def _env_handles(self) -> Sequence[str]:
         return self.handles
-
-    @property
-    def unwrapped(self) -> "VectorEnv":
-        return self
 
     def __len__(self) -> int:
         return self.num_envs
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else self.client.address
-        return f"<clustergym.VectorEnv {self.env_id} x{self.num_envs} @ {state}>"
+        return f"<clustergym.VectorEnv {self.env_id} x{self.num_envs} {self.autoreset_mode.value} @ {state}>"
 
 
-def _is_u8(x: Any) -> bool:
-    return isinstance(x, np.ndarray) and x.dtype == np.uint8
+def _reset_mask(m: Any, n: int) -> np.ndarray:
+    if not isinstance(m, np.ndarray) or m.dtype != np.bool_ or m.shape != (n,):
+        raise ValueError(f"options['reset_mask'] must be a bool numpy array of shape ({n},), got {m!r:.80}")
+    if not m.any():
+        raise ValueError("options['reset_mask'] must select at least one env")
+    return m
+
+
+def _take_rows(obs: Any, rows: np.ndarray) -> Any:
+    if isinstance(obs, dict):
+        return {k: _take_rows(v, rows) for k, v in obs.items()}
+    return obs[rows]
+
+
+def _same_step_info(info: Mapping[str, Any]) -> Dict[str, Any]:
+    """The info of an env that the server reset within the step, in Gymnasium's SAME_STEP layout:
+    ``final_obs`` and ``final_info`` of the ended episode, then the reset info."""
+    out: Dict[str, Any] = {"final_obs": observation_from_wire(info.get("final_observation")), "final_info": info.get("final_info") or {}}
+    out.update(info.get("reset_info") or {})
+    return out
+
+
+def _actions_to_wire(actions: Any, n: int) -> List[Any]:
+    a = np.asarray(actions) if not isinstance(actions, list) else None
+    if a is not None and a.dtype.kind in "iu" and a.ndim == 1:
+        out: List[Any] = a.tolist()
+    else:
+        out = [action_to_wire(x) for x in (actions if a is None else list(a.reshape(-1) if a.ndim else [a]))]
+    if len(out) != n:
+        raise ValueError(f"expected {n} actions (one per env), got {len(out)}")
+    return out
+
+
+def _reindexed(e: InvalidActionError, idx: np.ndarray) -> InvalidActionError:
+    """``e`` (about a sub-batch of the envs ``idx``) with the index of the env in the whole vector."""
+    details = dict(e.details) if isinstance(e.details, dict) else {}
+    j = details.get("index")
+    if not isinstance(j, int) or not 0 <= j < len(idx):
+        return e
+    details["index"] = int(idx[j])
+    message = e.message.replace(f"(index {j})", f"(index {int(idx[j])})")
+    return InvalidActionError(e.code, message, details)
 
 
 def make_vec(
@@ -168,7 +502,7 @@ def make_vec(
     address: Optional[str] = None,
     *,
     seeds: SeedsLike = None,
-    autoreset: bool = True,
+    autoreset_mode: Any = "NextStep",
     timeout: Optional[float] = DEFAULT_TIMEOUT,
     client: Optional[Client] = None,
     server_command: Optional[Sequence[str]] = None,
@@ -179,11 +513,15 @@ def make_vec(
 
     Args are those of :func:`clustergym.make`, plus ``seeds`` (an int: env ``i`` gets ``seeds + i``;
     or a list of ``num_envs`` seeds), used by the first ``reset()`` that gets no seed, and
-    ``autoreset`` (reset ended envs inside ``step``; default true). Without ``address`` one local
-    server hosts all the envs.
+    ``autoreset_mode`` (an :data:`AutoresetMode` or its value: ``"NextStep"``, the default as in
+    Gymnasium, ``"SameStep"`` or ``"Disabled"``). Without ``address`` one local server hosts all
+    the envs.
     """
+    if "autoreset" in config_overrides:
+        raise TypeError("make_vec(autoreset=...) is gone: pass autoreset_mode='SameStep' (the old autoreset=True), 'Disabled' (autoreset=False) or 'NextStep' (the default)")
     if num_envs < 1:
         raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+    mode = _parse_mode(autoreset_mode)
     cfg = _merge_config(config, config_overrides)
     _seed_list(seeds, num_envs)  # validate early
     server: Optional[LocalServer] = None
@@ -209,4 +547,4 @@ def make_vec(
                 except ClusterGymError:
                     pass
         raise
-    return VectorEnv(c, handles, env_id, cfg, r["observation_space"], r["action_space"], server=server, owns_client=owns, seeds=seeds, autoreset=autoreset)
+    return VectorEnv(c, handles, env_id, cfg, r["observation_space"], r["action_space"], server=server, owns_client=owns, seeds=seeds, autoreset_mode=mode)
