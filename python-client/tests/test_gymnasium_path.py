@@ -1,8 +1,8 @@
 """The gymnasium code path, without gymnasium installed: a child interpreter imports the client with
 a minimal stand-in `gymnasium` package that follows gymnasium's public signatures (Env.reset seeding
-`np_random`, spaces.Box/Discrete/MultiBinary/MultiDiscrete/Dict, vector.utils.batch_space) and
-records the calls; and with a `gymnasium` whose import fails, the client falls back to its light
-spaces (the import is safe)."""
+`np_random`, spaces.Box/Discrete/MultiBinary/MultiDiscrete/Dict, vector.utils.batch_space, 1.x's
+vector.VectorEnv and vector.AutoresetMode) and records the calls; and with a `gymnasium` whose import
+fails, the client falls back to its light spaces (the import is safe)."""
 from __future__ import annotations
 
 import json
@@ -12,12 +12,15 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from conftest import PKG_ROOT
 
 STUB = {
     "gymnasium/__init__.py": '''
         import numpy as np
         from . import spaces
+        __version__ = "1.2.0"
         CALLS = []
         class Env:
             metadata = {"render_modes": []}
@@ -71,7 +74,41 @@ STUB = {
             def contains(self, x):
                 return set(x) == set(self.spaces) and all(self.spaces[k].contains(v) for k, v in x.items())
     ''',
-    "gymnasium/vector/__init__.py": "",
+    "gymnasium/vector/__init__.py": '''
+        import enum
+        import numpy as np
+        class AutoresetMode(enum.Enum):
+            NEXT_STEP = "NextStep"
+            SAME_STEP = "SameStep"
+            DISABLED = "Disabled"
+        class VectorEnv:
+            metadata = {}
+            spec = None
+            render_mode = None
+            closed = False
+            _np_random = None
+            _np_random_seed = None
+            def reset(self, *, seed=None, options=None):
+                if seed is not None:
+                    self._np_random, self._np_random_seed = np.random.default_rng(seed), seed
+            def step(self, actions):
+                raise NotImplementedError
+            def close(self, **kwargs):
+                if self.closed:
+                    return
+                self.close_extras(**kwargs)
+                self.closed = True
+            def close_extras(self, **kwargs):
+                pass
+            @property
+            def np_random(self):
+                if self._np_random is None:
+                    self._np_random = np.random.default_rng()
+                return self._np_random
+            @property
+            def unwrapped(self):
+                return self
+    ''',
     "gymnasium/vector/utils/__init__.py": '''
         import numpy as np
         from gymnasium import spaces
@@ -116,7 +153,11 @@ def test_gymnasium_classes_are_used_when_importable(tmp_path: Path, address: str
         same = env.np_random.random() == x
         obs, r, t, tr, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
         venv = clustergym.make_vec(2, "clustergym/Job-v0", {{"k": 4, "trajectory": {{"length": 10}}}}, address={address!r})
-        vobs, _ = venv.reset(seed=0)
+        vobs, vinfos = venv.reset(seed=0)
+        vx = venv.np_random.random()
+        venv.reset(seed=0)
+        vseeded = venv.np_random.random() == vx
+        vout = venv.step(venv.action_masks().argmax(axis=1))
         print(json.dumps({{
             "gym": clustergym.GYMNASIUM,
             "env_is_gym": isinstance(env, gymnasium.Env),
@@ -126,6 +167,10 @@ def test_gymnasium_classes_are_used_when_importable(tmp_path: Path, address: str
             "contains": bool(env.observation_space.contains(obs)),
             "seeded": same,
             "vec_act": type(venv.action_space).__name__, "vec_obs_jobs": list(venv.observation_space["jobs"].shape),
+            "vec_is_gym": isinstance(venv, gymnasium.vector.VectorEnv), "vec_seeded": vseeded,
+            "mode_is_gym": venv.metadata["autoreset_mode"] is gymnasium.vector.AutoresetMode.NEXT_STEP,
+            "modes_are_gym": clustergym.AutoresetMode is gymnasium.vector.AutoresetMode,
+            "vec_infos": sorted(vinfos), "vec_step": [len(vout), str(vout[1].dtype), str(vout[2].dtype)],
         }}))
         venv.close(); env.close()
         """,
@@ -134,6 +179,34 @@ def test_gymnasium_classes_are_used_when_importable(tmp_path: Path, address: str
     assert out["obs_space"] == "gymnasium.spaces.Dict" and out["act_space"] == "Discrete" and out["n"] == 5
     assert out["jobs_shape"] == [4, 8]
     assert out["vec_act"] == "MultiDiscrete" and out["vec_obs_jobs"] == [2, 4, 8]
+    assert out["vec_is_gym"] and out["vec_seeded"] and out["mode_is_gym"] and out["modes_are_gym"]
+    assert "_time" in out["vec_infos"] and out["vec_step"] == [5, "float64", "bool"]
+
+
+@pytest.mark.parametrize("version", ["1.0.0", "0.29.1"])
+def test_older_gymnasium(tmp_path: Path, address: str, version: str) -> None:
+    """Gymnasium 1.0 has no AutoresetMode (the client's own enum stands in); 0.29's VectorEnv has
+    another API (the client's VectorEnv does not subclass it)."""
+    stub = dict(STUB)
+    stub["gymnasium/__init__.py"] = STUB["gymnasium/__init__.py"].replace('"1.2.0"', repr(version))
+    stub["gymnasium/vector/__init__.py"] = STUB["gymnasium/vector/__init__.py"].replace("class AutoresetMode(enum.Enum)", "class _NotAutoresetMode(enum.Enum)")
+    _write(tmp_path, stub)
+    out = _run(
+        tmp_path,
+        f"""
+        import json, gymnasium, clustergym
+        from clustergym import vector
+        venv = clustergym.make_vec(1, "clustergym/Job-v0", {{"k": 4, "trajectory": {{"length": 10}}}}, address={address!r}, autoreset_mode="SameStep")
+        venv.reset(seed=1)
+        print(json.dumps({{
+            "own_modes": clustergym.AutoresetMode is vector._AutoresetMode,
+            "mode": venv.metadata["autoreset_mode"].value,
+            "vec_is_gym": isinstance(venv, gymnasium.vector.VectorEnv),
+        }}))
+        venv.close()
+        """,
+    )
+    assert out == {"own_modes": True, "mode": "SameStep", "vec_is_gym": version.startswith("1.")}
 
 
 def test_a_broken_gymnasium_falls_back_to_light_spaces(tmp_path: Path) -> None:

@@ -171,6 +171,72 @@ def test_batch_infos_layout() -> None:
     assert batch_infos([{}, None], 2) == {}
 
 
+def add_info_reference(vector_infos: Dict[str, Any], env_info: Dict[str, Any], i: int, n: int) -> Dict[str, Any]:
+    """Gymnasium's rules for adding env i's info, one env at a time: the array of a key is made when
+    the first env that has it is added (its type fixes the dtype), `final_obs` is an object array,
+    a dict recurses, and `_key` marks the envs that have the key."""
+    for key, value in env_info.items():
+        if key == "final_obs":
+            arr = vector_infos.get(key, np.full(n, None, dtype=object))
+            arr[i] = value
+        elif isinstance(value, dict):
+            arr = add_info_reference(vector_infos.get(key, {}), value, i, n)
+        else:
+            if key in vector_infos:
+                arr = vector_infos[key]
+            elif type(value) in (int, float, bool) or isinstance(value, np.number):
+                arr = np.zeros(n, dtype=type(value))
+            elif isinstance(value, np.ndarray):
+                arr = np.zeros((n, *value.shape), dtype=value.dtype)
+            else:
+                arr = np.full(n, None, dtype=object)
+            arr[i] = value
+        mask = vector_infos.get("_" + key, np.zeros(n, dtype=np.bool_))
+        mask[i] = True
+        vector_infos[key], vector_infos["_" + key] = arr, mask
+    return vector_infos
+
+
+def assert_same_layout(ours: Dict[str, Any], ref: Dict[str, Any]) -> None:
+    """Same keys in the same order, same masks, same values; where Gymnasium made an int array from
+    an int seen first, ours holds floats that truncate to Gymnasium's values."""
+    assert list(ours) == list(ref)
+    for k, r in ref.items():
+        o = ours[k]
+        if isinstance(r, dict):
+            assert_same_layout(o, r)
+        elif k == "final_obs":
+            assert o.dtype == object and [x is None for x in o] == [x is None for x in r]
+        elif o.dtype == r.dtype:
+            np.testing.assert_array_equal(o, r)
+        else:
+            assert r.dtype.kind in "iu" and o.dtype.kind == "f", (k, o.dtype, r.dtype)
+            np.testing.assert_array_equal(o.astype(r.dtype), r)
+
+
+@pytest.mark.parametrize("mode", ["NextStep", "SameStep"])
+def test_infos_laid_out_as_gymnasium(address: str, mode: str) -> None:
+    v = make(address, mode)
+    rng = np.random.default_rng(5)
+    seen_final = False
+    try:
+        _, mask, per_env = v._reset_lists()
+        ref: Dict[str, Any] = {}
+        for i, info in enumerate(per_env):
+            add_info_reference(ref, info, i, N)
+        assert_same_layout(batch_infos(per_env, N), ref)
+        for _ in range(150):
+            *_, per_env = v._step_lists(_pick(v.action_masks(), rng))
+            ref = {}
+            for i, info in enumerate(per_env):
+                add_info_reference(ref, info, i, N)
+            assert_same_layout(batch_infos(per_env, N), ref)
+            seen_final = seen_final or "final_info" in ref or "metrics" in ref
+    finally:
+        v.close()
+    assert seen_final
+
+
 # -- NEXT_STEP, step by step against single envs -------------------------------------------------
 
 
