@@ -110,6 +110,9 @@ def _seed_list(seeds: SeedsLike, n: int) -> Optional[List[Optional[int]]]:
 # -- infos as a dict of arrays --------------------------------------------------------------------
 
 
+_PLAIN_NUMBERS = frozenset([bool, int, float])
+
+
 def _kind(v: Any) -> str:
     if isinstance(v, dict):
         return "dict"
@@ -120,29 +123,36 @@ def _kind(v: Any) -> str:
     return "object"
 
 
-def _column(key: str, rows: List[Tuple[int, Any]], n: int) -> Any:
-    """The batched value of ``key`` given ``(env index, value)`` pairs."""
-    values = [v for _, v in rows]
+_PLAIN_DTYPES = {frozenset([bool]): np.bool_, frozenset([int]): np.int64, frozenset([int, bool]): np.int64}
+
+
+def _column(key: str, idx: Optional[List[int]], values: List[Any], n: int) -> Any:
+    """The batched value of ``key`` given the values of the envs ``idx`` (``None``: every env, in order)."""
+
+    def fill(out: np.ndarray) -> np.ndarray:
+        for i, v in zip(range(n) if idx is None else idx, values):
+            out[i] = v
+        return out
+
+    if key == "final_obs":
+        return fill(np.full(n, None, dtype=object))
+    types = frozenset(type(v) for v in values)
+    if types <= _PLAIN_NUMBERS:  # the common case, fast: Python numbers
+        dtype = _PLAIN_DTYPES.get(types, np.float64)
+        if idx is None:
+            return np.array(values, dtype=dtype)
+        out = np.zeros(n, dtype=dtype)
+        out[idx] = values
+        return out
     kinds = {_kind(v) for v in values}
-    if key != "final_obs" and kinds == {"dict"}:
-        per_env: List[Optional[Dict[str, Any]]] = [None] * n
-        for i, v in rows:
-            per_env[i] = v
-        return batch_infos(per_env, n)
-    if key != "final_obs" and kinds == {"number"}:
-        out = np.zeros(n, dtype=np.result_type(*[np.asarray(v).dtype for v in values]))
-        for i, v in rows:
-            out[i] = v
-        return out
-    if key != "final_obs" and kinds == {"array"} and len({v.shape for v in values}) == 1:
-        out = np.zeros((n, *values[0].shape), dtype=np.result_type(*[v.dtype for v in values]))
-        for i, v in rows:
-            out[i] = v
-        return out
-    out = np.full(n, None, dtype=object)
-    for i, v in rows:
-        out[i] = v
-    return out
+    if kinds == {"dict"}:
+        per_env: List[Optional[Mapping[str, Any]]] = [None] * n
+        return batch_infos(fill(per_env), n)  # type: ignore[arg-type]
+    if kinds == {"number"}:
+        return fill(np.zeros(n, dtype=np.result_type(*[np.asarray(v).dtype for v in values])))
+    if kinds == {"array"} and len({v.shape for v in values}) == 1:
+        return fill(np.zeros((n, *values[0].shape), dtype=np.result_type(*[v.dtype for v in values])))
+    return fill(np.full(n, None, dtype=object))
 
 
 def batch_infos(infos: Sequence[Optional[Mapping[str, Any]]], n: Optional[int] = None) -> Dict[str, Any]:
@@ -159,16 +169,25 @@ def batch_infos(infos: Sequence[Optional[Mapping[str, Any]]], n: Optional[int] =
     an object array (``None`` where absent).
     """
     n = len(infos) if n is None else n
-    keys: Dict[str, List[Tuple[int, Any]]] = {}
+    out: Dict[str, Any] = {}
+    first = infos[0] if len(infos) else None
+    if len(infos) == n and first and all(info is not None and info.keys() == first.keys() for info in infos):
+        # every env has the same keys (the usual case): one column per key, full masks
+        for k in first:
+            out[k] = _column(k, None, [info[k] for info in infos], n)  # type: ignore[index]
+            out["_" + k] = np.ones(n, dtype=np.bool_)
+        return out
+    keys: Dict[str, Tuple[List[int], List[Any]]] = {}
     for i, info in enumerate(infos):
         if info:
             for k, v in info.items():
-                keys.setdefault(k, []).append((i, v))
-    out: Dict[str, Any] = {}
-    for k, rows in keys.items():
-        out[k] = _column(k, rows, n)
+                rows = keys.setdefault(k, ([], []))
+                rows[0].append(i)
+                rows[1].append(v)
+    for k, (idx, values) in keys.items():
+        out[k] = _column(k, idx, values, n)
         mask = np.zeros(n, dtype=np.bool_)
-        mask[[i for i, _ in rows]] = True
+        mask[idx] = True
         out["_" + k] = mask
     return out
 
