@@ -50,9 +50,22 @@ def test_random_masked_agent(address: str) -> None:
         assert json.loads(out.splitlines()[-1])["steps"] > 0
 
 
-@pytest.mark.parametrize("envs", [1, 4])
-def test_bench_prints_one_json_line(address: str, envs: int) -> None:
-    out = _run("bench.py", ["--address", address, "--k", "16", "--envs", str(envs), "--steps", "400", "--warmup", "40"])
+@pytest.mark.parametrize("mode", ["NextStep", "SameStep"])
+def test_vector_agent(address: str, mode: str) -> None:
+    out = _run("vector_agent.py", ["--address", address, "--envs", "3", "--length", "12", "--episodes", "5", "--autoreset-mode", mode])
+    lines = [json.loads(l) for l in out.strip().splitlines()]
+    *episodes, summary = lines
+    assert summary["episodes"] == len(episodes) >= 5 and summary["autoreset_mode"] == mode
+    for e in episodes:  # the return summed over the steps is the env's own (0 on NEXT_STEP reset steps)
+        assert e["return"] == pytest.approx(e["episode_return"]) and e["mean_bsld"] >= 1
+    for i in range(3):  # env i's episodes take the seeds of its stream, in order
+        seeds = [e["seed"] for e in episodes if e["env"] == i]
+        assert len(seeds) == len(set(seeds))
+
+
+@pytest.mark.parametrize("envs,mode", [(1, "NextStep"), (4, "NextStep"), (4, "SameStep")])
+def test_bench_prints_one_json_line(address: str, envs: int, mode: str) -> None:
+    out = _run("bench.py", ["--address", address, "--k", "16", "--envs", str(envs), "--steps", "400", "--warmup", "40", "--autoreset-mode", mode])
     lines = out.strip().splitlines()
     assert len(lines) == 1
     r = json.loads(lines[0])
