@@ -4,9 +4,10 @@
     python3 examples/bench.py [--env ID] [--k N] [--envs N] [--steps N] [--workload FILE] [--address ADDR]
 
 ``--envs 1`` drives one :func:`clustergym.make` env with ``step``; ``--envs N`` (N > 1) a
-:func:`clustergym.make_vec` of N envs with ``step_batch``, in the ``--autoreset-mode`` (default
-``NextStep``, make_vec's: a step after episodes ended also sends a ``reset_batch``; ``SameStep``:
-one ``step_batch`` per step, the server resets). ``--steps`` counts env-steps
+:func:`clustergym.make_vec` of N envs with ``step_batch``, in the ``--autoreset-mode``: ``SameStep``
+(the default here: one ``step_batch`` per step, the server resets; the bridge's own throughput, what
+``npm run bench`` reports) or ``NextStep`` (make_vec's default: a step after episodes ended also
+sends a ``reset_batch``). ``--steps`` counts env-steps
 in total (a batch of N envs counts N). Episodes that end are reset (single env: by ``reset``, not
 timed separately). Prints ONE JSON line: ``{"envs", "steps", "seconds", "steps_per_s"}``.
 """
@@ -72,7 +73,7 @@ def main() -> None:
     p.add_argument("--workload", default=None, help="workload file for the server (default: the embedded default)")
     p.add_argument("--address", help="endpoint of a running `clustergym serve` (default: start a local server)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--autoreset-mode", default="NextStep", choices=["NextStep", "SameStep"], help="vector env autoreset mode (--envs > 1)")
+    p.add_argument("--autoreset-mode", default="SameStep", choices=["NextStep", "SameStep"], help="vector env autoreset mode (--envs > 1)")
     a = p.parse_args()
     config: Dict[str, Any] = {}
     if a.env != "clustergym/PolicyPair-v0":
