@@ -13,8 +13,9 @@ Quick start::
     print(info["metrics"])
     env.close()
 
-See :func:`make`, :func:`make_vec`, :class:`Env`, :class:`VectorEnv`, :class:`Client` and
-:mod:`clustergym.errors`.
+See :func:`make`, :func:`make_vec`, :class:`Env`, :class:`VectorEnv` (Gymnasium 1.x vector
+conventions, :data:`AutoresetMode`), :class:`Client`, :mod:`clustergym.errors`, and
+:mod:`clustergym.sb3` (Stable-Baselines3's ``VecEnv`` API; import it explicitly).
 """
 from __future__ import annotations
 
