@@ -65,7 +65,10 @@ async function independentThreads(id: string, config: Record<string, unknown>, t
   const workers = Array.from({ length: threads }, () => new Worker(code, { eval: true, workerData: { id, config, n: perThread, steps } }));
   await Promise.all(workers.map((w) => new Promise((r) => w.once('message', r))));
   const t0 = performance.now();
-  await Promise.all(workers.map((w) => new Promise((r) => (w.once('message', r), w.postMessage('go')))));
+  await Promise.all(workers.map((w) => new Promise((r) => {
+          w.once('message', r);
+          w.postMessage('go');
+        })));
   const seconds = (performance.now() - t0) / 1000;
   await Promise.all(workers.map((w) => w.terminate()));
   return Math.round((threads * steps) / seconds);

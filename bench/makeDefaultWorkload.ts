@@ -37,5 +37,5 @@ for (let i = 0; i < 300; i++) {
   jobs.push(job);
 }
 const out = { description: 'clustergym embedded default workload for hetero-20 (bench/makeDefaultWorkload.ts, seed 2026)', jobs, profiles: {} };
-writeFileSync(new URL('../../data/workloads/mixed-300.json', import.meta.url), JSON.stringify(out, null, 1) + '\n');
+writeFileSync(new URL('../../data/workloads/mixed-300.json', import.meta.url), `${JSON.stringify(out, null, 1)}\n`);
 console.log(`wrote ${jobs.length} jobs`);

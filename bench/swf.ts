@@ -23,11 +23,11 @@ export function writeSyntheticSwf(file: string, lines: number): void {
     const run = 1 + rng.int(20000);
     buf.push(`${i} ${t} ${rng.int(5000)} ${run} ${procs} ${run - 1} -1 ${procs} ${run * 2} -1 1 ${rng.int(100)} ${rng.int(10)} -1 ${rng.int(4)} -1 -1 -1`);
     if (buf.length === 10000) {
-      writeSync(fd, buf.join('\n') + '\n');
+      writeSync(fd, `${buf.join('\n')}\n`);
       buf = [];
     }
   }
-  if (buf.length) writeSync(fd, buf.join('\n') + '\n');
+  if (buf.length) writeSync(fd, `${buf.join('\n')}\n`);
   closeSync(fd);
 }
 

@@ -89,7 +89,9 @@ export function stackObservations(obs: unknown[], space: SpaceDescriptor): unkno
   if (isTypedArray(first)) {
     const Ctor = first.constructor as new (n: number) => WireTypedArray;
     const out = new Ctor(first.length * obs.length);
-    obs.forEach((o, i) => (out as Float32Array).set(o as Float32Array, i * first.length));
+    obs.forEach((o, i) => {
+      (out as Float32Array).set(o as Float32Array, i * first.length);
+    });
     const shape = space.shape && space.shape.reduce((a, b) => a * b, 1) === first.length ? space.shape : [first.length];
     return encodeNdArray(out, [obs.length, ...shape]);
   }
@@ -362,7 +364,9 @@ function copyObservation(o: unknown): unknown {
 function stackMasks(masks: Uint8Array[]): unknown {
   const a = masks[0]!.length;
   const out = new Uint8Array(a * masks.length);
-  masks.forEach((m, i) => out.set(m, i * a));
+  masks.forEach((m, i) => {
+    out.set(m, i * a);
+  });
   return encodeNdArray(out, [masks.length, a]);
 }
 

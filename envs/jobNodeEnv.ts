@@ -11,7 +11,7 @@
  * `enforce_memory: false`, memory); `wait` is valid when something runs or is still to arrive.
  */
 import type { Job } from '../src/workload/job.js';
-import { type PlacementLimit } from '../src/scheduling/placement.js';
+import type { PlacementLimit } from '../src/scheduling/placement.js';
 import { nodeTaskShare, perNodeCores } from '../src/workload/job.js';
 import { ClusterEnv } from './env.js';
 import type { EnvContext } from './context.js';

@@ -59,7 +59,7 @@ export class Rng {
   gamma(k: number, theta: number): number {
     if (k < 1) {
       const u = this.next();
-      return this.gamma(k + 1, theta) * Math.pow(u <= 0 ? Number.MIN_VALUE : u, 1 / k);
+      return this.gamma(k + 1, theta) * (u <= 0 ? Number.MIN_VALUE : u) ** (1 / k);
     }
     const d = k - 1 / 3;
     const c = 1 / Math.sqrt(9 * d);

@@ -145,7 +145,7 @@ export class TaskProgress {
         const c1 = c0 + p.nodeCoreCount[n]!;
         for (let c = c0; c < c1; c++) {
           const t = this.coreTask[c];
-          if (t && t.remote && !t.done) {
+          if (t?.remote && !t.done) {
             load += t.commLoad;
             jobs.add(t.job);
           }

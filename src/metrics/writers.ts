@@ -53,7 +53,7 @@ export class LineWriter {
   }
   flush(): void {
     if (this.buf.length === 0) return;
-    writeSync(this.fd, this.buf.join('\n') + '\n');
+    writeSync(this.fd, `${this.buf.join('\n')}\n`);
     this.buf = [];
     this.size = 0;
   }
@@ -113,5 +113,5 @@ export function timelineCsvRow(r: TimelineRow): string {
 
 /** Writes `summary.json`. */
 export function writeSummary(path: string, s: Summary): void {
-  writeFileSync(path, JSON.stringify(s, null, 2) + '\n');
+  writeFileSync(path, `${JSON.stringify(s, null, 2)}\n`);
 }

@@ -101,7 +101,7 @@ export function comparisonBarsSvg(rows: readonly ComparisonRow[], metrics: reado
     }
     const hl = r.name === highlight;
     legendSvg += `<rect x="${fmt(lx)}" y="${fmt(ly - 10)}" width="14" height="12" fill="${paletteColour(i)}"${hl ? ' stroke="#111" stroke-width="2"' : ''}/>\n`;
-    legendSvg += text(lx + 19, ly, r.name, hl ? 'font-weight="bold"' : '') + '\n';
+    legendSvg += `${text(lx + 19, ly, r.name, hl ? 'font-weight="bold"' : '')}\n`;
     lx += w;
   });
   legendSvg += `</g>\n`;
@@ -134,12 +134,12 @@ export function comparisonBarsSvg(rows: readonly ComparisonRow[], metrics: reado
     let best = -1;
     if (m.better && finite.length) {
       const target = m.better === 'lower' ? Math.min(...finite) : Math.max(...finite);
-      best = vals.findIndex((v) => v === target);
+      best = vals.indexOf(target);
     }
 
     body += `<g class="panel">\n`;
-    body += text(px + pw / 2, py + 16, m.label, 'text-anchor="middle" font-size="13" font-weight="bold" fill="#222"') + '\n';
-    if (m.better) body += text(px + pw / 2, py + 30, `${m.better} is better`, 'text-anchor="middle" font-size="10.5" fill="#666"') + '\n';
+    body += `${text(px + pw / 2, py + 16, m.label, 'text-anchor="middle" font-size="13" font-weight="bold" fill="#222"')}\n`;
+    if (m.better) body += `${text(px + pw / 2, py + 30, `${m.better} is better`, 'text-anchor="middle" font-size="10.5" fill="#666"')}\n`;
     body += yAxis(axis, sy, x0, y0, y1, '', { gridTo: x1, percent: m.percent });
     const base = sy(Math.max(axis.min, Math.min(axis.max, 0)));
     body += `<line x1="${fmt(x0)}" y1="${fmt(base)}" x2="${fmt(x1)}" y2="${fmt(base)}" stroke="#333"/>\n`;
@@ -157,14 +157,14 @@ export function comparisonBarsSvg(rows: readonly ComparisonRow[], metrics: reado
         body += `<rect x="${fmt(cx - bw / 2)}" y="${fmt(y)}" width="${fmt(bw)}" height="${fmt(h)}" fill="${paletteColour(i)}"${style}>`;
         body += `<title>${escapeXml(`${r.name}: ${m.label} = ${shown}`)}</title></rect>\n`;
         const ty = v >= 0 ? y - 4 : y + h + 12;
-        body += text(cx, ty, (i === best ? '\u2605 ' : '') + shown, `text-anchor="middle" font-size="${fmt(valueFont)}" fill="#222"${hl || i === best ? ' font-weight="bold"' : ''}`) + '\n';
+        body += `${text(cx, ty, (i === best ? '\u2605 ' : '') + shown, `text-anchor="middle" font-size="${fmt(valueFont)}" fill="#222"${hl || i === best ? ' font-weight="bold"' : ''}`)}\n`;
       } else {
-        body += text(cx, base - 4, shown, `text-anchor="middle" font-size="${fmt(valueFont)}" fill="#888"`) + '\n';
+        body += `${text(cx, base - 4, shown, `text-anchor="middle" font-size="${fmt(valueFont)}" fill="#888"`)}\n`;
       }
       const ly0 = y0 + 14;
       const weight = hl ? ' font-weight="bold"' : '';
-      if (rotate) body += text(cx, ly0, r.name, `text-anchor="end" font-size="11" fill="#222"${weight} transform="rotate(-35 ${fmt(cx)} ${fmt(ly0)})"`) + '\n';
-      else body += text(cx, ly0, r.name, `text-anchor="middle" font-size="11" fill="#222"${weight}`) + '\n';
+      if (rotate) body += `${text(cx, ly0, r.name, `text-anchor="end" font-size="11" fill="#222"${weight} transform="rotate(-35 ${fmt(cx)} ${fmt(ly0)})"`)}\n`;
+      else body += `${text(cx, ly0, r.name, `text-anchor="middle" font-size="11" fill="#222"${weight}`)}\n`;
     });
     body += `</g>\n`;
     descParts.push(`${m.label}: ${rows.map((r, i) => `${r.name} ${vals[i] === undefined ? 'n/a' : formatValue(vals[i]!)}`).join(', ')}${best >= 0 ? ` (best ${rows[best]!.name})` : ''}`);

@@ -89,7 +89,7 @@ function tableHtml(t: ReportTable): string {
     });
     s += `</tr>\n`;
   }
-  return s + `</tbody>\n</table>\n`;
+  return `${s}</tbody>\n</table>\n`;
 }
 
 const STYLE = `
@@ -194,7 +194,7 @@ export interface WrittenReport {
 export function writeReport(dir: string, parts: ReportParts): WrittenReport {
   const paths = parts.figures.map((f) => {
     const norm = normalize(f.file);
-    if (isAbsolute(f.file) || norm.startsWith('..' + sep) || norm === '..' || !/\.svg$/i.test(f.file)) {
+    if (isAbsolute(f.file) || norm.startsWith(`..${sep}`) || norm === '..' || !/\.svg$/i.test(f.file)) {
       throw new Error(`writeReport: figure file ${JSON.stringify(f.file)} must be a relative path inside the report directory ending in .svg`);
     }
     return join(dir, norm);

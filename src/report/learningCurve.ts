@@ -103,10 +103,10 @@ function legend(entries: { label: string; colour: string }[], x0: number, y0: nu
       y += 18;
     }
     s += `<line x1="${fmt(x)}" y1="${fmt(y - 4)}" x2="${fmt(x + 22)}" y2="${fmt(y - 4)}" stroke="${escapeXml(e.colour)}" stroke-width="2.5"/>\n`;
-    s += text(x + 27, y, e.label) + '\n';
+    s += `${text(x + 27, y, e.label)}\n`;
     x += w;
   }
-  return { svg: s + `</g>\n`, height: entries.length ? y - y0 + 18 : 0 };
+  return { svg: `${s}</g>\n`, height: entries.length ? y - y0 + 18 : 0 };
 }
 
 /**
@@ -186,7 +186,7 @@ export function learningCurveSvg(series: readonly CurveSeries[], opts: LearningC
     body += `</g>\n`;
   }
   body += `</g>\n`;
-  if (allX.length === 0) body += text((x0 + x1) / 2, (top + bottom) / 2, 'no data', 'text-anchor="middle" fill="#888" font-size="14"') + '\n';
+  if (allX.length === 0) body += `${text((x0 + x1) / 2, (top + bottom) / 2, 'no data', 'text-anchor="middle" fill="#888" font-size="14"')}\n`;
 
   const descParts = prepared.map((s) => {
     const fx = s.xs.filter((x, i) => Number.isFinite(x) && Number.isFinite(s.ys[i]!));

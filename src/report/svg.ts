@@ -269,7 +269,7 @@ export function svgDocument(frame: SvgFrame, defs: string, body: string): string
 
 /** A `<text>` element (escaped); `extra` is raw attribute text. */
 export function text(x: number, y: number, s: string, extra = ''): string {
-  return `<text x="${fmt(x)}" y="${fmt(y)}"${extra ? ' ' + extra : ''}>${escapeXml(s)}</text>`;
+  return `<text x="${fmt(x)}" y="${fmt(y)}"${extra ? ` ${extra}` : ''}>${escapeXml(s)}</text>`;
 }
 
 /** Options every plot accepts. */
@@ -304,10 +304,10 @@ export function xAxis(
     const x = scale(t);
     if (grid) s += `<line x1="${fmt(x)}" y1="${fmt(grid.top)}" x2="${fmt(x)}" y2="${fmt(y)}" stroke="#e4e4e4"/>\n`;
     s += `<line x1="${fmt(x)}" y1="${fmt(y)}" x2="${fmt(x)}" y2="${fmt(y + 5)}" stroke="#333"/>\n`;
-    s += text(x, y + 17, formatTick(t, axis.step, maxAbs), 'text-anchor="middle"') + '\n';
+    s += `${text(x, y + 17, formatTick(t, axis.step, maxAbs), 'text-anchor="middle"')}\n`;
   }
-  if (label) s += text((x0 + x1) / 2, y + 34, label, 'text-anchor="middle" font-size="12" fill="#222"') + '\n';
-  return s + `</g>\n`;
+  if (label) s += `${text((x0 + x1) / 2, y + 34, label, 'text-anchor="middle" font-size="12" fill="#222"')}\n`;
+  return `${s}</g>\n`;
 }
 
 /**
@@ -335,12 +335,12 @@ export function yAxis(
     if (opts.gridTo !== undefined) s += `<line x1="${fmt(x)}" y1="${fmt(y)}" x2="${fmt(opts.gridTo)}" y2="${fmt(y)}" stroke="#e4e4e4"/>\n`;
     s += `<line x1="${fmt(x)}" y1="${fmt(y)}" x2="${fmt(x + 5 * dir)}" y2="${fmt(y)}" stroke="#333"/>\n`;
     const lab = opts.percent ? `${formatTick(t * 100, axis.step * 100)}%` : formatTick(t, axis.step, maxAbs);
-    s += text(x + 8 * dir, y + 4, lab, `text-anchor="${side === 'left' ? 'end' : 'start'}"`) + '\n';
+    s += `${text(x + 8 * dir, y + 4, lab, `text-anchor="${side === 'left' ? 'end' : 'start'}"`)}\n`;
   }
   if (label) {
     const tx = x + (opts.titleOffset ?? 46) * dir;
     const ty = (y0 + y1) / 2;
-    s += text(tx, ty, label, `text-anchor="middle" font-size="12" fill="${colour === '#333' ? '#222' : colour}" transform="rotate(-90 ${fmt(tx)} ${fmt(ty)})"`) + '\n';
+    s += `${text(tx, ty, label, `text-anchor="middle" font-size="12" fill="${colour === '#333' ? '#222' : colour}" transform="rotate(-90 ${fmt(tx)} ${fmt(ty)})"`)}\n`;
   }
-  return s + `</g>\n`;
+  return `${s}</g>\n`;
 }

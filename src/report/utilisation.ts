@@ -119,7 +119,7 @@ export function utilisationSvg(rows: readonly UtilisationRow[], opts: Utilisatio
     const vs = sorted.map((r) => (panel === 'utilisation' ? r.utilisation : panel === 'queue' ? r.queue : r.power)).map((v) => (Number.isFinite(v) ? v : 0));
     const mean = timeWeightedMean(ts, vs);
     const max = vs.length ? Math.max(...vs) : 0;
-    let axis;
+    let axis: ReturnType<typeof niceAxis>;
     let heading: string;
     let colour: string;
     let label: string;
@@ -144,7 +144,7 @@ export function utilisationSvg(rows: readonly UtilisationRow[], opts: Utilisatio
     descParts.push(heading);
     const sy = linear(axis.min, axis.max, y0, y1);
     body += `<g class="panel ${panel}">\n`;
-    body += text(x0, py + 16, heading, 'font-size="12.5" font-weight="bold" fill="#222"') + '\n';
+    body += `${text(x0, py + 16, heading, 'font-size="12.5" font-weight="bold" fill="#222"')}\n`;
     body += yAxis(axis, sy, x0, y0, y1, label, { gridTo: x1, percent: panel === 'utilisation', titleOffset: 58 });
     for (const t of xa.ticks) body += `<line x1="${fmt(sx(t))}" y1="${fmt(y1)}" x2="${fmt(sx(t))}" y2="${fmt(y0)}" stroke="#e4e4e4"/>\n`;
     if (ts.length) {
@@ -152,7 +152,7 @@ export function utilisationSvg(rows: readonly UtilisationRow[], opts: Utilisatio
       if (panel === 'utilisation') body += `<path d="${d}V${fmt(y0)}H${fmt(sx(ts[0]!))}Z" fill="${colour}" fill-opacity="0.25" stroke="none"/>\n`;
       body += `<path d="${d}" fill="none" stroke="${escapeXml(colour)}" stroke-width="1.5" stroke-linejoin="round"/>\n`;
     } else {
-      body += text((x0 + x1) / 2, (y0 + y1) / 2, 'no data', 'text-anchor="middle" fill="#888" font-size="14"') + '\n';
+      body += `${text((x0 + x1) / 2, (y0 + y1) / 2, 'no data', 'text-anchor="middle" fill="#888" font-size="14"')}\n`;
     }
     body += `<rect x="${fmt(x0)}" y="${fmt(y1)}" width="${fmt(x1 - x0)}" height="${fmt(ph)}" fill="none" stroke="#999"/>\n`;
     body += `</g>\n`;

@@ -51,7 +51,7 @@
  */
 import type { ClusterSimulator, RunningJob, SimulationListener } from '../execution/simulator.js';
 import { maxTaskMem, taskMem, type Job } from '../workload/job.js';
-import { type PlacementLimit } from './placement.js';
+import type { PlacementLimit } from './placement.js';
 import { perNodeCores } from '../workload/job.js';
 import { IndexedHeap, type HeapItem, type InOrderCursor } from './indexedHeap.js';
 
@@ -199,8 +199,10 @@ export class EasyReservation {
       this.spareCores = this.spareMem = null;
       this.limit = null;
     } else {
-      const cores = (this.spareCores = new Map<number, number>());
-      const mem = (this.spareMem = new Map<number, number>());
+      const cores = new Map<number, number>();
+      const mem = new Map<number, number>();
+      this.spareCores = cores;
+      this.spareMem = mem;
       this.limit = { cores: (n) => cores.get(n) ?? Infinity, mem: (n) => mem.get(n) ?? Infinity };
     }
   }

@@ -17,7 +17,7 @@
 import type { ClusterSimulator } from '../execution/simulator.js';
 import { maxTaskMem, taskMem, type Job } from '../workload/job.js';
 import { forEachHeld, heldCores, type RunningByEnd } from './backfilling.js';
-import { type PlacementLimit } from './placement.js';
+import type { PlacementLimit } from './placement.js';
 import { perNodeCores } from '../workload/job.js';
 
 /** Index of the last `times[i] <= t` (times ascending, `times[0] <= t`). */

@@ -48,7 +48,9 @@ export function runSimulation(platform: Platform, jobs: Iterable<Job>, scheduler
     }
   }
   if (options.onTimeline) timelineSinks.push(options.onTimeline);
-  const recorder = timelineSinks.length > 0 ? new TimelineRecorder((r) => timelineSinks.forEach((s) => s(r))) : null;
+  const recorder = timelineSinks.length > 0 ? new TimelineRecorder((r) => {
+          for (const s of timelineSinks) s(r);
+        }) : null;
   if (recorder) sim.addListener(recorder);
   try {
     while (sim.advance()) scheduler.schedule(sim);

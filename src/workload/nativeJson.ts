@@ -258,11 +258,15 @@ export function parseNativeWorkload(data: unknown, where: string, name = where, 
   const { jobs: rawJobs, profiles } = r.data;
   for (const [pname, p] of Object.entries(profiles)) {
     checkFields(p, PROFILE_FIELDS, where, ['profiles', pname]);
-    p.tasks?.forEach((t, k) => checkFields(t, TASK_FIELDS, where, ['profiles', pname, 'tasks', k]));
+    p.tasks?.forEach((t, k) => {
+      checkFields(t, TASK_FIELDS, where, ['profiles', pname, 'tasks', k]);
+    });
   }
   const seen = new Set<string>();
   const jobs = rawJobs.map((raw, i) => {
-    raw.tasks?.forEach((t, k) => checkFields(t, TASK_FIELDS, where, ['jobs', i, 'tasks', k]));
+    raw.tasks?.forEach((t, k) => {
+      checkFields(t, TASK_FIELDS, where, ['jobs', i, 'tasks', k]);
+    });
     const job = parseJob(raw, i, profiles, where);
     if (seen.has(job.id)) throw new InputError(`${jsonPath(['jobs', i, 'id'])}: duplicate job id ${JSON.stringify(job.id)}`, where);
     seen.add(job.id);

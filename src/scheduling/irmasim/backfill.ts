@@ -57,7 +57,9 @@ function sortNodes(nodes: number[], key: (n: number) => number | string): void {
   const keys = new Map<number, number | string>();
   for (const n of nodes) keys.set(n, key(n));
   const pos = new Map<number, number>();
-  nodes.forEach((n, i) => pos.set(n, i));
+  nodes.forEach((n, i) => {
+    pos.set(n, i);
+  });
   nodes.sort((a, b) => {
     const ka = keys.get(a)!;
     const kb = keys.get(b)!;
@@ -155,20 +157,26 @@ export class IrmasimBackfill implements Scheduler {
         this.rng.shuffle(this.idle);
         return;
       case 'first':
-        return sortNodes(this.idle, (n) => p.nodeName[n]!);
+        sortNodes(this.idle, (n) => p.nodeName[n]!);
+        return;
       case 'high_gflops':
-        return sortNodes(this.idle, (n) => -p.procMops[p.nodeFirstProc[n]!]!);
+        sortNodes(this.idle, (n) => -p.procMops[p.nodeFirstProc[n]!]!);
+        return;
       case 'high_cores':
-        return sortNodes(this.idle, (n) => -p.nodeCoreCount[n]!);
+        sortNodes(this.idle, (n) => -p.nodeCoreCount[n]!);
+        return;
       case 'high_mem':
-        return sortNodes(this.idle, (n) => -nodeMemoryInUse(sim, n));
+        sortNodes(this.idle, (n) => -nodeMemoryInUse(sim, n));
+        return;
       case 'high_mem_bw':
-        return sortNodes(this.idle, (n) => sim.procMemLoad[p.nodeFirstProc[n]!]!);
+        sortNodes(this.idle, (n) => sim.procMemLoad[p.nodeFirstProc[n]!]!);
+        return;
       case 'low_power':
-        return sortNodes(this.idle, (n) => {
+        sortNodes(this.idle, (n) => {
           const q = p.nodeFirstProc[n]!;
           return (p.procStaticPower[q]! / p.procCoreCount[q]! + p.procDynamicPower[q]!) * p.nodeCoreCount[n]!;
         });
+        return;
       default: {
         const sign = this.resource.endsWith('_highest') ? -1 : 1;
         const edp = this.resource.startsWith('edp');

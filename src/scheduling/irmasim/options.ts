@@ -160,7 +160,7 @@ export function prepareIrmasimRun(file: string, out?: string): IrmasimRun {
   const name = str(opts, 'platform_name', file);
   if (name === undefined) throw new InputError('$.platform_name: missing; IRMaSim needs the platform to simulate', file);
   const { data, file: pfile } = platformGroups(base, opts, file);
-  const plat = (data['platform'] ?? {})[name] as Record<string, unknown> | undefined;
+  const plat = data['platform']?.[name] as Record<string, unknown> | undefined;
   if (plat && plat['model_name'] !== undefined && plat['model_name'] !== 'modelV1')
     throw new InputError(`$.platform.${name}.model_name: ${JSON.stringify(plat['model_name'])} is not modelled; clustergym runs IRMaSim's modelV1`, pfile);
   const platform = parsePlatform(data, pfile, { platformName: name });
