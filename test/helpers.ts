@@ -2,8 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { JobRecord } from '../src/execution/simulator.js';
 import { parsePlatform } from '../src/platform/loader.js';
 import type { ModelsConfig, Platform } from '../src/platform/platform.js';
+import { runSimulation } from '../src/scheduling/run.js';
+import { ListScheduler } from '../src/scheduling/scheduler.js';
 import type { Job } from '../src/workload/job.js';
 
 /** Repository root. */
@@ -74,6 +77,14 @@ export function opsJob(id: string, ntasks: number, fields: Partial<Job> = {}): J
     source: id,
     ...fields,
   };
+}
+
+/** Runs `jobs` on `platform` with the list scheduler (FCFS + first); adds each job's record, also by id. */
+export function runListScheduler(platform: Platform, jobs: Parameters<typeof runSimulation>[1]) {
+  const records: JobRecord[] = [];
+  const res = runSimulation(platform, jobs, new ListScheduler(), { listeners: [{ onJobEnded: (_s, r) => records.push(r) }] });
+  const byId = new Map(records.map((r) => [r.job.id, r]));
+  return { ...res, records, byId };
 }
 
 /** Relative closeness with the issues' tolerance (1e-6 relative). */

@@ -1,5 +1,6 @@
 /**
- * Hand-computed scenarios of the execution model (DESIGN §2.3–§2.5), exact numbers.
+ * Hand-computed scenarios of the execution model (DESIGN §2.3–§2.5), exact numbers. The scenarios of
+ * the communication and power models are in test/platform/communication.test.ts and power.test.ts.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,14 +10,7 @@ import { runSimulation } from '../../src/scheduling/run.js';
 import { ListScheduler } from '../../src/scheduling/scheduler.js';
 import { parseNativeWorkload } from '../../src/workload/nativeJson.js';
 import { readJsonFile } from '../../src/core/json.js';
-import { HAVE_SHARED, SHARED_DATA, SHARED_MISSING, opsJob, tfg2x2x4 } from '../helpers.js';
-
-function run(platform: ReturnType<typeof tfg2x2x4>, jobs: Parameters<typeof runSimulation>[1]) {
-  const records: JobRecord[] = [];
-  const res = runSimulation(platform, jobs, new ListScheduler(), { listeners: [{ onJobEnded: (_s, r) => records.push(r) }] });
-  const byId = new Map(records.map((r) => [r.job.id, r]));
-  return { ...res, records, byId };
-}
+import { HAVE_SHARED, SHARED_DATA, SHARED_MISSING, opsJob, runListScheduler as run, tfg2x2x4 } from '../helpers.js';
 
 describe.skipIf(!HAVE_SHARED)(`IRMaSim dual_core example ${HAVE_SHARED ? '' : SHARED_MISSING}`, () => {
   it('reproduces IRMaSim: makespan 1.8 s, energy 350 J, job57218 0->1.3, job57219 0.5->1.8', () => {
@@ -48,40 +42,6 @@ describe('tfg-2x2x4, FCFS + first', () => {
     expect(Array.from(c.nodes)).toEqual([0]);
     expect(summary.makespan).toBeCloseTo(2.0, 12);
     expect(summary.network_volume).toBe(0);
-  });
-
-  const mpi = () => opsJob('m', 4, { type: 'mpi', nodes: 0, commVol: 2e8, tCompute: 0.9 });
-
-  it('seq 6 then mpi 4 across 2 + 2 cores, comm model step: ends at 1/0.98, network volume 8e8', () => {
-    const { summary, byId } = run(tfg2x2x4({ comm: 'step' }), [opsJob('s', 6), mpi()]);
-    const m = byId.get('m')!;
-    expect(Array.from(m.nodes)).toEqual([0, 1]);
-    expect(Array.from(m.cores)).toEqual([6, 7, 8, 9]);
-    expect(m.finish).toBeCloseTo(1 / 0.98, 7);
-    expect(summary.network_volume).toBe(8e8);
-    expect(summary.makespan).toBeCloseTo(1 / 0.98, 7);
-  });
-
-  it('seq 6 then mpi 4 across 2 + 2 cores, comm model shared: ends at 1.54', () => {
-    const { byId, summary } = run(tfg2x2x4({ comm: 'shared' }), [opsJob('s', 6), mpi()]);
-    expect(byId.get('m')!.finish).toBeCloseTo(1.54, 9);
-    expect(byId.get('s')!.finish).toBeCloseTo(1, 12);
-    expect(summary.network_volume).toBe(8e8);
-  });
-
-  it('an mpi job of 4 tasks that fits in one node: network volume 0, makespan 1.0', () => {
-    const { summary, byId } = run(tfg2x2x4(), [mpi()]);
-    expect(Array.from(byId.get('m')!.nodes)).toEqual([0]);
-    expect(summary.network_volume).toBe(0);
-    expect(summary.makespan).toBeCloseTo(1.0, 12);
-  });
-
-  it('energy: 6 busy cores for 1 s then idle platform power (static 20 W, dynamic 10 W, min 0.05)', () => {
-    // one job of 6 tasks on node0: proc0 4 busy (40 + 20), proc1 2 busy (20 + 20), node1 idle (2 x 0.05 x 20)
-    const { summary } = run(tfg2x2x4(), [opsJob('a', 6)]);
-    expect(summary.energy).toBeCloseTo(60 + 40 + 2, 9);
-    expect(summary.edp).toBeCloseTo(102, 9);
-    expect(summary.utilisation).toBeCloseTo(6 / 16, 12);
   });
 
   it('MPI release is synchronised: no core is freed before the last task ends', () => {

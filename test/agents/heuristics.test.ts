@@ -12,7 +12,7 @@ import { DEFAULT_WORKLOAD } from '../../src/core/paths.js';
 import { make } from '../../envs/index.js';
 import { runSimulation } from '../../src/scheduling/run.js';
 import { makeScheduler } from '../../src/scheduling/policyName.js';
-import { SMALL } from './envHelpers.js';
+import { SMALL } from '../envs/envHelpers.js';
 
 describe('heuristic agents', () => {
   for (const [id, config] of [
