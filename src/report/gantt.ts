@@ -19,7 +19,7 @@
  * row `y = 60 + c * R`; time `t` is at `x = left + (t - t0) / (t1 - t0) * (W - 16 - left)`. By
  * default `t0 = min(0, first start)` and `t1` is the last finish.
  */
-import { type PlotOptions, escapeXml, fmt, formatValue, hashColour, linear, niceAxis, svgDocument, text, xAxis } from './svg.js';
+import { type Axis, type PlotOptions, escapeXml, fmt, formatValue, hashColour, linear, niceAxis, svgDocument, text, xAxis } from './svg.js';
 
 /** A node: a contiguous block of core ids. */
 export interface GanttNode {
@@ -121,168 +121,269 @@ export function jobRuns(job: GanttJob, coreCount: number, coreNode?: Int32Array)
  * input). Throws a `RangeError` naming the job or node for a core outside the machine, a start,
  * finish or release time that is not finite or comes before the start, and a node outside
  * `0..coreCount-1`.
+ *
+ * Drawn back to front: node bands, the time axis and its grid, the jobs, then node boundaries and
+ * labels over the bars, and the legend above the plot.
  */
 export function ganttSvg(input: GanttInput, opts: GanttOptions = {}): string {
   const { coreCount } = input;
   if (!Number.isInteger(coreCount) || coreCount <= 0) throw new RangeError(`ganttSvg: coreCount must be a positive integer, got ${coreCount}`);
   const coreNode = nodeOfCores(input);
+  checkJobTimes(input.jobs);
+  const drawn = input.jobs.filter((j) => j.cores.length > 0);
+  const f = ganttFrame(input, opts, drawn);
+  const jobs = jobsLayer(input, drawn, coreNode, f);
+
+  let body = nodeBands(input.nodes, f);
+  body += xAxis(f.xa, f.sx, f.bottom, f.x0, f.x1, opts.xLabel ?? 'time (s)', { top: f.top });
+  body += jobs.svg;
+  body += nodeBoundaries(input.nodes, f);
+  body += nodeLabels(input, f);
+  body += legend(f);
+
+  const desc =
+    `Gantt chart of ${drawn.length} jobs (${jobs.seq} seq, ${jobs.mpi} MPI, ${jobs.multiNode} spanning several nodes) on ` +
+    `${coreCount} cores in ${input.nodes.length} nodes, time ${formatValue(f.t0)} to ${formatValue(f.t1)} s.`;
+  const title = opts.title ?? 'Schedule (Gantt chart)';
+  return svgDocument({ width: f.width, height: f.height, title, desc, idPrefix: f.p }, hatchPattern(f.p), body);
+}
+
+/** The geometry of one chart: sizes, the plot area, core rows and the time scale (see the module comment). */
+interface GanttFrame {
+  coreCount: number;
+  width: number;
+  height: number;
+  /** Height of one core row. */
+  rowH: number;
+  /** Whether rows are tall enough for core numbers. */
+  coreLabels: boolean;
+  /** Plot area: x in `[x0, x1]`, y in `[top, bottom]` (`bottom = top + plotH`). */
+  x0: number;
+  x1: number;
+  top: number;
+  plotH: number;
+  bottom: number;
+  /** Prefix of the document's ids. */
+  p: string;
+  /** The time axis and the drawn window `[t0, t1]` (the axis' domain). */
+  xa: Axis;
+  t0: number;
+  t1: number;
+  /** Time to x. */
+  sx: (t: number) => number;
+  /** Core to the y of the top of its row. */
+  rowY: (c: number) => number;
+}
+
+/** Throws a `RangeError` naming the first job whose start or finish is not finite, or that finishes before it starts. */
+function checkJobTimes(jobs: readonly GanttJob[]): void {
+  for (const j of jobs) {
+    if (!Number.isFinite(j.start) || !Number.isFinite(j.finish)) throw new RangeError(`ganttSvg: job ${JSON.stringify(j.id)} has a non-finite start (${j.start}) or finish (${j.finish})`);
+    if (!(j.finish >= j.start)) throw new RangeError(`ganttSvg: job ${JSON.stringify(j.id)} finishes (${j.finish}) before it starts (${j.start})`);
+  }
+}
+
+/** Lays out the chart: margins from the node names, the row height, and the time axis over the drawn jobs (or `opts.timeRange`). */
+function ganttFrame(input: GanttInput, opts: GanttOptions, drawn: readonly GanttJob[]): GanttFrame {
+  const { coreCount } = input;
   const width = opts.width ?? 1100;
   const rowH = opts.rowHeight ?? Math.max(1.5, Math.min(14, 640 / coreCount));
   const coreLabels = rowH >= 9;
   const maxName = Math.max(0, ...input.nodes.map((n) => n.name.length));
-  const left = opts.marginLeft ?? Math.max(70, Math.ceil(30 + maxName * 6.6 + (coreLabels ? 28 : 8)));
-  const top = GANTT_TOP;
-  const x0 = left;
+  const x0 = opts.marginLeft ?? Math.max(70, Math.ceil(30 + maxName * 6.6 + (coreLabels ? 28 : 8)));
   const x1 = width - GANTT_RIGHT;
+  const top = GANTT_TOP;
   const plotH = coreCount * rowH;
   const bottom = top + plotH;
-  const height = bottom + 52;
-  const p = opts.idPrefix ?? 'gantt';
-  const title = opts.title ?? 'Schedule (Gantt chart)';
-
-  for (const j of input.jobs) {
-    if (!Number.isFinite(j.start) || !Number.isFinite(j.finish)) throw new RangeError(`ganttSvg: job ${JSON.stringify(j.id)} has a non-finite start (${j.start}) or finish (${j.finish})`);
-    if (!(j.finish >= j.start)) throw new RangeError(`ganttSvg: job ${JSON.stringify(j.id)} finishes (${j.finish}) before it starts (${j.start})`);
-  }
-  const drawn = input.jobs.filter((j) => j.cores.length > 0);
-  let t0: number;
-  let t1: number;
-  if (opts.timeRange) [t0, t1] = opts.timeRange;
-  else {
-    t0 = 0;
-    t1 = 0;
-    for (const j of drawn) {
-      t0 = Math.min(t0, j.start);
-      const rel = j.releases ? Math.max(j.finish, ...Array.from(j.releases)) : j.finish;
-      t1 = Math.max(t1, rel);
-    }
-  }
+  const [t0, t1] = opts.timeRange ?? defaultTimeRange(drawn);
   // The axis sanitises the window (a degenerate or unresolvable range is widened around its value).
   const xa = niceAxis(t0, t1 > t0 ? t1 : t0 + 1, Math.max(2, Math.round((x1 - x0) / 110)), false);
-  t0 = xa.min;
-  t1 = xa.max;
-  const sx = linear(t0, t1, x0, x1);
-  const rowY = (c: number) => top + c * rowH;
+  return {
+    coreCount,
+    width,
+    height: bottom + 52,
+    rowH,
+    coreLabels,
+    x0,
+    x1,
+    top,
+    plotH,
+    bottom,
+    p: opts.idPrefix ?? 'gantt',
+    xa,
+    t0: xa.min,
+    t1: xa.max,
+    sx: linear(xa.min, xa.max, x0, x1),
+    rowY: (c: number) => top + c * rowH,
+  };
+}
 
-  // Node bands (alternating shades) and labels.
-  let body = '';
-  body += `<g class="nodes">\n`;
-  input.nodes.forEach((n, i) => {
-    if (i % 2 === 1) body += `<rect x="${fmt(x0)}" y="${fmt(rowY(n.firstCore))}" width="${fmt(x1 - x0)}" height="${fmt(n.coreCount * rowH)}" fill="#f3f4f6"/>\n`;
-  });
-  body += `</g>\n`;
-
-  // Time axis with grid lines behind the bars.
-  body += xAxis(xa, sx, bottom, x0, x1, opts.xLabel ?? 'time (s)', { top });
-
-  // Jobs.
-  const strokeW = Math.min(1.2, Math.max(0.4, rowH * 0.3));
-  body += `<g class="jobs">\n`;
-  let multiNodeJobs = 0;
-  let seqJobs = 0;
-  let mpiJobs = 0;
+/** `[min(0, first start), last release or finish]` of the drawn jobs. */
+function defaultTimeRange(drawn: readonly GanttJob[]): [number, number] {
+  let t0 = 0;
+  let t1 = 0;
   for (const j of drawn) {
-    const runs = jobRuns(j, coreCount, coreNode);
+    t0 = Math.min(t0, j.start);
+    const rel = j.releases ? Math.max(j.finish, ...Array.from(j.releases)) : j.finish;
+    t1 = Math.max(t1, rel);
+  }
+  return [t0, t1];
+}
+
+/** The node bands: every other node shaded, behind everything else. */
+function nodeBands(nodes: readonly GanttNode[], f: GanttFrame): string {
+  let s = `<g class="nodes">\n`;
+  nodes.forEach((n, i) => {
+    if (i % 2 === 1) s += `<rect x="${fmt(f.x0)}" y="${fmt(f.rowY(n.firstCore))}" width="${fmt(f.x1 - f.x0)}" height="${fmt(n.coreCount * f.rowH)}" fill="#f3f4f6"/>\n`;
+  });
+  return `${s}</g>\n`;
+}
+
+/** The jobs' `<g>` layer, and how many of the drawn jobs are seq, MPI and spread over several nodes. */
+function jobsLayer(input: GanttInput, drawn: readonly GanttJob[], coreNode: Int32Array, f: GanttFrame): { svg: string; seq: number; mpi: number; multiNode: number } {
+  const counts = { seq: 0, mpi: 0, multiNode: 0 };
+  let svg = `<g class="jobs">\n`;
+  for (const j of drawn) {
+    const runs = jobRuns(j, f.coreCount, coreNode);
     const nodeSet = new Set(runs.map((r) => r.node).filter((v) => v >= 0));
     const nodeIds = nodeSet.size > 0 ? [...nodeSet] : Array.from(j.nodes);
-    const spans = nodeIds.length > 1;
-    if (j.type === 'mpi') mpiJobs++;
-    else seqJobs++;
-    if (spans) multiNodeJobs++;
-    const colour = hashColour(j.id);
-    const cls = j.type === 'mpi' ? (spans ? 'job mpi multi-node' : 'job mpi') : 'job seq';
-    const attrs = j.type === 'mpi' ? ` stroke="#111111" stroke-width="${fmt(strokeW)}"` : rowH >= 4 ? ` stroke="#ffffff" stroke-width="0.5"` : '';
-    const nodeNames = nodeIds.map((k) => input.nodes[k]?.name ?? String(k));
-    const ntasks = j.ntasks ?? runs.reduce((a, r) => a + r.count, 0);
-    const tip =
-      `job ${j.id} · ${j.type} · ${ntasks} task${ntasks === 1 ? '' : 's'} · ${nodeIds.length} node${nodeIds.length === 1 ? '' : 's'}` +
-      (nodeNames.length <= 8 ? ` (${nodeNames.join(', ')})` : '') +
-      `\nstart ${formatValue(j.start)} s · finish ${formatValue(j.finish)} s · run ${formatValue(j.finish - j.start)} s`;
-    let g = '';
-    let hatch = '';
-    // Per node: the vertical extent of the job's blocks on it (for the connector's dots).
-    const spansY = new Map<number, { lo: number; hi: number }>();
-    for (const r of runs) {
-      if (r.end < t0 || j.start > t1) continue;
-      const xs = sx(Math.max(j.start, t0));
-      const xe = sx(Math.min(r.end, t1));
-      const w = Math.max(xe - xs, 0.5);
-      const y = rowY(r.first);
-      const h = r.count * rowH;
-      g += `<rect x="${fmt(xs)}" y="${fmt(y)}" width="${fmt(w)}" height="${fmt(h)}"/>\n`;
-      if (spans && j.type === 'mpi') hatch += `M${fmt(xs)} ${fmt(y)}h${fmt(w)}v${fmt(h)}h${fmt(-w)}Z`;
-      const e = spansY.get(r.node);
-      if (e) {
-        e.lo = Math.min(e.lo, y);
-        e.hi = Math.max(e.hi, y + h);
-      } else spansY.set(r.node, { lo: y, hi: y + h });
-    }
-    if (!g) continue;
-    // One hatch overlay per job: a single path over all its blocks.
-    if (hatch) g += `<path d="${hatch}" fill="url(#${escapeXml(p)}-hatch)" stroke="none"/>\n`;
-    if (spans && spansY.size > 1) {
-      const mid = sx((Math.max(j.start, t0) + Math.min(j.finish, t1)) / 2);
-      const ys = [...spansY.values()].map((e) => (e.lo + e.hi) / 2).sort((a, b) => a - b);
-      g += `<line class="connector" x1="${fmt(mid)}" y1="${fmt(ys[0]!)}" x2="${fmt(mid)}" y2="${fmt(ys[ys.length - 1]!)}" stroke="#111111" stroke-width="1.2"/>\n`;
-      const dotR = Math.max(1.2, Math.min(3, rowH * 0.6));
-      for (const y of ys) g += `<circle cx="${fmt(mid)}" cy="${fmt(y)}" r="${fmt(dotR)}" fill="#111111" stroke="none"/>\n`;
-    }
-    body += `<g class="${cls}" data-job="${escapeXml(j.id)}" fill="${colour}"${attrs}>\n<title>${escapeXml(tip)}</title>\n${g}</g>\n`;
+    if (j.type === 'mpi') counts.mpi++;
+    else counts.seq++;
+    if (nodeIds.length > 1) counts.multiNode++;
+    svg += jobGroup(j, runs, nodeIds, input.nodes, f);
   }
-  body += `</g>\n`;
+  svg += `</g>\n`;
+  return { svg, ...counts };
+}
 
-  // Node boundaries and labels on top of the bars; core numbers when rows are tall enough.
-  body += `<g class="node-boundaries" stroke="#444" stroke-width="1">\n`;
-  for (const n of input.nodes) {
-    if (n.firstCore > 0) body += `<line x1="${fmt(x0 - (coreLabels ? 26 : 6))}" y1="${fmt(rowY(n.firstCore))}" x2="${fmt(x1)}" y2="${fmt(rowY(n.firstCore))}"/>\n`;
+/**
+ * One job as a `<g>` with its tooltip, its blocks, the hatch over its blocks and the connector
+ * between its nodes (an MPI job across nodes); '' when none of its blocks falls in the time window.
+ */
+function jobGroup(j: GanttJob, runs: readonly GanttRun[], nodeIds: readonly number[], nodes: readonly GanttNode[], f: GanttFrame): string {
+  const spans = nodeIds.length > 1;
+  const blocks = jobBlocks(j, runs, spans && j.type === 'mpi', f);
+  if (!blocks.rects) return '';
+  let g = blocks.rects;
+  // One hatch overlay per job: a single path over all its blocks.
+  if (blocks.hatch) g += `<path d="${blocks.hatch}" fill="url(#${escapeXml(f.p)}-hatch)" stroke="none"/>\n`;
+  if (spans && blocks.spansY.size > 1) g += connector(j, blocks.spansY, f);
+  const cls = j.type === 'mpi' ? (spans ? 'job mpi multi-node' : 'job mpi') : 'job seq';
+  const strokeW = Math.min(1.2, Math.max(0.4, f.rowH * 0.3));
+  const attrs = j.type === 'mpi' ? ` stroke="#111111" stroke-width="${fmt(strokeW)}"` : f.rowH >= 4 ? ` stroke="#ffffff" stroke-width="0.5"` : '';
+  const tip = jobTooltip(j, runs, nodeIds, nodes);
+  return `<g class="${cls}" data-job="${escapeXml(j.id)}" fill="${hashColour(j.id)}"${attrs}>\n<title>${escapeXml(tip)}</title>\n${g}</g>\n`;
+}
+
+/** The tooltip of a job: id, type, tasks, nodes (named when at most 8), start, finish and run time. */
+function jobTooltip(j: GanttJob, runs: readonly GanttRun[], nodeIds: readonly number[], nodes: readonly GanttNode[]): string {
+  const nodeNames = nodeIds.map((k) => nodes[k]?.name ?? String(k));
+  const ntasks = j.ntasks ?? runs.reduce((a, r) => a + r.count, 0);
+  return (
+    `job ${j.id} · ${j.type} · ${ntasks} task${ntasks === 1 ? '' : 's'} · ${nodeIds.length} node${nodeIds.length === 1 ? '' : 's'}` +
+    (nodeNames.length <= 8 ? ` (${nodeNames.join(', ')})` : '') +
+    `\nstart ${formatValue(j.start)} s · finish ${formatValue(j.finish)} s · run ${formatValue(j.finish - j.start)} s`
+  );
+}
+
+/**
+ * A job's runs clipped to the time window: one `<rect>` each, the hatch path over them when `hatched`,
+ * and per node the vertical extent of the job's blocks on it (for the connector's dots).
+ */
+function jobBlocks(j: GanttJob, runs: readonly GanttRun[], hatched: boolean, f: GanttFrame): { rects: string; hatch: string; spansY: Map<number, { lo: number; hi: number }> } {
+  let rects = '';
+  let hatch = '';
+  const spansY = new Map<number, { lo: number; hi: number }>();
+  for (const r of runs) {
+    if (r.end < f.t0 || j.start > f.t1) continue;
+    const xs = f.sx(Math.max(j.start, f.t0));
+    const xe = f.sx(Math.min(r.end, f.t1));
+    const w = Math.max(xe - xs, 0.5);
+    const y = f.rowY(r.first);
+    const h = r.count * f.rowH;
+    rects += `<rect x="${fmt(xs)}" y="${fmt(y)}" width="${fmt(w)}" height="${fmt(h)}"/>\n`;
+    if (hatched) hatch += `M${fmt(xs)} ${fmt(y)}h${fmt(w)}v${fmt(h)}h${fmt(-w)}Z`;
+    const e = spansY.get(r.node);
+    if (e) {
+      e.lo = Math.min(e.lo, y);
+      e.hi = Math.max(e.hi, y + h);
+    } else spansY.set(r.node, { lo: y, hi: y + h });
   }
-  body += `<rect x="${fmt(x0)}" y="${fmt(top)}" width="${fmt(x1 - x0)}" height="${fmt(plotH)}" fill="none"/>\n`;
-  body += `</g>\n`;
-  body += `<g class="node-labels" fill="#222">\n`;
-  // Node names, centred on their group, skipping a name that would overlap the previous one
-  // (small nodes next to each other on a tall machine).
-  const maxGroupH = Math.max(0, ...input.nodes.map((n) => n.coreCount * rowH));
+  return { rects, hatch, spansY };
+}
+
+/** The connector of a job across nodes: a vertical line at the middle of its run time with a dot on each node. */
+function connector(j: GanttJob, spansY: ReadonlyMap<number, { lo: number; hi: number }>, f: GanttFrame): string {
+  const mid = f.sx((Math.max(j.start, f.t0) + Math.min(j.finish, f.t1)) / 2);
+  const ys = [...spansY.values()].map((e) => (e.lo + e.hi) / 2).sort((a, b) => a - b);
+  let s = `<line class="connector" x1="${fmt(mid)}" y1="${fmt(ys[0]!)}" x2="${fmt(mid)}" y2="${fmt(ys[ys.length - 1]!)}" stroke="#111111" stroke-width="1.2"/>\n`;
+  const dotR = Math.max(1.2, Math.min(3, f.rowH * 0.6));
+  for (const y of ys) s += `<circle cx="${fmt(mid)}" cy="${fmt(y)}" r="${fmt(dotR)}" fill="#111111" stroke="none"/>\n`;
+  return s;
+}
+
+/** Node boundaries (a line where each node but the first begins) and the plot's frame, over the bars. */
+function nodeBoundaries(nodes: readonly GanttNode[], f: GanttFrame): string {
+  let s = `<g class="node-boundaries" stroke="#444" stroke-width="1">\n`;
+  for (const n of nodes) {
+    if (n.firstCore > 0) s += `<line x1="${fmt(f.x0 - (f.coreLabels ? 26 : 6))}" y1="${fmt(f.rowY(n.firstCore))}" x2="${fmt(f.x1)}" y2="${fmt(f.rowY(n.firstCore))}"/>\n`;
+  }
+  s += `<rect x="${fmt(f.x0)}" y="${fmt(f.top)}" width="${fmt(f.x1 - f.x0)}" height="${fmt(f.plotH)}" fill="none"/>\n`;
+  return `${s}</g>\n`;
+}
+
+/**
+ * The y axis: node names centred on their group (a name that would overlap the previous one is
+ * skipped: small nodes next to each other on a tall machine), core numbers when rows are tall
+ * enough, and the rotated axis title (which says when names were omitted).
+ */
+function nodeLabels(input: GanttInput, f: GanttFrame): string {
+  let s = `<g class="node-labels" fill="#222">\n`;
+  const maxGroupH = Math.max(0, ...input.nodes.map((n) => n.coreCount * f.rowH));
   const fontSize = Math.max(7, Math.min(10.5, maxGroupH - 1));
   let lastBottom = -Infinity;
   let skipped = 0;
   for (const n of input.nodes) {
-    const cy = rowY(n.firstCore) + (n.coreCount * rowH) / 2;
+    const cy = f.rowY(n.firstCore) + (n.coreCount * f.rowH) / 2;
     if (cy - fontSize / 2 < lastBottom + 1) {
       skipped++;
       continue;
     }
     lastBottom = cy + fontSize / 2;
-    body += text(x0 - (coreLabels ? 30 : 8), cy + fontSize * 0.35, n.name, `text-anchor="end" font-size="${fmt(fontSize)}"`) + '\n';
+    s += `${text(f.x0 - (f.coreLabels ? 30 : 8), cy + fontSize * 0.35, n.name, `text-anchor="end" font-size="${fmt(fontSize)}"`)}\n`;
   }
-  if (coreLabels) {
-    const fs = Math.min(9, rowH - 2);
-    for (let c = 0; c < coreCount; c++) body += text(x0 - 4, rowY(c) + rowH / 2 + fs * 0.35, String(c), `text-anchor="end" font-size="${fmt(fs)}" fill="#777"`) + '\n';
+  if (f.coreLabels) {
+    const fs = Math.min(9, f.rowH - 2);
+    for (let c = 0; c < f.coreCount; c++) s += `${text(f.x0 - 4, f.rowY(c) + f.rowH / 2 + fs * 0.35, String(c), `text-anchor="end" font-size="${fmt(fs)}" fill="#777"`)}\n`;
   }
-  body += `</g>\n`;
-  const ty = top + plotH / 2;
-  body += text(14, ty, `cores, grouped by node${skipped > 0 ? ' (some names omitted)' : ''}`, `text-anchor="middle" font-size="12" fill="#222" transform="rotate(-90 14 ${fmt(ty)})"`) + '\n';
+  s += `</g>\n`;
+  const ty = f.top + f.plotH / 2;
+  return `${s}${text(14, ty, `cores, grouped by node${skipped > 0 ? ' (some names omitted)' : ''}`, `text-anchor="middle" font-size="12" fill="#222" transform="rotate(-90 14 ${fmt(ty)})"`)}\n`;
+}
 
-  // Legend.
+/** The legend above the plot: seq job, MPI job on one node, MPI job across nodes, and what the colours mean. */
+function legend(f: GanttFrame): string {
+  const { x0, x1 } = f;
   const ly = 44;
-  body += `<g class="legend" font-size="11.5" fill="#222">\n`;
-  body += `<rect x="${fmt(x0)}" y="${ly - 10}" width="18" height="12" fill="#7aa6d6" stroke="#ffffff" stroke-width="0.5"/>\n`;
-  body += text(x0 + 23, ly, 'seq job') + '\n';
-  body += `<rect x="${fmt(x0 + 90)}" y="${ly - 10}" width="18" height="12" fill="#7aa6d6" stroke="#111111" stroke-width="1.2"/>\n`;
-  body += text(x0 + 113, ly, 'MPI job, one node') + '\n';
-  body += `<rect x="${fmt(x0 + 240)}" y="${ly - 10}" width="18" height="12" fill="#7aa6d6" stroke="#111111" stroke-width="1.2"/>\n`;
-  body += `<rect x="${fmt(x0 + 240)}" y="${ly - 10}" width="18" height="12" fill="url(#${escapeXml(p)}-hatch)"/>\n`;
-  body += `<line x1="${fmt(x0 + 249)}" y1="${ly - 14}" x2="${fmt(x0 + 249)}" y2="${ly + 6}" stroke="#111111" stroke-width="1.2"/>\n`;
-  body += text(x0 + 263, ly, 'MPI job across nodes (blocks joined by a line)') + '\n';
-  body += text(x1, ly, 'colour: hash of job id; hover a bar for details', 'text-anchor="end" fill="#666" font-size="10.5"') + '\n';
-  body += `</g>\n`;
+  let s = `<g class="legend" font-size="11.5" fill="#222">\n`;
+  s += `<rect x="${fmt(x0)}" y="${ly - 10}" width="18" height="12" fill="#7aa6d6" stroke="#ffffff" stroke-width="0.5"/>\n`;
+  s += `${text(x0 + 23, ly, 'seq job')}\n`;
+  s += `<rect x="${fmt(x0 + 90)}" y="${ly - 10}" width="18" height="12" fill="#7aa6d6" stroke="#111111" stroke-width="1.2"/>\n`;
+  s += `${text(x0 + 113, ly, 'MPI job, one node')}\n`;
+  s += `<rect x="${fmt(x0 + 240)}" y="${ly - 10}" width="18" height="12" fill="#7aa6d6" stroke="#111111" stroke-width="1.2"/>\n`;
+  s += `<rect x="${fmt(x0 + 240)}" y="${ly - 10}" width="18" height="12" fill="url(#${escapeXml(f.p)}-hatch)"/>\n`;
+  s += `<line x1="${fmt(x0 + 249)}" y1="${ly - 14}" x2="${fmt(x0 + 249)}" y2="${ly + 6}" stroke="#111111" stroke-width="1.2"/>\n`;
+  s += `${text(x0 + 263, ly, 'MPI job across nodes (blocks joined by a line)')}\n`;
+  s += `${text(x1, ly, 'colour: hash of job id; hover a bar for details', 'text-anchor="end" fill="#666" font-size="10.5"')}\n`;
+  return `${s}</g>\n`;
+}
 
-  const defs =
+/** The hatch pattern of MPI jobs across nodes (the document's `<defs>`). */
+function hatchPattern(p: string): string {
+  return (
     `<pattern id="${escapeXml(p)}-hatch" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(45)">` +
-    `<line x1="0" y1="0" x2="0" y2="6" stroke="#ffffff" stroke-width="2.2" stroke-opacity="0.75"/></pattern>\n`;
-  const desc =
-    `Gantt chart of ${drawn.length} jobs (${seqJobs} seq, ${mpiJobs} MPI, ${multiNodeJobs} spanning several nodes) on ` +
-    `${coreCount} cores in ${input.nodes.length} nodes, time ${formatValue(t0)} to ${formatValue(t1)} s.`;
-  return svgDocument({ width, height, title, desc, idPrefix: p }, defs, body);
+    `<line x1="0" y1="0" x2="0" y2="6" stroke="#ffffff" stroke-width="2.2" stroke-opacity="0.75"/></pattern>\n`
+  );
 }
 
 /** The shape of a platform that `ganttNodesFromPlatform` reads (the compiled `Platform` fits). */
