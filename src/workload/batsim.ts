@@ -100,7 +100,9 @@ export const BATSIM_PROFILE_TYPES: Readonly<Record<string, Kind>> = {
 
 const SUPPORTED_LIST = Object.entries(
   Object.entries(BATSIM_PROFILE_TYPES).reduce<Record<string, string[]>>((acc, [name, kind]) => {
-    (acc[kind] ??= []).push(name);
+    const names = acc[kind] ?? [];
+    names.push(name);
+    acc[kind] = names;
     return acc;
   }, {}),
 )
@@ -140,78 +142,8 @@ export function parseBatsimWorkload(data: unknown, where: string, options: Batsi
   if (!r.success) throw inputErrorFromIssues(where, r.error.issues);
   const { jobs: rawJobs, profiles, nb_res } = r.data;
 
-  const resolve = (pname: string, res: number, stack: string[]): Work => {
-    const at = jsonPath(['profiles', pname]);
-    const p = profiles[pname];
-    if (!p) throw new InputError(`${stack.length ? jsonPath(['profiles', stack[stack.length - 1]!, 'seq']) : 'profile'}: unknown profile ${JSON.stringify(pname)}`, where);
-    const kind = BATSIM_PROFILE_TYPES[p.type];
-    if (!kind)
-      throw new Unmodellable(
-        `profile type ${p.type}`,
-        `${at}.type: profile type ${JSON.stringify(p.type)} cannot be modelled by clustergym; supported types: ${SUPPORTED_LIST}`,
-      );
-    const check = <T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>): T => {
-      const pr = schema.safeParse(p);
-      if (!pr.success) throw inputErrorFromIssues(where, pr.error.issues.map((i) => ({ ...i, path: ['profiles', pname, ...i.path] })));
-      return pr.data;
-    };
-    switch (kind) {
-      case 'delay':
-        return { kind: 'delay', seconds: check(DelaySchema).delay };
-      case 'parallel': {
-        const v = check(ParallelSchema);
-        const cpu = v.cpu ?? new Array<number>(res).fill(0);
-        if (cpu.length !== res)
-          throw new InputError(`${at}.cpu: expected ${res} values (one per resource of the job), found ${cpu.length}`, where);
-        let commVol = 0;
-        if (v.com) {
-          if (v.com.length !== res * res)
-            throw new InputError(`${at}.com: expected ${res * res} values (a ${res} x ${res} matrix), found ${v.com.length}`, where);
-          if (res > 1) {
-            let s = 0;
-            for (let i = 0; i < res; i++) for (let j = 0; j < res; j++) if (i !== j) s += v.com[i * res + j]!;
-            commVol = s / (res * (res - 1));
-          }
-        }
-        return { kind: 'ops', perTask: cpu.slice(), commVol };
-      }
-      case 'parallel_homogeneous':
-      case 'parallel_homogeneous_total': {
-        const v = check(HomogeneousSchema);
-        const spread = kind === 'parallel_homogeneous_total' || v.generation_strategy === 'DefinedAmountsSpreadUniformly';
-        const cpu = spread ? v.cpu / res : v.cpu;
-        const com = spread ? (res > 1 ? v.com / (res * (res - 1)) : 0) : v.com;
-        return { kind: 'ops', perTask: new Array<number>(res).fill(cpu), commVol: res > 1 ? com : 0 };
-      }
-      case 'composed': {
-        const v = check(ComposedSchema);
-        if (stack.includes(pname)) throw new InputError(`${at}.seq: the composition refers to itself (${[...stack, pname].join(' -> ')})`, where);
-        const parts = v.seq.map((s) => resolve(s, res, [...stack, pname]));
-        const kinds = new Set(parts.map((w) => w.kind));
-        if (kinds.size > 1)
-          throw new Unmodellable(
-            'mixed delay and parallel parts',
-            `${at}.seq: mixes delay and parallel-task profiles; a job has one work model (delay or operations)`,
-          );
-        if (parts[0]!.kind === 'delay') {
-          let s = 0;
-          for (const w of parts) s += (w as { seconds: number }).seconds;
-          return { kind: 'delay', seconds: s * v.repeat };
-        }
-        const perTask = new Array<number>(res).fill(0);
-        let commVol = 0;
-        for (const w of parts as { perTask: number[]; commVol: number }[]) {
-          for (let i = 0; i < res; i++) perTask[i]! += w.perTask[i]!;
-          commVol += w.commVol;
-        }
-        return { kind: 'ops', perTask: perTask.map((x) => x * v.repeat), commVol: commVol * v.repeat };
-      }
-    }
-  };
-
   const skipped: Record<string, number> = {};
   const seen = new Set<string>();
-  const type: JobType = opts.jobType;
   const jobs: Job[] = [];
   rawJobs.forEach((raw, i) => {
     const at = jsonPath(['jobs', i]);
@@ -223,60 +155,164 @@ export function parseBatsimWorkload(data: unknown, where: string, options: Batsi
         `${at}.profile: unknown profile ${JSON.stringify(raw.profile)}; expected one of ${Object.keys(profiles).join(', ') || '(no profiles defined)'}`,
         where,
       );
-    const res = raw.res;
-    let work: Work;
-    try {
-      work = resolve(raw.profile, res, []);
-      if (work.kind === 'delay' && work.seconds <= 0)
-        throw new Unmodellable('zero delay', `${jsonPath(['profiles', raw.profile])}: the delay is 0 (a job must have work > 0)`);
-      if (work.kind === 'ops' && work.perTask.every((x) => x <= 0))
-        throw new Unmodellable(
-          'no computation',
-          `${jsonPath(['profiles', raw.profile])}: no computation (cpu is 0 on every task); communication-only jobs cannot be modelled`,
-        );
-    } catch (e) {
-      if (!(e instanceof Unmodellable)) throw e;
-      if (opts.unsupported === 'skip') {
-        skipped[e.reason] = (skipped[e.reason] ?? 0) + 1;
-        return;
-      }
-      throw new InputError(`${at} (id ${JSON.stringify(id)}, profile ${JSON.stringify(raw.profile)}): ${e.message} (option unsupported: 'skip' skips such jobs)`, where);
-    }
-    const wall = raw.walltime !== undefined && raw.walltime > 0 ? raw.walltime : undefined;
-    const base = {
-      id,
-      subtime: raw.subtime,
-      ntasks: res,
-      reqEnergy: 0,
-      type,
-      mem: 0,
-      memVol: 0,
-      nodes: type === 'seq' ? 1 : 0,
-      ntasksPerNode: 0,
-      profile: raw.profile,
-      source: at,
-    };
-    if (work.kind === 'delay') {
-      jobs.push({ ...base, reqTime: wall ?? work.seconds, work: 'delay', ops: 0, runtime: work.seconds, commVol: 0, tCompute: 1, tasks: null });
-      return;
-    }
-    const ops = work.perTask.map((x) => Math.max(1, Math.ceil(x)));
-    const uniform = ops.every((x) => x === ops[0]);
-    const maxOps = Math.max(...ops);
-    const tasks: TaskWork[] | null = uniform ? null : ops.map((x) => ({ ops: x, runtime: 0, mem: 0, memVol: 0 }));
-    const mpi = type === 'mpi';
-    jobs.push({
-      ...base,
-      reqTime: wall ?? maxOps / (opts.refMops * 1e6),
-      work: 'ops',
-      ops: uniform ? ops[0]! : 0,
-      runtime: 0,
-      commVol: mpi ? work.commVol : 0,
-      tCompute: mpi ? opts.tCompute : 1,
-      tasks,
-    });
+    const work = jobWork(raw, { profiles, where }, at, id, opts, skipped);
+    if (work) jobs.push(batsimJob(raw, id, at, work, opts));
   });
   return { name, jobs: sortBySubmission(jobs), maxProcs: nb_res, skipped };
+}
+
+type BatsimJob = z.infer<typeof BatsimJobSchema>;
+type BatsimConfig = z.output<typeof BatsimOptionsSchema>;
+
+/** Where profiles are resolved: the file's profiles, and the file for messages. */
+interface Profiles {
+  profiles: Record<string, { type: string }>;
+  where: string;
+}
+
+/**
+ * The work of job `raw` (at JSON path `at`): its profile resolved for its `res` tasks, or null when
+ * the profile cannot be modelled and `unsupported: 'skip'` counts the job in `skipped` instead of
+ * throwing. A zero delay and a profile without computation cannot be modelled either.
+ */
+function jobWork(raw: BatsimJob, ctx: Profiles, at: string, id: string, opts: BatsimConfig, skipped: Record<string, number>): Work | null {
+  try {
+    const work = resolveProfile(ctx, raw.profile, raw.res, []);
+    if (work.kind === 'delay' && work.seconds <= 0) throw new Unmodellable('zero delay', `${jsonPath(['profiles', raw.profile])}: the delay is 0 (a job must have work > 0)`);
+    if (work.kind === 'ops' && work.perTask.every((x) => x <= 0))
+      throw new Unmodellable(
+        'no computation',
+        `${jsonPath(['profiles', raw.profile])}: no computation (cpu is 0 on every task); communication-only jobs cannot be modelled`,
+      );
+    return work;
+  } catch (e) {
+    if (!(e instanceof Unmodellable)) throw e;
+    if (opts.unsupported === 'skip') {
+      skipped[e.reason] = (skipped[e.reason] ?? 0) + 1;
+      return null;
+    }
+    throw new InputError(`${at} (id ${JSON.stringify(id)}, profile ${JSON.stringify(raw.profile)}): ${e.message} (option unsupported: 'skip' skips such jobs)`, ctx.where);
+  }
+}
+
+/**
+ * The work of profile `pname` for a job of `res` tasks; `stack` holds the compositions being
+ * resolved (to name the referring profile and catch cycles). Throws `Unmodellable` for a profile
+ * type clustergym cannot model, an `InputError` for a malformed or unknown profile.
+ */
+function resolveProfile(ctx: Profiles, pname: string, res: number, stack: string[]): Work {
+  const at = jsonPath(['profiles', pname]);
+  const p = ctx.profiles[pname];
+  if (!p) throw new InputError(`${stack.length ? jsonPath(['profiles', stack[stack.length - 1]!, 'seq']) : 'profile'}: unknown profile ${JSON.stringify(pname)}`, ctx.where);
+  const kind = BATSIM_PROFILE_TYPES[p.type];
+  if (!kind)
+    throw new Unmodellable(`profile type ${p.type}`, `${at}.type: profile type ${JSON.stringify(p.type)} cannot be modelled by clustergym; supported types: ${SUPPORTED_LIST}`);
+  const check = <T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>): T => {
+    const pr = schema.safeParse(p);
+    if (!pr.success) throw inputErrorFromIssues(ctx.where, pr.error.issues.map((i) => ({ ...i, path: ['profiles', pname, ...i.path] })));
+    return pr.data;
+  };
+  switch (kind) {
+    case 'delay':
+      return { kind: 'delay', seconds: check(DelaySchema).delay };
+    case 'parallel':
+      return parallelWork(check(ParallelSchema), res, at, ctx.where);
+    case 'parallel_homogeneous':
+    case 'parallel_homogeneous_total':
+      return homogeneousWork(check(HomogeneousSchema), kind === 'parallel_homogeneous_total', res);
+    case 'composed': {
+      const v = check(ComposedSchema);
+      if (stack.includes(pname)) throw new InputError(`${at}.seq: the composition refers to itself (${[...stack, pname].join(' -> ')})`, ctx.where);
+      return composedWork(
+        v.seq.map((s) => resolveProfile(ctx, s, res, [...stack, pname])),
+        v.repeat,
+        res,
+        at,
+      );
+    }
+  }
+}
+
+/** A `parallel` profile: per-task operations `cpu`, and the mean off-diagonal entry of the `com` matrix. */
+function parallelWork(v: z.output<typeof ParallelSchema>, res: number, at: string, where: string): Work {
+  const cpu = v.cpu ?? new Array<number>(res).fill(0);
+  if (cpu.length !== res) throw new InputError(`${at}.cpu: expected ${res} values (one per resource of the job), found ${cpu.length}`, where);
+  let commVol = 0;
+  if (v.com) {
+    if (v.com.length !== res * res) throw new InputError(`${at}.com: expected ${res * res} values (a ${res} x ${res} matrix), found ${v.com.length}`, where);
+    if (res > 1) {
+      let s = 0;
+      for (let i = 0; i < res; i++) for (let j = 0; j < res; j++) if (i !== j) s += v.com[i * res + j]!;
+      commVol = s / (res * (res - 1));
+    }
+  }
+  return { kind: 'ops', perTask: cpu.slice(), commVol };
+}
+
+/** A `parallel_homogeneous` profile; `total` (or the spread-uniformly strategy): the amounts are shared by the tasks and pairs. */
+function homogeneousWork(v: z.output<typeof HomogeneousSchema>, total: boolean, res: number): Work {
+  const spread = total || v.generation_strategy === 'DefinedAmountsSpreadUniformly';
+  const cpu = spread ? v.cpu / res : v.cpu;
+  const com = spread ? (res > 1 ? v.com / (res * (res - 1)) : 0) : v.com;
+  return { kind: 'ops', perTask: new Array<number>(res).fill(cpu), commVol: res > 1 ? com : 0 };
+}
+
+/** A `composed` profile: its resolved `parts` (of one work model) one after the other, `repeat` times. */
+function composedWork(parts: Work[], repeat: number, res: number, at: string): Work {
+  const kinds = new Set(parts.map((w) => w.kind));
+  if (kinds.size > 1)
+    throw new Unmodellable('mixed delay and parallel parts', `${at}.seq: mixes delay and parallel-task profiles; a job has one work model (delay or operations)`);
+  if (parts[0]!.kind === 'delay') {
+    let s = 0;
+    for (const w of parts) s += (w as { seconds: number }).seconds;
+    return { kind: 'delay', seconds: s * repeat };
+  }
+  const perTask = new Array<number>(res).fill(0);
+  let commVol = 0;
+  for (const w of parts as { perTask: number[]; commVol: number }[]) {
+    for (let i = 0; i < res; i++) perTask[i]! += w.perTask[i]!;
+    commVol += w.commVol;
+  }
+  return { kind: 'ops', perTask: perTask.map((x) => x * repeat), commVol: commVol * repeat };
+}
+
+/**
+ * The `Job` of Batsim job `raw` (at `at`) with its resolved `work`: a `delay` job, or an `ops` job
+ * whose tasks carry `ceil(ops)` (at least 1) each, listed per task when they differ. The requested
+ * time is the walltime when > 0, else the delay or the largest task's time at `refMops`.
+ */
+function batsimJob(raw: BatsimJob, id: string, at: string, work: Work, opts: BatsimConfig): Job {
+  const type: JobType = opts.jobType;
+  const wall = raw.walltime !== undefined && raw.walltime > 0 ? raw.walltime : undefined;
+  const base = {
+    id,
+    subtime: raw.subtime,
+    ntasks: raw.res,
+    reqEnergy: 0,
+    type,
+    mem: 0,
+    memVol: 0,
+    nodes: type === 'seq' ? 1 : 0,
+    ntasksPerNode: 0,
+    profile: raw.profile,
+    source: at,
+  };
+  if (work.kind === 'delay') return { ...base, reqTime: wall ?? work.seconds, work: 'delay', ops: 0, runtime: work.seconds, commVol: 0, tCompute: 1, tasks: null };
+  const ops = work.perTask.map((x) => Math.max(1, Math.ceil(x)));
+  const uniform = ops.every((x) => x === ops[0]);
+  const maxOps = Math.max(...ops);
+  const tasks: TaskWork[] | null = uniform ? null : ops.map((x) => ({ ops: x, runtime: 0, mem: 0, memVol: 0 }));
+  const mpi = type === 'mpi';
+  return {
+    ...base,
+    reqTime: wall ?? maxOps / (opts.refMops * 1e6),
+    work: 'ops',
+    ops: uniform ? ops[0]! : 0,
+    runtime: 0,
+    commVol: mpi ? work.commVol : 0,
+    tCompute: mpi ? opts.tCompute : 1,
+    tasks,
+  };
 }
 
 /**
