@@ -1,26 +1,7 @@
 /**
- * Streaming reader of the Standard Workload Format (SWF) of the Parallel Workloads Archive
- * (Feitelson et al., https://www.cs.huji.ac.il/labs/parallel/workload/swf.html), DESIGN §3.
- *
- * An SWF file is a header of comment lines (`; Key: value`, e.g. `; MaxProcs: 128`) followed by one
- * line per job of 18 whitespace-separated numbers:
- *
- * ```
- *  1 job number   2 submit time   3 wait time   4 run time   5 allocated processors
- *  6 average CPU time   7 used memory   8 requested processors   9 requested time
- * 10 requested memory  11 status  12 user  13 group  14 executable  15 queue  16 partition
- * 17 preceding job  18 think time           (-1: unknown)
- * ```
- *
- * Mapping to a `Job` (DESIGN §3): `id` = field 1, `subtime` = field 2, `runtime` = field 4,
- * `ntasks` = field 5 (allocated processors), or field 8 (requested) when field 5 is -1 (option
- * `processors: 'requested'` prefers field 8), `reqTime` = field 9, or the run time when field 9 is -1
- * (or always, with `reqTimeFromRuntime`). Status (field 11) can filter jobs (`statuses`). A job is an
- * `mpi` job whose tasks may go on any cores (`nodes = 0`) under the `delay` work model (each task runs
- * exactly the recorded run time); with option `mops` it becomes an `ops` job of
- * `ops = ceil(runtime * mops * 1e6)` operations per task, i.e. the recorded run time on a core of
- * `mops` millions of operations per second. Jobs with run time <= 0 or processors <= 0 (and jobs
- * whose status is filtered out) are skipped and counted by reason in `skipped`.
+ * Streaming reader of the Standard Workload Format (SWF) of the Parallel Workloads Archive, DESIGN §3:
+ * `SwfReader` and the functions over it (`readSwf`, `readSwfHeader`, `loadSwf`). The format itself
+ * (fields, header keys, options, the mapping of a job line to a `Job`) is `swfFormat.ts`.
  *
  * The file is never held in memory: it is read synchronously (the simulator pulls jobs synchronously)
  * in chunks of `chunkSize` bytes (1 MiB) with `fs.readSync`, lines are split and numbers parsed
@@ -29,91 +10,25 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { basename } from 'node:path';
-import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../core/errors.js';
-import { sortBySubmission, type Job, type JobType, type Workload } from './job.js';
+import { sortBySubmission, type Job, type Workload } from './job.js';
+import {
+  CR,
+  type Fail,
+  HEADER_LINE,
+  isSpace,
+  NL,
+  SEMI,
+  setHeaderField,
+  type SwfConfig,
+  type SwfHeader,
+  SwfLineFields,
+  swfJob,
+  type SwfOptions,
+  SwfOptionsSchema,
+} from './swfFormat.js';
 
-/** Number of fields of an SWF job line. */
-export const SWF_FIELDS = 18;
-
-/** Names of the 18 SWF fields, 1-based (index 0 unused), for error messages. */
-export const SWF_FIELD_NAMES: readonly string[] = [
-  '',
-  'job number',
-  'submit time',
-  'wait time',
-  'run time',
-  'allocated processors',
-  'average CPU time',
-  'used memory',
-  'requested processors',
-  'requested time',
-  'requested memory',
-  'status',
-  'user id',
-  'group id',
-  'executable',
-  'queue',
-  'partition',
-  'preceding job',
-  'think time',
-];
-
-/** Options of the SWF reader (validated with zod; every field optional). */
-export const SwfOptionsSchema = z
-  .object({
-    /** `allocated`: field 5, or field 8 when 5 is -1 (default); `requested`: field 8, or field 5 when 8 is -1. */
-    processors: z.enum(['allocated', 'requested']).default('allocated'),
-    /** Ignore field 9 and use the run time as the requested time (perfect estimates). */
-    reqTimeFromRuntime: z.boolean().default(false),
-    /**
-     * When a job ran longer than it requested (field 4 > field 9, common in real traces):
-     * `keep` both as recorded (default), `raise` the requested time to the run time, or
-     * `cap-runtime`: cut the run time to the requested time (as a walltime limit would).
-     */
-    overrun: z.enum(['keep', 'raise', 'cap-runtime']).default('keep'),
-    /** Upper bound on the requested time, seconds (larger values are capped). */
-    maxReqTime: z.number().positive().optional(),
-    /** Job type given to every job (default `mpi`). */
-    jobType: z.enum(['mpi', 'seq']).default('mpi'),
-    /** When set, jobs use the `ops` work model: `ops = ceil(runtime * mops * 1e6)` per task. */
-    mops: z.number().positive().optional(),
-    /** Keep only jobs whose status (field 11) is in this list; the others are skipped as `status=N`. */
-    statuses: z.array(z.number().int()).optional(),
-    /** Stop after this many jobs have been produced. */
-    maxJobs: z.number().int().positive().optional(),
-    /** Bytes read per `readSync` call. */
-    chunkSize: z.number().int().min(64).default(1 << 20),
-  })
-  .strict();
-
-/** Options of the SWF reader, as given by the caller. */
-export type SwfOptions = z.input<typeof SwfOptionsSchema>;
-type SwfConfig = z.output<typeof SwfOptionsSchema>;
-
-/** The header of an SWF file: its `; Key: value` comment lines before the first job. */
-export interface SwfHeader {
-  /** `MaxProcs`: processors of the machine. */
-  maxProcs?: number | undefined;
-  /** `MaxNodes`: nodes of the machine. */
-  maxNodes?: number | undefined;
-  maxJobs?: number | undefined;
-  maxRecords?: number | undefined;
-  maxRuntime?: number | undefined;
-  maxMemory?: number | undefined;
-  /** `UnixStartTime`: epoch seconds of submit time 0. */
-  unixStartTime?: number | undefined;
-  /** `TimeZone`: offset of the site from UTC, seconds. */
-  timeZone?: number | undefined;
-  timeZoneString?: string | undefined;
-  startTime?: string | undefined;
-  endTime?: string | undefined;
-  version?: string | undefined;
-  computer?: string | undefined;
-  installation?: string | undefined;
-  /** Every `; Key: value` line, values in file order (keys such as `Note` or `Queue` repeat). */
-  fields: Record<string, string[]>;
-}
+export { SWF_FIELD_NAMES, SWF_FIELDS, type SwfHeader, type SwfOptions, SwfOptionsSchema } from './swfFormat.js';
 
 /** What a finished read saw. */
 export interface SwfSummary {
@@ -126,80 +41,6 @@ export interface SwfSummary {
   lines: number;
   /** Jobs whose submit time is smaller than the previous job's (the trace is not sorted). */
   outOfOrder: number;
-}
-
-const NUMERIC_HEADER: Record<string, keyof SwfHeader> = {
-  MaxProcs: 'maxProcs',
-  MaxNodes: 'maxNodes',
-  MaxJobs: 'maxJobs',
-  MaxRecords: 'maxRecords',
-  MaxRuntime: 'maxRuntime',
-  MaxMemory: 'maxMemory',
-  UnixStartTime: 'unixStartTime',
-  TimeZone: 'timeZone',
-};
-const TEXT_HEADER: Record<string, keyof SwfHeader> = {
-  TimeZoneString: 'timeZoneString',
-  StartTime: 'startTime',
-  EndTime: 'endTime',
-  Version: 'version',
-  Computer: 'computer',
-  Installation: 'installation',
-};
-
-const NL = 10;
-const CR = 13;
-const SPACE = 32;
-const TAB = 9;
-const SEMI = 59;
-const MINUS = 45;
-const PLUS = 43;
-const DOT = 46;
-const ZERO = 48;
-const NINE = 57;
-
-function isSpace(c: number): boolean {
-  return c === SPACE || c === TAB || c === CR || c === 11 || c === 12;
-}
-
-/**
- * Parses the number in `b[s, e)`: optional sign, digits, optional fraction, optional exponent.
- * Returns NaN when the bytes are not a number.
- */
-function parseNumber(b: Buffer, s: number, e: number): number {
-  let i = s;
-  let neg = false;
-  const c0 = b[i]!;
-  if (c0 === MINUS) {
-    neg = true;
-    i++;
-  } else if (c0 === PLUS) i++;
-  let v = 0;
-  let digits = 0;
-  let c = 0;
-  while (i < e && (c = b[i]!) >= ZERO && c <= NINE) {
-    v = v * 10 + (c - ZERO);
-    i++;
-    digits++;
-  }
-  if (i < e && b[i] === DOT) {
-    i++;
-    let scale = 1;
-    while (i < e && (c = b[i]!) >= ZERO && c <= NINE) {
-      v = v * 10 + (c - ZERO);
-      scale *= 10;
-      i++;
-      digits++;
-    }
-    v /= scale;
-  }
-  if (digits === 0) return NaN;
-  if (i < e || digits > 15) {
-    // Exponent, or too many digits for exact integer accumulation: let the engine parse it.
-    const text = b.toString('latin1', s, e);
-    return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) ? Number(text) : NaN;
-  }
-  return neg ? -v : v;
 }
 
 /**
@@ -238,9 +79,10 @@ export class SwfReader implements Iterable<Job> {
   private le = 0;
   private pending = false; // the current line is a job line not yet consumed
   private lastSubmit = -Infinity;
-  private readonly f = new Float64Array(SWF_FIELDS + 1);
-  private readonly fs = new Int32Array(SWF_FIELDS + 1); // field start offsets
-  private readonly fe = new Int32Array(SWF_FIELDS + 1); // field end offsets
+  private readonly fields = new SwfLineFields();
+  private readonly fail: Fail = (message) => {
+    throw new InputError(message, this.where());
+  };
 
   constructor(file: string, options: SwfOptions = {}) {
     const r = SwfOptionsSchema.safeParse(options);
@@ -350,21 +192,15 @@ export class SwfReader implements Iterable<Job> {
     return b[i] === SEMI ? 1 : 2;
   }
 
+  /** Parses the current comment line as `; Key: value` into the header (other comments are ignored). */
   private parseHeaderLine(): void {
-    const text = this.buf.toString('utf8', this.ls + 1, this.le);
-    const m = /^\s*([A-Za-z][A-Za-z0-9_ ]*?)\s*:\s*(.*?)\s*$/.exec(text);
+    const m = HEADER_LINE.exec(this.buf.toString('utf8', this.ls + 1, this.le));
     if (!m) return;
     const key = m[1]!;
     const value = m[2]!;
-    (this.header.fields[key] ??= []).push(value);
-    const nk = NUMERIC_HEADER[key];
-    if (nk) {
-      const v = Number(value.split(/\s+/)[0]);
-      if (Number.isFinite(v)) (this.header as unknown as Record<string, unknown>)[nk] = v;
-      return;
-    }
-    const tk = TEXT_HEADER[key];
-    if (tk) (this.header as unknown as Record<string, unknown>)[tk] = value;
+    this.header.fields[key] ??= [];
+    this.header.fields[key].push(value);
+    setHeaderField(this.header, key, value);
   }
 
   /** Advances to the next line; false at the end of the file. */
@@ -415,90 +251,17 @@ export class SwfReader implements Iterable<Job> {
     this.end += n;
   }
 
-  private fail(message: string): never {
-    throw new InputError(message, this.where());
-  }
-
-  /** Parses the current line into a job, or null when it is skipped. */
+  /** Parses the current line into a job, or null when it is skipped (counted by reason). */
   private parseJobLine(): Job | null {
-    const b = this.buf;
-    const e = this.le;
-    const f = this.f;
-    const fs = this.fs;
-    const fe = this.fe;
-    let i = this.ls;
-    let n = 0;
-    while (i < e) {
-      const c = b[i]!;
-      if (c === SPACE || c === TAB || c === CR) {
-        i++;
-        continue;
-      }
-      const s = i;
-      while (i < e && !isSpace(b[i]!)) i++;
-      n++;
-      if (n <= SWF_FIELDS) {
-        fs[n] = s;
-        fe[n] = i;
-      }
+    const f = this.fields.parse(this.buf, this.ls, this.le, this.fail);
+    const job = swfJob(f, this.cfg, this.statusSet, this.lineNo, this.fail);
+    if (typeof job === 'string') {
+      this.skipped[job] = (this.skipped[job] ?? 0) + 1;
+      return null;
     }
-    if (n !== SWF_FIELDS) this.fail(`expected ${SWF_FIELDS} whitespace-separated SWF fields, found ${n}`);
-    for (let k = 1; k <= SWF_FIELDS; k++) {
-      const v = parseNumber(b, fs[k]!, fe[k]!);
-      if (v !== v) {
-        const found = b.toString('utf8', fs[k]!, fe[k]!);
-        this.fail(`field ${k} (${SWF_FIELD_NAMES[k]}): expected a number, found ${JSON.stringify(found)}`);
-      }
-      f[k] = v;
-    }
-    const cfg = this.cfg;
-    const submit = f[2]!;
-    let runtime = f[4]!;
-    const alloc = f[5]!;
-    const req = f[8]!;
-    const pf = cfg.processors === 'allocated' ? (alloc === -1 ? 8 : 5) : req === -1 ? 5 : 8;
-    const procs = pf === 5 ? alloc : req;
-    const status = f[11]!;
-    if (this.statusSet && !this.statusSet.has(status)) return this.skip(`status=${status}`);
-    if (runtime <= 0) return this.skip('runtime<=0');
-    if (procs <= 0) return this.skip('processors<=0');
-    if (!Number.isInteger(procs)) this.fail(`field ${pf} (${SWF_FIELD_NAMES[pf]}): expected an integer, found ${procs}`);
-    let reqTime = cfg.reqTimeFromRuntime || f[9]! === -1 ? runtime : f[9]!;
-    if (reqTime <= 0) reqTime = runtime;
-    if (runtime > reqTime) {
-      if (cfg.overrun === 'raise') reqTime = runtime;
-      else if (cfg.overrun === 'cap-runtime') runtime = reqTime;
-    }
-    if (cfg.maxReqTime !== undefined && reqTime > cfg.maxReqTime) reqTime = cfg.maxReqTime;
-    if (submit < this.lastSubmit) this.outOfOrder++;
-    this.lastSubmit = submit;
-    const type: JobType = cfg.jobType;
-    const ops = cfg.mops !== undefined;
-    return {
-      id: String(f[1]!),
-      subtime: submit,
-      ntasks: procs,
-      reqTime,
-      reqEnergy: 0,
-      type,
-      work: ops ? 'ops' : 'delay',
-      ops: ops ? Math.ceil(runtime * cfg.mops! * 1e6) : 0,
-      runtime: ops ? 0 : runtime,
-      mem: 0,
-      memVol: 0,
-      commVol: 0,
-      tCompute: 1,
-      nodes: type === 'seq' ? 1 : 0,
-      ntasksPerNode: 0,
-      tasks: null,
-      profile: undefined,
-      source: `line ${this.lineNo}`,
-    };
-  }
-
-  private skip(reason: string): null {
-    this.skipped[reason] = (this.skipped[reason] ?? 0) + 1;
-    return null;
+    if (job.subtime < this.lastSubmit) this.outOfOrder++;
+    this.lastSubmit = job.subtime;
+    return job;
   }
 }
 
