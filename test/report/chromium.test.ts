@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { comparisonBarsSvg } from '../../src/report/comparisonBars.js';
 import { ganttSvg } from '../../src/report/gantt.js';
@@ -18,7 +19,6 @@ import { type ReportParts, writeReport } from '../../src/report/html.js';
 import { learningCurveSvg } from '../../src/report/learningCurve.js';
 import { utilisationSvg } from '../../src/report/utilisation.js';
 import { curves, METRICS, POLICIES, schedule } from './fixtures.js';
-import { decodePng, pixelStats } from './png.js';
 
 const CHROMIUM = process.env.CLUSTERGYM_CHROMIUM ?? '/usr/bin/chromium';
 const HAVE = existsSync(CHROMIUM);
@@ -66,6 +66,21 @@ function images(dom: string): { src: string; width: number; height: number }[] {
     const attr = (n: string) => new RegExp(`\\b${n}="([^"]*)"`).exec(tag)?.[1];
     return { src: attr('src') ?? '', width: Number(attr('data-natural-width') ?? NaN), height: Number(attr('data-natural-height') ?? NaN) };
   });
+}
+
+/** Pixel statistics of an RGBA image: distinct colours (RGB, capped count) and the fraction of pixels that are not near-white. */
+function pixelStats(img: { width: number; height: number; data: Uint8Array }): { colours: number; inked: number } {
+  const seen = new Set<number>();
+  let inked = 0;
+  const n = img.width * img.height;
+  for (let i = 0; i < n; i++) {
+    const r = img.data[4 * i]!;
+    const g = img.data[4 * i + 1]!;
+    const b = img.data[4 * i + 2]!;
+    if (seen.size < 100_000) seen.add((r << 16) | (g << 8) | b);
+    if (r < 235 || g < 235 || b < 235) inked++;
+  }
+  return { colours: seen.size, inked: inked / n };
 }
 
 const svgSize = (svg: string) => {
@@ -139,7 +154,8 @@ describe('the report in headless Chromium', () => {
     const png = join(dir, 'screenshot.png');
     chromium(pathToFileURL(join(dir, 'index.html')).href, [`--screenshot=${png}`, '--window-size=1200,900']);
     expect(existsSync(png)).toBe(true);
-    const img = decodePng(readFileSync(png));
+    // pngjs checks the signature and every chunk's CRC, and decodes to 8-bit RGBA.
+    const img = PNG.sync.read(readFileSync(png));
     expect([img.width, img.height]).toEqual([1200, 900]);
     const s = pixelStats(img);
     // Text, table, axes and coloured curves: many colours, a fair share of ink, not a solid fill.
@@ -162,5 +178,23 @@ describe('the report in headless Chromium', () => {
     expect(alone.stdout).toContain('parsererror');
     writeFileSync(join(neg, 'error.html'), '<!DOCTYPE html><script>undefinedFunction()</script>');
     expect(chromium(pathToFileURL(join(neg, 'error.html')).href, ['--dump-dom']).console.join('\n')).toMatch(/Uncaught ReferenceError/);
+  });
+});
+
+describe('the screenshot check', () => {
+  // The screenshot test leans on pngjs and pixelStats: both must tell a real image from a broken one.
+  it('pngjs decodes what it encodes and refuses a corrupted chunk; pixelStats counts by hand', () => {
+    // 4 x 1 pixels: white, near-white (240, not ink), red, black: 4 colours, 2 of 4 inked
+    const png = new PNG({ width: 4, height: 1 });
+    png.data.set([255, 255, 255, 255, 240, 240, 240, 255, 255, 0, 0, 255, 0, 0, 0, 255]);
+    const buf = PNG.sync.write(png);
+    const img = PNG.sync.read(buf);
+    expect([img.width, img.height]).toEqual([4, 1]);
+    expect(pixelStats(img)).toEqual({ colours: 4, inked: 0.5 });
+    // one bit of the IHDR chunk's CRC (bytes 29-32: after the signature, its length, type and 13 bytes of data)
+    const bad = Buffer.from(buf);
+    bad[32]! ^= 0x01;
+    expect(() => PNG.sync.read(bad)).toThrow();
+    expect(PNG.sync.read(bad, { checkCRC: false }).width).toBe(4); // the CRC alone refused it
   });
 });

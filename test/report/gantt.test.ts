@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type GanttInput, ganttJobsFromRecords, ganttNodesFromPlatform, ganttSvg, jobRuns } from '../../src/report/gantt.js';
 import { hashColour } from '../../src/report/svg.js';
 import { schedule } from './fixtures.js';
-import { checkSvg } from './svgCheck.js';
-import { type XmlElement, findAll, findWhere, num } from './xml.js';
+import { checkSvg, findAll, findWhere, num, type XmlElement } from './svgCheck.js';
 
 /** 2 nodes x 2 cores; a seq job on core 0, then another, and an MPI job on cores 1 (node 0) and 2-3 (node 1). */
 const TINY: GanttInput = {

@@ -4,8 +4,7 @@ import { learningCurveSvg, smoothSeries } from '../../src/report/learningCurve.j
 import { stepPath, timeWeightedMean, utilisationSvg } from '../../src/report/utilisation.js';
 import { paletteColour } from '../../src/report/svg.js';
 import { curves, METRICS, POLICIES, schedule } from './fixtures.js';
-import { checkSvg } from './svgCheck.js';
-import { type XmlElement, findAll, findWhere, num } from './xml.js';
+import { checkSvg, findAll, findWhere, num, type XmlElement } from './svgCheck.js';
 
 const byClass = (root: XmlElement, cls: string) => findWhere(root, (e) => e.attrs.class === cls);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { escapeXml, fmt, fnv1a, formatTick, formatValue, hashColour, niceAxis, svgDocument } from '../../src/report/svg.js';
-import { parseXml } from './xml.js';
+import { parseXml } from './svgCheck.js';
 
 describe('report svg helpers', () => {
   it('escapes the five XML specials and replaces characters XML cannot carry', () => {
@@ -84,6 +84,17 @@ describe('the test XML checker', () => {
     ['control character', '<svg>\u0001</svg>'],
     ['-- in comment', '<svg><!-- a -- b --></svg>'],
     ['no whitespace between attributes', '<svg a="1"b="2"/>'],
+    // the rules fast-xml-parser's XMLValidator lets through, checked by parseXml on its tokens
+    ['text after the root', '<svg/>x'],
+    ['two roots (self-closing)', '<svg/><g/>'],
+    ['a DOCTYPE', '<!DOCTYPE svg><svg/>'],
+    ['bare ampersand in an attribute', '<svg a="x & y"/>'],
+    ['unknown entity in an attribute', '<svg a="&nbsp;"/>'],
+    ['"]]>" in text', '<svg>a]]>b</svg>'],
+    ['lone surrogate', '<svg>\ud800</svg>'],
+    ['reference to a forbidden character', '<svg>&#1;</svg>'],
+    ['comment ending in "-"', '<svg><!-- a ---></svg>'],
+    ['malformed declaration', '<?xml versio="1.0"?><svg/>'],
   ])('rejects %s', (_, src) => {
     expect(() => parseXml(src)).toThrow(/XML error/);
   });
