@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { WaitingQueue } from '../../src/execution/simulator.js';
+import { WaitingQueue } from '../../src/execution/waitingQueue.js';
 import { makeJob, type Job } from '../../src/workload/job.js';
 
 describe('WaitingQueue', () => {
