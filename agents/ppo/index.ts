@@ -9,7 +9,10 @@
  * - `features.ts`: observations and masks -> candidate rows and pooled features; the masked policy.
  * - `network.ts`: the actor-critic model; `PolicyNetwork`.
  * - `io.ts`: model directories through a custom IO handler; `saveModelDir`, `loadModelDir`.
- * - `train.ts`: the training loop; `train`.
+ * - `train.ts`: the training loop, read top to bottom; `train`.
+ * - `rollout.ts`: rollout storage and collection, reward normalisation, GAE; `RunningMeanStd`.
+ * - `update.ts`: the PPO update (minibatch gradient steps, learning rate); `minibatchStep`.
+ * - `checkpoint.ts`: checkpoints written and resumed; `resolveCheckpoint`, `checkpointConfig`, `runDirOf`.
  * - `evaluate.ts`: held-out evaluation against the heuristics and the report.
  */
 export * from './config.js';
@@ -18,4 +21,7 @@ export * from './features.js';
 export * from './network.js';
 export * from './io.js';
 export * from './train.js';
+export { RunningMeanStd } from './rollout.js';
+export { minibatchStep, type Rollout, type StepStats } from './update.js';
+export { checkpointConfig, resolveCheckpoint, runDirOf } from './checkpoint.js';
 export * from './evaluate.js';
