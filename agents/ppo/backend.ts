@@ -35,7 +35,7 @@ const require = createRequire(import.meta.url);
 
 /** The directory of the wasm backend's `.wasm` files (with a trailing slash, as `setWasmPaths` wants). */
 export function wasmDirectory(): string {
-  return join(dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'dist') + '/';
+  return `${join(dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'dist')}/`;
 }
 
 async function tryNode(): Promise<string | null> {

@@ -267,7 +267,7 @@ export function writeEvaluationReport(dir: string, r: ReportInput): string[] {
 
 /** Writes evaluation.json. */
 export function writeEvaluationJson(file: string, data: Record<string, unknown>): void {
-  writeFileSync(file, JSON.stringify(data, null, 1) + '\n');
+  writeFileSync(file, `${JSON.stringify(data, null, 1)}\n`);
 }
 
 /** `metrics.csv` rows read back (for the learning curve of `evaluate`). */

@@ -91,7 +91,7 @@ export function directorySaveHandler(dir: string): tf.io.IOHandler {
         convertedBy: null,
       };
       writeFileSync(join(dir, 'weights.bin'), new Uint8Array(weights));
-      writeFileSync(join(dir, 'model.json'), JSON.stringify(modelJson) + '\n');
+      writeFileSync(join(dir, 'model.json'), `${JSON.stringify(modelJson)}\n`);
       return { modelArtifactsInfo: tf.io.getModelArtifactsInfoForJSON(artifacts) };
     },
   };
@@ -154,8 +154,8 @@ export async function saveModelDir(dir: string, network: PolicyNetwork, m: SaveM
     backend: m.backend,
     tfjs: tf.version.tfjs,
   };
-  writeFileSync(join(dir, 'policy.json'), JSON.stringify(meta, null, 1) + '\n');
-  writeFileSync(join(dir, 'config.json'), JSON.stringify(m.config, null, 1) + '\n');
+  writeFileSync(join(dir, 'policy.json'), `${JSON.stringify(meta, null, 1)}\n`);
+  writeFileSync(join(dir, 'config.json'), `${JSON.stringify(m.config, null, 1)}\n`);
 }
 
 function readJson(file: string, what: string): unknown {
