@@ -39,13 +39,23 @@ export async function benchPpo(steps = 40_960): Promise<Record<string, unknown>>
 
   const dir = mkdtempSync(join(tmpdir(), 'cg-bench-demo-'));
   const t0 = performance.now();
-  const run = spawnSync(process.execPath, [resolve(PACKAGE_ROOT, 'dist/cli/main.js'), 'demo', '--out', join(dir, 'demo'), '--json', join(dir, 'demo.json')], { encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [resolve(PACKAGE_ROOT, 'dist/cli/main.js'), 'demo', '--out', join(dir, 'demo')], { encoding: 'utf8' });
   const wall = (performance.now() - t0) / 1000;
   let demoFigures: Record<string, unknown> = { error: run.stderr.trim() || `exit code ${run.status}` };
   if (run.status === 0) {
-    const j = JSON.parse(readFileSync(join(dir, 'demo.json'), 'utf8')) as { policies: { name: string; mean_bsld: number }[]; train_seconds: number; backend: string };
+    const j = JSON.parse(readFileSync(join(dir, 'demo', 'demo.json'), 'utf8')) as {
+      policies: { name: string; mean_bsld: number }[];
+      train_seconds: number;
+      backend: string;
+    };
     const bsld = (n: string) => Math.round((j.policies.find((p) => p.name === n)?.mean_bsld ?? NaN) * 100) / 100;
-    demoFigures = { wall_seconds: Math.round(wall * 10) / 10, train_seconds: Math.round(j.train_seconds * 10) / 10, backend: j.backend, ppo_mean_bsld: bsld('ppo'), fcfs_mean_bsld: bsld('fcfs') };
+    demoFigures = {
+      wall_seconds: Math.round(wall * 10) / 10,
+      train_seconds: Math.round(j.train_seconds * 10) / 10,
+      backend: j.backend,
+      ppo_mean_bsld: bsld('ppo'),
+      fcfs_mean_bsld: bsld('fcfs'),
+    };
   }
   rmSync(dir, { recursive: true, force: true });
   return {

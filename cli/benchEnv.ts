@@ -11,45 +11,40 @@
  * with `makeVecWorkers`, this one included; steps are env steps). Prints
  * `{"env", "steps", "seconds", "steps_per_s"}` with `--json` (plus `envs`/`threads` for `--vec`).
  */
-import { z } from 'zod';
+import type { Command } from 'commander';
 import { InputError } from '../src/core/errors.js';
 import { readJsonFile } from '../src/core/json.js';
 import { make } from '../envs/index.js';
 import { measureEnv, measureVec, type EnvBenchResult } from '../envs/benchmark.js';
 import { makeVec } from '../envs/vector.js';
 import { makeVecWorkers } from '../envs/workerVec.js';
-import { parseFlags } from './common.js';
+import { type CliCommandModule, defineCommand, defineFlags, int, text, type Values } from './common.js';
 
-const FLAGS = {
-  env: { type: 'string' },
-  config: { type: 'string' },
-  workload: { type: 'string' },
-  k: { type: 'string' },
-  steps: { type: 'string' },
-  seed: { type: 'string' },
-  vec: { type: 'string' },
-  threads: { type: 'string' },
-  json: { type: 'boolean' },
-} as const;
-
-const Schema = z.object({
-  env: z.string({ required_error: 'missing; give an environment id, e.g. --env clustergym/Job-v0' }),
-  config: z.string().optional(),
-  workload: z.string().optional(),
-  k: z.coerce.number().int().positive().optional(),
-  steps: z.coerce.number().int().positive().default(100_000),
-  seed: z.coerce.number().int().default(0),
-  vec: z.coerce.number().int().positive().optional(),
-  threads: z.coerce.number().int().positive().optional(),
-  json: z.boolean().default(false),
+/** The flags of `bench env`. */
+export const flags = defineFlags({
+  env: {
+    value: 'ID',
+    schema: text(),
+    required: 'missing; give an environment id, e.g. --env clustergym/Job-v0',
+    help: 'the environment id (clustergym/Job-v0, clustergym/JobNode-v0, ...)',
+  },
+  config: { value: 'FILE', schema: text(), help: 'an environment configuration (JSON, docs/environments.md)' },
+  workload: { value: 'FILE', schema: text(), help: "the workload (overrides the config's)" },
+  k: { value: 'N', schema: int({ gte: 1 }), help: "the env's K (overrides the config's)" },
+  steps: { value: 'N', schema: int({ gte: 1 }), default: 100_000, help: 'env steps to time (episodes restart; resets are timed too)' },
+  seed: { value: 'N', schema: int(), default: 0, help: 'seed of the random masked actions' },
+  vec: { value: 'N', schema: int({ gte: 1 }), help: 'step a vector env of N envs' },
+  threads: { value: 'T', schema: int({ gte: 1 }), help: 'run the vector env on T threads (this one included)' },
+  json: { help: 'print {"env", "steps", "seconds", "steps_per_s"} on stdout instead of the sentence' },
 });
 
 /** The configuration of a bench run: the file, with `--workload` and `--k` applied. */
-function benchConfig(f: z.infer<typeof Schema>): Record<string, unknown> {
+function benchConfig(f: Values<typeof flags>): Record<string, unknown> {
   let config: Record<string, unknown> = {};
   if (f.config) {
     const data = readJsonFile(f.config);
-    if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new InputError('expected a JSON object (an environment configuration)', f.config);
+    if (data === null || typeof data !== 'object' || Array.isArray(data))
+      throw new InputError('expected a JSON object (an environment configuration)', f.config);
     config = data as Record<string, unknown>;
   }
   if (f.workload) config = { ...config, workload: f.workload };
@@ -58,8 +53,7 @@ function benchConfig(f: z.infer<typeof Schema>): Record<string, unknown> {
 }
 
 /** `clustergym bench env`; returns the exit code. */
-export async function benchEnvCommand(argv: string[]): Promise<number> {
-  const f = parseFlags('bench env', argv, FLAGS, Schema);
+export async function benchEnv(f: Values<typeof flags>): Promise<number> {
   const config = benchConfig(f);
   let result: EnvBenchResult & { envs?: number; threads?: number };
   if (f.vec !== undefined) {
@@ -76,7 +70,7 @@ export async function benchEnvCommand(argv: string[]): Promise<number> {
   }
   const out: Record<string, unknown> = { env: result.env, steps: result.steps, seconds: round(result.seconds, 4), steps_per_s: Math.round(result.steps_per_s) };
   if (result.envs !== undefined) Object.assign(out, { envs: result.envs, threads: result.threads });
-  if (f.json) process.stdout.write(JSON.stringify(out) + '\n');
+  if (f.json) process.stdout.write(`${JSON.stringify(out)}\n`);
   else
     console.log(
       `${result.env}: ${result.steps} steps in ${result.seconds.toFixed(3)} s = ${Math.round(result.steps_per_s)} steps/s (${result.episodes} episodes ended` +
@@ -90,15 +84,23 @@ function round(x: number, d: number): number {
   return Math.round(x * p) / p;
 }
 
-/** Subcommands of `clustergym bench`. */
-const SUBCOMMANDS: Record<string, (argv: string[]) => Promise<number> | number> = {
-  env: benchEnvCommand,
-};
+/** Subcommands of `clustergym bench`: one line of help and what runs. */
+const SUBCOMMANDS = {
+  env: { summary: 'environment steps per second with random masked actions', command: defineCommand(flags, benchEnv) },
+} satisfies Record<string, { summary: string; command: CliCommandModule }>;
 
-/** `clustergym bench <subcommand>`; returns the exit code. */
-export async function benchCommand(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  const run = sub === undefined ? undefined : SUBCOMMANDS[sub];
-  if (!run) throw new InputError(`${sub === undefined ? 'missing subcommand' : `unknown subcommand ${JSON.stringify(sub)}`}; expected one of ${Object.keys(SUBCOMMANDS).join(', ')}`);
-  return run(rest);
-}
+/** `clustergym bench <subcommand>`. */
+export const command: CliCommandModule = {
+  configure(cmd, done) {
+    for (const [name, sub] of Object.entries(SUBCOMMANDS))
+      sub.command.configure(cmd.command(name).description(sub.summary).usage('[flags]').optionsGroup('Flags:'), done);
+    // `bench` alone or with an unknown word: name the subcommands (commander would print the help)
+    cmd.usage('<subcommand> [flags]');
+    cmd.allowExcessArguments().action((_options: unknown, self: Command) => {
+      const sub = self.args[0];
+      throw new InputError(
+        `${sub === undefined ? 'missing subcommand' : `unknown subcommand ${JSON.stringify(sub)}`}; expected one of ${Object.keys(SUBCOMMANDS).join(', ')}`,
+      );
+    });
+  },
+};

@@ -3,47 +3,53 @@
  * (agents/ppo/evaluate.ts, DESIGN §7).
  *
  *     clustergym evaluate --model DIR [--episodes N] [--out DIR] [--config FILE] [--policies fcfs,sjf+easy,...]
- *                         [--seed-offset N] [--backend auto|tensorflow|wasm|cpu]
+ *                         [--seed-offset N] [--backend auto|tensorflow|wasm|cpu] [--json]
  *
  * The env is the model's training env (its config.json) unless `--config` gives another training
  * config (same kind of env; K, N, platform and workload may differ); the normalisation limits are
  * always the model's. Prints the table (mean bsld, mean wait, utilisation, makespan, energy per
  * policy) and writes `evaluation.json` and a report (`report/index.html` with SVG plots) into
- * `--out` (default: `evaluation/` beside the model directory).
+ * `--out` (default: `evaluation/` beside the model directory). `--json` prints
+ * `{ "policies": [ { "name", "mean_bsld", "mean_wait", "utilisation", "makespan", "energy" } ], "backend" }`
+ * on stdout instead of the table.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { z } from 'zod';
+import type { PolicyMeans } from '../src/scheduling/compare.js';
 import { parsePolicyName } from '../src/scheduling/policyName.js';
-import { formatTable, parseFlags } from './common.js';
+import { BACKEND_CHOICES } from '../agents/ppo/config.js';
+import type { EvaluationResult } from '../agents/ppo/evaluate.js';
+import { defineCommand, defineFlags, formatTable, int, oneOf, text, type Values } from './common.js';
 
-const FLAGS = {
-  model: { type: 'string' },
-  episodes: { type: 'string' },
-  out: { type: 'string' },
-  config: { type: 'string' },
-  policies: { type: 'string' },
-  'seed-offset': { type: 'string' },
-  backend: { type: 'string' },
-} as const;
-
-const Schema = z.object({
-  model: z.string({ required_error: 'Required (a model directory written by `clustergym train`)' }).min(1),
-  episodes: z.coerce.number().int().min(1).max(10_000).optional(),
-  out: z.string().min(1).optional(),
-  config: z.string().min(1).optional(),
-  policies: z.string().optional(),
-  'seed-offset': z.coerce.number().int().min(0).max(2 ** 30).default(0),
-  backend: z.enum(['auto', 'tensorflow', 'wasm', 'cpu']).optional(),
+/** The flags of `evaluate`. */
+export const flags = defineFlags({
+  model: {
+    value: 'DIR',
+    schema: text(true),
+    required: 'Required (a model directory written by `clustergym train`)',
+    help: 'the model directory written by clustergym train',
+  },
+  episodes: { value: 'N', schema: int({ gte: 1, lte: 10_000 }), help: "held-out episodes (default: the config's eval_episodes)" },
+  out: { value: 'DIR', schema: text(true), help: 'write evaluation.json and report/index.html there (default: evaluation/ beside the model directory)' },
+  json: { help: "print the table (every policy's mean figures) as JSON on stdout instead" },
+  config: { value: 'FILE', schema: text(true), help: "a training config whose env to evaluate on (default: the model's; the same kind of env)" },
+  policies: { value: 'LIST', schema: text(), help: 'comma-separated heuristics to compare with (default: fcfs,fcfs+easy,sjf,sjf+easy,f1,f1+easy)' },
+  'seed-offset': { value: 'N', schema: int({ gte: 0, lte: 2 ** 30 }), default: 0, help: 'shift the held-out episode seeds by N' },
+  backend: { schema: oneOf(BACKEND_CHOICES), help: "the tfjs backend (default: the config's)" },
 });
 
 /** Runs the command; returns the exit code. */
-export async function evaluateCommand(argv: string[]): Promise<number> {
-  const f = parseFlags('evaluate', argv, FLAGS, Schema);
+export async function evaluate(f: Values<typeof flags>): Promise<number> {
   const ppo = await import('../agents/ppo/index.js');
   const { meta, config: modelConfig } = ppo.readModelMeta(f.model);
   const config = f.config !== undefined ? ppo.loadPpoConfig(f.config) : modelConfig;
-  const heuristics = f.policies === undefined ? [...ppo.DEFAULT_HEURISTICS] : f.policies.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const heuristics =
+    f.policies === undefined
+      ? [...ppo.DEFAULT_HEURISTICS]
+      : f.policies
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
   const backend = await ppo.selectBackend(f.backend ?? config.backend);
   const { makeContext } = await import('../envs/registry.js');
   // the env of the evaluation, to check the model fits it before anything runs
@@ -55,8 +61,11 @@ export async function evaluateCommand(argv: string[]): Promise<number> {
   const metricsFile = [join(f.model, 'metrics.csv'), join(dirname(resolve(f.model)), 'metrics.csv')].find((p) => existsSync(p));
   const metrics = metricsFile ? ppo.parseMetricsCsv(readFileSync(metricsFile, 'utf8')) : undefined;
   const episodes = f.episodes ?? config.eval_episodes;
-  console.log(`clustergym evaluate: ${f.model} (${meta.env_id}, ${meta.steps} steps) on ${config.env.id}, ${episodes} held-out episodes; ${ppo.describeBackend(backend)}`);
-  let r;
+  if (!f.json)
+    console.log(
+      `clustergym evaluate: ${f.model} (${meta.env_id}, ${meta.steps} steps) on ${config.env.id}, ${episodes} held-out episodes; ${ppo.describeBackend(backend)}`,
+    );
+  let r: EvaluationResult;
   try {
     r = ppo.evaluatePolicy({
       network: loaded.network,
@@ -72,7 +81,26 @@ export async function evaluateCommand(argv: string[]): Promise<number> {
   } finally {
     loaded.network.dispose();
   }
+  if (f.json) {
+    process.stdout.write(`${JSON.stringify({ policies: policyMeans(r.policies), backend: backend.name })}\n`);
+    return 0;
+  }
   console.log(formatTable(ppo.EVAL_COLUMNS, ppo.evaluationRows(r.policies)));
   console.log(`evaluated in ${r.seconds.toFixed(1)} s; ${join(out, 'evaluation.json')}, report ${join(out, 'report', 'index.html')}`);
   return 0;
 }
+
+/** The table as JSON: each policy's mean figures (the learned policy named `ppo`), without the per-episode ones. */
+export function policyMeans(policies: readonly PolicyMeans[]): PolicyMeans[] {
+  return policies.map((p) => ({
+    name: p.name,
+    mean_bsld: p.mean_bsld,
+    mean_wait: p.mean_wait,
+    utilisation: p.utilisation,
+    makespan: p.makespan,
+    energy: p.energy,
+  }));
+}
+
+/** `clustergym evaluate`. */
+export const command = defineCommand(flags, evaluate);

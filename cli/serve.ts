@@ -6,25 +6,22 @@
  * is gone (so a killed Python interpreter never leaves a server behind).
  */
 import { z } from 'zod';
-import { registryFactory } from '../bridge/envFactory.js';
-import { BridgeServer } from '../bridge/server.js';
-import { parseFlags } from './common.js';
+import { defineCommand, defineFlags, int, num, type Values } from './common.js';
 
-const FLAGS = {
-  bind: { type: 'string' },
-  'idle-timeout': { type: 'string' },
-  'parent-pid': { type: 'string' },
-  quiet: { type: 'boolean' },
-} as const;
-
-const Schema = z.object({
-  bind: z
-    .string()
-    .regex(/^(tcp:\/\/[^\s:]+:(\d+|\*)|ipc:\/\/\S+|inproc:\/\/\S+)$/, 'expected tcp://HOST:PORT (port 0 picks a free one), ipc://PATH or inproc://NAME')
-    .default('tcp://127.0.0.1:5555'),
-  'idle-timeout': z.coerce.number().positive().default(600),
-  'parent-pid': z.coerce.number().int().positive().optional(),
-  quiet: z.boolean().default(false),
+/** The flags of `serve`. */
+export const flags = defineFlags({
+  bind: {
+    value: 'ENDPOINT',
+    schema: z.string().refine(
+      (s) => /^(tcp:\/\/[^\s:]+:(\d+|\*)|ipc:\/\/\S+|inproc:\/\/\S+)$/.test(s),
+      (s) => ({ message: `expected tcp://HOST:PORT (port 0 picks a free one), ipc://PATH or inproc://NAME, got ${JSON.stringify(s)}` }),
+    ),
+    default: 'tcp://127.0.0.1:5555',
+    help: 'the ZeroMQ endpoint to bind (port 0 picks a free one, printed as the first line of stdout)',
+  },
+  'idle-timeout': { value: 'S', schema: num({ gt: 0 }), default: 600, help: 'close environments unused for S seconds' },
+  'parent-pid': { value: 'PID', schema: int({ gte: 1 }), help: 'exit when the process PID is gone' },
+  quiet: { help: 'no log on stderr' },
 });
 
 function alive(pid: number): boolean {
@@ -37,8 +34,10 @@ function alive(pid: number): boolean {
 }
 
 /** Runs the server until a signal (or the parent's exit); resolves with the exit code. */
-export async function serveCommand(argv: string[]): Promise<number> {
-  const f = parseFlags('serve', argv, FLAGS, Schema);
+export async function serve(f: Values<typeof flags>): Promise<number> {
+  // loaded here, so that `serve --help` needs neither ZeroMQ nor the envs
+  const { registryFactory } = await import('../bridge/envFactory.js');
+  const { BridgeServer } = await import('../bridge/server.js');
   const server = new BridgeServer(registryFactory(), {
     bind: f.bind,
     idleTimeoutMs: f['idle-timeout'] * 1000,
@@ -77,3 +76,6 @@ export async function serveCommand(argv: string[]): Promise<number> {
     }
   });
 }
+
+/** `clustergym serve`. */
+export const command = defineCommand(flags, serve);

@@ -22,70 +22,73 @@
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { z } from 'zod';
 import { ClusterSimulator } from '../src/execution/simulator.js';
 import { InputError } from '../src/core/errors.js';
 import type { Summary } from '../src/metrics/summary.js';
 import type { Platform } from '../src/platform/platform.js';
 import { runSimulation } from '../src/scheduling/run.js';
-import { BACKFILL_NAMES } from '../src/scheduling/backfilling.js';
+import { BACKFILL_NAMES, DEFAULT_MAX_JOB_TEST } from '../src/scheduling/backfilling.js';
 import { makeScheduler, parsePolicyName } from '../src/scheduling/policyName.js';
 import { prepareIrmasimRun } from '../src/scheduling/irmasim/options.js';
 import type { Job, Workload } from '../src/workload/job.js';
 import { detectFileKind, SwfReader } from '../src/workload/index.js';
 import { loadWorkloadFile, resolvePlatform } from './workloadInput.js';
-import { DEFAULT_WORKLOAD, formatTable, parseFlags } from './common.js';
+import { DEFAULT_WORKLOAD, defineCommand, defineFlags, formatTable, int, num, oneOf, text, type Values } from './common.js';
 
-const FLAGS = {
-  platform: { type: 'string' },
-  'platform-name': { type: 'string' },
-  workload: { type: 'string' },
-  out: { type: 'string' },
-  'memory-model': { type: 'string' },
-  'comm-model': { type: 'string' },
-  'comm-penalty': { type: 'string' },
-  seed: { type: 'string' },
-  timeline: { type: 'boolean' },
-  'walltime-kill': { type: 'boolean' },
-  'no-memory-limit': { type: 'boolean' },
-  json: { type: 'boolean' },
-  policy: { type: 'string' },
-  backfill: { type: 'string' },
-  'commit-head': { type: 'boolean' },
-  'node-fit': { type: 'string' },
-  'bf-max-job-test': { type: 'string' },
-  'cores-per-node': { type: 'string' },
-  irmasim: { type: 'string' },
-  semantics: { type: 'string' },
-  'idle-power': { type: 'string' },
-} as const;
-
-const Schema = z.object({
-  platform: z.string().optional(),
-  'cores-per-node': z.coerce.number().int().positive().default(1),
-  'platform-name': z.string().optional(),
-  workload: z.string().default(DEFAULT_WORKLOAD),
-  out: z.string().optional(),
-  'memory-model': z.enum(['irmasim-v1', 'none']).optional(),
-  'comm-model': z.enum(['step', 'shared']).optional(),
-  'comm-penalty': z.coerce.number().gt(0).lte(1).optional(),
-  seed: z.coerce.number().int().default(0),
-  timeline: z.boolean().default(false),
-  'walltime-kill': z.boolean().default(false),
-  'no-memory-limit': z.boolean().default(false),
-  json: z.boolean().default(false),
-  policy: z.string().default('fcfs:first'),
-  backfill: z.enum(BACKFILL_NAMES).default('none'),
-  'commit-head': z.boolean().default(false),
-  'node-fit': z.enum(['first_fit', 'best_fit']).default('first_fit'),
-  'bf-max-job-test': z.coerce.number().int().positive().optional(),
-  irmasim: z.string().optional(),
-  semantics: z.enum(['clustergym', 'irmasim']).default('clustergym'),
-  'idle-power': z.enum(['always', 'after-first-task']).default('always'),
+/** The flags of `simulate`. */
+export const flags = defineFlags({
+  platform: { value: 'FILE', schema: text(), help: "native or IRMaSim platform (default: a trace's homogeneous machine, else data/platforms/hetero-20.json)" },
+  'platform-name': { value: 'NAME', schema: text(), help: 'the platform to use in an IRMaSim file that defines several' },
+  workload: { value: 'FILE', schema: text(), default: DEFAULT_WORKLOAD, help: 'native/IRMaSim JSON, Batsim JSON or SWF (detected)' },
+  out: { value: 'DIR', schema: text(), help: 'write summary.json, jobs.csv (and timeline.csv with --timeline) there' },
+  timeline: { help: 'also write timeline.csv (utilisation, queue length and power over time) to --out' },
+  json: { help: 'print summary.json on stdout instead of the table' },
+  policy: { value: 'JOB[:RESOURCE][+BACKFILL]', schema: text(), default: 'fcfs:first', help: 'scheduling policy (docs/scheduling.md)' },
+  backfill: { schema: oneOf(BACKFILL_NAMES), default: 'none', help: 'backfilling for a --policy without +BACKFILL' },
+  'commit-head': { help: 'the job ranked first is committed until it starts (RLScheduler) instead of re-ordering (Slurm)' },
+  'node-fit': { schema: oneOf(['first_fit', 'best_fit']), default: 'first_fit', help: 'node choice of seq jobs' },
+  'bf-max-job-test': { value: 'N', schema: int({ gte: 1 }), default: DEFAULT_MAX_JOB_TEST, help: 'jobs examined after the head per backfilling pass' },
+  'memory-model': { schema: oneOf(['irmasim-v1', 'none']), help: "override the platform's memory-bandwidth model" },
+  'comm-model': { schema: oneOf(['step', 'shared']), help: "override the platform's communication model" },
+  'comm-penalty': { value: 'X', schema: num({ gt: 0, lte: 1 }), help: "override the platform's communication penalty" },
+  'walltime-kill': { help: 'kill jobs still running at start + requested time' },
+  'no-memory-limit': { help: 'do not treat node memory as a placement constraint' },
+  'cores-per-node': { value: 'N', schema: int({ gte: 1 }), default: 1, help: 'node size of the homogeneous machine built for a trace' },
+  seed: { value: 'N', schema: int(), default: 0, help: 'seed of the random policies' },
+  semantics: { schema: oneOf(['clustergym', 'irmasim']), default: 'clustergym', help: "the documented model or IRMaSim's simulator loop (docs/model.md)" },
+  'idle-power': {
+    schema: oneOf(['always', 'after-first-task']),
+    default: 'always',
+    help: "idle processors draw power from t = 0 or from their first task (IRMaSim's accounting)",
+  },
+  irmasim: {
+    value: 'OPTIONS.json',
+    schema: text(),
+    help: 'run an IRMaSim options file as IRMaSim does; only --out, --idle-power, --timeline and --json go with it',
+  },
 });
 
+type Flags = Values<typeof flags>;
+
 /** Flags that `--irmasim` replaces with the options file's content. */
-const NOT_WITH_IRMASIM = ['platform', 'platform-name', 'workload', 'policy', 'backfill', 'commit-head', 'node-fit', 'bf-max-job-test', 'cores-per-node', 'seed', 'semantics', 'no-memory-limit', 'walltime-kill', 'memory-model', 'comm-model', 'comm-penalty'];
+const NOT_WITH_IRMASIM: (keyof typeof flags.specs)[] = [
+  'platform',
+  'platform-name',
+  'workload',
+  'policy',
+  'backfill',
+  'commit-head',
+  'node-fit',
+  'bf-max-job-test',
+  'cores-per-node',
+  'seed',
+  'semantics',
+  'no-memory-limit',
+  'walltime-kill',
+  'memory-model',
+  'comm-model',
+  'comm-penalty',
+];
 
 /** Checks every job can fit the platform before anything runs or is written. */
 export function checkWorkloadFits(platform: Platform, workload: Workload, file: string, enforceMemory: boolean): void {
@@ -129,7 +132,7 @@ function removeOutputs(dir: string, created: boolean): void {
 }
 
 /** `--irmasim OPTIONS.json`: an IRMaSim options file, run with IRMaSim's semantics. */
-function simulateIrmasim(f: z.infer<typeof Schema>, file: string): number {
+function simulateIrmasim(f: Flags, file: string): number {
   const run = prepareIrmasimRun(file, f.out);
   for (const w of run.warnings) console.error(`clustergym simulate: warning: ${file}: ${w}`);
   const created = run.outputDir !== undefined && !existsSync(run.outputDir);
@@ -149,7 +152,7 @@ function simulateIrmasim(f: z.infer<typeof Schema>, file: string): number {
   }
   const seconds = (performance.now() - t0) / 1000;
   if (f.json) {
-    process.stdout.write(JSON.stringify(summary) + '\n');
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
     return 0;
   }
   const p = run.platform;
@@ -159,17 +162,20 @@ function simulateIrmasim(f: z.infer<typeof Schema>, file: string): number {
       `(jobs ${tr.origin}..${tr.origin + tr.length - 1} of ${tr.total}), manager ${run.manager.scheduler.name}, seed ${run.seed}, idle power ${f['idle-power']}`,
   );
   console.log(summaryTable(summary));
-  console.log(`simulated in ${seconds.toFixed(3)} s${run.outputDir ? `; outputs in ${run.outputDir}/ (summary.json, jobs.csv${f.timeline ? ', timeline.csv' : ''})` : ''}`);
+  console.log(
+    `simulated in ${seconds.toFixed(3)} s${run.outputDir ? `; outputs in ${run.outputDir}/ (summary.json, jobs.csv${f.timeline ? ', timeline.csv' : ''})` : ''}`,
+  );
   return 0;
 }
 
 /** Runs the command; returns the process exit code. */
-export function simulateCommand(argv: string[]): number {
-  const f = parseFlags('simulate', argv, FLAGS, Schema);
+export function simulate(f: Flags, given: (flag: keyof typeof flags.specs) => boolean): number {
   if (f.irmasim !== undefined) {
-    const clash = NOT_WITH_IRMASIM.filter((k) => argv.some((a) => a === `--${k}` || a.startsWith(`--${k}=`)));
+    const clash = NOT_WITH_IRMASIM.filter(given);
     if (clash.length > 0)
-      throw new InputError(`--irmasim takes the platform, workload, seed and workload manager from the options file; drop ${clash.map((k) => `--${k}`).join(', ')}`);
+      throw new InputError(
+        `--irmasim takes the platform, workload, seed and workload manager from the options file; drop ${clash.map((k) => `--${k}`).join(', ')}`,
+      );
     return simulateIrmasim(f, f.irmasim);
   }
   const policy = parsePolicyName(f.policy, f.backfill, '--policy');
@@ -227,7 +233,7 @@ export function simulateCommand(argv: string[]): number {
   }
   const seconds = (performance.now() - t0) / 1000;
   if (f.json) {
-    process.stdout.write(JSON.stringify(summary) + '\n');
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
     return 0;
   }
   const m = platform.models;
@@ -239,3 +245,6 @@ export function simulateCommand(argv: string[]): number {
   console.log(`simulated in ${seconds.toFixed(3)} s${f.out ? `; outputs in ${f.out}/ (summary.json, jobs.csv${f.timeline ? ', timeline.csv' : ''})` : ''}`);
   return 0;
 }
+
+/** `clustergym simulate`. */
+export const command = defineCommand(flags, simulate);

@@ -14,30 +14,25 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { InputError } from '../src/core/errors.js';
-import { parseFlags } from './common.js';
+import { BACKEND_CHOICES, type PpoConfig } from '../agents/ppo/config.js';
+import { defineCommand, defineFlags, int, oneOf, text, type Values } from './common.js';
 import { grouped, ProgressBar } from './progress.js';
 
-const FLAGS = {
-  config: { type: 'string' },
-  steps: { type: 'string' },
-  out: { type: 'string' },
-  resume: { type: 'string' },
-  backend: { type: 'string' },
-} as const;
-
-const Schema = z
-  .object({
-    config: z.string().min(1).optional(),
-    steps: z.coerce.number().int().positive().optional(),
-    out: z.string().min(1).optional(),
-    resume: z.string().min(1).optional(),
-    backend: z.enum(['auto', 'tensorflow', 'wasm', 'cpu']).optional(),
-  })
-  .superRefine((f, ctx) => {
-    if (f.config === undefined && f.resume === undefined) ctx.addIssue({ code: 'custom', path: ['config'], message: 'Required (a training config file), unless --resume names a checkpoint' });
-  });
+/** The flags of `train`. */
+export const flags = defineFlags(
+  {
+    config: { value: 'FILE', schema: text(true), help: "the training configuration (docs/agents.md); with --resume, default: the checkpoint's" },
+    steps: { value: 'N', schema: int({ gte: 1 }), help: "env steps to train (overrides the config's total_steps)" },
+    out: { value: 'DIR', schema: text(true), help: "where the run goes (default: runs/ppo, or the resumed run's directory)" },
+    resume: { value: 'DIR', schema: text(true), help: 'continue a run (its directory or one of its checkpoints) from its latest checkpoint' },
+    backend: { schema: oneOf(BACKEND_CHOICES), help: "the tfjs backend (overrides the config's)" },
+  },
+  (f, ctx) => {
+    if (f.config === undefined && f.resume === undefined)
+      ctx.addIssue({ code: 'custom', path: ['config'], message: 'Required (a training config file), unless --resume names a checkpoint' });
+  },
+);
 
 /** Formats a number for the progress line (`n/a` when not finite). */
 function short(v: number): string {
@@ -45,11 +40,10 @@ function short(v: number): string {
 }
 
 /** Runs the command; returns the exit code. */
-export async function trainCommand(argv: string[]): Promise<number> {
-  const f = parseFlags('train', argv, FLAGS, Schema);
+export async function trainRun(f: Values<typeof flags>): Promise<number> {
   const ppo = await import('../agents/ppo/index.js');
   let checkpoint: string | undefined;
-  let config;
+  let config: PpoConfig;
   if (f.resume !== undefined) {
     checkpoint = ppo.resolveCheckpoint(f.resume);
     config = f.config !== undefined ? ppo.loadPpoConfig(f.config) : ppo.checkpointConfig(checkpoint);
@@ -64,7 +58,9 @@ export async function trainCommand(argv: string[]): Promise<number> {
     throw new InputError(`${out} already holds a training run (metrics.csv): give another --out, or --resume ${out} to continue it`);
 
   const backend = await ppo.selectBackend(config.backend);
-  console.log(`clustergym train: ${config.env.id}, ${config.num_envs} envs x ${config.num_steps} steps per update, ${grouped(config.total_steps)} steps; ${ppo.describeBackend(backend)}`);
+  console.log(
+    `clustergym train: ${config.env.id}, ${config.num_envs} envs x ${config.num_steps} steps per update, ${grouped(config.total_steps)} steps; ${ppo.describeBackend(backend)}`,
+  );
   const bar = new ProgressBar();
   const result = await ppo.train(config, {
     outDir: out,
@@ -90,3 +86,6 @@ export async function trainCommand(argv: string[]): Promise<number> {
   );
   return 0;
 }
+
+/** `clustergym train`. */
+export const command = defineCommand(flags, trainRun);

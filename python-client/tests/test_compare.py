@@ -1,5 +1,5 @@
 """A full episode with a Python FCFS agent gives exactly the metrics the TypeScript CLI reports for
-the same trajectory: `clustergym compare --json FILE` (and `clustergym simulate --json` on that
+the same trajectory: `clustergym compare --json` (and `clustergym simulate --json` on that
 trajectory written out)."""
 from __future__ import annotations
 
@@ -64,12 +64,11 @@ def test_python_fcfs_equals_simulate(python_fcfs: Dict[str, Any], trajectory_fil
         assert python_fcfs[k] == v, f"{k}: Python FCFS {python_fcfs[k]!r} != simulate {v!r}"
 
 
-def test_python_fcfs_equals_compare(python_fcfs: Dict[str, Any], tmp_path: Path) -> None:
+def test_python_fcfs_equals_compare(python_fcfs: Dict[str, Any]) -> None:
     """`compare` cuts the same trajectory itself (--origin/--length) and runs its FCFS list scheduler."""
-    out = tmp_path / "compare.json"
-    p = _cli("compare", "--platform", str(PLATFORM), "--workload", str(WORKLOAD), "--policies", "fcfs", "--origin", str(ORIGIN), "--length", str(LENGTH), "--json", str(out))
+    p = _cli("compare", "--platform", str(PLATFORM), "--workload", str(WORKLOAD), "--policies", "fcfs", "--origin", str(ORIGIN), "--length", str(LENGTH), "--json")
     assert p.returncode == 0, p.stderr
-    report = json.loads(out.read_text())
+    report = json.loads(p.stdout)
     (row,) = [r for r in report["policies"] if r["name"].split(":")[0] == "fcfs"]
     (traj,) = row["per_trajectory"]
     assert traj["trajectory"] == str(ORIGIN) and traj["jobs"] == LENGTH

@@ -1,6 +1,7 @@
 /**
  * Policy names and the `compare` / `simulate --policy` commands through the built CLI
- * (`node dist/cli/main.js`, compiled by the global setup).
+ * (`node dist/cli/main.js`, compiled by the global setup): the table, `--out DIR` (compare.json)
+ * and `--json` (the same report on stdout).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -84,21 +85,23 @@ describe('CLI', () => {
     expect(JSON.parse(r.stdout).jobs_finished).toBe(300);
   });
 
-  it('compare on a small SWF trace without --platform: a table and the JSON file', () => {
+  it('compare on a small SWF trace without --platform: a table and DIR/compare.json with --out DIR', () => {
     const d = mkdtempSync(join(tmpdir(), 'cg-compare-'));
     const swf = join(d, 't.swf');
     // 4 processors; jobs (submit, run, procs): a 0 10 4; b 1 100 3; c 2 5 2; d 3 5 1
     const line = (id: number, sub: number, run: number, procs: number) => `${id} ${sub} -1 ${run} ${procs} -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1`;
-    writeFileSync(swf, ['; MaxProcs: 4', line(1, 0, 10, 4), line(2, 1, 100, 3), line(3, 2, 5, 2), line(4, 3, 5, 1)].join('\n') + '\n');
-    const out = join(d, 'r.json');
-    const r = cli(['compare', '--workload', swf, '--policies', 'fcfs,sjf,fcfs+easy', '--json', out]);
+    writeFileSync(swf, `${['; MaxProcs: 4', line(1, 0, 10, 4), line(2, 1, 100, 3), line(3, 2, 5, 2), line(4, 3, 5, 1)].join('\n')}\n`);
+    const out = join(d, 'out');
+    const r = cli(['compare', '--workload', swf, '--policies', 'fcfs,sjf,fcfs+easy', '--out', out]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('homogeneous-4 (4 nodes, 4 cores)');
     expect(r.stdout).toMatch(/fcfs:first\+easy/);
-    const j = JSON.parse(readFileSync(out, 'utf8')) as { policies: { name: string; mean_wait: number; per_trajectory: unknown[] }[] };
+    expect(r.stdout).toContain(`results in ${join(out, 'compare.json')}`);
+    const j = JSON.parse(readFileSync(join(out, 'compare.json'), 'utf8')) as { policies: { name: string; mean_wait: number; per_trajectory: unknown[] }[] };
     expect(j.policies.map((p) => p.name)).toEqual(['fcfs:first', 'sjf:first', 'fcfs:first+easy']);
-    for (const p of j.policies) expect(Object.keys(p).sort()).toEqual(['energy', 'makespan', 'mean_bsld', 'mean_wait', 'name', 'per_trajectory', 'utilisation']);
+    for (const p of j.policies)
+      expect(Object.keys(p).sort()).toEqual(['energy', 'makespan', 'mean_bsld', 'mean_wait', 'name', 'per_trajectory', 'utilisation']);
     // fcfs: a 0..10; at 10 b (3 cores) starts, c (2) does not fit and d waits behind it: both at 110
     //   -> waits 0, 9, 108, 107: mean 56
     // sjf: at 10 c and d (5 s) go before b (100 s): c 10, d 10, b 15 -> waits 0, 14, 8, 7: mean 7.25
@@ -108,16 +111,19 @@ describe('CLI', () => {
     expect(j.policies[0]!.per_trajectory).toHaveLength(1);
   });
 
-  it('compare with --origins and --length cuts those trajectories', () => {
+  it('compare with --origins and --length cuts those trajectories; --json prints the report of --out on stdout', () => {
     const d = mkdtempSync(join(tmpdir(), 'cg-compare-'));
-    const out = join(d, 'r.json');
-    const r = cli(['compare', '--policies', 'fcfs', '--origins', '0,100', '--length', '50', '--json', out]);
+    const r = cli(['compare', '--policies', 'fcfs', '--origins', '0,100', '--length', '50', '--json']);
+    expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const j = JSON.parse(readFileSync(out, 'utf8')) as { trajectories: { label: string; jobs: number }[]; policies: { per_trajectory: { trajectory: string }[] }[] };
+    const j = JSON.parse(r.stdout) as { trajectories: { label: string; jobs: number }[]; policies: { per_trajectory: { trajectory: string }[] }[] };
     expect(j.trajectories).toEqual([
       { label: '0', jobs: 50 },
       { label: '100', jobs: 50 },
     ]);
     expect(j.policies[0]!.per_trajectory.map((t) => t.trajectory)).toEqual(['0', '100']);
+    // the same report as the file --out writes
+    expect(cli(['compare', '--policies', 'fcfs', '--origins', '0,100', '--length', '50', '--out', d]).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(d, 'compare.json'), 'utf8'))).toEqual(j);
   });
 });

@@ -1,4 +1,4 @@
-/** `clustergym bench env` end to end (the compiled CLI). */
+/** `clustergym bench env` end to end (the compiled CLI): `--json` and bad input. */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
