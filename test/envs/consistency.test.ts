@@ -7,9 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { PriorityAgent, PolicyPairAgent, SchedulerAgent, runEpisode } from '../../agents/heuristics/index.js';
 import { make, type ClusterEnv } from '../../envs/index.js';
 import { runSimulation } from '../../src/scheduling/run.js';
@@ -72,16 +70,14 @@ describe('Job-v0 unfit: reserve reproduces compare --commit-head', () => {
     });
 
   it.skipIf(!HAVE_SHARED)('Lublin-256 through the CLI: `clustergym compare --commit-head --json` (with and without EASY)', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cg-cmp-'));
     for (const backfill of ['none', 'easy']) {
-      const out = join(dir, `${backfill}.json`);
       const r = spawnSync(
         process.execPath,
-        [resolve(ROOT, 'dist/cli/main.js'), 'compare', '--workload', LUBLIN, '--policies', 'fcfs,sjf,f1', '--backfill', backfill, '--commit-head', '--trajectories', '3', '--length', '400', '--seed', '7', '--json', out],
+        [resolve(ROOT, 'dist/cli/main.js'), 'compare', '--workload', LUBLIN, '--policies', 'fcfs,sjf,f1', '--backfill', backfill, '--commit-head', '--trajectories', '3', '--length', '400', '--seed', '7', '--json'],
         { encoding: 'utf8' },
       );
       expect(r.status, r.stderr).toBe(0);
-      const report = JSON.parse(readFileSync(out, 'utf8')) as { policies: { name: string; mean_bsld: number; per_trajectory: { trajectory: string; mean_bsld: number; mean_wait: number; makespan: number; utilisation: number }[] }[] };
+      const report = JSON.parse(r.stdout) as { policies: { name: string; mean_bsld: number; per_trajectory: { trajectory: string; mean_bsld: number; mean_wait: number; makespan: number; utilisation: number }[] }[] };
       for (const pol of report.policies) {
         const policy = pol.name.split(':')[0]!;
         const env = make('clustergym/Job-v0', { workload: LUBLIN, trajectory: { length: 400 }, k: 8, unfit: 'reserve', backfilling: backfill, queue_order: policy });
