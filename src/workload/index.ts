@@ -184,7 +184,8 @@ export function writeNativeWorkload(workload: Workload): NativeWorkloadJson {
     const head: Record<string, unknown> = { id: job.id, subtime: job.subtime, ...shapeFields(job) };
     const w = workFields(job);
     if (job.profile !== undefined) {
-      const p = (profiles[job.profile] ??= w);
+      profiles[job.profile] ??= w;
+      const p = profiles[job.profile] ?? w;
       const o = overrides(w, p);
       if (o) return { ...head, profile: job.profile, ...o };
     }

@@ -60,7 +60,7 @@ function freshNetwork(config: PpoConfig): PolicyNetwork {
 function someStates(config: PpoConfig, n: number): { obs: DictObservation; mask: Uint8Array }[] {
   const env = make(config.env.id, config.env.config);
   const out: { obs: DictObservation; mask: Uint8Array }[] = [];
-  let r = env.reset({ seed: 11 });
+  const r = env.reset({ seed: 11 });
   let obs = r.observation as DictObservation;
   while (out.length < n) {
     const mask = env.actionMask();
@@ -98,7 +98,10 @@ describe('PPO model directory', () => {
       // the probabilities are a distribution over the valid actions only
       for (const [i, p] of after.entries()) {
         expect(p.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 6);
-        p.forEach((v, a) => (states[i]!.mask[a] === 1 ? expect(v).toBeGreaterThan(0) : expect(v).toBe(0)));
+        for (const [a, v] of p.entries()) {
+          if (states[i]!.mask[a] === 1) expect(v).toBeGreaterThan(0);
+          else expect(v).toBe(0);
+        }
       }
       net.dispose();
       loaded.network.dispose();
@@ -168,15 +171,15 @@ describe('masked categorical policy', () => {
         fc.property(fc.array(state, { minLength: 1, maxLength: 5 }), fc.integer({ min: 0, max: 1e6 }), (states, seed) => {
           const batch = new FeatureBatch(layout.rowSize);
           const masks = states.map((s) => Uint8Array.from(s.mask, (b) => (b ? 1 : 0)));
-          states.forEach((s, i) => appendState(batch, layout, { jobs: Float32Array.from(s.jobs), nodes: Float32Array.from(s.nodes), global: Float32Array.from(s.global) }, masks[i]!));
+          for (const [i, s] of states.entries()) appendState(batch, layout, { jobs: Float32Array.from(s.jobs), nodes: Float32Array.from(s.nodes), global: Float32Array.from(s.global) }, masks[i]!);
           const f = net.forward(batch);
           const rng = new Rng(seed);
           for (let draw = 0; draw < 20; draw++) {
             const c = choose(batch, layout, f.scores, f.wait, rng);
-            c.actions.forEach((a, i) => expect(masks[i]![a]).toBe(1));
+            for (const [i, a] of c.actions.entries()) expect(masks[i]![a]).toBe(1);
           }
           const greedy = choose(batch, layout, f.scores, f.wait, null);
-          greedy.actions.forEach((a, i) => expect(masks[i]![a]).toBe(1));
+          for (const [i, a] of greedy.actions.entries()) expect(masks[i]![a]).toBe(1);
           states.forEach((_, i) => {
             const p = probabilities(batch, layout, f.scores, f.wait, i);
             p.forEach((v, a) => {

@@ -198,7 +198,7 @@ describe('bridge over real sockets', () => {
         return traces;
       }),
     );
-    clients.forEach((c) => c.close());
+    for (const c of clients) c.close();
     expect(results.flat()).toEqual(reference);
   });
 

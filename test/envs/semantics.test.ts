@@ -76,7 +76,7 @@ describe('step semantics', () => {
       k: 4,
       reward: 'dt',
     });
-    let r = env.reset({ seed: 0 });
+    const r = env.reset({ seed: 0 });
     expect(r.info.time).toBe(0);
     let s = env.step(0);
     expect(s.info.time).toBe(0); // placing does not advance time

@@ -20,7 +20,7 @@ describe('episode sources', () => {
     const file = join(dir, 'tiny.swf');
     const lines = ['; MaxProcs: 8'];
     for (let i = 0; i < 30; i++) lines.push(`${i + 1} ${i * 10} -1 ${50 + i} ${1 + (i % 8)} -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1`);
-    writeFileSync(file, lines.join('\n') + '\n');
+    writeFileSync(file, `${lines.join('\n')}\n`);
     const env = make('clustergym/Job-v0', { workload: file, k: 4 });
     expect(env.context.platform.coreCount).toBe(8);
     const r = runEpisode(env, new RandomMaskedAgent(1), 0);
@@ -64,9 +64,8 @@ describe('episode sources', () => {
     expect(origins.size).toBeGreaterThan(4);
     const agent = new RandomMaskedAgent(0);
     env.reset({ seed: 1, options: { origin: 42 } });
-    let r;
-    do r = env.step(agent.act(env));
-    while (!r.terminated);
+    let r = env.step(agent.act(env));
+    while (!r.terminated) r = env.step(agent.act(env));
     expect(r.info.episode!.origin).toBe(42);
   });
 });

@@ -52,7 +52,7 @@ describe('makeVec', () => {
     const v = makeVec(n, 'clustergym/Job-v0', config);
     const singles = Array.from({ length: n }, () => make('clustergym/Job-v0', config));
     const r = v.reset({ seed: 10 });
-    singles.forEach((e, i) => expect(observationDigest(row(r.observations, i, n))).toBe(observationDigest(e.reset({ seed: 10 + i }).observation)));
+    for (const [i, e] of singles.entries()) expect(observationDigest(row(r.observations, i, n))).toBe(observationDigest(e.reset({ seed: 10 + i }).observation));
     const rng = new Rng('vec');
     const A = v.singleActionSpace.n;
     let resets = 0;
@@ -99,7 +99,9 @@ describe('makeVec', () => {
 
 describe('makeVecWorkers (worker_threads)', () => {
   const open: VecEnv[] = [];
-  afterAll(() => open.forEach((v) => v.close()));
+  afterAll(() => {
+    for (const v of open) v.close();
+  });
 
   for (const [id, config] of [
     ['clustergym/JobNode-v0', { ...SMALL, k: 3 }],

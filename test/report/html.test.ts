@@ -8,7 +8,9 @@ import { curves } from './fixtures.js';
 import { checkSvg } from './svgCheck.js';
 
 const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 const tmp = () => {
   const d = mkdtempSync(join(tmpdir(), 'cg-report-'));
   dirs.push(d);

@@ -218,7 +218,7 @@ export function checkSvg(svg: string): XmlElement {
     }
     if (e.name === 'path') {
       const dd = e.attrs.d ?? '';
-      expect(dd, 'path data').toMatch(/^[MLHVZmlhvz0-9 .\-]*$/);
+      expect(dd, 'path data').toMatch(/^[MLHVZmlhvz0-9 .-]*$/);
       expect(dd).not.toMatch(/NaN|Infinity/);
     }
   }

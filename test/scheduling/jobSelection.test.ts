@@ -8,7 +8,7 @@ import {
   canonicalJobSelection,
   f1Key,
   fcfsSelection,
-  JOB_SELECTION_NAMES,
+  type JOB_SELECTION_NAMES,
   makeJobSelection,
   randomSelection,
   unicepKey,

@@ -41,7 +41,10 @@ describe('IndexedHeap', () => {
         }
         const sorted = live.slice().sort(cmp);
         const seen: Item[] = [];
-        heap.forEachInOrder((it) => (seen.push(it), seen.length < visit));
+        heap.forEachInOrder((it) => {
+          seen.push(it);
+          return seen.length < visit;
+        });
         expect(seen).toEqual(sorted.slice(0, Math.max(1, Math.min(visit, sorted.length))).slice(0, sorted.length));
         expect(heap.size).toBe(sorted.length);
         const popped: Item[] = [];

@@ -105,7 +105,7 @@ describe('trajectories', () => {
   it('slices a stream (an SWF reader) without loading it, and stops reading there', () => {
     const lines = Array.from({ length: 50 }, (_, i) => `${i + 1} ${1000 + 7 * i} -1 ${10 + i} 2 -1 -1 2 -1 -1 1 1 1 -1 1 -1 -1 -1`);
     const f = join(dir, 't.swf');
-    writeFileSync(f, lines.join('\n') + '\n');
+    writeFileSync(f, `${lines.join('\n')}\n`);
     const whole = trajectory(loadSwf(f), 10, 5).jobs;
     const r = new SwfReader(f);
     expect([...sliceJobs(r, 10, 5)]).toEqual(whole);
