@@ -31,4 +31,3 @@ export function benchBridge(): Record<string, unknown> {
     vec16_job_v0_k128: run(['--env', 'clustergym/Job-v0', '--k', '128', '--envs', '16', '--steps', '64000', ...extra]),
   };
 }
-

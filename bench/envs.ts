@@ -35,7 +35,14 @@ function single(id: string, config: Record<string, unknown>, steps: number, repe
 }
 
 /** Env steps per second of a vector env of `n`, in this thread and on `threads` threads. */
-async function vector(id: string, config: Record<string, unknown>, n: number, threads: number, steps: number, repeats: number): Promise<Record<string, number>> {
+async function vector(
+  id: string,
+  config: Record<string, unknown>,
+  n: number,
+  threads: number,
+  steps: number,
+  repeats: number,
+): Promise<Record<string, number>> {
   const sync = makeVec(n, id, config);
   const s = best(Array.from({ length: repeats }, (_, i) => measureVec(sync, steps, i)));
   sync.close();
@@ -65,10 +72,15 @@ async function independentThreads(id: string, config: Record<string, unknown>, t
   const workers = Array.from({ length: threads }, () => new Worker(code, { eval: true, workerData: { id, config, n: perThread, steps } }));
   await Promise.all(workers.map((w) => new Promise((r) => w.once('message', r))));
   const t0 = performance.now();
-  await Promise.all(workers.map((w) => new Promise((r) => {
+  await Promise.all(
+    workers.map(
+      (w) =>
+        new Promise((r) => {
           w.once('message', r);
           w.postMessage('go');
-        })));
+        }),
+    ),
+  );
   const seconds = (performance.now() - t0) / 1000;
   await Promise.all(workers.map((w) => w.terminate()));
   return Math.round((threads * steps) / seconds);
@@ -81,7 +93,12 @@ export async function benchEnvs(): Promise<Record<string, unknown>> {
   if (existsSync(LUBLIN)) {
     out['job_v0_k128_lublin256_steps_per_s'] = single('clustergym/Job-v0', { workload: LUBLIN, k: 128 }, 200_000, repeats);
     out['job_v0_k128_lublin256_reserve_steps_per_s'] = single('clustergym/Job-v0', { workload: LUBLIN, k: 128, unfit: 'reserve' }, 200_000, repeats);
-    out['job_v0_k128_lublin256_reserve_easy_steps_per_s'] = single('clustergym/Job-v0', { workload: LUBLIN, k: 128, unfit: 'reserve', backfilling: 'easy' }, 200_000, repeats);
+    out['job_v0_k128_lublin256_reserve_easy_steps_per_s'] = single(
+      'clustergym/Job-v0',
+      { workload: LUBLIN, k: 128, unfit: 'reserve', backfilling: 'easy' },
+      200_000,
+      repeats,
+    );
   } else out['job_v0_k128_lublin256_steps_per_s'] = `skipped: ${LUBLIN} is absent`;
   out['jobnode_v0_k32_hetero20_steps_per_s'] = single('clustergym/JobNode-v0', { k: 32 }, 100_000, repeats);
   out['job_v0_k32_hetero20_steps_per_s'] = single('clustergym/Job-v0', { k: 32 }, 100_000, repeats);

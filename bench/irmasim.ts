@@ -105,7 +105,10 @@ export function benchIrmasim(): Record<string, unknown> {
     const irmasim = process.env['IRMASIM'];
     for (const [name, wm] of Object.entries(MANAGERS)) {
       const opts = join(dir, `${name}.json`);
-      writeFileSync(opts, JSON.stringify({ seed: 1, platform_file: 'platform.json', platform_name: 'plat', workload_file: 'workload.json', workload_manager: wm }));
+      writeFileSync(
+        opts,
+        JSON.stringify({ seed: 1, platform_file: 'platform.json', platform_name: 'plat', workload_file: 'workload.json', workload_manager: wm }),
+      );
       const cg = timed(process.execPath, [CLI, 'simulate', '--irmasim', opts, '--json']);
       const entry: Record<string, unknown> = { clustergym_process_s: cg.seconds };
       if (irmasim) {

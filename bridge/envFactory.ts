@@ -41,7 +41,8 @@ export function registryFactory(maxContexts = 16): EnvFactory {
       return makeFromContext(ctx) as unknown as BridgeEnv;
     },
     classify(e) {
-      if (e instanceof InvalidActionError) return { code: 'invalid_action', message: e.message, details: { action: e.action as number, reason: e.reason, mask: encodeNdArray(e.mask) } };
+      if (e instanceof InvalidActionError)
+        return { code: 'invalid_action', message: e.message, details: { action: e.action as number, reason: e.reason, mask: encodeNdArray(e.mask) } };
       if (e instanceof EpisodeOverError) return { code: 'bad_state', message: e.message };
       if (e instanceof InputError) {
         if (/unknown environment id/.test(e.message)) return { code: 'unknown_env_id', message: e.message, details: { env_ids: [...ENV_IDS] } };

@@ -81,11 +81,23 @@ export const REQUESTS = {
   step: z.object({ id: requestId, op: z.literal('step'), env: envHandle, action }).passthrough(),
   action_mask: z.object({ id: requestId, op: z.literal('action_mask'), env: envHandle }).passthrough(),
   step_batch: z
-    .object({ id: requestId, op: z.literal('step_batch'), envs: z.array(envHandle).min(1), actions: z.array(action).min(1), autoreset: z.boolean().default(true) })
+    .object({
+      id: requestId,
+      op: z.literal('step_batch'),
+      envs: z.array(envHandle).min(1),
+      actions: z.array(action).min(1),
+      autoreset: z.boolean().default(true),
+    })
     .passthrough()
     .refine((r) => r.envs.length === r.actions.length, { message: 'envs and actions must have the same length', path: ['actions'] }),
   reset_batch: z
-    .object({ id: requestId, op: z.literal('reset_batch'), envs: z.array(envHandle).min(1), seeds: z.array(z.number().int().nullable()).nullable().optional(), options })
+    .object({
+      id: requestId,
+      op: z.literal('reset_batch'),
+      envs: z.array(envHandle).min(1),
+      seeds: z.array(z.number().int().nullable()).nullable().optional(),
+      options,
+    })
     .passthrough()
     .refine((r) => !r.seeds || r.seeds.length === r.envs.length, { message: 'seeds must have one entry per env', path: ['seeds'] }),
   close: z.object({ id: requestId, op: z.literal('close'), env: envHandle }).passthrough(),
@@ -102,7 +114,9 @@ export function parseRequest(msg: unknown): { op: Op; req: Request<Op> } {
     throw new BridgeError('bad_message', `expected a msgpack map, got ${msg === null ? 'nil' : Array.isArray(msg) ? 'an array' : typeof msg}`);
   const op = (msg as { op?: unknown }).op;
   if (typeof op !== 'string' || !(op in REQUESTS))
-    throw new BridgeError('unknown_op', `unknown op ${JSON.stringify(op)}; expected one of ${Object.keys(REQUESTS).join(', ')}`, { ops: Object.keys(REQUESTS) });
+    throw new BridgeError('unknown_op', `unknown op ${JSON.stringify(op)}; expected one of ${Object.keys(REQUESTS).join(', ')}`, {
+      ops: Object.keys(REQUESTS),
+    });
   const r = REQUESTS[op as Op].safeParse(msg);
   if (!r.success) {
     const issues = r.error.issues.map((i) => ({ path: jsonPath(i.path), message: i.message }));

@@ -97,7 +97,11 @@ export function stackObservations(obs: unknown[], space: SpaceDescriptor): unkno
   }
   if (first !== null && typeof first === 'object') {
     const out: Record<string, unknown> = {};
-    for (const k of Object.keys(first)) out[k] = stackObservations(obs.map((o) => (o as Record<string, unknown>)[k]), space.spaces?.[k] ?? { type: 'Box' });
+    for (const k of Object.keys(first))
+      out[k] = stackObservations(
+        obs.map((o) => (o as Record<string, unknown>)[k]),
+        space.spaces?.[k] ?? { type: 'Box' },
+      );
     return out;
   }
   return obs;
@@ -208,7 +212,11 @@ export class BridgeServer {
 
   private slot(handle: string): Slot {
     const s = this.envs.get(handle);
-    if (!s) throw new BridgeError('unknown_env', `no open environment ${JSON.stringify(handle)} (closed, reclaimed after ${this.idleTimeoutMs / 1000} s idle, or never made)`);
+    if (!s)
+      throw new BridgeError(
+        'unknown_env',
+        `no open environment ${JSON.stringify(handle)} (closed, reclaimed after ${this.idleTimeoutMs / 1000} s idle, or never made)`,
+      );
     s.lastUsed = Date.now();
     return s;
   }
@@ -219,7 +227,12 @@ export class BridgeServer {
         return {
           protocol: PROTOCOL_VERSION,
           server: 'clustergym',
-          capabilities: { ops: ['hello', 'list', 'make', 'reset', 'step', 'action_mask', 'step_batch', 'reset_batch', 'close'], env_ids: this.factory.ids(), ndarray: true, idle_timeout_s: this.idleTimeoutMs / 1000 },
+          capabilities: {
+            ops: ['hello', 'list', 'make', 'reset', 'step', 'action_mask', 'step_batch', 'reset_batch', 'close'],
+            env_ids: this.factory.ids(),
+            ndarray: true,
+            idle_timeout_s: this.idleTimeoutMs / 1000,
+          },
         };
       case 'list':
         return {
@@ -271,7 +284,10 @@ export class BridgeServer {
         });
         const masks = slots.map((s) => s.env.actionMask());
         return {
-          observations: stackObservations(outs.map((o) => o.observation), slots[0]!.env.observationSpace),
+          observations: stackObservations(
+            outs.map((o) => o.observation),
+            slots[0]!.env.observationSpace,
+          ),
           action_masks: stackMasks(masks),
           infos: outs.map((o) => encodeValue(withoutMask(o.info))),
         };
@@ -310,7 +326,11 @@ export class BridgeServer {
       const mask = slots[i]!.env.actionMask();
       const a = q.actions[i]!;
       if (!(a >= 0 && a < mask.length) || mask[a] !== 1)
-        throw new BridgeError('invalid_action', `action ${a} is not allowed in environment ${q.envs[i]} (index ${i}); allowed: ${allowed(mask)}`, { index: i, env: q.envs[i], mask: encodeNdArray(mask) });
+        throw new BridgeError('invalid_action', `action ${a} is not allowed in environment ${q.envs[i]} (index ${i}); allowed: ${allowed(mask)}`, {
+          index: i,
+          env: q.envs[i],
+          mask: encodeNdArray(mask),
+        });
     }
     for (let i = 0; i < n; i++) {
       const s = slots[i]!;

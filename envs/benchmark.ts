@@ -53,4 +53,3 @@ export function measureVec(v: VecEnv, steps: number, seed = 0): EnvBenchResult {
   const seconds = (performance.now() - t0) / 1000;
   return { env: v.id, steps: batches * n, seconds, steps_per_s: (batches * n) / seconds, episodes };
 }
-

@@ -157,7 +157,8 @@ export function checkEnv(env: Env, options: CheckOptions = {}): CheckReport {
   if (options.seedChangesEpisode) {
     const c = runEpisode(env, seed + 1, 1, maxSteps);
     totalSteps += c.steps;
-    if (c.digests.length === a.digests.length && c.digests.every((d, i) => d === a.digests[i])) fail('seeding', `seeds ${seed} and ${seed + 1} give the same episode`);
+    if (c.digests.length === a.digests.length && c.digests.every((d, i) => d === a.digests[i]))
+      fail('seeding', `seeds ${seed} and ${seed + 1} give the same episode`);
     checks.push('another seed gives another episode');
   }
 
@@ -228,7 +229,8 @@ function tryAllActions(env: Env, mask: Uint8Array): number {
       } catch (e) {
         threw = e;
       }
-      if (!(threw instanceof InvalidActionError)) fail('mask', `action ${a} is forbidden by the mask but step() ${threw ? `threw ${(threw as Error).name}` : 'accepted it'}`);
+      if (!(threw instanceof InvalidActionError))
+        fail('mask', `action ${a} is forbidden by the mask but step() ${threw ? `threw ${(threw as Error).name}` : 'accepted it'}`);
       if (maskDigest(env.actionMask()) !== before) fail('mask', `a refused action ${a} changed the state`);
     }
     n++;

@@ -25,7 +25,10 @@ export const DENSE_REWARDS = ['flowtime', 'energy', 'dt'] as const;
 export type RewardTerm = (typeof TERMINAL_REWARDS)[number] | (typeof DENSE_REWARDS)[number];
 const REWARD_NAMES: readonly string[] = [...TERMINAL_REWARDS, ...DENSE_REWARDS];
 
-const rewardTerm = z.string().refine((s) => REWARD_NAMES.includes(s), (s) => ({ message: `unknown reward term ${JSON.stringify(s)}; expected one of ${REWARD_NAMES.join(', ')}` }));
+const rewardTerm = z.string().refine(
+  (s) => REWARD_NAMES.includes(s),
+  (s) => ({ message: `unknown reward term ${JSON.stringify(s)}; expected one of ${REWARD_NAMES.join(', ')}` }),
+);
 
 const positive = z.number().finite().positive();
 
@@ -109,20 +112,36 @@ function crossIssues(id: EnvId, c: z.output<typeof EnvConfigSchema>): Issue[] {
   const short = id.replace('clustergym/', '');
   if (c.workload !== undefined && c.generator !== undefined) issues.push({ path: ['generator'], message: 'give either `workload` or `generator`, not both' });
   if (c.swf !== undefined && c.generator !== undefined) issues.push({ path: ['swf'], message: 'SWF options apply to a workload file, not to a generator' });
-  if (c.unfit !== undefined && id !== 'clustergym/Job-v0') issues.push({ path: ['unfit'], message: `only Job-v0 has the \`unfit\` option; ${short} always masks jobs that do not fit` });
+  if (c.unfit !== undefined && id !== 'clustergym/Job-v0')
+    issues.push({ path: ['unfit'], message: `only Job-v0 has the \`unfit\` option; ${short} always masks jobs that do not fit` });
   if (c.observation === 'minimal' && id !== 'clustergym/PolicyPair-v0')
-    issues.push({ path: ['observation'], message: `the \`minimal\` observation (queue percentiles, IRMaSim) is for PolicyPair-v0; ${short} needs \`dict\` or \`flat\`` });
-  if (c.actions !== undefined && id !== 'clustergym/PolicyPair-v0') issues.push({ path: ['actions'], message: `only PolicyPair-v0 has \`actions\` (policy pairs)` });
+    issues.push({
+      path: ['observation'],
+      message: `the \`minimal\` observation (queue percentiles, IRMaSim) is for PolicyPair-v0; ${short} needs \`dict\` or \`flat\``,
+    });
+  if (c.actions !== undefined && id !== 'clustergym/PolicyPair-v0')
+    issues.push({ path: ['actions'], message: `only PolicyPair-v0 has \`actions\` (policy pairs)` });
   if (c.backfilling !== 'none') {
-    if (id === 'clustergym/JobNode-v0') issues.push({ path: ['backfilling'], message: 'JobNode-v0 has no backfilling (the agent chooses every start); use `none`' });
+    if (id === 'clustergym/JobNode-v0')
+      issues.push({ path: ['backfilling'], message: 'JobNode-v0 has no backfilling (the agent chooses every start); use `none`' });
     if (id === 'clustergym/Job-v0' && c.unfit !== 'reserve')
-      issues.push({ path: ['backfilling'], message: 'backfilling applies to Job-v0 with `unfit: "reserve"` (while the reserved job waits); set `unfit: "reserve"` or `backfilling: "none"`' });
+      issues.push({
+        path: ['backfilling'],
+        message: 'backfilling applies to Job-v0 with `unfit: "reserve"` (while the reserved job waits); set `unfit: "reserve"` or `backfilling: "none"`',
+      });
     if (id === 'clustergym/Job-v0' && c.backfilling === 'conservative')
       issues.push({ path: ['backfilling'], message: 'Job-v0 reserves one job at a time, so only `easy` backfilling applies; use `easy` or `none`' });
   }
-  if (!isJobSelectionName(c.queue_order)) issues.push({ path: ['queue_order'], message: `unknown job-selection policy ${JSON.stringify(c.queue_order)}; expected one of ${JOB_SELECTION_LIST.join(', ')}` });
+  if (!isJobSelectionName(c.queue_order))
+    issues.push({
+      path: ['queue_order'],
+      message: `unknown job-selection policy ${JSON.stringify(c.queue_order)}; expected one of ${JOB_SELECTION_LIST.join(', ')}`,
+    });
   if (!isResourcePolicyName(c.resource_policy))
-    issues.push({ path: ['resource_policy'], message: `unknown resource-selection policy ${JSON.stringify(c.resource_policy)}; expected one of ${RESOURCE_POLICY_LIST.join(', ')}` });
+    issues.push({
+      path: ['resource_policy'],
+      message: `unknown resource-selection policy ${JSON.stringify(c.resource_policy)}; expected one of ${RESOURCE_POLICY_LIST.join(', ')}`,
+    });
   c.actions?.forEach((a, i) => {
     if (!isPolicyPairName(a))
       issues.push({

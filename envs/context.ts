@@ -41,7 +41,6 @@ import {
 import { parseEnvConfig, type EnvId, type ResolvedEnvConfig } from './config.js';
 import { workloadLimits, type Limits } from './observation.js';
 
-
 /** The jobs of one episode. */
 export interface EpisodeJobs {
   jobs: Job[];
@@ -102,13 +101,18 @@ export class EnvContext {
       throw inputErrorFromIssues(`${id} config`, [{ path: ['trajectory', 'length'], message: `${this.length} exceeds the ${available} jobs of the workload` }]);
     if (this.workload && typeof c.trajectory.origin === 'number' && c.trajectory.origin + this.length > available)
       throw inputErrorFromIssues(`${id} config`, [
-        { path: ['trajectory', 'origin'], message: `origin ${c.trajectory.origin} + length ${this.length} exceeds the ${available} jobs of the workload (largest origin: ${available - this.length})` },
+        {
+          path: ['trajectory', 'origin'],
+          message: `origin ${c.trajectory.origin} + length ${this.length} exceeds the ${available} jobs of the workload (largest origin: ${available - this.length})`,
+        },
       ]);
 
     // every job of a workload must fit the platform (generated jobs that cannot are rejected)
     if (this.workload) checkFits(this.platform, this.workload, c.enforce_memory);
 
-    const sample = this.workload ? this.workload.jobs : generateWorkload({ ...this.generator!, jobs: Math.max(genJobs, 5000) } as GeneratorConfig, `${c.seed}/limits`).jobs;
+    const sample = this.workload
+      ? this.workload.jobs
+      : generateWorkload({ ...this.generator!, jobs: Math.max(genJobs, 5000) } as GeneratorConfig, `${c.seed}/limits`).jobs;
     this.limits = { ...workloadLimits(sample), ...(c.limits ?? {}) };
   }
 
@@ -119,7 +123,9 @@ export class EnvContext {
     let o: number;
     if (origin !== undefined) {
       if (!Number.isInteger(origin) || origin < 0 || origin + this.length > w.jobs.length)
-        throw new InputError(`reset option origin ${origin}: must be an integer in [0, ${w.jobs.length - this.length}] (workload of ${w.jobs.length} jobs, trajectories of ${this.length})`);
+        throw new InputError(
+          `reset option origin ${origin}: must be an integer in [0, ${w.jobs.length - this.length}] (workload of ${w.jobs.length} jobs, trajectories of ${this.length})`,
+        );
       o = origin;
     } else o = trajectoryOrigins(w.jobs.length, { length: this.length, origin: this.config.trajectory.origin, seed })[0]!;
     // not rebased: the simulator rebases time to the first job and keeps the original origin
@@ -154,6 +160,7 @@ function checkFits(platform: Platform, workload: Workload, enforceMemory: boolea
   const probe = new ClusterSimulator(platform, [], { enforceMemory });
   for (const job of workload.jobs) {
     const reason = probe.unfitReason(job);
-    if (reason !== null) throw new InputError(`${job.source}: job ${job.id} can never fit platform ${platform.name} (${platform.coreCount} cores): it ${reason}`, workload.name);
+    if (reason !== null)
+      throw new InputError(`${job.source}: job ${job.id} can never fit platform ${platform.name} (${platform.coreCount} cores): it ${reason}`, workload.name);
   }
 }

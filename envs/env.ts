@@ -185,7 +185,14 @@ export abstract class ClusterEnv implements Env {
     this.nodeCount = context.platform.nodeCount;
     this.fit = context.config.node_fit;
     this.observationSpace = observationSpace(context.config.observation, this.k, this.nodeCount);
-    this.obs = new ObservationBuilder(context.config.observation, this.k, context.platform, context.limits, context.config.max_wait, context.config.queue_sensitivity);
+    this.obs = new ObservationBuilder(
+      context.config.observation,
+      this.k,
+      context.platform,
+      context.limits,
+      context.config.max_wait,
+      context.config.queue_sensitivity,
+    );
     this.reward = new RewardFunction(context.config.reward);
     this.canStart = new Uint8Array(this.k);
     this.tracker = new EpisodeTracker(this.nodeCount, this.k, isArrivalOrder(context.config.queue_order));
@@ -298,7 +305,14 @@ export abstract class ClusterEnv implements Env {
     const info = this.info();
     if (summary) {
       info.metrics = summary;
-      info.episode = { return: this.episodeReturn, steps: this.steps, time: sim.now, seed: this.episodeSeed, origin: this.episodeOrigin, length: this.episodeLength };
+      info.episode = {
+        return: this.episodeReturn,
+        steps: this.steps,
+        time: sim.now,
+        seed: this.episodeSeed,
+        origin: this.episodeOrigin,
+        length: this.episodeLength,
+      };
     }
     return { observation, reward, terminated, truncated, info };
   }

@@ -34,7 +34,7 @@ export class EpisodeOverError extends Error {
 }
 
 function formatAction(a: unknown): string {
-  return typeof a === 'number' ? String(a) : JSON.stringify(a) ?? String(a);
+  return typeof a === 'number' ? String(a) : (JSON.stringify(a) ?? String(a));
 }
 
 /** The valid actions of a mask as compact ranges: `0-3, 17, 640` (or `none`). */

@@ -4,7 +4,17 @@
  * docs/environments.md.
  */
 export { make, makeContext, makeFromContext, isEnvId, checkEnvId, ENV_DESCRIPTIONS } from './registry.js';
-export { ENV_IDS, EnvConfigSchema, parseEnvConfig, TERMINAL_REWARDS, DENSE_REWARDS, type EnvId, type EnvConfig, type ResolvedEnvConfig, type RewardTerm } from './config.js';
+export {
+  ENV_IDS,
+  EnvConfigSchema,
+  parseEnvConfig,
+  TERMINAL_REWARDS,
+  DENSE_REWARDS,
+  type EnvId,
+  type EnvConfig,
+  type ResolvedEnvConfig,
+  type RewardTerm,
+} from './config.js';
 export { EnvContext, type EpisodeJobs } from './context.js';
 export { ClusterEnv, type Env, type EnvInfo, type EpisodeInfo, type ResetArgs, type ResetOptions, type ResetResult, type StepResult } from './env.js';
 export { JobNodeEnv } from './jobNodeEnv.js';

@@ -96,7 +96,9 @@ export class JobEnv extends ClusterEnv {
 
   protected override whyInvalid(action: number): string {
     if (action === this.waitAction)
-      return this.reserve ? 'Job-v0 with unfit: "reserve" has no wait (one decision per job start)' : 'nothing runs and nothing is left to arrive, so waiting would never end';
+      return this.reserve
+        ? 'Job-v0 with unfit: "reserve" has no wait (one decision per job start)'
+        : 'nothing runs and nothing is left to arrive, so waiting would never end';
     const job = this.visibleJob(action);
     if (!job) return `visible slot ${action} is empty (${this.visibleCount} jobs visible)`;
     return `job ${job.id} (slot ${action}, ${job.ntasks} tasks) does not fit the free resources now (${this.sim.freeCores} free cores)`;

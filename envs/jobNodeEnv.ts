@@ -159,7 +159,12 @@ export class JobNodeEnv extends ClusterEnv {
       }
       if (first <= 0) return null;
     }
-    const head = policy.place(sim, first === job.ntasks && job.nodes <= 1 ? { ...job, type: 'mpi', nodes: 0, ntasksPerNode: 0 } : part(job, 0, first, 0, 0), this.fit, only);
+    const head = policy.place(
+      sim,
+      first === job.ntasks && job.nodes <= 1 ? { ...job, type: 'mpi', nodes: 0, ntasksPerNode: 0 } : part(job, 0, first, 0, 0),
+      this.fit,
+      only,
+    );
     if (!head) return null;
     if (first === job.ntasks) return head;
     const except = this.except;

@@ -300,7 +300,7 @@ export class ObservationBuilder {
     g[1] = scale.length > 0 ? clip1(Math.log1p(sim.queue.length) / Math.log1p(scale.length)) : 0;
     g[2] = clip1(sim.runningCount / Math.max(1, Math.min(cores, scale.length)));
     g[3] = sim.busyCores / cores;
-    g[4] = clip1(pendingCoreSeconds * this.invReq / cores);
+    g[4] = clip1((pendingCoreSeconds * this.invReq) / cores);
   }
 
   /** Writes the `minimal` observation from the whole queue. */

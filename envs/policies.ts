@@ -108,7 +108,14 @@ export class ReservationBackfiller {
       order(queue, now, origin) {
         const r = self.reserved;
         if (!r) return queueOrder.order(queue, now, origin);
-        return [r, ...queueOrder.order(queue.filter((j) => j !== r), now, origin)];
+        return [
+          r,
+          ...queueOrder.order(
+            queue.filter((j) => j !== r),
+            now,
+            origin,
+          ),
+        ];
       },
     };
     this.scheduler = new PolicyScheduler({ selection, resources, fit, backfill: 'easy' });

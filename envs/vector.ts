@@ -96,11 +96,7 @@ export interface VecBuffers {
 }
 
 /** Allocates batch arrays for `n` envs of `context` (on `alloc`'s memory). */
-export function allocVecBuffers(
-  context: EnvContext,
-  n: number,
-  alloc: (bytes: number) => ArrayBufferLike = (b) => new ArrayBuffer(b),
-): VecBuffers {
+export function allocVecBuffers(context: EnvContext, n: number, alloc: (bytes: number) => ArrayBufferLike = (b) => new ArrayBuffer(b)): VecBuffers {
   const c = context.config;
   const sizes = observationSizes(c.observation, c.k, context.platform.nodeCount);
   const obs: Record<string, Float32Array> = {};
@@ -132,7 +128,8 @@ export function actionCount(context: EnvContext): number {
 
 /** The rows `[from, to)` of batch arrays (views, no copy). */
 export function sliceVecBuffers(b: VecBuffers, from: number, to: number): VecBuffers {
-  const rows = <T extends Float32Array | Float64Array | Uint8Array | Int32Array>(a: T, n: number): T => a.subarray((a.length / n) * from, (a.length / n) * to) as T;
+  const rows = <T extends Float32Array | Float64Array | Uint8Array | Int32Array>(a: T, n: number): T =>
+    a.subarray((a.length / n) * from, (a.length / n) * to) as T;
   const n = b.rewards.length;
   const obs: Record<string, Float32Array> = {};
   for (const [k, v] of Object.entries(b.obs)) obs[k] = rows(v, n);

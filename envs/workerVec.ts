@@ -106,7 +106,9 @@ export interface WorkerInit {
 }
 
 /** Typed views of a layout. */
-export function layoutViews(l: SharedLayout): VecBuffers & { finalObs: Record<string, Float32Array>; finalInfo: Uint8Array; finalInfoLen: Int32Array; actions: Int32Array; seeds: Float64Array } {
+export function layoutViews(
+  l: SharedLayout,
+): VecBuffers & { finalObs: Record<string, Float32Array>; finalInfo: Uint8Array; finalInfoLen: Int32Array; actions: Int32Array; seeds: Float64Array } {
   const obs: Record<string, Float32Array> = {};
   const finalObs: Record<string, Float32Array> = {};
   for (const k of Object.keys(l.obs)) {
@@ -218,7 +220,13 @@ export class WorkerVecEnv implements VecEnv {
     this.localCount = localCount;
     this.views = layoutViews(layout);
     this.nActions = layout.nActions;
-    this.local = localCount > 0 ? new SyncVecEnv(Array.from({ length: localCount }, () => makeFromContext(context)), sliceVecBuffers(this.views, 0, localCount)) : null;
+    this.local =
+      localCount > 0
+        ? new SyncVecEnv(
+            Array.from({ length: localCount }, () => makeFromContext(context)),
+            sliceVecBuffers(this.views, 0, localCount),
+          )
+        : null;
     const probe = this.local?.envs[0] ?? makeFromContext(context);
     this.singleObservationSpace = probe.observationSpace;
     this.singleActionSpace = probe.actionSpace;
@@ -235,7 +243,9 @@ export class WorkerVecEnv implements VecEnv {
     }
     const opts = JSON.stringify(args.options ?? null);
     for (const h of this.handles) writeMessage(h.message, opts);
-    this.run(CMD.RESET, () => this.local?.reset({ seed: Array.from(seeds.subarray(0, this.localCount), (x) => (Number.isNaN(x) ? undefined : x)), options: args.options }));
+    this.run(CMD.RESET, () =>
+      this.local?.reset({ seed: Array.from(seeds.subarray(0, this.localCount), (x) => (Number.isNaN(x) ? undefined : x)), options: args.options }),
+    );
     const infos: VecInfo[] = [];
     for (let i = 0; i < this.numEnvs; i++) infos.push({ time: this.views.times[i]!, steps: this.views.steps[i]! });
     return { observations: batchObservation(this.views), infos };

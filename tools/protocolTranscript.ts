@@ -17,7 +17,8 @@ function show(v: unknown, depth = 0): unknown {
     return { __ndarray__: true, dtype: v.dtype, shape: v.shape, data: `<${v.data.byteLength} bytes: ${head.join(', ')}${array.length > 6 ? ', ...' : ''}>` };
   }
   if (v instanceof Uint8Array) return `<${v.byteLength} bytes>`;
-  if (Array.isArray(v)) return v.length > 12 && depth > 0 ? [...v.slice(0, 12).map((x) => show(x, depth + 1)), `... ${v.length - 12} more`] : v.map((x) => show(x, depth + 1));
+  if (Array.isArray(v))
+    return v.length > 12 && depth > 0 ? [...v.slice(0, 12).map((x) => show(x, depth + 1)), `... ${v.length - 12} more`] : v.map((x) => show(x, depth + 1));
   if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, show(x, depth + 1)]));
   return v;
 }

@@ -44,7 +44,9 @@ async function tryNode(): Promise<string | null> {
     await import(name);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    return code === 'ERR_MODULE_NOT_FOUND' ? 'not installed, an optional dependency: see docs/agents.md' : `not loadable: ${(e as Error).message.split('\n')[0]}`;
+    return code === 'ERR_MODULE_NOT_FOUND'
+      ? 'not installed, an optional dependency: see docs/agents.md'
+      : `not loadable: ${(e as Error).message.split('\n')[0]}`;
   }
   return (await tf.setBackend('tensorflow')) ? null : 'tfjs-node loaded but its backend did not initialise';
 }
@@ -69,7 +71,8 @@ export async function selectBackend(choice: BackendChoice = 'auto'): Promise<Bac
   const skipped: { name: string; reason: string }[] = [];
   const order: ('tensorflow' | 'wasm' | 'cpu')[] = choice === 'auto' ? ['tensorflow', 'wasm', 'cpu'] : [choice];
   for (const name of order) {
-    const reason = name === 'tensorflow' ? await tryNode() : name === 'wasm' ? await tryWasm() : (await tf.setBackend('cpu')) ? null : 'the cpu backend did not initialise';
+    const reason =
+      name === 'tensorflow' ? await tryNode() : name === 'wasm' ? await tryWasm() : (await tf.setBackend('cpu')) ? null : 'the cpu backend did not initialise';
     if (reason === null) {
       await tf.ready();
       current = { name: tf.getBackend(), version: tf.version.tfjs, skipped };

@@ -93,7 +93,9 @@ export async function saveCheckpoint(
   writeFileSync(join(dir, 'trainer.json'), `${JSON.stringify(state)}\n`);
 }
 
-const OptimizerJsonSchema = z.object({ optimizer: z.literal('adam'), weights: z.array(z.object({ name: z.string(), shape: z.array(z.number().int().min(0)) }).strict()) }).strict();
+const OptimizerJsonSchema = z
+  .object({ optimizer: z.literal('adam'), weights: z.array(z.object({ name: z.string(), shape: z.array(z.number().int().min(0)) }).strict()) })
+  .strict();
 
 /** Restores Adam's state from checkpoint `dir`. */
 export async function loadOptimizer(dir: string, optimizer: tf.Optimizer): Promise<void> {

@@ -56,7 +56,12 @@ export const PpoConfigSchema = z
       })
       .strict(),
     /** Seed of everything: network initialisation, action sampling, minibatch order, episodes. */
-    seed: z.number().int().min(0).max(2 ** 31 - 1).default(1),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 31 - 1)
+      .default(1),
     /** Environment steps to train for (over all envs). */
     total_steps: z.number().int().positive().default(200_000),
     /** Parallel environments (one vector env, stepped in this thread). */
@@ -105,7 +110,11 @@ export const PpoConfigSchema = z
   .strict()
   .superRefine((c, ctx) => {
     if (c.num_envs * c.num_steps < c.num_minibatches)
-      ctx.addIssue({ code: 'custom', path: ['num_minibatches'], message: `${c.num_minibatches} minibatches of a rollout of ${c.num_envs * c.num_steps} samples (num_envs x num_steps): at most one per sample` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['num_minibatches'],
+        message: `${c.num_minibatches} minibatches of a rollout of ${c.num_envs * c.num_steps} samples (num_envs x num_steps): at most one per sample`,
+      });
   });
 
 /** A training configuration as written in a file (every field but `env` optional). */
@@ -131,7 +140,10 @@ export function parsePpoConfig(raw: unknown, where = 'PPO config'): PpoConfig {
     const e = EnvConfigSchema.safeParse(env!.config ?? {});
     if (!e.success) issues.push(...e.error.issues.map((i) => ({ path: ['env', 'config', ...i.path], message: i.message })));
     else if (e.data.observation !== 'dict')
-      issues.push({ path: ['env', 'config', 'observation'], message: `PPO reads the \`dict\` observation (per-row job and node features), not ${JSON.stringify(e.data.observation)}` });
+      issues.push({
+        path: ['env', 'config', 'observation'],
+        message: `PPO reads the \`dict\` observation (per-row job and node features), not ${JSON.stringify(e.data.observation)}`,
+      });
   }
   if (issues.length > 0 || !r.success) throw inputErrorFromIssues(where, issues);
   // then the env's checks across fields (their messages carry their own paths)

@@ -74,11 +74,28 @@ export function heldOutSeeds(count: number, offset = 0): number[] {
 
 function means(name: string, per: EpisodeFigures[]): PolicyFigures {
   const m = (k: (typeof EVAL_METRICS)[number]) => per.reduce((a, e) => a + e[k], 0) / Math.max(1, per.length);
-  return { name, mean_bsld: m('mean_bsld'), mean_wait: m('mean_wait'), utilisation: m('utilisation'), makespan: m('makespan'), energy: m('energy'), per_episode: per };
+  return {
+    name,
+    mean_bsld: m('mean_bsld'),
+    mean_wait: m('mean_wait'),
+    utilisation: m('utilisation'),
+    makespan: m('makespan'),
+    energy: m('energy'),
+    per_episode: per,
+  };
 }
 
 function figures(seed: number, jobs: number, s: Pick<Summary, (typeof EVAL_METRICS)[number] | 'jobs_finished'>): EpisodeFigures {
-  return { seed, jobs, jobs_finished: s.jobs_finished, mean_bsld: s.mean_bsld, mean_wait: s.mean_wait, utilisation: s.utilisation, makespan: s.makespan, energy: s.energy };
+  return {
+    seed,
+    jobs,
+    jobs_finished: s.jobs_finished,
+    mean_bsld: s.mean_bsld,
+    mean_wait: s.mean_wait,
+    utilisation: s.utilisation,
+    makespan: s.makespan,
+    energy: s.energy,
+  };
 }
 
 /** The schedule of one episode: finished-job records and the timeline. */
@@ -95,7 +112,15 @@ class TraceListener {
   readonly recorder = new TimelineRecorder((r) => this.timeline.push(r));
   onJobEnded(_sim: ClusterSimulator, r: JobRecord): void {
     if (r.state === 'rejected') return;
-    this.records.push({ job: { id: r.job.id, type: r.job.type, ntasks: r.job.ntasks }, start: r.start, finish: r.finish, state: r.state, cores: r.cores.slice(), nodes: r.nodes.slice(), releases: r.releases.slice() });
+    this.records.push({
+      job: { id: r.job.id, type: r.job.type, ntasks: r.job.ntasks },
+      start: r.start,
+      finish: r.finish,
+      state: r.state,
+      cores: r.cores.slice(),
+      nodes: r.nodes.slice(),
+      releases: r.releases.slice(),
+    });
   }
   onAdvance(sim: ClusterSimulator, from: number): void {
     this.recorder.onAdvance(sim, from);
@@ -106,7 +131,12 @@ class TraceListener {
  * Plays the network greedily on one episode per seed (all envs stepped together). With
  * `traceSeed`, also records that episode's schedule (for the Gantt chart and the utilisation plot).
  */
-export function evaluateNetwork(network: PolicyNetwork, context: EnvContext, seeds: readonly number[], traceSeed?: number): { result: PolicyFigures; trace: EpisodeTrace | null } {
+export function evaluateNetwork(
+  network: PolicyNetwork,
+  context: EnvContext,
+  seeds: readonly number[],
+  traceSeed?: number,
+): { result: PolicyFigures; trace: EpisodeTrace | null } {
   const layout = network.layout;
   const envs: ClusterEnv[] = seeds.map(() => makeFromContext(context));
   const batch = new FeatureBatch(layout.rowSize, seeds.length, seeds.length * 16);
@@ -172,7 +202,12 @@ export function evaluateHeuristics(context: EnvContext, seeds: readonly number[]
     enforceMemory: c.enforce_memory,
     walltimeKill: c.walltime_kill,
   });
-  return results.map((r, i) => means(names[i]!, r.per_trajectory.map((t, j) => figures(seeds[j]!, t.jobs, t))));
+  return results.map((r, i) =>
+    means(
+      names[i]!,
+      r.per_trajectory.map((t, j) => figures(seeds[j]!, t.jobs, t)),
+    ),
+  );
 }
 
 /** The schedule of one heuristic on one episode (for a Gantt chart beside the policy's). */
@@ -224,14 +259,18 @@ export function writeEvaluationReport(dir: string, r: ReportInput): string[] {
         { title: 'Training: episodes finished in each update', smoothing: 0.6 },
       ),
       title: 'Learning curve',
-      caption: 'Mean return (left axis) and mean bounded slowdown (right axis) of the training episodes that ended in each PPO update, against environment steps (faint: raw; bold: smoothed).',
+      caption:
+        'Mean return (left axis) and mean bounded slowdown (right axis) of the training episodes that ended in each PPO update, against environment steps (faint: raw; bold: smoothed).',
     });
   }
   const ppo = r.policies.find((p) => p.name === 'ppo');
   figures.push({
     file: 'comparison.svg',
     svg: comparisonBarsSvg(
-      r.policies.map((p) => ({ name: p.name, values: { mean_bsld: p.mean_bsld, mean_wait: p.mean_wait, utilisation: p.utilisation, makespan: p.makespan, energy: p.energy } })),
+      r.policies.map((p) => ({
+        name: p.name,
+        values: { mean_bsld: p.mean_bsld, mean_wait: p.mean_wait, utilisation: p.utilisation, makespan: p.makespan, energy: p.energy },
+      })),
       [...EVAL_METRICS],
       { title: `Held-out trajectories (${r.policies[0]?.per_episode.length ?? 0} episodes)`, ...(ppo ? { highlight: 'ppo' } : {}) },
     ),
@@ -242,7 +281,10 @@ export function writeEvaluationReport(dir: string, r: ReportInput): string[] {
   for (const { name, trace } of r.traces ?? []) {
     figures.push({
       file: `gantt_${name.replace(/[^A-Za-z0-9_-]+/g, '_')}.svg`,
-      svg: ganttSvg({ coreCount: r.context.platform.coreCount, nodes, jobs: ganttJobsFromRecords(trace.records) }, { title: `Schedule of ${name}, held-out episode ${trace.seed}` }),
+      svg: ganttSvg(
+        { coreCount: r.context.platform.coreCount, nodes, jobs: ganttJobsFromRecords(trace.records) },
+        { title: `Schedule of ${name}, held-out episode ${trace.seed}` },
+      ),
       title: `Schedule: ${name}`,
       caption: `Cores (grouped by node) against time for episode ${trace.seed}; MPI jobs spanning nodes are hatched and joined. Hover a bar in the SVG for the job.`,
     });

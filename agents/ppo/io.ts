@@ -46,7 +46,14 @@ export const PolicyMetaSchema = z
     row_features: z.array(z.string()),
     pooled_features: z.array(z.string()),
     /** The env's normalisation limits during training (evaluation reuses them). */
-    limits: z.object({ req_time: z.number().finite().min(0), ntasks: z.number().finite().min(0), mem: z.number().finite().min(0), mem_vol: z.number().finite().min(0) }).strict(),
+    limits: z
+      .object({
+        req_time: z.number().finite().min(0),
+        ntasks: z.number().finite().min(0),
+        mem: z.number().finite().min(0),
+        mem_vol: z.number().finite().min(0),
+      })
+      .strict(),
     /** Environment steps trained. */
     steps: z.number().int().min(0),
     /** Backend that trained it (information). */
@@ -159,7 +166,8 @@ export async function saveModelDir(dir: string, network: PolicyNetwork, m: SaveM
 }
 
 function readJson(file: string, what: string): unknown {
-  if (!existsSync(file)) throw new InputError(`${what} is missing: not a clustergym PPO model directory (expected model.json, weights.bin, policy.json, config.json)`, file);
+  if (!existsSync(file))
+    throw new InputError(`${what} is missing: not a clustergym PPO model directory (expected model.json, weights.bin, policy.json, config.json)`, file);
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
@@ -170,14 +178,18 @@ function readJson(file: string, what: string): unknown {
 /** Reads and checks policy.json and config.json of a model directory (no tfjs). */
 export function readModelMeta(dir: string): { meta: PolicyMeta; config: PpoConfig } {
   if (!existsSync(dir)) throw new InputError('no such model directory', dir);
-  if (!statSync(dir).isDirectory()) throw new InputError('not a directory (a model is a directory with model.json, weights.bin, policy.json, config.json)', dir);
+  if (!statSync(dir).isDirectory())
+    throw new InputError('not a directory (a model is a directory with model.json, weights.bin, policy.json, config.json)', dir);
   const policyFile = join(dir, 'policy.json');
   const r = PolicyMetaSchema.safeParse(readJson(policyFile, 'policy.json'));
   if (!r.success) throw inputErrorFromIssues(policyFile, r.error.issues);
   const meta = r.data;
   const expectRows = rowFeatureNames(meta.env_id);
   if (JSON.stringify(meta.row_features) !== JSON.stringify(expectRows))
-    throw new InputError(`row features ${JSON.stringify(meta.row_features)} are not those of ${meta.env_id} in this version (${JSON.stringify(expectRows)})`, policyFile);
+    throw new InputError(
+      `row features ${JSON.stringify(meta.row_features)} are not those of ${meta.env_id} in this version (${JSON.stringify(expectRows)})`,
+      policyFile,
+    );
   if (JSON.stringify(meta.pooled_features) !== JSON.stringify(POOLED_FEATURES))
     throw new InputError(`pooled features differ from this version's ${POOLED_SIZE} (${POOLED_FEATURES.join(', ')})`, policyFile);
   const config = parsePpoConfig(readJson(join(dir, 'config.json'), 'config.json'), join(dir, 'config.json'));

@@ -27,7 +27,12 @@ function dense(units: number, name: string, activation: 'tanh' | 'relu' | 'linea
     units,
     name,
     activation,
-    kernelInitializer: tf.initializers.varianceScaling({ scale: gain * gain, mode: 'fanIn', distribution: 'truncatedNormal', seed: derive(seed, `init/${name}`).int(2 ** 31) }),
+    kernelInitializer: tf.initializers.varianceScaling({
+      scale: gain * gain,
+      mode: 'fanIn',
+      distribution: 'truncatedNormal',
+      seed: derive(seed, `init/${name}`).int(2 ** 31),
+    }),
     biasInitializer: 'zeros',
   });
 }

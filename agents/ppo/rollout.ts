@@ -96,14 +96,7 @@ export interface FinishedEpisode {
  * with a seed drawn from `derive(seed, 'episodes/<steps>')`, below 2^31; the reward normaliser and the
  * per-env returns carry over from the checkpoint.
  */
-export function startEpisodes(
-  venv: SyncVecEnv,
-  layout: RowLayout,
-  c: PpoConfig,
-  steps: number,
-  rewardRms: RunningMeanStd,
-  returns: Float64Array,
-): EnvState {
+export function startEpisodes(venv: SyncVecEnv, layout: RowLayout, c: PpoConfig, steps: number, rewardRms: RunningMeanStd, returns: Float64Array): EnvState {
   const N = c.num_envs;
   const stepBatch = new FeatureBatch(layout.rowSize, N, N * 16);
   const obs = venv.reset({ seed: derive(c.seed, `episodes/${steps}`).int(2 ** 31 - 1024) }).observations as Record<string, Float32Array>;
@@ -165,7 +158,15 @@ function recordRewards(ro: RolloutBuffer, t: number, r: VecStepResult, env: EnvS
 }
 
 /** Truncated (not terminated) episodes at step `t`: adds `gamma V(final observation)` to their reward. */
-function bootstrapTruncated(ro: RolloutBuffer, t: number, r: VecStepResult, truncatedEnvs: number[], layout: RowLayout, network: PolicyNetwork, c: PpoConfig): void {
+function bootstrapTruncated(
+  ro: RolloutBuffer,
+  t: number,
+  r: VecStepResult,
+  truncatedEnvs: number[],
+  layout: RowLayout,
+  network: PolicyNetwork,
+  c: PpoConfig,
+): void {
   const pooled = new Float32Array(truncatedEnvs.length * POOLED_SIZE);
   truncatedEnvs.forEach((i, j) => {
     const fo = r.infos[i]!.final_observation as { jobs: Float32Array; nodes: Float32Array; global: Float32Array };

@@ -180,7 +180,16 @@ export async function train(config: PpoConfig, options: TrainOptions): Promise<T
   await saveModelDir(modelDir, learner.network, { config: c, limits, steps: state.steps, backend: backend.name });
   venv.close();
   learner.optimizer.dispose();
-  return { modelDir, steps: state.steps, episodes: state.episodes, seconds: (performance.now() - t0) / 1000, backend, metrics: rows, network: learner.network, limits };
+  return {
+    modelDir,
+    steps: state.steps,
+    episodes: state.episodes,
+    seconds: (performance.now() - t0) / 1000,
+    backend,
+    metrics: rows,
+    network: learner.network,
+    limits,
+  };
 }
 
 /** The vector env of `num_envs` training envs, the candidate-row layout of its observations and its normalisation limits. */
@@ -194,7 +203,12 @@ function trainingEnvs(c: PpoConfig): { venv: SyncVecEnv; layout: RowLayout; limi
  * The network and Adam (eps 1e-5) to train, with the trainer's progress: fresh (the network
  * initialised from `seed`), or restored from checkpoint `resume`.
  */
-async function startLearner(c: PpoConfig, layout: RowLayout, resume: string | undefined, log: (line: string) => void): Promise<{ learner: Learner; state: TrainerState }> {
+async function startLearner(
+  c: PpoConfig,
+  layout: RowLayout,
+  resume: string | undefined,
+  log: (line: string) => void,
+): Promise<{ learner: Learner; state: TrainerState }> {
   let network: PolicyNetwork;
   let state = initialTrainerState(c.num_envs);
   const optimizer = tf.train.adam(c.learning_rate, 0.9, 0.999, 1e-5);

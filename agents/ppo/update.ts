@@ -106,7 +106,15 @@ interface MinibatchInputs {
  * indices). Builds the padded logits [B, P] by gathering row scores, wait logits and a -1e9 pad,
  * computes the PPO loss, clips the gradients' global norm and applies Adam.
  */
-export function minibatchStep(network: PolicyNetwork, variables: tf.Variable[], optimizer: tf.Optimizer, mb: FeatureBatch, idx: Int32Array, ro: Rollout, c: PpoConfig): StepStats {
+export function minibatchStep(
+  network: PolicyNetwork,
+  variables: tf.Variable[],
+  optimizer: tf.Optimizer,
+  mb: FeatureBatch,
+  idx: Int32Array,
+  ro: Rollout,
+  c: PpoConfig,
+): StepStats {
   const m = minibatchInputs(mb, idx, ro);
   if (c.norm_adv && m.B > 1) normalizeAdvantages(m.adv);
   const kept: tf.Scalar[] = [];
@@ -205,7 +213,10 @@ function ppoLoss(
         .mul(0.5)
     : vUnclipped.mean().mul(0.5);
   const approxKl = tf.sub(tf.sub(ratio, 1), logRatio).mean();
-  const clipFrac = tf.greater(tf.abs(tf.sub(ratio, 1)), c.clip_coef).toFloat().mean();
+  const clipFrac = tf
+    .greater(tf.abs(tf.sub(ratio, 1)), c.clip_coef)
+    .toFloat()
+    .mean();
   kept.push(...([pgLoss, vLoss, entropy, approxKl, clipFrac] as tf.Scalar[]).map((s) => tf.keep(s)));
   return tf.add(tf.sub(pgLoss, tf.mul(entropy, c.ent_coef)), tf.mul(vLoss, c.vf_coef)) as tf.Scalar;
 }

@@ -16,4 +16,3 @@ export function readJsonFile(file: string): unknown {
     throw new InputError(`malformed JSON: ${(e as Error).message}`, file);
   }
 }
-

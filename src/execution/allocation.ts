@@ -320,7 +320,6 @@ export class Allocation {
     return w;
   }
 
-
   /**
    * The distinct nodes (ascending) and tasks per node of the placement the last `placementError`
    * checked (valid until the next check).

@@ -58,7 +58,16 @@ export class EndedJobRecord implements JobRecord {
 
 /** The record of a job that never ran (rejected at `now`). */
 export function rejectedRecord(job: Job, now: number): JobRecord {
-  return { job, submit: job.subtime, start: now, finish: now, state: 'rejected', cores: new Int32Array(0), nodes: new Int32Array(0), releases: new Float64Array(0) };
+  return {
+    job,
+    submit: job.subtime,
+    start: now,
+    finish: now,
+    state: 'rejected',
+    cores: new Int32Array(0),
+    nodes: new Int32Array(0),
+    releases: new Float64Array(0),
+  };
 }
 
 /** Kinds of events: a task ends, a job (of uniform delay tasks) ends, a job reaches its walltime. */
@@ -143,4 +152,3 @@ export class RunningJob {
 
 /** What the engine's event queue holds. */
 export type EventPayload = RunningTask | RunningJob | { kind: number; job: RunningJob };
-

@@ -186,7 +186,8 @@ export class ClusterSimulator {
     this.semantics = options.semantics ?? 'clustergym';
     if (options.timeOrigin !== undefined) this.origin = options.timeOrigin;
     this.idlePower = options.idlePower ?? 'always';
-    if (this.semantics === 'irmasim' && this.walltimeKill) throw new InputError('walltime kill is not part of the irmasim semantics (IRMaSim never kills a job)', this.workloadName);
+    if (this.semantics === 'irmasim' && this.walltimeKill)
+      throw new InputError('walltime kill is not part of the irmasim semantics (IRMaSim never kills a job)', this.workloadName);
     this.comm = commModel(this.models.comm);
     const a = new Allocation(platform, this.enforceMemory, this.idlePower);
     this.allocation = a;

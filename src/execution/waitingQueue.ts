@@ -127,4 +127,3 @@ export class WaitingQueue {
     return this.snapshot;
   }
 }
-

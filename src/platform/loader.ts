@@ -68,9 +68,7 @@ export const NativePlatformSchema = z
   .object({
     name: z.string().min(1).default('platform'),
     models: ModelsSchema.default({}),
-    clusters: z
-      .array(z.object({ id: z.string().min(1).optional(), nodes: z.array(NativeNodeSchema).min(1) }).strict())
-      .min(1),
+    clusters: z.array(z.object({ id: z.string().min(1).optional(), nodes: z.array(NativeNodeSchema).min(1) }).strict()).min(1),
   })
   .strict();
 

@@ -7,18 +7,7 @@
  * "higher is better" for utilisation). A chosen policy (for example the learned `ppo`) can be
  * highlighted: its bars are outlined and its name is bold while the others are drawn lighter.
  */
-import {
-  type PlotOptions,
-  escapeXml,
-  fmt,
-  formatValue,
-  linear,
-  niceAxis,
-  paletteColour,
-  svgDocument,
-  text,
-  yAxis,
-} from './svg.js';
+import { type PlotOptions, escapeXml, fmt, formatValue, linear, niceAxis, paletteColour, svgDocument, text, yAxis } from './svg.js';
 
 /** One policy and its metric values (missing or non-finite values are drawn as `n/a`). */
 export interface ComparisonRow {
@@ -167,7 +156,9 @@ export function comparisonBarsSvg(rows: readonly ComparisonRow[], metrics: reado
       else body += `${text(cx, ly0, r.name, `text-anchor="middle" font-size="11" fill="#222"${weight}`)}\n`;
     });
     body += `</g>\n`;
-    descParts.push(`${m.label}: ${rows.map((r, i) => `${r.name} ${vals[i] === undefined ? 'n/a' : formatValue(vals[i]!)}`).join(', ')}${best >= 0 ? ` (best ${rows[best]!.name})` : ''}`);
+    descParts.push(
+      `${m.label}: ${rows.map((r, i) => `${r.name} ${vals[i] === undefined ? 'n/a' : formatValue(vals[i]!)}`).join(', ')}${best >= 0 ? ` (best ${rows[best]!.name})` : ''}`,
+    );
   });
   const desc = `Bar charts comparing ${n} policies on ${specs.length} metrics${highlight ? `, ${highlight} highlighted` : ''}. ${descParts.join('. ')}.`;
   return svgDocument({ width, height, title, desc, idPrefix: opts.idPrefix ?? 'bars' }, '', body);

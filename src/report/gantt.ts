@@ -98,9 +98,11 @@ export function jobRuns(job: GanttJob, coreCount: number, coreNode?: Int32Array)
   const held = new Map<number, number>();
   for (let i = 0; i < n; i++) {
     const c = job.cores[i]!;
-    if (!Number.isInteger(c) || c < 0 || c >= coreCount) throw new RangeError(`ganttSvg: job ${JSON.stringify(job.id)} holds core ${c}, outside 0..${coreCount - 1}`);
+    if (!Number.isInteger(c) || c < 0 || c >= coreCount)
+      throw new RangeError(`ganttSvg: job ${JSON.stringify(job.id)} holds core ${c}, outside 0..${coreCount - 1}`);
     const end = job.releases ? job.releases[i]! : job.finish;
-    if (!(Number.isFinite(end) && end >= job.start)) throw new RangeError(`ganttSvg: job ${JSON.stringify(job.id)} releases core ${c} at ${end}, before its start (${job.start}) or not finite`);
+    if (!(Number.isFinite(end) && end >= job.start))
+      throw new RangeError(`ganttSvg: job ${JSON.stringify(job.id)} releases core ${c} at ${end}, before its start (${job.start}) or not finite`);
     const prev = held.get(c);
     held.set(c, prev === undefined ? end : Math.max(prev, end));
   }
@@ -178,7 +180,8 @@ interface GanttFrame {
 /** Throws a `RangeError` naming the first job whose start or finish is not finite, or that finishes before it starts. */
 function checkJobTimes(jobs: readonly GanttJob[]): void {
   for (const j of jobs) {
-    if (!Number.isFinite(j.start) || !Number.isFinite(j.finish)) throw new RangeError(`ganttSvg: job ${JSON.stringify(j.id)} has a non-finite start (${j.start}) or finish (${j.finish})`);
+    if (!Number.isFinite(j.start) || !Number.isFinite(j.finish))
+      throw new RangeError(`ganttSvg: job ${JSON.stringify(j.id)} has a non-finite start (${j.start}) or finish (${j.finish})`);
     if (!(j.finish >= j.start)) throw new RangeError(`ganttSvg: job ${JSON.stringify(j.id)} finishes (${j.finish}) before it starts (${j.start})`);
   }
 }
@@ -234,13 +237,19 @@ function defaultTimeRange(drawn: readonly GanttJob[]): [number, number] {
 function nodeBands(nodes: readonly GanttNode[], f: GanttFrame): string {
   let s = `<g class="nodes">\n`;
   nodes.forEach((n, i) => {
-    if (i % 2 === 1) s += `<rect x="${fmt(f.x0)}" y="${fmt(f.rowY(n.firstCore))}" width="${fmt(f.x1 - f.x0)}" height="${fmt(n.coreCount * f.rowH)}" fill="#f3f4f6"/>\n`;
+    if (i % 2 === 1)
+      s += `<rect x="${fmt(f.x0)}" y="${fmt(f.rowY(n.firstCore))}" width="${fmt(f.x1 - f.x0)}" height="${fmt(n.coreCount * f.rowH)}" fill="#f3f4f6"/>\n`;
   });
   return `${s}</g>\n`;
 }
 
 /** The jobs' `<g>` layer, and how many of the drawn jobs are seq, MPI and spread over several nodes. */
-function jobsLayer(input: GanttInput, drawn: readonly GanttJob[], coreNode: Int32Array, f: GanttFrame): { svg: string; seq: number; mpi: number; multiNode: number } {
+function jobsLayer(
+  input: GanttInput,
+  drawn: readonly GanttJob[],
+  coreNode: Int32Array,
+  f: GanttFrame,
+): { svg: string; seq: number; mpi: number; multiNode: number } {
   const counts = { seq: 0, mpi: 0, multiNode: 0 };
   let svg = `<g class="jobs">\n`;
   for (const j of drawn) {
@@ -290,7 +299,12 @@ function jobTooltip(j: GanttJob, runs: readonly GanttRun[], nodeIds: readonly nu
  * A job's runs clipped to the time window: one `<rect>` each, the hatch path over them when `hatched`,
  * and per node the vertical extent of the job's blocks on it (for the connector's dots).
  */
-function jobBlocks(j: GanttJob, runs: readonly GanttRun[], hatched: boolean, f: GanttFrame): { rects: string; hatch: string; spansY: Map<number, { lo: number; hi: number }> } {
+function jobBlocks(
+  j: GanttJob,
+  runs: readonly GanttRun[],
+  hatched: boolean,
+  f: GanttFrame,
+): { rects: string; hatch: string; spansY: Map<number, { lo: number; hi: number }> } {
   let rects = '';
   let hatch = '';
   const spansY = new Map<number, { lo: number; hi: number }>();
@@ -326,7 +340,8 @@ function connector(j: GanttJob, spansY: ReadonlyMap<number, { lo: number; hi: nu
 function nodeBoundaries(nodes: readonly GanttNode[], f: GanttFrame): string {
   let s = `<g class="node-boundaries" stroke="#444" stroke-width="1">\n`;
   for (const n of nodes) {
-    if (n.firstCore > 0) s += `<line x1="${fmt(f.x0 - (f.coreLabels ? 26 : 6))}" y1="${fmt(f.rowY(n.firstCore))}" x2="${fmt(f.x1)}" y2="${fmt(f.rowY(n.firstCore))}"/>\n`;
+    if (n.firstCore > 0)
+      s += `<line x1="${fmt(f.x0 - (f.coreLabels ? 26 : 6))}" y1="${fmt(f.rowY(n.firstCore))}" x2="${fmt(f.x1)}" y2="${fmt(f.rowY(n.firstCore))}"/>\n`;
   }
   s += `<rect x="${fmt(f.x0)}" y="${fmt(f.top)}" width="${fmt(f.x1 - f.x0)}" height="${fmt(f.plotH)}" fill="none"/>\n`;
   return `${s}</g>\n`;
@@ -354,7 +369,8 @@ function nodeLabels(input: GanttInput, f: GanttFrame): string {
   }
   if (f.coreLabels) {
     const fs = Math.min(9, f.rowH - 2);
-    for (let c = 0; c < f.coreCount; c++) s += `${text(f.x0 - 4, f.rowY(c) + f.rowH / 2 + fs * 0.35, String(c), `text-anchor="end" font-size="${fmt(fs)}" fill="#777"`)}\n`;
+    for (let c = 0; c < f.coreCount; c++)
+      s += `${text(f.x0 - 4, f.rowY(c) + f.rowH / 2 + fs * 0.35, String(c), `text-anchor="end" font-size="${fmt(fs)}" fill="#777"`)}\n`;
   }
   s += `</g>\n`;
   const ty = f.top + f.plotH / 2;

@@ -7,19 +7,7 @@
  * Non-finite points (NaN, ±Infinity) break a line rather than distort the axes; series with 30
  * points or fewer also get point markers, so a curve of few evaluations reads as measurements.
  */
-import {
-  type PlotOptions,
-  escapeXml,
-  fmt,
-  formatValue,
-  linear,
-  niceAxis,
-  paletteColour,
-  svgDocument,
-  text,
-  xAxis,
-  yAxis,
-} from './svg.js';
+import { type PlotOptions, escapeXml, fmt, formatValue, linear, niceAxis, paletteColour, svgDocument, text, xAxis, yAxis } from './svg.js';
 
 /** One measurement of a learning curve. */
 export interface CurvePoint {
@@ -122,7 +110,10 @@ export function learningCurveSvg(series: readonly CurveSeries[], opts: LearningC
   const xLabel = opts.xLabel ?? 'env steps';
 
   const prepared = series.map((s, i) => {
-    const pts = s.points.map((p, k) => ({ p, k })).sort((a, b) => a.p.x - b.p.x || a.k - b.k).map((e) => e.p);
+    const pts = s.points
+      .map((p, k) => ({ p, k }))
+      .sort((a, b) => a.p.x - b.p.x || a.k - b.k)
+      .map((e) => e.p);
     const xs = pts.map((p) => p.x);
     const ys = pts.map((p) => p.y);
     return { name: s.name, axis: s.axis ?? 'left', colour: s.colour ?? paletteColour(i), xs, ys, smooth: smoothSeries(ys, smoothing) };

@@ -16,13 +16,7 @@ const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD80
  * become entities and characters that XML 1.0 cannot carry become U+FFFD.
  */
 export function escapeXml(s: string): string {
-  return s
-    .replace(XML_INVALID, '\uFFFD')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
+  return s.replace(XML_INVALID, '\uFFFD').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 /** Coordinates are clamped to this magnitude: far outside any plot, but never printed with an exponent. */
@@ -288,15 +282,7 @@ export interface PlotOptions {
  * A horizontal axis at `y` from `x0` to `x1`: the line, ticks, labels and an axis title centred
  * below; `grid` draws light vertical lines up to `gridTop`.
  */
-export function xAxis(
-  axis: Axis,
-  scale: (v: number) => number,
-  y: number,
-  x0: number,
-  x1: number,
-  label: string,
-  grid?: { top: number },
-): string {
+export function xAxis(axis: Axis, scale: (v: number) => number, y: number, x0: number, x1: number, label: string, grid?: { top: number }): string {
   const maxAbs = Math.max(...axis.ticks.map(Math.abs), 0);
   let s = `<g class="x-axis" font-size="11" fill="#333">\n`;
   s += `<line x1="${fmt(x0)}" y1="${fmt(y)}" x2="${fmt(x1)}" y2="${fmt(y)}" stroke="#333"/>\n`;

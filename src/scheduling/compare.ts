@@ -107,7 +107,12 @@ function mean(rows: TrajectoryResult[], key: 'mean_bsld' | 'mean_wait' | 'utilis
 }
 
 /** Runs every policy on every trajectory; one result per policy, in the order given. */
-export function comparePolicies(platform: Platform, trajectories: Trajectory[], policies: (string | PolicySpec)[], options: CompareOptions = {}): PolicyResult[] {
+export function comparePolicies(
+  platform: Platform,
+  trajectories: Trajectory[],
+  policies: (string | PolicySpec)[],
+  options: CompareOptions = {},
+): PolicyResult[] {
   const specs = policies.map((p) => (typeof p === 'string' ? parsePolicyName(p, options.defaultBackfill) : p));
   const plat = options.models ? platform.withModels(options.models) : platform;
   const total = specs.length * trajectories.length;

@@ -207,7 +207,14 @@ export function memForShare(job: Job, i: number): number {
  * cores and room for their share of the tasks; task `t` goes to the `t mod nodes`-th of them, on its
  * cores in `take` order.
  */
-function placeExactNodes(sim: ClusterSimulator, job: Job, order: NodeOrder, limit: PlacementLimit | null | undefined, take: CoreTaker, out: Int32Array): Int32Array | null {
+function placeExactNodes(
+  sim: ClusterSimulator,
+  job: Job,
+  order: NodeOrder,
+  limit: PlacementLimit | null | undefined,
+  take: CoreTaker,
+  out: Int32Array,
+): Int32Array | null {
   const per = perNodeCores(job);
   const N = job.nodes;
   const chosen: number[] = [];

@@ -260,8 +260,7 @@ export class NodeProfile {
     }
     for (const [n, [k, m]] of perNode) {
       // the engine already took the cores: a node without steps starts from its state before the start
-      if (!this.steps.has(n))
-        this.steps.set(n, { times: [this.now], free: [this.sim.nodeFree[n]! + k], mem: [this.sim.nodeFreeMem[n]! + m] });
+      if (!this.steps.has(n)) this.steps.set(n, { times: [this.now], free: [this.sim.nodeFree[n]! + k], mem: [this.sim.nodeFreeMem[n]! + m] });
       this.add(n, this.now, this.now + d, -k, -m);
     }
     insertSorted(this.candidates, this.now + d);

@@ -48,9 +48,12 @@ export function runSimulation(platform: Platform, jobs: Iterable<Job>, scheduler
     }
   }
   if (options.onTimeline) timelineSinks.push(options.onTimeline);
-  const recorder = timelineSinks.length > 0 ? new TimelineRecorder((r) => {
+  const recorder =
+    timelineSinks.length > 0
+      ? new TimelineRecorder((r) => {
           for (const s of timelineSinks) s(r);
-        }) : null;
+        })
+      : null;
   if (recorder) sim.addListener(recorder);
   try {
     while (sim.advance()) scheduler.schedule(sim);

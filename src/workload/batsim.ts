@@ -178,7 +178,8 @@ interface Profiles {
 function jobWork(raw: BatsimJob, ctx: Profiles, at: string, id: string, opts: BatsimConfig, skipped: Record<string, number>): Work | null {
   try {
     const work = resolveProfile(ctx, raw.profile, raw.res, []);
-    if (work.kind === 'delay' && work.seconds <= 0) throw new Unmodellable('zero delay', `${jsonPath(['profiles', raw.profile])}: the delay is 0 (a job must have work > 0)`);
+    if (work.kind === 'delay' && work.seconds <= 0)
+      throw new Unmodellable('zero delay', `${jsonPath(['profiles', raw.profile])}: the delay is 0 (a job must have work > 0)`);
     if (work.kind === 'ops' && work.perTask.every((x) => x <= 0))
       throw new Unmodellable(
         'no computation',
@@ -191,7 +192,10 @@ function jobWork(raw: BatsimJob, ctx: Profiles, at: string, id: string, opts: Ba
       skipped[e.reason] = (skipped[e.reason] ?? 0) + 1;
       return null;
     }
-    throw new InputError(`${at} (id ${JSON.stringify(id)}, profile ${JSON.stringify(raw.profile)}): ${e.message} (option unsupported: 'skip' skips such jobs)`, ctx.where);
+    throw new InputError(
+      `${at} (id ${JSON.stringify(id)}, profile ${JSON.stringify(raw.profile)}): ${e.message} (option unsupported: 'skip' skips such jobs)`,
+      ctx.where,
+    );
   }
 }
 
@@ -203,13 +207,24 @@ function jobWork(raw: BatsimJob, ctx: Profiles, at: string, id: string, opts: Ba
 function resolveProfile(ctx: Profiles, pname: string, res: number, stack: string[]): Work {
   const at = jsonPath(['profiles', pname]);
   const p = ctx.profiles[pname];
-  if (!p) throw new InputError(`${stack.length ? jsonPath(['profiles', stack[stack.length - 1]!, 'seq']) : 'profile'}: unknown profile ${JSON.stringify(pname)}`, ctx.where);
+  if (!p)
+    throw new InputError(
+      `${stack.length ? jsonPath(['profiles', stack[stack.length - 1]!, 'seq']) : 'profile'}: unknown profile ${JSON.stringify(pname)}`,
+      ctx.where,
+    );
   const kind = BATSIM_PROFILE_TYPES[p.type];
   if (!kind)
-    throw new Unmodellable(`profile type ${p.type}`, `${at}.type: profile type ${JSON.stringify(p.type)} cannot be modelled by clustergym; supported types: ${SUPPORTED_LIST}`);
+    throw new Unmodellable(
+      `profile type ${p.type}`,
+      `${at}.type: profile type ${JSON.stringify(p.type)} cannot be modelled by clustergym; supported types: ${SUPPORTED_LIST}`,
+    );
   const check = <T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>): T => {
     const pr = schema.safeParse(p);
-    if (!pr.success) throw inputErrorFromIssues(ctx.where, pr.error.issues.map((i) => ({ ...i, path: ['profiles', pname, ...i.path] })));
+    if (!pr.success)
+      throw inputErrorFromIssues(
+        ctx.where,
+        pr.error.issues.map((i) => ({ ...i, path: ['profiles', pname, ...i.path] })),
+      );
     return pr.data;
   };
   switch (kind) {
@@ -261,7 +276,10 @@ function homogeneousWork(v: z.output<typeof HomogeneousSchema>, total: boolean, 
 function composedWork(parts: Work[], repeat: number, res: number, at: string): Work {
   const kinds = new Set(parts.map((w) => w.kind));
   if (kinds.size > 1)
-    throw new Unmodellable('mixed delay and parallel parts', `${at}.seq: mixes delay and parallel-task profiles; a job has one work model (delay or operations)`);
+    throw new Unmodellable(
+      'mixed delay and parallel parts',
+      `${at}.seq: mixes delay and parallel-task profiles; a job has one work model (delay or operations)`,
+    );
   if (parts[0]!.kind === 'delay') {
     let s = 0;
     for (const w of parts) s += (w as { seconds: number }).seconds;
@@ -297,7 +315,8 @@ function batsimJob(raw: BatsimJob, id: string, at: string, work: Work, opts: Bat
     profile: raw.profile,
     source: at,
   };
-  if (work.kind === 'delay') return { ...base, reqTime: wall ?? work.seconds, work: 'delay', ops: 0, runtime: work.seconds, commVol: 0, tCompute: 1, tasks: null };
+  if (work.kind === 'delay')
+    return { ...base, reqTime: wall ?? work.seconds, work: 'delay', ops: 0, runtime: work.seconds, commVol: 0, tCompute: 1, tasks: null };
   const ops = work.perTask.map((x) => Math.max(1, Math.ceil(x)));
   const uniform = ops.every((x) => x === ops[0]);
   const maxOps = Math.max(...ops);

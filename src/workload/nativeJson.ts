@@ -42,7 +42,21 @@ const WORK_FIELDS = [...TASK_FIELDS, 'req_time', 'req_energy'] as const;
 /** Fields of a profile (`com`, `cpu`: Batsim's, ignored). */
 const PROFILE_FIELDS = [...WORK_FIELDS, 'type', 'comm_vol', 't_compute', 'tasks', 'extra', 'com', 'cpu'] as const;
 /** Fields of a job. */
-const JOB_FIELDS = ['id', 'subtime', 'profile', 'res', 'ntasks', 'nodes', 'ntasks_per_node', ...WORK_FIELDS, 'type', 'comm_vol', 't_compute', 'tasks', 'extra'] as const;
+const JOB_FIELDS = [
+  'id',
+  'subtime',
+  'profile',
+  'res',
+  'ntasks',
+  'nodes',
+  'ntasks_per_node',
+  ...WORK_FIELDS,
+  'type',
+  'comm_vol',
+  't_compute',
+  'tasks',
+  'extra',
+] as const;
 
 const taskShape = {
   req_ops: nonNeg.optional(),
@@ -90,7 +104,13 @@ export const NativeWorkloadSchema = z
 
 type RawJob = z.infer<typeof JobSchema>;
 type RawProfile = z.infer<typeof ProfileSchema>;
-type WorkFieldsIn = { req_ops?: number | undefined; ipc?: number | undefined; runtime?: number | undefined; mem?: number | undefined; mem_vol?: number | undefined };
+type WorkFieldsIn = {
+  req_ops?: number | undefined;
+  ipc?: number | undefined;
+  runtime?: number | undefined;
+  mem?: number | undefined;
+  mem_vol?: number | undefined;
+};
 
 /** Throws one error naming every unknown field of `obj` (at `path`), with suggestions. */
 function checkFields(obj: Record<string, unknown>, known: readonly string[], where: string, path: (string | number)[]): void {
@@ -203,7 +223,14 @@ function parseJob(raw: RawJob, i: number, profiles: Record<string, RawProfile>, 
   const defined = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined));
   const f = { ...prof, ...defined } as RawProfile & RawJob;
   const jobType = f.type === 'seq' || f.type === 'mpi' ? f.type : undefined;
-  const shape = resolveShape({ res: raw.res, ntasks: raw.ntasks, nodes: raw.nodes, ntasks_per_node: raw.ntasks_per_node, type: jobType, tasks: f.tasks?.length });
+  const shape = resolveShape({
+    res: raw.res,
+    ntasks: raw.ntasks,
+    nodes: raw.nodes,
+    ntasks_per_node: raw.ntasks_per_node,
+    type: jobType,
+    tasks: f.tasks?.length,
+  });
   if (typeof shape === 'string') return fail(shape);
   if (f.tasks && f.tasks.length !== shape.ntasks) fail(`expected ${shape.ntasks} task profiles (one per task), found ${f.tasks.length}`, 'tasks');
 

@@ -80,7 +80,11 @@ export const SwfOptionsSchema = z
     /** Stop after this many jobs have been produced. */
     maxJobs: z.number().int().positive().optional(),
     /** Bytes read per `readSync` call. */
-    chunkSize: z.number().int().min(64).default(1 << 20),
+    chunkSize: z
+      .number()
+      .int()
+      .min(64)
+      .default(1 << 20),
   })
   .strict();
 

@@ -4,7 +4,16 @@
  * episodes for every agent.
  */
 import { describe, expect, it } from 'vitest';
-import { evaluate, heuristicAgents, irmasimAgent, PolicyPairAgent, PriorityAgent, RandomMaskedAgent, runEpisode, SchedulerAgent } from '../../agents/heuristics/index.js';
+import {
+  evaluate,
+  heuristicAgents,
+  irmasimAgent,
+  PolicyPairAgent,
+  PriorityAgent,
+  RandomMaskedAgent,
+  runEpisode,
+  SchedulerAgent,
+} from '../../agents/heuristics/index.js';
 import { readFileSync } from 'node:fs';
 import { PythonRandom } from '../../src/core/rng.js';
 import { makeIrmasimManager } from '../../src/scheduling/irmasim/index.js';
@@ -49,7 +58,12 @@ describe('heuristic agents', () => {
   });
 
   it("IRMaSim's managers as agents: JobNode-v0 and Job-v0 episodes complete; on one-node jobs JobNode-v0 follows them exactly", () => {
-    const managers = [{ type: 'Backfill', resource_selection: 'energy_lowest' }, { type: 'EnergyHeuristic', metric: 'edp' }, { type: 'Duplex' }, { type: 'Heuristic', job_selection: 'longest', resource_selection: 'low_cores' }];
+    const managers = [
+      { type: 'Backfill', resource_selection: 'energy_lowest' },
+      { type: 'EnergyHeuristic', metric: 'edp' },
+      { type: 'Duplex' },
+      { type: 'Heuristic', job_selection: 'longest', resource_selection: 'low_cores' },
+    ];
     for (const id of ['clustergym/JobNode-v0', 'clustergym/Job-v0'] as const) {
       const env = make(id, { ...SMALL, k: 8 });
       for (const m of managers) expect(evaluate(env, irmasimAgent(m), [1]).episodes[0]!.summary.jobs_finished).toBe(20);

@@ -171,7 +171,8 @@ describe('masked categorical policy', () => {
         fc.property(fc.array(state, { minLength: 1, maxLength: 5 }), fc.integer({ min: 0, max: 1e6 }), (states, seed) => {
           const batch = new FeatureBatch(layout.rowSize);
           const masks = states.map((s) => Uint8Array.from(s.mask, (b) => (b ? 1 : 0)));
-          for (const [i, s] of states.entries()) appendState(batch, layout, { jobs: Float32Array.from(s.jobs), nodes: Float32Array.from(s.nodes), global: Float32Array.from(s.global) }, masks[i]!);
+          for (const [i, s] of states.entries())
+            appendState(batch, layout, { jobs: Float32Array.from(s.jobs), nodes: Float32Array.from(s.nodes), global: Float32Array.from(s.global) }, masks[i]!);
           const f = net.forward(batch);
           const rng = new Rng(seed);
           for (let draw = 0; draw < 20; draw++) {
@@ -196,7 +197,13 @@ describe('masked categorical policy', () => {
 
 describe('evaluation', () => {
   it('the policy plays whole held-out episodes, and the heuristics run on the same trajectories as the env', () => {
-    const env = { k: 16, generator: { model: 'lublin', jobs: 40, maxProcs: 64 }, platform: 'data/platforms/hetero-20.json', unfit: 'reserve', backfilling: 'easy' };
+    const env = {
+      k: 16,
+      generator: { model: 'lublin', jobs: 40, maxProcs: 64 },
+      platform: 'data/platforms/hetero-20.json',
+      unfit: 'reserve',
+      backfilling: 'easy',
+    };
     const context = makeContext('clustergym/Job-v0', env);
     const seeds = heldOutSeeds(3);
     expect(seeds[0]).toBe(2 ** 32);

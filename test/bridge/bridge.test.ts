@@ -264,7 +264,9 @@ describe('clustergym serve', () => {
 
   it('exits when its --parent-pid is gone', async () => {
     const parent = spawn('sleep', ['30']);
-    const p = spawn(process.execPath, [CLI, 'serve', '--bind', 'tcp://127.0.0.1:0', '--quiet', '--parent-pid', String(parent.pid)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [CLI, 'serve', '--bind', 'tcp://127.0.0.1:0', '--quiet', '--parent-pid', String(parent.pid)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     await new Promise<void>((resolve) => p.stdout.once('data', () => resolve()));
     const exited = new Promise<number | null>((resolve) => p.on('exit', (c) => resolve(c)));
     parent.kill('SIGKILL');

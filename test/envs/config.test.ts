@@ -32,7 +32,8 @@ describe('make and config validation', () => {
       expect(e).toBeInstanceOf(InputError);
       msg = (e as Error).message;
     }
-    for (const path of ['$.k', '$.observation', '$.reward', '$.trajectory.length', '$.trajectory.origin', '$.max_steps', 'typo_field', '$.unfit']) expect(msg).toContain(path);
+    for (const path of ['$.k', '$.observation', '$.reward', '$.trajectory.length', '$.trajectory.origin', '$.max_steps', 'typo_field', '$.unfit'])
+      expect(msg).toContain(path);
   });
 
   it('cross-field rules depend on the env id', () => {
@@ -40,14 +41,27 @@ describe('make and config validation', () => {
     expect(() => parseEnvConfig('clustergym/JobNode-v0', { backfilling: 'easy' })).toThrow(/\$\.backfilling/);
     expect(() => parseEnvConfig('clustergym/Job-v0', { backfilling: 'easy' })).toThrow(/unfit: "reserve"/);
     expect(() => parseEnvConfig('clustergym/Job-v0', { backfilling: 'easy', unfit: 'reserve' })).not.toThrow();
-    expect(() => parseEnvConfig('clustergym/PolicyPair-v0', { actions: ['sjf:first', 'nope:first', 'fcfs:bogus'] })).toThrow(/\$\.actions\[1\][\s\S]*\$\.actions\[2\]/);
-    expect(() => parseEnvConfig('clustergym/Job-v0', { queue_order: 'biggest' })).toThrow(/\$\.queue_order: unknown job-selection policy "biggest"; expected one of fcfs/);
+    expect(() => parseEnvConfig('clustergym/PolicyPair-v0', { actions: ['sjf:first', 'nope:first', 'fcfs:bogus'] })).toThrow(
+      /\$\.actions\[1\][\s\S]*\$\.actions\[2\]/,
+    );
+    expect(() => parseEnvConfig('clustergym/Job-v0', { queue_order: 'biggest' })).toThrow(
+      /\$\.queue_order: unknown job-selection policy "biggest"; expected one of fcfs/,
+    );
     expect(() => parseEnvConfig('clustergym/Job-v0', { workload: 'a.swf', generator: { model: 'lublin', jobs: 10 } })).toThrow(/\$\.generator: give either/);
   });
 
   it('defaults: {} is the embedded default', () => {
     const c = parseEnvConfig('clustergym/Job-v0', {});
-    expect(c).toMatchObject({ k: 32, observation: 'dict', reward: 'bsld', backfilling: 'none', unfit: 'mask', queue_order: 'fcfs', resource_policy: 'first', max_wait: 43200 });
+    expect(c).toMatchObject({
+      k: 32,
+      observation: 'dict',
+      reward: 'bsld',
+      backfilling: 'none',
+      unfit: 'mask',
+      queue_order: 'fcfs',
+      resource_policy: 'first',
+      max_wait: 43200,
+    });
     const env = make('clustergym/Job-v0', {});
     expect(env.actionSpace).toEqual({ type: 'Discrete', n: 33 });
     expect(env.observationSpace).toEqual({
@@ -60,8 +74,20 @@ describe('make and config validation', () => {
     });
     expect(make('clustergym/JobNode-v0', { k: 4 }).actionSpace.n).toBe(4 * 20 + 1);
     expect(make('clustergym/PolicyPair-v0', {}).actionSpace.n).toBe(36);
-    expect(make('clustergym/PolicyPair-v0', { observation: 'minimal' }).observationSpace).toEqual({ type: 'Box', low: 0, high: 1, shape: [21], dtype: 'float32' });
-    expect(make('clustergym/Job-v0', { observation: 'flat', k: 2 }).observationSpace).toEqual({ type: 'Box', low: 0, high: 1, shape: [2 * 8 + 20 * 7 + 5], dtype: 'float32' });
+    expect(make('clustergym/PolicyPair-v0', { observation: 'minimal' }).observationSpace).toEqual({
+      type: 'Box',
+      low: 0,
+      high: 1,
+      shape: [21],
+      dtype: 'float32',
+    });
+    expect(make('clustergym/Job-v0', { observation: 'flat', k: 2 }).observationSpace).toEqual({
+      type: 'Box',
+      low: 0,
+      high: 1,
+      shape: [2 * 8 + 20 * 7 + 5],
+      dtype: 'float32',
+    });
   });
 
   it('a trajectory longer than the workload is named; a workload without a platform runs on the default one', () => {
@@ -74,7 +100,9 @@ describe('make and config validation', () => {
     };
     expect(platformOf({ workload: { jobs: [{ id: 'a', subtime: 0, res: 1, runtime: 5 }] } })).toBe('hetero-20');
     expect(platformOf({ generator: { model: 'poisson', jobs: 10 } })).toBe('hetero-20');
-    expect(platformOf({ workload: { nb_res: 8, jobs: [{ id: 1, subtime: 0, res: 2, profile: 'd' }], profiles: { d: { type: 'delay', delay: 5 } } } })).toBe('homogeneous-8');
+    expect(platformOf({ workload: { nb_res: 8, jobs: [{ id: 1, subtime: 0, res: 2, profile: 'd' }], profiles: { d: { type: 'delay', delay: 5 } } } })).toBe(
+      'homogeneous-8',
+    );
   });
 
   it('reset validates its seed and options', () => {

@@ -55,7 +55,10 @@ describe('Job-v0 unfit: reserve reproduces compare --commit-head', () => {
       const policies = ['fcfs', 'sjf', 'f1'];
       const base = make('clustergym/Job-v0', { workload: LUBLIN, trajectory: { length: 512 } });
       const ctx = base.context;
-      const want = comparePolicies(ctx.platform, cutTrajectories(ctx.workload!, { length: 512, origins }), policies, { commitHead: true, defaultBackfill: backfilling });
+      const want = comparePolicies(ctx.platform, cutTrajectories(ctx.workload!, { length: 512, origins }), policies, {
+        commitHead: true,
+        defaultBackfill: backfilling,
+      });
       policies.forEach((policy, p) => {
         const env = make('clustergym/Job-v0', { workload: LUBLIN, trajectory: { length: 512 }, k: 16, unfit: 'reserve', backfilling, queue_order: policy });
         const agent = new PriorityAgent(policy);
@@ -63,7 +66,17 @@ describe('Job-v0 unfit: reserve reproduces compare --commit-head', () => {
           const got = episode(env, agent, origin);
           const row = want[p]!.per_trajectory[t]!;
           expect(row.trajectory).toBe(String(origin));
-          for (const key of ['jobs_finished', 'jobs_killed', 'jobs_rejected', 'mean_bsld', 'max_bsld', 'mean_wait', 'utilisation', 'makespan', 'energy'] as const)
+          for (const key of [
+            'jobs_finished',
+            'jobs_killed',
+            'jobs_rejected',
+            'mean_bsld',
+            'max_bsld',
+            'mean_wait',
+            'utilisation',
+            'makespan',
+            'energy',
+          ] as const)
             expect(got[key], `${policy} origin ${origin} ${key}`).toBe(row[key]);
         });
       });
@@ -73,14 +86,44 @@ describe('Job-v0 unfit: reserve reproduces compare --commit-head', () => {
     for (const backfill of ['none', 'easy']) {
       const r = spawnSync(
         process.execPath,
-        [resolve(ROOT, 'dist/cli/main.js'), 'compare', '--workload', LUBLIN, '--policies', 'fcfs,sjf,f1', '--backfill', backfill, '--commit-head', '--trajectories', '3', '--length', '400', '--seed', '7', '--json'],
+        [
+          resolve(ROOT, 'dist/cli/main.js'),
+          'compare',
+          '--workload',
+          LUBLIN,
+          '--policies',
+          'fcfs,sjf,f1',
+          '--backfill',
+          backfill,
+          '--commit-head',
+          '--trajectories',
+          '3',
+          '--length',
+          '400',
+          '--seed',
+          '7',
+          '--json',
+        ],
         { encoding: 'utf8' },
       );
       expect(r.status, r.stderr).toBe(0);
-      const report = JSON.parse(r.stdout) as { policies: { name: string; mean_bsld: number; per_trajectory: { trajectory: string; mean_bsld: number; mean_wait: number; makespan: number; utilisation: number }[] }[] };
+      const report = JSON.parse(r.stdout) as {
+        policies: {
+          name: string;
+          mean_bsld: number;
+          per_trajectory: { trajectory: string; mean_bsld: number; mean_wait: number; makespan: number; utilisation: number }[];
+        }[];
+      };
       for (const pol of report.policies) {
         const policy = pol.name.split(':')[0]!;
-        const env = make('clustergym/Job-v0', { workload: LUBLIN, trajectory: { length: 400 }, k: 8, unfit: 'reserve', backfilling: backfill, queue_order: policy });
+        const env = make('clustergym/Job-v0', {
+          workload: LUBLIN,
+          trajectory: { length: 400 },
+          k: 8,
+          unfit: 'reserve',
+          backfilling: backfill,
+          queue_order: policy,
+        });
         const agent = new PriorityAgent(policy);
         let sum = 0;
         for (const row of pol.per_trajectory) {

@@ -24,11 +24,21 @@ describe('rewards', () => {
 
         const agent2 = new RandomMaskedAgent(seed);
         const en = play(make(id, { ...SMALL, k: 4, reward: 'energy' }), (e) => agent2.act(e), seed);
-        expect(rel(en.rewards.reduce((a, b) => a + b, 0), -en.last.info.metrics!.energy)).toBeLessThan(1e-9);
+        expect(
+          rel(
+            en.rewards.reduce((a, b) => a + b, 0),
+            -en.last.info.metrics!.energy,
+          ),
+        ).toBeLessThan(1e-9);
 
         const agent3 = new RandomMaskedAgent(seed);
         const dt = play(make(id, { ...SMALL, k: 4, reward: 'dt' }), (e) => agent3.act(e), seed);
-        expect(rel(dt.rewards.reduce((a, b) => a + b, 0), -dt.last.info.metrics!.makespan)).toBeLessThan(1e-9);
+        expect(
+          rel(
+            dt.rewards.reduce((a, b) => a + b, 0),
+            -dt.last.info.metrics!.makespan,
+          ),
+        ).toBeLessThan(1e-9);
       }
     });
 

@@ -67,7 +67,12 @@ describe('irmasim semantics, by hand', () => {
   it('a job keeps all its cores until its last task ends', () => {
     // one node: processor 0 one core of 1 MOPS, processor 1 one core of 2 MOPS; a: 2 tasks of 2e6 ops
     // (2 s on core 0, 1 s on core 1); c (1e6 ops) arrives at 0.5
-    const p = platform([[[1, 1], [1, 2]]]);
+    const p = platform([
+      [
+        [1, 1],
+        [1, 2],
+      ],
+    ]);
     const jobs = [job('a', 0, 2, 2e6), job('c', 0.5, 1, 1e6)];
     const cg = ends(p, jobs, 'fcfs:first', 'clustergym').jobs;
     expect(cg['c']).toEqual({ start: 1, finish: 1.5, cores: [1] }); // core 1 freed at 1 s, 0.5 s there
@@ -91,7 +96,19 @@ describe('irmasim semantics, by hand', () => {
     const p = parsePlatform(
       {
         name: 'p',
-        clusters: [{ nodes: [{ memory_gb: 64, processors: [{ cores: 2, clock_rate: 1, dpflops_per_cycle: 1, ...COEFFS }, { cores: 1, clock_rate: 0.25, dpflops_per_cycle: 1, ...COEFFS }] }] }],
+        clusters: [
+          {
+            nodes: [
+              {
+                memory_gb: 64,
+                processors: [
+                  { cores: 2, clock_rate: 1, dpflops_per_cycle: 1, ...COEFFS },
+                  { cores: 1, clock_rate: 0.25, dpflops_per_cycle: 1, ...COEFFS },
+                ],
+              },
+            ],
+          },
+        ],
       },
       'p',
     );
@@ -123,7 +140,7 @@ describe('irmasim semantics, by hand', () => {
     expect(ir['y']).toBeCloseTo(5.5, 9);
   });
 
-  it('idle power: from t = 0 (documented) or from the processor\'s first task (IRMaSim)', () => {
+  it("idle power: from t = 0 (documented) or from the processor's first task (IRMaSim)", () => {
     // two single-core nodes, static 10 W, dynamic 5 W, min_power 0.1; one 1 s job on node0; node1 never runs
     const p = platform([[[1, 1]], [[1, 1]]], { static_power: 10, dynamic_power: 5, min_power: 0.1 });
     const jobs = [job('a', 0, 1, 1e6)];

@@ -11,9 +11,16 @@ describe('WaitingQueue', () => {
   it('matches an array under arrivals and removals, across compactions', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.record({ op: fc.constant('push' as const), n: fc.integer({ min: 1, max: 3000 }) }), fc.record({ op: fc.constant('rm' as const), at: fc.nat({ max: 50 }) }), fc.constant({ op: 'tidy' as const })), {
-          maxLength: 200,
-        }),
+        fc.array(
+          fc.oneof(
+            fc.record({ op: fc.constant('push' as const), n: fc.integer({ min: 1, max: 3000 }) }),
+            fc.record({ op: fc.constant('rm' as const), at: fc.nat({ max: 50 }) }),
+            fc.constant({ op: 'tidy' as const }),
+          ),
+          {
+            maxLength: 200,
+          },
+        ),
         (ops) => {
           const q = new WaitingQueue();
           const ref: Job[] = [];

@@ -108,8 +108,18 @@ describe('the report in headless Chromium', () => {
         },
       ],
       figures: [
-        { file: 'learning_curve.svg', svg: learningCurveSvg(curves(), { smoothing: 0.6 }), title: 'Learning curve', caption: 'Mean return (left) and mean bsld (right) against env steps.' },
-        { file: 'comparison.svg', svg: comparisonBarsSvg(POLICIES, METRICS, { highlight: 'ppo' }), title: 'Comparison', caption: 'One panel per metric; ppo outlined; best starred.' },
+        {
+          file: 'learning_curve.svg',
+          svg: learningCurveSvg(curves(), { smoothing: 0.6 }),
+          title: 'Learning curve',
+          caption: 'Mean return (left) and mean bsld (right) against env steps.',
+        },
+        {
+          file: 'comparison.svg',
+          svg: comparisonBarsSvg(POLICIES, METRICS, { highlight: 'ppo' }),
+          title: 'Comparison',
+          caption: 'One panel per metric; ppo outlined; best starred.',
+        },
         { file: 'gantt.svg', svg: ganttSvg(gantt), title: 'Schedule', caption: 'Cores by time; MPI jobs across nodes hatched and joined.' },
         { file: 'utilisation.svg', svg: utilisationSvg(timeline), title: 'Utilisation', caption: 'Utilisation, queue length and power over time.' },
       ],
@@ -166,7 +176,12 @@ describe('the report in headless Chromium', () => {
 
   it.skipIf(!HAVE)(`detects a broken SVG (negative control)${SKIP}`, () => {
     const neg = join(dir, 'negative');
-    writeReport(neg, { figures: [{ file: 'ok.svg', svg: parts.figures[0]!.svg, title: 'ok', caption: 'ok' }, { file: 'broken.svg', svg: '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><g></svg>', title: 'broken', caption: 'broken' }] });
+    writeReport(neg, {
+      figures: [
+        { file: 'ok.svg', svg: parts.figures[0]!.svg, title: 'ok', caption: 'ok' },
+        { file: 'broken.svg', svg: '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><g></svg>', title: 'broken', caption: 'broken' },
+      ],
+    });
     const r = chromium(pathToFileURL(join(neg, 'index.html')).href, ['--dump-dom']);
     expect(r.stdout).toContain('<body data-images-ok="false">');
     expect(images(r.stdout).map((i) => [i.src, i.width > 0])).toEqual([

@@ -131,11 +131,18 @@ describe('ganttSvg', () => {
   });
 
   it('rejects cores and nodes outside the machine, and jobs ending before they start', () => {
-    const bad = (jobs: GanttInput['jobs'], nodes = TINY.nodes) => () => ganttSvg({ coreCount: 4, nodes, jobs });
+    const bad =
+      (jobs: GanttInput['jobs'], nodes = TINY.nodes) =>
+      () =>
+        ganttSvg({ coreCount: 4, nodes, jobs });
     expect(bad([{ id: 'x', type: 'seq', start: 0, finish: 1, cores: [4], nodes: [1] }])).toThrow(/job "x" holds core 4, outside 0..3/);
     expect(bad([{ id: 'y', type: 'seq', start: 5, finish: 1, cores: [0], nodes: [0] }])).toThrow(/job "y" finishes \(1\) before it starts \(5\)/);
-    expect(bad([{ id: 'z', type: 'seq', start: 0, finish: Infinity, cores: [0], nodes: [0] }])).toThrow(/job "z" has a non-finite start \(0\) or finish \(Infinity\)/);
-    expect(bad([{ id: 'r', type: 'seq', start: 5, finish: 9, cores: [0, 1], nodes: [0], releases: [9, 4] }])).toThrow(/job "r" releases core 1 at 4, before its start/);
+    expect(bad([{ id: 'z', type: 'seq', start: 0, finish: Infinity, cores: [0], nodes: [0] }])).toThrow(
+      /job "z" has a non-finite start \(0\) or finish \(Infinity\)/,
+    );
+    expect(bad([{ id: 'r', type: 'seq', start: 5, finish: 9, cores: [0, 1], nodes: [0], releases: [9, 4] }])).toThrow(
+      /job "r" releases core 1 at 4, before its start/,
+    );
     expect(bad([], [{ name: 'big', firstCore: 2, coreCount: 4 }])).toThrow(/node 0 \(big\)/);
     expect(() => ganttSvg({ coreCount: 0, nodes: [], jobs: [] })).toThrow(/coreCount/);
   });
@@ -146,7 +153,11 @@ describe('ganttSvg', () => {
   });
 
   it('scales to thousands of jobs on hundreds of cores with one rect per run of cores', () => {
-    const { gantt } = schedule(Array.from({ length: 32 }, (_, i) => (i % 4 === 3 ? 16 : 8)), 3000, 11);
+    const { gantt } = schedule(
+      Array.from({ length: 32 }, (_, i) => (i % 4 === 3 ? 16 : 8)),
+      3000,
+      11,
+    );
     expect(gantt.coreCount).toBe(320);
     const t = performance.now();
     const svg = ganttSvg(gantt);
@@ -177,13 +188,33 @@ describe('ganttSvg', () => {
   });
 
   it('adapts compiled platforms and simulator job records', () => {
-    const nodes = ganttNodesFromPlatform({ coreCount: 4, nodeName: ['x', 'y'], nodeFirstCore: Int32Array.from([0, 2]), nodeCoreCount: Int32Array.from([2, 2]) });
+    const nodes = ganttNodesFromPlatform({
+      coreCount: 4,
+      nodeName: ['x', 'y'],
+      nodeFirstCore: Int32Array.from([0, 2]),
+      nodeCoreCount: Int32Array.from([2, 2]),
+    });
     expect(nodes).toEqual(TINY.nodes.map((n, i) => ({ ...n, name: ['x', 'y'][i] })));
     // Names repeated across clusters are qualified with the cluster.
-    const dup = ganttNodesFromPlatform({ coreCount: 4, nodeName: ['node0', 'node0'], nodeFirstCore: [0, 2], nodeCoreCount: [2, 2], clusterNames: ['edge', 'core'], nodeCluster: [0, 1] });
+    const dup = ganttNodesFromPlatform({
+      coreCount: 4,
+      nodeName: ['node0', 'node0'],
+      nodeFirstCore: [0, 2],
+      nodeCoreCount: [2, 2],
+      clusterNames: ['edge', 'core'],
+      nodeCluster: [0, 1],
+    });
     expect(dup.map((n) => n.name)).toEqual(['edge/node0', 'core/node0']);
     const jobs = ganttJobsFromRecords([
-      { job: { id: 'ok', type: 'seq', ntasks: 2 }, start: 1, finish: 5, state: 'finished', cores: Int32Array.from([0, 1]), nodes: Int32Array.from([0]), releases: Float64Array.from([3, 5]) },
+      {
+        job: { id: 'ok', type: 'seq', ntasks: 2 },
+        start: 1,
+        finish: 5,
+        state: 'finished',
+        cores: Int32Array.from([0, 1]),
+        nodes: Int32Array.from([0]),
+        releases: Float64Array.from([3, 5]),
+      },
       { job: { id: 'rej', type: 'mpi', ntasks: 9 }, start: 0, finish: 0, state: 'rejected', cores: new Int32Array(0), nodes: new Int32Array(0) },
     ]);
     expect(jobs.map((j) => j.id)).toEqual(['ok']);

@@ -30,7 +30,9 @@ describe('reportIndexHtml', () => {
     expect(html.startsWith('<!DOCTYPE html>\n<html lang="en">')).toBe(true);
     expect(html).toContain('<title>R&amp;D</title>');
     expect(html).toContain('<h2>Gantt &lt;1&gt;</h2>');
-    expect(html).toContain('<a href="gantt.svg" title="open the SVG on its own (tooltips, zoom)"><img class="figure" src="gantt.svg" alt="Gantt &lt;1&gt;"></a>');
+    expect(html).toContain(
+      '<a href="gantt.svg" title="open the SVG on its own (tooltips, zoom)"><img class="figure" src="gantt.svg" alt="Gantt &lt;1&gt;"></a>',
+    );
     expect(html).toContain('<figcaption>jobs &amp; cores</figcaption>');
     expect(html).toContain('src="sub%20dir/a%22b.svg" alt="alt &quot;x&quot;"');
     expect(html).toContain('<p class="intro">&lt;b&gt;not bold&lt;/b&gt;</p>');
@@ -78,7 +80,14 @@ describe('writeReport', () => {
 
   it.each(['../x.svg', '/abs/x.svg', 'x.png', 'a/../../x.svg'])('refuses the figure path %s', (file) => {
     const dir = tmp();
-    expect(() => writeReport(dir, { figures: [{ file: 'ok.svg', svg: '<svg/>', title: 't', caption: 'c' }, { file, svg: '<svg/>', title: 't', caption: 'c' }] })).toThrow(/writeReport: figure file .* must be a relative path/);
+    expect(() =>
+      writeReport(dir, {
+        figures: [
+          { file: 'ok.svg', svg: '<svg/>', title: 't', caption: 'c' },
+          { file, svg: '<svg/>', title: 't', caption: 'c' },
+        ],
+      }),
+    ).toThrow(/writeReport: figure file .* must be a relative path/);
     expect(existsSync(join(dir, 'index.html')) || existsSync(join(dir, 'ok.svg'))).toBe(false);
   });
 });

@@ -36,7 +36,20 @@ describe('learningCurveSvg', () => {
 
   it('maps points exactly and breaks lines at non-finite values', () => {
     // width 400: plot x from 76 to 376 (24 px right margin); the x axis widens to [0, 4].
-    const svg = learningCurveSvg([{ name: 's', points: [{ x: 0, y: 0 }, { x: 1, y: 10 }, { x: 2, y: NaN }, { x: 4, y: 10 }] }], { width: 400, height: 300 });
+    const svg = learningCurveSvg(
+      [
+        {
+          name: 's',
+          points: [
+            { x: 0, y: 0 },
+            { x: 1, y: 10 },
+            { x: 2, y: NaN },
+            { x: 4, y: 10 },
+          ],
+        },
+      ],
+      { width: 400, height: 300 },
+    );
     const root = checkSvg(svg);
     const d = findAll(byClass(root, 'curve')[0]!, 'path')[0]!.attrs.d!;
     const moves = d.match(/M/g)!.length;
@@ -95,15 +108,37 @@ describe('comparisonBarsSvg', () => {
 
 describe('utilisationSvg', () => {
   it('builds exact step paths', () => {
-    expect(stepPath([0, 10, 20], [1, 0.5, 0], (t) => t * 2, (v) => v * 100, 100)).toBe('M0 100H20V50H40V0');
-    expect(stepPath([], [], (t) => t, (v) => v, 10)).toBe('');
+    expect(
+      stepPath(
+        [0, 10, 20],
+        [1, 0.5, 0],
+        (t) => t * 2,
+        (v) => v * 100,
+        100,
+      ),
+    ).toBe('M0 100H20V50H40V0');
+    expect(
+      stepPath(
+        [],
+        [],
+        (t) => t,
+        (v) => v,
+        10,
+      ),
+    ).toBe('');
   });
 
   it('merges rows that fall into one pixel column', () => {
     const n = 100_000;
     const ts = Array.from({ length: n }, (_, i) => i);
     const vs = ts.map((i) => (i % 7) / 6);
-    const d = stepPath(ts, vs, (t) => (t / n) * 500, (v) => 100 - v * 100, 500);
+    const d = stepPath(
+      ts,
+      vs,
+      (t) => (t / n) * 500,
+      (v) => 100 - v * 100,
+      500,
+    );
     expect(d.match(/H/g)!.length).toBeLessThanOrEqual(501);
     // Every column shows the full range of values in it.
     expect(d).toContain('V0V100');

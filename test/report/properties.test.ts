@@ -20,25 +20,43 @@ const anyNumber = fc.oneof(fc.double(), fc.constantFrom(NaN, Infinity, -Infinity
  * (XML 1.0 §2.11): the report writes CR as it is, not as `&#13;`.
  */
 const XML_SAFE = (s: string) =>
-  s.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD').replace(/\r\n?/g, '\n');
+  s
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+    .replace(/\r\n?/g, '\n');
 
 describe('report plots on arbitrary input', () => {
   it('learning curves stay well-formed', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ name: anyText, points: fc.array(fc.record({ x: anyNumber, y: anyNumber }), { maxLength: 20 }), axis: fc.constantFrom<'left' | 'right'>('left', 'right') }), { maxLength: 3 }), fc.constantFrom(0, 0.5), (series, smoothing) => {
-        checkSvg(learningCurveSvg(series, { smoothing }));
-      }),
+      fc.property(
+        fc.array(
+          fc.record({
+            name: anyText,
+            points: fc.array(fc.record({ x: anyNumber, y: anyNumber }), { maxLength: 20 }),
+            axis: fc.constantFrom<'left' | 'right'>('left', 'right'),
+          }),
+          { maxLength: 3 },
+        ),
+        fc.constantFrom(0, 0.5),
+        (series, smoothing) => {
+          checkSvg(learningCurveSvg(series, { smoothing }));
+        },
+      ),
       { numRuns: 150 },
     );
   });
 
   it('comparison bars stay well-formed and keep policy names', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(anyText, { maxLength: 5 }), fc.array(fc.string({ maxLength: 6 }), { minLength: 1, maxLength: 3 }), fc.array(anyNumber, { minLength: 15, maxLength: 15 }), (names, metrics, nums) => {
-        const rows = names.map((name, i) => ({ name, values: Object.fromEntries(metrics.map((m, k) => [m, nums[(i * 3 + k) % 15]!])) }));
-        const root = checkSvg(comparisonBarsSvg(rows, metrics, { highlight: names[0] }));
-        for (const n of names) expect(findWhere(root, (e) => e.name === 'text' && e.text === XML_SAFE(n)).length).toBeGreaterThan(0);
-      }),
+      fc.property(
+        fc.uniqueArray(anyText, { maxLength: 5 }),
+        fc.array(fc.string({ maxLength: 6 }), { minLength: 1, maxLength: 3 }),
+        fc.array(anyNumber, { minLength: 15, maxLength: 15 }),
+        (names, metrics, nums) => {
+          const rows = names.map((name, i) => ({ name, values: Object.fromEntries(metrics.map((m, k) => [m, nums[(i * 3 + k) % 15]!])) }));
+          const root = checkSvg(comparisonBarsSvg(rows, metrics, { highlight: names[0] }));
+          for (const n of names) expect(findWhere(root, (e) => e.name === 'text' && e.text === XML_SAFE(n)).length).toBeGreaterThan(0);
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -53,7 +71,14 @@ describe('report plots on arbitrary input', () => {
     });
     fc.assert(
       fc.property(fc.array(job, { maxLength: 15 }), (js) => {
-        const jobs: GanttJob[] = js.map((j) => ({ id: j.id, type: j.type, start: j.start, finish: j.start + j.len, cores: j.cores, nodes: [...new Set(j.cores.map((c) => c >> 2))] }));
+        const jobs: GanttJob[] = js.map((j) => ({
+          id: j.id,
+          type: j.type,
+          start: j.start,
+          finish: j.start + j.len,
+          cores: j.cores,
+          nodes: [...new Set(j.cores.map((c) => c >> 2))],
+        }));
         const nodes = [0, 1, 2].map((i) => ({ name: `n${i}`, firstCore: 4 * i, coreCount: 4 }));
         const root = checkSvg(ganttSvg({ coreCount: 12, nodes, jobs }));
         const drawn = findWhere(root, (e) => e.attrs['data-job'] !== undefined).map((e) => e.attrs['data-job']);

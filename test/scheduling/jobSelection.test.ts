@@ -27,7 +27,8 @@ function queue(): Job[] {
 }
 
 const ids = (jobs: Job[]) => jobs.map((j) => j.id).join('');
-const order = (name: (typeof JOB_SELECTION_NAMES)[number], now = 100, origin = 0) => ids(makeJobSelection(name, derive(1, 'policy')).order(queue(), now, origin));
+const order = (name: (typeof JOB_SELECTION_NAMES)[number], now = 100, origin = 0) =>
+  ids(makeJobSelection(name, derive(1, 'policy')).order(queue(), now, origin));
 
 describe('static keys', () => {
   it('fcfs: arrival order', () => expect(order('fcfs')).toBe('abcd'));

@@ -26,7 +26,11 @@ import { runPolicy } from './schedHelpers.js';
 /** 3 nodes x 4 cores, 8 GB each (memory 8192 MB). */
 function platform(): Platform {
   return parsePlatform(
-    { name: '3x4', models: { memory: 'none' }, clusters: [{ nodes: [{ count: 3, memory_gb: 8, processors: [{ cores: 4, clock_rate: 1, dpflops_per_cycle: 1 }] }] }] },
+    {
+      name: '3x4',
+      models: { memory: 'none' },
+      clusters: [{ nodes: [{ count: 3, memory_gb: 8, processors: [{ cores: 4, clock_rate: 1, dpflops_per_cycle: 1 }] }] }],
+    },
     '3x4',
   );
 }
@@ -63,7 +67,8 @@ function toJobs(specs: JobSpec[]): Job[] {
       const n = Math.min(4, s.ntasks);
       return makeJob({ ...base, ntasks: n, type: 'seq', nodes: 1, mem: Math.min(s.mem, Math.floor(8192 / n)) });
     }
-    if (s.shape === 'nodes') return makeJob({ ...base, ntasks: s.nodes * s.perNode, nodes: s.nodes, ntasksPerNode: s.perNode, mem: Math.min(s.mem, Math.floor(8192 / s.perNode)) });
+    if (s.shape === 'nodes')
+      return makeJob({ ...base, ntasks: s.nodes * s.perNode, nodes: s.nodes, ntasksPerNode: s.perNode, mem: Math.min(s.mem, Math.floor(8192 / s.perNode)) });
     return makeJob({ ...base, ntasks: s.ntasks, mem: s.mem > 0 ? Math.min(s.mem, 2048) : 0 });
   });
 }
@@ -112,7 +117,12 @@ describe('backfilling properties', () => {
   });
 
   it('conservative with commitments on count-based jobs: no job starts later than its first reservation', () => {
-    const countArb = fc.array(jobArb.map((s) => ({ ...s, shape: 'any' as const, mem: 0 })), { minLength: 1, maxLength: 40 }).map(toJobs);
+    const countArb = fc
+      .array(
+        jobArb.map((s) => ({ ...s, shape: 'any' as const, mem: 0 })),
+        { minLength: 1, maxLength: 40 },
+      )
+      .map(toJobs);
     fc.assert(
       fc.property(countArb, (jobs) => {
         const events: ReservationEvent[] = [];
@@ -128,10 +138,18 @@ describe('backfilling properties', () => {
     // the same reservations again: a start at another time would mean a job was delayed (or jumped).
     // Workloads are all count-based or all constrained, so every pass uses the same kind of profile
     // (the count profile is more permissive than the node one, which pins reservations to nodes).
-    const exact = fc.oneof(
-      fc.array(jobArb.map((s) => ({ ...s, slack: 0, shape: 'any' as const, mem: 0 })), { minLength: 1, maxLength: 40 }),
-      fc.array(jobArb.map((s) => ({ ...s, slack: 0, shape: s.shape === 'any' ? ('seq' as const) : s.shape })), { minLength: 1, maxLength: 40 }),
-    ).map(toJobs);
+    const exact = fc
+      .oneof(
+        fc.array(
+          jobArb.map((s) => ({ ...s, slack: 0, shape: 'any' as const, mem: 0 })),
+          { minLength: 1, maxLength: 40 },
+        ),
+        fc.array(
+          jobArb.map((s) => ({ ...s, slack: 0, shape: s.shape === 'any' ? ('seq' as const) : s.shape })),
+          { minLength: 1, maxLength: 40 },
+        ),
+      )
+      .map(toJobs);
     fc.assert(
       fc.property(exact, (jobs) => {
         const events: ReservationEvent[] = [];

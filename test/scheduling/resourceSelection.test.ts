@@ -19,7 +19,14 @@ import { makeJob, type Job } from '../../src/workload/job.js';
 const CONTENTION = { b: -1.85e-5, c: 32000, da: 1.75, db: 2000, dc: 50000, dd: 6000 };
 
 function hetero(memory: 'none' | 'irmasim-v1' = 'none'): Platform {
-  const proc = (cores: number, clock: number, stat: number, dyn: number) => ({ cores, clock_rate: clock, dpflops_per_cycle: 1, static_power: stat, dynamic_power: dyn, ...CONTENTION });
+  const proc = (cores: number, clock: number, stat: number, dyn: number) => ({
+    cores,
+    clock_rate: clock,
+    dpflops_per_cycle: 1,
+    static_power: stat,
+    dynamic_power: dyn,
+    ...CONTENTION,
+  });
   return parsePlatform(
     {
       name: 'hetero-4',
@@ -44,7 +51,10 @@ const mpiJob = (n: number, fields: Partial<Job> = {}) => makeJob({ id: `m${n}`, 
 
 /** A simulator at t=0 with `busy` already started (each [job, cores]). */
 function simWith(platform: Platform, busy: [Job, number[]][] = []): ClusterSimulator {
-  const sim = new ClusterSimulator(platform, busy.map(([j]) => j));
+  const sim = new ClusterSimulator(
+    platform,
+    busy.map(([j]) => j),
+  );
   sim.advance();
   for (const [j, cores] of busy) sim.startJob(j, cores);
   return sim;
@@ -116,13 +126,13 @@ describe('dynamic orders', () => {
     expect(place('low_cores', seqJob(3), sim)).toEqual([4, 5, 6]); // n0 no longer fits: n1 (4)
   });
 
-  it('high_mem: the node with the most memory IN USE (IRMaSim\'s code)', () => {
+  it("high_mem: the node with the most memory IN USE (IRMaSim's code)", () => {
     expect(place('high_mem', seqJob(1))).toEqual([0]); // nothing in use: platform order
     const sim = simWith(hetero(), [[mpiJob(1, { id: 'big', mem: 40 * 1024 }), [12]]]);
     expect(place('high_mem', seqJob(1), sim)).toEqual([13]); // n3 holds 40 GB
   });
 
-  it('high_free_mem: the node with the most free memory (IRMaSim\'s documented intent)', () => {
+  it("high_free_mem: the node with the most free memory (IRMaSim's documented intent)", () => {
     expect(place('high_free_mem', seqJob(1))).toEqual([12]); // n3: 64 GB
     // a task holding 40 GB on n3 leaves it 24 GB: n2 (32 GB) comes first
     const sim = simWith(hetero(), [[mpiJob(1, { id: 'big', mem: 40 * 1024 }), [12]]]);

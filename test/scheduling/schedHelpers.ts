@@ -43,13 +43,7 @@ export interface PolicyRun {
 }
 
 /** Runs `jobs` on `platform` under a policy name (or scheduler) and collects the job records. */
-export function runPolicy(
-  platform: Platform,
-  jobs: Job[],
-  policy: string | Scheduler,
-  options: MakeSchedulerOptions = {},
-  run: RunOptions = {},
-): PolicyRun {
+export function runPolicy(platform: Platform, jobs: Job[], policy: string | Scheduler, options: MakeSchedulerOptions = {}, run: RunOptions = {}): PolicyRun {
   const records: JobRecord[] = [];
   const scheduler = typeof policy === 'string' ? makeScheduler(policy, options) : policy;
   runSimulation(platform, jobs, scheduler, { ...run, listeners: [...(run.listeners ?? []), { onJobEnded: (_s, r) => records.push(r) }] });

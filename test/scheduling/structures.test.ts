@@ -17,9 +17,12 @@ interface Item {
 const cmp = (a: Item, b: Item) => a.key - b.key || a.seq - b.seq;
 
 /** Operations: insert a key, or delete the item at a (wrapped) index of the live ones. */
-const opsArb = fc.array(fc.oneof(fc.record({ op: fc.constant('ins' as const), key: fc.integer({ min: 0, max: 50 }) }), fc.record({ op: fc.constant('del' as const), at: fc.nat() })), {
-  maxLength: 400,
-});
+const opsArb = fc.array(
+  fc.oneof(fc.record({ op: fc.constant('ins' as const), key: fc.integer({ min: 0, max: 50 }) }), fc.record({ op: fc.constant('del' as const), at: fc.nat() })),
+  {
+    maxLength: 400,
+  },
+);
 
 describe('IndexedHeap', () => {
   it('pop order, delete anywhere and in-order visits match a sorted array', () => {

@@ -65,8 +65,24 @@ describe('Batsim reader', () => {
     const by = Object.fromEntries(w.jobs.map((j) => [j.id, j]));
     expect(w.jobs.map((j) => j.id)).toEqual(['d-nowall', 'd', 'hg', 'tot', 'spread', 'par', 'seq', 'dseq', 'old']);
     expect(by['d']).toEqual({
-      id: 'd', subtime: 5, ntasks: 2, reqTime: 30, reqEnergy: 0, type: 'mpi', work: 'delay', ops: 0, runtime: 20.5, mem: 0, memVol: 0, commVol: 0,
-      tCompute: 1, nodes: 0, ntasksPerNode: 0, tasks: null, profile: 'delay', source: '$.jobs[0]',
+      id: 'd',
+      subtime: 5,
+      ntasks: 2,
+      reqTime: 30,
+      reqEnergy: 0,
+      type: 'mpi',
+      work: 'delay',
+      ops: 0,
+      runtime: 20.5,
+      mem: 0,
+      memVol: 0,
+      commVol: 0,
+      tCompute: 1,
+      nodes: 0,
+      ntasksPerNode: 0,
+      tasks: null,
+      profile: 'delay',
+      source: '$.jobs[0]',
     });
     // walltime -1: the requested time is the delay
     expect(by['d-nowall']).toMatchObject({ reqTime: 20.5, runtime: 20.5, ntasks: 1 });
@@ -79,7 +95,13 @@ describe('Batsim reader', () => {
     // per-task cpu; a zero becomes one operation; comm_vol = mean of the off-diagonal entries
     expect(by['par']).toEqual(
       opsJob({
-        id: 'par', subtime: 13, ntasks: 3, reqTime: 60, commVol: (1 + 2 + 3 + 4 + 5 + 6) / 6, profile: 'par', source: '$.jobs[5]',
+        id: 'par',
+        subtime: 13,
+        ntasks: 3,
+        reqTime: 60,
+        commVol: (1 + 2 + 3 + 4 + 5 + 6) / 6,
+        profile: 'par',
+        source: '$.jobs[5]',
         tasks: [
           { ops: 1e9, runtime: 0, mem: 0, memVol: 0 },
           { ops: 1, runtime: 0, mem: 0, memVol: 0 },
@@ -117,7 +139,13 @@ describe('Batsim reader', () => {
     expect(err).toBeInstanceOf(InputError);
     const msg = (err as Error).message;
     expect(msg).toContain('w.json: $.jobs[0] (id "a", profile "io"): $.profiles.io.type: profile type "parallel_homogeneous_pfs" cannot be modelled');
-    for (const t of ['delay/DelayProfile', 'parallel/msg_par/ParallelTaskProfile', 'parallel_homogeneous', 'parallel_homogeneous_total', 'composed/SequentialCompositionProfile'])
+    for (const t of [
+      'delay/DelayProfile',
+      'parallel/msg_par/ParallelTaskProfile',
+      'parallel_homogeneous',
+      'parallel_homogeneous_total',
+      'composed/SequentialCompositionProfile',
+    ])
       expect(msg).toContain(t);
   });
 
@@ -141,20 +169,26 @@ describe('Batsim reader', () => {
 
   it('reports malformed input with JSON paths', () => {
     const prof = { p: { type: 'delay', delay: 1 } };
-    expect(() => parseBatsimWorkload({ jobs: [{ id: 'a', subtime: 0, profile: 'p' }], profiles: prof }, 'w.json')).toThrow(/w\.json: \$\.jobs\[0\]\.res: Required/);
+    expect(() => parseBatsimWorkload({ jobs: [{ id: 'a', subtime: 0, profile: 'p' }], profiles: prof }, 'w.json')).toThrow(
+      /w\.json: \$\.jobs\[0\]\.res: Required/,
+    );
     expect(() => parseBatsimWorkload({ jobs: [job('a', 0, 1, 'q')], profiles: prof }, 'w.json')).toThrow(
       'w.json: $.jobs[0].profile: unknown profile "q"; expected one of p',
     );
     expect(() => parseBatsimWorkload({ jobs: [job('a', 0, 1, 'p'), job('a', 1, 1, 'p')], profiles: prof }, 'w.json')).toThrow(
       'w.json: $.jobs[1].id: duplicate job id "a"',
     );
-    expect(() => parseBatsimWorkload({ jobs: [job('a', 0, 1, 'p')], profiles: { p: { type: 'delay' } } }, 'w.json')).toThrow(/\$\.profiles\.p\.delay: Required/);
+    expect(() => parseBatsimWorkload({ jobs: [job('a', 0, 1, 'p')], profiles: { p: { type: 'delay' } } }, 'w.json')).toThrow(
+      /\$\.profiles\.p\.delay: Required/,
+    );
     const par = { p: { type: 'parallel', cpu: [1, 2] } };
     expect(() => parseBatsimWorkload({ jobs: [job('a', 0, 3, 'p')], profiles: par }, 'w.json')).toThrow(
       'w.json: $.profiles.p.cpu: expected 3 values (one per resource of the job), found 2',
     );
     const com = { p: { type: 'parallel', cpu: [1, 2], com: [0, 1, 2] } };
-    expect(() => parseBatsimWorkload({ jobs: [job('a', 0, 2, 'p')], profiles: com }, 'w.json')).toThrow('$.profiles.p.com: expected 4 values (a 2 x 2 matrix), found 3');
+    expect(() => parseBatsimWorkload({ jobs: [job('a', 0, 2, 'p')], profiles: com }, 'w.json')).toThrow(
+      '$.profiles.p.com: expected 4 values (a 2 x 2 matrix), found 3',
+    );
     const cyc = { p: { type: 'composed', seq: ['q'] }, q: { type: 'composed', seq: ['p'] } };
     expect(() => parseBatsimWorkload({ jobs: [job('a', 0, 1, 'p')], profiles: cyc }, 'w.json')).toThrow('the composition refers to itself (p -> q -> p)');
     const missing = { p: { type: 'composed', seq: ['nope'] } };

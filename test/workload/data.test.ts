@@ -108,7 +108,9 @@ describe.skipIf(!existsSync(BATSIM_TYPES))(title('Batsim test_various_profile_ty
   // sequence (SequentialCompositionProfile). Rejected: simple_no_cpu and homogeneous_no_cpu, which
   // only communicate (no computation to model).
   it('rejects the communication-only profiles by default', () => {
-    expect(() => loadWorkload(BATSIM_TYPES)).toThrow(/\$\.jobs\[3\] \(id "simple_no_cpu", profile "simple_no_cpu"\): \$\.profiles\.simple_no_cpu: no computation/);
+    expect(() => loadWorkload(BATSIM_TYPES)).toThrow(
+      /\$\.jobs\[3\] \(id "simple_no_cpu", profile "simple_no_cpu"\): \$\.profiles\.simple_no_cpu: no computation/,
+    );
   });
 
   it('loads the nine others with unsupported: skip', () => {

@@ -124,8 +124,21 @@ describe('Poisson generator', () => {
 describe('Lublin–Feitelson generator', () => {
   it('uses the lublin99.c whole-sample constants', () => {
     expect(LUBLIN_TYPELESS).toMatchObject({
-      serialProb: 0.244, pow2Prob: 0.576, uLow: 0.8, uProb: 0.86, a1: 4.2, b1: 0.94, a2: 312, b2: 0.03, pa: -0.0054, pb: 0.78,
-      aarr: 10.2303, barr: 0.4871, anum: 8.1737, bnum: 3.9631, arar: 1.0225,
+      serialProb: 0.244,
+      pow2Prob: 0.576,
+      uLow: 0.8,
+      uProb: 0.86,
+      a1: 4.2,
+      b1: 0.94,
+      a2: 312,
+      b2: 0.03,
+      pa: -0.0054,
+      pb: 0.78,
+      aarr: 10.2303,
+      barr: 0.4871,
+      anum: 8.1737,
+      bnum: 3.9631,
+      arar: 1.0225,
     });
     const [p] = lublinParams({ model: 'lublin', jobs: 1, maxProcs: 128 });
     expect(p).toMatchObject({ uHi: 7, uMed: 4.5 });

@@ -24,7 +24,8 @@ function write(name: string, content: string | object): string {
   return f;
 }
 
-const SWF = '; MaxProcs: 32\n1 0 -1 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n2 5 -1 0 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n3 9 -1 7 -1 -1 -1 2 -1 -1 1 1 1 -1 1 -1 -1 -1\n';
+const SWF =
+  '; MaxProcs: 32\n1 0 -1 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n2 5 -1 0 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n3 9 -1 7 -1 -1 -1 2 -1 -1 1 1 1 -1 1 -1 -1 -1\n';
 const BATSIM = {
   nb_res: 16,
   jobs: [

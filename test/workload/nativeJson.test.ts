@@ -68,7 +68,9 @@ describe('contradictions are errors naming the job and the fields', () => {
     );
   });
   it('res with the others', () => {
-    expect(error({ res: 2, ntasks: 2 })).toMatch(/\(job "j"\): give either `res` or `nodes`\/`ntasks`\/`ntasks_per_node` \(IRMaSim refuses both\); found res and ntasks/);
+    expect(error({ res: 2, ntasks: 2 })).toMatch(
+      /\(job "j"\): give either `res` or `nodes`\/`ntasks`\/`ntasks_per_node` \(IRMaSim refuses both\); found res and ntasks/,
+    );
   });
   it('more nodes than tasks, ntasks_per_node alone, a seq job on several nodes, no size', () => {
     expect(error({ nodes: 4, ntasks: 2 })).toMatch(/4 nodes for 2 tasks would leave a node without a task/);
@@ -90,12 +92,17 @@ describe('fields', () => {
     );
   });
   it('unknown profile and task fields too', () => {
-    expect(error({ res: 1, profile: 'p' }, { p: { ...WORK, reqtime: 3 } })).toMatch(/\$\.profiles\.p\.reqtime: unknown field "reqtime" \(did you mean "req_time"\?\)/);
+    expect(error({ res: 1, profile: 'p' }, { p: { ...WORK, reqtime: 3 } })).toMatch(
+      /\$\.profiles\.p\.reqtime: unknown field "reqtime" \(did you mean "req_time"\?\)/,
+    );
     expect(error({ tasks: [{ req_ops: 1, memm: 2 }] })).toMatch(/\$\.jobs\[0\]\.tasks\[0\]\.memm: unknown field "memm" \(did you mean "mem"\?\)/);
   });
   it('extra is carried and ignored; Batsim leftovers of IRMaSim profiles (type, com, cpu) load', () => {
     expect(one({ res: 1, extra: { owner: 'me', tags: [1, 2] } }).ntasks).toBe(1);
-    const j = one({ res: 2, profile: 'A', req_ops: undefined, req_time: undefined }, { A: { type: 'parallel_homogeneous', com: 0, cpu: 2.1e10, req_time: 5, req_ops: 2.1e10, ipc: 1, mem: 500, mem_vol: 1e6 } });
+    const j = one(
+      { res: 2, profile: 'A', req_ops: undefined, req_time: undefined },
+      { A: { type: 'parallel_homogeneous', com: 0, cpu: 2.1e10, req_time: 5, req_ops: 2.1e10, ipc: 1, mem: 500, mem_vol: 1e6 } },
+    );
     expect([j.type, j.ops, j.memVol]).toEqual(['seq', 2.1e10, 1e6]);
   });
   it("IRMaSim's defaults: ipc 1, mem 0, mem_vol 0 (1 when the work comes from a profile without it), req_energy 0", () => {
@@ -105,7 +112,15 @@ describe('fields', () => {
     expect([fromProfile.ops, fromProfile.memVol, fromProfile.reqTime, fromProfile.reqEnergy]).toEqual([2e9, 1, 4, 7]);
   });
   it('a job without id is named job<index>, as IRMaSim names it', () => {
-    const w = parseNativeWorkload({ jobs: [{ subtime: 0, res: 1, ...WORK }, { subtime: 1, res: 1, ...WORK }] }, 'w.json');
+    const w = parseNativeWorkload(
+      {
+        jobs: [
+          { subtime: 0, res: 1, ...WORK },
+          { subtime: 1, res: 1, ...WORK },
+        ],
+      },
+      'w.json',
+    );
     expect(w.jobs.map((j) => j.id)).toEqual(['job0', 'job1']);
   });
 });

@@ -11,7 +11,9 @@ const dir = mkdtempSync(join(tmpdir(), 'cgw-traj-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function workload(n: number): Workload {
-  const jobs = Array.from({ length: n }, (_, i) => makeJob({ id: `j${i}`, subtime: 100 + 10 * i, ntasks: 1 + (i % 4), runtime: 5 + i, source: `line ${i + 1}` }));
+  const jobs = Array.from({ length: n }, (_, i) =>
+    makeJob({ id: `j${i}`, subtime: 100 + 10 * i, ntasks: 1 + (i % 4), runtime: 5 + i, source: `line ${i + 1}` }),
+  );
   return { name: 'w', jobs, maxProcs: 8, skipped: { 'runtime<=0': 2 } };
 }
 

@@ -180,8 +180,7 @@ export class IrmasimBackfill implements Scheduler {
       default: {
         const sign = this.resource.endsWith('_highest') ? -1 : 1;
         const edp = this.resource.startsWith('edp');
-        for (const job of sim.waiting)
-          sortNodes(this.idle, (n) => sign * (edp ? e.edp(job, n, this.assigned.get(n)) : e.energy(job, n, this.assigned.get(n))));
+        for (const job of sim.waiting) sortNodes(this.idle, (n) => sign * (edp ? e.edp(job, n, this.assigned.get(n)) : e.energy(job, n, this.assigned.get(n))));
       }
     }
   }

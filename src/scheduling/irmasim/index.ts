@@ -139,7 +139,11 @@ export function makeIrmasimManager(wm: Record<string, unknown>, rng: Rng, where:
       const resName = pick(wm, 'resource_selection', IRMASIM_RESOURCE_SELECTIONS, 'first', where, t);
       const selection = makeJobSelection(canonicalJobSelection(jobName)!, rng);
       if (!isResourceSelection(resName)) throw new Error(`unreachable: ${resName}`);
-      const policy = new PolicyScheduler({ selection, resources: makeResourcePolicy(resName as ResourceSelectionName, rng), name: `Heuristic(${jobName}, ${resName})` });
+      const policy = new PolicyScheduler({
+        selection,
+        resources: makeResourcePolicy(resName as ResourceSelectionName, rng),
+        name: `Heuristic(${jobName}, ${resName})`,
+      });
       return { type: t, warnings, shape: (j) => j, scheduler: new IrmasimHeuristic(policy, rng, jobName !== 'random') };
     }
     case 'Backfill': {

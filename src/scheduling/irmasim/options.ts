@@ -124,18 +124,25 @@ function platformGroups(base: string, opts: Record<string, unknown>, where: stri
   const lib = str(opts, 'platform_library_path', where);
   if (lib !== undefined) {
     const dir = inputPath(base, lib);
-    for (const [g, f] of [['platform', 'platforms.json'], ['network', 'network_types.json'], ['node', 'node_types.json'], ['processor', 'processor_types.json']] as const) {
+    for (const [g, f] of [
+      ['platform', 'platforms.json'],
+      ['network', 'network_types.json'],
+      ['node', 'node_types.json'],
+      ['processor', 'processor_types.json'],
+    ] as const) {
       const path = join(dir, f);
       if (existsSync(path)) groups[g] = readJsonFile(path) as Record<string, unknown>;
     }
   }
   const pf = str(opts, 'platform_file', where);
-  if (pf === undefined && lib === undefined) throw new InputError('$.platform_file: missing; IRMaSim needs the platform definitions (platform_file or platform_library_path)', where);
+  if (pf === undefined && lib === undefined)
+    throw new InputError('$.platform_file: missing; IRMaSim needs the platform definitions (platform_file or platform_library_path)', where);
   let file = lib ?? where;
   if (pf !== undefined) {
     file = inputPath(base, pf);
     const data = readJsonFile(file);
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new InputError('expected an object of groups (platform, node, processor)', file);
+    if (typeof data !== 'object' || data === null || Array.isArray(data))
+      throw new InputError('expected an object of groups (platform, node, processor)', file);
     for (const [g, defs] of Object.entries(data as Record<string, unknown>)) groups[g] = { ...(groups[g] ?? {}), ...(defs as Record<string, unknown>) };
   }
   return { data: groups, file };
@@ -154,7 +161,10 @@ export function prepareIrmasimRun(file: string, out?: string): IrmasimRun {
   const rng = new PythonRandom(seedRaw);
   const nbt = countOrRandom(opts, 'nbtrajectories', file);
   if (nbt !== 0 && nbt !== 1 && opts['nbtrajectories'] !== undefined)
-    throw new InputError(`$.nbtrajectories: clustergym runs one trajectory per options file (IRMaSim chains ${String(nbt)} in one simulation); run each trajectory with its own trajectory_origin`, file);
+    throw new InputError(
+      `$.nbtrajectories: clustergym runs one trajectory per options file (IRMaSim chains ${String(nbt)} in one simulation); run each trajectory with its own trajectory_origin`,
+      file,
+    );
 
   // platform
   const name = str(opts, 'platform_name', file);

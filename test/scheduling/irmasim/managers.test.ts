@@ -117,7 +117,15 @@ describe.skipIf(!HAVE_SHARED)(`IRMaSim's examples (../shared/data/irmasim)${HAVE
 
 interface Golden {
   irmasim: string;
-  cases: Record<string, { seed: number; platform: unknown; workload: unknown; runs: Record<string, { workload_manager: Record<string, unknown>; makespan: number; energy: number; jobs: Record<string, [number, number]> }> }>;
+  cases: Record<
+    string,
+    {
+      seed: number;
+      platform: unknown;
+      workload: unknown;
+      runs: Record<string, { workload_manager: Record<string, unknown>; makespan: number; energy: number; jobs: Record<string, [number, number]> }>;
+    }
+  >;
 }
 const golden = JSON.parse(readFileSync(join(here, 'golden.json'), 'utf8')) as Golden;
 
@@ -126,7 +134,11 @@ describe(`every manager configuration gives IRMaSim's numbers (golden file from 
     describe(caseName, () => {
       for (const [name, expected] of Object.entries(c.runs))
         it(name, () => {
-          const f = optionsFor(`${caseName}-${name}`, c.platform, c.workload, { seed: c.seed, platform_name: 'plat', workload_manager: expected.workload_manager });
+          const f = optionsFor(`${caseName}-${name}`, c.platform, c.workload, {
+            seed: c.seed,
+            platform_name: 'plat',
+            workload_manager: expected.workload_manager,
+          });
           const r = run(f);
           // bit for bit: the same float operations in the same order as IRMaSim's simulator loop
           expect(r.jobs).toEqual(expected.jobs);
@@ -144,16 +156,45 @@ describe(`every manager configuration gives IRMaSim's numbers (golden file from 
 describe('hand-computed: what the names mean', () => {
   // node0: 4 cores x 1 GHz (peak power 4 x (1 + 8/4) = 12 W), node1: 2 cores x 2 GHz (2 x (4 + 2/2) = 10 W),
   // node2: 8 cores x 1 GHz (8 x (1 + 8/8) = 16 W); no contention (no memory traffic)
-  const proc = (cores: number, clock: number, stat: number, dyn: number) => ({ cores, clock_rate: clock, dpflops_per_cycle: 1, static_power: stat, dynamic_power: dyn, min_power: 0.1, b: -1.85e-5, c: 32000, da: 1.75, db: 2000, dc: 50000, dd: 6000 });
+  const proc = (cores: number, clock: number, stat: number, dyn: number) => ({
+    cores,
+    clock_rate: clock,
+    dpflops_per_cycle: 1,
+    static_power: stat,
+    dynamic_power: dyn,
+    min_power: 0.1,
+    b: -1.85e-5,
+    c: 32000,
+    da: 1.75,
+    db: 2000,
+    dc: 50000,
+    dd: 6000,
+  });
   const platform = {
     platform: { p: { id: 'p', model_name: 'modelV1', clusters: [{ id: 'c', nodes: [{ type: 'small' }, { type: 'fast' }, { type: 'big' }] }] } },
-    node: { small: { processors: [{ type: 's' }], memory: { capacity: 16 } }, fast: { processors: [{ type: 'f' }], memory: { capacity: 16 } }, big: { processors: [{ type: 'b' }], memory: { capacity: 64 } } },
+    node: {
+      small: { processors: [{ type: 's' }], memory: { capacity: 16 } },
+      fast: { processors: [{ type: 'f' }], memory: { capacity: 16 } },
+      big: { processors: [{ type: 'b' }], memory: { capacity: 64 } },
+    },
     processor: { s: proc(4, 1, 8, 1), f: proc(2, 2, 2, 4), b: proc(8, 1, 8, 1) },
   };
-  const job = (id: string, subtime: number, res: number, seconds: number, extra: Record<string, unknown> = {}) => ({ id, subtime, res, req_ops: seconds * 1e9, req_time: seconds, ...extra });
+  const job = (id: string, subtime: number, res: number, seconds: number, extra: Record<string, unknown> = {}) => ({
+    id,
+    subtime,
+    res,
+    req_ops: seconds * 1e9,
+    req_time: seconds,
+    ...extra,
+  });
   const nodeOf = (cores: number[]) => (cores[0]! < 4 ? 'node0' : cores[0]! < 6 ? 'node1' : 'node2');
   const place = (resource: string, jobs: unknown[], jobSel = 'first') => {
-    const f = optionsFor(`hand-${resource}-${jobSel}`, platform, { jobs }, { platform_name: 'p', workload_manager: { type: 'Heuristic', job_selection: jobSel, resource_selection: resource } });
+    const f = optionsFor(
+      `hand-${resource}-${jobSel}`,
+      platform,
+      { jobs },
+      { platform_name: 'p', workload_manager: { type: 'Heuristic', job_selection: jobSel, resource_selection: resource } },
+    );
     return run(f);
   };
 
@@ -180,11 +221,7 @@ describe('hand-computed: what the names mean', () => {
 
   it('longest first, and the head blocks: no backfilling in Heuristic', () => {
     // 14 cores in all; t=0: big (14 tasks, 10 s) takes every core; t=1: short (1 task, 1 s) and long (1 task, 5 s)
-    const jobs = [
-      { id: 'big', subtime: 0, ntasks: 3, nodes: 3, req_ops: 1e10, req_time: 10 },
-      job('long', 1, 4, 5),
-      job('short', 1, 4, 1),
-    ];
+    const jobs = [{ id: 'big', subtime: 0, ntasks: 3, nodes: 3, req_ops: 1e10, req_time: 10 }, job('long', 1, 4, 5), job('short', 1, 4, 1)];
     const l = place('first', jobs, 'longest');
     const s = place('first', jobs, 'shortest');
     expect(l.jobs['long']![0]).toBeLessThanOrEqual(l.jobs['short']![0]);
@@ -193,7 +230,26 @@ describe('hand-computed: what the names mean', () => {
 });
 
 describe('IRMaSim options files: errors and warnings', () => {
-  const platform = { platform: { p: { id: 'p', clusters: [{ nodes: [{ type: 'n' }] }] } }, node: { n: { processors: [{ type: 'c' }], memory: { capacity: 8 } } }, processor: { c: { cores: 2, clock_rate: 1, dpflops_per_cycle: 1, static_power: 1, dynamic_power: 1, min_power: 0.1, b: -1.85e-5, c: 32000, da: 1.75, db: 2000, dc: 50000, dd: 6000 } } };
+  const platform = {
+    platform: { p: { id: 'p', clusters: [{ nodes: [{ type: 'n' }] }] } },
+    node: { n: { processors: [{ type: 'c' }], memory: { capacity: 8 } } },
+    processor: {
+      c: {
+        cores: 2,
+        clock_rate: 1,
+        dpflops_per_cycle: 1,
+        static_power: 1,
+        dynamic_power: 1,
+        min_power: 0.1,
+        b: -1.85e-5,
+        c: 32000,
+        da: 1.75,
+        db: 2000,
+        dc: 50000,
+        dd: 6000,
+      },
+    },
+  };
   const workload = { jobs: [{ id: 'a', subtime: 0, res: 1, req_ops: 1e9, req_time: 2 }] };
   const prep = (opts: Record<string, unknown>) => prepareIrmasimRun(optionsFor('errs', platform, workload, { platform_name: 'p', ...opts }));
 
@@ -211,8 +267,8 @@ describe('IRMaSim options files: errors and warnings', () => {
     const r = prep({ workload_manager: { type: 'Heuristic', core_selection: 'first', job_selecton: 'shortest' }, trajectory_orign: 3 });
     expect(r.warnings).toEqual([
       '$.trajectory_orign: IRMaSim does not read this key, and neither does this run: unknown field "trajectory_orign" (did you mean "trajectory_origin"?)',
-      "$.workload_manager.core_selection: IRMaSim's Heuristic ignores this field, and so does this run: unknown field \"core_selection\" (a former name of \"resource_selection\")",
-      "$.workload_manager.job_selecton: IRMaSim's Heuristic ignores this field, and so does this run: unknown field \"job_selecton\" (did you mean \"job_selection\"?)",
+      '$.workload_manager.core_selection: IRMaSim\'s Heuristic ignores this field, and so does this run: unknown field "core_selection" (a former name of "resource_selection")',
+      '$.workload_manager.job_selecton: IRMaSim\'s Heuristic ignores this field, and so does this run: unknown field "job_selecton" (did you mean "job_selection"?)',
     ]);
   });
   it('several trajectories in one run are refused; random origins draw from the seeded Python generator', () => {
