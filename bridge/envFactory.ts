@@ -11,7 +11,7 @@
  * | `EpisodeOverError` | `bad_state` | |
  */
 import { InputError } from '../src/core/errors.js';
-import { ENV_IDS, EpisodeOverError, InvalidActionError, isEnvId, makeContext, makeFromContext, type EnvContext } from '../envs/index.js';
+import { allEnvIds, EpisodeOverError, InvalidActionError, isEnvId, type LoadedEnv, loadEnv, makeEnv } from '../envs/index.js';
 import { encodeNdArray } from './ndarray.js';
 import type { BridgeEnv, EnvFactory } from './server.js';
 
@@ -27,25 +27,25 @@ export function configIssues(message: string): { path: string; message: string }
 
 /** An `EnvFactory` over the gym registry. Contexts are cached (at most `maxContexts`, oldest evicted). */
 export function registryFactory(maxContexts = 16): EnvFactory {
-  const contexts = new Map<string, EnvContext>();
+  const contexts = new Map<string, LoadedEnv>();
   return {
-    ids: () => [...ENV_IDS],
+    ids: () => allEnvIds(),
     make(envId, config) {
       const key = `${envId}\u0000${JSON.stringify(config)}`;
       let ctx = contexts.get(key);
       if (!ctx) {
-        ctx = makeContext(envId, config);
+        ctx = loadEnv(envId, config);
         contexts.set(key, ctx);
         if (contexts.size > maxContexts) contexts.delete(contexts.keys().next().value!);
       }
-      return makeFromContext(ctx) as unknown as BridgeEnv;
+      return makeEnv(ctx) as unknown as BridgeEnv;
     },
     classify(e) {
       if (e instanceof InvalidActionError)
         return { code: 'invalid_action', message: e.message, details: { action: e.action as number, reason: e.reason, mask: encodeNdArray(e.mask) } };
       if (e instanceof EpisodeOverError) return { code: 'bad_state', message: e.message };
       if (e instanceof InputError) {
-        if (/unknown environment id/.test(e.message)) return { code: 'unknown_env_id', message: e.message, details: { env_ids: [...ENV_IDS] } };
+        if (/unknown environment id/.test(e.message)) return { code: 'unknown_env_id', message: e.message, details: { env_ids: allEnvIds() } };
         return { code: 'bad_config', message: e.message, details: { issues: configIssues(e.message) } };
       }
       return null;

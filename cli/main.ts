@@ -28,6 +28,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'train PPO briefly on the embedded default, compare with FCFS/SJF/F1 (+EASY), write a report (`npm start`)',
     load: async () => (await import('./demo.js')).command,
   },
+  reproduce: {
+    summary: "reruns a source document's published experiments and checks its findings (dmr, cosched, fairness, raijin)",
+    load: async () => (await import('./reproduce.js')).command,
+  },
   serve: { summary: 'the ZeroMQ bridge for Python clients', load: async () => (await import('./serve.js')).command },
 };
 

@@ -4,7 +4,7 @@
  * `npm run bench`.
  */
 import { Rng } from '../src/core/rng.js';
-import type { ClusterEnv } from './env.js';
+import type { GymEnv } from './env.js';
 import { sampleMasked } from './spaces.js';
 import type { VecEnv } from './vector.js';
 
@@ -18,7 +18,7 @@ export interface EnvBenchResult {
 }
 
 /** Runs `steps` random masked steps on `env` (resetting at episode ends); wall time included resets. */
-export function measureEnv(env: ClusterEnv, steps: number, seed = 0): EnvBenchResult {
+export function measureEnv(env: GymEnv, steps: number, seed = 0): EnvBenchResult {
   const rng = new Rng(`bench/${seed}`);
   let episodes = 0;
   const t0 = performance.now();

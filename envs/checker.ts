@@ -18,9 +18,8 @@
  * `checkEnv` throws an `EnvCheckError` naming the first failed check, or returns what it checked.
  */
 import { Rng } from '../src/core/rng.js';
-import type { Env } from './env.js';
+import type { GymEnv as Env, GymObservation } from './env.js';
 import { EpisodeOverError, InvalidActionError } from './errors.js';
-import type { Observation } from './observation.js';
 import { sampleMasked, spaceViolation } from './spaces.js';
 
 /** A failed check. */
@@ -61,8 +60,9 @@ function fail(check: string, detail: string): never {
 }
 
 /** A digest of an observation (for equality checks). */
-export function observationDigest(o: Observation): string {
-  const parts = o instanceof Float32Array ? [o] : [o.jobs, o.nodes, o.global];
+export function observationDigest(o: GymObservation): string {
+  // a dict's boxes in their key order (the order the env builds them in)
+  const parts = o instanceof Float32Array ? [o] : Object.values(o);
   let h = 2166136261;
   let n = 0;
   for (const a of parts) {

@@ -103,6 +103,52 @@ export interface StepResult {
   info: EnvInfo;
 }
 
+/** An observation of any clustergym environment: one box, or a dict of named boxes (row-major). */
+export type GymObservation = Float32Array | { readonly [name: string]: Float32Array };
+
+/** The `info` every environment returns; environments add their own keys. */
+export interface GymInfo {
+  /** The action mask of the new state (the env's buffer; all zeros once the episode is over). */
+  action_mask: Uint8Array;
+  /** Simulated time (s). */
+  time: number;
+  /** Steps taken in this episode. */
+  steps: number;
+  /** At episode end (terminated or truncated): the environment's episode metrics. */
+  metrics?: object;
+  /** At episode end: return, length, seed. */
+  episode?: EpisodeInfo;
+}
+
+/**
+ * The contract every registered environment keeps (the checker, the bridge and the vector envs
+ * rely on nothing else), whatever the system it simulates:
+ *
+ * - `reset({ seed?, options? })` starts an episode and returns `{ observation, info }` at the first
+ *   decision point. The same seed (and the same actions) give the same episode, bit for bit; a
+ *   reset without a seed takes the next seed of the env's own stream. Unknown `options` keys are an
+ *   `InputError`.
+ * - `step(action)` applies an action of `actionSpace` allowed by the mask and returns `{ observation,
+ *   reward, terminated, truncated, info }` at the next decision point or at the end. A forbidden
+ *   action throws `InvalidActionError` and changes nothing; a step after the end throws
+ *   `EpisodeOverError`. At the end `info.metrics` and `info.episode` are set and the mask is all zeros.
+ * - `actionMask()` is the mask of the current state (1 = allowed; the env's buffer); some action is
+ *   allowed at every decision point.
+ * - Observations lie in `observationSpace`; the arrays are the env's buffers, overwritten by the
+ *   next `reset`/`step`.
+ * - `clone()` is an independent env in the same state; `close()` releases it (idempotent).
+ */
+export interface GymEnv {
+  readonly id: string;
+  readonly observationSpace: Space;
+  readonly actionSpace: DiscreteSpace;
+  reset(args?: { seed?: number | undefined; options?: Record<string, unknown> | undefined }): { observation: GymObservation; info: GymInfo };
+  step(action: number): { observation: GymObservation; reward: number; terminated: boolean; truncated: boolean; info: GymInfo };
+  actionMask(): Uint8Array;
+  clone(): GymEnv;
+  close(): void;
+}
+
 /**
  * A clustergym environment (Gymnasium semantics).
  *
@@ -117,7 +163,7 @@ export interface StepResult {
  * - `clone()` returns an independent environment in the same state (same episode, same step).
  * - `close()` releases the episode; calling it again does nothing.
  */
-export interface Env {
+export interface Env extends GymEnv {
   readonly id: EnvId;
   readonly config: ResolvedEnvConfig;
   readonly observationSpace: Space;

@@ -3,7 +3,20 @@
  * semantics, spaces, vector envs (in process and on worker threads), and an env checker. See
  * docs/environments.md.
  */
-export { make, makeContext, makeFromContext, isEnvId, checkEnvId, ENV_DESCRIPTIONS } from './registry.js';
+export {
+  make,
+  makeContext,
+  makeFromContext,
+  isEnvId,
+  checkEnvId,
+  ENV_DESCRIPTIONS,
+  allEnvIds,
+  envDescription,
+  loadEnv,
+  makeEnv,
+  type EnvRegistration,
+  type LoadedEnv,
+} from './registry.js';
 export {
   ENV_IDS,
   EnvConfigSchema,
@@ -16,7 +29,19 @@ export {
   type RewardTerm,
 } from './config.js';
 export { EnvContext, type EpisodeJobs } from './context.js';
-export { ClusterEnv, type Env, type EnvInfo, type EpisodeInfo, type ResetArgs, type ResetOptions, type ResetResult, type StepResult } from './env.js';
+export {
+  ClusterEnv,
+  type Env,
+  type GymEnv,
+  type GymInfo,
+  type GymObservation,
+  type EnvInfo,
+  type EpisodeInfo,
+  type ResetArgs,
+  type ResetOptions,
+  type ResetResult,
+  type StepResult,
+} from './env.js';
 export { JobNodeEnv } from './jobNodeEnv.js';
 export { JobEnv } from './jobEnv.js';
 export { PolicyPairEnv } from './policyPairEnv.js';

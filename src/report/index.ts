@@ -18,3 +18,4 @@ export * from './comparisonBars.js';
 export * from './gantt.js';
 export * from './utilisation.js';
 export * from './html.js';
+export * from './findings.js';

@@ -12,7 +12,7 @@ import { play, SMALL } from './envHelpers.js';
 const rel = (a: number, b: number) => Math.abs(a - b) / Math.max(1, Math.abs(b));
 
 describe('rewards', () => {
-  for (const id of ['clustergym/JobNode-v0', 'clustergym/Job-v0', 'clustergym/PolicyPair-v0'])
+  for (const id of ['clustergym/JobNode-v0', 'clustergym/Job-v0', 'clustergym/PolicyPair-v0'] as const)
     it(`${id}: dense flowtime, energy and dt sum to the episode's totals`, () => {
       for (const seed of [1, 2, 3]) {
         const agent = new RandomMaskedAgent(seed);

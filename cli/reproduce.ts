@@ -1,0 +1,101 @@
+/**
+ * `clustergym reproduce NAME [flags]`: reruns a source document's published experiments and checks
+ * its findings on this run (src/report/findings.ts). Every experiment takes `--seed N`, `--json`
+ * (the report as JSON on stdout instead of the tables) and `--out DIR` (the report as
+ * `DIR/NAME.json` plus the experiment's CSV and SVG files); its own flags set the sizes.
+ *
+ * Exit codes: 0 when every finding holds, 1 when one does not (the table says which), 2 on bad input.
+ *
+ * Each experiment is a subcommand module in `cli/reproduce/NAME.ts` exporting `reproduceCommand`
+ * (a `ReproduceCommand`), listed once in `EXPERIMENTS` below.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { InputError } from '../src/core/errors.js';
+import { failedFindings, type ReproduceReport } from '../src/report/findings.js';
+import { type CliCommandModule, defineCommand, type FlagSet, type FlagValues, formatTable, int, text } from './common.js';
+
+/** An experiment of `clustergym reproduce`. */
+export interface ReproduceCommand<T> {
+  /** One line for `clustergym reproduce --help`. */
+  summary: string;
+  /** Its flags: must include `seed`, `json` and `out` (use `REPRODUCE_FLAGS`). */
+  flags: FlagSet<T>;
+  /**
+   * Runs the experiment. `out` is the output directory (created) or undefined; the experiment
+   * writes its own CSV/SVG files there. `log` prints progress on stderr.
+   */
+  run(values: FlagValues<T>, out: string | undefined, log: (line: string) => void): ReproduceReport | Promise<ReproduceReport>;
+  /** The human-readable tables printed before the findings (without `--json`). */
+  tables?(report: ReproduceReport): string;
+}
+
+/** An experiment from its flags (the values' types follow from them) and what it does. */
+export function defineExperiment<T>(flags: FlagSet<T>, experiment: Omit<ReproduceCommand<T>, 'flags'>): ReproduceCommand<T> {
+  return { ...experiment, flags };
+}
+
+/** The flags every experiment has (spread them into its `defineFlags`). */
+export const REPRODUCE_FLAGS = {
+  seed: { value: 'N', schema: int({ gte: 0 }), default: 1, help: 'seed of the workloads and of every random draw of the run' },
+  json: { help: 'print the report (tables and findings) as JSON on stdout instead of the tables' },
+  out: { value: 'DIR', schema: text(true), help: 'write NAME.json and the CSV/SVG files of the run there' },
+} as const;
+
+/** The experiments, by name: one line of help, and the module (loaded only when it runs). */
+// biome-ignore lint/suspicious/noExplicitAny: each experiment has its own flags
+const EXPERIMENTS: Record<string, { summary: string; load: () => Promise<ReproduceCommand<any>> }> = {
+  // dmr: { summary: '...', load: async () => (await import('./reproduce/dmr.js')).reproduceCommand },
+};
+
+/** Prints a report's findings as a table; returns the exit code. */
+export function printFindings(report: ReproduceReport): number {
+  const rows = report.findings.map((f) => [f.holds ? 'holds' : 'FAILS', f.id, f.paper, f.measured]);
+  console.log(formatTable(['', 'finding', 'paper', 'this run'], rows));
+  const failed = failedFindings(report);
+  console.log(
+    failed.length === 0
+      ? `\nall ${report.findings.length} findings hold (seed ${report.seed}, ${report.seconds.toFixed(1)} s)`
+      : `\n${failed.length} of ${report.findings.length} findings do not hold: ${failed.map((f) => f.id).join(', ')}`,
+  );
+  return failed.length === 0 ? 0 : 1;
+}
+
+/** Runs one experiment with its validated flags: outputs, table or JSON, exit code. */
+async function runExperiment<T>(name: string, exp: ReproduceCommand<T>, values: FlagValues<T>): Promise<number> {
+  const v = values as FlagValues<T> & { json?: boolean; out?: string };
+  if (v.out !== undefined) mkdirSync(v.out, { recursive: true });
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const report = await exp.run(values, v.out, log);
+  if (v.out !== undefined) writeFileSync(join(v.out, `${name}.json`), `${JSON.stringify(report, null, 1)}\n`);
+  if (v.json) {
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    return failedFindings(report).length === 0 ? 0 : 1;
+  }
+  if (exp.tables) console.log(exp.tables(report));
+  return printFindings(report);
+}
+
+/** `clustergym reproduce <experiment>`. */
+export const command: CliCommandModule = {
+  configure(cmd, done) {
+    cmd.usage('<experiment> [flags]');
+    const names = Object.keys(EXPERIMENTS);
+    for (const [n, e] of Object.entries(EXPERIMENTS)) cmd.command(n).description(e.summary).usage('[flags]').optionsGroup('Flags:');
+    // only the experiment that runs is loaded (its module brings its system's simulator); its flags
+    // are added before commander parses the subcommand's line (and shows its --help)
+    cmd.hook('preSubcommand', async (_self, sub) => {
+      const entry = EXPERIMENTS[sub.name()];
+      if (!entry) return;
+      const exp = await entry.load();
+      defineCommand(exp.flags, (values) => runExperiment(sub.name(), exp, values)).configure(sub, done);
+    });
+    cmd.allowExcessArguments().action((_options: unknown, self: Command) => {
+      const sub = self.args[0];
+      throw new InputError(
+        `${sub === undefined ? 'missing experiment' : `unknown experiment ${JSON.stringify(sub)}`}; expected one of ${names.join(', ') || '(none yet)'}`,
+      );
+    });
+  },
+};
