@@ -1,0 +1,458 @@
+/**
+ * The malleable-job simulator (DESIGN §10.1): the model of model.ts on the event core
+ * (`EventQueue`), a homogeneous platform of `nodes` nodes allocated whole (a job holds a number of
+ * nodes; nodes are interchangeable, so the free count is the whole allocation state), and FCFS with
+ * EASY backfilling underneath (Slurm's backfill, seed §7.2).
+ *
+ * Events: arrival, reconfiguration point, end of a resize, end of a job. At a reconfiguration
+ * point the simulation stops (`next()` returns the point) until the caller decides (`decide`):
+ * `simulate` asks a `ResizePolicy`, the Malleable-v0 environment asks an agent.
+ *
+ * Scheduling (after every arrival, job end and shrink end): the queue is in priority order (FCFS,
+ * except that a job promoted by a §4.3 shrink goes to the head). Jobs start from the head while
+ * they fit (a malleable job starts at `max`). When the head does not fit it gets a reservation at
+ * the shadow time, the earliest time the nodes freed by running jobs (at their current sizes and
+ * speeds: the model's own remaining times, perfect estimates) and by ongoing shrinks cover it;
+ * a later job starts now if it fits and either ends (at its start size) before the shadow time or
+ * uses no more than the nodes left over at the shadow time. A backfilled malleable job that is
+ * later shrunk runs longer than estimated, as in Slurm.
+ *
+ * Metrics: per job wait `start - submit`, execution `finish - start`, completion `finish - submit`;
+ * makespan `last finish - first submission`; allocation rate = allocated node-seconds / (nodes *
+ * makespan) (Table 4's "resource utilization rate"); counts of expands, shrinks and no-actions and
+ * the time spent resizing.
+ */
+import { EventQueue } from '../core/eventQueue.js';
+import { type MJob, type MWorkload, type ResizeCost, stepTime, TABLE1_COST, validResize } from './model.js';
+import type { PointContext, ResizePolicy } from './policy.js';
+
+const ARRIVE = 0;
+const POINT = 1;
+const RESIZED = 2;
+const FINISH = 3;
+
+interface Ev {
+  kind: number;
+  job: number;
+  ver: number;
+}
+
+const QUEUED = 1;
+const RUNNING = 2;
+const RESIZING = 3;
+const DONE = 4;
+
+/** One resize (a row of resizes.csv). */
+export interface ResizeRecord {
+  time: number;
+  job: string;
+  from: number;
+  to: number;
+  cost: number;
+}
+
+/** Per-job outcome (a row of jobs.csv). */
+export interface MJobResult {
+  id: string;
+  app: string;
+  malleable: boolean;
+  submit: number;
+  start: number;
+  finish: number;
+  /** Size at start (`max` for a malleable job) and at the end. */
+  startSize: number;
+  endSize: number;
+  expands: number;
+  shrinks: number;
+  /** Node-seconds allocated. */
+  nodeSeconds: number;
+}
+
+/** A point of the allocated-nodes timeline (Figure 6). */
+export interface TimelinePoint {
+  time: number;
+  allocated: number;
+  /** Jobs running (including resizing) and queued. */
+  running: number;
+  queue: number;
+}
+
+/** Outcome of a run. */
+export interface MRunResult {
+  jobs: MJobResult[];
+  resizes: ResizeRecord[];
+  timeline: TimelinePoint[];
+  makespan: number;
+  /** Allocated node-seconds / (nodes * makespan). */
+  allocation: number;
+  meanWait: number;
+  meanExecution: number;
+  meanCompletion: number;
+  expands: number;
+  shrinks: number;
+  noActions: number;
+  /** Decisions refused (outside min/max/factor or beyond the free nodes); applied as no-action. */
+  invalidResizes: number;
+  /** Time spent resizing, summed over jobs (s). */
+  resizeTime: number;
+  /** Events processed. */
+  events: number;
+}
+
+/** Options of a simulation. */
+export interface SimOptions {
+  /** Resize costs (default Table 1). */
+  cost?: ResizeCost;
+  /** Record the allocated-nodes timeline (default false). */
+  timeline?: boolean;
+}
+
+/** A resize the engine refused. */
+export class InvalidResizeError extends Error {}
+
+class JobState {
+  state = 0;
+  size = 0;
+  /** Size the job progresses at after the current resize. */
+  target = 0;
+  stepsDone = 0;
+  segSteps = 0;
+  start = -1;
+  finish = -1;
+  estEnd = 0;
+  resizeEnd = 0;
+  ver = 0;
+  expands = 0;
+  shrinks = 0;
+  nodeSeconds = 0;
+  sizeSince = 0;
+  constructor(readonly job: MJob) {}
+}
+
+/** The simulator; drive it with `next()` / `decide()`, or use `simulate`. */
+export class MalleableSim {
+  readonly nodes: number;
+  private readonly jobs: JobState[];
+  private readonly events = new EventQueue<Ev>(256);
+  private readonly cost: ResizeCost;
+  private readonly recordTimeline: boolean;
+  private queue: number[] = [];
+  private free: number;
+  private running = 0;
+  private now = 0;
+  private area = 0;
+  private lastT = 0;
+  private done = 0;
+  private pending = -1;
+  private readonly t0: number;
+  readonly resizes: ResizeRecord[] = [];
+  readonly timeline: TimelinePoint[] = [];
+  private noActions = 0;
+  private invalid = 0;
+  private resizeTime = 0;
+  private eventCount = 0;
+
+  constructor(workload: MWorkload, options: SimOptions = {}) {
+    this.nodes = workload.nodes;
+    this.free = workload.nodes;
+    this.cost = options.cost ?? TABLE1_COST;
+    this.recordTimeline = options.timeline ?? false;
+    this.jobs = workload.jobs.map((j) => new JobState(j));
+    this.t0 = workload.jobs.length > 0 ? Math.min(...workload.jobs.map((j) => j.subtime)) : 0;
+    this.now = this.t0;
+    this.lastT = this.t0;
+    this.jobs.forEach((j, i) => {
+      if (j.job.nodes > this.nodes) throw new InvalidResizeError(`job ${j.job.id} needs ${j.job.nodes} nodes, the platform has ${this.nodes}`);
+      this.events.push(j.job.subtime, { kind: ARRIVE, job: i, ver: 0 });
+    });
+  }
+
+  /** Simulated time (s since the first submission). */
+  get time(): number {
+    return this.now - this.t0;
+  }
+
+  /** Free nodes. */
+  get freeNodes(): number {
+    return this.free;
+  }
+
+  /** Jobs waiting / running (including resizing). */
+  get queueLength(): number {
+    return this.queue.length;
+  }
+  get runningJobs(): number {
+    return this.running;
+  }
+
+  /** Jobs finished. */
+  get finished(): number {
+    return this.done;
+  }
+
+  /** Whether every job has finished. */
+  get over(): boolean {
+    return this.done === this.jobs.length;
+  }
+
+  /** The job of the pending reconfiguration point, or null. */
+  get pendingJob(): MJob | null {
+    return this.pending >= 0 ? this.jobs[this.pending]!.job : null;
+  }
+
+  /** Progress of the pending job (fraction of its steps done), or 0. */
+  get pendingProgress(): number {
+    if (this.pending < 0) return 0;
+    const s = this.jobs[this.pending]!;
+    return s.stepsDone / s.job.steps;
+  }
+
+  /** Sizes of the queued jobs in priority order. */
+  queuedSizes(): number[] {
+    return this.queue.map((i) => this.jobs[i]!.job.nodes);
+  }
+
+  /** What a policy sees at the pending point (throws without one). */
+  context(): PointContext {
+    if (this.pending < 0) throw new Error('no pending reconfiguration point');
+    const s = this.jobs[this.pending]!;
+    return { time: this.time, free: this.free, size: s.size, spec: s.job.malleable!, queue: this.queuedSizes() };
+  }
+
+  /**
+   * Runs until the next reconfiguration point (returns its context) or the end (returns null).
+   * A pending point must be decided first.
+   */
+  next(): PointContext | null {
+    if (this.pending >= 0) return this.context();
+    while (this.events.size > 0) {
+      const t = this.events.peekTime();
+      const ev = this.events.pop();
+      const s = this.jobs[ev.job]!;
+      if (ev.ver !== s.ver) continue;
+      this.advanceTo(t);
+      this.eventCount++;
+      if (ev.kind === ARRIVE) {
+        s.state = QUEUED;
+        this.queue.push(ev.job);
+        this.schedule();
+      } else if (ev.kind === POINT) {
+        s.stepsDone += s.segSteps;
+        this.pending = ev.job;
+        return this.context();
+      } else if (ev.kind === RESIZED) {
+        this.setSize(s, s.target);
+        s.state = RUNNING;
+        this.segment(ev.job, this.now);
+        this.schedule();
+      } else {
+        s.stepsDone = s.job.steps;
+        this.setSize(s, 0);
+        s.state = DONE;
+        s.finish = this.now;
+        this.running--;
+        this.done++;
+        this.schedule();
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Decides the pending point: `size` (= the current size for no-action), and optionally the queue
+   * position to promote to the head. Throws `InvalidResizeError` (and changes nothing) for a size
+   * outside min/max/factor or an expansion beyond the free nodes.
+   */
+  decide(size: number, promote = -1): void {
+    if (this.pending < 0) throw new Error('no pending reconfiguration point');
+    const i = this.pending;
+    const s = this.jobs[i]!;
+    const spec = s.job.malleable!;
+    const cur = s.size;
+    if (size !== cur) {
+      if (!validResize(spec, cur, size))
+        throw new InvalidResizeError(`job ${s.job.id}: a resize ${cur} -> ${size} breaks min ${spec.min}, max ${spec.max} or factor ${spec.factor}`);
+      if (size - cur > this.free)
+        throw new InvalidResizeError(`job ${s.job.id}: expanding ${cur} -> ${size} needs ${size - cur} free nodes, ${this.free} are free`);
+    }
+    if (promote >= this.queue.length) throw new InvalidResizeError(`no queued job at position ${promote}`);
+    this.pending = -1;
+    if (size === cur) {
+      this.noActions++;
+      this.segment(i, this.now);
+      return;
+    }
+    if (promote > 0) {
+      const [j] = this.queue.splice(promote, 1);
+      this.queue.unshift(j!);
+    }
+    const expand = size > cur;
+    const c = expand ? this.cost.expand : this.cost.shrink;
+    this.resizes.push({ time: this.time, job: s.job.id, from: cur, to: size, cost: c });
+    this.resizeTime += c;
+    if (expand) {
+      s.expands++;
+      this.setSize(s, size);
+    } else s.shrinks++;
+    s.target = size;
+    s.state = RESIZING;
+    s.resizeEnd = this.now + c;
+    s.estEnd = s.resizeEnd + (s.job.steps - s.stepsDone) * stepTime(s.job.app, size);
+    s.ver++;
+    this.events.push(s.resizeEnd, { kind: RESIZED, job: i, ver: s.ver });
+  }
+
+  /** Decides the pending point with `policy` (refused decisions count as invalid and become no-action). */
+  decideWith(policy: ResizePolicy): void {
+    const d = policy(this.context());
+    try {
+      this.decide(d.size, d.promote);
+    } catch (e) {
+      if (!(e instanceof InvalidResizeError)) throw e;
+      this.invalid++;
+      this.decide(this.jobs[this.pending]!.size);
+    }
+  }
+
+  /** The results (call when `over`). */
+  result(): MRunResult {
+    const jobs: MJobResult[] = this.jobs.map((s) => ({
+      id: s.job.id,
+      app: s.job.app.name,
+      malleable: s.job.malleable !== null,
+      submit: s.job.subtime - this.t0,
+      start: s.start - this.t0,
+      finish: s.finish - this.t0,
+      startSize: s.job.nodes,
+      endSize: s.target || s.job.nodes,
+      expands: s.expands,
+      shrinks: s.shrinks,
+      nodeSeconds: s.nodeSeconds,
+    }));
+    const n = Math.max(1, jobs.length);
+    const makespan = this.lastT - this.t0;
+    const sum = (f: (j: MJobResult) => number) => jobs.reduce((a, j) => a + f(j), 0) / n;
+    return {
+      jobs,
+      resizes: this.resizes,
+      timeline: this.timeline,
+      makespan,
+      allocation: makespan > 0 ? this.area / (this.nodes * makespan) : 0,
+      meanWait: sum((j) => j.start - j.submit),
+      meanExecution: sum((j) => j.finish - j.start),
+      meanCompletion: sum((j) => j.finish - j.submit),
+      expands: jobs.reduce((a, j) => a + j.expands, 0),
+      shrinks: jobs.reduce((a, j) => a + j.shrinks, 0),
+      noActions: this.noActions,
+      invalidResizes: this.invalid,
+      resizeTime: this.resizeTime,
+      events: this.eventCount,
+    };
+  }
+
+  private advanceTo(t: number): void {
+    if (t > this.lastT) {
+      this.area += (this.nodes - this.free) * (t - this.lastT);
+      this.lastT = t;
+    }
+    this.now = t;
+  }
+
+  /** Changes the nodes `s` holds (0 at its end), keeping the free count, node-seconds and timeline. */
+  private setSize(s: JobState, size: number): void {
+    s.nodeSeconds += s.size * (this.now - s.sizeSince);
+    s.sizeSince = this.now;
+    this.free += s.size - size;
+    if (this.free < 0 || this.free > this.nodes) throw new Error(`node accounting broken: ${this.free} free of ${this.nodes}`);
+    s.size = size;
+    if (this.recordTimeline) {
+      const p = { time: this.time, allocated: this.nodes - this.free, running: this.running, queue: this.queue.length };
+      const last = this.timeline[this.timeline.length - 1];
+      if (last && last.time === p.time) this.timeline[this.timeline.length - 1] = p;
+      else this.timeline.push(p);
+    }
+  }
+
+  /** Schedules the next point or the end of job `i`, running from `t` at a step boundary. */
+  private segment(i: number, t: number): void {
+    const s = this.jobs[i]!;
+    const d = stepTime(s.job.app, s.size);
+    const remaining = s.job.steps - s.stepsDone;
+    s.estEnd = t + remaining * d;
+    s.target = s.size;
+    s.ver++;
+    const spec = s.job.malleable;
+    const k = spec ? Math.max(1, Math.ceil(spec.inhibit / d - 1e-9)) : remaining;
+    if (k >= remaining) this.events.push(s.estEnd, { kind: FINISH, job: i, ver: s.ver });
+    else {
+      s.segSteps = k;
+      this.events.push(t + k * d, { kind: POINT, job: i, ver: s.ver });
+    }
+  }
+
+  private startJob(i: number): void {
+    const s = this.jobs[i]!;
+    s.state = RUNNING;
+    s.start = this.now;
+    this.running++;
+    s.sizeSince = this.now;
+    this.setSize(s, s.job.nodes);
+    this.segment(i, this.now);
+  }
+
+  /** FCFS + EASY backfilling over the queue (module comment). */
+  private schedule(): void {
+    const q = this.queue;
+    let h = 0;
+    while (h < q.length && this.jobs[q[h]!]!.job.nodes <= this.free) this.startJob(q[h++]!);
+    if (h > 0) q.splice(0, h);
+    if (q.length <= 1 || this.free === 0) return;
+    // reservation for the head
+    const need = this.jobs[q[0]!]!.job.nodes;
+    const releases: [number, number][] = [];
+    for (const s of this.jobs) {
+      if (s.state === RUNNING) releases.push([s.estEnd, s.size]);
+      else if (s.state === RESIZING) {
+        releases.push([s.estEnd, s.target]);
+        if (s.target < s.size) releases.push([s.resizeEnd, s.size - s.target]);
+      }
+    }
+    releases.sort((a, b) => a[0] - b[0]);
+    let avail = this.free;
+    let shadow = Infinity;
+    for (const [t, n] of releases) {
+      avail += n;
+      if (avail >= need) {
+        shadow = t;
+        break;
+      }
+    }
+    let extra = avail - need;
+    const keep: number[] = [q[0]!];
+    for (let k = 1; k < q.length; k++) {
+      const i = q[k]!;
+      const j = this.jobs[i]!.job;
+      if (j.nodes <= this.free) {
+        const end = this.now + j.steps * stepTime(j.app, j.nodes);
+        if (end <= shadow) {
+          this.startJob(i);
+          continue;
+        }
+        if (j.nodes <= extra) {
+          extra -= j.nodes;
+          this.startJob(i);
+          continue;
+        }
+      }
+      keep.push(i);
+    }
+    this.queue = keep;
+  }
+}
+
+/** Runs `workload` to the end, answering every reconfiguration point with `policy`. */
+export function simulate(workload: MWorkload, policy: ResizePolicy, options: SimOptions = {}): MRunResult {
+  const sim = new MalleableSim(workload, options);
+  while (sim.next() !== null) sim.decideWith(policy);
+  return sim.result();
+}

@@ -1,0 +1,195 @@
+/**
+ * The malleable simulator: hand-computed runs (a shrink for a queued job, an expansion once the
+ * queue is empty, exact times and costs; EASY backfilling), and property tests on random workloads
+ * (every resize respects min, max and the factor; nodes are never oversubscribed; node-seconds add up).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { InvalidResizeError, MalleableSim, simulate } from '../../src/malleable/engine.js';
+import { type AppModel, allowedSizes, type MJob, type MWorkload, validResize } from '../../src/malleable/model.js';
+import { dmrPolicy, neverPolicy } from '../../src/malleable/policy.js';
+
+const lin: AppModel = { name: 'lin', t1: 1, serial: 0 };
+const flat: AppModel = { name: 'flat', t1: 1, serial: 1 };
+
+describe('hand-computed run', () => {
+  // 4 nodes. A: malleable (1..4, pref 2, inhibit 0), 10 steps of d(n) = 1/n, at 0 on 4 nodes.
+  // B: rigid, 2 nodes, 3 steps, arrives at 0.1 and waits.
+  // 0.25: A's first point, B queued, 4 > pref -> shrink to 2 (0.425 s), nodes free at 0.675, B starts.
+  // A at d(2) = 0.5: points at 1.175, 1.675 (queue empty, no free node: no action), 2.175.
+  // 2.175: B ends (3 x 0.5), then A's point: queue empty, 2 free -> expand to 4 (0.423 s), resumes
+  // at 2.598 with 6 steps of 0.25: ends at 4.098.
+  const w: MWorkload = {
+    nodes: 4,
+    jobs: [
+      { id: 'A', subtime: 0, app: lin, steps: 10, nodes: 4, malleable: { min: 1, max: 4, pref: 2, factor: 2, inhibit: 0 } },
+      { id: 'B', subtime: 0.1, app: lin, steps: 3, nodes: 2, malleable: null },
+    ],
+  };
+  it('shrinks for the queued job, expands once the queue is empty', () => {
+    const r = simulate(w, dmrPolicy);
+    const [a, b] = r.jobs;
+    expect(b!.start).toBeCloseTo(0.675, 12);
+    expect(b!.finish).toBeCloseTo(2.175, 12);
+    expect(a!.finish).toBeCloseTo(4.098, 12);
+    expect(a!.shrinks).toBe(1);
+    expect(a!.expands).toBe(1);
+    expect(r.resizes.map((x) => [x.job, x.from, x.to, x.cost])).toEqual([
+      ['A', 4, 2, 0.425],
+      ['A', 2, 4, 0.423],
+    ]);
+    expect(r.resizes[0]!.time).toBeCloseTo(0.25, 12);
+    expect(r.resizes[1]!.time).toBeCloseTo(2.175, 12);
+    expect(a!.nodeSeconds).toBeCloseTo(4 * 0.675 + 2 * 1.5 + 4 * 1.923, 9);
+    expect(b!.nodeSeconds).toBeCloseTo(3, 12);
+    expect(r.makespan).toBeCloseTo(4.098, 12);
+    expect(r.allocation).toBeCloseTo(1, 12);
+    expect(r.meanWait).toBeCloseTo(0.575 / 2, 12);
+    // no-actions: 1.175, 1.675, then 5 of the 6 last steps at max (the 6th ends the job)
+    expect(r.noActions).toBe(7);
+    expect(r.invalidResizes).toBe(0);
+  });
+  it('never: the rigid run at max', () => {
+    const r = simulate(w, neverPolicy);
+    expect(r.jobs[0]!.finish).toBeCloseTo(2.5, 12);
+    expect(r.jobs[1]!.start).toBeCloseTo(2.5, 12);
+    expect(r.jobs[1]!.finish).toBeCloseTo(4, 12);
+    expect(r.resizes).toEqual([]);
+  });
+  it('refuses a resize outside min/max/factor or beyond the free nodes, changing nothing', () => {
+    const sim = new MalleableSim(w);
+    const p = sim.next()!;
+    expect(p.size).toBe(4);
+    expect(() => sim.decide(3)).toThrow(InvalidResizeError);
+    expect(() => sim.decide(8)).toThrow(/min 1, max 4 or factor 2/);
+    expect(sim.pendingJob?.id).toBe('A');
+    sim.decide(1);
+    expect(sim.next()).not.toBeNull();
+  });
+  it('a point respects the inhibitor: k = ceil(inhibit / d) steps', () => {
+    const one: MWorkload = {
+      nodes: 4,
+      jobs: [{ id: 'A', subtime: 5, app: lin, steps: 100, nodes: 4, malleable: { min: 1, max: 4, pref: 4, factor: 2, inhibit: 1.1 } }],
+    };
+    const sim = new MalleableSim(one);
+    const times: number[] = [];
+    while (sim.next()) {
+      times.push(sim.time);
+      sim.decide(sim.context().size);
+    }
+    // d = 0.25, k = 5 steps = 1.25 s; time 0 is the first submission
+    expect(times.length).toBe(19);
+    expect(times[0]).toBeCloseTo(1.25, 12);
+    expect(times[18]).toBeCloseTo(23.75, 12);
+    expect(sim.result().jobs[0]!.finish).toBeCloseTo(25, 12);
+  });
+});
+
+describe('EASY backfilling', () => {
+  // 4 nodes, d(n) = 1 s. J1: 3 nodes, 10 steps, at 0. J2: 2 nodes at 1 (head, shadow 10, extra 2).
+  // J3: 1 node, 5 steps at 2: ends at 7 <= 10, backfills. J4: 1 node, 20 steps at 8: ends after the
+  // shadow time but uses 1 <= 2 extra nodes: backfills. J2 starts at 10.
+  const job = (id: string, subtime: number, nodes: number, steps: number): MJob => ({ id, subtime, app: flat, steps, nodes, malleable: null });
+  it('starts the hand-computed jobs', () => {
+    const r = simulate({ nodes: 4, jobs: [job('J1', 0, 3, 10), job('J2', 1, 2, 5), job('J3', 2, 1, 5), job('J4', 8, 1, 20)] }, neverPolicy);
+    expect(r.jobs.map((j) => j.start)).toEqual([0, 10, 2, 8]);
+    expect(r.jobs.map((j) => j.finish)).toEqual([10, 15, 7, 28]);
+  });
+});
+
+const workloadArb = fc
+  .record({ nodes: fc.integer({ min: 4, max: 32 }), n: fc.integer({ min: 1, max: 14 }), seed: fc.integer({ min: 0, max: 1e6 }) })
+  .chain(({ nodes, n }) =>
+    fc.record({
+      nodes: fc.constant(nodes),
+      jobs: fc.array(
+        fc.record({
+          subtime: fc.double({ min: 0, max: 50, noNaN: true }),
+          t1: fc.double({ min: 0.05, max: 4, noNaN: true }),
+          serial: fc.double({ min: 0, max: 1, noNaN: true }),
+          steps: fc.integer({ min: 1, max: 60 }),
+          factor: fc.integer({ min: 2, max: 3 }),
+          pref: fc.integer({ min: 1, max: 4 }),
+          down: fc.integer({ min: 0, max: 2 }),
+          up: fc.integer({ min: 0, max: 3 }),
+          inhibit: fc.double({ min: 0, max: 5, noNaN: true }),
+          rigid: fc.boolean(),
+          rigidNodes: fc.integer({ min: 1, max: nodes }),
+          prefKnown: fc.boolean(),
+        }),
+        { minLength: n, maxLength: n },
+      ),
+    }),
+  )
+  .map(
+    ({ nodes, jobs }): MWorkload => ({
+      nodes,
+      jobs: jobs
+        .map((j, i): MJob => {
+          let max = j.pref;
+          for (let k = 0; k < j.up && max * j.factor <= nodes; k++) max *= j.factor;
+          const min = Math.max(1, Math.floor(j.pref / j.factor ** j.down));
+          const app = { name: 'a', t1: j.t1, serial: j.serial };
+          if (j.rigid || max > nodes) return { id: `j${i}`, subtime: j.subtime, app, steps: j.steps, nodes: j.rigidNodes, malleable: null };
+          return {
+            id: `j${i}`,
+            subtime: j.subtime,
+            app,
+            steps: j.steps,
+            nodes: max,
+            malleable: { min, max, pref: j.prefKnown ? j.pref : null, factor: j.factor, inhibit: j.inhibit },
+          };
+        })
+        .sort((a, b) => a.subtime - b.subtime),
+    }),
+  );
+
+describe('properties on random workloads', () => {
+  it('dmr: every resize respects min, max and factor; nodes never oversubscribed; node-seconds add up', () => {
+    fc.assert(
+      fc.property(workloadArb, (w) => {
+        const sim = new MalleableSim(w);
+        const byId = new Map(w.jobs.map((j) => [j.id, j]));
+        for (let p = sim.next(); p !== null; p = sim.next()) {
+          expect(sim.freeNodes).toBeGreaterThanOrEqual(0);
+          expect(sim.freeNodes).toBeLessThanOrEqual(w.nodes);
+          expect(allowedSizes(p.spec)).toContain(p.size);
+          sim.decideWith(dmrPolicy);
+        }
+        const r = sim.result();
+        expect(r.invalidResizes).toBe(0);
+        for (const x of r.resizes) {
+          const spec = byId.get(x.job)!.malleable!;
+          expect(validResize(spec, x.from, x.to)).toBe(true);
+        }
+        for (const j of r.jobs) {
+          expect(j.start).toBeGreaterThanOrEqual(j.submit);
+          expect(j.finish).toBeGreaterThan(j.start);
+        }
+        const total = r.jobs.reduce((a, j) => a + j.nodeSeconds, 0);
+        expect(total).toBeCloseTo(r.allocation * w.nodes * r.makespan, 6);
+        expect(r.allocation).toBeLessThanOrEqual(1 + 1e-9);
+      }),
+      { numRuns: 150, seed: 7 },
+    );
+  });
+  it('a random agent choosing any allowed size keeps the same invariants', () => {
+    fc.assert(
+      fc.property(workloadArb, fc.integer({ min: 0, max: 1e6 }), (w, seed) => {
+        const sim = new MalleableSim(w);
+        let x = seed;
+        for (let p = sim.next(); p !== null; p = sim.next()) {
+          const options = allowedSizes(p.spec).filter((s) => s - p.size <= p.free);
+          x = (x * 1103515245 + 12345) % 2147483648;
+          sim.decide(options[x % options.length]!);
+          expect(sim.freeNodes).toBeGreaterThanOrEqual(0);
+        }
+        expect(sim.over).toBe(true);
+        const r = sim.result();
+        const byId = new Map(w.jobs.map((j) => [j.id, j]));
+        for (const rz of r.resizes) expect(validResize(byId.get(rz.job)!.malleable!, rz.from, rz.to)).toBe(true);
+      }),
+      { numRuns: 100, seed: 11 },
+    );
+  });
+});
