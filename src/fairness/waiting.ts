@@ -1,0 +1,125 @@
+/**
+ * The waiting tasks of the fairness engine: one FIFO per user (DRF and Tetris look at each user's
+ * next task, §5.2) and one FIFO over all users in submission order (the greedy packers). A task
+ * sits in both; starting a task marks it (`start` set) and the other queue drops it lazily when it
+ * reaches the head, so every operation is O(1) amortised and no queue is ever walked.
+ * The users with waiting tasks are kept in a dense list with positions (O(1) add and remove).
+ */
+import type { FairTask } from './model.js';
+
+/** A FIFO of tasks on a growable array with a moving head (compacted when half is dead). */
+export class TaskFifo {
+  private items: FairTask[] = [];
+  private head = 0;
+
+  /** Live length including started tasks not yet dropped (lazy queues call `skipStarted` first). */
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(t: FairTask): void {
+    this.items.push(t);
+  }
+
+  /** The first task, or undefined. */
+  peek(): FairTask | undefined {
+    return this.items[this.head];
+  }
+
+  /** Removes the first task. */
+  shift(): void {
+    this.items[this.head] = undefined as unknown as FairTask;
+    this.head++;
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  /** Drops started tasks at the head; returns the first waiting task. */
+  firstWaiting(): FairTask | undefined {
+    let t = this.items[this.head];
+    while (t !== undefined && t.host >= 0) {
+      this.shift();
+      t = this.items[this.head];
+    }
+    return t;
+  }
+
+  /** The waiting tasks in order (for tests and observations; O(length)). */
+  *waiting(): Generator<FairTask> {
+    for (let i = this.head; i < this.items.length; i++) {
+      const t = this.items[i]!;
+      if (t.host < 0) yield t;
+    }
+  }
+}
+
+/** The waiting tasks, by user and in submission order. */
+export class WaitingTasks {
+  /** Number of waiting tasks. */
+  size = 0;
+  /** Per-user FIFOs (only waiting tasks: tasks start from the head of their user's queue or by `take`). */
+  private readonly perUser: TaskFifo[] = [];
+  private readonly waitingOfUser: number[] = [];
+  private readonly all = new TaskFifo();
+  /** Users with at least one waiting task, in the order they became active. */
+  private readonly active: number[] = [];
+  private readonly activePos: number[] = [];
+
+  /** Adds a task that arrived. */
+  add(t: FairTask): void {
+    while (this.perUser.length <= t.user) {
+      this.perUser.push(new TaskFifo());
+      this.waitingOfUser.push(0);
+      this.activePos.push(-1);
+    }
+    this.perUser[t.user]!.push(t);
+    this.all.push(t);
+    this.size++;
+    if (this.waitingOfUser[t.user]!++ === 0) {
+      this.activePos[t.user] = this.active.length;
+      this.active.push(t.user);
+    }
+  }
+
+  /** Marks a waiting task started (the caller sets `t.host`/`t.start` first) and updates the counts. */
+  remove(t: FairTask): void {
+    this.size--;
+    const u = t.user;
+    if (--this.waitingOfUser[u]! === 0) {
+      const p = this.activePos[u]!;
+      const last = this.active.pop()!;
+      if (last !== u) {
+        this.active[p] = last;
+        this.activePos[last] = p;
+      }
+      this.activePos[u] = -1;
+    }
+  }
+
+  /** User `u`'s next waiting task (FIFO within the user). */
+  headOf(u: number): FairTask | undefined {
+    return this.perUser[u]?.firstWaiting();
+  }
+
+  /** The oldest waiting task over all users. */
+  oldest(): FairTask | undefined {
+    return this.all.firstWaiting();
+  }
+
+  /** Users with waiting tasks (a live view: do not modify). */
+  activeUsers(): readonly number[] {
+    return this.active;
+  }
+
+  /** Waiting tasks of user `u`. */
+  waitingOf(u: number): number {
+    return this.waitingOfUser[u] ?? 0;
+  }
+
+  /** All waiting tasks in submission order (O(queue)). */
+  *tasks(): Generator<FairTask> {
+    yield* this.all.waiting();
+  }
+}

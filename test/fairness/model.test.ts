@@ -1,0 +1,113 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { FairEngine, type TraceTask } from '../../src/fairness/engine.js';
+import { alignmentScore, HostTable, jainIndex, UserTable } from '../../src/fairness/model.js';
+import { bestFit, drf, firstFit, tetris } from '../../src/fairness/schedulers.js';
+
+describe('HostTable', () => {
+  it('builds hosts from groups with totals and names', () => {
+    const h = new HostTable([
+      { count: 2, cpus: 20, memory: 20, name_prefix: 'c' },
+      { count: 1, cpus: 5, memory: 60 },
+    ]);
+    expect(h.count).toBe(3);
+    expect(h.names).toEqual(['c0', 'c1', 'g1-0']);
+    expect(h.totalCpu).toBe(45);
+    expect(h.totalMem).toBe(100);
+    expect(h.maxCapacity()).toEqual({ cpu: 20, memory: 60 });
+  });
+
+  it('refuses to oversubscribe either resource', () => {
+    const h = new HostTable([{ count: 1, cpus: 4, memory: 10 }]);
+    h.allocate(0, 3, 4);
+    expect(h.fits(0, 1, 6)).toBe(true);
+    expect(h.fits(0, 2, 1)).toBe(false);
+    expect(h.fits(0, 1, 7)).toBe(false);
+    expect(() => h.allocate(0, 1, 7)).toThrow(/does not fit/);
+    h.release(0, 3, 4);
+    expect(h.usedCpu).toBe(0);
+    expect(h.freeMem[0]).toBe(10);
+  });
+
+  it('rejects bad groups with the JSON path', () => {
+    expect(() => new HostTable([{ count: 0, cpus: 1, memory: 1 }])).toThrow(/count/);
+  });
+});
+
+describe('scores and shares', () => {
+  it('alignment score by hand: cosine of capacity-normalised demand and free vectors', () => {
+    const h = new HostTable([{ count: 1, cpus: 20, memory: 20 }]);
+    // d = (0.5, 0.1), r = (1, 1): 0.6 / (sqrt(0.26) * sqrt(2))
+    expect(alignmentScore(h, 0, 10, 2)).toBeCloseTo(0.6 / (Math.sqrt(0.26) * Math.SQRT2), 12);
+    h.allocate(0, 10, 0); // r = (0.5, 1)
+    // d = (0.25, 0.25), r = (0.5, 1): 0.375 / (sqrt(0.125) * sqrt(1.25))
+    expect(alignmentScore(h, 0, 5, 5)).toBeCloseTo(0.375 / (Math.sqrt(0.125) * Math.sqrt(1.25)), 12);
+  });
+
+  it('dominant share is the larger of the CPU and memory fractions, divided by the weight for DRF', () => {
+    const u = new UserTable(100, 1000, { b: 2 });
+    const a = u.id('a');
+    const b = u.id('b');
+    u.take(a, 10, 50); // 0.1 vs 0.05
+    u.take(b, 5, 300); // 0.05 vs 0.3
+    expect(u.dominantShare(a)).toBeCloseTo(0.1);
+    expect(u.dominantShare(b)).toBeCloseTo(0.3);
+    expect(u.weightedShare(b)).toBeCloseTo(0.15);
+    u.give(b, 5, 300);
+    expect(u.dominantShare(b)).toBe(0);
+  });
+
+  it("Jain's index", () => {
+    expect(jainIndex([1, 1, 1])).toBe(1);
+    expect(jainIndex([1, 0])).toBe(0.5);
+    expect(jainIndex([0, 0])).toBe(1);
+  });
+});
+
+const task = fc.record({
+  submit: fc.integer({ min: 0, max: 50 }),
+  cpu: fc.integer({ min: 1, max: 12 }),
+  memory: fc.integer({ min: 0, max: 40 }),
+  duration: fc.integer({ min: 0, max: 30 }),
+  user: fc.constantFrom('a', 'b', 'c'),
+});
+
+describe('placement never oversubscribes (property)', () => {
+  for (const [name, mk] of [
+    ['drf', drf],
+    ['tetris(0)', () => tetris(0)],
+    ['tetris(0.5)', () => tetris(0.5)],
+    ['first-fit', firstFit],
+    ['best-fit', bestFit],
+  ] as const) {
+    it(name, () => {
+      fc.assert(
+        fc.property(fc.array(task, { maxLength: 60 }), (raw) => {
+          const tasks: TraceTask[] = raw.sort((x, y) => x.submit - y.submit);
+          const hosts = new HostTable([
+            { count: 2, cpus: 8, memory: 16 },
+            { count: 1, cpus: 4, memory: 40 },
+          ]);
+          const users = new UserTable(hosts.totalCpu, hosts.totalMem);
+          const engine = new FairEngine(hosts, users, mk(), tasks);
+          const check = () => {
+            for (let h = 0; h < hosts.count; h++) {
+              expect(hosts.freeCpu[h]).toBeGreaterThanOrEqual(0);
+              expect(hosts.freeMem[h]).toBeGreaterThanOrEqual(0);
+              expect(hosts.freeCpu[h]).toBeLessThanOrEqual(hosts.cpuCap[h]!);
+              expect(hosts.freeMem[h]).toBeLessThanOrEqual(hosts.memCap[h]!);
+            }
+          };
+          engine.addListener({ onStart: check, onEnd: check });
+          const stats = engine.run();
+          // every task that fits some empty host eventually runs
+          expect(stats.finished + stats.rejected).toBe(tasks.length);
+          expect(stats.rejected).toBe(tasks.filter((t) => !(t.cpu <= 8 && t.memory <= 16) && !(t.cpu <= 4 && t.memory <= 40)).length);
+          expect(hosts.usedCpu).toBe(0);
+          expect(hosts.usedMem).toBe(0);
+        }),
+        { numRuns: 60, seed: 16 },
+      );
+    });
+  }
+});

@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import { FairEngine, type TraceTask } from '../../src/fairness/engine.js';
+import { HostTable, UserTable } from '../../src/fairness/model.js';
+import { hostsCsv, loadCsv, Monitor, sharesCsv } from '../../src/fairness/monitor.js';
+import { bestFit, drf, firstFit, schedulerByName, tetris, tetrisCandidates } from '../../src/fairness/schedulers.js';
+
+function engineFor(groups: ConstructorParameters<typeof HostTable>[0], tasks: TraceTask[], sched = drf(), monitor: Monitor | null = null) {
+  const hosts = new HostTable(groups);
+  const users = new UserTable(hosts.totalCpu, hosts.totalMem);
+  return { engine: new FairEngine(hosts, users, sched, tasks, monitor), hosts, users };
+}
+
+const many = (user: string, n: number, cpu: number, memory: number, duration = 10, submit = 0): TraceTask[] =>
+  Array.from({ length: n }, () => ({ submit, cpu, memory, duration, user }));
+
+describe('tetris candidate count (floor, as §5.2 reads)', () => {
+  it('10 users: one candidate for f = 0.9 and 1, two exactly from f = 0.8 on', () => {
+    expect(tetrisCandidates(1, 10)).toBe(1);
+    expect(tetrisCandidates(0.9, 10)).toBe(1);
+    expect(tetrisCandidates(0.85, 10)).toBe(1);
+    expect(tetrisCandidates(0.81, 10)).toBe(1);
+    expect(tetrisCandidates(0.8, 10)).toBe(2);
+    expect(tetrisCandidates(0.5, 10)).toBe(5);
+    expect(tetrisCandidates(0, 10)).toBe(10);
+    expect(tetrisCandidates(0.7, 3)).toBe(1);
+    expect(tetrisCandidates(0.3, 0)).toBe(0);
+  });
+
+  it('rejects f outside [0, 1] and unknown names', () => {
+    expect(() => tetris(1.2)).toThrow(/\[0, 1\]/);
+    expect(() => schedulerByName('drff')).toThrow(/drf/);
+  });
+});
+
+describe('drf by hand', () => {
+  it('alternates by dominant share and waits when the most deprived user does not fit', () => {
+    // one host 10 cores / 10 memory; A's tasks (2, 1): ds 0.2 each; B's (1, 3): ds 0.3 each
+    const tasks = [...many('A', 5, 2, 1), ...many('B', 5, 1, 3)];
+    const { engine, users } = engineFor([{ count: 1, cpus: 10, memory: 10 }], tasks);
+    engine.step(); // t = 0: arrivals
+    engine.schedule();
+    // A 0 -> 0.2, B 0 -> 0.3, A -> 0.4, B -> 0.6, A -> 0.6, tie to A -> 0.8 (10 cores, 10 memory... B's (1, 3) no longer fits)
+    expect(users.running).toEqual([4, 2]);
+    expect(users.dominantShare(0)).toBeCloseTo(0.8);
+    expect(users.dominantShare(1)).toBeCloseTo(0.6);
+    // B is the most deprived and does not fit: DRF waits although nothing else could start either
+    expect(drf().next(engine)).toBeNull();
+  });
+
+  it('weights: a user with weight 2 gets twice the dominant share', () => {
+    const hosts = new HostTable([{ count: 1, cpus: 12, memory: 100 }]);
+    const users = new UserTable(hosts.totalCpu, hosts.totalMem, { B: 2 });
+    const engine = new FairEngine(hosts, users, drf(), [...many('A', 12, 1, 0), ...many('B', 12, 1, 0)]);
+    engine.step();
+    engine.schedule();
+    expect(users.running).toEqual([4, 8]);
+  });
+});
+
+describe('tetris by hand', () => {
+  const tasks = [...many('X', 1, 10, 2), ...many('Y', 1, 5, 5)];
+  it('f = 1 starts the DRF head (X, first user), f = 0 the best aligned (Y, score 1 against 0.83)', () => {
+    for (const [sched, user] of [
+      [tetris(1), 'X'],
+      [drf(), 'X'],
+      [tetris(0), 'Y'],
+    ] as const) {
+      const { engine, users } = engineFor([{ count: 1, cpus: 20, memory: 20 }], tasks, sched);
+      engine.step();
+      const p = sched.next(engine)!;
+      expect(users.names[p.task.user]).toBe(user);
+    }
+  });
+
+  it('picks the host by packing score', () => {
+    const { engine } = engineFor(
+      [
+        { count: 1, cpus: 20, memory: 20 },
+        { count: 1, cpus: 5, memory: 60 },
+      ],
+      many('Z', 1, 1, 15),
+      tetris(0.5),
+    );
+    engine.step();
+    // (1/20, 15/20) vs (1, 1): 0.8 / (0.7517 * 1.4142) = 0.7526; (1/5, 15/60) vs (1, 1): 0.45 / (0.3202 * 1.4142) = 0.9938
+    expect(tetris(0.5).next(engine)!.host).toBe(1);
+  });
+
+  it('tetris(1) and drf make the same run', () => {
+    const tasks = [...many('A', 30, 2, 1, 7), ...many('B', 20, 1, 3, 11), ...many('C', 10, 3, 3, 5)];
+    const a = engineFor([{ count: 3, cpus: 8, memory: 12 }], tasks, drf());
+    const b = engineFor([{ count: 3, cpus: 8, memory: 12 }], tasks, tetris(1));
+    const starts = (e: FairEngine) => {
+      const out: string[] = [];
+      e.addListener({ onStart: (t, now) => out.push(`${t.id}@${t.host}:${now}`) });
+      e.run();
+      return out;
+    };
+    expect(starts(a.engine)).toEqual(starts(b.engine));
+  });
+});
+
+describe('first-fit and best-fit', () => {
+  it('first fit takes the first host, best fit the tightest', () => {
+    const groups = [
+      { count: 1, cpus: 8, memory: 8 },
+      { count: 1, cpus: 2, memory: 2 },
+    ];
+    for (const [s, host] of [
+      [firstFit(), 0],
+      [bestFit(), 1],
+    ] as const) {
+      const { engine } = engineFor(groups, many('A', 1, 2, 2), s);
+      engine.step();
+      expect(s.next(engine)!.host).toBe(host);
+    }
+  });
+});
+
+describe('engine', () => {
+  it('refuses an unsorted trace with a message pointing to convert --sort', () => {
+    const { engine } = engineFor(
+      [{ count: 1, cpus: 1, memory: 1 }],
+      [
+        { submit: 5, cpu: 1, memory: 0, duration: 1, user: 'a' },
+        { submit: 3, cpu: 1, memory: 0, duration: 1, user: 'a' },
+      ],
+    );
+    expect(() => engine.run()).toThrow(/not sorted.*convert --sort/);
+  });
+
+  it('rejects tasks no host can hold and counts them', () => {
+    const { engine } = engineFor([{ count: 1, cpus: 4, memory: 4 }], [...many('a', 1, 5, 1), ...many('a', 1, 1, 1)]);
+    expect(engine.run()).toMatchObject({ submitted: 2, rejected: 1, finished: 1 });
+  });
+});
+
+describe('monitor by hand', () => {
+  it('averages load, queue and shares over intervals', () => {
+    const m = new Monitor({ interval: 10, hostLoad: true });
+    // A: 5 of 10 cores from 0 to 15; B: 2 cores from 12 to 25; memory unused
+    const { engine } = engineFor(
+      [{ count: 1, cpus: 10, memory: 10, name_prefix: 'h' }],
+      [
+        { submit: 0, cpu: 5, memory: 0, duration: 15, user: 'A' },
+        { submit: 12, cpu: 2, memory: 0, duration: 13, user: 'B' },
+      ],
+      firstFit(),
+      m,
+    );
+    engine.run();
+    expect(m.rows.map((r) => r.time)).toEqual([0, 10, 20]);
+    expect(m.rows[0]!.cpu).toBeCloseTo(0.5);
+    expect(m.rows[1]!.cpu).toBeCloseTo((0.5 * 5 + 0.2 * 8) / 10);
+    expect(m.rows[2]!.cpu).toBeCloseTo(0.2);
+    expect(m.rows[1]!.shares[0]).toBeCloseTo(0.25);
+    expect(m.rows[1]!.shares[1]).toBeCloseTo(0.16);
+    expect(m.rows[1]!.hosts![0]).toBeCloseTo(0.41);
+    expect(loadCsv(m.rows).split('\n')[0]).toBe('time,cpu,memory,queue');
+    expect(sharesCsv(m.rows, ['A', 'B']).split('\n')[3]).toBe('20,0,0.2');
+    expect(hostsCsv(m.rows, ['h0']).split('\n')[0]).toBe('time,h0.cpu,h0.memory');
+  });
+
+  it('queue length is time-averaged', () => {
+    const m = new Monitor({ interval: 10 });
+    const { engine } = engineFor([{ count: 1, cpus: 1, memory: 1 }], many('A', 2, 1, 0, 4), firstFit(), m);
+    engine.run();
+    // one task waits from 0 to 4
+    expect(m.rows[0]!.queue).toBeCloseTo(4 / 8);
+  });
+});
