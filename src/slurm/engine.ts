@@ -1,0 +1,698 @@
+/**
+ * The Slurm engine: a discrete-event model of `slurmctld` on a `SlurmPlatform` (seed 004 §3, DESIGN
+ * §10.4), sized for the seed's 57,600 cores and millions of jobs: jobs live in a recycled struct-of-arrays
+ * table (`JobTable`), cores are counted per node group, and no event walks the platform.
+ *
+ * **Lifecycle.** A job is submitted (refused when its partition's limits forbid it), pends, starts on
+ * `cores` cores of one group of its partition, and ends after `min(run time, time limit)` seconds of
+ * *run*: reaching the time limit kills it (`Timeout`). It can be suspended and resumed; suspended time
+ * is not run time, so, as sigsleep records it (§3.3.1), a job ends at
+ *
+ *     end = start + executed run time + sum over its suspend periods of (resume - suspend)
+ *
+ * and its record keeps the list of `(suspend, resume)` periods. Two sources of suspension:
+ * - a timed operator event of the workload (`opAfter` seconds into the run, for `opFor` seconds:
+ *   `scontrol suspend` / `scontrol resume`); the job keeps its cores;
+ * - preemption with `PreemptMode=SUSPEND`: the job's cores go to the preemptor; it resumes (before any
+ *   pending job of its partition is considered) as soon as its group has the cores again.
+ *
+ * **Preemption** (`PreemptType=preempt/partition_prio`): a pending job that does not fit may take the
+ * cores of running jobs in partitions of lower `PriorityTier` whose `PreemptMode` is not `off`, in one
+ * group of its partition; victims are taken lowest tier first, then the most recently started (least work
+ * lost), until the job fits; nothing is preempted when even all candidates would not make room. Modes:
+ * `suspend` (above), `requeue` (the job goes back to the queue; its next run starts from scratch and its
+ * record is that of the last run, as sigsleep's log is), `cancel` (the job ends, `Cancelled`).
+ *
+ * **Scheduling** (https://slurm.schedmd.com/sched_config.html). The *main scheduler* runs after each
+ * instant with events (submission, end, resume): it walks pending jobs in order (partition `PriorityTier`,
+ * then priority, submit time, id; at most `queueDepth` jobs, Slurm's `default_queue_depth` = 100) and
+ * starts each that fits; once a job of a partition is left pending, no other job of that partition is
+ * started. The *backfill scheduler* (`sched/backfill`) runs every `bfInterval` s (default 30) when jobs
+ * pend: it builds the free-core profile of each group over `bfWindow` (default 1440 min) at `bfResolution`
+ * (default 60 s) from the time limits of running jobs, walks up to `bfMaxJobTest` pending jobs (default
+ * 100) in priority order, starts a job now if it fits from now for its whole time limit without touching
+ * the reservations already made, and otherwise reserves its earliest start within the window (a job whose
+ * start is beyond the window gets no reservation). Lower-priority jobs thus never delay the expected start
+ * of a higher-priority one within the window.
+ *
+ * **Priority**: `priority.ts` (multifactor; usage accrues and decays every `PriorityCalcPeriod`, when
+ * every pending job's priority is recomputed).
+ */
+import { InputError } from '../core/errors.js';
+import { EventQueue } from '../core/eventQueue.js';
+import { JobState, JobTable } from './jobs.js';
+import type { SlurmPlatform } from './platform.js';
+import { DEFAULT_PRIORITY, FairShare, ageFactor, jobPriority, jobSizeFactor, type PriorityConfig } from './priority.js';
+
+/** A job as submitted. */
+export interface SlurmJobInput {
+  /** Job id (any number; outputs carry it). */
+  id: number;
+  /** Submission time (s); nondecreasing along a stream. */
+  submit: number;
+  cores: number;
+  /** Requested time (time limit, s). */
+  timeLimit: number;
+  /** Actual run time (s). */
+  runTime: number;
+  user: number;
+  /** Partition index (default 0). */
+  partition?: number;
+  /** QOS index into `SlurmConfig.qosPriorities` (default 0). */
+  qos?: number;
+  /** Operator suspension: after this many seconds of run, for `opFor` seconds. */
+  opAfter?: number;
+  opFor?: number;
+}
+
+/** Scheduler configuration (slurm.conf names in the comments). */
+export interface SlurmConfig {
+  priority: PriorityConfig;
+  /** `SchedulerType=sched/backfill` (false: `sched/builtin`). */
+  backfill: boolean;
+  /** bf_interval (s). */
+  bfInterval: number;
+  /** bf_window (s). */
+  bfWindow: number;
+  /** bf_resolution (s). */
+  bfResolution: number;
+  /** bf_max_job_test. */
+  bfMaxJobTest: number;
+  /** default_queue_depth. */
+  queueDepth: number;
+  /** Priority of each QOS (index = QOS id). */
+  qosPriorities: number[];
+  /** Number of users (ids 0..users-1). */
+  users: number;
+}
+
+/** Slurm's defaults (16.05, the seed's version) with `DEFAULT_PRIORITY`. */
+export const DEFAULT_SLURM: SlurmConfig = {
+  priority: DEFAULT_PRIORITY,
+  backfill: true,
+  bfInterval: 30,
+  bfWindow: 1440 * 60,
+  bfResolution: 60,
+  bfMaxJobTest: 100,
+  queueDepth: 100,
+  qosPriorities: [0],
+  users: 1,
+};
+
+/** Called when a job leaves the system (completed, timeout, cancelled, refused); read its slot then. */
+export type FinishListener = (jobs: JobTable, slot: number) => void;
+
+const ARRIVAL = 0;
+const END = 1;
+const OP_SUSPEND = 2;
+const OP_RESUME = 3;
+const BACKFILL = 4;
+const PRIO = 5;
+const SLOT_LIMIT = 2 ** 24;
+
+/** Counters of a run. */
+export interface EngineStats {
+  submitted: number;
+  started: number;
+  backfilled: number;
+  preempted: number;
+  suspensions: number;
+  requeued: number;
+  cancelled: number;
+  timeouts: number;
+  refused: number;
+  events: number;
+  backfillPasses: number;
+}
+
+/** The discrete-event Slurm model. */
+export class SlurmEngine {
+  readonly jobs = new JobTable();
+  readonly config: SlurmConfig;
+  readonly fairShare: FairShare;
+  /** Current time (s). */
+  now = 0;
+  /** Free cores per group. */
+  readonly free: Float64Array;
+  readonly stats: EngineStats = {
+    submitted: 0,
+    started: 0,
+    backfilled: 0,
+    preempted: 0,
+    suspensions: 0,
+    requeued: 0,
+    cancelled: 0,
+    timeouts: 0,
+    refused: 0,
+    events: 0,
+    backfillPasses: 0,
+  };
+  /** Pending slots in scheduling order. */
+  pending: number[] = [];
+  /** Slots holding cores (running or operator-suspended). */
+  private running = new Int32Array(1024);
+  private nRunning = 0;
+  /** Preempt-suspended slots, in suspension order. */
+  private suspended: number[] = [];
+  private readonly queue = new EventQueue<number>(4096);
+  private source: Iterator<SlurmJobInput> | null = null;
+  private readonly listeners: FinishListener[] = [];
+  /** Cores per user running (for usage accrual). */
+  private readonly userCores: Float64Array;
+  private lastAccrual = 0;
+  private dirty = false;
+  private bfScheduled = false;
+  private prioScheduled = false;
+  private readonly maxQos: number;
+  private readonly tier: Int32Array;
+  private readonly canPreempt: boolean;
+  private profile: Float64Array[];
+  private readonly delta: Float64Array;
+
+  constructor(
+    readonly platform: SlurmPlatform,
+    config: Partial<SlurmConfig> = {},
+  ) {
+    this.config = { ...DEFAULT_SLURM, ...config, priority: { ...DEFAULT_SLURM.priority, ...config.priority } };
+    this.fairShare = new FairShare(this.config.users);
+    this.userCores = new Float64Array(this.config.users);
+    this.free = Float64Array.from(platform.groupCores);
+    this.maxQos = Math.max(1, ...this.config.qosPriorities);
+    this.tier = Int32Array.from(platform.partitions, (p) => p.priorityTier);
+    const parts = platform.partitions;
+    this.canPreempt = parts.some(
+      (p) => p.preemptMode !== 'off' && parts.some((q) => q.priorityTier > p.priorityTier && q.groups.some((g) => p.groups.includes(g))),
+    );
+    const K = this.bfBuckets();
+    this.profile = Array.from(platform.groupNames, () => new Float64Array(K));
+    this.delta = new Float64Array(K + 1);
+  }
+
+  private bfBuckets(): number {
+    return Math.max(1, Math.ceil(this.config.bfWindow / this.config.bfResolution));
+  }
+
+  /** Registers a listener for jobs leaving the system. */
+  onFinish(l: FinishListener): void {
+    this.listeners.push(l);
+  }
+
+  /** Streams jobs from `source` (submit times nondecreasing); one job is read ahead. */
+  stream(source: Iterable<SlurmJobInput>): void {
+    this.source = source[Symbol.iterator]();
+    this.pull();
+  }
+
+  /** Submits one job at its submit time (>= now). */
+  submit(input: SlurmJobInput): number {
+    if (!(input.user >= 0 && input.user < this.config.users && Number.isInteger(input.user)))
+      throw new InputError(`job ${input.id}: user ${input.user} is not one of the ${this.config.users} users (0..${this.config.users - 1})`);
+    if (!(input.cores >= 1 && input.runTime >= 0 && input.timeLimit > 0 && input.submit >= 0))
+      throw new InputError(`job ${input.id}: expected cores >= 1, run time >= 0, time limit > 0, submit >= 0`);
+    const J = this.jobs;
+    const s = J.alloc();
+    J.id[s] = input.id;
+    J.submit[s] = input.submit;
+    J.cores[s] = input.cores;
+    J.timeLimit[s] = input.timeLimit;
+    J.runTime[s] = input.runTime;
+    J.user[s] = input.user;
+    J.part[s] = input.partition ?? 0;
+    J.qos[s] = input.qos ?? 0;
+    J.opAfter[s] = input.opAfter ?? -1;
+    J.opFor[s] = input.opFor ?? 0;
+    J.state[s] = JobState.Pending;
+    this.push(Math.max(input.submit, this.now), ARRIVAL, s);
+    return s;
+  }
+
+  private pull(): void {
+    if (!this.source) return;
+    const r = this.source.next();
+    if (r.done) {
+      this.source = null;
+      return;
+    }
+    this.submit(r.value);
+  }
+
+  private push(t: number, type: number, s: number): void {
+    this.queue.push(t, type + 8 * (s + SLOT_LIMIT * this.jobs.ver[s]!));
+  }
+
+  /** Whether events remain. */
+  get busy(): boolean {
+    return this.queue.size > 0;
+  }
+
+  /** Time of the next event (Infinity when none). */
+  nextEventTime(): number {
+    return this.queue.peekTime();
+  }
+
+  /** Runs until no event remains. */
+  run(): void {
+    this.runUntil(Number.POSITIVE_INFINITY);
+  }
+
+  /** Processes every event with time <= `t` (and schedules after each instant); `now` ends at `t` when finite. */
+  runUntil(t: number): void {
+    while (this.queue.size > 0 && this.queue.peekTime() <= t) {
+      const time = this.queue.peekTime();
+      this.now = time;
+      while (this.queue.size > 0 && this.queue.peekTime() === time) this.handle(this.queue.pop());
+      if (this.dirty) {
+        this.dirty = false;
+        this.schedule();
+      }
+    }
+    if (Number.isFinite(t) && t > this.now) this.now = t;
+  }
+
+  private handle(payload: number): void {
+    this.stats.events++;
+    const type = payload % 8;
+    const rest = (payload - type) / 8;
+    const s = rest % SLOT_LIMIT;
+    const ver = (rest - s) / SLOT_LIMIT;
+    switch (type) {
+      case BACKFILL:
+        this.bfScheduled = false;
+        this.backfillPass();
+        return;
+      case PRIO:
+        this.prioScheduled = false;
+        this.priorityTick();
+        return;
+    }
+    if (this.jobs.ver[s] !== ver) return; // stale
+    if (type === ARRIVAL) this.arrive(s);
+    else if (type === END) this.finishRun(s);
+    else if (type === OP_SUSPEND) this.opSuspend(s);
+    else if (type === OP_RESUME) this.opResume(s);
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  private arrive(s: number): void {
+    const J = this.jobs;
+    this.stats.submitted++;
+    this.pull();
+    const why = this.platform.refusal(J.part[s]!, J.cores[s]!, J.timeLimit[s]!, J.user[s]!);
+    if (why !== null) {
+      J.state[s] = JobState.Refused;
+      this.stats.refused++;
+      this.leave(s);
+      return;
+    }
+    J.priority[s] = this.computePriority(s, this.fairShare.totalUsage());
+    this.insertPending(s);
+    this.dirty = true;
+    this.ensureTicks();
+  }
+
+  private ensureTicks(): void {
+    if (!this.prioScheduled) {
+      this.prioScheduled = true;
+      this.queue.push(this.now + this.config.priority.calcPeriod, PRIO);
+    }
+    if (this.config.backfill && !this.bfScheduled && this.pending.length > 0) {
+      this.bfScheduled = true;
+      this.queue.push(this.now + this.config.bfInterval, BACKFILL);
+    }
+  }
+
+  /** Starts (or resumes after a requeue) job `s` on group `g` now. */
+  private startJob(s: number, g: number): void {
+    const J = this.jobs;
+    J.state[s] = JobState.Running;
+    J.group[s] = g;
+    J.start[s] = this.now;
+    J.executed[s] = 0;
+    this.stats.started++;
+    this.take(s, g);
+    this.runStretch(s);
+  }
+
+  /** Takes the job's cores and schedules its next event (end or operator suspension) from now. */
+  private runStretch(s: number): void {
+    const J = this.jobs;
+    J.lastResume[s] = this.now;
+    J.ver[s] = (J.ver[s]! + 1) & 0xfffff;
+    const remaining = Math.min(J.runTime[s]!, J.timeLimit[s]!) - J.executed[s]!;
+    const op = J.opAfter[s]!;
+    if (op >= 0 && J.opDone[s] === 0 && op - J.executed[s]! < remaining) this.push(this.now + Math.max(0, op - J.executed[s]!), OP_SUSPEND, s);
+    else this.push(this.now + remaining, END, s);
+  }
+
+  private take(s: number, g: number): void {
+    const J = this.jobs;
+    this.free[g]! -= J.cores[s]!;
+    this.userCores[J.user[s]!]! += J.cores[s]!;
+    if (this.nRunning === this.running.length) {
+      const r = new Int32Array(this.running.length * 2);
+      r.set(this.running);
+      this.running = r;
+    }
+    J.runPos[s] = this.nRunning;
+    this.running[this.nRunning++] = s;
+  }
+
+  private give(s: number): void {
+    const J = this.jobs;
+    const g = J.group[s]!;
+    this.free[g]! += J.cores[s]!;
+    this.accrue();
+    this.userCores[J.user[s]!]! -= J.cores[s]!;
+    const i = J.runPos[s]!;
+    const last = this.running[--this.nRunning]!;
+    this.running[i] = last;
+    J.runPos[last] = i;
+    J.runPos[s] = -1;
+    this.dirty = true;
+  }
+
+  /** Stops the running stretch: run time so far is added to `executed`. */
+  private stopStretch(s: number): void {
+    const J = this.jobs;
+    J.executed[s]! += this.now - J.lastResume[s]!;
+    J.ver[s] = (J.ver[s]! + 1) & 0xfffff;
+  }
+
+  private finishRun(s: number): void {
+    const J = this.jobs;
+    this.stopStretch(s);
+    this.give(s);
+    J.end[s] = this.now;
+    if (J.runTime[s]! > J.timeLimit[s]!) {
+      J.state[s] = JobState.Timeout;
+      this.stats.timeouts++;
+    } else J.state[s] = JobState.Completed;
+    this.leave(s);
+  }
+
+  private leave(s: number): void {
+    for (const l of this.listeners) l(this.jobs, s);
+    this.jobs.release(s);
+  }
+
+  private opSuspend(s: number): void {
+    const J = this.jobs;
+    this.stopStretch(s);
+    this.accrue();
+    this.userCores[J.user[s]!]! -= J.cores[s]!;
+    J.opDone[s] = 1;
+    J.state[s] = JobState.OpSuspended;
+    J.suspendedAt[s] = this.now;
+    J.openPeriod(s, this.now);
+    this.stats.suspensions++;
+    this.push(this.now + J.opFor[s]!, OP_RESUME, s);
+  }
+
+  private opResume(s: number): void {
+    const J = this.jobs;
+    J.closePeriod(s, this.now);
+    J.state[s] = JobState.Running;
+    this.accrue();
+    this.userCores[J.user[s]!]! += J.cores[s]!;
+    J.lastResume[s] = this.now;
+    J.ver[s] = (J.ver[s]! + 1) & 0xfffff;
+    this.push(this.now + Math.min(J.runTime[s]!, J.timeLimit[s]!) - J.executed[s]!, END, s);
+  }
+
+  /** Preempts running job `s` by its partition's mode. */
+  private preempt(s: number): void {
+    const J = this.jobs;
+    const mode = this.platform.partitions[J.part[s]!]!.preemptMode;
+    this.stopStretch(s);
+    this.give(s);
+    this.stats.preempted++;
+    if (mode === 'suspend') {
+      J.state[s] = JobState.Suspended;
+      J.openPeriod(s, this.now);
+      this.stats.suspensions++;
+      this.suspended.push(s);
+    } else if (mode === 'requeue') {
+      J.state[s] = JobState.Pending;
+      J.executed[s] = 0;
+      J.clearPeriods(s);
+      J.start[s] = Number.NaN;
+      J.requeues[s]! += 1;
+      J.opDone[s] = 0;
+      this.stats.requeued++;
+      J.priority[s] = this.computePriority(s, this.fairShare.totalUsage());
+      this.insertPending(s);
+      this.ensureTicks();
+    } else {
+      J.state[s] = JobState.Cancelled;
+      J.end[s] = this.now;
+      this.stats.cancelled++;
+      this.leave(s);
+    }
+  }
+
+  private resumePreempted(s: number, g: number): void {
+    const J = this.jobs;
+    J.closePeriod(s, this.now);
+    J.state[s] = JobState.Running;
+    this.take(s, g);
+    this.runStretch(s);
+  }
+
+  // ---------------------------------------------------------------- priority
+
+  private accrue(): void {
+    const dt = this.now - this.lastAccrual;
+    if (dt <= 0) return;
+    this.lastAccrual = this.now;
+    const u = this.userCores;
+    for (let i = 0; i < u.length; i++) if (u[i]! > 0) this.fairShare.accrue(i, u[i]! * dt);
+  }
+
+  /** The multifactor priority of pending job `s` now. */
+  computePriority(s: number, totalUsage: number): number {
+    const J = this.jobs;
+    const c = this.config.priority;
+    const part = this.platform.partitions[J.part[s]!]!;
+    return jobPriority(c, {
+      age: ageFactor(this.now - J.submit[s]!, c.maxAge),
+      fairshare: this.fairShare.factor(J.user[s]!, totalUsage, c.dampening),
+      jobSize: jobSizeFactor(J.cores[s]!, this.platform.totalCores, c.favorSmall),
+      partition: part.priorityJobFactor / this.platform.maxPartitionFactor,
+      qos: (this.config.qosPriorities[J.qos[s]!] ?? 0) / this.maxQos,
+    });
+  }
+
+  /** Whether slot a goes before slot b: tier desc, priority desc, submit asc, id asc. */
+  private before(a: number, b: number): boolean {
+    const J = this.jobs;
+    const ta = this.tier[J.part[a]!]!;
+    const tb = this.tier[J.part[b]!]!;
+    if (ta !== tb) return ta > tb;
+    const pa = J.priority[a]!;
+    const pb = J.priority[b]!;
+    if (pa !== pb) return pa > pb;
+    const sa = J.submit[a]!;
+    const sb = J.submit[b]!;
+    if (sa !== sb) return sa < sb;
+    return J.id[a]! < J.id[b]!;
+  }
+
+  private insertPending(s: number): void {
+    const p = this.pending;
+    let lo = 0;
+    let hi = p.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.before(p[mid]!, s)) lo = mid + 1;
+      else hi = mid;
+    }
+    p.splice(lo, 0, s);
+  }
+
+  private priorityTick(): void {
+    const c = this.config.priority;
+    this.accrue();
+    this.fairShare.decay(c.calcPeriod, c.decayHalfLife);
+    this.recomputePriorities();
+    if (this.nRunning > 0 || this.pending.length > 0 || this.queue.size > 0) {
+      this.prioScheduled = true;
+      this.queue.push(this.now + c.calcPeriod, PRIO);
+    }
+  }
+
+  /** Recomputes every pending job's priority and reorders the queue (also after a weight change). */
+  recomputePriorities(): void {
+    const total = this.fairShare.totalUsage();
+    for (const s of this.pending) this.jobs.priority[s] = this.computePriority(s, total);
+    this.pending.sort((a, b) => (this.before(a, b) ? -1 : this.before(b, a) ? 1 : 0));
+    this.dirty = true;
+  }
+
+  // ---------------------------------------------------------------- scheduling
+
+  /** A group of the job's partition with `cores` free now, or -1. */
+  private fitNow(s: number): number {
+    const cores = this.jobs.cores[s]!;
+    for (const g of this.platform.partitions[this.jobs.part[s]!]!.groups) if (this.free[g]! >= cores) return g;
+    return -1;
+  }
+
+  /** The main scheduler: resumes preempted jobs that fit, then walks the queue in order. */
+  schedule(): void {
+    const J = this.jobs;
+    if (this.suspended.length > 0) {
+      const keep: number[] = [];
+      for (const s of this.suspended) {
+        const g = J.group[s]!;
+        if (this.free[g]! >= J.cores[s]!) this.resumePreempted(s, g);
+        else keep.push(s);
+      }
+      this.suspended = keep;
+    }
+    const p = this.pending;
+    if (p.length === 0) return;
+    const blocked = new Uint8Array(this.platform.partitions.length);
+    let started = 0;
+    const depth = Math.min(p.length, this.config.queueDepth);
+    for (let i = 0; i < depth; i++) {
+      const s = p[i]!;
+      const part = J.part[s]!;
+      if (blocked[part]) continue;
+      let g = this.fitNow(s);
+      if (g < 0 && this.canPreempt) g = this.preemptFor(s);
+      if (g >= 0) {
+        p[i] = -1;
+        started++;
+        this.startJob(s, g);
+      } else blocked[part] = 1;
+    }
+    if (started > 0) this.pending = p.filter((x) => x >= 0);
+  }
+
+  /** Preempts lower-tier jobs so that `s` fits in one group; returns the group or -1. */
+  private preemptFor(s: number): number {
+    const J = this.jobs;
+    const need = J.cores[s]!;
+    const tier = this.tier[J.part[s]!]!;
+    const parts = this.platform.partitions;
+    for (const g of parts[J.part[s]!]!.groups) {
+      const cands: number[] = [];
+      let avail = this.free[g]!;
+      for (let i = 0; i < this.nRunning; i++) {
+        const r = this.running[i]!;
+        if (J.group[r] !== g || J.state[r] !== JobState.Running) continue;
+        const q = parts[J.part[r]!]!;
+        if (q.priorityTier >= tier || q.preemptMode === 'off') continue;
+        cands.push(r);
+        avail += J.cores[r]!;
+      }
+      if (avail < need) continue;
+      cands.sort((a, b) => this.tier[J.part[a]!]! - this.tier[J.part[b]!]! || J.lastResume[b]! - J.lastResume[a]! || J.id[b]! - J.id[a]!);
+      for (const r of cands) {
+        if (this.free[g]! >= need) break;
+        this.preempt(r);
+      }
+      return g;
+    }
+    return -1;
+  }
+
+  /** One pass of the backfill scheduler (see the module comment). */
+  backfillPass(): void {
+    const J = this.jobs;
+    const cfg = this.config;
+    this.stats.backfillPasses++;
+    if (this.pending.length > 0) {
+      const K = this.bfBuckets();
+      const res = cfg.bfResolution;
+      const G = this.platform.groupNames.length;
+      if (this.profile[0]!.length !== K) this.profile = Array.from({ length: G }, () => new Float64Array(K));
+      for (let g = 0; g < G; g++) {
+        const d = this.delta;
+        d.fill(0);
+        for (let i = 0; i < this.nRunning; i++) {
+          const r = this.running[i]!;
+          if (J.group[r] !== g) continue;
+          let left = J.timeLimit[r]! - J.executed[r]!;
+          if (J.state[r] === JobState.Running) left -= this.now - J.lastResume[r]!;
+          else left += J.suspendedAt[r]! + J.opFor[r]! - this.now; // operator-suspended: back at its resume
+          const b = Math.ceil(Math.max(0, left) / res);
+          if (b < K) d[b]! += J.cores[r]!;
+        }
+        const prof = this.profile[g]!;
+        let f = this.free[g]!;
+        for (let k = 0; k < K; k++) {
+          f += d[k]!;
+          prof[k] = f;
+        }
+      }
+      const p = this.pending;
+      const n = Math.min(p.length, cfg.bfMaxJobTest);
+      let started = 0;
+      for (let i = 0; i < n; i++) {
+        const s = p[i]!;
+        const c = J.cores[s]!;
+        const L = Math.max(1, Math.ceil(J.timeLimit[s]! / res));
+        let bestK = -1;
+        let bestG = -1;
+        for (const g of this.platform.partitions[J.part[s]!]!.groups) {
+          const k = earliestFit(this.profile[g]!, K, c, L);
+          if (k >= 0 && (bestK < 0 || k < bestK)) {
+            bestK = k;
+            bestG = g;
+          }
+        }
+        if (bestK < 0) continue; // beyond the window: no reservation
+        const prof = this.profile[bestG]!;
+        const e = Math.min(K, bestK + L);
+        for (let k = bestK; k < e; k++) prof[k]! -= c;
+        if (bestK === 0 && this.free[bestG]! >= c) {
+          p[i] = -1;
+          started++;
+          this.stats.backfilled++;
+          this.startJob(s, bestG);
+        }
+      }
+      if (started > 0) this.pending = p.filter((x) => x >= 0);
+    }
+    if (this.pending.length > 0 && (this.nRunning > 0 || this.queue.size > 0)) {
+      this.bfScheduled = true;
+      this.queue.push(this.now + cfg.bfInterval, BACKFILL);
+    }
+  }
+
+  /** Jobs running (holding cores). */
+  get runningCount(): number {
+    return this.nRunning;
+  }
+
+  /** Jobs suspended by preemption. */
+  get suspendedCount(): number {
+    return this.suspended.length;
+  }
+
+  /** Cores in use (total minus free). */
+  usedCores(): number {
+    let f = 0;
+    for (const x of this.free) f += x;
+    return this.platform.totalCores - f;
+  }
+}
+
+/**
+ * The first bucket `k` of `free` (length `K`) such that `free[j] >= c` for every `j` in `[k, k + L)`
+ * (buckets past the window count as free), or -1. Linear: a failing bucket moves the candidate past it.
+ */
+export function earliestFit(free: Float64Array, K: number, c: number, L: number): number {
+  let k = 0;
+  let j = 0;
+  while (k < K) {
+    const e = Math.min(K, k + L);
+    if (j < k) j = k;
+    while (j < e && free[j]! >= c) j++;
+    if (j >= e) return k;
+    k = j + 1;
+  }
+  return -1;
+}

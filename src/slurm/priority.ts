@@ -1,0 +1,136 @@
+/**
+ * Slurm's multifactor priority (`priority/multifactor`), as Slurm's documentation states it
+ * (https://slurm.schedmd.com/priority_multifactor.html and, for fair share, the classic algorithm of
+ * https://slurm.schedmd.com/classic_fair_share.html). Seed 004 ran Slurm 16.05 (Table 3.2) on Raijin's
+ * workload; the seed does not give its weights, so the defaults below are Slurm's defaults where Slurm
+ * has one and documented choices otherwise.
+ *
+ *     priority = floor( W_age * age + W_fs * fairshare + W_size * jobsize + W_part * partition + W_qos * qos )
+ *
+ * every factor a number in [0, 1]:
+ *
+ * - **age** = `min(1, (now - submit) / PriorityMaxAge)` (`PriorityMaxAge` default 7 days): the time the
+ *   job has been eligible, capped.
+ * - **job size** = `cores / total cores` (a job asking for the whole machine gets 1.0); with
+ *   `PriorityFavorSmall=YES` it is `(total - cores + 1) / total`, so a one-core job gets 1.0.
+ * - **partition** = the partition's `PriorityJobFactor` / the largest `PriorityJobFactor` of the platform.
+ * - **QOS** = the QOS's priority / the largest QOS priority.
+ * - **fair share** (classic): `F = 2^(-U / S / d)`, `U` the user's share of the cluster's decayed usage
+ *   (`usage_u / sum usage`), `S` the user's normalised shares (`shares_u / sum shares`), `d`
+ *   `PriorityDampeningFactor` (default 1). A user who used exactly their share gets 0.5, one who used
+ *   nothing 1.0. Usage is cores x seconds of running jobs, decayed with half-life
+ *   `PriorityDecayHalfLife` (default 7 days): every `PriorityCalcPeriod` (default 300 s)
+ *   `usage <- usage * 2^(-period / half_life) + cores x seconds run during the period`.
+ *
+ * Slurm truncates the sum to an integer; the scheduler then orders pending jobs by partition
+ * `PriorityTier` (higher first), priority (higher first), submit time, job id.
+ */
+
+/** Multifactor weights and parameters (slurm.conf names in the comments). */
+export interface PriorityConfig {
+  /** PriorityWeightAge. */
+  weightAge: number;
+  /** PriorityWeightFairshare. */
+  weightFairshare: number;
+  /** PriorityWeightJobSize. */
+  weightJobSize: number;
+  /** PriorityWeightPartition. */
+  weightPartition: number;
+  /** PriorityWeightQOS. */
+  weightQos: number;
+  /** PriorityMaxAge (s). */
+  maxAge: number;
+  /** PriorityFavorSmall. */
+  favorSmall: boolean;
+  /** PriorityDecayHalfLife (s); 0 = no decay. */
+  decayHalfLife: number;
+  /** PriorityCalcPeriod (s): how often usage decays and priorities are recomputed. */
+  calcPeriod: number;
+  /** PriorityDampeningFactor. */
+  dampening: number;
+}
+
+/**
+ * Defaults: Slurm's for `PriorityMaxAge` (7-0), `PriorityDecayHalfLife` (7-0), `PriorityCalcPeriod`
+ * (5 min), `PriorityDampeningFactor` (1), `PriorityFavorSmall` (NO). Slurm's weights default to 0
+ * (FIFO); these are a typical production setting where fair share dominates, then age, size, partition.
+ */
+export const DEFAULT_PRIORITY: PriorityConfig = {
+  weightAge: 1000,
+  weightFairshare: 10000,
+  weightJobSize: 1000,
+  weightPartition: 1000,
+  weightQos: 0,
+  maxAge: 7 * 86400,
+  favorSmall: false,
+  decayHalfLife: 7 * 86400,
+  calcPeriod: 300,
+  dampening: 1,
+};
+
+/** Age factor: `min(1, age / maxAge)` (0 before submission). */
+export function ageFactor(age: number, maxAge: number): number {
+  if (age <= 0) return 0;
+  return maxAge <= 0 ? 1 : Math.min(1, age / maxAge);
+}
+
+/** Job size factor: `cores / total`, or `(total - cores + 1) / total` favouring small jobs. */
+export function jobSizeFactor(cores: number, totalCores: number, favorSmall: boolean): number {
+  const f = favorSmall ? (totalCores - cores + 1) / totalCores : cores / totalCores;
+  return Math.min(1, Math.max(0, f));
+}
+
+/** Classic fair-share factor `2^(-U / S / d)` (`S = 0` gives 0: a user without shares). */
+export function fairShareFactor(normUsage: number, normShares: number, dampening: number): number {
+  if (normShares <= 0) return 0;
+  return 2 ** (-normUsage / normShares / dampening);
+}
+
+/** The weighted, truncated sum of the factors (each in [0, 1]). */
+export function jobPriority(cfg: PriorityConfig, f: { age: number; fairshare: number; jobSize: number; partition: number; qos: number }): number {
+  return Math.floor(
+    cfg.weightAge * f.age + cfg.weightFairshare * f.fairshare + cfg.weightJobSize * f.jobSize + cfg.weightPartition * f.partition + cfg.weightQos * f.qos,
+  );
+}
+
+/**
+ * Decayed usage per user (dense: users are `0..n-1`) and equal shares unless given. `accrue` adds
+ * cores x seconds; `decay(dt)` multiplies by `2^(-dt / halfLife)`; `factor(u)` is the classic F.
+ */
+export class FairShare {
+  readonly usage: Float64Array;
+  readonly shares: Float64Array;
+  private totalShares: number;
+
+  constructor(users: number, shares?: ArrayLike<number>) {
+    this.usage = new Float64Array(users);
+    this.shares = shares ? Float64Array.from(shares) : new Float64Array(users).fill(1);
+    this.totalShares = this.shares.reduce((a, b) => a + b, 0);
+  }
+
+  /** Adds `coreSeconds` of usage to user `u`. */
+  accrue(u: number, coreSeconds: number): void {
+    this.usage[u]! += coreSeconds;
+  }
+
+  /** Decays every user's usage over `dt` seconds with half-life `halfLife` (0: no decay). */
+  decay(dt: number, halfLife: number): void {
+    if (halfLife <= 0 || dt <= 0) return;
+    const k = 2 ** (-dt / halfLife);
+    const u = this.usage;
+    for (let i = 0; i < u.length; i++) u[i]! *= k;
+  }
+
+  /** Sum of usage. */
+  totalUsage(): number {
+    let s = 0;
+    for (const x of this.usage) s += x;
+    return s;
+  }
+
+  /** Fair-share factor of user `u`, given the total usage (pass `totalUsage()`, computed once). */
+  factor(u: number, totalUsage: number, dampening: number): number {
+    const U = totalUsage > 0 ? this.usage[u]! / totalUsage : 0;
+    return fairShareFactor(U, this.shares[u]! / this.totalShares, dampening);
+  }
+}

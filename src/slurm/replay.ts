@@ -1,0 +1,199 @@
+/**
+ * Trace replay as the seed's `runworkload` (Algorithm 3.2) and metrics as its `calcmets` (Algorithm 3.3).
+ *
+ * **runworkload** with shrink factor `f` (percent; `--shrink 100:50:10` runs 100, 90, ..., 50): every
+ * job's submission time, requested time and actual run time are multiplied by `f / 100` (the timed
+ * operator suspension too). The first `warmup` jobs are warm-up jobs, submitted at once at the start
+ * of the replay and left out of the metrics. After the warm-up period (`warmupPeriod`, s, shrunk) the
+ * other jobs are submitted in groups of `group` jobs at regular intervals: group `j` at
+ * `warmupPeriod + (drift + period) x j`, measured from the start of the replay (not from the previous
+ * submission: Algorithm 3.2's `sleep_submission_period`). By default `period` is `group` times the
+ * workload's mean inter-arrival time, shrunk, so the shrunk submission rate is the trace's, shrunk;
+ * the recorded submission time is the group's (when `sbatch` ran).
+ *
+ * **calcmets** reads one record per job (sigsleep's `job_data`: id, cores, submission, start, end,
+ * run time, and its list of suspend periods) and computes, over the measured (non-warm-up) jobs that
+ * ran to their end (completed or killed at their limit):
+ *
+ * - wait `= start - submit`, response `= end - submit` (suspended time included),
+ * - slowdown `= response / max(run, 1 s)` (`run` the run time executed, suspended time excluded),
+ * - weighted slowdown `= sum(cores x run x slowdown) / sum(cores x run)` (slowdown weighted by core-seconds),
+ * - utilisation `= sum over all jobs of cores x run / (total cores x (last end - first submission))`.
+ *
+ * Each record is also checked: `end - start` must equal `run + sum(resume - suspend)` over its periods
+ * (to 1e-6 relative); a record that does not is an accounting violation.
+ */
+import { SlurmEngine, type SlurmConfig, type SlurmJobInput } from './engine.js';
+import { JobState, type JobTable } from './jobs.js';
+import type { SlurmPlatform } from './platform.js';
+
+/** runworkload's parameters for one shrink factor. */
+export interface ReplayOptions {
+  /** Shrink factor (percent). */
+  shrink: number;
+  /** Warm-up jobs. */
+  warmup: number;
+  /** Warm-up period (s, before shrinking); default `warmup x meanGap`. */
+  warmupPeriod?: number;
+  /** Jobs per submission group. */
+  group: number;
+  /** Interval between groups (s, before shrinking); default `group x meanGap`. */
+  period?: number;
+  /** Drift added to each interval (s, not shrunk). */
+  drift: number;
+  /** Mean inter-arrival of the workload (s), for the defaults. */
+  meanGap: number;
+}
+
+/** The shrink factors of `--shrink FROM:TO:STEP` (`100:50:10` -> 100, 90, 80, 70, 60, 50). */
+export function shrinkFactors(spec: string): number[] {
+  const m = /^(\d+(?:\.\d+)?):(\d+(?:\.\d+)?):(\d+(?:\.\d+)?)$/.exec(spec.trim());
+  if (!m) throw new Error(`shrink ${JSON.stringify(spec)}: expected FROM:TO:STEP in percent, e.g. 100:50:10`);
+  const [from, to, step] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (!(from > 0 && to > 0 && step > 0 && from <= 100 && to <= from)) throw new Error(`shrink ${spec}: expected 100 >= FROM >= TO > 0 and STEP > 0`);
+  const out: number[] = [];
+  for (let f = from; f >= to - 1e-9; f -= step) out.push(Math.round(f * 1e6) / 1e6);
+  return out;
+}
+
+/** The jobs as runworkload submits them with shrink factor `o.shrink` (streamed). */
+export function* runworkload(jobs: Iterable<SlurmJobInput>, o: ReplayOptions): Generator<SlurmJobInput> {
+  const k = o.shrink / 100;
+  const warmupPeriod = (o.warmupPeriod ?? o.warmup * o.meanGap) * k;
+  const period = (o.period ?? o.group * o.meanGap) * k;
+  let i = 0;
+  for (const j of jobs) {
+    const submit = i < o.warmup ? 0 : warmupPeriod + (o.drift + period) * Math.floor((i - o.warmup) / o.group);
+    const out: SlurmJobInput = { ...j, submit, timeLimit: j.timeLimit * k, runTime: j.runTime * k };
+    if (j.opAfter !== undefined) {
+      out.opAfter = j.opAfter * k;
+      out.opFor = (j.opFor ?? 0) * k;
+    }
+    i++;
+    yield out;
+  }
+}
+
+/** calcmets' figures for one replay. */
+export interface CalcMets {
+  shrink: number;
+  jobs: number;
+  measured: number;
+  mean_wait: number;
+  mean_response: number;
+  mean_slowdown: number;
+  weighted_slowdown: number;
+  utilisation: number;
+  suspended_jobs: number;
+  suspend_accounting_violations: number;
+  timeouts: number;
+  cancelled: number;
+  refused: number;
+  /** Core-seconds executed by all jobs. */
+  service_units: number;
+  /** Jobs per size (cores -> count), over all jobs. */
+  size_counts: Record<string, number>;
+  /** Core-seconds of one-core jobs / all core-seconds. */
+  su_share_1core: number;
+  backfilled: number;
+  makespan: number;
+}
+
+/** Streaming calcmets: give it each finished job record (`add`), read `result()`. */
+export class CalcMetsAccumulator {
+  private n = 0;
+  private m = 0;
+  private wait = 0;
+  private resp = 0;
+  private sd = 0;
+  private wsdNum = 0;
+  private wsdDen = 0;
+  private su = 0;
+  private su1 = 0;
+  private firstSubmit = Number.POSITIVE_INFINITY;
+  private lastEnd = 0;
+  private suspended = 0;
+  private violations = 0;
+  private timeouts = 0;
+  private cancelled = 0;
+  private refused = 0;
+  private readonly sizes = new Map<number, number>();
+
+  constructor(
+    private readonly warmup: number,
+    private readonly shrink = 100,
+  ) {}
+
+  /** Adds the record of slot `s` (called by the engine when the job leaves). */
+  add(J: JobTable, s: number): void {
+    this.n++;
+    const cores = J.cores[s]!;
+    this.sizes.set(cores, (this.sizes.get(cores) ?? 0) + 1);
+    const state = J.state[s]!;
+    if (state === JobState.Refused) {
+      this.refused++;
+      return;
+    }
+    if (state === JobState.Cancelled) {
+      this.cancelled++;
+      return;
+    }
+    if (state === JobState.Timeout) this.timeouts++;
+    const submit = J.submit[s]!;
+    const start = J.start[s]!;
+    const end = J.end[s]!;
+    const run = Math.min(J.runTime[s]!, J.timeLimit[s]!);
+    const susp = J.suspendedTime(s);
+    if (J.nSus[s]! > 0) this.suspended++;
+    if (!(Math.abs(end - start - run - susp) <= 1e-6 * Math.max(1, end))) this.violations++;
+    this.su += cores * run;
+    if (cores === 1) this.su1 += run;
+    if (submit < this.firstSubmit) this.firstSubmit = submit;
+    if (end > this.lastEnd) this.lastEnd = end;
+    if (J.id[s]! < this.warmup) return;
+    this.m++;
+    const response = end - submit;
+    const slow = response / Math.max(run, 1);
+    this.wait += start - submit;
+    this.resp += response;
+    this.sd += slow;
+    this.wsdNum += cores * run * slow;
+    this.wsdDen += cores * run;
+  }
+
+  /** The figures so far. */
+  result(totalCores: number, backfilled = 0): CalcMets {
+    const m = Math.max(1, this.m);
+    const makespan = this.lastEnd - (Number.isFinite(this.firstSubmit) ? this.firstSubmit : 0);
+    return {
+      shrink: this.shrink,
+      jobs: this.n,
+      measured: this.m,
+      mean_wait: this.wait / m,
+      mean_response: this.resp / m,
+      mean_slowdown: this.sd / m,
+      weighted_slowdown: this.wsdDen > 0 ? this.wsdNum / this.wsdDen : 0,
+      utilisation: makespan > 0 ? this.su / (totalCores * makespan) : 0,
+      suspended_jobs: this.suspended,
+      suspend_accounting_violations: this.violations,
+      timeouts: this.timeouts,
+      cancelled: this.cancelled,
+      refused: this.refused,
+      service_units: this.su,
+      size_counts: Object.fromEntries([...this.sizes.entries()].sort((a, b) => a[0] - b[0]).map(([k, v]) => [String(k), v])),
+      su_share_1core: this.su > 0 ? this.su1 / this.su : 0,
+      backfilled,
+      makespan,
+    };
+  }
+}
+
+/** Replays `jobs` with runworkload's options on `platform` and returns calcmets' figures. */
+export function replay(platform: SlurmPlatform, jobs: Iterable<SlurmJobInput>, o: ReplayOptions, config: Partial<SlurmConfig> = {}): CalcMets {
+  const engine = new SlurmEngine(platform, config);
+  const acc = new CalcMetsAccumulator(o.warmup, o.shrink);
+  engine.onFinish((J, s) => acc.add(J, s));
+  engine.stream(runworkload(jobs, o));
+  engine.run();
+  return acc.result(platform.totalCores, engine.stats.backfilled);
+}

@@ -1,0 +1,237 @@
+import { describe, expect, it } from 'vitest';
+import { SlurmEngine, type SlurmConfig, type SlurmJobInput, earliestFit } from '../../src/slurm/engine.js';
+import { JobState, STATE_NAMES } from '../../src/slurm/jobs.js';
+import { type PreemptMode, SlurmPlatform } from '../../src/slurm/platform.js';
+
+interface Rec {
+  id: number;
+  start: number;
+  end: number;
+  state: string;
+  periods: [number, number][];
+  requeues: number;
+}
+
+function run(platform: SlurmPlatform, jobs: SlurmJobInput[], config: Partial<SlurmConfig> = {}): Map<number, Rec> {
+  const e = new SlurmEngine(platform, config);
+  const out = new Map<number, Rec>();
+  e.onFinish((J, s) => {
+    out.set(J.id[s]!, { id: J.id[s]!, start: J.start[s]!, end: J.end[s]!, state: STATE_NAMES[J.state[s]!]!, periods: J.periods(s), requeues: J.requeues[s]! });
+  });
+  for (const j of jobs) e.submit(j);
+  e.run();
+  return out;
+}
+
+const one = (cores: number) => new SlurmPlatform({ groups: [{ name: 'n', count: 1, cores }], partitions: [{ name: 'p', groups: ['n'] }] });
+const job = (id: number, submit: number, cores: number, runTime: number, timeLimit = runTime, extra: Partial<SlurmJobInput> = {}): SlurmJobInput => ({
+  id,
+  submit,
+  cores,
+  runTime,
+  timeLimit,
+  user: 0,
+  ...extra,
+});
+// FIFO-like priority: only age counts, so order = submission order
+const fifo: Partial<SlurmConfig> = {
+  users: 4,
+  priority: { weightAge: 1000, weightFairshare: 0, weightJobSize: 0, weightPartition: 0, weightQos: 0 } as SlurmConfig['priority'],
+};
+
+describe('job lifecycle', () => {
+  it('a job waits for cores and ends at start + run time', () => {
+    const r = run(one(4), [job(1, 0, 4, 100, 200), job(2, 10, 2, 50)], fifo);
+    expect(r.get(1)).toMatchObject({ start: 0, end: 100, state: 'completed' });
+    expect(r.get(2)).toMatchObject({ start: 100, end: 150, state: 'completed' });
+  });
+
+  it('walltime kill: a job that runs past its limit is killed at start + limit', () => {
+    const r = run(one(4), [job(1, 5, 1, 300, 200)]);
+    expect(() => run(one(4), [job(1, 0, 1, 10, 10, { user: 7 })])).toThrow(/user 7 is not one of the 1 users/);
+    expect(r.get(1)).toMatchObject({ start: 5, end: 205, state: 'timeout' });
+  });
+
+  it('operator suspension: end = start + run + suspended time, with the period recorded', () => {
+    const r = run(one(4), [job(1, 0, 2, 100, 200, { opAfter: 30, opFor: 50 })]);
+    expect(r.get(1)).toMatchObject({ start: 0, end: 150, state: 'completed', periods: [[30, 80]] });
+  });
+
+  it('suspended time does not count towards the time limit', () => {
+    // limit 60: killed after 60 s of run = 10 + 40 (suspended) + 50
+    const r = run(one(4), [job(1, 0, 1, 100, 60, { opAfter: 10, opFor: 40 })]);
+    expect(r.get(1)).toMatchObject({ start: 0, end: 100, state: 'timeout', periods: [[10, 50]] });
+  });
+
+  it('an operator-suspended job keeps its cores', () => {
+    const r = run(one(2), [job(1, 0, 2, 100, 100, { opAfter: 10, opFor: 40 }), job(2, 1, 1, 10)], fifo);
+    expect(r.get(1)!.end).toBe(140);
+    expect(r.get(2)).toMatchObject({ start: 140, end: 150 });
+  });
+
+  it('a job beyond its partition limits is refused', () => {
+    const p = new SlurmPlatform({
+      groups: [{ name: 'n', count: 2, cores: 4 }],
+      partitions: [{ name: 'p', groups: ['n'], max_time: 100, max_nodes: 1, allow_users: [0] }],
+    });
+    const r = run(p, [job(1, 0, 1, 10, 200), job(2, 0, 5, 10), job(3, 0, 1, 10, 10, { user: 3 }), job(4, 0, 4, 10)], { users: 4 });
+    expect([1, 2, 3, 4].map((i) => r.get(i)!.state)).toEqual(['refused', 'refused', 'refused', 'completed']);
+  });
+});
+
+describe('preemption by partition priority tier', () => {
+  const platform = (mode: PreemptMode) =>
+    new SlurmPlatform({
+      groups: [{ name: 'n', count: 1, cores: 4 }],
+      partitions: [
+        { name: 'low', groups: ['n'], priority_tier: 1, preempt_mode: mode },
+        { name: 'high', groups: ['n'], priority_tier: 2 },
+      ],
+    });
+  const jobs = [job(1, 0, 4, 100, 100, { partition: 0 }), job(2, 20, 4, 50, 50, { partition: 1 })];
+
+  it('suspend: the low job stops at 20, resumes when the high one ends (70), ends at 150', () => {
+    const r = run(platform('suspend'), jobs);
+    expect(r.get(2)).toMatchObject({ start: 20, end: 70 });
+    expect(r.get(1)).toMatchObject({ start: 0, end: 150, state: 'completed', periods: [[20, 70]] });
+  });
+
+  it('requeue: the low job restarts from scratch at 70 and ends at 170', () => {
+    const r = run(platform('requeue'), jobs);
+    expect(r.get(2)).toMatchObject({ start: 20, end: 70 });
+    expect(r.get(1)).toMatchObject({ start: 70, end: 170, state: 'completed', periods: [], requeues: 1 });
+  });
+
+  it('cancel: the low job ends at 20, cancelled', () => {
+    const r = run(platform('cancel'), jobs);
+    expect(r.get(1)).toMatchObject({ end: 20, state: 'cancelled' });
+    expect(r.get(2)).toMatchObject({ start: 20, end: 70 });
+  });
+
+  it('off: the high job waits', () => {
+    const r = run(platform('off'), jobs);
+    expect(r.get(1)).toMatchObject({ start: 0, end: 100 });
+    expect(r.get(2)).toMatchObject({ start: 100, end: 150 });
+  });
+
+  it('victims: the most recently started first, only as many as needed', () => {
+    const r = run(platform('cancel'), [
+      job(1, 0, 2, 100, 100, { partition: 0 }),
+      job(2, 5, 2, 100, 100, { partition: 0 }),
+      job(3, 20, 2, 50, 50, { partition: 1 }),
+    ]);
+    expect(r.get(2)).toMatchObject({ end: 20, state: 'cancelled' });
+    expect(r.get(1)).toMatchObject({ end: 100, state: 'completed' });
+    expect(r.get(3)).toMatchObject({ start: 20, end: 70 });
+  });
+});
+
+describe('main scheduler and backfill', () => {
+  // A (1 core, 100 s) runs; B (4 cores) waits for A; C (2 cores, 50 s) and D (1 core, 200 s) pend behind
+  // B. The main scheduler starts neither (B blocks the partition). Backfill's first pass is at 30.
+  const jobs = [job(1, 0, 1, 100), job(2, 1, 4, 100), job(3, 2, 2, 50), job(4, 3, 1, 200)];
+  const bf = { ...fifo, bfResolution: 1, bfInterval: 30 };
+
+  it('without backfill everything goes in priority order', () => {
+    const r = run(one(4), jobs, { ...bf, backfill: false });
+    expect([2, 3, 4].map((i) => r.get(i)!.start)).toEqual([100, 200, 200]);
+  });
+
+  it('backfill starts C at 30 (ends before the reservation of B at 100); D would delay B, it waits', () => {
+    const r = run(one(4), jobs, { ...bf, bfWindow: 1440 * 60 });
+    expect(r.get(3)).toMatchObject({ start: 30, end: 80 });
+    expect(r.get(2)).toMatchObject({ start: 100, end: 200 });
+    expect(r.get(4)).toMatchObject({ start: 200, end: 400 });
+  });
+
+  it('a 60 s window cannot see the start of B (70 s ahead): B gets no reservation and D starts at 30, delaying B', () => {
+    const r = run(one(4), jobs, { ...bf, bfWindow: 60 });
+    expect(r.get(3)).toMatchObject({ start: 30, end: 80 });
+    expect(r.get(4)).toMatchObject({ start: 30, end: 230 });
+    expect(r.get(2)).toMatchObject({ start: 230, end: 330 });
+  });
+
+  it('bf_interval: the pass runs every interval, so with 50 s C starts at 50', () => {
+    const r = run(one(4), jobs, { ...bf, bfInterval: 50 });
+    expect(r.get(3)).toMatchObject({ start: 50, end: 100 });
+    expect(r.get(2)!.start).toBe(100);
+  });
+
+  it('earliestFit: first bucket with c free over L buckets, the window edge counts as free', () => {
+    const f = Float64Array.from([1, 3, 3, 0, 3, 3, 3]);
+    expect(earliestFit(f, 7, 2, 2)).toBe(1);
+    expect(earliestFit(f, 7, 2, 3)).toBe(4);
+    expect(earliestFit(f, 7, 4, 1)).toBe(-1);
+    expect(earliestFit(f, 7, 3, 10)).toBe(4);
+  });
+});
+
+describe('multifactor order in the engine', () => {
+  it('fair share: the user who has used nothing goes first, even submitted later', () => {
+    const cfg: Partial<SlurmConfig> = {
+      users: 2,
+      priority: {
+        weightAge: 0,
+        weightFairshare: 1000,
+        weightJobSize: 0,
+        weightPartition: 0,
+        weightQos: 0,
+        maxAge: 1,
+        favorSmall: false,
+        decayHalfLife: 0,
+        calcPeriod: 100,
+        dampening: 1,
+      },
+    };
+    // user 0 runs 0..1000 on the only core; at 500 user 0 submits X, at 600 user 1 submits Y
+    const r = run(one(1), [job(1, 0, 1, 1000), job(2, 500, 1, 10), job(3, 600, 1, 10, 10, { user: 1 })], cfg);
+    expect(r.get(3)).toMatchObject({ start: 1000, end: 1010 });
+    expect(r.get(2)).toMatchObject({ start: 1010, end: 1020 });
+  });
+
+  it('with age only, the older job goes first', () => {
+    const r = run(one(1), [job(1, 0, 1, 1000), job(2, 500, 1, 10), job(3, 600, 1, 10, 10, { user: 1 })], fifo);
+    expect(r.get(2)!.start).toBe(1000);
+  });
+
+  it('job size: larger jobs first by default, smaller first with favor_small', () => {
+    const base = {
+      weightAge: 0,
+      weightFairshare: 0,
+      weightJobSize: 1000,
+      weightPartition: 0,
+      weightQos: 0,
+      maxAge: 1,
+      decayHalfLife: 0,
+      calcPeriod: 100,
+      dampening: 1,
+    };
+    const js = [job(1, 0, 4, 100), job(2, 10, 1, 10), job(3, 20, 4, 10)];
+    const big = run(one(4), js, { priority: { ...base, favorSmall: false } });
+    expect(big.get(3)!.start).toBe(100);
+    expect(big.get(2)!.start).toBe(110);
+    const small = run(one(4), js, { priority: { ...base, favorSmall: true } });
+    expect(small.get(2)!.start).toBe(100);
+    expect(small.get(3)!.start).toBe(110);
+  });
+
+  it('partition tier goes before priority', () => {
+    const p = new SlurmPlatform({
+      groups: [{ name: 'n', count: 1, cores: 1 }],
+      partitions: [
+        { name: 'a', groups: ['n'], priority_tier: 1 },
+        { name: 'b', groups: ['n'], priority_tier: 2 },
+      ],
+    });
+    const r = run(p, [job(1, 0, 1, 100), job(2, 10, 1, 10), job(3, 20, 1, 10, 10, { partition: 1 })], fifo);
+    expect(r.get(3)!.start).toBe(100);
+    expect(r.get(2)!.start).toBe(110);
+  });
+});
+
+describe('job states', () => {
+  it('names every state', () => {
+    expect(STATE_NAMES[JobState.Timeout]).toBe('timeout');
+    expect(STATE_NAMES[JobState.OpSuspended]).toBe('op_suspended');
+  });
+});

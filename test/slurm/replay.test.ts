@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { SlurmEngine, type SlurmJobInput } from '../../src/slurm/engine.js';
+import { RAIJIN_PLATFORM, SlurmPlatform } from '../../src/slurm/platform.js';
+import { CalcMetsAccumulator, replay, runworkload, shrinkFactors } from '../../src/slurm/replay.js';
+import { DEFAULT_RAIJIN_WORKLOAD, TABLE_4_1, raijinWorkload, workloadConstants } from '../../src/slurm/workload.js';
+
+describe('runworkload', () => {
+  it('--shrink 100:50:10 gives the six factors 100, 90, ..., 50', () => {
+    expect(shrinkFactors('100:50:10')).toEqual([100, 90, 80, 70, 60, 50]);
+    expect(shrinkFactors('100:100:10')).toEqual([100]);
+    expect(() => shrinkFactors('50:100:10')).toThrow(/FROM >= TO/);
+    expect(() => shrinkFactors('100-50')).toThrow(/FROM:TO:STEP/);
+  });
+
+  it('warm-up jobs at 0, then groups at warmupPeriod + (drift + period) j; times shrunk', () => {
+    const jobs: SlurmJobInput[] = Array.from({ length: 7 }, (_, i) => ({
+      id: i,
+      submit: i * 10,
+      cores: 1,
+      timeLimit: 200,
+      runTime: 100,
+      user: 0,
+      opAfter: 10,
+      opFor: 20,
+    }));
+    const out = [...runworkload(jobs, { shrink: 50, warmup: 2, group: 2, drift: 1, meanGap: 10 })];
+    // warmupPeriod = 2 x 10 x 0.5 = 10, period = 2 x 10 x 0.5 = 10
+    expect(out.map((j) => j.submit)).toEqual([0, 0, 10, 10, 21, 21, 32]);
+    expect(out[3]).toMatchObject({ timeLimit: 100, runTime: 50, opAfter: 5, opFor: 10 });
+  });
+});
+
+describe('calcmets', () => {
+  it('hand-computed: wait, response, slowdown, weighted slowdown, utilisation; warm-up excluded', () => {
+    const p = new SlurmPlatform({ groups: [{ name: 'n', count: 1, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] });
+    const e = new SlurmEngine(p);
+    const acc = new CalcMetsAccumulator(1);
+    e.onFinish((J, s) => acc.add(J, s));
+    e.submit({ id: 0, submit: 0, cores: 4, timeLimit: 100, runTime: 100, user: 0 }); // warm-up: 0..100
+    e.submit({ id: 1, submit: 0, cores: 2, timeLimit: 50, runTime: 50, user: 0 }); // 100..150: wait 100, resp 150, sd 3
+    e.submit({ id: 2, submit: 50, cores: 1, timeLimit: 100, runTime: 100, user: 0, opAfter: 20, opFor: 30 }); // 100..230, wait 50, resp 180, sd 1.8
+    e.run();
+    const m = acc.result(4);
+    expect(m.measured).toBe(2);
+    expect(m.mean_wait).toBe(75);
+    expect(m.mean_response).toBe(165);
+    expect(m.mean_slowdown).toBeCloseTo(2.4, 12);
+    // (2 x 50 x 3 + 1 x 100 x 1.8) / (100 + 100) = 480 / 200
+    expect(m.weighted_slowdown).toBeCloseTo(2.4, 12);
+    // (400 + 100 + 100) / (4 x 230)
+    expect(m.utilisation).toBeCloseTo(600 / 920, 12);
+    expect(m.suspended_jobs).toBe(1);
+    expect(m.suspend_accounting_violations).toBe(0);
+  });
+
+  it('a record whose end is not start + run + suspended time is counted as a violation', () => {
+    const p = new SlurmPlatform({ groups: [{ name: 'n', count: 1, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] });
+    const e = new SlurmEngine(p);
+    const acc = new CalcMetsAccumulator(0);
+    e.onFinish((J, s) => {
+      J.end[s] = J.end[s]! + 1; // a corrupted record
+      acc.add(J, s);
+    });
+    e.submit({ id: 0, submit: 0, cores: 1, timeLimit: 100, runTime: 100, user: 0, opAfter: 20, opFor: 30 });
+    e.run();
+    expect(acc.result(4).suspend_accounting_violations).toBe(1);
+  });
+});
+
+describe('Raijin-like workload (Table 4.1, Table 4.2)', () => {
+  for (const seed of [1, 7, 42, 2024]) {
+    it(`seed ${seed}: job-size shares within 1 point of Table 4.1, one-core SU near 1.6%, no accounting violations`, () => {
+      const jobs = 20_000;
+      const m = replay(
+        new SlurmPlatform(RAIJIN_PLATFORM),
+        raijinWorkload({ jobs, seed }),
+        { shrink: 100, warmup: 200, group: 10, drift: 0, meanGap: DEFAULT_RAIJIN_WORKLOAD.meanGap },
+        { users: DEFAULT_RAIJIN_WORKLOAD.users },
+      );
+      expect(m.jobs).toBe(jobs);
+      let named = 0;
+      for (const [n, share] of TABLE_4_1) {
+        const got = (m.size_counts[String(n)] ?? 0) / jobs;
+        named += got;
+        expect(Math.abs(got - share)).toBeLessThan(0.01);
+      }
+      expect(Math.abs(1 - named - 0.1)).toBeLessThan(0.01);
+      expect(Math.abs(m.su_share_1core - 0.016)).toBeLessThan(0.004);
+      expect(m.suspended_jobs).toBeGreaterThan(100);
+      expect(m.suspend_accounting_violations).toBe(0);
+      expect(m.timeouts).toBeGreaterThan(50);
+      expect(m.refused).toBe(0);
+    });
+  }
+
+  it('the one-core run-time factor solves Table 4.2 exactly in expectation', () => {
+    const c = workloadConstants(DEFAULT_RAIJIN_WORKLOAD);
+    const S = TABLE_4_1.filter(([n]) => n > 1).reduce((a, [n, p]) => a + n * p, 0) + 0.1 * c.restMean;
+    expect((0.49 * c.meanOne) / (0.49 * c.meanOne + S * c.meanOther)).toBeCloseTo(0.016, 12);
+  });
+
+  it('is deterministic per seed and streams (the generator holds no job list)', () => {
+    const a = [...raijinWorkload({ jobs: 50, seed: 3 })];
+    const b = [...raijinWorkload({ jobs: 50, seed: 3 })];
+    expect(a).toEqual(b);
+    expect(a.every((j, i) => i === 0 || j.submit >= a[i - 1]!.submit)).toBe(true);
+    expect(a.filter((j) => j.timeLimit >= j.runTime).length).toBeGreaterThan(45);
+  });
+});
