@@ -1,0 +1,50 @@
+/**
+ * `clustergym reproduce dmr`: seed 002's throughput evaluation (§7.5, Table 4, Figures 4-6), fixed
+ * vs malleable workloads of 50, 100, 200 and 400 jobs on 64 nodes (src/malleable/experiment.ts).
+ * `--json` prints the report (with `runs: [{jobs, rigid: {...}, malleable: {...}}]`) on stdout;
+ * `--out DIR` writes dmr.json, per-size jobs.csv / resizes.csv and the report page (index.html with
+ * the Figure 4, 5 and 6 charts).
+ */
+import { z } from 'zod';
+import { runDmrExperiment } from '../../src/malleable/experiment.js';
+import { formatTable } from '../common.js';
+import { defineFlags } from '../common.js';
+import { defineExperiment, REPRODUCE_FLAGS } from '../reproduce.js';
+
+const sizes = z
+  .string()
+  .regex(/^\d+(,\d+)*$/, 'expected comma-separated job counts, such as 50,100,200,400')
+  .transform((s) => s.split(',').map(Number))
+  .refine((v) => v.every((n) => n >= 3 && n <= 100_000), 'each job count must be between 3 and 100000');
+
+/** The `dmr` experiment. */
+export const reproduceCommand = defineExperiment(
+  defineFlags({ ...REPRODUCE_FLAGS, jobs: { value: 'N,N,...', schema: sizes, default: [50, 100, 200, 400], help: 'workload sizes (jobs per workload)' } }),
+  {
+    summary: 'seed 002 (DMR): fixed vs malleable workloads on 64 nodes, Table 4',
+    run: (v, out, log) => runDmrExperiment({ seed: v.seed, sizes: v.jobs, out }, log),
+    tables: (report) => {
+      const rows = (report.tables.table4 ?? []).map((r) => [
+        r.jobs!,
+        r.version!,
+        `${r.allocation_pct}% (${r.paper_allocation_pct}%)`,
+        `${r.wait_s} (${r.paper_wait_s})`,
+        `${r.execution_s} (${r.paper_execution_s})`,
+        `${r.completion_s} (${r.paper_completion_s})`,
+        r.makespan_s!,
+      ]);
+      const t4 = formatTable(['jobs', 'version', 'allocation (paper)', 'wait s (paper)', 'execution s (paper)', 'completion s (paper)', 'makespan s'], rows);
+      const ch = (report.tables.changes ?? []).map((r) => [
+        r.jobs!,
+        `${r.wait_pct}%`,
+        `${r.execution_pct}%`,
+        `${r.completion_pct}%`,
+        `${r.makespan_pct}%`,
+        r.expands!,
+        r.shrinks!,
+        r.invalid_resizes!,
+      ]);
+      return `Table 4 (this run, paper in parentheses)\n${t4}\n\nChanges fixed -> malleable\n${formatTable(['jobs', 'wait', 'execution', 'completion', 'makespan', 'expands', 'shrinks', 'invalid'], ch)}\n`;
+    },
+  },
+);
