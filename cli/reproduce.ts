@@ -46,7 +46,14 @@ export const REPRODUCE_FLAGS = {
 /** The experiments, by name: one line of help, and the module (loaded only when it runs). */
 // biome-ignore lint/suspicious/noExplicitAny: each experiment has its own flags
 const EXPERIMENTS: Record<string, { summary: string; load: () => Promise<ReproduceCommand<any>> }> = {
-  dmr: { summary: 'seed 002 (DMR): fixed vs malleable workloads on 64 nodes, Table 4', load: async () => (await import('./reproduce/dmr.js')).reproduceCommand },
+  dmr: {
+    summary: 'seed 002 (DMR): fixed vs malleable workloads on 64 nodes, Table 4',
+    load: async () => (await import('./reproduce/dmr.js')).reproduceCommand,
+  },
+  raijin: {
+    summary: 'seed 004 (Slurm on Raijin): 57,600 cores, runworkload shrink sweep, calcmets, Tables 4.1/4.2',
+    load: async () => (await import('./reproduce/raijin.js')).reproduceCommand,
+  },
 };
 
 /** Prints a report's findings as a table; returns the exit code. */
