@@ -662,6 +662,19 @@ export class SlurmEngine {
     }
   }
 
+  /**
+   * Changes the scheduler's settings from now on (what an operator does with `scontrol reconfigure`):
+   * multifactor weights and flags, backfill on/off, window, interval, depths. Pending priorities are
+   * recomputed and the queue reordered; a backfill pass is scheduled if backfill was off.
+   */
+  setScheduling(change: Partial<Omit<SlurmConfig, 'priority' | 'users' | 'qosPriorities'>> & { priority?: Partial<PriorityConfig> }): void {
+    const { priority, ...rest } = change;
+    Object.assign(this.config, rest);
+    if (priority) this.config.priority = { ...this.config.priority, ...priority };
+    this.recomputePriorities();
+    this.ensureTicks();
+  }
+
   /** Jobs running (holding cores). */
   get runningCount(): number {
     return this.nRunning;

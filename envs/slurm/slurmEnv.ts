@@ -1,0 +1,292 @@
+/**
+ * `clustergym/Slurm-v0` (DESIGN §10.4): the operator's decisions on a Slurm cluster given to an agent.
+ * The simulator is src/slurm (multifactor priority, main scheduler + backfill, walltime kill, operator
+ * suspensions); the workload is seed 004's Raijin-like one (`workload.ts`, Table 4.1 job sizes), seeded
+ * by the episode seed, on `nodes` x 16 cores.
+ *
+ * Every step is one operating period (`period` s of simulated time, default 1 h). The action picks the
+ * scheduler settings for the next period, as an operator reconfigures slurmctld: `Discrete(12)`, action
+ * `a` = priority profile `a % 4` x backfill setting `floor(a / 4)`:
+ *
+ * | profile | weights (age, fair share, job size, partition)   | favour   |
+ * |---------|--------------------------------------------------|----------|
+ * | 0 `fairshare` | 1000, 10000, 1000, 1000 (`DEFAULT_PRIORITY`) | large  |
+ * | 1 `age`       | 10000, 0, 0, 0 (FIFO by eligible time)       | -      |
+ * | 2 `small`     | 1000, 1000, 10000, 0                          | small (`PriorityFavorSmall`) |
+ * | 3 `large`     | 1000, 1000, 10000, 0                          | large  |
+ *
+ * | backfill | setting |
+ * |----------|---------|
+ * | 0 | `sched/backfill`, `bf_window` 1440 min, `bf_interval` 30 s (Slurm's defaults) |
+ * | 1 | `sched/backfill`, `bf_window` 60 min (jobs starting later than 1 h get no reservation) |
+ * | 2 | `sched/builtin` (no backfill) |
+ *
+ * Every action is always allowed (the mask is all ones while the episode runs).
+ *
+ * Observation `Box(0, 1, [9 + 12])`: cores in use / total, pending jobs / 1000, pending cores / total,
+ * running jobs / 10,000, share of one-core jobs among the pending, mean wait so far of the pending
+ * jobs / 3,600 s, jobs finished / jobs, time / (jobs x mean inter-arrival x 2), suspended
+ * jobs / 100 (all clipped to [0, 1]), then the one-hot of the last action.
+ *
+ * Reward: minus the sum over the jobs finished in the period of `(slowdown - 1)`, divided by the jobs
+ * of the episode: the return is `1 - mean slowdown` (calcmets' slowdown). `info.metrics` at the end:
+ * calcmets' figures of the episode (mean wait, response, slowdown, weighted slowdown, utilisation,
+ * suspended jobs, accounting violations). `terminated` when every job has left; `truncated` after
+ * `max_steps` periods.
+ */
+import { z } from 'zod';
+import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
+import { SlurmEngine } from '../../src/slurm/engine.js';
+import { JobState } from '../../src/slurm/jobs.js';
+import { SlurmPlatform } from '../../src/slurm/platform.js';
+import { DEFAULT_PRIORITY, type PriorityConfig } from '../../src/slurm/priority.js';
+import { CalcMetsAccumulator, type CalcMets } from '../../src/slurm/replay.js';
+import { DEFAULT_RAIJIN_WORKLOAD, raijinWorkload } from '../../src/slurm/workload.js';
+import type { EnvRegistration } from '../registry.js';
+import type { EpisodeInfo, GymEnv, GymInfo } from '../env.js';
+import { EpisodeOverError, InvalidActionError } from '../errors.js';
+import { box, type BoxSpace, type DiscreteSpace, discrete } from '../spaces.js';
+
+/** The environment's id. */
+export const SLURM_ENV_ID = 'clustergym/Slurm-v0';
+
+/** Configuration of Slurm-v0. */
+export const SlurmEnvConfigSchema = z
+  .object({
+    /** Jobs per episode. */
+    jobs: z.number().int().min(10).max(1_000_000).default(5000),
+    /** Nodes of 16 cores (Raijin: 3,600). */
+    nodes: z.number().int().min(4).max(100_000).default(360),
+    /** Offered load of the workload. */
+    load: z.number().positive().max(2).default(0.95),
+    /** Users (fair share). */
+    users: z.number().int().min(1).max(100_000).default(50),
+    /** Length of one operating period (s). */
+    period: z.number().positive().default(3600),
+    /** Truncate after this many periods. */
+    max_steps: z.number().int().positive().default(100_000),
+    /** Seed of the episodes started by `reset()` without a seed. */
+    seed: z.number().int().default(0),
+  })
+  .strict();
+
+/** A validated configuration. */
+export interface SlurmEnvContext {
+  config: z.output<typeof SlurmEnvConfigSchema>;
+  platform: SlurmPlatform;
+}
+
+/** Validates a configuration. */
+export function loadSlurmEnvContext(config: unknown = {}): SlurmEnvContext {
+  const parsed = SlurmEnvConfigSchema.safeParse(config ?? {});
+  if (!parsed.success) throw inputErrorFromIssues(`${SLURM_ENV_ID} config`, parsed.error.issues);
+  const c = parsed.data;
+  const platform = new SlurmPlatform({
+    groups: [{ name: 'nodes', count: c.nodes, cores: 16 }],
+    partitions: [{ name: 'normal', groups: ['nodes'], max_time: 48 * 3600 }],
+  });
+  return { config: c, platform };
+}
+
+/** The priority profiles of the actions (index = action % 4). */
+export const PRIORITY_PROFILES: readonly { name: string; priority: Partial<PriorityConfig> }[] = [
+  { name: 'fairshare', priority: { ...DEFAULT_PRIORITY } },
+  { name: 'age', priority: { weightAge: 10000, weightFairshare: 0, weightJobSize: 0, weightPartition: 0, favorSmall: false } },
+  { name: 'small', priority: { weightAge: 1000, weightFairshare: 1000, weightJobSize: 10000, weightPartition: 0, favorSmall: true } },
+  { name: 'large', priority: { weightAge: 1000, weightFairshare: 1000, weightJobSize: 10000, weightPartition: 0, favorSmall: false } },
+];
+
+/** The backfill settings of the actions (index = floor(action / 4)). */
+export const BACKFILL_SETTINGS: readonly { name: string; backfill: boolean; bfWindow: number }[] = [
+  { name: 'backfill', backfill: true, bfWindow: 1440 * 60 },
+  { name: 'backfill-1h', backfill: true, bfWindow: 3600 },
+  { name: 'builtin', backfill: false, bfWindow: 1440 * 60 },
+];
+
+/** Number of actions. */
+export const SLURM_ACTIONS = PRIORITY_PROFILES.length * BACKFILL_SETTINGS.length;
+
+/** The action's name: `profile/backfill` (`fairshare/backfill`). */
+export function slurmActionName(a: number): string {
+  return `${PRIORITY_PROFILES[a % 4]!.name}/${BACKFILL_SETTINGS[Math.floor(a / 4)]!.name}`;
+}
+
+const FEATURES = 9;
+const clip = (v: number) => (v < 0 ? 0 : v > 1 ? 1 : Number.isFinite(v) ? v : 0);
+
+/** The `info` of Slurm-v0. */
+export interface SlurmEnvInfo extends GymInfo {
+  pending: number;
+  running: number;
+  finished: number;
+  metrics?: CalcMets;
+  episode?: EpisodeInfo;
+}
+
+/** The Slurm-v0 environment. */
+export class SlurmEnv implements GymEnv {
+  readonly id = SLURM_ENV_ID;
+  readonly observationSpace: BoxSpace = box([FEATURES + SLURM_ACTIONS], 0, 1);
+  readonly actionSpace: DiscreteSpace = discrete(SLURM_ACTIONS);
+  private engine: SlurmEngine | null = null;
+  private acc: CalcMetsAccumulator | null = null;
+  private readonly obs = new Float32Array(FEATURES + SLURM_ACTIONS);
+  private readonly mask = new Uint8Array(SLURM_ACTIONS);
+  private nextSeed: number;
+  private seed = 0;
+  private steps = 0;
+  private ret = 0;
+  private ended = false;
+  private closed = false;
+  private actions: number[] = [];
+  private finished = 0;
+  private sdSum = 0;
+  private lastAction = 0;
+
+  constructor(private readonly ctx: SlurmEnvContext) {
+    this.nextSeed = ctx.config.seed;
+  }
+
+  /** The engine of the episode (null before `reset`), for agents that read the cluster's state. */
+  get simulator(): SlurmEngine | null {
+    return this.engine;
+  }
+
+  reset(args: { seed?: number | undefined; options?: Record<string, unknown> | undefined } = {}): { observation: Float32Array; info: SlurmEnvInfo } {
+    this.checkOpen();
+    const extra = Object.keys(args.options ?? {});
+    if (extra.length > 0) throw inputErrorFromIssues('reset options', [{ path: [extra[0]!], message: 'unknown option; Slurm-v0 takes none' }]);
+    if (args.seed !== undefined) {
+      this.seed = args.seed;
+      this.nextSeed = args.seed + 1;
+    } else this.seed = this.nextSeed++;
+    const c = this.ctx.config;
+    const engine = new SlurmEngine(this.ctx.platform, { users: c.users });
+    const acc = new CalcMetsAccumulator(0);
+    this.finished = 0;
+    this.sdSum = 0;
+    engine.onFinish((J, s) => {
+      acc.add(J, s);
+      this.finished++;
+      const st = J.state[s]!;
+      if (st === JobState.Completed || st === JobState.Timeout) {
+        const run = Math.max(1, Math.min(J.runTime[s]!, J.timeLimit[s]!));
+        this.sdSum += (J.end[s]! - J.submit[s]!) / run - 1;
+      }
+    });
+    const wl = raijinWorkload({ jobs: c.jobs, seed: this.seed, load: c.load, users: c.users, totalCores: this.ctx.platform.totalCores });
+    engine.stream(wl);
+    this.engine = engine;
+    this.acc = acc;
+    this.steps = 0;
+    this.ret = 0;
+    this.ended = false;
+    this.actions = [];
+    this.lastAction = 0;
+    this.mask.fill(1);
+    this.observe();
+    return { observation: this.obs, info: this.info() };
+  }
+
+  step(action: number): { observation: Float32Array; reward: number; terminated: boolean; truncated: boolean; info: SlurmEnvInfo } {
+    this.checkOpen();
+    if (!this.engine || this.ended) throw new EpisodeOverError(SLURM_ENV_ID);
+    if (!Number.isInteger(action) || action < 0 || action >= SLURM_ACTIONS)
+      throw new InvalidActionError(action, this.mask, `expected an integer in [0, ${SLURM_ACTIONS - 1}]`, this.id);
+    const e = this.engine;
+    const bf = BACKFILL_SETTINGS[Math.floor(action / 4)]!;
+    e.setScheduling({ priority: PRIORITY_PROFILES[action % 4]!.priority, backfill: bf.backfill, bfWindow: bf.bfWindow });
+    this.lastAction = action;
+    this.actions.push(action);
+    this.steps++;
+    const sd0 = this.sdSum;
+    e.runUntil(e.now + this.ctx.config.period);
+    const reward = -(this.sdSum - sd0) / this.ctx.config.jobs;
+    this.ret += reward;
+    const terminated = !e.busy;
+    const truncated = !terminated && this.steps >= this.ctx.config.max_steps;
+    this.observe();
+    if (terminated || truncated) {
+      this.ended = true;
+      this.mask.fill(0);
+    }
+    return { observation: this.obs, reward, terminated, truncated, info: this.info() };
+  }
+
+  actionMask(): Uint8Array {
+    return this.mask;
+  }
+
+  clone(): SlurmEnv {
+    this.checkOpen();
+    const e = new SlurmEnv(this.ctx);
+    if (this.engine) {
+      e.reset({ seed: this.seed });
+      for (const a of this.actions) e.step(a);
+    }
+    e.nextSeed = this.nextSeed;
+    return e;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.engine = null;
+    this.acc = null;
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new InputError(`${SLURM_ENV_ID}: the environment is closed`);
+  }
+
+  private observe(): void {
+    const e = this.engine!;
+    const o = this.obs;
+    const J = e.jobs;
+    const total = this.ctx.platform.totalCores;
+    let pendCores = 0;
+    let pendOne = 0;
+    let waitSum = 0;
+    for (const s of e.pending) {
+      pendCores += J.cores[s]!;
+      if (J.cores[s] === 1) pendOne++;
+      waitSum += e.now - J.submit[s]!;
+    }
+    const c = this.ctx.config;
+    o[0] = clip(e.usedCores() / total);
+    o[1] = clip(e.pending.length / 1000);
+    o[2] = clip(pendCores / total);
+    o[3] = clip(e.runningCount / 10_000);
+    o[4] = e.pending.length > 0 ? pendOne / e.pending.length : 0;
+    o[5] = clip(e.pending.length > 0 ? waitSum / e.pending.length / 3600 : 0);
+    o[6] = clip(this.finished / c.jobs);
+    o[7] = clip(e.now / (c.jobs * DEFAULT_RAIJIN_WORKLOAD.meanGap * 2));
+    o[8] = clip(e.suspendedCount / 100);
+    o.fill(0, FEATURES);
+    if (this.steps > 0) o[FEATURES + this.lastAction] = 1;
+  }
+
+  private info(): SlurmEnvInfo {
+    const e = this.engine!;
+    const info: SlurmEnvInfo = {
+      action_mask: this.mask,
+      time: e.now,
+      steps: this.steps,
+      pending: e.pending.length,
+      running: e.runningCount,
+      finished: this.finished,
+    };
+    if (this.ended) {
+      info.metrics = this.acc!.result(this.ctx.platform.totalCores, e.stats.backfilled);
+      info.episode = { return: this.ret, steps: this.steps, time: e.now, seed: this.seed, origin: -1, length: this.ctx.config.jobs };
+    }
+    return info;
+  }
+}
+
+/** The registration of Slurm-v0 in `SYSTEM_ENVS`. */
+export const slurmRegistration: EnvRegistration<SlurmEnvContext> = {
+  id: SLURM_ENV_ID,
+  description: 'operate a Slurm cluster (seed 004): each step picks the multifactor priority profile and backfill setting for the next period: Discrete(12)',
+  load: loadSlurmEnvContext,
+  create: (ctx) => new SlurmEnv(ctx),
+};
