@@ -22,6 +22,7 @@ import type { ClusterEnv, GymEnv } from './env.js';
 import { JobEnv } from './jobEnv.js';
 import { JobNodeEnv } from './jobNodeEnv.js';
 import { PolicyPairEnv } from './policyPairEnv.js';
+import { slurmRegistration } from './slurm/index.js';
 
 const CONSTRUCTORS: Record<EnvId, new (ctx: EnvContext) => ClusterEnv> = {
   'clustergym/JobNode-v0': JobNodeEnv,
@@ -43,7 +44,7 @@ export interface EnvRegistration<C = unknown> {
 
 /** The other systems' environments (each system's env module exports its registrations). */
 // biome-ignore lint/suspicious/noExplicitAny: each registration has its own context type
-const SYSTEM_ENVS: readonly EnvRegistration<any>[] = [];
+const SYSTEM_ENVS: readonly EnvRegistration<any>[] = [slurmRegistration];
 
 const SYSTEM_BY_ID = new Map(SYSTEM_ENVS.map((r) => [r.id, r]));
 
