@@ -126,6 +126,8 @@ class JobState {
   shrinks = 0;
   nodeSeconds = 0;
   sizeSince = 0;
+  anchorT = 0;
+  anchorSteps = 0;
   constructor(readonly job: MJob) {}
 }
 
@@ -141,6 +143,8 @@ export class MalleableSim {
   private running = 0;
   private now = 0;
   private area = 0;
+  private waitArea = 0;
+  private inSystemArea = 0;
   private lastT = 0;
   private done = 0;
   private pending = -1;
@@ -183,6 +187,36 @@ export class MalleableSim {
   }
   get runningJobs(): number {
     return this.running;
+  }
+
+  /** Integral over time of the number of queued jobs (= the summed waiting time so far, s). */
+  get waitIntegral(): number {
+    return this.waitArea;
+  }
+
+  /** Integral over time of the number of jobs queued or running (= the summed completion time so far, s). */
+  get inSystemIntegral(): number {
+    return this.inSystemArea;
+  }
+
+  /** Jobs in the workload. */
+  get jobCount(): number {
+    return this.jobs.length;
+  }
+
+  /**
+   * The queue position a §4.3 shrink of the pending job to `size` promotes: the first queued job
+   * that does not fit in the free nodes now but does after the shrink; -1 when none (or not a shrink).
+   */
+  promotionFor(size: number): number {
+    if (this.pending < 0) return -1;
+    const cur = this.jobs[this.pending]!.size;
+    if (size >= cur) return -1;
+    for (let i = 0; i < this.queue.length; i++) {
+      const need = this.jobs[this.queue[i]!]!.job.nodes;
+      if (need > this.free && need <= this.free + cur - size) return i;
+    }
+    return -1;
   }
 
   /** Jobs finished. */
@@ -243,7 +277,7 @@ export class MalleableSim {
       } else if (ev.kind === RESIZED) {
         this.setSize(s, s.target);
         s.state = RUNNING;
-        this.segment(ev.job, this.now);
+        this.segment(ev.job, this.now, true);
         this.schedule();
       } else {
         s.stepsDone = s.job.steps;
@@ -279,7 +313,7 @@ export class MalleableSim {
     this.pending = -1;
     if (size === cur) {
       this.noActions++;
-      this.segment(i, this.now);
+      this.segment(i, this.now, false);
       return;
     }
     if (promote > 0) {
@@ -352,7 +386,10 @@ export class MalleableSim {
 
   private advanceTo(t: number): void {
     if (t > this.lastT) {
-      this.area += (this.nodes - this.free) * (t - this.lastT);
+      const dt = t - this.lastT;
+      this.area += (this.nodes - this.free) * dt;
+      this.waitArea += this.queue.length * dt;
+      this.inSystemArea += (this.queue.length + this.running) * dt;
       this.lastT = t;
     }
     this.now = t;
@@ -373,12 +410,20 @@ export class MalleableSim {
     }
   }
 
-  /** Schedules the next point or the end of job `i`, running from `t` at a step boundary. */
-  private segment(i: number, t: number): void {
+  /**
+   * Schedules the next point or the end of job `i`, at a step boundary. Times are computed from the
+   * job's anchor (the time and step count when it last changed speed), so that points without a
+   * resize leave its end time bit-for-bit that of the same job run rigidly.
+   */
+  private segment(i: number, t: number, reanchor: boolean): void {
     const s = this.jobs[i]!;
+    if (reanchor) {
+      s.anchorT = t;
+      s.anchorSteps = s.stepsDone;
+    }
     const d = stepTime(s.job.app, s.size);
     const remaining = s.job.steps - s.stepsDone;
-    s.estEnd = t + remaining * d;
+    s.estEnd = s.anchorT + (s.job.steps - s.anchorSteps) * d;
     s.target = s.size;
     s.ver++;
     const spec = s.job.malleable;
@@ -386,7 +431,7 @@ export class MalleableSim {
     if (k >= remaining) this.events.push(s.estEnd, { kind: FINISH, job: i, ver: s.ver });
     else {
       s.segSteps = k;
-      this.events.push(t + k * d, { kind: POINT, job: i, ver: s.ver });
+      this.events.push(s.anchorT + (s.stepsDone + k - s.anchorSteps) * d, { kind: POINT, job: i, ver: s.ver });
     }
   }
 
@@ -397,7 +442,7 @@ export class MalleableSim {
     this.running++;
     s.sizeSince = this.now;
     this.setSize(s, s.job.nodes);
-    this.segment(i, this.now);
+    this.segment(i, this.now, true);
   }
 
   /** FCFS + EASY backfilling over the queue (module comment). */

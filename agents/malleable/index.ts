@@ -1,0 +1,51 @@
+/**
+ * Heuristic agents of `clustergym/Malleable-v0` (envs/malleable), acting through the env API:
+ *
+ * | agent         | acts                                                                       |
+ * |---------------|----------------------------------------------------------------------------|
+ * | `dmrAgent`    | the size seed 002's `dmr` policy (§4.2, §4.3) picks, as the action of that size (0 when it keeps the size) |
+ * | `neverAgent`  | always 0 (no-action): malleable jobs run as rigid ones at `max`             |
+ *
+ * On the same workload `dmrAgent` reproduces `simulate(workload, dmrPolicy)` exactly (the env
+ * applies §4.3's priority rule for the shrinks the policy makes under it).
+ */
+import type { MalleableEnv, MalleableMetrics } from '../../envs/malleable/malleableEnv.js';
+import { dmrPolicy, type ResizePolicy } from '../../src/malleable/policy.js';
+
+/** An agent of Malleable-v0. */
+export interface MalleableAgent {
+  readonly name: string;
+  act(env: MalleableEnv): number;
+}
+
+/** The action of a resize policy's decision at the env's current point. */
+export function policyAgent(name: string, policy: ResizePolicy): MalleableAgent {
+  return {
+    name,
+    act(env) {
+      const p = env.point();
+      if (p === null) return 0;
+      const d = policy(p.context);
+      if (d.size === p.context.size) return 0;
+      const i = p.sizes.indexOf(d.size);
+      return i < 0 || env.actionMask()[i + 1] !== 1 ? 0 : i + 1;
+    },
+  };
+}
+
+/** The `dmr` agent. */
+export const dmrAgent: MalleableAgent = policyAgent('dmr', dmrPolicy);
+
+/** The never-resize agent. */
+export const neverAgent: MalleableAgent = { name: 'never', act: () => 0 };
+
+/** Plays one episode; returns the metrics and the return. */
+export function runMalleableEpisode(env: MalleableEnv, agent: MalleableAgent, seed: number): { metrics: MalleableMetrics; return: number; steps: number } {
+  env.reset({ seed });
+  let ret = 0;
+  for (;;) {
+    const r = env.step(agent.act(env));
+    ret += r.reward;
+    if (r.terminated || r.truncated) return { metrics: r.info.metrics!, return: ret, steps: r.info.steps };
+  }
+}

@@ -1,0 +1,281 @@
+/**
+ * `clustergym/Malleable-v0` (DESIGN §10.1): the reconfiguration decision of seed 002's DMR
+ * framework given to an agent. The simulator is src/malleable (FCFS + EASY underneath, jobs
+ * submitted at `max`); the episode stops at every reconfiguration point of a running malleable job
+ * (a step boundary past the scheduling inhibitor) and the agent answers for that job.
+ *
+ * Actions: `Discrete(1 + K)`, K = floor(log2(nodes)) + 1 (the most allowed sizes a job can have).
+ * `0` is no-action; `i >= 1` resizes the job to the `i`-th of its allowed sizes in ascending order
+ * (`pref * factor^k` within `[min, max]`, see `observation.sizes`). The mask allows 0 always and a
+ * size when it is not the current one and an expansion to it fits in the free nodes. A shrink from
+ * at or below `pref` (or of a job without `pref`) is §4.3's: the first queued job it lets start gets
+ * the highest priority; a shrink from above `pref` is §4.2's return to the preferred size. With
+ * this rule the `dmr` agent reproduces `simulate(workload, dmrPolicy)` decision for decision.
+ *
+ * Observation: `Box(0, 1, [11 + K])`, all fractions clipped to [0, 1]: the job's size, pref
+ * (0 without), min, max (/ nodes), its progress (steps done / steps), its remaining time at its
+ * size (/ 10,000 s); free nodes (/ nodes), queued jobs (/ 100), running jobs (/ nodes), the head
+ * job's size (/ nodes, 0 when the queue is empty), the summed size of the queue (/ 10 nodes);
+ * then the K allowed sizes of the job (/ nodes, 0 past its last).
+ *
+ * Reward (`reward`): `wait` (default) gives at each step minus the waiting time the queued jobs
+ * accumulated during it, divided by the number of jobs and `scale` (1,000 s): the episode's return
+ * is minus the mean waiting time in ks; `completion` the same with queued and running jobs (minus
+ * the mean completion time). `info.metrics` at the end: mean wait, execution, completion, makespan,
+ * allocation, expands, shrinks, no-actions.
+ *
+ * Episodes: the paper's workload (`jobs` jobs, seeded by the episode seed) or a malleable workload
+ * file (`workload`, the same every episode). Not modelled: decisions when a queued job could start
+ * if a running job shrank between its points (the DMR runtime only asks at points), asynchronous mode.
+ */
+import { z } from 'zod';
+import { inputErrorFromIssues } from '../../src/core/errors.js';
+import { type MRunResult, MalleableSim } from '../../src/malleable/engine.js';
+import { allowedSizes, type MWorkload, stepTime } from '../../src/malleable/model.js';
+import { paperWorkload, readMalleableWorkload } from '../../src/malleable/workload.js';
+import type { EpisodeInfo, GymEnv, GymInfo } from '../env.js';
+import { EpisodeOverError, InvalidActionError } from '../errors.js';
+import { box, type BoxSpace, type DiscreteSpace, discrete } from '../spaces.js';
+
+/** The environment's id. */
+export const MALLEABLE_ENV_ID = 'clustergym/Malleable-v0';
+
+/** Configuration of Malleable-v0. */
+export const MalleableConfigSchema = z
+  .object({
+    /** Jobs of the paper's workload per episode (ignored with `workload`). */
+    jobs: z.number().int().min(1).max(100_000).default(50),
+    /** Mean inter-arrival time of the paper's workload (s). */
+    inter_arrival: z.number().finite().positive().default(10),
+    /** A malleable workload file instead of the paper's workload. */
+    workload: z.string().min(1).optional(),
+    /** Reward: minus the waiting (or completion) time accrued during the step, per job, / scale. */
+    reward: z.enum(['wait', 'completion']).default('wait'),
+    /** Divisor of the reward (s). */
+    scale: z.number().finite().positive().default(1000),
+    /** Seed of the episodes started by `reset()` without a seed. */
+    seed: z.number().int().default(0),
+  })
+  .strict();
+
+/** A validated configuration (and the file's workload, read once). */
+export interface MalleableContext {
+  config: z.output<typeof MalleableConfigSchema>;
+  fileWorkload: MWorkload | null;
+}
+
+/** Validates a configuration. */
+export function loadMalleableContext(config: unknown = {}): MalleableContext {
+  const parsed = MalleableConfigSchema.safeParse(config ?? {});
+  if (!parsed.success) throw inputErrorFromIssues(`${MALLEABLE_ENV_ID} config`, parsed.error.issues);
+  const c = parsed.data;
+  return { config: c, fileWorkload: c.workload !== undefined ? readMalleableWorkload(c.workload) : null };
+}
+
+const FEATURES = 11;
+const clip = (v: number) => (v < 0 ? 0 : v > 1 ? 1 : v);
+
+/** Metrics of a finished episode. */
+export interface MalleableMetrics {
+  jobs: number;
+  mean_wait: number;
+  mean_execution: number;
+  mean_completion: number;
+  makespan: number;
+  allocation: number;
+  expands: number;
+  shrinks: number;
+  no_actions: number;
+}
+
+/** `info` of Malleable-v0. */
+export interface MalleableInfo extends GymInfo {
+  queue_length: number;
+  running: number;
+  /** The job of the decision (`''` at the end). */
+  job: string;
+  metrics?: MalleableMetrics;
+}
+
+/** The Malleable-v0 environment. */
+export class MalleableEnv implements GymEnv {
+  readonly id = MALLEABLE_ENV_ID;
+  readonly observationSpace: BoxSpace;
+  readonly actionSpace: DiscreteSpace;
+  private readonly k: number;
+  private readonly nodes: number;
+  private sim: MalleableSim | null = null;
+  private readonly obs: Float32Array;
+  private readonly mask: Uint8Array;
+  private sizes: number[] = [];
+  private nextSeed: number;
+  private seed = 0;
+  private steps = 0;
+  private ret = 0;
+  private ended = false;
+  private closed = false;
+  private actions: number[] = [];
+  private lastIntegral = 0;
+
+  constructor(private readonly ctx: MalleableContext) {
+    this.nodes = ctx.fileWorkload?.nodes ?? 64;
+    this.k = Math.floor(Math.log2(this.nodes)) + 1;
+    this.observationSpace = box([FEATURES + this.k], 0, 1);
+    this.actionSpace = discrete(1 + this.k);
+    this.obs = new Float32Array(FEATURES + this.k);
+    this.mask = new Uint8Array(1 + this.k);
+    this.nextSeed = ctx.config.seed;
+  }
+
+  reset(args: { seed?: number | undefined; options?: Record<string, unknown> | undefined } = {}): { observation: Float32Array; info: MalleableInfo } {
+    this.checkOpen();
+    const extra = Object.keys(args.options ?? {});
+    if (extra.length > 0) throw inputErrorFromIssues('reset options', [{ path: [extra[0]!], message: 'unknown option; Malleable-v0 takes none' }]);
+    if (args.seed !== undefined) {
+      this.seed = args.seed;
+      this.nextSeed = args.seed + 1;
+    } else this.seed = this.nextSeed++;
+    const c = this.ctx.config;
+    const w = this.ctx.fileWorkload ?? paperWorkload({ jobs: c.jobs, seed: this.seed, interArrival: c.inter_arrival });
+    this.sim = new MalleableSim(w);
+    this.steps = 0;
+    this.ret = 0;
+    this.ended = false;
+    this.actions = [];
+    this.lastIntegral = 0;
+    const { info } = this.advance();
+    // what accrued before the first decision goes into the first step's reward, so that the
+    // return is exactly minus the mean wait (completion)
+    this.lastIntegral = 0;
+    this.ret = 0;
+    return { observation: this.obs, info };
+  }
+
+  step(action: number): { observation: Float32Array; reward: number; terminated: boolean; truncated: boolean; info: MalleableInfo } {
+    this.checkOpen();
+    if (!this.sim || this.ended) throw new EpisodeOverError(MALLEABLE_ENV_ID);
+    if (!Number.isInteger(action) || action < 0 || action >= this.mask.length)
+      throw new InvalidActionError(action, this.mask, `expected an integer in [0, ${this.mask.length - 1}]`, this.id);
+    if (this.mask[action] !== 1) {
+      const s = this.sizes[action - 1];
+      throw new InvalidActionError(
+        action,
+        this.mask,
+        s === undefined ? 'the job has no such size' : `size ${s} is the current size or does not fit in the free nodes`,
+        this.id,
+      );
+    }
+    const sim = this.sim;
+    const p = sim.context();
+    if (action === 0) sim.decide(p.size);
+    else {
+      const size = this.sizes[action - 1]!;
+      const wide = p.spec.pref === null || p.size <= p.spec.pref;
+      sim.decide(size, wide ? sim.promotionFor(size) : -1);
+    }
+    this.actions.push(action);
+    this.steps++;
+    const { reward, info } = this.advance();
+    return { observation: this.obs, reward, terminated: this.ended, truncated: false, info };
+  }
+
+  actionMask(): Uint8Array {
+    return this.mask;
+  }
+
+  /** What the `dmr` agent needs: the pending point (null at the end) and the allowed sizes, ascending. */
+  point(): { context: ReturnType<MalleableSim['context']>; sizes: readonly number[] } | null {
+    if (!this.sim || this.ended) return null;
+    return { context: this.sim.context(), sizes: this.sizes };
+  }
+
+  clone(): MalleableEnv {
+    this.checkOpen();
+    const e = new MalleableEnv(this.ctx);
+    e.nextSeed = this.nextSeed;
+    if (this.sim) {
+      e.reset({ seed: this.seed });
+      for (const a of this.actions) e.step(a);
+      e.nextSeed = this.nextSeed;
+    }
+    return e;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.sim = null;
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new Error(`${MALLEABLE_ENV_ID}: the environment is closed`);
+  }
+
+  /** Runs to the next point; fills the observation and the mask; the reward since the last call. */
+  private advance(): { reward: number; info: MalleableInfo } {
+    const sim = this.sim!;
+    const p = sim.next();
+    const c = this.ctx.config;
+    const integral = c.reward === 'wait' ? sim.waitIntegral : sim.inSystemIntegral;
+    const reward = -(integral - this.lastIntegral) / Math.max(1, sim.jobCount) / c.scale;
+    this.lastIntegral = integral;
+    this.ret += reward;
+    this.obs.fill(0);
+    this.mask.fill(0);
+    const info: MalleableInfo = { action_mask: this.mask, time: sim.time, steps: this.steps, queue_length: sim.queueLength, running: sim.runningJobs, job: '' };
+    if (p === null) {
+      this.ended = true;
+      this.sizes = [];
+      const r = sim.result();
+      info.metrics = metricsOf(r);
+      const episode: EpisodeInfo = { return: this.ret, steps: this.steps, time: sim.time, seed: this.seed, origin: -1, length: sim.jobCount };
+      info.episode = episode;
+      return { reward, info };
+    }
+    const job = sim.pendingJob!;
+    info.job = job.id;
+    const n = this.nodes;
+    this.sizes = allowedSizes(p.spec);
+    const o = this.obs;
+    o[0] = clip(p.size / n);
+    o[1] = clip((p.spec.pref ?? 0) / n);
+    o[2] = clip(p.spec.min / n);
+    o[3] = clip(p.spec.max / n);
+    const progress = sim.pendingProgress;
+    o[4] = clip(progress);
+    o[5] = clip(((1 - progress) * job.steps * stepTime(job.app, p.size)) / 10_000);
+    o[6] = clip(p.free / n);
+    o[7] = clip(p.queue.length / 100);
+    o[8] = clip(sim.runningJobs / n);
+    o[9] = clip((p.queue[0] ?? 0) / n);
+    o[10] = clip(p.queue.reduce((a, b) => a + b, 0) / (10 * n));
+    this.mask[0] = 1;
+    for (let i = 0; i < this.sizes.length && i < this.k; i++) {
+      const s = this.sizes[i]!;
+      o[FEATURES + i] = clip(s / n);
+      if (s !== p.size && s - p.size <= p.free) this.mask[1 + i] = 1;
+    }
+    return { reward, info };
+  }
+}
+
+function metricsOf(r: MRunResult): MalleableMetrics {
+  return {
+    jobs: r.jobs.length,
+    mean_wait: r.meanWait,
+    mean_execution: r.meanExecution,
+    mean_completion: r.meanCompletion,
+    makespan: r.makespan,
+    allocation: r.allocation,
+    expands: r.expands,
+    shrinks: r.shrinks,
+    no_actions: r.noActions,
+  };
+}
+
+/** The registration of Malleable-v0 (envs/registry.ts `SYSTEM_ENVS`). */
+export const malleableRegistration = {
+  id: MALLEABLE_ENV_ID,
+  description: 'at each reconfiguration point of a malleable job (seed 002, DMR), no-action or one allowed size: Discrete(1 + K)',
+  load: loadMalleableContext,
+  create: (ctx: MalleableContext): GymEnv => new MalleableEnv(ctx),
+};
