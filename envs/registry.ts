@@ -21,6 +21,7 @@ import { EnvContext } from './context.js';
 import type { ClusterEnv, GymEnv } from './env.js';
 import { JobEnv } from './jobEnv.js';
 import { JobNodeEnv } from './jobNodeEnv.js';
+import { malleableRegistration } from './malleable/index.js';
 import { PolicyPairEnv } from './policyPairEnv.js';
 import { slurmRegistration } from './slurm/index.js';
 
@@ -44,7 +45,7 @@ export interface EnvRegistration<C = unknown> {
 
 /** The other systems' environments (each system's env module exports its registrations). */
 // biome-ignore lint/suspicious/noExplicitAny: each registration has its own context type
-const SYSTEM_ENVS: readonly EnvRegistration<any>[] = [slurmRegistration];
+const SYSTEM_ENVS: readonly EnvRegistration<any>[] = [malleableRegistration, slurmRegistration];
 
 const SYSTEM_BY_ID = new Map(SYSTEM_ENVS.map((r) => [r.id, r]));
 
