@@ -1,0 +1,54 @@
+/**
+ * `clustergym reproduce fairness`: seed 001's fairness experiment (§5.2: the ten users of Table 5.1,
+ * Tetris for f = 0, 0.1, ..., 1, DRF) and its speed run (§5.1: 200,000 independent tasks);
+ * src/fairness/report.ts does the work. `--json` prints the report on stdout (tables `sweep` and
+ * `speed`); `--out DIR` writes fairness.json and the CSV/SVG files of Figures 5.3 and 5.4.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { reproduceFairness } from '../../src/fairness/report.js';
+import { defineFlags, formatTable, int, num } from '../common.js';
+import { defineExperiment, REPRODUCE_FLAGS } from '../reproduce.js';
+
+const pct = (v: unknown) => `${(Number(v) * 100).toFixed(1)}%`;
+
+/** The `fairness` experiment. */
+export const reproduceCommand = defineExperiment(
+  defineFlags({
+    ...REPRODUCE_FLAGS,
+    scale: { value: 'N', schema: int({ gte: 1, lte: 1000 }), default: 10, help: 'cluster size: 2N hosts of 16 cores/64 memory and N of 16 cores/48 memory' },
+    interval: { value: 'S', schema: num({ gt: 0 }), default: 100, help: 'monitor interval of the dominant-share charts (s)' },
+    'speed-tasks': { value: 'N', schema: int({ gte: 0, lte: 50_000_000 }), default: 200_000, help: 'independent tasks of the §5.1 speed run (0: skip it)' },
+  }),
+  {
+    summary: 'seed 001 (DSLab cluster simulator): DRF and Tetris(f) on Table 5.1, the f sweep, 200,000-task speed run',
+    run: (v, out, log) => {
+      const { report, files } = reproduceFairness({ seed: v.seed, scale: v.scale, interval: v.interval, speedTasks: v['speed-tasks'] }, log);
+      if (out !== undefined) for (const [name, text] of Object.entries(files)) writeFileSync(join(out, name), text);
+      return report;
+    },
+    tables: (report) => {
+      const sweep = (report.tables.sweep ?? []).map((r) => [
+        r.f!,
+        pct(r.utilisation),
+        pct(r.cpu),
+        pct(r.memory),
+        Number(r.window_end).toFixed(0),
+        r.first_out!,
+        `${r.least_served} ${Number(r[`share_${r.least_served}`]).toFixed(3)}`,
+        Number(r.share_user9).toFixed(3),
+        Number(r.jain).toFixed(3),
+      ]);
+      const speed = (report.tables.speed ?? []).map((r) => [
+        r.tasks!,
+        Number(r.seconds).toFixed(2),
+        Math.round(Number(r.tasks_per_s)),
+        r.paper_seconds!,
+        r.paper_tasks_per_s!,
+      ]);
+      return `Sweep of f (Fig. 5.3, 5.4; window: until the first user runs out of tasks)\n${formatTable(['f', 'utilisation', 'cpu', 'memory', 'window s', 'first out', 'least served', 'user9 share', 'Jain'], sweep)}\n${
+        speed.length ? `\nSpeed (§5.1)\n${formatTable(['tasks', 'seconds', 'tasks/s', 'paper s', 'paper tasks/s'], speed)}\n` : ''
+      }`;
+    },
+  },
+);
