@@ -46,6 +46,10 @@ export const REPRODUCE_FLAGS = {
 /** The experiments, by name: one line of help, and the module (loaded only when it runs). */
 // biome-ignore lint/suspicious/noExplicitAny: each experiment has its own flags
 const EXPERIMENTS: Record<string, { summary: string; load: () => Promise<ReproduceCommand<any>> }> = {
+  fairness: {
+    summary: 'seed 001 (DSLab cluster simulator): DRF and Tetris(f) on Table 5.1, the f sweep, 200,000-task speed run',
+    load: async () => (await import('./reproduce/fairness.js')).reproduceCommand,
+  },
   dmr: {
     summary: 'seed 002 (DMR): fixed vs malleable workloads on 64 nodes, Table 4',
     load: async () => (await import('./reproduce/dmr.js')).reproduceCommand,
