@@ -30,6 +30,10 @@ export const ERROR_CODES = {
   invalid_action: 'invalid action',
   /** `step` before `reset`, or after the episode ended. */
   bad_state: 'the environment cannot do that now',
+  /** A limit of the server was reached (details: `{limit, value, max, flag}`; the flag of `serve` raises it). */
+  limit_exceeded: 'a server limit was reached',
+  /** The request names a file the server may not read (outside `--data-root`, a device, a FIFO...). */
+  forbidden: 'access refused',
   /** A bug: the message says what. The server keeps serving. */
   internal: 'internal error',
 } as const;
@@ -47,6 +51,16 @@ export class BridgeError extends Error {
     super(message);
     this.name = 'BridgeError';
   }
+}
+
+/** A `limit_exceeded` error naming the limit, the value, the maximum and the flag that raises it. */
+export function limitError(limit: string, value: number, max: number, flag: string): BridgeError {
+  return new BridgeError('limit_exceeded', `${limit}: ${value} exceeds the server's limit of ${max} (raise it with clustergym serve ${flag})`, {
+    limit,
+    value,
+    max,
+    flag,
+  });
 }
 
 const requestId = z.union([z.number().int(), z.string().max(256)]);
@@ -69,12 +83,22 @@ const action = z.union([
   }),
 ]);
 
-const seed = z.number().int().nullable().optional();
+/** Seeds travel as msgpack integers: any integer in [0, 2^64). Above 2^53 they are hashed to 53 bits (`seedToNumber`). */
+const seedValue = z.union([z.number(), z.bigint()]).transform((v, ctx) => {
+  const r = seedToNumber(v);
+  if (typeof r === 'string') {
+    ctx.addIssue({ code: 'custom', message: r });
+    return z.NEVER;
+  }
+  return r;
+});
+const seed = seedValue.nullable().optional();
 const options = z.record(z.unknown()).nullable().optional();
 
 /** Request schemas by op. */
 export const REQUESTS = {
   hello: z.object({ id: requestId, op: z.literal('hello') }).passthrough(),
+  ping: z.object({ id: requestId, op: z.literal('ping') }).passthrough(),
   list: z.object({ id: requestId, op: z.literal('list') }).passthrough(),
   make: z.object({ id: requestId, op: z.literal('make'), env_id: z.string(), config: z.record(z.unknown()).default({}) }).passthrough(),
   reset: z.object({ id: requestId, op: z.literal('reset'), env: envHandle, seed, options }).passthrough(),
@@ -95,7 +119,7 @@ export const REQUESTS = {
       id: requestId,
       op: z.literal('reset_batch'),
       envs: z.array(envHandle).min(1),
-      seeds: z.array(z.number().int().nullable()).nullable().optional(),
+      seeds: z.array(seedValue.nullable()).nullable().optional(),
       options,
     })
     .passthrough()
@@ -108,15 +132,81 @@ export type Op = keyof typeof REQUESTS;
 /** The parsed request of an op. */
 export type Request<O extends Op> = z.infer<(typeof REQUESTS)[O]>;
 
+const TWO_53 = 2 ** 53;
+const TWO_64 = 1n << 64n;
+
+/**
+ * The seed an env gets for a wire seed: integers in [0, 2^53) as they are; integers in [2^53, 2^64)
+ * hashed to 53 bits (SplitMix64's finaliser of the 64-bit value, top 53 bits), so that every seed a
+ * numpy or Gymnasium user may pass is accepted and distinct seeds stay (almost surely) distinct.
+ * Returns a message (string) for anything else.
+ */
+export function seedToNumber(v: number | bigint): number | string {
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v)) return `expected an integer seed, got ${v}`;
+    if (v < 0) return `expected a non-negative seed (0 <= seed < 2^64), got ${v}`;
+    if (v < TWO_53) return v;
+    if (v >= 2 ** 64) return `expected a seed below 2^64, got ${v}`;
+    return hashSeed(BigInt(v));
+  }
+  if (v < 0n) return `expected a non-negative seed (0 <= seed < 2^64), got ${v}`;
+  if (v >= TWO_64) return `expected a seed below 2^64, got ${v}`;
+  return v < BigInt(TWO_53) ? Number(v) : hashSeed(v);
+}
+
+function hashSeed(x: bigint): number {
+  const M = (1n << 64n) - 1n;
+  let z = (x + 0x9e3779b97f4a7c15n) & M;
+  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & M;
+  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & M;
+  z ^= z >> 31n;
+  return Number(z >> 11n);
+}
+
+function isHandle(v: unknown): v is string {
+  return typeof v === 'string' && v.length >= 1 && v.length <= 64;
+}
+
+function isIntAction(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v);
+}
+
+function isRequestId(v: unknown): boolean {
+  return (typeof v === 'number' && Number.isInteger(v)) || (typeof v === 'string' && v.length <= 256);
+}
+
+/**
+ * The hot path: a well-formed `step` or `step_batch` (handles are strings, actions plain integers)
+ * is accepted without running its zod schema, which would only confirm it; anything else (ndarray
+ * actions, a missing field, a wrong type) returns null and goes through the schema, which names the
+ * problem.
+ */
+function fastParse(op: string, m: Record<string, unknown>): Request<Op> | null {
+  if (!isRequestId(m.id)) return null;
+  if (op === 'step') return isHandle(m.env) && isIntAction(m.action) ? (m as Request<'step'>) : null;
+  if (op === 'step_batch') {
+    const envs = m.envs;
+    const actions = m.actions;
+    if (!Array.isArray(envs) || !Array.isArray(actions) || envs.length === 0 || envs.length !== actions.length) return null;
+    if (m.autoreset !== undefined && typeof m.autoreset !== 'boolean') return null;
+    for (let i = 0; i < envs.length; i++) if (!isHandle(envs[i]) || !isIntAction(actions[i])) return null;
+    if (m.autoreset === undefined) m.autoreset = true;
+    return m as Request<'step_batch'>;
+  }
+  return null;
+}
+
 /** Validates a decoded message; returns the op and the parsed request, or throws a `BridgeError`. */
 export function parseRequest(msg: unknown): { op: Op; req: Request<Op> } {
   if (typeof msg !== 'object' || msg === null || Array.isArray(msg) || msg instanceof Uint8Array)
     throw new BridgeError('bad_message', `expected a msgpack map, got ${msg === null ? 'nil' : Array.isArray(msg) ? 'an array' : typeof msg}`);
   const op = (msg as { op?: unknown }).op;
-  if (typeof op !== 'string' || !(op in REQUESTS))
+  if (typeof op !== 'string' || !Object.hasOwn(REQUESTS, op))
     throw new BridgeError('unknown_op', `unknown op ${JSON.stringify(op)}; expected one of ${Object.keys(REQUESTS).join(', ')}`, {
       ops: Object.keys(REQUESTS),
     });
+  const fast = fastParse(op, msg as Record<string, unknown>);
+  if (fast) return { op: op as Op, req: fast };
   const r = REQUESTS[op as Op].safeParse(msg);
   if (!r.success) {
     const issues = r.error.issues.map((i) => ({ path: jsonPath(i.path), message: i.message }));

@@ -12,9 +12,10 @@
  * The server holds no RL logic: it only maps messages to calls on `BridgeEnv`s made by an
  * `EnvFactory` (the gym registry in production, anything in tests).
  */
+import { randomBytes } from 'node:crypto';
 import { Packr, Unpackr } from 'msgpackr';
 import { Router } from 'zeromq';
-import { BridgeError, PROTOCOL_VERSION, parseRequest, requestIdOf, type ErrorCode, type Op, type Request } from './protocol.js';
+import { BridgeError, limitError, PROTOCOL_VERSION, parseRequest, requestIdOf, type ErrorCode, type Op, type Request } from './protocol.js';
 import { encodeNdArray, isNdArrayMessage, type WireTypedArray } from './ndarray.js';
 
 /** A JSON-serialisable space descriptor (see envs/spaces). */
@@ -41,6 +42,8 @@ export interface EnvFactory {
   ids(): string[];
   /** Makes an env; throws for an unknown id or a bad config. */
   make(envId: string, config: Record<string, unknown>): BridgeEnv;
+  /** The factory's own limits, reported by `hello` (optional). */
+  limits?(): Record<string, number>;
   /** Maps an error thrown by `make`, `reset` or `step` to an error reply, or null if it is a bug. */
   classify(e: unknown): { code: ErrorCode; message: string; details?: unknown } | null;
 }
@@ -53,18 +56,46 @@ export interface BridgeServerOptions {
   idleTimeoutMs?: number | undefined;
   /** Called with each env reclaimed for idleness (logs, tests). */
   onReclaim?: ((env: string) => void) | undefined;
+  /** Open envs on the server at most (default `DEFAULT_LIMITS.maxEnvs`). */
+  maxEnvs?: number | undefined;
+  /** Open envs per client (ZeroMQ peer) at most (default `DEFAULT_LIMITS.maxEnvsPerClient`). */
+  maxEnvsPerClient?: number | undefined;
+  /** Size of one request in bytes at most (default `DEFAULT_LIMITS.maxRequestBytes`). */
+  maxRequestBytes?: number | undefined;
 }
+
+/** The server's default limits (each raised by a flag of `clustergym serve`, named in `limit_exceeded` errors). */
+export const DEFAULT_LIMITS = {
+  /** `--max-envs`: open envs on the server. */
+  maxEnvs: 4096,
+  /** `--max-envs-per-client`: open envs of one client (one ZeroMQ peer). */
+  maxEnvsPerClient: 1024,
+  /** `--max-request-bytes`: size of one request. */
+  maxRequestBytes: 64 * 1024 * 1024,
+} as const;
 
 interface Slot {
   env: BridgeEnv;
   envId: string;
+  /** The client (ZeroMQ identity, hex) that made it. */
+  owner: string;
+  /** Its spaces as one string: a batch must not mix envs whose spaces differ. */
+  spaceKey: string;
+  /** A reset happened (the first unseeded one draws entropy). */
+  seeded: boolean;
   lastUsed: number;
   /** An episode is running (reset done, not yet ended). */
   active: boolean;
 }
 
 const packr = new Packr({ useRecords: false, variableMapSize: true });
-const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
+// 'auto': 64-bit integers beyond 2^53 arrive as bigint (seeds up to 2^64 keep their value); msgpackr supports it, its types do not list it
+const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'auto' as 'number' });
+
+/** A fresh seed from the OS's entropy (53 bits), for a first reset without a seed (as Gymnasium does). */
+function entropySeed(): number {
+  return Number(randomBytes(8).readBigUInt64LE() >> 11n);
+}
 
 function isTypedArray(v: unknown): v is WireTypedArray {
   return ArrayBuffer.isView(v) && !(v instanceof DataView);
@@ -120,12 +151,19 @@ export class BridgeServer {
   endpoint = '';
   /** Requests served (including error replies). */
   served = 0;
+  private readonly limits: { maxEnvs: number; maxEnvsPerClient: number; maxRequestBytes: number };
+  private readonly perClient = new Map<string, number>();
 
   constructor(
     private readonly factory: EnvFactory,
     private readonly options: BridgeServerOptions,
   ) {
     this.idleTimeoutMs = options.idleTimeoutMs ?? 600_000;
+    this.limits = {
+      maxEnvs: options.maxEnvs ?? DEFAULT_LIMITS.maxEnvs,
+      maxEnvsPerClient: options.maxEnvsPerClient ?? DEFAULT_LIMITS.maxEnvsPerClient,
+      maxRequestBytes: options.maxRequestBytes ?? DEFAULT_LIMITS.maxRequestBytes,
+    };
   }
 
   /** Binds the socket; resolves with the bound endpoint. Serving goes on in the background. */
@@ -152,6 +190,7 @@ export class BridgeServer {
     if (this.reaper) clearInterval(this.reaper);
     for (const s of this.envs.values()) safeClose(s.env);
     this.envs.clear();
+    this.perClient.clear();
     this.sock.close();
     try {
       await this.loop;
@@ -173,7 +212,7 @@ export class BridgeServer {
       const identity = frames[0]!;
       const req = frames.length >= 3 && frames[1]!.length === 0;
       const payload = frames[frames.length - 1]!;
-      const reply = this.handle(payload);
+      const reply = this.handle(payload, identity.toString('hex'));
       this.served++;
       try {
         await this.sock.send(req ? [identity, Buffer.alloc(0), reply] : [identity, reply]);
@@ -186,7 +225,9 @@ export class BridgeServer {
   }
 
   /** Handles one raw message and returns the raw reply (exported for in-process tests). */
-  handle(payload: Buffer): Buffer {
+  handle(payload: Buffer, client = ''): Buffer {
+    if (payload.length > this.limits.maxRequestBytes)
+      return this.errorReply(null, limitError('request size (bytes)', payload.length, this.limits.maxRequestBytes, '--max-request-bytes'));
     let msg: unknown;
     try {
       msg = unpackr.unpack(payload);
@@ -196,8 +237,10 @@ export class BridgeServer {
     const id = requestIdOf(msg);
     try {
       const { op, req } = parseRequest(msg);
-      const result = this.dispatch(op, req);
-      return packr.pack({ id, ok: true, ...result });
+      const result = this.dispatch(op, req, client);
+      result.id = id;
+      result.ok = true;
+      return packr.pack(result);
     } catch (e) {
       if (e instanceof BridgeError) return this.errorReply(id, e);
       const c = this.factory.classify(e);
@@ -221,17 +264,25 @@ export class BridgeServer {
     return s;
   }
 
-  private dispatch(op: Op, r: Request<Op>): Record<string, unknown> {
+  private dispatch(op: Op, r: Request<Op>, client: string): Record<string, unknown> {
     switch (op) {
+      case 'ping':
+        return { pong: true, open_envs: this.envs.size };
       case 'hello':
         return {
           protocol: PROTOCOL_VERSION,
           server: 'clustergym',
           capabilities: {
-            ops: ['hello', 'list', 'make', 'reset', 'step', 'action_mask', 'step_batch', 'reset_batch', 'close'],
+            ops: ['hello', 'ping', 'list', 'make', 'reset', 'step', 'action_mask', 'step_batch', 'reset_batch', 'close'],
             env_ids: this.factory.ids(),
             ndarray: true,
             idle_timeout_s: this.idleTimeoutMs / 1000,
+            limits: {
+              max_envs: this.limits.maxEnvs,
+              max_envs_per_client: this.limits.maxEnvsPerClient,
+              max_request_bytes: this.limits.maxRequestBytes,
+              ...this.factory.limits?.(),
+            },
           },
         };
       case 'list':
@@ -241,15 +292,21 @@ export class BridgeServer {
         };
       case 'make': {
         const q = r as Request<'make'>;
+        if (this.envs.size >= this.limits.maxEnvs) throw limitError('open environments on the server', this.envs.size + 1, this.limits.maxEnvs, '--max-envs');
+        const mine = this.perClient.get(client) ?? 0;
+        if (mine >= this.limits.maxEnvsPerClient)
+          throw limitError('open environments of this client', mine + 1, this.limits.maxEnvsPerClient, '--max-envs-per-client');
         const env = this.factory.make(q.env_id, q.config);
         const handle = `e${this.nextEnv++}`;
-        this.envs.set(handle, { env, envId: q.env_id, lastUsed: Date.now(), active: false });
+        const spaceKey = JSON.stringify([env.observationSpace, env.actionSpace]);
+        this.envs.set(handle, { env, envId: q.env_id, owner: client, spaceKey, seeded: false, lastUsed: Date.now(), active: false });
+        this.perClient.set(client, mine + 1);
         return { env: handle, observation_space: env.observationSpace, action_space: env.actionSpace };
       }
       case 'reset': {
         const q = r as Request<'reset'>;
         const s = this.slot(q.env);
-        const out = s.env.reset({ seed: q.seed ?? undefined, options: q.options ?? undefined });
+        const out = s.env.reset({ seed: this.seedFor(s, q.seed), options: q.options ?? undefined });
         s.active = true;
         return { observation: encodeValue(out.observation, s.env.observationSpace), info: encodeValue(out.info) };
       }
@@ -275,10 +332,9 @@ export class BridgeServer {
         return this.stepBatch(r as Request<'step_batch'>);
       case 'reset_batch': {
         const q = r as Request<'reset_batch'>;
-        const slots = q.envs.map((h) => this.slot(h));
+        const slots = this.batchSlots(q.envs);
         const outs = slots.map((s, i) => {
-          const seed = q.seeds?.[i];
-          const o = s.env.reset({ seed: seed ?? undefined, options: q.options ?? undefined });
+          const o = s.env.reset({ seed: this.seedFor(s, q.seeds?.[i]), options: q.options ?? undefined });
           s.active = true;
           return o;
         });
@@ -295,10 +351,7 @@ export class BridgeServer {
       case 'close': {
         const q = r as Request<'close'>;
         const s = this.envs.get(q.env);
-        if (s) {
-          safeClose(s.env);
-          this.envs.delete(q.env);
-        }
+        if (s) this.drop(q.env, s);
         return { closed: s !== undefined };
       }
     }
@@ -311,8 +364,7 @@ export class BridgeServer {
    * (with the episode metrics in `infos[i]`).
    */
   private stepBatch(q: Request<'step_batch'>): Record<string, unknown> {
-    const slots = q.envs.map((h) => this.slot(h));
-    if (new Set(q.envs).size !== q.envs.length) throw new BridgeError('bad_request', 'an env appears twice in envs');
+    const slots = this.batchSlots(q.envs);
     for (let i = 0; i < slots.length; i++)
       if (!slots[i]!.active) throw new BridgeError('bad_state', `environment ${q.envs[i]} needs a reset before step_batch`);
     const n = slots.length;
@@ -363,12 +415,45 @@ export class BridgeServer {
     };
   }
 
+  /**
+   * The slots of a batch, checked as a whole before any env moves: every handle open, none twice,
+   * and every env with the same observation and action spaces (observations are stacked).
+   */
+  private batchSlots(handles: string[]): Slot[] {
+    const slots = handles.map((h) => this.slot(h));
+    if (new Set(handles).size !== handles.length) throw new BridgeError('bad_request', 'an env appears twice in envs');
+    const key = slots[0]!.spaceKey;
+    for (let i = 1; i < slots.length; i++)
+      if (slots[i]!.spaceKey !== key)
+        throw new BridgeError(
+          'bad_request',
+          `envs[${i}] (${handles[i]}, ${slots[i]!.envId}) has other observation or action spaces than envs[0] (${handles[0]}, ${slots[0]!.envId}); a batch holds envs with the same spaces`,
+          { index: i },
+        );
+    return slots;
+  }
+
+  /** The seed of a reset: the given one, else fresh entropy for the env's first reset (Gymnasium's rule), else the env's stream. */
+  private seedFor(s: Slot, seed: number | null | undefined): number | undefined {
+    const first = !s.seeded;
+    s.seeded = true;
+    if (seed !== null && seed !== undefined) return seed;
+    return first ? entropySeed() : undefined;
+  }
+
+  private drop(handle: string, s: Slot): void {
+    safeClose(s.env);
+    this.envs.delete(handle);
+    const n = (this.perClient.get(s.owner) ?? 1) - 1;
+    if (n > 0) this.perClient.set(s.owner, n);
+    else this.perClient.delete(s.owner);
+  }
+
   private reap(): void {
     const now = Date.now();
     for (const [h, s] of this.envs)
       if (now - s.lastUsed > this.idleTimeoutMs) {
-        safeClose(s.env);
-        this.envs.delete(h);
+        this.drop(h, s);
         this.options.onReclaim?.(h);
       }
   }

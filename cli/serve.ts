@@ -1,10 +1,15 @@
 /**
- * `clustergym serve [--bind tcp://127.0.0.1:5555] [--idle-timeout S] [--parent-pid PID]`: the ZeroMQ
- * bridge (DESIGN §6, docs/protocol.md). Port 0 picks a free port. The bound endpoint is printed as
+ * `clustergym serve [--bind tcp://127.0.0.1:5555] [--idle-timeout S] [--parent-pid PID] [limits]`: the
+ * ZeroMQ bridge (DESIGN §6, docs/protocol.md). Port 0 picks a free port; a port above 65535 is refused
+ * (exit 2), and so is an address other than loopback unless `--allow-remote` is given (the server runs
+ * whatever a client asks: see the threat model in docs/protocol.md). Clients may name files only under
+ * `--data-root` (default the working directory) and the embedded data; the limits (`--max-*`) make
+ * `limit_exceeded` errors that name the flag. The bound endpoint is printed as
  * the first line of stdout (clients started by the Python `make()` read it). SIGINT/SIGTERM close
  * every env and the socket and exit 0; with `--parent-pid`, the server also exits when that process
  * is gone (so a killed Python interpreter never leaves a server behind).
  */
+import { delimiter, resolve } from 'node:path';
 import { z } from 'zod';
 import { defineCommand, defineFlags, int, num, type Values } from './common.js';
 
@@ -12,17 +17,47 @@ import { defineCommand, defineFlags, int, num, type Values } from './common.js';
 export const flags = defineFlags({
   bind: {
     value: 'ENDPOINT',
-    schema: z.string().refine(
-      (s) => /^(tcp:\/\/[^\s:]+:(\d+|\*)|ipc:\/\/\S+|inproc:\/\/\S+)$/.test(s),
-      (s) => ({ message: `expected tcp://HOST:PORT (port 0 picks a free one), ipc://PATH or inproc://NAME, got ${JSON.stringify(s)}` }),
-    ),
+    schema: z.string().superRefine((s, ctx) => {
+      const why = endpointProblem(s);
+      if (why) ctx.addIssue({ code: 'custom', message: why });
+    }),
     default: 'tcp://127.0.0.1:5555',
     help: 'the ZeroMQ endpoint to bind (port 0 picks a free one, printed as the first line of stdout)',
   },
   'idle-timeout': { value: 'S', schema: num({ gt: 0 }), default: 600, help: 'close environments unused for S seconds' },
   'parent-pid': { value: 'PID', schema: int({ gte: 1 }), help: 'exit when the process PID is gone' },
   quiet: { help: 'no log on stderr' },
+  'allow-remote': { help: 'allow binding an address other than loopback (anyone who reaches it can run simulations and read files under --data-root)' },
+  'data-root': {
+    value: 'DIRS',
+    schema: z.string().min(1),
+    help: `folders whose files clients may name, separated by "${delimiter}" (default: the working directory; the embedded data is always allowed)`,
+  },
+  'max-envs': { value: 'N', schema: int({ gte: 1 }), default: 4096, help: 'open environments on the server at most' },
+  'max-envs-per-client': { value: 'N', schema: int({ gte: 1 }), default: 1024, help: 'open environments of one client at most' },
+  'max-jobs': { value: 'N', schema: int({ gte: 1 }), default: 1_000_000, help: 'jobs of a generated or inline workload at most' },
+  'max-file-bytes': { value: 'N', schema: int({ gte: 1 }), default: 256 * 1024 * 1024, help: 'size of a file a client names at most (bytes)' },
+  'max-request-bytes': { value: 'N', schema: int({ gte: 1 }), default: 64 * 1024 * 1024, help: 'size of one request at most (bytes)' },
 });
+
+/** Why `s` is not an endpoint `serve` binds (null when it is one). */
+export function endpointProblem(s: string): string | null {
+  const tcp = /^tcp:\/\/(\[[^\]\s]+\]|[^\s:/\]]+):(\d+|\*)$/.exec(s);
+  if (tcp) {
+    if (tcp[2] !== '*' && Number(tcp[2]) > 65535) return `port ${tcp[2]} is out of range (0..65535; 0 picks a free one) in ${JSON.stringify(s)}`;
+    return null;
+  }
+  if (/^(ipc:\/\/\S+|inproc:\/\/\S+)$/.test(s)) return null;
+  return `expected tcp://HOST:PORT (port 0 picks a free one), ipc://PATH or inproc://NAME, got ${JSON.stringify(s)}`;
+}
+
+/** Whether a tcp endpoint's host is a loopback address (127.0.0.0/8, ::1, localhost); other transports are local. */
+export function isLoopback(endpoint: string): boolean {
+  const m = /^tcp:\/\/(\[([^\]]+)\]|[^:]+):/.exec(endpoint);
+  if (!m) return true;
+  const host = (m[2] ?? m[1]!).toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
 
 function alive(pid: number): boolean {
   try {
@@ -38,8 +73,24 @@ export async function serve(f: Values<typeof flags>): Promise<number> {
   // loaded here, so that `serve --help` needs neither ZeroMQ nor the envs
   const { registryFactory } = await import('../bridge/envFactory.js');
   const { BridgeServer } = await import('../bridge/server.js');
-  const server = new BridgeServer(registryFactory(), {
+  if (!isLoopback(f.bind) && !f['allow-remote']) {
+    console.error(
+      `clustergym serve: --bind ${f.bind} is not a loopback address: anyone who reaches it can make environments and read files under --data-root; give --allow-remote to do it anyway (see docs/protocol.md, threat model)`,
+    );
+    return 2;
+  }
+  const roots = f['data-root']
+    ? f['data-root']
+        .split(delimiter)
+        .filter((r) => r !== '')
+        .map((r) => resolve(r))
+    : [process.cwd()];
+  const factory = registryFactory({ roots, maxJobs: f['max-jobs'], maxFileBytes: f['max-file-bytes'] });
+  const server = new BridgeServer(factory, {
     bind: f.bind,
+    maxEnvs: f['max-envs'],
+    maxEnvsPerClient: f['max-envs-per-client'],
+    maxRequestBytes: f['max-request-bytes'],
     idleTimeoutMs: f['idle-timeout'] * 1000,
     onReclaim: (env) => {
       if (!f.quiet) console.error(`clustergym serve: closed ${env} after ${f['idle-timeout']} s idle`);
@@ -53,6 +104,8 @@ export async function serve(f: Values<typeof flags>): Promise<number> {
     return 1;
   }
   process.stdout.write(`${endpoint}\n`);
+  if (!isLoopback(endpoint) && !f.quiet)
+    console.error(`clustergym serve: WARNING: listening on ${endpoint}, beyond this machine; there is no authentication (see docs/protocol.md)`);
   if (!f.quiet) console.error(`clustergym serve: listening on ${endpoint} (pid ${process.pid})`);
   return await new Promise<number>((resolve) => {
     let stopping = false;

@@ -20,8 +20,8 @@
  * its `MaxProcs` (see `resolvePlatform`). JSON inputs are validated whole before anything is
  * written; an SWF trace is streamed, and a bad line found on the way removes the partial outputs.
  */
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { ClusterSimulator } from '../src/execution/simulator.js';
 import { InputError } from '../src/core/errors.js';
 import type { Summary } from '../src/metrics/summary.js';
@@ -125,6 +125,46 @@ function skippedText(skipped: Record<string, number>): string {
   return parts.length ? `; skipped: ${parts.join(', ')}` : '';
 }
 
+/**
+ * Checks the kinds of the paths a run names, with the flag in the message: `--workload` must be a
+ * file, `--out` a folder (or nothing yet; its parent then must be a folder).
+ */
+export function checkPathKinds(paths: { flag: string; path: string | undefined; kind: 'file' | 'dir' }[]): void {
+  for (const { flag, path, kind } of paths) {
+    if (path === undefined) continue;
+    let st: ReturnType<typeof statSync> | undefined;
+    try {
+      st = statSync(path);
+    } catch {
+      if (kind === 'file') throw new InputError(`${flag} ${path}: no such file`);
+      const parent = dirname(resolve(path));
+      if (existsSync(parent) && !statSync(parent).isDirectory()) throw new InputError(`${flag} ${path}: ${parent} is a file, not a folder`);
+      continue;
+    }
+    if (kind === 'file' && st.isDirectory()) throw new InputError(`${flag} ${path}: is a folder, expected a file`);
+    if (kind === 'dir' && !st.isDirectory()) throw new InputError(`${flag} ${path}: is a file, expected a folder (where the outputs go)`);
+  }
+}
+
+/**
+ * Outputs of a run are written to a fresh temporary folder beside `--out` and moved into it only when
+ * the run succeeds: a failed run leaves the previous outputs as they were.
+ */
+export function stageOutputs(out: string): { dir: string; commit: () => void; abort: () => void } {
+  const target = resolve(out);
+  mkdirSync(dirname(target), { recursive: true });
+  const dir = mkdtempSync(join(dirname(target), `.${basename(target)}.tmp-`));
+  return {
+    dir,
+    commit: () => {
+      mkdirSync(target, { recursive: true });
+      for (const f of readdirSync(dir)) renameSync(join(dir, f), join(target, f));
+      rmSync(dir, { recursive: true, force: true });
+    },
+    abort: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
 /** Removes what a failed run wrote to `dir` (the directory too when the run created it). */
 function removeOutputs(dir: string, created: boolean): void {
   if (created) rmSync(dir, { recursive: true, force: true });
@@ -178,6 +218,11 @@ export function simulate(f: Flags, given: (flag: keyof typeof flags.specs) => bo
       );
     return simulateIrmasim(f, f.irmasim);
   }
+  checkPathKinds([
+    { flag: '--workload', path: f.workload, kind: 'file' },
+    { flag: '--platform', path: f.platform, kind: 'file' },
+    { flag: '--out', path: f.out, kind: 'dir' },
+  ]);
   const policy = parsePolicyName(f.policy, f.backfill, '--policy');
   const models = {
     ...(f['memory-model'] ? { memory: f['memory-model'] } : {}),
@@ -194,12 +239,18 @@ export function simulate(f: Flags, given: (flag: keyof typeof flags.specs) => bo
   let platform: Platform;
   if (detectFileKind(f.workload) === 'swf') {
     const reader = new SwfReader(f.workload);
-    platform = resolvePlatform(choice, reader.header.maxProcs ?? reader.header.maxNodes);
+    const size = reader.header.maxProcs ?? reader.header.maxNodes;
+    if (size === undefined && !f.platform)
+      console.error(
+        `clustergym simulate: warning: ${f.workload} has no MaxProcs (or MaxNodes) header: running on the embedded default platform; give --platform FILE for the trace's machine`,
+      );
+    platform = resolvePlatform(choice, size);
     jobs = reader;
     jobCount = () => reader.produced;
     skipped = () => reader.skipped;
   } else {
     const workload = loadWorkloadFile(f.workload);
+    if (workload.jobs.length === 0) throw new InputError(`--workload ${f.workload}: the workload holds no jobs; nothing to simulate`);
     platform = resolvePlatform(choice, workload.maxProcs);
     checkWorkloadFits(platform, workload, f.workload, enforceMemory);
     jobs = workload.jobs;
@@ -212,13 +263,12 @@ export function simulate(f: Flags, given: (flag: keyof typeof flags.specs) => bo
     commitHead: f['commit-head'],
     maxJobTest: f['bf-max-job-test'],
   });
-  const created = f.out !== undefined && !existsSync(f.out);
-  if (f.out) mkdirSync(f.out, { recursive: true });
+  const stage = f.out !== undefined ? stageOutputs(f.out) : undefined;
   const t0 = performance.now();
   let summary: Summary;
   try {
     summary = runSimulation(platform, jobs, scheduler, {
-      outDir: f.out,
+      outDir: stage?.dir,
       timeline: f.timeline,
       walltimeKill: f['walltime-kill'],
       enforceMemory,
@@ -226,11 +276,13 @@ export function simulate(f: Flags, given: (flag: keyof typeof flags.specs) => bo
       semantics: f.semantics,
       idlePower: f['idle-power'],
     }).summary;
+    if (jobCount() === 0) throw new InputError(`--workload ${f.workload}: the workload holds no jobs; nothing to simulate`);
   } catch (e) {
-    // bad input found while streaming (an SWF line, a job that can never fit): leave no partial outputs
-    if (e instanceof InputError && f.out) removeOutputs(f.out, created);
+    // bad input found while streaming (an SWF line, a job that can never fit): the previous outputs stay
+    stage?.abort();
     throw e;
   }
+  stage?.commit();
   const seconds = (performance.now() - t0) / 1000;
   if (f.json) {
     process.stdout.write(`${JSON.stringify(summary)}\n`);

@@ -10,6 +10,7 @@ import itertools
 import time
 from typing import Any, Callable, Dict, List, Optional, Union
 
+import numpy as np
 import zmq
 
 from . import wire
@@ -20,13 +21,35 @@ from .errors import (
     error_from_reply,
 )
 
-__all__ = ["Client", "PROTOCOL_VERSION", "DEFAULT_TIMEOUT", "normalize_address"]
+__all__ = ["Client", "PROTOCOL_VERSION", "DEFAULT_TIMEOUT", "CONNECT_TIMEOUT", "MAKE_TIMEOUT", "normalize_address", "check_seed"]
 
 #: The protocol version this client speaks (the server's ``PROTOCOL_VERSION``).
 PROTOCOL_VERSION = 1
 
 #: Default time to wait for a reply, in seconds.
-DEFAULT_TIMEOUT = 60.0
+DEFAULT_TIMEOUT = 10.0
+
+#: Default time to wait for the first reply (``hello``, sent when the client is made): a client of a
+#: dead or unreachable address fails after this many seconds, naming the address.
+CONNECT_TIMEOUT = 5.0
+
+#: Default time to wait for ``make`` (it may load a large workload); used when it is longer than the
+#: client's timeout.
+MAKE_TIMEOUT = 120.0
+
+#: Seeds travel as msgpack integers: any integer in [0, 2**64) (the server hashes those >= 2**53).
+SEED_LIMIT = 2**64
+
+
+def check_seed(seed: Any, what: str = "seed") -> int:
+    """``seed`` as an ``int`` if it is an integer in ``[0, 2**64)``; raises ``TypeError`` or
+    ``ValueError`` otherwise, before anything is sent (so the server's env does not move)."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"{what} must be an integer in [0, 2**64) or None, got {type(seed).__name__} {seed!r}")
+    s = int(seed)
+    if s < 0 or s >= SEED_LIMIT:
+        raise ValueError(f"{what} must be an integer in [0, 2**64) or None, got {s}")
+    return s
 
 class _Default:
     """The type of the "use the client's timeout" default of :meth:`Client.request`."""
@@ -60,6 +83,7 @@ class Client:
             saying why it is gone; checked while waiting, so that a dead local server raises
             :class:`~clustergym.errors.ServerDiedError` at once instead of a timeout.
         hello: send ``hello`` at once and check the protocol version (default true).
+        connect_timeout: seconds to wait for that ``hello`` (a dead address fails this fast).
         context: the ZeroMQ context (default: the process-wide ``zmq.Context.instance()``).
     """
 
@@ -71,6 +95,7 @@ class Client:
         check_alive: Optional[Callable[[], Optional[str]]] = None,
         hello: bool = True,
         context: Optional[zmq.Context] = None,
+        connect_timeout: Optional[float] = CONNECT_TIMEOUT,
     ) -> None:
         self.address = normalize_address(address)
         self.timeout = timeout
@@ -85,7 +110,8 @@ class Client:
         self.server_info: Dict[str, Any] = {}
         if hello:
             try:
-                self.hello()
+                t = timeout if connect_timeout is None else connect_timeout if timeout is None else min(timeout, connect_timeout)
+                self.hello(timeout=t)
             except BaseException:
                 self.close()
                 raise
@@ -172,10 +198,10 @@ class Client:
 
     # -- ops -----------------------------------------------------------------------------------
 
-    def hello(self) -> Dict[str, Any]:
+    def hello(self, timeout: Union[float, None, _Default] = _DEFAULT) -> Dict[str, Any]:
         """Sends ``hello``, checks the protocol version and returns the server's reply
         (``protocol``, ``server``, ``capabilities``). Raises :class:`ProtocolError` on a mismatch."""
-        r = self.request("hello")
+        r = self.request("hello", timeout=timeout)
         version = r.get("protocol")
         if version != PROTOCOL_VERSION:
             raise ProtocolError(
@@ -186,6 +212,17 @@ class Client:
             )
         self.server_info = r
         return r
+
+    def ping(self, timeout: Union[float, None, _Default] = _DEFAULT) -> float:
+        """Sends the heartbeat ``ping``; returns the round trip in seconds (raises
+        :class:`~clustergym.errors.ClusterGymTimeoutError` when the server does not answer)."""
+        t0 = time.perf_counter()
+        self.request("ping", timeout=timeout)
+        return time.perf_counter() - t0
+
+    def make_timeout(self) -> Optional[float]:
+        """The timeout of ``make``: the longer of the client's and :data:`MAKE_TIMEOUT`."""
+        return None if self.timeout is None else max(self.timeout, MAKE_TIMEOUT)
 
     def list(self) -> Dict[str, Any]:
         """The server's registered env ids (``env_ids``) and open envs (``envs``)."""

@@ -11,7 +11,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .client import DEFAULT_TIMEOUT, Client
+from .client import DEFAULT_TIMEOUT, Client, check_seed
 from .errors import ClusterGymError
 from .server import LocalServer
 from .spaces import from_descriptor
@@ -187,14 +187,16 @@ class Env(_ServerResource, _EnvBase):  # type: ignore[misc, valid-type]
     def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> Tuple[Observation, Dict[str, Any]]:
         """Starts an episode. Returns ``(observation, info)``.
 
-        ``seed`` (int) makes the episode reproducible and reseeds the stream of later unseeded
-        resets; without it the next seed of the env's stream is used. ``options`` may be ``None``,
+        ``seed`` (an int in ``[0, 2**64)``, checked before anything is sent) makes the episode
+        reproducible and reseeds the stream of later unseeded resets; without it the next seed of the
+        env's stream is used, and a first reset without a seed draws fresh entropy on the server (as
+        Gymnasium does). ``options`` may be ``None``,
         ``{}`` or ``{"origin": i}`` (the index of the trajectory's first job in the workload).
         """
         self._check_open()
         fields: Dict[str, Any] = {"env": self.handle}
         if seed is not None:
-            fields["seed"] = int(seed) if isinstance(seed, (int, np.integer)) else seed
+            fields["seed"] = seed = check_seed(seed)
         if options is not None:
             fields["options"] = options
         r = self.client.request("reset", **fields)  # the server judges the seed and options first
@@ -297,11 +299,11 @@ def make(
     """
     cfg = _merge_config(config, config_overrides)
     if client is not None:
-        r = client.request("make", env_id=env_id, config=cfg)
+        r = client.request("make", env_id=env_id, config=cfg, timeout=client.make_timeout())
         return Env(client, r["env"], env_id, cfg, r["observation_space"], r["action_space"], owns_client=False)
     c, server = connect(address, timeout=timeout, server_command=server_command, server_args=server_args)
     try:
-        r = c.request("make", env_id=env_id, config=cfg)
+        r = c.request("make", env_id=env_id, config=cfg, timeout=c.make_timeout())
     except BaseException:
         c.close()
         if server is not None:

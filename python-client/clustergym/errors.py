@@ -155,6 +155,16 @@ class BadStateError(ClusterGymError, RuntimeError):
     ended (``bad_state``)."""
 
 
+class LimitExceededError(ClusterGymError, ValueError):
+    """A limit of the server was reached (``limit_exceeded``); ``details`` has ``limit``, ``value``,
+    ``max`` and ``flag``, the ``clustergym serve`` flag that raises it."""
+
+
+class ForbiddenError(ClusterGymError, PermissionError):
+    """The request names a file the server may not read (``forbidden``): outside its
+    ``--data-root`` folders, or a device, FIFO or socket."""
+
+
 class InternalServerError(ClusterGymError, RuntimeError):
     """A bug in the server (``internal``); the server keeps serving."""
 
@@ -189,6 +199,8 @@ ERROR_CLASSES: Dict[str, Type[ClusterGymError]] = {
     "bad_config": ConfigError,
     "invalid_action": InvalidActionError,
     "bad_state": BadStateError,
+    "limit_exceeded": LimitExceededError,
+    "forbidden": ForbiddenError,
     "internal": InternalServerError,
 }
 

@@ -30,7 +30,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .client import DEFAULT_TIMEOUT, Client
+from .client import DEFAULT_TIMEOUT, Client, check_seed
 from .env import Observation, _ServerResource, _merge_config, action_to_wire, connect, observation_from_wire
 from .errors import ClusterGymError, InvalidActionError
 from .server import LocalServer
@@ -99,9 +99,10 @@ def _parse_mode(mode: Any) -> Any:
 def _seed_list(seeds: SeedsLike, n: int) -> Optional[List[Optional[int]]]:
     if seeds is None:
         return None
-    if isinstance(seeds, (int, np.integer)):
-        return [int(seeds) + i for i in range(n)]
-    out = [None if s is None else int(s) for s in seeds]
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, (bool, np.bool_)):
+        base = check_seed(seeds)
+        return [check_seed(base + i, f"seed + {i}") for i in range(n)]
+    out = [None if s is None else check_seed(s, f"seed[{i}]") for i, s in enumerate(seeds)]
     if len(out) != n:
         raise ValueError(f"expected {n} seeds (one per env), got {len(out)}")
     return out
@@ -552,7 +553,7 @@ def make_vec(
     try:
         r: Dict[str, Any] = {}
         for _ in range(num_envs):
-            r = c.request("make", env_id=env_id, config=cfg)
+            r = c.request("make", env_id=env_id, config=cfg, timeout=c.make_timeout())
             handles.append(r["env"])
     except BaseException:
         if owns:

@@ -82,8 +82,10 @@ def test_bad_reset_options_and_seed(env: Any) -> None:
     with pytest.raises(ClusterGymError) as ei:
         env.reset(seed=0, options={"bogus": 1})
     assert "bogus" in ei.value.message
+    with pytest.raises(TypeError):
+        env.reset(seed="x")  # type: ignore[arg-type]  (refused by the client, before anything is sent)
     with pytest.raises(ClusterGymError) as ei:
-        env.reset(seed="x")  # type: ignore[arg-type]
+        env.client.request("reset", env=env.handle, seed="x")
     assert "$.seed" in ei.value.paths
     obs, info = env.reset(seed=0)
     assert info["steps"] == 0

@@ -57,7 +57,7 @@ export interface SwfSummary {
  */
 export class SwfReader implements Iterable<Job> {
   /** The file's header, complete once the constructor returns. */
-  readonly header: SwfHeader = { fields: {} };
+  readonly header: SwfHeader = { fields: Object.create(null) as Record<string, string[]> };
   /** Jobs skipped so far, by reason. */
   readonly skipped: Record<string, number> = {};
   /** Current line number (1-based; the last line read). */
@@ -78,6 +78,7 @@ export class SwfReader implements Iterable<Job> {
   private ls = 0; // current line [ls, le)
   private le = 0;
   private pending = false; // the current line is a job line not yet consumed
+  private readonly idLines = new Map<string, number>(); // job id -> its line (duplicates are refused)
   private lastSubmit = -Infinity;
   private readonly fields = new SwfLineFields();
   private readonly fail: Fail = (message) => {
@@ -259,6 +260,9 @@ export class SwfReader implements Iterable<Job> {
       this.skipped[job] = (this.skipped[job] ?? 0) + 1;
       return null;
     }
+    const firstLine = this.idLines.get(job.id);
+    if (firstLine !== undefined) this.fail(`job id ${job.id} appears twice (first on line ${firstLine}); SWF job ids are unique`);
+    this.idLines.set(job.id, this.lineNo);
     if (job.subtime < this.lastSubmit) this.outOfOrder++;
     this.lastSubmit = job.subtime;
     return job;

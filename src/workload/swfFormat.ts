@@ -143,13 +143,14 @@ export const HEADER_LINE = /^\s*([A-Za-z][A-Za-z0-9_ ]*?)\s*:\s*(.*?)\s*$/;
 
 /** Sets the typed field of `header` that header key `key` names, if any (a numeric value that is not a number is left out). */
 export function setHeaderField(header: SwfHeader, key: string, value: string): void {
-  const nk = NUMERIC_HEADER[key];
+  // own keys only: a header key such as `toString` or `constructor` is not a field of these tables
+  const nk = Object.hasOwn(NUMERIC_HEADER, key) ? NUMERIC_HEADER[key] : undefined;
   if (nk) {
     const v = Number(value.split(/\s+/)[0]);
     if (Number.isFinite(v)) (header as unknown as Record<string, unknown>)[nk] = v;
     return;
   }
-  const tk = TEXT_HEADER[key];
+  const tk = Object.hasOwn(TEXT_HEADER, key) ? TEXT_HEADER[key] : undefined;
   if (tk) (header as unknown as Record<string, unknown>)[tk] = value;
 }
 

@@ -150,8 +150,8 @@ describe('clustergym simulate', () => {
   it('a bad SWF line found while streaming exits 2 naming the line and leaves no partial outputs', () => {
     const d = mkdtempSync(join(tmpdir(), 'cg-swf-'));
     const f = join(d, 't.swf');
-    const good = '1 0 0 10 2 -1 -1 2 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n';
-    writeFileSync(f, `; MaxProcs: 4\n${good.repeat(50)}2 5 0 ten 3 -1 -1 3 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n`);
+    const good = Array.from({ length: 50 }, (_, i) => `${i + 1} 0 0 10 2 -1 -1 2 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n`).join('');
+    writeFileSync(f, `; MaxProcs: 4\n${good}51 5 0 ten 3 -1 -1 3 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n`);
     const out = join(d, 'out');
     const r = cli(['simulate', '--workload', f, '--out', out]);
     expect(r.code).toBe(2);

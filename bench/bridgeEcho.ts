@@ -1,0 +1,64 @@
+/**
+ * The two servers of the side-by-side bridge benchmark (`npm run bench` section `bridge`), in ONE
+ * Node process: the bridge (`BridgeServer` over the gym registry) and a raw ZeroMQ ROUTER that
+ * answers every message with a fixed reply. `python-client/examples/bench_wire.py` starts this
+ * script, captures a real bridge reply, installs it as the raw server's reply (a two-frame message
+ * `["set", bytes]`), and then times bridge round trips and raw round trips of the same size,
+ * interleaved, so that both run in the same process, on the same machine state.
+ *
+ * Prints the bridge endpoint then the raw endpoint, one per line; exits on SIGTERM/SIGINT or when
+ * stdin closes (its parent is gone).
+ */
+import { Router } from 'zeromq';
+import { registryFactory } from '../bridge/envFactory.js';
+import { BridgeServer } from '../bridge/server.js';
+
+/** Starts the raw echo ROUTER on `bind`; returns its endpoint and a closer. */
+export async function startRawEcho(bind: string): Promise<{ endpoint: string; close: () => void }> {
+  const sock = new Router();
+  await sock.bind(bind);
+  let reply: Buffer = Buffer.from([0x80]); // an empty msgpack map until `set`
+  let closed = false;
+  void (async () => {
+    for (;;) {
+      let frames: Buffer[];
+      try {
+        frames = await sock.receive();
+      } catch {
+        return;
+      }
+      if (closed) return;
+      const identity = frames[0]!;
+      if (frames.length === 3 && frames[1]!.toString() === 'set') {
+        reply = Buffer.from(frames[2]!);
+        await sock.send([identity, Buffer.alloc(0)]);
+        continue;
+      }
+      await sock.send([identity, reply]);
+    }
+  })();
+  return {
+    endpoint: sock.lastEndpoint ?? bind,
+    close: () => {
+      closed = true;
+      sock.close();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const bridge = new BridgeServer(registryFactory(), { bind: 'tcp://127.0.0.1:0' });
+  const b = await bridge.start();
+  const raw = await startRawEcho('tcp://127.0.0.1:*');
+  process.stdout.write(`${b}\n${raw.endpoint}\n`);
+  const stop = () => {
+    raw.close();
+    void bridge.close().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  process.stdin.on('end', stop);
+  process.stdin.resume();
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/').split('/').pop()!)) void main();

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""The bridge against raw ZeroMQ, side by side (issue 18's yardstick).
+
+    python3 examples/bench_wire.py [--env ID] [--k N] [--envs 1,8,64] [--seconds S] [--rounds R] [--workload FILE]
+
+Starts ONE Node process (``dist/bench/bridgeEcho.js``) that serves both the clustergym bridge and a
+raw ZeroMQ ROUTER answering every message with a fixed reply. For each env count:
+
+* ``bridge``: the real Python client (``clustergym.make`` / ``make_vec`` over that server) steps with
+  the first valid action of the mask (``step`` for one env, ``step_batch`` for several; episodes
+  that end are reset, inside the timing);
+* ``raw``: a pyzmq DEALER sends a message of the size of a real ``step``/``step_batch`` request
+  and receives a reply of the size of a real reply (captured from the bridge, installed on the raw
+  server), without decoding it: the wire alone.
+
+The two alternate in ``--rounds`` short slices (bridge, raw, bridge, raw, ...), so both see the
+same machine. Prints ONE JSON line: per env count, bridge and raw round trips/s, env-steps/s and
+the ratio bridge/raw.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List
+
+import numpy as np
+import zmq
+
+import _common  # noqa: F401
+import clustergym
+from clustergym import wire
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def start_servers() -> "tuple[subprocess.Popen[bytes], str, str]":
+    script = REPO / "dist" / "bench" / "bridgeEcho.js"
+    if not script.is_file():
+        sys.exit(f"{script} is missing: run `npm run build` first")
+    node = os.environ.get("CLUSTERGYM_NODE", "node")
+    p = subprocess.Popen([node, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=str(REPO))
+    assert p.stdout is not None
+    bridge = p.stdout.readline().decode().strip()
+    raw = p.stdout.readline().decode().strip()
+    if not bridge.startswith("tcp://") or not raw.startswith("tcp://"):
+        p.kill()
+        sys.exit("the benchmark servers did not start")
+    return p, bridge, raw
+
+
+def first_valid(masks: np.ndarray) -> Any:
+    return masks.argmax(axis=-1)
+
+
+class BridgeLoop:
+    """Steps through the real client; `run(n)` does n round trips."""
+
+    def __init__(self, address: str, env_id: str, config: Dict[str, Any], n: int) -> None:
+        self.n = n
+        if n == 1:
+            self.env: Any = clustergym.make(env_id, config, address=address)
+            self.env.reset(seed=0)
+        else:
+            self.env = clustergym.make_vec(n, env_id, config, address=address, autoreset_mode="SameStep")
+            self.env.reset(seed=0)
+
+    def run(self, count: int) -> None:
+        env = self.env
+        if self.n == 1:
+            for _ in range(count):
+                _, _, term, trunc, _ = env.step(int(first_valid(env.action_masks())))
+                if term or trunc:
+                    env.reset()
+        else:
+            for _ in range(count):
+                env.step(first_valid(env.action_masks()))
+
+    def sample(self) -> "tuple[bytes, bytes]":
+        """One real request and its reply, as bytes on the wire."""
+        c = self.env.client
+        if self.n == 1:
+            a = int(first_valid(self.env.action_masks()))
+            req = {"id": 1, "op": "step", "env": self.env.handle, "action": a}
+        else:
+            a = [int(x) for x in first_valid(self.env.action_masks())]
+            req = {"id": 1, "op": "step_batch", "envs": list(self.env.handles), "actions": a, "autoreset": True}
+        raw_req = wire.pack(req)
+        c._sock.send(raw_req)  # noqa: SLF001 -- the benchmark reads the wire itself
+        raw_rep = c._sock.recv()  # noqa: SLF001
+        if self.n == 1:
+            r = wire.unpack(raw_rep)
+            if r.get("terminated") or r.get("truncated"):
+                self.env.reset()
+            else:
+                self.env._mask = None  # noqa: SLF001 -- the mask moved with the step
+        else:
+            self.env._masks = None  # noqa: SLF001
+        return raw_req, raw_rep
+
+    def close(self) -> None:
+        self.env.close()
+
+
+class RawLoop:
+    def __init__(self, address: str, request: bytes, reply: bytes) -> None:
+        self.sock = zmq.Context.instance().socket(zmq.DEALER)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.connect(address)
+        self.sock.send_multipart([b"set", reply])
+        self.sock.recv()
+        self.request = request
+
+    def run(self, count: int) -> None:
+        s, req = self.sock, self.request
+        for _ in range(count):
+            s.send(req)
+            s.recv()
+
+    def close(self) -> None:
+        self.sock.close(linger=0)
+
+
+def timed(loop: Any, count: int) -> float:
+    t0 = time.perf_counter()
+    loop.run(count)
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--env", default="clustergym/Job-v0")
+    p.add_argument("--k", type=int, default=128)
+    p.add_argument("--envs", default="1,8,64", help="comma-separated env counts")
+    p.add_argument("--seconds", type=float, default=4.0, help="timed seconds per side and env count")
+    p.add_argument("--rounds", type=int, default=8, help="interleaved slices per side")
+    p.add_argument("--workload", default=None)
+    a = p.parse_args()
+    config: Dict[str, Any] = {"k": a.k}
+    if a.workload:
+        config["workload"] = a.workload
+    proc, bridge_addr, raw_addr = start_servers()
+    results: List[Dict[str, Any]] = []
+    try:
+        for n in [int(x) for x in a.envs.split(",")]:
+            b = BridgeLoop(bridge_addr, a.env, config, n)
+            b.run(200)
+            req, rep = b.sample()
+            r = RawLoop(raw_addr, req, rep)
+            r.run(200)
+            # calibrate a slice to ~seconds/rounds on the bridge side
+            t = timed(b, 200)
+            per = max(20, int(a.seconds / a.rounds / (t / 200)))
+            bt = rt = 0.0
+            for _ in range(a.rounds):
+                bt += timed(b, per)
+                rt += timed(r, per)
+            trips = per * a.rounds
+            results.append({
+                "envs": n,
+                "op": "step" if n == 1 else "step_batch",
+                "request_bytes": len(req),
+                "reply_bytes": len(rep),
+                "bridge_round_trips_per_s": round(trips / bt, 1),
+                "raw_round_trips_per_s": round(trips / rt, 1),
+                "bridge_steps_per_s": round(trips * n / bt, 1),
+                "raw_steps_per_s": round(trips * n / rt, 1),
+                "bridge_over_raw": round(rt / bt, 3),
+            })
+            r.close()
+            b.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    print(json.dumps({"env": a.env, "k": a.k, "workload": a.workload or "embedded default", "results": results}))
+
+
+if __name__ == "__main__":
+    main()
