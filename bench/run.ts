@@ -11,6 +11,8 @@
  * - `ppo`: PPO training throughput (Job-v0, K = 64, 8 envs, updates included) and the demo's wall time.
  * - `irmasim`: `simulate --irmasim` on a 1,500-job, 20-node IRMaSim options file, whole-process time
  *   (and IRMaSim's own on the same file when `IRMASIM` points at a checkout).
+ * - `slurm`: seed 004's Raijin at scale: `reproduce raijin` with 1,000,000 jobs (six shrink factors on
+ *   57,600 cores), then 4,417,018 jobs (the trace's size) at shrink 100; jobs/s, wall time, peak RSS.
  */
 import { benchBridge } from './bridge.js';
 import { benchCore } from './core.js';
@@ -18,6 +20,7 @@ import { benchEnvs } from './envs.js';
 import { benchIrmasim } from './irmasim.js';
 import { benchPpo } from './ppo.js';
 import { benchMillionJobs } from './scheduling.js';
+import { benchSlurm } from './slurm.js';
 import { benchSwf } from './swf.js';
 
 const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<string, unknown>>> = {
@@ -28,6 +31,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   bridge: benchBridge,
   ppo: benchPpo,
   irmasim: benchIrmasim,
+  slurm: () => benchSlurm(),
 };
 
 async function main(): Promise<void> {
