@@ -13,11 +13,13 @@
  *   (and IRMaSim's own on the same file when `IRMASIM` points at a checkout).
  * - `slurm`: seed 004's Raijin at scale: `reproduce raijin` with 1,000,000 jobs (six shrink factors on
  *   57,600 cores), then 4,417,018 jobs (the trace's size) at shrink 100; jobs/s, wall time, peak RSS.
+ * - `malleable`: seed 002 (DMR): 400-job rigid/malleable simulation time, `reproduce dmr` on 3 seeds, Malleable-v0 steps/s.
  */
 import { benchBridge } from './bridge.js';
 import { benchCore } from './core.js';
 import { benchEnvs } from './envs.js';
 import { benchIrmasim } from './irmasim.js';
+import { benchMalleable } from './malleable.js';
 import { benchPpo } from './ppo.js';
 import { benchMillionJobs } from './scheduling.js';
 import { benchSlurm } from './slurm.js';
@@ -32,6 +34,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   ppo: benchPpo,
   irmasim: benchIrmasim,
   slurm: () => benchSlurm(),
+  malleable: benchMalleable,
 };
 
 async function main(): Promise<void> {
