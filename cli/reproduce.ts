@@ -54,6 +54,10 @@ const EXPERIMENTS: Record<string, { summary: string; load: () => Promise<Reprodu
     summary: 'seed 002 (DMR): fixed vs malleable workloads on 64 nodes, Table 4',
     load: async () => (await import('./reproduce/dmr.js')).reproduceCommand,
   },
+  cosched: {
+    summary: 'seed 003 (CSC thesis): RR/DYN/IMPLI/DYN_MOD/CSC time sharing, MPL, L and memory sweeps',
+    load: async () => (await import('./reproduce/cosched.js')).reproduceCommand,
+  },
   raijin: {
     summary: 'seed 004 (Slurm on Raijin): 57,600 cores, runworkload shrink sweep, calcmets, Tables 4.1/4.2',
     load: async () => (await import('./reproduce/raijin.js')).reproduceCommand,
