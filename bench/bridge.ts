@@ -2,7 +2,9 @@
  * Benchmark of the ZeroMQ bridge from Python (issue "ZeroMQ bridge and the Python client"): runs
  * `python-client/examples/bench.py` (random masked actions through a local `clustergym serve`) for a
  * single `Job-v0` env with K = 128 and for `make_vec(16)`, on Lublin-256 when `../shared/data` is
- * there (else the embedded default), and returns its JSON lines. Skipped, with the reason, when no
+ * there (else the embedded default), and `python-client/examples/bench_wire.py` (the bridge against a raw
+ * ZeroMQ ping-pong carrying the same bytes, served by the same Node process, interleaved; 1, 8 and
+ * 64 envs), and returns their JSON lines. Skipped, with the reason, when no
  * Python with pyzmq, msgpack and numpy is found.
  */
 import { spawnSync } from 'node:child_process';
@@ -20,7 +22,13 @@ function run(args: string[]): Record<string, unknown> {
   return JSON.parse(line) as Record<string, unknown>;
 }
 
-/** The bridge figures (steps/s through the bridge). */
+function runWire(args: string[]): Record<string, unknown> {
+  const r = spawnSync(PYTHON, [resolve(PACKAGE_ROOT, 'python-client/examples/bench_wire.py'), ...args], { encoding: 'utf8', timeout: 600_000 });
+  if (r.status !== 0) return { error: (r.stderr || String(r.error)).trim().split('\n').slice(-3).join(' | ') };
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+}
+
+/** The bridge figures (steps/s through the bridge; the bridge against raw ZeroMQ side by side for 1, 8 and 64 envs). */
 export function benchBridge(): Record<string, unknown> {
   const probe = spawnSync(PYTHON, ['-c', 'import zmq, msgpack, numpy'], { encoding: 'utf8' });
   if (probe.status !== 0) return { skipped: `no ${PYTHON} with pyzmq, msgpack and numpy` };
@@ -29,5 +37,7 @@ export function benchBridge(): Record<string, unknown> {
     workload: extra.length ? 'lublin_256.swf' : 'embedded default (mixed-300)',
     single_job_v0_k128: run(['--env', 'clustergym/Job-v0', '--k', '128', '--envs', '1', '--steps', '20000', ...extra]),
     vec16_job_v0_k128: run(['--env', 'clustergym/Job-v0', '--k', '128', '--envs', '16', '--steps', '64000', ...extra]),
+    // issue 18: the bridge and a raw ZeroMQ ping-pong with the same payload, interleaved in one run
+    versus_raw_job_v0_k128: runWire(['--env', 'clustergym/Job-v0', '--k', '128', '--envs', '1,8,64', '--seconds', '4', '--rounds', '8', ...extra]),
   };
 }

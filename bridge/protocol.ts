@@ -99,6 +99,7 @@ const options = z.record(z.unknown()).nullable().optional();
 export const REQUESTS = {
   hello: z.object({ id: requestId, op: z.literal('hello') }).passthrough(),
   ping: z.object({ id: requestId, op: z.literal('ping') }).passthrough(),
+  stats: z.object({ id: requestId, op: z.literal('stats') }).passthrough(),
   list: z.object({ id: requestId, op: z.literal('list') }).passthrough(),
   make: z.object({ id: requestId, op: z.literal('make'), env_id: z.string(), config: z.record(z.unknown()).default({}) }).passthrough(),
   reset: z.object({ id: requestId, op: z.literal('reset'), env: envHandle, seed, options }).passthrough(),

@@ -83,6 +83,8 @@ interface Slot {
   spaceKey: string;
   /** A reset happened (the first unseeded one draws entropy). */
   seeded: boolean;
+  /** Wire forms of the env's observation buffers, built once (envs reuse their buffers). */
+  obsCache: Map<object, unknown>;
   lastUsed: number;
   /** An episode is running (reset done, not yet ended). */
   active: boolean;
@@ -112,6 +114,41 @@ export function encodeValue(v: unknown, space?: SpaceDescriptor): unknown {
     return out;
   }
   return v;
+}
+
+/**
+ * The wire form of an observation, from the slot's cache when the env returned the same buffers as
+ * before (the ndarray maps hold views of the buffers, so they stay valid; msgpack reads them at pack
+ * time). Envs reuse their observation buffers, so a step allocates no wire objects.
+ */
+function encodeObservation(cache: Map<object, unknown>, obs: unknown, space: SpaceDescriptor): unknown {
+  if (obs === null || typeof obs !== 'object') return obs;
+  const hit = cache.get(obs);
+  if (hit !== undefined && stillValid(hit, obs)) return hit;
+  const enc = encodeValue(obs, space);
+  if (cache.size > 64) cache.clear();
+  cache.set(obs, enc);
+  return enc;
+}
+
+/** Whether a cached wire form still describes `obs` (same keys, same buffers, same sizes). */
+function stillValid(enc: unknown, obs: object): boolean {
+  if (isTypedArray(obs)) {
+    const m = enc as { data: Uint8Array };
+    return m.data.buffer === obs.buffer && m.data.byteOffset === obs.byteOffset && m.data.byteLength === obs.byteLength;
+  }
+  if (Array.isArray(obs)) return false;
+  const e = enc as Record<string, unknown>;
+  let n = 0;
+  for (const k in obs) {
+    n++;
+    const v = (obs as Record<string, unknown>)[k];
+    const w = e[k];
+    if (isTypedArray(v)) {
+      if (!isNdArrayMessage(w) || !stillValid(w, v)) return false;
+    } else if (v !== w) return false;
+  }
+  return n === Object.keys(e).length;
 }
 
 /** Stacks one observation per env into batched ndarrays (`[n, ...shape]`), per key for dicts. */
@@ -153,6 +190,9 @@ export class BridgeServer {
   served = 0;
   private readonly limits: { maxEnvs: number; maxEnvsPerClient: number; maxRequestBytes: number };
   private readonly perClient = new Map<string, number>();
+  /** Seconds spent in `handle` (decode, dispatch, env calls, encode) and in the envs' `step`/`reset` calls. */
+  private handleSeconds = 0;
+  private envSeconds = 0;
 
   constructor(
     private readonly factory: EnvFactory,
@@ -226,6 +266,13 @@ export class BridgeServer {
 
   /** Handles one raw message and returns the raw reply (exported for in-process tests). */
   handle(payload: Buffer, client = ''): Buffer {
+    const t0 = performance.now();
+    const out = this.handleTimed(payload, client);
+    this.handleSeconds += (performance.now() - t0) / 1000;
+    return out;
+  }
+
+  private handleTimed(payload: Buffer, client: string): Buffer {
     if (payload.length > this.limits.maxRequestBytes)
       return this.errorReply(null, limitError('request size (bytes)', payload.length, this.limits.maxRequestBytes, '--max-request-bytes'));
     let msg: unknown;
@@ -268,12 +315,14 @@ export class BridgeServer {
     switch (op) {
       case 'ping':
         return { pong: true, open_envs: this.envs.size };
+      case 'stats':
+        return { requests: this.served, handle_s: this.handleSeconds, env_s: this.envSeconds, open_envs: this.envs.size };
       case 'hello':
         return {
           protocol: PROTOCOL_VERSION,
           server: 'clustergym',
           capabilities: {
-            ops: ['hello', 'ping', 'list', 'make', 'reset', 'step', 'action_mask', 'step_batch', 'reset_batch', 'close'],
+            ops: ['hello', 'ping', 'stats', 'list', 'make', 'reset', 'step', 'action_mask', 'step_batch', 'reset_batch', 'close'],
             env_ids: this.factory.ids(),
             ndarray: true,
             idle_timeout_s: this.idleTimeoutMs / 1000,
@@ -299,7 +348,7 @@ export class BridgeServer {
         const env = this.factory.make(q.env_id, q.config);
         const handle = `e${this.nextEnv++}`;
         const spaceKey = JSON.stringify([env.observationSpace, env.actionSpace]);
-        this.envs.set(handle, { env, envId: q.env_id, owner: client, spaceKey, seeded: false, lastUsed: Date.now(), active: false });
+        this.envs.set(handle, { env, envId: q.env_id, owner: client, spaceKey, seeded: false, obsCache: new Map(), lastUsed: Date.now(), active: false });
         this.perClient.set(client, mine + 1);
         return { env: handle, observation_space: env.observationSpace, action_space: env.actionSpace };
       }
@@ -308,16 +357,18 @@ export class BridgeServer {
         const s = this.slot(q.env);
         const out = s.env.reset({ seed: this.seedFor(s, q.seed), options: q.options ?? undefined });
         s.active = true;
-        return { observation: encodeValue(out.observation, s.env.observationSpace), info: encodeValue(out.info) };
+        return { observation: encodeObservation(s.obsCache, out.observation, s.env.observationSpace), info: encodeValue(out.info) };
       }
       case 'step': {
         const q = r as Request<'step'>;
         const s = this.slot(q.env);
         if (!s.active) throw new BridgeError('bad_state', `environment ${q.env} needs a reset before step (new, or its episode ended)`);
+        const t0 = performance.now();
         const out = s.env.step(q.action);
+        this.envSeconds += (performance.now() - t0) / 1000;
         if (out.terminated || out.truncated) s.active = false;
         return {
-          observation: encodeValue(out.observation, s.env.observationSpace),
+          observation: encodeObservation(s.obsCache, out.observation, s.env.observationSpace),
           reward: out.reward,
           terminated: out.terminated,
           truncated: out.truncated,
@@ -386,7 +437,9 @@ export class BridgeServer {
     }
     for (let i = 0; i < n; i++) {
       const s = slots[i]!;
+      const t0 = performance.now();
       const out = s.env.step(q.actions[i]!);
+      this.envSeconds += (performance.now() - t0) / 1000;
       rewards[i] = out.reward;
       terminated[i] = out.terminated ? 1 : 0;
       truncated[i] = out.truncated ? 1 : 0;
@@ -397,7 +450,9 @@ export class BridgeServer {
           // envs reuse their observation buffers: copy the final observation before the reset overwrites it
           const finalObservation = encodeValue(copyObservation(obs), s.env.observationSpace);
           const finalInfo = encodeValue(withoutMask(out.info));
+          const t1 = performance.now();
           const r = s.env.reset({});
+          this.envSeconds += (performance.now() - t1) / 1000;
           info = { ...info, final_observation: finalObservation, final_info: finalInfo, reset_info: withoutMask(r.info) };
           obs = r.observation;
         } else s.active = false;

@@ -14,8 +14,9 @@ raw ZeroMQ ROUTER answering every message with a fixed reply. For each env count
   server), without decoding it: the wire alone.
 
 The two alternate in ``--rounds`` short slices (bridge, raw, bridge, raw, ...), so both see the
-same machine. Prints ONE JSON line: per env count, bridge and raw round trips/s, env-steps/s and
-the ratio bridge/raw.
+same machine. Prints ONE JSON line: per env count, bridge and raw round trips/s, env-steps/s, the
+ratio bridge/raw, and where a bridge round trip goes (the server's ``stats`` op: time in the envs'
+own ``step``/``reset``, i.e. the simulator, and the rest of the server's handling).
 """
 from __future__ import annotations
 
@@ -156,8 +157,14 @@ def main() -> None:
             t = timed(b, 200)
             per = max(20, int(a.seconds / a.rounds / (t / 200)))
             bt = rt = 0.0
+            env_s = handle_s = 0.0
+            c = b.env.client
             for _ in range(a.rounds):
+                s0 = c.request("stats")
                 bt += timed(b, per)
+                s1 = c.request("stats")
+                env_s += s1["env_s"] - s0["env_s"]
+                handle_s += s1["handle_s"] - s0["handle_s"]
                 rt += timed(r, per)
             trips = per * a.rounds
             results.append({
@@ -170,6 +177,16 @@ def main() -> None:
                 "bridge_steps_per_s": round(trips * n / bt, 1),
                 "raw_steps_per_s": round(trips * n / rt, 1),
                 "bridge_over_raw": round(rt / bt, 3),
+                # where a bridge round trip goes: the envs' own step/reset calls (the simulator), the
+                # rest of the server's handling (decode, checks, encode), and everything else (wire, Python)
+                "us_per_trip": {
+                    "total": round(bt / trips * 1e6, 1),
+                    "raw_total": round(rt / trips * 1e6, 1),
+                    "server_env": round(env_s / trips * 1e6, 1),
+                    "server_bridge": round((handle_s - env_s) / trips * 1e6, 1),
+                },
+                # the bridge against raw ZeroMQ plus the envs' own time: what the bridge itself costs
+                "bridge_over_raw_plus_env": round((rt + env_s) / bt, 3),
             })
             r.close()
             b.close()
