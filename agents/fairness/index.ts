@@ -1,0 +1,66 @@
+/**
+ * Heuristic agents of `clustergym/Fair-v0` (envs/fairness), acting through the env API:
+ *
+ * | agent          | acts                                                                          |
+ * |----------------|-------------------------------------------------------------------------------|
+ * | `drfAgent`     | slot 0 (the most deprived user's next task) on its best-packing host; waits when it fits nowhere |
+ * | `tetrisAgent(f)` | the best packing score over the first `max(1, floor((1 - f) U))` slots and their hosts; waits when none fits |
+ *
+ * The env's slots are the users with waiting tasks in DRF order, so on the same workload these
+ * agents make exactly the decisions of src/fairness's `drf()` and `tetris(f)` schedulers (the
+ * tests compare the episodes with the engine's runs).
+ */
+import type { FairEnv, FairMetrics } from '../../envs/fairness/fairEnv.js';
+import { alignmentScore } from '../../src/fairness/model.js';
+import { tetrisCandidates } from '../../src/fairness/schedulers.js';
+
+/** An agent of Fair-v0. */
+export interface FairAgent {
+  readonly name: string;
+  act(env: FairEnv): number;
+}
+
+/** Tetris(f) as an agent (f = 1 is DRF). */
+export function tetrisAgent(f: number): FairAgent {
+  return {
+    name: `tetris(${f})`,
+    act(env) {
+      const e = env.state;
+      const mask = env.actionMask();
+      const H = env.hostCount;
+      if (e === null) return env.waitAction;
+      const k = tetrisCandidates(f, e.waiting.activeUsers().length);
+      let best = -1;
+      let bestScore = -1;
+      for (let s = 0; s < Math.min(k, env.candidates().length); s++) {
+        const t = env.candidateTask(s)!;
+        for (let h = 0; h < H; h++) {
+          if (mask[s * H + h] !== 1) continue;
+          const score = alignmentScore(e.hosts, h, t.cpu, t.memory);
+          if (score > bestScore) {
+            bestScore = score;
+            best = s * H + h;
+          }
+        }
+      }
+      if (best >= 0) return best;
+      if (mask[env.waitAction] === 1) return env.waitAction;
+      // nothing of the first k fits and no event is to come: the first allowed placement
+      return mask.indexOf(1);
+    },
+  };
+}
+
+/** DRF as an agent. */
+export const drfAgent: FairAgent = { ...tetrisAgent(1), name: 'drf' };
+
+/** Plays one episode; returns the metrics and the return. */
+export function runFairEpisode(env: FairEnv, agent: FairAgent, seed: number): { metrics: FairMetrics; return: number; steps: number } {
+  env.reset({ seed });
+  let ret = 0;
+  for (;;) {
+    const r = env.step(agent.act(env));
+    ret += r.reward;
+    if (r.terminated || r.truncated) return { metrics: r.info.metrics!, return: ret, steps: r.info.steps };
+  }
+}

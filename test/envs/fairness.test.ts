@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { drfAgent, runFairEpisode, tetrisAgent } from '../../agents/fairness/index.js';
+import { checkEnv } from '../../envs/checker.js';
+import { InvalidActionError } from '../../envs/errors.js';
+import { FairEnv, loadFairContext } from '../../envs/fairness/index.js';
+import { allEnvIds, make } from '../../envs/registry.js';
+import { FairEngine } from '../../src/fairness/engine.js';
+import { fairnessCluster, table51Workload } from '../../src/fairness/experiment.js';
+import { HostTable, UserTable } from '../../src/fairness/model.js';
+import { drf, type FairScheduler, tetris } from '../../src/fairness/schedulers.js';
+
+const env = (config: object = {}) => new FairEnv(loadFairContext(config));
+
+function engineRun(sched: FairScheduler, seed: number, taskScale: number) {
+  const hosts = new HostTable(fairnessCluster(1));
+  const users = new UserTable(hosts.totalCpu, hosts.totalMem);
+  const e = new FairEngine(hosts, users, sched, table51Workload(seed, taskScale));
+  const stats = e.run();
+  return { makespan: stats.end, meanWait: stats.totalWait / stats.started, finished: stats.finished };
+}
+
+describe('Fair-v0', () => {
+  it('is registered and passes checkEnv', () => {
+    expect(allEnvIds()).toContain('clustergym/Fair-v0');
+    const e = make('clustergym/Fair-v0', { task_scale: 0.02 });
+    const report = checkEnv(e, { episodes: 3, seedChangesEpisode: true });
+    expect(report.steps).toBeGreaterThan(100);
+  });
+
+  it('the drf and tetris agents make the engine schedulers’ runs', () => {
+    for (const seed of [1, 2]) {
+      for (const [agent, sched] of [
+        [drfAgent, drf()],
+        [tetrisAgent(0.5), tetris(0.5)],
+        [tetrisAgent(0), tetris(0)],
+      ] as const) {
+        const r = runFairEpisode(env({ task_scale: 0.05 }), agent, seed);
+        const d = engineRun(sched, seed, 0.05);
+        expect(r.metrics.tasks).toBe(d.finished);
+        expect(r.metrics.makespan).toBe(d.makespan);
+        expect(r.metrics.mean_wait).toBeCloseTo(d.meanWait, 9);
+        // the utilisation reward integrates the load: return = utilisation x makespan / 1000
+        expect(r.return).toBeCloseTo((r.metrics.utilisation * r.metrics.makespan) / 1000, 6);
+      }
+    }
+  });
+
+  it('DRF is fairer than pure packing over the episode (Jain over dominant shares)', () => {
+    for (const seed of [3, 4]) {
+      const d = runFairEpisode(env({ task_scale: 0.1, scale: 2 }), drfAgent, seed);
+      const t = runFairEpisode(env({ task_scale: 0.1, scale: 2 }), tetrisAgent(0), seed);
+      expect(d.metrics.jain).toBeGreaterThan(t.metrics.jain);
+    }
+  });
+
+  it('masks placements that do not fit and refuses them', () => {
+    const e = env({ task_scale: 0.02 });
+    e.reset({ seed: 1 });
+    const mask = e.actionMask();
+    const H = e.hostCount;
+    for (let s = 0; s < 10; s++) {
+      const t = e.candidateTask(s);
+      for (let h = 0; h < H; h++) {
+        const fits = t !== undefined && e.state!.hosts.fits(h, t.cpu, t.memory);
+        expect(mask[s * H + h]).toBe(fits ? 1 : 0);
+      }
+    }
+    const bad = [...mask].findIndex((m) => m === 0);
+    expect(() => e.step(bad)).toThrow(InvalidActionError);
+  });
+
+  it('fairness and mixed rewards; bad config names the field', () => {
+    const f = runFairEpisode(env({ task_scale: 0.02, reward: 'fairness' }), drfAgent, 1);
+    expect(f.return).toBeCloseTo((f.metrics.jain * f.metrics.makespan) / 1000, 6);
+    const m = runFairEpisode(env({ task_scale: 0.02, reward: 'mixed', fairness_weight: 0.25 }), drfAgent, 1);
+    expect(m.return).toBeCloseTo(((0.75 * m.metrics.utilisation + 0.25 * m.metrics.jain) * m.metrics.makespan) / 1000, 6);
+    expect(() => env({ reward: 'bsld' })).toThrow(/reward/);
+    expect(() => env({ hosts: [{ count: 1, cpus: 0, memory: 1 }] })).toThrow(/cpus/);
+  });
+
+  it('clone continues the same episode', () => {
+    const e = env({ task_scale: 0.02 });
+    e.reset({ seed: 5 });
+    for (let i = 0; i < 10; i++) e.step(drfAgent.act(e));
+    const c = e.clone();
+    const a = runRest(e);
+    const b = runRest(c);
+    expect(b).toEqual(a);
+  });
+});
+
+function runRest(e: FairEnv) {
+  for (;;) {
+    const r = e.step(drfAgent.act(e));
+    if (r.terminated || r.truncated) return r.info.metrics;
+  }
+}
