@@ -19,6 +19,7 @@ import { InputError } from '../src/core/errors.js';
 import { ENV_IDS, type EnvId } from './config.js';
 import { EnvContext } from './context.js';
 import type { ClusterEnv, GymEnv } from './env.js';
+import { fairRegistration } from './fairness/index.js';
 import { JobEnv } from './jobEnv.js';
 import { JobNodeEnv } from './jobNodeEnv.js';
 import { malleableRegistration } from './malleable/index.js';
@@ -45,7 +46,7 @@ export interface EnvRegistration<C = unknown> {
 
 /** The other systems' environments (each system's env module exports its registrations). */
 // biome-ignore lint/suspicious/noExplicitAny: each registration has its own context type
-const SYSTEM_ENVS: readonly EnvRegistration<any>[] = [malleableRegistration, slurmRegistration];
+const SYSTEM_ENVS: readonly EnvRegistration<any>[] = [malleableRegistration, slurmRegistration, fairRegistration];
 
 const SYSTEM_BY_ID = new Map(SYSTEM_ENVS.map((r) => [r.id, r]));
 
