@@ -1,0 +1,10 @@
+/**
+ * Malleable jobs (seed 002, DMR; docs/malleable.md): the model, the workload format and generator,
+ * the `dmr` policy, the simulator, the output writers and the `reproduce dmr` experiment.
+ */
+export * from './model.js';
+export * from './workload.js';
+export * from './policy.js';
+export * from './engine.js';
+export * from './output.js';
+export * from './experiment.js';
