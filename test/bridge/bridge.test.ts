@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Dealer } from 'zeromq';
 import { derive } from '../../src/core/rng.js';
 import { registryFactory } from '../../bridge/envFactory.js';
+import { allEnvIds } from '../../envs/index.js';
 import { decodeNdArray, isNdArrayMessage, type NdArrayMessage } from '../../bridge/ndarray.js';
 import { BridgeServer, wire } from '../../bridge/server.js';
 import { CLI } from '../helpers.js';
@@ -70,7 +71,9 @@ describe('bridge over real sockets', () => {
     const c = new Client(endpoint);
     const r = await c.ok('hello');
     expect(r.protocol).toBe(1);
-    expect((r.capabilities as { env_ids: string[] }).env_ids).toEqual(['clustergym/JobNode-v0', 'clustergym/Job-v0', 'clustergym/PolicyPair-v0']);
+    const ids = (r.capabilities as { env_ids: string[] }).env_ids;
+    expect(ids).toEqual(allEnvIds());
+    expect(ids.slice(0, 3)).toEqual(['clustergym/JobNode-v0', 'clustergym/Job-v0', 'clustergym/PolicyPair-v0']);
     c.close();
   });
 
