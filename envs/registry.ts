@@ -25,6 +25,7 @@ import { JobNodeEnv } from './jobNodeEnv.js';
 import { malleableRegistration } from './malleable/index.js';
 import { PolicyPairEnv } from './policyPairEnv.js';
 import { slurmRegistration } from './slurm/index.js';
+import { coschedRegistration } from './timesharing/index.js';
 
 const CONSTRUCTORS: Record<EnvId, new (ctx: EnvContext) => ClusterEnv> = {
   'clustergym/JobNode-v0': JobNodeEnv,
@@ -46,7 +47,7 @@ export interface EnvRegistration<C = unknown> {
 
 /** The other systems' environments (each system's env module exports its registrations). */
 // biome-ignore lint/suspicious/noExplicitAny: each registration has its own context type
-const SYSTEM_ENVS: readonly EnvRegistration<any>[] = [malleableRegistration, slurmRegistration, fairRegistration];
+const SYSTEM_ENVS: readonly EnvRegistration<any>[] = [malleableRegistration, slurmRegistration, fairRegistration, coschedRegistration];
 
 const SYSTEM_BY_ID = new Map(SYSTEM_ENVS.map((r) => [r.id, r]));
 
