@@ -14,7 +14,10 @@
  * each is checked on the run (src/report/findings.ts). Everything here is a pure function of the
  * options and the seed.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { finding, type Finding, type ReproduceReport } from '../report/findings.js';
+import { type CurveSeries, learningCurveSvg } from '../report/learningCurve.js';
 import { type Policy, type TimeSharingConfigInput, timeSharingConfig } from './config.js';
 import { type RunMetrics, runMetrics } from './metrics.js';
 import { simulate } from './simulator.js';
@@ -257,4 +260,83 @@ export function coschedReport(o: CoschedOptions): { report: ReproduceReport; res
 
 function round(v: number): number {
   return Number.isFinite(v) ? Math.round(v * 1000) / 1000 : Number.NaN;
+}
+
+/** CSV of a flattened table (rows with the same keys). */
+export function tableCsv(rows: readonly Record<string, number | string>[]): string {
+  if (rows.length === 0) return '';
+  const keys = Object.keys(rows[0]!);
+  const cell = (v: number | string | undefined) => (typeof v === 'number' ? (Number.isFinite(v) ? String(v) : '') : String(v ?? ''));
+  return `${[keys.join(','), ...rows.map((r) => keys.map((k) => cell(r[k])).join(','))].join('\n')}\n`;
+}
+
+/** One line per policy of `value` against `x`. */
+function series<R extends { policy: Policy }>(rows: readonly R[], x: (r: R) => number, value: (r: R) => number): CurveSeries[] {
+  const out = new Map<string, CurveSeries>();
+  for (const r of rows) {
+    let s = out.get(r.policy);
+    if (!s) {
+      s = { name: r.policy.toUpperCase(), points: [] };
+      out.set(r.policy, s);
+    }
+    s.points.push({ x: x(r), y: value(r) });
+  }
+  return [...out.values()];
+}
+
+/**
+ * Writes the tables as CSV (mpl_sweep.csv, L_sweep.csv, mem_sweep.csv) and the figures as SVG:
+ * fig2_3_parallel_slowdown.svg, fig2_3_correlation.svg, fig2_4_local_slowdown.svg,
+ * fig2_4_local_overhead.svg, fig2_5_L.svg (local and parallel slowdown against L) and
+ * fig2_8_page_faults.svg.
+ */
+export function writeCoschedOutputs(out: string, report: ReproduceReport, r: CoschedResult): string[] {
+  mkdirSync(out, { recursive: true });
+  const files: string[] = [];
+  const put = (name: string, text: string) => {
+    writeFileSync(join(out, name), text);
+    files.push(name);
+  };
+  for (const [name, rows] of Object.entries(report.tables)) put(`${name}.csv`, tableCsv(rows));
+  const mpl = (x: MplRow) => x.mpl;
+  const fig = (name: string, title: string, yLabel: string, s: CurveSeries[], xLabel = 'MPL_TOTAL') =>
+    put(name, learningCurveSvg(s, { title, xLabel, yLabel, idPrefix: name.replace(/\W/g, '') }));
+  fig(
+    'fig2_3_parallel_slowdown.svg',
+    'Parallel slowdown (cf. Fig. 2.3 left, Fig. 3.11)',
+    'slowdown',
+    series(r.mpl_sweep, mpl, (x) => x.parallel.slowdown),
+  );
+  fig(
+    'fig2_3_correlation.svg',
+    'Parallel correlation % (cf. Fig. 2.3 left)',
+    'correlation',
+    series(r.mpl_sweep, mpl, (x) => x.parallel.correlation),
+  );
+  fig(
+    'fig2_4_local_slowdown.svg',
+    'Local slowdown (cf. Fig. 2.4, Fig. 3.12 left)',
+    'slowdown',
+    series(r.mpl_sweep, mpl, (x) => x.local.slowdown),
+  );
+  fig(
+    'fig2_4_local_overhead.svg',
+    'Local overhead u.t. (cf. Fig. 2.4)',
+    'overhead',
+    series(r.mpl_sweep, mpl, (x) => x.local.overhead),
+  );
+  const lSeries: CurveSeries[] = [];
+  for (const p of ['dyn', 'csc'] as const) {
+    const rows = r.L_sweep.filter((x) => x.policy === p);
+    lSeries.push({ name: `${p.toUpperCase()}(L) local`, points: rows.map((x) => ({ x: x.L * 100, y: x.local.slowdown })) });
+    lSeries.push({ name: `${p.toUpperCase()}(L) parallel`, points: rows.map((x) => ({ x: x.L * 100, y: x.parallel.slowdown })) });
+  }
+  fig('fig2_5_L.svg', 'Slowdown against L at MPL_TOTAL 3 (cf. Fig. 2.5)', 'slowdown', lSeries, 'L (%)');
+  fig(
+    'fig2_8_page_faults.svg',
+    'Page faults per task, high memory (cf. Fig. 2.8, Fig. 3.11 right)',
+    'page faults',
+    series(r.mem_sweep, mpl, (x) => x.parallel.page_faults),
+  );
+  return files;
 }

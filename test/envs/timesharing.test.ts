@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { CscAgent, FixedShareAgent, runCoSchedEpisode, UnlimitedAgent } from '../../agents/timesharing/index.js';
+import { checkEnv } from '../../envs/checker.js';
+import { make } from '../../envs/registry.js';
+import { COSCHED_ENV_ID, CoSchedEnv, loadCoSchedEnvContext } from '../../envs/timesharing/index.js';
+import { runMetrics } from '../../src/timesharing/metrics.js';
+import { simulate } from '../../src/timesharing/simulator.js';
+
+const small = { sim: { n_jobs: 120, MPL_TOTAL: 3, n: 4 }, period: 1000 };
+
+describe('clustergym/CoSched-v0', () => {
+  it('is registered and passes checkEnv', () => {
+    const env = make(COSCHED_ENV_ID, small);
+    const report = checkEnv(env, { episodes: 2, exhaustiveStates: 1, seedChangesEpisode: true });
+    expect(report.episodes).toBe(2);
+  });
+
+  it('validates its config with JSON paths (simulator keys under sim)', () => {
+    expect(() => loadCoSchedEnvContext({ period: 0 })).toThrow(/\$\.period/);
+    expect(() => loadCoSchedEnvContext({ sim: { MPL_TOTAL: 0 } })).toThrow(/\$\.sim\.MPL_TOTAL/);
+    expect(() => loadCoSchedEnvContext({ perod: 1 })).toThrow(/perod/);
+  });
+
+  it('the unlimited agent reproduces the plain simulation; return = -(sum of slowdown - 1) / jobs', () => {
+    const ctx = loadCoSchedEnvContext(small);
+    const env = new CoSchedEnv(ctx);
+    const r = runCoSchedEpisode(env, new UnlimitedAgent(), 7);
+    const plain = runMetrics(simulate({ ...ctx.sim, seed: 7 }));
+    expect(r.metrics.parallel.slowdown).toBeCloseTo(plain.parallel.slowdown, 12);
+    expect(r.metrics.local.slowdown).toBeCloseTo(plain.local.slowdown, 12);
+    const n = r.metrics.parallel.jobs + r.metrics.local.jobs;
+    expect(n).toBe(120);
+    const expected = -(r.metrics.parallel.slowdown * r.metrics.parallel.jobs + r.metrics.local.slowdown * r.metrics.local.jobs - n) / 120;
+    expect(r.return).toBeCloseTo(expected, 9);
+  });
+
+  it('actions take effect: MPL 1 for parallel jobs lowers the parallel slowdown; the thesis agents run', () => {
+    const ctx = loadCoSchedEnvContext(small);
+    const env = new CoSchedEnv(ctx);
+    const one = { name: 'mpl1', act: (e: CoSchedEnv) => e.actionFor(1, 3) };
+    const low = runCoSchedEpisode(env, one, 3).metrics;
+    const full = runCoSchedEpisode(env, new UnlimitedAgent(), 3).metrics;
+    expect(low.parallel.slowdown).toBeLessThan(full.parallel.slowdown);
+    for (const a of [new FixedShareAgent(0.5), new CscAgent()]) expect(runCoSchedEpisode(env, a, 3).metrics.parallel.jobs).toBeGreaterThan(0);
+  });
+});
