@@ -53,6 +53,14 @@ async function main(): Promise<void> {
   await call({ op: 'step_batch', envs: [a, b], actions: [0, 0] });
   await call({ op: 'make', env_id: 'clustergym/Job-v0', config: { k: 0, reward: 'fun' } });
   await call({ op: 'teleport', env });
+  await call({ op: 'ping' });
+  await call({ op: 'stats' });
+  await call({ op: 'make', env_id: 'clustergym/Job-v0', config: { platform: '/etc/passwd' } });
+  await call({ op: 'make', env_id: 'clustergym/Job-v0', config: { generator: { jobs: 1e9 } } });
+  await call({ op: 'reset', env, seed: -1 });
+  const c = (await call({ op: 'make', env_id: 'clustergym/Job-v0', config: { ...flat, k: 8 } })).env as string;
+  await call({ op: 'reset', env: c, seed: 3 });
+  await call({ op: 'step_batch', envs: [a, c], actions: [0, 0] });
   await call({ op: 'close', env });
   sock.close();
   await server.close();
