@@ -13,6 +13,7 @@
  *   (and IRMaSim's own on the same file when `IRMASIM` points at a checkout).
  * - `slurm`: seed 004's Raijin at scale: `reproduce raijin` with 1,000,000 jobs (six shrink factors on
  *   57,600 cores), then 4,417,018 jobs (the trace's size) at shrink 100; jobs/s, wall time, peak RSS.
+ * - `timesharing`: seed 003: the 10,000-job run of each local policy (wall time, events/s), CoSched-v0 steps/s.
  * - `malleable`: seed 002 (DMR): 400-job rigid/malleable simulation time, `reproduce dmr` on 3 seeds, Malleable-v0 steps/s.
  */
 import { benchBridge } from './bridge.js';
@@ -24,6 +25,7 @@ import { benchPpo } from './ppo.js';
 import { benchMillionJobs } from './scheduling.js';
 import { benchSlurm } from './slurm.js';
 import { benchSwf } from './swf.js';
+import { benchTimesharing } from './timesharing.js';
 
 const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   core: benchCore,
@@ -35,6 +37,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   irmasim: benchIrmasim,
   slurm: () => benchSlurm(),
   malleable: benchMalleable,
+  timesharing: benchTimesharing,
 };
 
 async function main(): Promise<void> {
