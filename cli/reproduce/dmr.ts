@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { runDmrExperiment } from '../../src/malleable/experiment.js';
 import { formatTable } from '../common.js';
 import { defineFlags } from '../common.js';
-import { defineExperiment, REPRODUCE_FLAGS } from '../reproduce.js';
+import { defineExperiment, REPRODUCE_FLAGS } from './define.js';
 
 const sizes = z
   .string()
