@@ -6,7 +6,7 @@
  * validated here with zod; nothing in a request can crash the server.
  */
 import { z } from 'zod';
-import { jsonPath } from '../src/core/errors.js';
+import { jsonPath, unknownKeys } from '../src/core/errors.js';
 import { decodeNdArray, isNdArrayMessage } from './ndarray.js';
 
 /** Version of this protocol; `hello` reports it. Bumped on any incompatible change. */
@@ -130,6 +130,21 @@ export const REQUESTS = {
 
 /** An op name. */
 export type Op = keyof typeof REQUESTS;
+
+/** The fields each op takes: any other key of a request is a `bad_request` with a suggestion (`"sed"`: did you mean `"seed"`?). */
+export const FIELDS: Record<Op, readonly string[]> = {
+  hello: ['id', 'op'],
+  ping: ['id', 'op'],
+  stats: ['id', 'op'],
+  list: ['id', 'op'],
+  make: ['id', 'op', 'env_id', 'config'],
+  reset: ['id', 'op', 'env', 'seed', 'options'],
+  step: ['id', 'op', 'env', 'action'],
+  action_mask: ['id', 'op', 'env'],
+  step_batch: ['id', 'op', 'envs', 'actions', 'autoreset'],
+  reset_batch: ['id', 'op', 'envs', 'seeds', 'options'],
+  close: ['id', 'op', 'env'],
+};
 /** The parsed request of an op. */
 export type Request<O extends Op> = z.infer<(typeof REQUESTS)[O]>;
 
@@ -184,10 +199,13 @@ function isRequestId(v: unknown): boolean {
  */
 function fastParse(op: string, m: Record<string, unknown>): Request<Op> | null {
   if (!isRequestId(m.id)) return null;
-  if (op === 'step') return isHandle(m.env) && isIntAction(m.action) ? (m as Request<'step'>) : null;
+  let keys = 0;
+  for (const _ in m) keys++;
+  if (op === 'step') return keys === 4 && isHandle(m.env) && isIntAction(m.action) ? (m as Request<'step'>) : null;
   if (op === 'step_batch') {
     const envs = m.envs;
     const actions = m.actions;
+    if (keys !== (m.autoreset === undefined ? 4 : 5)) return null;
     if (!Array.isArray(envs) || !Array.isArray(actions) || envs.length === 0 || envs.length !== actions.length) return null;
     if (m.autoreset !== undefined && typeof m.autoreset !== 'boolean') return null;
     for (let i = 0; i < envs.length; i++) if (!isHandle(envs[i]) || !isIntAction(actions[i])) return null;
@@ -209,8 +227,9 @@ export function parseRequest(msg: unknown): { op: Op; req: Request<Op> } {
   const fast = fastParse(op, msg as Record<string, unknown>);
   if (fast) return { op: op as Op, req: fast };
   const r = REQUESTS[op as Op].safeParse(msg);
-  if (!r.success) {
-    const issues = r.error.issues.map((i) => ({ path: jsonPath(i.path), message: i.message }));
+  const unknown = unknownKeys(msg as Record<string, unknown>, FIELDS[op as Op]).map((u) => ({ path: jsonPath([u.key]), message: u.message }));
+  if (!r.success || unknown.length > 0) {
+    const issues = [...unknown, ...(r.success ? [] : r.error.issues.map((i) => ({ path: jsonPath(i.path), message: i.message })))];
     throw new BridgeError('bad_request', `bad ${op} request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
   }
   return { op: op as Op, req: r.data as Request<Op> };

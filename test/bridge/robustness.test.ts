@@ -156,4 +156,39 @@ describe('bridge robustness over real sockets', () => {
     }
     c.close();
   });
+
+  it('unknown request fields are bad_request with a suggestion; the env does not move', async () => {
+    const c = new Client(endpoint);
+    const env = (await c.ok('make', { env_id: 'clustergym/Job-v0', config: CONFIG })).env;
+    const r0 = await c.ok('reset', { env, seed: 1 });
+    const r1 = await c.call('reset', { env, sed: 5 });
+    expect(r1.error!.code).toBe('bad_request');
+    expect(r1.error!.message).toMatch(/\$\.sed: unknown field "sed" \(did you mean "seed"\?\)/);
+    const r2 = await c.call('step', { env, action: maskOf(r0).indexOf(1), actoin: 1 });
+    expect(r2.error!.code).toBe('bad_request');
+    expect(r2.error!.message).toMatch(/did you mean "action"/);
+    const r3 = await c.call('step_batch', { envs: [env], actions: [maskOf(r0).indexOf(1)], auto_reset: false });
+    expect(r3.error!.message).toMatch(/did you mean "autoreset"/);
+    const s = await c.ok('step', { env, action: maskOf(r0).indexOf(1) });
+    expect((s.info as { steps: number }).steps).toBe(1);
+    await c.ok('close', { env });
+    c.close();
+  });
+
+  it('an unknown job field of an inline workload is a bad_config with a suggestion (memvol -> mem_vol)', async () => {
+    const c = new Client(endpoint);
+    const workload = {
+      jobs: [
+        { id: 'a', subtime: 0, res: 1, profile: 'p', memvol: 5 },
+        { id: 'b', subtime: 1, res: 1, profile: 'p' },
+      ],
+      profiles: { p: { req_ops: 1e9, ipc: 1, req_time: 2, mem: 10 } },
+    };
+    const r = await c.call('make', { env_id: 'clustergym/Job-v0', config: { workload, k: 2 } });
+    expect(r.ok).toBe(false);
+    expect(r.error!.code).toBe('bad_config');
+    expect(r.error!.message).toMatch(/memvol/);
+    expect(r.error!.message).toMatch(/did you mean "mem_vol"\?/);
+    c.close();
+  });
 });
