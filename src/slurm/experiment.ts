@@ -8,8 +8,11 @@
  * results, so the findings are what the document states and what its methodology guarantees:
  *
  * - `size-shares`: the job-size shares of Table 4.1 (1 core 49%, 2: 11%, 4: 5%, 8: 7%, 16: 8%, 48: 4%,
- *   64: 6%, the rest 10%), each within 1 point, counted from the replay's records;
- * - `su-one-core`: Table 4.2's 1.6% of the service units used by one-core jobs (within 0.4 points);
+ *   64: 6%, the rest 10%), each within 1 point (or, on runs too small for that, 4 binomial standard
+ *   errors `sqrt(p (1 - p) / n)`: above 40,000 jobs it is always 1 point), counted from the replay's records;
+ * - `su-one-core`: Table 4.2's 1.6% of the service units used by one-core jobs, within 0.4 points or 4
+ *   standard errors of the sampled share, whichever is larger (service units are heavy-tailed: at 5,000
+ *   jobs the share of a seed varies by about ±0.5 points, at 1,000,000 by a few hundredths);
  * - `accounting`: zero jobs whose end is not start + run time + suspended time (sigsleep's records,
  *   §3.3.1), with suspended jobs present, at every shrink factor;
  * - `scaling`: runworkload shrinks submission, requested and actual times by the same factor, so the
@@ -89,7 +92,13 @@ export function runRaijinExperiment(o: RaijinExperimentOptions, log: (line: stri
   }
   const rest = 1 - named;
   shares.rest = rest;
-  const shareDiff = Math.max(...TABLE_4_1.map(([n, p]) => Math.abs(shares[String(n)]! - p)), Math.abs(rest - 0.1));
+  // within 1 point, or 4 binomial standard errors sqrt(p (1 - p) / n) when the run is small
+  const tol = (p: number) => Math.max(0.01, 4 * Math.sqrt((p * (1 - p)) / base.jobs));
+  const classes: [number, number][] = [...TABLE_4_1.map(([n, p]): [number, number] => [shares[String(n)]!, p]), [rest, 0.1]];
+  const shareDiff = Math.max(...classes.map(([got, p]) => Math.abs(got - p)));
+  const sharesHold = classes.every(([got, p]) => Math.abs(got - p) <= tol(p));
+  // within 0.4 points, or 4 standard errors of the sampled share when the run is small
+  const suTol = Math.max(0.4, 4 * base.su_share_1core_se * 100);
   const suspended = runs.reduce((a, r) => a + r.suspended_jobs, 0);
   const violations = runs.reduce((a, r) => a + r.suspend_accounting_violations, 0);
   const scaleErr = Math.max(...runs.map((r) => Math.abs(r.service_units / (base.service_units * (r.shrink / base.shrink)) - 1)));
@@ -102,16 +111,17 @@ export function runRaijinExperiment(o: RaijinExperimentOptions, log: (line: stri
       'Job sizes 1, 2, 4, 8, 16, 48, 64 make up 49, 11, 5, 7, 8, 4, 6% of the jobs, the rest 10%',
       'Table 4.1: 49/11/5/7/8/4/6%, rest 10%',
       shareDiff * 100,
-      (v) => v <= 1,
-      (v) => `${TABLE_4_1.map(([n]) => pct(shares[String(n)]!)).join('/')}, rest ${pct(rest)} (max diff ${v.toFixed(2)} pt)`,
+      () => sharesHold,
+      (v) =>
+        `${TABLE_4_1.map(([n]) => pct(shares[String(n)]!)).join('/')}, rest ${pct(rest)} (max diff ${v.toFixed(2)} pt, tolerance ${(tol(0.49) * 100).toFixed(2)} pt for 1 core)`,
     ),
     finding(
       'su-one-core',
       'One-core jobs use only 1.6% of the service units',
       'Table 4.2 / §4.1: 1.6%',
       base.su_share_1core * 100,
-      (v) => Math.abs(v - 1.6) <= 0.4,
-      (v) => `${v.toFixed(2)}%`,
+      (v) => Math.abs(v - 1.6) <= suTol,
+      (v) => `${v.toFixed(2)}% (standard error ${(base.su_share_1core_se * 100).toFixed(2)} pt, tolerance ${suTol.toFixed(2)} pt)`,
     ),
     finding(
       'accounting',

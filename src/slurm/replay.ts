@@ -95,6 +95,12 @@ export interface CalcMets {
   size_counts: Record<string, number>;
   /** Core-seconds of one-core jobs / all core-seconds. */
   su_share_1core: number;
+  /**
+   * Standard error of `su_share_1core` as an estimate of the workload's expected share (a ratio
+   * estimator: `sqrt(sum (x - r y)^2 / (n (n - 1))) / mean(y)`, `x` a job's one-core service units,
+   * `y` its service units, `r` the share).
+   */
+  su_share_1core_se: number;
   backfilled: number;
   makespan: number;
 }
@@ -110,6 +116,10 @@ export class CalcMetsAccumulator {
   private wsdDen = 0;
   private su = 0;
   private su1 = 0;
+  private sx2 = 0;
+  private sy2 = 0;
+  private sxy = 0;
+  private nsu = 0;
   private firstSubmit = Number.POSITIVE_INFINITY;
   private lastEnd = 0;
   private suspended = 0;
@@ -146,8 +156,14 @@ export class CalcMetsAccumulator {
     const susp = J.suspendedTime(s);
     if (J.nSus[s]! > 0) this.suspended++;
     if (!(Math.abs(end - start - run - susp) <= 1e-6 * Math.max(1, end))) this.violations++;
-    this.su += cores * run;
-    if (cores === 1) this.su1 += run;
+    const y = cores * run;
+    const x = cores === 1 ? y : 0;
+    this.su += y;
+    this.su1 += x;
+    this.sx2 += x * x;
+    this.sy2 += y * y;
+    this.sxy += x * y;
+    this.nsu++;
     if (submit < this.firstSubmit) this.firstSubmit = submit;
     if (end > this.lastEnd) this.lastEnd = end;
     if (J.id[s]! < this.warmup) return;
@@ -159,6 +175,14 @@ export class CalcMetsAccumulator {
     this.sd += slow;
     this.wsdNum += cores * run * slow;
     this.wsdDen += cores * run;
+  }
+
+  private shareSe(): number {
+    const n = this.nsu;
+    if (n < 2 || this.su <= 0) return 0;
+    const r = this.su1 / this.su;
+    const ss = Math.max(0, this.sx2 - 2 * r * this.sxy + r * r * this.sy2);
+    return Math.sqrt(ss / (n * (n - 1))) / (this.su / n);
   }
 
   /** The figures so far. */
@@ -182,6 +206,7 @@ export class CalcMetsAccumulator {
       service_units: this.su,
       size_counts: Object.fromEntries([...this.sizes.entries()].sort((a, b) => a[0] - b[0]).map(([k, v]) => [String(k), v])),
       su_share_1core: this.su > 0 ? this.su1 / this.su : 0,
+      su_share_1core_se: this.shareSe(),
       backfilled,
       makespan,
     };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SlurmEngine, type SlurmJobInput } from '../../src/slurm/engine.js';
+import { JobState } from '../../src/slurm/jobs.js';
 import { RAIJIN_PLATFORM, SlurmPlatform } from '../../src/slurm/platform.js';
 import { CalcMetsAccumulator, replay, runworkload, shrinkFactors } from '../../src/slurm/replay.js';
 import { DEFAULT_RAIJIN_WORKLOAD, TABLE_4_1, raijinWorkload, workloadConstants } from '../../src/slurm/workload.js';
@@ -85,7 +86,8 @@ describe('Raijin-like workload (Table 4.1, Table 4.2)', () => {
         expect(Math.abs(got - share)).toBeLessThan(0.01);
       }
       expect(Math.abs(1 - named - 0.1)).toBeLessThan(0.01);
-      expect(Math.abs(m.su_share_1core - 0.016)).toBeLessThan(0.004);
+      expect(Math.abs(m.su_share_1core - 0.016)).toBeLessThan(Math.max(0.004, 4 * m.su_share_1core_se));
+      expect(m.su_share_1core_se).toBeGreaterThan(0);
       expect(m.suspended_jobs).toBeGreaterThan(100);
       expect(m.suspend_accounting_violations).toBe(0);
       expect(m.timeouts).toBeGreaterThan(50);
@@ -105,5 +107,43 @@ describe('Raijin-like workload (Table 4.1, Table 4.2)', () => {
     expect(a).toEqual(b);
     expect(a.every((j, i) => i === 0 || j.submit >= a[i - 1]!.submit)).toBe(true);
     expect(a.filter((j) => j.timeLimit >= j.runTime).length).toBeGreaterThan(45);
+  });
+});
+
+describe('the standard error of the one-core service-unit share', () => {
+  it('by hand: two jobs', () => {
+    const p = new SlurmPlatform({ groups: [{ name: 'n', count: 1, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] });
+    const e = new SlurmEngine(p);
+    const acc = new CalcMetsAccumulator(0);
+    e.onFinish((J, s) => acc.add(J, s));
+    e.submit({ id: 0, submit: 0, cores: 1, timeLimit: 100, runTime: 100, user: 0 }); // x = y = 100
+    e.submit({ id: 1, submit: 0, cores: 2, timeLimit: 150, runTime: 150, user: 0 }); // x = 0, y = 300
+    e.run();
+    const m = acc.result(4);
+    // r = 0.25; residuals 100 - 25 = 75, 0 - 75 = -75; sqrt(11250 / 2) / 200
+    expect(m.su_share_1core).toBe(0.25);
+    expect(m.su_share_1core_se).toBeCloseTo(Math.sqrt(11250 / 2) / 200, 12);
+  });
+
+  it('covers the expected 1.6% within 4 standard errors on 12 seeds of 5,000 jobs', () => {
+    for (let seed = 100; seed < 112; seed++) {
+      const acc = new CalcMetsAccumulator(0);
+      const J = new SlurmEngine(new SlurmPlatform(RAIJIN_PLATFORM), { users: 400 }).jobs;
+      for (const j of raijinWorkload({ jobs: 5000, seed })) {
+        const s = J.alloc();
+        J.id[s] = j.id;
+        J.cores[s] = j.cores;
+        J.runTime[s] = j.runTime;
+        J.timeLimit[s] = j.timeLimit;
+        J.submit[s] = j.submit;
+        J.start[s] = j.submit;
+        J.end[s] = j.submit + Math.min(j.runTime, j.timeLimit);
+        J.state[s] = JobState.Completed;
+        acc.add(J, s);
+        J.release(s);
+      }
+      const m = acc.result(57_600);
+      expect(Math.abs(m.su_share_1core - 0.016), `seed ${seed}`).toBeLessThan(4 * m.su_share_1core_se);
+    }
   });
 });
