@@ -87,6 +87,10 @@ export class WaitingTasks {
   remove(t: FairTask): void {
     this.size--;
     const u = t.user;
+    // drop started tasks at the heads now, so that a queue nobody reads (the per-user queues under
+    // first fit, the global one under DRF) does not keep every task ever started
+    this.perUser[u]!.firstWaiting();
+    this.all.firstWaiting();
     if (--this.waitingOfUser[u]! === 0) {
       const p = this.activePos[u]!;
       const last = this.active.pop()!;
