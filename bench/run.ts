@@ -14,11 +14,14 @@
  * - `slurm`: seed 004's Raijin at scale: `reproduce raijin` with 1,000,000 jobs (six shrink factors on
  *   57,600 cores), then 4,417,018 jobs (the trace's size) at shrink 100; jobs/s, wall time, peak RSS.
  * - `timesharing`: seed 003: the 10,000-job run of each local policy (wall time, events/s), CoSched-v0 steps/s.
+ * - `fairness`: seed 001: 200,000 independent tasks (tasks/s vs DSLab's 80,000), the f sweep, a
+ *   10,000,000-task CSV streamed through the engine (tasks/s, heap per million tasks, peak RSS).
  * - `malleable`: seed 002 (DMR): 400-job rigid/malleable simulation time, `reproduce dmr` on 3 seeds, Malleable-v0 steps/s.
  */
 import { benchBridge } from './bridge.js';
 import { benchCore } from './core.js';
 import { benchEnvs } from './envs.js';
+import { benchFairness } from './fairness.js';
 import { benchIrmasim } from './irmasim.js';
 import { benchMalleable } from './malleable.js';
 import { benchPpo } from './ppo.js';
@@ -38,6 +41,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   slurm: () => benchSlurm(),
   malleable: benchMalleable,
   timesharing: benchTimesharing,
+  fairness: () => benchFairness(),
 };
 
 async function main(): Promise<void> {
