@@ -34,6 +34,8 @@ export const ERROR_CODES = {
   limit_exceeded: 'a server limit was reached',
   /** The request names a file the server may not read (outside `--data-root`, a device, a FIFO...). */
   forbidden: 'access refused',
+  /** The server has a token (`serve --token-file`) and the request did not carry it. */
+  unauthorized: 'missing or wrong token',
   /** A bug: the message says what. The server keeps serving. */
   internal: 'internal error',
 } as const;

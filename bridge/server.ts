@@ -12,7 +12,7 @@
  * The server holds no RL logic: it only maps messages to calls on `BridgeEnv`s made by an
  * `EnvFactory` (the gym registry in production, anything in tests).
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Packr, Unpackr } from 'msgpackr';
 import { Router } from 'zeromq';
 import { BridgeError, limitError, PROTOCOL_VERSION, parseRequest, requestIdOf, type ErrorCode, type Op, type Request } from './protocol.js';
@@ -62,6 +62,11 @@ export interface BridgeServerOptions {
   maxEnvsPerClient?: number | undefined;
   /** Size of one request in bytes at most (default `DEFAULT_LIMITS.maxRequestBytes`). */
   maxRequestBytes?: number | undefined;
+  /**
+   * A shared secret: when set, every request must carry it as its `token` field (else `unauthorized`).
+   * `clustergym serve --token-file FILE`; clients send it (Python: `CLUSTERGYM_TOKEN` or `token=`).
+   */
+  token?: string | undefined;
 }
 
 /** The server's default limits (each raised by a flag of `clustergym serve`, named in `limit_exceeded` errors). */
@@ -93,6 +98,13 @@ interface Slot {
 const packr = new Packr({ useRecords: false, variableMapSize: true });
 // 'auto': 64-bit integers beyond 2^53 arrive as bigint (seeds up to 2^64 keep their value); msgpackr supports it, its types do not list it
 const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'auto' as 'number' });
+
+/** Compares two secrets in constant time (for equal lengths). */
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
 
 /** A fresh seed from the OS's entropy (53 bits), for a first reset without a seed (as Gymnasium does). */
 function entropySeed(): number {
@@ -282,6 +294,15 @@ export class BridgeServer {
       return this.errorReply(null, new BridgeError('bad_message', `not msgpack: ${(e as Error).message}`));
     }
     const id = requestIdOf(msg);
+    if (this.options.token !== undefined) {
+      const given = (msg as { token?: unknown } | null)?.token;
+      if (typeof given !== 'string' || !sameSecret(given, this.options.token))
+        return this.errorReply(
+          id,
+          new BridgeError('unauthorized', 'this server needs its token in every request (the `token` field; Python: CLUSTERGYM_TOKEN)'),
+        );
+      delete (msg as { token?: unknown }).token;
+    }
     try {
       const { op, req } = parseRequest(msg);
       const result = this.dispatch(op, req, client);

@@ -9,6 +9,7 @@
  * every env and the socket and exit 0; with `--parent-pid`, the server also exits when that process
  * is gone (so a killed Python interpreter never leaves a server behind).
  */
+import { readFileSync } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
 import { z } from 'zod';
 import { defineCommand, defineFlags, int, num, type Values } from './common.js';
@@ -28,6 +29,11 @@ export const flags = defineFlags({
   'parent-pid': { value: 'PID', schema: int({ gte: 1 }), help: 'exit when the process PID is gone' },
   quiet: { help: 'no log on stderr' },
   'allow-remote': { help: 'allow binding an address other than loopback (anyone who reaches it can run simulations and read files under --data-root)' },
+  'token-file': {
+    value: 'FILE',
+    schema: z.string().min(1),
+    help: 'require the secret in FILE (first line) as the token field of every request (clients: CLUSTERGYM_TOKEN); for --allow-remote',
+  },
   'data-root': {
     value: 'DIRS',
     schema: z.string().min(1),
@@ -79,6 +85,19 @@ export async function serve(f: Values<typeof flags>): Promise<number> {
     );
     return 2;
   }
+  let token: string | undefined;
+  if (f['token-file'] !== undefined) {
+    try {
+      token = readFileSync(f['token-file'], 'utf8').split('\n')[0]!.trim();
+    } catch (e) {
+      console.error(`clustergym serve: --token-file ${f['token-file']}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      return 2;
+    }
+    if (token.length < 16) {
+      console.error(`clustergym serve: --token-file ${f['token-file']}: the token (its first line) must have at least 16 characters`);
+      return 2;
+    }
+  }
   const roots = f['data-root']
     ? f['data-root']
         .split(delimiter)
@@ -91,6 +110,7 @@ export async function serve(f: Values<typeof flags>): Promise<number> {
     maxEnvs: f['max-envs'],
     maxEnvsPerClient: f['max-envs-per-client'],
     maxRequestBytes: f['max-request-bytes'],
+    token,
     idleTimeoutMs: f['idle-timeout'] * 1000,
     onReclaim: (env) => {
       if (!f.quiet) console.error(`clustergym serve: closed ${env} after ${f['idle-timeout']} s idle`);
@@ -105,7 +125,9 @@ export async function serve(f: Values<typeof flags>): Promise<number> {
   }
   process.stdout.write(`${endpoint}\n`);
   if (!isLoopback(endpoint) && !f.quiet)
-    console.error(`clustergym serve: WARNING: listening on ${endpoint}, beyond this machine; there is no authentication (see docs/protocol.md)`);
+    console.error(
+      `clustergym serve: WARNING: listening on ${endpoint}, beyond this machine; ${token ? 'requests need the token, which travels unencrypted' : 'there is no authentication (give --token-file)'} (see docs/protocol.md)`,
+    );
   if (!f.quiet) console.error(`clustergym serve: listening on ${endpoint} (pid ${process.pid})`);
   return await new Promise<number>((resolve) => {
     let stopping = false;

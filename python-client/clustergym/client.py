@@ -7,6 +7,7 @@ not thread-safe: use one per thread.
 from __future__ import annotations
 
 import itertools
+import os
 import time
 from typing import Any, Callable, Dict, List, Optional, Union
 
@@ -84,6 +85,8 @@ class Client:
             :class:`~clustergym.errors.ServerDiedError` at once instead of a timeout.
         hello: send ``hello`` at once and check the protocol version (default true).
         connect_timeout: seconds to wait for that ``hello`` (a dead address fails this fast).
+        token: the server's shared secret (``clustergym serve --token-file``), sent with every
+            request; default ``$CLUSTERGYM_TOKEN`` when set.
         context: the ZeroMQ context (default: the process-wide ``zmq.Context.instance()``).
     """
 
@@ -96,7 +99,9 @@ class Client:
         hello: bool = True,
         context: Optional[zmq.Context] = None,
         connect_timeout: Optional[float] = CONNECT_TIMEOUT,
+        token: Optional[str] = None,
     ) -> None:
+        self._token = token if token is not None else (os.environ.get("CLUSTERGYM_TOKEN") or None)
         self.address = normalize_address(address)
         self.timeout = timeout
         self._check_alive = check_alive
@@ -137,6 +142,8 @@ class Client:
         rid = next(self._ids)
         msg = {"id": rid, "op": op}
         msg.update(fields)
+        if self._token is not None:
+            msg["token"] = self._token
         sock.send(wire.pack(msg))
         t = self.timeout if isinstance(timeout, _Default) else timeout
         deadline = None if t is None else time.monotonic() + t

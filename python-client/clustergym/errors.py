@@ -25,6 +25,9 @@ __all__ = [
     "ConfigError",
     "InvalidActionError",
     "BadStateError",
+    "LimitExceededError",
+    "ForbiddenError",
+    "UnauthorizedError",
     "InternalServerError",
     "ProtocolError",
     "ServerError",
@@ -165,6 +168,11 @@ class ForbiddenError(ClusterGymError, PermissionError):
     ``--data-root`` folders, or a device, FIFO or socket."""
 
 
+class UnauthorizedError(ClusterGymError, PermissionError):
+    """The server needs a token (``serve --token-file``) and the request had none or a wrong one
+    (``unauthorized``): set ``CLUSTERGYM_TOKEN`` or pass ``token=``."""
+
+
 class InternalServerError(ClusterGymError, RuntimeError):
     """A bug in the server (``internal``); the server keeps serving."""
 
@@ -201,6 +209,7 @@ ERROR_CLASSES: Dict[str, Type[ClusterGymError]] = {
     "bad_state": BadStateError,
     "limit_exceeded": LimitExceededError,
     "forbidden": ForbiddenError,
+    "unauthorized": UnauthorizedError,
     "internal": InternalServerError,
 }
 

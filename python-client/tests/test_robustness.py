@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import clustergym
-from clustergym.errors import BadRequestError, ClusterGymTimeoutError, ForbiddenError, LimitExceededError
+from clustergym.errors import BadRequestError, ClusterGymTimeoutError, ForbiddenError, LimitExceededError, UnauthorizedError
 
 from conftest import REPO, small_config
 
@@ -194,3 +194,29 @@ def test_non_loopback_bind_and_bad_port_exit_2() -> None:
         r = subprocess.run([*cmd, "serve", "--bind", bind], capture_output=True, text=True, timeout=30)
         assert r.returncode == 2, (bind, r.stderr)
         assert needle in r.stderr
+
+
+def test_token(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = "s3cret-token-0123456789"
+    f = tmp_path / "token"
+    f.write_text(secret + "\n")
+    monkeypatch.delenv("CLUSTERGYM_TOKEN", raising=False)
+    with clustergym.LocalServer(extra_args=["--token-file", str(f), "--quiet"]) as s:
+        with pytest.raises(UnauthorizedError):
+            clustergym.Client(s.address)
+        with pytest.raises(UnauthorizedError):
+            clustergym.Client(s.address, token="wrong-token-0123456789")
+        with clustergym.make(JOB, small_config(JOB), address=s.address, client=clustergym.Client(s.address, token=secret)) as env:
+            env.reset(seed=0)
+        monkeypatch.setenv("CLUSTERGYM_TOKEN", secret)
+        with clustergym.make(JOB, small_config(JOB), address=s.address) as env:
+            env.reset(seed=0)
+            env.step(int(np.argmax(env.action_masks())))
+
+
+def test_short_token_file_exits_2(tmp_path: Path) -> None:
+    f = tmp_path / "token"
+    f.write_text("short\n")
+    cmd = clustergym.server.find_server_command()
+    r = subprocess.run([*cmd, "serve", "--bind", "tcp://127.0.0.1:0", "--token-file", str(f)], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and "at least 16" in r.stderr
