@@ -7,8 +7,8 @@
  */
 import { z } from 'zod';
 import { runDmrExperiment } from '../../src/malleable/experiment.js';
-import { formatTable } from '../common.js';
-import { defineFlags } from '../common.js';
+import { defineFlags, formatTable, num } from '../common.js';
+import { TABLE1_COST } from '../../src/malleable/model.js';
 import { defineExperiment, REPRODUCE_FLAGS } from './define.js';
 
 const sizes = z
@@ -19,10 +19,15 @@ const sizes = z
 
 /** The `dmr` experiment. */
 export const reproduceCommand = defineExperiment(
-  defineFlags({ ...REPRODUCE_FLAGS, jobs: { value: 'N,N,...', schema: sizes, default: [50, 100, 200, 400], help: 'workload sizes (jobs per workload)' } }),
+  defineFlags({
+    ...REPRODUCE_FLAGS,
+    jobs: { value: 'N,N,...', schema: sizes, default: [50, 100, 200, 400], help: 'workload sizes (jobs per workload)' },
+    'expand-cost': { value: 'S', schema: num({ gte: 0 }), default: TABLE1_COST.expand, help: 'seconds an expand costs (Table 1, synchronous average)' },
+    'shrink-cost': { value: 'S', schema: num({ gte: 0 }), default: TABLE1_COST.shrink, help: 'seconds a shrink costs (Table 1, synchronous average)' },
+  }),
   {
     summary: 'seed 002 (DMR): fixed vs malleable workloads on 64 nodes, Table 4',
-    run: (v, out, log) => runDmrExperiment({ seed: v.seed, sizes: v.jobs, out }, log),
+    run: (v, out, log) => runDmrExperiment({ seed: v.seed, sizes: v.jobs, out, cost: { expand: v['expand-cost'], shrink: v['shrink-cost'] } }, log),
     tables: (report) => {
       const rows = (report.tables.table4 ?? []).map((r) => [
         r.jobs!,

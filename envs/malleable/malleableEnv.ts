@@ -24,6 +24,8 @@
  * the mean completion time). `info.metrics` at the end: mean wait, execution, completion, makespan,
  * allocation, expands, shrinks, no-actions.
  *
+ * Resize costs: `expand_cost`, `shrink_cost` (s; Table 1's 0.423 and 0.425 by default).
+ *
  * Episodes: the paper's workload (`jobs` jobs, seeded by the episode seed) or a malleable workload
  * file (`workload`, the same every episode). Not modelled: decisions when a queued job could start
  * if a running job shrank between its points (the DMR runtime only asks at points), asynchronous mode.
@@ -31,7 +33,7 @@
 import { z } from 'zod';
 import { inputErrorFromIssues } from '../../src/core/errors.js';
 import { type MRunResult, MalleableSim } from '../../src/malleable/engine.js';
-import { allowedSizes, type MWorkload, stepTime } from '../../src/malleable/model.js';
+import { allowedSizes, type MWorkload, stepTime, TABLE1_COST } from '../../src/malleable/model.js';
 import { paperWorkload, readMalleableWorkload } from '../../src/malleable/workload.js';
 import type { EpisodeInfo, GymEnv, GymInfo } from '../env.js';
 import { EpisodeOverError, InvalidActionError } from '../errors.js';
@@ -51,6 +53,9 @@ export const MalleableConfigSchema = z
     workload: z.string().min(1).optional(),
     /** Reward: minus the waiting (or completion) time accrued during the step, per job, / scale. */
     reward: z.enum(['wait', 'completion']).default('wait'),
+    /** Resize costs (s); Table 1's synchronous averages by default. */
+    expand_cost: z.number().finite().nonnegative().default(TABLE1_COST.expand),
+    shrink_cost: z.number().finite().nonnegative().default(TABLE1_COST.shrink),
     /** Divisor of the reward (s). */
     scale: z.number().finite().positive().default(1000),
     /** Seed of the episodes started by `reset()` without a seed. */
@@ -137,7 +142,7 @@ export class MalleableEnv implements GymEnv {
     } else this.seed = this.nextSeed++;
     const c = this.ctx.config;
     const w = this.ctx.fileWorkload ?? paperWorkload({ jobs: c.jobs, seed: this.seed, interArrival: c.inter_arrival });
-    this.sim = new MalleableSim(w);
+    this.sim = new MalleableSim(w, { cost: { expand: c.expand_cost, shrink: c.shrink_cost } });
     this.steps = 0;
     this.ret = 0;
     this.ended = false;

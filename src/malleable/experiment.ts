@@ -11,7 +11,7 @@ import { type Finding, finding, formatPercent, percentChange, type ReproduceRepo
 import { writeReport } from '../report/html.js';
 import { utilisationSvg } from '../report/utilisation.js';
 import { type MRunResult, simulate } from './engine.js';
-import { TABLE4 } from './model.js';
+import { type ResizeCost, TABLE1_COST, TABLE4 } from './model.js';
 import { writeMalleableJobsCsv, writeResizesCsv } from './output.js';
 import { dmrPolicy, neverPolicy } from './policy.js';
 import { paperWorkload, rigidVersion } from './workload.js';
@@ -44,6 +44,8 @@ export interface DmrExperimentOptions {
   sizes?: readonly number[];
   /** Output directory for CSV files and the report page, or undefined. */
   out?: string | undefined;
+  /** Resize costs (default Table 1: expand 0.423 s, shrink 0.425 s). */
+  cost?: ResizeCost;
 }
 
 const measures = (r: MRunResult): VersionMeasures => ({
@@ -176,7 +178,7 @@ export function runDmrExperiment(o: DmrExperimentOptions, log: (line: string) =>
     const w = paperWorkload({ jobs: n, seed: o.seed });
     const wantTimeline = o.out !== undefined && n === Math.min(...sizes);
     const rigid = simulate(rigidVersion(w), neverPolicy, { timeline: wantTimeline });
-    const mall = simulate(w, dmrPolicy, { timeline: wantTimeline });
+    const mall = simulate(w, dmrPolicy, { timeline: wantTimeline, cost: o.cost ?? TABLE1_COST });
     if (wantTimeline) Object.assign(smallest, { rigid, malleable: mall });
     if (o.out !== undefined) {
       writeMalleableJobsCsv(join(o.out, `dmr-${n}-rigid-jobs.csv`), rigid);
@@ -236,6 +238,7 @@ export function runDmrExperiment(o: DmrExperimentOptions, log: (line: string) =>
     seed: o.seed,
     parameters: {
       sizes: [...sizes],
+      resize_cost_s: o.cost ?? TABLE1_COST,
       nodes: 64,
       inter_arrival_s: 10,
       policy: 'dmr (synchronous)',

@@ -28,6 +28,13 @@ describe('reproduce dmr', () => {
     expect(report.runs[0].malleable.allocation).toBeLessThan(1);
     for (const f of ['dmr.json', 'dmr-50-malleable-resizes.csv', 'dmr-50-rigid-jobs.csv', 'index.html']) expect(existsSync(join(out, f))).toBe(true);
   });
+  it('--expand-cost/--shrink-cost set the resize costs', () => {
+    const r = cli(['reproduce', 'dmr', '--seed', '1', '--jobs', '50', '--json', '--expand-cost', '2', '--shrink-cost', '3']);
+    const report = JSON.parse(r.stdout);
+    expect(report.parameters.resize_cost_s).toEqual({ expand: 2, shrink: 3 });
+    const m = report.runs[0].malleable;
+    expect(m.resize_time).toBeCloseTo(2 * m.expands + 3 * m.shrinks, 6);
+  });
   it('a bad --jobs is an input error', () => {
     const r = cli(['reproduce', 'dmr', '--jobs', '50,x']);
     expect(r.code).toBe(2);

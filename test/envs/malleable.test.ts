@@ -55,6 +55,14 @@ describe('Malleable-v0', () => {
     expect(() => e.step(cur)).toThrow(InvalidActionError);
     expect(() => e.step(99)).toThrow(InvalidActionError);
   });
+  it('resize costs come from the config', () => {
+    const w = paperWorkload({ jobs: 20, seed: 6 });
+    const d = simulate(w, dmrPolicy, { cost: { expand: 5, shrink: 7 } });
+    const r = runMalleableEpisode(env({ jobs: 20, expand_cost: 5, shrink_cost: 7 }), dmrAgent, 6);
+    expect(r.metrics.mean_wait).toBe(d.meanWait);
+    expect(r.metrics.makespan).toBe(d.makespan);
+    expect(() => loadMalleableContext({ shrink_cost: -1 })).toThrow(/\$\.shrink_cost/);
+  });
   it('config errors name the key', () => {
     expect(() => loadMalleableContext({ jobz: 3 })).toThrow(/jobz/);
     expect(() => loadMalleableContext({ reward: 'bsld' })).toThrow(/\$\.reward/);

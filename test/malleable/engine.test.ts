@@ -49,6 +49,14 @@ describe('hand-computed run', () => {
     expect(r.noActions).toBe(7);
     expect(r.invalidResizes).toBe(0);
   });
+  it('configurable costs: free resizes move every time by the costs saved', () => {
+    // shrink done at 0.25 (B starts then), B ends at 1.75, expand at 1.75 done at once, 6 steps of 0.25
+    const r = simulate(w, dmrPolicy, { cost: { expand: 0, shrink: 0 } });
+    expect(r.jobs[1]!.start).toBeCloseTo(0.25, 12);
+    expect(r.jobs[0]!.finish).toBeCloseTo(3.25, 12);
+    expect(r.resizes.map((x) => x.cost)).toEqual([0, 0]);
+    expect(r.resizeTime).toBe(0);
+  });
   it('never: the rigid run at max', () => {
     const r = simulate(w, neverPolicy);
     expect(r.jobs[0]!.finish).toBeCloseTo(2.5, 12);
