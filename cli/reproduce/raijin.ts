@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { runRaijinExperiment } from '../../src/slurm/experiment.js';
 import { shrinkFactors } from '../../src/slurm/replay.js';
 import { defineFlags, formatTable, int, num } from '../common.js';
-import { defineExperiment, REPRODUCE_FLAGS } from '../reproduce.js';
+import { defineExperiment, REPRODUCE_FLAGS } from './define.js';
 
 const shrink = z.string().superRefine((s, ctx) => {
   try {

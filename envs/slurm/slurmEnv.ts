@@ -42,7 +42,6 @@ import { SlurmPlatform } from '../../src/slurm/platform.js';
 import { DEFAULT_PRIORITY, type PriorityConfig } from '../../src/slurm/priority.js';
 import { CalcMetsAccumulator, type CalcMets } from '../../src/slurm/replay.js';
 import { DEFAULT_RAIJIN_WORKLOAD, raijinWorkload } from '../../src/slurm/workload.js';
-import type { EnvRegistration } from '../registry.js';
 import type { EpisodeInfo, GymEnv, GymInfo } from '../env.js';
 import { EpisodeOverError, InvalidActionError } from '../errors.js';
 import { box, type BoxSpace, type DiscreteSpace, discrete } from '../spaces.js';
@@ -283,10 +282,10 @@ export class SlurmEnv implements GymEnv {
   }
 }
 
-/** The registration of Slurm-v0 in `SYSTEM_ENVS`. */
-export const slurmRegistration: EnvRegistration<SlurmEnvContext> = {
+/** The registration of Slurm-v0 (envs/registry.ts `SYSTEM_ENVS`; an `EnvRegistration`, typed structurally to avoid an import cycle). */
+export const slurmRegistration = {
   id: SLURM_ENV_ID,
   description: 'operate a Slurm cluster (seed 004): each step picks the multifactor priority profile and backfill setting for the next period: Discrete(12)',
   load: loadSlurmEnvContext,
-  create: (ctx) => new SlurmEnv(ctx),
+  create: (ctx: SlurmEnvContext): GymEnv => new SlurmEnv(ctx),
 };
