@@ -1,0 +1,101 @@
+/**
+ * Invariants of the Slurm engine on random platforms and workloads (fast-check): every job leaves
+ * once; no job starts before its submission; a record's end is start + run + suspended time; the
+ * free cores come back to the platform's capacity; suspend periods are ordered and within the run.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SlurmEngine, type SlurmJobInput } from '../../src/slurm/engine.js';
+import { JobState } from '../../src/slurm/jobs.js';
+import { PREEMPT_MODES, SlurmPlatform } from '../../src/slurm/platform.js';
+
+const jobArb = fc.record({
+  gap: fc.integer({ min: 0, max: 50 }),
+  cores: fc.integer({ min: 1, max: 8 }),
+  run: fc.integer({ min: 1, max: 300 }),
+  limitFactor: fc.double({ min: 0.5, max: 3, noNaN: true }),
+  user: fc.integer({ min: 0, max: 2 }),
+  partition: fc.integer({ min: 0, max: 1 }),
+  op: fc.option(fc.record({ after: fc.integer({ min: 0, max: 200 }), for: fc.integer({ min: 1, max: 100 }) }), { nil: undefined }),
+});
+
+describe('Slurm engine invariants', () => {
+  it('hold on random workloads, preemption modes and scheduler settings', () => {
+    const total = { preempted: 0, suspensions: 0, backfilled: 0, timeouts: 0 };
+    fc.assert(
+      fc.property(
+        fc.array(jobArb, { minLength: 1, maxLength: 60 }),
+        fc.constantFrom(...PREEMPT_MODES),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 120 }),
+        fc.integer({ min: 1, max: 30 }),
+        (specs, mode, backfill, bfWindow, bfInterval) => {
+          const platform = new SlurmPlatform({
+            groups: [
+              { name: 'a', count: 2, cores: 4 },
+              { name: 'b', count: 1, cores: 8 },
+            ],
+            partitions: [
+              { name: 'low', groups: ['a', 'b'], preempt_mode: mode, priority_tier: 1 },
+              { name: 'high', groups: ['b'], priority_tier: 2 },
+            ],
+          });
+          const e = new SlurmEngine(platform, { users: 3, backfill, bfWindow, bfResolution: 1, bfInterval });
+          let t = 0;
+          const jobs: SlurmJobInput[] = specs.map((s, id) => {
+            t += s.gap;
+            const j: SlurmJobInput = {
+              id,
+              submit: t,
+              cores: s.cores,
+              runTime: s.run,
+              timeLimit: Math.max(1, Math.round(s.run * s.limitFactor)),
+              user: s.user,
+              partition: s.partition,
+            };
+            if (s.op) {
+              j.opAfter = s.op.after;
+              j.opFor = s.op.for;
+            }
+            return j;
+          });
+          const seen = new Map<number, number>();
+          e.onFinish((J, s) => {
+            const id = J.id[s]!;
+            seen.set(id, (seen.get(id) ?? 0) + 1);
+            const st = J.state[s]!;
+            if (st === JobState.Refused || st === JobState.Cancelled) return;
+            const start = J.start[s]!;
+            const end = J.end[s]!;
+            expect(start).toBeGreaterThanOrEqual(J.submit[s]!);
+            const run = Math.min(J.runTime[s]!, J.timeLimit[s]!);
+            expect(end - start).toBeCloseTo(run + J.suspendedTime(s), 6);
+            let prev = start;
+            for (const [a, b] of J.periods(s)) {
+              expect(a).toBeGreaterThanOrEqual(prev);
+              expect(b).toBeGreaterThanOrEqual(a);
+              prev = b;
+            }
+            expect(end).toBeGreaterThanOrEqual(prev);
+          });
+          e.stream(jobs);
+          e.run();
+          expect(seen.size).toBe(jobs.length);
+          for (const n of seen.values()) expect(n).toBe(1);
+          expect(Array.from(e.free)).toEqual([8, 8]);
+          expect(e.pending.length).toBe(0);
+          expect(e.runningCount).toBe(0);
+          expect(e.suspendedCount).toBe(0);
+          expect(e.jobs.live).toBe(0);
+          total.preempted += e.stats.preempted;
+          total.suspensions += e.stats.suspensions;
+          total.backfilled += e.stats.backfilled;
+          total.timeouts += e.stats.timeouts;
+        },
+      ),
+      { numRuns: 300, seed: 17 },
+    );
+    // the mechanisms were exercised
+    for (const v of Object.values(total)) expect(v).toBeGreaterThan(0);
+  });
+});
