@@ -174,12 +174,14 @@ export function runDmrExperiment(o: DmrExperimentOptions, log: (line: string) =>
   const sizes = o.sizes ?? TABLE4.jobs;
   const runs: DmrRun[] = [];
   const smallest: { rigid?: MRunResult; malleable?: MRunResult } = {};
+  const perApp: Record<string, number | string>[] = [];
   for (const n of sizes) {
     const w = paperWorkload({ jobs: n, seed: o.seed });
     const wantTimeline = o.out !== undefined && n === Math.min(...sizes);
     const rigid = simulate(rigidVersion(w), neverPolicy, { timeline: wantTimeline });
     const mall = simulate(w, dmrPolicy, { timeline: wantTimeline, cost: o.cost ?? TABLE1_COST });
     if (wantTimeline) Object.assign(smallest, { rigid, malleable: mall });
+    perApp.push(...perAppRows(n, rigid, mall));
     if (o.out !== undefined) {
       writeMalleableJobsCsv(join(o.out, `dmr-${n}-rigid-jobs.csv`), rigid);
       writeMalleableJobsCsv(join(o.out, `dmr-${n}-malleable-jobs.csv`), mall);
@@ -245,11 +247,41 @@ export function runDmrExperiment(o: DmrExperimentOptions, log: (line: string) =>
       baseline: 'every job rigid at max',
       scheduler: 'FCFS + EASY',
     },
-    tables: { table4, changes },
+    tables: { table4, changes, per_app: perApp },
     findings: dmrFindings(runs),
     seconds: (performance.now() - t0) / 1000,
     runs,
   };
+}
+
+/** Figure 7 in numbers: mean execution and waiting time per application, fixed and malleable. */
+function perAppRows(jobs: number, rigid: MRunResult, mall: MRunResult): Record<string, number | string>[] {
+  const apps = [...new Set(rigid.jobs.map((j) => j.app))];
+  const mean = (r: MRunResult, app: string, f: (j: MRunResult['jobs'][number]) => number) => {
+    const js = r.jobs.filter((j) => j.app === app);
+    return js.reduce((a, j) => a + f(j), 0) / Math.max(1, js.length);
+  };
+  return apps.map((app) => ({
+    jobs,
+    app,
+    count: rigid.jobs.filter((j) => j.app === app).length,
+    fixed_execution_s: round(
+      mean(rigid, app, (j) => j.finish - j.start),
+      1,
+    ),
+    malleable_execution_s: round(
+      mean(mall, app, (j) => j.finish - j.start),
+      1,
+    ),
+    fixed_wait_s: round(
+      mean(rigid, app, (j) => j.start - j.submit),
+      1,
+    ),
+    malleable_wait_s: round(
+      mean(mall, app, (j) => j.start - j.submit),
+      1,
+    ),
+  }));
 }
 
 function round(v: number, d: number): number {

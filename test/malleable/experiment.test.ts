@@ -13,6 +13,12 @@ describe('reproduce dmr', () => {
     const r = runDmrExperiment({ seed, sizes: [50, 100] });
     expect(r.findings.filter((f) => !f.holds)).toEqual([]);
     expect(r.runs.map((x) => x.jobs)).toEqual([50, 100]);
+    // Figure 7: every application runs longer and waits less
+    expect(r.tables.per_app!.map((x) => x.app).sort()).toEqual(['cg', 'cg', 'jacobi', 'jacobi', 'nbody', 'nbody']);
+    for (const x of r.tables.per_app!) {
+      expect(x.malleable_execution_s as number).toBeGreaterThan(x.fixed_execution_s as number);
+      expect(x.malleable_wait_s as number).toBeLessThan(x.fixed_wait_s as number);
+    }
     for (const x of r.runs) {
       expect(x.malleable.invalid_resizes).toBe(0);
       expect(x.malleable.shrinks).toBeGreaterThan(0);
