@@ -33,8 +33,9 @@
  * `format`, the same every episode, streamed). `info.metrics` at the end: tasks, makespan,
  * utilisation, mean wait, the time-averaged Jain index and each user's mean dominant share.
  */
+import { existsSync } from 'node:fs';
 import { z } from 'zod';
-import { inputErrorFromIssues } from '../../src/core/errors.js';
+import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
 import { FairEngine, type TraceTask } from '../../src/fairness/engine.js';
 import { fairnessCluster, table51Workload } from '../../src/fairness/experiment.js';
 import { type FairTask, HostGroupsSchema, HostTable, jainIndex, UserTable } from '../../src/fairness/model.js';
@@ -87,6 +88,7 @@ export function loadFairContext(config: unknown = {}): FairContext {
   if (!parsed.success) throw inputErrorFromIssues(`${FAIR_ENV_ID} config`, parsed.error.issues);
   const c = parsed.data;
   new HostTable(c.hosts ?? fairnessCluster(c.scale));
+  if (c.trace !== undefined && !existsSync(c.trace)) throw new InputError(`$.trace: ${JSON.stringify(c.trace)} not found`, `${FAIR_ENV_ID} config`);
   return { config: c };
 }
 
