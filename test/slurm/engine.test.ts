@@ -215,6 +215,55 @@ describe('multifactor order in the engine', () => {
     expect(small.get(3)!.start).toBe(110);
   });
 
+  it('QOS: the job of the higher-priority QOS goes first (factor = QOS priority / max)', () => {
+    const cfg: Partial<SlurmConfig> = {
+      users: 1,
+      qosPriorities: [0, 50, 100],
+      priority: {
+        weightAge: 0,
+        weightFairshare: 0,
+        weightJobSize: 0,
+        weightPartition: 0,
+        weightQos: 1000,
+        maxAge: 1,
+        favorSmall: false,
+        decayHalfLife: 0,
+        calcPeriod: 100,
+        dampening: 1,
+      },
+    };
+    const r = run(one(1), [job(1, 0, 1, 100), job(2, 10, 1, 10, 10, { qos: 1 }), job(3, 20, 1, 10, 10, { qos: 2 }), job(4, 30, 1, 10, 10, { qos: 0 })], cfg);
+    expect([3, 2, 4].map((i) => r.get(i)!.start)).toEqual([100, 110, 120]);
+  });
+
+  it('partition factor: PriorityJobFactor / the largest one', () => {
+    const p = new SlurmPlatform({
+      groups: [{ name: 'n', count: 1, cores: 1 }],
+      partitions: [
+        { name: 'a', groups: ['n'], priority_job_factor: 1 },
+        { name: 'b', groups: ['n'], priority_job_factor: 4 },
+      ],
+    });
+    const e = new SlurmEngine(p, {
+      priority: {
+        weightAge: 0,
+        weightFairshare: 0,
+        weightJobSize: 0,
+        weightPartition: 1000,
+        weightQos: 0,
+        maxAge: 1,
+        favorSmall: false,
+        decayHalfLife: 0,
+        calcPeriod: 100,
+        dampening: 1,
+      },
+    });
+    const a = e.submit(job(1, 0, 1, 10));
+    const b = e.submit(job(2, 0, 1, 10, 10, { partition: 1 }));
+    expect(e.computePriority(a, 0)).toBe(250);
+    expect(e.computePriority(b, 0)).toBe(1000);
+  });
+
   it('partition tier goes before priority', () => {
     const p = new SlurmPlatform({
       groups: [{ name: 'n', count: 1, cores: 1 }],
