@@ -47,7 +47,8 @@ export async function startRawEcho(bind: string): Promise<{ endpoint: string; cl
 }
 
 async function main(): Promise<void> {
-  const bridge = new BridgeServer(registryFactory(), { bind: 'tcp://127.0.0.1:0' });
+  // a short-lived benchmark server on loopback: any regular file may be named (the trace under ../shared)
+  const bridge = new BridgeServer(registryFactory({ roots: ['/'] }), { bind: 'tcp://127.0.0.1:0' });
   const b = await bridge.start();
   const raw = await startRawEcho('tcp://127.0.0.1:*');
   process.stdout.write(`${b}\n${raw.endpoint}\n`);

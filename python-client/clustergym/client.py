@@ -86,7 +86,8 @@ class Client:
         hello: send ``hello`` at once and check the protocol version (default true).
         connect_timeout: seconds to wait for that ``hello`` (a dead address fails this fast).
         token: the server's shared secret (``clustergym serve --token-file``), sent with every
-            request; default ``$CLUSTERGYM_TOKEN`` when set.
+            request; default ``$CLUSTERGYM_TOKEN`` when set, else the token of a
+            :class:`~clustergym.server.LocalServer` of this process at that address.
         context: the ZeroMQ context (default: the process-wide ``zmq.Context.instance()``).
     """
 
@@ -101,8 +102,14 @@ class Client:
         connect_timeout: Optional[float] = CONNECT_TIMEOUT,
         token: Optional[str] = None,
     ) -> None:
-        self._token = token if token is not None else (os.environ.get("CLUSTERGYM_TOKEN") or None)
         self.address = normalize_address(address)
+        if token is None:
+            token = os.environ.get("CLUSTERGYM_TOKEN") or None
+        if token is None:
+            from .server import token_for  # a LocalServer of this process: its private token
+
+            token = token_for(self.address)
+        self._token = token
         self.timeout = timeout
         self._check_alive = check_alive
         self._ids = itertools.count(1)

@@ -261,7 +261,8 @@ def connect(
     """A client for ``address``, or a started :class:`LocalServer` and a client for it."""
     if address is not None:
         return Client(address, timeout=timeout), None
-    server = LocalServer(server_command, extra_args=server_args)
+    # this process's own server: a random token keeps others out, so it may read any regular file
+    server = LocalServer(server_command, extra_args=server_args, private=True)
     try:
         return Client(server.address, timeout=timeout, check_alive=server.check_alive), server
     except BaseException:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import atexit
 import os
 import shlex
+import secrets
 import shutil
 import signal
 import subprocess
@@ -39,7 +40,15 @@ from typing import IO, Any, List, Optional, Sequence
 
 from .errors import ServerStartError
 
-__all__ = ["LocalServer", "find_server_command"]
+__all__ = ["LocalServer", "find_server_command", "token_for"]
+
+
+def token_for(address: str) -> Optional[str]:
+    """The token of a running :class:`LocalServer` of this process at ``address``, if any."""
+    for s in list(_live):
+        if s.address == address and s.token is not None and s.running:
+            return s.token
+    return None
 
 _PR_SET_PDEATHSIG = 1
 
@@ -110,6 +119,15 @@ class LocalServer:
         bind: endpoint to bind (default ``tcp://127.0.0.1:0``: a free port).
         parent_pid: pass ``--parent-pid <os.getpid()>`` so the server exits when this process is gone.
         extra_args: more ``serve`` flags (e.g. ``["--idle-timeout", "60"]``).
+        data_roots: the folders whose files configs may name (``--data-root``). Default: the whole
+            file system (``/``) for a private server (below), else the working directory (as
+            ``clustergym serve``). Devices and FIFOs are refused all the same. Ignored when
+            ``extra_args`` has ``--data-root``.
+        private: protect the server with a random token (``--token-file``, a 0600 temporary file)
+            that only this process knows: :class:`~clustergym.client.Client` objects of this process
+            find it by the address (:attr:`token`); other processes (and other local users) are
+            refused. :func:`clustergym.make` without an address starts a private server. Default
+            false. Ignored when ``extra_args`` has ``--token-file``.
         start_timeout: seconds to wait for the endpoint line.
         env: environment of the child (default: this process's).
     """
@@ -123,12 +141,26 @@ class LocalServer:
         extra_args: Sequence[str] = (),
         start_timeout: float = 30.0,
         env: Optional[dict] = None,
+        data_roots: Optional[Sequence[str]] = None,
+        private: bool = False,
     ) -> None:
         cmd = list(command) if command is not None else find_server_command()
         args = [*cmd, "serve", "--bind", bind]
         if parent_pid:
             args += ["--parent-pid", str(os.getpid())]
-        args += list(extra_args)
+        extra = list(extra_args)
+        #: The token requests to this server carry (None when it has none, or it was given in ``extra_args``).
+        self.token: Optional[str] = None
+        self._token_file: Optional[str] = None
+        if "--data-root" not in extra and (data_roots is not None or private):
+            args += ["--data-root", os.pathsep.join(data_roots) if data_roots is not None else os.sep]
+        if private and "--token-file" not in extra:
+            self.token = secrets.token_hex(24)
+            fd, self._token_file = tempfile.mkstemp(prefix="clustergym-token-")
+            with os.fdopen(fd, "w") as f:  # mkstemp creates it 0600
+                f.write(self.token + "\n")
+            args += ["--token-file", self._token_file]
+        args += extra
         self.args = args
         self.address = ""
         self._stdout: IO[bytes] = tempfile.TemporaryFile(prefix="clustergym-serve-out-")
@@ -230,6 +262,12 @@ class LocalServer:
                 pass
 
     def _close_files(self) -> None:
+        if self._token_file is not None:
+            try:
+                os.unlink(self._token_file)
+            except OSError:
+                pass
+            self._token_file = None
         for f in (self._stdout, self._stderr):
             try:
                 f.close()

@@ -70,3 +70,16 @@ def test_bench_prints_one_json_line(address: str, envs: int, mode: str) -> None:
     assert len(lines) == 1
     r = json.loads(lines[0])
     assert set(r) == {"envs", "steps", "seconds", "steps_per_s"} and r["envs"] == envs and r["steps"] == 400 and r["steps_per_s"] > 0
+
+
+def test_bench_wire_runs_bridge_and_raw_side_by_side() -> None:
+    out = _run("bench_wire.py", ["--k", "16", "--envs", "1,4", "--seconds", "0.4", "--rounds", "2"])
+    r = _last_json(out)
+    assert [x["envs"] for x in r["results"]] == [1, 4]
+    assert [x["op"] for x in r["results"]] == ["step", "step_batch"]
+    for x in r["results"]:
+        assert x["reply_bytes"] > x["request_bytes"] > 0
+        assert x["bridge_steps_per_s"] > 0 and x["raw_steps_per_s"] > 0
+        assert 0 < x["bridge_over_raw"] == pytest.approx(x["bridge_round_trips_per_s"] / x["raw_round_trips_per_s"], rel=0.01)
+        t = x["us_per_trip"]
+        assert t["server_env"] > 0 and t["server_bridge"] > 0 and t["total"] > t["server_env"] + t["server_bridge"]

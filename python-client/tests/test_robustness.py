@@ -23,8 +23,8 @@ JOBNODE = "clustergym/JobNode-v0"
 
 @pytest.fixture(scope="module")
 def limited() -> Iterator[clustergym.LocalServer]:
-    """A server with small limits, its data root a fresh folder."""
-    with clustergym.LocalServer(extra_args=["--max-envs", "6", "--max-envs-per-client", "4", "--max-jobs", "500", "--max-request-bytes", "200000", "--quiet"]) as s:
+    """A server with small limits, its data root the repository."""
+    with clustergym.LocalServer(data_roots=[str(REPO)], extra_args=["--max-envs", "6", "--max-envs-per-client", "4", "--max-jobs", "500", "--max-request-bytes", "200000", "--quiet"]) as s:
         yield s
 
 
@@ -85,7 +85,8 @@ def test_batch_of_envs_with_different_spaces_moves_no_env(address: str) -> None:
 
 
 @pytest.mark.parametrize("path", ["/etc/passwd", "/dev/zero", "/proc/self/environ"])
-def test_files_outside_the_roots_are_refused_without_content(address: str, path: str) -> None:
+def test_files_outside_the_roots_are_refused_without_content(limited: clustergym.LocalServer, path: str) -> None:
+    address = limited.address
     if not os.path.exists(path):
         pytest.skip(f"{path} does not exist here")
     t0 = time.monotonic()
@@ -102,7 +103,7 @@ def test_files_outside_the_roots_are_refused_without_content(address: str, path:
 def test_fifo_inside_the_root_is_refused(tmp_path: Path) -> None:
     fifo = tmp_path / "w.swf"
     os.mkfifo(fifo)
-    with clustergym.LocalServer(extra_args=["--data-root", str(tmp_path), "--quiet"]) as s:
+    with clustergym.LocalServer(extra_args=["--data-root", str(tmp_path), "--quiet"], private=True) as s:
         with pytest.raises(ForbiddenError) as ei:
             clustergym.make(JOB, {"workload": str(fifo)}, address=s.address)
         assert "not a regular file" in ei.value.message
@@ -220,3 +221,28 @@ def test_short_token_file_exits_2(tmp_path: Path) -> None:
     cmd = clustergym.server.find_server_command()
     r = subprocess.run([*cmd, "serve", "--bind", "tcp://127.0.0.1:0", "--token-file", str(f)], capture_output=True, text=True, timeout=30)
     assert r.returncode == 2 and "at least 16" in r.stderr
+
+
+def test_local_server_is_private_and_reads_any_regular_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """make() without an address: the server is this process's own (a random token keeps other
+    local users out) and reads files anywhere (outside the working directory too), devices never."""
+    monkeypatch.delenv("CLUSTERGYM_TOKEN", raising=False)
+    w = tmp_path / "elsewhere.json"
+    w.write_text((REPO / "data" / "workloads" / "mixed-300.json").read_text())
+    with clustergym.make(JOB, {"workload": str(w), "k": 8}) as env:
+        env.reset(seed=0)
+        assert env.server is not None and env.server.token
+        with pytest.raises(UnauthorizedError):  # another client without the token
+            c = clustergym.Client(env.client.address, token="not-the-token-0123456789")
+        with pytest.raises(ForbiddenError):
+            clustergym.make(JOB, {"workload": "/dev/zero"}, client=env.client)
+
+
+def test_explicit_local_server_defaults_to_the_working_directory(tmp_path: Path) -> None:
+    w = tmp_path / "elsewhere.json"
+    w.write_text((REPO / "data" / "workloads" / "mixed-300.json").read_text())
+    with clustergym.LocalServer(extra_args=["--quiet"]) as s:
+        assert s.token is None
+        with pytest.raises(ForbiddenError) as ei:
+            clustergym.make(JOB, {"workload": str(w), "k": 8}, address=s.address)
+        assert "--data-root" in ei.value.message
