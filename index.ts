@@ -15,3 +15,6 @@ export type { Summary } from './src/metrics/summary.js';
 /** Malleable jobs (seed 002, DMR): model, dmr policy, simulator, experiment (`docs/malleable.md`); agents below. */
 export * as malleable from './src/malleable/index.js';
 export { dmrAgent, neverAgent, type MalleableAgent, runMalleableEpisode } from './agents/malleable/index.js';
+/** Slurm at production scale (seed 004): platforms, engine, multifactor + backfill, runworkload/calcmets, Raijin workload (`docs/slurm.md`); operator agents below. */
+export * as slurm from './src/slurm/index.js';
+export { FixedSettingAgent, QueueAdaptiveAgent, type SlurmAgent, runSlurmEpisode } from './agents/slurm/index.js';
