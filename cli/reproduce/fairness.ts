@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { reproduceFairness } from '../../src/fairness/report.js';
 import { defineFlags, formatTable, int, num } from '../common.js';
-import { defineExperiment, REPRODUCE_FLAGS } from '../reproduce.js';
+import { defineExperiment, REPRODUCE_FLAGS } from './define.js';
 
 const pct = (v: unknown) => `${(Number(v) * 100).toFixed(1)}%`;
 

@@ -43,7 +43,6 @@ import { drfOrder } from '../../src/fairness/schedulers.js';
 import { readTrace, TRACE_FORMATS } from '../../src/fairness/traces/index.js';
 import type { EpisodeInfo, GymEnv, GymInfo } from '../env.js';
 import { EpisodeOverError, InvalidActionError } from '../errors.js';
-import type { EnvRegistration } from '../registry.js';
 import { type BoxSpace, box, type DiscreteSpace, discrete } from '../spaces.js';
 
 /** The environment's id. */
@@ -370,11 +369,11 @@ export class FairEnv implements GymEnv {
   }
 }
 
-/** The registration of Fair-v0 (envs/registry.ts). */
-export const fairRegistration: EnvRegistration<FairContext> = {
+/** The registration of Fair-v0 (envs/registry.ts `SYSTEM_ENVS`; an `EnvRegistration`, typed structurally to avoid an import cycle). */
+export const fairRegistration = {
   id: FAIR_ENV_ID,
   description:
     "multi-user fairness (seed 001): start a user's next task (users in DRF order) on a host with room for its cores and memory, or wait: Discrete(slots*H + 1)",
   load: loadFairContext,
-  create: (ctx) => new FairEnv(ctx),
+  create: (ctx: FairContext): GymEnv => new FairEnv(ctx),
 };
