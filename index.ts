@@ -18,3 +18,6 @@ export { dmrAgent, neverAgent, type MalleableAgent, runMalleableEpisode } from '
 /** Slurm at production scale (seed 004): platforms, engine, multifactor + backfill, runworkload/calcmets, Raijin workload (`docs/slurm.md`); operator agents below. */
 export * as slurm from './src/slurm/index.js';
 export { FixedSettingAgent, QueueAdaptiveAgent, type SlurmAgent, runSlurmEpisode } from './agents/slurm/index.js';
+/** Multi-resource hosts and multi-user fairness (seed 001): model, engine, drf/tetris(f), monitor, experiments, task traces (`docs/fairness.md`); agents below. */
+export * as fairness from './src/fairness/index.js';
+export { drfAgent, type FairAgent, runFairEpisode, tetrisAgent } from './agents/fairness/index.js';
