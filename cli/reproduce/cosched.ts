@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { coschedReport, writeCoschedOutputs } from '../../src/timesharing/experiment.js';
 import { defineFlags, formatTable, int } from '../common.js';
-import { defineExperiment, REPRODUCE_FLAGS } from '../reproduce.js';
+import { defineExperiment, REPRODUCE_FLAGS } from './define.js';
 
 const list = (what: string, lo: number, hi: number) =>
   z

@@ -29,7 +29,6 @@ import { type RunMetrics, runMetrics } from '../../src/timesharing/metrics.js';
 import { TimeSharingSimulator } from '../../src/timesharing/simulator.js';
 import type { EpisodeInfo, GymEnv, GymInfo } from '../env.js';
 import { EpisodeOverError, InvalidActionError } from '../errors.js';
-import type { EnvRegistration } from '../registry.js';
 import { type BoxSpace, box, type DiscreteSpace, discrete } from '../spaces.js';
 
 /** The environment's id. */
@@ -237,10 +236,10 @@ export class CoSchedEnv implements GymEnv {
   }
 }
 
-/** The registration of CoSched-v0 in `SYSTEM_ENVS`. */
-export const coschedRegistration: EnvRegistration<CoSchedEnvContext> = {
+/** The registration of CoSched-v0 (envs/registry.ts `SYSTEM_ENVS`; an `EnvRegistration`, typed structurally to avoid an import cycle). */
+export const coschedRegistration = {
   id: COSCHED_ENV_ID,
   description: 'time-shared non-dedicated cluster (seed 003): each step sets the parallel MPL and the share L for the next period: Discrete(MPL_TOTAL*4)',
   load: loadCoSchedEnvContext,
-  create: (ctx) => new CoSchedEnv(ctx),
+  create: (ctx: CoSchedEnvContext): CoSchedEnv => new CoSchedEnv(ctx),
 };
