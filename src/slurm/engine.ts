@@ -161,6 +161,9 @@ export class SlurmEngine {
   private readonly userCores: Float64Array;
   private lastAccrual = 0;
   private dirty = false;
+  /** Whether the main scheduler is walking the queue (requeued jobs wait in `requeued`). */
+  private walking = false;
+  private requeued: number[] = [];
   private bfScheduled = false;
   private prioScheduled = false;
   private readonly maxQos: number;
@@ -441,7 +444,9 @@ export class SlurmEngine {
       J.opDone[s] = 0;
       this.stats.requeued++;
       J.priority[s] = this.computePriority(s, this.fairShare.totalUsage());
-      this.insertPending(s);
+      // while the main scheduler walks the queue, requeued jobs go back after its pass
+      if (this.walking) this.requeued.push(s);
+      else this.insertPending(s);
       this.ensureTicks();
     } else {
       J.state[s] = JobState.Cancelled;
@@ -555,6 +560,7 @@ export class SlurmEngine {
     const blocked = new Uint8Array(this.platform.partitions.length);
     let started = 0;
     const depth = Math.min(p.length, this.config.queueDepth);
+    this.walking = true;
     for (let i = 0; i < depth; i++) {
       const s = p[i]!;
       const part = J.part[s]!;
@@ -567,7 +573,13 @@ export class SlurmEngine {
         this.startJob(s, g);
       } else blocked[part] = 1;
     }
+    this.walking = false;
     if (started > 0) this.pending = p.filter((x) => x >= 0);
+    if (this.requeued.length > 0) {
+      for (const s of this.requeued) this.insertPending(s);
+      this.requeued = [];
+      this.dirty = true;
+    }
   }
 
   /** Preempts lower-tier jobs so that `s` fits in one group; returns the group or -1. */

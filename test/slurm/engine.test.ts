@@ -114,6 +114,19 @@ describe('preemption by partition priority tier', () => {
     expect(r.get(2)).toMatchObject({ start: 100, end: 150 });
   });
 
+  it('requeue during the main pass: two high jobs requeue two low ones, which restart together', () => {
+    const r = run(platform('requeue'), [
+      job(1, 0, 2, 100, 100, { partition: 0 }),
+      job(2, 0, 2, 100, 100, { partition: 0 }),
+      job(3, 10, 2, 50, 50, { partition: 1 }),
+      job(4, 10, 2, 50, 50, { partition: 1 }),
+    ]);
+    expect(r.get(3)).toMatchObject({ start: 10, end: 60 });
+    expect(r.get(4)).toMatchObject({ start: 10, end: 60 });
+    expect(r.get(1)).toMatchObject({ start: 60, end: 160, requeues: 1 });
+    expect(r.get(2)).toMatchObject({ start: 60, end: 160, requeues: 1 });
+  });
+
   it('victims: the most recently started first, only as many as needed', () => {
     const r = run(platform('cancel'), [
       job(1, 0, 2, 100, 100, { partition: 0 }),
