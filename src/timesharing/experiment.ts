@@ -10,7 +10,8 @@
  * - `mem_sweep` (§2.3.2, Fig. 2.8 left and Fig. 2.10; §3.6 Fig. 3.11 right): pms = 1 (high memory),
  *   MPL_TOTAL = 1..5, policies rr, dyn, dyn_mod and csc (L = 50 %), with page faults and mem_load.
  *
- * The findings are those the issue lists from §2.3.1 and §3.6, plus DYN_MOD's page faults (§2.3.2);
+ * The findings are those the issue lists from §2.3.1 and §3.6, plus DYN_MOD's page faults (§2.3.2)
+ * and CSC's page faults and local slowdown under high memory demand (§3.6);
  * each is checked on the run (src/report/findings.ts). Everything here is a pure function of the
  * options and the seed.
  */
@@ -228,6 +229,33 @@ export function coschedFindings(r: CoschedResult): Finding[] {
         pf('dyn_mod') / Math.max(pf('dyn'), 1e-9),
         (v) => v < 1,
         (v) => `DYN_MOD / DYN parallel page faults: ${fmt2(v)}`,
+      ),
+    );
+  }
+  const cscMpls = [3, 4, 5].filter((m) => get(r.mem_sweep, 'csc', m));
+  if (cscMpls.length > 0) {
+    const pf = (p: Policy) => cscMpls.reduce((a, m) => a + get(r.mem_sweep, p, m)!.parallel.page_faults, 0);
+    f.push(
+      finding(
+        'csc-fewer-page-faults',
+        'With high memory demand, CSC has far fewer page faults than DYN and RR (MPL_TOTAL 3-5)',
+        'Fig. 3.11 (right), §3.6: CSC much smaller page-fault rate',
+        pf('csc') / Math.max(Math.min(pf('dyn'), pf('rr')), 1e-9),
+        (v) => v < 1,
+        (v) => `CSC / min(DYN, RR) parallel page faults: ${fmt2(v)}`,
+      ),
+    );
+  }
+  const below5 = [1, 2, 3, 4].filter((m) => get(r.mem_sweep, 'csc', m));
+  if (below5.length > 0) {
+    f.push(
+      finding(
+        'csc-local-slowdown-below-2.5',
+        'With high memory demand, CSC keeps the slowdown of local tasks below 2.5 for MPL_TOTAL < 5',
+        'Fig. 3.12 (right), §3.6: below 2.5',
+        Math.max(...below5.map((m) => get(r.mem_sweep, 'csc', m)!.local.slowdown)),
+        (v) => v < 2.5,
+        (v) => `largest CSC local slowdown at MPL < 5: ${fmt2(v)}`,
       ),
     );
   }
