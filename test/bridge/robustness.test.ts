@@ -4,11 +4,14 @@
  * the env moves, the hot path agreeing with the schema, ping, limits per server and per client, and
  * whole-batch validation (envs with other spaces move nothing).
  */
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Dealer } from 'zeromq';
 import { registryFactory } from '../../bridge/envFactory.js';
 import { decodeNdArray, encodeNdArray, type NdArrayMessage } from '../../bridge/ndarray.js';
-import { parseRequest, seedToNumber } from '../../bridge/protocol.js';
+import { BridgeError, parseRequest, seedToNumber } from '../../bridge/protocol.js';
+import { PACKAGE_ROOT } from '../../src/core/paths.js';
 import { BridgeServer, wire } from '../../bridge/server.js';
 
 type Reply = { id: unknown; ok: boolean; error?: { code: string; message: string; details: Record<string, unknown> }; [k: string]: unknown };
@@ -190,5 +193,20 @@ describe('bridge robustness over real sockets', () => {
     expect(r.error!.message).toMatch(/memvol/);
     expect(r.error!.message).toMatch(/did you mean "mem_vol"\?/);
     c.close();
+  });
+
+  it('a file larger than --max-file-bytes is a limit_exceeded error naming the flag, before it is read', () => {
+    const small = registryFactory({ maxFileBytes: 1000 });
+    const file = resolve(PACKAGE_ROOT, 'data/workloads/mixed-300.json');
+    let err: unknown;
+    try {
+      small.make('clustergym/Job-v0', { workload: file });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(BridgeError);
+    expect((err as BridgeError).code).toBe('limit_exceeded');
+    expect((err as BridgeError).details).toMatchObject({ flag: '--max-file-bytes', max: 1000 });
+    expect(statSync(file).size).toBeGreaterThan(1000);
   });
 });
