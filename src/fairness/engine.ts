@@ -78,7 +78,11 @@ export class FairEngine implements SchedulerView {
     readonly monitor: Monitor | null = null,
   ) {
     this.source = source[Symbol.iterator]();
-    if (monitor !== null) for (let u = 0; u < users.count; u++) monitor.share(u, 0, 0);
+    if (monitor !== null) {
+      // every host and every user known so far has a signal (0) from the start: rows have a column for each
+      for (let u = 0; u < users.count; u++) monitor.share(u, 0, 0);
+      for (let h = 0; h < hosts.count; h++) monitor.host(h, 0, 0, 0);
+    }
     this.pending = this.pull();
     const sameShape = new Set<string>();
     for (let h = 0; h < hosts.count; h++) sameShape.add(`${hosts.cpuCap[h]}/${hosts.memCap[h]}`);

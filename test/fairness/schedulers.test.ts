@@ -169,3 +169,54 @@ describe('monitor by hand', () => {
     expect(m.rows[0]!.queue).toBeCloseTo(4 / 8);
   });
 });
+
+describe('monitor integrals (property)', () => {
+  it('interval averages times interval lengths add up to the load-time of the tasks', async () => {
+    const fc = (await import('fast-check')).default;
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            submit: fc.integer({ min: 0, max: 100 }),
+            cpu: fc.integer({ min: 1, max: 4 }),
+            memory: fc.integer({ min: 0, max: 8 }),
+            duration: fc.integer({ min: 0, max: 40 }),
+          }),
+          { minLength: 1, maxLength: 40 },
+        ),
+        fc.integer({ min: 1, max: 50 }),
+        (raw, interval) => {
+          const tasks = raw.map((t, i) => ({ ...t, user: `u${i % 3}` })).sort((a, b) => a.submit - b.submit);
+          const m = new Monitor({ interval, hostLoad: true });
+          const { engine, hosts, users } = engineFor([{ count: 2, cpus: 4, memory: 8 }], tasks, firstFit(), m);
+          const stats = engine.run();
+          const end = stats.end;
+          const len = (i: number) => Math.min(interval, end - m.rows[i]!.time);
+          let cpu = 0;
+          let mem = 0;
+          let host0 = 0;
+          const shares = [0, 0, 0];
+          m.rows.forEach((r, i) => {
+            cpu += r.cpu * len(i);
+            mem += r.memory * len(i);
+            host0 += r.hosts![0]! * len(i);
+            r.shares.forEach((s, u) => {
+              shares[u]! += s * len(i);
+            });
+          });
+          const cpuTime = tasks.reduce((a, t) => a + t.cpu * t.duration, 0);
+          const memTime = tasks.reduce((a, t) => a + t.memory * t.duration, 0);
+          expect(cpu * hosts.totalCpu).toBeCloseTo(cpuTime, 6);
+          expect(mem * hosts.totalMem).toBeCloseTo(memTime, 6);
+          expect(host0).toBeLessThanOrEqual(cpu * 2 + 1e-9);
+          // each user's share integral is at least its CPU-time fraction
+          for (let u = 0; u < users.count; u++) {
+            const own = tasks.filter((t) => t.user === users.names[u]).reduce((a, t) => a + (t.cpu * t.duration) / hosts.totalCpu, 0);
+            expect(shares[u]! + 1e-9).toBeGreaterThanOrEqual(own);
+          }
+        },
+      ),
+      { numRuns: 60, seed: 16 },
+    );
+  });
+});
