@@ -12,7 +12,7 @@ export { loadPlatform, parsePlatform } from './src/platform/loader.js';
 export { Platform } from './src/platform/platform.js';
 export { loadWorkload, streamWorkload, type Job, type Workload } from './src/workload/index.js';
 export type { Summary } from './src/metrics/summary.js';
-/** Malleable jobs (seed 002, DMR): model, dmr policy, simulator, experiment (`docs/malleable.md`); agents below. */
+/** Malleable jobs (seed 002, DMR): model, dmr policy, simulator, experiment (`docs/malleability.md`); agents below. */
 export * as malleable from './src/malleable/index.js';
 export { dmrAgent, neverAgent, type MalleableAgent, runMalleableEpisode } from './agents/malleable/index.js';
 /** Slurm at production scale (seed 004): platforms, engine, multifactor + backfill, runworkload/calcmets, Raijin workload (`docs/slurm.md`); operator agents below. */

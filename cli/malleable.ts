@@ -1,5 +1,5 @@
 /**
- * `clustergym malleable`: runs a malleable workload (seed 002, DMR; docs/malleable.md) and prints its
+ * `clustergym malleable`: runs a malleable workload (seed 002, DMR; docs/malleability.md) and prints its
  * summary; `--out DIR` writes `summary.json`, `jobs.csv` (with resize counts) and `resizes.csv`.
  *
  *     clustergym malleable [--workload FILE | --jobs N --seed N] [--policy dmr|never] [--rigid]

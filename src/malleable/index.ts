@@ -1,5 +1,5 @@
 /**
- * Malleable jobs (seed 002, DMR; docs/malleable.md): the model, the workload format and generator,
+ * Malleable jobs (seed 002, DMR; docs/malleability.md): the model, the workload format and generator,
  * the `dmr` policy, the simulator, the output writers and the `reproduce dmr` experiment.
  */
 export * from './model.js';
