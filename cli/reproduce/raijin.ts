@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { runRaijinExperiment } from '../../src/slurm/experiment.js';
 import { shrinkFactors } from '../../src/slurm/replay.js';
-import { defineFlags, formatTable, int, num } from '../common.js';
+import { defineFlags, formatTable, int, num, text } from '../common.js';
 import { defineExperiment, REPRODUCE_FLAGS } from './define.js';
 
 const shrink = z.string().superRefine((s, ctx) => {
@@ -26,11 +26,16 @@ export const reproduceCommand = defineExperiment(
     jobs: { value: 'N', schema: int({ gte: 1000, lte: 20_000_000 }), default: 1_000_000, help: 'jobs of the generated Raijin-like workload' },
     shrink: { value: 'FROM:TO:STEP', schema: shrink, default: '100:50:10', help: 'shrink factors in percent (runworkload work_file 100 50 10)' },
     group: { value: 'N', schema: int({ gte: 1 }), default: 10, help: 'jobs per submission group after the warm-up' },
+    platform: {
+      value: 'FILE',
+      schema: text(true),
+      help: 'a Slurm platform file (node groups and partitions; docs/slurm.md); default: Raijin, 3,600 x 16 cores',
+    },
     load: { value: 'X', schema: num({ gt: 0, lte: 1.5 }), default: 0.85, help: 'offered load of the workload (work / capacity)' },
   }),
   {
     summary: 'seed 004 (Slurm on Raijin): 57,600 cores, runworkload shrink sweep, calcmets, Tables 4.1/4.2',
-    run: (v, out, log) => runRaijinExperiment({ jobs: v.jobs, seed: v.seed, shrink: v.shrink, group: v.group, load: v.load, out }, log),
+    run: (v, out, log) => runRaijinExperiment({ jobs: v.jobs, seed: v.seed, shrink: v.shrink, group: v.group, load: v.load, platform: v.platform, out }, log),
     tables: (report) => {
       const sweep = (report.tables.shrink_sweep ?? []).map((r) => [
         `${r.shrink}%`,

@@ -26,7 +26,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Finding, type ReproduceReport, finding } from '../report/findings.js';
 import type { SlurmConfig } from './engine.js';
-import { RAIJIN_PLATFORM, SlurmPlatform } from './platform.js';
+import { RAIJIN_PLATFORM, SlurmPlatform, loadSlurmPlatform } from './platform.js';
 import { type CalcMets, replay, shrinkFactors } from './replay.js';
 import { DEFAULT_RAIJIN_WORKLOAD, TABLE_4_1, raijinWorkload } from './workload.js';
 
@@ -42,6 +42,8 @@ export interface RaijinExperimentOptions {
   group: number;
   /** Offered load of the workload. */
   load: number;
+  /** A Slurm platform file (default: `RAIJIN_PLATFORM`); jobs go to its first partition. */
+  platform?: string | undefined;
   /** Scheduler settings (defaults: `DEFAULT_SLURM`). */
   config?: Partial<SlurmConfig>;
   out?: string | undefined;
@@ -67,10 +69,12 @@ const r4 = (v: number) => Math.round(v * 1e4) / 1e4;
 /** Runs the sweep and checks the findings. */
 export function runRaijinExperiment(o: RaijinExperimentOptions, log: (line: string) => void = () => {}): RaijinReport {
   const t0 = performance.now();
-  const platform = new SlurmPlatform(RAIJIN_PLATFORM);
+  const platform = o.platform ? loadSlurmPlatform(o.platform) : new SlurmPlatform(RAIJIN_PLATFORM);
+  const maxRestCores = Math.min(DEFAULT_RAIJIN_WORKLOAD.maxRestCores, Math.max(...platform.groupCores));
+  const maxTime = Math.min(DEFAULT_RAIJIN_WORKLOAD.maxTime, platform.partitions[0]!.maxTime);
   const factors = shrinkFactors(o.shrink);
   const warmup = o.warmup ?? Math.min(10_000, Math.floor(o.jobs / 100));
-  const wl = { ...DEFAULT_RAIJIN_WORKLOAD, jobs: o.jobs, seed: o.seed, load: o.load, totalCores: platform.totalCores };
+  const wl = { ...DEFAULT_RAIJIN_WORKLOAD, jobs: o.jobs, seed: o.seed, load: o.load, totalCores: platform.totalCores, maxRestCores, maxTime };
   const runs: CalcMets[] = [];
   for (const f of factors) {
     const t = performance.now();
@@ -177,7 +181,16 @@ export function runRaijinExperiment(o: RaijinExperimentOptions, log: (line: stri
     name: 'raijin',
     source: '../shared/seeds/004_4c6a831986c6dccf.txt §3.1, §3.3 (sigsleep, runworkload, calcmets), §4.1 (Tables 4.1, 4.2)',
     seed: o.seed,
-    parameters: { jobs: o.jobs, shrink: factors, warmup, group: o.group, load: o.load, cores: platform.totalCores, users: wl.users },
+    parameters: {
+      platform: o.platform ?? 'raijin (built in)',
+      jobs: o.jobs,
+      shrink: factors,
+      warmup,
+      group: o.group,
+      load: o.load,
+      cores: platform.totalCores,
+      users: wl.users,
+    },
     tables: {
       shrink_sweep: tableRows,
       size_shares: [

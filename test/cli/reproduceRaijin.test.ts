@@ -2,7 +2,7 @@
  * `clustergym reproduce raijin` through the built CLI: the tables and findings, `--json` on stdout
  * with the issue's summary shape, `--out` files, and bad flag values (exit code 2).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -43,6 +43,22 @@ describe('reproduce raijin', () => {
       expect(readFileSync(join(out, 'raijin-sweep.csv'), 'utf8').split('\n')[0]).toMatch(/^shrink,mean_wait,/);
     } finally {
       rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it('--platform loads a Slurm platform file; a bad one is an input error with its JSON path', () => {
+    const ok = cli(['reproduce', 'raijin', '--jobs', '3000', '--shrink', '100:100:10', '--platform', 'data/platforms/slurm-raijin.json', '--json']);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout).raijin.cores).toBe(57_600);
+    const dir = mkdtempSync(join(tmpdir(), 'cg-raijin-p-'));
+    try {
+      const f = join(dir, 'bad.json');
+      writeFileSync(f, JSON.stringify({ groups: [{ name: 'g', count: 2, cores: 16 }], partitions: [{ name: 'p', groups: ['h'] }] }));
+      const bad = cli(['reproduce', 'raijin', '--platform', f]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/bad\.json: \$\.partitions\[0\]\.groups\[0\]: unknown group "h"/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

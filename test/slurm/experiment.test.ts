@@ -1,5 +1,10 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT } from '../../src/core/paths.js';
 import { runRaijinExperiment } from '../../src/slurm/experiment.js';
+import { RAIJIN_PLATFORM, SlurmPlatform } from '../../src/slurm/platform.js';
 
 describe('reproduce raijin at small size', () => {
   for (const seed of [1, 5, 99]) {
@@ -11,4 +16,26 @@ describe('reproduce raijin at small size', () => {
       expect(r.tables.shrink_sweep).toHaveLength(3);
     });
   }
+});
+
+describe('reproduce raijin on a platform file', () => {
+  it('the embedded data/platforms/slurm-raijin.json is the built-in Raijin', () => {
+    const file = new SlurmPlatform(JSON.parse(readFileSync(join(PACKAGE_ROOT, 'data/platforms/slurm-raijin.json'), 'utf8')));
+    const built = new SlurmPlatform(RAIJIN_PLATFORM);
+    expect(file.totalCores).toBe(built.totalCores);
+    expect(file.partitions).toEqual(built.partitions);
+  });
+
+  it('a smaller machine (200 x 16 cores): the workload scales to it and the findings hold', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'slurm-exp-'));
+    try {
+      const f = join(dir, 'small.json');
+      writeFileSync(f, JSON.stringify({ groups: [{ name: 'g', count: 200, cores: 16 }], partitions: [{ name: 'p', groups: ['g'], max_time: 86400 }] }));
+      const r = runRaijinExperiment({ jobs: 15_000, seed: 2, shrink: '100:50:50', group: 10, load: 0.8, platform: f });
+      for (const x of r.findings) expect(x.holds, `${x.id}: ${x.measured}`).toBe(true);
+      expect(r.raijin.cores).toBe(3200);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
