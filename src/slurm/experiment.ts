@@ -149,7 +149,7 @@ export function runRaijinExperiment(o: RaijinExperimentOptions, log: (line: stri
       `${warmup} warm-up jobs excluded`,
       warmOk ? 1 : 0,
       (v) => v === 1,
-      () => runs.map((r) => `${r.measured}`).join('/') + ' jobs measured',
+      () => `${runs.map((r) => r.measured).join('/')} jobs measured`,
     ),
   ];
   const sweep = runs.map((r) => ({
