@@ -41,8 +41,8 @@ import { fairnessCluster, table51Workload } from '../../src/fairness/experiment.
 import { type FairTask, HostGroupsSchema, HostTable, jainIndex, UserTable } from '../../src/fairness/model.js';
 import { drfOrder } from '../../src/fairness/schedulers.js';
 import { readTrace, TRACE_FORMATS } from '../../src/fairness/traces/index.js';
-import type { EpisodeInfo, GymEnv, GymInfo } from '../env.js';
-import { EpisodeOverError, InvalidActionError } from '../errors.js';
+import type { GymEnv, GymInfo } from '../env.js';
+import { EpisodeEnv, type EpisodeStep } from '../episodeEnv.js';
 import { type BoxSpace, box, type DiscreteSpace, discrete } from '../spaces.js';
 
 /** The environment's id. */
@@ -117,23 +117,15 @@ const SLOT = 6;
 const clip = (v: number) => (v < 0 ? 0 : v > 1 ? 1 : v);
 
 /** The Fair-v0 environment. */
-export class FairEnv implements GymEnv {
+export class FairEnv extends EpisodeEnv<Float32Array, FairInfo> {
   readonly id = FAIR_ENV_ID;
   readonly observationSpace: BoxSpace;
   readonly actionSpace: DiscreteSpace;
   private readonly nHosts: number;
   private readonly slots: number;
   private readonly obs: Float32Array;
-  private readonly mask: Uint8Array;
   private engine: FairEngine | null = null;
   private cand: number[] = [];
-  private nextSeed: number;
-  private seed = 0;
-  private steps = 0;
-  private ret = 0;
-  private ended = false;
-  private closed = false;
-  private actions: number[] = [];
   private utilInt = 0;
   private jainInt = 0;
   private shareInt: number[] = [];
@@ -141,14 +133,14 @@ export class FairEnv implements GymEnv {
 
   constructor(private readonly ctx: FairContext) {
     const c = ctx.config;
-    this.nHosts = new HostTable(c.hosts ?? fairnessCluster(c.scale)).count;
+    const hosts = new HostTable(c.hosts ?? fairnessCluster(c.scale)).count;
+    super(c.slots * hosts + 1, c.seed);
+    this.nHosts = hosts;
     this.slots = c.slots;
     const size = 4 * this.nHosts + SLOT * this.slots + GLOBAL;
     this.observationSpace = box([size], 0, 1);
     this.actionSpace = discrete(this.slots * this.nHosts + 1);
     this.obs = new Float32Array(size);
-    this.mask = new Uint8Array(this.slots * this.nHosts + 1);
-    this.nextSeed = c.seed;
   }
 
   /** The engine of the episode (hosts, users, waiting tasks): what heuristic agents read. */
@@ -177,85 +169,49 @@ export class FairEnv implements GymEnv {
     return this.slots * this.nHosts;
   }
 
-  reset(args: { seed?: number | undefined; options?: Record<string, unknown> | undefined } = {}): { observation: Float32Array; info: FairInfo } {
-    this.checkOpen();
-    const extra = Object.keys(args.options ?? {});
-    if (extra.length > 0) throw inputErrorFromIssues('reset options', [{ path: [extra[0]!], message: 'unknown option; Fair-v0 takes none' }]);
-    if (args.seed !== undefined) {
-      this.seed = args.seed;
-      this.nextSeed = args.seed + 1;
-    } else this.seed = this.nextSeed++;
+  protected start(seed: number): { observation: Float32Array; info: FairInfo } {
     const c = this.ctx.config;
     const hosts = new HostTable(c.hosts ?? fairnessCluster(c.scale));
     this.maxCap = hosts.maxCapacity();
     const users = new UserTable(hosts.totalCpu, hosts.totalMem, c.weights);
-    const tasks: Iterable<TraceTask> = c.trace !== undefined ? readTrace(c.trace, c.format) : table51Workload(this.seed, c.task_scale);
+    const tasks: Iterable<TraceTask> = c.trace !== undefined ? readTrace(c.trace, c.format) : table51Workload(seed, c.task_scale);
     this.engine = new FairEngine(hosts, users, null, tasks);
-    this.steps = 0;
-    this.ret = 0;
-    this.ended = false;
-    this.actions = [];
     this.utilInt = 0;
     this.jainInt = 0;
     this.shareInt = [];
+    // the time before the first decision earns no reward
     const { info } = this.advance(false);
-    this.ret = 0;
     return { observation: this.obs, info };
   }
 
-  step(action: number): { observation: Float32Array; reward: number; terminated: boolean; truncated: boolean; info: FairInfo } {
-    this.checkOpen();
-    if (!this.engine || this.ended) throw new EpisodeOverError(FAIR_ENV_ID);
-    if (!Number.isInteger(action) || action < 0 || action >= this.mask.length)
-      throw new InvalidActionError(action, this.mask, `expected an integer in [0, ${this.mask.length - 1}]`, this.id);
-    if (this.mask[action] !== 1) {
-      const wait = action === this.waitAction;
-      throw new InvalidActionError(
-        action,
-        this.mask,
-        wait
-          ? 'no event is to come: some task must start'
-          : `candidate ${Math.floor(action / this.nHosts)} is absent or does not fit host ${action % this.nHosts}`,
-        this.id,
-      );
-    }
-    this.actions.push(action);
-    this.steps++;
-    let waited = false;
-    if (action === this.waitAction) waited = true;
-    else {
+  protected apply(action: number): EpisodeStep<Float32Array, FairInfo> {
+    const waited = action === this.waitAction;
+    if (!waited) {
       const task = this.candidateTask(Math.floor(action / this.nHosts))!;
-      this.engine.start({ task, host: action % this.nHosts });
+      this.engine!.start({ task, host: action % this.nHosts });
     }
-    const { reward, info } = this.advance(waited);
-    const truncated = !this.ended && this.steps >= this.ctx.config.max_steps;
+    const { reward, info, done } = this.advance(waited);
+    const truncated = !done && this.steps >= this.ctx.config.max_steps;
     if (truncated) this.finish(info);
-    return { observation: this.obs, reward, terminated: this.ended && !truncated, truncated, info };
+    return { observation: this.obs, reward, terminated: done, truncated, info };
   }
 
-  actionMask(): Uint8Array {
-    return this.mask;
+  protected override whyNotAllowed(action: number): string {
+    return action === this.waitAction
+      ? 'no event is to come: some task must start'
+      : `candidate ${Math.floor(action / this.nHosts)} is absent or does not fit host ${action % this.nHosts}`;
   }
 
-  clone(): FairEnv {
-    this.checkOpen();
-    const e = new FairEnv(this.ctx);
-    e.nextSeed = this.nextSeed;
-    if (this.engine) {
-      e.reset({ seed: this.seed });
-      for (const a of this.actions) e.step(a);
-      e.nextSeed = this.nextSeed;
-    }
-    return e;
+  protected episodeLength(): number {
+    return this.engine?.stats.submitted ?? 0;
   }
 
-  close(): void {
-    this.closed = true;
+  protected fresh(): FairEnv {
+    return new FairEnv(this.ctx);
+  }
+
+  protected override release(): void {
     this.engine = null;
-  }
-
-  private checkOpen(): void {
-    if (this.closed) throw new Error(`${FAIR_ENV_ID}: the environment is closed`);
   }
 
   /** Rates of the reward signals in the current state. */
@@ -283,7 +239,7 @@ export class FairEnv implements GymEnv {
   }
 
   /** Runs to the next decision point (after a wait: at least one event); fills observation and mask. */
-  private advance(waited: boolean): { reward: number; info: FairInfo } {
+  private advance(waited: boolean): { reward: number; info: FairInfo; done: boolean } {
     const e = this.engine!;
     const c = this.ctx.config;
     const u0 = this.utilInt;
@@ -299,19 +255,13 @@ export class FairEnv implements GymEnv {
     const du = (this.utilInt - u0) / c.time_scale;
     const dj = (this.jainInt - j0) / c.time_scale;
     const reward = c.reward === 'utilisation' ? du : c.reward === 'fairness' ? dj : (1 - c.fairness_weight) * du + c.fairness_weight * dj;
-    this.ret += reward;
     const info: FairInfo = { action_mask: this.mask, time: e.now, steps: this.steps, queue_length: e.waiting.size, running: e.running };
-    if (e.done) {
-      this.ended = true;
-      this.finish(info);
-    }
-    return { reward, info };
+    if (e.done) this.finish(info);
+    return { reward, info, done: e.done };
   }
 
   private finish(info: FairInfo): void {
     const e = this.engine!;
-    this.mask.fill(0);
-    info.action_mask = this.mask;
     const span = e.now;
     const shares: Record<string, number> = {};
     e.users.names.forEach((n, u) => {
@@ -326,8 +276,6 @@ export class FairEnv implements GymEnv {
       jain: span > 0 ? this.jainInt / span : 1,
       mean_dominant_share: shares,
     };
-    const episode: EpisodeInfo = { return: this.ret, steps: this.steps, time: e.now, seed: this.seed, origin: -1, length: e.stats.submitted };
-    info.episode = episode;
   }
 
   /** The observation and the mask of the current state. */

@@ -35,7 +35,7 @@
  * `max_steps` periods.
  */
 import { z } from 'zod';
-import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
+import { inputErrorFromIssues } from '../../src/core/errors.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
 import { JobState } from '../../src/slurm/jobs.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
@@ -43,7 +43,7 @@ import { DEFAULT_PRIORITY, type PriorityConfig } from '../../src/slurm/priority.
 import { CalcMetsAccumulator, type CalcMets } from '../../src/slurm/replay.js';
 import { DEFAULT_RAIJIN_WORKLOAD, raijinWorkload } from '../../src/slurm/workload.js';
 import type { EpisodeInfo, GymEnv, GymInfo } from '../env.js';
-import { EpisodeOverError, InvalidActionError } from '../errors.js';
+import { EpisodeEnv, type EpisodeStep } from '../episodeEnv.js';
 import { box, type BoxSpace, type DiscreteSpace, discrete } from '../spaces.js';
 
 /** The environment's id. */
@@ -123,27 +123,19 @@ export interface SlurmEnvInfo extends GymInfo {
 }
 
 /** The Slurm-v0 environment. */
-export class SlurmEnv implements GymEnv {
+export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
   readonly id = SLURM_ENV_ID;
   readonly observationSpace: BoxSpace = box([FEATURES + SLURM_ACTIONS], 0, 1);
   readonly actionSpace: DiscreteSpace = discrete(SLURM_ACTIONS);
   private engine: SlurmEngine | null = null;
   private acc: CalcMetsAccumulator | null = null;
   private readonly obs = new Float32Array(FEATURES + SLURM_ACTIONS);
-  private readonly mask = new Uint8Array(SLURM_ACTIONS);
-  private nextSeed: number;
-  private seed = 0;
-  private steps = 0;
-  private ret = 0;
-  private ended = false;
-  private closed = false;
-  private actions: number[] = [];
   private finished = 0;
   private sdSum = 0;
   private lastAction = 0;
 
   constructor(private readonly ctx: SlurmEnvContext) {
-    this.nextSeed = ctx.config.seed;
+    super(SLURM_ACTIONS, ctx.config.seed);
   }
 
   /** The engine of the episode (null before `reset`), for agents that read the cluster's state. */
@@ -151,14 +143,7 @@ export class SlurmEnv implements GymEnv {
     return this.engine;
   }
 
-  reset(args: { seed?: number | undefined; options?: Record<string, unknown> | undefined } = {}): { observation: Float32Array; info: SlurmEnvInfo } {
-    this.checkOpen();
-    const extra = Object.keys(args.options ?? {});
-    if (extra.length > 0) throw inputErrorFromIssues('reset options', [{ path: [extra[0]!], message: 'unknown option; Slurm-v0 takes none' }]);
-    if (args.seed !== undefined) {
-      this.seed = args.seed;
-      this.nextSeed = args.seed + 1;
-    } else this.seed = this.nextSeed++;
+  protected start(seed: number): { observation: Float32Array; info: SlurmEnvInfo } {
     const c = this.ctx.config;
     const engine = new SlurmEngine(this.ctx.platform, { users: c.users });
     const acc = new CalcMetsAccumulator(0);
@@ -173,68 +158,41 @@ export class SlurmEnv implements GymEnv {
         this.sdSum += (J.end[s]! - J.submit[s]!) / run - 1;
       }
     });
-    const wl = raijinWorkload({ jobs: c.jobs, seed: this.seed, load: c.load, users: c.users, totalCores: this.ctx.platform.totalCores });
+    const wl = raijinWorkload({ jobs: c.jobs, seed, load: c.load, users: c.users, totalCores: this.ctx.platform.totalCores });
     engine.stream(wl);
     this.engine = engine;
     this.acc = acc;
-    this.steps = 0;
-    this.ret = 0;
-    this.ended = false;
-    this.actions = [];
     this.lastAction = 0;
     this.mask.fill(1);
     this.observe();
-    return { observation: this.obs, info: this.info() };
+    return { observation: this.obs, info: this.info(false) };
   }
 
-  step(action: number): { observation: Float32Array; reward: number; terminated: boolean; truncated: boolean; info: SlurmEnvInfo } {
-    this.checkOpen();
-    if (!this.engine || this.ended) throw new EpisodeOverError(SLURM_ENV_ID);
-    if (!Number.isInteger(action) || action < 0 || action >= SLURM_ACTIONS)
-      throw new InvalidActionError(action, this.mask, `expected an integer in [0, ${SLURM_ACTIONS - 1}]`, this.id);
-    const e = this.engine;
+  protected apply(action: number): EpisodeStep<Float32Array, SlurmEnvInfo> {
+    const e = this.engine!;
     const bf = BACKFILL_SETTINGS[Math.floor(action / 4)]!;
     e.setScheduling({ priority: PRIORITY_PROFILES[action % 4]!.priority, backfill: bf.backfill, bfWindow: bf.bfWindow });
     this.lastAction = action;
-    this.actions.push(action);
-    this.steps++;
     const sd0 = this.sdSum;
     e.runUntil(e.now + this.ctx.config.period);
     const reward = -(this.sdSum - sd0) / this.ctx.config.jobs;
-    this.ret += reward;
     const terminated = !e.busy;
     const truncated = !terminated && this.steps >= this.ctx.config.max_steps;
     this.observe();
-    if (terminated || truncated) {
-      this.ended = true;
-      this.mask.fill(0);
-    }
-    return { observation: this.obs, reward, terminated, truncated, info: this.info() };
+    return { observation: this.obs, reward, terminated, truncated, info: this.info(terminated || truncated) };
   }
 
-  actionMask(): Uint8Array {
-    return this.mask;
+  protected episodeLength(): number {
+    return this.ctx.config.jobs;
   }
 
-  clone(): SlurmEnv {
-    this.checkOpen();
-    const e = new SlurmEnv(this.ctx);
-    if (this.engine) {
-      e.reset({ seed: this.seed });
-      for (const a of this.actions) e.step(a);
-    }
-    e.nextSeed = this.nextSeed;
-    return e;
+  protected fresh(): SlurmEnv {
+    return new SlurmEnv(this.ctx);
   }
 
-  close(): void {
-    this.closed = true;
+  protected override release(): void {
     this.engine = null;
     this.acc = null;
-  }
-
-  private checkOpen(): void {
-    if (this.closed) throw new InputError(`${SLURM_ENV_ID}: the environment is closed`);
   }
 
   private observe(): void {
@@ -264,7 +222,7 @@ export class SlurmEnv implements GymEnv {
     if (this.steps > 0) o[FEATURES + this.lastAction] = 1;
   }
 
-  private info(): SlurmEnvInfo {
+  private info(done: boolean): SlurmEnvInfo {
     const e = this.engine!;
     const info: SlurmEnvInfo = {
       action_mask: this.mask,
@@ -274,10 +232,7 @@ export class SlurmEnv implements GymEnv {
       running: e.runningCount,
       finished: this.finished,
     };
-    if (this.ended) {
-      info.metrics = this.acc!.result(this.ctx.platform.totalCores, e.stats.backfilled);
-      info.episode = { return: this.ret, steps: this.steps, time: e.now, seed: this.seed, origin: -1, length: this.ctx.config.jobs };
-    }
+    if (done) info.metrics = this.acc!.result(this.ctx.platform.totalCores, e.stats.backfilled);
     return info;
   }
 }
