@@ -7,7 +7,9 @@
  * | `neverAgent`  | always 0 (no-action): malleable jobs run as rigid ones at `max`             |
  *
  * On the same workload `dmrAgent` reproduces `simulate(workload, dmrPolicy)` exactly (the env
- * applies §4.3's priority rule for the shrinks the policy makes under it).
+ * applies §4.3's priority rule for the shrinks the policy makes under it; at queue points the policy
+ * declines, action 0, as the DMR plug-in only decides at the job's own points). `neverAgent`
+ * declines queue points too, so it reproduces the rigid run.
  */
 import type { MalleableEnv, MalleableMetrics } from '../../envs/malleable/malleableEnv.js';
 import { dmrPolicy, type ResizePolicy } from '../../src/malleable/policy.js';

@@ -1,34 +1,45 @@
 /**
  * `clustergym/Malleable-v0` (DESIGN §10.1): the reconfiguration decision of seed 002's DMR
  * framework given to an agent. The simulator is src/malleable (FCFS + EASY underneath, jobs
- * submitted at `max`); the episode stops at every reconfiguration point of a running malleable job
- * (a step boundary past the scheduling inhibitor) and the agent answers for that job.
+ * submitted at `max`); the episode stops at two kinds of decision, both about one running malleable
+ * job:
+ * - its reconfiguration point (a step boundary past the scheduling inhibitor): the agent answers
+ *   for that job, applied at once;
+ * - a queue point (`queue_points`, on by default; src/malleable/engine.ts): the head of the queue does
+ *   not fit in the free nodes but would if running malleable jobs shrank. The DMR runtime only
+ *   resizes a job at its own points, so the answer is a shrink *request* carried out at the job's
+ *   next point (that point is then not offered; the head, if still queued, gets the highest
+ *   priority). Candidates are offered one at a time, the one whose next point comes first, each once
+ *   per head, while the pledged nodes do not yet cover the head and the remaining candidates could.
  *
  * Actions: `Discrete(1 + K)`, K = floor(log2(nodes)) + 1 (the most allowed sizes a job can have).
  * `0` is no-action; `i >= 1` resizes the job to the `i`-th of its allowed sizes in ascending order
- * (`pref * factor^k` within `[min, max]`, see `observation.sizes`). The mask allows 0 always and a
- * size when it is not the current one and an expansion to it fits in the free nodes. A shrink from
+ * (`pref * factor^k` within `[min, max]`, see `observation.sizes`). The mask allows 0 always and, at
+ * a reconfiguration point, a size when it is not the current one and an expansion to it fits in the
+ * free nodes; at a queue point, the sizes below the current one. A shrink from
  * at or below `pref` (or of a job without `pref`) is §4.3's: the first queued job it lets start gets
  * the highest priority; a shrink from above `pref` is §4.2's return to the preferred size. With
- * this rule the `dmr` agent reproduces `simulate(workload, dmrPolicy)` decision for decision.
+ * this rule the `dmr` agent reproduces `simulate(workload, dmrPolicy)` decision for decision (it
+ * answers 0 at queue points: the DMR plug-in decides at the job's point, policy.ts).
  *
- * Observation: `Box(0, 1, [11 + K])`, all fractions clipped to [0, 1]: the job's size, pref
- * (0 without), min, max (/ nodes), its progress (steps done / steps), its remaining time at its
- * size (/ 10,000 s); free nodes (/ nodes), queued jobs (/ 100), running jobs (/ nodes), the head
- * job's size (/ nodes, 0 when the queue is empty), the summed size of the queue (/ 10 nodes);
- * then the K allowed sizes of the job (/ nodes, 0 past its last).
+ * Observation: `Box(0, 1, [12 + K])`, all fractions clipped to [0, 1]: the job's size, pref
+ * (0 without), min, max (/ nodes), its progress (steps done / steps, mid-step at a queue point),
+ * its remaining time at its size (/ 10,000 s); free nodes (/ nodes), queued jobs (/ 100), running
+ * jobs (/ nodes), the head job's size (/ nodes, 0 when the queue is empty), the summed size of the
+ * queue (/ 10 nodes), the kind of decision (0 reconfiguration point, 1 queue point); then the K
+ * allowed sizes of the job (/ nodes, 0 past its last).
  *
  * Reward (`reward`): `wait` (default) gives at each step minus the waiting time the queued jobs
  * accumulated during it, divided by the number of jobs and `scale` (1,000 s): the episode's return
  * is minus the mean waiting time in ks; `completion` the same with queued and running jobs (minus
  * the mean completion time). `info.metrics` at the end: mean wait, execution, completion, makespan,
- * allocation, expands, shrinks, no-actions.
+ * allocation, expands, shrinks, no-actions, queue points, shrink requests.
  *
  * Resize costs: `expand_cost`, `shrink_cost` (s; Table 1's 0.423 and 0.425 by default).
  *
  * Episodes: the paper's workload (`jobs` jobs, seeded by the episode seed) or a malleable workload
- * file (`workload`, the same every episode). Not modelled: decisions when a queued job could start
- * if a running job shrank between its points (the DMR runtime only asks at points), asynchronous mode.
+ * file (`workload`, the same every episode). Not modelled: a shrink between a job's points (the DMR
+ * runtime only acts at points, so a queue point can only request one), asynchronous mode.
  */
 import { z } from 'zod';
 import { inputErrorFromIssues } from '../../src/core/errors.js';
@@ -58,6 +69,8 @@ export const MalleableConfigSchema = z
     shrink_cost: z.number().finite().nonnegative().default(TABLE1_COST.shrink),
     /** Divisor of the reward (s). */
     scale: z.number().finite().positive().default(1000),
+    /** Stop at queue points too (a shrink request when the head of the queue waits for nodes). */
+    queue_points: z.boolean().default(true),
     /** Seed of the episodes started by `reset()` without a seed. */
     seed: z.number().int().default(0),
   })
@@ -77,7 +90,7 @@ export function loadMalleableContext(config: unknown = {}): MalleableContext {
   return { config: c, fileWorkload: c.workload !== undefined ? readMalleableWorkload(c.workload) : null };
 }
 
-const FEATURES = 11;
+const FEATURES = 12;
 const clip = (v: number) => (v < 0 ? 0 : v > 1 ? 1 : v);
 
 /** Metrics of a finished episode. */
@@ -91,6 +104,8 @@ export interface MalleableMetrics {
   expands: number;
   shrinks: number;
   no_actions: number;
+  queue_points: number;
+  shrink_requests: number;
 }
 
 /** `info` of Malleable-v0. */
@@ -99,6 +114,8 @@ export interface MalleableInfo extends GymInfo {
   running: number;
   /** The job of the decision (`''` at the end). */
   job: string;
+  /** The kind of decision (`''` at the end). */
+  kind: 'point' | 'queue' | '';
   metrics?: MalleableMetrics;
 }
 
@@ -142,7 +159,7 @@ export class MalleableEnv implements GymEnv {
     } else this.seed = this.nextSeed++;
     const c = this.ctx.config;
     const w = this.ctx.fileWorkload ?? paperWorkload({ jobs: c.jobs, seed: this.seed, interArrival: c.inter_arrival });
-    this.sim = new MalleableSim(w, { cost: { expand: c.expand_cost, shrink: c.shrink_cost } });
+    this.sim = new MalleableSim(w, { cost: { expand: c.expand_cost, shrink: c.shrink_cost }, queuePoints: c.queue_points });
     this.steps = 0;
     this.ret = 0;
     this.ended = false;
@@ -166,13 +183,18 @@ export class MalleableEnv implements GymEnv {
       throw new InvalidActionError(
         action,
         this.mask,
-        s === undefined ? 'the job has no such size' : `size ${s} is the current size or does not fit in the free nodes`,
+        s === undefined
+          ? 'the job has no such size'
+          : this.sim?.atQueuePoint
+            ? `size ${s} is not below the job's size (a queue point only takes shrink requests)`
+            : `size ${s} is the current size or does not fit in the free nodes`,
         this.id,
       );
     }
     const sim = this.sim;
     const p = sim.context();
     if (action === 0) sim.decide(p.size);
+    else if (p.kind === 'queue') sim.decide(this.sizes[action - 1]!);
     else {
       const size = this.sizes[action - 1]!;
       const wide = p.spec.pref === null || p.size <= p.spec.pref;
@@ -226,7 +248,15 @@ export class MalleableEnv implements GymEnv {
     this.ret += reward;
     this.obs.fill(0);
     this.mask.fill(0);
-    const info: MalleableInfo = { action_mask: this.mask, time: sim.time, steps: this.steps, queue_length: sim.queueLength, running: sim.runningJobs, job: '' };
+    const info: MalleableInfo = {
+      action_mask: this.mask,
+      time: sim.time,
+      steps: this.steps,
+      queue_length: sim.queueLength,
+      running: sim.runningJobs,
+      job: '',
+      kind: '',
+    };
     if (p === null) {
       this.ended = true;
       this.sizes = [];
@@ -238,6 +268,8 @@ export class MalleableEnv implements GymEnv {
     }
     const job = sim.pendingJob!;
     info.job = job.id;
+    const queuePoint = p.kind === 'queue';
+    info.kind = queuePoint ? 'queue' : 'point';
     const n = this.nodes;
     this.sizes = allowedSizes(p.spec);
     const o = this.obs;
@@ -248,6 +280,7 @@ export class MalleableEnv implements GymEnv {
     const progress = sim.pendingProgress;
     o[4] = clip(progress);
     o[5] = clip(((1 - progress) * job.steps * stepTime(job.app, p.size)) / 10_000);
+    o[11] = queuePoint ? 1 : 0;
     o[6] = clip(p.free / n);
     o[7] = clip(p.queue.length / 100);
     o[8] = clip(sim.runningJobs / n);
@@ -257,7 +290,7 @@ export class MalleableEnv implements GymEnv {
     for (let i = 0; i < this.sizes.length && i < this.k; i++) {
       const s = this.sizes[i]!;
       o[FEATURES + i] = clip(s / n);
-      if (s !== p.size && s - p.size <= p.free) this.mask[1 + i] = 1;
+      if (queuePoint ? s < p.size : s !== p.size && s - p.size <= p.free) this.mask[1 + i] = 1;
     }
     return { reward, info };
   }
@@ -274,13 +307,16 @@ function metricsOf(r: MRunResult): MalleableMetrics {
     expands: r.expands,
     shrinks: r.shrinks,
     no_actions: r.noActions,
+    queue_points: r.queuePoints,
+    shrink_requests: r.shrinkRequests,
   };
 }
 
 /** The registration of Malleable-v0 (envs/registry.ts `SYSTEM_ENVS`). */
 export const malleableRegistration = {
   id: MALLEABLE_ENV_ID,
-  description: 'at each reconfiguration point of a malleable job (seed 002, DMR), no-action or one allowed size: Discrete(1 + K)',
+  description:
+    'at each reconfiguration point of a malleable job (seed 002, DMR), and when the queue head could start if a job shrank, no-action or one allowed size: Discrete(1 + K)',
   load: loadMalleableContext,
   create: (ctx: MalleableContext): GymEnv => new MalleableEnv(ctx),
 };

@@ -26,20 +26,25 @@ def test_malleable_episode_over_the_bridge(address: str) -> None:
     with clustergym.make(MALLEABLE, CONFIG, address=address) as env:
         assert env.action_space.n == 8
         obs, info = env.reset(seed=4)
-        assert obs.shape == (18,)
+        assert obs.shape == (19,)
         assert info["action_mask"][0] == 1
-        # never resize, then always shrink as far as allowed (the smallest allowed size)
+        # never resize, then always shrink as far as allowed (the smallest allowed size), at
+        # reconfiguration points and at queue points (obs[11] == 1: a request for the job's next point)
         never_total, _, never = run(env, lambda obs, mask: 0)
         assert never["metrics"]["shrinks"] == 0 and never["metrics"]["expands"] == 0
 
         def smallest(obs, mask):
             allowed = np.flatnonzero(mask[1:])
-            return int(allowed[0]) + 1 if len(allowed) and obs[11 + allowed[0]] < obs[0] else 0
+            if obs[11] == 1:  # a queue point: only shrink requests are allowed
+                assert all(obs[12 + i] < obs[0] for i in allowed)
+            return int(allowed[0]) + 1 if len(allowed) and obs[12 + allowed[0]] < obs[0] else 0
 
         total, steps, info = run(env, smallest)
         m = info["metrics"]
         assert m["jobs"] == 15
         assert m["shrinks"] > 0
+        assert m["queue_points"] > 0 and m["shrink_requests"] > 0
+        assert never["metrics"]["queue_points"] > 0 and never["metrics"]["shrink_requests"] == 0
         assert info["episode"]["steps"] == steps
         assert info["episode"]["return"] == pytest.approx(total)
         # the return is minus the mean waiting time in ks

@@ -17,13 +17,30 @@
  * uses no more than the nodes left over at the shadow time. A backfilled malleable job that is
  * later shrunk runs longer than estimated, as in Slurm.
  *
+ * **Queue points** (option `queuePoints`, used by Malleable-v0; off in `simulate`): issue 14 asks
+ * the agent also "when a queued job could start if someone shrank". The DMR runtime only acts at a
+ * job's reconfiguration points (synchronous mode: `dmr_check_status` is called there, §5.1), so the
+ * model is a shrink *request* that takes effect at the job's next point: when the head of the queue
+ * `h` (size `need`) does not fit in the free nodes, let `pledged` be the nodes already promised
+ * (surplus of ongoing shrinks, `cur - r` of jobs with a request `r`) and the candidates the running
+ * malleable jobs (not resizing, no request, whose next event is a point and not their end, with an
+ * allowed size below their size, not yet offered for this head); when `free + pledged < need <=
+ * free + pledged + sum over candidates (cur - smallest allowed size)`, the simulation stops at a
+ * queue point for the candidate whose next point comes first. The answer is the current size
+ * (decline; the job is not offered again while `h` heads the queue) or an allowed size below it
+ * (a request). At the job's next point the request is applied as that point's decision without
+ * asking (a shrink at Table 1's cost; `h`, if still queued, gets the highest priority as in §4.3)
+ * and the point is not offered. Offers repeat until the pledges cover `need` or no candidate is left,
+ * so there are at most (running jobs) queue points per head. Declining every queue point leaves the
+ * run exactly as without them.
+ *
  * Metrics: per job wait `start - submit`, execution `finish - start`, completion `finish - submit`;
  * makespan `last finish - first submission`; allocation rate = allocated node-seconds / (nodes *
  * makespan) (Table 4's "resource utilization rate"); counts of expands, shrinks and no-actions and
  * the time spent resizing.
  */
 import { EventQueue } from '../core/eventQueue.js';
-import { type MJob, type MWorkload, type ResizeCost, stepTime, TABLE1_COST, validResize } from './model.js';
+import { allowedSizes, type MJob, type MWorkload, type ResizeCost, stepTime, TABLE1_COST, validResize } from './model.js';
 import type { PointContext, ResizePolicy } from './policy.js';
 
 const ARRIVE = 0;
@@ -95,6 +112,10 @@ export interface MRunResult {
   invalidResizes: number;
   /** Time spent resizing, summed over jobs (s). */
   resizeTime: number;
+  /** Queue points offered (0 unless `queuePoints`). */
+  queuePoints: number;
+  /** Shrink requests made at queue points (each applied at the job's next point). */
+  shrinkRequests: number;
   /** Events processed. */
   events: number;
 }
@@ -105,6 +126,8 @@ export interface SimOptions {
   cost?: ResizeCost;
   /** Record the allocated-nodes timeline (default false). */
   timeline?: boolean;
+  /** Stop at queue points too (module comment; default false). */
+  queuePoints?: boolean;
 }
 
 /** A resize the engine refused. */
@@ -128,6 +151,13 @@ class JobState {
   sizeSince = 0;
   anchorT = 0;
   anchorSteps = 0;
+  /** Time of the next point, or -1 when the next event is the job's end. */
+  nextPoint = -1;
+  /** Size requested at a queue point for the next point (0: none) and the head that triggered it. */
+  request = 0;
+  requestFor = -1;
+  /** Queue-point epoch in which the job was last offered. */
+  offered = -1;
   constructor(readonly job: MJob) {}
 }
 
@@ -148,6 +178,14 @@ export class MalleableSim {
   private lastT = 0;
   private done = 0;
   private pending = -1;
+  /** Whether the pending decision is a queue point (else a reconfiguration point). */
+  private pendingQueue = false;
+  private readonly queuePointsOn: boolean;
+  /** The head the queue-point offers are about, and the epoch of those offers. */
+  private qHead = -1;
+  private qEpoch = 0;
+  private queuePointCount = 0;
+  private requestCount = 0;
   private readonly t0: number;
   readonly resizes: ResizeRecord[] = [];
   readonly timeline: TimelinePoint[] = [];
@@ -161,6 +199,7 @@ export class MalleableSim {
     this.free = workload.nodes;
     this.cost = options.cost ?? TABLE1_COST;
     this.recordTimeline = options.timeline ?? false;
+    this.queuePointsOn = options.queuePoints ?? false;
     this.jobs = workload.jobs.map((j) => new JobState(j));
     this.t0 = workload.jobs.length > 0 ? Math.min(...workload.jobs.map((j) => j.subtime)) : 0;
     this.now = this.t0;
@@ -209,7 +248,7 @@ export class MalleableSim {
    * that does not fit in the free nodes now but does after the shrink; -1 when none (or not a shrink).
    */
   promotionFor(size: number): number {
-    if (this.pending < 0) return -1;
+    if (this.pending < 0 || this.pendingQueue) return -1;
     const cur = this.jobs[this.pending]!.size;
     if (size >= cur) return -1;
     for (let i = 0; i < this.queue.length; i++) {
@@ -234,11 +273,22 @@ export class MalleableSim {
     return this.pending >= 0 ? this.jobs[this.pending]!.job : null;
   }
 
-  /** Progress of the pending job (fraction of its steps done), or 0. */
+  /** Whether the pending decision is a queue point (see the module comment). */
+  get atQueuePoint(): boolean {
+    return this.pending >= 0 && this.pendingQueue;
+  }
+
+  /** Progress of the pending job (fraction of its steps done, mid-step at a queue point), or 0. */
   get pendingProgress(): number {
     if (this.pending < 0) return 0;
     const s = this.jobs[this.pending]!;
-    return s.stepsDone / s.job.steps;
+    if (!this.pendingQueue) return s.stepsDone / s.job.steps;
+    return Math.min(1, (s.anchorSteps + (this.now - s.anchorT) / stepTime(s.job.app, s.size)) / s.job.steps);
+  }
+
+  /** The job at the head of the queue, or null. */
+  get headJob(): MJob | null {
+    return this.queue.length > 0 ? this.jobs[this.queue[0]!]!.job : null;
   }
 
   /** Sizes of the queued jobs in priority order. */
@@ -250,7 +300,14 @@ export class MalleableSim {
   context(): PointContext {
     if (this.pending < 0) throw new Error('no pending reconfiguration point');
     const s = this.jobs[this.pending]!;
-    return { time: this.time, free: this.free, size: s.size, spec: s.job.malleable!, queue: this.queuedSizes() };
+    return {
+      time: this.time,
+      free: this.free,
+      size: s.size,
+      spec: s.job.malleable!,
+      queue: this.queuedSizes(),
+      kind: this.pendingQueue ? 'queue' : 'point',
+    };
   }
 
   /**
@@ -259,7 +316,9 @@ export class MalleableSim {
    */
   next(): PointContext | null {
     if (this.pending >= 0) return this.context();
-    while (this.events.size > 0) {
+    for (;;) {
+      if (this.queuePointsOn && this.offerQueuePoint()) return this.context();
+      if (this.events.size === 0) break;
       const t = this.events.peekTime();
       const ev = this.events.pop();
       const s = this.jobs[ev.job]!;
@@ -273,6 +332,17 @@ export class MalleableSim {
       } else if (ev.kind === POINT) {
         s.stepsDone += s.segSteps;
         this.pending = ev.job;
+        this.pendingQueue = false;
+        if (s.request > 0) {
+          // a request made at a queue point: the answer of this point (§4.3 priority for its head)
+          const size = s.request;
+          const h = s.requestFor;
+          s.request = 0;
+          s.requestFor = -1;
+          const at = this.jobs[h]!.state === QUEUED ? this.queue.indexOf(h) : -1;
+          this.decide(size, at);
+          continue;
+        }
         return this.context();
       } else if (ev.kind === RESIZED) {
         this.setSize(s, s.target);
@@ -303,6 +373,18 @@ export class MalleableSim {
     const s = this.jobs[i]!;
     const spec = s.job.malleable!;
     const cur = s.size;
+    if (this.pendingQueue) {
+      if (size !== cur && (size > cur || !validResize(spec, cur, size)))
+        throw new InvalidResizeError(`job ${s.job.id}: at a queue point only a shrink to an allowed size below ${cur} can be requested, not ${size}`);
+      this.pending = -1;
+      this.pendingQueue = false;
+      if (size !== cur) {
+        s.request = size;
+        s.requestFor = this.qHead;
+        this.requestCount++;
+      }
+      return;
+    }
     if (size !== cur) {
       if (!validResize(spec, cur, size))
         throw new InvalidResizeError(`job ${s.job.id}: a resize ${cur} -> ${size} breaks min ${spec.min}, max ${spec.max} or factor ${spec.factor}`);
@@ -348,6 +430,51 @@ export class MalleableSim {
     }
   }
 
+  /**
+   * Sets a queue point pending when the module comment's condition holds (returns whether it did).
+   * Walks the jobs like the EASY reservation does; only when the head does not fit.
+   */
+  private offerQueuePoint(): boolean {
+    if (this.queue.length === 0) return false;
+    const h = this.queue[0]!;
+    const need = this.jobs[h]!.job.nodes;
+    if (need <= this.free) return false;
+    if (h !== this.qHead) {
+      this.qHead = h;
+      this.qEpoch++;
+    }
+    let pledged = 0;
+    let potential = 0;
+    let best = -1;
+    let bestAt = Infinity;
+    for (let i = 0; i < this.jobs.length; i++) {
+      const s = this.jobs[i]!;
+      if (s.state === RESIZING) {
+        if (s.target < s.size) pledged += s.size - s.target;
+        continue;
+      }
+      if (s.state !== RUNNING || s.job.malleable === null) continue;
+      if (s.request > 0) {
+        pledged += s.size - s.request;
+        continue;
+      }
+      if (s.nextPoint < 0 || s.offered === this.qEpoch) continue;
+      const smallest = allowedSizes(s.job.malleable)[0]!;
+      if (smallest >= s.size) continue;
+      potential += s.size - smallest;
+      if (s.nextPoint < bestAt) {
+        best = i;
+        bestAt = s.nextPoint;
+      }
+    }
+    if (best < 0 || this.free + pledged >= need || this.free + pledged + potential < need) return false;
+    this.jobs[best]!.offered = this.qEpoch;
+    this.pending = best;
+    this.pendingQueue = true;
+    this.queuePointCount++;
+    return true;
+  }
+
   /** The results (call when `over`). */
   result(): MRunResult {
     const jobs: MJobResult[] = this.jobs.map((s) => ({
@@ -380,6 +507,8 @@ export class MalleableSim {
       noActions: this.noActions,
       invalidResizes: this.invalid,
       resizeTime: this.resizeTime,
+      queuePoints: this.queuePointCount,
+      shrinkRequests: this.requestCount,
       events: this.eventCount,
     };
   }
@@ -428,10 +557,13 @@ export class MalleableSim {
     s.ver++;
     const spec = s.job.malleable;
     const k = spec ? Math.max(1, Math.ceil(spec.inhibit / d - 1e-9)) : remaining;
-    if (k >= remaining) this.events.push(s.estEnd, { kind: FINISH, job: i, ver: s.ver });
-    else {
+    if (k >= remaining) {
+      s.nextPoint = -1;
+      this.events.push(s.estEnd, { kind: FINISH, job: i, ver: s.ver });
+    } else {
       s.segSteps = k;
-      this.events.push(s.anchorT + (s.stepsDone + k - s.anchorSteps) * d, { kind: POINT, job: i, ver: s.ver });
+      s.nextPoint = s.anchorT + (s.stepsDone + k - s.anchorSteps) * d;
+      this.events.push(s.nextPoint, { kind: POINT, job: i, ver: s.ver });
     }
   }
 

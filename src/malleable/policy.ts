@@ -28,6 +28,10 @@
  * is what §7.5's Figure 6 discussion describes: five jobs on 40 nodes, the next one needs 32, "unless
  * one of the running jobs completes its execution, the pending job will not start").
  *
+ * At a queue point (engine.ts, Malleable-v0 only) `dmr` declines: the DMR plug-in answers only when
+ * the job itself reaches a reconfiguration point (synchronous mode), where rules 2 and 3 already
+ * shrink for the queue. So `dmr` with queue points is exactly `dmr` without them.
+ *
  * `never` answers no-action at every point (malleable jobs then run as rigid ones at `max`, plus the
  * negligible cost of the checks).
  */
@@ -45,6 +49,11 @@ export interface PointContext {
   spec: MalleableSpec;
   /** Sizes (nodes) the queued jobs request, in priority order (the head first). */
   queue: readonly number[];
+  /**
+   * `'point'` (default): the job's reconfiguration point; `'queue'`: a queue point (engine.ts), where
+   * a size below `size` is a shrink request for the job's next point and `size` declines.
+   */
+  kind?: 'point' | 'queue';
 }
 
 /** Which rule of the policy decided (for counts and tests). */
@@ -71,6 +80,7 @@ function largestExpansion(sizes: readonly number[], cur: number, free: number): 
 /** The `dmr` policy (§4.2 then §4.3, synchronous), see the module comment. */
 export const dmrPolicy: ResizePolicy = (ctx) => {
   const { size: cur, free, spec, queue } = ctx;
+  if (ctx.kind === 'queue') return { size: cur, promote: -1, rule: 'no-action' };
   const sizes = allowedSizes(spec);
   if (queue.length === 0) {
     const s = largestExpansion(sizes, cur, free);

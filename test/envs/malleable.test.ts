@@ -2,10 +2,14 @@
  * clustergym/Malleable-v0: passes the env checker; the dmr agent reproduces the dmr simulation
  * exactly and never-resize the rigid one; masks, errors, rewards summing to minus the mean wait.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dmrAgent, neverAgent, runMalleableEpisode } from '../../agents/malleable/index.js';
 import { checkEnv } from '../../envs/checker.js';
 import { InvalidActionError } from '../../envs/errors.js';
+import type { MalleableInfo } from '../../envs/malleable/malleableEnv.js';
 import { loadMalleableContext, MalleableEnv } from '../../envs/malleable/index.js';
 import { make } from '../../envs/registry.js';
 import { simulate } from '../../src/malleable/engine.js';
@@ -29,7 +33,12 @@ describe('Malleable-v0', () => {
       expect(r.metrics.makespan).toBe(d.makespan);
       expect(r.metrics.shrinks).toBe(d.shrinks);
       expect(r.metrics.expands).toBe(d.expands);
-      expect(r.steps).toBe(d.expands + d.shrinks + d.noActions);
+      // every point, plus the queue points (where dmr declines)
+      expect(r.metrics.queue_points).toBeGreaterThan(0);
+      expect(r.metrics.shrink_requests).toBe(0);
+      expect(r.steps).toBe(d.expands + d.shrinks + d.noActions + r.metrics.queue_points);
+      const q = simulate(w, dmrPolicy, { queuePoints: true });
+      expect(r.metrics.queue_points).toBe(q.queuePoints);
       // the return is minus the mean waiting time in ks
       expect(r.return).toBeCloseTo(-d.meanWait / 1000, 6);
       const rigid = simulate(rigidVersion(w), neverPolicy);
@@ -41,7 +50,7 @@ describe('Malleable-v0', () => {
     }
   });
   it('masks: no-action always, the current size never, expansions only into free nodes', () => {
-    const e = env({ jobs: 10 });
+    const e = env({ jobs: 10, queue_points: false });
     const { observation, info } = e.reset({ seed: 3 });
     const p = e.point()!;
     expect(info.action_mask[0]).toBe(1);
@@ -72,5 +81,85 @@ describe('Malleable-v0', () => {
     const d = simulate(w, dmrPolicy);
     const r = runMalleableEpisode(env({ jobs: 20, reward: 'completion', scale: 1 }), dmrAgent, 5);
     expect(r.return).toBeCloseTo(-d.meanCompletion, 4);
+  });
+  it('queue_points: false asks only at reconfiguration points', () => {
+    const w = paperWorkload({ jobs: 20, seed: 2 });
+    const d = simulate(w, dmrPolicy);
+    const r = runMalleableEpisode(env({ jobs: 20, queue_points: false }), dmrAgent, 2);
+    expect(r.metrics.queue_points).toBe(0);
+    expect(r.steps).toBe(d.expands + d.shrinks + d.noActions);
+  });
+  it('a queue point: kind flag, shrink-only mask, a request carried out at the next point (hand-computed)', () => {
+    // the engine test's scenario (test/malleable/queuePoints.test.ts): 4 nodes, A malleable 1..4
+    // (sizes 1, 2, 4), pref 4, inhibit 1, 10 steps of 1/n s; B rigid 2 nodes, 3 steps, at 0.1
+    const w = {
+      nodes: 4,
+      apps: { lin: { t1: 1, serial: 0 } },
+      jobs: [
+        { id: 'A', subtime: 0, app: 'lin', steps: 10, malleable: { min: 1, max: 4, pref: 4, factor: 2, inhibit: 1 } },
+        { id: 'B', subtime: 0.1, app: 'lin', steps: 3, nodes: 2 },
+      ],
+    };
+    const dir = mkdtempSync(join(tmpdir(), 'cg-mall-'));
+    const file = join(dir, 'w.json');
+    writeFileSync(file, JSON.stringify(w));
+    const e = env({ workload: file });
+    expect(e.actionSpace.n).toBe(4);
+    expect(e.observationSpace.shape).toEqual([15]);
+    const { observation, info } = e.reset({ seed: 0 });
+    expect([info.kind, info.job, info.time]).toEqual(['queue', 'A', 0.1]);
+    expect(observation[11]).toBe(1);
+    // sizes 1, 2, 4 at 4: requests for 1 or 2 only
+    expect([...info.action_mask]).toEqual([1, 1, 1, 0]);
+    expect(() => e.step(3)).toThrow(/queue point only takes shrink requests/);
+    // request 2: carried out at A's point at 1 (not offered); B starts at 1.425; next decision is
+    // A's point at 2.425 on 2 nodes, queue empty, no free node
+    let r = e.step(2);
+    let i: MalleableInfo = r.info;
+    expect(i.kind).toBe('point');
+    expect(i.time).toBeCloseTo(2.425, 12);
+    expect(r.observation[11]).toBe(0);
+    expect(r.observation[0]).toBeCloseTo(2 / 4, 6);
+    expect([...i.action_mask]).toEqual([1, 1, 0, 0]);
+    r = e.step(0);
+    // 3.425: B gone, 2 free: expand to 4 (action 3)
+    expect(r.info.time).toBeCloseTo(3.425, 12);
+    expect([...r.info.action_mask]).toEqual([1, 1, 0, 1]);
+    r = e.step(3);
+    i = r.info;
+    expect(r.terminated).toBe(true);
+    expect(i.metrics).toMatchObject({ jobs: 2, shrinks: 1, expands: 1, no_actions: 1, queue_points: 1, shrink_requests: 1 });
+    expect(i.metrics!.mean_wait).toBeCloseTo((1.425 - 0.1) / 2, 12);
+    expect(i.metrics!.makespan).toBeCloseTo(4.348, 12);
+    // the dmr agent declines the queue point: B waits for A's end at 2.5
+    const d = runMalleableEpisode(env({ workload: file }), dmrAgent, 0);
+    expect(d.metrics.mean_wait).toBeCloseTo((2.5 - 0.1) / 2, 12);
+    expect(d.metrics.queue_points).toBe(1);
+    rmSync(dir, { recursive: true });
+  });
+  it('an agent requesting the smallest size at queue points: requests carried out, fewer waits than never', () => {
+    const e = env({ jobs: 30 });
+    let { info } = e.reset({ seed: 4 });
+    let requests = 0;
+    for (;;) {
+      let a = 0;
+      if (info.kind === 'queue') {
+        expect(e.point()!.context.kind).toBe('queue');
+        const m = info.action_mask;
+        a = m.indexOf(1, 1);
+        expect(a).toBeGreaterThan(0);
+        // only shrinks
+        const p = e.point()!;
+        expect([...m.slice(1, 1 + p.sizes.length)]).toEqual(p.sizes.map((s) => (s < p.context.size ? 1 : 0)));
+        requests++;
+      }
+      const r = e.step(a);
+      info = r.info;
+      if (r.terminated) break;
+    }
+    expect(requests).toBeGreaterThan(0);
+    expect(info.metrics!.shrink_requests).toBe(requests);
+    const n = runMalleableEpisode(env({ jobs: 30 }), neverAgent, 4);
+    expect(info.metrics!.mean_wait).toBeLessThan(n.metrics.mean_wait);
   });
 });
