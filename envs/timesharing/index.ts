@@ -23,12 +23,12 @@
  * `max_steps` periods.
  */
 import { z } from 'zod';
-import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
+import { inputErrorFromIssues } from '../../src/core/errors.js';
 import { parseTimeSharingConfig, type TimeSharingConfig, timeSharingConfigSchema } from '../../src/timesharing/config.js';
 import { type RunMetrics, runMetrics } from '../../src/timesharing/metrics.js';
 import { TimeSharingSimulator } from '../../src/timesharing/simulator.js';
-import type { EpisodeInfo, GymEnv, GymInfo } from '../env.js';
-import { EpisodeOverError, InvalidActionError } from '../errors.js';
+import type { EpisodeInfo, GymInfo } from '../env.js';
+import { EpisodeEnv, type EpisodeStep } from '../episodeEnv.js';
 import { type BoxSpace, box, type DiscreteSpace, discrete } from '../spaces.js';
 
 /** The environment's id. */
@@ -88,27 +88,18 @@ export interface CoSchedEnvInfo extends GymInfo {
 }
 
 /** The CoSched-v0 environment. */
-export class CoSchedEnv implements GymEnv {
+export class CoSchedEnv extends EpisodeEnv<Float32Array, CoSchedEnvInfo> {
   readonly id = COSCHED_ENV_ID;
   readonly observationSpace: BoxSpace = box([FEATURES], 0, 1);
   readonly actionSpace: DiscreteSpace;
   private sim: TimeSharingSimulator | null = null;
   private readonly obs = new Float32Array(FEATURES);
-  private readonly mask: Uint8Array;
-  private nextSeed: number;
-  private seed = 0;
-  private steps = 0;
-  private ret = 0;
-  private ended = false;
-  private closed = false;
-  private actions: number[] = [];
   private seen = 0;
 
   constructor(private readonly ctx: CoSchedEnvContext) {
-    this.nextSeed = ctx.config.seed;
     const n = ctx.sim.MPL_TOTAL * L_LEVELS.length;
+    super(n, ctx.config.seed);
     this.actionSpace = discrete(n);
-    this.mask = new Uint8Array(n);
   }
 
   /** The simulator of the episode (null before `reset`), for agents that read the cluster's state. */
@@ -121,38 +112,20 @@ export class CoSchedEnv implements GymEnv {
     return lIndex * this.ctx.sim.MPL_TOTAL + (mpl - 1);
   }
 
-  reset(args: { seed?: number | undefined; options?: Record<string, unknown> | undefined } = {}): { observation: Float32Array; info: CoSchedEnvInfo } {
-    this.checkOpen();
-    const extra = Object.keys(args.options ?? {});
-    if (extra.length > 0) throw inputErrorFromIssues('reset options', [{ path: [extra[0]!], message: 'unknown option; CoSched-v0 takes none' }]);
-    if (args.seed !== undefined) {
-      this.seed = args.seed;
-      this.nextSeed = args.seed + 1;
-    } else this.seed = this.nextSeed++;
-    this.sim = new TimeSharingSimulator({ ...this.ctx.sim, seed: this.seed });
-    this.steps = 0;
-    this.ret = 0;
-    this.ended = false;
-    this.actions = [];
+  protected start(seed: number): { observation: Float32Array; info: CoSchedEnvInfo } {
+    this.sim = new TimeSharingSimulator({ ...this.ctx.sim, seed });
     this.seen = 0;
     this.mask.fill(1);
     this.observe();
-    return { observation: this.obs, info: this.info() };
+    return { observation: this.obs, info: this.info(false) };
   }
 
-  step(action: number): { observation: Float32Array; reward: number; terminated: boolean; truncated: boolean; info: CoSchedEnvInfo } {
-    this.checkOpen();
-    if (!this.sim || this.ended) throw new EpisodeOverError(COSCHED_ENV_ID);
-    const n = this.mask.length;
-    if (!Number.isInteger(action) || action < 0 || action >= n)
-      throw new InvalidActionError(action, this.mask, `expected an integer in [0, ${n - 1}]`, this.id);
-    const s = this.sim;
+  protected apply(action: number): EpisodeStep<Float32Array, CoSchedEnvInfo> {
+    const s = this.sim!;
     const M = this.ctx.sim.MPL_TOTAL;
     s.parallelCap = 1 + (action % M);
     s.L = L_LEVELS[Math.floor(action / M)]!;
     s.readmit();
-    this.actions.push(action);
-    this.steps++;
     s.advanceTo(s.now + this.ctx.config.period);
     let sum = 0;
     for (; this.seen < s.records.length; this.seen++) {
@@ -160,39 +133,22 @@ export class CoSchedEnv implements GymEnv {
       sum += (r.tr / r.tc - 1) * (r.kind === 'local' ? this.ctx.config.local_weight : 1);
     }
     const reward = -sum / this.ctx.sim.n_jobs;
-    this.ret += reward;
     const terminated = s.finished;
     const truncated = !terminated && this.steps >= this.ctx.config.max_steps;
     this.observe();
-    if (terminated || truncated) {
-      this.ended = true;
-      this.mask.fill(0);
-    }
-    return { observation: this.obs, reward, terminated, truncated, info: this.info() };
+    return { observation: this.obs, reward, terminated, truncated, info: this.info(terminated || truncated) };
   }
 
-  actionMask(): Uint8Array {
-    return this.mask;
+  protected episodeLength(): number {
+    return this.sim?.jobs.length ?? 0;
   }
 
-  clone(): CoSchedEnv {
-    this.checkOpen();
-    const e = new CoSchedEnv(this.ctx);
-    if (this.sim) {
-      e.reset({ seed: this.seed });
-      for (const a of this.actions) e.step(a);
-    }
-    e.nextSeed = this.nextSeed;
-    return e;
+  protected fresh(): CoSchedEnv {
+    return new CoSchedEnv(this.ctx);
   }
 
-  close(): void {
-    this.closed = true;
+  protected override release(): void {
     this.sim = null;
-  }
-
-  private checkOpen(): void {
-    if (this.closed) throw new InputError(`${COSCHED_ENV_ID}: the environment is closed`);
   }
 
   private observe(): void {
@@ -225,13 +181,10 @@ export class CoSchedEnv implements GymEnv {
     o[8] = clip(s.L);
   }
 
-  private info(): CoSchedEnvInfo {
+  private info(done: boolean): CoSchedEnvInfo {
     const s = this.sim!;
     const info: CoSchedEnvInfo = { action_mask: this.mask, time: s.now, steps: this.steps, finished: s.records.length, mpl: s.parallelCap, L: s.L };
-    if (this.ended) {
-      info.metrics = runMetrics(s);
-      info.episode = { return: this.ret, steps: this.steps, time: s.now, seed: this.seed, origin: -1, length: s.jobs.length };
-    }
+    if (done) info.metrics = runMetrics(s);
     return info;
   }
 }
