@@ -365,7 +365,9 @@ export class MalleableSim {
   /**
    * Decides the pending point: `size` (= the current size for no-action), and optionally the queue
    * position to promote to the head. Throws `InvalidResizeError` (and changes nothing) for a size
-   * outside min/max/factor or an expansion beyond the free nodes.
+   * outside min/max/factor or an expansion beyond the free nodes. At a queue point (`atQueuePoint`)
+   * `size` below the current size is a shrink request for the job's next point (`promote` is ignored:
+   * the head that caused it is promoted then), the current size declines, anything else throws.
    */
   decide(size: number, promote = -1): void {
     if (this.pending < 0) throw new Error('no pending reconfiguration point');
