@@ -26,6 +26,10 @@
  * dispatched). Waiting: every policy blocks at once (§3.3 "bloqueo inmediato"), except IMPLI, which
  * spins on the CPU for `model.spin` u.t. (one round trip, §2.2) before blocking. task.com (eq. 2.1)
  * is the number of messages pending in its receive queue plus the acknowledgements it awaits.
+ * The text states the wait for the acknowledgements (§2.2 freq_com) and that a reply needs the
+ * receiver on the CPU (§2.3.1: "no esté planificado en el nodo remoto y por tanto no pueda
+ * responder"); the wait for every partner's message of the exchange is this model's (removing it
+ * changes no finding: docs/timesharing.md, "Why the coscheduling findings do not come out").
  *
  * Memory (§2.1.2). node.mem is the sum of the vmem of the node's tasks, node.mem_par that of its
  * parallel tasks. An admitted task gets min(vmem, free) MB resident at once; when node.mem <= M no
