@@ -10,15 +10,13 @@
  * agents make exactly the decisions of src/fairness's `drf()` and `tetris(f)` schedulers (the
  * tests compare the episodes with the engine's runs).
  */
-import type { FairEnv, FairMetrics } from '../../envs/fairness/fairEnv.js';
+import type { FairEnv } from '../../envs/fairness/fairEnv.js';
 import { alignmentScore } from '../../src/fairness/model.js';
 import { tetrisCandidates } from '../../src/fairness/schedulers.js';
+import { type EnvAgent, playEpisode } from '../episode.js';
 
 /** An agent of Fair-v0. */
-export interface FairAgent {
-  readonly name: string;
-  act(env: FairEnv): number;
-}
+export type FairAgent = EnvAgent<FairEnv>;
 
 /** Tetris(f) as an agent (f = 1 is DRF). */
 export function tetrisAgent(f: number): FairAgent {
@@ -55,12 +53,4 @@ export function tetrisAgent(f: number): FairAgent {
 export const drfAgent: FairAgent = { ...tetrisAgent(1), name: 'drf' };
 
 /** Plays one episode; returns the metrics and the return. */
-export function runFairEpisode(env: FairEnv, agent: FairAgent, seed: number): { metrics: FairMetrics; return: number; steps: number } {
-  env.reset({ seed });
-  let ret = 0;
-  for (;;) {
-    const r = env.step(agent.act(env));
-    ret += r.reward;
-    if (r.terminated || r.truncated) return { metrics: r.info.metrics!, return: ret, steps: r.info.steps };
-  }
-}
+export const runFairEpisode = playEpisode<FairEnv>;

@@ -8,14 +8,11 @@
  *
  * `runSlurmEpisode(env, agent, seed)` plays one episode and returns its return and calcmets' metrics.
  */
-import type { CalcMets } from '../../src/slurm/replay.js';
 import type { SlurmEnv } from '../../envs/slurm/index.js';
+import { type EnvAgent, playEpisode } from '../episode.js';
 
 /** An agent of Slurm-v0. */
-export interface SlurmAgent {
-  readonly name: string;
-  act(observation: Float32Array, env: SlurmEnv): number;
-}
+export type SlurmAgent = EnvAgent<SlurmEnv>;
 
 /** Always the same setting. */
 export class FixedSettingAgent implements SlurmAgent {
@@ -31,7 +28,7 @@ export class FixedSettingAgent implements SlurmAgent {
 /** A rule-based operator reading the queue (see the module comment). */
 export class QueueAdaptiveAgent implements SlurmAgent {
   readonly name = 'queue-adaptive';
-  act(o: Float32Array): number {
+  act(_env: SlurmEnv, o: Float32Array): number {
     const pending = o[1]! * 1000;
     const oneCoreShare = o[4]!;
     const meanWaitH = o[5]!;
@@ -41,12 +38,5 @@ export class QueueAdaptiveAgent implements SlurmAgent {
   }
 }
 
-/** Plays one episode of `env` with `agent`; returns the return, steps and metrics. */
-export function runSlurmEpisode(env: SlurmEnv, agent: SlurmAgent, seed: number): { return: number; steps: number; metrics: CalcMets } {
-  let { observation } = env.reset({ seed });
-  for (;;) {
-    const r = env.step(agent.act(observation, env));
-    observation = r.observation;
-    if (r.terminated || r.truncated) return { return: r.info.episode!.return, steps: r.info.episode!.steps, metrics: r.info.metrics! };
-  }
-}
+/** Plays one episode of `env` with `agent`; returns the return, steps and metrics (calcmets). */
+export const runSlurmEpisode = playEpisode<SlurmEnv>;

@@ -11,13 +11,10 @@
  * `runCoSchedEpisode(env, agent, seed)` plays one episode and returns its return and metrics.
  */
 import { type CoSchedEnv, L_LEVELS } from '../../envs/timesharing/index.js';
-import type { RunMetrics } from '../../src/timesharing/metrics.js';
+import { type EnvAgent, playEpisode } from '../episode.js';
 
 /** An agent of CoSched-v0. */
-export interface CoSchedAgent {
-  readonly name: string;
-  act(env: CoSchedEnv): number;
-}
+export type CoSchedAgent = EnvAgent<CoSchedEnv>;
 
 function lIndex(L: number): number {
   let best = 0;
@@ -63,10 +60,4 @@ export class CscAgent implements CoSchedAgent {
 }
 
 /** Plays one episode of `env` with `agent`; returns the return, steps and metrics. */
-export function runCoSchedEpisode(env: CoSchedEnv, agent: CoSchedAgent, seed: number): { return: number; steps: number; metrics: RunMetrics } {
-  env.reset({ seed });
-  for (;;) {
-    const r = env.step(agent.act(env));
-    if (r.terminated || r.truncated) return { return: r.info.episode!.return, steps: r.info.episode!.steps, metrics: r.info.metrics! };
-  }
-}
+export const runCoSchedEpisode = playEpisode<CoSchedEnv>;

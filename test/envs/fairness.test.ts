@@ -80,18 +80,20 @@ describe('Fair-v0', () => {
 
   it('clone continues the same episode', () => {
     const e = env({ task_scale: 0.02 });
-    e.reset({ seed: 5 });
-    for (let i = 0; i < 10; i++) e.step(drfAgent.act(e));
+    let o = e.reset({ seed: 5 }).observation;
+    for (let i = 0; i < 10; i++) o = e.step(drfAgent.act(e, o)).observation;
     const c = e.clone();
-    const a = runRest(e);
-    const b = runRest(c);
+    const a = runRest(e, o);
+    const b = runRest(c, o.slice());
     expect(b).toEqual(a);
   });
 });
 
-function runRest(e: FairEnv) {
+function runRest(e: FairEnv, observation: Float32Array) {
+  let o = observation;
   for (;;) {
-    const r = e.step(drfAgent.act(e));
+    const r = e.step(drfAgent.act(e, o));
+    o = r.observation;
     if (r.terminated || r.truncated) return r.info.metrics;
   }
 }
