@@ -163,25 +163,46 @@ function stillValid(enc: unknown, obs: object): boolean {
   return n === Object.keys(e).length;
 }
 
-/** Stacks one observation per env into batched ndarrays (`[n, ...shape]`), per key for dicts. */
-export function stackObservations(obs: unknown[], space: SpaceDescriptor): unknown {
+/**
+ * Scratch arrays of the batched observations and masks, one per (key path, type, length), reused
+ * from one reply to the next: a reply is packed (its bytes copied into the msgpack buffer) before
+ * the next request is handled, so a batch allocates and zero-fills no new arrays (at 64 envs that
+ * was a third of the server's time per `step_batch`).
+ */
+const scratch = new Map<string, WireTypedArray>();
+
+function scratchArray(path: string, Ctor: new (n: number) => WireTypedArray, n: number): WireTypedArray {
+  const key = `${path}|${Ctor.name}|${n}`;
+  let a = scratch.get(key);
+  if (a === undefined) {
+    if (scratch.size > 256) scratch.clear();
+    a = new Ctor(n);
+    scratch.set(key, a);
+  }
+  return a;
+}
+
+/**
+ * Stacks one observation per env into batched ndarrays (`[n, ...shape]`), per key for dicts. The
+ * arrays are the scratch arrays of `path`: valid until the next call with the same path, so the
+ * reply holding them must be packed before that.
+ */
+export function stackObservations(obs: unknown[], space: SpaceDescriptor, path = ''): unknown {
   const first = obs[0];
   if (isTypedArray(first)) {
-    const Ctor = first.constructor as new (n: number) => WireTypedArray;
-    const out = new Ctor(first.length * obs.length);
-    obs.forEach((o, i) => {
-      (out as Float32Array).set(o as Float32Array, i * first.length);
-    });
-    const shape = space.shape && space.shape.reduce((a, b) => a * b, 1) === first.length ? space.shape : [first.length];
+    const len = first.length;
+    const out = scratchArray(path, first.constructor as new (n: number) => WireTypedArray, len * obs.length) as Float32Array;
+    for (let i = 0; i < obs.length; i++) out.set(obs[i] as Float32Array, i * len);
+    const shape = space.shape && space.shape.reduce((a, b) => a * b, 1) === len ? space.shape : [len];
     return encodeNdArray(out, [obs.length, ...shape]);
   }
   if (first !== null && typeof first === 'object') {
     const out: Record<string, unknown> = {};
-    for (const k of Object.keys(first))
-      out[k] = stackObservations(
-        obs.map((o) => (o as Record<string, unknown>)[k]),
-        space.spaces?.[k] ?? { type: 'Box' },
-      );
+    for (const k of Object.keys(first)) {
+      const column: unknown[] = new Array(obs.length);
+      for (let i = 0; i < obs.length; i++) column[i] = (obs[i] as Record<string, unknown>)[k];
+      out[k] = stackObservations(column, space.spaces?.[k] ?? { type: 'Box' }, `${path}/${k}`);
+    }
     return out;
   }
   return obs;
@@ -321,14 +342,14 @@ export class BridgeServer {
     return packr.pack({ id, ok: false, error: { code: e.code, message: e.message, details: encodeValue(e.details) } });
   }
 
-  private slot(handle: string): Slot {
+  private slot(handle: string, now = Date.now()): Slot {
     const s = this.envs.get(handle);
     if (!s)
       throw new BridgeError(
         'unknown_env',
         `no open environment ${JSON.stringify(handle)} (closed, reclaimed after ${this.idleTimeoutMs / 1000} s idle, or never made)`,
       );
-    s.lastUsed = Date.now();
+    s.lastUsed = now;
     return s;
   }
 
@@ -417,7 +438,7 @@ export class BridgeServer {
             slots[0]!.env.observationSpace,
           ),
           action_masks: stackMasks(masks),
-          infos: outs.map((o) => encodeValue(withoutMask(o.info))),
+          infos: outs.map((o) => batchInfo(o.info)),
         };
       }
       case 'close': {
@@ -464,22 +485,22 @@ export class BridgeServer {
       rewards[i] = out.reward;
       terminated[i] = out.terminated ? 1 : 0;
       truncated[i] = out.truncated ? 1 : 0;
-      let info: Record<string, unknown> = withoutMask(out.info);
+      let info = batchInfo(out.info);
       let obs = out.observation;
       if (out.terminated || out.truncated) {
         if (q.autoreset) {
           // envs reuse their observation buffers: copy the final observation before the reset overwrites it
           const finalObservation = encodeValue(copyObservation(obs), s.env.observationSpace);
-          const finalInfo = encodeValue(withoutMask(out.info));
+          const finalInfo = info;
           const t1 = performance.now();
           const r = s.env.reset({});
           this.envSeconds += (performance.now() - t1) / 1000;
-          info = { ...info, final_observation: finalObservation, final_info: finalInfo, reset_info: withoutMask(r.info) };
+          info = { ...info, final_observation: finalObservation, final_info: finalInfo, reset_info: batchInfo(r.info) };
           obs = r.observation;
         } else s.active = false;
       }
       observations[i] = obs;
-      infos[i] = encodeValue(info);
+      infos[i] = info;
     }
     return {
       observations: stackObservations(observations, slots[0]!.env.observationSpace),
@@ -496,7 +517,8 @@ export class BridgeServer {
    * and every env with the same observation and action spaces (observations are stacked).
    */
   private batchSlots(handles: string[]): Slot[] {
-    const slots = handles.map((h) => this.slot(h));
+    const now = Date.now();
+    const slots = handles.map((h) => this.slot(h, now));
     if (new Set(handles).size !== handles.length) throw new BridgeError('bad_request', 'an env appears twice in envs');
     const key = slots[0]!.spaceKey;
     for (let i = 1; i < slots.length; i++)
@@ -544,18 +566,24 @@ function copyObservation(o: unknown): unknown {
 
 function stackMasks(masks: Uint8Array[]): unknown {
   const a = masks[0]!.length;
-  const out = new Uint8Array(a * masks.length);
-  masks.forEach((m, i) => {
-    out.set(m, i * a);
-  });
+  const out = scratchArray('#mask', Uint8Array, a * masks.length) as Uint8Array;
+  for (let i = 0; i < masks.length; i++) out.set(masks[i]!, i * a);
   return encodeNdArray(out, [masks.length, a]);
 }
 
-function withoutMask(info: Record<string, unknown>): Record<string, unknown> {
-  if (!('action_mask' in info)) return info;
-  const { action_mask: _m, ...rest } = info;
-  void _m;
-  return rest;
+/**
+ * The wire form of a step's `info` in a batch: without `action_mask` (batches carry the masks
+ * stacked), plain values as they are, typed arrays and nested objects encoded. One loop, no rest
+ * spread nor `Object.entries` (it runs once per env per `step_batch`).
+ */
+function batchInfo(info: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k in info) {
+    if (k === 'action_mask') continue;
+    const v = info[k];
+    out[k] = v !== null && typeof v === 'object' ? encodeValue(v) : v;
+  }
+  return out;
 }
 
 function allowed(mask: Uint8Array): string {
