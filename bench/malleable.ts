@@ -44,10 +44,12 @@ export function benchMalleable(): Record<string, unknown> {
   let steps = 0;
   const t0 = performance.now();
   for (let seed = 0; seed < 3; seed++) {
-    env.reset({ seed });
+    let o = env.reset({ seed }).observation;
     for (;;) {
       steps++;
-      if (env.step(dmrAgent.act(env)).terminated) break;
+      const r = env.step(dmrAgent.act(env, o));
+      if (r.terminated) break;
+      o = r.observation;
     }
   }
   const envSeconds = (performance.now() - t0) / 1000;

@@ -11,14 +11,12 @@
  * declines, action 0, as the DMR plug-in only decides at the job's own points). `neverAgent`
  * declines queue points too, so it reproduces the rigid run.
  */
-import type { MalleableEnv, MalleableMetrics } from '../../envs/malleable/malleableEnv.js';
+import type { MalleableEnv } from '../../envs/malleable/malleableEnv.js';
 import { dmrPolicy, type ResizePolicy } from '../../src/malleable/policy.js';
+import { type EnvAgent, playEpisode } from '../episode.js';
 
 /** An agent of Malleable-v0. */
-export interface MalleableAgent {
-  readonly name: string;
-  act(env: MalleableEnv): number;
-}
+export type MalleableAgent = EnvAgent<MalleableEnv>;
 
 /** The action of a resize policy's decision at the env's current point. */
 export function policyAgent(name: string, policy: ResizePolicy): MalleableAgent {
@@ -42,12 +40,4 @@ export const dmrAgent: MalleableAgent = policyAgent('dmr', dmrPolicy);
 export const neverAgent: MalleableAgent = { name: 'never', act: () => 0 };
 
 /** Plays one episode; returns the metrics and the return. */
-export function runMalleableEpisode(env: MalleableEnv, agent: MalleableAgent, seed: number): { metrics: MalleableMetrics; return: number; steps: number } {
-  env.reset({ seed });
-  let ret = 0;
-  for (;;) {
-    const r = env.step(agent.act(env));
-    ret += r.reward;
-    if (r.terminated || r.truncated) return { metrics: r.info.metrics!, return: ret, steps: r.info.steps };
-  }
-}
+export const runMalleableEpisode = playEpisode<MalleableEnv>;

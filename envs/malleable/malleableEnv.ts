@@ -46,8 +46,8 @@ import { inputErrorFromIssues } from '../../src/core/errors.js';
 import { type MRunResult, MalleableSim } from '../../src/malleable/engine.js';
 import { allowedSizes, type MWorkload, stepTime, TABLE1_COST } from '../../src/malleable/model.js';
 import { paperWorkload, readMalleableWorkload } from '../../src/malleable/workload.js';
-import type { EpisodeInfo, GymEnv, GymInfo } from '../env.js';
-import { EpisodeOverError, InvalidActionError } from '../errors.js';
+import type { GymEnv, GymInfo } from '../env.js';
+import { EpisodeEnv, type EpisodeStep } from '../episodeEnv.js';
 import { box, type BoxSpace, type DiscreteSpace, discrete } from '../spaces.js';
 
 /** The environment's id. */
@@ -120,7 +120,7 @@ export interface MalleableInfo extends GymInfo {
 }
 
 /** The Malleable-v0 environment. */
-export class MalleableEnv implements GymEnv {
+export class MalleableEnv extends EpisodeEnv<Float32Array, MalleableInfo> {
   readonly id = MALLEABLE_ENV_ID;
   readonly observationSpace: BoxSpace;
   readonly actionSpace: DiscreteSpace;
@@ -128,70 +128,54 @@ export class MalleableEnv implements GymEnv {
   private readonly nodes: number;
   private sim: MalleableSim | null = null;
   private readonly obs: Float32Array;
-  private readonly mask: Uint8Array;
   private sizes: number[] = [];
-  private nextSeed: number;
-  private seed = 0;
-  private steps = 0;
-  private ret = 0;
-  private ended = false;
-  private closed = false;
-  private actions: number[] = [];
   private lastIntegral = 0;
 
   constructor(private readonly ctx: MalleableContext) {
-    this.nodes = ctx.fileWorkload?.nodes ?? 64;
-    this.k = Math.floor(Math.log2(this.nodes)) + 1;
-    this.observationSpace = box([FEATURES + this.k], 0, 1);
-    this.actionSpace = discrete(1 + this.k);
-    this.obs = new Float32Array(FEATURES + this.k);
-    this.mask = new Uint8Array(1 + this.k);
-    this.nextSeed = ctx.config.seed;
+    const nodes = ctx.fileWorkload?.nodes ?? 64;
+    const k = Math.floor(Math.log2(nodes)) + 1;
+    super(1 + k, ctx.config.seed);
+    this.nodes = nodes;
+    this.k = k;
+    this.observationSpace = box([FEATURES + k], 0, 1);
+    this.actionSpace = discrete(1 + k);
+    this.obs = new Float32Array(FEATURES + k);
   }
 
-  reset(args: { seed?: number | undefined; options?: Record<string, unknown> | undefined } = {}): { observation: Float32Array; info: MalleableInfo } {
-    this.checkOpen();
-    const extra = Object.keys(args.options ?? {});
-    if (extra.length > 0) throw inputErrorFromIssues('reset options', [{ path: [extra[0]!], message: 'unknown option; Malleable-v0 takes none' }]);
-    if (args.seed !== undefined) {
-      this.seed = args.seed;
-      this.nextSeed = args.seed + 1;
-    } else this.seed = this.nextSeed++;
+  protected start(seed: number): { observation: Float32Array; info: MalleableInfo } {
     const c = this.ctx.config;
-    const w = this.ctx.fileWorkload ?? paperWorkload({ jobs: c.jobs, seed: this.seed, interArrival: c.inter_arrival });
+    const w = this.ctx.fileWorkload ?? paperWorkload({ jobs: c.jobs, seed, interArrival: c.inter_arrival });
     this.sim = new MalleableSim(w, { cost: { expand: c.expand_cost, shrink: c.shrink_cost }, queuePoints: c.queue_points });
-    this.steps = 0;
-    this.ret = 0;
-    this.ended = false;
-    this.actions = [];
     this.lastIntegral = 0;
     const { info } = this.advance();
     // what accrued before the first decision goes into the first step's reward, so that the
     // return is exactly minus the mean wait (completion)
     this.lastIntegral = 0;
-    this.ret = 0;
     return { observation: this.obs, info };
   }
 
-  step(action: number): { observation: Float32Array; reward: number; terminated: boolean; truncated: boolean; info: MalleableInfo } {
-    this.checkOpen();
-    if (!this.sim || this.ended) throw new EpisodeOverError(MALLEABLE_ENV_ID);
-    if (!Number.isInteger(action) || action < 0 || action >= this.mask.length)
-      throw new InvalidActionError(action, this.mask, `expected an integer in [0, ${this.mask.length - 1}]`, this.id);
-    if (this.mask[action] !== 1) {
-      const s = this.sizes[action - 1];
-      throw new InvalidActionError(
-        action,
-        this.mask,
-        s === undefined
-          ? 'the job has no such size'
-          : this.sim?.atQueuePoint
-            ? `size ${s} is not below the job's size (a queue point only takes shrink requests)`
-            : `size ${s} is the current size or does not fit in the free nodes`,
-        this.id,
-      );
-    }
-    const sim = this.sim;
+  protected override whyNotAllowed(action: number): string {
+    const s = this.sizes[action - 1];
+    if (s === undefined) return 'the job has no such size';
+    return this.sim?.atQueuePoint
+      ? `size ${s} is not below the job's size (a queue point only takes shrink requests)`
+      : `size ${s} is the current size or does not fit in the free nodes`;
+  }
+
+  protected episodeLength(): number {
+    return this.sim?.jobCount ?? 0;
+  }
+
+  protected fresh(): MalleableEnv {
+    return new MalleableEnv(this.ctx);
+  }
+
+  protected override release(): void {
+    this.sim = null;
+  }
+
+  protected apply(action: number): EpisodeStep<Float32Array, MalleableInfo> {
+    const sim = this.sim!;
     const p = sim.context();
     if (action === 0) sim.decide(p.size);
     else if (p.kind === 'queue') sim.decide(this.sizes[action - 1]!);
@@ -200,14 +184,8 @@ export class MalleableEnv implements GymEnv {
       const wide = p.spec.pref === null || p.size <= p.spec.pref;
       sim.decide(size, wide ? sim.promotionFor(size) : -1);
     }
-    this.actions.push(action);
-    this.steps++;
-    const { reward, info } = this.advance();
-    return { observation: this.obs, reward, terminated: this.ended, truncated: false, info };
-  }
-
-  actionMask(): Uint8Array {
-    return this.mask;
+    const { reward, info, done } = this.advance();
+    return { observation: this.obs, reward, terminated: done, truncated: false, info };
   }
 
   /** What the `dmr` agent needs: the pending point (null at the end) and the allowed sizes, ascending. */
@@ -216,36 +194,14 @@ export class MalleableEnv implements GymEnv {
     return { context: this.sim.context(), sizes: this.sizes };
   }
 
-  clone(): MalleableEnv {
-    this.checkOpen();
-    const e = new MalleableEnv(this.ctx);
-    e.nextSeed = this.nextSeed;
-    if (this.sim) {
-      e.reset({ seed: this.seed });
-      for (const a of this.actions) e.step(a);
-      e.nextSeed = this.nextSeed;
-    }
-    return e;
-  }
-
-  close(): void {
-    this.closed = true;
-    this.sim = null;
-  }
-
-  private checkOpen(): void {
-    if (this.closed) throw new Error(`${MALLEABLE_ENV_ID}: the environment is closed`);
-  }
-
   /** Runs to the next point; fills the observation and the mask; the reward since the last call. */
-  private advance(): { reward: number; info: MalleableInfo } {
+  private advance(): { reward: number; info: MalleableInfo; done: boolean } {
     const sim = this.sim!;
     const p = sim.next();
     const c = this.ctx.config;
     const integral = c.reward === 'wait' ? sim.waitIntegral : sim.inSystemIntegral;
     const reward = -(integral - this.lastIntegral) / Math.max(1, sim.jobCount) / c.scale;
     this.lastIntegral = integral;
-    this.ret += reward;
     this.obs.fill(0);
     this.mask.fill(0);
     const info: MalleableInfo = {
@@ -258,13 +214,9 @@ export class MalleableEnv implements GymEnv {
       kind: '',
     };
     if (p === null) {
-      this.ended = true;
       this.sizes = [];
-      const r = sim.result();
-      info.metrics = metricsOf(r);
-      const episode: EpisodeInfo = { return: this.ret, steps: this.steps, time: sim.time, seed: this.seed, origin: -1, length: sim.jobCount };
-      info.episode = episode;
-      return { reward, info };
+      info.metrics = metricsOf(sim.result());
+      return { reward, info, done: true };
     }
     const job = sim.pendingJob!;
     info.job = job.id;
@@ -292,7 +244,7 @@ export class MalleableEnv implements GymEnv {
       o[FEATURES + i] = clip(s / n);
       if (queuePoint ? s < p.size : s !== p.size && s - p.size <= p.free) this.mask[1 + i] = 1;
     }
-    return { reward, info };
+    return { reward, info, done: false };
   }
 }
 
