@@ -4,7 +4,11 @@
  * answers every message with a fixed reply. `python-client/examples/bench_wire.py` starts this
  * script, captures a real bridge reply, installs it as the raw server's reply (a two-frame message
  * `["set", bytes]`), and then times bridge round trips and raw round trips of the same size,
- * interleaved, so that both run in the same process, on the same machine state.
+ * interleaved, so that both run in the same process, on the same machine state. A raw server told
+ * `["busy", microseconds]` keeps the CPU busy that long before each reply: a raw ping-pong whose
+ * server does as much computing per message as the simulator does per bridge step, the yardstick
+ * of what the bridge itself adds (on a loaded machine the wake-up latency of an idle process is
+ * part of a round trip, so "raw + the simulator's seconds" computed apart is not it).
  *
  * Prints the bridge endpoint then the raw endpoint, one per line; exits on SIGTERM/SIGINT or when
  * stdin closes (its parent is gone).
@@ -18,6 +22,7 @@ export async function startRawEcho(bind: string): Promise<{ endpoint: string; cl
   const sock = new Router();
   await sock.bind(bind);
   let reply: Buffer = Buffer.from([0x80]); // an empty msgpack map until `set`
+  let busyMs = 0;
   let closed = false;
   void (async () => {
     for (;;) {
@@ -33,6 +38,17 @@ export async function startRawEcho(bind: string): Promise<{ endpoint: string; cl
         reply = Buffer.from(frames[2]!);
         await sock.send([identity, Buffer.alloc(0)]);
         continue;
+      }
+      if (frames.length === 3 && frames[1]!.toString() === 'busy') {
+        busyMs = Math.max(0, Number(frames[2]!.toString()) / 1000 || 0);
+        await sock.send([identity, Buffer.alloc(0)]);
+        continue;
+      }
+      if (busyMs > 0) {
+        const end = performance.now() + busyMs;
+        while (performance.now() < end) {
+          // the simulator's share of a bridge round trip, spent here
+        }
       }
       await sock.send([identity, reply]);
     }

@@ -13,10 +13,16 @@ raw ZeroMQ ROUTER answering every message with a fixed reply. For each env count
   and receives a reply of the size of a real reply (captured from the bridge, installed on the raw
   server), without decoding it: the wire alone.
 
-The two alternate in ``--rounds`` short slices (bridge, raw, bridge, raw, ...), so both see the
-same machine. Prints ONE JSON line: per env count, bridge and raw round trips/s, env-steps/s, the
-ratio bridge/raw, and where a bridge round trip goes (the server's ``stats`` op: time in the envs'
-own ``step``/``reset``, i.e. the simulator, and the rest of the server's handling).
+* ``raw_busy``: the same raw ping-pong, the raw server keeping the CPU busy before each reply for
+  as long as the envs' own ``step``/``reset`` took per bridge round trip in the slice just before:
+  wire plus the simulator's computing, without the bridge. On a loaded machine a process that
+  computes between messages is woken later than an idle one, so this is the fair yardstick of what
+  the bridge itself adds (``bridge_over_raw_busy``).
+
+The three alternate in ``--rounds`` short slices (bridge, raw, raw_busy, bridge, ...), so all see the
+same machine. Prints ONE JSON line: per env count, bridge, raw and raw_busy round trips/s,
+env-steps/s, the ratios, and where a bridge round trip goes (the server's ``stats`` op: time in the
+envs' own ``step``/``reset``, i.e. the simulator, and the rest of the server's handling).
 """
 from __future__ import annotations
 
@@ -108,16 +114,21 @@ class BridgeLoop:
 
 
 class RawLoop:
-    def __init__(self, address: str, request: bytes, reply: bytes) -> None:
+    def __init__(self, address: str, request: bytes, reply: bytes, busy_us: float = 0.0) -> None:
         self.sock = zmq.Context.instance().socket(zmq.DEALER)
         self.sock.setsockopt(zmq.LINGER, 0)
         self.sock.connect(address)
         self.sock.send_multipart([b"set", reply])
         self.sock.recv()
+        # the echo server is one process for all raw sockets: each message says nothing of busy, so
+        # a busy loop gets its own server-side setting by sending it before each slice (see run)
+        self.busy_us = busy_us
         self.request = request
 
     def run(self, count: int) -> None:
         s, req = self.sock, self.request
+        s.send_multipart([b"busy", str(self.busy_us).encode()])
+        s.recv()
         for _ in range(count):
             s.send(req)
             s.recv()
@@ -153,12 +164,16 @@ def main() -> None:
             req, rep = b.sample()
             r = RawLoop(raw_addr, req, rep)
             r.run(200)
-            # calibrate a slice to ~seconds/rounds on the bridge side
-            t = timed(b, 200)
-            per = max(20, int(a.seconds / a.rounds / (t / 200)))
-            bt = rt = 0.0
-            env_s = handle_s = 0.0
             c = b.env.client
+            # calibrate a slice to ~seconds/rounds on the bridge side, and the envs' time per trip
+            s0 = c.request("stats")
+            t = timed(b, 200)
+            s1 = c.request("stats")
+            per = max(20, int(a.seconds / a.rounds / (t / 200)))
+            rb = RawLoop(raw_addr, req, rep, busy_us=(s1["env_s"] - s0["env_s"]) / 200 * 1e6)
+            rb.run(50)
+            bt = rt = rbt = 0.0
+            env_s = handle_s = 0.0
             for _ in range(a.rounds):
                 s0 = c.request("stats")
                 bt += timed(b, per)
@@ -166,6 +181,9 @@ def main() -> None:
                 env_s += s1["env_s"] - s0["env_s"]
                 handle_s += s1["handle_s"] - s0["handle_s"]
                 rt += timed(r, per)
+                # as busy as the envs were in this very slice
+                rb.busy_us = (s1["env_s"] - s0["env_s"]) / per * 1e6
+                rbt += timed(rb, per)
             trips = per * a.rounds
             results.append({
                 "envs": n,
@@ -174,14 +192,19 @@ def main() -> None:
                 "reply_bytes": len(rep),
                 "bridge_round_trips_per_s": round(trips / bt, 1),
                 "raw_round_trips_per_s": round(trips / rt, 1),
+                "raw_busy_round_trips_per_s": round(trips / rbt, 1),
                 "bridge_steps_per_s": round(trips * n / bt, 1),
                 "raw_steps_per_s": round(trips * n / rt, 1),
                 "bridge_over_raw": round(rt / bt, 3),
+                # the bridge against raw ZeroMQ whose server computes as long as the envs do
+                "bridge_over_raw_busy": round(rbt / bt, 3),
                 # where a bridge round trip goes: the envs' own step/reset calls (the simulator), the
                 # rest of the server's handling (decode, checks, encode), and everything else (wire, Python)
                 "us_per_trip": {
                     "total": round(bt / trips * 1e6, 1),
                     "raw_total": round(rt / trips * 1e6, 1),
+                    "raw_busy_total": round(rbt / trips * 1e6, 1),
+                    "raw_busy_cpu": round(env_s / trips * 1e6, 1),
                     "server_env": round(env_s / trips * 1e6, 1),
                     "server_bridge": round((handle_s - env_s) / trips * 1e6, 1),
                 },
@@ -189,6 +212,7 @@ def main() -> None:
                 "bridge_over_raw_plus_env": round((rt + env_s) / bt, 3),
             })
             r.close()
+            rb.close()
             b.close()
     finally:
         proc.terminate()
