@@ -96,6 +96,11 @@ interface Slot {
 }
 
 const packr = new Packr({ useRecords: false, variableMapSize: true });
+// msgpackr packs into one buffer, reply after reply, and allocates the next one (of the same size)
+// when fewer than 2 KB are left: with its default 8 KB, a 5 KB `step` reply needed a fresh buffer
+// (and a partial copy to a larger one) nearly every time. 1 MB buffers hold ~200 such replies.
+// Replies are views of these buffers, never overwritten (ZeroMQ sends them without a copy).
+packr.useBuffer(Buffer.allocUnsafeSlow(1 << 20));
 // 'auto': 64-bit integers beyond 2^53 arrive as bigint (seeds up to 2^64 keep their value); msgpackr supports it, its types do not list it
 const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'auto' as 'number' });
 
