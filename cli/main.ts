@@ -32,7 +32,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: "reruns a source document's published experiments and checks its findings (dmr, cosched, fairness, raijin)",
     load: async () => (await import('./reproduce.js')).command,
   },
-  malleable: { summary: 'a malleable workload (seed 002, DMR) under dmr or never: summary, jobs.csv, resizes.csv', load: async () => (await import('./malleable.js')).command },
+  malleable: {
+    summary: 'a malleable workload (seed 002, DMR) under dmr or never: summary, jobs.csv, resizes.csv',
+    load: async () => (await import('./malleable.js')).command,
+  },
   serve: { summary: 'the ZeroMQ bridge for Python clients', load: async () => (await import('./serve.js')).command },
 };
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../src/core/paths.js';
 
 /** The ```ts blocks of a markdown text. */
-export function tsBlocks(md: string): string[] {
+function tsBlocks(md: string): string[] {
   return [...md.matchAll(/```(?:ts|typescript)\n([\s\S]*?)```/g)].map((m) => m[1]!);
 }
 
