@@ -159,6 +159,8 @@ export class SlurmEngine {
   private readonly listeners: FinishListener[] = [];
   /** Cores per user running (for usage accrual). */
   private readonly userCores: Float64Array;
+  /** Cores x seconds per user run since the last `PriorityCalcPeriod` tick (folded into usage there). */
+  private readonly periodUsage: Float64Array;
   private lastAccrual = 0;
   private dirty = false;
   /** Whether the main scheduler is walking the queue (requeued jobs wait in `requeued`). */
@@ -179,6 +181,7 @@ export class SlurmEngine {
     this.config = { ...DEFAULT_SLURM, ...config, priority: { ...DEFAULT_SLURM.priority, ...config.priority } };
     this.fairShare = new FairShare(this.config.users);
     this.userCores = new Float64Array(this.config.users);
+    this.periodUsage = new Float64Array(this.config.users);
     this.free = Float64Array.from(platform.groupCores);
     this.maxQos = Math.max(1, ...this.config.qosPriorities);
     this.tier = Int32Array.from(platform.partitions, (p) => p.priorityTier);
@@ -351,6 +354,7 @@ export class SlurmEngine {
   private take(s: number, g: number): void {
     const J = this.jobs;
     this.free[g]! -= J.cores[s]!;
+    this.accrue(); // charge the time so far at the old core count before this job's cores count
     this.userCores[J.user[s]!]! += J.cores[s]!;
     if (this.nRunning === this.running.length) {
       const r = new Int32Array(this.running.length * 2);
@@ -466,12 +470,14 @@ export class SlurmEngine {
 
   // ---------------------------------------------------------------- priority
 
+  /** Adds cores x seconds since the last accrual to the current period's usage (`periodUsage`). */
   private accrue(): void {
     const dt = this.now - this.lastAccrual;
     if (dt <= 0) return;
     this.lastAccrual = this.now;
     const u = this.userCores;
-    for (let i = 0; i < u.length; i++) if (u[i]! > 0) this.fairShare.accrue(i, u[i]! * dt);
+    const p = this.periodUsage;
+    for (let i = 0; i < u.length; i++) if (u[i]! > 0) p[i]! += u[i]! * dt;
   }
 
   /** The multifactor priority of pending job `s` now. */
@@ -517,8 +523,15 @@ export class SlurmEngine {
 
   private priorityTick(): void {
     const c = this.config.priority;
+    // usage <- usage * 2^(-period / half-life) + cores x seconds run during the period (module comment
+    // of priority.ts): the old usage decays, the period's own usage is added undecayed.
     this.accrue();
     this.fairShare.decay(c.calcPeriod, c.decayHalfLife);
+    const p = this.periodUsage;
+    for (let i = 0; i < p.length; i++) {
+      if (p[i]! > 0) this.fairShare.accrue(i, p[i]!);
+      p[i] = 0;
+    }
     this.recomputePriorities();
     if (this.nRunning > 0 || this.pending.length > 0 || this.queue.size > 0) {
       this.prioScheduled = true;

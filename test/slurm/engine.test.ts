@@ -297,3 +297,23 @@ describe('job states', () => {
     expect(STATE_NAMES[JobState.OpSuspended]).toBe('op_suspended');
   });
 });
+
+describe('fair-share usage accounting', () => {
+  const noDecay: Partial<SlurmConfig> = { users: 1, backfill: false, priority: { decayHalfLife: 0, calcPeriod: 300 } as SlurmConfig['priority'] };
+  it('a job that starts mid-period is charged from its start, not from the last accrual (2 x 300 + 2 x 200 = 1000)', () => {
+    const e = new SlurmEngine(one(4), noDecay);
+    e.submit(job(1, 0, 2, 1000));
+    e.submit(job(2, 100, 2, 1000));
+    e.runUntil(300);
+    expect(e.fairShare.usage[0]).toBe(1000);
+  });
+
+  it('decay: usage <- usage * 2^(-period / half-life) + the period own usage (300, then 300 / 2 + 300 = 450)', () => {
+    const e = new SlurmEngine(one(4), { ...noDecay, priority: { decayHalfLife: 300, calcPeriod: 300 } as SlurmConfig['priority'] });
+    e.submit(job(1, 0, 1, 1000));
+    e.runUntil(300);
+    expect(e.fairShare.usage[0]).toBe(300);
+    e.runUntil(600);
+    expect(e.fairShare.usage[0]).toBe(450);
+  });
+});
