@@ -157,6 +157,11 @@ describe('native and SWF', () => {
     expect([...readNativeCsv(file('duration,submit,cpu,memory\n5,0,1,2\n'))]).toEqual([{ submit: 0, cpu: 1, memory: 2, duration: 5, user: 'default' }]);
     expect(() => [...readNativeCsv(file('submit,cpu,memory\n'))]).toThrow(/missing column "duration"/);
     expect(() => [...readNativeCsv(file('submit,cpu,memory,duration\n0,x,1,1\n'))]).toThrow(/:2: column cpu/);
+    // out-of-range values are refused with file and line, as in the JSON Lines reader (not later by the engine, without a line)
+    expect(() => [...readNativeCsv(file('submit,cpu,memory,duration\n0,1,1,1\n5,0,1,10\n'))]).toThrow(/:3: column cpu: expected a number > 0, found 0/);
+    expect(() => [...readNativeCsv(file('submit,cpu,memory,duration\n-1,1,1,1\n'))]).toThrow(/:2: column submit: expected a number >= 0/);
+    expect(() => [...readNativeCsv(file('submit,cpu,memory,duration\n0,1,-2,1\n'))]).toThrow(/:2: column memory/);
+    expect(() => [...readNativeCsv(file('submit,cpu,memory,duration\n0,1,2,-1\n'))]).toThrow(/:2: column duration/);
   });
 
   it('native JSON Lines with zod', () => {

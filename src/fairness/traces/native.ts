@@ -3,7 +3,8 @@
  *
  * - **CSV** with a header naming the columns (any order, extra columns ignored):
  *   `submit,cpu,memory,duration,user` — `submit` and `duration` in seconds, `cpu` in cores,
- *   `memory` in the hosts' units, `user` a name (optional column, default `default`). This is
+ *   `memory` in the hosts' units, `user` a name (optional column, default `default`); `cpu > 0`,
+ *   `submit`, `memory` and `duration` `>= 0` (as in the JSON Lines schema). This is
  *   what `clustergym convert` writes and what `convert --sort` sorts (key `submit`).
  * - **JSON Lines**: one object per line, `{"submit": 0, "cpu": 2, "memory": 4, "duration": 30,
  *   "user": "alice"}` (`user` optional), checked with zod; blank lines and `#` comments skipped.
@@ -54,6 +55,10 @@ export function* readNativeCsv(file: string, summary: ReadSummary = newSummary()
     };
     for (const k of ['submit', 'cpu', 'memory', 'duration'] as const) {
       if (!Number.isFinite(task[k])) throw new InputError(`${file}:${lineNo}: column ${k}: expected a number, found ${JSON.stringify(f[cols[k]!] ?? '')}`);
+      // the same bounds as the JSON Lines schema: cpu > 0, the others >= 0
+      if (k === 'cpu' ? !(task.cpu > 0) : task[k] < 0) {
+        throw new InputError(`${file}:${lineNo}: column ${k}: expected a number ${k === 'cpu' ? '> 0' : '>= 0'}, found ${task[k]}`);
+      }
     }
     summary.produced++;
     yield task;
