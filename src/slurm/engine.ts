@@ -28,7 +28,7 @@
  * then priority, submit time, id; at most `queueDepth` jobs, Slurm's `default_queue_depth` = 100) and
  * starts each that fits; once a job of a partition is left pending, no other job of that partition is
  * started. The *backfill scheduler* (`sched/backfill`) runs every `bfInterval` s (default 30) when jobs
- * pend: it builds the free-core profile of each group over `bfWindow` (default 1440 min) at `bfResolution`
+ * pend (after the main scheduler, once every other event of that instant is handled): it builds the free-core profile of each group over `bfWindow` (default 1440 min) at `bfResolution`
  * (default 60 s) from the time limits of running jobs, walks up to `bfMaxJobTest` pending jobs (default
  * 100) in priority order, starts a job now if it fits from now for its whole time limit without touching
  * the reservations already made, and otherwise reserves its earliest start within the window (a job whose
@@ -167,6 +167,9 @@ export class SlurmEngine {
   private walking = false;
   private requeued: number[] = [];
   private bfScheduled = false;
+  /** A backfill pass / priority tick fell due at this instant: run after the instant's other events. */
+  private bfDue = false;
+  private prioDue = false;
   private prioScheduled = false;
   private readonly maxQos: number;
   private readonly tier: Int32Array;
@@ -267,9 +270,22 @@ export class SlurmEngine {
       const time = this.queue.peekTime();
       this.now = time;
       while (this.queue.size > 0 && this.queue.peekTime() === time) this.handle(this.queue.pop());
+      // the periodic passes see the instant's state after all its events (not only those pushed before them)
+      if (this.prioDue) {
+        this.prioDue = false;
+        this.priorityTick();
+      }
       if (this.dirty) {
         this.dirty = false;
         this.schedule();
+      }
+      if (this.bfDue) {
+        this.bfDue = false;
+        this.backfillPass();
+        if (this.dirty) {
+          this.dirty = false;
+          this.schedule();
+        }
       }
     }
     if (Number.isFinite(t) && t > this.now) this.now = t;
@@ -284,11 +300,11 @@ export class SlurmEngine {
     switch (type) {
       case BACKFILL:
         this.bfScheduled = false;
-        this.backfillPass();
+        this.bfDue = true;
         return;
       case PRIO:
         this.prioScheduled = false;
-        this.priorityTick();
+        this.prioDue = true;
         return;
     }
     if (this.jobs.ver[s] !== ver) return; // stale

@@ -317,3 +317,14 @@ describe('fair-share usage accounting', () => {
     expect(e.fairShare.usage[0]).toBe(450);
   });
 });
+
+describe('periodic passes at an instant with other events', () => {
+  it('a backfill pass due at 30 sees the job ending at 30, whatever the push order: L backfills at 30, not 60', () => {
+    // R (2 cores to 1000) and A (2 cores to 30) run; H (4 cores) waits for R; L (2 cores, 100 s) fits before H.
+    // The pass at 30 was pushed (at R's arrival) before A's end event.
+    const r = run(one(4), [job(1, 0, 2, 1000), job(2, 0, 2, 30), job(3, 0, 4, 100), job(4, 0, 2, 100)], fifo);
+    expect(r.get(2)).toMatchObject({ start: 0, end: 30 });
+    expect(r.get(4)).toMatchObject({ start: 30, end: 130 });
+    expect(r.get(3)).toMatchObject({ start: 1000, end: 1100 });
+  });
+});
