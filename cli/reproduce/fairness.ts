@@ -17,7 +17,9 @@ export const reproduceCommand = defineExperiment(
   defineFlags({
     ...REPRODUCE_FLAGS,
     scale: { value: 'N', schema: int({ gte: 1, lte: 1000 }), default: 10, help: 'cluster size: 2N hosts of 16 cores/64 memory and N of 16 cores/48 memory' },
-    interval: { value: 'S', schema: num({ gt: 0 }), default: 100, help: 'monitor interval of the dominant-share charts (s)' },
+    // at least 1 s: the charts hold one row per interval over a makespan of about 10^4 s per run (a tiny
+    // interval such as 1e-300 ran the process out of memory instead of refusing the flag)
+    interval: { value: 'S', schema: num({ gte: 1 }), default: 100, help: 'monitor interval of the dominant-share charts (s, >= 1)' },
     'speed-tasks': { value: 'N', schema: int({ gte: 0, lte: 50_000_000 }), default: 200_000, help: 'independent tasks of the §5.1 speed run (0: skip it)' },
   }),
   {

@@ -36,6 +36,11 @@ describe('clustergym reproduce fairness', () => {
     const bad = run(['reproduce', 'fairness', '--scale', '0']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--scale/);
+    // a tiny monitor interval is refused by name (it used to exhaust the heap: one chart row per interval)
+    const tiny = run(['reproduce', 'fairness', '--speed-tasks', '0', '--interval', '1e-300']);
+    expect(tiny.status).toBe(2);
+    expect(tiny.stderr).toMatch(/--interval/);
+    expect(tiny.stderr).not.toMatch(/heap|at .*\.js/);
   }, 60_000);
 });
 
