@@ -169,6 +169,10 @@ export class MalleableSim {
   private readonly cost: ResizeCost;
   private readonly recordTimeline: boolean;
   private queue: number[] = [];
+  /** `queuedSizes()` cached until the queue changes (a point asks for it; rebuilding it per point is O(queue)). */
+  private sizesCache: number[] | null = null;
+  /** Jobs running or resizing (indices), so that scheduling walks at most `nodes` jobs, not the workload. */
+  private active: number[] = [];
   private free: number;
   private running = 0;
   private now = 0;
@@ -201,7 +205,7 @@ export class MalleableSim {
     this.recordTimeline = options.timeline ?? false;
     this.queuePointsOn = options.queuePoints ?? false;
     this.jobs = workload.jobs.map((j) => new JobState(j));
-    this.t0 = workload.jobs.length > 0 ? Math.min(...workload.jobs.map((j) => j.subtime)) : 0;
+    this.t0 = workload.jobs.reduce((m, j) => Math.min(m, j.subtime), workload.jobs.length > 0 ? Infinity : 0);
     this.now = this.t0;
     this.lastT = this.t0;
     this.jobs.forEach((j, i) => {
@@ -291,9 +295,14 @@ export class MalleableSim {
     return this.queue.length > 0 ? this.jobs[this.queue[0]!]!.job : null;
   }
 
-  /** Sizes of the queued jobs in priority order. */
+  /** Sizes of the queued jobs in priority order (a copy). */
   queuedSizes(): number[] {
-    return this.queue.map((i) => this.jobs[i]!.job.nodes);
+    return [...this.cachedSizes()];
+  }
+
+  private cachedSizes(): readonly number[] {
+    this.sizesCache ??= this.queue.map((i) => this.jobs[i]!.job.nodes);
+    return this.sizesCache;
   }
 
   /** What a policy sees at the pending point (throws without one). */
@@ -305,7 +314,7 @@ export class MalleableSim {
       free: this.free,
       size: s.size,
       spec: s.job.malleable!,
-      queue: this.queuedSizes(),
+      queue: this.cachedSizes(),
       kind: this.pendingQueue ? 'queue' : 'point',
     };
   }
@@ -328,6 +337,7 @@ export class MalleableSim {
       if (ev.kind === ARRIVE) {
         s.state = QUEUED;
         this.queue.push(ev.job);
+        this.sizesCache = null;
         this.schedule();
       } else if (ev.kind === POINT) {
         s.stepsDone += s.segSteps;
@@ -355,6 +365,7 @@ export class MalleableSim {
         s.state = DONE;
         s.finish = this.now;
         this.running--;
+        this.removeActive(ev.job);
         this.done++;
         this.schedule();
       }
@@ -403,6 +414,7 @@ export class MalleableSim {
     if (promote > 0) {
       const [j] = this.queue.splice(promote, 1);
       this.queue.unshift(j!);
+      this.sizesCache = null;
     }
     const expand = size > cur;
     const c = expand ? this.cost.expand : this.cost.shrink;
@@ -434,7 +446,7 @@ export class MalleableSim {
 
   /**
    * Sets a queue point pending when the module comment's condition holds (returns whether it did).
-   * Walks the jobs like the EASY reservation does; only when the head does not fit.
+   * Walks the running jobs like the EASY reservation does; only when the head does not fit.
    */
   private offerQueuePoint(): boolean {
     if (this.queue.length === 0) return false;
@@ -449,7 +461,7 @@ export class MalleableSim {
     let potential = 0;
     let best = -1;
     let bestAt = Infinity;
-    for (let i = 0; i < this.jobs.length; i++) {
+    for (const i of this.active) {
       const s = this.jobs[i]!;
       if (s.state === RESIZING) {
         if (s.target < s.size) pledged += s.size - s.target;
@@ -464,7 +476,7 @@ export class MalleableSim {
       const smallest = allowedSizes(s.job.malleable)[0]!;
       if (smallest >= s.size) continue;
       potential += s.size - smallest;
-      if (s.nextPoint < bestAt) {
+      if (s.nextPoint < bestAt || (s.nextPoint === bestAt && i < best)) {
         best = i;
         bestAt = s.nextPoint;
       }
@@ -569,11 +581,17 @@ export class MalleableSim {
     }
   }
 
+  private removeActive(i: number): void {
+    const at = this.active.indexOf(i);
+    if (at >= 0) this.active.splice(at, 1);
+  }
+
   private startJob(i: number): void {
     const s = this.jobs[i]!;
     s.state = RUNNING;
     s.start = this.now;
     this.running++;
+    this.active.push(i);
     s.sizeSince = this.now;
     this.setSize(s, s.job.nodes);
     this.segment(i, this.now, true);
@@ -582,6 +600,7 @@ export class MalleableSim {
   /** FCFS + EASY backfilling over the queue (module comment). */
   private schedule(): void {
     const q = this.queue;
+    this.sizesCache = null;
     let h = 0;
     while (h < q.length && this.jobs[q[h]!]!.job.nodes <= this.free) this.startJob(q[h++]!);
     if (h > 0) q.splice(0, h);
@@ -589,7 +608,8 @@ export class MalleableSim {
     // reservation for the head
     const need = this.jobs[q[0]!]!.job.nodes;
     const releases: [number, number][] = [];
-    for (const s of this.jobs) {
+    for (const a of this.active) {
+      const s = this.jobs[a]!;
       if (s.state === RUNNING) releases.push([s.estEnd, s.size]);
       else if (s.state === RESIZING) {
         releases.push([s.estEnd, s.target]);
@@ -600,11 +620,10 @@ export class MalleableSim {
     let avail = this.free;
     let shadow = Infinity;
     for (const [t, n] of releases) {
+      // every release at the shadow time counts towards the extra nodes, whatever their order
+      if (avail >= need && t > shadow) break;
       avail += n;
-      if (avail >= need) {
-        shadow = t;
-        break;
-      }
+      if (avail >= need && shadow === Infinity) shadow = t;
     }
     let extra = avail - need;
     const keep: number[] = [q[0]!];

@@ -201,3 +201,30 @@ describe('properties on random workloads', () => {
     );
   });
 });
+
+describe('EASY reservation with releases tied at the shadow time', () => {
+  // 10 nodes. A and B (4 nodes each, 1 step of 400/4 = 100 s) start at 0, 2 nodes free.
+  // H (6 nodes) arrives at 1 and waits: shadow time 100, when A and B both end: 2 + 4 + 4 = 10
+  // nodes, H takes 6, 4 are extra. C (2 nodes, 1,000 s) arrives at 2: it fits the free nodes and
+  // the extra ones, so it backfills at 2 without delaying H (H still starts at 100).
+  // Counting only the first release at 100 (4 + 2 = 6 = H's need) would give 0 extra nodes and keep
+  // C waiting until H ends: the result would depend on which of A and B comes first in the job list.
+  const app: AppModel = { name: 'lin400', t1: 400, serial: 0 };
+  const long: AppModel = { name: 'lin2000', t1: 2000, serial: 0 };
+  const w: MWorkload = {
+    nodes: 10,
+    jobs: [
+      { id: 'A', subtime: 0, app, steps: 1, nodes: 4, malleable: null },
+      { id: 'B', subtime: 0, app, steps: 1, nodes: 4, malleable: null },
+      { id: 'H', subtime: 1, app, steps: 1, nodes: 6, malleable: null },
+      { id: 'C', subtime: 2, app: long, steps: 1, nodes: 2, malleable: null },
+    ],
+  };
+  it('counts every release at the shadow time as extra nodes', () => {
+    const r = simulate(w, neverPolicy);
+    const by = Object.fromEntries(r.jobs.map((j) => [j.id, j]));
+    expect(by.H!.start).toBe(100);
+    expect(by.C!.start).toBe(2);
+    expect(by.C!.finish).toBe(1002);
+  });
+});
