@@ -35,6 +35,14 @@ describe('reproduce dmr', () => {
     const m = report.runs[0].malleable;
     expect(m.resize_time).toBeCloseTo(2 * m.expands + 3 * m.shrinks, 6);
   });
+  it('--jobs outside 50..10000 is an input error naming the flag (below 50 the findings are not the paper regime; above, minutes)', () => {
+    for (const bad of ['3', '49,100', '10001']) {
+      const r = cli(['reproduce', 'dmr', '--jobs', bad]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/--jobs/);
+      expect(r.stderr).toMatch(/between 50/);
+    }
+  });
   it('a bad --jobs is an input error', () => {
     const r = cli(['reproduce', 'dmr', '--jobs', '50,x']);
     expect(r.code).toBe(2);
