@@ -21,7 +21,12 @@ import { defineCommand, defineFlags, formatTable, int, num, oneOf, text } from '
 /** The flags of `malleable`. */
 export const flags = defineFlags({
   workload: { value: 'FILE', schema: text(true), help: "a malleable workload file (default: the paper's workload, --jobs and --seed)" },
-  jobs: { value: 'N', schema: int({ gte: 1 }), default: 50, help: "jobs of the paper's workload" },
+  jobs: {
+    value: 'N',
+    schema: int({ gte: 1, lte: 10_000 }),
+    default: 50,
+    help: "jobs of the paper's workload (at most 10,000: the queue saturates and EASY walks it at every event)",
+  },
   seed: { value: 'N', schema: int({ gte: 0 }), default: 1, help: "seed of the paper's workload" },
   policy: { schema: oneOf(['dmr', 'never'] as const), default: 'dmr' as const, help: 'reconfiguration policy' },
   rigid: { help: 'every job rigid at its submission size (max): the fixed workload' },

@@ -58,4 +58,9 @@ describe('clustergym malleable', () => {
     expect(r.stderr).toContain('bad.json: $.jobs[0].malleable: max (24) must be pref (8)');
     expect(cli(['malleable', '--policy', 'greedy']).code).toBe(2);
   });
+  it('--jobs above 10,000 is an input error naming the flag (a million jobs ran for minutes)', () => {
+    const r = cli(['malleable', '--jobs', '1000000']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--jobs/);
+  });
 });
