@@ -24,6 +24,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { InputError } from '../core/errors.js';
 import { type Finding, type ReproduceReport, finding } from '../report/findings.js';
 import type { SlurmConfig } from './engine.js';
 import { RAIJIN_PLATFORM, SlurmPlatform, loadSlurmPlatform } from './platform.js';
@@ -70,7 +71,16 @@ const r4 = (v: number) => Math.round(v * 1e4) / 1e4;
 export function runRaijinExperiment(o: RaijinExperimentOptions, log: (line: string) => void = () => {}): RaijinReport {
   const t0 = performance.now();
   const platform = o.platform ? loadSlurmPlatform(o.platform) : new SlurmPlatform(RAIJIN_PLATFORM);
-  const maxRestCores = Math.min(DEFAULT_RAIJIN_WORKLOAD.maxRestCores, Math.max(...platform.groupCores));
+  // jobs go to the first partition: its largest group must hold Table 4.1's largest named size
+  const part0 = platform.partitions[0]!;
+  const groupMax = Math.max(...part0.groups.map((g) => platform.groupCores[g]!));
+  const needed = Math.max(...TABLE_4_1.map(([n]) => n));
+  if (groupMax < needed)
+    throw new InputError(
+      `partition ${JSON.stringify(part0.name)}'s largest node group has ${groupMax} cores; the Raijin-like workload needs ${needed} (Table 4.1's largest named job size)`,
+      o.platform ?? '--platform',
+    );
+  const maxRestCores = Math.min(DEFAULT_RAIJIN_WORKLOAD.maxRestCores, groupMax);
   const maxTime = Math.min(DEFAULT_RAIJIN_WORKLOAD.maxTime, platform.partitions[0]!.maxTime);
   const factors = shrinkFactors(o.shrink);
   const warmup = o.warmup ?? Math.min(10_000, Math.floor(o.jobs / 100));

@@ -26,6 +26,19 @@ describe('reproduce raijin on a platform file', () => {
     expect(file.partitions).toEqual(built.partitions);
   });
 
+  it('a machine whose first partition cannot hold a 64-core job is an input error naming the file, not a job error', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'slurm-exp-'));
+    try {
+      const f = join(dir, 'tiny.json');
+      writeFileSync(f, JSON.stringify({ groups: [{ name: 'g', count: 3, cores: 16 }], partitions: [{ name: 'p', groups: ['g'] }] }));
+      expect(() => runRaijinExperiment({ jobs: 1000, seed: 2, shrink: '100:50:50', group: 10, load: 0.8, platform: f })).toThrow(
+        `${f}: partition "p"'s largest node group has 48 cores; the Raijin-like workload needs 64`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a smaller machine (200 x 16 cores): the workload scales to it and the findings hold', () => {
     const dir = mkdtempSync(join(tmpdir(), 'slurm-exp-'));
     try {
