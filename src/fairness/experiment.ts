@@ -15,7 +15,9 @@
  * f = 1). "Производились замеры средней утилизации кластера от момента полной загрузки кластера
  * до момента, когда у какого-либо пользователя заканчивались задачи": the window runs from the
  * end of the first scheduling pass at t = 0 (the cluster is then as full as the scheduler makes
- * it) to the first time a user has no task left to start; utilisation is the time average of
+ * it) to the first time a user has no task left to start (when that happens in the first pass, on
+ * a cluster large enough for all of a user's tasks, the window is empty and the run reports the
+ * loads and shares at the end of that pass, `windowEnd` 0); utilisation is the time average of
  * `(cpu load + memory load) / 2` over it (both loads are reported), and each user's mean
  * dominant share is averaged over the same window.
  *
@@ -102,7 +104,7 @@ export interface FairnessRun {
   meanDominantShare: Record<string, number>;
   /** Jain's index of the mean dominant shares. */
   jain: number;
-  /** max / min of the mean dominant shares. */
+  /** max / min of the mean dominant shares (`shareRatio`: Infinity when a user got nothing, never NaN). */
   shareRatio: number;
   /** The least-served user over the window and its share. */
   leastServed: string;
@@ -138,8 +140,18 @@ export function runFairness(scheduler: FairScheduler | number, opts: FairnessRun
   let windowEnd = 0;
   let firstOut = '';
   let result: number[] = [];
+  // a user whose last task starts in the first pass at t = 0: the window is empty
+  let outAtZero = -1;
+  const closeEmpty = () => {
+    // the state at the end of the first pass (the signals' last values, all set at t = 0)
+    result = window.flush(0);
+    closed = true;
+    windowEnd = 0;
+    firstOut = users.names[outAtZero]!;
+  };
   const update = (task: FairTask, now: number) => {
     if (closed) return;
+    if (outAtZero >= 0 && now > 0) return closeEmpty();
     window.set(0, now, hosts.usedCpu / hosts.totalCpu);
     window.set(1, now, hosts.usedMem / hosts.totalMem);
     window.set(2 + task.user, now, users.dominantShare(task.user));
@@ -148,7 +160,9 @@ export function runFairness(scheduler: FairScheduler | number, opts: FairnessRun
     onStart(task, now) {
       update(task, now);
       // every task is queued at 0: a user whose queue empties has no task left
-      if (!closed && now > 0 && engine.waiting.waitingOf(task.user) === 0) close(task.user, now);
+      if (closed || engine.waiting.waitingOf(task.user) > 0) return;
+      if (now > 0) close(task.user, now);
+      else if (outAtZero < 0) outAtZero = task.user;
     },
     onEnd: update,
   });
@@ -160,11 +174,9 @@ export function runFairness(scheduler: FairScheduler | number, opts: FairnessRun
     firstOut = users.names[u]!;
   }
   engine.run();
-  if (!closed) {
-    // every user ran out during the first pass (a tiny workload): the window is empty
-    result = window.flush(0);
-    windowEnd = 0;
-  }
+  // every task is queued at 0 and runs at least 1 s, so a user runs out either after t = 0
+  // (`close`) or in the first pass (then the first event after it closes the empty window)
+  if (!closed) throw new Error('fairness run: no user ran out of tasks');
   const meanDominantShare: Record<string, number> = {};
   const shares: number[] = [];
   for (let u = 0; u < nu; u++) {
@@ -187,13 +199,21 @@ export function runFairness(scheduler: FairScheduler | number, opts: FairnessRun
     makespan: engine.stats.end,
     meanDominantShare,
     jain: jainIndex(shares),
-    shareRatio: Math.max(...shares) / Math.min(...shares),
+    shareRatio: shareRatio(shares),
     leastServed: users.names[least]!,
     leastShare: shares[least]!,
     users: users.names.slice(),
   };
   if (monitor) run.rows = monitor.rows;
   return run;
+}
+
+/** max / min of the shares: Infinity when some user has 0 and another more, 1 when all are 0 (never NaN). */
+export function shareRatio(shares: readonly number[]): number {
+  const max = Math.max(...shares);
+  const min = Math.min(...shares);
+  if (max <= 0) return 1;
+  return min > 0 ? max / min : Number.POSITIVE_INFINITY;
 }
 
 /** f = 0, 0.1, ..., 1 (exact decimals). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fairnessFindings, fairnessSweep, runFairness, speedExperiment, TABLE_5_1 } from '../../src/fairness/experiment.js';
+import { fairnessFindings, fairnessSweep, runFairness, shareRatio, speedExperiment, TABLE_5_1 } from '../../src/fairness/experiment.js';
 import { drf } from '../../src/fairness/schedulers.js';
 
 describe('§5.2 fairness findings hold for several seeds', () => {
@@ -32,6 +32,30 @@ describe('fairness runs', () => {
     const r = runFairness(0.8, { seed: 1, interval: 100, taskScale: 0.1 });
     expect(r.rows!.length).toBeGreaterThan(3);
     expect(r.rows![0]!.shares).toHaveLength(10);
+  });
+
+  it('a user running out in the first pass gives an empty window with the loads of that pass, no NaN', () => {
+    // 1 task per user (taskScale 0.0001) on 30 hosts: every task starts at t = 0, user0's (the
+    // first started) empties its queue first; before the fix the window was read at the end of
+    // the run (utilisation 0, first_out '', share ratio NaN)
+    const r = runFairness(1, { seed: 1, taskScale: 0.0001 });
+    expect(r.windowEnd).toBe(0);
+    expect(r.firstOut).toBe('user0');
+    // Table 5.1's one task each: 36 cores of 480, 64 memory of 1,760
+    expect(r.cpu).toBeCloseTo(36 / 480, 12);
+    expect(r.memory).toBeCloseTo(64 / 1760, 12);
+    expect(r.meanDominantShare.user9).toBeCloseTo(10 / 480, 12);
+    expect(Number.isFinite(r.shareRatio)).toBe(true);
+    // a larger workload where one user still runs out at t = 0 (user0..: 15 tasks each fit at once)
+    const s = runFairness(0.5, { seed: 2, taskScale: 0.01 });
+    expect(s.windowEnd).toBe(0);
+    expect(s.utilisation).toBeGreaterThan(0);
+  });
+
+  it('shareRatio never gives NaN', () => {
+    expect(shareRatio([0, 0])).toBe(1);
+    expect(shareRatio([0, 0.2])).toBe(Number.POSITIVE_INFINITY);
+    expect(shareRatio([0.1, 0.2])).toBeCloseTo(2, 12);
   });
 
   it('speed experiment runs every task', () => {
