@@ -36,6 +36,15 @@ describe('clustergym reproduce fairness', () => {
     const bad = run(['reproduce', 'fairness', '--scale', '0']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--scale/);
+    // scales where the findings do not hold (1, 2, 5: too few hosts; 500: most of the workload fits
+    // at once) are refused by name rather than reported as failed findings; 6 is the smallest allowed
+    for (const sc of ['5', '201']) {
+      const r5 = run(['reproduce', 'fairness', '--speed-tasks', '0', '--scale', sc]);
+      expect(r5.status, sc).toBe(2);
+      expect(r5.stderr).toMatch(/--scale: expected an integer in \[6, 200\]/);
+    }
+    const smallest = run(['reproduce', 'fairness', '--speed-tasks', '0', '--scale', '6', '--seed', '0']);
+    expect(smallest.status, smallest.stdout).toBe(0);
     // a tiny monitor interval is refused by name (it used to exhaust the heap: one chart row per interval)
     const tiny = run(['reproduce', 'fairness', '--speed-tasks', '0', '--interval', '1e-300']);
     expect(tiny.status).toBe(2);
