@@ -237,7 +237,7 @@ export class MalleableEnv extends EpisodeEnv<Float32Array, MalleableInfo> {
     o[7] = clip(p.queue.length / 100);
     o[8] = clip(sim.runningJobs / n);
     o[9] = clip((p.queue[0] ?? 0) / n);
-    o[10] = clip(p.queue.reduce((a, b) => a + b, 0) / (10 * n));
+    o[10] = clip(sim.queuedNodes / (10 * n));
     this.mask[0] = 1;
     for (let i = 0; i < this.sizes.length && i < this.k; i++) {
       const s = this.sizes[i]!;

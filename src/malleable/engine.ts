@@ -171,6 +171,7 @@ export class MalleableSim {
   private queue: number[] = [];
   /** `queuedSizes()` cached until the queue changes (a point asks for it; rebuilding it per point is O(queue)). */
   private sizesCache: number[] | null = null;
+  private sizesSum = 0;
   /** Jobs running or resizing (indices), so that scheduling walks at most `nodes` jobs, not the workload. */
   private active: number[] = [];
   private free: number;
@@ -300,8 +301,17 @@ export class MalleableSim {
     return [...this.cachedSizes()];
   }
 
+  /** Nodes the queued jobs request, summed (cached with the sizes). */
+  get queuedNodes(): number {
+    this.cachedSizes();
+    return this.sizesSum;
+  }
+
   private cachedSizes(): readonly number[] {
-    this.sizesCache ??= this.queue.map((i) => this.jobs[i]!.job.nodes);
+    if (this.sizesCache === null) {
+      this.sizesCache = this.queue.map((i) => this.jobs[i]!.job.nodes);
+      this.sizesSum = this.sizesCache.reduce((a, b) => a + b, 0);
+    }
     return this.sizesCache;
   }
 

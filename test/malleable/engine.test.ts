@@ -228,3 +228,28 @@ describe('EASY reservation with releases tied at the shadow time', () => {
     expect(by.C!.finish).toBe(1002);
   });
 });
+
+describe('the queue a point sees is the current queue', () => {
+  // context().queue and queuedNodes are cached until the queue changes: at every point they must
+  // agree with the uncached queue length and head (arrivals, starts, backfills, §4.3 promotions).
+  it('on the paper workload (and without pref) under dmr, with and without queue points', async () => {
+    const { paperWorkload } = await import('../../src/malleable/workload.js');
+    for (const seed of [5, 9, 14]) {
+      for (const queuePoints of [false, true]) {
+        // without pref, §4.3's shrinks promote queued jobs
+        const w = paperWorkload({ jobs: 60, seed });
+        const noPref = { ...w, jobs: w.jobs.map((j) => ({ ...j, malleable: j.malleable && { ...j.malleable, pref: null } })) };
+        const sim = new MalleableSim(seed === 5 ? w : noPref, { queuePoints });
+        let points = 0;
+        for (let p = sim.next(); p !== null; p = sim.next()) {
+          expect(p.queue.length).toBe(sim.queueLength);
+          expect(p.queue[0] ?? null).toBe(sim.headJob?.nodes ?? null);
+          expect(sim.queuedNodes).toBe(p.queue.reduce((a, b) => a + b, 0));
+          points++;
+          sim.decideWith(dmrPolicy);
+        }
+        expect(points).toBeGreaterThan(100);
+      }
+    }
+  });
+});
