@@ -159,6 +159,10 @@ export class SlurmEngine {
   private readonly listeners: FinishListener[] = [];
   /** Cores per user running (for usage accrual). */
   private readonly userCores: Float64Array;
+  /** Users with cores running (dense list and each user's position in it, -1 when absent). */
+  private readonly activeUsers: Int32Array;
+  private readonly activePos: Int32Array;
+  private nActive = 0;
   /** Cores x seconds per user run since the last `PriorityCalcPeriod` tick (folded into usage there). */
   private readonly periodUsage: Float64Array;
   private lastAccrual = 0;
@@ -184,6 +188,8 @@ export class SlurmEngine {
     this.config = { ...DEFAULT_SLURM, ...config, priority: { ...DEFAULT_SLURM.priority, ...config.priority } };
     this.fairShare = new FairShare(this.config.users);
     this.userCores = new Float64Array(this.config.users);
+    this.activeUsers = new Int32Array(this.config.users);
+    this.activePos = new Int32Array(this.config.users).fill(-1);
     this.periodUsage = new Float64Array(this.config.users);
     this.free = Float64Array.from(platform.groupCores);
     this.maxQos = Math.max(1, ...this.config.qosPriorities);
@@ -371,7 +377,7 @@ export class SlurmEngine {
     const J = this.jobs;
     this.free[g]! -= J.cores[s]!;
     this.accrue(); // charge the time so far at the old core count before this job's cores count
-    this.userCores[J.user[s]!]! += J.cores[s]!;
+    this.addUserCores(J.user[s]!, J.cores[s]!);
     if (this.nRunning === this.running.length) {
       const r = new Int32Array(this.running.length * 2);
       r.set(this.running);
@@ -386,7 +392,7 @@ export class SlurmEngine {
     const g = J.group[s]!;
     this.free[g]! += J.cores[s]!;
     this.accrue();
-    this.userCores[J.user[s]!]! -= J.cores[s]!;
+    this.addUserCores(J.user[s]!, -J.cores[s]!);
     const i = J.runPos[s]!;
     const last = this.running[--this.nRunning]!;
     this.running[i] = last;
@@ -423,7 +429,7 @@ export class SlurmEngine {
     const J = this.jobs;
     this.stopStretch(s);
     this.accrue();
-    this.userCores[J.user[s]!]! -= J.cores[s]!;
+    this.addUserCores(J.user[s]!, -J.cores[s]!);
     J.opDone[s] = 1;
     J.state[s] = JobState.OpSuspended;
     J.suspendedAt[s] = this.now;
@@ -437,7 +443,7 @@ export class SlurmEngine {
     J.closePeriod(s, this.now);
     J.state[s] = JobState.Running;
     this.accrue();
-    this.userCores[J.user[s]!]! += J.cores[s]!;
+    this.addUserCores(J.user[s]!, J.cores[s]!);
     J.lastResume[s] = this.now;
     J.ver[s] = (J.ver[s]! + 1) & 0xfffff;
     this.push(this.now + Math.min(J.runTime[s]!, J.timeLimit[s]!) - J.executed[s]!, END, s);
@@ -493,7 +499,28 @@ export class SlurmEngine {
     this.lastAccrual = this.now;
     const u = this.userCores;
     const p = this.periodUsage;
-    for (let i = 0; i < u.length; i++) if (u[i]! > 0) p[i]! += u[i]! * dt;
+    const a = this.activeUsers;
+    for (let k = 0; k < this.nActive; k++) {
+      const i = a[k]!;
+      p[i]! += u[i]! * dt;
+    }
+  }
+
+  /** Changes user `u`'s running cores by `delta`, keeping the list of users with cores (accrual walks only them). */
+  private addUserCores(u: number, delta: number): void {
+    const before = this.userCores[u]!;
+    const after = before + delta;
+    this.userCores[u] = after;
+    if (before <= 0 && after > 0) {
+      this.activePos[u] = this.nActive;
+      this.activeUsers[this.nActive++] = u;
+    } else if (before > 0 && after <= 0) {
+      const i = this.activePos[u]!;
+      const last = this.activeUsers[--this.nActive]!;
+      this.activeUsers[i] = last;
+      this.activePos[last] = i;
+      this.activePos[u] = -1;
+    }
   }
 
   /** The multifactor priority of pending job `s` now. */

@@ -101,6 +101,7 @@ export class FairShare {
   readonly usage: Float64Array;
   readonly shares: Float64Array;
   private totalShares: number;
+  private total = 0;
 
   constructor(users: number, shares?: ArrayLike<number>) {
     this.usage = new Float64Array(users);
@@ -111,6 +112,7 @@ export class FairShare {
   /** Adds `coreSeconds` of usage to user `u`. */
   accrue(u: number, coreSeconds: number): void {
     this.usage[u]! += coreSeconds;
+    this.total += coreSeconds;
   }
 
   /** Decays every user's usage over `dt` seconds with half-life `halfLife` (0: no decay). */
@@ -118,14 +120,14 @@ export class FairShare {
     if (halfLife <= 0 || dt <= 0) return;
     const k = 2 ** (-dt / halfLife);
     const u = this.usage;
-    for (let i = 0; i < u.length; i++) u[i]! *= k;
+    let t = 0;
+    for (let i = 0; i < u.length; i++) t += u[i]! *= k;
+    this.total = t;
   }
 
-  /** Sum of usage. */
+  /** Sum of usage (kept up to date by `accrue` and `decay`, so O(1)). */
   totalUsage(): number {
-    let s = 0;
-    for (const x of this.usage) s += x;
-    return s;
+    return this.total;
   }
 
   /** Fair-share factor of user `u`, given the total usage (pass `totalUsage()`, computed once). */

@@ -28,6 +28,20 @@ describe('multifactor factors (Slurm priority_multifactor)', () => {
     expect(p).toBe(8821);
   });
 
+  it('the kept total usage equals the sum over users after accruals and decays', () => {
+    const fs = new FairShare(3);
+    expect(fs.totalUsage()).toBe(0);
+    fs.accrue(2, 40);
+    fs.decay(5, 10);
+    fs.accrue(0, 7);
+    fs.decay(0, 10); // no time: no change
+    expect(fs.totalUsage()).toBeCloseTo(40 * 2 ** -0.5 + 7, 12);
+    expect(fs.totalUsage()).toBeCloseTo(
+      Array.from(fs.usage).reduce((a, b) => a + b, 0),
+      12,
+    );
+  });
+
   it('usage decays with the half-life and normalises over users', () => {
     const fs = new FairShare(2);
     fs.accrue(0, 100);
