@@ -174,7 +174,7 @@ export class FairEnv extends EpisodeEnv<Float32Array, FairInfo> {
     const hosts = new HostTable(c.hosts ?? fairnessCluster(c.scale));
     this.maxCap = hosts.maxCapacity();
     const users = new UserTable(hosts.totalCpu, hosts.totalMem, c.weights);
-    const tasks: Iterable<TraceTask> = c.trace !== undefined ? readTrace(c.trace, c.format) : table51Workload(seed, c.task_scale);
+    const tasks: Iterable<TraceTask> = c.trace !== undefined ? inSubmitOrder(c.trace, readTrace(c.trace, c.format)) : table51Workload(seed, c.task_scale);
     this.engine = new FairEngine(hosts, users, null, tasks);
     this.utilInt = 0;
     this.jainInt = 0;
@@ -314,6 +314,26 @@ export class FairEnv extends EpisodeEnv<Float32Array, FairInfo> {
     o[g + 2] = clip(e.waiting.size / 1000);
     o[g + 3] = clip(active.length / this.slots);
     if (e.nextEventTime() < Infinity) this.mask[this.waitAction] = 1;
+  }
+}
+
+/**
+ * The trace's tasks, refused with the file's name and the task's position when one is submitted
+ * before its predecessor (the engine needs submission order and does not know the file).
+ */
+function* inSubmitOrder(file: string, tasks: Iterable<TraceTask>): Generator<TraceTask> {
+  let last = Number.NEGATIVE_INFINITY;
+  let i = 0;
+  for (const t of tasks) {
+    i++;
+    if (t.submit < last) {
+      throw new InputError(
+        `task ${i} is submitted at ${t.submit}, before the previous task (${last}); the trace must be sorted by submission time (clustergym convert --tasks FORMAT --sort)`,
+        file,
+      );
+    }
+    last = t.submit;
+    yield t;
   }
 }
 

@@ -115,5 +115,10 @@ describe('Fair-v0 on a task trace', () => {
       expect(r.metrics.mean_wait).toBeCloseTo(5 / 3);
     }
     expect(() => env({ trace: join(d, 'nope.csv') })).toThrow(/\$\.trace.*not found/);
+    // an unsorted trace names the file and the task (the engine's own error knows neither)
+    const u = join(d, 'unsorted.csv');
+    writeFileSync(u, 'submit,cpu,memory,duration,user\n0,1,1,10,a\n7,1,1,10,b\n3,1,1,10,a\n');
+    const ue = env({ trace: u, hosts: [{ count: 1, cpus: 16, memory: 64 }] });
+    expect(() => runFairEpisode(ue, drfAgent, 1)).toThrow(/unsorted\.csv: task 3 is submitted at 3, before the previous task \(7\)/);
   });
 });
