@@ -11,6 +11,28 @@ import type { FairTask } from './model.js';
 export class TaskFifo {
   private items: FairTask[] = [];
   private head = 0;
+  /** Started tasks still in the array (behind a waiting head: `noteStarted` counts them). */
+  private dead = 0;
+
+  /**
+   * A task of this queue started. Started tasks behind a waiting head are dropped in one pass once
+   * they are more than half of the queue (amortised O(1)): a task that waits for long (a starving
+   * user's, the oldest under DRF) would otherwise keep every task started after it.
+   */
+  noteStarted(): void {
+    this.dead++;
+    const len = this.items.length - this.head;
+    if (this.dead > 1024 && this.dead * 2 > len) {
+      this.items = this.items.slice(this.head).filter((t) => t.host < 0);
+      this.head = 0;
+      this.dead = 0;
+    }
+  }
+
+  /** Entries in the array, started ones included (for tests of the compaction). */
+  get stored(): number {
+    return this.items.length - this.head;
+  }
 
   /** Live length including started tasks not yet dropped (lazy queues call `skipStarted` first). */
   get length(): number {
@@ -28,6 +50,7 @@ export class TaskFifo {
 
   /** Removes the first task. */
   shift(): void {
+    if (this.items[this.head] !== undefined && this.items[this.head]!.host >= 0 && this.dead > 0) this.dead--;
     this.items[this.head] = undefined as unknown as FairTask;
     this.head++;
     if (this.head > 1024 && this.head * 2 > this.items.length) {
@@ -89,6 +112,8 @@ export class WaitingTasks {
     const u = t.user;
     // drop started tasks at the heads now, so that a queue nobody reads (the per-user queues under
     // first fit, the global one under DRF) does not keep every task ever started
+    this.perUser[u]!.noteStarted();
+    this.all.noteStarted();
     this.perUser[u]!.firstWaiting();
     this.all.firstWaiting();
     if (--this.waitingOfUser[u]! === 0) {
@@ -120,6 +145,11 @@ export class WaitingTasks {
   /** Waiting tasks of user `u`. */
   waitingOf(u: number): number {
     return this.waitingOfUser[u] ?? 0;
+  }
+
+  /** Entries held by the submission-order queue, started ones not yet dropped included (tests). */
+  get storedInOrder(): number {
+    return this.all.stored;
   }
 
   /** All waiting tasks in submission order (O(queue)). */

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { FairEngine, type TraceTask } from '../../src/fairness/engine.js';
-import { HostTable, UserTable } from '../../src/fairness/model.js';
+import { type FairTask, HostTable, UserTable } from '../../src/fairness/model.js';
 import { hostsCsv, loadCsv, Monitor, sharesCsv } from '../../src/fairness/monitor.js';
 import { bestFit, drf, firstFit, schedulerByName, tetris, tetrisCandidates } from '../../src/fairness/schedulers.js';
+import { WaitingTasks } from '../../src/fairness/waiting.js';
 
 function engineFor(groups: ConstructorParameters<typeof HostTable>[0], tasks: TraceTask[], sched = drf(), monitor: Monitor | null = null) {
   const hosts = new HostTable(groups);
@@ -218,5 +219,27 @@ describe('monitor integrals (property)', () => {
       ),
       { numRuns: 60, seed: 16 },
     );
+  });
+});
+
+describe('waiting queues stay bounded', () => {
+  it('a task that never starts does not keep every task started after it', () => {
+    const w = new WaitingTasks();
+    const mk = (id: number, user: number): FairTask => ({ id, submit: id, cpu: 1, memory: 1, duration: 1, user, start: Number.NaN, host: -1 });
+    const stuck = mk(0, 0);
+    w.add(stuck);
+    for (let i = 1; i <= 10_000; i++) {
+      const t = mk(i, 1);
+      w.add(t);
+      expect(w.headOf(1)).toBe(t);
+      t.host = 0;
+      t.start = i;
+      w.remove(t);
+    }
+    expect(w.size).toBe(1);
+    expect(w.oldest()).toBe(stuck);
+    expect([...w.tasks()]).toEqual([stuck]);
+    // before: all 10,001 entries stayed in the submission-order queue behind the stuck head
+    expect(w.storedInOrder).toBeLessThan(2100);
   });
 });
