@@ -171,13 +171,15 @@ function numberSchema(integer: boolean, b: Bounds): z.ZodType<number, z.ZodTypeD
     const n = Number(s);
     const ok =
       DECIMAL.test(s.trim()) &&
-      (!integer || Number.isInteger(n)) &&
+      // an integer beyond 2^53 - 1 would be rounded silently (9007199254740993 -> ...992)
+      (!integer || Number.isSafeInteger(n)) &&
       (b.gt === undefined || n > b.gt) &&
       (b.gte === undefined || n >= b.gte) &&
       (b.lt === undefined || n < b.lt) &&
       (b.lte === undefined || n <= b.lte);
     if (!ok) {
-      ctx.addIssue({ code: 'custom', message: expected(what, s) });
+      const unsafe = integer && Number.isInteger(n) && !Number.isSafeInteger(n);
+      ctx.addIssue({ code: 'custom', message: expected(unsafe ? `${what} of at most 2^53 - 1 in magnitude` : what, s) });
       return z.NEVER;
     }
     return n;

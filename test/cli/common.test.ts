@@ -82,6 +82,8 @@ describe('defineFlags', () => {
     expect(message(['--out', 'o', '--seed', '1.5'])).toBe('--seed: expected an integer, got "1.5"');
     expect(message(['--out', 'o', '--seed', ''])).toBe('--seed: expected an integer, got ""');
     expect(message(['--out', 'o', '--seed', '0x10'])).toBe('--seed: expected an integer, got "0x10"');
+    // beyond 2^53 - 1 the value would be rounded silently (…993 -> …992): refused instead
+    expect(message(['--out', 'o', '--seed', '9007199254740993'])).toBe('--seed: expected an integer of at most 2^53 - 1 in magnitude, got "9007199254740993"');
     expect(message(['--out', 'o', '--penalty', 'x'])).toBe('--penalty: expected a number in (0, 1], got "x"');
     expect(message(['--out', 'o', '--penalty', '0'])).toBe('--penalty: expected a number in (0, 1], got "0"');
     expect(message(['--out', 'o', '--backfill', 'eazy'])).toBe('--backfill: expected one of none, easy, got "eazy"');
