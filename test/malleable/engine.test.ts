@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidResizeError, MalleableSim, simulate } from '../../src/malleable/engine.js';
 import { type AppModel, allowedSizes, type MJob, type MWorkload, validResize } from '../../src/malleable/model.js';
 import { dmrPolicy, neverPolicy } from '../../src/malleable/policy.js';
+import { malleableWorkloadArb } from './arbitraries.js';
 
 const lin: AppModel = { name: 'lin', t1: 1, serial: 0 };
 const flat: AppModel = { name: 'flat', t1: 1, serial: 1 };
@@ -105,52 +106,7 @@ describe('EASY backfilling', () => {
   });
 });
 
-const workloadArb = fc
-  .record({ nodes: fc.integer({ min: 4, max: 32 }), n: fc.integer({ min: 1, max: 14 }), seed: fc.integer({ min: 0, max: 1e6 }) })
-  .chain(({ nodes, n }) =>
-    fc.record({
-      nodes: fc.constant(nodes),
-      jobs: fc.array(
-        fc.record({
-          subtime: fc.double({ min: 0, max: 50, noNaN: true }),
-          t1: fc.double({ min: 0.05, max: 4, noNaN: true }),
-          serial: fc.double({ min: 0, max: 1, noNaN: true }),
-          steps: fc.integer({ min: 1, max: 60 }),
-          factor: fc.integer({ min: 2, max: 3 }),
-          pref: fc.integer({ min: 1, max: 4 }),
-          down: fc.integer({ min: 0, max: 2 }),
-          up: fc.integer({ min: 0, max: 3 }),
-          inhibit: fc.double({ min: 0, max: 5, noNaN: true }),
-          rigid: fc.boolean(),
-          rigidNodes: fc.integer({ min: 1, max: nodes }),
-          prefKnown: fc.boolean(),
-        }),
-        { minLength: n, maxLength: n },
-      ),
-    }),
-  )
-  .map(
-    ({ nodes, jobs }): MWorkload => ({
-      nodes,
-      jobs: jobs
-        .map((j, i): MJob => {
-          let max = j.pref;
-          for (let k = 0; k < j.up && max * j.factor <= nodes; k++) max *= j.factor;
-          const min = Math.max(1, Math.floor(j.pref / j.factor ** j.down));
-          const app = { name: 'a', t1: j.t1, serial: j.serial };
-          if (j.rigid || max > nodes) return { id: `j${i}`, subtime: j.subtime, app, steps: j.steps, nodes: j.rigidNodes, malleable: null };
-          return {
-            id: `j${i}`,
-            subtime: j.subtime,
-            app,
-            steps: j.steps,
-            nodes: max,
-            malleable: { min, max, pref: j.prefKnown ? j.pref : null, factor: j.factor, inhibit: j.inhibit },
-          };
-        })
-        .sort((a, b) => a.subtime - b.subtime),
-    }),
-  );
+const workloadArb = malleableWorkloadArb({ minJobs: 1, maxSubtime: 50, unknownPref: true });
 
 describe('properties on random workloads', () => {
   it('dmr: every resize respects min, max and factor; nodes never oversubscribed; node-seconds add up', () => {

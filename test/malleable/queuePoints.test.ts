@@ -7,9 +7,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidResizeError, MalleableSim, simulate } from '../../src/malleable/engine.js';
-import { type AppModel, allowedSizes, type MJob, type MWorkload, validResize } from '../../src/malleable/model.js';
+import { type AppModel, allowedSizes, type MWorkload, validResize } from '../../src/malleable/model.js';
 import { dmrPolicy, type ResizePolicy } from '../../src/malleable/policy.js';
 import { paperWorkload } from '../../src/malleable/workload.js';
+import { malleableWorkloadArb } from './arbitraries.js';
 
 const lin: AppModel = { name: 'lin', t1: 1, serial: 0 };
 
@@ -111,51 +112,7 @@ describe('queue points: dmr declines, so dmr with them is dmr without', () => {
   });
 });
 
-const workloadArb = fc
-  .record({ nodes: fc.integer({ min: 4, max: 32 }), n: fc.integer({ min: 2, max: 14 }) })
-  .chain(({ nodes, n }) =>
-    fc.record({
-      nodes: fc.constant(nodes),
-      jobs: fc.array(
-        fc.record({
-          subtime: fc.double({ min: 0, max: 30, noNaN: true }),
-          t1: fc.double({ min: 0.05, max: 4, noNaN: true }),
-          serial: fc.double({ min: 0, max: 1, noNaN: true }),
-          steps: fc.integer({ min: 1, max: 60 }),
-          factor: fc.integer({ min: 2, max: 3 }),
-          pref: fc.integer({ min: 1, max: 4 }),
-          down: fc.integer({ min: 0, max: 2 }),
-          up: fc.integer({ min: 0, max: 3 }),
-          inhibit: fc.double({ min: 0, max: 5, noNaN: true }),
-          rigid: fc.boolean(),
-          rigidNodes: fc.integer({ min: 1, max: nodes }),
-        }),
-        { minLength: n, maxLength: n },
-      ),
-    }),
-  )
-  .map(
-    ({ nodes, jobs }): MWorkload => ({
-      nodes,
-      jobs: jobs
-        .map((j, i): MJob => {
-          let max = j.pref;
-          for (let k = 0; k < j.up && max * j.factor <= nodes; k++) max *= j.factor;
-          const min = Math.max(1, Math.floor(j.pref / j.factor ** j.down));
-          const app = { name: 'a', t1: j.t1, serial: j.serial };
-          if (j.rigid) return { id: `j${i}`, subtime: j.subtime, app, steps: j.steps, nodes: j.rigidNodes, malleable: null };
-          return {
-            id: `j${i}`,
-            subtime: j.subtime,
-            app,
-            steps: j.steps,
-            nodes: max,
-            malleable: { min, max, pref: j.pref, factor: j.factor, inhibit: j.inhibit },
-          };
-        })
-        .sort((a, b) => a.subtime - b.subtime),
-    }),
-  );
+const workloadArb = malleableWorkloadArb({ minJobs: 2, maxSubtime: 30, unknownPref: false });
 
 describe('queue points: properties on random workloads', () => {
   it('a random agent at both kinds: offers only for a blocked head, each job once per head; requests carried out at the next point', () => {
