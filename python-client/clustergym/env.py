@@ -18,6 +18,29 @@ from .spaces import from_descriptor
 
 __all__ = ["Env", "make", "Observation", "action_to_wire", "observation_from_wire"]
 
+class _GymnasiumSurface:
+    """What ``gymnasium.Env`` and ``gymnasium.vector.VectorEnv`` give their subclasses and agents rely
+    on (``np_random``, ``unwrapped``, ``render``), for :class:`Env` and :class:`VectorEnv` when
+    gymnasium is absent. Subclasses set ``_np_random`` (and ``_np_random_seed``) in ``reset``."""
+
+    _np_random: Optional[np.random.Generator] = None
+    _np_random_seed: Optional[int] = None
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """A generator seeded by ``reset(seed=...)`` (for agents; the server has its own)."""
+        if self._np_random is None:
+            self._np_random = np.random.default_rng()
+        return self._np_random
+
+    @property
+    def unwrapped(self) -> Any:
+        return self
+
+    def render(self) -> None:
+        return None
+
+
 try:  # gymnasium is optional: subclass its Env when it imports
     import gymnasium as _gym  # type: ignore[import-not-found]
 
@@ -25,7 +48,7 @@ try:  # gymnasium is optional: subclass its Env when it imports
     GYMNASIUM = True
 except Exception:  # ImportError, or a broken install
     _gym = None
-    _EnvBase = object
+    _EnvBase = _GymnasiumSurface
     GYMNASIUM = False
 
 #: An observation: one float32 array, or a dict of float32 arrays (``Dict`` spaces).
@@ -158,24 +181,6 @@ class Env(_ServerResource, _EnvBase):  # type: ignore[misc, valid-type]
         if not GYMNASIUM:
             self._np_random: Optional[np.random.Generator] = None
             self._np_random_seed: Optional[int] = None
-
-    # -- gymnasium-compatible surface when gymnasium is absent -------------------------------
-
-    if not GYMNASIUM:
-
-        @property
-        def np_random(self) -> np.random.Generator:
-            """A generator seeded by ``reset(seed=...)`` (for agents; the server has its own)."""
-            if self._np_random is None:
-                self._np_random = np.random.default_rng()
-            return self._np_random
-
-        @property
-        def unwrapped(self) -> "Env":
-            return self
-
-        def render(self) -> None:
-            return None
 
     # -- API ----------------------------------------------------------------------------------
 

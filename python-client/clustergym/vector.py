@@ -31,7 +31,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from .client import DEFAULT_TIMEOUT, Client, check_seed
-from .env import Observation, _ServerResource, _merge_config, action_to_wire, connect, observation_from_wire
+from .env import Observation, _GymnasiumSurface, _ServerResource, _merge_config, action_to_wire, connect, observation_from_wire
 from .errors import ClusterGymError, InvalidActionError
 from .server import LocalServer
 from .spaces import batch_space, from_descriptor
@@ -70,7 +70,7 @@ _GymVectorEnv, _GymAutoresetMode = _gymnasium_vector()
 #: ``DISABLED = "Disabled"``).
 AutoresetMode: Any = _GymAutoresetMode if _GymAutoresetMode is not None else _AutoresetMode
 
-_VecBase: Any = _GymVectorEnv if _GymVectorEnv is not None else object
+_VecBase: Any = _GymVectorEnv if _GymVectorEnv is not None else _GymnasiumSurface
 
 _MODE_ALIASES = {
     "nextstep": "NextStep",
@@ -290,24 +290,6 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
         self._np_random: Optional[np.random.Generator] = None
         self._np_random_seed: Optional[int] = None
         self._closed = False
-
-    # -- gymnasium-compatible surface when gymnasium is absent ------------------------------------
-
-    if _GymVectorEnv is None:
-
-        @property
-        def np_random(self) -> np.random.Generator:
-            """A generator seeded by ``reset(seed=int)`` (for agents; the server has its own)."""
-            if self._np_random is None:
-                self._np_random = np.random.default_rng()
-            return self._np_random
-
-        @property
-        def unwrapped(self) -> "VectorEnv":
-            return self
-
-        def render(self) -> None:
-            return None
 
     # -- API --------------------------------------------------------------------------------------
 
