@@ -7,6 +7,10 @@
  *   and with the default `unfit: "mask"` (where `wait` is an action). Target: at least 1,000 steps/s.
  * - the demo's wall time: `clustergym demo` as a user runs it (a child process of the built CLI,
  *   tfjs start-up, training, evaluation and report included), with its PPO and FCFS mean bsld.
+ * - RLScheduler's setting (`data/configs/lublin256*.json`: Job-v0, K = 128, lublin_256.swf, 16 envs x
+ *   256 steps, 8 minibatches): the trajectory filter's time, the warm start's states/s, and PPO's env
+ *   steps/s and updates/s, each config as shipped but shortened; then the shipped models
+ *   (`data/models/lublin256*`) against the five heuristics on their cards' held-out origins.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -27,6 +31,86 @@ async function throughput(config: PpoConfig, steps: number): Promise<Record<stri
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
+}
+
+/** Training throughput in RLScheduler's setting: the shipped config, shortened to `warm` warm-start states and `steps` PPO steps. */
+async function rlschedulerThroughput(name: string, warm: number, steps: number): Promise<Record<string, unknown>> {
+  const config = loadPpoConfig(resolve(PACKAGE_ROOT, `data/configs/${name}.json`));
+  const out = mkdtempSync(join(tmpdir(), 'cg-bench-ppo-'));
+  const phases: Record<string, number> = {};
+  let mark = performance.now();
+  try {
+    const r = await train(
+      { ...config, total_steps: steps, checkpoint_every: 0, time_limit: null, backend: 'wasm', baseline: { ...config.baseline!, warm_start_steps: warm } },
+      {
+        outDir: out,
+        onFilter: (done, total) => {
+          if (done === total) {
+            phases.filter_seconds = (performance.now() - mark) / 1000;
+            mark = performance.now();
+          }
+        },
+        onWarmStart: (p) => {
+          if (p.steps === p.totalSteps) phases.warm_start_seconds = (performance.now() - mark) / 1000;
+        },
+      },
+    );
+    r.network.dispose();
+    const updates = r.steps / (config.num_envs * config.num_steps);
+    return {
+      filter_seconds: Math.round((phases.filter_seconds ?? NaN) * 10) / 10,
+      warm_start_states_per_s: Math.round(warm / (phases.warm_start_seconds ?? NaN)),
+      ppo_steps: r.steps,
+      ppo_steps_per_s: Math.round(r.steps / r.seconds),
+      ppo_updates_per_s: Math.round((updates / r.seconds) * 1000) / 1000,
+    };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+/** A shipped model against the five heuristics on its card's held-out origins (`clustergym evaluate`, as a user runs it). */
+function shippedModel(name: string): Record<string, unknown> {
+  const dir = resolve(PACKAGE_ROOT, `data/models/${name}`);
+  let card: { held_out?: { origins: number[]; length: number } };
+  try {
+    card = JSON.parse(readFileSync(join(dir, 'card.json'), 'utf8'));
+  } catch {
+    return { error: `no model card in ${dir}` };
+  }
+  if (!card.held_out) return { error: `${dir}/card.json has no held_out origins` };
+  const out = mkdtempSync(join(tmpdir(), 'cg-bench-eval-'));
+  const t0 = performance.now();
+  const run = spawnSync(
+    process.execPath,
+    [
+      resolve(PACKAGE_ROOT, 'dist/cli/main.js'),
+      'evaluate',
+      '--model',
+      dir,
+      '--origins',
+      card.held_out.origins.join(','),
+      '--length',
+      String(card.held_out.length),
+      '--out',
+      out,
+      '--json',
+    ],
+    { encoding: 'utf8' },
+  );
+  rmSync(out, { recursive: true, force: true });
+  if (run.status !== 0) return { error: run.stderr.trim() || `exit code ${run.status}` };
+  const policies = (JSON.parse(run.stdout) as { policies: { name: string; mean_bsld: number }[] }).policies;
+  const best = policies.filter((p) => p.name !== 'ppo').reduce((b, p) => (p.mean_bsld < b.mean_bsld ? p : b));
+  const ppo = policies.find((p) => p.name === 'ppo')!;
+  return {
+    origins: card.held_out.origins,
+    length: card.held_out.length,
+    mean_bsld: Object.fromEntries(policies.map((p) => [p.name, Math.round(p.mean_bsld * 100) / 100])),
+    best_heuristic: best.name,
+    ppo_beats_best: ppo.mean_bsld < best.mean_bsld,
+    seconds: Math.round((performance.now() - t0) / 100) / 10,
+  };
 }
 
 /** The figures of the PPO section of `npm run bench`. */
@@ -65,5 +149,9 @@ export async function benchPpo(steps = 40_960): Promise<Record<string, unknown>>
     train_mask: mask,
     target_steps_per_s: 1000,
     demo: demoFigures,
+    lublin256_training: await rlschedulerThroughput('lublin256', 16_384, 8 * 4096),
+    lublin256_easy_training: await rlschedulerThroughput('lublin256-easy', 16_384, 8 * 4096),
+    lublin256_model: shippedModel('lublin256'),
+    lublin256_easy_model: shippedModel('lublin256-easy'),
   };
 }

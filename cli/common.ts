@@ -186,6 +186,20 @@ function numberSchema(integer: boolean, b: Bounds): z.ZodType<number, z.ZodTypeD
   });
 }
 
+/** `a,b,c`: integers >= 0. */
+export const intList = z.string().transform((s, ctx) => {
+  const parts = s.split(',').map((x) => x.trim());
+  const out: number[] = [];
+  for (const p of parts) {
+    if (!/^\d+$/.test(p)) {
+      ctx.addIssue({ code: 'custom', message: `expected comma-separated integers >= 0, found ${JSON.stringify(p)}` });
+      return z.NEVER;
+    }
+    out.push(Number(p));
+  }
+  return out;
+});
+
 /** An integer value, within the bounds (`--seed -1` is a value). */
 export function int(bounds: Bounds = {}): z.ZodType<number, z.ZodTypeDef, string> {
   return numberSchema(true, bounds);

@@ -26,24 +26,10 @@ import { InputError } from '../src/core/errors.js';
 import { BACKFILL_NAMES, DEFAULT_MAX_JOB_TEST } from '../src/scheduling/backfilling.js';
 import { comparePolicies, cutTrajectories, type PolicyResult } from '../src/scheduling/compare.js';
 import { parsePolicyName } from '../src/scheduling/policyName.js';
-import { DEFAULT_WORKLOAD, defineCommand, defineFlags, formatTable, int, oneOf, text, type Values } from './common.js';
+import { DEFAULT_WORKLOAD, defineCommand, defineFlags, formatTable, int, intList, oneOf, text, type Values } from './common.js';
 import { ProgressBar } from './progress.js';
 import { checkWorkloadFits } from './simulate.js';
 import { loadWorkloadFile, resolvePlatform } from './workloadInput.js';
-
-/** `a,b,c`: integers >= 0. */
-const intList = z.string().transform((s, ctx) => {
-  const parts = s.split(',').map((x) => x.trim());
-  const out: number[] = [];
-  for (const p of parts) {
-    if (!/^\d+$/.test(p)) {
-      ctx.addIssue({ code: 'custom', message: `expected comma-separated integers >= 0, found ${JSON.stringify(p)}` });
-      return z.NEVER;
-    }
-    out.push(Number(p));
-  }
-  return out;
-});
 
 /** `N` (an integer >= 0) or `random`. */
 const originValue = z.string().transform((s, ctx): number | 'random' => {

@@ -10,7 +10,9 @@
  * checkpoints): training then continues from the latest checkpoint, with the checkpoint's
  * configuration unless `--config` gives one (it must train the same kind of env).
  *
- * On a terminal a progress bar shows steps, episodes, mean return, mean bsld and steps/s.
+ * On a terminal a progress bar shows the ETA, steps, episodes, mean return, the running mean bsld
+ * (over the last 10 updates) and, with a baseline heuristic, its mean bsld on the same trajectories,
+ * and steps/s; the trajectory filter and the warm start have bars of their own.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -62,20 +64,37 @@ export async function trainRun(f: Values<typeof flags>): Promise<number> {
     `clustergym train: ${config.env.id}, ${config.num_envs} envs x ${config.num_steps} steps per update, ${grouped(config.total_steps)} steps; ${ppo.describeBackend(backend)}`,
   );
   const bar = new ProgressBar();
+  // running means over the last RUNNING updates that ended episodes
+  const RUNNING = 10;
+  const recent: { bsld: number; baseline: number }[] = [];
   const result = await ppo.train(config, {
     outDir: out,
     resume: checkpoint,
     log: (line) => {
-      if (!bar.enabled) console.log(line);
+      if (bar.enabled) bar.done();
+      console.log(line);
     },
-    onProgress: (p) =>
+    onFilter: (done, total) => bar.update(done, total, [['filtering origins', `${grouped(done)}/${grouped(total)}`]]),
+    onWarmStart: (p) =>
       bar.update(p.steps, p.totalSteps, [
+        ['warm start', `${grouped(p.steps)}/${grouped(p.totalSteps)} states`],
+        ['cross-entropy', short(p.loss)],
+        ['agreement', `${(100 * p.accuracy).toFixed(1)}%`],
+      ]),
+    onProgress: (p) => {
+      if (Number.isFinite(p.row.mean_bsld)) recent.push({ bsld: p.row.mean_bsld, baseline: p.row.mean_baseline_bsld });
+      if (recent.length > RUNNING) recent.shift();
+      const mean = (f: (r: { bsld: number; baseline: number }) => number) => (recent.length ? recent.reduce((a, r) => a + f(r), 0) / recent.length : NaN);
+      const fields: [string, string][] = [
         ['steps', `${grouped(p.steps)}/${grouped(p.totalSteps)}`],
         ['episodes', grouped(p.episodes)],
         ['return', short(p.row.mean_return)],
-        ['bsld', short(p.row.mean_bsld)],
-        ['steps/s', grouped(p.row.steps_per_s)],
-      ]),
+        ['bsld', short(mean((r) => r.bsld))],
+      ];
+      if (config.baseline) fields.push([config.baseline.policy, short(mean((r) => r.baseline))]);
+      fields.push(['steps/s', grouped(p.row.steps_per_s)]);
+      bar.update(p.steps, p.totalSteps, fields);
+    },
   });
   bar.done();
   result.network.dispose();

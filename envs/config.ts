@@ -52,6 +52,8 @@ export const EnvConfigSchema = z
       .object({
         length: z.number().int().positive().optional(),
         origin: z.union([z.number().int().nonnegative(), z.literal('random')]).default(0),
+        /** A pool of origins: each episode draws one uniformly (from the reset seed), overriding `origin`. */
+        origins: z.array(z.number().int().nonnegative()).min(1).optional(),
       })
       .strict()
       .default({}),

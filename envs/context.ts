@@ -10,6 +10,8 @@
  * `reset({ seed: s })` plays the trajectory `compare --origin random --seed s` runs). The jobs keep
  * their original submit times (the simulator rebases time to the first one and keeps the origin,
  * which the F1 priority uses), exactly as `compare` cuts trajectories;
+ * `trajectory.origins` is a pool instead: each episode draws one of them uniformly (from
+ * `derive(seed, 'trajectory')`), e.g. the training origins a trainer kept after filtering;
  * `reset({ options: { origin } })` picks the origin of one episode. With a generator, every episode
  * is a fresh sequence of `trajectory.length` (default: the generator's `jobs`) jobs generated with
  * the episode's seed.
@@ -20,6 +22,7 @@
  */
 import { basename } from 'node:path';
 import { InputError, inputErrorFromIssues } from '../src/core/errors.js';
+import { derive } from '../src/core/rng.js';
 import { ClusterSimulator } from '../src/execution/simulator.js';
 import { loadPlatform, parsePlatform } from '../src/platform/loader.js';
 import type { ModelsConfig, Platform } from '../src/platform/platform.js';
@@ -106,6 +109,20 @@ export class EnvContext {
           message: `origin ${c.trajectory.origin} + length ${this.length} exceeds the ${available} jobs of the workload (largest origin: ${available - this.length})`,
         },
       ]);
+    if (c.trajectory.origins) {
+      if (!this.workload)
+        throw inputErrorFromIssues(`${id} config`, [
+          { path: ['trajectory', 'origins'], message: 'a pool of origins needs a workload (a generator has no origins)' },
+        ]);
+      const bad = c.trajectory.origins.findIndex((o) => o + this.length > available);
+      if (bad >= 0)
+        throw inputErrorFromIssues(`${id} config`, [
+          {
+            path: ['trajectory', 'origins', bad],
+            message: `origin ${c.trajectory.origins[bad]} + length ${this.length} exceeds the ${available} jobs of the workload (largest origin: ${available - this.length})`,
+          },
+        ]);
+    }
 
     // every job of a workload must fit the platform (generated jobs that cannot are rejected)
     if (this.workload) checkFits(this.platform, this.workload, c.enforce_memory);
@@ -127,6 +144,9 @@ export class EnvContext {
           `reset option origin ${origin}: must be an integer in [0, ${w.jobs.length - this.length}] (workload of ${w.jobs.length} jobs, trajectories of ${this.length})`,
         );
       o = origin;
+    } else if (this.config.trajectory.origins) {
+      const pool = this.config.trajectory.origins;
+      o = pool[derive(seed, 'trajectory').int(pool.length)]!;
     } else o = trajectoryOrigins(w.jobs.length, { length: this.length, origin: this.config.trajectory.origin, seed })[0]!;
     // not rebased: the simulator rebases time to the first job and keeps the original origin
     // (`sim.timeOrigin`), which F1 needs; this is also how `compare` cuts its trajectories

@@ -63,23 +63,32 @@ export class PriorityAgent implements Agent {
     this.name = c;
   }
   act(env: ClusterEnv): number {
+    const [best] = this.ranked(env, 1);
+    return best ?? fallback(env);
+  }
+
+  /**
+   * The `m` valid visible slots the priority ranks first, best first (lower key first; ties in
+   * submission order, then slot order). Job-v0 only.
+   */
+  ranked(env: ClusterEnv, m: number): number[] {
     if (!(env instanceof JobEnv)) throw new TypeError(`PriorityAgent acts on Job-v0, not ${env.id}`);
     const mask = env.actionMask();
     const sim = env.sim;
-    let best = -1;
-    let bestKey = Infinity;
-    let bestSub = Infinity;
+    const top: { slot: number; key: number; sub: number }[] = [];
     for (let j = 0; j < env.visibleCount; j++) {
       if (mask[j] !== 1) continue;
       const job = env.visibleJob(j)!;
-      const key = this.selection.key(job, sim.now, sim.timeOrigin);
-      if (best < 0 || key < bestKey || (key === bestKey && job.subtime < bestSub)) {
-        best = j;
-        bestKey = key;
-        bestSub = job.subtime;
+      const c = { slot: j, key: this.selection.key(job, sim.now, sim.timeOrigin), sub: job.subtime };
+      // insertion into the sorted top-m (m is small)
+      let i = top.length;
+      while (i > 0 && (c.key < top[i - 1]!.key || (c.key === top[i - 1]!.key && c.sub < top[i - 1]!.sub))) i--;
+      if (i < m) {
+        top.splice(i, 0, c);
+        if (top.length > m) top.pop();
       }
     }
-    return best >= 0 ? best : fallback(env);
+    return top.map((c) => c.slot);
   }
 }
 

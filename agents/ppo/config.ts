@@ -18,6 +18,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
 import { EnvConfigSchema, parseEnvConfig } from '../../envs/config.js';
+import { canonicalJobSelection } from '../../src/scheduling/jobSelection.js';
 
 /** The environments PPO trains on (PolicyPair-v0 has no per-row structure to score). */
 export const PPO_ENV_IDS = ['clustergym/Job-v0', 'clustergym/JobNode-v0'] as const;
@@ -42,6 +43,49 @@ export const NetworkSchema = z
     critic: layers.min(1).default([64, 64]),
     /** Activation of the hidden layers. */
     activation: z.enum(['tanh', 'relu']).default('tanh'),
+  })
+  .strict();
+
+/**
+ * The heuristic a Job-v0 training run measures itself against (on a workload file): the policy a
+ * `PriorityAgent` plays (`fcfs`, `sjf`, `f1`, `wfp3`, `unicep`, ...) in the training env itself, so
+ * the baseline and the learner see the same trajectories under the same env semantics.
+ */
+export const BaselineSchema = z
+  .object({
+    /** The job-selection priority of the heuristic (a deterministic one). */
+    policy: z.string().min(1).default('f1'),
+    /**
+     * Terminal reward relative to the heuristic on the same trajectory: `(b - bsld) / b`, with `b` its
+     * mean bounded slowdown there (needs `reward: "bsld"`). Same optimum per trajectory as `-bsld`,
+     * far less variance across trajectories (a 1,000-bsld trajectory no longer drowns a 3-bsld one).
+     */
+    relative_reward: z.boolean().default(true),
+    /**
+     * Trajectory filtering (RLScheduler's idea: train where decisions matter): only origins on which the
+     * heuristic's mean bsld is at least this are trained on (0: every origin).
+     */
+    min_bsld: z.number().min(0).default(0),
+    /** Candidate training origins are every `origin_stride`-th job index (the filter plays the heuristic once per candidate). */
+    origin_stride: z.number().int().min(1).default(4),
+    /**
+     * Warm start by behaviour cloning before PPO: this many states collected with the heuristic playing
+     * (0: none), each chunk of `num_envs x num_steps` states trained on for `warm_start_epochs` epochs of
+     * `num_minibatches` minibatches (cross-entropy of the heuristic's action under the masked policy).
+     */
+    warm_start_steps: z.number().int().min(0).default(0),
+    /**
+     * The warm start's teacher: the heuristic itself, or its one-step lookahead (`lookahead`: each of
+     * its `lookahead_candidates` best-ranked jobs tried, the heuristic finishing the episode; the best
+     * ending wins), a teacher better than the heuristic (baseline.ts).
+     */
+    warm_start_teacher: z.enum(['heuristic', 'lookahead']).default('heuristic'),
+    /** Jobs the lookahead teacher tries per decision. */
+    lookahead_candidates: z.number().int().min(2).max(64).default(4),
+    /** Epochs over each warm-start chunk. */
+    warm_start_epochs: z.number().int().min(1).max(100).default(4),
+    /** Adam learning rate of the warm start. */
+    warm_start_learning_rate: z.number().positive().max(1).default(1e-3),
   })
   .strict();
 
@@ -98,6 +142,8 @@ export const PpoConfigSchema = z
     normalize_reward: z.boolean().default(true),
     /** Network shape. */
     network: NetworkSchema.default({}),
+    /** A heuristic to measure against: relative reward, trajectory filtering, warm start (null: none). */
+    baseline: BaselineSchema.nullable().default(null),
     /** Write a checkpoint every this many updates (0: only at the end). */
     checkpoint_every: z.number().int().min(0).default(10),
     /** Stop after the update during which this many seconds of training have passed (null: no limit). */
@@ -116,6 +162,9 @@ export const PpoConfigSchema = z
         message: `${c.num_minibatches} minibatches of a rollout of ${c.num_envs * c.num_steps} samples (num_envs x num_steps): at most one per sample`,
       });
   });
+
+/** The baseline heuristic's settings. */
+export type BaselineConfig = z.output<typeof BaselineSchema>;
 
 /** A training configuration as written in a file (every field but `env` optional). */
 export type PpoConfigInput = z.input<typeof PpoConfigSchema>;
@@ -145,10 +194,32 @@ export function parsePpoConfig(raw: unknown, where = 'PPO config'): PpoConfig {
         message: `PPO reads the \`dict\` observation (per-row job and node features), not ${JSON.stringify(e.data.observation)}`,
       });
   }
+  if (r.success && r.data.baseline) issues.push(...baselineIssues(r.data.baseline, r.data.env.id, r.data.env.config));
   if (issues.length > 0 || !r.success) throw inputErrorFromIssues(where, issues);
   // then the env's checks across fields (their messages carry their own paths)
   parseEnvConfig(r.data.env.id, r.data.env.config, `${where} $.env.config`);
   return r.data;
+}
+
+/** What a baseline needs of the env: Job-v0, a deterministic priority, a workload file for filtering, `reward: "bsld"` for relative rewards. */
+function baselineIssues(b: BaselineConfig, envId: PpoEnvId, env: Record<string, unknown>): { path: (string | number)[]; message: string }[] {
+  const out: { path: (string | number)[]; message: string }[] = [];
+  if (envId !== 'clustergym/Job-v0')
+    out.push({ path: ['baseline'], message: `a baseline heuristic needs clustergym/Job-v0 (a PriorityAgent picks jobs), not ${envId}` });
+  const c = canonicalJobSelection(b.policy);
+  if (!c || c === 'random')
+    out.push({
+      path: ['baseline', 'policy'],
+      message: `expected a deterministic job-selection priority (fcfs, sjf, f1, wfp3, unicep, ...), found ${JSON.stringify(b.policy)}`,
+    });
+  if (b.relative_reward && (env.reward ?? 'bsld') !== 'bsld')
+    out.push({
+      path: ['baseline', 'relative_reward'],
+      message: `a reward relative to the heuristic's bsld needs the env's reward "bsld", found ${JSON.stringify(env.reward)}`,
+    });
+  if ((b.min_bsld > 0 || b.relative_reward) && env.workload === undefined)
+    out.push({ path: ['baseline'], message: 'relative rewards and trajectory filtering need a workload file (origins of one trace), not a generator' });
+  return out;
 }
 
 /**

@@ -4,12 +4,20 @@
  *
  * - The learned policy plays each held-out episode greedily (its most probable valid action) in the
  *   environment: one env per seed, all stepped in lock-step with one forward pass per step.
- * - The heuristics are the batch schedulers of `src/scheduling` (`fcfs`, `sjf+easy`, ...), run by the
- *   `compare` machinery (`comparePolicies`) on the very jobs each episode holds
- *   (`EnvContext.episodeJobs(seed)`), with the env's platform, models, node fit, memory and walltime
- *   options and resource policy. So "fcfs" is the real FCFS batch scheduler (the head job blocks the
- *   queue), not a restriction of it to the env's visible window.
- * - Held-out seeds are `EVAL_SEED_BASE + i` (from 2^32 up); training never uses seeds above 2^31.
+ * - On Job-v0 with `unfit: "reserve"` (RLScheduler's setting: the chosen job is committed until it
+ *   starts), a plain priority name (`fcfs`, `sjf`, `f1`, `wfp3`, `unicep`) is a `PriorityAgent`
+ *   playing the SAME env as the policy: the same visible window, commitment and backfilling
+ *   (`backfilling` of the env config). That is the comparison RLScheduler makes, decision for
+ *   decision in the same decision model.
+ * - Any other name (`fcfs+easy`, `sjf:first`, and every name on other envs) is a batch scheduler of
+ *   `src/scheduling`, run by the `compare` machinery (`comparePolicies`) on the very jobs each
+ *   episode holds (`EnvContext.episodeJobs`), with the env's platform, models, node fit, memory and
+ *   walltime options and resource policy. So "fcfs+easy" is the real batch scheduler (it re-orders
+ *   at every decision and is not limited to the visible window): a reference from outside the
+ *   env's decision model.
+ * - Episodes (`EvalEpisode`) are a seed and, optionally, a trajectory origin: `--origins` names the
+ *   trajectories (job indices `origin .. origin + length - 1` of the trace); without origins, held-out
+ *   seeds `EVAL_SEED_BASE + i` (from 2^32 up; training never uses seeds above 2^31) draw them.
  *
  * Each policy's figures are the means over episodes (equal weight per episode) of mean bsld, mean
  * wait, utilisation, makespan and energy (DESIGN §2.5), as `compare` averages trajectories.
@@ -27,6 +35,8 @@ import { comparePolicies, type PolicyMeans, type PolicyResult } from '../../src/
 import { makeScheduler, parsePolicyName } from '../../src/scheduling/policyName.js';
 import { runSimulation } from '../../src/scheduling/run.js';
 import type { Job } from '../../src/workload/job.js';
+import { canonicalJobSelection } from '../../src/scheduling/jobSelection.js';
+import { PriorityAgent } from '../heuristics/index.js';
 import {
   comparisonBarsSvg,
   ganttJobsFromRecords,
@@ -43,15 +53,30 @@ import { limitsForConfig, type PolicyMeta } from './io.js';
 import type { PolicyNetwork } from './network.js';
 import { EVAL_SEED_BASE, type MetricsRow } from './train.js';
 
-/** The heuristics evaluated by default: FCFS, SJF and F1, each without and with EASY backfilling. */
+/** The heuristics evaluated by default: FCFS, SJF and F1, each without and with EASY backfilling (batch schedulers). */
 export const DEFAULT_HEURISTICS = ['fcfs', 'fcfs+easy', 'sjf', 'sjf+easy', 'f1', 'f1+easy'] as const;
+/** The heuristics evaluated by default in RLScheduler's setting (Job-v0, `unfit: "reserve"`): its five priorities, in the env. */
+export const RLSCHEDULER_HEURISTICS = ['fcfs', 'sjf', 'f1', 'wfp3', 'unicep'] as const;
+
+/** The default heuristics of an env: RLScheduler's five in its setting, else `DEFAULT_HEURISTICS`. */
+export function defaultHeuristics(context: EnvContext): readonly string[] {
+  return context.id === 'clustergym/Job-v0' && context.config.unfit === 'reserve' ? RLSCHEDULER_HEURISTICS : DEFAULT_HEURISTICS;
+}
 
 /** The metrics of the evaluation table, in order. */
 export const EVAL_METRICS = ['mean_bsld', 'mean_wait', 'utilisation', 'makespan', 'energy'] as const;
 
+/** A held-out episode: the seed of its reset and, when given, its trajectory's origin (else the seed draws it). */
+export interface EvalEpisode {
+  seed: number;
+  origin?: number | undefined;
+}
+
 /** One policy's results on one episode. */
 export interface EpisodeFigures {
   seed: number;
+  /** The trajectory's first job index in the workload (-1 for generated episodes). */
+  origin: number;
   /** Jobs in the episode, and those that ran to the end. */
   jobs: number;
   jobs_finished: number;
@@ -62,14 +87,25 @@ export interface EpisodeFigures {
   energy: number;
 }
 
-/** One policy's results: means over the episodes, and each episode. */
+/** One policy's results: means over the episodes (trajectories), and each one. */
 export interface PolicyFigures extends PolicyMeans {
-  per_episode: EpisodeFigures[];
+  per_trajectory: EpisodeFigures[];
 }
 
 /** The held-out seeds: `count` seeds from `EVAL_SEED_BASE + offset`. */
 export function heldOutSeeds(count: number, offset = 0): number[] {
   return Array.from({ length: count }, (_, i) => EVAL_SEED_BASE + offset + i);
+}
+
+/** Held-out episodes: one per origin when `origins` are given (seeds from `EVAL_SEED_BASE + offset`), else `count` held-out seeds. */
+export function heldOutEpisodes(count: number, offset = 0, origins?: readonly number[]): EvalEpisode[] {
+  if (origins) return origins.map((origin, i) => ({ seed: EVAL_SEED_BASE + offset + i, origin }));
+  return heldOutSeeds(count, offset).map((seed) => ({ seed }));
+}
+
+/** The jobs and origin of an episode (its reset's trajectory). */
+function episodeOf(context: EnvContext, e: EvalEpisode): { jobs: Job[]; origin: number } {
+  return context.episodeJobs(e.seed, e.origin);
 }
 
 function means(name: string, per: EpisodeFigures[]): PolicyFigures {
@@ -81,13 +117,14 @@ function means(name: string, per: EpisodeFigures[]): PolicyFigures {
     utilisation: m('utilisation'),
     makespan: m('makespan'),
     energy: m('energy'),
-    per_episode: per,
+    per_trajectory: per,
   };
 }
 
-function figures(seed: number, jobs: number, s: Pick<Summary, (typeof EVAL_METRICS)[number] | 'jobs_finished'>): EpisodeFigures {
+function figures(e: { seed: number; origin: number }, jobs: number, s: Pick<Summary, (typeof EVAL_METRICS)[number] | 'jobs_finished'>): EpisodeFigures {
   return {
-    seed,
+    seed: e.seed,
+    origin: e.origin,
     jobs,
     jobs_finished: s.jobs_finished,
     mean_bsld: s.mean_bsld,
@@ -127,24 +164,28 @@ class TraceListener {
   }
 }
 
+/** Resets `env` to episode `e`. */
+function resetTo(env: ClusterEnv, e: EvalEpisode) {
+  return env.reset({ seed: e.seed, ...(e.origin !== undefined ? { options: { origin: e.origin } } : {}) });
+}
+
 /**
- * Plays the network greedily on one episode per seed (all envs stepped together). With
- * `traceSeed`, also records that episode's schedule (for the Gantt chart and the utilisation plot).
+ * Plays the network greedily on each episode (all envs stepped together). With `traceAt` (an index
+ * of `episodes`), also records that episode's schedule (for the Gantt chart and the utilisation plot).
  */
 export function evaluateNetwork(
   network: PolicyNetwork,
   context: EnvContext,
-  seeds: readonly number[],
-  traceSeed?: number,
+  episodes: readonly EvalEpisode[],
+  traceAt = -1,
 ): { result: PolicyFigures; trace: EpisodeTrace | null } {
   const layout = network.layout;
-  const envs: ClusterEnv[] = seeds.map(() => makeFromContext(context));
-  const batch = new FeatureBatch(layout.rowSize, seeds.length, seeds.length * 16);
-  const done: (EpisodeFigures | null)[] = seeds.map(() => null);
-  const traceAt = traceSeed === undefined ? -1 : seeds.indexOf(traceSeed);
+  const envs: ClusterEnv[] = episodes.map(() => makeFromContext(context));
+  const batch = new FeatureBatch(layout.rowSize, episodes.length, episodes.length * 16);
+  const done: (EpisodeFigures | null)[] = episodes.map(() => null);
   const tracer = traceAt >= 0 ? new TraceListener() : null;
   const obs: DictObservation[] = envs.map((env, i) => {
-    const r = env.reset({ seed: seeds[i]! });
+    const r = resetTo(env, episodes[i]!);
     // the first decision point is the first submission: nothing has started or ended yet
     if (i === traceAt) env.sim.addListener(tracer!);
     return r.observation as DictObservation;
@@ -165,7 +206,7 @@ export function evaluateNetwork(
       const r = env.step(choice.actions[j]!);
       obs[i] = r.observation as DictObservation;
       if (r.terminated || r.truncated) {
-        done[i] = figures(seeds[i]!, r.info.episode!.length, r.info.metrics!);
+        done[i] = figures({ seed: episodes[i]!.seed, origin: r.info.episode!.origin ?? -1 }, r.info.episode!.length, r.info.metrics!);
         if (i === traceAt) tracer!.recorder.finish(env.sim);
       }
     });
@@ -173,13 +214,35 @@ export function evaluateNetwork(
   for (const e of envs) e.close();
   return {
     result: means('ppo', done as EpisodeFigures[]),
-    trace: tracer ? { seed: seeds[traceAt]!, records: tracer.records, timeline: tracer.timeline } : null,
+    trace: tracer ? { seed: episodes[traceAt]!.seed, records: tracer.records, timeline: tracer.timeline } : null,
   };
 }
 
-/** The jobs of the episode with `seed`, without those that can never fit (the env rejects them). */
-export function episodeJobs(context: EnvContext, seed: number): Job[] {
-  const jobs = context.episodeJobs(seed).jobs;
+/** Whether heuristic `name` plays in the env itself (a `PriorityAgent`: plain priority names on Job-v0 with `unfit: "reserve"`). */
+export function playsInEnv(name: string, context: EnvContext): boolean {
+  if (context.id !== 'clustergym/Job-v0' || context.config.unfit !== 'reserve') return false;
+  const c = canonicalJobSelection(name);
+  return c !== null && c !== 'random';
+}
+
+/** A `PriorityAgent` on each episode of the env (RLScheduler's heuristic baseline, in the policy's own decision model). */
+export function evaluatePriorityAgent(context: EnvContext, episodes: readonly EvalEpisode[], name: string): PolicyFigures {
+  const agent = new PriorityAgent(name);
+  const env = makeFromContext(context);
+  const per = episodes.map((e) => {
+    resetTo(env, e);
+    for (;;) {
+      const r = env.step(agent.act(env));
+      if (r.terminated || r.truncated) return figures({ seed: e.seed, origin: r.info.episode!.origin ?? -1 }, r.info.episode!.length, r.info.metrics!);
+    }
+  });
+  env.close();
+  return means(name, per);
+}
+
+/** The jobs of episode `e`, without those that can never fit (the env rejects them). */
+export function episodeJobs(context: EnvContext, e: EvalEpisode): Job[] {
+  const jobs = episodeOf(context, e).jobs;
   const probe = new ClusterSimulator(context.platform, [], { enforceMemory: context.config.enforce_memory });
   return jobs.filter((j) => probe.unfitReason(j) === null);
 }
@@ -191,37 +254,58 @@ export function heuristicSpec(name: string, context: EnvContext): string {
   return `${job}:${context.config.resource_policy}${bf.length ? `+${bf.join('+')}` : ''}`;
 }
 
-/** Runs batch heuristics on the jobs of each held-out episode (the `compare` machinery). */
-export function evaluateHeuristics(context: EnvContext, seeds: readonly number[], names: readonly string[]): PolicyFigures[] {
+/**
+ * Runs the heuristics on each held-out episode: plain priorities in the env itself on Job-v0 with
+ * `unfit: "reserve"` (`playsInEnv`), the others as batch schedulers (the `compare` machinery).
+ * Results in the order of `names`.
+ */
+export function evaluateHeuristics(context: EnvContext, episodes: readonly EvalEpisode[], names: readonly string[]): PolicyFigures[] {
   const c = context.config;
-  const trajectories = seeds.map((s) => ({ label: String(s), jobs: episodeJobs(context, s) }));
-  const specs = names.map((n) => parsePolicyName(heuristicSpec(n, context), undefined, 'heuristic policies'));
-  const results: PolicyResult[] = comparePolicies(context.platform, trajectories, specs, {
-    seed: 0,
-    fit: c.node_fit,
-    enforceMemory: c.enforce_memory,
-    walltimeKill: c.walltime_kill,
-  });
-  return results.map((r, i) =>
-    means(
-      names[i]!,
-      r.per_trajectory.map((t, j) => figures(seeds[j]!, t.jobs, t)),
-    ),
+  const batchNames = names.filter((n) => !playsInEnv(n, context));
+  const specs = batchNames.map((n) => parsePolicyName(heuristicSpec(n, context), undefined, 'heuristic policies'));
+  const cut = episodes.map((e) => ({ e, ...episodeOf(context, e) }));
+  const trajectories = cut.map((t) => ({ label: String(t.origin), jobs: episodeJobs(context, t.e) }));
+  const results: PolicyResult[] =
+    specs.length > 0
+      ? comparePolicies(context.platform, trajectories, specs, { seed: 0, fit: c.node_fit, enforceMemory: c.enforce_memory, walltimeKill: c.walltime_kill })
+      : [];
+  const batch = new Map(
+    results.map((r, i) => [
+      batchNames[i]!,
+      means(
+        batchNames[i]!,
+        r.per_trajectory.map((t, j) => figures({ seed: cut[j]!.e.seed, origin: cut[j]!.origin }, t.jobs, t)),
+      ),
+    ]),
   );
+  return names.map((n) => batch.get(n) ?? evaluatePriorityAgent(context, episodes, n));
 }
 
 /** The schedule of one heuristic on one episode (for a Gantt chart beside the policy's). */
-export function heuristicTrace(context: EnvContext, seed: number, name: string): EpisodeTrace {
+export function heuristicTrace(context: EnvContext, e: EvalEpisode, name: string): EpisodeTrace {
   const c = context.config;
   const trace = new TraceListener();
+  if (playsInEnv(name, context)) {
+    const agent = new PriorityAgent(name);
+    const env = makeFromContext(context);
+    resetTo(env, e);
+    env.sim.addListener(trace);
+    for (;;) {
+      const r = env.step(agent.act(env));
+      if (r.terminated || r.truncated) break;
+    }
+    trace.recorder.finish(env.sim);
+    env.close();
+    return { seed: e.seed, records: trace.records, timeline: trace.timeline };
+  }
   const spec = parsePolicyName(heuristicSpec(name, context), undefined, 'heuristic policies');
-  const { sim } = runSimulation(context.platform, episodeJobs(context, seed), makeScheduler(spec, { seed: 0, fit: c.node_fit }), {
+  const { sim } = runSimulation(context.platform, episodeJobs(context, e), makeScheduler(spec, { seed: 0, fit: c.node_fit }), {
     enforceMemory: c.enforce_memory,
     walltimeKill: c.walltime_kill,
     listeners: [trace],
   });
   trace.recorder.finish(sim);
-  return { seed, records: trace.records, timeline: trace.timeline };
+  return { seed: e.seed, records: trace.records, timeline: trace.timeline };
 }
 
 /** The evaluation table's rows (policy, then the metrics). */
@@ -272,7 +356,7 @@ export function writeEvaluationReport(dir: string, r: ReportInput): string[] {
         values: { mean_bsld: p.mean_bsld, mean_wait: p.mean_wait, utilisation: p.utilisation, makespan: p.makespan, energy: p.energy },
       })),
       [...EVAL_METRICS],
-      { title: `Held-out trajectories (${r.policies[0]?.per_episode.length ?? 0} episodes)`, ...(ppo ? { highlight: 'ppo' } : {}) },
+      { title: `Held-out trajectories (${r.policies[0]?.per_trajectory.length ?? 0} episodes)`, ...(ppo ? { highlight: 'ppo' } : {}) },
     ),
     title: 'Comparison',
     caption: 'Means over the held-out episodes, the same jobs for every policy; the best value of each panel is starred.',
@@ -330,9 +414,11 @@ export interface EvaluationOptions {
   env: { id: string; config: Record<string, unknown> };
   /** The normalisation limits the network was trained with. */
   limits: PolicyMeta['limits'];
-  /** Held-out episodes. */
+  /** Held-out episodes (ignored with `origins`). */
   episodes: number;
-  /** Heuristics to compare with. */
+  /** The trajectories to evaluate on, by origin (job index in the workload): one episode each. */
+  origins?: readonly number[] | undefined;
+  /** Heuristics to compare with (default: `defaultHeuristics` of the env). */
   heuristics?: readonly string[] | undefined;
   /** First held-out seed offset (seeds `EVAL_SEED_BASE + offset + i`). */
   seedOffset?: number | undefined;
@@ -352,6 +438,8 @@ export interface EvaluationResult {
   /** `ppo` first, then the heuristics. */
   policies: PolicyFigures[];
   seeds: number[];
+  /** The trajectories' origins (-1 for generated episodes). */
+  origins: number[];
   /** Files written (evaluation.json, index.html, the SVGs). */
   files: string[];
   seconds: number;
@@ -365,31 +453,44 @@ export interface EvaluationResult {
 export function evaluatePolicy(o: EvaluationOptions): EvaluationResult {
   const t0 = performance.now();
   const context = makeContext(o.env.id, { ...o.env.config, limits: limitsForConfig(o.limits) });
-  const seeds = heldOutSeeds(o.episodes, o.seedOffset ?? 0);
-  const heuristics = o.heuristics ?? DEFAULT_HEURISTICS;
-  const { result, trace } = evaluateNetwork(o.network, context, seeds, seeds[0]);
-  const policies = [result, ...evaluateHeuristics(context, seeds, heuristics)];
+  const episodes = heldOutEpisodes(o.episodes, o.seedOffset ?? 0, o.origins);
+  const seeds = episodes.map((e) => e.seed);
+  const heuristics = o.heuristics ?? defaultHeuristics(context);
+  const { result, trace } = evaluateNetwork(o.network, context, episodes, 0);
+  const policies = [result, ...evaluateHeuristics(context, episodes, heuristics)];
+  const origins = result.per_trajectory.map((t) => t.origin);
   mkdirSync(o.outDir, { recursive: true });
   const json = join(o.outDir, 'evaluation.json');
   writeEvaluationJson(json, {
     env_id: o.env.id,
     episodes: seeds.length,
     seeds,
+    origins,
+    length: context.length,
+    backfilling: context.config.backfilling,
     ...(o.extra ?? {}),
     policies,
   });
   const traces: { name: string; trace: EpisodeTrace }[] = [];
   if (trace) traces.push({ name: 'ppo', trace });
-  if (heuristics.includes('fcfs')) traces.push({ name: 'fcfs', trace: heuristicTrace(context, seeds[0]!, 'fcfs') });
+  const best = policies.slice(1).reduce<PolicyFigures | null>((b, p) => (b === null || p.mean_bsld < b.mean_bsld ? p : b), null);
+  if (best) traces.push({ name: best.name, trace: heuristicTrace(context, episodes[0]!, best.name) });
+  const inEnv = heuristics.filter((h) => playsInEnv(h, context));
+  const which =
+    origins[0]! >= 0
+      ? `trajectories of ${context.length} jobs at origins ${origins.join(', ')}`
+      : `held-out episodes (seeds ${seeds[0]} to ${seeds[seeds.length - 1]}; training never uses seeds above 2^31)`;
   const files = writeEvaluationReport(join(o.outDir, 'report'), {
     title: o.title ?? 'clustergym: PPO against the heuristics',
     intro:
       o.intro ??
-      `${o.env.id}, ${seeds.length} held-out episodes (seeds ${seeds[0]} to ${seeds[seeds.length - 1]}; training never uses seeds above 2^31). The learned policy acts greedily; the heuristics are the batch schedulers on the same jobs.`,
+      `${o.env.id}, ${seeds.length} ${which}, backfilling ${context.config.backfilling}. The learned policy acts greedily;` +
+        (inEnv.length ? ` ${inEnv.join(', ')} pick jobs in the same env (RLScheduler's heuristic baselines);` : '') +
+        (inEnv.length < heuristics.length ? ' the other heuristics are the batch schedulers on the same jobs.' : ''),
     policies,
     metrics: o.metrics,
     context,
     traces,
   });
-  return { policies, seeds, files: [json, ...files], seconds: (performance.now() - t0) / 1000 };
+  return { policies, seeds, origins, files: [json, ...files], seconds: (performance.now() - t0) / 1000 };
 }

@@ -25,3 +25,5 @@ export { RunningMeanStd } from './rollout.js';
 export { minibatchStep, type Rollout, type StepStats } from './update.js';
 export { checkpointConfig, resolveCheckpoint, runDirOf } from './checkpoint.js';
 export * from './evaluate.js';
+export * from './baseline.js';
+export * from './warmStart.js';

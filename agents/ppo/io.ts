@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
 import { tf } from './backend.js';
-import { PPO_ENV_IDS, parsePpoConfig, type PpoConfig } from './config.js';
+import { loadPpoConfig, PPO_ENV_IDS, type PpoConfig } from './config.js';
 import { POOLED_FEATURES, POOLED_SIZE, rowFeatureNames, rowLayout, type RowLayout } from './features.js';
 import { PolicyNetwork } from './network.js';
 
@@ -192,7 +192,8 @@ export function readModelMeta(dir: string): { meta: PolicyMeta; config: PpoConfi
     );
   if (JSON.stringify(meta.pooled_features) !== JSON.stringify(POOLED_FEATURES))
     throw new InputError(`pooled features differ from this version's ${POOLED_SIZE} (${POOLED_FEATURES.join(', ')})`, policyFile);
-  const config = parsePpoConfig(readJson(join(dir, 'config.json'), 'config.json'), join(dir, 'config.json'));
+  // relative platform and workload paths are relative to the model directory (a shipped model names its trace that way)
+  const config = loadPpoConfig(join(dir, 'config.json'));
   if (config.env.id !== meta.env_id) throw new InputError(`config.json trains ${config.env.id} but policy.json says ${meta.env_id}`, dir);
   return { meta, config };
 }

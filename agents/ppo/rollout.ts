@@ -10,6 +10,7 @@ import { derive } from '../../src/core/rng.js';
 import type { SyncVecEnv, VecStepResult } from '../../envs/vector.js';
 import type { PpoConfig } from './config.js';
 import { appendBatch, FeatureBatch, POOLED_SIZE, pooledOf, type RowLayout } from './features.js';
+import type { HeuristicBaseline } from './baseline.js';
 import type { PolicyNetwork } from './network.js';
 
 /** Running mean and variance (parallel Welford), as CleanRL's RunningMeanStd. */
@@ -82,6 +83,8 @@ export interface EnvState {
   rewardRms: RunningMeanStd;
   /** Scratch batch of one state per env. */
   stepBatch: FeatureBatch;
+  /** The heuristic of `baseline.relative_reward`, whose score on an episode's trajectory turns its terminal reward relative. */
+  baseline: HeuristicBaseline | null;
 }
 
 /** An episode that ended during a rollout: its return, and the mean bounded slowdown and wait of its jobs. */
@@ -89,6 +92,8 @@ export interface FinishedEpisode {
   ret: number;
   bsld: number;
   wait: number;
+  /** The baseline heuristic's mean bsld on the same trajectory (NaN without a baseline). */
+  baselineBsld: number;
 }
 
 /**
@@ -96,11 +101,19 @@ export interface FinishedEpisode {
  * with a seed drawn from `derive(seed, 'episodes/<steps>')`, below 2^31; the reward normaliser and the
  * per-env returns carry over from the checkpoint.
  */
-export function startEpisodes(venv: SyncVecEnv, layout: RowLayout, c: PpoConfig, steps: number, rewardRms: RunningMeanStd, returns: Float64Array): EnvState {
+export function startEpisodes(
+  venv: SyncVecEnv,
+  layout: RowLayout,
+  c: PpoConfig,
+  steps: number,
+  rewardRms: RunningMeanStd,
+  returns: Float64Array,
+  baseline: HeuristicBaseline | null = null,
+): EnvState {
   const N = c.num_envs;
   const stepBatch = new FeatureBatch(layout.rowSize, N, N * 16);
   const obs = venv.reset({ seed: derive(c.seed, `episodes/${steps}`).int(2 ** 31 - 1024) }).observations as Record<string, Float32Array>;
-  return { venv, layout, obs, nextDone: new Uint8Array(N), returns, rewardRms, stepBatch };
+  return { venv, layout, obs, nextDone: new Uint8Array(N), returns, rewardRms, stepBatch, baseline };
 }
 
 /**
@@ -134,11 +147,21 @@ export function collectRollout(ro: RolloutBuffer, env: EnvState, network: Policy
 /**
  * Stores the rewards of step `t`, divided by the running std of the discounted return
  * (`normalize_reward`), and the episode ends: an ended episode's return restarts and its
- * statistics go to `finished`. Returns the envs whose episode was truncated (not terminated).
+ * statistics go to `finished`. With a relative baseline, a terminated episode's reward (its
+ * terminal `-bsld`: the env's reward is `bsld`) becomes `(b - bsld) / b`. Returns the envs whose
+ * episode was truncated (not terminated).
  */
 function recordRewards(ro: RolloutBuffer, t: number, r: VecStepResult, env: EnvState, finished: FinishedEpisode[], c: PpoConfig): number[] {
   const N = ro.envs;
-  const { returns, rewardRms } = env;
+  const { returns, rewardRms, baseline } = env;
+  const baselineBsld = new Float64Array(N).fill(NaN);
+  if (baseline)
+    for (let i = 0; i < N; i++) {
+      if (r.terminated[i] !== 1 && r.truncated[i] !== 1) continue;
+      const info = r.infos[i]!.final_info!;
+      baselineBsld[i] = baseline.bsld(info.episode!.origin!);
+      if (r.terminated[i] === 1 && c.baseline?.relative_reward) r.rewards[i] = baseline.relativeReward(info.episode!.origin!, info.metrics!.mean_bsld);
+    }
   for (let i = 0; i < N; i++) returns[i] = returns[i]! * c.gamma + r.rewards[i]!;
   if (c.normalize_reward) rewardRms.update(returns);
   const scale = c.normalize_reward ? 1 / Math.sqrt(rewardRms.var + 1e-8) : 1;
@@ -151,7 +174,7 @@ function recordRewards(ro: RolloutBuffer, t: number, r: VecStepResult, env: EnvS
     if (!ended) continue;
     returns[i] = 0;
     const info = r.infos[i]!.final_info!;
-    finished.push({ ret: info.episode!.return, bsld: info.metrics!.mean_bsld, wait: info.metrics!.mean_wait });
+    finished.push({ ret: info.episode!.return, bsld: info.metrics!.mean_bsld, wait: info.metrics!.mean_wait, baselineBsld: baselineBsld[i]! });
     if (r.terminated[i] !== 1) truncatedEnvs.push(i);
   }
   return truncatedEnvs;

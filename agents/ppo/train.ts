@@ -41,14 +41,16 @@
  * `checkpoint.ts` (checkpoints written and resumed); the hyperparameters are `config.ts`.
  */
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { derive } from '../../src/core/rng.js';
 import { makeVec, type SyncVecEnv } from '../../envs/vector.js';
 import { selectBackend, tf, type BackendInfo } from './backend.js';
 import { checkpointDir, initialTrainerState, loadOptimizer, readTrainerState, saveCheckpoint, type TrainerState } from './checkpoint.js';
 import type { PpoConfig } from './config.js';
 import { rowLayout, type RowLayout } from './features.js';
+import { HeuristicBaseline } from './baseline.js';
 import { loadModelDir, saveModelDir } from './io.js';
+import { warmStart, type WarmStartProgress } from './warmStart.js';
 import { buildModel, PolicyNetwork } from './network.js';
 import { collectRollout, computeGae, currentValues, type EnvState, type FinishedEpisode, RolloutBuffer, RunningMeanStd, startEpisodes } from './rollout.js';
 import { type Learner, learningRateAt, ppoUpdate, setLearningRate, type UpdateStats } from './update.js';
@@ -73,6 +75,7 @@ export const METRICS_COLUMNS = [
   'learning_rate',
   'steps_per_s',
   'seconds',
+  'mean_baseline_bsld',
 ] as const;
 
 /** One row of metrics.csv (NaN when no episode ended during the update). */
@@ -96,6 +99,10 @@ export interface TrainOptions {
   onProgress?: ((p: TrainProgress) => void) | undefined;
   /** Called with lines worth telling the user (backend, checkpoints). */
   log?: ((line: string) => void) | undefined;
+  /** Called while the baseline's trajectory filter scores candidate origins. */
+  onFilter?: ((done: number, total: number) => void) | undefined;
+  /** Called after each chunk of the warm start. */
+  onWarmStart?: ((p: WarmStartProgress) => void) | undefined;
 }
 
 /** What `train` returns. */
@@ -118,11 +125,20 @@ export interface TrainResult {
 /** Trains PPO with `config`; writes the output directory; returns the trained network. */
 export async function train(config: PpoConfig, options: TrainOptions): Promise<TrainResult> {
   const c = config;
+  const tStart = performance.now();
   const log = options.log ?? (() => {});
   const backend = await selectBackend(c.backend);
 
-  // ---- environments: one vector env, stepped in this thread
-  const { venv, layout, limits } = trainingEnvs(c);
+  // ---- the baseline heuristic (relative reward, trajectory filter) and the training envs: one vector env, stepped in this thread
+  const baseline = c.baseline ? new HeuristicBaseline(c.env.config, c.baseline) : null;
+  const envConfig = baseline
+    ? { ...c.env.config, trajectory: { ...(c.env.config.trajectory as object), origins: baseline.filterOrigins(options.onFilter) } }
+    : c.env.config;
+  if (baseline)
+    log(
+      `training on ${(envConfig.trajectory as { origins: number[] }).origins.length} origins (${c.baseline!.policy} mean bsld >= ${c.baseline!.min_bsld}, every ${c.baseline!.origin_stride}-th origin)`,
+    );
+  const { venv, layout, limits } = trainingEnvs(c, envConfig);
   const batchSize = c.num_envs * c.num_steps;
   const numUpdates = Math.ceil(c.total_steps / batchSize);
 
@@ -130,11 +146,21 @@ export async function train(config: PpoConfig, options: TrainOptions): Promise<T
   const { learner, state } = await startLearner(c, layout, options.resume, log);
   const metricsFile = prepareOutDir(options.outDir, c, options.resume);
 
+  // ---- 0. warm start (a fresh run only): behaviour cloning of the baseline heuristic
+  let warm: WarmStartProgress | null = null;
+  if (baseline && !options.resume && c.baseline!.warm_start_steps > 0) {
+    const w = warmStart(learner.network, learner.variables, baseline, layout, envConfig, c, options.onWarmStart);
+    const teacher =
+      c.baseline!.warm_start_teacher === 'lookahead' ? `${c.baseline!.policy} lookahead over ${c.baseline!.lookahead_candidates} jobs` : c.baseline!.policy;
+    log(`warm start: ${w.steps} states of ${teacher}, cross-entropy ${w.loss.toFixed(4)}, greedy agreement ${(100 * w.accuracy).toFixed(1)}%`);
+    warm = w;
+  }
+
   // ---- rollout storage, the sampling and shuffling streams, the training episodes
   const rollout = new RolloutBuffer(layout.rowSize, c.num_envs, c.num_steps);
   const actRng = derive(c.seed, `ppo/actions/${state.steps}`);
   const shuffleRng = derive(c.seed, `ppo/minibatches/${state.steps}`);
-  const env = startEpisodes(venv, layout, c, state.steps, Object.assign(new RunningMeanStd(), state.reward_rms), Float64Array.from(state.returns));
+  const env = startEpisodes(venv, layout, c, state.steps, Object.assign(new RunningMeanStd(), state.reward_rms), Float64Array.from(state.returns), baseline);
   const rows: MetricsRow[] = [];
   const t0 = performance.now();
   let updateSeconds = 0;
@@ -178,7 +204,43 @@ export async function train(config: PpoConfig, options: TrainOptions): Promise<T
 
   const modelDir = join(options.outDir, 'model');
   await saveModelDir(modelDir, learner.network, { config: c, limits, steps: state.steps, backend: backend.name });
+  const trainingOrigins = (envConfig.trajectory as { origins?: number[] } | undefined)?.origins;
+  writeModelCard(modelDir, {
+    env_id: c.env.id,
+    workload: typeof c.env.config.workload === 'string' ? basename(c.env.config.workload) : null,
+    trajectory_length: env.venv.envs[0]!.context.length,
+    backfilling: env.venv.envs[0]!.config.backfilling,
+    split: trainingOrigins
+      ? {
+          training_origins: trainingOrigins.length,
+          origin_stride: c.baseline!.origin_stride,
+          min_baseline_bsld: c.baseline!.min_bsld,
+          note: 'training draws its trajectories from these origins of the whole trace (as RLScheduler); evaluation origins are drawn once with a stated seed and never used to select the model',
+        }
+      : null,
+    seed: c.seed,
+    steps: state.steps,
+    updates: state.updates,
+    episodes: state.episodes,
+    wall_seconds: (performance.now() - tStart) / 1000,
+    ppo_seconds: (performance.now() - t0) / 1000,
+    resumed_from: options.resume ?? null,
+    backend: backend.name,
+    tfjs: tf.version.tfjs,
+    baseline: c.baseline ? { policy: c.baseline.policy, relative_reward: c.baseline.relative_reward } : null,
+    warm_start: warm
+      ? {
+          teacher: c.baseline!.warm_start_teacher,
+          ...(c.baseline!.warm_start_teacher === 'lookahead' ? { lookahead_candidates: c.baseline!.lookahead_candidates } : {}),
+          states: warm.steps,
+          cross_entropy: warm.loss,
+          greedy_agreement: warm.accuracy,
+        }
+      : null,
+    final_training: lastUpdates(rows, 10),
+  });
   venv.close();
+  baseline?.close();
   learner.optimizer.dispose();
   return {
     modelDir,
@@ -192,9 +254,25 @@ export async function train(config: PpoConfig, options: TrainOptions): Promise<T
   };
 }
 
-/** The vector env of `num_envs` training envs, the candidate-row layout of its observations and its normalisation limits. */
-function trainingEnvs(c: PpoConfig): { venv: SyncVecEnv; layout: RowLayout; limits: TrainResult['limits'] } {
-  const venv = makeVec(c.num_envs, c.env.id, c.env.config);
+/** The mean training figures of the last `n` updates that ended episodes (NaN-free). */
+function lastUpdates(rows: MetricsRow[], n: number): { updates: number; mean_bsld: number; mean_baseline_bsld: number } {
+  const done = rows.filter((r) => Number.isFinite(r.mean_bsld)).slice(-n);
+  const mean = (f: (r: MetricsRow) => number) => done.reduce((a, r) => a + f(r), 0) / Math.max(1, done.length);
+  return { updates: done.length, mean_bsld: mean((r) => r.mean_bsld), mean_baseline_bsld: mean((r) => r.mean_baseline_bsld) };
+}
+
+/**
+ * Writes `card.json` beside the model: what it was trained on and how (trace, trajectory length,
+ * split, seed, steps, wall time, backend, warm start, the last updates' figures). `clustergym
+ * evaluate --card` adds the held-out figures (`held_out`).
+ */
+export function writeModelCard(modelDir: string, card: Record<string, unknown>): void {
+  writeFileSync(join(modelDir, 'card.json'), `${JSON.stringify({ format: 'clustergym-model-card', ...card }, null, 1)}\n`);
+}
+
+/** The vector env of `num_envs` training envs (of `envConfig`), the candidate-row layout of its observations and its normalisation limits. */
+function trainingEnvs(c: PpoConfig, envConfig: Record<string, unknown>): { venv: SyncVecEnv; layout: RowLayout; limits: TrainResult['limits'] } {
+  const venv = makeVec(c.num_envs, c.env.id, envConfig);
   const env0 = venv.envs[0]!;
   return { venv, layout: rowLayout(c.env.id, env0.k, env0.nodeCount), limits: { ...env0.limits } };
 }
@@ -258,6 +336,7 @@ function metricsRow(
     learning_rate: lr,
     steps_per_s: timing.steps_per_s,
     seconds: timing.seconds,
+    mean_baseline_bsld: mean((e) => e.baselineBsld),
   };
 }
 

@@ -142,6 +142,48 @@ export function minibatchStep(
   return { pg: pg!, v: v!, ent: ent!, kl: kl!, clip: clip! };
 }
 
+/**
+ * One behaviour-cloning step (the warm start, warmStart.ts): the cross-entropy `-mean log p(a*|s)`
+ * of the teacher's candidate positions `chosen` (one per state of `mb`) under the masked policy,
+ * gradients clipped to `max_grad_norm`, Adam. Returns the loss and the fraction of states whose most
+ * probable action is the teacher's.
+ */
+export function cloneStep(
+  network: PolicyNetwork,
+  variables: tf.Variable[],
+  optimizer: tf.Optimizer,
+  mb: FeatureBatch,
+  chosen: Int32Array,
+  maxGradNorm: number,
+): { loss: number; accuracy: number } {
+  const B = mb.size;
+  const idx = Int32Array.from({ length: B }, (_, i) => i);
+  const zeros = new Float32Array(B);
+  const m = minibatchInputs(mb, idx, { positions: chosen, logps: zeros, values: zeros, advantages: zeros, targets: zeros });
+  const kept: tf.Tensor[] = [];
+  tf.tidy(() => {
+    const R = mb.rowCount;
+    const rows = tf.tensor2d(mb.rows.subarray(0, R * mb.rowSize), [R, mb.rowSize]);
+    const pooled = tf.tensor2d(mb.pooled.subarray(0, B * POOLED_SIZE), [B, POOLED_SIZE]);
+    const gather = tf.tensor1d(m.gather, 'int32');
+    const target = tf.oneHot(tf.tensor1d(m.chosen, 'int32'), m.P).toFloat();
+    const { value: loss, grads } = tf.variableGrads(() => {
+      const o = network.apply(rows, pooled);
+      const logpAll = tf.logSoftmax(gatherWithGrad(tf.concat([o.scores, o.wait, tf.tensor1d([-1e9])]), gather).reshape([B, m.P]));
+      kept.push(tf.keep(tf.equal(tf.argMax(logpAll, 1), tf.tensor1d(m.chosen, 'int32')).toFloat().mean()));
+      return tf.neg(tf.sum(tf.mul(logpAll, target), 1).mean()) as tf.Scalar;
+    }, variables);
+    kept.push(tf.keep(loss));
+    applyClippedGradients(optimizer, variables, grads, maxGradNorm);
+  });
+  const [accuracy, loss] = kept.map((t) => {
+    const x = t.dataSync()[0]!;
+    t.dispose();
+    return x;
+  });
+  return { loss: loss!, accuracy: accuracy! };
+}
+
 /** The gather indices (at least 2 columns: tf.oneHot needs depth >= 2; an extra column is padding) and the rollout values of a minibatch. */
 function minibatchInputs(mb: FeatureBatch, idx: Int32Array, ro: Rollout): MinibatchInputs {
   const B = mb.size;

@@ -209,16 +209,19 @@ describe('evaluation', () => {
     expect(seeds[0]).toBe(2 ** 32);
     // FCFS through the env (the agent commits the head; the env backfills with EASY) equals the batch fcfs+easy
     const viaEnv = evaluate(make('clustergym/Job-v0', env), new PriorityAgent('fcfs'), seeds);
-    const [viaCompare] = evaluateHeuristics(context, seeds, ['fcfs+easy']);
+    const episodes = seeds.map((seed) => ({ seed }));
+    const [viaCompare, inEnv] = evaluateHeuristics(context, episodes, ['fcfs+easy', 'fcfs']);
     viaEnv.episodes.forEach((e, i) => {
-      expect(viaCompare!.per_episode[i]!.mean_bsld).toBeCloseTo(e.summary.mean_bsld, 9);
-      expect(viaCompare!.per_episode[i]!.makespan).toBeCloseTo(e.summary.makespan, 6);
+      expect(viaCompare!.per_trajectory[i]!.mean_bsld).toBeCloseTo(e.summary.mean_bsld, 9);
+      expect(viaCompare!.per_trajectory[i]!.makespan).toBeCloseTo(e.summary.makespan, 6);
+      // a plain priority name plays in the env itself (RLScheduler's setting): the very same episodes
+      expect(inEnv!.per_trajectory[i]!.mean_bsld).toBe(e.summary.mean_bsld);
     });
     const layout = rowLayout('clustergym/Job-v0', 16, context.platform.nodeCount);
     const net = new PolicyNetwork(buildModel(layout.rowSize, tinyConfig('clustergym/Job-v0').network, 1), layout);
-    const { result, trace } = evaluateNetwork(net, context, seeds, seeds[1]);
-    expect(result.per_episode.map((e) => e.seed)).toEqual(seeds);
-    expect(result.per_episode.every((e) => e.jobs_finished === e.jobs && e.jobs === 40)).toBe(true);
+    const { result, trace } = evaluateNetwork(net, context, episodes, 1);
+    expect(result.per_trajectory.map((e) => e.seed)).toEqual(seeds);
+    expect(result.per_trajectory.every((e) => e.jobs_finished === e.jobs && e.jobs === 40)).toBe(true);
     expect(trace!.records).toHaveLength(40);
     expect(trace!.timeline.length).toBeGreaterThan(10);
     net.dispose();

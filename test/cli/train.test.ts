@@ -65,8 +65,19 @@ describe('clustergym train / evaluate', () => {
     const ev = JSON.parse(readFileSync(join(out, 'evaluation', 'evaluation.json'), 'utf8'));
     expect(ev.policies.map((p: { name: string }) => p.name)).toEqual(['ppo', 'fcfs', 'sjf+easy']);
     expect(ev.seeds).toEqual([2 ** 32, 2 ** 32 + 1]);
-    for (const p of ev.policies) expect(p.per_episode.map((x: { seed: number }) => x.seed)).toEqual(ev.seeds);
-    for (const f of ['index.html', 'comparison.svg', 'learning_curve.svg', 'gantt_ppo.svg', 'gantt_fcfs.svg', 'utilisation.svg'])
+    for (const p of ev.policies) expect(p.per_trajectory.map((x: { seed: number }) => x.seed)).toEqual(ev.seeds);
+    // the Gantt charts: the model's and the best heuristic's on the first episode
+    const best = ev.policies
+      .slice(1)
+      .reduce((b: { name: string; mean_bsld: number }, p: { name: string; mean_bsld: number }) => (p.mean_bsld < b.mean_bsld ? p : b));
+    for (const f of [
+      'index.html',
+      'comparison.svg',
+      'learning_curve.svg',
+      'gantt_ppo.svg',
+      `gantt_${best.name.replace(/[^A-Za-z0-9_-]+/g, '_')}.svg`,
+      'utilisation.svg',
+    ])
       expect(existsSync(join(out, 'evaluation', 'report', f)), f).toBe(true);
 
     // --json: the table as JSON on stdout, nothing else
@@ -134,15 +145,73 @@ describe('clustergym train / evaluate', () => {
   });
 });
 
+describe('clustergym evaluate on named trajectories', () => {
+  it('--origins/--length/--backfill play the model and the in-env heuristics on exactly those trajectories; --card records them', () => {
+    const d = tmp();
+    const jobs = Array.from({ length: 80 }, (_, i) => ({
+      id: i + 1,
+      subtime: i * 20,
+      runtime: 40 + ((i * 53) % 300),
+      req_time: 400,
+      ntasks: 1 + ((i * 3) % 4),
+    }));
+    writeFileSync(join(d, 'w.json'), JSON.stringify({ jobs }));
+    const config = {
+      env: {
+        id: 'clustergym/Job-v0',
+        config: { platform: 'data/platforms/hetero-20.json', workload: 'w.json', trajectory: { length: 16, origin: 'random' }, k: 8, unfit: 'reserve' },
+      },
+      total_steps: 128,
+      num_envs: 2,
+      num_steps: 64,
+      checkpoint_every: 0,
+      baseline: { policy: 'f1', origin_stride: 8, warm_start_steps: 128 },
+    };
+    // the platform path is relative to the config file: give it absolute
+    config.env.config.platform = join(process.cwd(), 'data/platforms/hetero-20.json');
+    const out = join(d, 'run');
+    const t = cli(['train', '--config', configFile(d, config), '--out', out]);
+    expect(t.stderr).toBe('');
+    expect(t.code).toBe(0);
+    expect(t.stdout).toMatch(/training on 9 origins \(f1 mean bsld >= 0, every 8-th origin\)/);
+    expect(t.stdout).toMatch(/warm start: 128 states of f1, cross-entropy/);
+    const model = join(out, 'model');
+    const e = cli(['evaluate', '--model', model, '--origins', '3,50,64', '--length', '16', '--backfill', 'easy', '--out', join(d, 'ev'), '--card']);
+    expect(e.stderr).toBe('');
+    expect(e.code).toBe(0);
+    expect(e.stdout).toMatch(/3 trajectories of 16 jobs, backfilling easy/);
+    const ev = JSON.parse(readFileSync(join(d, 'ev', 'evaluation.json'), 'utf8'));
+    expect(ev.policies.map((p: { name: string }) => p.name)).toEqual(['ppo', 'fcfs', 'sjf', 'f1', 'wfp3', 'unicep']);
+    expect(ev.origins).toEqual([3, 50, 64]);
+    expect(ev.backfilling).toBe('easy');
+    for (const p of ev.policies) {
+      expect(p.per_trajectory.map((x: { origin: number }) => x.origin)).toEqual([3, 50, 64]);
+      expect(p.per_trajectory.every((x: { jobs: number; jobs_finished: number }) => x.jobs === 16 && x.jobs_finished === 16)).toBe(true);
+    }
+    const card = JSON.parse(readFileSync(join(model, 'card.json'), 'utf8'));
+    expect(card.held_out).toMatchObject({ workload: 'w.json', origins: [3, 50, 64], length: 16, backfilling: 'easy' });
+    expect(card.held_out.policies.map((p: { name: string }) => p.name)).toEqual(ev.policies.map((p: { name: string }) => p.name));
+    expect(card.split).toMatchObject({ training_origins: 9, origin_stride: 8 });
+
+    expectInputError(
+      cli(['evaluate', '--model', model, '--origins', '3,65', '--length', '16']),
+      /--origins: origin 65 \+ length 16 exceeds the 80 jobs of the workload \(largest origin: 64\)/,
+    );
+    expectInputError(cli(['evaluate', '--model', model, '--origins', '3', '--episodes', '2']), /give either --origins or --episodes/);
+    expectInputError(cli(['evaluate', '--model', model, '--origins', '3,x']), /--origins: expected comma-separated integers >= 0, found "x"/);
+    expectInputError(cli(['evaluate', '--model', model, '--backfill', 'conservative']), /--backfill: expected one of none, easy/);
+  });
+});
+
 describe('clustergym demo', () => {
-  it('trains briefly, evaluates against FCFS, SJF, F1 (+EASY) and writes the report and DIR/demo.json; --json prints it', () => {
+  it("trains briefly, evaluates against RLScheduler's five heuristics in the same env and writes the report and DIR/demo.json; --json prints it", () => {
     const d = tmp();
     const r = cli(['demo', '--out', join(d, 'demo'), '--steps', '2048', '--episodes', '2', '--json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(JSON.parse(readFileSync(join(d, 'demo', 'demo.json'), 'utf8'))).toEqual(out);
-    expect(out.policies.map((p: { name: string }) => p.name)).toEqual(['ppo', 'fcfs', 'fcfs+easy', 'sjf', 'sjf+easy', 'f1', 'f1+easy']);
+    expect(out.policies.map((p: { name: string }) => p.name)).toEqual(['ppo', 'fcfs', 'sjf', 'f1', 'wfp3', 'unicep']);
     for (const p of out.policies) expect(Object.keys(p)).toEqual(['name', 'mean_bsld', 'mean_wait', 'utilisation', 'makespan', 'energy']);
     expect(out.train_seconds).toBeGreaterThan(0);
     expect(out.backend).toMatch(/^(wasm|tensorflow|cpu)$/);
