@@ -69,9 +69,9 @@ export const BaselineSchema = z
     /** Candidate training origins are every `origin_stride`-th job index (the filter plays the heuristic once per candidate). */
     origin_stride: z.number().int().min(1).default(4),
     /**
-     * Warm start by behaviour cloning before PPO: this many states collected with the heuristic playing
-     * (0: none), each chunk of `num_envs x num_steps` states trained on for `warm_start_epochs` epochs of
-     * `num_minibatches` minibatches (cross-entropy of the heuristic's action under the masked policy).
+     * Warm start by behaviour cloning before PPO: states collected per round (0: none), labelled by
+     * the teacher; after each round `warm_start_epochs` epochs over everything collected
+     * (cross-entropy of the teacher's action under the masked policy, warmStart.ts).
      */
     warm_start_steps: z.number().int().min(0).default(0),
     /**
@@ -82,7 +82,9 @@ export const BaselineSchema = z
     warm_start_teacher: z.enum(['heuristic', 'lookahead']).default('heuristic'),
     /** Jobs the lookahead teacher tries per decision. */
     lookahead_candidates: z.number().int().min(2).max(64).default(4),
-    /** Epochs over each warm-start chunk. */
+    /** Rounds of the warm start: the first with the teacher driving, the others with the network driving and the teacher labelling (DAgger). */
+    warm_start_rounds: z.number().int().min(1).max(20).default(1),
+    /** Epochs over the states collected so far, after each round. */
     warm_start_epochs: z.number().int().min(1).max(100).default(4),
     /** Adam learning rate of the warm start. */
     warm_start_learning_rate: z.number().positive().max(1).default(1e-3),

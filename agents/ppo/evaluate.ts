@@ -332,6 +332,7 @@ export interface ReportInput {
 export function writeEvaluationReport(dir: string, r: ReportInput): string[] {
   const figures: ReportFigure[] = [];
   const m = r.metrics?.filter((x) => Number.isFinite(x.mean_return)) ?? [];
+  const withBaseline = m.some((x) => Number.isFinite(x.mean_baseline_bsld));
   if (m.length > 0) {
     figures.push({
       file: 'learning_curve.svg',
@@ -339,12 +340,16 @@ export function writeEvaluationReport(dir: string, r: ReportInput): string[] {
         [
           { name: 'mean return', points: m.map((x) => ({ x: x.steps, y: x.mean_return })) },
           { name: 'mean bsld', points: m.map((x) => ({ x: x.steps, y: x.mean_bsld })), axis: 'right' },
+          ...(withBaseline
+            ? [{ name: 'baseline heuristic bsld', points: m.map((x) => ({ x: x.steps, y: x.mean_baseline_bsld })), axis: 'right' as const }]
+            : []),
         ],
         { title: 'Training: episodes finished in each update', smoothing: 0.6 },
       ),
       title: 'Learning curve',
       caption:
-        'Mean return (left axis) and mean bounded slowdown (right axis) of the training episodes that ended in each PPO update, against environment steps (faint: raw; bold: smoothed).',
+        'Mean return (left axis) and mean bounded slowdown (right axis) of the training episodes that ended in each PPO update, against environment steps (faint: raw; bold: smoothed)' +
+        (withBaseline ? '; with a baseline heuristic, its mean bsld on the same trajectories (the return is then relative to it: (b - bsld) / b).' : '.'),
     });
   }
   const ppo = r.policies.find((p) => p.name === 'ppo');

@@ -232,6 +232,7 @@ export async function train(config: PpoConfig, options: TrainOptions): Promise<T
       ? {
           teacher: c.baseline!.warm_start_teacher,
           ...(c.baseline!.warm_start_teacher === 'lookahead' ? { lookahead_candidates: c.baseline!.lookahead_candidates } : {}),
+          rounds: c.baseline!.warm_start_rounds,
           states: warm.steps,
           cross_entropy: warm.loss,
           greedy_agreement: warm.accuracy,

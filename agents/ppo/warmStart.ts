@@ -3,13 +3,17 @@
  * the network learns to pick what the baseline heuristic picks, so PPO starts from a policy as good
  * as the heuristic instead of from a uniform one and spends its updates on improving it.
  *
- * The teacher (`warm_start_teacher`: the heuristic, or its one-step lookahead, baseline.ts) plays
- * `num_envs` training envs (their own vector env, episodes seeded from
- * `derive(seed, 'warm_start/episodes')`, on the training origins); every `num_envs x num_steps`
- * states with the teacher's actions form a chunk, trained on for `warm_start_epochs` epochs of
- * `num_minibatches` shuffled minibatches with the cross-entropy of the heuristic's action under the
- * masked policy (`cloneStep`, update.ts), Adam at `warm_start_learning_rate`. Only the policy (kernel
- * and wait head) learns here; the critic starts with PPO.
+ * `warm_start_rounds` rounds, each collecting `warm_start_steps` states of `num_envs` training envs
+ * (their own vector env, episodes seeded from `derive(seed, 'warm_start/episodes')`, on the training
+ * origins), every state labelled with the teacher's action (`warm_start_teacher`: the heuristic, or
+ * its one-step lookahead, baseline.ts). The teacher drives the envs in the first round; in the
+ * following rounds the network drives (greedy) and the teacher only labels: DAgger (Ross, Gordon and
+ * Bagnell, 2011), so the network also learns what to do in the states its own mistakes lead to.
+ * After each round the network is fitted on everything collected so far: `warm_start_epochs` epochs
+ * of shuffled minibatches of `num_envs x num_steps / num_minibatches` states, the cross-entropy of
+ * the teacher's action under the masked policy (`cloneStep`, update.ts), Adam at
+ * `warm_start_learning_rate`. Only the policy (kernel and wait head) learns here; the critic starts
+ * with PPO.
  */
 import { derive } from '../../src/core/rng.js';
 import type { JobEnv } from '../../envs/jobEnv.js';
@@ -53,70 +57,90 @@ export function warmStart(
   c: PpoConfig,
   onProgress?: (p: WarmStartProgress) => void,
 ): WarmStartProgress {
-  const total = c.baseline!.warm_start_steps;
+  const b = c.baseline!;
+  const total = b.warm_start_steps * b.warm_start_rounds;
   const N = c.num_envs;
-  const chunk = N * c.num_steps;
   const venv = makeVec(N, c.env.id, envConfig);
-  const optimizer = tf.train.adam(c.baseline!.warm_start_learning_rate, 0.9, 0.999, 1e-5);
+  const optimizer = tf.train.adam(b.warm_start_learning_rate, 0.9, 0.999, 1e-5);
   const shuffleRng = derive(c.seed, 'warm_start/minibatches');
-  const states = new FeatureBatch(layout.rowSize, chunk, chunk * 8);
-  const chosen = new Int32Array(chunk);
+  const states = new FeatureBatch(layout.rowSize, 1024, 1024 * 32);
+  let chosen = new Int32Array(1024);
   const step = new FeatureBatch(layout.rowSize, N, N * 16);
   const actions = new Int32Array(N);
   let obs = venv.reset({ seed: derive(c.seed, 'warm_start/episodes').int(2 ** 31 - 1024) }).observations as Record<string, Float32Array>;
-  const lookahead = c.baseline!.warm_start_teacher === 'lookahead';
+  const lookahead = b.warm_start_teacher === 'lookahead';
   let last: WarmStartProgress = { steps: 0, totalSteps: total, loss: NaN, accuracy: NaN };
-  for (let done = 0; done < total; ) {
-    // collect a chunk with the heuristic playing
-    states.clear();
-    const n = Math.min(chunk, Math.ceil((total - done) / N) * N);
-    for (let t = 0; t < n / N; t++) {
+  for (let round = 0; round < b.warm_start_rounds; round++) {
+    // collect: the teacher labels every state; it drives in the first round, the network (greedy) in the others (DAgger)
+    const target = states.size + b.warm_start_steps;
+    while (states.size < target) {
       step.clear();
       appendBatch(step, layout, obs, venv.actionMasks(), N);
-      for (let i = 0; i < N; i++) {
+      const driver = round > 0 ? network.act(step, null).actions : null;
+      for (let i = 0; i < N && states.size < target; i++) {
         const env = venv.envs[i]! as JobEnv;
-        actions[i] = lookahead ? baseline.lookaheadAction(env, c.baseline!.lookahead_candidates) : baseline.agent.act(env);
-        chosen[states.size] = candidatePosition(step, i, actions[i]!, layout.waitAction);
+        const label = lookahead ? baseline.lookaheadAction(env, b.lookahead_candidates) : baseline.agent.act(env);
+        if (states.size >= chosen.length) {
+          const grown = new Int32Array(chosen.length * 2);
+          grown.set(chosen);
+          chosen = grown;
+        }
+        chosen[states.size] = candidatePosition(step, i, label, layout.waitAction);
         states.appendFrom(step, i);
+        actions[i] = driver ? driver[i]! : label;
       }
       obs = venv.step(actions).observations as Record<string, Float32Array>;
+      if (states.size % (N * c.num_steps) < N) onProgress?.({ ...last, steps: states.size });
     }
-    // fit it: epochs of shuffled minibatches
-    const mbSize = Math.ceil(n / c.num_minibatches);
-    const order = Int32Array.from({ length: n }, (_, i) => i);
-    const mb = new FeatureBatch(layout.rowSize, mbSize, mbSize * 8);
-    const mbChosen = new Int32Array(mbSize);
-    let loss = 0;
-    let accuracy = 0;
-    let batches = 0;
-    for (let epoch = 0; epoch < c.baseline!.warm_start_epochs; epoch++) {
-      for (let i = n - 1; i > 0; i--) {
-        const j = shuffleRng.int(i + 1);
-        const x = order[i]!;
-        order[i] = order[j]!;
-        order[j] = x;
-      }
-      const lastEpoch = epoch === c.baseline!.warm_start_epochs - 1;
-      for (let s = 0; s < n; s += mbSize) {
-        mb.clear();
-        const idx = order.subarray(s, Math.min(n, s + mbSize));
-        idx.forEach((k, p) => {
-          mb.appendFrom(states, k);
-          mbChosen[p] = chosen[k]!;
-        });
-        const r = cloneStep(network, variables, optimizer, mb, mbChosen.subarray(0, idx.length), c.max_grad_norm);
-        if (lastEpoch) {
-          loss += r.loss;
-          accuracy += r.accuracy;
-          batches++;
-        }
-      }
-    }
-    done += n;
-    last = { steps: done, totalSteps: total, loss: loss / batches, accuracy: accuracy / batches };
+    // fit everything collected so far: epochs of shuffled minibatches of num_envs x num_steps / num_minibatches states
+    last = { ...fit(network, variables, optimizer, states, chosen, shuffleRng, c), steps: states.size, totalSteps: total };
     onProgress?.(last);
   }
   optimizer.dispose();
   venv.close();
   return last;
+}
+
+/** `warm_start_epochs` epochs of cloning steps over `states` (labels `chosen`); the last epoch's mean loss and agreement. */
+function fit(
+  network: PolicyNetwork,
+  variables: tf.Variable[],
+  optimizer: tf.Optimizer,
+  states: FeatureBatch,
+  chosen: Int32Array,
+  shuffleRng: ReturnType<typeof derive>,
+  c: PpoConfig,
+): { loss: number; accuracy: number } {
+  const n = states.size;
+  const mbSize = Math.max(1, Math.ceil((c.num_envs * c.num_steps) / c.num_minibatches));
+  const order = Int32Array.from({ length: n }, (_, i) => i);
+  const mb = new FeatureBatch(states.rowSize, mbSize, mbSize * 8);
+  const mbChosen = new Int32Array(mbSize);
+  let loss = 0;
+  let accuracy = 0;
+  let batches = 0;
+  const epochs = c.baseline!.warm_start_epochs;
+  for (let epoch = 0; epoch < epochs; epoch++) {
+    for (let i = n - 1; i > 0; i--) {
+      const j = shuffleRng.int(i + 1);
+      const x = order[i]!;
+      order[i] = order[j]!;
+      order[j] = x;
+    }
+    for (let s = 0; s < n; s += mbSize) {
+      mb.clear();
+      const idx = order.subarray(s, Math.min(n, s + mbSize));
+      idx.forEach((k, p) => {
+        mb.appendFrom(states, k);
+        mbChosen[p] = chosen[k]!;
+      });
+      const r = cloneStep(network, variables, optimizer, mb, mbChosen.subarray(0, idx.length), c.max_grad_norm);
+      if (epoch === epochs - 1) {
+        loss += r.loss;
+        accuracy += r.accuracy;
+        batches++;
+      }
+    }
+  }
+  return { loss: loss / batches, accuracy: accuracy / batches };
 }

@@ -55,6 +55,7 @@ const BASE: BaselineConfig = {
   warm_start_steps: 0,
   warm_start_teacher: 'heuristic',
   lookahead_candidates: 4,
+  warm_start_rounds: 1,
   warm_start_epochs: 2,
   warm_start_learning_rate: 0.003,
 };
@@ -141,14 +142,14 @@ describe('the lookahead teacher', () => {
 });
 
 describe('warm start by behaviour cloning', () => {
-  it("finds the candidate position of an action, and cloning raises the agreement with the heuristic's choices", () => {
+  it("finds the candidate position of an action, and cloning (with a DAgger round) raises the agreement with the heuristic's choices", () => {
     const config = parsePpoConfig({
       env: { id: 'clustergym/Job-v0', config: ENV },
       seed: 5,
       num_envs: 4,
       num_steps: 32,
       num_minibatches: 4,
-      baseline: { ...BASE, warm_start_steps: 1024, warm_start_epochs: 4, warm_start_learning_rate: 0.01 },
+      baseline: { ...BASE, warm_start_steps: 512, warm_start_rounds: 2, warm_start_epochs: 4, warm_start_learning_rate: 0.01 },
     });
     const layout = rowLayout('clustergym/Job-v0', 8, 8);
     const net = new PolicyNetwork(buildModel(layout.rowSize, config.network, 5), layout);
@@ -185,6 +186,7 @@ describe('warm start by behaviour cloning', () => {
     const before = agreement();
     const w = warmStart(net, variables, new HeuristicBaseline(ENV, config.baseline!), layout, ENV, config);
     const after = agreement();
+    // two rounds of 512 states: the heuristic drives the first, the network the second (DAgger)
     expect(w.steps).toBe(1024);
     expect(Number.isFinite(w.loss)).toBe(true);
     expect(after).toBeGreaterThan(before + 0.15);
