@@ -1,7 +1,9 @@
-"""The examples run, the numpy policy-gradient agent improves its return, bench prints one JSON line."""
+"""The examples run, the numpy policy-gradient agent improves its return, bench prints one JSON line,
+the PyTorch PPO (when torch is importable) prints a finite, deterministic comparison with FCFS."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -83,3 +85,24 @@ def test_bench_wire_runs_bridge_and_raw_side_by_side() -> None:
         assert 0 < x["bridge_over_raw"] == pytest.approx(x["bridge_round_trips_per_s"] / x["raw_round_trips_per_s"], rel=0.01)
         t = x["us_per_trip"]
         assert t["server_env"] > 0 and t["server_bridge"] > 0 and t["total"] > t["server_env"] + t["server_bridge"]
+
+
+def test_ppo_torch_short_run_is_well_formed_and_deterministic(address: str) -> None:
+    pytest.importorskip("torch", reason="examples/ppo_torch.py needs PyTorch (Debian: apt-get install python3-torch)")
+    # 2 updates of 4 envs x 128 steps on the demo env, then greedy PPO and FCFS on 6 held-out episodes
+    args = ["--address", address, "--total-steps", "1024", "--num-envs", "4", "--num-steps", "128", "--eval-episodes", "6", "--quiet"]
+    out = _run("ppo_torch.py", args, timeout=120)
+    lines = out.strip().splitlines()
+    assert len(lines) == 1, out  # --quiet: only the JSON line
+    a = json.loads(lines[0])
+    assert {"ppo_mean_bsld", "fcfs_mean_bsld", "ppo_wins", "eval_episodes", "steps", "seconds"} <= set(a), a
+    assert a["steps"] == 1024 and a["updates"] == 2 and a["eval_episodes"] == 6 and 0 <= a["ppo_wins"] <= 6
+    for k in ("ppo_mean_bsld", "fcfs_mean_bsld", "seconds"):
+        assert isinstance(a[k], (int, float)) and math.isfinite(a[k]), a
+    assert a["ppo_mean_bsld"] >= 1 and a["fcfs_mean_bsld"] >= 1  # bounded slowdowns are at least 1
+    # the same arguments: the same training and evaluation (torch seed, env seeds, one torch thread)
+    b = _last_json(_run("ppo_torch.py", args, timeout=120))
+    for k in ("ppo_mean_bsld", "fcfs_mean_bsld", "ppo_wins", "steps", "updates"):
+        assert a[k] == b[k], (k, a, b)
+    # PPO < FCFS is not asserted: short runs do not beat FCFS reliably (4096 steps, training seeds 1-3 on 8
+    # held-out episodes: 15.8, 17.1 and 24.5 against 17.7); the default 60k steps do (11.1 against 22.4)
