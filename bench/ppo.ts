@@ -33,15 +33,20 @@ async function throughput(config: PpoConfig, steps: number): Promise<Record<stri
   }
 }
 
-/** Training throughput in RLScheduler's setting: the shipped config, shortened to `warm` warm-start states and `steps` PPO steps. */
-async function rlschedulerThroughput(name: string, warm: number, steps: number): Promise<Record<string, unknown>> {
+/**
+ * Training throughput in RLScheduler's setting: the shipped config, shortened to one warm-start round
+ * (16,384 states labelled by the heuristic, or 4,096 by the lookahead, which plays 4 candidates to the
+ * end of the trajectory per state) and `steps` PPO steps.
+ */
+async function rlschedulerThroughput(name: string, steps: number): Promise<Record<string, unknown>> {
   const config = loadPpoConfig(resolve(PACKAGE_ROOT, `data/configs/${name}.json`));
+  const warm = config.baseline?.warm_start_teacher === 'lookahead' ? 4096 : 16_384;
   const out = mkdtempSync(join(tmpdir(), 'cg-bench-ppo-'));
   const phases: Record<string, number> = {};
   let mark = performance.now();
   try {
     const r = await train(
-      { ...config, total_steps: steps, checkpoint_every: 0, time_limit: null, backend: 'wasm', baseline: { ...config.baseline!, warm_start_steps: warm } },
+      { ...config, total_steps: steps, checkpoint_every: 0, time_limit: null, backend: 'wasm', baseline: { ...config.baseline!, warm_start_steps: warm, warm_start_rounds: 1 } },
       {
         outDir: out,
         onFilter: (done, total) => {
@@ -58,6 +63,7 @@ async function rlschedulerThroughput(name: string, warm: number, steps: number):
     r.network.dispose();
     const updates = r.steps / (config.num_envs * config.num_steps);
     return {
+      warm_start_teacher: config.baseline!.warm_start_teacher,
       filter_seconds: Math.round((phases.filter_seconds ?? NaN) * 10) / 10,
       warm_start_states_per_s: Math.round(warm / (phases.warm_start_seconds ?? NaN)),
       ppo_steps: r.steps,
@@ -149,8 +155,8 @@ export async function benchPpo(steps = 40_960): Promise<Record<string, unknown>>
     train_mask: mask,
     target_steps_per_s: 1000,
     demo: demoFigures,
-    lublin256_training: await rlschedulerThroughput('lublin256', 16_384, 8 * 4096),
-    lublin256_easy_training: await rlschedulerThroughput('lublin256-easy', 16_384, 8 * 4096),
+    lublin256_training: await rlschedulerThroughput('lublin256', 8 * 4096),
+    lublin256_easy_training: await rlschedulerThroughput('lublin256-easy', 8 * 4096),
     lublin256_model: shippedModel('lublin256'),
     lublin256_easy_model: shippedModel('lublin256-easy'),
   };

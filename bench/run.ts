@@ -8,7 +8,8 @@
  * - `swf`: SWF parsing, lines/s over a synthetic 2,000,000-line trace.
  * - `envs`: in-process env steps/s (Job-v0, JobNode-v0, PolicyPair-v0, vector envs).
  * - `bridge`: env steps/s through the ZeroMQ bridge from Python (single env and `make_vec(16)`).
- * - `ppo`: PPO training throughput (Job-v0, K = 64, 8 envs, updates included) and the demo's wall time.
+ * - `ppo`: PPO training throughput (Job-v0, K = 64, 8 envs, updates included), the demo's wall time, and
+ *   RLScheduler's setting (lublin256 configs: filter, warm start, PPO steps/s and updates/s; the shipped models vs the heuristics).
  * - `irmasim`: `simulate --irmasim` on a 1,500-job, 20-node IRMaSim options file, whole-process time
  *   (and IRMaSim's own on the same file when `IRMASIM` points at a checkout).
  * - `slurm`: seed 004's Raijin at scale: `reproduce raijin` with 1,000,000 jobs (six shrink factors on

@@ -69,6 +69,11 @@ const platform8 = {
 
 const ENV = { platform: platform8, workload: smallWorkload(), trajectory: { length: 20 }, k: 8, unfit: 'reserve', reward: 'bsld' };
 
+/** A training config on the small env with `extra` fields. */
+function smallConfig(extra: Record<string, unknown>) {
+  return parsePpoConfig({ env: { id: 'clustergym/Job-v0', config: ENV }, ...extra });
+}
+
 describe('trajectory.origins: a pool of episode origins', () => {
   it('draws every episode from the pool, and names a bad origin with its index', () => {
     const env = make('clustergym/Job-v0', { ...ENV, trajectory: { length: 20, origins: [3, 17, 40] } });
@@ -143,8 +148,7 @@ describe('the lookahead teacher', () => {
 
 describe('warm start by behaviour cloning', () => {
   it("finds the candidate position of an action, and cloning (with a DAgger round) raises the agreement with the heuristic's choices", () => {
-    const config = parsePpoConfig({
-      env: { id: 'clustergym/Job-v0', config: ENV },
+    const config = smallConfig({
       seed: 5,
       num_envs: 4,
       num_steps: 32,
@@ -198,8 +202,7 @@ describe('warm start by behaviour cloning', () => {
 describe('training with a baseline', () => {
   it('writes mean_baseline_bsld and a model card; relative rewards score 0 for the heuristic itself', async () => {
     const out = mkdtempSync(join(tmpdir(), 'cg-ppo-baseline-'));
-    const config = parsePpoConfig({
-      env: { id: 'clustergym/Job-v0', config: ENV },
+    const config = smallConfig({
       seed: 2,
       total_steps: 256,
       num_envs: 2,
