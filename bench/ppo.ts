@@ -46,7 +46,14 @@ async function rlschedulerThroughput(name: string, steps: number): Promise<Recor
   let mark = performance.now();
   try {
     const r = await train(
-      { ...config, total_steps: steps, checkpoint_every: 0, time_limit: null, backend: 'wasm', baseline: { ...config.baseline!, warm_start_steps: warm, warm_start_rounds: 1 } },
+      {
+        ...config,
+        total_steps: steps,
+        checkpoint_every: 0,
+        time_limit: null,
+        backend: 'wasm',
+        baseline: { ...config.baseline!, warm_start_steps: warm, warm_start_rounds: 1 },
+      },
       {
         outDir: out,
         onFilter: (done, total) => {
