@@ -93,7 +93,7 @@ export function warmStart(
       if (states.size % (N * c.num_steps) < N) onProgress?.({ ...last, steps: states.size });
     }
     // fit everything collected so far: epochs of shuffled minibatches of num_envs x num_steps / num_minibatches states
-    last = { ...fit(network, variables, optimizer, states, chosen, shuffleRng, c), steps: states.size, totalSteps: total };
+    last = { ...fitCollected(network, variables, optimizer, states, chosen, shuffleRng, c), steps: states.size, totalSteps: total };
     onProgress?.(last);
   }
   optimizer.dispose();
@@ -102,7 +102,7 @@ export function warmStart(
 }
 
 /** `warm_start_epochs` epochs of cloning steps over `states` (labels `chosen`); the last epoch's mean loss and agreement. */
-function fit(
+function fitCollected(
   network: PolicyNetwork,
   variables: tf.Variable[],
   optimizer: tf.Optimizer,
