@@ -63,33 +63,59 @@ export class PriorityAgent implements Agent {
     this.name = c;
   }
   act(env: ClusterEnv): number {
-    const [best] = this.ranked(env, 1);
-    return best ?? fallback(env);
+    const e = jobEnv(env);
+    const mask = e.actionMask();
+    const sim = e.sim;
+    let best = -1;
+    let bestKey = Infinity;
+    let bestSub = Infinity;
+    for (let j = 0; j < e.visibleCount; j++) {
+      if (mask[j] !== 1) continue;
+      const job = e.visibleJob(j)!;
+      const key = this.selection.key(job, sim.now, sim.timeOrigin);
+      if (best < 0 || ranksBefore(key, job.subtime, bestKey, bestSub)) {
+        best = j;
+        bestKey = key;
+        bestSub = job.subtime;
+      }
+    }
+    return best >= 0 ? best : fallback(env);
   }
 
   /**
-   * The `m` valid visible slots the priority ranks first, best first (lower key first; ties in
-   * submission order, then slot order). Job-v0 only.
+   * The `m` valid visible slots the priority ranks first, best first (the order of `act`: lower key
+   * first, ties in submission order, then slot order). Job-v0 only.
    */
   ranked(env: ClusterEnv, m: number): number[] {
-    if (!(env instanceof JobEnv)) throw new TypeError(`PriorityAgent acts on Job-v0, not ${env.id}`);
-    const mask = env.actionMask();
-    const sim = env.sim;
+    const e = jobEnv(env);
+    const mask = e.actionMask();
+    const sim = e.sim;
     const top: { slot: number; key: number; sub: number }[] = [];
-    for (let j = 0; j < env.visibleCount; j++) {
+    for (let j = 0; j < e.visibleCount; j++) {
       if (mask[j] !== 1) continue;
-      const job = env.visibleJob(j)!;
-      const c = { slot: j, key: this.selection.key(job, sim.now, sim.timeOrigin), sub: job.subtime };
+      const job = e.visibleJob(j)!;
+      const key = this.selection.key(job, sim.now, sim.timeOrigin);
       // insertion into the sorted top-m (m is small)
       let i = top.length;
-      while (i > 0 && (c.key < top[i - 1]!.key || (c.key === top[i - 1]!.key && c.sub < top[i - 1]!.sub))) i--;
+      while (i > 0 && ranksBefore(key, job.subtime, top[i - 1]!.key, top[i - 1]!.sub)) i--;
       if (i < m) {
-        top.splice(i, 0, c);
+        top.splice(i, 0, { slot: j, key, sub: job.subtime });
         if (top.length > m) top.pop();
       }
     }
     return top.map((c) => c.slot);
   }
+}
+
+/** Whether a job of priority key `key` submitted at `sub` ranks strictly before one of `(otherKey, otherSub)`. */
+function ranksBefore(key: number, sub: number, otherKey: number, otherSub: number): boolean {
+  return key < otherKey || (key === otherKey && sub < otherSub);
+}
+
+/** `env` as Job-v0 (what PriorityAgent acts on). */
+function jobEnv(env: ClusterEnv): JobEnv {
+  if (!(env instanceof JobEnv)) throw new TypeError(`PriorityAgent acts on Job-v0, not ${env.id}`);
+  return env;
 }
 
 class Captured {
@@ -234,6 +260,10 @@ export interface EpisodeResult {
   return: number;
   steps: number;
   seed: number;
+  /** The trajectory's first job index in the workload (-1 for generated episodes). */
+  origin: number;
+  /** Jobs in the trajectory. */
+  length: number;
 }
 
 /** Plays one episode of `agent` on `env` from `reset({ seed, options })`. */
@@ -243,7 +273,8 @@ export function runEpisode(env: ClusterEnv, agent: Agent, seed: number, options?
   for (let steps = 1; ; steps++) {
     const r = env.step(agent.act(env));
     ret += r.reward;
-    if (r.terminated || r.truncated) return { summary: r.info.metrics!, return: ret, steps, seed };
+    if (r.terminated || r.truncated)
+      return { summary: r.info.metrics!, return: ret, steps, seed, origin: r.info.episode!.origin, length: r.info.episode!.length };
   }
 }
 

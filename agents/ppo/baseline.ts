@@ -22,7 +22,7 @@
  * Scores are cached per origin: the filter computes each candidate once and the episodes' rewards
  * then only look them up.
  */
-import { PriorityAgent } from '../heuristics/index.js';
+import { PriorityAgent, runEpisode } from '../heuristics/index.js';
 import type { JobEnv } from '../../envs/jobEnv.js';
 import { make } from '../../envs/registry.js';
 import type { BaselineConfig } from './config.js';
@@ -51,18 +51,12 @@ export class HeuristicBaseline {
 
   /** The heuristic's mean bounded slowdown on the trajectory at `origin` (played once, then cached). */
   bsld(origin: number): number {
-    const cached = this.scores.get(origin);
-    if (cached !== undefined) return cached;
-    const env = this.env;
-    env.reset({ seed: 0, options: { origin } });
-    for (;;) {
-      const r = env.step(this.agent.act(env));
-      if (r.terminated || r.truncated) {
-        const b = r.info.metrics!.mean_bsld;
-        this.scores.set(origin, b);
-        return b;
-      }
+    let b = this.scores.get(origin);
+    if (b === undefined) {
+      b = runEpisode(this.env, this.agent, 0, { origin }).summary.mean_bsld;
+      this.scores.set(origin, b);
     }
+    return b;
   }
 
   /**

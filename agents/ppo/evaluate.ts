@@ -36,7 +36,7 @@ import { makeScheduler, parsePolicyName } from '../../src/scheduling/policyName.
 import { runSimulation } from '../../src/scheduling/run.js';
 import type { Job } from '../../src/workload/job.js';
 import { canonicalJobSelection } from '../../src/scheduling/jobSelection.js';
-import { PriorityAgent } from '../heuristics/index.js';
+import { evaluate, PriorityAgent } from '../heuristics/index.js';
 import {
   comparisonBarsSvg,
   ganttJobsFromRecords,
@@ -101,11 +101,6 @@ export function heldOutSeeds(count: number, offset = 0): number[] {
 export function heldOutEpisodes(count: number, offset = 0, origins?: readonly number[]): EvalEpisode[] {
   if (origins) return origins.map((origin, i) => ({ seed: EVAL_SEED_BASE + offset + i, origin }));
   return heldOutSeeds(count, offset).map((seed) => ({ seed }));
-}
-
-/** The jobs and origin of an episode (its reset's trajectory). */
-function episodeOf(context: EnvContext, e: EvalEpisode): { jobs: Job[]; origin: number } {
-  return context.episodeJobs(e.seed, e.origin);
 }
 
 function means(name: string, per: EpisodeFigures[]): PolicyFigures {
@@ -206,7 +201,7 @@ export function evaluateNetwork(
       const r = env.step(choice.actions[j]!);
       obs[i] = r.observation as DictObservation;
       if (r.terminated || r.truncated) {
-        done[i] = figures({ seed: episodes[i]!.seed, origin: r.info.episode!.origin ?? -1 }, r.info.episode!.length, r.info.metrics!);
+        done[i] = figures({ seed: episodes[i]!.seed, origin: r.info.episode!.origin }, r.info.episode!.length, r.info.metrics!);
         if (i === traceAt) tracer!.recorder.finish(env.sim);
       }
     });
@@ -227,22 +222,22 @@ export function playsInEnv(name: string, context: EnvContext): boolean {
 
 /** A `PriorityAgent` on each episode of the env (RLScheduler's heuristic baseline, in the policy's own decision model). */
 export function evaluatePriorityAgent(context: EnvContext, episodes: readonly EvalEpisode[], name: string): PolicyFigures {
-  const agent = new PriorityAgent(name);
   const env = makeFromContext(context);
-  const per = episodes.map((e) => {
-    resetTo(env, e);
-    for (;;) {
-      const r = env.step(agent.act(env));
-      if (r.terminated || r.truncated) return figures({ seed: e.seed, origin: r.info.episode!.origin ?? -1 }, r.info.episode!.length, r.info.metrics!);
-    }
-  });
+  const r = evaluate(env, new PriorityAgent(name), episodes);
   env.close();
-  return means(name, per);
+  return means(
+    name,
+    r.episodes.map((e) => figures(e, e.length, e.summary)),
+  );
 }
 
-/** The jobs of episode `e`, without those that can never fit (the env rejects them). */
+/** The jobs of episode `e` (from its reset's trajectory), without those that can never fit (the env rejects them). */
 export function episodeJobs(context: EnvContext, e: EvalEpisode): Job[] {
-  const jobs = episodeOf(context, e).jobs;
+  return fitting(context, context.episodeJobs(e.seed, e.origin).jobs);
+}
+
+/** `jobs` without those that can never fit the env's platform. */
+function fitting(context: EnvContext, jobs: Job[]): Job[] {
   const probe = new ClusterSimulator(context.platform, [], { enforceMemory: context.config.enforce_memory });
   return jobs.filter((j) => probe.unfitReason(j) === null);
 }
@@ -263,8 +258,8 @@ export function evaluateHeuristics(context: EnvContext, episodes: readonly EvalE
   const c = context.config;
   const batchNames = names.filter((n) => !playsInEnv(n, context));
   const specs = batchNames.map((n) => parsePolicyName(heuristicSpec(n, context), undefined, 'heuristic policies'));
-  const cut = episodes.map((e) => ({ e, ...episodeOf(context, e) }));
-  const trajectories = cut.map((t) => ({ label: String(t.origin), jobs: episodeJobs(context, t.e) }));
+  const cut = specs.length > 0 ? episodes.map((e) => ({ e, ...context.episodeJobs(e.seed, e.origin) })) : [];
+  const trajectories = cut.map((t) => ({ label: String(t.origin), jobs: fitting(context, t.jobs) }));
   const results: PolicyResult[] =
     specs.length > 0
       ? comparePolicies(context.platform, trajectories, specs, { seed: 0, fit: c.node_fit, enforceMemory: c.enforce_memory, walltimeKill: c.walltime_kill })

@@ -154,13 +154,11 @@ export function collectRollout(ro: RolloutBuffer, env: EnvState, network: Policy
 function recordRewards(ro: RolloutBuffer, t: number, r: VecStepResult, env: EnvState, finished: FinishedEpisode[], c: PpoConfig): number[] {
   const N = ro.envs;
   const { returns, rewardRms, baseline } = env;
-  const baselineBsld = new Float64Array(N).fill(NaN);
-  if (baseline)
+  if (baseline && c.baseline?.relative_reward)
     for (let i = 0; i < N; i++) {
-      if (r.terminated[i] !== 1 && r.truncated[i] !== 1) continue;
+      if (r.terminated[i] !== 1) continue;
       const info = r.infos[i]!.final_info!;
-      baselineBsld[i] = baseline.bsld(info.episode!.origin!);
-      if (r.terminated[i] === 1 && c.baseline?.relative_reward) r.rewards[i] = baseline.relativeReward(info.episode!.origin!, info.metrics!.mean_bsld);
+      r.rewards[i] = baseline.relativeReward(info.episode!.origin, info.metrics!.mean_bsld);
     }
   for (let i = 0; i < N; i++) returns[i] = returns[i]! * c.gamma + r.rewards[i]!;
   if (c.normalize_reward) rewardRms.update(returns);
@@ -174,7 +172,12 @@ function recordRewards(ro: RolloutBuffer, t: number, r: VecStepResult, env: EnvS
     if (!ended) continue;
     returns[i] = 0;
     const info = r.infos[i]!.final_info!;
-    finished.push({ ret: info.episode!.return, bsld: info.metrics!.mean_bsld, wait: info.metrics!.mean_wait, baselineBsld: baselineBsld[i]! });
+    finished.push({
+      ret: info.episode!.return,
+      bsld: info.metrics!.mean_bsld,
+      wait: info.metrics!.mean_wait,
+      baselineBsld: baseline ? baseline.bsld(info.episode!.origin) : NaN,
+    });
     if (r.terminated[i] !== 1) truncatedEnvs.push(i);
   }
   return truncatedEnvs;

@@ -168,8 +168,7 @@ export function cloneStep(
     const gather = tf.tensor1d(m.gather, 'int32');
     const target = tf.oneHot(tf.tensor1d(m.chosen, 'int32'), m.P).toFloat();
     const { value: loss, grads } = tf.variableGrads(() => {
-      const o = network.apply(rows, pooled);
-      const logpAll = tf.logSoftmax(gatherWithGrad(tf.concat([o.scores, o.wait, tf.tensor1d([-1e9])]), gather).reshape([B, m.P]));
+      const logpAll = paddedLogProbs(network.apply(rows, pooled), gather, B, m.P);
       kept.push(tf.keep(tf.equal(tf.argMax(logpAll, 1), tf.tensor1d(m.chosen, 'int32')).toFloat().mean()));
       return tf.neg(tf.sum(tf.mul(logpAll, target), 1).mean()) as tf.Scalar;
     }, variables);
@@ -240,8 +239,7 @@ function ppoLoss(
   c: PpoConfig,
   kept: tf.Scalar[],
 ): tf.Scalar {
-  const all = tf.concat([o.scores, o.wait, tf.tensor1d([-1e9])]);
-  const logpAll = tf.logSoftmax(gatherWithGrad(all, t.gather).reshape([B, P]));
+  const logpAll = paddedLogProbs(o, t.gather, B, P);
   const newLogp = tf.sum(tf.mul(logpAll, tf.oneHot(t.chosen, P).toFloat()), 1);
   const entropy = tf.neg(tf.sum(tf.mul(tf.exp(logpAll), logpAll), 1)).mean();
   const logRatio = tf.sub(newLogp, t.oldLogp);
@@ -261,6 +259,15 @@ function ppoLoss(
     .mean();
   kept.push(...([pgLoss, vLoss, entropy, approxKl, clipFrac] as tf.Scalar[]).map((s) => tf.keep(s)));
   return tf.add(tf.sub(pgLoss, tf.mul(entropy, c.ent_coef)), tf.mul(vLoss, c.vf_coef)) as tf.Scalar;
+}
+
+/**
+ * The log-probabilities `[B, P]` of every candidate of a minibatch's states: the row scores, the wait
+ * logits and a -1e9 pad gathered by `gather` (see `minibatchInputs`), then a log-softmax per state.
+ */
+function paddedLogProbs(o: { scores: tf.Tensor1D; wait: tf.Tensor1D }, gather: tf.Tensor1D, B: number, P: number): tf.Tensor2D {
+  const all = tf.concat([o.scores, o.wait, tf.tensor1d([-1e9])]);
+  return tf.logSoftmax(gatherWithGrad(all, gather).reshape([B, P])) as tf.Tensor2D;
 }
 
 /** Scales the gradients to a global norm of at most `maxNorm` and applies them with Adam. */
