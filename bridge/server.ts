@@ -17,6 +17,16 @@ import { Packr, Unpackr } from 'msgpackr';
 import { Router } from 'zeromq';
 import { BridgeError, limitError, PROTOCOL_VERSION, parseRequest, requestIdOf, type ErrorCode, type Op, type Request } from './protocol.js';
 import { encodeNdArray, isNdArrayMessage, type WireTypedArray } from './ndarray.js';
+import {
+  BINARY_MAGIC,
+  BINARY_VERSION,
+  type BinaryLayout,
+  binaryLayout,
+  binaryRequestId,
+  encodeBinaryReply,
+  layoutMessage,
+  parseBinaryRequest,
+} from './binary.js';
 
 /** A JSON-serialisable space descriptor (see envs/spaces). */
 export interface SpaceDescriptor {
@@ -93,6 +103,19 @@ interface Slot {
   lastUsed: number;
   /** An episode is running (reset done, not yet ended). */
   active: boolean;
+  /** How its steps travel in binary frames (null: msgpack only). */
+  layout: BinaryLayout | null;
+}
+
+/** The results of stepping a batch of envs (before encoding, in msgpack or binary). */
+interface BatchResult {
+  slots: Slot[];
+  rewards: Float64Array;
+  terminated: Uint8Array;
+  truncated: Uint8Array;
+  /** Each env's observation after the step (the first of the next episode when it was reset). */
+  observations: unknown[];
+  infos: Record<string, unknown>[];
 }
 
 const packr = new Packr({ useRecords: false, variableMapSize: true });
@@ -231,12 +254,15 @@ export class BridgeServer {
   /** Seconds spent in `handle` (decode, dispatch, env calls, encode) and in the envs' `step`/`reset` calls. */
   private handleSeconds = 0;
   private envSeconds = 0;
+  /** The token's bytes (binary frames carry it as bytes). */
+  private readonly tokenBytes: Buffer | null;
 
   constructor(
     private readonly factory: EnvFactory,
     private readonly options: BridgeServerOptions,
   ) {
     this.idleTimeoutMs = options.idleTimeoutMs ?? 600_000;
+    this.tokenBytes = options.token === undefined ? null : Buffer.from(options.token, 'utf8');
     this.limits = {
       maxEnvs: options.maxEnvs ?? DEFAULT_LIMITS.maxEnvs,
       maxEnvsPerClient: options.maxEnvsPerClient ?? DEFAULT_LIMITS.maxEnvsPerClient,
@@ -313,6 +339,7 @@ export class BridgeServer {
   private handleTimed(payload: Buffer, client: string): Buffer {
     if (payload.length > this.limits.maxRequestBytes)
       return this.errorReply(null, limitError('request size (bytes)', payload.length, this.limits.maxRequestBytes, '--max-request-bytes'));
+    if (payload[0] === BINARY_MAGIC) return this.handleBinary(payload);
     let msg: unknown;
     try {
       msg = unpackr.unpack(payload);
@@ -335,6 +362,38 @@ export class BridgeServer {
       result.id = id;
       result.ok = true;
       return packr.pack(result);
+    } catch (e) {
+      if (e instanceof BridgeError) return this.errorReply(id, e);
+      const c = this.factory.classify(e);
+      if (c) return this.errorReply(id, new BridgeError(c.code, c.message, c.details ?? null));
+      return this.errorReply(id, new BridgeError('internal', (e as Error)?.message ?? String(e)));
+    }
+  }
+
+  /**
+   * A binary `step` or `step_batch` frame (bridge/binary.ts): the same checks and the same env calls
+   * as the msgpack ops, a binary reply; errors are msgpack error replies, as for any request.
+   */
+  private handleBinary(payload: Buffer): Buffer {
+    const id = binaryRequestId(payload);
+    try {
+      const q = parseBinaryRequest(payload);
+      if (this.tokenBytes !== null && !(q.token.length === this.tokenBytes.length && timingSafeEqual(q.token, this.tokenBytes)))
+        throw new BridgeError('unauthorized', 'this server needs its token in every request (binary frames carry it after the actions)');
+      const b = q.op === 'step' ? this.runStep(q.envs[0]!, q.actions[0]!, true) : this.runBatch(q.envs, q.actions, q.autoreset);
+      const layout = b.slots[0]!.layout;
+      if (layout === null)
+        throw new BridgeError('bad_request', `environment ${q.envs[0]} (${b.slots[0]!.envId}) has no binary layout: step it with msgpack requests`);
+      return encodeBinaryReply(layout, {
+        op: q.op,
+        id: q.id,
+        rewards: b.rewards,
+        terminated: b.terminated,
+        truncated: b.truncated,
+        observations: b.observations,
+        masks: b.slots.map((s) => s.env.actionMask()),
+        info: packr.pack(q.op === 'step' ? b.infos[0] : b.infos),
+      });
     } catch (e) {
       if (e instanceof BridgeError) return this.errorReply(id, e);
       const c = this.factory.classify(e);
@@ -372,6 +431,8 @@ export class BridgeServer {
             ops: ['hello', 'ping', 'stats', 'list', 'make', 'reset', 'step', 'action_mask', 'step_batch', 'reset_batch', 'close'],
             env_ids: this.factory.ids(),
             ndarray: true,
+            // binary step frames (bridge/binary.ts), format version
+            binary: BINARY_VERSION,
             idle_timeout_s: this.idleTimeoutMs / 1000,
             limits: {
               max_envs: this.limits.maxEnvs,
@@ -395,9 +456,22 @@ export class BridgeServer {
         const env = this.factory.make(q.env_id, q.config);
         const handle = `e${this.nextEnv++}`;
         const spaceKey = JSON.stringify([env.observationSpace, env.actionSpace]);
-        this.envs.set(handle, { env, envId: q.env_id, owner: client, spaceKey, seeded: false, obsCache: new Map(), lastUsed: Date.now(), active: false });
+        const layout = binaryLayout(env.observationSpace, env.actionSpace);
+        this.envs.set(handle, {
+          env,
+          envId: q.env_id,
+          owner: client,
+          spaceKey,
+          seeded: false,
+          obsCache: new Map(),
+          lastUsed: Date.now(),
+          active: false,
+          layout,
+        });
         this.perClient.set(client, mine + 1);
-        return { env: handle, observation_space: env.observationSpace, action_space: env.actionSpace };
+        const reply: Record<string, unknown> = { env: handle, observation_space: env.observationSpace, action_space: env.actionSpace };
+        if (layout) reply.binary = layoutMessage(layout);
+        return reply;
       }
       case 'reset': {
         const q = r as Request<'reset'>;
@@ -408,18 +482,14 @@ export class BridgeServer {
       }
       case 'step': {
         const q = r as Request<'step'>;
-        const s = this.slot(q.env);
-        if (!s.active) throw new BridgeError('bad_state', `environment ${q.env} needs a reset before step (new, or its episode ended)`);
-        const t0 = performance.now();
-        const out = s.env.step(q.action);
-        this.envSeconds += (performance.now() - t0) / 1000;
-        if (out.terminated || out.truncated) s.active = false;
+        const b = this.runStep(q.env, q.action, false);
+        const s = b.slots[0]!;
         return {
-          observation: encodeObservation(s.obsCache, out.observation, s.env.observationSpace),
-          reward: out.reward,
-          terminated: out.terminated,
-          truncated: out.truncated,
-          info: encodeValue(out.info),
+          observation: encodeObservation(s.obsCache, b.observations[0], s.env.observationSpace),
+          reward: b.rewards[0],
+          terminated: b.terminated[0] === 1,
+          truncated: b.truncated[0] === 1,
+          info: encodeValue(b.infos[0]),
         };
       }
       case 'action_mask': {
@@ -462,30 +532,64 @@ export class BridgeServer {
    * (with the episode metrics in `infos[i]`).
    */
   private stepBatch(q: Request<'step_batch'>): Record<string, unknown> {
-    const slots = this.batchSlots(q.envs);
+    const b = this.runBatch(q.envs, q.actions, q.autoreset);
+    return {
+      observations: stackObservations(b.observations, b.slots[0]!.env.observationSpace),
+      rewards: encodeNdArray(b.rewards),
+      terminated: encodeNdArray(b.terminated),
+      truncated: encodeNdArray(b.truncated),
+      action_masks: stackMasks(b.slots.map((s) => s.env.actionMask())),
+      infos: b.infos,
+    };
+  }
+
+  /**
+   * One env's step (the `step` op, msgpack or binary): its info as the env gives it (with
+   * `action_mask`) for msgpack, without it for binary frames (which carry the mask apart).
+   */
+  private runStep(handle: string, action: number, binary: boolean): BatchResult {
+    const s = this.slot(handle);
+    if (!s.active) throw new BridgeError('bad_state', `environment ${handle} needs a reset before step (new, or its episode ended)`);
+    const t0 = performance.now();
+    const out = s.env.step(action);
+    this.envSeconds += (performance.now() - t0) / 1000;
+    if (out.terminated || out.truncated) s.active = false;
+    return {
+      slots: [s],
+      rewards: Float64Array.of(out.reward),
+      terminated: Uint8Array.of(out.terminated ? 1 : 0),
+      truncated: Uint8Array.of(out.truncated ? 1 : 0),
+      observations: [out.observation],
+      infos: [binary ? batchInfo(out.info) : out.info],
+    };
+  }
+
+  /** Steps a batch (the `step_batch` op, msgpack or binary): every action checked before any env moves. */
+  private runBatch(handles: string[], actions: number[], autoreset: boolean): BatchResult {
+    const slots = this.batchSlots(handles);
     for (let i = 0; i < slots.length; i++)
-      if (!slots[i]!.active) throw new BridgeError('bad_state', `environment ${q.envs[i]} needs a reset before step_batch`);
+      if (!slots[i]!.active) throw new BridgeError('bad_state', `environment ${handles[i]} needs a reset before step_batch`);
     const n = slots.length;
     const rewards = new Float64Array(n);
     const terminated = new Uint8Array(n);
     const truncated = new Uint8Array(n);
     const observations: unknown[] = new Array(n);
-    const infos: unknown[] = new Array(n);
+    const infos: Record<string, unknown>[] = new Array(n);
     // Validate every action first so that a bad one leaves every env unchanged.
     for (let i = 0; i < n; i++) {
       const mask = slots[i]!.env.actionMask();
-      const a = q.actions[i]!;
+      const a = actions[i]!;
       if (!(a >= 0 && a < mask.length) || mask[a] !== 1)
-        throw new BridgeError('invalid_action', `action ${a} is not allowed in environment ${q.envs[i]} (index ${i}); allowed: ${allowed(mask)}`, {
+        throw new BridgeError('invalid_action', `action ${a} is not allowed in environment ${handles[i]} (index ${i}); allowed: ${allowed(mask)}`, {
           index: i,
-          env: q.envs[i],
+          env: handles[i],
           mask: encodeNdArray(mask),
         });
     }
     for (let i = 0; i < n; i++) {
       const s = slots[i]!;
       const t0 = performance.now();
-      const out = s.env.step(q.actions[i]!);
+      const out = s.env.step(actions[i]!);
       this.envSeconds += (performance.now() - t0) / 1000;
       rewards[i] = out.reward;
       terminated[i] = out.terminated ? 1 : 0;
@@ -493,7 +597,7 @@ export class BridgeServer {
       let info = batchInfo(out.info);
       let obs = out.observation;
       if (out.terminated || out.truncated) {
-        if (q.autoreset) {
+        if (autoreset) {
           // envs reuse their observation buffers: copy the final observation before the reset overwrites it
           const finalObservation = encodeValue(copyObservation(obs), s.env.observationSpace);
           const finalInfo = info;
@@ -507,14 +611,7 @@ export class BridgeServer {
       observations[i] = obs;
       infos[i] = info;
     }
-    return {
-      observations: stackObservations(observations, slots[0]!.env.observationSpace),
-      rewards: encodeNdArray(rewards),
-      terminated: encodeNdArray(terminated),
-      truncated: encodeNdArray(truncated),
-      action_masks: stackMasks(slots.map((s) => s.env.actionMask())),
-      infos,
-    };
+    return { slots, rewards, terminated, truncated, observations, infos };
   }
 
   /**

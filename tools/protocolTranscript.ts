@@ -9,6 +9,7 @@ import { Dealer } from 'zeromq';
 import { registryFactory } from '../bridge/envFactory.js';
 import { BridgeServer, wire } from '../bridge/server.js';
 import { decodeNdArray, isNdArrayMessage } from '../bridge/ndarray.js';
+import { encodeBinaryRequest, layoutFromMessage, replyOffsets } from '../bridge/binary.js';
 
 function show(v: unknown, depth = 0): unknown {
   if (isNdArrayMessage(v)) {
@@ -61,6 +62,21 @@ async function main(): Promise<void> {
   const c = (await call({ op: 'make', env_id: 'clustergym/Job-v0', config: { ...flat, k: 8 } })).env as string;
   await call({ op: 'reset', env: c, seed: 3 });
   await call({ op: 'step_batch', envs: [a, c], actions: [0, 0] });
+  // binary step frames (bridge/binary.ts): a fresh small env, a hex dump of the request and the reply
+  const small = await call({ op: 'make', env_id: 'clustergym/Job-v0', config: { trajectory: { length: 10, origin: 0 }, k: 2 } });
+  await call({ op: 'reset', env: small.env, seed: 42 });
+  const frame = encodeBinaryRequest('step', ++id, [small.env as string], [0]);
+  await sock.send(frame);
+  const [rb] = await sock.receive();
+  const layout = layoutFromMessage(small.binary as Parameters<typeof layoutFromMessage>[0]);
+  const hex = (x: Uint8Array, from: number, to: number) => Buffer.from(x.subarray(from, to)).toString('hex').replace(/(..)(?!$)/g, '$1 ');
+  console.log(`--> binary step (${frame.length} bytes): ${hex(frame, 0, frame.length)}`);
+  const o = replyOffsets(layout, 1);
+  console.log(`<-- binary reply (${rb!.length} bytes), offsets ${JSON.stringify(o)}`);
+  for (let at = 0; at < o.arrays[0]!; at += 16) console.log(`${String(at).padStart(5)}  ${hex(rb!, at, at + 16)}`);
+  console.log(`  ${o.arrays[0]}  jobs ${Array.from(new Float32Array(rb!.buffer.slice(rb!.byteOffset + o.arrays[0]!, rb!.byteOffset + o.arrays[0]! + 64)), (x) => Math.round(x * 1e4) / 1e4).join(', ')}`);
+  console.log(`  ${o.masks}  mask ${hex(rb!, o.masks, o.masks + layout.mask)}`);
+  console.log(`  ${o.info}  info ${JSON.stringify(wire.unpack(rb!.subarray(o.info)))}`);
   await call({ op: 'close', env });
   sock.close();
   await server.close();

@@ -9,12 +9,12 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 import zmq
 
-from . import wire
+from . import binary, wire
 from .errors import (
     ClusterGymTimeoutError,
     ProtocolError,
@@ -89,6 +89,9 @@ class Client:
             request; default ``$CLUSTERGYM_TOKEN`` when set, else the token of a
             :class:`~clustergym.server.LocalServer` of this process at that address.
         context: the ZeroMQ context (default: the process-wide ``zmq.Context.instance()``).
+        binary: send ``step`` and ``step_batch`` as binary frames (:mod:`clustergym.binary`) when
+            the server offers them (default: yes, unless ``$CLUSTERGYM_BINARY`` is ``0``); False
+            keeps every request msgpack.
     """
 
     def __init__(
@@ -101,8 +104,12 @@ class Client:
         context: Optional[zmq.Context] = None,
         connect_timeout: Optional[float] = CONNECT_TIMEOUT,
         token: Optional[str] = None,
+        binary: Optional[bool] = None,
     ) -> None:
         self.address = normalize_address(address)
+        if binary is None:
+            binary = os.environ.get("CLUSTERGYM_BINARY", "1") != "0"
+        self._want_binary = bool(binary)
         if token is None:
             token = os.environ.get("CLUSTERGYM_TOKEN") or None
         if token is None:
@@ -110,6 +117,7 @@ class Client:
 
             token = token_for(self.address)
         self._token = token
+        self._token_bytes = b"" if token is None else token.encode("utf-8")
         self.timeout = timeout
         self._check_alive = check_alive
         self._ids = itertools.count(1)
@@ -152,6 +160,34 @@ class Client:
         if self._token is not None:
             msg["token"] = self._token
         sock.send(wire.pack(msg))
+        reply = self._receive(sock, rid, op, timeout)
+        assert isinstance(reply, dict)
+        return reply
+
+    @property
+    def binary(self) -> bool:
+        """Whether ``step`` and ``step_batch`` travel as binary frames (the server offers them,
+        and this client was not made with ``binary=False``)."""
+        caps = self.server_info.get("capabilities") if self.server_info else None
+        return self._want_binary and isinstance(caps, dict) and caps.get("binary") == binary.VERSION and len(self._token_bytes) <= 255
+
+    def step_frame(
+        self, op: str, handles: Sequence[int], actions: Sequence[int], autoreset: bool = True, timeout: Union[float, None, _Default] = _DEFAULT
+    ) -> bytes:
+        """Sends a binary ``step`` (one env) or ``step_batch`` frame (env handle numbers and int32
+        actions) and returns the binary reply's bytes (decode them with :mod:`clustergym.binary`).
+        Raises as :meth:`request` does (error replies are msgpack)."""
+        sock = self._sock
+        if sock is None:
+            raise RuntimeError("the clustergym client is closed")
+        rid = next(self._ids) & 0xFFFFFFFF
+        sock.send(binary.encode_request(op, rid, handles, actions, autoreset, self._token_bytes))
+        raw = self._receive(sock, rid, op, timeout)
+        assert isinstance(raw, bytes)
+        return raw
+
+    def _receive(self, sock: zmq.Socket, rid: int, op: str, timeout: Union[float, None, _Default]) -> Union[Dict[str, Any], bytes]:
+        """Waits for the reply to request ``rid``: the reply map, or the bytes of a binary reply."""
         t = self.timeout if isinstance(timeout, _Default) else timeout
         deadline = None if t is None else time.monotonic() + t
         # recv() waits at most one slice, then the liveness and the deadline are checked.
@@ -177,6 +213,10 @@ class Client:
                         "(is the server running and reachable? raise timeout= for slow operations)",
                     ) from None
                 continue
+            if raw[:1] == b"\xc1":
+                if len(raw) >= 8 and binary.reply_id(raw) == rid:
+                    return raw
+                continue  # a late binary reply to a request that timed out
             reply = wire.unpack(raw)
             if not isinstance(reply, dict):
                 raise ProtocolError("protocol", f"malformed reply (not a map): {reply!r:.200}")

@@ -11,6 +11,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from . import binary
 from .client import DEFAULT_TIMEOUT, Client, check_seed
 from .errors import ClusterGymError
 from .server import LocalServer
@@ -164,6 +165,7 @@ class Env(_ServerResource, _EnvBase):  # type: ignore[misc, valid-type]
         *,
         server: Optional[LocalServer] = None,
         owns_client: bool = True,
+        binary_layout: Optional[Mapping[str, Any]] = None,
     ) -> None:
         self.env_id = env_id
         self.config: Dict[str, Any] = dict(config)
@@ -178,6 +180,10 @@ class Env(_ServerResource, _EnvBase):  # type: ignore[misc, valid-type]
         self.action_space = from_descriptor(action_space)
         self._mask: Optional[np.ndarray] = None
         self._closed = False
+        # binary step frames when the server offers them and the env has a layout (make's reply)
+        number = binary.handle_number(handle)
+        self._layout = binary.Layout.from_make_reply({"binary": binary_layout}) if client.binary and number is not None else None
+        self._handle_number = [number if number is not None else 0]
         if not GYMNASIUM:
             self._np_random: Optional[np.random.Generator] = None
             self._np_random_seed: Optional[int] = None
@@ -218,7 +224,13 @@ class Env(_ServerResource, _EnvBase):  # type: ignore[misc, valid-type]
         """Takes ``action`` (an int; numpy integers and one-element integer arrays work too).
         Returns ``(observation, reward, terminated, truncated, info)``."""
         self._check_open()
-        r = self.client.request("step", env=self.handle, action=action_to_wire(action))
+        a = action_to_wire(action)
+        layout = self._layout
+        if layout is not None and type(a) is int and -(2**31) <= a < 2**31:
+            out = binary.decode_step(layout, self.client.step_frame("step", self._handle_number, (a,)))
+            self._mask = out[4]["action_mask"]
+            return out
+        r = self.client.request("step", env=self.handle, action=a)
         info = r.get("info") or {}
         self._mask = _mask_of(info)
         return observation_from_wire(r["observation"]), float(r["reward"]), bool(r["terminated"]), bool(r["truncated"]), info
@@ -306,7 +318,7 @@ def make(
     cfg = _merge_config(config, config_overrides)
     if client is not None:
         r = client.request("make", env_id=env_id, config=cfg, timeout=client.make_timeout())
-        return Env(client, r["env"], env_id, cfg, r["observation_space"], r["action_space"], owns_client=False)
+        return Env(client, r["env"], env_id, cfg, r["observation_space"], r["action_space"], owns_client=False, binary_layout=r.get("binary"))
     c, server = connect(address, timeout=timeout, server_command=server_command, server_args=server_args)
     try:
         r = c.request("make", env_id=env_id, config=cfg, timeout=c.make_timeout())
@@ -315,4 +327,4 @@ def make(
         if server is not None:
             server.stop()
         raise
-    return Env(c, r["env"], env_id, cfg, r["observation_space"], r["action_space"], server=server)
+    return Env(c, r["env"], env_id, cfg, r["observation_space"], r["action_space"], server=server, binary_layout=r.get("binary"))

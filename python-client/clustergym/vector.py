@@ -30,6 +30,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from . import binary
 from .client import DEFAULT_TIMEOUT, Client, check_seed
 from .env import Observation, _GymnasiumSurface, _ServerResource, _merge_config, action_to_wire, connect, observation_from_wire
 from .errors import ClusterGymError, InvalidActionError
@@ -265,6 +266,7 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
         owns_client: bool = True,
         seeds: SeedsLike = None,
         autoreset_mode: Any = "NextStep",
+        binary_layout: Optional[Mapping[str, Any]] = None,
     ) -> None:
         self.client = client
         self.handles = list(handles)
@@ -290,6 +292,12 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
         self._np_random: Optional[np.random.Generator] = None
         self._np_random_seed: Optional[int] = None
         self._closed = False
+        # binary step frames when the server offers them and the envs have a layout (make's reply)
+        numbers = [binary.handle_number(h) for h in self.handles]
+        self._layout = (
+            binary.Layout.from_make_reply({"binary": binary_layout}) if client.binary and all(x is not None for x in numbers) else None
+        )
+        self._handle_numbers: List[int] = [x or 0 for x in numbers]
 
     # -- API --------------------------------------------------------------------------------------
 
@@ -381,7 +389,7 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
         mode = self.autoreset_mode
         if mode == AutoresetMode.NEXT_STEP and self._ended.any():
             return self._step_next_step(wire_actions)
-        r = self.client.request("step_batch", envs=self.handles, actions=wire_actions, autoreset=mode == AutoresetMode.SAME_STEP)
+        r = self._step_batch(list(range(n)), wire_actions, mode == AutoresetMode.SAME_STEP)
         obs = observation_from_wire(r["observations"])
         rewards = np.asarray(r["rewards"], dtype=np.float64)
         terminated, truncated = _as_bool(r["terminated"]), _as_bool(r["truncated"])
@@ -413,7 +421,7 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
         parts: List[Tuple[np.ndarray, Any]] = []
         if len(step_idx):
             try:
-                r = self.client.request("step_batch", envs=[self.handles[i] for i in step_idx], actions=[wire_actions[i] for i in step_idx], autoreset=False)
+                r = self._step_batch([int(i) for i in step_idx], [wire_actions[i] for i in step_idx], False)
             except InvalidActionError as e:
                 raise _reindexed(e, step_idx) from None
             parts.append((step_idx, observation_from_wire(r["observations"])))
@@ -433,6 +441,16 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
         obs = _merge_rows(n, parts)
         self._obs, self._masks, self._ended = obs, masks, ended
         return obs, rewards, terminated, truncated, infos
+
+    def _step_batch(self, idx: List[int], actions: List[Any], autoreset: bool) -> Dict[str, Any]:
+        """``step_batch`` over the envs ``idx``: a binary frame when the server offers them and every
+        action is an int32, else msgpack (whose reply names what is wrong with an action)."""
+        layout = self._layout
+        if layout is not None and all(type(a) is int and -(2**31) <= a < 2**31 for a in actions):
+            numbers = self._handle_numbers
+            raw = self.client.step_frame("step_batch", [numbers[i] for i in idx], actions, autoreset)
+            return binary.decode_step_batch(layout, raw, len(idx))
+        return self.client.request("step_batch", envs=[self.handles[i] for i in idx], actions=actions, autoreset=autoreset)
 
     def _mask_width(self) -> int:
         n = getattr(self.single_action_space, "n", None)
@@ -549,4 +567,6 @@ def make_vec(
                 except ClusterGymError:
                     pass
         raise
-    return VectorEnv(c, handles, env_id, cfg, r["observation_space"], r["action_space"], server=server, owns_client=owns, seeds=seeds, autoreset_mode=mode)
+    return VectorEnv(
+        c, handles, env_id, cfg, r["observation_space"], r["action_space"], server=server, owns_client=owns, seeds=seeds, autoreset_mode=mode, binary_layout=r.get("binary")
+    )

@@ -40,7 +40,7 @@ import zmq
 
 import _common  # noqa: F401
 import clustergym
-from clustergym import wire
+from clustergym import binary, wire
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -88,20 +88,30 @@ class BridgeLoop:
                 env.step(first_valid(env.action_masks()))
 
     def sample(self) -> "tuple[bytes, bytes]":
-        """One real request and its reply, as bytes on the wire."""
+        """One real request and its reply, as bytes on the wire (binary frames when the client uses them)."""
         c = self.env.client
+        masks = self.env.action_masks()
         if self.n == 1:
-            a = int(first_valid(self.env.action_masks()))
-            req = {"id": 1, "op": "step", "env": self.env.handle, "action": a}
+            a = [int(first_valid(masks))]
+            layout, numbers, op = self.env._layout, self.env._handle_number, "step"  # noqa: SLF001
+            handles = [self.env.handle]
         else:
-            a = [int(x) for x in first_valid(self.env.action_masks())]
-            req = {"id": 1, "op": "step_batch", "envs": list(self.env.handles), "actions": a, "autoreset": True}
-        raw_req = wire.pack(req)
+            a = [int(x) for x in first_valid(masks)]
+            layout, numbers, op = self.env._layout, self.env._handle_numbers, "step_batch"  # noqa: SLF001
+            handles = list(self.env.handles)
+        if layout is not None:
+            raw_req = binary.encode_request(op, 1, numbers, a, True, c._token_bytes)  # noqa: SLF001
+        else:
+            req: Dict[str, Any] = {"id": 1, "op": op}
+            req.update({"env": handles[0], "action": a[0]} if self.n == 1 else {"envs": handles, "actions": a, "autoreset": True})
+            if c._token is not None:  # noqa: SLF001
+                req["token"] = c._token  # noqa: SLF001
+            raw_req = wire.pack(req)
         c._sock.send(raw_req)  # noqa: SLF001 -- the benchmark reads the wire itself
         raw_rep = c._sock.recv()  # noqa: SLF001
         if self.n == 1:
-            r = wire.unpack(raw_rep)
-            if r.get("terminated") or r.get("truncated"):
+            ended = binary.decode_step(layout, raw_rep)[2:4] if layout is not None else [wire.unpack(raw_rep).get(k) for k in ("terminated", "truncated")]
+            if any(ended):
                 self.env.reset()
             else:
                 self.env._mask = None  # noqa: SLF001 -- the mask moved with the step
@@ -151,7 +161,10 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=4.0, help="timed seconds per side and env count")
     p.add_argument("--rounds", type=int, default=8, help="interleaved slices per side")
     p.add_argument("--workload", default=None)
+    p.add_argument("--msgpack", action="store_true", help="step over msgpack maps, not the binary frames")
     a = p.parse_args()
+    if a.msgpack:
+        os.environ["CLUSTERGYM_BINARY"] = "0"
     config: Dict[str, Any] = {"k": a.k}
     if a.workload:
         config["workload"] = a.workload
@@ -220,7 +233,7 @@ def main() -> None:
             proc.wait(5)
         except subprocess.TimeoutExpired:
             proc.kill()
-    print(json.dumps({"env": a.env, "k": a.k, "workload": a.workload or "embedded default", "results": results}))
+    print(json.dumps({"env": a.env, "k": a.k, "workload": a.workload or "embedded default", "frames": "msgpack" if a.msgpack else "binary", "results": results}))
 
 
 if __name__ == "__main__":

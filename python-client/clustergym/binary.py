@@ -1,0 +1,158 @@
+"""Binary ``step`` and ``step_batch`` frames (docs/protocol.md, "Binary step frames").
+
+A server whose ``hello`` reports ``capabilities.binary == 1`` takes ``step`` and ``step_batch`` as
+fixed little-endian frames starting with the byte ``0xC1`` (which msgpack never uses) and answers
+with a fixed frame whose arrays sit at offsets computed once from the env's ``binary`` layout (the
+``make`` reply). The client builds the observation arrays as read-only numpy views of the received
+bytes: no msgpack maps, no per-array decoding. Error replies stay msgpack maps.
+
+Request: ``0xC1, op (1 step, 2 step_batch), flags (bit 0 autoreset), T`` then ``u32 id, u32 n``,
+``u32 handles[n]`` (the number of ``"e17"``), ``i32 actions[n]``, ``T`` token bytes.
+
+Reply: ``0xC1, op, 0, version`` then ``u32 id, u32 n, u32 I``, 16 reserved bytes, ``f64 rewards[n]``,
+``u8 terminated[n]``, ``u8 truncated[n]`` (padded to 8), each layout array stacked over the n envs
+(padded to 8), ``u8 masks[n, A]`` (padded to 8), and ``I`` bytes of msgpack: the info map
+(``step``) or the list of infos (``step_batch``).
+"""
+from __future__ import annotations
+
+import re
+import struct
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import msgpack
+import numpy as np
+
+from . import wire
+
+__all__ = ["MAGIC", "VERSION", "Layout", "handle_number", "encode_request", "decode_step", "decode_step_batch", "reply_id"]
+
+#: First byte of every binary frame.
+MAGIC = 0xC1
+#: The frame format this client speaks (the server's ``capabilities.binary``).
+VERSION = 1
+_OPS = {"step": 1, "step_batch": 2}
+_REQUEST = struct.Struct("<BBBBII")
+_REPLY = struct.Struct("<BBBBIII")
+_HEADER_BYTES = 32
+_HANDLE = re.compile(r"^e(\d{1,10})$")
+_FLOAT32 = np.dtype("<f4")
+
+
+def _pad8(x: int) -> int:
+    return (x + 7) & ~7
+
+
+def handle_number(handle: str) -> Optional[int]:
+    """The number of a server env handle (``"e17"`` -> 17), or None if it has no binary form."""
+    m = _HANDLE.match(handle)
+    if m is None:
+        return None
+    v = int(m.group(1))
+    return v if v < 2**32 else None
+
+
+class Layout:
+    """Where an env's observation arrays and action mask sit in a binary reply (from ``make``)."""
+
+    def __init__(self, message: Mapping[str, Any]) -> None:
+        if message.get("version") != VERSION:
+            raise ValueError(f"binary layout version {message.get('version')!r}; this client reads {VERSION}")
+        self.arrays: List[Tuple[Optional[str], np.dtype, Tuple[int, ...], int]] = []
+        for a in message["arrays"]:
+            dt = wire.DTYPES[a["dtype"]]
+            shape = tuple(int(s) for s in a["shape"])
+            self.arrays.append((a["key"], dt, shape, int(np.prod(shape, dtype=np.int64)) * dt.itemsize))
+        #: Length of the action mask.
+        self.mask = int(message["mask"])
+        #: The observation is one ``Box`` (no keys).
+        self.box = len(self.arrays) == 1 and self.arrays[0][0] is None
+        self._offsets: Dict[int, Tuple[List[int], int, int]] = {}
+
+    @classmethod
+    def from_make_reply(cls, reply: Mapping[str, Any]) -> Optional["Layout"]:
+        """The layout of a ``make`` reply, or None when the env has none (or of another version)."""
+        m = reply.get("binary")
+        if not isinstance(m, dict) or m.get("version") != VERSION:
+            return None
+        return cls(m)
+
+    def offsets(self, n: int) -> Tuple[List[int], int, int]:
+        """For n envs: the start of each array block, of the masks, and of the info."""
+        o = self._offsets.get(n)
+        if o is None:
+            at = _pad8(_HEADER_BYTES + 10 * n)
+            starts = []
+            for _, _, _, size in self.arrays:
+                starts.append(at)
+                at = _pad8(at + size * n)
+            o = (starts, at, _pad8(at + self.mask * n))
+            self._offsets[n] = o
+        return o
+
+
+def encode_request(op: str, rid: int, handles: Sequence[int], actions: Sequence[int], autoreset: bool, token: bytes) -> bytes:
+    """A binary ``step`` / ``step_batch`` request frame."""
+    n = len(handles)
+    return b"".join((
+        _REQUEST.pack(MAGIC, _OPS[op], 1 if autoreset else 0, len(token), rid & 0xFFFFFFFF, n),
+        struct.pack(f"<{n}I{n}i", *handles, *actions),
+        token,
+    ))
+
+
+def reply_id(raw: bytes) -> int:
+    """The request id a binary reply answers."""
+    return int.from_bytes(raw[4:8], "little")
+
+
+def _check(raw: bytes, layout: Layout, n: int) -> Tuple[List[int], int, int, int]:
+    magic, _, _, version, _, got, info_len = _REPLY.unpack_from(raw)
+    if magic != MAGIC or version != VERSION or got != n:
+        raise ValueError(f"malformed binary reply (version {version}, {got} envs where {n} were stepped)")
+    starts, masks, info = layout.offsets(n)
+    if len(raw) != info + info_len:
+        raise ValueError(f"malformed binary reply: {len(raw)} bytes, the layout needs {info + info_len}")
+    return starts, masks, info, info_len
+
+
+def _info(raw: bytes, at: int, length: int) -> Any:
+    return msgpack.unpackb(memoryview(raw)[at : at + length], raw=False, object_hook=wire._object_hook, strict_map_key=False)
+
+
+def _array(raw: bytes, dt: np.dtype, shape: Tuple[int, ...], at: int) -> np.ndarray:
+    a = np.ndarray(shape, dt, raw, at)
+    return a if dt == _FLOAT32 else a.astype(np.float32)
+
+
+def decode_step(layout: Layout, raw: bytes) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
+    """``(observation, reward, terminated, truncated, info)`` of a binary ``step`` reply; ``info``
+    holds ``action_mask`` (uint8) as the msgpack reply does. Arrays are read-only views of ``raw``."""
+    starts, masks, info_at, info_len = _check(raw, layout, 1)
+    if layout.box:
+        _, dt, shape, _ = layout.arrays[0]
+        obs: Any = _array(raw, dt, shape, starts[0])
+    else:
+        obs = {key: _array(raw, dt, shape, at) for (key, dt, shape, _), at in zip(layout.arrays, starts)}
+    info = _info(raw, info_at, info_len)
+    info["action_mask"] = np.ndarray((layout.mask,), np.uint8, raw, masks)
+    return obs, struct.unpack_from("<d", raw, _HEADER_BYTES)[0], raw[_HEADER_BYTES + 8] == 1, raw[_HEADER_BYTES + 9] == 1, info
+
+
+def decode_step_batch(layout: Layout, raw: bytes, n: int) -> Dict[str, Any]:
+    """The fields of a ``step_batch`` reply (``observations``, ``rewards``, ``terminated``,
+    ``truncated``, ``action_masks``, ``infos``) from a binary one, as the msgpack reply has them."""
+    starts, masks, info_at, info_len = _check(raw, layout, n)
+    if layout.box:
+        _, dt, shape, _ = layout.arrays[0]
+        obs: Any = _array(raw, dt, (n,) + shape, starts[0])
+    else:
+        obs = {key: _array(raw, dt, (n,) + shape, at) for (key, dt, shape, _), at in zip(layout.arrays, starts)}
+    return {
+        "observations": obs,
+        "rewards": np.ndarray((n,), np.dtype("<f8"), raw, _HEADER_BYTES),
+        "terminated": np.ndarray((n,), np.uint8, raw, _HEADER_BYTES + 8 * n),
+        "truncated": np.ndarray((n,), np.uint8, raw, _HEADER_BYTES + 9 * n),
+        "action_masks": np.ndarray((n, layout.mask), np.uint8, raw, masks),
+        "infos": _info(raw, info_at, info_len),
+    }

@@ -1,0 +1,239 @@
+/**
+ * Binary `step` / `step_batch` frames (bridge/binary.ts) over real sockets (127.0.0.1): the same
+ * episodes as msgpack requests, value for value (observations, rewards, flags, masks, infos, across
+ * episode ends and autoresets); malformed frames, bad actions, unknown envs and missing tokens get
+ * msgpack error replies that echo the frame's id and leave the envs where they were; random frames
+ * never crash the server.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Dealer } from 'zeromq';
+import { BINARY_MAGIC, type BinaryLayout, binaryLayout, decodeBinaryReply, encodeBinaryRequest, layoutFromMessage, replyOffsets } from '../../bridge/binary.js';
+import { registryFactory } from '../../bridge/envFactory.js';
+import { decodeNdArray, type NdArrayMessage } from '../../bridge/ndarray.js';
+import { BridgeServer, wire } from '../../bridge/server.js';
+
+type Reply = { id: unknown; ok: boolean; error?: { code: string; message: string; details: unknown }; [k: string]: unknown };
+
+class Client {
+  readonly sock = new Dealer();
+  private next = 1;
+  constructor(
+    endpoint: string,
+    readonly token?: string,
+  ) {
+    this.sock.connect(endpoint);
+    this.sock.receiveTimeout = 10_000;
+  }
+  async raw(payload: Buffer): Promise<Buffer> {
+    await this.sock.send(payload);
+    const [reply] = await this.sock.receive();
+    return reply!;
+  }
+  async ok(op: string, fields: Record<string, unknown> = {}): Promise<Reply> {
+    const id = this.next++;
+    const r = wire.unpack(await this.raw(wire.pack({ id, op, ...fields, ...(this.token ? { token: this.token } : {}) }))) as Reply;
+    if (!r.ok) throw new Error(`${op} failed: ${r.error?.code}: ${r.error?.message}`);
+    return r;
+  }
+  close(): void {
+    this.sock.close();
+  }
+}
+
+const nd = (m: unknown): number[] => Array.from(decodeNdArray(m as NdArrayMessage).array as ArrayLike<number>);
+const CONFIG = { trajectory: { length: 20, origin: 'random' }, k: 8 };
+
+describe('binary layout', () => {
+  it('is the Box or the flat Dict of Boxes of the observation space, with the Discrete action count', () => {
+    const dict = binaryLayout(
+      { type: 'Dict', spaces: { jobs: { type: 'Box', shape: [4, 8], dtype: 'float32' }, g: { type: 'Box', shape: [5] } } },
+      { type: 'Discrete', n: 5 },
+    )!;
+    expect(dict.arrays).toEqual([
+      { key: 'jobs', dtype: 'float32', shape: [4, 8], bytes: 128 },
+      { key: 'g', dtype: 'float32', shape: [5], bytes: 20 },
+    ]);
+    expect(dict.mask).toBe(5);
+    // header 32, rewards 8n, flags 2n (padded to 8), then each block padded to 8
+    const o = replyOffsets(dict, 3);
+    expect(o).toEqual({ rewards: 32, terminated: 56, truncated: 59, arrays: [64, 448], masks: 512, info: 528 });
+    expect(binaryLayout({ type: 'Box', shape: [3], dtype: 'float64' }, { type: 'Discrete', n: 2 })!.arrays[0]).toEqual({
+      key: null,
+      dtype: 'float64',
+      shape: [3],
+      bytes: 24,
+    });
+    expect(binaryLayout({ type: 'Box', shape: [3] }, { type: 'MultiDiscrete', nvec: [2, 2] })).toBeNull();
+    expect(binaryLayout({ type: 'Dict', spaces: { a: { type: 'Discrete', n: 3 } } }, { type: 'Discrete', n: 2 })).toBeNull();
+  });
+});
+
+describe('binary frames over real sockets', () => {
+  let server: BridgeServer;
+  let endpoint: string;
+  beforeAll(async () => {
+    server = new BridgeServer(registryFactory(), { bind: 'tcp://127.0.0.1:0' });
+    endpoint = await server.start();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('hello offers them and make gives the layout', async () => {
+    const c = new Client(endpoint);
+    const h = await c.ok('hello');
+    expect((h.capabilities as { binary: number }).binary).toBe(1);
+    const m = await c.ok('make', { env_id: 'clustergym/Job-v0', config: CONFIG });
+    expect(m.binary).toEqual({
+      version: 1,
+      arrays: [
+        { key: 'jobs', dtype: 'float32', shape: [8, 8] },
+        { key: 'nodes', dtype: 'float32', shape: [20, 7] },
+        { key: 'global', dtype: 'float32', shape: [5] },
+      ],
+      mask: 9,
+    });
+    c.close();
+  });
+
+  it('step: the same episode as msgpack, value for value, through the end of the episode', async () => {
+    const c = new Client(endpoint);
+    const a = (await c.ok('make', { env_id: 'clustergym/Job-v0', config: CONFIG })).env as string;
+    const m = await c.ok('make', { env_id: 'clustergym/Job-v0', config: CONFIG });
+    const b = m.env as string;
+    const layout = layoutFromMessage(m.binary as Parameters<typeof layoutFromMessage>[0]);
+    let ra = await c.ok('reset', { env: a, seed: 7 });
+    await c.ok('reset', { env: b, seed: 7 });
+    let steps = 0;
+    for (;;) {
+      const maskA = nd((ra.info as { action_mask: unknown }).action_mask);
+      const action = maskA.lastIndexOf(1); // the last valid action: jobs, not only "wait"
+      ra = await c.ok('step', { env: a, action });
+      const raw = await c.raw(encodeBinaryRequest('step', 1000 + steps, [b], [action]));
+      expect(raw[0]).toBe(BINARY_MAGIC);
+      const rb = decodeBinaryReply(layout, raw);
+      expect(rb.id).toBe(1000 + steps);
+      const obs = ra.observation as Record<string, unknown>;
+      for (const k of ['jobs', 'nodes', 'global']) expect(Array.from(rb.arrays[k] as Float32Array)).toEqual(nd(obs[k]));
+      expect(rb.rewards[0]).toBe(ra.reward);
+      expect(rb.terminated[0] === 1).toBe(ra.terminated);
+      expect(rb.truncated[0] === 1).toBe(ra.truncated);
+      const { action_mask, ...rest } = ra.info as Record<string, unknown>;
+      expect(Array.from(rb.masks)).toEqual(nd(action_mask));
+      expect(wire.unpack(Buffer.from(rb.info))).toEqual(rest);
+      steps++;
+      if (ra.terminated || ra.truncated) break;
+    }
+    expect(steps).toBeGreaterThanOrEqual(20);
+    // the episode is over: a binary step is refused (msgpack error reply echoing the frame's id)
+    const late = wire.unpack(await c.raw(encodeBinaryRequest('step', 77, [b], [0]))) as Reply;
+    expect(late).toMatchObject({ id: 77, ok: false, error: { code: 'bad_state' } });
+    c.close();
+  });
+
+  it('step_batch with autoreset: the same replies as msgpack over several episodes', async () => {
+    const c = new Client(endpoint);
+    const made = async () => c.ok('make', { env_id: 'clustergym/Job-v0', config: { ...CONFIG, trajectory: { length: 6, origin: 'random' } } });
+    const msg = [(await made()).env, (await made()).env, (await made()).env] as string[];
+    const m = await made();
+    const bin = [m.env, (await made()).env, (await made()).env] as string[];
+    const layout = layoutFromMessage(m.binary as Parameters<typeof layoutFromMessage>[0]);
+    const seeds = [3, 4, 5];
+    const r0 = await c.ok('reset_batch', { envs: msg, seeds });
+    await c.ok('reset_batch', { envs: bin, seeds });
+    let masks = nd(r0.action_masks);
+    let ends = 0;
+    for (let t = 0; t < 30; t++) {
+      const actions = [0, 1, 2].map((i) => masks.slice(i * 9, (i + 1) * 9).lastIndexOf(1));
+      const rm = await c.ok('step_batch', { envs: msg, actions });
+      const rb = decodeBinaryReply(layout, await c.raw(encodeBinaryRequest('step_batch', t + 1, bin, actions, { autoreset: true })));
+      const obs = rm.observations as Record<string, unknown>;
+      for (const k of ['jobs', 'nodes', 'global']) expect(Array.from(rb.arrays[k] as Float32Array)).toEqual(nd(obs[k]));
+      expect(Array.from(rb.rewards)).toEqual(nd(rm.rewards));
+      expect(Array.from(rb.terminated)).toEqual(nd(rm.terminated));
+      expect(Array.from(rb.truncated)).toEqual(nd(rm.truncated));
+      expect(Array.from(rb.masks)).toEqual(nd(rm.action_masks));
+      // infos (with final_observation after an autoreset) decode to the same values
+      expect(wire.unpack(Buffer.from(rb.info))).toEqual(rm.infos);
+      ends += nd(rm.terminated).reduce((x, y) => x + y, 0);
+      masks = nd(rm.action_masks);
+    }
+    expect(ends).toBeGreaterThanOrEqual(3);
+    c.close();
+  });
+
+  it('errors are msgpack replies with the frame id; nothing moves', async () => {
+    const c = new Client(endpoint);
+    const m = await c.ok('make', { env_id: 'clustergym/Job-v0', config: CONFIG });
+    const e = m.env as string;
+    const layout = layoutFromMessage(m.binary as Parameters<typeof layoutFromMessage>[0]);
+    const r = await c.ok('reset', { env: e, seed: 1 });
+    const before = nd((r.observation as Record<string, unknown>).jobs);
+    const err = async (b: Buffer) => wire.unpack(await c.raw(b)) as Reply;
+    // an action the mask forbids (the mask says which are allowed)
+    const bad = nd((r.info as { action_mask: unknown }).action_mask).indexOf(0);
+    expect(await err(encodeBinaryRequest('step', 5, [e], [bad]))).toMatchObject({ id: 5, ok: false, error: { code: 'invalid_action' } });
+    expect(await err(encodeBinaryRequest('step', 6, [e], [-3]))).toMatchObject({ id: 6, ok: false, error: { code: 'invalid_action' } });
+    expect(await err(encodeBinaryRequest('step', 7, ['e999999'], [0]))).toMatchObject({ id: 7, ok: false, error: { code: 'unknown_env' } });
+    // a batch with one bad action moves no env
+    expect(await err(encodeBinaryRequest('step_batch', 8, [e, e], [0, 0]))).toMatchObject({ id: 8, error: { code: 'bad_request' } });
+    // malformed frames
+    const short = Buffer.from([BINARY_MAGIC, 1, 0]);
+    expect(await err(short)).toMatchObject({ id: null, ok: false, error: { code: 'bad_message' } });
+    const wrongOp = encodeBinaryRequest('step', 9, [e], [0]);
+    wrongOp[1] = 9;
+    expect(await err(wrongOp)).toMatchObject({ id: 9, error: { code: 'bad_message', message: expect.stringContaining('op code 9') } });
+    const twoForStep = encodeBinaryRequest('step_batch', 10, [e, e], [0, 0]);
+    twoForStep[1] = 1;
+    expect(await err(twoForStep)).toMatchObject({ id: 10, error: { code: 'bad_message', message: expect.stringContaining('exactly one env') } });
+    const truncated = encodeBinaryRequest('step', 11, [e], [0]).subarray(0, 18);
+    expect(await err(Buffer.from(truncated))).toMatchObject({ id: 11, error: { code: 'bad_message' } });
+    // the env did not move: a valid step now starts from the reset state
+    const ok = decodeBinaryReply(layout, await c.raw(encodeBinaryRequest('step', 12, [e], [nd((r.info as { action_mask: unknown }).action_mask).indexOf(1)])));
+    expect(ok.id).toBe(12);
+    const again = await c.ok('reset', { env: e, seed: 1 });
+    expect(nd((again.observation as Record<string, unknown>).jobs)).toEqual(before);
+    c.close();
+  });
+
+  it('random frames starting with 0xC1 always get an answer', async () => {
+    const c = new Client(endpoint);
+    const e = (await c.ok('make', { env_id: 'clustergym/Job-v0', config: CONFIG })).env as string;
+    await c.ok('reset', { env: e, seed: 2 });
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ minLength: 0, maxLength: 64 }), async (tail) => {
+        const frame = Buffer.concat([Buffer.from([BINARY_MAGIC]), Buffer.from(tail)]);
+        const reply = await c.raw(frame);
+        expect(reply.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 300, seed: 42 },
+    );
+    expect((await c.ok('ping')).pong).toBe(true);
+    c.close();
+  });
+});
+
+describe('binary frames and the token', () => {
+  it('a server with a token refuses frames without it and serves frames with it', async () => {
+    const server = new BridgeServer(registryFactory(), { bind: 'tcp://127.0.0.1:0', token: 's3cret' });
+    const endpoint = await server.start();
+    const c = new Client(endpoint, 's3cret');
+    try {
+      const m = await c.ok('make', { env_id: 'clustergym/Job-v0', config: CONFIG });
+      const e = m.env as string;
+      const layout: BinaryLayout = layoutFromMessage(m.binary as Parameters<typeof layoutFromMessage>[0]);
+      const r = await c.ok('reset', { env: e, seed: 3 });
+      const action = nd((r.info as { action_mask: unknown }).action_mask).indexOf(1);
+      const refused = wire.unpack(await c.raw(encodeBinaryRequest('step', 4, [e], [action]))) as Reply;
+      expect(refused).toMatchObject({ id: 4, ok: false, error: { code: 'unauthorized' } });
+      const wrong = wire.unpack(await c.raw(encodeBinaryRequest('step', 5, [e], [action], { token: 's3creT' }))) as Reply;
+      expect(wrong).toMatchObject({ id: 5, ok: false, error: { code: 'unauthorized' } });
+      const served = decodeBinaryReply(layout, await c.raw(encodeBinaryRequest('step', 6, [e], [action], { token: 's3cret' })));
+      expect(served.id).toBe(6);
+    } finally {
+      c.close();
+      await server.close();
+    }
+  });
+});
