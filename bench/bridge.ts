@@ -4,7 +4,8 @@
  * single `Job-v0` env with K = 128 and for `make_vec(16)`, on Lublin-256 when `../shared/data` is
  * there (else the embedded default), and `python-client/examples/bench_wire.py` (the bridge against a raw
  * ZeroMQ ping-pong carrying the same bytes, served by the same Node process, interleaved; 1, 8 and
- * 64 envs; plus the raw ping-pong whose server computes as long as the envs do, `raw_busy`), and
+ * 64 envs; plus the raw ping-pong whose server computes as long as the envs do, `raw_busy`; with the
+ * binary step frames, the client's default, and again with msgpack maps), and
  * returns their JSON lines. Skipped, with the reason, when no
  * Python with pyzmq, msgpack and numpy is found.
  */
@@ -38,7 +39,22 @@ export function benchBridge(): Record<string, unknown> {
     workload: extra.length ? 'lublin_256.swf' : 'embedded default (mixed-300)',
     single_job_v0_k128: run(['--env', 'clustergym/Job-v0', '--k', '128', '--envs', '1', '--steps', '20000', ...extra]),
     vec16_job_v0_k128: run(['--env', 'clustergym/Job-v0', '--k', '128', '--envs', '16', '--steps', '64000', ...extra]),
-    // issue 18: the bridge and a raw ZeroMQ ping-pong with the same payload, interleaved in one run
+    // issue 18: the bridge and a raw ZeroMQ ping-pong with the same payload, interleaved in one run;
+    // with the binary step frames (the client's default) and with msgpack maps
     versus_raw_job_v0_k128: runWire(['--env', 'clustergym/Job-v0', '--k', '128', '--envs', '1,8,64', '--seconds', '4', '--rounds', '8', ...extra]),
+    versus_raw_job_v0_k128_msgpack: runWire([
+      '--env',
+      'clustergym/Job-v0',
+      '--k',
+      '128',
+      '--envs',
+      '1,8,64',
+      '--seconds',
+      '4',
+      '--rounds',
+      '8',
+      '--msgpack',
+      ...extra,
+    ]),
   };
 }

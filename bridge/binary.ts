@@ -224,22 +224,22 @@ export function encodeBinaryRequest(
   return b;
 }
 
-// Replies are carved from 1 MB slabs, one after the other, never overwritten (ZeroMQ may send a
-// buffer without copying it, after `send` returned): a slab is dropped for a fresh one when full,
-// and collected once its replies are gone. A reply larger than a slab gets a buffer of its own.
-const SLAB_BYTES = 1 << 20;
-let slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+// Replies are carved from slabs, one after the other, never overwritten (ZeroMQ may send a buffer
+// without copying it, after `send` returned): a slab is dropped for a fresh one when full, and
+// collected once its replies are gone. A slab holds at least 4 of the largest reply seen (1 MB at
+// least), so that 64-env replies (730 KB with Job-v0 at K = 128) do not each allocate, zero-fill and
+// bring a garbage collection of their own. Every byte of a reply is written (padding included).
+const MIN_SLAB_BYTES = 1 << 20;
+let slab = Buffer.allocUnsafeSlow(MIN_SLAB_BYTES);
 let slabUsed = 0;
 
 function replyBuffer(size: number): Buffer {
-  if (size > SLAB_BYTES / 4) return Buffer.alloc(size);
-  if (slabUsed + size > SLAB_BYTES) {
-    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+  if (slabUsed + size > slab.length) {
+    slab = Buffer.allocUnsafeSlow(Math.max(MIN_SLAB_BYTES, 4 * pad8(size)));
     slabUsed = 0;
   }
   const b = slab.subarray(slabUsed, slabUsed + size);
   slabUsed = pad8(slabUsed + size);
-  b.fill(0, 0, REPLY_HEADER_BYTES);
   return b;
 }
 
@@ -271,6 +271,7 @@ export function encodeBinaryReply(layout: BinaryLayout, p: BinaryReplyParts): Bu
   const n = p.observations.length;
   const o = replyOffsets(layout, n);
   const b = replyBuffer(o.info + p.info.length);
+  b.fill(0, 0, REPLY_HEADER_BYTES);
   b[0] = BINARY_MAGIC;
   b[1] = BINARY_OPS[p.op];
   b[3] = BINARY_VERSION;
