@@ -69,12 +69,17 @@ async function main(): Promise<void> {
   await sock.send(frame);
   const [rb] = await sock.receive();
   const layout = layoutFromMessage(small.binary as Parameters<typeof layoutFromMessage>[0]);
-  const hex = (x: Uint8Array, from: number, to: number) => Buffer.from(x.subarray(from, to)).toString('hex').replace(/(..)(?!$)/g, '$1 ');
+  const hex = (x: Uint8Array, from: number, to: number) =>
+    Buffer.from(x.subarray(from, to))
+      .toString('hex')
+      .replace(/(..)(?!$)/g, '$1 ');
   console.log(`--> binary step (${frame.length} bytes): ${hex(frame, 0, frame.length)}`);
   const o = replyOffsets(layout, 1);
   console.log(`<-- binary reply (${rb!.length} bytes), offsets ${JSON.stringify(o)}`);
   for (let at = 0; at < o.arrays[0]!; at += 16) console.log(`${String(at).padStart(5)}  ${hex(rb!, at, at + 16)}`);
-  console.log(`  ${o.arrays[0]}  jobs ${Array.from(new Float32Array(rb!.buffer.slice(rb!.byteOffset + o.arrays[0]!, rb!.byteOffset + o.arrays[0]! + 64)), (x) => Math.round(x * 1e4) / 1e4).join(', ')}`);
+  console.log(
+    `  ${o.arrays[0]}  jobs ${Array.from(new Float32Array(rb!.buffer.slice(rb!.byteOffset + o.arrays[0]!, rb!.byteOffset + o.arrays[0]! + 64)), (x) => Math.round(x * 1e4) / 1e4).join(', ')}`,
+  );
   console.log(`  ${o.masks}  mask ${hex(rb!, o.masks, o.masks + layout.mask)}`);
   console.log(`  ${o.info}  info ${JSON.stringify(wire.unpack(rb!.subarray(o.info)))}`);
   await call({ op: 'close', env });
