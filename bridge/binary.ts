@@ -42,9 +42,8 @@
  * The layout is a pure function of the env's observation space (a `Box`, or a `Dict` of `Box`es):
  * `binaryLayout`. The offsets are a pure function of the layout and n: `replyOffsets`.
  */
-import { BridgeError } from './protocol.js';
+import { BridgeError, type SpaceDescriptor } from './protocol.js';
 import { DTYPES, type DType, type WireTypedArray } from './ndarray.js';
-import type { SpaceDescriptor } from './server.js';
 
 /** The first byte of every binary frame (a byte msgpack never uses). */
 export const BINARY_MAGIC = 0xc1;

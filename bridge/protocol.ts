@@ -9,6 +9,14 @@ import { z } from 'zod';
 import { jsonPath, unknownKeys } from '../src/core/errors.js';
 import { decodeNdArray, isNdArrayMessage } from './ndarray.js';
 
+/** A JSON-serialisable space descriptor (see envs/spaces). */
+export interface SpaceDescriptor {
+  type: string;
+  shape?: number[] | undefined;
+  spaces?: Record<string, SpaceDescriptor> | undefined;
+  [k: string]: unknown;
+}
+
 /** Version of this protocol; `hello` reports it. Bumped on any incompatible change. */
 export const PROTOCOL_VERSION = 1;
 

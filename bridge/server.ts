@@ -28,13 +28,9 @@ import {
   parseBinaryRequest,
 } from './binary.js';
 
-/** A JSON-serialisable space descriptor (see envs/spaces). */
-export interface SpaceDescriptor {
-  type: string;
-  shape?: number[] | undefined;
-  spaces?: Record<string, SpaceDescriptor> | undefined;
-  [k: string]: unknown;
-}
+import type { SpaceDescriptor } from './protocol.js';
+
+export type { SpaceDescriptor } from './protocol.js';
 
 /** What the bridge needs of an environment. */
 export interface BridgeEnv {
