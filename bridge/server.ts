@@ -123,11 +123,9 @@ packr.useBuffer(Buffer.allocUnsafeSlow(1 << 20));
 // 'auto': 64-bit integers beyond 2^53 arrive as bigint (seeds up to 2^64 keep their value); msgpackr supports it, its types do not list it
 const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'auto' as 'number' });
 
-/** Compares two secrets in constant time (for equal lengths). */
-function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+/** Compares a given secret with the server's token in constant time (for equal lengths). */
+function sameSecret(given: Buffer, token: Buffer): boolean {
+  return given.length === token.length && timingSafeEqual(given, token);
 }
 
 /** A fresh seed from the OS's entropy (53 bits), for a first reset without a seed (as Gymnasium does). */
@@ -343,9 +341,9 @@ export class BridgeServer {
       return this.errorReply(null, new BridgeError('bad_message', `not msgpack: ${(e as Error).message}`));
     }
     const id = requestIdOf(msg);
-    if (this.options.token !== undefined) {
+    if (this.tokenBytes !== null) {
       const given = (msg as { token?: unknown } | null)?.token;
-      if (typeof given !== 'string' || !sameSecret(given, this.options.token))
+      if (typeof given !== 'string' || !sameSecret(Buffer.from(given, 'utf8'), this.tokenBytes))
         return this.errorReply(
           id,
           new BridgeError('unauthorized', 'this server needs its token in every request (the `token` field; Python: CLUSTERGYM_TOKEN)'),
@@ -359,10 +357,7 @@ export class BridgeServer {
       result.ok = true;
       return packr.pack(result);
     } catch (e) {
-      if (e instanceof BridgeError) return this.errorReply(id, e);
-      const c = this.factory.classify(e);
-      if (c) return this.errorReply(id, new BridgeError(c.code, c.message, c.details ?? null));
-      return this.errorReply(id, new BridgeError('internal', (e as Error)?.message ?? String(e)));
+      return this.failure(id, e);
     }
   }
 
@@ -374,12 +369,14 @@ export class BridgeServer {
     const id = binaryRequestId(payload);
     try {
       const q = parseBinaryRequest(payload);
-      if (this.tokenBytes !== null && !(q.token.length === this.tokenBytes.length && timingSafeEqual(q.token, this.tokenBytes)))
+      if (this.tokenBytes !== null && !sameSecret(q.token, this.tokenBytes))
         throw new BridgeError('unauthorized', 'this server needs its token in every request (binary frames carry it after the actions)');
-      const b = q.op === 'step' ? this.runStep(q.envs[0]!, q.actions[0]!, true) : this.runBatch(q.envs, q.actions, q.autoreset);
-      const layout = b.slots[0]!.layout;
+      // checked before any env moves (the envs of a batch have the same spaces, hence the same layout)
+      const first = this.slot(q.envs[0]!);
+      const layout = first.layout;
       if (layout === null)
-        throw new BridgeError('bad_request', `environment ${q.envs[0]} (${b.slots[0]!.envId}) has no binary layout: step it with msgpack requests`);
+        throw new BridgeError('bad_request', `environment ${q.envs[0]} (${first.envId}) has no binary layout: step it with msgpack requests`);
+      const b = q.op === 'step' ? this.runStep(q.envs[0]!, q.actions[0]!, true) : this.runBatch(q.envs, q.actions, q.autoreset);
       return encodeBinaryReply(layout, {
         op: q.op,
         id: q.id,
@@ -391,11 +388,16 @@ export class BridgeServer {
         info: packr.pack(q.op === 'step' ? b.infos[0] : b.infos),
       });
     } catch (e) {
-      if (e instanceof BridgeError) return this.errorReply(id, e);
-      const c = this.factory.classify(e);
-      if (c) return this.errorReply(id, new BridgeError(c.code, c.message, c.details ?? null));
-      return this.errorReply(id, new BridgeError('internal', (e as Error)?.message ?? String(e)));
+      return this.failure(id, e);
     }
+  }
+
+  /** The error reply of anything thrown while handling a request: its own, the factory's classification, or `internal`. */
+  private failure(id: number | string | null, e: unknown): Buffer {
+    if (e instanceof BridgeError) return this.errorReply(id, e);
+    const c = this.factory.classify(e);
+    if (c) return this.errorReply(id, new BridgeError(c.code, c.message, c.details ?? null));
+    return this.errorReply(id, new BridgeError('internal', (e as Error)?.message ?? String(e)));
   }
 
   private errorReply(id: number | string | null, e: BridgeError): Buffer {
