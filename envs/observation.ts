@@ -42,8 +42,9 @@
  * then IRMaSim's queue-variation ratio: 1 when the queue or the previous one is empty, else
  * `clip((q - q_prev) / min(q, q_prev) + s) / (2 s))` with the queue sensitivity `s`.
  *
- * Node rows are updated incrementally: only the nodes that may have changed since the last
- * observation (see tracking.ts).
+ * Rows are updated incrementally: node rows only for the nodes that may have changed since the
+ * last observation (see tracking.ts), job rows only where the window changed (`writeJobs`). The
+ * buffers are therefore read-only for callers: an agent that writes into an observation must copy it.
  */
 import type { ClusterSimulator } from '../src/execution/simulator.js';
 import type { Platform } from '../src/platform/platform.js';
@@ -204,6 +205,9 @@ export class ObservationBuilder {
   private readonly invWait: number;
   private lastQueue: number | null = null;
   private scratch = new Float64Array(64);
+  /** The job each job row was last written for (rows `0 .. rowCount)`), to rewrite only what changed. */
+  private readonly rowJob: (Job | null)[];
+  private rowCount = 0;
 
   constructor(
     kind: ObservationKind,
@@ -222,6 +226,7 @@ export class ObservationBuilder {
     this.invMem = inv(limits.mem);
     this.invMemVol = inv(limits.mem_vol);
     this.invWait = inv(maxWait);
+    this.rowJob = new Array<Job | null>(k).fill(null);
     const nj = k * FJ;
     const nn = this.nodeCount * FN;
     // the job and node arrays are kept for every variant (agents read them), minimal has its own buffer
@@ -241,27 +246,54 @@ export class ObservationBuilder {
   /** Forgets incremental state (a new episode). */
   reset(): void {
     this.lastQueue = null;
+    this.rowJob.fill(null);
+    this.rowCount = 0;
+    this.jobs.fill(0);
   }
 
   /**
    * Writes the job rows: `count` visible jobs `visible[0..count)`, `canStart[j]` their fit now; the
    * remaining rows are zeroed.
+   *
+   * Incremental: a row whose job is the one it was last written for keeps its static features
+   * (`present`, `req_time`, `ntasks`, `mem`, `mem_bw`, `is_mpi`); only `wait` and `can_start_now` are
+   * rewritten. When a job left the window (it started), the rows after it move up one slot in one
+   * block copy. The result is the same as writing every row (tested), provided nothing else writes
+   * the buffer.
    */
   writeJobs(now: number, visible: readonly Job[], count: number, canStart: Uint8Array): void {
     const a = this.jobs;
+    const rows = this.rowJob;
     let o = 0;
     for (let j = 0; j < count; j++, o += FJ) {
       const job = visible[j]!;
-      a[o] = 1;
+      if (rows[j] !== job) {
+        if (j + 1 < this.rowCount && rows[j + 1] === job) {
+          // the job of row j left: the rows after it move up one
+          a.copyWithin(o, o + FJ, this.rowCount * FJ);
+          for (let i = j; i < this.rowCount - 1; i++) rows[i] = rows[i + 1]!;
+          this.rowCount--;
+          rows[this.rowCount] = null;
+          a.fill(0, this.rowCount * FJ, (this.rowCount + 1) * FJ);
+        } else {
+          a[o] = 1;
+          a[o + 2] = clip1(job.reqTime * this.invReq);
+          a[o + 3] = clip1(job.ntasks * this.invTasks);
+          a[o + 4] = clip1((job.tasks ? maxTaskMem(job) : job.mem) * this.invMem);
+          a[o + 5] = clip1((job.tasks ? maxTaskMemVol(job) : job.memVol) * this.invMemVol);
+          a[o + 6] = job.type === 'mpi' ? 1 : 0;
+          rows[j] = job;
+          if (j >= this.rowCount) this.rowCount = j + 1;
+        }
+      }
       a[o + 1] = clip1((now - job.subtime) * this.invWait);
-      a[o + 2] = clip1(job.reqTime * this.invReq);
-      a[o + 3] = clip1(job.ntasks * this.invTasks);
-      a[o + 4] = clip1((job.tasks ? maxTaskMem(job) : job.mem) * this.invMem);
-      a[o + 5] = clip1((job.tasks ? maxTaskMemVol(job) : job.memVol) * this.invMemVol);
-      a[o + 6] = job.type === 'mpi' ? 1 : 0;
       a[o + 7] = canStart[j]!;
     }
-    if (o < a.length) a.fill(0, o);
+    if (this.rowCount > count) {
+      a.fill(0, o, this.rowCount * FJ);
+      rows.fill(null, count, this.rowCount);
+      this.rowCount = count;
+    }
   }
 
   /** Refreshes node rows: every node when `all`, else `dirty[0 .. dirtyCount)`. */

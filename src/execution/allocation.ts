@@ -223,8 +223,9 @@ export class Allocation {
   /**
    * Takes all the cores of a placement for `owner` (a slot), or releases them (`owner` -1), batched
    * over runs of consecutive cores on the same node and processor (placements list a node's cores
-   * together): one free-tree update per run and one power update per processor run, the same result
-   * as core by core without the per-core tree walks.
+   * together): one free-tree leaf per run, the trees' inner nodes recomputed once for the whole
+   * placement (`NodeFreeTree.commit`), and one power update per processor run: the same result as
+   * core by core without the per-core tree walks.
    */
   move(job: Job, cores: Int32Array, owner: number): void {
     const p = this.platform;
@@ -251,10 +252,10 @@ export class Allocation {
             if (this.nodeFree[node] === p.nodeCoreCount[node]) this.nodeFreeMem[node] = p.nodeMemoryMb[node]!; // no drift
           }
           const f = this.nodeFree[node]!;
-          this.freeTree.update(node, f);
+          this.freeTree.setLeaf(node, f);
           for (let j = 0; j < this.orderedTrees.length; j++) {
             const o = this.orderedTrees[j]!;
-            o.tree.update(o.pos[node]!, f);
+            o.tree.setLeaf(o.pos[node]!, f);
           }
         }
         node = n;
@@ -279,6 +280,8 @@ export class Allocation {
       nodeMem += memEach >= 0 ? memEach : job.tasks![t]!.mem;
       procCount++;
     }
+    this.freeTree.commit();
+    for (let j = 0; j < this.orderedTrees.length; j++) this.orderedTrees[j]!.tree.commit();
     this.freeCores += take ? -k : k;
     this.busyCores += take ? k : -k;
     if (!take && this.busyCores === 0) this.power = this.idlePowerNow();
@@ -327,7 +330,10 @@ export class Allocation {
   lastPlacement(): { nodes: Int32Array; perNode: Int32Array } {
     const nt = this.lastTally;
     const nodes = this.scratchNodes.slice(0, nt);
-    if (nt > 1) nodes.sort();
+    // placements usually list nodes in ascending order already (the sort is a native call)
+    let sorted = true;
+    for (let i = 1; i < nt && sorted; i++) if (nodes[i - 1]! > nodes[i]!) sorted = false;
+    if (!sorted) nodes.sort();
     const perNode = new Int32Array(nt);
     for (let i = 0; i < nt; i++) perNode[i] = this.scratchCount[nodes[i]!]!;
     return { nodes, perNode };

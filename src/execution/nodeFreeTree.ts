@@ -2,12 +2,22 @@
  * Free cores per node in a max segment tree, so that "the first node at or after position `from`
  * with at least `k` free cores" is found in O(log N) instead of a walk over the platform. Nodes are
  * indexed by their position in an order (platform order, or a policy's order); `update` is O(log N).
+ *
+ * A job that takes or frees cores on k nodes at once changes k leaves: `setLeaf` for each, then one
+ * `commit`, recomputes every ancestor once, level by level (about k + k log(N / k) nodes instead
+ * of k log N), and stops climbing where a maximum did not change. Between `setLeaf` and `commit`
+ * the inner nodes are stale: nothing may search the tree then.
  */
 export class NodeFreeTree {
   private readonly size: number;
   private readonly tree: Int32Array;
   /** Number of positions. */
   readonly length: number;
+  // batched updates: tree indices whose parents must be recomputed, and a visit mark per inner node
+  private readonly pending: Int32Array;
+  private pendingCount = 0;
+  private readonly visited: Int32Array;
+  private visit = 0;
 
   constructor(free: ArrayLike<number>) {
     this.length = free.length;
@@ -17,6 +27,8 @@ export class NodeFreeTree {
     this.tree = new Int32Array(2 * s);
     for (let i = 0; i < free.length; i++) this.tree[s + i] = free[i]!;
     for (let i = s - 1; i >= 1; i--) this.tree[i] = Math.max(this.tree[2 * i]!, this.tree[2 * i + 1]!);
+    this.pending = new Int32Array(s);
+    this.visited = new Int32Array(s);
   }
 
   /** Free cores at position `i`. */
@@ -40,6 +52,45 @@ export class NodeFreeTree {
       this.tree[p] = m;
       p >>= 1;
     }
+  }
+
+  /** Sets the free count of position `i` without updating the inner nodes (see `commit`). */
+  setLeaf(i: number, free: number): void {
+    const p = this.size + i;
+    if (this.tree[p] === free) return;
+    if (this.pendingCount === this.pending.length) this.commit();
+    this.tree[p] = free;
+    this.pending[this.pendingCount++] = p;
+  }
+
+  /** Recomputes the inner nodes above the leaves set since the last commit. */
+  commit(): void {
+    let n = this.pendingCount;
+    const q = this.pending;
+    const t = this.tree;
+    const seen = this.visited;
+    while (n > 0) {
+      if (++this.visit >= 0x7fffffff) {
+        this.visit = 1;
+        seen.fill(0);
+      }
+      const v = this.visit;
+      let m = 0;
+      for (let i = 0; i < n; i++) {
+        const p = q[i]! >> 1;
+        if (p < 1 || seen[p] === v) continue;
+        seen[p] = v;
+        const a = t[2 * p]!;
+        const b = t[2 * p + 1]!;
+        const mx = a > b ? a : b;
+        if (t[p] !== mx) {
+          t[p] = mx;
+          q[m++] = p;
+        }
+      }
+      n = m;
+    }
+    this.pendingCount = 0;
   }
 
   /** First position `>= from` whose free count is `>= k`, or -1. */
