@@ -4,7 +4,8 @@
  * single `Job-v0` env with K = 128 and for `make_vec(16)`, on Lublin-256 when `../shared/data` is
  * there (else the embedded default), and `python-client/examples/bench_wire.py` (the bridge against a raw
  * ZeroMQ ping-pong carrying the same bytes, served by the same Node process, interleaved; 1, 8 and
- * 64 envs; plus the raw ping-pong whose server computes as long as the envs do, `raw_busy`; with the
+ * 64 envs; plus the raw ping-pong whose server computes as long as the envs do, `raw_busy`, and the one
+ * whose server steps its own in-process copies of the envs, `raw_sim`, the ceiling of any bridge; with the
  * binary step frames, the client's default, and again with msgpack maps), and
  * returns their JSON lines. Skipped, with the reason, when no
  * Python with pyzmq, msgpack and numpy is found.

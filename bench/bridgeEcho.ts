@@ -10,12 +10,28 @@
  * of what the bridge itself adds (on a loaded machine the wake-up latency of an idle process is
  * part of a round trip, so "raw + the simulator's seconds" computed apart is not it).
  *
+ * A raw server told `["sim", JSON of {env_id, config, n}]` makes n such envs in process (once per
+ * distinct message; later ones reuse them) and, before each reply, takes one step of each (the first
+ * valid action; a reset at the episode's end): a raw ping-pong whose server does exactly the
+ * simulator's work of a bridge step, in the same process, with no bridge code at all (`raw_sim`).
+ * `["sim", ""]` turns it off.
+ *
  * Prints the bridge endpoint then the raw endpoint, one per line; exits on SIGTERM/SIGINT or when
  * stdin closes (its parent is gone).
  */
 import { Router } from 'zeromq';
 import { registryFactory } from '../bridge/envFactory.js';
 import { BridgeServer } from '../bridge/server.js';
+import { make } from '../envs/registry.js';
+import type { GymEnv } from '../envs/env.js';
+
+/** One step of `env` with its first valid action (a reset when the episode ended). */
+function stepFirstValid(env: GymEnv): void {
+  const mask = env.actionMask();
+  const a = mask.indexOf(1);
+  const r = env.step(a);
+  if (r.terminated || r.truncated) env.reset();
+}
 
 /** Starts the raw echo ROUTER on `bind`; returns its endpoint and a closer. */
 export async function startRawEcho(bind: string): Promise<{ endpoint: string; close: () => void }> {
@@ -23,6 +39,8 @@ export async function startRawEcho(bind: string): Promise<{ endpoint: string; cl
   await sock.bind(bind);
   let reply: Buffer = Buffer.from([0x80]); // an empty msgpack map until `set`
   let busyMs = 0;
+  let sim: GymEnv[] | null = null;
+  const sims = new Map<string, GymEnv[]>();
   let closed = false;
   void (async () => {
     for (;;) {
@@ -44,6 +62,22 @@ export async function startRawEcho(bind: string): Promise<{ endpoint: string; cl
         await sock.send([identity, Buffer.alloc(0)]);
         continue;
       }
+      if (frames.length === 3 && frames[1]!.toString() === 'sim') {
+        const spec = frames[2]!.toString();
+        sim = spec ? (sims.get(spec) ?? null) : null;
+        if (spec && !sim) {
+          const { env_id, config, n } = JSON.parse(spec) as { env_id: string; config: unknown; n: number };
+          sim = Array.from({ length: n }, (_, i) => {
+            const env = make(env_id, config);
+            env.reset({ seed: i });
+            return env;
+          });
+          sims.set(spec, sim);
+        }
+        await sock.send([identity, Buffer.alloc(0)]);
+        continue;
+      }
+      if (sim) for (const env of sim) stepFirstValid(env);
       if (busyMs > 0) {
         const end = performance.now() + busyMs;
         while (performance.now() < end) {

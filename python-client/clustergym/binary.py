@@ -33,7 +33,9 @@ MAGIC = 0xC1
 VERSION = 1
 _OPS = {"step": 1, "step_batch": 2}
 _REQUEST = struct.Struct("<BBBBII")
+_REQUEST_ONE = struct.Struct("<BBBBIIIi")  # a request for one env: header, handle, action
 _REPLY = struct.Struct("<BBBBIII")
+_REWARD = struct.Struct("<d")
 _HEADER_BYTES = 32
 _HANDLE = re.compile(r"^e(\d{1,10})$")
 _FLOAT32 = np.dtype("<f4")
@@ -68,6 +70,9 @@ class Layout:
         #: The observation is one ``Box`` (no keys).
         self.box = len(self.arrays) == 1 and self.arrays[0][0] is None
         self._offsets: Dict[int, Tuple[List[int], int, int]] = {}
+        # the one-env reply (``step``), decoded on every step: offsets and dtypes resolved once
+        starts, self._mask_at, self._info_at = self.offsets(1)
+        self._one = [(key, dt, shape, at, dt != _FLOAT32) for (key, dt, shape, _), at in zip(self.arrays, starts)]
 
     @classmethod
     def from_make_reply(cls, reply: Mapping[str, Any]) -> Optional["Layout"]:
@@ -94,6 +99,8 @@ class Layout:
 def encode_request(op: str, rid: int, handles: Sequence[int], actions: Sequence[int], autoreset: bool, token: bytes) -> bytes:
     """A binary ``step`` / ``step_batch`` request frame."""
     n = len(handles)
+    if n == 1:
+        return _REQUEST_ONE.pack(MAGIC, _OPS[op], 1 if autoreset else 0, len(token), rid & 0xFFFFFFFF, 1, handles[0], actions[0]) + token
     return b"".join((
         _REQUEST.pack(MAGIC, _OPS[op], 1 if autoreset else 0, len(token), rid & 0xFFFFFFFF, n),
         struct.pack(f"<{n}I{n}i", *handles, *actions),
@@ -128,15 +135,25 @@ def _array(raw: bytes, dt: np.dtype, shape: Tuple[int, ...], at: int) -> np.ndar
 def decode_step(layout: Layout, raw: bytes) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
     """``(observation, reward, terminated, truncated, info)`` of a binary ``step`` reply; ``info``
     holds ``action_mask`` (uint8) as the msgpack reply does. Arrays are read-only views of ``raw``."""
-    starts, masks, info_at, info_len = _check(raw, layout, 1)
+    # the hot path of every Env.step: one header unpack, views at precomputed offsets
+    magic, _, _, version, _, got, info_len = _REPLY.unpack_from(raw)
+    info_at = layout._info_at
+    if magic != MAGIC or version != VERSION or got != 1 or len(raw) != info_at + info_len:
+        _check(raw, layout, 1)  # raises, naming what is wrong
+    obs: Any
     if layout.box:
-        _, dt, shape, _ = layout.arrays[0]
-        obs: Any = _array(raw, dt, shape, starts[0])
+        _, dt, shape, at, cast = layout._one[0]
+        obs = np.ndarray(shape, dt, raw, at)
+        if cast:
+            obs = obs.astype(np.float32)
     else:
-        obs = {key: _array(raw, dt, shape, at) for (key, dt, shape, _), at in zip(layout.arrays, starts)}
-    info = _info(raw, info_at, info_len)
-    info["action_mask"] = np.ndarray((layout.mask,), np.uint8, raw, masks)
-    return obs, struct.unpack_from("<d", raw, _HEADER_BYTES)[0], raw[_HEADER_BYTES + 8] == 1, raw[_HEADER_BYTES + 9] == 1, info
+        obs = {}
+        for key, dt, shape, at, cast in layout._one:
+            a = np.ndarray(shape, dt, raw, at)
+            obs[key] = a.astype(np.float32) if cast else a
+    info = msgpack.unpackb(raw[info_at:], raw=False, object_hook=wire._object_hook, strict_map_key=False)
+    info["action_mask"] = np.ndarray((layout.mask,), np.uint8, raw, layout._mask_at)
+    return obs, _REWARD.unpack_from(raw, _HEADER_BYTES)[0], raw[_HEADER_BYTES + 8] == 1, raw[_HEADER_BYTES + 9] == 1, info
 
 
 def decode_step_batch(layout: Layout, raw: bytes, n: int) -> Dict[str, Any]:

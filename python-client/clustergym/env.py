@@ -223,8 +223,9 @@ class Env(_ServerResource, _EnvBase):  # type: ignore[misc, valid-type]
     def step(self, action: Any) -> Tuple[Observation, float, bool, bool, Dict[str, Any]]:
         """Takes ``action`` (an int; numpy integers and one-element integer arrays work too).
         Returns ``(observation, reward, terminated, truncated, info)``."""
-        self._check_open()
-        a = action_to_wire(action)
+        if self._closed:
+            self._check_open()
+        a = action if type(action) is int else action_to_wire(action)
         layout = self._layout
         if layout is not None and type(a) is int and -(2**31) <= a < 2**31:
             out = binary.decode_step(layout, self.client.step_frame("step", self._handle_number, (a,)))

@@ -19,8 +19,14 @@ raw ZeroMQ ROUTER answering every message with a fixed reply. For each env count
   computes between messages is woken later than an idle one, so this is the fair yardstick of what
   the bridge itself adds (``bridge_over_raw_busy``).
 
-The three alternate in ``--rounds`` short slices (bridge, raw, raw_busy, bridge, ...), so all see the
-same machine. Prints ONE JSON line: per env count, bridge, raw and raw_busy round trips/s,
+* ``raw_sim``: the same raw ping-pong, the raw server stepping its own in-process copies of the envs
+  (same id and config, first valid action) before each reply: the wire plus the simulator's real
+  work, no bridge code. ``raw_sim_over_raw`` is the most any bridge could reach with this simulator on
+  this machine; ``bridge_over_raw_sim`` is what the bridge itself (server handling and Python client)
+  keeps of it.
+
+The four alternate in ``--rounds`` short slices (bridge, raw, raw_busy, raw_sim, bridge, ...), so all
+see the same machine. Prints ONE JSON line: per env count, bridge, raw and raw_busy round trips/s,
 env-steps/s, the ratios, and where a bridge round trip goes (the server's ``stats`` op: time in the
 envs' own ``step``/``reset``, i.e. the simulator, and the rest of the server's handling).
 """
@@ -124,7 +130,7 @@ class BridgeLoop:
 
 
 class RawLoop:
-    def __init__(self, address: str, request: bytes, reply: bytes, busy_us: float = 0.0) -> None:
+    def __init__(self, address: str, request: bytes, reply: bytes, busy_us: float = 0.0, sim: str = "") -> None:
         self.sock = zmq.Context.instance().socket(zmq.DEALER)
         self.sock.setsockopt(zmq.LINGER, 0)
         self.sock.connect(address)
@@ -134,10 +140,16 @@ class RawLoop:
         # a busy loop gets its own server-side setting by sending it before each slice (see run)
         self.busy_us = busy_us
         self.request = request
+        # raw_sim: the server steps its own in-process envs (made once, here, outside the timing)
+        self.sim = sim.encode()
+        self.sock.send_multipart([b"sim", self.sim])
+        self.sock.recv()
 
     def run(self, count: int) -> None:
         s, req = self.sock, self.request
         s.send_multipart([b"busy", str(self.busy_us).encode()])
+        s.recv()
+        s.send_multipart([b"sim", self.sim])
         s.recv()
         for _ in range(count):
             s.send(req)
@@ -185,7 +197,9 @@ def main() -> None:
             per = max(20, int(a.seconds / a.rounds / (t / 200)))
             rb = RawLoop(raw_addr, req, rep, busy_us=(s1["env_s"] - s0["env_s"]) / 200 * 1e6)
             rb.run(50)
-            bt = rt = rbt = 0.0
+            rs = RawLoop(raw_addr, req, rep, sim=json.dumps({"env_id": a.env, "config": config, "n": n}))
+            rs.run(50)
+            bt = rt = rbt = rst = 0.0
             env_s = handle_s = 0.0
             for _ in range(a.rounds):
                 s0 = c.request("stats")
@@ -197,6 +211,7 @@ def main() -> None:
                 # as busy as the envs were in this very slice
                 rb.busy_us = (s1["env_s"] - s0["env_s"]) / per * 1e6
                 rbt += timed(rb, per)
+                rst += timed(rs, per)
             trips = per * a.rounds
             results.append({
                 "envs": n,
@@ -206,11 +221,16 @@ def main() -> None:
                 "bridge_round_trips_per_s": round(trips / bt, 1),
                 "raw_round_trips_per_s": round(trips / rt, 1),
                 "raw_busy_round_trips_per_s": round(trips / rbt, 1),
+                "raw_sim_round_trips_per_s": round(trips / rst, 1),
                 "bridge_steps_per_s": round(trips * n / bt, 1),
                 "raw_steps_per_s": round(trips * n / rt, 1),
                 "bridge_over_raw": round(rt / bt, 3),
                 # the bridge against raw ZeroMQ whose server computes as long as the envs do
                 "bridge_over_raw_busy": round(rbt / bt, 3),
+                # raw_sim against raw: the most any bridge could reach with this simulator on this
+                # machine (the wire plus the envs' real steps in the server, no bridge code at all)
+                "raw_sim_over_raw": round(rt / rst, 3),
+                "bridge_over_raw_sim": round(rst / bt, 3),
                 # where a bridge round trip goes: the envs' own step/reset calls (the simulator), the
                 # rest of the server's handling (decode, checks, encode), and everything else (wire, Python)
                 "us_per_trip": {
@@ -218,6 +238,7 @@ def main() -> None:
                     "raw_total": round(rt / trips * 1e6, 1),
                     "raw_busy_total": round(rbt / trips * 1e6, 1),
                     "raw_busy_cpu": round(env_s / trips * 1e6, 1),
+                    "raw_sim_total": round(rst / trips * 1e6, 1),
                     "server_env": round(env_s / trips * 1e6, 1),
                     "server_bridge": round((handle_s - env_s) / trips * 1e6, 1),
                 },
@@ -226,6 +247,7 @@ def main() -> None:
             })
             r.close()
             rb.close()
+            rs.close()
             b.close()
     finally:
         proc.terminate()

@@ -123,3 +123,42 @@ def test_request_frame_layout() -> None:
     assert np.frombuffer(frame[20:28], "<i4").tolist() == [3, -1]
     assert frame[28:] == b"tok"
     assert binary.handle_number("e17") == 17 and binary.handle_number("x17") is None and binary.handle_number("e99999999999") is None
+    # one env (the fast path of Env.step): the same bytes as the general layout
+    one = binary.encode_request("step", 7, [5], [-2], False, b"")
+    assert one[:4] == bytes([0xC1, 1, 0, 0])
+    assert np.frombuffer(one[4:12], "<u4").tolist() == [7, 1]
+    assert np.frombuffer(one[12:16], "<u4").tolist() == [5]
+    assert np.frombuffer(one[16:20], "<i4").tolist() == [-2]
+    assert len(one) == 20
+
+
+def _one_env_reply(layout: binary.Layout, reward: float, info: bytes) -> bytes:
+    """A well-formed binary ``step`` reply for ``layout`` (observations 0.5, mask all ones)."""
+    import struct
+
+    starts, masks, info_at = layout.offsets(1)
+    b = bytearray(info_at + len(info))
+    struct.pack_into("<BBBBIII", b, 0, 0xC1, 1, 0, binary.VERSION, 9, 1, len(info))
+    struct.pack_into("<d", b, 32, reward)
+    b[40] = 1  # terminated
+    for (_, dt, shape, size), at in zip(layout.arrays, starts):
+        b[at : at + size] = np.full(shape, 0.5, dt).tobytes()
+    b[masks : masks + layout.mask] = bytes([1]) * layout.mask
+    b[info_at:] = info
+    return bytes(b)
+
+
+def test_decode_step_reads_a_hand_built_reply_and_refuses_malformed_ones() -> None:
+    import msgpack
+
+    layout = binary.Layout({"version": 1, "arrays": [{"key": "jobs", "dtype": "float32", "shape": [2, 3]}, {"key": "g", "dtype": "float64", "shape": [2]}], "mask": 3})
+    raw = _one_env_reply(layout, -1.25, msgpack.packb({"time": 4.0}))
+    obs, reward, terminated, truncated, info = binary.decode_step(layout, raw)
+    assert obs["jobs"].shape == (2, 3) and obs["jobs"].dtype == np.float32 and np.all(obs["jobs"] == 0.5)
+    assert obs["g"].dtype == np.float32 and obs["g"].tolist() == [0.5, 0.5]  # float64 arrays arrive as float32
+    assert (reward, terminated, truncated) == (-1.25, True, False)
+    assert info["time"] == 4.0 and info["action_mask"].tolist() == [1, 1, 1]
+    with pytest.raises(ValueError, match="bytes, the layout needs"):
+        binary.decode_step(layout, raw[:-1])
+    with pytest.raises(ValueError, match="envs where 1 were stepped"):
+        binary.decode_step(layout, raw[:8] + (2).to_bytes(4, "little") + raw[12:])

@@ -85,6 +85,10 @@ def test_bench_wire_runs_bridge_and_raw_side_by_side() -> None:
         assert 0 < x["bridge_over_raw"] == pytest.approx(x["bridge_round_trips_per_s"] / x["raw_round_trips_per_s"], rel=0.01)
         t = x["us_per_trip"]
         assert t["server_env"] > 0 and t["server_bridge"] > 0 and t["total"] > t["server_env"] + t["server_bridge"]
+        # raw_sim: the raw ping-pong whose server steps its own copies of the envs (no bridge code)
+        assert x["raw_sim_round_trips_per_s"] > 0 and t["raw_sim_total"] > 0
+        assert x["raw_sim_over_raw"] == pytest.approx(x["raw_sim_round_trips_per_s"] / x["raw_round_trips_per_s"], rel=0.01)
+        assert x["bridge_over_raw_sim"] == pytest.approx(x["bridge_round_trips_per_s"] / x["raw_sim_round_trips_per_s"], rel=0.01)
 
 
 def test_ppo_torch_short_run_is_well_formed_and_deterministic(address: str) -> None:
