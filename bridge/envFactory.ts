@@ -77,12 +77,20 @@ export function checkConfigFiles(config: unknown, roots: string[], maxFileBytes:
   if (config !== null && typeof config === 'object') for (const [k, v] of Object.entries(config)) checkConfigFiles(v, roots, maxFileBytes, `${path}.${k}`);
 }
 
-/** Checks the job counts a config asks for: a generator's `jobs`, an inline workload's `jobs` list. */
+/**
+ * Checks the job counts a config asks for, before anything is loaded or generated: a generator's
+ * `jobs`, the episode length `trajectory.length` of a generator (each reset generates that many jobs,
+ * whatever `generator.jobs` says), an inline workload's `jobs` list.
+ */
 export function checkConfigJobs(config: Record<string, unknown>, maxJobs: number): void {
   const gen = config.generator as { jobs?: unknown } | undefined;
   if (gen && typeof gen === 'object') {
     const n = gen.jobs;
     if ((typeof n === 'number' || typeof n === 'bigint') && Number(n) > maxJobs) throw limitError('$.generator.jobs', Number(n), maxJobs, '--max-jobs');
+    const t = config.trajectory as { length?: unknown } | undefined;
+    const len = t && typeof t === 'object' ? t.length : undefined;
+    if ((typeof len === 'number' || typeof len === 'bigint') && Number(len) > maxJobs)
+      throw limitError('$.trajectory.length', Number(len), maxJobs, '--max-jobs');
   }
   const w = config.workload as { jobs?: unknown } | undefined;
   if (w && typeof w === 'object' && Array.isArray(w.jobs) && w.jobs.length > maxJobs) throw limitError('$.workload.jobs', w.jobs.length, maxJobs, '--max-jobs');

@@ -37,6 +37,11 @@ export interface BridgeEnv {
   readonly observationSpace: SpaceDescriptor;
   readonly actionSpace: SpaceDescriptor;
   reset(args: { seed?: number | undefined; options?: Record<string, unknown> | undefined }): { observation: unknown; info: Record<string, unknown> };
+  /**
+   * Throws what `reset(args)` would throw for a bad seed or bad options, changing nothing (optional):
+   * `reset_batch` checks every env's reset with it before any env resets.
+   */
+  checkReset?(args: { seed?: number | undefined; options?: Record<string, unknown> | undefined }): void;
   step(action: number): { observation: unknown; reward: number; terminated: boolean; truncated: boolean; info: Record<string, unknown> };
   actionMask(): Uint8Array;
   close(): void;
@@ -92,7 +97,7 @@ interface Slot {
   owner: string;
   /** Its spaces as one string: a batch must not mix envs whose spaces differ. */
   spaceKey: string;
-  /** A reset happened (the first unseeded one draws entropy). */
+  /** A reset succeeded (until then, an unseeded reset draws entropy). */
   seeded: boolean;
   /** Wire forms of the env's observation buffers, built once (envs reuse their buffers). */
   obsCache: Map<object, unknown>;
@@ -267,6 +272,8 @@ export class BridgeServer {
   /** Binds the socket; resolves with the bound endpoint. Serving goes on in the background. */
   async start(): Promise<string> {
     const bind = this.options.bind.replace(/:0$/, ':*');
+    // ZeroMQ itself refuses a larger message (it drops the sender's connection, before any byte is buffered past the limit)
+    this.sock.maxMessageSize = this.limits.maxRequestBytes;
     await this.sock.bind(bind);
     this.endpoint = this.sock.lastEndpoint ?? bind;
     const period = Math.max(10, Math.min(5000, this.idleTimeoutMs / 4));
@@ -306,11 +313,18 @@ export class BridgeServer {
         if (this.closed) return;
         throw e;
       }
-      // DEALER: [identity, payload]; REQ: [identity, empty delimiter, payload]
+      // DEALER: [identity, payload]; REQ: [identity, empty delimiter, payload]; anything else is refused
       const identity = frames[0]!;
-      const req = frames.length >= 3 && frames[1]!.length === 0;
-      const payload = frames[frames.length - 1]!;
-      const reply = this.handle(payload, identity.toString('hex'));
+      const req = frames.length === 3 && frames[1]!.length === 0;
+      const reply =
+        frames.length === 2 || req
+          ? this.handle(frames[frames.length - 1]!, identity.toString('hex'))
+          : this.errorReply(
+              null,
+              new BridgeError('bad_message', `a request is one frame (DEALER: [payload]; REQ: [empty delimiter, payload]); got ${frames.length - 1} frames`, {
+                frames: frames.length - 1,
+              }),
+            );
       this.served++;
       try {
         await this.sock.send(req ? [identity, Buffer.alloc(0), reply] : [identity, reply]);
@@ -341,7 +355,10 @@ export class BridgeServer {
       return this.errorReply(null, new BridgeError('bad_message', `not msgpack: ${(e as Error).message}`));
     }
     const id = requestIdOf(msg);
-    if (this.tokenBytes !== null) {
+    if (this.tokenBytes === null) {
+      // a server without a token ignores one (as binary frames do)
+      if (msg !== null && typeof msg === 'object' && 'token' in msg) delete (msg as { token?: unknown }).token;
+    } else {
       const given = (msg as { token?: unknown } | null)?.token;
       if (typeof given !== 'string' || !sameSecret(Buffer.from(given, 'utf8'), this.tokenBytes))
         return this.errorReply(
@@ -474,8 +491,7 @@ export class BridgeServer {
       case 'reset': {
         const q = r as Request<'reset'>;
         const s = this.slot(q.env);
-        const out = s.env.reset({ seed: this.seedFor(s, q.seed), options: q.options ?? undefined });
-        s.active = true;
+        const out = this.resetSlot(s, q.seed, q.options ?? undefined);
         return { observation: encodeObservation(s.obsCache, out.observation, s.env.observationSpace), info: encodeValue(out.info) };
       }
       case 'step': {
@@ -499,11 +515,19 @@ export class BridgeServer {
       case 'reset_batch': {
         const q = r as Request<'reset_batch'>;
         const slots = this.batchSlots(q.envs);
-        const outs = slots.map((s, i) => {
-          const o = s.env.reset({ seed: this.seedFor(s, q.seeds?.[i]), options: q.options ?? undefined });
-          s.active = true;
-          return o;
-        });
+        const options = q.options ?? undefined;
+        // every env's seed and options checked before any env resets
+        for (let i = 0; i < slots.length; i++) {
+          try {
+            slots[i]!.env.checkReset?.({ seed: q.seeds?.[i] ?? undefined, options });
+          } catch (e) {
+            const c = e instanceof BridgeError ? null : this.factory.classify(e);
+            if (c === null) throw e;
+            const details = c.details !== null && typeof c.details === 'object' ? { ...c.details, index: i, env: q.envs[i] } : { index: i, env: q.envs[i] };
+            throw new BridgeError(c.code, `envs[${i}] (${q.envs[i]}): ${c.message}`, details);
+          }
+        }
+        const outs = slots.map((s, i) => this.resetSlot(s, q.seeds?.[i], options));
         const masks = slots.map((s) => s.env.actionMask());
         return {
           observations: stackObservations(
@@ -631,12 +655,20 @@ export class BridgeServer {
     return slots;
   }
 
-  /** The seed of a reset: the given one, else fresh entropy for the env's first reset (Gymnasium's rule), else the env's stream. */
-  private seedFor(s: Slot, seed: number | null | undefined): number | undefined {
-    const first = !s.seeded;
+  /**
+   * Resets one env. The seed: the given one, else fresh entropy until a reset of the env succeeded
+   * (Gymnasium's rule: a failed first reset does not make the next one deterministic), else the env's stream.
+   */
+  private resetSlot(
+    s: Slot,
+    seed: number | null | undefined,
+    options: Record<string, unknown> | undefined,
+  ): { observation: unknown; info: Record<string, unknown> } {
+    const given = seed !== null && seed !== undefined ? seed : s.seeded ? undefined : entropySeed();
+    const out = s.env.reset({ seed: given, options });
     s.seeded = true;
-    if (seed !== null && seed !== undefined) return seed;
-    return first ? entropySeed() : undefined;
+    s.active = true;
+    return out;
   }
 
   private drop(handle: string, s: Slot): void {

@@ -134,15 +134,22 @@ export class EnvContext {
   }
 
   /** The jobs of the episode with seed `seed` (`origin` overrides the configured origin). */
+  /** Throws (an `InputError`) unless `origin` is a valid reset option `origin` of this context's workload (a generator ignores it). */
+  checkOrigin(origin: number): void {
+    const w = this.workload;
+    if (!w) return;
+    if (!Number.isInteger(origin) || origin < 0 || origin + this.length > w.jobs.length)
+      throw new InputError(
+        `reset option origin ${origin}: must be an integer in [0, ${w.jobs.length - this.length}] (workload of ${w.jobs.length} jobs, trajectories of ${this.length})`,
+      );
+  }
+
   episodeJobs(seed: number, origin?: number): EpisodeJobs {
     if (this.generator) return { jobs: [...generateJobs({ ...this.generator, jobs: this.length } as GeneratorConfig, seed)], origin: -1 };
     const w = this.workload!;
     let o: number;
     if (origin !== undefined) {
-      if (!Number.isInteger(origin) || origin < 0 || origin + this.length > w.jobs.length)
-        throw new InputError(
-          `reset option origin ${origin}: must be an integer in [0, ${w.jobs.length - this.length}] (workload of ${w.jobs.length} jobs, trajectories of ${this.length})`,
-        );
+      this.checkOrigin(origin);
       o = origin;
     } else if (this.config.trajectory.origins) {
       const pool = this.config.trajectory.origins;

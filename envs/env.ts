@@ -143,6 +143,8 @@ export interface GymEnv {
   readonly observationSpace: Space;
   readonly actionSpace: DiscreteSpace;
   reset(args?: { seed?: number | undefined; options?: Record<string, unknown> | undefined }): { observation: GymObservation; info: GymInfo };
+  /** Throws what `reset(args)` would throw for bad arguments (seed, options), changing nothing (optional). */
+  checkReset?(args?: { seed?: number | undefined; options?: Record<string, unknown> | undefined }): void;
   step(action: number): { observation: GymObservation; reward: number; terminated: boolean; truncated: boolean; info: GymInfo };
   actionMask(): Uint8Array;
   clone(): GymEnv;
@@ -298,14 +300,20 @@ export abstract class ClusterEnv implements Env {
 
   // ------------------------------------------------------------------ Env API
 
-  reset(args: ResetArgs = {}): ResetResult {
+  /** Throws what `reset(args)` would throw for a bad seed or bad options (an unknown key, an origin out of range), changing nothing. */
+  checkReset(args: ResetArgs = {}): void {
     if (this.closed) throw new Error(`${this.id}: the environment is closed`);
     if (args.seed !== undefined && !(Number.isInteger(args.seed) && Math.abs(args.seed) <= Number.MAX_SAFE_INTEGER))
       throw inputErrorFromIssues(`${this.id} reset`, [{ path: ['seed'], message: `expected an integer, got ${String(args.seed)}` }]);
     if (args.options !== undefined) {
       const r = ResetOptionsSchema.safeParse(args.options ?? {});
       if (!r.success) throw inputErrorFromIssues(`${this.id} reset options`, r.error.issues);
+      if (r.data.origin !== undefined) this.context.checkOrigin(r.data.origin);
     }
+  }
+
+  reset(args: ResetArgs = {}): ResetResult {
+    this.checkReset(args);
     if (args.seed !== undefined) {
       this.seedBase = args.seed;
       this.seedCounter = 0;

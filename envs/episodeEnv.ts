@@ -87,7 +87,8 @@ export abstract class EpisodeEnv<O extends GymObservation, I extends GymInfo> im
   /** The jobs (or tasks) of the current episode, for `info.episode.length`. */
   protected abstract episodeLength(): number;
 
-  reset(args: { seed?: number | undefined; options?: Record<string, unknown> | undefined } = {}): { observation: O; info: I } {
+  /** Throws what `reset(args)` would throw for a bad seed or an unknown option, changing nothing. */
+  checkReset(args: { seed?: number | undefined; options?: Record<string, unknown> | undefined } = {}): void {
     this.checkOpen();
     const options = args.options ?? {};
     const allowed = this.resetOptionKeys();
@@ -96,8 +97,14 @@ export abstract class EpisodeEnv<O extends GymObservation, I extends GymInfo> im
       throw new InputError(
         `${this.id} reset options: $.${extra}: unknown option; ${allowed.length === 0 ? `${this.id} takes none` : `expected one of ${allowed.join(', ')}`}`,
       );
+    if (args.seed !== undefined && !Number.isSafeInteger(args.seed))
+      throw new InputError(`${this.id} reset: seed: expected an integer, got ${String(args.seed)}`);
+  }
+
+  reset(args: { seed?: number | undefined; options?: Record<string, unknown> | undefined } = {}): { observation: O; info: I } {
+    this.checkReset(args);
+    const options = args.options ?? {};
     if (args.seed !== undefined) {
-      if (!Number.isSafeInteger(args.seed)) throw new InputError(`${this.id} reset: seed: expected an integer, got ${String(args.seed)}`);
       this.seed = args.seed;
       this.nextSeed = args.seed + 1;
     } else this.seed = this.nextSeed++;

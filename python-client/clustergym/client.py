@@ -111,11 +111,11 @@ class Client:
             binary = os.environ.get("CLUSTERGYM_BINARY", "1") != "0"
         self._want_binary = bool(binary)
         if token is None:
-            token = os.environ.get("CLUSTERGYM_TOKEN") or None
-        if token is None:
-            from .server import token_for  # a LocalServer of this process: its private token
+            from .server import token_for  # a LocalServer of this process: its private token wins for its address
 
             token = token_for(self.address)
+        if token is None:
+            token = os.environ.get("CLUSTERGYM_TOKEN") or None
         self._token = token
         self._token_bytes = b"" if token is None else token.encode("utf-8")
         self.timeout = timeout

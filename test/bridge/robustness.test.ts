@@ -210,3 +210,106 @@ describe('bridge robustness over real sockets', () => {
     expect(statSync(file).size).toBeGreaterThan(1000);
   });
 });
+
+describe('bridge review defects over real sockets', () => {
+  let server: BridgeServer;
+  let endpoint: string;
+  beforeAll(async () => {
+    server = new BridgeServer(registryFactory({ maxJobs: 1000 }), { bind: 'tcp://127.0.0.1:0', maxRequestBytes: 4096 });
+    endpoint = await server.start();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  const jobsOf = (r: Reply) => Array.from(decodeNdArray((r.observation as Record<string, NdArrayMessage>).jobs!).array as Float32Array);
+
+  it('--max-jobs bounds the episode length of a generator (trajectory.length), before anything is generated', async () => {
+    const c = new Client(endpoint);
+    const r = await c.call('make', { env_id: 'clustergym/Job-v0', config: { generator: { jobs: 10 }, trajectory: { length: 3000 } } });
+    expect(r.ok).toBe(false);
+    expect(r.error!.code).toBe('limit_exceeded');
+    expect(r.error!.details).toMatchObject({ limit: '$.trajectory.length', flag: '--max-jobs', max: 1000, value: 3000 });
+    expect(r.error!.message).toMatch(/--max-jobs/);
+    expect(server.openEnvs).toBe(0);
+    const ok = await c.ok('make', { env_id: 'clustergym/Job-v0', config: { generator: { jobs: 10 }, trajectory: { length: 1000 } } });
+    await c.ok('close', { env: ok.env });
+    c.close();
+  });
+
+  it('a server without a token ignores a token in msgpack requests, as in binary frames', async () => {
+    const c = new Client(endpoint);
+    const h = await c.call('hello', { token: 'not-needed' });
+    expect(h.ok).toBe(true);
+    const env = (await c.ok('make', { env_id: 'clustergym/Job-v0', config: CONFIG, token: 'x' })).env;
+    expect((await c.call('reset', { env, seed: 1, token: 'x' })).ok).toBe(true);
+    await c.ok('close', { env });
+    c.close();
+  });
+
+  it("reset_batch checks every env's options before any env resets (env A not reset when env B refuses the origin)", async () => {
+    const c = new Client(endpoint);
+    const a = (await c.ok('make', { env_id: 'clustergym/Job-v0', config: { trajectory: { length: 12 }, k: 8 } })).env;
+    const b = (await c.ok('make', { env_id: 'clustergym/Job-v0', config: { trajectory: { length: 200 }, k: 8 } })).env;
+    const ref = (await c.ok('make', { env_id: 'clustergym/Job-v0', config: { trajectory: { length: 12 }, k: 8 } })).env;
+    const ra = await c.ok('reset', { env: a, seed: 7 });
+    await c.ok('reset', { env: b, seed: 7 });
+    const s1 = await c.ok('step', { env: a, action: maskOf(ra).indexOf(1) });
+    // origin 288 is valid for A (300 jobs, length 12) but not for B (length 200: at most 100)
+    const r = await c.call('reset_batch', { envs: [a, b], seeds: [1, 2], options: { origin: 288 } });
+    expect(r.ok).toBe(false);
+    expect(r.error!.code).toBe('bad_config');
+    expect(r.error!.details).toMatchObject({ index: 1, env: b });
+    // A goes on with its episode: the same as a fresh env reset with seed 7 stepping the same way
+    const s2 = await c.ok('step', { env: a, action: maskOf(s1).indexOf(1) });
+    expect((s2.info as { steps: number }).steps).toBe(2);
+    const q0 = await c.ok('reset', { env: ref, seed: 7 });
+    const q1 = await c.ok('step', { env: ref, action: maskOf(q0).indexOf(1) });
+    const q2 = await c.ok('step', { env: ref, action: maskOf(q1).indexOf(1) });
+    expect(jobsOf(s2)).toEqual(jobsOf(q2));
+    expect(s2.info).toEqual(q2.info);
+    // a valid origin for both resets both
+    const ok = await c.ok('reset_batch', { envs: [a, b], options: { origin: 50 } });
+    expect((ok.infos as unknown[]).length).toBe(2);
+    for (const env of [a, b, ref]) await c.ok('close', { env });
+    c.close();
+  });
+
+  it('a failed first reset leaves the next unseeded reset drawing entropy (fresh envs get different episodes)', async () => {
+    const c = new Client(endpoint);
+    const episodes: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const env = (await c.ok('make', { env_id: 'clustergym/Job-v0', config: { generator: { jobs: 40 }, k: 8 } })).env;
+      const bad = await c.call('reset', { env, options: { bogus: 1 } });
+      expect(bad.error!.code).toBe('bad_config');
+      episodes.push(JSON.stringify(jobsOf(await c.ok('reset', { env }))));
+      await c.ok('close', { env });
+    }
+    expect(new Set(episodes).size).toBe(4);
+    c.close();
+  });
+
+  it('--max-request-bytes bounds what ZeroMQ takes: an oversize message drops the connection (no reply), the server goes on', async () => {
+    const c = new Client(endpoint);
+    c.sock.receiveTimeout = 700;
+    await c.sock.send(wire.pack({ id: 1, op: 'ping', pad: 'x'.repeat(5000) }));
+    await expect(c.sock.receive()).rejects.toThrow();
+    c.close();
+    expect(server.openEnvs).toBe(0);
+    const d = new Client(endpoint);
+    expect((await d.ok('ping')).pong).toBe(true);
+    d.close();
+  });
+
+  it('a request of several frames is refused with a bad_message reply', async () => {
+    const c = new Client(endpoint);
+    await c.sock.send([wire.pack({ id: 1, op: 'ping' }), wire.pack({ id: 2, op: 'ping' })]);
+    const frames = await c.sock.receive();
+    expect(frames.length).toBe(1);
+    const r = wire.unpack(frames[0]!) as Reply;
+    expect(r.ok).toBe(false);
+    expect(r.error!.code).toBe('bad_message');
+    expect(r.error!.details).toMatchObject({ frames: 2 });
+    expect((await c.ok('ping')).pong).toBe(true);
+    c.close();
+  });
+});
