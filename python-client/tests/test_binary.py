@@ -84,11 +84,18 @@ def test_binary_step_errors_raise_the_error_classes(address: str) -> None:
         forbidden = int(np.flatnonzero(~env.action_masks())[0])
         with pytest.raises(InvalidActionError):
             env.step(forbidden)
-        # the state did not move: a valid action still works, and out-of-int32 actions go over msgpack
+        # out-of-int32 actions go over msgpack
         with pytest.raises(InvalidActionError):
             env.step(2**40)
-        obs, *_ = env.step(int(np.flatnonzero(env.action_masks())[0]))
-        assert obs["jobs"].shape == (8, 8)
+        # the state did not move: the next valid step is the episode's first, as in a fresh env reset with the same seed
+        valid = int(np.flatnonzero(env.action_masks())[0])
+        got = env.step(valid)
+        assert got[0]["jobs"].shape == (8, 8)
+        with clustergym.make(ENV, small_config(ENV), address=address) as fresh:
+            fresh.reset(seed=3)
+            want = fresh.step(valid)
+        _same(got, want)
+        assert got[4]["steps"] == 1
     finally:
         env.close()
 

@@ -169,15 +169,22 @@ describe('binary frames over real sockets', () => {
     const e = m.env as string;
     const layout = layoutFromMessage(m.binary as Parameters<typeof layoutFromMessage>[0]);
     const r = await c.ok('reset', { env: e, seed: 1 });
-    const before = nd((r.observation as Record<string, unknown>).jobs);
+    const e2 = (await c.ok('make', { env_id: 'clustergym/Job-v0', config: CONFIG })).env as string;
+    const r2 = await c.ok('reset', { env: e2, seed: 2 });
     const err = async (b: Buffer) => wire.unpack(await c.raw(b)) as Reply;
     // an action the mask forbids (the mask says which are allowed)
     const bad = nd((r.info as { action_mask: unknown }).action_mask).indexOf(0);
     expect(await err(encodeBinaryRequest('step', 5, [e], [bad]))).toMatchObject({ id: 5, ok: false, error: { code: 'invalid_action' } });
     expect(await err(encodeBinaryRequest('step', 6, [e], [-3]))).toMatchObject({ id: 6, ok: false, error: { code: 'invalid_action' } });
     expect(await err(encodeBinaryRequest('step', 7, ['e999999'], [0]))).toMatchObject({ id: 7, ok: false, error: { code: 'unknown_env' } });
-    // a batch with one bad action moves no env
-    expect(await err(encodeBinaryRequest('step_batch', 8, [e, e], [0, 0]))).toMatchObject({ id: 8, error: { code: 'bad_request' } });
+    // a batch with one bad action moves no env (e2's action is valid, e's is not)
+    const good2 = nd((r2.info as { action_mask: unknown }).action_mask).indexOf(1);
+    expect(await err(encodeBinaryRequest('step_batch', 8, [e2, e], [good2, bad]))).toMatchObject({
+      id: 8,
+      error: { code: 'invalid_action', details: { index: 1, env: e } },
+    });
+    // a batch naming an env twice is refused whole
+    expect(await err(encodeBinaryRequest('step_batch', 13, [e, e], [0, 0]))).toMatchObject({ id: 13, error: { code: 'bad_request' } });
     // malformed frames
     const short = Buffer.from([BINARY_MAGIC, 1, 0]);
     expect(await err(short)).toMatchObject({ id: null, ok: false, error: { code: 'bad_message' } });
@@ -189,11 +196,24 @@ describe('binary frames over real sockets', () => {
     expect(await err(twoForStep)).toMatchObject({ id: 10, error: { code: 'bad_message', message: expect.stringContaining('exactly one env') } });
     const truncated = encodeBinaryRequest('step', 11, [e], [0]).subarray(0, 18);
     expect(await err(Buffer.from(truncated))).toMatchObject({ id: 11, error: { code: 'bad_message' } });
-    // the env did not move: a valid step now starts from the reset state
-    const ok = decodeBinaryReply(layout, await c.raw(encodeBinaryRequest('step', 12, [e], [nd((r.info as { action_mask: unknown }).action_mask).indexOf(1)])));
+    // no env moved: a valid step of each is the first step of its episode, as in a fresh env reset with the same seed
+    const good = nd((r.info as { action_mask: unknown }).action_mask).indexOf(1);
+    const ok = decodeBinaryReply(layout, await c.raw(encodeBinaryRequest('step', 12, [e], [good])));
     expect(ok.id).toBe(12);
-    const again = await c.ok('reset', { env: e, seed: 1 });
-    expect(nd((again.observation as Record<string, unknown>).jobs)).toEqual(before);
+    const ok2 = decodeBinaryReply(layout, await c.raw(encodeBinaryRequest('step', 14, [e2], [good2])));
+    const ref = (await c.ok('make', { env_id: 'clustergym/Job-v0', config: CONFIG })).env as string;
+    for (const [got, seed, action] of [
+      [ok, 1, good],
+      [ok2, 2, good2],
+    ] as const) {
+      await c.ok('reset', { env: ref, seed });
+      const want = await c.ok('step', { env: ref, action });
+      expect(Array.from(got.arrays.jobs as Float32Array)).toEqual(nd((want.observation as Record<string, unknown>).jobs));
+      const info = wire.unpack(Buffer.from(got.info)) as { steps: number };
+      expect(info.steps).toBe(1);
+      expect(info.steps).toBe((want.info as { steps: number }).steps);
+    }
+    for (const env of [e, e2, ref]) await c.ok('close', { env });
     c.close();
   });
 

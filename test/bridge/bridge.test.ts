@@ -222,7 +222,21 @@ describe('bridge over real sockets', () => {
     // a forbidden action anywhere changes nothing anywhere
     const bad = await c.call('step_batch', { envs, actions: [actions[0], 999, actions[2]] });
     expect(bad.error!.code).toBe('invalid_action');
-    for (const e of envs) await c.ok('close', { env: e });
+    expect(bad.error!.details).toMatchObject({ index: 1, env: envs[1] });
+    // proof: the next valid batch step is the second step of each episode, as in fresh envs reset with the same seeds
+    const m1 = decodeNdArray(sb.action_masks as NdArrayMessage).array as Uint8Array;
+    const next = [0, 1, 2].map((i) => Array.from(m1.slice(i * 9, i * 9 + 9)).indexOf(1));
+    const sb2 = await c.ok('step_batch', { envs, actions: next });
+    const ref: string[] = [];
+    for (let k = 0; k < 3; k++) ref.push((await c.ok('make', { env_id: 'clustergym/Job-v0', config: { ...CONFIG, observation: 'flat' } })).env as string);
+    await c.ok('reset_batch', { envs: ref, seeds: [1, 2, 3] });
+    await c.ok('step_batch', { envs: ref, actions });
+    const want = await c.ok('step_batch', { envs: ref, actions: next });
+    expect(Array.from(decodeNdArray(sb2.observations as NdArrayMessage).array)).toEqual(Array.from(decodeNdArray(want.observations as NdArrayMessage).array));
+    expect(Array.from(decodeNdArray(sb2.rewards as NdArrayMessage).array)).toEqual(Array.from(decodeNdArray(want.rewards as NdArrayMessage).array));
+    expect((sb2.infos as { steps: number }[]).map((i) => i.steps)).toEqual([2, 2, 2]);
+    expect(sb2.infos).toEqual(want.infos);
+    for (const e of [...envs, ...ref]) await c.ok('close', { env: e });
     c.close();
   });
 
