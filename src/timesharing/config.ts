@@ -36,7 +36,7 @@ export const modelSchema = z
     /** vmem of a low-memory task as fractions of node.M: within 25 % (§2.2), and five of them fit. */
     low_mem: range.default([0.02, 0.2]),
     /** vmem of a high-memory task as fractions of node.M: above 25 % (§2.2). */
-    high_mem: range.default([0.3, 0.6]),
+    high_mem: range.default([0.4, 0.7]),
     /** Mean CPU time of a parallel job's tasks, u.t. (exponential; every task of a job has the same). */
     parallel_work: z.number().positive().default(2000),
     /** Mean CPU time of a local task, u.t. (exponential). */

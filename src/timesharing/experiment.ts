@@ -263,6 +263,15 @@ export function coschedFindings(r: CoschedResult): Finding[] {
 }
 
 /** The reproduction as a ReproduceReport (tables flattened for the CLI). */
+/** The base keys the runs really used: runCosched sets seed, n_jobs and plt itself (reported apart). */
+function usedBase(base: TimeSharingConfigInput | undefined): Record<string, unknown> {
+  const rest: Record<string, unknown> = { ...base };
+  delete rest.seed;
+  delete rest.n_jobs;
+  delete rest.plt;
+  return rest;
+}
+
 export function coschedReport(o: CoschedOptions): { report: ReproduceReport; result: CoschedResult } {
   const t0 = performance.now();
   const result = runCosched(o);
@@ -278,7 +287,7 @@ export function coschedReport(o: CoschedOptions): { report: ReproduceReport; res
     name: 'cosched',
     source: '../shared/seeds/003_d89361b369c26e89.txt (§2.2, §2.3.1-2.3.2, §3.6)',
     seed: o.seed,
-    parameters: { jobs: o.jobs, mpls: o.mpls ?? [1, 2, 3, 4, 5], Ls: o.Ls ?? [0.25, 0.5, 0.75, 1], plt: 0.3, ...o.base },
+    parameters: { ...usedBase(o.base), jobs: o.jobs, mpls: o.mpls ?? [1, 2, 3, 4, 5], Ls: o.Ls ?? [0.25, 0.5, 0.75, 1], plt: 0.3 },
     tables: { mpl_sweep: flat(result.mpl_sweep), L_sweep: flat(result.L_sweep), mem_sweep: flat(result.mem_sweep) },
     findings: coschedFindings(result),
     seconds: (performance.now() - t0) / 1000,

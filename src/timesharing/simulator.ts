@@ -6,9 +6,10 @@
  * the running task is taken off it, §2.1.1 "RQ[0]"), a wait queue WQ (tasks blocked on a message,
  * an acknowledgement, a page fault, an interactive wait, or stopped by CSC), main memory node.M with
  * demand paging, and room for at most `MPL_TOTAL` tasks, local and parallel alike (§2.2). Jobs come
- * from one stream (workload.ts) and are admitted first come first served as soon as the head fits:
- * a local job on a node with room, a parallel job of size m on m distinct nodes with room (at most
- * one task per node, §2.1). A node has a local user (node.LOCAL_USER) while it runs a local task.
+ * from one stream (workload.ts) and are admitted in stream order over a window of the first
+ * `model.lookahead` jobs not yet admitted (a job that does not fit is passed by later ones that do):
+ * a local job on a node with room, a parallel job of size m on m distinct nodes with room chosen
+ * uniformly at random (at most one task per node, §2.1). A node has a local user (node.LOCAL_USER) while it runs a local task.
  *
  * CPU. The running task keeps the CPU until its quantum expires (it goes back to RQ with a fresh
  * quantum, §2.2), it blocks (WQ), it finishes, or a policy preempts it. The quantum is
@@ -254,7 +255,11 @@ export class TimeSharingSimulator {
     return this;
   }
 
-  /** Processes every event up to `time` (inclusive), then sets the clock to `time` (when finite). */
+  /**
+   * Processes every event up to `time` (inclusive), then sets the clock to `time` (when finite and
+   * some job is still unfinished: once every job has finished the clock stays at the last finish, so
+   * the makespan and the time averages (mem_load, busy) do not depend on how far a caller advanced).
+   */
   advanceTo(time: number): void {
     while (this.q.size > 0 && this.q.peekTime() <= time) {
       const t = this.q.peekTime();
@@ -263,7 +268,7 @@ export class TimeSharingSimulator {
       this.events++;
       this.handle(ev);
     }
-    if (Number.isFinite(time) && time > this.now) this.now = time;
+    if (Number.isFinite(time) && time > this.now && !this.finished) this.now = time;
     if (this.q.size === 0 && !this.finished && this.admittedJobs < this.jobs.length) this.admit();
   }
 
@@ -455,7 +460,9 @@ export class TimeSharingSimulator {
       if (i === 0) this.maybePreempt(nd, passes);
       return;
     }
-    if (boosted && p === 'csc' && this.com(t) > 0) {
+    // eqs. 3.6/3.7 order EVERY insertion of a parallel task with com > 0 (woken by a message, back
+    // from a quantum, a page fault or a resume), not only boosted ones
+    if (p === 'csc' && !t.local && this.com(t) > 0) {
       const c = this.com(t);
       const passes = (o: Task) => {
         const oc = this.com(o);
