@@ -80,6 +80,15 @@ export interface BridgeServerOptions {
   token?: string | undefined;
 }
 
+/**
+ * The largest message ZeroMQ accepts for a request limit of `maxRequestBytes`: the limit plus as much
+ * again (at least 1 MiB more), so a request somewhat over the limit is read and answered with
+ * `limit_exceeded`, and a far larger one is dropped by ZeroMQ before it is buffered.
+ */
+export function hardMessageCap(maxRequestBytes: number): number {
+  return maxRequestBytes + Math.max(maxRequestBytes, 1 << 20);
+}
+
 /** The server's default limits (each raised by a flag of `clustergym serve`, named in `limit_exceeded` errors). */
 export const DEFAULT_LIMITS = {
   /** `--max-envs`: open envs on the server. */
@@ -272,8 +281,10 @@ export class BridgeServer {
   /** Binds the socket; resolves with the bound endpoint. Serving goes on in the background. */
   async start(): Promise<string> {
     const bind = this.options.bind.replace(/:0$/, ':*');
-    // ZeroMQ itself refuses a larger message (it drops the sender's connection, before any byte is buffered past the limit)
-    this.sock.maxMessageSize = this.limits.maxRequestBytes;
+    // A request over --max-request-bytes gets a limit_exceeded reply (handleTimed); ZeroMQ itself
+    // refuses anything over the hard cap (it drops the sender's connection without buffering it), so
+    // what one message can hold in memory is bounded either way.
+    this.sock.maxMessageSize = hardMessageCap(this.limits.maxRequestBytes);
     await this.sock.bind(bind);
     this.endpoint = this.sock.lastEndpoint ?? bind;
     const period = Math.max(10, Math.min(5000, this.idleTimeoutMs / 4));

@@ -59,11 +59,16 @@ def test_envs_per_client_and_per_server_are_capped(limited: clustergym.LocalServ
 
 
 def test_request_size_is_capped(limited: clustergym.LocalServer) -> None:
-    """--max-request-bytes is ZeroMQ's maxMessageSize: an oversize request is not buffered, ZeroMQ
-    drops the connection and no reply comes (the client times out); the server goes on."""
+    """Over --max-request-bytes: a limit_exceeded reply naming the flag. Over the hard cap (the limit
+    plus at least 1 MiB) ZeroMQ drops the connection unread and no reply comes (the client times
+    out); the server goes on."""
+    with clustergym.Client(limited.address) as c:
+        with pytest.raises(LimitExceededError) as ei:
+            c.request("make", env_id=JOB, config={"name": "x" * 300_000})
+        assert ei.value.details["flag"] == "--max-request-bytes"
     with clustergym.Client(limited.address, timeout=1.5) as c:
         with pytest.raises(ClusterGymTimeoutError):
-            c.request("make", env_id=JOB, config={"name": "x" * 300_000})
+            c.request("make", env_id=JOB, config={"name": "x" * 1_400_000})
     with clustergym.Client(limited.address) as c:
         assert c.request("ping")["pong"] is True
         assert c.server_info["capabilities"]["limits"]["max_request_bytes"] == 200000

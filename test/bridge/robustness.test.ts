@@ -12,7 +12,7 @@ import { registryFactory } from '../../bridge/envFactory.js';
 import { decodeNdArray, encodeNdArray, type NdArrayMessage } from '../../bridge/ndarray.js';
 import { BridgeError, parseRequest, seedToNumber } from '../../bridge/protocol.js';
 import { PACKAGE_ROOT } from '../../src/core/paths.js';
-import { BridgeServer, wire } from '../../bridge/server.js';
+import { BridgeServer, hardMessageCap, wire } from '../../bridge/server.js';
 
 type Reply = { id: unknown; ok: boolean; error?: { code: string; message: string; details: Record<string, unknown> }; [k: string]: unknown };
 
@@ -288,10 +288,17 @@ describe('bridge review defects over real sockets', () => {
     c.close();
   });
 
-  it('--max-request-bytes bounds what ZeroMQ takes: an oversize message drops the connection (no reply), the server goes on', async () => {
+  it('--max-request-bytes: over the limit a limit_exceeded reply; over the hard cap ZeroMQ drops the connection (no reply), the server goes on', async () => {
+    expect(hardMessageCap(4096)).toBe(4096 + (1 << 20));
+    expect(hardMessageCap(64 << 20)).toBe(128 << 20);
+    const b = new Client(endpoint);
+    const over = await b.call('ping', { pad: 'x'.repeat(5000) });
+    expect(over.error!.code).toBe('limit_exceeded');
+    expect(over.error!.details).toMatchObject({ flag: '--max-request-bytes' });
+    b.close();
     const c = new Client(endpoint);
     c.sock.receiveTimeout = 700;
-    await c.sock.send(wire.pack({ id: 1, op: 'ping', pad: 'x'.repeat(5000) }));
+    await c.sock.send(wire.pack({ id: 1, op: 'ping', pad: 'x'.repeat(hardMessageCap(4096) + 10) }));
     await expect(c.sock.receive()).rejects.toThrow();
     c.close();
     expect(server.openEnvs).toBe(0);
