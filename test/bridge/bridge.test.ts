@@ -232,8 +232,9 @@ describe('bridge over real sockets', () => {
     await c.ok('reset_batch', { envs: ref, seeds: [1, 2, 3] });
     await c.ok('step_batch', { envs: ref, actions });
     const want = await c.ok('step_batch', { envs: ref, actions: next });
-    expect(Array.from(decodeNdArray(sb2.observations as NdArrayMessage).array)).toEqual(Array.from(decodeNdArray(want.observations as NdArrayMessage).array));
-    expect(Array.from(decodeNdArray(sb2.rewards as NdArrayMessage).array)).toEqual(Array.from(decodeNdArray(want.rewards as NdArrayMessage).array));
+    const values = (m: unknown) => Array.from(decodeNdArray(m as NdArrayMessage).array as Float32Array | Float64Array);
+    expect(values(sb2.observations)).toEqual(values(want.observations));
+    expect(values(sb2.rewards)).toEqual(values(want.rewards));
     expect((sb2.infos as { steps: number }[]).map((i) => i.steps)).toEqual([2, 2, 2]);
     expect(sb2.infos).toEqual(want.infos);
     for (const e of [...envs, ...ref]) await c.ok('close', { env: e });
