@@ -133,7 +133,6 @@ export class EnvContext {
     this.limits = { ...workloadLimits(sample), ...(c.limits ?? {}) };
   }
 
-  /** The jobs of the episode with seed `seed` (`origin` overrides the configured origin). */
   /** Throws (an `InputError`) unless `origin` is a valid reset option `origin` of this context's workload (a generator ignores it). */
   checkOrigin(origin: number): void {
     const w = this.workload;
@@ -144,6 +143,7 @@ export class EnvContext {
       );
   }
 
+  /** The jobs of the episode with seed `seed` (`origin` overrides the configured origin). */
   episodeJobs(seed: number, origin?: number): EpisodeJobs {
     if (this.generator) return { jobs: [...generateJobs({ ...this.generator, jobs: this.length } as GeneratorConfig, seed)], origin: -1 };
     const w = this.workload!;
