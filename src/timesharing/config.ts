@@ -26,6 +26,28 @@ export const POLICIES = ['rr', 'dyn', 'impli', 'dyn_mod', 'csc'] as const;
 /** A local scheduling policy. */
 export type Policy = (typeof POLICIES)[number];
 
+/**
+ * How a parallel task waits for a message (Anglano's taxonomy, §1.3.2, Table 1.4): `spin` polls on
+ * the CPU until the message arrives (its quantum still expires), `block` leaves the CPU at once,
+ * `spin_block` spins `model.spin` u.t. and then blocks (implicit coscheduling).
+ */
+export const WAIT_MODES = ['spin', 'block', 'spin_block'] as const;
+/** A waiting strategy. */
+export type WaitMode = (typeof WAIT_MODES)[number];
+
+/**
+ * The waiting strategy of each policy when the config does not set `wait`: RR is the uncoordinated
+ * reference (Loc-S: "cota mínima de coscheduling", §2.3.1), IMPLI spins one round trip then blocks
+ * (Loc-IM, §2.2), DYN is Sobalvarro's pure dynamic coscheduling (Dyn-B, §1.3.2), and DYN_MOD and CSC
+ * block at once ("bloqueo inmediato", §3.3).
+ */
+export const DEFAULT_WAIT: Readonly<Record<Policy, WaitMode>> = { rr: 'spin', dyn: 'block', impli: 'spin_block', dyn_mod: 'block', csc: 'block' };
+
+/** The waiting strategy a configuration runs with. */
+export function waitMode(cfg: { policy: Policy; wait?: WaitMode | undefined }): WaitMode {
+  return cfg.wait ?? DEFAULT_WAIT[cfg.policy];
+}
+
 const range = z.tuple([z.number().positive(), z.number().positive()]).refine(([a, b]) => a <= b, { message: 'expected [low, high] with low <= high' });
 
 /** The constants of the model that Appendix A would fix (see the module comment). */
@@ -87,6 +109,8 @@ export const timeSharingConfigSchema = z
     freq_com: z.number().nonnegative().default(4),
     /** Send primitive: non-blocking, or blocking until every receiver acknowledges. */
     send: z.enum(['non_blocking', 'blocking']).default('blocking'),
+    /** How a task waits for a message; absent: the policy's own (DEFAULT_WAIT). */
+    wait: z.enum(WAIT_MODES).optional(),
     /** Quantum length DEF_QUANTUM, u.t. (100). */
     quantum: z.number().positive().default(100),
     /** Share of the resources of parallel tasks on nodes with a local user, in (0, 1] (1 = 100 %). */

@@ -24,13 +24,16 @@
  * 2 x latency = 10 u.t.), then waits until it holds message e of every other task and, with
  * `send: blocking`, every acknowledgement of its own message. A receiver acknowledges a message
  * when it is on the CPU (at once if it runs when the message arrives, else when it is next
- * dispatched). Waiting: every policy blocks at once (§3.3 "bloqueo inmediato"), except IMPLI, which
- * spins on the CPU for `model.spin` u.t. (one round trip, §2.2) before blocking. task.com (eq. 2.1)
+ * dispatched). Waiting (config `wait`, Anglano's Table 1.4 in §1.3.2; each policy has its own,
+ * config.ts DEFAULT_WAIT): `spin` polls on the CPU until the message is there (RR, the uncoordinated
+ * reference: the quantum still expires, and the task polls again when next dispatched), `spin_block`
+ * spins `model.spin` u.t. (one round trip, §2.2) and then blocks (IMPLI), `block` leaves the CPU at
+ * once (DYN, DYN_MOD, CSC: §3.3 "bloqueo inmediato"). task.com (eq. 2.1)
  * is the number of messages pending in its receive queue plus the acknowledgements it awaits.
  * The text states the wait for the acknowledgements (§2.2 freq_com) and that a reply needs the
  * receiver on the CPU (§2.3.1: "no esté planificado en el nodo remoto y por tanto no pueda
  * responder"); the wait for every partner's message of the exchange is this model's (removing it
- * changes no finding: docs/timesharing.md, "Why the coscheduling findings do not come out").
+ * changes no finding: docs/timesharing.md, "How RR waits decides which findings hold").
  *
  * Memory (§2.1.2). node.mem is the sum of the vmem of the node's tasks, node.mem_par that of its
  * parallel tasks. An admitted task gets min(vmem, free) MB resident at once; when node.mem <= M no
@@ -41,12 +44,12 @@
  * since launch.
  *
  * Policies (how a task enters RQ; MNO = `model.mno`):
- * - rr: at the tail, always.
+ * - rr: at the tail, always; waits by polling.
  * - dyn (§2.2, [Sol02]): a task that receives a message (or is woken by one) is moved ahead of
  *   every task not yet overtaken MNO times (local tasks, and parallel tasks with fewer pending
  *   messages, §2.1.1 task.de), up to preempting the running task (scheduled at once); every task
  *   it passes counts one overtake (task.de).
- * - impli (§2.2, [AD01]): RR order; a task waiting for a message spins one round trip first.
+ * - impli (§2.2, [AD01]): RR order; a task waiting for a message spins one round trip, then blocks.
  * - dyn_mod (§2.3.2): dyn while node.mem <= M; on an overflowed node every insertion orders RQ by
  *   ascending task.flt (fewest page faults first), passing no local task overtaken MNO times.
  * - csc (chapter 3): on a node that fits in memory, a task with com > 0 passes RQ[i] while
@@ -69,7 +72,7 @@
  */
 import { EventQueue } from '../core/eventQueue.js';
 import { derive, type Rng } from '../core/rng.js';
-import type { Policy, TimeSharingConfig } from './config.js';
+import { type Policy, type TimeSharingConfig, type WaitMode, waitMode } from './config.js';
 import { generateJobs, type JobSpec } from './workload.js';
 
 /** Why a task is in WQ. */
@@ -199,6 +202,8 @@ export class TimeSharingSimulator {
   private admittedJobs = 0;
   private taskIds = 0;
   private readonly policy: Policy;
+  /** How parallel tasks wait for messages (config `wait`, else the policy's own). */
+  readonly wait: WaitMode;
   private readonly mno: number;
   private readonly M: number;
 
@@ -206,6 +211,7 @@ export class TimeSharingSimulator {
     this.cfg = cfg;
     this.jobs = jobs;
     this.policy = cfg.policy;
+    this.wait = waitMode(cfg);
     this.mno = cfg.model.mno;
     this.M = cfg.model.memory;
     this.parallelCap = cfg.MPL_TOTAL;
@@ -559,6 +565,12 @@ export class TimeSharingSimulator {
           t.spinning = false;
           continue;
         }
+        if (t.quantumLeft <= EPS && this.wait === 'spin') {
+          // a polling task is preempted like any other: it resumes its poll when next dispatched
+          t.spinning = false;
+          this.yieldQuantum(nd, t);
+          return;
+        }
         if (t.spinLeft <= EPS || t.quantumLeft <= EPS) {
           t.spinning = false;
           this.block(nd, t, 'comm');
@@ -575,7 +587,16 @@ export class TimeSharingSimulator {
           this.completeExchange(t);
           continue;
         }
-        if (this.policy === 'impli' && m.spin > 0 && t.quantumLeft > EPS) {
+        if (this.wait === 'spin') {
+          if (t.quantumLeft <= EPS) {
+            this.yieldQuantum(nd, t);
+            return;
+          }
+          t.spinning = true;
+          t.spinLeft = Infinity;
+          continue;
+        }
+        if (this.wait === 'spin_block' && m.spin > 0 && t.quantumLeft > EPS) {
           t.spinning = true;
           t.spinLeft = m.spin;
           continue;
@@ -599,11 +620,7 @@ export class TimeSharingSimulator {
         continue;
       }
       if (t.quantumLeft <= EPS) {
-        // quantum expired: back to RQ with a fresh quantum
-        nd.running = null;
-        t.quantumLeft = 0;
-        this.insertReady(t, false);
-        this.dispatch(nd);
+        this.yieldQuantum(nd, t);
         return;
       }
       const missing = t.vmem - t.rss;
@@ -622,6 +639,14 @@ export class TimeSharingSimulator {
       this.q.push(this.now + dt, { k: 'slice', node: nd.index, v: nd.sliceVersion });
       return;
     }
+  }
+
+  /** The running task's quantum expired: back to RQ with a fresh quantum. */
+  private yieldQuantum(nd: NodeState, t: Task): void {
+    nd.running = null;
+    t.quantumLeft = 0;
+    this.insertReady(t, false);
+    this.dispatch(nd);
   }
 
   private block(nd: NodeState, t: Task, why: WaitReason): void {

@@ -10,7 +10,7 @@ import { checkSvg } from '../report/svgCheck.js';
 // docs/timesharing.md, "Findings").
 describe('reproduce cosched (small size, several seeds)', () => {
   for (const seed of [1, 2, 3]) {
-    it(`seed ${seed}: tables complete, DYN's local overhead below IMPLI's, DYN_MOD and CSC fewer page faults, CSC's local slowdown below 2.5`, () => {
+    it(`seed ${seed}: tables complete, DYN the lowest parallel slowdown, RR no better than IMPLI, DYN's local overhead below IMPLI's, DYN_MOD and CSC fewer page faults, CSC's local slowdown below 2.5`, () => {
       const { report, result } = coschedReport({ seed, jobs: 120, mpls: [2, 3, 4, 5], Ls: [0.25, 1] });
       expect(result.mpl_sweep).toHaveLength(16);
       expect(result.L_sweep).toHaveLength(4);
@@ -40,6 +40,8 @@ describe('reproduce cosched (small size, several seeds)', () => {
         'csc-local-slowdown-below-2.5',
       ]);
       const holds = (id: string) => report.findings.find((f) => f.id === id)!.holds;
+      expect(holds('dyn-lowest-parallel-slowdown')).toBe(true);
+      expect(holds('rr-no-better-than-impli')).toBe(true);
       expect(holds('dyn-local-overhead-below-impli')).toBe(true);
       expect(holds('dyn-mod-fewer-page-faults')).toBe(true);
       expect(holds('csc-fewer-page-faults')).toBe(true);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { POLICIES, parseTimeSharingConfig, type TimeSharingConfigInput, timeSharingConfig } from '../../src/timesharing/config.js';
+import { POLICIES, WAIT_MODES, parseTimeSharingConfig, type TimeSharingConfigInput, timeSharingConfig } from '../../src/timesharing/config.js';
 import { correlation, nodeMean, runMetrics, slowdown } from '../../src/timesharing/metrics.js';
 import { TimeSharingSimulator } from '../../src/timesharing/simulator.js';
 import type { JobSpec } from '../../src/timesharing/workload.js';
@@ -84,6 +84,49 @@ describe('time-sharing engine: hand-computed scenarios', () => {
     expect(correlation([pj(rr)])).toBeCloseTo(100 - ((250 - 155) / 250) * 100, 9);
   });
 
+  it('RR polls (Loc-S): a task waiting for a partner that is not scheduled spins away its quanta; with wait "block" the CPU idles instead', () => {
+    // node 0: local L (1000 u.t., admitted first) and P0; node 1: P1. Quantum 200, an exchange every 100 u.t. of CPU.
+    // node 0: L 0-200, P0 200-300 (exchange: P1's message came at 105), P0 300-350 done.
+    // node 1: P1 0-100, sends, waits for P0's message (sent at 300, arrives 305): it spins 100-200
+    // (quantum over: back to RQ, alone, dispatched again), spins 200-305, runs 305-355 done.
+    const jobs = [local(0, 1000), par(1, 2, 150)];
+    const spin = run({ n: 2, policy: 'rr', MPL_TOTAL: 2, quantum: 200, freq_com: 2, send: 'non_blocking' }, jobs);
+    expect(spin.wait).toBe('spin');
+    const pj = (s: TimeSharingSimulator) => s.records.find((r) => r.id === 1)!;
+    expect([pj(spin).tr, pj(spin).trFast]).toEqual([355, 350]);
+    expect(spin.nodes[1]!.spin).toBeCloseTo(205, 9);
+    expect(spin.nodes[1]!.busy).toBeCloseTo(355, 9);
+    const block = run({ n: 2, policy: 'rr', wait: 'block', MPL_TOTAL: 2, quantum: 200, freq_com: 2, send: 'non_blocking' }, jobs);
+    expect(pj(block).tr).toBe(355);
+    expect(block.nodes[1]!.spin).toBe(0);
+    expect(block.nodes[1]!.busy).toBeCloseTo(150, 9);
+  });
+
+  it('a polling RR task keeps the CPU a local task would have had (wait "spin" against "block")', () => {
+    // node 0: local L0 (300) and P0; node 1: P1 and local L2 (300). Quantum 100, an exchange after 50 u.t. of CPU.
+    // node 0, both modes: L0 0-100, P0 100-150 (P1's message came at 55: no wait, its own arrives at 155),
+    //   P0 150-200 done, L0 200-400 done.
+    // node 1, spin: P1 0-50, spins 50-100 (quantum over), L2 100-200, P1 200-250 done, L2 250-450 done.
+    // node 1, block: P1 0-50 blocks, L2 50-250 (two quanta; P1 woken at 155 to the tail), P1 250-300 done, L2 300-400.
+    const jobs = [local(0, 300), par(1, 2, 100), local(2, 300)];
+    const cfg = { n: 2, policy: 'rr', MPL_TOTAL: 2, quantum: 100, freq_com: 2, send: 'non_blocking' } as const;
+    const tr = (s: TimeSharingSimulator) => s.records.map((r) => [r.id, r.tr]).sort((a, b) => a[0]! - b[0]!);
+    const spin = run(cfg, jobs);
+    expect(tr(spin)).toEqual([
+      [0, 400],
+      [1, 250],
+      [2, 450],
+    ]);
+    expect(spin.nodes[1]!.spin).toBeCloseTo(50, 9);
+    const block = run({ ...cfg, wait: 'block' }, jobs);
+    expect(tr(block)).toEqual([
+      [0, 400],
+      [1, 300],
+      [2, 400],
+    ]);
+    expect(block.nodes[1]!.spin).toBe(0);
+  });
+
   it('L scales the quantum of parallel tasks on a node with a local user (eq. 2.7)', () => {
     // one node, parallel task (size 1) of 200 and local task of 200, L = 0.5: P gets 50 u.t. turns
     const jobs = [par(0, 1, 200), local(1, 200)];
@@ -148,8 +191,9 @@ describe('invariants (property)', () => {
         fc.double({ min: 0, max: 1, noNaN: true }),
         fc.double({ min: 0, max: 1, noNaN: true }),
         fc.constantFrom('blocking', 'non_blocking'),
+        fc.constantFrom(undefined, ...WAIT_MODES),
         fc.integer({ min: 0, max: 1000 }),
-        (policy, n, mpl, plt, pms, send, seed) => {
+        (policy, n, mpl, plt, pms, send, wait, seed) => {
           const cfg = timeSharingConfig({
             policy,
             n,
@@ -157,6 +201,7 @@ describe('invariants (property)', () => {
             plt,
             pms,
             send: send as 'blocking',
+            ...(wait === undefined ? {} : { wait }),
             seed,
             n_jobs: 30,
             L: policy === 'csc' ? 0.5 : 1,
