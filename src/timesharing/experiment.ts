@@ -19,7 +19,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { finding, type Finding, type ReproduceReport } from '../report/findings.js';
 import { type CurveSeries, learningCurveSvg } from '../report/learningCurve.js';
-import { type Policy, type TimeSharingConfigInput, timeSharingConfig } from './config.js';
+import { DEFAULT_WAIT, type Policy, type TimeSharingConfigInput, timeSharingConfig } from './config.js';
 import { type RunMetrics, runMetrics } from './metrics.js';
 import { simulate } from './simulator.js';
 
@@ -262,7 +262,6 @@ export function coschedFindings(r: CoschedResult): Finding[] {
   return f;
 }
 
-/** The reproduction as a ReproduceReport (tables flattened for the CLI). */
 /** The base keys the runs really used: runCosched sets seed, n_jobs and plt itself (reported apart). */
 function usedBase(base: TimeSharingConfigInput | undefined): Record<string, unknown> {
   const rest: Record<string, unknown> = { ...base };
@@ -272,6 +271,7 @@ function usedBase(base: TimeSharingConfigInput | undefined): Record<string, unkn
   return rest;
 }
 
+/** The reproduction as a ReproduceReport (tables flattened for the CLI). */
 export function coschedReport(o: CoschedOptions): { report: ReproduceReport; result: CoschedResult } {
   const t0 = performance.now();
   const result = runCosched(o);
@@ -287,7 +287,7 @@ export function coschedReport(o: CoschedOptions): { report: ReproduceReport; res
     name: 'cosched',
     source: '../shared/seeds/003_d89361b369c26e89.txt (§2.2, §2.3.1-2.3.2, §3.6)',
     seed: o.seed,
-    parameters: { ...usedBase(o.base), jobs: o.jobs, mpls: o.mpls ?? [1, 2, 3, 4, 5], Ls: o.Ls ?? [0.25, 0.5, 0.75, 1], plt: 0.3 },
+    parameters: { wait: o.base?.wait ?? DEFAULT_WAIT, ...usedBase(o.base), jobs: o.jobs, mpls: o.mpls ?? [1, 2, 3, 4, 5], Ls: o.Ls ?? [0.25, 0.5, 0.75, 1], plt: 0.3 },
     tables: { mpl_sweep: flat(result.mpl_sweep), L_sweep: flat(result.L_sweep), mem_sweep: flat(result.mem_sweep) },
     findings: coschedFindings(result),
     seconds: (performance.now() - t0) / 1000,

@@ -179,6 +179,8 @@ export interface TaskRecord {
 type Ev = { k: 'slice'; node: number; v: number } | { k: 'msg'; from: Task; phase: number } | { k: 'ack'; to: Task } | { k: 'wake'; task: Task };
 
 const EPS = 1e-9;
+/** Relative resolution of the clock: a few ulps of a double (2^-52 each). */
+const TIME_RESOLUTION = 2 ** -48;
 
 /** The time-sharing simulator of one configuration. */
 export class TimeSharingSimulator {
@@ -557,6 +559,9 @@ export class TimeSharingSimulator {
   private continueRunning(nd: NodeState): void {
     const t = nd.running!;
     const m = this.cfg.model;
+    // amounts left below the clock's resolution count as none: `now + dt` would equal `now`, and a
+    // slice that never advances the clock would be scheduled forever
+    const eps = Math.max(EPS, this.now * TIME_RESOLUTION);
     nd.sliceStart = this.now;
     nd.sliceVersion++;
     for (;;) {
@@ -565,13 +570,13 @@ export class TimeSharingSimulator {
           t.spinning = false;
           continue;
         }
-        if (t.quantumLeft <= EPS && this.wait === 'spin') {
+        if (t.quantumLeft <= eps && this.wait === 'spin') {
           // a polling task is preempted like any other: it resumes its poll when next dispatched
           t.spinning = false;
           this.yieldQuantum(nd, t);
           return;
         }
-        if (t.spinLeft <= EPS || t.quantumLeft <= EPS) {
+        if (t.spinLeft <= eps || t.quantumLeft <= eps) {
           t.spinning = false;
           this.block(nd, t, 'comm');
           return;
@@ -581,14 +586,14 @@ export class TimeSharingSimulator {
         return;
       }
       // communication point reached
-      if (!t.local && t.phase < t.nEx && t.done >= (t.phase + 1) * t.interval - EPS) {
+      if (!t.local && t.phase < t.nEx && t.done >= (t.phase + 1) * t.interval - eps) {
         if (!t.sent) this.send(t);
         if (this.satisfied(t)) {
           this.completeExchange(t);
           continue;
         }
         if (this.wait === 'spin') {
-          if (t.quantumLeft <= EPS) {
+          if (t.quantumLeft <= eps) {
             this.yieldQuantum(nd, t);
             return;
           }
@@ -596,7 +601,7 @@ export class TimeSharingSimulator {
           t.spinLeft = Infinity;
           continue;
         }
-        if (this.wait === 'spin_block' && m.spin > 0 && t.quantumLeft > EPS) {
+        if (this.wait === 'spin_block' && m.spin > 0 && t.quantumLeft > eps) {
           t.spinning = true;
           t.spinLeft = m.spin;
           continue;
@@ -604,11 +609,11 @@ export class TimeSharingSimulator {
         this.block(nd, t, 'comm');
         return;
       }
-      if (t.done >= t.work - EPS) {
+      if (t.done >= t.work - eps) {
         this.finishTask(nd, t);
         return;
       }
-      if (t.local && t.burstLeft <= EPS) {
+      if (t.local && t.burstLeft <= eps) {
         t.burstLeft = this.drawBurst();
         const w = m.local_wait > 0 ? this.rngLocal.exponential(1 / m.local_wait) : 0;
         if (w > 0) {
@@ -619,7 +624,7 @@ export class TimeSharingSimulator {
         }
         continue;
       }
-      if (t.quantumLeft <= EPS) {
+      if (t.quantumLeft <= eps) {
         this.yieldQuantum(nd, t);
         return;
       }
@@ -628,7 +633,7 @@ export class TimeSharingSimulator {
       if (missing > EPS) {
         const gap = (m.fault_gap * t.vmem) / missing;
         toFault = gap - t.cpuSinceFault;
-        if (toFault <= EPS) {
+        if (toFault <= eps) {
           this.pageFault(nd, t);
           return;
         }

@@ -140,6 +140,14 @@ describe('time-sharing engine: hand-computed scenarios', () => {
   });
 });
 
+describe('long runs', () => {
+  it('ends when a quantum left is below the clock resolution (RR polling, 5,000 jobs: livelocked at t = 1.6e7 before)', () => {
+    const sim = new TimeSharingSimulator(timeSharingConfig({ policy: 'rr', MPL_TOTAL: 3, plt: 0.3, n_jobs: 5000, seed: 1 })).run();
+    expect(sim.finished).toBe(true);
+    expect(sim.records).toHaveLength(5000);
+  }, 60_000);
+});
+
 describe('page faults', () => {
   it('no task faults when the node fits in memory; overflow makes tasks fault', () => {
     const fit = run({ n: 1, policy: 'rr', MPL_TOTAL: 2 }, [local(0, 500, 100), local(1, 500, 100)]);
