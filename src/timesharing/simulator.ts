@@ -593,10 +593,7 @@ export class TimeSharingSimulator {
           continue;
         }
         if (this.wait === 'spin') {
-          if (t.quantumLeft <= eps) {
-            this.yieldQuantum(nd, t);
-            return;
-          }
+          // with no quantum left, the spinning branch above yields at once
           t.spinning = true;
           t.spinLeft = Infinity;
           continue;
