@@ -2,7 +2,8 @@
  * `clustergym evaluate`: a trained PPO model and the heuristics on the same held-out trajectories
  * (agents/ppo/evaluate.ts, DESIGN §7).
  *
- *     clustergym evaluate --model DIR [--workload FILE] [--origins A,B,... --length L | --episodes N]
+ *     clustergym evaluate --model DIR [--workload FILE]
+ *                         [--origins A,B,... | --trajectories K [--seed S] | --episodes N] [--length L]
  *                         [--policies fcfs,sjf,f1,wfp3,unicep] [--backfill none|easy] [--out DIR]
  *                         [--config FILE] [--seed-offset N] [--backend auto|tensorflow|wasm|cpu] [--json]
  *
@@ -10,8 +11,9 @@
  * config (same kind of env; K, N, platform and workload may differ); `--workload`, `--length` and
  * `--backfill` then override its workload, trajectory length and backfilling. The normalisation
  * limits are always the model's. `--origins` names the trajectories (job indices
- * `origin .. origin + length - 1` of the workload), one episode each; without it, `--episodes`
- * held-out seeds draw random origins. In RLScheduler's setting (Job-v0, `unfit: "reserve"`) plain
+ * `origin .. origin + length - 1` of the workload), one episode each; `--trajectories K --seed S`
+ * draws K distinct origins as `compare --trajectories K --seed S` cuts them (`trajectoryOrigins`),
+ * so a test set is named by its seed; otherwise `--episodes` held-out seeds draw random origins. In RLScheduler's setting (Job-v0, `unfit: "reserve"`) plain
  * priority names play in the same env as the model (agents/ppo/evaluate.ts). Prints the table (mean
  * bsld, mean wait, utilisation, makespan, energy per policy) and writes `evaluation.json` (every
  * policy's means and `per_trajectory` figures) and a report (`report/index.html` with the
@@ -26,6 +28,7 @@ import { parsePolicyName } from '../src/scheduling/policyName.js';
 import { BACKEND_CHOICES } from '../agents/ppo/config.js';
 import type { EvaluationResult } from '../agents/ppo/evaluate.js';
 import { InputError } from '../src/core/errors.js';
+import { trajectoryOrigins } from '../src/workload/trajectory.js';
 import type { PpoConfig } from '../agents/ppo/config.js';
 import { defineCommand, defineFlags, formatTable, int, intList, oneOf, text, type Values } from './common.js';
 
@@ -41,6 +44,12 @@ export const flags = defineFlags(
     episodes: { value: 'N', schema: int({ gte: 1, lte: 10_000 }), help: "held-out episodes at random origins (default: the config's eval_episodes)" },
     workload: { value: 'FILE', schema: text(true), help: "evaluate on this workload instead of the model's (a trace: SWF, Batsim or native JSON)" },
     origins: { value: 'A,B,...', schema: intList, help: 'the trajectories: job indices of their first jobs, one episode each' },
+    trajectories: {
+      value: 'K',
+      schema: int({ gte: 1, lte: 10_000 }),
+      help: 'draw K distinct trajectories of the workload, seeded by --seed (the origins `compare --trajectories K --seed S` cuts)',
+    },
+    seed: { value: 'S', schema: int({ gte: 0 }), help: 'seed of the --trajectories draw (default: 1, as compare)' },
     length: { value: 'L', schema: int({ gte: 1 }), help: "jobs per trajectory (default: the model's env)" },
     backfill: { schema: oneOf(['none', 'easy'] as const), help: "backfilling while a committed job waits (default: the model's env)" },
     out: { value: 'DIR', schema: text(true), help: 'write evaluation.json and report/index.html there (default: evaluation/ beside the model directory)' },
@@ -56,8 +65,10 @@ export const flags = defineFlags(
     card: { help: "record the evaluation's means (origins, length, backfilling, every policy) as held_out in the model's card.json" },
   },
   (f, ctx) => {
-    if (f.origins !== undefined && f.episodes !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['origins'], message: 'give either --origins or --episodes, not both' });
+    const picks = [f.origins !== undefined, f.trajectories !== undefined, f.episodes !== undefined].filter(Boolean).length;
+    if (picks > 1) ctx.addIssue({ code: 'custom', path: ['origins'], message: 'give one of --origins, --trajectories, --episodes' });
+    if (f.seed !== undefined && f.trajectories === undefined)
+      ctx.addIssue({ code: 'custom', path: ['seed'], message: 'needs --trajectories K (the seed draws their origins)' });
   },
 );
 
@@ -72,10 +83,15 @@ export async function evaluate(f: Values<typeof flags>): Promise<number> {
   const { makeContext } = await import('../envs/registry.js');
   // the env of the evaluation, to check the model and the origins fit it before anything runs
   const context = makeContext(config.env.id, { ...config.env.config, limits: ppo.limitsForConfig(meta.limits) });
-  if (f.origins !== undefined) {
+  let origins = f.origins;
+  if (f.trajectories !== undefined) {
+    const n = context.workload?.jobs.length;
+    if (n === undefined) throw new InputError('--trajectories needs a workload file (the env generates its jobs)', '--trajectories');
+    origins = trajectoryOrigins(n, { length: context.length, trajectories: f.trajectories, seed: f.seed ?? 1 });
+  } else if (origins !== undefined) {
     const n = context.workload?.jobs.length;
     if (n === undefined) throw new InputError('--origins needs a workload file (the env generates its jobs)', '--origins');
-    const bad = f.origins.find((o) => o + context.length > n);
+    const bad = origins.find((o) => o + context.length > n);
     if (bad !== undefined)
       throw new InputError(
         `origin ${bad} + length ${context.length} exceeds the ${n} jobs of the workload (largest origin: ${n - context.length})`,
@@ -99,7 +115,7 @@ export async function evaluate(f: Values<typeof flags>): Promise<number> {
   if (!f.json)
     console.log(
       `clustergym evaluate: ${f.model} (${meta.env_id}, ${meta.steps} steps) on ${config.env.id}, ` +
-        `${f.origins ? `${f.origins.length} trajectories of ${context.length} jobs` : `${episodes} held-out episodes`}, backfilling ${context.config.backfilling}; ${ppo.describeBackend(backend)}`,
+        `${origins ? `${origins.length} trajectories of ${context.length} jobs` : `${episodes} held-out episodes`}, backfilling ${context.config.backfilling}; ${ppo.describeBackend(backend)}`,
     );
   let r: EvaluationResult;
   try {
@@ -108,7 +124,7 @@ export async function evaluate(f: Values<typeof flags>): Promise<number> {
       env: config.env,
       limits: meta.limits,
       episodes,
-      origins: f.origins,
+      origins,
       heuristics,
       seedOffset: f['seed-offset'],
       outDir: out,

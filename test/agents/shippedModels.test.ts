@@ -9,7 +9,10 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPpoConfig, readModelMeta } from '../../agents/ppo/index.js';
 import { PACKAGE_ROOT } from '../../src/core/paths.js';
-import { cli, HAVE_SHARED, SHARED_MISSING } from '../helpers.js';
+import { trajectoryOrigins } from '../../src/workload/trajectory.js';
+import { cli, HAVE_SHARED, SHARED_DATA, SHARED_MISSING } from '../helpers.js';
+
+const SHARED_TRACE = join(SHARED_DATA, 'traces/lublin_256.swf');
 
 const MODELS = [
   { name: 'lublin256', backfilling: 'none' },
@@ -50,4 +53,29 @@ describe.skipIf(!HAVE_SHARED)(`shipped models ${HAVE_SHARED ? '' : SHARED_MISSIN
       for (const p of policies) expect(p.mean_bsld).toBeGreaterThanOrEqual(1);
     }, 60_000);
   }
+
+  it('evaluate --trajectories K --seed S plays the origins compare --trajectories K --seed S cuts; bad combinations exit 2', () => {
+    const dir = resolve(PACKAGE_ROOT, 'data/models/lublin256');
+    const out = mkdtempSync(join(tmpdir(), 'cg-shipped-'));
+    const r = cli(['evaluate', '--model', dir, '--trajectories', '2', '--seed', '20261123', '--length', '256', '--policies', 'f1', '--out', out, '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const expected = trajectoryOrigins(10_000, { length: 256, trajectories: 2, seed: 20261123 });
+    const evaluation = JSON.parse(readFileSync(join(out, 'evaluation.json'), 'utf8'));
+    expect(evaluation.origins).toEqual(expected);
+    expect(evaluation.policies[0].per_trajectory.map((t: { origin: number }) => t.origin)).toEqual(expected);
+    // the same draw as compare's, which names its trajectories by origin
+    const c = cli(['compare', '--workload', SHARED_TRACE, '--trajectories', '2', '--seed', '20261123', '--length', '256', '--policies', 'f1', '--json']);
+    expect(c.code).toBe(0);
+    expect(JSON.parse(c.stdout).trajectories.map((t: { label: string }) => Number(t.label))).toEqual(expected);
+    for (const args of [
+      ['--seed', '3', '--episodes', '2'],
+      ['--trajectories', '3', '--origins', '1,2'],
+      ['--trajectories', '2', '--episodes', '2'],
+    ]) {
+      const bad = cli(['evaluate', '--model', dir, ...args]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/^clustergym evaluate: error: --(seed|origins)/);
+    }
+  }, 60_000);
 });
