@@ -197,7 +197,7 @@ describe('clustergym evaluate on named trajectories', () => {
       cli(['evaluate', '--model', model, '--origins', '3,65', '--length', '16']),
       /--origins: origin 65 \+ length 16 exceeds the 80 jobs of the workload \(largest origin: 64\)/,
     );
-    expectInputError(cli(['evaluate', '--model', model, '--origins', '3', '--episodes', '2']), /give either --origins or --episodes/);
+    expectInputError(cli(['evaluate', '--model', model, '--origins', '3', '--episodes', '2']), /give one of --origins, --trajectories, --episodes/);
     expectInputError(cli(['evaluate', '--model', model, '--origins', '3,x']), /--origins: expected comma-separated integers >= 0, found "x"/);
     expectInputError(cli(['evaluate', '--model', model, '--backfill', 'conservative']), /--backfill: expected one of none, easy/);
   });
