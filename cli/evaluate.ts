@@ -84,14 +84,18 @@ export async function evaluate(f: Values<typeof flags>): Promise<number> {
   // the env of the evaluation, to check the model and the origins fit it before anything runs
   const context = makeContext(config.env.id, { ...config.env.config, limits: ppo.limitsForConfig(meta.limits) });
   let origins = f.origins;
-  if (f.trajectories !== undefined) {
+  if (f.trajectories !== undefined || origins !== undefined) {
+    const flag = f.trajectories !== undefined ? '--trajectories' : '--origins';
     const n = context.workload?.jobs.length;
-    if (n === undefined) throw new InputError('--trajectories needs a workload file (the env generates its jobs)', '--trajectories');
-    origins = trajectoryOrigins(n, { length: context.length, trajectories: f.trajectories, seed: f.seed ?? 1 });
-  } else if (origins !== undefined) {
-    const n = context.workload?.jobs.length;
-    if (n === undefined) throw new InputError('--origins needs a workload file (the env generates its jobs)', '--origins');
-    const bad = origins.find((o) => o + context.length > n);
+    if (n === undefined) throw new InputError(`${flag} needs a workload file (the env generates its jobs)`, flag);
+    if (f.trajectories !== undefined) {
+      try {
+        origins = trajectoryOrigins(n, { length: context.length, trajectories: f.trajectories, seed: f.seed ?? 1 });
+      } catch (e) {
+        throw e instanceof InputError ? new InputError(e.message, '--trajectories') : e;
+      }
+    }
+    const bad = origins!.find((o) => o + context.length > n);
     if (bad !== undefined)
       throw new InputError(
         `origin ${bad} + length ${context.length} exceeds the ${n} jobs of the workload (largest origin: ${n - context.length})`,

@@ -72,10 +72,11 @@ describe.skipIf(!HAVE_SHARED)(`shipped models ${HAVE_SHARED ? '' : SHARED_MISSIN
       ['--seed', '3', '--episodes', '2'],
       ['--trajectories', '3', '--origins', '1,2'],
       ['--trajectories', '2', '--episodes', '2'],
+      ['--trajectories', '9000', '--length', '1024'],
     ]) {
       const bad = cli(['evaluate', '--model', dir, ...args]);
       expect(bad.code).toBe(2);
-      expect(bad.stderr).toMatch(/^clustergym evaluate: error: --(seed|origins)/);
+      expect(bad.stderr).toMatch(/^clustergym evaluate: error: --(seed|origins|trajectories)/);
     }
   }, 60_000);
 });
