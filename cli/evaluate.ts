@@ -13,8 +13,8 @@
  * limits are always the model's. `--origins` names the trajectories (job indices
  * `origin .. origin + length - 1` of the workload), one episode each; `--trajectories K --seed S`
  * draws K distinct origins as `compare --trajectories K --seed S` cuts them (`trajectoryOrigins`),
- * so a test set is named by its seed; otherwise `--episodes` held-out seeds draw random origins. In RLScheduler's setting (Job-v0, `unfit: "reserve"`) plain
- * priority names play in the same env as the model (agents/ppo/evaluate.ts). Prints the table (mean
+ * so a test set is named by its seed; otherwise `--episodes` held-out seeds draw random origins.
+ * In RLScheduler's setting (Job-v0, `unfit: "reserve"`) plain priority names play in the same env as the model (agents/ppo/evaluate.ts). Prints the table (mean
  * bsld, mean wait, utilisation, makespan, energy per policy) and writes `evaluation.json` (every
  * policy's means and `per_trajectory` figures) and a report (`report/index.html` with the
  * comparison bars) into `--out` (default: `evaluation/` beside the model directory). `--json`
@@ -89,18 +89,20 @@ export async function evaluate(f: Values<typeof flags>): Promise<number> {
     const n = context.workload?.jobs.length;
     if (n === undefined) throw new InputError(`${flag} needs a workload file (the env generates its jobs)`, flag);
     if (f.trajectories !== undefined) {
+      // drawn among the valid origins: nothing to check after the draw
       try {
         origins = trajectoryOrigins(n, { length: context.length, trajectories: f.trajectories, seed: f.seed ?? 1 });
       } catch (e) {
         throw e instanceof InputError ? new InputError(e.message, '--trajectories') : e;
       }
+    } else {
+      const bad = origins!.find((o) => o + context.length > n);
+      if (bad !== undefined)
+        throw new InputError(
+          `origin ${bad} + length ${context.length} exceeds the ${n} jobs of the workload (largest origin: ${n - context.length})`,
+          '--origins',
+        );
     }
-    const bad = origins!.find((o) => o + context.length > n);
-    if (bad !== undefined)
-      throw new InputError(
-        `origin ${bad} + length ${context.length} exceeds the ${n} jobs of the workload (largest origin: ${n - context.length})`,
-        '--origins',
-      );
   }
   const heuristics =
     f.policies === undefined
