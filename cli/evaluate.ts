@@ -14,10 +14,11 @@
  * `origin .. origin + length - 1` of the workload), one episode each; `--trajectories K --seed S`
  * draws K distinct origins as `compare --trajectories K --seed S` cuts them (`trajectoryOrigins`),
  * so a test set is named by its seed; otherwise `--episodes` held-out seeds draw random origins.
- * In RLScheduler's setting (Job-v0, `unfit: "reserve"`) plain priority names play in the same env as the model (agents/ppo/evaluate.ts). Prints the table (mean
- * bsld, mean wait, utilisation, makespan, energy per policy) and writes `evaluation.json` (every
- * policy's means and `per_trajectory` figures) and a report (`report/index.html` with the
- * comparison bars) into `--out` (default: `evaluation/` beside the model directory). `--json`
+ * In RLScheduler's setting (Job-v0, `unfit: "reserve"`) plain priority names play in the same env
+ * as the model (agents/ppo/evaluate.ts). Prints the table (mean bsld, mean wait, utilisation,
+ * makespan, energy per policy) and writes `evaluation.json` (every policy's means and
+ * `per_trajectory` figures) and a report (`report/index.html` with the comparison bars) into
+ * `--out` (default: `evaluation/` beside the model directory). `--json`
  * prints `{ "policies": [ { "name", "mean_bsld", "mean_wait", "utilisation", "makespan", "energy" } ], "backend" }`
  * on stdout instead of the table.
  */
