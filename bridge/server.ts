@@ -44,6 +44,11 @@ export interface BridgeEnv {
   checkReset?(args: { seed?: number | undefined; options?: Record<string, unknown> | undefined }): void;
   step(action: number): { observation: unknown; reward: number; terminated: boolean; truncated: boolean; info: Record<string, unknown> };
   actionMask(): Uint8Array;
+  /**
+   * What the env does with an action its mask forbids: `noop` (the env steps it as a no-op, so a
+   * batch passes it through) or `raise`/absent (a batch refuses it before any env moves).
+   */
+  readonly invalidAction?: 'noop' | 'raise';
   close(): void;
 }
 
@@ -608,11 +613,13 @@ export class BridgeServer {
     const truncated = new Uint8Array(n);
     const observations: unknown[] = new Array(n);
     const infos: Record<string, unknown>[] = new Array(n);
-    // Validate every action first so that a bad one leaves every env unchanged.
+    // Validate every action first so that a bad one leaves every env unchanged: in the action space,
+    // and allowed by the mask for envs in `invalid_action: "raise"` mode (others make it a no-op).
     for (let i = 0; i < n; i++) {
-      const mask = slots[i]!.env.actionMask();
+      const env = slots[i]!.env;
+      const mask = env.actionMask();
       const a = actions[i]!;
-      if (!(a >= 0 && a < mask.length) || mask[a] !== 1)
+      if (!(Number.isInteger(a) && a >= 0 && a < mask.length) || (mask[a] !== 1 && env.invalidAction !== 'noop'))
         throw new BridgeError('invalid_action', `action ${a} is not allowed in environment ${handles[i]} (index ${i}); allowed: ${allowed(mask)}`, {
           index: i,
           env: handles[i],

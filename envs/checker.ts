@@ -10,8 +10,12 @@
  * 4. optionally, another seed gives a different episode (configs with `origin: "random"` or a
  *    generator);
  * 5. every step returns an observation inside the space, a finite reward and boolean flags; every
- *    action the mask allows is accepted (tried on a clone) and every action it forbids throws
- *    `InvalidActionError` and leaves the state unchanged (checked at a few states per episode);
+ *    action the mask allows is accepted (tried on a clone) and every action it forbids follows the
+ *    env's `invalid_action` rule (envs/invalidAction.ts) and leaves the state unchanged: in `raise`
+ *    mode it throws `InvalidActionError`; in `noop` mode it returns the same observation and mask,
+ *    the same time, both flags false and `info.invalid_action`, or, past the rule's limit, takes an
+ *    allowed action named by `info.action_taken` (checked at a few states per episode); a value
+ *    outside the action space always throws `InvalidActionError`;
  * 6. a random masked agent completes the requested number of episodes;
  * 7. `close()` twice is fine.
  *
@@ -165,15 +169,16 @@ export function checkEnv(env: Env, options: CheckOptions = {}): CheckReport {
   // 5 + 6. random masked episodes, steps inside spaces, exhaustive action checks at a few states
   const rng = new Rng(`check/agent/${seed}`);
   for (let e = 0; e < episodes; e++) {
-    env.reset({ seed: seed + 1000 + e, options: {} });
+    let observation = env.reset({ seed: seed + 1000 + e, options: {} }).observation;
     const stateRng = new Rng(`check/states/${seed}/${e}`);
     let done = false;
     for (let s = 0; s < maxSteps && !done; s++) {
       const mask = env.actionMask().slice();
-      if (exhaustive > 0 && (s < exhaustive || stateRng.next() < 0.02)) tried += tryAllActions(env, mask);
+      if (exhaustive > 0 && (s < exhaustive || stateRng.next() < 0.02)) tried += tryAllActions(env, mask, observation);
       const act = sampleMasked(mask, rng);
       if (act < 0) fail('mask', `episode ${e} step ${s}: the mask allows nothing but the episode is not over`);
       const st = env.step(act);
+      observation = st.observation;
       totalSteps++;
       const vi = spaceViolation(env.observationSpace, st.observation);
       if (vi) fail('step observation', `episode ${e} step ${s}: ${vi}`);
@@ -195,7 +200,7 @@ export function checkEnv(env: Env, options: CheckOptions = {}): CheckReport {
     if (!done) fail('episodes', `episode ${e} did not end within ${maxSteps} steps`);
   }
   checks.push(`observations and rewards inside their spaces over ${episodes} random masked episodes`);
-  if (exhaustive > 0) checks.push('every allowed action accepted, every forbidden action refused with the state unchanged');
+  if (exhaustive > 0) checks.push('every allowed action accepted, every forbidden action refused (raise) or a no-op (noop) with the state unchanged');
 
   // 7. close
   if (options.close ?? true) {
@@ -206,10 +211,16 @@ export function checkEnv(env: Env, options: CheckOptions = {}): CheckReport {
   return { checks, episodes, steps: totalSteps, actionsTried: tried };
 }
 
-/** Tries every action at the current state: allowed ones on clones, forbidden ones on `env` itself. */
-function tryAllActions(env: Env, mask: Uint8Array): number {
+/**
+ * Tries every action at the current state: allowed ones on clones, forbidden ones on `env` itself
+ * (`raise` mode) or on a clone (`noop` mode: re-cloned when the rule's limit made it take an action).
+ */
+function tryAllActions(env: Env, mask: Uint8Array, observation: GymObservation): number {
   const before = `${maskDigest(env.actionMask())}`;
+  const obsBefore = observationDigest(observation);
   const reference = env.clone();
+  const noop = env.invalidAction === 'noop';
+  let probe: Env | null = null;
   let n = 0;
   for (let a = 0; a < mask.length; a++) {
     if (mask[a] === 1) {
@@ -221,6 +232,28 @@ function tryAllActions(env: Env, mask: Uint8Array): number {
         fail('mask', `action ${a} is allowed by the mask but step() threw: ${(e as Error).message}`);
       } finally {
         c.close();
+      }
+    } else if (noop) {
+      probe ??= env.clone();
+      let r: ReturnType<Env['step']>;
+      try {
+        r = probe.step(a);
+      } catch (e) {
+        fail('mask', `action ${a} is forbidden by the mask and the env is in invalid_action "noop" mode, but step() threw: ${(e as Error).message}`);
+      }
+      if (r.info.invalid_action !== true) fail('mask', `forbidden action ${a} in noop mode: info.invalid_action must be true`);
+      if (r.info.action_taken !== undefined) {
+        // past the limit: the lowest allowed action was taken instead
+        if (r.info.action_taken !== mask.indexOf(1))
+          fail('mask', `forbidden action ${a} replaced by ${r.info.action_taken}, not the lowest allowed action ${mask.indexOf(1)}`);
+        probe.close();
+        probe = null;
+      } else {
+        if (r.terminated || r.truncated) fail('mask', `forbidden action ${a} in noop mode ended the episode`);
+        if (maskDigest(probe.actionMask()) !== before) fail('mask', `forbidden action ${a} in noop mode changed the mask`);
+        if (observationDigest(r.observation) !== obsBefore) fail('mask', `forbidden action ${a} in noop mode changed the observation`);
+        if (!Number.isFinite(r.reward) || r.reward > 0)
+          fail('mask', `forbidden action ${a} in noop mode: reward ${r.reward} (expected minus the penalty, <= 0)`);
       }
     } else {
       let threw: unknown = null;
@@ -235,6 +268,7 @@ function tryAllActions(env: Env, mask: Uint8Array): number {
     }
     n++;
   }
+  probe?.close();
   for (const bad of [-1, mask.length, 0.5]) {
     let threw: unknown = null;
     try {

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { inputErrorFromIssues } from '../src/core/errors.js';
 import { ModelsSchema } from '../src/platform/loader.js';
+import { InvalidActionFields } from './invalidAction.js';
 import { isPolicyPairName, isJobSelectionName, isResourcePolicyName, JOB_SELECTION_LIST, RESOURCE_POLICY_LIST } from './policies.js';
 
 /** The environment ids. */
@@ -95,6 +96,8 @@ export const EnvConfigSchema = z
     idle_power: z.enum(['always', 'after-first-task']).default('always'),
     /** Seed of the episodes started by `reset()` without a seed. */
     seed: z.number().int().default(0),
+    /** What `step` does with an action the mask forbids (envs/invalidAction.ts). */
+    ...InvalidActionFields,
   })
   .strict();
 

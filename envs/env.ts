@@ -32,8 +32,9 @@ import { z } from 'zod';
 import { inputErrorFromIssues } from '../src/core/errors.js';
 import type { EnvId, ResolvedEnvConfig } from './config.js';
 import { EnvContext } from './context.js';
-import { EpisodeOverError, InvalidActionError } from './errors.js';
+import { EpisodeOverError } from './errors.js';
 import { fitsNowFast } from './fit.js';
+import { InvalidActionRule, type InvalidActionMode } from './invalidAction.js';
 import { ObservationBuilder, observationSpace, type Limits, type Observation } from './observation.js';
 import { isArrivalOrder, jobSelection, resourcePolicy } from './policies.js';
 import { RewardFunction } from './rewards.js';
@@ -86,6 +87,10 @@ export interface EnvInfo {
   metrics?: Summary;
   /** At episode end: return, length, seed. */
   episode?: EpisodeInfo;
+  /** Set (true) on a step whose action the mask forbade (envs/invalidAction.ts). */
+  invalid_action?: boolean;
+  /** With `invalid_action`, when the forbidden action was replaced: the action taken instead. */
+  action_taken?: number;
 }
 
 /** What `reset` returns. */
@@ -118,6 +123,10 @@ export interface GymInfo {
   metrics?: object;
   /** At episode end: return, length, seed. */
   episode?: EpisodeInfo;
+  /** Set (true) on a step whose action the mask forbade (envs/invalidAction.ts). */
+  invalid_action?: boolean;
+  /** With `invalid_action`, when the forbidden action was replaced: the action taken instead. */
+  action_taken?: number;
 }
 
 /**
@@ -128,10 +137,14 @@ export interface GymInfo {
  *   decision point. The same seed (and the same actions) give the same episode, bit for bit; a
  *   reset without a seed takes the next seed of the env's own stream. Unknown `options` keys are an
  *   `InputError`.
- * - `step(action)` applies an action of `actionSpace` allowed by the mask and returns `{ observation,
- *   reward, terminated, truncated, info }` at the next decision point or at the end. A forbidden
- *   action throws `InvalidActionError` and changes nothing; a step after the end throws
+ * - `step(action)` takes any action of `actionSpace`: an action allowed by the mask returns `{ observation,
+ *   reward, terminated, truncated, info }` at the next decision point or at the end; a forbidden one
+ *   follows the env's `invalid_action` rule (envs/invalidAction.ts: by default a no-op with
+ *   `info.invalid_action`, or `InvalidActionError` changing nothing with `invalid_action: "raise"`).
+ *   A value outside the action space throws `InvalidActionError`; a step after the end throws
  *   `EpisodeOverError`. At the end `info.metrics` and `info.episode` are set and the mask is all zeros.
+ * - `invalidAction` is the env's mode (`noop` or `raise`; absent means `raise`): vector envs and the
+ *   bridge check a batch's actions against the masks before any env moves only in `raise` mode.
  * - `actionMask()` is the mask of the current state (1 = allowed; the env's buffer); some action is
  *   allowed at every decision point.
  * - Observations lie in `observationSpace`; the arrays are the env's buffers, overwritten by the
@@ -142,6 +155,7 @@ export interface GymEnv {
   readonly id: string;
   readonly observationSpace: Space;
   readonly actionSpace: DiscreteSpace;
+  readonly invalidAction?: InvalidActionMode;
   reset(args?: { seed?: number | undefined; options?: Record<string, unknown> | undefined }): { observation: GymObservation; info: GymInfo };
   /** Throws what `reset(args)` would throw for bad arguments (seed, options), changing nothing (optional). */
   checkReset?(args?: { seed?: number | undefined; options?: Record<string, unknown> | undefined }): void;
@@ -158,8 +172,9 @@ export interface GymEnv {
  *   decision point (time advances from the first submission until some action other than `wait`
  *   is possible). `options` may be `{}`; `{ origin }` picks the trajectory.
  * - `step(action)` applies an action and returns `{ observation, reward, terminated, truncated,
- *   info }` at the next decision point (or at the end). A forbidden action throws
- *   `InvalidActionError` and changes nothing; after the end it throws `EpisodeOverError`.
+ *   info }` at the next decision point (or at the end). A forbidden action follows the config's
+ *   `invalid_action` rule (a no-op by default, see envs/invalidAction.ts); after the end `step`
+ *   throws `EpisodeOverError`.
  * - `actionMask()` returns the mask of the current state (`Uint8Array`, 1 = valid; the env's buffer).
  * - `observationSpace` / `actionSpace` are JSON-serialisable descriptors.
  * - `clone()` returns an independent environment in the same state (same episode, same step).
@@ -204,6 +219,9 @@ export abstract class ClusterEnv implements Env {
   protected windowCount = 0;
   /** Listener state: flowtime, pending work, dirty nodes, the arrival-order window. */
   private readonly tracker: EpisodeTracker;
+  /** What a forbidden action does (the config's `invalid_action*` fields). */
+  private readonly invalid: InvalidActionRule;
+  readonly invalidAction: InvalidActionMode;
 
   protected simulator: ClusterSimulator | null = null;
   protected metrics: MetricsCollector | null = null;
@@ -245,6 +263,8 @@ export abstract class ClusterEnv implements Env {
     this.canStart = new Uint8Array(this.k);
     this.tracker = new EpisodeTracker(this.nodeCount, this.k, isArrivalOrder(context.config.queue_order));
     this.seedBase = context.config.seed;
+    this.invalid = new InvalidActionRule(context.config);
+    this.invalidAction = this.invalid.mode;
   }
 
   /** A fresh environment of the same class on the same context (for `clone`). */
@@ -327,22 +347,29 @@ export abstract class ClusterEnv implements Env {
     if (this.closed) throw new Error(`${this.id}: the environment is closed`);
     if (!this.simulator) throw new Error(`${this.id}: call reset() before step()`);
     if (this.over) throw new EpisodeOverError(this.id);
-    const mask = this.mask;
-    if (typeof action !== 'number' || !Number.isInteger(action)) throw new InvalidActionError(action, mask, `expected an integer in [0, ${mask.length})`);
-    if (action < 0 || action >= mask.length) throw new InvalidActionError(action, mask, `outside the action space Discrete(${mask.length})`);
-    if (mask[action] !== 1) throw new InvalidActionError(action, mask, this.whyInvalid(action));
+    const verdict = this.invalid.judge(action, this.mask, (a) => this.whyInvalid(a));
+    this.actions.push(action);
+    if (verdict === 'noop') {
+      // nothing moves: the observation buffers and the mask are the current state's
+      const penalty = -this.invalid.penalty;
+      this.episodeReturn += penalty;
+      const info = this.info();
+      info.invalid_action = true;
+      return { observation: this.obs.value, reward: penalty, terminated: false, truncated: false, info };
+    }
+    const taken = verdict === 'apply' ? action : this.invalid.substitute;
     const sim = this.simulator;
     const t0 = sim.now;
     const e0 = sim.energy;
     const f0 = this.tracker.flow;
-    this.actions.push(action);
-    const advance = this.apply(action);
+    const advance = this.apply(taken);
     if (!this.done) {
       if (advance) this.advanceToDecision();
       else if (!this.refresh()) this.advanceToDecision();
     }
     this.steps++;
     let reward = this.reward.dense({ flowtime: this.tracker.flow - f0, energy: sim.energy - e0, dt: sim.now - t0 });
+    if (verdict === 'substitute') reward -= this.invalid.penalty;
     const terminated = this.done;
     const c = this.config;
     const truncated = !terminated && ((c.max_steps !== undefined && this.steps >= c.max_steps) || (c.max_sim_time !== undefined && sim.now >= c.max_sim_time));
@@ -357,6 +384,10 @@ export abstract class ClusterEnv implements Env {
     this.episodeReturn += reward;
     const observation = this.observe();
     const info = this.info();
+    if (verdict === 'substitute') {
+      info.invalid_action = true;
+      info.action_taken = taken;
+    }
     if (summary) {
       info.metrics = summary;
       info.episode = {
@@ -383,6 +414,8 @@ export abstract class ClusterEnv implements Env {
       c.startEpisode(this.episodeSeed, this.resetOptions);
       for (const a of this.actions) c.step(a);
       if (this.over && !c.over) c.forceOver();
+      // the clone's observation buffers hold the current state (a no-op step returns them as they are)
+      c.observe();
     }
     c.seedBase = this.seedBase;
     c.seedCounter = this.seedCounter;
@@ -427,6 +460,7 @@ export abstract class ClusterEnv implements Env {
     this.episodeLength = jobs.length;
     this.resetOptions = options;
     this.actions.length = 0;
+    this.invalid.streak = 0;
     this.steps = 0;
     this.episodeReturn = 0;
     this.done = false;

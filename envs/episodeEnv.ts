@@ -10,8 +10,9 @@
  * - Reset options: none unless the env declares them (`resetOptionKeys`); an unknown key is an
  *   `InputError` naming it.
  * - Checks of `step`: after `close` an error; before `reset` or after the end `EpisodeOverError`; an
- *   action outside `[0, n)` or not allowed by the mask `InvalidActionError` (with the env's reason),
- *   and the env is unchanged.
+ *   action outside `[0, n)` `InvalidActionError`, the env unchanged; an action the mask forbids
+ *   follows the config's `invalid_action` rule (envs/invalidAction.ts: a no-op with
+ *   `info.invalid_action` by default; `InvalidActionError` with the env's reason in `raise` mode).
  * - The end: once `terminated` or `truncated`, the mask is all zeros and `step` refuses to go on.
  * - The return (sum of rewards), the step count, and `info.episode` at the end (return, steps, time,
  *   seed, `episodeLength()`); the env adds its own `info.metrics`.
@@ -20,7 +21,8 @@
  */
 import { InputError } from '../src/core/errors.js';
 import type { EpisodeInfo, GymEnv, GymInfo, GymObservation } from './env.js';
-import { EpisodeOverError, InvalidActionError } from './errors.js';
+import { EpisodeOverError } from './errors.js';
+import { InvalidActionRule, type InvalidActionMode, type InvalidActionSettings } from './invalidAction.js';
 import type { DiscreteSpace, Space } from './spaces.js';
 
 /** What `start` and `apply` return to the base class. */
@@ -51,11 +53,22 @@ export abstract class EpisodeEnv<O extends GymObservation, I extends GymInfo> im
   private started = false;
   private closed = false;
   private actions: number[] = [];
+  /** What a forbidden action does. */
+  private readonly invalidRule: InvalidActionRule;
+  readonly invalidAction: InvalidActionMode;
+  /** The last observation and info returned (what a no-op step returns again). */
+  private lastObservation: O | null = null;
+  private lastInfo: I | null = null;
 
-  /** `actions`: the size of the action space; `baseSeed`: the first seed of the stream (the config's). */
-  constructor(actions: number, baseSeed: number) {
+  /**
+   * `actions`: the size of the action space; `baseSeed`: the first seed of the stream (the config's);
+   * `invalid`: the config's `invalid_action*` fields.
+   */
+  constructor(actions: number, baseSeed: number, invalid: Partial<InvalidActionSettings> = {}) {
     this.mask = new Uint8Array(actions);
     this.nextSeed = baseSeed;
+    this.invalidRule = new InvalidActionRule(invalid);
+    this.invalidAction = this.invalidRule.mode;
   }
 
   /** The reset options this env takes (none by default). */
@@ -112,20 +125,37 @@ export abstract class EpisodeEnv<O extends GymObservation, I extends GymInfo> im
     this.ret = 0;
     this.ended = false;
     this.actions = [];
+    this.invalidRule.streak = 0;
     this.started = true;
-    return this.start(this.seed, options);
+    const r = this.start(this.seed, options);
+    this.lastObservation = r.observation;
+    this.lastInfo = r.info;
+    return r;
   }
 
   step(action: number): EpisodeStep<O, I> {
     this.checkOpen();
     if (!this.started || this.ended) throw new EpisodeOverError(this.id);
-    const n = this.mask.length;
-    if (!Number.isInteger(action) || action < 0 || action >= n)
-      throw new InvalidActionError(action, this.mask, `expected an integer in [0, ${n - 1}]`, this.id);
-    if (this.mask[action] !== 1) throw new InvalidActionError(action, this.mask, this.whyNotAllowed(action), this.id);
+    const verdict = this.invalidRule.judge(action, this.mask, (a) => this.whyNotAllowed(a), this.id);
     this.actions.push(action);
+    if (verdict === 'noop') {
+      // nothing moves: the last observation (the env's buffer, unchanged) and info again
+      const reward = -this.invalidRule.penalty;
+      this.ret += reward;
+      const info = { ...this.lastInfo!, invalid_action: true };
+      delete info.action_taken;
+      return { observation: this.lastObservation!, reward, terminated: false, truncated: false, info };
+    }
+    const taken = verdict === 'apply' ? action : this.invalidRule.substitute;
     this.steps++;
-    const r = this.apply(action);
+    const r = this.apply(taken);
+    if (verdict === 'substitute') {
+      r.reward -= this.invalidRule.penalty;
+      r.info.invalid_action = true;
+      r.info.action_taken = taken;
+    }
+    this.lastObservation = r.observation;
+    this.lastInfo = r.info;
     this.ret += r.reward;
     if (r.terminated || r.truncated) {
       this.ended = true;

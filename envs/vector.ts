@@ -156,17 +156,19 @@ export function copyObservation(o: Observation): Observation {
 }
 
 /**
- * Checks every action of a vector step against its env's mask before anything moves, so an invalid
- * action leaves every env unchanged. Throws `InvalidActionError` naming the env.
+ * Checks every action of a vector step before anything moves, so an invalid action leaves every env
+ * unchanged: each must be in the action space and, when `strict` (the envs' `invalid_action: "raise"`),
+ * allowed by its env's mask (in `noop` mode the env itself makes a forbidden action a no-op).
+ * Throws `InvalidActionError` naming the env.
  */
-export function checkActions(actions: ArrayLike<number>, masks: Uint8Array, n: number, nActions: number, id: string): void {
+export function checkActions(actions: ArrayLike<number>, masks: Uint8Array, n: number, nActions: number, id: string, strict = true): void {
   if (actions.length !== n) throw new RangeError(`${id} vector step: ${actions.length} actions for ${n} envs`);
   for (let i = 0; i < n; i++) {
     const a = actions[i]!;
     const row = masks.subarray(i * nActions, (i + 1) * nActions);
     if (typeof a !== 'number' || !Number.isInteger(a)) throw new InvalidActionError(a, row, `expected an integer in [0, ${nActions})`, `env ${i}`);
     if (a < 0 || a >= nActions) throw new InvalidActionError(a, row, `outside the action space Discrete(${nActions})`, `env ${i}`);
-    if (row[a] !== 1) throw new InvalidActionError(a, row, 'the action mask forbids it now', `env ${i}`);
+    if (strict && row[a] !== 1) throw new InvalidActionError(a, row, 'the action mask forbids it now', `env ${i}`);
   }
 }
 
@@ -216,7 +218,7 @@ export class SyncVecEnv implements VecEnv {
 
   step(actions: ArrayLike<number>): VecStepResult {
     this.checkOpen();
-    checkActions(actions, this.buffers.masks, this.numEnvs, this.nActions, this.id);
+    checkActions(actions, this.buffers.masks, this.numEnvs, this.nActions, this.id, this.envs[0]!.invalidAction === 'raise');
     const b = this.buffers;
     const infos: VecInfo[] = new Array(this.numEnvs);
     for (let i = 0; i < this.numEnvs; i++) {

@@ -204,6 +204,8 @@ export class WorkerVecEnv implements VecEnv {
   private readonly views: ReturnType<typeof layoutViews>;
   private readonly nActions: number;
   private readonly local: SyncVecEnv | null;
+  /** The envs' `invalid_action` is `raise`: forbidden actions are refused before any env moves. */
+  private readonly strict: boolean;
   private closed = false;
 
   /** @internal use `makeVecWorkers`. */
@@ -220,6 +222,7 @@ export class WorkerVecEnv implements VecEnv {
     this.localCount = localCount;
     this.views = layoutViews(layout);
     this.nActions = layout.nActions;
+    this.strict = context.config.invalid_action === 'raise';
     this.local =
       localCount > 0
         ? new SyncVecEnv(
@@ -254,7 +257,7 @@ export class WorkerVecEnv implements VecEnv {
   step(actions: ArrayLike<number>): VecStepResult {
     this.checkOpen();
     const v = this.views;
-    checkActions(actions, v.masks, this.numEnvs, this.nActions, this.id);
+    checkActions(actions, v.masks, this.numEnvs, this.nActions, this.id, this.strict);
     v.actions.set(actions as ArrayLike<number>);
     let localInfos: VecInfo[] = [];
     this.run(CMD.STEP, () => {

@@ -35,6 +35,7 @@
  */
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { InvalidActionFields } from '../invalidAction.js';
 import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
 import { FairEngine, type TraceTask } from '../../src/fairness/engine.js';
 import { fairnessCluster, table51Workload } from '../../src/fairness/experiment.js';
@@ -73,6 +74,8 @@ export const FairConfigSchema = z
     max_steps: z.number().int().positive().default(1_000_000),
     /** Seed of the episodes started by `reset()` without a seed. */
     seed: z.number().int().default(0),
+    /** What `step` does with an action the mask forbids (envs/invalidAction.ts). */
+    ...InvalidActionFields,
   })
   .strict();
 
@@ -134,7 +137,7 @@ export class FairEnv extends EpisodeEnv<Float32Array, FairInfo> {
   constructor(private readonly ctx: FairContext) {
     const c = ctx.config;
     const hosts = new HostTable(c.hosts ?? fairnessCluster(c.scale)).count;
-    super(c.slots * hosts + 1, c.seed);
+    super(c.slots * hosts + 1, c.seed, c);
     this.nHosts = hosts;
     this.slots = c.slots;
     const size = 4 * this.nHosts + SLOT * this.slots + GLOBAL;

@@ -42,6 +42,7 @@
  * runtime only acts at points, so a queue point can only request one), asynchronous mode.
  */
 import { z } from 'zod';
+import { InvalidActionFields } from '../invalidAction.js';
 import { inputErrorFromIssues } from '../../src/core/errors.js';
 import { type MRunResult, MalleableSim } from '../../src/malleable/engine.js';
 import { allowedSizes, type MWorkload, stepTime, TABLE1_COST } from '../../src/malleable/model.js';
@@ -73,6 +74,8 @@ export const MalleableConfigSchema = z
     queue_points: z.boolean().default(true),
     /** Seed of the episodes started by `reset()` without a seed. */
     seed: z.number().int().default(0),
+    /** What `step` does with an action the mask forbids (envs/invalidAction.ts). */
+    ...InvalidActionFields,
   })
   .strict();
 
@@ -134,7 +137,7 @@ export class MalleableEnv extends EpisodeEnv<Float32Array, MalleableInfo> {
   constructor(private readonly ctx: MalleableContext) {
     const nodes = ctx.fileWorkload?.nodes ?? 64;
     const k = Math.floor(Math.log2(nodes)) + 1;
-    super(1 + k, ctx.config.seed);
+    super(1 + k, ctx.config.seed, ctx.config);
     this.nodes = nodes;
     this.k = k;
     this.observationSpace = box([FEATURES + k], 0, 1);

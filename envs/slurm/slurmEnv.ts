@@ -35,6 +35,7 @@
  * `max_steps` periods.
  */
 import { z } from 'zod';
+import { InvalidActionFields } from '../invalidAction.js';
 import { inputErrorFromIssues } from '../../src/core/errors.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
 import { JobState } from '../../src/slurm/jobs.js';
@@ -66,6 +67,8 @@ export const SlurmEnvConfigSchema = z
     max_steps: z.number().int().positive().default(100_000),
     /** Seed of the episodes started by `reset()` without a seed. */
     seed: z.number().int().default(0),
+    /** What `step` does with an action the mask forbids (envs/invalidAction.ts). */
+    ...InvalidActionFields,
   })
   .strict();
 
@@ -135,7 +138,7 @@ export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
   private lastAction = 0;
 
   constructor(private readonly ctx: SlurmEnvContext) {
-    super(SLURM_ACTIONS, ctx.config.seed);
+    super(SLURM_ACTIONS, ctx.config.seed, ctx.config);
   }
 
   /** The engine of the episode (null before `reset`), for agents that read the cluster's state. */

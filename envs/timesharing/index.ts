@@ -23,6 +23,7 @@
  * `max_steps` periods.
  */
 import { z } from 'zod';
+import { InvalidActionFields } from '../invalidAction.js';
 import { inputErrorFromIssues } from '../../src/core/errors.js';
 import { parseTimeSharingConfig, type TimeSharingConfig, timeSharingConfigSchema } from '../../src/timesharing/config.js';
 import { type RunMetrics, runMetrics } from '../../src/timesharing/metrics.js';
@@ -50,6 +51,8 @@ export const CoSchedEnvConfigSchema = z
     max_steps: z.number().int().positive().default(100_000),
     /** Seed of the episodes started by `reset()` without a seed. */
     seed: z.number().int().nonnegative().default(0),
+    /** What `step` does with an action the mask forbids (envs/invalidAction.ts). */
+    ...InvalidActionFields,
   })
   .strict();
 
@@ -98,7 +101,7 @@ export class CoSchedEnv extends EpisodeEnv<Float32Array, CoSchedEnvInfo> {
 
   constructor(private readonly ctx: CoSchedEnvContext) {
     const n = ctx.sim.MPL_TOTAL * L_LEVELS.length;
-    super(n, ctx.config.seed);
+    super(n, ctx.config.seed, ctx.config);
     this.actionSpace = discrete(n);
   }
 

@@ -78,7 +78,7 @@ def test_env_binary_and_msgpack_give_the_same_episodes(address: str) -> None:
 
 
 def test_binary_step_errors_raise_the_error_classes(address: str) -> None:
-    env = clustergym.make(ENV, small_config(ENV), address=address)
+    env = clustergym.make(ENV, small_config(ENV, invalid_action="raise"), address=address)
     try:
         env.reset(seed=3)
         forbidden = int(np.flatnonzero(~env.action_masks())[0])
@@ -91,7 +91,7 @@ def test_binary_step_errors_raise_the_error_classes(address: str) -> None:
         valid = int(np.flatnonzero(env.action_masks())[0])
         got = env.step(valid)
         assert got[0]["jobs"].shape == (8, 8)
-        with clustergym.make(ENV, small_config(ENV), address=address) as fresh:
+        with clustergym.make(ENV, small_config(ENV, invalid_action="raise"), address=address) as fresh:
             fresh.reset(seed=3)
             want = fresh.step(valid)
         _same(got, want)

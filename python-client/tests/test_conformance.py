@@ -131,6 +131,9 @@ def test_close_twice_and_use_after_close(address: str) -> None:
 
 
 def test_forbidden_actions_raise_and_leave_the_env_usable(env: Any, address: str) -> None:
+    """With ``invalid_action: "raise"`` (the default makes them no-ops: test_gym_contract.py)."""
+    env.close()
+    env = clustergym.make(env.env_id, {**env.config, "invalid_action": "raise"}, address=address)
     obs, info = env.reset(seed=2)
     mask = env.action_masks().copy()
     n = int(env.action_space.n)
@@ -151,6 +154,7 @@ def test_forbidden_actions_raise_and_leave_the_env_usable(env: Any, address: str
         want = fresh.step(valid)
     assert _obs_equal(got[0], want[0]) and got[1:4] == want[1:4]
     assert got[4]["steps"] == want[4]["steps"] == 1
+    env.close()
 
 
 def test_numpy_actions_accepted(env: Any) -> None:

@@ -43,6 +43,8 @@ class Client {
 
 const nd = (m: unknown): number[] => Array.from(decodeNdArray(m as NdArrayMessage).array as ArrayLike<number>);
 const CONFIG = { trajectory: { length: 20, origin: 'random' }, k: 8 };
+/** The strict invalid-action rule: a forbidden action is an `invalid_action` error reply. */
+const STRICT = { ...CONFIG, invalid_action: 'raise' };
 
 describe('binary layout', () => {
   it('is the Box or the flat Dict of Boxes of the observation space, with the Discrete action count', () => {
@@ -163,13 +165,13 @@ describe('binary frames over real sockets', () => {
     c.close();
   });
 
-  it('errors are msgpack replies with the frame id; nothing moves', async () => {
+  it('errors are msgpack replies with the frame id; nothing moves (invalid_action: "raise")', async () => {
     const c = new Client(endpoint);
-    const m = await c.ok('make', { env_id: 'clustergym/Job-v0', config: CONFIG });
+    const m = await c.ok('make', { env_id: 'clustergym/Job-v0', config: STRICT });
     const e = m.env as string;
     const layout = layoutFromMessage(m.binary as Parameters<typeof layoutFromMessage>[0]);
     const r = await c.ok('reset', { env: e, seed: 1 });
-    const e2 = (await c.ok('make', { env_id: 'clustergym/Job-v0', config: CONFIG })).env as string;
+    const e2 = (await c.ok('make', { env_id: 'clustergym/Job-v0', config: STRICT })).env as string;
     const r2 = await c.ok('reset', { env: e2, seed: 2 });
     const err = async (b: Buffer) => wire.unpack(await c.raw(b)) as Reply;
     // an action the mask forbids (the mask says which are allowed)
@@ -201,7 +203,7 @@ describe('binary frames over real sockets', () => {
     const ok = decodeBinaryReply(layout, await c.raw(encodeBinaryRequest('step', 12, [e], [good])));
     expect(ok.id).toBe(12);
     const ok2 = decodeBinaryReply(layout, await c.raw(encodeBinaryRequest('step', 14, [e2], [good2])));
-    const ref = (await c.ok('make', { env_id: 'clustergym/Job-v0', config: CONFIG })).env as string;
+    const ref = (await c.ok('make', { env_id: 'clustergym/Job-v0', config: STRICT })).env as string;
     for (const [got, seed, action] of [
       [ok, 1, good],
       [ok2, 2, good2],
@@ -214,6 +216,41 @@ describe('binary frames over real sockets', () => {
       expect(info.steps).toBe((want.info as { steps: number }).steps);
     }
     for (const env of [e, e2, ref]) await c.ok('close', { env });
+    c.close();
+  });
+
+  it('by default a forbidden action is a no-op: a binary reply with info.invalid_action, the state unchanged, the penalty paid; a batch moves the other envs', async () => {
+    const c = new Client(endpoint);
+    const m = await c.ok('make', { env_id: 'clustergym/Job-v0', config: { ...CONFIG, invalid_action_penalty: 0.5 } });
+    const e = m.env as string;
+    const layout = layoutFromMessage(m.binary as Parameters<typeof layoutFromMessage>[0]);
+    const r = await c.ok('reset', { env: e, seed: 1 });
+    const e2 = (await c.ok('make', { env_id: 'clustergym/Job-v0', config: { ...CONFIG, invalid_action_penalty: 0.5 } })).env as string;
+    const r2 = await c.ok('reset', { env: e2, seed: 2 });
+    const mask = nd((r.info as { action_mask: unknown }).action_mask);
+    const bad = mask.indexOf(0);
+    expect(bad).toBeGreaterThanOrEqual(0);
+    const jobs0 = nd((r.observation as Record<string, unknown>).jobs);
+    const one = decodeBinaryReply(layout, await c.raw(encodeBinaryRequest('step', 3, [e], [bad])));
+    expect([one.rewards[0], one.terminated[0], one.truncated[0]]).toEqual([-0.5, 0, 0]);
+    expect(Array.from(one.arrays.jobs as Float32Array)).toEqual(jobs0);
+    expect(Array.from(one.masks)).toEqual(mask);
+    expect(wire.unpack(Buffer.from(one.info))).toMatchObject({ invalid_action: true, steps: 0, time: (r.info as { time: number }).time });
+    // values outside the action space are still refused
+    expect((wire.unpack(await c.raw(encodeBinaryRequest('step', 4, [e], [mask.length]))) as Reply).error?.code).toBe('invalid_action');
+    // a batch: e2 takes an allowed action, e a forbidden one
+    const good2 = nd((r2.info as { action_mask: unknown }).action_mask).indexOf(1);
+    const b = decodeBinaryReply(layout, await c.raw(encodeBinaryRequest('step_batch', 5, [e2, e], [good2, bad])));
+    expect(b.rewards[1]).toBe(-0.5);
+    const infos = wire.unpack(Buffer.from(b.info)) as { steps: number; invalid_action?: boolean }[];
+    expect(infos.map((x) => [x.steps, x.invalid_action])).toEqual([
+      [1, undefined],
+      [0, true],
+    ]);
+    // msgpack step: the same outcome
+    const s = await c.ok('step', { env: e, action: bad });
+    expect([s.reward, s.terminated, s.truncated, (s.info as { invalid_action: boolean }).invalid_action]).toEqual([-0.5, false, false, true]);
+    for (const env of [e, e2]) await c.ok('close', { env });
     c.close();
   });
 

@@ -9,6 +9,7 @@ import { checkEnv } from '../../envs/checker.js';
 import type { GymInfo } from '../../envs/env.js';
 import { EpisodeEnv, type EpisodeStep } from '../../envs/episodeEnv.js';
 import { EpisodeOverError, InvalidActionError } from '../../envs/errors.js';
+import type { InvalidActionSettings } from '../../envs/invalidAction.js';
 import { box, discrete } from '../../envs/spaces.js';
 
 class Countdown extends EpisodeEnv<Float32Array, GymInfo> {
@@ -19,8 +20,11 @@ class Countdown extends EpisodeEnv<Float32Array, GymInfo> {
   released = 0;
   private readonly obs = new Float32Array(1);
 
-  constructor(private readonly base: number) {
-    super(2, base);
+  constructor(
+    private readonly base: number,
+    private readonly invalid: Partial<InvalidActionSettings> = { invalid_action: 'raise' },
+  ) {
+    super(2, base, invalid);
   }
   protected override resetOptionKeys(): readonly string[] {
     return ['bonus'];
@@ -43,7 +47,7 @@ class Countdown extends EpisodeEnv<Float32Array, GymInfo> {
     return 7;
   }
   protected fresh(): Countdown {
-    return new Countdown(this.base);
+    return new Countdown(this.base, this.invalid);
   }
   protected override release(): void {
     this.released++;
@@ -110,5 +114,38 @@ describe('EpisodeEnv', () => {
 
   it('passes the env checker', () => {
     expect(checkEnv(new Countdown(0), { episodes: 3 }).checks.length).toBeGreaterThan(3);
+    expect(checkEnv(new Countdown(0, {}), { episodes: 3 }).checks.length).toBeGreaterThan(3);
+  });
+
+  it('invalid_action "noop": a forbidden action pays the penalty and changes nothing; past the limit the lowest allowed action is taken', () => {
+    const env = new Countdown(0, { invalid_action: 'noop', invalid_action_penalty: 0.5, invalid_action_limit: 2 });
+    env.reset({ seed: 0 }); // count 2
+    expect(() => env.step(2)).toThrow(InvalidActionError); // not an action at all: always refused
+    let r = env.step(0); // 2 -> 1, reward 1
+    expect(env.actionMask()).toEqual(Uint8Array.from([1, 0]));
+    r = env.step(1); // forbidden: a no-op
+    expect([r.observation[0], r.reward, r.terminated, r.truncated, r.info.steps, r.info.invalid_action]).toEqual([1, -0.5, false, false, 1, true]);
+    expect(r.info.action_taken).toBeUndefined();
+    expect(env.count).toBe(1);
+    r = env.step(1); // the second in a row: still a no-op
+    expect([r.observation[0], r.reward, r.info.invalid_action]).toEqual([1, -0.5, true]);
+    const c = env.clone(); // the clone replays the no-ops, streak included
+    r = env.step(1); // the third: past the limit of 2, action 0 is taken instead
+    expect([r.observation[0], r.reward, r.terminated, r.info.invalid_action, r.info.action_taken]).toEqual([0, 0.5, true, true, 0]);
+    expect(r.info.episode).toEqual({ return: 1 - 0.5 - 0.5 + 0.5, steps: 2, time: 10, seed: 0, origin: -1, length: 7 });
+    expect(c.step(1).info.action_taken).toBe(0);
+    // an allowed action ends a streak
+    env.reset({ seed: 1 }); // count 3
+    env.step(0); // 3 -> 2
+    env.step(0); // 2 -> 1
+    env.step(1); // no-op 1
+    env.step(1); // no-op 2
+    env.step(0); // 1 -> 0: ends the episode; a new one starts with a fresh streak
+    env.reset({ seed: 2 }); // count 4
+    env.step(1); // 4 -> 2
+    env.step(0); // 2 -> 1
+    expect(env.step(1).info.action_taken).toBeUndefined();
+    expect(env.step(1).info.action_taken).toBeUndefined();
+    expect(env.step(1).info.action_taken).toBe(0);
   });
 });

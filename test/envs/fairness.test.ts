@@ -54,7 +54,7 @@ describe('Fair-v0', () => {
   });
 
   it('masks placements that do not fit and refuses them', () => {
-    const e = env({ task_scale: 0.02 });
+    const e = env({ task_scale: 0.02, invalid_action: 'raise' });
     e.reset({ seed: 1 });
     const mask = e.actionMask();
     const H = e.hostCount;

@@ -50,7 +50,7 @@ describe('Malleable-v0', () => {
     }
   });
   it('masks: no-action always, the current size never, expansions only into free nodes', () => {
-    const e = env({ jobs: 10, queue_points: false });
+    const e = env({ jobs: 10, queue_points: false, invalid_action: 'raise' });
     const { observation, info } = e.reset({ seed: 3 });
     const p = e.point()!;
     expect(info.action_mask[0]).toBe(1);
@@ -103,7 +103,7 @@ describe('Malleable-v0', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cg-mall-'));
     const file = join(dir, 'w.json');
     writeFileSync(file, JSON.stringify(w));
-    const e = env({ workload: file });
+    const e = env({ workload: file, invalid_action: 'raise' });
     expect(e.actionSpace.n).toBe(4);
     expect(e.observationSpace.shape).toEqual([15]);
     const { observation, info } = e.reset({ seed: 0 });

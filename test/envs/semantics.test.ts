@@ -109,13 +109,13 @@ describe('step semantics', () => {
     s = env.step(0);
     expect(s.terminated).toBe(true);
 
-    const lone = make('clustergym/Job-v0', { platform: TFG_PLATFORM, workload: delayWorkload([[0, 4, 100, 'mpi']]), k: 2 });
+    const lone = make('clustergym/Job-v0', { platform: TFG_PLATFORM, workload: delayWorkload([[0, 4, 100, 'mpi']]), k: 2, invalid_action: 'raise' });
     r = lone.reset({ seed: 0 });
     expect(Array.from(r.info.action_mask)).toEqual([1, 0, 0]);
     expect(() => lone.step(2)).toThrow(/waiting would never end/);
   });
 
-  it('an invalid action throws InvalidActionError with the mask, and changes nothing', () => {
+  it('an invalid action throws InvalidActionError with the mask, and changes nothing (invalid_action: "raise")', () => {
     const env = make('clustergym/Job-v0', {
       platform: TFG_PLATFORM,
       workload: delayWorkload([
@@ -124,6 +124,7 @@ describe('step semantics', () => {
         [0, 2, 50, 'mpi'],
       ]),
       k: 3,
+      invalid_action: 'raise',
     });
     env.reset({ seed: 0 });
     env.step(0); // 12 cores busy: the seq job of 8 no longer fits, the job of 2 does

@@ -79,8 +79,8 @@ describe('makeVec', () => {
     v.close();
   });
 
-  it('an invalid action in any env throws and moves no env', () => {
-    const v = makeVec(2, { id: 'clustergym/Job-v0', config: { ...SMALL, k: 4 } });
+  it('an invalid action in any env throws and moves no env (invalid_action: "raise")', () => {
+    const v = makeVec(2, { id: 'clustergym/Job-v0', config: { ...SMALL, k: 4, invalid_action: 'raise' } });
     v.reset({ seed: 1 });
     const A = v.singleActionSpace.n;
     const m = v.actionMasks();
@@ -121,7 +121,7 @@ describe('makeVecWorkers (worker_threads)', () => {
     });
 
   it('refuses an invalid action before any worker moves, and reports a bad config', async () => {
-    const v = await makeVecWorkers(4, 'clustergym/Job-v0', { ...SMALL, k: 4 }, { threads: 2 });
+    const v = await makeVecWorkers(4, 'clustergym/Job-v0', { ...SMALL, k: 4, invalid_action: 'raise' }, { threads: 2 });
     open.push(v);
     v.reset({ seed: 2 });
     const A = v.singleActionSpace.n;
