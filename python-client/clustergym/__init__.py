@@ -15,7 +15,10 @@ Quick start::
 
 See :func:`make`, :func:`make_vec`, :class:`Env`, :class:`VectorEnv` (Gymnasium 1.x vector
 conventions, :data:`AutoresetMode`), :class:`Client`, :mod:`clustergym.errors`, and
-:mod:`clustergym.sb3` (Stable-Baselines3's ``VecEnv`` API; import it explicitly).
+:mod:`clustergym.sb3` (Stable-Baselines3's ``VecEnv`` API; import it explicitly). With gymnasium
+importable, ``import clustergym`` registers the ids (:data:`ENV_IDS`) with Gymnasium:
+``gymnasium.make("clustergym/Job-v0", k=64)``, ``gymnasium.make_vec("clustergym/Job-v0", num_envs=8)``
+(:mod:`clustergym.registration`).
 """
 from __future__ import annotations
 
@@ -39,6 +42,9 @@ from .errors import (
 )
 from .server import LocalServer, find_server_command
 from .vector import AutoresetMode, VectorEnv, batch_infos, make_vec
+from .registration import ENV_IDS, register_envs
+
+register_envs()  # the ids in Gymnasium's registry, when gymnasium imports (clustergym/registration.py)
 
 __version__ = "0.1.0"
 
@@ -46,6 +52,8 @@ __all__ = [
     "__version__",
     "make",
     "make_vec",
+    "ENV_IDS",
+    "register_envs",
     "Env",
     "VectorEnv",
     "AutoresetMode",

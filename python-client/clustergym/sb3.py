@@ -27,7 +27,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from .vector import AutoresetMode, VectorEnv, make_vec
+from .vector import AutoresetMode, VectorEnv, env_id_and_count, make_vec
 
 __all__ = ["SB3VecEnv", "make_sb3_vec", "SB3_AVAILABLE"]
 
@@ -56,7 +56,7 @@ class SB3VecEnv(_SB3VecEnvBase):  # type: ignore[misc, valid-type]
 
     Example::
 
-        venv = clustergym.sb3.make_sb3_vec(8, "clustergym/Job-v0", {"k": 32}, seeds=0)
+        venv = clustergym.sb3.make_sb3_vec("clustergym/Job-v0", 8, {"k": 32}, seeds=0)
         from sb3_contrib import MaskablePPO
         model = MaskablePPO("MultiInputPolicy", venv).learn(10_000)
     """
@@ -230,10 +230,12 @@ class SB3VecEnv(_SB3VecEnvBase):  # type: ignore[misc, valid-type]
         return f"<clustergym.sb3.SB3VecEnv of {self.venv!r}>"
 
 
-def make_sb3_vec(num_envs: int, env_id: str, config: Optional[Mapping[str, Any]] = None, address: Optional[str] = None, **kwargs: Any) -> SB3VecEnv:
+def make_sb3_vec(env_id: Any, num_envs: Any = 1, config: Optional[Mapping[str, Any]] = None, address: Optional[str] = None, **kwargs: Any) -> SB3VecEnv:
     """:func:`clustergym.make_vec` with ``autoreset_mode=SAME_STEP``, wrapped in :class:`SB3VecEnv`.
-    Takes the arguments of :func:`~clustergym.make_vec` (``seeds``, ``timeout``, ``client``, config
-    keywords, ...)."""
+    Takes the arguments of :func:`~clustergym.make_vec` in its order, ``(env_id, num_envs, config,
+    address, ...)`` (``seeds``, ``timeout``, ``client``, config keywords, ...); the former
+    ``(num_envs, env_id, ...)`` works with a ``DeprecationWarning``."""
     if "autoreset_mode" in kwargs:
         raise TypeError("make_sb3_vec always uses the SAME_STEP autoreset mode (SB3's)")
-    return SB3VecEnv(make_vec(num_envs, env_id, config, address, autoreset_mode=AutoresetMode.SAME_STEP, **kwargs))
+    env_id, num_envs = env_id_and_count(env_id, num_envs, "make_sb3_vec")
+    return SB3VecEnv(make_vec(env_id, num_envs, config, address, autoreset_mode=AutoresetMode.SAME_STEP, **kwargs))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import enum
 import re
+import warnings
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -515,9 +516,27 @@ def _reindexed(e: InvalidActionError, idx: np.ndarray) -> InvalidActionError:
     return InvalidActionError(e.code, message, details)
 
 
+def env_id_and_count(first: Any, second: Any, what: str = "make_vec") -> Tuple[str, int]:
+    """``(env_id, num_envs)`` from the first two arguments of :func:`make_vec` or
+    :func:`~clustergym.sb3.make_sb3_vec`: Gymnasium's order ``(env_id, num_envs)``, or the former
+    ``(num_envs, env_id)`` with a ``DeprecationWarning``."""
+    if isinstance(first, str):
+        if isinstance(second, bool) or not isinstance(second, (int, np.integer)):
+            raise TypeError(f"{what}(env_id, num_envs, ...): num_envs must be an int, got {second!r}")
+        return first, int(second)
+    if isinstance(first, (int, np.integer)) and not isinstance(first, bool) and isinstance(second, str):
+        warnings.warn(
+            f"{what}(num_envs, env_id, ...) is deprecated: write {what}(env_id, num_envs, ...) as gymnasium.make_vec does",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return second, int(first)
+    raise TypeError(f"{what}(env_id, num_envs, ...): env_id must be a str such as 'clustergym/Job-v0', got {first!r}")
+
+
 def make_vec(
-    num_envs: int,
-    env_id: str,
+    env_id: Any,
+    num_envs: Any = 1,
     config: Optional[Mapping[str, Any]] = None,
     address: Optional[str] = None,
     *,
@@ -531,6 +550,8 @@ def make_vec(
 ) -> VectorEnv:
     """Makes ``num_envs`` environments of ``env_id`` stepped together over ``step_batch``.
 
+    The order is Gymnasium's, ``make_vec(env_id, num_envs, ...)``; the former
+    ``make_vec(num_envs, env_id, ...)`` still works, with a ``DeprecationWarning``.
     Args are those of :func:`clustergym.make`, plus ``seeds`` (an int: env ``i`` gets ``seeds + i``;
     or a list of ``num_envs`` seeds), used by the first ``reset()`` that gets no seed, and
     ``autoreset_mode`` (an :data:`AutoresetMode` or its value: ``"NextStep"``, the default as in
@@ -539,6 +560,7 @@ def make_vec(
     """
     if "autoreset" in config_overrides:
         raise TypeError("make_vec(autoreset=...) is gone: pass autoreset_mode='SameStep' (the old autoreset=True), 'Disabled' (autoreset=False) or 'NextStep' (the default)")
+    env_id, num_envs = env_id_and_count(env_id, num_envs)
     if num_envs < 1:
         raise ValueError(f"num_envs must be at least 1, got {num_envs}")
     mode = _parse_mode(autoreset_mode)

@@ -88,7 +88,7 @@ def main() -> None:
             seconds = bench_single(env, a.steps, a.warmup, rng)
         steps = a.steps
     else:
-        with clustergym.make_vec(a.envs, a.env, config, address=a.address, autoreset_mode=a.autoreset_mode) as venv:
+        with clustergym.make_vec(a.env, a.envs, config, address=a.address, autoreset_mode=a.autoreset_mode) as venv:
             seconds = bench_vec(venv, a.steps, a.warmup, rng)
         steps = (a.steps // a.envs) * a.envs
     print(json.dumps({"envs": max(1, a.envs), "steps": steps, "seconds": round(seconds, 4), "steps_per_s": round(steps / seconds, 1)}))

@@ -79,7 +79,7 @@ class BridgeLoop:
             self.env: Any = clustergym.make(env_id, config, address=address)
             self.env.reset(seed=0)
         else:
-            self.env = clustergym.make_vec(n, env_id, config, address=address, autoreset_mode="SameStep")
+            self.env = clustergym.make_vec(env_id, n, config, address=address, autoreset_mode="SameStep")
             self.env.reset(seed=0)
 
     def run(self, count: int) -> None:

@@ -175,7 +175,7 @@ def fcfs_actions(obs: Dict[str, np.ndarray], masks: np.ndarray) -> np.ndarray:
 
 def evaluate(args: Args, policy, seeds: List[int]) -> List[float]:
     """Mean bsld of one episode per seed (one env per seed, stepped together); policy(obs, masks) -> actions."""
-    with clustergym.make_vec(len(seeds), "clustergym/Job-v0", env_config(args), address=args.address, autoreset_mode="SameStep") as venv:
+    with clustergym.make_vec("clustergym/Job-v0", len(seeds), env_config(args), address=args.address, autoreset_mode="SameStep") as venv:
         obs, _ = venv.reset(seed=seeds)
         bsld: List[Optional[float]] = [None] * len(seeds)
         while any(b is None for b in bsld):
@@ -199,7 +199,7 @@ def main() -> None:
 
     # env i plays seeds base_i, base_i + 1, ... (its own stream); bases 100,000 apart so envs never share an episode
     seeds = [args.seed * 10_000_000 + i * 100_000 for i in range(args.num_envs)]
-    envs = clustergym.make_vec(args.num_envs, "clustergym/Job-v0", env_config(args), address=args.address, seeds=seeds, autoreset_mode="SameStep")
+    envs = clustergym.make_vec("clustergym/Job-v0", args.num_envs, env_config(args), address=args.address, seeds=seeds, autoreset_mode="SameStep")
     K, fj = envs.single_observation_space["jobs"].shape
     fg = envs.single_observation_space["global"].shape[0]
     A = envs.single_action_space.n

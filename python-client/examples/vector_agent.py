@@ -46,7 +46,7 @@ def main() -> None:
     if a.env != "clustergym/PolicyPair-v0":
         config["k"] = a.k
     finished = []
-    with clustergym.make_vec(a.envs, a.env, config, address=a.address, seeds=a.seed, autoreset_mode=a.autoreset_mode) as venv:
+    with clustergym.make_vec(a.env, a.envs, config, address=a.address, seeds=a.seed, autoreset_mode=a.autoreset_mode) as venv:
         obs, infos = venv.reset()
         returns = np.zeros(venv.num_envs)
         while len(finished) < a.episodes:

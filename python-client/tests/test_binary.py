@@ -104,8 +104,8 @@ def test_binary_step_errors_raise_the_error_classes(address: str) -> None:
 def test_vector_binary_and_msgpack_give_the_same_steps(address: str, mode: str) -> None:
     cfg = small_config(ENV, trajectory={"length": 8, "origin": "random"})
     with clustergym.Client(address) as cb, clustergym.Client(address, binary=False) as cm:
-        vb = clustergym.make_vec(3, ENV, cfg, client=cb, autoreset_mode=mode)
-        vm = clustergym.make_vec(3, ENV, cfg, client=cm, autoreset_mode=mode)
+        vb = clustergym.make_vec(ENV, 3, cfg, client=cb, autoreset_mode=mode)
+        vm = clustergym.make_vec(ENV, 3, cfg, client=cm, autoreset_mode=mode)
         assert vb._layout is not None and vm._layout is None  # noqa: SLF001
         _same(vb.reset(seed=[5, 6, 7]), vm.reset(seed=[5, 6, 7]))
         ends = 0

@@ -121,6 +121,31 @@ STUB = {
                 return spaces.Dict({k: batch_space(s, n) for k, s in space.spaces.items()})
             raise TypeError(space)
     ''',
+    "gymnasium/envs/__init__.py": """
+        from gymnasium.envs.registration import register, registry
+    """,
+    "gymnasium/envs/registration.py": """
+        # Gymnasium 1.x's registry, reduced to what clustergym uses: register(id, entry_point,
+        # vector_entry_point, kwargs) and make/make_vec calling the entry points with the spec's kwargs
+        import importlib
+        registry = {}
+        class EnvSpec:
+            def __init__(self, id, entry_point=None, vector_entry_point=None, kwargs=None, **rest):
+                self.id, self.entry_point, self.vector_entry_point, self.kwargs = id, entry_point, vector_entry_point, dict(kwargs or {})
+        def register(id, entry_point=None, vector_entry_point=None, kwargs=None, **rest):
+            registry[id] = EnvSpec(id, entry_point, vector_entry_point, kwargs)
+        def load_env_creator(name):
+            mod, attr = name.split(":")
+            return getattr(importlib.import_module(mod), attr)
+        def make(id, **kwargs):
+            spec = registry[id]
+            env = load_env_creator(spec.entry_point)(**{**spec.kwargs, **kwargs})
+            env.spec = spec
+            return env
+        def make_vec(id, num_envs=1, **kwargs):
+            spec = registry[id]
+            return load_env_creator(spec.vector_entry_point)(num_envs=num_envs, **{**spec.kwargs, **kwargs})
+    """,
 }
 
 BROKEN = {"gymnasium/__init__.py": "raise RuntimeError('a broken gymnasium install')\n"}
@@ -152,7 +177,7 @@ def test_gymnasium_classes_are_used_when_importable(tmp_path: Path, address: str
         env.reset(seed=3)
         same = env.np_random.random() == x
         obs, r, t, tr, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
-        venv = clustergym.make_vec(2, "clustergym/Job-v0", {{"k": 4, "trajectory": {{"length": 10}}}}, address={address!r})
+        venv = clustergym.make_vec("clustergym/Job-v0", 2, {{"k": 4, "trajectory": {{"length": 10}}}}, address={address!r})
         vobs, vinfos = venv.reset(seed=0)
         vx = venv.np_random.random()
         venv.reset(seed=0)
@@ -196,7 +221,7 @@ def test_older_gymnasium(tmp_path: Path, address: str, version: str) -> None:
         f"""
         import json, gymnasium, clustergym
         from clustergym import vector
-        venv = clustergym.make_vec(1, "clustergym/Job-v0", {{"k": 4, "trajectory": {{"length": 10}}}}, address={address!r}, autoreset_mode="SameStep")
+        venv = clustergym.make_vec("clustergym/Job-v0", 1, {{"k": 4, "trajectory": {{"length": 10}}}}, address={address!r}, autoreset_mode="SameStep")
         venv.reset(seed=1)
         print(json.dumps({{
             "own_modes": clustergym.AutoresetMode is vector._AutoresetMode,
@@ -221,3 +246,38 @@ def test_a_broken_gymnasium_falls_back_to_light_spaces(tmp_path: Path) -> None:
         """,
     )
     assert out == {"gym": False, "space": "clustergym.spaces"}
+
+
+def test_import_registers_every_id_with_gymnasium(tmp_path: Path, address: str) -> None:
+    """``import clustergym`` fills Gymnasium's registry; ``make``/``make_vec`` through the registered
+    entry points give a clustergym Env and the batched VectorEnv."""
+    _write(tmp_path, STUB)
+    out = _run(
+        tmp_path,
+        f"""
+        import json, gymnasium, clustergym
+        from gymnasium.envs.registration import registry, make, make_vec
+        env = make("clustergym/Job-v0", address={address!r}, k=4, trajectory={{"length": 5}})
+        obs, info = env.reset(seed=1)
+        venv = make_vec("clustergym/Job-v0", num_envs=3, address={address!r}, config={{"k": 4, "trajectory": {{"length": 5}}}})
+        vobs, _ = venv.reset(seed=1)
+        print(json.dumps({{
+            "ids": sorted(i for i in registry if i.startswith("clustergym/")),
+            "entry": registry["clustergym/Job-v0"].entry_point,
+            "vector_entry": registry["clustergym/Job-v0"].vector_entry_point,
+            "env": type(env).__name__, "jobs": list(obs["jobs"].shape),
+            "venv": type(venv).__name__, "vjobs": list(vobs["jobs"].shape),
+            "again": clustergym.register_envs(),
+        }}))
+        env.close(); venv.close()
+        """,
+    )
+    assert out["ids"] == sorted(__import__("clustergym").ENV_IDS)
+    assert out["entry"] == "clustergym.registration:gym_env" and out["vector_entry"] == "clustergym.registration:gym_vector_env"
+    assert out["env"] == "Env" and out["jobs"] == [4, 8]
+    assert out["venv"] == "VectorEnv" and out["vjobs"] == [3, 4, 8]
+    assert out["again"] is True
+
+
+def test_without_gymnasium_nothing_is_registered() -> None:
+    assert __import__("clustergym").register_envs() is __import__("clustergym").GYMNASIUM

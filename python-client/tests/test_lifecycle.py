@@ -39,7 +39,7 @@ def test_failed_make_stops_the_local_server() -> None:
 
 
 def test_vector_env_close_stops_the_local_server() -> None:
-    venv = clustergym.make_vec(2, JOB, small_config(JOB))
+    venv = clustergym.make_vec(JOB, 2, small_config(JOB))
     pid = venv.server.pid
     venv.reset(seed=0)
     venv.close()

@@ -193,7 +193,7 @@ def test_action_masks_is_bool(address: str) -> None:
         env.reset(seed=0)
         m = env.action_masks()
         assert m.dtype == np.bool_ and m.shape == (env.action_space.n,)
-    with clustergym.make_vec(2, JOB, small_config(JOB), address=address) as venv:
+    with clustergym.make_vec(JOB, 2, small_config(JOB), address=address) as venv:
         venv.reset(seed=0)
         assert venv.action_masks().dtype == np.bool_
 

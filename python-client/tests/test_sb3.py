@@ -26,7 +26,7 @@ N = 3
 
 @pytest.fixture
 def sb3env(address: str) -> Any:
-    v = make_sb3_vec(N, JOB, small_config(JOB), address=address, seeds=20)
+    v = make_sb3_vec(JOB, N, small_config(JOB), address=address, seeds=20)
     yield v
     v.close()
 
@@ -127,8 +127,8 @@ def test_seed_and_options(address: str) -> None:
     """seed(s) and set_options(...) apply to the next reset() only, as in SB3."""
     cfg = small_config(JOB)
     cfg["trajectory"]["origin"] = "random"  # the seed picks the trajectory
-    a = make_sb3_vec(N, JOB, cfg, address=address)
-    b = make_sb3_vec(N, JOB, cfg, address=address)
+    a = make_sb3_vec(JOB, N, cfg, address=address)
+    b = make_sb3_vec(JOB, N, cfg, address=address)
     try:
         assert a.seed(7) == [7, 8, 9]
         b.seed(7)
@@ -153,15 +153,15 @@ def test_seed_and_options(address: str) -> None:
 
 
 def test_needs_same_step(address: str) -> None:
-    v = clustergym.make_vec(1, JOB, small_config(JOB), address=address)  # NEXT_STEP
+    v = clustergym.make_vec(JOB, 1, small_config(JOB), address=address)  # NEXT_STEP
     try:
         with pytest.raises(ValueError, match="SAME_STEP"):
             SB3VecEnv(v)
     finally:
         v.close()
     with pytest.raises(TypeError, match="SAME_STEP"):
-        make_sb3_vec(1, JOB, small_config(JOB), address=address, autoreset_mode="NextStep")
-    with make_sb3_vec(1, JOB, small_config(JOB), address=address) as s:
+        make_sb3_vec(JOB, 1, small_config(JOB), address=address, autoreset_mode="NextStep")
+    with make_sb3_vec(JOB, 1, small_config(JOB), address=address) as s:
         s.reset()
     assert s.venv.closed
 
@@ -250,7 +250,7 @@ def test_with_stable_baselines3(tmp_path: Path, address: str) -> None:
         from stable_baselines3.common.vec_env import VecEnv
         import clustergym.sb3 as s
         from sb3_contrib_stub import get_action_masks, is_masking_supported
-        env = s.make_sb3_vec(2, "clustergym/Job-v0", {{"k": 4, "trajectory": {{"length": 5}}}}, address={address!r})
+        env = s.make_sb3_vec("clustergym/Job-v0", 2, {{"k": 4, "trajectory": {{"length": 5}}}}, address={address!r})
         env.seed(1)
         obs = env.reset()
         ends, steps = 0, 0

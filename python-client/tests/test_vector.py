@@ -19,7 +19,7 @@ N = 4
 
 
 def make(address: str, mode: Any = AutoresetMode.NEXT_STEP, n: int = N, seeds: Any = 10, **cfg: Any) -> clustergym.VectorEnv:
-    return clustergym.make_vec(n, JOB, small_config(JOB, **cfg), address=address, seeds=seeds, autoreset_mode=mode)
+    return clustergym.make_vec(JOB, n, small_config(JOB, **cfg), address=address, seeds=seeds, autoreset_mode=mode)
 
 
 @pytest.fixture
@@ -491,17 +491,17 @@ def test_invalid_action_while_an_env_awaits_its_reset(address: str) -> None:
 
 def test_autoreset_modes_by_name(address: str) -> None:
     for name, mode in [("SameStep", AutoresetMode.SAME_STEP), ("same_step", AutoresetMode.SAME_STEP), ("next-step", AutoresetMode.NEXT_STEP), ("DISABLED", AutoresetMode.DISABLED)]:
-        v = clustergym.make_vec(1, JOB, small_config(JOB), address=address, autoreset_mode=name)
+        v = clustergym.make_vec(JOB, 1, small_config(JOB), address=address, autoreset_mode=name)
         assert v.metadata["autoreset_mode"] is mode and v.autoreset_mode is mode
         v.close()
     with pytest.raises(ValueError, match="autoreset mode"):
-        clustergym.make_vec(1, JOB, small_config(JOB), address=address, autoreset_mode="sometimes")
+        clustergym.make_vec(JOB, 1, small_config(JOB), address=address, autoreset_mode="sometimes")
     with pytest.raises(TypeError, match="autoreset_mode"):
-        clustergym.make_vec(1, JOB, small_config(JOB), address=address, autoreset=True)
+        clustergym.make_vec(JOB, 1, small_config(JOB), address=address, autoreset=True)
 
 
 def test_close_twice(address: str) -> None:
-    v = clustergym.make_vec(2, JOB, small_config(JOB), address=address)
+    v = clustergym.make_vec(JOB, 2, small_config(JOB), address=address)
     v.reset()
     v.close()
     v.close()
