@@ -246,6 +246,10 @@ class Env(_ServerResource, _EnvBase):  # type: ignore[misc, valid-type]
             self._mask = np.asarray(m, dtype=np.uint8)
         return self._mask.view(np.bool_)
 
+    def render(self) -> None:
+        """Nothing to render (``render_mode`` is always None; ``metadata["render_modes"]`` is empty)."""
+        return None
+
     def __repr__(self) -> str:
         state = "closed" if self._closed else self.client.address
         return f"<clustergym.Env {self.env_id} {self.handle} @ {state}>"

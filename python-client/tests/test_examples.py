@@ -110,3 +110,29 @@ def test_ppo_torch_short_run_is_well_formed_and_deterministic(address: str) -> N
         assert a[k] == b[k], (k, a, b)
     # PPO < FCFS is not asserted: short runs do not beat FCFS reliably (4096 steps, training seeds 1-3 on 8
     # held-out episodes: 15.8, 17.1 and 24.5 against 17.7); the default 60k steps do (11.1 against 22.4)
+
+
+def _importable(*mods: str) -> bool:
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) is not None for m in mods)
+
+
+SB3_EXAMPLES = [("sb3_maskable_ppo.py", ("sb3_contrib",)), ("sb3_ppo.py", ("stable_baselines3", "gymnasium"))]
+
+
+@pytest.mark.parametrize("script,mods", SB3_EXAMPLES)
+def test_sb3_examples_train(address: str, script: str, mods: Any) -> None:
+    if not _importable(*mods):
+        pytest.skip(f"{script} needs {', '.join(mods)} (not importable here; the README has a run against the real libraries, and test_sb3.py / test_gym_contract.py test the same env properties without them)")
+    out = _last_json(_run(script, ["--address", address, "--steps", "256", "--envs", "2", "--length", "12", "--eval-episodes", "1"]))
+    assert out["steps"] >= 256 and out["steps_per_s"] > 0 and math.isfinite(out["eval_mean_bsld_trained"])
+
+
+@pytest.mark.parametrize("script,mods", SB3_EXAMPLES)
+def test_sb3_examples_say_what_is_missing(script: str, mods: Any) -> None:
+    if _importable(*mods):
+        pytest.skip(f"{', '.join(mods)} importable: test_sb3_examples_train runs {script}")
+    env = dict(os.environ, PYTHONPATH=str(PKG_ROOT))
+    r = subprocess.run([sys.executable, str(EXAMPLES / script), "--steps", "10"], capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 3 and "skipped:" in r.stderr and "pip install" in r.stderr
