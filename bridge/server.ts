@@ -267,6 +267,8 @@ export class BridgeServer {
   /** Seconds spent in `handle` (decode, dispatch, env calls, encode) and in the envs' `step`/`reset` calls. */
   private handleSeconds = 0;
   private envSeconds = 0;
+  /** Seconds spent encoding replies (msgpack packing, binary reply frames with their info). */
+  private encodeSeconds = 0;
   /** The token's bytes (binary frames carry it as bytes). */
   private readonly tokenBytes: Buffer | null;
 
@@ -388,7 +390,10 @@ export class BridgeServer {
       const result = this.dispatch(op, req, client);
       result.id = id;
       result.ok = true;
-      return packr.pack(result);
+      const t0 = performance.now();
+      const out = packr.pack(result);
+      this.encodeSeconds += (performance.now() - t0) / 1000;
+      return out;
     } catch (e) {
       return this.failure(id, e);
     }
@@ -410,7 +415,8 @@ export class BridgeServer {
       if (layout === null)
         throw new BridgeError('bad_request', `environment ${q.envs[0]} (${first.envId}) has no binary layout: step it with msgpack requests`);
       const b = q.op === 'step' ? this.runStep(q.envs[0]!, q.actions[0]!, true) : this.runBatch(q.envs, q.actions, q.autoreset);
-      return encodeBinaryReply(layout, {
+      const t0 = performance.now();
+      const out = encodeBinaryReply(layout, {
         op: q.op,
         id: q.id,
         rewards: b.rewards,
@@ -420,6 +426,8 @@ export class BridgeServer {
         masks: b.slots.map((s) => s.env.actionMask()),
         info: packr.pack(q.op === 'step' ? b.infos[0] : b.infos),
       });
+      this.encodeSeconds += (performance.now() - t0) / 1000;
+      return out;
     } catch (e) {
       return this.failure(id, e);
     }
@@ -453,7 +461,7 @@ export class BridgeServer {
       case 'ping':
         return { pong: true, open_envs: this.envs.size };
       case 'stats':
-        return { requests: this.served, handle_s: this.handleSeconds, env_s: this.envSeconds, open_envs: this.envs.size };
+        return { requests: this.served, handle_s: this.handleSeconds, env_s: this.envSeconds, encode_s: this.encodeSeconds, open_envs: this.envs.size };
       case 'hello':
         return {
           protocol: PROTOCOL_VERSION,

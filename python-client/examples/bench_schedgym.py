@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""sb3-contrib's MaskablePPO on RLScheduler's SchedGym against clustergym's Job-v0, side by side.
+
+    python3 examples/bench_schedgym.py --schedgym ../ext/deep-batch-scheduler --steps 8192
+
+RLScheduler (Zhang et al., SC'20; github.com/DIR-LAB/deep-batch-scheduler) ships its scheduling
+environment, ``HPCSimPickJobs.HPCEnv`` ("SchedGym"), as a Python module written for the old ``gym``
+API (and importing TensorFlow 1 for its own PPO). This script imports it from ``--schedgym`` (or
+``$SCHEDGYM_DIR``), never from this repository, with two stand-ins put into ``sys.modules`` first:
+a ``gym`` made of Gymnasium's ``Env``/``spaces`` plus the old ``gym.utils.seeding.np_random`` (a
+``RandomState``, whose ``randint`` SchedGym calls), and an empty ``tensorflow`` (SchedGym only uses
+it in helpers that are not called). An adapter (:func:`schedgym_env`) gives it Gymnasium's 5-tuple API and the
+action mask RLScheduler's own PPO computes from the observation (a slot is invalid when its 8
+features are the padding ``[0, 1, 1, 1, 1, 1, 1, 0]`` or all ones).
+
+The same MaskablePPO settings on both (MlpPolicy, flat observations, ``lublin_256.swf``, K = 128
+visible jobs, 256-job trajectories, n_steps, batch size, epochs), on 1 env (SB3's ``DummyVecEnv``
+of SchedGym against ``make_sb3_vec("clustergym/Job-v0", 1)``) and on 8 envs (``DummyVecEnv`` of 8
+SchedGyms against ``make_sb3_vec(..., 8)``: one ``step_batch`` message a step). The runs alternate
+(SchedGym 1, clustergym 1, SchedGym 8, clustergym 8). Also the envs stepped alone (random valid
+actions, no learning). Prints ONE JSON line (steps/s of each and the ratios clustergym/SchedGym).
+
+Exits with status 3 and a ``skipped:`` line when sb3-contrib, gymnasium or the SchedGym sources
+or trace are absent.
+"""
+from __future__ import annotations
+
+import os
+
+# One BLAS/OpenMP thread, set before numpy and torch load their BLAS, for both sides alike: on a
+# machine with few cores, idle BLAS threads spin-wait after each matrix product and starve any other
+# process, here the clustergym server (measured on 2 cores: MaskablePPO, 8 envs, 2,048 steps took
+# 5.4 s with the default threads, 3.1 s with one). SchedGym runs in this process and gains too.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import types  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any, Dict, List  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import _common  # noqa: F401, E402
+import clustergym  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def skip(why: str) -> None:
+    print(f"skipped: {why}", file=sys.stderr)
+    sys.exit(3)
+
+
+def import_schedgym(folder: Path) -> Any:
+    """``HPCSimPickJobs`` from ``folder``, with the ``gym`` and ``tensorflow`` stand-ins."""
+    import gymnasium
+
+    gym = types.ModuleType("gym")
+    gym.Env = gymnasium.Env  # type: ignore[attr-defined]
+    gym.spaces = gymnasium.spaces  # type: ignore[attr-defined]
+    utils = types.ModuleType("gym.utils")
+    seeding = types.ModuleType("gym.utils.seeding")
+
+    def np_random(seed: Any = None) -> Any:
+        seed = int(np.random.SeedSequence(seed).generate_state(1)[0]) if seed is None else int(seed)
+        return np.random.RandomState(seed), seed
+
+    seeding.np_random = np_random  # type: ignore[attr-defined]
+    utils.seeding = seeding  # type: ignore[attr-defined]
+    gym.utils = utils  # type: ignore[attr-defined]
+    sys.modules.update({"gym": gym, "gym.spaces": gymnasium.spaces, "gym.utils": utils, "gym.utils.seeding": seeding})
+    sys.modules.setdefault("tensorflow", types.ModuleType("tensorflow"))
+    sys.path.insert(0, str(folder))
+    import HPCSimPickJobs  # type: ignore[import-not-found]
+
+    return HPCSimPickJobs
+
+
+
+def schedgym_env(mod: Any, trace: str, seed: int) -> Any:
+    import gymnasium
+
+    class Adapter(gymnasium.Env):  # type: ignore[misc]
+        metadata = {"render_modes": []}
+
+        def __init__(self) -> None:
+            import contextlib
+            import io
+
+            with contextlib.redirect_stdout(io.StringIO()):  # SchedGym prints while loading
+                self.env = mod.HPCEnv(shuffle=False, backfil=False, skip=False, job_score_type=0, batch_job_slice=0, build_sjf=False)
+                self.env.seed(seed)
+                self.env.my_init(workload_file=trace)
+            self.action_space = self.env.action_space
+            self.observation_space = gymnasium.spaces.Box(0.0, 1.0, self.env.observation_space.shape, np.float32)
+            self.k, self.f = mod.MAX_QUEUE_SIZE, mod.JOB_FEATURES
+            pad = np.array([0] + [1] * (self.f - 2) + [0], dtype=np.float32)
+            self._pad, self._ones = pad, np.ones(self.f, dtype=np.float32)
+            self._obs = np.zeros(self.observation_space.shape, np.float32)
+
+        def _set(self, o: Any) -> np.ndarray:
+            self._obs = np.asarray(o, dtype=np.float32)
+            return self._obs
+
+        def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+            if seed is not None:
+                self.env.seed(seed)
+            o, _ = self.env.reset()
+            return self._set(o), {}
+
+        def step(self, a: Any) -> Any:
+            o, r, d, *_ = self.env.step(int(a))
+            if o is None:  # the end: SchedGym returns no observation
+                return self._obs, float(r), True, False, {}
+            return self._set(o), float(r), bool(d), False, {}
+
+        def action_masks(self) -> np.ndarray:
+            rows = self._obs.reshape(self.k, self.f)
+            return ~((rows == self._pad).all(axis=1) | (rows == self._ones).all(axis=1))
+
+    return Adapter()
+
+
+def train(make_venv: Any, steps: int, seed: int, n_steps: int) -> Dict[str, Any]:
+    from sb3_contrib import MaskablePPO
+
+    venv = make_venv()
+    try:
+        model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=256, n_epochs=4, seed=seed, verbose=0, device="cpu")
+        t0 = time.perf_counter()
+        model.learn(total_timesteps=steps)
+        dt = time.perf_counter() - t0
+    finally:
+        venv.close()
+    return {"steps": int(model.num_timesteps), "seconds": round(dt, 2), "steps_per_s": round(model.num_timesteps / dt, 1)}
+
+
+def step_alone(env: Any, steps: int) -> float:
+    rng = np.random.default_rng(0)
+    env.reset(seed=0)
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        m = np.asarray(env.action_masks())
+        _, _, t, tr, _ = env.step(int(rng.choice(np.flatnonzero(m))))
+        if t or tr:
+            env.reset()
+    return round(steps / (time.perf_counter() - t0), 1)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--schedgym", default=os.environ.get("SCHEDGYM_DIR", str(REPO.parent / "ext" / "deep-batch-scheduler")), help="a checkout of DIR-LAB/deep-batch-scheduler")
+    p.add_argument("--trace", default=None, help="lublin_256.swf (default: the checkout's data/lublin_256.swf)")
+    p.add_argument("--steps", type=int, default=8192, help="MaskablePPO training steps per run")
+    p.add_argument("--alone-steps", type=int, default=3000, help="steps of each env stepped alone")
+    p.add_argument("--envs", default="1,8")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--address", help="a running clustergym serve (default: a local server)")
+    a = p.parse_args()
+    try:
+        import gymnasium  # noqa: F401
+        import sb3_contrib  # noqa: F401
+        from stable_baselines3.common.vec_env import DummyVecEnv
+    except ImportError as e:
+        skip(f"needs gymnasium, stable-baselines3 and sb3-contrib ({e}); pip install -e 'python-client[sb3]'")
+    folder = Path(a.schedgym)
+    trace = Path(a.trace) if a.trace else folder / "data" / "lublin_256.swf"
+    if not (folder / "HPCSimPickJobs.py").is_file():
+        skip(f"no SchedGym sources at {folder} (clone github.com/DIR-LAB/deep-batch-scheduler; --schedgym or $SCHEDGYM_DIR)")
+    if not trace.is_file() or trace.stat().st_size < 1000:
+        skip(f"no lublin_256 trace at {trace}")
+    mod = import_schedgym(folder)
+    from clustergym.sb3 import make_sb3_vec
+
+    config = {"workload": str(trace.resolve()), "k": mod.MAX_QUEUE_SIZE, "trajectory": {"length": mod.JOB_SEQUENCE_SIZE, "origin": "random"},
+              "observation": "flat", "unfit": "reserve", "reward": "bsld"}
+    server = None
+    address = a.address
+    if address is None:
+        server = clustergym.LocalServer(data_roots=[str(trace.resolve().parent)])
+        address = server.address
+    out: Dict[str, Any] = {"settings": {"algo": "MaskablePPO MlpPolicy", "trace": trace.name, "k": mod.MAX_QUEUE_SIZE, "trajectory": mod.JOB_SEQUENCE_SIZE,
+                                        "steps": a.steps, "n_steps_per_env": 256, "batch_size": 256, "n_epochs": 4}}
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+        # stepped alone
+        sg = schedgym_env(mod, str(trace), a.seed)
+        cg = clustergym.make("clustergym/Job-v0", config, address=address)
+        out["alone_steps_per_s"] = {"schedgym": step_alone(sg, a.alone_steps), "clustergym": step_alone(cg, a.alone_steps)}
+        cg.close()
+        runs: List[Dict[str, Any]] = []
+        for n in [int(x) for x in a.envs.split(",")]:
+            s = train(lambda: DummyVecEnv([lambda i=i: schedgym_env(mod, str(trace), a.seed + i) for i in range(n)]), a.steps, a.seed, 256)
+            c = train(lambda: make_sb3_vec("clustergym/Job-v0", n, config, address, seeds=a.seed), a.steps, a.seed, 256)
+            runs.append({"envs": n, "schedgym": s, "clustergym": c, "clustergym_over_schedgym": round(c["steps_per_s"] / s["steps_per_s"], 2)})
+        out["training"] = runs
+    finally:
+        if server is not None:
+            server.stop()
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
