@@ -145,9 +145,11 @@ class Env(_ServerResource, _EnvBase):  # type: ignore[misc, valid-type]
       ``queue_length``, ``running``, and at episode end ``metrics`` (the simulator's summary) and
       ``episode`` (return, steps, time, seed, origin, length).
 
-    A forbidden action raises :class:`~clustergym.errors.InvalidActionError`; the state is
-    unchanged, so the episode can go on with a valid action. ``step`` after the episode ended raises
-    :class:`~clustergym.errors.BadStateError` until ``reset``.
+    Every action of ``action_space`` is accepted: one the mask forbids is, by default, a no-op with
+    ``info["invalid_action"]`` and the reward ``-invalid_action_penalty`` (docs/environments.md,
+    "Invalid actions"); with ``invalid_action: "raise"`` in the config, and for a value outside the
+    space, it raises :class:`~clustergym.errors.InvalidActionError` and the state is unchanged.
+    ``step`` after the episode ended raises :class:`~clustergym.errors.BadStateError` until ``reset``.
     """
 
     metadata: Dict[str, Any] = {"render_modes": []}

@@ -330,8 +330,10 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
         """Steps env ``i`` with ``actions[i]`` (``num_envs`` integers: an integer array or a list).
         Returns ``(observations, rewards, terminations, truncations, infos)``.
 
-        A forbidden action raises :class:`~clustergym.errors.InvalidActionError` (``.index`` is the
-        env) and no env is stepped or reset.
+        A masked-out action is that env's no-op (``infos["invalid_action"]``; docs/environments.md,
+        "Invalid actions"). An action outside the space (or a masked-out one in an env made with
+        ``invalid_action: "raise"``) raises :class:`~clustergym.errors.InvalidActionError` (``.index``
+        is the env) and no env is stepped or reset.
         """
         obs, rewards, terminated, truncated, infos = self._step_lists(actions)
         return obs, rewards, terminated, truncated, batch_infos(infos, self.num_envs)

@@ -17,8 +17,9 @@ The same MaskablePPO settings on both (MlpPolicy, flat observations, ``lublin_25
 visible jobs, 256-job trajectories, n_steps, batch size, epochs), on 1 env (SB3's ``DummyVecEnv``
 of SchedGym against ``make_sb3_vec("clustergym/Job-v0", 1)``) and on 8 envs (``DummyVecEnv`` of 8
 SchedGyms against ``make_sb3_vec(..., 8)``: one ``step_batch`` message a step). The runs alternate
-(SchedGym 1, clustergym 1, SchedGym 8, clustergym 8). Also the envs stepped alone (random valid
-actions, no learning). Prints ONE JSON line (steps/s of each and the ratios clustergym/SchedGym).
+in ``--rounds`` slices, SchedGym then clustergym, each slice a fresh model (the machine's load
+changes under both alike). Also the envs stepped alone (random valid actions, no learning), in
+alternating slices too. Prints ONE JSON line (steps/s of each and the ratios clustergym/SchedGym).
 
 Exits with status 3 and a ``skipped:`` line when sb3-contrib, gymnasium or the SchedGym sources
 or trace are absent.
@@ -136,19 +137,25 @@ def train(make_venv: Any, steps: int, seed: int, n_steps: int) -> Dict[str, Any]
         dt = time.perf_counter() - t0
     finally:
         venv.close()
-    return {"steps": int(model.num_timesteps), "seconds": round(dt, 2), "steps_per_s": round(model.num_timesteps / dt, 1)}
+    return {"steps": int(model.num_timesteps), "seconds": dt}
 
 
-def step_alone(env: Any, steps: int) -> float:
-    rng = np.random.default_rng(0)
-    env.reset(seed=0)
+def step_alone(env: Any, steps: int, seed: int) -> float:
+    """Seconds for ``steps`` random valid steps (resets included)."""
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
     t0 = time.perf_counter()
     for _ in range(steps):
         m = np.asarray(env.action_masks())
         _, _, t, tr, _ = env.step(int(rng.choice(np.flatnonzero(m))))
         if t or tr:
             env.reset()
-    return round(steps / (time.perf_counter() - t0), 1)
+    return time.perf_counter() - t0
+
+
+def total(parts: List[Dict[str, Any]]) -> Dict[str, Any]:
+    steps, seconds = sum(p["steps"] for p in parts), sum(p["seconds"] for p in parts)
+    return {"steps": steps, "seconds": round(seconds, 2), "steps_per_s": round(steps / seconds, 1)}
 
 
 def main() -> None:
@@ -158,6 +165,7 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=8192, help="MaskablePPO training steps per run")
     p.add_argument("--alone-steps", type=int, default=3000, help="steps of each env stepped alone")
     p.add_argument("--envs", default="1,8")
+    p.add_argument("--rounds", type=int, default=4, help="alternating slices per side (each a fresh model of --steps / --rounds steps)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--address", help="a running clustergym serve (default: a local server)")
     a = p.parse_args()
@@ -189,17 +197,27 @@ def main() -> None:
         import torch
 
         torch.set_num_threads(1)
-        # stepped alone
+        # stepped alone, alternating slices
         sg = schedgym_env(mod, str(trace), a.seed)
         cg = clustergym.make("clustergym/Job-v0", config, address=address)
-        out["alone_steps_per_s"] = {"schedgym": step_alone(sg, a.alone_steps), "clustergym": step_alone(cg, a.alone_steps)}
+        ts = tc = 0.0
+        per = max(1, a.alone_steps // a.rounds)
+        for r in range(a.rounds):
+            ts += step_alone(sg, per, a.seed + r)
+            tc += step_alone(cg, per, a.seed + r)
         cg.close()
+        out["alone_steps_per_s"] = {"schedgym": round(per * a.rounds / ts, 1), "clustergym": round(per * a.rounds / tc, 1)}
         runs: List[Dict[str, Any]] = []
         for n in [int(x) for x in a.envs.split(",")]:
-            s = train(lambda: DummyVecEnv([lambda i=i: schedgym_env(mod, str(trace), a.seed + i) for i in range(n)]), a.steps, a.seed, 256)
-            c = train(lambda: make_sb3_vec("clustergym/Job-v0", n, config, address, seeds=a.seed), a.steps, a.seed, 256)
+            sp: List[Dict[str, Any]] = []
+            cp: List[Dict[str, Any]] = []
+            for r in range(a.rounds):
+                sp.append(train(lambda: DummyVecEnv([lambda i=i: schedgym_env(mod, str(trace), a.seed + r * n + i) for i in range(n)]), a.steps // a.rounds, a.seed + r, 256))
+                cp.append(train(lambda: make_sb3_vec("clustergym/Job-v0", n, config, address, seeds=a.seed + r * n), a.steps // a.rounds, a.seed + r, 256))
+            s, c = total(sp), total(cp)
             runs.append({"envs": n, "schedgym": s, "clustergym": c, "clustergym_over_schedgym": round(c["steps_per_s"] / s["steps_per_s"], 2)})
         out["training"] = runs
+        out["load_average"] = list(os.getloadavg())
     finally:
         if server is not None:
             server.stop()

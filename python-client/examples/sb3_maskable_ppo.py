@@ -69,7 +69,8 @@ def main() -> None:
     finally:
         venv.close()
     held_out = [10_000 + i for i in range(a.eval_episodes)]
-    trained = evaluate(lambda o, m: int(model.predict(o, action_masks=m, deterministic=True)[0]), env_id, config, a.address, held_out)
+    # masks are read-only views of the reply; torch wants a writable array
+    trained = evaluate(lambda o, m: int(model.predict(o, action_masks=m.copy(), deterministic=True)[0]), env_id, config, a.address, held_out)
     first = evaluate(lambda o, m: int(np.flatnonzero(m)[0]), env_id, config, a.address, held_out)
     print(json.dumps({"env": env_id, "algo": "MaskablePPO", "envs": a.envs, "steps": int(model.num_timesteps), "train_s": round(elapsed, 1),
                       "steps_per_s": round(model.num_timesteps / elapsed), "eval_mean_bsld_trained": round(trained, 3), "eval_mean_bsld_first_allowed": round(first, 3)}))
