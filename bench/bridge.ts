@@ -31,12 +31,41 @@ function runWire(args: string[]): Record<string, unknown> {
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
 }
 
+/**
+ * Issue 31's yardstick from a `bench_wire.py` run: per env count, the Python step time against the raw
+ * ZeroMQ round trip with the same payload whose server steps the same envs in process (`raw_sim`),
+ * target at most 1.25, and where a step goes on both sides (Python CPU and decoding; the server's
+ * env steps, reply encoding, and the rest of its handling).
+ */
+export function wireYardstick(run: Record<string, unknown>): Record<string, unknown>[] | undefined {
+  const results = run.results as Record<string, unknown>[] | undefined;
+  return results?.map((r) => {
+    const u = r.us_per_trip as Record<string, number>;
+    return {
+      envs: r.envs,
+      python_step_us: u.total,
+      raw_plus_in_process_step_us: u.raw_sim_total,
+      ratio: r.python_step_over_raw_sim,
+      within_1_25: r.within_1_25,
+      raw_us: u.raw_total,
+      python_cpu_us: u.python_cpu,
+      python_decode_us: u.python_decode,
+      server_env_us: u.server_env,
+      server_encode_us: u.server_encode,
+      server_dispatch_us: u.server_dispatch,
+    };
+  });
+}
+
 /** The bridge figures (steps/s through the bridge; the bridge against raw ZeroMQ side by side for 1, 8 and 64 envs). */
 export function benchBridge(): Record<string, unknown> {
   const probe = spawnSync(PYTHON, ['-c', 'import zmq, msgpack, numpy'], { encoding: 'utf8' });
   if (probe.status !== 0) return { skipped: `no ${PYTHON} with pyzmq, msgpack and numpy` };
   const extra = existsSync(LUBLIN) ? ['--workload', LUBLIN] : [];
+  // issue 31: Job-v0 K 128 on the embedded default, 1 and 8 envs, many short interleaved slices
+  const yardstick = runWire(['--env', 'clustergym/Job-v0', '--k', '128', '--envs', '1,8', '--seconds', '6', '--rounds', '30']);
   return {
+    python_step_vs_raw_plus_in_process_step: wireYardstick(yardstick) ?? yardstick,
     workload: extra.length ? 'lublin_256.swf' : 'embedded default (mixed-300)',
     single_job_v0_k128: run(['--env', 'clustergym/Job-v0', '--k', '128', '--envs', '1', '--steps', '20000', ...extra]),
     vec16_job_v0_k128: run(['--env', 'clustergym/Job-v0', '--k', '128', '--envs', '16', '--steps', '64000', ...extra]),

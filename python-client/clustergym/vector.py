@@ -114,6 +114,7 @@ def _seed_list(seeds: SeedsLike, n: int) -> Optional[List[Optional[int]]]:
 
 
 _PLAIN_NUMBERS = frozenset([bool, int, float])
+_INT = {int}
 
 
 def _kind(v: Any) -> str:
@@ -174,19 +175,22 @@ def batch_infos(infos: Sequence[Optional[Mapping[str, Any]]], n: Optional[int] =
     n = len(infos) if n is None else n
     out: Dict[str, Any] = {}
     first = infos[0] if len(infos) else None
-    if len(infos) == n and first and all(info is not None and info.keys() == first.keys() for info in infos):
-        # every env has the same keys (the usual case): one column per key, full masks
-        ones = np.ones(n, dtype=np.bool_)  # copied per key (np.ones itself costs 4 times a copy)
-        for k in first:
-            values = [info[k] for info in infos]  # type: ignore[index]
-            t0 = type(values[0])
-            # the hot path of every step: a column of Python ints (or of floats) in every env
-            if (t0 is int or t0 is float) and all(type(v) is t0 for v in values):
-                out[k] = np.array(values, dtype=np.int64 if t0 is int else np.float64)
-            else:
-                out[k] = _column(k, None, values, n)
-            out["_" + k] = ones.copy()
-        return out
+    if len(infos) == n and first and None not in infos:
+        fk = first.keys()
+        if all([info.keys() == fk for info in infos]):  # type: ignore[union-attr]
+            # every env has the same keys (the usual case): one column per key, full masks
+            ones = np.ones(n, dtype=np.bool_)  # copied per key (np.ones itself costs 4 times a copy)
+            for k in fk:
+                values = [info[k] for info in infos]  # type: ignore[index]
+                # the hot path of every step: Python numbers, whose dtype numpy infers as _column
+                # would (int64 for ints and bools with ints, float64 as soon as one is a float, bool)
+                if set(map(type, values)) <= _PLAIN_NUMBERS:
+                    col = np.array(values)
+                    out[k] = col if col.dtype != object else _column(k, None, values, n)
+                else:
+                    out[k] = _column(k, None, values, n)
+                out["_" + k] = ones.copy()
+            return out
     keys: Dict[str, Tuple[List[int], List[Any]]] = {}
     for i, info in enumerate(infos):
         if info:
@@ -407,7 +411,7 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
         ended = terminated | truncated
         self._masks = np.asarray(r["action_masks"], dtype=np.uint8)
         if mode == AutoresetMode.SAME_STEP:
-            infos = [_same_step_info(info) if ended[i] else info for i, info in enumerate(raw)]
+            infos = [_same_step_info(info) if e else info for e, info in zip(ended.tolist(), raw)] if ended.any() else raw
         else:
             infos = raw
             self._ended = ended.copy()
@@ -456,7 +460,7 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
         """``step_batch`` over the envs ``idx``: a binary frame when the server offers them and every
         action is an int32, else msgpack (whose reply names what is wrong with an action)."""
         layout = self._layout
-        if layout is not None and all(type(a) is int and -(2**31) <= a < 2**31 for a in actions):
+        if layout is not None and actions and set(map(type, actions)) == _INT and -(2**31) <= min(actions) and max(actions) < 2**31:
             numbers = self._handle_numbers
             raw = self.client.step_frame("step_batch", [numbers[i] for i in idx], actions, autoreset)
             return binary.decode_step_batch(layout, raw, len(idx))
