@@ -7,8 +7,9 @@
  * 64 envs; plus the raw ping-pong whose server computes as long as the envs do, `raw_busy`, and the one
  * whose server steps its own in-process copies of the envs, `raw_sim`, the ceiling of any bridge; with the
  * binary step frames, the client's default, and again with msgpack maps), and
- * returns their JSON lines. Skipped, with the reason, when no
- * Python with pyzmq, msgpack and numpy is found.
+ * returns their JSON lines, led by issue 31's yardstick (`wireYardstick`: the Python step at 1 and 8
+ * envs against the raw round trip plus the in-process step, with both sides' split). Skipped, with
+ * the reason, when no Python with pyzmq, msgpack and numpy is found.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -15,15 +15,22 @@ pair and FCFS on held-out episodes (mean bounded slowdown, lower is better).
 """
 from __future__ import annotations
 
-import argparse
-import json
-import sys
-import time
+import os
 
-import numpy as np
+# One BLAS/OpenMP thread unless told otherwise (set before numpy and torch load): with few cores,
+# idle BLAS threads spin after each matrix product and starve the clustergym server process
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
-import _common  # noqa: F401
-import clustergym
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import _common  # noqa: F401, E402
+import clustergym  # noqa: E402
 
 
 def evaluate(policy, config: dict, address, seeds) -> float:
