@@ -50,6 +50,7 @@ export function wireYardstick(run: Record<string, unknown>): Record<string, unkn
       within_1_25: r.within_1_25,
       raw_us: u.raw_total,
       python_cpu_us: u.python_cpu,
+      raw_python_cpu_us: u.raw_python_cpu,
       python_decode_us: u.python_decode,
       server_env_us: u.server_env,
       server_encode_us: u.server_encode,

@@ -219,7 +219,7 @@ def main() -> None:
             rs = RawLoop(raw_addr, req, rep, sim=json.dumps({"env_id": a.env, "config": config, "n": n}))
             rs.run(50)
             bt = rt = rbt = rst = 0.0
-            env_s = handle_s = encode_s = cpu_s = 0.0
+            env_s = handle_s = encode_s = cpu_s = raw_cpu_s = 0.0
             for _ in range(a.rounds):
                 s0 = c.request("stats")
                 c0 = time.process_time()
@@ -229,7 +229,9 @@ def main() -> None:
                 env_s += s1["env_s"] - s0["env_s"]
                 handle_s += s1["handle_s"] - s0["handle_s"]
                 encode_s += s1.get("encode_s", 0.0) - s0.get("encode_s", 0.0)
+                c0 = time.process_time()
                 rt += timed(r, per)
+                raw_cpu_s += time.process_time() - c0
                 # as busy as the envs were in this very slice
                 rb.busy_us = (s1["env_s"] - s0["env_s"]) / per * 1e6
                 rbt += timed(rb, per)
@@ -271,6 +273,9 @@ def main() -> None:
                     # the Python client: its CPU per step (socket calls included) and the decoding of
                     # one reply (infos batched as the vector env does)
                     "python_cpu": round(cpu_s / trips * 1e6, 1),
+                    # the raw ping-pong's Python CPU per trip (socket calls, no decoding): the client's
+                    # own cost is python_cpu minus this
+                    "raw_python_cpu": round(raw_cpu_s / trips * 1e6, 1),
                     "python_decode": round(dec, 1),
                 },
                 # issue 31's yardstick: the Python step time against the raw ZeroMQ round trip with the
