@@ -60,8 +60,6 @@ _DEFAULT = _Default()
 
 # How often a waiting request checks that a local server process is still alive (ms).
 _LIVENESS_SLICE_MS = 250
-#: Replies larger than this are decoded in place (zero-copy) instead of being copied into ``bytes``.
-_IN_PLACE_BYTES = 32 * 1024
 
 
 def normalize_address(address: str) -> str:
@@ -185,10 +183,10 @@ class Client:
         rid = next(self._ids) & 0xFFFFFFFF
         sock.send(binary.encode_request(op, rid, handles, actions, autoreset, self._token_bytes))
         raw = self._receive(sock, rid, op, timeout)
-        assert isinstance(raw, (bytes, memoryview))
+        assert isinstance(raw, bytes)
         return raw
 
-    def _receive(self, sock: zmq.Socket, rid: int, op: str, timeout: Union[float, None, _Default]) -> Union[Dict[str, Any], bytes, memoryview]:
+    def _receive(self, sock: zmq.Socket, rid: int, op: str, timeout: Union[float, None, _Default]) -> Union[Dict[str, Any], bytes]:
         """Waits for the reply to request ``rid``: the reply map, or the bytes of a binary reply."""
         t = self.timeout if isinstance(timeout, _Default) else timeout
         deadline = None if t is None else time.monotonic() + t
@@ -202,7 +200,7 @@ class Client:
             self._rcvtimeo = slice_ms
         while True:
             try:
-                frame = sock.recv(copy=False)
+                raw = sock.recv()
             except zmq.Again:
                 if self._check_alive is not None:
                     why = self._check_alive()
@@ -215,9 +213,6 @@ class Client:
                         "(is the server running and reachable? raise timeout= for slow operations)",
                     ) from None
                 continue
-            # a large reply (a batch's observations) is read in place, not copied into bytes: the
-            # arrays decoded from it are views of the message
-            raw: Any = frame.buffer if len(frame) > _IN_PLACE_BYTES else frame.bytes
             if raw[:1] == b"\xc1":
                 if len(raw) >= 8 and binary.reply_id(raw) == rid:
                     return raw
