@@ -351,11 +351,11 @@ export abstract class ClusterEnv implements Env {
     this.actions.push(action);
     if (verdict === 'noop') {
       // nothing moves: the observation buffers and the mask are the current state's
-      const penalty = -this.invalid.penalty;
-      this.episodeReturn += penalty;
+      const reward = this.invalid.reward;
+      this.episodeReturn += reward;
       const info = this.info();
       info.invalid_action = true;
-      return { observation: this.obs.value, reward: penalty, terminated: false, truncated: false, info };
+      return { observation: this.obs.value, reward, terminated: false, truncated: false, info };
     }
     const taken = verdict === 'apply' ? action : this.invalid.substitute;
     const sim = this.simulator;
@@ -369,7 +369,7 @@ export abstract class ClusterEnv implements Env {
     }
     this.steps++;
     let reward = this.reward.dense({ flowtime: this.tracker.flow - f0, energy: sim.energy - e0, dt: sim.now - t0 });
-    if (verdict === 'substitute') reward -= this.invalid.penalty;
+    if (verdict === 'substitute') reward += this.invalid.reward;
     const terminated = this.done;
     const c = this.config;
     const truncated = !terminated && ((c.max_steps !== undefined && this.steps >= c.max_steps) || (c.max_sim_time !== undefined && sim.now >= c.max_sim_time));

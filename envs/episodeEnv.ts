@@ -140,7 +140,7 @@ export abstract class EpisodeEnv<O extends GymObservation, I extends GymInfo> im
     this.actions.push(action);
     if (verdict === 'noop') {
       // nothing moves: the last observation (the env's buffer, unchanged) and info again
-      const reward = -this.invalidRule.penalty;
+      const reward = this.invalidRule.reward;
       this.ret += reward;
       const info = { ...this.lastInfo!, invalid_action: true };
       delete info.action_taken;
@@ -150,7 +150,7 @@ export abstract class EpisodeEnv<O extends GymObservation, I extends GymInfo> im
     this.steps++;
     const r = this.apply(taken);
     if (verdict === 'substitute') {
-      r.reward -= this.invalidRule.penalty;
+      r.reward += this.invalidRule.reward;
       r.info.invalid_action = true;
       r.info.action_taken = taken;
     }

@@ -61,6 +61,8 @@ export class InvalidActionRule {
   readonly mode: InvalidActionMode;
   readonly penalty: number;
   readonly limit: number;
+  /** The reward of a forbidden action: minus the penalty (0, not -0, without one). */
+  readonly reward: number;
   /** Forbidden actions in a row (reset by an allowed action and by `reset`). */
   streak = 0;
   /** With `substitute`: the action to apply. */
@@ -70,6 +72,7 @@ export class InvalidActionRule {
     this.mode = s.invalid_action ?? DEFAULT_INVALID_ACTION.invalid_action;
     this.penalty = s.invalid_action_penalty ?? DEFAULT_INVALID_ACTION.invalid_action_penalty;
     this.limit = s.invalid_action_limit ?? DEFAULT_INVALID_ACTION.invalid_action_limit;
+    this.reward = this.penalty === 0 ? 0 : -this.penalty;
   }
 
   /**

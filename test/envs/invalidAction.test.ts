@@ -125,6 +125,15 @@ describe('invalid actions (default rule: a no-op)', () => {
     }
   });
 
+  it('without a penalty a forbidden action earns exactly 0 (not -0), and the return is unchanged', () => {
+    const env = make('clustergym/Job-v0', SMALL_CONFIGS['clustergym/Job-v0']);
+    env.reset({ seed: 4 });
+    const bad = env.actionMask().indexOf(0);
+    const r = env.step(bad);
+    expect(Object.is(r.reward, 0)).toBe(true);
+    expect(r.info.invalid_action).toBe(true);
+  });
+
   it('the config fields are checked', () => {
     for (const id of allEnvIds()) {
       expect(() => make(id, { ...SMALL_CONFIGS[id], invalid_action: 'ignore' })).toThrow(/invalid_action/);
