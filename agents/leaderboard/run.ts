@@ -235,16 +235,21 @@ export async function runSetting(
         seconds: (performance.now() - t) / 1000,
       });
     }
-  const { best, learned: cmp } = compareLearned(seed, setting.name, rows, setting.lower_is_better);
+  return settingResult(setting, seed, h.episodes, rows, (performance.now() - t0) / 1000);
+}
+
+/** A setting's result from its rows (heuristics, learned, references) on the episodes of leaderboard seed `seed`. */
+export function settingResult(setting: Setting, seed: number, episodes: { seed: number; origin: number }[], rows: PolicyRow[], seconds: number): SettingResult {
+  const { best, learned } = compareLearned(seed, setting.name, rows, setting.lower_is_better);
   return {
     name: setting.name,
     env_id: setting.env.id,
     metric: setting.metric,
     lower_is_better: setting.lower_is_better,
-    episode_seeds: h.episodes,
+    episode_seeds: episodes,
     policies: rows,
     best_heuristic: best.name,
-    learned: cmp,
-    seconds: (performance.now() - t0) / 1000,
+    learned,
+    seconds,
   };
 }
