@@ -5,6 +5,7 @@
  * Done-when check that on exported episodes the leaderboard's best heuristic is at least as good as
  * the best of every order x resource selection x backfilling (none, EASY) that `clustergym compare` runs there.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -279,6 +280,64 @@ describe('clustergym leaderboard', () => {
         // and the leaderboard's own figure of that policy is compare's
         expect(sums.get(best.name)).toBeCloseTo(best.mean, 9);
       }
+    },
+  );
+
+  const python = (mods: string) => spawnSync('/usr/bin/python3', ['-c', `import ${mods}`]).status === 0;
+  const HAVE_PY = python('zmq, msgpack, numpy');
+  const HAVE_TORCH = HAVE_PY && python('torch');
+  const py = (script: string, args: string[]) => {
+    const r = spawnSync('/usr/bin/python3', [join(ROOT, 'python-client/examples', script), ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONPATH: join(ROOT, 'python-client') },
+      timeout: 240_000,
+    });
+    expect(r.stderr).not.toMatch(/Traceback/);
+    expect(r.status).toBe(0);
+    return r.stdout;
+  };
+
+  it.skipIf(!HAVE_PY)(
+    `a Python policy over the bridge on the exported episodes is a learned row${HAVE_PY ? '' : ' (skipped: /usr/bin/python3 lacks zmq, msgpack or numpy)'}`,
+    () => {
+      const exp = mkdtempSync(join(tmpdir(), 'cg-lb-py-'));
+      const base = ['--configs', configs, '--seed', '9', '--episodes', '2', '--settings', 'demo', '--models', 'none', '--out', out];
+      run([...base, '--export', exp]);
+      const fcfs = join(exp, 'fcfs.json');
+      py('leaderboard_play.py', ['--episodes', join(exp, 'demo'), '--policy', 'fcfs', '--name', 'fcfs-python', '--out', fcfs]);
+      const files = [fcfs];
+      if (HAVE_TORCH) {
+        // the CleanRL-style PyTorch PPO, trained briefly on the demo's env, then played greedily on the same episodes
+        const agent = join(exp, 'agent.pt');
+        const platform = join(ROOT, 'data/platforms/hetero-20.json');
+        py('ppo_torch.py', [
+          '--total-steps',
+          '128',
+          '--num-envs',
+          '2',
+          '--num-steps',
+          '64',
+          '--jobs',
+          '40',
+          '--eval-episodes',
+          '1',
+          '--quiet',
+          '--save',
+          agent,
+          '--platform',
+          platform,
+        ]);
+        const ppo = join(exp, 'ppo.json');
+        py('leaderboard_play.py', ['--episodes', join(exp, 'demo'), '--policy', `ppo_torch:${agent}`, '--out', ppo]);
+        files.push(ppo);
+      }
+      const s = run([...base, '--results', files.join(',')]).doc.settings[0]!;
+      // FCFS through the env (committed head, EASY) makes the batch fcfs+easy schedule: the same episodes, the same figures
+      const row = s.policies.find((p) => p.name === 'fcfs-python')!;
+      expect(row.kind).toBe('learned');
+      const batch = s.policies.find((p) => p.name === 'fcfs:first+easy')!;
+      row.per_episode.forEach((v, i) => expect(v).toBeCloseTo(batch.per_episode[i]!, 9));
+      expect(s.learned.map((l) => l.name)).toEqual(HAVE_TORCH ? ['fcfs-python', 'ppo_torch'] : ['fcfs-python']);
     },
   );
 });
