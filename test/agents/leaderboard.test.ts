@@ -336,7 +336,9 @@ describe('clustergym leaderboard', () => {
       const row = s.policies.find((p) => p.name === 'fcfs-python')!;
       expect(row.kind).toBe('learned');
       const batch = s.policies.find((p) => p.name === 'fcfs:first+easy')!;
-      row.per_episode.forEach((v, i) => expect(v).toBeCloseTo(batch.per_episode[i]!, 9));
+      row.per_episode.forEach((v, i) => {
+        expect(v).toBeCloseTo(batch.per_episode[i]!, 9);
+      });
       expect(s.learned.map((l) => l.name)).toEqual(HAVE_TORCH ? ['fcfs-python', 'ppo_torch'] : ['fcfs-python']);
     },
   );
