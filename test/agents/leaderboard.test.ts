@@ -283,6 +283,17 @@ describe('clustergym leaderboard', () => {
     },
   );
 
+  it.skipIf(!HAVE_SHARED)(`--lookahead adds a reference row on Job-v0, never compared as a competitor${HAVE_SHARED ? '' : ` (${SHARED_MISSING})`}`, () => {
+    const s = run(['--configs', configs, '--seed', String(seed), '--episodes', '1', '--settings', 'rlsched', '--models', 'none', '--lookahead', '--out', out])
+      .doc.settings[0]!;
+    const ref = s.policies.filter((p) => p.kind === 'reference');
+    expect(ref.map((p) => p.name)).toEqual(['lookahead(m=2)']);
+    expect(ref[0]!.per_episode).toHaveLength(1);
+    expect(Number.isFinite(ref[0]!.mean)).toBe(true);
+    expect(s.learned).toEqual([]);
+    expect(s.best_heuristic).not.toBe('lookahead(m=2)');
+  });
+
   const python = (mods: string) => spawnSync('/usr/bin/python3', ['-c', `import ${mods}`]).status === 0;
   const HAVE_PY = python('zmq, msgpack, numpy');
   const HAVE_TORCH = HAVE_PY && python('torch');
