@@ -2,8 +2,11 @@
  * `clustergym demo` (what `npm start` runs): the embedded default end to end. Trains the PPO
  * baseline for a minute or two on the bundled heterogeneous platform (`data/platforms/hetero-20.json`,
  * 20 nodes, 496 cores) with Lublin–Feitelson jobs generated per episode, then evaluates it against
- * FCFS, SJF and F1, each with and without EASY backfilling, on held-out trajectories, prints the
- * table and writes the report.
+ * RLScheduler's five heuristics in the same env on held-out trajectories (the leaderboard's episodes
+ * of seed 0), prints the table and writes the report. Its last line states the verdict against the
+ * BEST heuristic at full strength (the leaderboard's `demo` setting, `data/configs/demo.json`: the
+ * five orders as batch schedulers over the whole queue with the env's committed head and EASY), with
+ * the paired 95 % bootstrap interval; the report page shows that leaderboard row.
  *
  *     clustergym demo [--out DIR] [--json] [--steps N] [--episodes N] [--backend auto|tensorflow|wasm|cpu]
  *
@@ -12,6 +15,7 @@
  * `evaluation.json`, `report/index.html` with the learning curve, the comparison bars, Gantt
  * charts of one held-out trajectory (PPO and FCFS) and the utilisation plot, and `demo.json`:
  * `{ "policies": [ { "name", "mean_bsld", "mean_wait", "utilisation", "makespan", "energy" } ],
+ * "leaderboard": { "best_heuristic", "diff": { "mean", "ci95" }, "verdict", "heuristics": [ { "name", "mean" } ] },
  * "train_seconds", "backend" }`, the learned policy named `ppo`. `--json` prints `demo.json` on
  * stdout instead of the table (and the other lines).
  */
