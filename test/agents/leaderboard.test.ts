@@ -283,6 +283,44 @@ describe('clustergym leaderboard', () => {
     },
   );
 
+  it.skipIf(!HAVE_SHARED)(`a shipped model plays its card's setting on the heuristics' episodes${HAVE_SHARED ? '' : ` (${SHARED_MISSING})`}`, () => {
+    const s = run([
+      '--configs',
+      configs,
+      '--seed',
+      String(seed),
+      '--episodes',
+      '2',
+      '--settings',
+      'rlsched',
+      '--models',
+      join(ROOT, 'data/models/lublin256'),
+      '--out',
+      out,
+    ]).doc.settings[0]!;
+    const ppo = s.policies.find((p) => p.kind === 'learned')!;
+    expect(ppo.name).toBe('ppo:lublin256');
+    expect(ppo.model).toBe(join(ROOT, 'data/models/lublin256'));
+    expect(ppo.per_episode).toHaveLength(2);
+    expect(s.learned.map((l) => l.name)).toEqual(['ppo:lublin256']);
+    // a model for another setting is refused
+    const bad = cli([
+      'leaderboard',
+      '--configs',
+      configs,
+      '--episodes',
+      '1',
+      '--settings',
+      'hetero',
+      '--models',
+      `hetero=${join(ROOT, 'data/models/lublin256')}`,
+      '--out',
+      out,
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/the model plays clustergym\/Job-v0; setting hetero is clustergym\/JobNode-v0/);
+  });
+
   it.skipIf(!HAVE_SHARED)(`--lookahead adds a reference row on Job-v0, never compared as a competitor${HAVE_SHARED ? '' : ` (${SHARED_MISSING})`}`, () => {
     const s = run(['--configs', configs, '--seed', String(seed), '--episodes', '1', '--settings', 'rlsched', '--models', 'none', '--lookahead', '--out', out])
       .doc.settings[0]!;
