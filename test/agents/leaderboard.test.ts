@@ -224,6 +224,9 @@ describe('clustergym leaderboard', () => {
     ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/leaderboard seed 40321, not 1/);
+    const unknown = cli(['leaderboard', '--configs', configs, '--settings', 'hetro', '--out', out]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--settings: unknown setting "hetro"/);
   });
 
   it.skipIf(!HAVE_SHARED)(
