@@ -24,6 +24,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
   bench: { summary: 'benchmarks: `bench env` measures environment steps per second', load: async () => (await import('./benchEnv.js')).command },
   train: { summary: 'train the tfjs PPO baseline from a training config', load: async () => (await import('./train.js')).command },
   evaluate: { summary: 'a trained model and the heuristics on the same held-out trajectories', load: async () => (await import('./evaluate.js')).command },
+  leaderboard: {
+    summary: "every setting's heuristics at full strength and the learned models on the same held-out episodes, with paired intervals",
+    load: async () => (await import('./leaderboard.js')).command,
+  },
   demo: {
     summary: 'train PPO briefly on the embedded default, compare with FCFS/SJF/F1 (+EASY), write a report (`npm start`)',
     load: async () => (await import('./demo.js')).command,

@@ -219,6 +219,9 @@ export async function train(config: PpoConfig, options: TrainOptions): Promise<T
         }
       : null,
     seed: c.seed,
+    // every episode seed training draws is below 2^31 (see the module comment); the leaderboard
+    // evaluates on seeds from 2^32 and refuses a model whose card does not say so
+    training_seeds: { from: 0, to: 2 ** 31 },
     steps: state.steps,
     updates: state.updates,
     episodes: state.episodes,

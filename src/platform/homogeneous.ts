@@ -15,6 +15,11 @@ import type { ModelsConfig, Platform } from './platform.js';
  * do not matter.
  */
 export function homogeneousPlatform(maxProcs: number, coresPerNode = 1, models: Partial<ModelsConfig> = {}): Platform {
+  return parsePlatform(homogeneousPlatformJson(maxProcs, coresPerNode, models), `homogeneous platform of ${maxProcs} processors`);
+}
+
+/** The native platform JSON of `homogeneousPlatform` (what `--export` writes as `platform.json`). */
+export function homogeneousPlatformJson(maxProcs: number, coresPerNode = 1, models: Partial<ModelsConfig> = {}): Record<string, unknown> {
   if (!(maxProcs > 0))
     throw new InputError('the workload does not say how many processors its machine had (no MaxProcs/MaxNodes header, no nb_res); give --platform');
   const full = Math.floor(maxProcs / coresPerNode);
@@ -23,10 +28,7 @@ export function homogeneousPlatform(maxProcs: number, coresPerNode = 1, models: 
   const nodes = [];
   if (full > 0) nodes.push({ count: full, memory_gb: 1024, processors: [proc(coresPerNode)] });
   if (rest > 0) nodes.push({ count: 1, memory_gb: 1024, processors: [proc(rest)] });
-  return parsePlatform(
-    { name: `homogeneous-${maxProcs}`, models: { memory: 'none', comm: 'shared', ...models }, clusters: [{ nodes }] },
-    `homogeneous platform of ${maxProcs} processors`,
-  );
+  return { name: `homogeneous-${maxProcs}`, models: { memory: 'none', comm: 'shared', ...models }, clusters: [{ nodes }] };
 }
 
 /**

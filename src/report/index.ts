@@ -15,6 +15,7 @@
 export * from './svg.js';
 export * from './learningCurve.js';
 export * from './comparisonBars.js';
+export * from './intervals.js';
 export * from './gantt.js';
 export * from './utilisation.js';
 export * from './html.js';

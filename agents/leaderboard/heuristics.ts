@@ -1,0 +1,138 @@
+/**
+ * The heuristics of a leaderboard setting, at full strength.
+ *
+ * - Cluster envs (Job-v0, JobNode-v0, PolicyPair-v0): each heuristic is a batch scheduler of
+ *   src/scheduling run by `runSimulation` on the episode's exact jobs and platform, as
+ *   `clustergym simulate` runs it: it sees the whole queue and places jobs with its own resource
+ *   selection (never an in-env agent limited to the env's K-job window). `JOB:RESOURCE[+BACKFILL]`
+ *   names are `PolicyScheduler`s; IRMaSim `workload_manager` objects (EnergyHeuristic, Backfill with
+ *   its energy/EDP orders) are IRMaSim's managers on clustergym's engine, their jobs shaped as their
+ *   layout says (one node per job).
+ * - Other systems' envs: heuristic agents of the env (`systemAgent`), each of which makes its
+ *   system's batch policy's decisions (dmr and never on Malleable-v0; unlimited, DYN(L) and CSC on
+ *   CoSched-v0; DRF, Tetris(f), first-fit and best-fit on Fair-v0; each fixed profile x backfill
+ *   setting and the queue-adaptive operator on Slurm-v0).
+ */
+import { InputError } from '../../src/core/errors.js';
+import { PythonRandom } from '../../src/core/rng.js';
+import { ClusterSimulator } from '../../src/execution/simulator.js';
+import type { Summary } from '../../src/metrics/summary.js';
+import type { Platform } from '../../src/platform/platform.js';
+import { makeIrmasimManager } from '../../src/scheduling/irmasim/index.js';
+import type { NodeFit } from '../../src/scheduling/placement.js';
+import { makeScheduler, parsePolicyName, type PolicySpec } from '../../src/scheduling/policyName.js';
+import { runSimulation } from '../../src/scheduling/run.js';
+import type { Job } from '../../src/workload/job.js';
+import type { GymEnv } from '../../envs/env.js';
+import type { EnvAgent } from '../episode.js';
+import { bestFitAgent, drfAgent, firstFitAgent, tetrisAgent } from '../fairness/index.js';
+import { dmrAgent, neverAgent } from '../malleable/index.js';
+import { FixedSettingAgent, QueueAdaptiveAgent } from '../slurm/index.js';
+import { CscAgent, FixedShareAgent, UnlimitedAgent } from '../timesharing/index.js';
+import type { Setting } from './settings.js';
+
+/** A heuristic of a cluster setting: a policy name (batch `PolicyScheduler`) or an IRMaSim manager. */
+export type ClusterHeuristic =
+  | { readonly name: string; readonly kind: 'policy'; readonly spec: PolicySpec }
+  | { readonly name: string; readonly kind: 'irmasim'; readonly manager: Record<string, unknown> };
+
+/** The name of an IRMaSim manager heuristic: `irmasim:TYPE(field=value,...)`. */
+export function irmasimName(wm: Record<string, unknown>): string {
+  const { type, ...rest } = wm;
+  const args = Object.entries(rest).map(([k, v]) => `${k}=${String(v)}`);
+  return `irmasim:${String(type ?? 'Minimal')}(${args.join(',')})`;
+}
+
+/** The cluster setting's heuristics, expanded and validated (duplicates removed, first kept). */
+export function clusterHeuristics(setting: Setting, where = `setting ${setting.name}`): ClusterHeuristic[] {
+  const h = setting.heuristics;
+  const out: ClusterHeuristic[] = [];
+  const seen = new Set<string>();
+  const add = (x: ClusterHeuristic) => {
+    if (seen.has(x.name)) return;
+    seen.add(x.name);
+    out.push(x);
+  };
+  if (h.policies)
+    for (const j of h.policies.jobs)
+      for (const r of h.policies.resources)
+        for (const b of h.policies.backfill) {
+          const spec = parsePolicyName(`${j}:${r}+${b}`, 'none', `${where} $.heuristics.policies`);
+          add({ name: spec.name, kind: 'policy', spec });
+        }
+  for (const n of h.names ?? []) {
+    const spec = parsePolicyName(n, 'none', `${where} $.heuristics.names`);
+    add({ name: spec.name, kind: 'policy', spec });
+  }
+  for (const wm of h.irmasim ?? []) {
+    makeIrmasimManager(wm, new PythonRandom(0), `${where} $.heuristics.irmasim`); // validates
+    add({ name: irmasimName(wm), kind: 'irmasim', manager: wm });
+  }
+  return out;
+}
+
+/** Engine options of a cluster episode's batch runs (from the env config). */
+export interface BatchOptions {
+  fit: NodeFit;
+  /** The scheduler keeps its chosen head job until it starts (RLScheduler's committed head). */
+  commitHead: boolean;
+  enforceMemory: boolean;
+  walltimeKill: boolean;
+}
+
+/** Runs heuristic `h` on `jobs` (an episode's exact jobs) on `platform`; the run's summary. */
+export function runClusterHeuristic(h: ClusterHeuristic, platform: Platform, jobs: readonly Job[], o: BatchOptions): Summary {
+  if (h.kind === 'policy') {
+    const scheduler = makeScheduler(h.spec, { seed: 0, fit: o.fit, commitHead: o.commitHead });
+    return runSimulation(platform, jobs, scheduler, { enforceMemory: o.enforceMemory, walltimeKill: o.walltimeKill }).summary;
+  }
+  const manager = makeIrmasimManager(h.manager, new PythonRandom(0), h.name);
+  // a shaped job that can never fit (larger than any node, under a one-node layout) is rejected by
+  // the run and counted as not finished: the leaderboard then ranks the heuristic as incomplete
+  const shaped = jobs.map(manager.shape);
+  const probe = new ClusterSimulator(platform, [], { enforceMemory: o.enforceMemory });
+  const runnable = shaped.filter((j) => probe.unfitReason(j) === null);
+  const summary = runSimulation(platform, runnable, manager.scheduler, { enforceMemory: o.enforceMemory, walltimeKill: o.walltimeKill }).summary;
+  return { ...summary, jobs_rejected: summary.jobs_rejected + shaped.length - runnable.length };
+}
+
+/** The heuristic agents of an env, by name (see the module comment). */
+export function systemAgent(envId: string, name: string, where: string): EnvAgent<GymEnv> {
+  const bad = (known: string) => new InputError(`$.heuristics.agents: no agent ${JSON.stringify(name)} for ${envId}; known: ${known}`, where);
+  let agent: EnvAgent<never> | undefined;
+  const share = /^share-(0\.25|0\.5|0\.75)$/.exec(name);
+  const csc = /^csc(?:-(0\.25|0\.5|0\.75|1))?$/.exec(name);
+  const tetris = /^tetris\((0(?:\.\d+)?|1)\)$/.exec(name);
+  const fixed = /^fixed-(\d+)$/.exec(name);
+  switch (envId) {
+    case 'clustergym/Malleable-v0':
+      agent = name === 'dmr' ? dmrAgent : name === 'never' ? neverAgent : undefined;
+      if (!agent) throw bad('dmr, never');
+      break;
+    case 'clustergym/CoSched-v0':
+      if (name === 'unlimited') agent = new UnlimitedAgent();
+      else if (share) agent = new FixedShareAgent(Number(share[1]));
+      else if (csc) agent = named(new CscAgent(csc[1] ? Number(csc[1]) : 0.5), name);
+      else throw bad('unlimited, share-L and csc-L for L in 0.25, 0.5, 0.75 (csc = csc-0.5)');
+      break;
+    case 'clustergym/Fair-v0':
+      if (name === 'drf') agent = drfAgent;
+      else if (name === 'first-fit') agent = firstFitAgent;
+      else if (name === 'best-fit') agent = bestFitAgent;
+      else if (tetris) agent = tetrisAgent(Number(tetris[1]));
+      else throw bad('drf, tetris(f) for f in [0, 1], first-fit, best-fit');
+      break;
+    case 'clustergym/Slurm-v0':
+      if (name === 'queue-adaptive') agent = new QueueAdaptiveAgent();
+      else if (fixed && Number(fixed[1]) < 12) agent = new FixedSettingAgent(Number(fixed[1]));
+      else throw bad('fixed-A for A in 0..11 (profile A % 4 x backfill floor(A / 4)), queue-adaptive');
+      break;
+    default:
+      throw new InputError(`$.env.id: no heuristic agents for ${envId}`, where);
+  }
+  return agent as unknown as EnvAgent<GymEnv>;
+}
+
+function named<T extends { act: EnvAgent<never>['act'] }>(agent: T, name: string): EnvAgent<never> {
+  return { name, act: agent.act.bind(agent) };
+}

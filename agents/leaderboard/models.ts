@@ -1,0 +1,157 @@
+/**
+ * Learned policies on the leaderboard.
+ *
+ * - **Model directories** (PPO models written by `clustergym train`): the model's `card.json` names
+ *   the setting it plays (`"setting": "rlsched"`) and the seeds its training drew episodes from
+ *   (`"training_seeds": { "from": 0, "to": 2147483648 }`, half-open). `--models SETTING=DIR` names
+ *   the setting instead. A model whose training seeds meet the evaluation range (2^32 up) is
+ *   refused, and so is a card without training seeds. The model plays greedily in the setting's
+ *   env (its config with the model's normalisation limits), one env per episode seed
+ *   (`evaluateNetwork`): the same seeds, hence the same jobs, as the heuristics.
+ * - **Results files** (`--results FILE`, a policy that ran elsewhere, e.g. in Python over the
+ *   bridge: `python-client/examples/leaderboard_ppo.py`): `{ "format": "clustergym-leaderboard-results",
+ *   "setting", "name", "seed", "per_episode": [{ "seed", "metric" }] }`; the episode seeds must be
+ *   exactly the leaderboard's for that seed and episode count.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
+import { parseJsonText } from '../../src/core/json.js';
+import { makeContext } from '../../envs/registry.js';
+import { clusterMetric, EVALUATION_SEEDS, type LearnedPlayer, meetsEvaluationSeeds } from './run.js';
+import type { Setting } from './settings.js';
+
+/** What the leaderboard reads of a model card. */
+const CardSchema = z
+  .object({
+    setting: z.string().min(1).optional(),
+    training_seeds: z.object({ from: z.number().int(), to: z.number().int() }).strict().optional(),
+  })
+  .passthrough();
+
+/** A learned model to play: its directory, its setting and its display name. */
+export interface ModelEntry {
+  dir: string;
+  setting: string;
+  name: string;
+}
+
+/** Reads a model directory's card (setting, training seeds), checking the seeds against the evaluation range. */
+export function readModelCard(dir: string): { setting?: string; training_seeds: { from: number; to: number } } {
+  const file = join(dir, 'card.json');
+  if (!existsSync(file)) throw new InputError('no card.json: the leaderboard needs the model card (its setting and training seeds)', dir);
+  const r = CardSchema.safeParse(parseJsonText(readFileSync(file, 'utf8'), file));
+  if (!r.success) throw inputErrorFromIssues(file, r.error.issues);
+  const seeds = r.data.training_seeds;
+  if (!seeds)
+    throw new InputError(
+      `$.training_seeds: missing; the card must record the seeds training drew episodes from (the trainer's: {"from": 0, "to": ${2 ** 31}}) so the leaderboard can check they are not its evaluation seeds`,
+      file,
+    );
+  if (meetsEvaluationSeeds(seeds))
+    throw new InputError(
+      `$.training_seeds: [${seeds.from}, ${seeds.to}) meets the evaluation seeds [${EVALUATION_SEEDS.from}, ${EVALUATION_SEEDS.to}): the leaderboard's episodes may have been trained on`,
+      file,
+    );
+  return { ...(r.data.setting !== undefined ? { setting: r.data.setting } : {}), training_seeds: seeds };
+}
+
+/** The models of `--models` entries (`DIR` or `SETTING=DIR`); each card is checked. */
+export function modelEntries(specs: readonly string[]): ModelEntry[] {
+  return specs.map((spec) => {
+    const eq = spec.indexOf('=');
+    const dir = resolve(eq > 0 ? spec.slice(eq + 1) : spec);
+    const card = readModelCard(dir);
+    const setting = eq > 0 ? spec.slice(0, eq) : card.setting;
+    if (!setting) throw new InputError('the card names no setting; write --models SETTING=DIR', dir);
+    return { dir, setting, name: `ppo:${dir.replace(/[\\/]+$/, '').replace(/^.*[\\/]/, '')}` };
+  });
+}
+
+/** The shipped models under `modelsRoot` (each directory with a card that names a setting). */
+export function shippedModels(modelsRoot: string): ModelEntry[] {
+  if (!existsSync(modelsRoot)) return [];
+  const dirs = readdirSync(modelsRoot)
+    .map((d) => join(modelsRoot, d))
+    .filter((d) => statSync(d).isDirectory() && existsSync(join(d, 'card.json')))
+    .filter((d) => typeof (parseJsonText(readFileSync(join(d, 'card.json'), 'utf8'), join(d, 'card.json')) as { setting?: unknown }).setting === 'string')
+    .sort();
+  return modelEntries(dirs);
+}
+
+/** A PPO model directory as a learned player. */
+export function ppoPlayer(m: ModelEntry): LearnedPlayer {
+  return {
+    name: m.name,
+    model: m.dir,
+    async play(setting: Setting, seeds: readonly number[]) {
+      const ppo = await import('../ppo/index.js');
+      const { meta, config } = ppo.readModelMeta(m.dir);
+      if (meta.env_id !== setting.env.id) throw new InputError(`the model plays ${meta.env_id}; setting ${setting.name} is ${setting.env.id}`, m.dir);
+      if (meta.env_id !== 'clustergym/Job-v0' && meta.env_id !== 'clustergym/JobNode-v0')
+        throw new InputError(`PPO models play Job-v0 or JobNode-v0, not ${meta.env_id}`, m.dir);
+      await ppo.selectBackend(config.backend);
+      const context = makeContext(setting.env.id, { ...setting.env.config, limits: ppo.limitsForConfig(meta.limits) });
+      const loaded = await ppo.loadModelDir(m.dir, ppo.rowLayout(meta.env_id, context.config.k, context.platform.nodeCount));
+      try {
+        const r = ppo.evaluateNetwork(
+          loaded.network,
+          context,
+          seeds.map((seed) => ({ seed })),
+        );
+        const per = r.result.per_trajectory;
+        return {
+          per_episode: per.map((e) => clusterMetric(setting.metric, e)),
+          complete: per.every((e) => e.jobs_finished === e.jobs),
+          episodes: per.map((e) => ({ origin: e.origin, jobs: e.jobs })),
+        };
+      } finally {
+        loaded.network.dispose();
+      }
+    },
+  };
+}
+
+/** The format tag of a results file. */
+export const RESULTS_FORMAT = 'clustergym-leaderboard-results';
+
+/** A results file as zod sees it. */
+export const ResultsSchema = z
+  .object({
+    format: z.literal(RESULTS_FORMAT),
+    setting: z.string().min(1),
+    name: z.string().min(1),
+    seed: z.number().int(),
+    per_episode: z.array(z.object({ seed: z.number().int(), metric: z.number().finite(), complete: z.boolean().default(true) }).strict()).min(1),
+  })
+  .strict();
+
+/** A results file's contents. */
+export type ResultsFile = z.output<typeof ResultsSchema>;
+
+/** Reads a results file. */
+export function readResults(file: string): ResultsFile & { file: string } {
+  if (!existsSync(file)) throw new InputError('no such results file', file);
+  const r = ResultsSchema.safeParse(parseJsonText(readFileSync(file, 'utf8'), file));
+  if (!r.success) throw inputErrorFromIssues(file, r.error.issues);
+  return { ...r.data, file: resolve(file) };
+}
+
+/** A results file as a learned player: checks that its episodes are exactly the leaderboard's. */
+export function resultsPlayer(r: ResultsFile & { file: string }, leaderboardSeed: number): LearnedPlayer {
+  return {
+    name: r.name,
+    model: r.file,
+    async play(setting: Setting, seeds: readonly number[]) {
+      if (r.seed !== leaderboardSeed) throw new InputError(`$.seed: the results are for leaderboard seed ${r.seed}, not ${leaderboardSeed}`, r.file);
+      const got = r.per_episode.map((e) => e.seed);
+      if (got.length !== seeds.length || got.some((s, i) => s !== seeds[i]))
+        throw new InputError(
+          `$.per_episode: the episode seeds differ from setting ${setting.name}'s ${seeds.length} episodes of seed ${leaderboardSeed} (${seeds[0]}..${seeds[seeds.length - 1]}); rerun on the exported episodes with the same --episodes`,
+          r.file,
+        );
+      return { per_episode: r.per_episode.map((e) => e.metric), complete: r.per_episode.every((e) => e.complete) };
+    },
+  };
+}
