@@ -141,6 +141,8 @@ SwitchType=switch/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 SchedulerType=sched/backfill
+# a released job starts within a fraction of a second (the default waits up to 2 s between passes)
+SchedulerParameters=sched_min_interval=100000
 SlurmdParameters=config_overrides
 ReturnToService=2
 MinJobAge=300
