@@ -32,7 +32,7 @@ import type { DictObservation } from '../envs/observation.js';
 import { PriorityAgent, SchedulerAgent } from '../agents/heuristics/index.js';
 import { SlurmAgent, type LivePolicy } from './slurmAgent/agent.js';
 import { compareWithSimulation, formatComparison } from './slurmAgent/simToReal.js';
-import { SlurmClient, type SlurmNode } from './slurmAgent/slurm.js';
+import { SlurmClient, SlurmCommandError, SlurmOutputError, type SlurmNode } from './slurmAgent/slurm.js';
 import { defineCommand, defineFlags, int, oneOf, text, type Values } from './common.js';
 
 /** The flags of `slurm-agent`. */
@@ -273,5 +273,15 @@ function heuristicSpecOf(name: string, env: ClusterEnv): string {
   return `${job}:${env.config.resource_policy}${bf ? `+${bf}` : ''}`;
 }
 
-/** `clustergym slurm-agent`. */
-export const command = defineCommand(flags, slurmAgent);
+/** `clustergym slurm-agent`: Slurm failures (after their retries) exit 1 with the command's message, no stack trace. */
+export const command = defineCommand(flags, async (f) => {
+  try {
+    return await slurmAgent(f);
+  } catch (e) {
+    if (e instanceof SlurmCommandError || e instanceof SlurmOutputError) {
+      console.error(`clustergym slurm-agent: ${e.message}`);
+      return 1;
+    }
+    throw e;
+  }
+});
