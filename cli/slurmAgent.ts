@@ -30,7 +30,7 @@ import { JobEnv } from '../envs/jobEnv.js';
 import { JobNodeEnv } from '../envs/jobNodeEnv.js';
 import type { DictObservation } from '../envs/observation.js';
 import { PriorityAgent, SchedulerAgent } from '../agents/heuristics/index.js';
-import { SlurmAgent, type LivePolicy } from './slurmAgent/agent.js';
+import { PolicyError, SlurmAgent, type LivePolicy } from './slurmAgent/agent.js';
 import { compareWithSimulation, formatComparison } from './slurmAgent/simToReal.js';
 import { SlurmClient, SlurmCommandError, SlurmOutputError, type SlurmNode } from './slurmAgent/slurm.js';
 import { defineCommand, defineFlags, int, oneOf, text, type Values } from './common.js';
@@ -38,6 +38,7 @@ import { defineCommand, defineFlags, int, oneOf, text, type Values } from './com
 /** The flags of `slurm-agent`. */
 export const flags = defineFlags({
   policy: { value: 'NAME', schema: text(true), help: 'a heuristic: JOB[:RESOURCE][+BACKFILL] as simulate --policy (sjf, fcfs+easy, f1:first...)' },
+  bridge: { value: 'ENDPOINT', schema: text(true), help: 'a Python policy served by clustergym.policy_server.serve_policy at ENDPOINT (python-client/)' },
   model: { value: 'DIR', schema: text(true), help: 'a trained model directory (e.g. data/models/lublin256): its env config and limits' },
   env: {
     schema: oneOf(['job', 'jobnode']),
@@ -183,8 +184,8 @@ function readJson(file: string, flag: string): Record<string, unknown> {
 
 /** Runs the agent; resolves with the exit code. */
 export async function slurmAgent(f: Flags): Promise<number> {
-  const sources = [f.policy, f.model].filter((x) => x !== undefined).length;
-  if (sources !== 1) throw new InputError(`give exactly one of --policy, --model (${sources} given)`, '--policy');
+  const sources = [f.policy, f.model, f.bridge].filter((x) => x !== undefined).length;
+  if (sources !== 1) throw new InputError(`give exactly one of --policy, --model, --bridge (${sources} given)`, '--policy');
   const log = (l: string) => console.error(l);
   const client = new SlurmClient({ backoffMs: Math.min(f['poll-ms'], 1000), log });
   const partitions = f.partition
@@ -218,6 +219,10 @@ export async function slurmAgent(f: Flags): Promise<number> {
       act: (e, obs) => loaded.network.greedyAction(obs as DictObservation, e.actionMask()),
       close: () => loaded.network.dispose(),
     };
+  } else if (f.bridge !== undefined) {
+    env = liveEnv(envId, base, platform, limits);
+    const { BridgePolicy } = await import('./slurmAgent/bridgePolicy.js');
+    policy = await BridgePolicy.start(f.bridge, env);
   } else {
     env = liveEnv(envId, base, platform, limits);
     policy = heuristicPolicy(f.policy!, env);
@@ -278,7 +283,7 @@ export const command = defineCommand(flags, async (f) => {
   try {
     return await slurmAgent(f);
   } catch (e) {
-    if (e instanceof SlurmCommandError || e instanceof SlurmOutputError) {
+    if (e instanceof SlurmCommandError || e instanceof SlurmOutputError || e instanceof PolicyError) {
       console.error(`clustergym slurm-agent: ${e.message}`);
       return 1;
     }

@@ -39,6 +39,14 @@ export interface LivePolicy {
   close?(): void | Promise<void>;
 }
 
+/** A policy failed to answer (the agent stops with its message). */
+export class PolicyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PolicyError';
+  }
+}
+
 /** One start the agent ordered. */
 export interface Decision {
   /** Unix seconds. */

@@ -232,6 +232,51 @@ describe.skipIf(!HAVE_SLURM)('slurm-agent on a live Slurm (4 nodes x 2 CPUs)', (
     expect(decisions(dec2).some((d) => d.job_id === late)).toBe(true);
   }, 90_000);
 
+  const PY = '/usr/bin/python3';
+  const HAVE_PYZMQ = spawnSync(PY, ['-c', 'import zmq, msgpack, numpy'], { stdio: 'ignore' }).status === 0;
+  it.skipIf(!HAVE_PYZMQ)(
+    '--bridge: a Python policy (clustergym.policy_server) gets the env observation and mask, its actions are applied',
+    async () => {
+      // the policy picks the LAST valid job (not what any heuristic would) and logs what it received
+      const script = join(dir, 'last_policy.py');
+      writeFileSync(
+        script,
+        [
+          'import json, sys',
+          'import numpy as np',
+          `sys.path.insert(0, ${JSON.stringify(join(ROOT, 'python-client'))})`,
+          'from clustergym.policy_server import serve_policy',
+          'seen = []',
+          'def policy(obs, info):',
+          '    mask = info["action_mask"]',
+          '    seen.append({k: [list(v.shape), str(v.dtype)] for k, v in obs.items()} | {"mask": int(mask.size), "present": obs["jobs"][:, 0].tolist(), "can_start": obs["jobs"][:, 7].tolist(), "valid": mask[:-1].tolist()})',
+          '    return int(np.flatnonzero(mask[:-1])[-1])',
+          'n = serve_policy(policy, sys.argv[1])',
+          'json.dump({"actions": n, "seen": seen}, open(sys.argv[2], "w"))',
+        ].join('\n'),
+      );
+      const log = join(dir, 'policy.json');
+      const py = spawn(PY, [script, 'tcp://127.0.0.1:0', log], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const endpoint = await new Promise<string>((resolve) => py.stdout!.once('data', (b: Buffer) => resolve(b.toString().trim())));
+      const ids = [submit(1, 1, 1), submit(1, 1, 1), submit(1, 1, 1)];
+      const dec = join(dir, 'dec-bridge.jsonl');
+      const a = agent(['--bridge', endpoint, '--exit-when-idle', '--decisions', dec]);
+      expect(await exited(a), a.out.join('')).toBe(0);
+      expect(await exited(py)).toBe(0);
+      const ds = decisions(dec);
+      expect(ds.map((d) => d.job_id)).toEqual([...ids].reverse());
+      checkFollowed(ids, ds);
+      const got = JSON.parse(readFileSync(log, 'utf8')) as { actions: number; seen: Record<string, unknown>[] };
+      expect(got.actions).toBe(3);
+      // Job-v0 with the default K = 32 on 4 nodes: the env's dict observation, float32, and its mask of K + 1
+      expect(got.seen[0]).toMatchObject({ jobs: [[32, 8], 'float32'], nodes: [[4, 7], 'float32'], global: [[5], 'float32'], mask: 33 });
+      expect((got.seen[0]!.present as number[]).slice(0, 4)).toEqual([1, 1, 1, 0]);
+      expect((got.seen[0]!.can_start as number[]).slice(0, 4)).toEqual([1, 1, 1, 0]);
+      expect((got.seen[2]!.valid as number[]).slice(0, 2)).toEqual([1, 0]);
+    },
+    60_000,
+  );
+
   it('--dry-run decides and changes nothing', async () => {
     const ids = [submit(2, 1, 1), submit(2, 1, 1)];
     const dec = join(dir, 'dec-dry.jsonl');
