@@ -66,7 +66,11 @@ export class BridgePolicy implements LivePolicy {
 
   async act(env: ClusterEnv, observation: Observation): Promise<number> {
     const info = { action_mask: env.actionMask(), time: env.sim.now, queue_length: env.sim.queue.length, running: env.sim.runningCount };
-    const r = await this.call({ op: 'act', observation: encodeValue(observation, env.observationSpace as unknown as SpaceDescriptor), info: encodeValue(info) });
+    const r = await this.call({
+      op: 'act',
+      observation: encodeValue(observation, env.observationSpace as unknown as SpaceDescriptor),
+      info: encodeValue(info),
+    });
     if (!('action' in r)) throw new PolicyError(`the Python policy at ${this.endpoint} answered act without an action`);
     return r.action;
   }
