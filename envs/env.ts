@@ -225,6 +225,8 @@ export abstract class ClusterEnv implements Env {
   private seedBase: number;
   private seedCounter = 0;
   private horizon = 0;
+  /** Live mode (`attachLive`): the simulator mirrors a real cluster. */
+  private live = false;
 
   constructor(readonly context: EnvContext) {
     this.id = context.id;
@@ -415,6 +417,7 @@ export abstract class ClusterEnv implements Env {
     this.tracker.reset();
     sim.addListener(this.tracker);
     this.simulator = sim;
+    this.live = true;
     this.metrics = null;
     const policyRng = derive(this.config.seed, 'policy');
     this.queueOrder = jobSelection(this.config.queue_order, policyRng);
@@ -496,6 +499,7 @@ export abstract class ClusterEnv implements Env {
     const ctx = this.context;
     const c = this.config;
     const { jobs, origin } = ctx.episodeJobs(seed, options?.origin);
+    this.live = false;
     const sim = new ClusterSimulator(ctx.platform, jobs, {
       models: c.models,
       enforceMemory: c.enforce_memory,
@@ -589,10 +593,13 @@ export abstract class ClusterEnv implements Env {
     }
   }
 
-  /** Whether `wait` is possible: something runs or is still to arrive (else waiting would never end). */
+  /**
+   * Whether `wait` is possible: something runs or is still to arrive (else waiting would never end).
+   * In live mode a job may arrive at any time, so `wait` is always possible.
+   */
   protected canWait(): boolean {
     const sim = this.simulator!;
-    return sim.runningCount > 0 || sim.nextEventTime < Infinity;
+    return this.live || sim.runningCount > 0 || sim.nextEventTime < Infinity;
   }
 
   /** Whether some waiting job (visible or not) can start now. */

@@ -103,6 +103,8 @@ export class SlurmAgent {
   private seen = 0;
   private lastSubmit = 0;
   private reserved: TrackedJob | null = null;
+  /** A job joined or left the mirror since the last decision round (the env's decision points are events). */
+  private changed = true;
 
   constructor(readonly o: AgentOptions) {
     for (const [i, n] of o.nodeNames.entries()) this.nodeIndex.set(n, i);
@@ -175,7 +177,11 @@ export class SlurmAgent {
       this.update(j);
     }
     for (const t of this.tracked.values()) if (!present.has(t.slurm.id) && t.phase !== 'ended') this.leave(t, now);
-    await this.decide();
+    await this.retryOrders();
+    if (this.changed || this.reserved) {
+      this.changed = false;
+      await this.decide();
+    }
     return jobs.every((j) => ENDED.has(j.state)) && this.sim.queue.length === 0 && this.sim.runningCount === 0;
   }
 
@@ -224,6 +230,7 @@ export class SlurmAgent {
       source: `Slurm job ${j.id}`,
     };
     t.job = this.sim.liveSubmit(job);
+    this.changed = true;
     this.seen++;
     this.lastSubmit = Math.max(this.lastSubmit, j.submit - this.origin);
   }
@@ -246,6 +253,7 @@ export class SlurmAgent {
       return false;
     }
     this.sim.startJob(job, cores);
+    this.changed = true;
     return true;
   }
 
@@ -268,6 +276,7 @@ export class SlurmAgent {
       } else if (ENDED.has(j.state)) {
         if (this.reserved === t) this.reserved = null;
         this.sim.rejectJob(t.job!);
+        this.changed = true;
         t.phase = 'ended';
         t.end = j.end;
       } else if (!j.held && !this.o.dryRun) {
@@ -275,6 +284,7 @@ export class SlurmAgent {
         this.o.log(`clustergym slurm-agent: job ${j.id} was released by someone else; Slurm schedules it`);
         if (this.reserved === t) this.reserved = null;
         this.sim.rejectJob(t.job!);
+        this.changed = true;
         t.phase = 'foreign';
       }
     } else if (t.phase === 'foreign') {
@@ -285,6 +295,7 @@ export class SlurmAgent {
       } else if (ENDED.has(j.state)) t.phase = 'ended';
     } else if (t.phase === 'running' && ENDED.has(j.state) && !this.o.dryRun) {
       this.sim.liveEnd(t.job!);
+      this.changed = true;
       t.phase = 'ended';
       t.end = j.end > 0 ? j.end : Date.now() / 1000;
     }
@@ -300,6 +311,7 @@ export class SlurmAgent {
   private leave(t: TrackedJob, now: number): void {
     if (t.phase === 'running' && t.job && !this.o.dryRun) this.sim.liveEnd(t.job);
     else if ((t.phase === 'waiting' || t.phase === 'reserved') && t.job) this.sim.rejectJob(t.job);
+    this.changed = true;
     if (this.reserved === t) this.reserved = null;
     t.phase = 'ended';
     if (t.end === 0) t.end = now;
@@ -346,12 +358,27 @@ export class SlurmAgent {
     if (this.o.decisionsFile) appendFileSync(this.o.decisionsFile, `${JSON.stringify(d)}\n`);
     this.o.log(`clustergym slurm-agent: ${this.o.dryRun ? '(dry run) would start' : 'start'} job ${d.job_id} on ${nodes.join(',')}`);
     if (this.o.dryRun) return;
+    // a job gone meanwhile (cancelled) is seen gone at the next poll; a transient failure is ordered again then
+    await this.apply(t.slurm.id, nodes);
+  }
+
+  /** Decided jobs that Slurm still holds (a release that failed after its retries): ordered again. */
+  private async retryOrders(): Promise<void> {
+    if (this.o.dryRun) return;
+    for (const t of this.tracked.values())
+      if (t.phase === 'running' && t.decision && t.slurm.state === 'PENDING' && t.slurm.held) {
+        this.o.log(`clustergym slurm-agent: job ${t.slurm.id} is still held after its decision; releasing it again`);
+        await this.apply(t.slurm.id, t.decision.nodes);
+      }
+  }
+
+  /** `scontrol update ReqNodeList` then `scontrol release`; a job gone meanwhile (cancelled) is reported, not an error. */
+  private async apply(id: string, nodes: readonly string[]): Promise<void> {
     try {
-      await this.o.client.setNodes(t.slurm.id, nodes);
-      await this.o.client.release(t.slurm.id);
+      await this.o.client.setNodes(id, nodes);
+      await this.o.client.release(id);
     } catch (e) {
       if (!(e instanceof SlurmCommandError) || e.transient) throw e;
-      // the job vanished (cancelled) meanwhile: the next poll sees it gone
       this.o.log(`clustergym slurm-agent: ${e.message}`);
     }
   }
