@@ -7,7 +7,8 @@
  *   is a `SlurmOutputError` naming the command, the JSON path and what was expected versus found.
  * - Acting: `scontrol update jobid=J ReqNodeList=...` (the only change the agent makes to a request)
  *   and `scontrol release J`. Nothing is ever cancelled.
- * - Failures: a command that fails (slurmctld down, a timeout) is retried with exponential backoff
+ * - Failures: a command that fails (slurmctld down, a timeout; for the `--json` commands, which exit
+ *   0 when slurmctld cannot be reached, an answer whose `errors` is not empty) is retried with exponential backoff
  *   (`backoffMs`, doubling, at most `maxBackoffMs`) up to `attempts` times, then a
  *   `SlurmCommandError` names the command, its exit status and its message. "Permission denied" is
  *   not retried: it says which rights the agent needs (operator).
@@ -108,6 +109,11 @@ const SinfoSchema = z.object({
   ),
 });
 
+/** The `errors` every `--json` answer carries (non-empty when the command failed, e.g. slurmctld down). */
+const ErrorsSchema = z.object({
+  errors: z.array(z.object({ description: z.string().optional(), error: z.string().optional(), source: z.string().optional() })).optional(),
+});
+
 /** `n[1-3,7],m2` -> `n1 n2 n3 n7 m2` (Slurm's host-list syntax, one bracket group per name). */
 export function expandHostlist(list: string): string[] {
   const out: string[] = [];
@@ -206,10 +212,29 @@ export class SlurmClient {
     }
   }
 
+  /**
+   * `cmd args` (a `--json` command) parsed with `schema`. Slurm's JSON commands exit 0 even when
+   * they could not reach slurmctld, listing the failure in `errors` (with an empty `jobs`): that is a
+   * failure, retried as a failing exit status is.
+   */
+  private async runJson<T>(cmd: string, args: string[], schema: z.ZodType<T>): Promise<T> {
+    const shown = [cmd, ...args].join(' ');
+    let delay = this.backoffMs;
+    for (let attempt = 1; ; attempt++) {
+      const data = parseJson(shown, await this.run(cmd, args), schema.and(ErrorsSchema));
+      const errors = (data as z.infer<typeof ErrorsSchema>).errors ?? [];
+      if (errors.length === 0) return data;
+      const msg = errors.map((e) => [e.source, e.description, e.error].filter((x) => x).join(': ')).join(' / ');
+      if (attempt >= this.attempts) throw new SlurmCommandError(shown, `Slurm reports: ${msg}; gave up after ${attempt} tries`, true);
+      this.log(`clustergym slurm-agent: ${shown}: Slurm reports: ${msg}; retry ${attempt}/${this.attempts - 1} in ${delay} ms`);
+      await sleep(delay);
+      delay = Math.min(this.maxBackoffMs, delay * 2);
+    }
+  }
+
   /** Every job slurmctld knows (finished ones while MinJobAge keeps them). */
   async jobs(): Promise<SlurmJob[]> {
-    const cmd = 'squeue --json';
-    const data = parseJson(cmd, await this.run('squeue', ['--json']), SqueueSchema);
+    const data = await this.runJson('squeue', ['--json'], SqueueSchema);
     return data.jobs.map((j) => ({
       id: String(j.job_id),
       name: j.name,
@@ -231,8 +256,7 @@ export class SlurmClient {
 
   /** The nodes `sinfo` reports (one entry per node). */
   async nodes(): Promise<SlurmNode[]> {
-    const cmd = 'sinfo --json';
-    const data = parseJson(cmd, await this.run('sinfo', ['--json']), SinfoSchema);
+    const data = await this.runJson('sinfo', ['--json'], SinfoSchema);
     const seen = new Map<string, SlurmNode>();
     for (const n of data.nodes) {
       const prev = seen.get(n.name);
