@@ -10,7 +10,8 @@
  * 1. `squeue --json`; the mirror's clock moves to now (Unix seconds minus the origin, the first
  *    submission the agent saw);
  * 2. a new held job of a managed partition joins the mirror's queue (its request: CPUs as tasks of
- *    an MPI job on any nodes, the time limit as the requested time); a job that ended (completed,
+ *    an MPI job on any nodes, the time limit as the requested time, or the `req_time` limit
+ *    without one); a job that ended (completed,
  *    failed, timed out, cancelled) leaves it; a job that runs but was not decided (started by
  *    someone else, or before a restart) is placed on its Slurm nodes;
  * 3. as long as the env's state is a decision point (some job can start), the policy picks an
@@ -214,7 +215,7 @@ export class SlurmAgent {
       id: j.id,
       subtime: j.submit,
       ntasks: j.cpus,
-      reqTime: Number.isFinite(j.timeLimit) ? j.timeLimit : 0,
+      reqTime: this.reqTime(j),
       reqEnergy: 0,
       type: 'mpi',
       work: 'delay',
@@ -233,6 +234,11 @@ export class SlurmAgent {
     this.changed = true;
     this.seen++;
     this.lastSubmit = Math.max(this.lastSubmit, j.submit - this.origin);
+  }
+
+  /** A job's requested time: its time limit; without one, the normalisation limit `req_time` (the longest the env knows). */
+  private reqTime(j: SlurmJob): number {
+    return Number.isFinite(j.timeLimit) ? j.timeLimit : this.o.env.limits.req_time;
   }
 
   /** Places a job of the mirror on Slurm nodes `nodes` (its CPUs on their free cores); false when they cannot hold it. */
@@ -428,7 +434,7 @@ export class SlurmAgent {
       const submit = Math.max(s.submit, this.origin) - this.origin;
       const run = t.start > 0 && t.end > 0 ? t.end - t.start : -1;
       const wait = t.start > 0 ? t.start - Math.max(s.submit, this.origin) : -1;
-      const req = Number.isFinite(s.timeLimit) ? s.timeLimit : -1;
+      const req = this.reqTime(s);
       lines.push([s.id, round(submit), round(wait), round(run), s.cpus, -1, -1, s.cpus, req, -1, run >= 0 ? 1 : -1, -1, -1, -1, -1, -1, -1, -1].join(' '));
       csv.push(
         [

@@ -209,6 +209,19 @@ describe.skipIf(!HAVE_SLURM)('slurm-agent on a live Slurm (4 nodes x 2 CPUs)', (
     await waitFor('every job completed', allDone(ids), 40_000);
   }, 90_000);
 
+  it('--keep-held: SIGTERM leaves the held jobs held', async () => {
+    const ids = [submit(8, 2, 1), submit(8, 1, 1)];
+    const dec = join(dir, 'dec-keep.jsonl');
+    const a = agent(['--policy', 'fcfs', '--keep-held', '--decisions', dec]);
+    await waitFor('the first decision released', () => decisions(dec).length >= 1 && queue([ids[0]!]).get(ids[0]!)!.priority > 0, 30_000);
+    a.kill('SIGTERM');
+    expect(await exited(a), a.out.join('')).toBe(0);
+    expect(a.out.join('')).not.toMatch(/released \d+ held job/);
+    expect(queue([ids[1]!]).get(ids[1]!)!.priority).toBe(0);
+    sh('scontrol', ['release', ids[1]!]);
+    await waitFor('every job completed', allDone(ids), 30_000);
+  }, 60_000);
+
   it('after SIGKILL a restarted agent takes up the queue, with a job submitted while it was down', async () => {
     const ids = [submit(8, 2, 1), submit(4, 2, 1), submit(8, 1, 1)];
     const dec1 = join(dir, 'dec-kill1.jsonl');
