@@ -66,6 +66,8 @@ export interface TrackedJob {
   /** Unix seconds, as Slurm reports them (0: not yet). */
   start: number;
   end: number;
+  /** The mirror holds the job's CPUs as Slurm laid them out (checked once, when it starts). */
+  aligned?: boolean;
 }
 
 /** Options of the agent. */
@@ -241,15 +243,21 @@ export class SlurmAgent {
     return Number.isFinite(j.timeLimit) ? j.timeLimit : this.o.env.limits.req_time;
   }
 
-  /** Places a job of the mirror on Slurm nodes `nodes` (its CPUs on their free cores); false when they cannot hold it. */
-  private place(t: TrackedJob, nodes: readonly string[]): boolean {
+  /**
+   * Places a job of the mirror on Slurm nodes `nodes` (its CPUs on their free cores: as many on each
+   * node as `allocation` says when Slurm says it, else filling the nodes in order); false when they
+   * cannot hold it.
+   */
+  private place(t: TrackedJob, nodes: readonly string[], allocation: ReadonlyMap<string, number> | null = null): boolean {
     const job = t.job!;
     const p = this.o.platform;
     const cores: number[] = [];
     for (const name of nodes) {
       const n = this.nodeIndex.get(name);
       if (n === undefined) continue;
-      for (let c = p.nodeFirstCore[n]!, end = c + p.nodeCoreCount[n]!; c < end && cores.length < job.ntasks; c++) if (this.sim.coreOwner[c]! < 0) cores.push(c);
+      const here = cores.length + (allocation?.get(name) ?? job.ntasks);
+      for (let c = p.nodeFirstCore[n]!, end = c + p.nodeCoreCount[n]!; c < end && cores.length < Math.min(here, job.ntasks); c++)
+        if (this.sim.coreOwner[c]! < 0) cores.push(c);
     }
     if (cores.length < job.ntasks || this.sim.placementError(job, cores) !== null) {
       this.o.log(
@@ -272,13 +280,17 @@ export class SlurmAgent {
     const running = j.state === 'RUNNING' || j.state === 'COMPLETING' || j.state === 'SUSPENDED';
     if (running || ENDED.has(j.state)) {
       if (j.start > 0 && t.start === 0) t.start = j.start;
-      if (t.decision && running && t.start === j.start) this.checkNodes(t, j);
+      if (t.decision && running && !t.aligned) {
+        t.aligned = true;
+        this.checkNodes(t, j);
+        if (t.phase === 'running') this.align(t, j);
+      }
     }
     if (t.phase === 'waiting' || t.phase === 'reserved') {
       if (running) {
         this.o.log(`clustergym slurm-agent: job ${j.id} started on ${j.nodes.join(',')} without a decision of the agent`);
         if (this.reserved === t) this.reserved = null;
-        t.phase = this.place(t, j.nodes) ? 'running' : 'foreign';
+        t.phase = this.place(t, j.nodes, j.allocation) ? 'running' : 'foreign';
       } else if (ENDED.has(j.state)) {
         if (this.reserved === t) this.reserved = null;
         this.sim.rejectJob(t.job!);
@@ -296,7 +308,7 @@ export class SlurmAgent {
     } else if (t.phase === 'foreign') {
       if (running) {
         if (!t.job) this.submit(t);
-        t.phase = this.place(t, j.nodes) ? 'running' : 'foreign';
+        t.phase = this.place(t, j.nodes, j.allocation) ? 'running' : 'foreign';
         if (t.phase === 'foreign') t.phase = 'ended';
       } else if (ENDED.has(j.state)) t.phase = 'ended';
     } else if (t.phase === 'running' && ENDED.has(j.state) && !this.o.dryRun) {
@@ -305,6 +317,30 @@ export class SlurmAgent {
       t.phase = 'ended';
       t.end = j.end > 0 ? j.end : Date.now() / 1000;
     }
+  }
+
+  /**
+   * Slurm lays a job's CPUs out over its node list by its own rules (with a node freed meanwhile it
+   * may put more on one node than the env did): the mirror follows Slurm's layout, so that later
+   * decisions count the CPUs Slurm really has free. The job is taken off its cores and put on
+   * Slurm's (an end, a submission and a start for the mirror's listeners: the observation after it
+   * is the one of the new layout).
+   */
+  private align(t: TrackedJob, j: SlurmJob): void {
+    const alloc = j.allocation;
+    if (!alloc) return;
+    let rj: RunningJob | null = null;
+    for (const r of this.sim.running()) if (r.job === t.job) rj = r;
+    if (!rj) return;
+    let same = rj.nodes.length === alloc.size;
+    for (let i = 0; same && i < rj.nodes.length; i++) same = alloc.get(this.o.nodeNames[rj.nodes[i]!]!) === rj.perNode[i];
+    if (same) return;
+    const env = [...rj.nodes].map((n, i) => `${this.o.nodeNames[n]}:${rj!.perNode[i]}`).join(',');
+    const slurm = [...alloc].map(([n, c]) => `${n}:${c}`).join(',');
+    this.o.log(`clustergym slurm-agent: Slurm laid job ${j.id} out as ${slurm} (the env: ${env}); the mirror follows Slurm`);
+    this.sim.liveEnd(t.job!);
+    t.job = this.sim.liveSubmit({ ...t.job!, subtime: t.slurm.submit });
+    if (!this.place(t, [...alloc.keys()], alloc)) t.phase = 'foreign';
   }
 
   private checkNodes(t: TrackedJob, j: SlurmJob): void {

@@ -39,6 +39,8 @@ export interface SlurmJob {
   nodes: string[];
   /** ReqNodeList (expanded). */
   requiredNodes: string[];
+  /** CPUs allocated on each node (running jobs, from `job_resources`), or null when Slurm does not say. */
+  allocation: Map<string, number> | null;
   /** Part of a job array or a heterogeneous job (the agent leaves those to Slurm). */
   composite: boolean;
 }
@@ -92,6 +94,11 @@ const SqueueSchema = z.object({
       priority: int,
       nodes: z.string(),
       required_nodes: z.string(),
+      job_resources: z
+        .object({
+          allocated_nodes: z.array(z.object({ nodename: z.string(), sockets: z.record(z.object({ cores: z.record(z.string()) })) })).optional(),
+        })
+        .optional(),
       array_job_id: int.nullable().optional(),
       het_job_id: int.nullable().optional(),
     }),
@@ -250,6 +257,7 @@ export class SlurmClient {
       held: j.priority === 0,
       nodes: expandHostlist(j.nodes),
       requiredNodes: expandHostlist(j.required_nodes),
+      allocation: allocationOf(j.job_resources?.allocated_nodes),
       composite: (j.array_job_id ?? 0) > 0 || (j.het_job_id ?? 0) > 0,
     }));
   }
@@ -278,6 +286,18 @@ export class SlurmClient {
   async release(jobId: string): Promise<void> {
     await this.run('scontrol', ['release', jobId]);
   }
+}
+
+/** CPUs per node of `job_resources.allocated_nodes` (one allocated core entry per CPU, as Slurm lists them with CR_CPU). */
+function allocationOf(nodes: { nodename: string; sockets: Record<string, { cores: Record<string, string> }> }[] | undefined): Map<string, number> | null {
+  if (!nodes || nodes.length === 0) return null;
+  const out = new Map<string, number>();
+  for (const n of nodes) {
+    let cpus = 0;
+    for (const sock of Object.values(n.sockets)) cpus += Object.keys(sock.cores).length;
+    out.set(n.nodename, (out.get(n.nodename) ?? 0) + cpus);
+  }
+  return out;
 }
 
 /** Parses `text` as JSON checked by `schema`; errors name the command and the field. */
