@@ -66,7 +66,9 @@ export interface TrackedJob {
   /** Unix seconds, as Slurm reports them (0: not yet). */
   start: number;
   end: number;
-  /** The mirror holds the job's CPUs as Slurm laid them out (checked once, when it starts). */
+  /** Its nodes were checked against the decision (once, when it starts). */
+  checked?: boolean;
+  /** The mirror holds the job's CPUs as Slurm laid them out (see `align`). */
   aligned?: boolean;
 }
 
@@ -175,11 +177,12 @@ export class SlurmAgent {
     // new jobs in submission order, then the known ones
     const fresh = jobs.filter((j) => !this.tracked.has(j.id)).sort((a, b) => a.submit - b.submit || Number(a.id) - Number(b.id));
     for (const j of fresh) this.discover(j);
-    for (const j of jobs) {
-      present.add(j.id);
-      this.update(j);
-    }
+    // ends first (they free CPUs), then the others, then the layouts of the jobs Slurm started
+    for (const j of jobs) present.add(j.id);
     for (const t of this.tracked.values()) if (!present.has(t.slurm.id) && t.phase !== 'ended') this.leave(t, now);
+    for (const j of jobs) if (ENDED.has(j.state)) this.update(j);
+    for (const j of jobs) if (!ENDED.has(j.state)) this.update(j);
+    for (const t of this.tracked.values()) if (t.phase === 'running' && t.decision && !t.aligned && t.slurm.allocation) this.align(t);
     await this.retryOrders();
     if (this.changed || this.reserved) {
       this.changed = false;
@@ -280,10 +283,9 @@ export class SlurmAgent {
     const running = j.state === 'RUNNING' || j.state === 'COMPLETING' || j.state === 'SUSPENDED';
     if (running || ENDED.has(j.state)) {
       if (j.start > 0 && t.start === 0) t.start = j.start;
-      if (t.decision && running && !t.aligned) {
-        t.aligned = true;
+      if (t.decision && running && !t.checked) {
+        t.checked = true;
         this.checkNodes(t, j);
-        if (t.phase === 'running') this.align(t, j);
       }
     }
     if (t.phase === 'waiting' || t.phase === 'reserved') {
@@ -326,21 +328,33 @@ export class SlurmAgent {
    * Slurm's (an end, a submission and a start for the mirror's listeners: the observation after it
    * is the one of the new layout).
    */
-  private align(t: TrackedJob, j: SlurmJob): void {
-    const alloc = j.allocation;
-    if (!alloc) return;
+  private align(t: TrackedJob): void {
+    const j = t.slurm;
+    const alloc = j.allocation!;
     let rj: RunningJob | null = null;
     for (const r of this.sim.running()) if (r.job === t.job) rj = r;
     if (!rj) return;
     let same = rj.nodes.length === alloc.size;
     for (let i = 0; same && i < rj.nodes.length; i++) same = alloc.get(this.o.nodeNames[rj.nodes[i]!]!) === rj.perNode[i];
-    if (same) return;
-    const env = [...rj.nodes].map((n, i) => `${this.o.nodeNames[n]}:${rj!.perNode[i]}`).join(',');
+    if (same) {
+      t.aligned = true;
+      return;
+    }
+    // Slurm's layout must fit the mirror once the job's own CPUs are free (else a job that Slurm saw
+    // end has not reached the mirror yet: the next poll tries again)
+    const mine = new Map<string, number>();
+    for (let i = 0; i < rj.nodes.length; i++) mine.set(this.o.nodeNames[rj.nodes[i]!]!, rj.perNode[i]!);
+    for (const [name, cpus] of alloc) {
+      const n = this.nodeIndex.get(name);
+      if (n === undefined || this.sim.nodeFree[n]! + (mine.get(name) ?? 0) < cpus) return;
+    }
+    t.aligned = true;
+    const env = [...mine].map(([n, c]) => `${n}:${c}`).join(',');
     const slurm = [...alloc].map(([n, c]) => `${n}:${c}`).join(',');
     this.o.log(`clustergym slurm-agent: Slurm laid job ${j.id} out as ${slurm} (the env: ${env}); the mirror follows Slurm`);
     this.sim.liveEnd(t.job!);
-    t.job = this.sim.liveSubmit({ ...t.job!, subtime: t.slurm.submit });
-    if (!this.place(t, [...alloc.keys()], alloc)) t.phase = 'foreign';
+    t.job = this.sim.liveSubmit({ ...t.job!, subtime: j.submit });
+    if (!this.place(t, [...alloc.keys()], alloc)) t.phase = 'ended';
   }
 
   private checkNodes(t: TrackedJob, j: SlurmJob): void {
