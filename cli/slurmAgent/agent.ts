@@ -7,17 +7,18 @@
  * placement are the env's own code, so a policy sees exactly what it saw in training. Every poll
  * (`pollMs`):
  *
- * 1. `squeue --json`; the mirror's clock moves to now (Unix seconds minus the origin, the first
- *    submission the agent saw);
- * 2. a new held job of a managed partition joins the mirror's queue (its request: CPUs as tasks of
- *    an MPI job on any nodes, the time limit as the requested time, or the `req_time` limit
- *    without one); a job that ended (completed,
- *    failed, timed out, cancelled) leaves it; a job that runs but was not decided (started by
- *    someone else, or before a restart) is placed on its Slurm nodes;
- * 3. as long as the env's state is a decision point (some job can start), the policy picks an
- *    action; a started job's nodes become `scontrol update jobid=J ReqNodeList=...` and
- *    `scontrol release J`; a `wait` ends the round. These are the env's decision points: a job
- *    arrives, a job ends.
+ * 1. `squeue --json`; the mirror's clock moves to now (Unix seconds minus the origin: the agent's
+ *    first look at a non-empty queue);
+ * 2. the changes, ends first: a job that ended (completed, failed, timed out, cancelled, or
+ *    forgotten by slurmctld) leaves the mirror; a new held job of a managed partition joins its
+ *    queue (its request: CPUs as tasks of an MPI job on any nodes, the time limit as the requested
+ *    time, or the `req_time` limit without one); a job that runs but was not decided (started by
+ *    someone else, or before a restart) is placed on its Slurm nodes; a decided job that started
+ *    takes the CPUs per node Slurm gave it (`align`);
+ * 3. after a poll that saw a change (the env's decision points: a job arrives, a job ends), as
+ *    long as the env's state is a decision point (some job can start), the policy picks an action;
+ *    a started job's nodes become `scontrol update jobid=J ReqNodeList=...` and
+ *    `scontrol release J`; a `wait` ends the round.
  *
  * Jobs reach it held (`sbatch --hold`, or `deploy/slurm/job_submit.lua`). The agent never cancels
  * a job and changes nothing but the node list. `stop()` (SIGTERM/SIGINT) releases the held jobs of
