@@ -315,6 +315,31 @@ describe.skipIf(!HAVE_SLURM)('slurm-agent on a live Slurm (4 nodes x 2 CPUs)', (
     checkFollowed(ids, decisions(dec), 40);
   }, 120_000);
 
+  it('--env jobnode with --platform FILE: node types name the Slurm nodes (here in reverse order)', async () => {
+    const proc = { cores: 2, clock_rate: 1, dpflops_per_cycle: 1, static_power: 0, dynamic_power: 0, min_power: 0 };
+    const platform = join(dir, 'reversed.json');
+    writeFileSync(
+      platform,
+      JSON.stringify({
+        name: 'reversed',
+        clusters: [{ nodes: ['n4', 'n3', 'n2', 'n1'].map((type) => ({ count: 1, type, memory_gb: 1, processors: [proc] })) }],
+      }),
+    );
+    const ids = [submit(1, 1, 1), submit(2, 1, 1)];
+    const dec = join(dir, 'dec-jobnode.jsonl');
+    const a = agent(['--policy', 'fcfs', '--env', 'jobnode', '--platform', platform, '--exit-when-idle', '--decisions', dec]);
+    expect(await exited(a), a.out.join('')).toBe(0);
+    expect(a.out.join('')).toMatch(/on clustergym\/JobNode-v0/);
+    const ds = decisions(dec);
+    // first fit over the platform's nodes: platform node 0 is Slurm's n4, node 1 is n3; the 2-CPU job
+    // (tasks anywhere) takes the free CPU of n4 and one of n3
+    expect(ds.map((d) => [d.job_id, d.nodes])).toEqual([
+      [ids[0], ['n4']],
+      [ids[1], ['n4', 'n3']],
+    ]);
+    checkFollowed(ids, ds);
+  }, 60_000);
+
   it('--dry-run decides and changes nothing', async () => {
     const ids = [submit(2, 1, 1), submit(2, 1, 1)];
     const dec = join(dir, 'dec-dry.jsonl');
