@@ -41,6 +41,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     load: async () => (await import('./malleable.js')).command,
   },
   serve: { summary: 'the ZeroMQ bridge for Python clients', load: async () => (await import('./serve.js')).command },
+  'slurm-agent': { summary: 'a policy schedules a live Slurm (held jobs, scontrol)', load: async () => (await import('./slurmAgent.js')).command },
 };
 
 const FOOTER = `

@@ -23,7 +23,7 @@
  * config's `seed`). The same seed and the same actions give the same episode, bit for bit.
  */
 import { derive } from '../src/core/rng.js';
-import { ClusterSimulator } from '../src/execution/simulator.js';
+import { ClusterSimulator, type RunningJob } from '../src/execution/simulator.js';
 import { MetricsCollector, type Summary } from '../src/metrics/summary.js';
 import type { JobSelection } from '../src/scheduling/jobSelection.js';
 import type { NodeFit, ResourcePolicy } from '../src/scheduling/placement.js';
@@ -32,10 +32,10 @@ import { z } from 'zod';
 import { inputErrorFromIssues } from '../src/core/errors.js';
 import type { EnvId, ResolvedEnvConfig } from './config.js';
 import { EnvContext } from './context.js';
-import { EpisodeOverError } from './errors.js';
+import { EpisodeOverError, InvalidActionError } from './errors.js';
 import { fitsNowFast } from './fit.js';
 import { InvalidActionRule, type InvalidActionMode } from './invalidAction.js';
-import { ObservationBuilder, observationSpace, type Limits, type Observation } from './observation.js';
+import { ObservationBuilder, observationSpace, type EpisodeScale, type Limits, type Observation } from './observation.js';
 import { isArrivalOrder, jobSelection, resourcePolicy } from './policies.js';
 import { RewardFunction } from './rewards.js';
 import { EpisodeTracker } from './tracking.js';
@@ -243,6 +243,8 @@ export abstract class ClusterEnv implements Env {
   private seedBase: number;
   private seedCounter = 0;
   private horizon = 0;
+  /** Live mode (`attachLive`): the simulator mirrors a real cluster. */
+  private live = false;
 
   constructor(readonly context: EnvContext) {
     this.id = context.id;
@@ -432,12 +434,105 @@ export abstract class ClusterEnv implements Env {
     this.windowCount = 0;
   }
 
+  // ------------------------------------------------------------------ live mode
+
+  /**
+   * Live mode (`clustergym slurm-agent`): the env observes `sim`, a live mirror of a real cluster
+   * that the caller feeds (built with no jobs; see `ClusterSimulator.liveAdvance`), instead of an
+   * episode it simulates. The window, the mask, the observation and the actions are computed by the
+   * same code as in `step`, but time never advances here: `liveDecision` says whether the current
+   * state is a decision point and writes its observation; `liveApply` starts the job an action
+   * picks. Call `attachLive` before the first job reaches `sim` (the env's listeners must see every
+   * submission).
+   */
+  attachLive(sim: ClusterSimulator): void {
+    if (this.closed) throw new Error(`${this.id}: the environment is closed`);
+    this.tracker.reset();
+    sim.addListener(this.tracker);
+    this.simulator = sim;
+    this.live = true;
+    this.metrics = null;
+    const policyRng = derive(this.config.seed, 'policy');
+    this.queueOrder = jobSelection(this.config.queue_order, policyRng);
+    this.resources = resourcePolicy(this.config.resource_policy, policyRng);
+    this.obs.reset();
+    this.actions.length = 0;
+    this.steps = 0;
+    this.done = false;
+    this.over = false;
+    this.mask.fill(0);
+    this.windowCount = 0;
+    this.onEpisodeStart(sim, this.config.seed);
+  }
+
+  /**
+   * Live mode: recomputes the window and the mask of the mirror's current state and writes the
+   * observation (the env's buffers, as `step` returns them). `scale`: the global features' episode
+   * quantities (for a live cluster: the jobs seen so far, and the time horizon). `decision` is
+   * whether the state is one where the env would ask its agent (an action other than `wait` is valid).
+   */
+  liveDecision(scale: EpisodeScale): { observation: Observation; decision: boolean } {
+    if (!this.simulator) throw new Error(`${this.id}: call attachLive() first`);
+    this.horizon = scale.horizon;
+    this.episodeLength = scale.length;
+    const decision = this.refresh();
+    return { observation: this.observe(), decision };
+  }
+
+  /**
+   * Live mode: applies `action` (valid under the mask of the last `liveDecision`) without advancing
+   * time. Returns null for `wait`; else the job the action picks and the running job it became, or
+   * `running: null` when the job is reserved instead (Job-v0 with `unfit: "reserve"`: it does not fit
+   * yet; start it with `liveStartReserved` once it fits, without asking the agent, as `step` does).
+   */
+  liveApply(action: number): { job: Job; running: RunningJob | null } | null {
+    const mask = this.mask;
+    if (!Number.isInteger(action) || action < 0 || action >= mask.length || mask[action] !== 1)
+      throw new InvalidActionError(
+        action,
+        mask,
+        Number.isInteger(action) && action >= 0 && action < mask.length ? this.whyInvalid(action) : `outside the action space Discrete(${mask.length})`,
+      );
+    const job = this.actionJob(action);
+    if (!job) return null;
+    this.actions.push(action);
+    this.steps++;
+    if (this.liveReserves(job)) return { job, running: null };
+    this.apply(action);
+    return { job, running: this.runningOf(job) };
+  }
+
+  /** Live mode: starts a reserved job when the resource policy can place it now; its running job, or null. */
+  liveStartReserved(job: Job): RunningJob | null {
+    const sim = this.sim;
+    const cores = this.resources.place(sim, job, this.fit);
+    if (!cores) return null;
+    sim.startJob(job, cores, { transfer: true });
+    return this.runningOf(job);
+  }
+
+  private runningOf(job: Job): RunningJob | null {
+    for (const rj of this.sim.running()) if (rj.job === job) return rj;
+    return null;
+  }
+
+  /** The job an action (other than `wait`) starts, or null for `wait` (Job-v0 and JobNode-v0; the others have no live mode). */
+  protected actionJob(_action: number): Job | null {
+    throw new Error(`${this.id}: live mode drives Job-v0 and JobNode-v0 only`);
+  }
+
+  /** Live mode: whether picking `job` reserves it instead of starting it now (Job-v0 with `unfit: "reserve"`). */
+  protected liveReserves(_job: Job): boolean {
+    return false;
+  }
+
   // ------------------------------------------------------------------ internals
 
   private startEpisode(seed: number, options: ResetOptions | undefined): void {
     const ctx = this.context;
     const c = this.config;
     const { jobs, origin } = ctx.episodeJobs(seed, options?.origin);
+    this.live = false;
     const sim = new ClusterSimulator(ctx.platform, jobs, {
       models: c.models,
       enforceMemory: c.enforce_memory,
@@ -532,10 +627,13 @@ export abstract class ClusterEnv implements Env {
     }
   }
 
-  /** Whether `wait` is possible: something runs or is still to arrive (else waiting would never end). */
+  /**
+   * Whether `wait` is possible: something runs or is still to arrive (else waiting would never end).
+   * In live mode a job may arrive at any time, so `wait` is always possible.
+   */
   protected canWait(): boolean {
     const sim = this.simulator!;
-    return sim.runningCount > 0 || sim.nextEventTime < Infinity;
+    return this.live || sim.runningCount > 0 || sim.nextEventTime < Infinity;
   }
 
   /** Whether some waiting job (visible or not) can start now. */

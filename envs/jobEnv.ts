@@ -19,6 +19,7 @@ import { ClusterEnv } from './env.js';
 import type { EnvContext } from './context.js';
 import { ReservationBackfiller } from './policies.js';
 import type { ClusterSimulator } from '../src/execution/simulator.js';
+import type { Job } from '../src/workload/job.js';
 import { discrete, type DiscreteSpace } from './spaces.js';
 
 /** Job-v0. */
@@ -92,6 +93,16 @@ export class JobEnv extends ClusterEnv {
         return false;
       }
     }
+  }
+
+  protected override actionJob(action: number): Job | null {
+    return action === this.waitAction ? null : this.window[action]!;
+  }
+
+  protected override liveReserves(job: Job): boolean {
+    if (!this.reserve) return false;
+    if (this.easy) throw new Error(`${this.id}: live mode does not backfill while a job is reserved; use backfilling: "none"`);
+    return !this.fitsNow(job);
   }
 
   protected override whyInvalid(action: number): string {

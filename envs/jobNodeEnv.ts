@@ -119,6 +119,10 @@ export class JobNodeEnv extends ClusterEnv {
     return false;
   }
 
+  protected override actionJob(action: number): Job | null {
+    return action === this.waitAction ? null : this.window[(action / this.nodeCount) | 0]!;
+  }
+
   protected override whyInvalid(action: number): string {
     if (action === this.waitAction) return 'nothing runs and nothing is left to arrive, so waiting would never end';
     const N = this.nodeCount;

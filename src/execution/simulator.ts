@@ -426,6 +426,53 @@ export class ClusterSimulator {
     for (const l of this.listeners) l.onJobEnded?.(this, rec, null);
   }
 
+  // ---------------------------------------------------------------- live mirrors
+
+  /**
+   * Live mirrors (`clustergym slurm-agent`): a simulator built with no jobs (and a `timeOrigin`) that
+   * follows a real cluster instead of its own events. `liveAdvance(t)` moves the clock to `t`
+   * (rebased seconds; energy and `onAdvance` as for any advance) without processing any event;
+   * `liveSubmit(job)` queues a job at the current time (its `subtime` as the cluster reported it,
+   * rebased here); `liveEnd(job)` ends a running job now, as finished. Jobs of a mirror carry
+   * `runtime: Infinity` (the `delay` model), so they end only through `liveEnd`. Do not mix with
+   * `advance()`.
+   */
+  liveAdvance(t: number): void {
+    if (t > this.now) this.advanceClock(t);
+  }
+
+  /** Queues `job` now (see `liveAdvance`); returns the queued (rebased) job. */
+  liveSubmit(job: Job): Job {
+    if (Number.isNaN(this.origin)) this.origin = job.subtime;
+    const rebased = this.origin !== 0 ? { ...job, subtime: job.subtime - this.origin } : job;
+    this.submit(rebased);
+    return rebased;
+  }
+
+  /** Ends the running job of `job` now, as finished (see `liveAdvance`); false when it is not running. */
+  liveEnd(job: Job): boolean {
+    for (const rj of this.runningBySlot) {
+      if (!rj || rj.job !== job) continue;
+      if (rj.tasks)
+        for (const t of rj.tasks)
+          if (!t.done) {
+            t.done = true;
+            t.endedAt = this.now;
+            t.eventTime = Infinity;
+            this.progress.leave(t);
+            if (job.type === 'seq') {
+              this.coreTask[t.core] = null;
+              this.allocation.releaseCore(t.core, taskMem(job, t.index));
+            }
+          }
+      this.progress.flush(this.now);
+      rj.tasksLeft = 0;
+      this.endJob(rj, 'finished');
+      return true;
+    }
+    return false;
+  }
+
   // ---------------------------------------------------------------- the clock and the events
 
   private pullNext(): void {

@@ -17,6 +17,7 @@ import { flags as demoFlags } from '../../cli/demo.js';
 import { flags as evaluateFlags } from '../../cli/evaluate.js';
 import { flags as serveFlags } from '../../cli/serve.js';
 import { flags as simulateFlags } from '../../cli/simulate.js';
+import { flags as slurmAgentFlags } from '../../cli/slurmAgent.js';
 import { flags as trainFlags } from '../../cli/train.js';
 import { CLI, cli, ROOT } from '../helpers.js';
 
@@ -29,6 +30,7 @@ const COMMANDS: [string[], FlagSet<unknown>][] = [
   [['evaluate'], evaluateFlags],
   [['demo'], demoFlags],
   [['serve'], serveFlags],
+  [['slurm-agent'], slurmAgentFlags],
 ];
 
 const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
@@ -152,7 +154,7 @@ describe('mistakes on the command line: exit 2, one line naming the flag', () =>
     const r = cli(['simulat']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      'clustergym: error: unknown command "simulat" (did you mean "simulate"?); expected one of simulate, convert, compare, bench, train, evaluate, leaderboard, demo, reproduce, malleable, serve\n',
+      'clustergym: error: unknown command "simulat" (did you mean "simulate"?); expected one of simulate, convert, compare, bench, train, evaluate, leaderboard, demo, reproduce, malleable, serve, slurm-agent\n',
     );
     expect(cli(['help', 'simulat']).stderr).toMatch(/^clustergym: error: unknown command "simulat"/);
   });

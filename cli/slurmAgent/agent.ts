@@ -1,0 +1,529 @@
+/**
+ * The loop of `clustergym slurm-agent`: a policy of clustergym schedules a live Slurm.
+ *
+ * The agent keeps a live mirror of the managed partitions: a `ClusterSimulator` on the platform
+ * (one platform node per Slurm node) fed with what Slurm reports, observed by the env itself
+ * (`ClusterEnv.attachLive`): the queue window, the mask, the observation and the action's
+ * placement are the env's own code, so a policy sees exactly what it saw in training. Every poll
+ * (`pollMs`):
+ *
+ * 1. `squeue --json`; the mirror's clock moves to now (Unix seconds minus the origin: the agent's
+ *    first look at a non-empty queue);
+ * 2. the changes, ends first: a job that ended (completed, failed, timed out, cancelled, or
+ *    forgotten by slurmctld) leaves the mirror; a new held job of a managed partition joins its
+ *    queue (its request: CPUs as tasks of an MPI job on any nodes, the time limit as the requested
+ *    time, or the `req_time` limit without one); a job that runs but was not decided (started by
+ *    someone else, or before a restart) is placed on its Slurm nodes; a decided job that started
+ *    takes the CPUs per node Slurm gave it (`align`);
+ * 3. after a poll that saw a change (the env's decision points: a job arrives, a job ends), as
+ *    long as the env's state is a decision point (some job can start), the policy picks an action;
+ *    a started job's nodes become `scontrol update jobid=J ReqNodeList=...` and
+ *    `scontrol release J`; a `wait` ends the round.
+ *
+ * Jobs reach it held (`sbatch --hold`, or `deploy/slurm/job_submit.lua`). The agent never cancels
+ * a job and changes nothing but the node list. `stop()` (SIGTERM/SIGINT) releases the held jobs of
+ * the managed partitions unless `keepHeld`; a restarted agent takes the queue as it finds it.
+ */
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ClusterSimulator, type RunningJob } from '../../src/execution/simulator.js';
+import type { Platform } from '../../src/platform/platform.js';
+import type { Job } from '../../src/workload/job.js';
+import type { ClusterEnv } from '../../envs/env.js';
+import type { Observation } from '../../envs/observation.js';
+import { SlurmCommandError, type SlurmClient, type SlurmJob } from './slurm.js';
+
+/** A policy acting on the live env. */
+export interface LivePolicy {
+  readonly name: string;
+  /** The action for the env's current state (`observation` as the env wrote it). */
+  act(env: ClusterEnv, observation: Observation): number | Promise<number>;
+  close?(): void | Promise<void>;
+}
+
+/** A policy failed to answer (the agent stops with its message). */
+export class PolicyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PolicyError';
+  }
+}
+
+/** One start the agent ordered. */
+export interface Decision {
+  /** Unix seconds. */
+  t: number;
+  job_id: string;
+  nodes: string[];
+}
+
+/** What the agent knows of one job. */
+export interface TrackedJob {
+  slurm: SlurmJob;
+  /** The mirror's job (rebased), null while the agent leaves the job to Slurm. */
+  job: Job | null;
+  phase: 'waiting' | 'reserved' | 'running' | 'ended' | 'foreign';
+  decision: Decision | null;
+  /** Unix seconds, as Slurm reports them (0: not yet). */
+  start: number;
+  end: number;
+  /** Its nodes were checked against the decision (once, when it starts). */
+  checked?: boolean;
+  /** The mirror holds the job's CPUs as Slurm laid them out (see `align`). */
+  aligned?: boolean;
+}
+
+/** Options of the agent. */
+export interface AgentOptions {
+  client: SlurmClient;
+  env: ClusterEnv;
+  platform: Platform;
+  /** Slurm node name of each platform node. */
+  nodeNames: readonly string[];
+  /** Partitions whose held jobs the agent schedules (null: every partition). */
+  partitions: ReadonlySet<string> | null;
+  policy: LivePolicy;
+  pollMs: number;
+  dryRun: boolean;
+  exitWhenIdle: boolean;
+  keepHeld: boolean;
+  /** JSON-lines file of the decisions (appended). */
+  decisionsFile?: string | undefined;
+  /** Directory of the record (workload.swf, platform.json, live.csv). */
+  recordDir?: string | undefined;
+  log: (line: string) => void;
+}
+
+const ENDED = new Set(['COMPLETED', 'CANCELLED', 'FAILED', 'TIMEOUT', 'NODE_FAIL', 'PREEMPTED', 'BOOT_FAIL', 'DEADLINE', 'OUT_OF_MEMORY']);
+
+/** The agent. */
+export class SlurmAgent {
+  readonly tracked = new Map<string, TrackedJob>();
+  readonly decisions: Decision[] = [];
+  /** The mirror (built at the first poll that finds a job: its clock starts there). */
+  private sim!: ClusterSimulator;
+  private readonly nodeIndex = new Map<string, number>();
+  private origin = NaN;
+  private stopping = false;
+  private wake: (() => void) | null = null;
+  private seen = 0;
+  private lastSubmit = 0;
+  private reserved: TrackedJob | null = null;
+  /** A job joined or left the mirror since the last decision round (the env's decision points are events). */
+  private changed = true;
+
+  constructor(readonly o: AgentOptions) {
+    for (const [i, n] of o.nodeNames.entries()) this.nodeIndex.set(n, i);
+  }
+
+  /** Origin of the mirror's clock (Unix seconds), NaN before the first job. */
+  get timeOrigin(): number {
+    return this.origin;
+  }
+
+  /** Asks the loop to stop after the current poll. */
+  stop(): void {
+    this.stopping = true;
+    this.wake?.();
+  }
+
+  /** Runs until `stop()` (or idle with `exitWhenIdle`); releases held jobs at the end unless `keepHeld`. */
+  async run(): Promise<void> {
+    let backoff = this.o.pollMs;
+    while (!this.stopping) {
+      let idle = false;
+      try {
+        idle = await this.poll();
+        backoff = this.o.pollMs;
+      } catch (e) {
+        if (!(e instanceof SlurmCommandError) || !e.transient) throw e;
+        backoff = Math.min(60_000, backoff * 2);
+        this.o.log(`clustergym slurm-agent: ${e.message}; next try in ${(backoff / 1000).toFixed(1)} s`);
+      }
+      this.writeRecord();
+      if (this.o.exitWhenIdle && (idle || this.o.dryRun)) break;
+      if (this.stopping) break;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, backoff);
+        this.wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      this.wake = null;
+    }
+    if (this.stopping && !this.o.keepHeld && !this.o.dryRun) await this.releaseHeld();
+    this.writeRecord();
+  }
+
+  /** One poll; returns whether the managed partitions are idle (nothing pending or running). */
+  async poll(): Promise<boolean> {
+    const jobs = (await this.o.client.jobs()).filter((j) => this.manages(j));
+    const now = Date.now() / 1000;
+    if (Number.isNaN(this.origin)) {
+      const live = jobs.filter((j) => !ENDED.has(j.state));
+      if (live.length === 0) return true;
+      // time 0 is the agent's first look at a queue: jobs that waited before are available from then
+      this.origin = Math.floor(now);
+      this.sim = new ClusterSimulator(this.o.platform, [], {
+        models: this.o.env.config.models,
+        enforceMemory: false,
+        workloadName: 'live Slurm queue',
+        timeOrigin: this.origin,
+      });
+      this.o.env.attachLive(this.sim);
+    }
+    this.sim.liveAdvance(now - this.origin);
+    const present = new Set<string>();
+    // new jobs in submission order, then the known ones
+    const fresh = jobs.filter((j) => !this.tracked.has(j.id)).sort((a, b) => a.submit - b.submit || Number(a.id) - Number(b.id));
+    for (const j of fresh) this.discover(j);
+    // ends first (they free CPUs), then the others, then the layouts of the jobs Slurm started
+    for (const j of jobs) present.add(j.id);
+    for (const t of this.tracked.values()) if (!present.has(t.slurm.id) && t.phase !== 'ended') this.leave(t, now);
+    for (const j of jobs) if (ENDED.has(j.state)) this.update(j);
+    for (const j of jobs) if (!ENDED.has(j.state)) this.update(j);
+    for (const t of this.tracked.values()) if (t.phase === 'running' && t.decision && !t.aligned && t.slurm.allocation) this.align(t);
+    await this.retryOrders();
+    if (this.changed || this.reserved) {
+      this.changed = false;
+      await this.decide();
+    }
+    return jobs.every((j) => ENDED.has(j.state)) && this.sim.queue.length === 0 && this.sim.runningCount === 0;
+  }
+
+  private manages(j: SlurmJob): boolean {
+    if (j.composite) return false;
+    return this.o.partitions === null || this.o.partitions.has(j.partition);
+  }
+
+  /** A job seen for the first time. */
+  private discover(j: SlurmJob): void {
+    if (ENDED.has(j.state)) return;
+    const t: TrackedJob = { slurm: j, job: null, phase: 'foreign', decision: null, start: 0, end: 0 };
+    this.tracked.set(j.id, t);
+    if (j.state === 'PENDING' && j.held) {
+      this.submit(t);
+      t.phase = 'waiting';
+    } else if (j.state === 'PENDING' && j.requiredNodes.length > 0) {
+      // released with a node list (by an agent before a restart): it starts there
+      this.submit(t);
+      if (this.place(t, j.requiredNodes)) t.phase = 'running';
+      else t.phase = 'foreign';
+    }
+    // running jobs are placed by `update`
+  }
+
+  /** The mirror's job for a Slurm job. */
+  private submit(t: TrackedJob): void {
+    const j = t.slurm;
+    const job: Job = {
+      id: j.id,
+      subtime: j.submit,
+      ntasks: j.cpus,
+      reqTime: this.reqTime(j),
+      reqEnergy: 0,
+      type: 'mpi',
+      work: 'delay',
+      ops: 0,
+      runtime: Infinity,
+      mem: 0,
+      memVol: 0,
+      commVol: 0,
+      tCompute: 1,
+      nodes: 0,
+      ntasksPerNode: 0,
+      tasks: null,
+      source: `Slurm job ${j.id}`,
+    };
+    t.job = this.sim.liveSubmit(job);
+    this.changed = true;
+    this.seen++;
+    this.lastSubmit = Math.max(this.lastSubmit, j.submit - this.origin);
+  }
+
+  /** A job's requested time: its time limit; without one, the normalisation limit `req_time` (the longest the env knows). */
+  private reqTime(j: SlurmJob): number {
+    return Number.isFinite(j.timeLimit) ? j.timeLimit : this.o.env.limits.req_time;
+  }
+
+  /**
+   * Places a job of the mirror on Slurm nodes `nodes` (its CPUs on their free cores: as many on each
+   * node as `allocation` says when Slurm says it, else filling the nodes in order); false when they
+   * cannot hold it.
+   */
+  private place(t: TrackedJob, nodes: readonly string[], allocation: ReadonlyMap<string, number> | null = null): boolean {
+    const job = t.job!;
+    const p = this.o.platform;
+    const cores: number[] = [];
+    for (const name of nodes) {
+      const n = this.nodeIndex.get(name);
+      if (n === undefined) continue;
+      const here = cores.length + (allocation?.get(name) ?? job.ntasks);
+      for (let c = p.nodeFirstCore[n]!, end = c + p.nodeCoreCount[n]!; c < end && cores.length < Math.min(here, job.ntasks); c++)
+        if (this.sim.coreOwner[c]! < 0) cores.push(c);
+    }
+    if (cores.length < job.ntasks || this.sim.placementError(job, cores) !== null) {
+      this.o.log(
+        `clustergym slurm-agent: job ${job.id} runs on ${nodes.join(',')}, which the mirror cannot hold (${job.ntasks} CPUs); it is left out of the mirror`,
+      );
+      if (this.sim.queue.indexOf(job) >= 0) this.sim.rejectJob(job);
+      return false;
+    }
+    this.sim.startJob(job, cores);
+    this.changed = true;
+    return true;
+  }
+
+  /** Follows a known job's state. */
+  private update(j: SlurmJob): void {
+    const t = this.tracked.get(j.id);
+    if (!t) return;
+    t.slurm = j;
+    if (t.phase === 'ended') return;
+    const running = j.state === 'RUNNING' || j.state === 'COMPLETING' || j.state === 'SUSPENDED';
+    if (running || ENDED.has(j.state)) {
+      if (j.start > 0 && t.start === 0) t.start = j.start;
+      if (t.decision && running && !t.checked) {
+        t.checked = true;
+        this.checkNodes(t, j);
+      }
+    }
+    if (t.phase === 'waiting' || t.phase === 'reserved') {
+      if (running) {
+        this.o.log(`clustergym slurm-agent: job ${j.id} started on ${j.nodes.join(',')} without a decision of the agent`);
+        if (this.reserved === t) this.reserved = null;
+        t.phase = this.place(t, j.nodes, j.allocation) ? 'running' : 'foreign';
+      } else if (ENDED.has(j.state)) {
+        if (this.reserved === t) this.reserved = null;
+        this.sim.rejectJob(t.job!);
+        this.changed = true;
+        t.phase = 'ended';
+        t.end = j.end;
+      } else if (!j.held && !this.o.dryRun) {
+        // released by someone else: Slurm schedules it
+        this.o.log(`clustergym slurm-agent: job ${j.id} was released by someone else; Slurm schedules it`);
+        if (this.reserved === t) this.reserved = null;
+        this.sim.rejectJob(t.job!);
+        this.changed = true;
+        t.phase = 'foreign';
+      }
+    } else if (t.phase === 'foreign') {
+      if (running) {
+        if (!t.job) this.submit(t);
+        t.phase = this.place(t, j.nodes, j.allocation) ? 'running' : 'foreign';
+        if (t.phase === 'foreign') t.phase = 'ended';
+      } else if (ENDED.has(j.state)) t.phase = 'ended';
+    } else if (t.phase === 'running' && ENDED.has(j.state) && !this.o.dryRun) {
+      this.sim.liveEnd(t.job!);
+      this.changed = true;
+      t.phase = 'ended';
+      t.end = j.end > 0 ? j.end : Date.now() / 1000;
+    }
+  }
+
+  /**
+   * Slurm lays a job's CPUs out over its node list by its own rules (with a node freed meanwhile it
+   * may put more on one node than the env did): the mirror follows Slurm's layout, so that later
+   * decisions count the CPUs Slurm really has free. The job is taken off its cores and put on
+   * Slurm's (an end, a submission and a start for the mirror's listeners: the observation after it
+   * is the one of the new layout).
+   */
+  private align(t: TrackedJob): void {
+    const j = t.slurm;
+    const alloc = j.allocation!;
+    let rj: RunningJob | null = null;
+    for (const r of this.sim.running()) if (r.job === t.job) rj = r;
+    if (!rj) return;
+    let same = rj.nodes.length === alloc.size;
+    for (let i = 0; same && i < rj.nodes.length; i++) same = alloc.get(this.o.nodeNames[rj.nodes[i]!]!) === rj.perNode[i];
+    if (same) {
+      t.aligned = true;
+      return;
+    }
+    // Slurm's layout must fit the mirror once the job's own CPUs are free (else a job that Slurm saw
+    // end has not reached the mirror yet: the next poll tries again)
+    const mine = new Map<string, number>();
+    for (let i = 0; i < rj.nodes.length; i++) mine.set(this.o.nodeNames[rj.nodes[i]!]!, rj.perNode[i]!);
+    for (const [name, cpus] of alloc) {
+      const n = this.nodeIndex.get(name);
+      if (n === undefined || this.sim.nodeFree[n]! + (mine.get(name) ?? 0) < cpus) return;
+    }
+    t.aligned = true;
+    const env = [...mine].map(([n, c]) => `${n}:${c}`).join(',');
+    const slurm = [...alloc].map(([n, c]) => `${n}:${c}`).join(',');
+    this.o.log(`clustergym slurm-agent: Slurm laid job ${j.id} out as ${slurm} (the env: ${env}); the mirror follows Slurm`);
+    this.sim.liveEnd(t.job!);
+    t.job = this.sim.liveSubmit({ ...t.job!, subtime: j.submit });
+    if (!this.place(t, [...alloc.keys()], alloc)) t.phase = 'ended';
+  }
+
+  private checkNodes(t: TrackedJob, j: SlurmJob): void {
+    const want = [...t.decision!.nodes].sort().join(',');
+    const got = [...j.nodes].sort().join(',');
+    if (want !== got) this.o.log(`clustergym slurm-agent: job ${j.id} started on ${got}, not on the decided ${want}`);
+  }
+
+  /** A job slurmctld forgot (past MinJobAge) before the agent saw it end. */
+  private leave(t: TrackedJob, now: number): void {
+    if (t.phase === 'running' && t.job && !this.o.dryRun) this.sim.liveEnd(t.job);
+    else if ((t.phase === 'waiting' || t.phase === 'reserved') && t.job) this.sim.rejectJob(t.job);
+    this.changed = true;
+    if (this.reserved === t) this.reserved = null;
+    t.phase = 'ended';
+    if (t.end === 0) t.end = now;
+  }
+
+  /** The decision round at the current state. */
+  private async decide(): Promise<void> {
+    const env = this.o.env;
+    for (let guard = this.sim.queue.length + 1; guard > 0 && !this.stopping; guard--) {
+      if (this.reserved) {
+        // Job-v0 with unfit "reserve": the env starts the reserved job as soon as it fits, asking nothing
+        const rj = env.liveStartReserved(this.reserved.job!);
+        if (!rj) return;
+        const t = this.reserved;
+        this.reserved = null;
+        await this.order(t, rj);
+        continue;
+      }
+      const { observation, decision } = env.liveDecision({
+        horizon: env.config.max_sim_time ?? this.lastSubmit + env.limits.req_time,
+        length: this.seen,
+      });
+      if (!decision) return;
+      const action = await this.o.policy.act(env, observation);
+      const r = env.liveApply(action);
+      if (!r) return;
+      const t = this.tracked.get(r.job.id)!;
+      if (!r.running) {
+        t.phase = 'reserved';
+        this.reserved = t;
+        continue;
+      }
+      await this.order(t, r.running);
+    }
+  }
+
+  /** Orders Slurm to start `t` on the nodes of `rj` (the env's placement). */
+  private async order(t: TrackedJob, rj: RunningJob): Promise<void> {
+    const nodes = Array.from(rj.nodes, (n) => this.o.nodeNames[n]!);
+    const d: Decision = { t: Date.now() / 1000, job_id: t.slurm.id, nodes };
+    t.decision = d;
+    t.phase = 'running';
+    this.decisions.push(d);
+    if (this.o.decisionsFile) appendFileSync(this.o.decisionsFile, `${JSON.stringify(d)}\n`);
+    this.o.log(`clustergym slurm-agent: ${this.o.dryRun ? '(dry run) would start' : 'start'} job ${d.job_id} on ${nodes.join(',')}`);
+    if (this.o.dryRun) return;
+    // a job gone meanwhile (cancelled) is seen gone at the next poll; a transient failure is ordered again then
+    await this.apply(t.slurm.id, nodes);
+  }
+
+  /** Decided jobs that Slurm still holds (a release that failed after its retries): ordered again. */
+  private async retryOrders(): Promise<void> {
+    if (this.o.dryRun) return;
+    for (const t of this.tracked.values())
+      if (t.phase === 'running' && t.decision && t.slurm.state === 'PENDING' && t.slurm.held) {
+        this.o.log(`clustergym slurm-agent: job ${t.slurm.id} is still held after its decision; releasing it again`);
+        await this.apply(t.slurm.id, t.decision.nodes);
+      }
+  }
+
+  /** `scontrol update ReqNodeList` then `scontrol release`; a job gone meanwhile (cancelled) is reported, not an error. */
+  private async apply(id: string, nodes: readonly string[]): Promise<void> {
+    try {
+      await this.o.client.setNodes(id, nodes);
+      await this.o.client.release(id);
+    } catch (e) {
+      if (!(e instanceof SlurmCommandError) || e.transient) throw e;
+      this.o.log(`clustergym slurm-agent: ${e.message}`);
+    }
+  }
+
+  /** Releases every held job of the managed partitions (they go to Slurm's own scheduler). */
+  async releaseHeld(): Promise<string[]> {
+    const released: string[] = [];
+    let jobs: SlurmJob[];
+    try {
+      jobs = (await this.o.client.jobs()).filter((j) => this.manages(j));
+    } catch (e) {
+      this.o.log(`clustergym slurm-agent: cannot list the jobs to release them: ${(e as Error).message}`);
+      return released;
+    }
+    for (const j of jobs)
+      if (j.state === 'PENDING' && j.held) {
+        try {
+          await this.o.client.release(j.id);
+          released.push(j.id);
+        } catch (e) {
+          this.o.log(`clustergym slurm-agent: could not release job ${j.id}: ${(e as Error).message}`);
+        }
+      }
+    this.o.log(`clustergym slurm-agent: released ${released.length} held job(s) to Slurm's scheduler${released.length ? `: ${released.join(',')}` : ''}`);
+    return released;
+  }
+
+  /** Writes the record (workload.swf with Slurm's job ids and measured run times, platform.json, live.csv). */
+  writeRecord(): void {
+    const dir = this.o.recordDir;
+    if (!dir || Number.isNaN(this.origin)) return;
+    mkdirSync(dir, { recursive: true });
+    const jobs = [...this.tracked.values()]
+      .filter((t) => t.job !== null)
+      .sort((a, b) => a.slurm.submit - b.slurm.submit || Number(a.slurm.id) - Number(b.slurm.id));
+    const p = this.o.platform;
+    const lines = [
+      '; clustergym slurm-agent record: the jobs the agent saw, with Slurm job ids and measured run times',
+      `; UnixStartTime: ${Math.floor(this.origin)}`,
+      `; MaxProcs: ${p.coreCount}`,
+      `; MaxNodes: ${p.nodeCount}`,
+      "; Note: submit times in seconds since UnixStartTime, the agent's first look at the queue (a job submitted before is submitted at 0: the agent could not start it earlier); run time -1: not finished while the agent ran",
+    ];
+    const csv = ['job_id,submit,decision,start,end,decided_nodes,slurm_nodes'];
+    for (const t of jobs) {
+      const s = t.slurm;
+      const submit = Math.max(s.submit, this.origin) - this.origin;
+      const run = t.start > 0 && t.end > 0 ? t.end - t.start : -1;
+      const wait = t.start > 0 ? t.start - Math.max(s.submit, this.origin) : -1;
+      const req = this.reqTime(s);
+      lines.push([s.id, round(submit), round(wait), round(run), s.cpus, -1, -1, s.cpus, req, -1, run >= 0 ? 1 : -1, -1, -1, -1, -1, -1, -1, -1].join(' '));
+      csv.push(
+        [
+          s.id,
+          round(submit),
+          t.decision ? round(t.decision.t - this.origin) : '',
+          t.start ? t.start - this.origin : '',
+          t.end ? round(t.end - this.origin) : '',
+          (t.decision?.nodes ?? []).join(' '),
+          s.nodes.join(' '),
+        ].join(','),
+      );
+    }
+    writeFileSync(join(dir, 'workload.swf'), `${lines.join('\n')}\n`);
+    writeFileSync(join(dir, 'live.csv'), `${csv.join('\n')}\n`);
+    writeFileSync(join(dir, 'platform.json'), `${JSON.stringify(platformJson(p, this.o.nodeNames), null, 1)}\n`);
+  }
+}
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+/** The platform as a native platform file, one node entry per Slurm node (its name as `type`). */
+export function platformJson(p: Platform, nodeNames: readonly string[]): object {
+  const nodes = nodeNames.map((name, n) => {
+    const q0 = p.nodeFirstProc[n]!;
+    const processors = [];
+    for (let q = q0; q < q0 + p.nodeProcCount[n]!; q++)
+      processors.push({
+        cores: p.procCoreCount[q]!,
+        clock_rate: p.procClockRate[q]!,
+        dpflops_per_cycle: p.procMops[q]! / 1e3 / p.procClockRate[q]!,
+        static_power: p.procStaticPower[q]!,
+        dynamic_power: p.procDynamicPower[q]!,
+        min_power: p.procMinPower[q]!,
+      });
+    return { count: 1, type: name, memory_gb: p.nodeMemoryMb[n]! / 1024, comm_bw: p.nodeCommBw[n]!, processors };
+  });
+  return { name: p.name, models: p.models, clusters: [{ id: 'slurm', nodes }] };
+}
