@@ -37,6 +37,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     load: async () => (await import('./malleable.js')).command,
   },
   serve: { summary: 'the ZeroMQ bridge for Python clients', load: async () => (await import('./serve.js')).command },
+  'slurm-replay': {
+    summary: 'job records (SWF, sacct) on the Slurm engine under a slurm.conf; --live: against the live Slurm of SLURM_CONF',
+    load: async () => (await import('./slurmReplay.js')).command,
+  },
 };
 
 const FOOTER = `

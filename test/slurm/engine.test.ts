@@ -328,3 +328,44 @@ describe('periodic passes at an instant with other events', () => {
     expect(r.get(3)).toMatchObject({ start: 1000, end: 1100 });
   });
 });
+
+describe("Slurm 22.05's timing (configuration-driven; seed 004 keeps the defaults)", () => {
+  const basic: Partial<SlurmConfig> = { ...fifo, bfResolution: 1 };
+
+  it('schedOnSubmit false + bfGrid: a job submitted at 0.3 to an idle node starts at the next backfill tick (1), not at 0.3', () => {
+    expect(run(one(4), [job(1, 0.3, 2, 10)], { ...basic, bfInterval: 1 }).get(1)).toMatchObject({ start: 0.3 });
+    expect(run(one(4), [job(1, 0.3, 2, 10)], { ...basic, bfInterval: 1, schedOnSubmit: false, bfGrid: true }).get(1)).toMatchObject({ start: 1, end: 11 });
+    // without the grid the pass comes bf_interval after the arrival
+    expect(run(one(4), [job(1, 0.3, 2, 10)], { ...basic, bfInterval: 1, schedOnSubmit: false }).get(1)).toMatchObject({ start: 1.3 });
+  });
+
+  it('a job end still runs the main scheduler at once: the waiting job starts at the end (10), not at the next tick', () => {
+    const r = run(one(4), [job(1, 0, 4, 10), job(2, 0.5, 4, 5)], { ...basic, bfInterval: 30, schedOnSubmit: false, bfGrid: true });
+    expect(r.get(1)).toMatchObject({ start: 30 }); // idle until the first backfill tick at 30
+    expect(r.get(2)).toMatchObject({ start: 40, end: 45 });
+  });
+
+  it('sched/builtin without scheduling at submission: the sched_interval pass (60) starts the job', () => {
+    const r = run(one(4), [job(1, 5, 1, 10)], { ...basic, backfill: false, schedOnSubmit: false, schedInterval: 60 });
+    expect(r.get(1)).toMatchObject({ start: 60, end: 70 });
+  });
+
+  it('sched_min_interval: a second pass within the interval waits for its end (ends at 10 and 10.5, interval 2 -> start 12)', () => {
+    const jobs = [job(1, 0, 2, 10), job(2, 0, 2, 10.5), job(3, 0, 4, 1)];
+    expect(run(one(4), jobs, { ...basic, backfill: false }).get(3)).toMatchObject({ start: 10.5 });
+    expect(run(one(4), jobs, { ...basic, backfill: false, schedMinInterval: 2 }).get(3)).toMatchObject({ start: 12 });
+  });
+
+  it('records which pass started a job (Scheduler=Main / Backfill)', () => {
+    const e = new SlurmEngine(one(4), { ...basic, bfInterval: 1, schedOnSubmit: false, bfGrid: true });
+    const how = new Map<number, number>();
+    e.onFinish((J, s) => how.set(J.id[s]!, J.backfilled[s]!));
+    e.submit(job(1, 0, 4, 10));
+    e.submit(job(2, 0.5, 4, 5));
+    e.run();
+    expect([...how.entries()].sort()).toEqual([
+      [1, 1],
+      [2, 0],
+    ]);
+  });
+});
