@@ -102,6 +102,24 @@ export interface SlurmConfig {
    * thread keeps its own timer) instead of `bfInterval` after the instant a job arrived to an idle queue.
    */
   bfGrid: boolean;
+  /**
+   * Which cores a backfill reservation holds. Slurm reserves *specific* nodes for a pending job (those
+   * its select plugin picks among the nodes free at the reserved start), so a node idle now but
+   * reserved serves only jobs that end before the reservation starts. `none`: reservations are counts
+   * of cores over time and any idle core serves (the engine's historical behaviour, kept for seed 004);
+   * `first`: a reservation takes idle cores first (pessimistic); `proportional`: it takes idle cores in
+   * the proportion they have among the cores free at its start (the select plugin's choice by node
+   * index is blind to which nodes are idle now). Measured against Slurm 22.05: docs/slurm.md.
+   */
+  bfReserveIdle: 'none' | 'first' | 'proportional';
+  /**
+   * Slurm 22.05's time rounding in backfill: the map of free cores is on the absolute grid of
+   * `bfResolution` (from `floor(now / res) x res`), running jobs' expected ends and a reservation's
+   * start and end are rounded down to it, and a job that would start now must not overlap any
+   * reserved slot it touches (its end rounded up). Off: buckets of `bfResolution` from now, ends
+   * rounded up (the engine's historical behaviour).
+   */
+  bfSlurmRounding: boolean;
 }
 
 /** Slurm's defaults (16.05, the seed's version) with `DEFAULT_PRIORITY`. */
@@ -119,6 +137,8 @@ export const DEFAULT_SLURM: SlurmConfig = {
   schedOnSubmit: true,
   schedInterval: 0,
   bfGrid: false,
+  bfReserveIdle: 'none',
+  bfSlurmRounding: false,
 };
 
 /** Called when a job leaves the system (completed, timeout, cancelled, refused); read its slot then. */
@@ -728,6 +748,8 @@ export class SlurmEngine {
       const K = this.bfBuckets();
       const res = cfg.bfResolution;
       const G = this.platform.groupNames.length;
+      // with Slurm's rounding the buckets sit on the absolute grid: bucket 0 began `offset` s ago
+      const offset = cfg.bfSlurmRounding ? this.now - Math.floor(this.now / res) * res : 0;
       if (this.profile[0]!.length !== K) this.profile = Array.from({ length: G }, () => new Float64Array(K));
       for (let g = 0; g < G; g++) {
         const d = this.delta;
@@ -738,7 +760,7 @@ export class SlurmEngine {
           let left = J.timeLimit[r]! - J.executed[r]!;
           if (J.state[r] === JobState.Running) left -= this.now - J.lastResume[r]!;
           else left += J.suspendedAt[r]! + J.opFor[r]! - this.now; // operator-suspended: back at its resume
-          const b = Math.ceil(Math.max(0, left) / res);
+          const b = cfg.bfSlurmRounding ? Math.floor((Math.max(0, left) + offset) / res) : Math.ceil(Math.max(0, left) / res);
           if (b < K) d[b]! += J.cores[r]!;
         }
         const prof = this.profile[g]!;
@@ -751,14 +773,28 @@ export class SlurmEngine {
       const p = this.pending;
       const n = Math.min(p.length, cfg.bfMaxJobTest);
       let started = 0;
+      // bfReserveIdle: per group, the idle cores held by reservations and the bucket each starts at
+      const holdIdle = cfg.bfReserveIdle !== 'none';
+      const heldCores: number[][] = holdIdle ? Array.from({ length: G }, () => []) : [];
+      const heldFrom: number[][] = holdIdle ? Array.from({ length: G }, () => []) : [];
       for (let i = 0; i < n; i++) {
         const s = p[i]!;
         const c = J.cores[s]!;
-        const L = Math.max(1, Math.ceil(J.timeLimit[s]! / res));
+        const limit = J.timeLimit[s]!;
+        // buckets a job starting now touches, and the length of a reservation
+        const Lnow = Math.max(1, Math.ceil((offset + limit) / res - 1e-9));
+        const Lres = cfg.bfSlurmRounding ? Math.max(1, Math.floor(limit / res + 1e-9)) : Lnow;
         let bestK = -1;
         let bestG = -1;
         for (const g of this.platform.partitions[J.part[s]!]!.groups) {
-          const k = earliestFit(this.profile[g]!, K, c, L);
+          const prof = this.profile[g]!;
+          let k = earliestFit(prof, K, c, Lnow);
+          if (k === 0) {
+            // idle cores held for a reservation that starts before this job would end are not for it
+            let usable = this.free[g]!;
+            if (holdIdle) for (let a = 0; a < heldFrom[g]!.length; a++) if (heldFrom[g]![a]! < Lnow) usable -= heldCores[g]![a]!;
+            if (usable < c) k = earliestFit(prof, K, c, Lres, 1);
+          } else if (k > 0 && Lres !== Lnow) k = earliestFit(prof, K, c, Lres, 1);
           if (k >= 0 && (bestK < 0 || k < bestK)) {
             bestK = k;
             bestG = g;
@@ -766,7 +802,16 @@ export class SlurmEngine {
         }
         if (bestK < 0) continue; // beyond the window: no reservation
         const prof = this.profile[bestG]!;
-        const e = Math.min(K, bestK + L);
+        const e = Math.min(K, bestK + (bestK === 0 ? Lnow : Lres));
+        if (bestK > 0 && holdIdle) {
+          let idleLeft = this.free[bestG]!;
+          for (const x of heldCores[bestG]!) idleLeft -= x;
+          const take = Math.max(0, Math.min(c, idleLeft, cfg.bfReserveIdle === 'first' ? c : Math.round((c * idleLeft) / Math.max(1, prof[bestK]!))));
+          if (take > 0) {
+            heldCores[bestG]!.push(take);
+            heldFrom[bestG]!.push(bestK);
+          }
+        }
         for (let k = bestK; k < e; k++) prof[k]! -= c;
         if (bestK === 0 && this.free[bestG]! >= c) {
           p[i] = -1;
@@ -818,8 +863,8 @@ export class SlurmEngine {
  * The first bucket `k` of `free` (length `K`) such that `free[j] >= c` for every `j` in `[k, k + L)`
  * (buckets past the window count as free), or -1. Linear: a failing bucket moves the candidate past it.
  */
-export function earliestFit(free: Float64Array, K: number, c: number, L: number): number {
-  let k = 0;
+export function earliestFit(free: Float64Array, K: number, c: number, L: number, from = 0): number {
+  let k = from;
   let j = 0;
   while (k < K) {
     const e = Math.min(K, k + L);

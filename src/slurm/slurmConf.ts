@@ -429,6 +429,9 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
     schedOnSubmit: false,
     schedInterval: 60,
     bfGrid: true,
+    // reservations on specific nodes and bf_resolution rounding as sched/backfill does them
+    bfSlurmRounding: true,
+    bfReserveIdle: 'proportional',
   };
   const st = val('schedulertype');
   if (st !== undefined) {
