@@ -95,6 +95,11 @@ export interface SlurmConfig {
    * pass, the next job end, or the periodic `sched_interval` pass (measured: docs/slurm.md).
    */
   schedOnSubmit: boolean;
+  /**
+   * Delay (s) of the main scheduler after the event that asks for it (a job end): slurmctld's
+   * scheduling thread runs the pass a fraction of a second later (measured: docs/slurm.md). 0: at once.
+   */
+  schedDelay: number;
   /** `sched_interval` (s): a main-scheduler pass over the queue this often while jobs pend (0: none). */
   schedInterval: number;
   /**
@@ -135,6 +140,7 @@ export const DEFAULT_SLURM: SlurmConfig = {
   users: 1,
   schedMinInterval: 0,
   schedOnSubmit: true,
+  schedDelay: 0,
   schedInterval: 0,
   bfGrid: false,
   bfReserveIdle: 'none',
@@ -151,6 +157,7 @@ const OP_RESUME = 3;
 const BACKFILL = 4;
 const PRIO = 5;
 const SCHED = 6;
+const DEFER = 7;
 const SLOT_LIMIT = 2 ** 24;
 
 /** Counters of a run. */
@@ -221,6 +228,10 @@ export class SlurmEngine {
   /** A periodic (`sched_interval`) or deferred (`sched_min_interval`) main pass is in the queue. */
   private schedScheduled = false;
   private lastSchedule = Number.NEGATIVE_INFINITY;
+  /** A deferred main pass (`schedDelay`, `schedMinInterval`) is in the queue at this time (-Infinity: none). */
+  private deferredAt = Number.NEGATIVE_INFINITY;
+  /** The main pass at this instant is a timed one (periodic or deferred): no delay applies. */
+  private passDue = false;
   private readonly maxQos: number;
   private readonly tier: Int32Array;
   private readonly canPreempt: boolean;
@@ -331,25 +342,29 @@ export class SlurmEngine {
       if (this.bfDue) {
         this.bfDue = false;
         this.backfillPass();
-        if (this.dirty) {
-          this.dirty = false;
-          this.schedule();
-        }
+        if (this.dirty) this.mainPass();
       }
     }
     if (Number.isFinite(t) && t > this.now) this.now = t;
   }
 
-  /** Runs the main scheduler now, or defers it to the end of `sched_min_interval` since the last pass. */
+  /**
+   * Runs the main scheduler now, or defers it: by `schedDelay` after the event that asked for it, and
+   * to the end of `sched_min_interval` since the last pass. A deferred pass already due earlier serves.
+   */
   private mainPass(): void {
-    const min = this.config.schedMinInterval;
-    if (min > 0 && this.now < this.lastSchedule + min) {
-      if (!this.schedScheduled) {
-        this.schedScheduled = true;
-        this.queue.push(this.lastSchedule + min, SCHED);
+    const c = this.config;
+    let at = this.now;
+    if (!this.passDue && c.schedDelay > 0) at = this.now + c.schedDelay;
+    if (c.schedMinInterval > 0) at = Math.max(at, this.lastSchedule + c.schedMinInterval);
+    if (at > this.now) {
+      if (!(this.deferredAt > this.now && this.deferredAt <= at)) {
+        this.deferredAt = at;
+        this.queue.push(at, DEFER);
       }
       return;
     }
+    this.passDue = false;
     this.dirty = false;
     this.lastSchedule = this.now;
     this.schedule();
@@ -373,7 +388,13 @@ export class SlurmEngine {
       case SCHED:
         this.schedScheduled = false;
         this.dirty = true;
+        this.passDue = true;
         this.ensureTicks();
+        return;
+      case DEFER:
+        if (this.deferredAt === this.now) this.deferredAt = Number.NEGATIVE_INFINITY;
+        this.dirty = true;
+        this.passDue = true;
         return;
     }
     if (this.jobs.ver[s] !== ver) return; // stale

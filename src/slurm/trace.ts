@@ -369,8 +369,18 @@ export function summarise(jobs: readonly ScheduledJob[], capacity: number, units
   };
 }
 
-/** The engine's schedule of the replay jobs on `conf`. */
-export function engineSchedule(jobs: readonly ReplayJob[], conf: SlurmConf): { jobs: ScheduledJob[]; summary: ScheduleSummary } {
+/**
+ * Seconds a job holds its nodes beyond its sleep on the live Slurm (launch, exit, completion RPC):
+ * the median of `end - start - run` over the live runs in docs/slurm.md (0.04-0.07 s).
+ */
+export const SLURM_JOB_OVERHEAD = 0.05;
+
+/** The engine's schedule of the replay jobs on `conf` (each job holding its nodes `jobOverhead` s beyond its run). */
+export function engineSchedule(
+  jobs: readonly ReplayJob[],
+  conf: SlurmConf,
+  jobOverhead = SLURM_JOB_OVERHEAD,
+): { jobs: ScheduledJob[]; summary: ScheduleSummary } {
   const platform = new SlurmPlatform(conf.platform, conf.file);
   const users = Math.max(1, ...jobs.map((j) => j.user + 1));
   const engine = new SlurmEngine(platform, { ...conf.config, users });
@@ -396,7 +406,7 @@ export function engineSchedule(jobs: readonly ReplayJob[], conf: SlurmConf): { j
         submit: j.submit,
         cores: j.units,
         timeLimit: j.limitMinutes * 60,
-        runTime: j.runTime,
+        runTime: Math.min(j.runTime + jobOverhead, j.limitMinutes * 60),
         user: j.user,
         partition: j.partition,
       }),

@@ -130,6 +130,8 @@ describe('parseSlurmConf', () => {
       schedOnSubmit: false,
       schedInterval: 60,
       bfGrid: true,
+      bfSlurmRounding: true,
+      bfReserveIdle: 'proportional',
     });
     expect(d.config.priority).toMatchObject({ weightAge: 0, weightFairshare: 0, weightJobSize: 0, weightPartition: 0 });
     expect(d.platform.groups).toEqual([{ name: 'n[1-2]', count: 2, cores: 4 }]);

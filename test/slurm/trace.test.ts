@@ -163,7 +163,7 @@ describe('schedules and their comparison', () => {
       { id: 'C', index: 2, submit: 0.6, runTime: 20, limitMinutes: 1, units: 4, partition: 0, user: 0 },
       { id: 'D', index: 3, submit: 2, runTime: 5, limitMinutes: 1, units: 1, partition: 0, user: 0 },
     ];
-    const s = engineSchedule(jobs, EXCL);
+    const s = engineSchedule(jobs, EXCL, 0);
     // A starts at the first backfill tick (1); at its end (11) the main scheduler starts B and C; D, last in
     // line, does not fit until B ends (16) and the main scheduler starts it then.
     expect(s.jobs.map((j) => [j.id, j.start, j.end, j.nodes, j.backfilled])).toEqual([
@@ -173,6 +173,18 @@ describe('schedules and their comparison', () => {
       ['D', 16, 21, 1, false],
     ]);
     expect(s.summary.makespan).toBe(31);
+    // with Slurm's measured job overhead (0.05 s) every job holds its nodes 0.05 s longer: D starts at 16.1
+    const o = engineSchedule(jobs, EXCL);
+    const want = [
+      [1, 11.05],
+      [11.05, 16.1],
+      [11.05, 31.1],
+      [16.1, 21.15],
+    ];
+    for (const [k, j] of o.jobs.entries()) {
+      expect(j.start).toBeCloseTo(want[k]![0]!, 9);
+      expect(j.end).toBeCloseTo(want[k]![1]!, 9);
+    }
   });
 });
 
