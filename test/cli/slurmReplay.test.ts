@@ -2,13 +2,14 @@
  * `clustergym slurm-replay` through the built CLI without --live: the engine's schedule of an SWF under a
  * slurm.conf (JSON and table), the ignored settings reported once, and bad input (exit code 2).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSlurmConf } from '../../src/slurm/slurmConf.js';
 import { engineSchedule, readTrace, replayJobs, sleepTrace, traceToSwf } from '../../src/slurm/trace.js';
-import { cli } from '../helpers.js';
+import { CLI, cli } from '../helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cg-sreplay-'));
 const CONF = `ClusterName=t
@@ -58,6 +59,12 @@ describe('clustergym slurm-replay (engine only)', () => {
     r = cli(['slurm-replay', swf]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--slurm-conf/);
+    const noConf = spawnSync(process.execPath, [CLI, 'slurm-replay', swf, '--slurm-conf', conf, '--live'], {
+      encoding: 'utf8',
+      env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'SLURM_CONF')),
+    });
+    expect(noConf.status).toBe(2);
+    expect(noConf.stderr).toMatch(/--live: SLURM_CONF is not set/);
     r = cli(['slurm-replay', join(dir, 'none.swf'), '--slurm-conf', conf]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/none\.swf/);
