@@ -37,6 +37,13 @@
  *
  * **Priority**: `priority.ts` (multifactor; usage accrues and decays every `PriorityCalcPeriod`, when
  * every pending job's priority is recomputed).
+ *
+ * **Slurm 22.05's behaviour** as measured against a live slurmctld (docs/slurm.md) is a set of options,
+ * off by default so that seed 004's runs do not change and on when a slurm.conf is read
+ * (`slurmConf.ts`): no scheduling at submission (`schedOnSubmit`), a periodic main pass
+ * (`schedInterval`), a delayed main pass after a job end (`schedDelay`, `schedMinInterval`), backfill on its
+ * own timer (`bfGrid`), bf_resolution on the absolute grid with floored ends (`bfSlurmRounding`), and
+ * reservations that hold idle nodes (`bfReserveIdle`).
  */
 import { InputError } from '../core/errors.js';
 import { EventQueue } from '../core/eventQueue.js';
