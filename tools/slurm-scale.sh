@@ -69,3 +69,4 @@ echo "replay: $JOBS jobs of 2-10 s on 1-4 of $RNODES nodes (tools/slurmSleepTrac
 t0=$(date +%s)
 SLURM_CONF=$d/slurm.conf node dist/cli/main.js slurm-replay "$WORK/w.swf" --slurm-conf "$d/slurm.conf" --live --out "$WORK/replay-out" 2>/dev/null
 echo "live replay wall time: $(($(date +%s) - t0)) s; outputs in $WORK/replay-out"
+bash deploy/slurm/local-cluster.sh stop "$d" >/dev/null 2>&1
