@@ -37,6 +37,13 @@
  *
  * **Priority**: `priority.ts` (multifactor; usage accrues and decays every `PriorityCalcPeriod`, when
  * every pending job's priority is recomputed).
+ *
+ * **Slurm 22.05's behaviour** as measured against a live slurmctld (docs/slurm.md) is a set of options,
+ * off by default so that seed 004's runs do not change and on when a slurm.conf is read
+ * (`slurmConf.ts`): no scheduling at submission (`schedOnSubmit`), a periodic main pass
+ * (`schedInterval`), a delayed main pass after a job end (`schedDelay`, `schedMinInterval`), backfill on its
+ * own timer (`bfGrid`), bf_resolution on the absolute grid with floored ends (`bfSlurmRounding`), and
+ * reservations that hold idle nodes (`bfReserveIdle`).
  */
 import { InputError } from '../core/errors.js';
 import { EventQueue } from '../core/eventQueue.js';
@@ -84,6 +91,47 @@ export interface SlurmConfig {
   qosPriorities: number[];
   /** Number of users (ids 0..users-1). */
   users: number;
+  /**
+   * `sched_min_interval` (s): the main scheduler runs at most once per this interval (Slurm gives it
+   * in µs, default 2 µs); an instant with events inside the interval is scheduled at its end. 0: every instant.
+   */
+  schedMinInterval: number;
+  /**
+   * Whether a submission runs the main scheduler at once (the engine's historical behaviour, kept for
+   * seed 004). Slurm 22.05 does not start a batch job at submission: it waits for the next backfill
+   * pass, the next job end, or the periodic `sched_interval` pass (measured: docs/slurm.md).
+   */
+  schedOnSubmit: boolean;
+  /**
+   * Delay (s) of the main scheduler after the event that asks for it (a job end): slurmctld's
+   * scheduling thread runs the pass a fraction of a second later (measured: docs/slurm.md). 0: at once.
+   */
+  schedDelay: number;
+  /** `sched_interval` (s): a main-scheduler pass over the queue this often while jobs pend (0: none). */
+  schedInterval: number;
+  /**
+   * Backfill passes on a fixed grid (multiples of `bfInterval` from time 0, as slurmctld's backfill
+   * thread keeps its own timer) instead of `bfInterval` after the instant a job arrived to an idle queue.
+   */
+  bfGrid: boolean;
+  /**
+   * Which cores a backfill reservation holds. Slurm reserves *specific* nodes for a pending job (those
+   * its select plugin picks among the nodes free at the reserved start), so a node idle now but
+   * reserved serves only jobs that end before the reservation starts. `none`: reservations are counts
+   * of cores over time and any idle core serves (the engine's historical behaviour, kept for seed 004);
+   * `first`: a reservation takes idle cores first (pessimistic); `proportional`: it takes idle cores in
+   * the proportion they have among the cores free at its start (the select plugin's choice by node
+   * index is blind to which nodes are idle now). Measured against Slurm 22.05: docs/slurm.md.
+   */
+  bfReserveIdle: 'none' | 'first' | 'proportional';
+  /**
+   * Slurm 22.05's time rounding in backfill: the map of free cores is on the absolute grid of
+   * `bfResolution` (from `floor(now / res) x res`), running jobs' expected ends and a reservation's
+   * start and end are rounded down to it, and a job that would start now must not overlap any
+   * reserved slot it touches (its end rounded up). Off: buckets of `bfResolution` from now, ends
+   * rounded up (the engine's historical behaviour).
+   */
+  bfSlurmRounding: boolean;
 }
 
 /** Slurm's defaults (16.05, the seed's version) with `DEFAULT_PRIORITY`. */
@@ -97,6 +145,13 @@ export const DEFAULT_SLURM: SlurmConfig = {
   queueDepth: 100,
   qosPriorities: [0],
   users: 1,
+  schedMinInterval: 0,
+  schedOnSubmit: true,
+  schedDelay: 0,
+  schedInterval: 0,
+  bfGrid: false,
+  bfReserveIdle: 'none',
+  bfSlurmRounding: false,
 };
 
 /** Called when a job leaves the system (completed, timeout, cancelled, refused); read its slot then. */
@@ -108,6 +163,8 @@ const OP_SUSPEND = 2;
 const OP_RESUME = 3;
 const BACKFILL = 4;
 const PRIO = 5;
+const SCHED = 6;
+const DEFER = 7;
 const SLOT_LIMIT = 2 ** 24;
 
 /** Counters of a run. */
@@ -175,6 +232,13 @@ export class SlurmEngine {
   private bfDue = false;
   private prioDue = false;
   private prioScheduled = false;
+  /** A periodic (`sched_interval`) or deferred (`sched_min_interval`) main pass is in the queue. */
+  private schedScheduled = false;
+  private lastSchedule = Number.NEGATIVE_INFINITY;
+  /** A deferred main pass (`schedDelay`, `schedMinInterval`) is in the queue at this time (-Infinity: none). */
+  private deferredAt = Number.NEGATIVE_INFINITY;
+  /** The main pass at this instant is a timed one (periodic or deferred): no delay applies. */
+  private passDue = false;
   private readonly maxQos: number;
   private readonly tier: Int32Array;
   private readonly canPreempt: boolean;
@@ -281,20 +345,36 @@ export class SlurmEngine {
         this.prioDue = false;
         this.priorityTick();
       }
-      if (this.dirty) {
-        this.dirty = false;
-        this.schedule();
-      }
+      if (this.dirty) this.mainPass();
       if (this.bfDue) {
         this.bfDue = false;
         this.backfillPass();
-        if (this.dirty) {
-          this.dirty = false;
-          this.schedule();
-        }
+        if (this.dirty) this.mainPass();
       }
     }
     if (Number.isFinite(t) && t > this.now) this.now = t;
+  }
+
+  /**
+   * Runs the main scheduler now, or defers it: by `schedDelay` after the event that asked for it, and
+   * to the end of `sched_min_interval` since the last pass. A deferred pass already due earlier serves.
+   */
+  private mainPass(): void {
+    const c = this.config;
+    let at = this.now;
+    if (!this.passDue && c.schedDelay > 0) at = this.now + c.schedDelay;
+    if (c.schedMinInterval > 0) at = Math.max(at, this.lastSchedule + c.schedMinInterval);
+    if (at > this.now) {
+      if (!(this.deferredAt > this.now && this.deferredAt <= at)) {
+        this.deferredAt = at;
+        this.queue.push(at, DEFER);
+      }
+      return;
+    }
+    this.passDue = false;
+    this.dirty = false;
+    this.lastSchedule = this.now;
+    this.schedule();
   }
 
   private handle(payload: number): void {
@@ -311,6 +391,17 @@ export class SlurmEngine {
       case PRIO:
         this.prioScheduled = false;
         this.prioDue = true;
+        return;
+      case SCHED:
+        this.schedScheduled = false;
+        this.dirty = true;
+        this.passDue = true;
+        this.ensureTicks();
+        return;
+      case DEFER:
+        if (this.deferredAt === this.now) this.deferredAt = Number.NEGATIVE_INFINITY;
+        this.dirty = true;
+        this.passDue = true;
         return;
     }
     if (this.jobs.ver[s] !== ver) return; // stale
@@ -335,7 +426,7 @@ export class SlurmEngine {
     }
     J.priority[s] = this.computePriority(s, this.fairShare.totalUsage());
     this.insertPending(s);
-    this.dirty = true;
+    if (this.config.schedOnSubmit) this.dirty = true;
     this.ensureTicks();
   }
 
@@ -346,13 +437,23 @@ export class SlurmEngine {
     }
     if (this.config.backfill && !this.bfScheduled && this.pending.length > 0) {
       this.bfScheduled = true;
-      this.queue.push(this.now + this.config.bfInterval, BACKFILL);
+      this.queue.push(this.nextTick(this.config.bfInterval, this.config.bfGrid), BACKFILL);
+    }
+    if (this.config.schedInterval > 0 && !this.schedScheduled && this.pending.length > 0) {
+      this.schedScheduled = true;
+      this.queue.push(this.nextTick(this.config.schedInterval, true), SCHED);
     }
   }
 
-  /** Starts (or resumes after a requeue) job `s` on group `g` now. */
-  private startJob(s: number, g: number): void {
+  /** The next periodic pass: `period` from now, or the next multiple of `period` after now on a grid. */
+  private nextTick(period: number, grid: boolean): number {
+    return grid ? (Math.floor(this.now / period) + 1) * period : this.now + period;
+  }
+
+  /** Starts (or resumes after a requeue) job `s` on group `g` now (`byBackfill`: by a backfill pass). */
+  private startJob(s: number, g: number, byBackfill = false): void {
     const J = this.jobs;
+    J.backfilled[s] = byBackfill ? 1 : 0;
     J.state[s] = JobState.Running;
     J.group[s] = g;
     J.start[s] = this.now;
@@ -675,6 +776,8 @@ export class SlurmEngine {
       const K = this.bfBuckets();
       const res = cfg.bfResolution;
       const G = this.platform.groupNames.length;
+      // with Slurm's rounding the buckets sit on the absolute grid: bucket 0 began `offset` s ago
+      const offset = cfg.bfSlurmRounding ? this.now - Math.floor(this.now / res) * res : 0;
       if (this.profile[0]!.length !== K) this.profile = Array.from({ length: G }, () => new Float64Array(K));
       for (let g = 0; g < G; g++) {
         const d = this.delta;
@@ -685,7 +788,7 @@ export class SlurmEngine {
           let left = J.timeLimit[r]! - J.executed[r]!;
           if (J.state[r] === JobState.Running) left -= this.now - J.lastResume[r]!;
           else left += J.suspendedAt[r]! + J.opFor[r]! - this.now; // operator-suspended: back at its resume
-          const b = Math.ceil(Math.max(0, left) / res);
+          const b = cfg.bfSlurmRounding ? Math.floor((Math.max(0, left) + offset) / res) : Math.ceil(Math.max(0, left) / res);
           if (b < K) d[b]! += J.cores[r]!;
         }
         const prof = this.profile[g]!;
@@ -698,14 +801,28 @@ export class SlurmEngine {
       const p = this.pending;
       const n = Math.min(p.length, cfg.bfMaxJobTest);
       let started = 0;
+      // bfReserveIdle: per group, the idle cores held by reservations and the bucket each starts at
+      const holdIdle = cfg.bfReserveIdle !== 'none';
+      const heldCores: number[][] = holdIdle ? Array.from({ length: G }, () => []) : [];
+      const heldFrom: number[][] = holdIdle ? Array.from({ length: G }, () => []) : [];
       for (let i = 0; i < n; i++) {
         const s = p[i]!;
         const c = J.cores[s]!;
-        const L = Math.max(1, Math.ceil(J.timeLimit[s]! / res));
+        const limit = J.timeLimit[s]!;
+        // buckets a job starting now touches, and the length of a reservation
+        const Lnow = Math.max(1, Math.ceil((offset + limit) / res - 1e-9));
+        const Lres = cfg.bfSlurmRounding ? Math.max(1, Math.floor(limit / res + 1e-9)) : Lnow;
         let bestK = -1;
         let bestG = -1;
         for (const g of this.platform.partitions[J.part[s]!]!.groups) {
-          const k = earliestFit(this.profile[g]!, K, c, L);
+          const prof = this.profile[g]!;
+          let k = earliestFit(prof, K, c, Lnow);
+          if (k === 0) {
+            // idle cores held for a reservation that starts before this job would end are not for it
+            let usable = this.free[g]!;
+            if (holdIdle) for (let a = 0; a < heldFrom[g]!.length; a++) if (heldFrom[g]![a]! < Lnow) usable -= heldCores[g]![a]!;
+            if (usable < c) k = earliestFit(prof, K, c, Lres, 1);
+          } else if (k > 0 && Lres !== Lnow) k = earliestFit(prof, K, c, Lres, 1);
           if (k >= 0 && (bestK < 0 || k < bestK)) {
             bestK = k;
             bestG = g;
@@ -713,20 +830,29 @@ export class SlurmEngine {
         }
         if (bestK < 0) continue; // beyond the window: no reservation
         const prof = this.profile[bestG]!;
-        const e = Math.min(K, bestK + L);
+        const e = Math.min(K, bestK + (bestK === 0 ? Lnow : Lres));
+        if (bestK > 0 && holdIdle) {
+          let idleLeft = this.free[bestG]!;
+          for (const x of heldCores[bestG]!) idleLeft -= x;
+          const take = Math.max(0, Math.min(c, idleLeft, cfg.bfReserveIdle === 'first' ? c : Math.round((c * idleLeft) / Math.max(1, prof[bestK]!))));
+          if (take > 0) {
+            heldCores[bestG]!.push(take);
+            heldFrom[bestG]!.push(bestK);
+          }
+        }
         for (let k = bestK; k < e; k++) prof[k]! -= c;
         if (bestK === 0 && this.free[bestG]! >= c) {
           p[i] = -1;
           started++;
           this.stats.backfilled++;
-          this.startJob(s, bestG);
+          this.startJob(s, bestG, true);
         }
       }
       if (started > 0) this.pending = p.filter((x) => x >= 0);
     }
     if (this.pending.length > 0 && (this.nRunning > 0 || this.queue.size > 0)) {
       this.bfScheduled = true;
-      this.queue.push(this.now + cfg.bfInterval, BACKFILL);
+      this.queue.push(this.nextTick(cfg.bfInterval, cfg.bfGrid), BACKFILL);
     }
   }
 
@@ -765,8 +891,8 @@ export class SlurmEngine {
  * The first bucket `k` of `free` (length `K`) such that `free[j] >= c` for every `j` in `[k, k + L)`
  * (buckets past the window count as free), or -1. Linear: a failing bucket moves the candidate past it.
  */
-export function earliestFit(free: Float64Array, K: number, c: number, L: number): number {
-  let k = 0;
+export function earliestFit(free: Float64Array, K: number, c: number, L: number, from = 0): number {
+  let k = from;
   let j = 0;
   while (k < K) {
     const e = Math.min(K, k + L);

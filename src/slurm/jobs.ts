@@ -61,6 +61,7 @@ const COLUMNS = [
   'nSus',
   'state',
   'opDone',
+  'backfilled',
 ] as const;
 
 /** Struct-of-arrays job table with recycled slots. */
@@ -98,6 +99,8 @@ export class JobTable {
   state = new Uint8Array(0);
   /** 1 once the operator suspension happened. */
   opDone = new Uint8Array(0);
+  /** 1 when the job's last start was made by a backfill pass (Slurm's `Scheduler=Backfill`). */
+  backfilled = new Uint8Array(0);
   private freeSlots: number[] = [];
   private used = 0;
 

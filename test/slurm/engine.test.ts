@@ -328,3 +328,92 @@ describe('periodic passes at an instant with other events', () => {
     expect(r.get(3)).toMatchObject({ start: 1000, end: 1100 });
   });
 });
+
+describe("Slurm 22.05's timing (configuration-driven; seed 004 keeps the defaults)", () => {
+  const basic: Partial<SlurmConfig> = { ...fifo, bfResolution: 1 };
+
+  it('schedOnSubmit false + bfGrid: a job submitted at 0.3 to an idle node starts at the next backfill tick (1), not at 0.3', () => {
+    expect(run(one(4), [job(1, 0.3, 2, 10)], { ...basic, bfInterval: 1 }).get(1)).toMatchObject({ start: 0.3 });
+    expect(run(one(4), [job(1, 0.3, 2, 10)], { ...basic, bfInterval: 1, schedOnSubmit: false, bfGrid: true }).get(1)).toMatchObject({ start: 1, end: 11 });
+    // without the grid the pass comes bf_interval after the arrival
+    expect(run(one(4), [job(1, 0.3, 2, 10)], { ...basic, bfInterval: 1, schedOnSubmit: false }).get(1)).toMatchObject({ start: 1.3 });
+  });
+
+  it('a job end still runs the main scheduler at once: the waiting job starts at the end (10), not at the next tick', () => {
+    const r = run(one(4), [job(1, 0, 4, 10), job(2, 0.5, 4, 5)], { ...basic, bfInterval: 30, schedOnSubmit: false, bfGrid: true });
+    expect(r.get(1)).toMatchObject({ start: 30 }); // idle until the first backfill tick at 30
+    expect(r.get(2)).toMatchObject({ start: 40, end: 45 });
+  });
+
+  it('sched/builtin without scheduling at submission: the sched_interval pass (60) starts the job', () => {
+    const r = run(one(4), [job(1, 5, 1, 10)], { ...basic, backfill: false, schedOnSubmit: false, schedInterval: 60 });
+    expect(r.get(1)).toMatchObject({ start: 60, end: 70 });
+  });
+
+  it('sched_min_interval: a second pass within the interval waits for its end (ends at 10 and 10.5, interval 2 -> start 12)', () => {
+    const jobs = [job(1, 0, 2, 10), job(2, 0, 2, 10.5), job(3, 0, 4, 1)];
+    expect(run(one(4), jobs, { ...basic, backfill: false }).get(3)).toMatchObject({ start: 10.5 });
+    expect(run(one(4), jobs, { ...basic, backfill: false, schedMinInterval: 2 }).get(3)).toMatchObject({ start: 12 });
+  });
+
+  it('records which pass started a job (Scheduler=Main / Backfill)', () => {
+    const e = new SlurmEngine(one(4), { ...basic, bfInterval: 1, schedOnSubmit: false, bfGrid: true });
+    const how = new Map<number, number>();
+    e.onFinish((J, s) => how.set(J.id[s]!, J.backfilled[s]!));
+    e.submit(job(1, 0, 4, 10));
+    e.submit(job(2, 0.5, 4, 5));
+    e.run();
+    expect([...how.entries()].sort()).toEqual([
+      [1, 1],
+      [2, 0],
+    ]);
+  });
+});
+
+describe('backfill reservations as sched/backfill makes them (bfSlurmRounding, bfReserveIdle)', () => {
+  // 8 nodes of 1 core. R (3 nodes) runs 0-100 (limit 120); H (4 nodes, limit 60) waits behind W (8 nodes,
+  // submitted first, limit 60); C (2 nodes, limit 120) arrives at 5. Backfill at 10 (resolution 1):
+  // W reserves 8 nodes from 120 (R's expected end); C needs [10, 130): it overlaps W.
+  const base: Partial<SlurmConfig> = { ...fifo, bfResolution: 1, bfInterval: 10, schedOnSubmit: true };
+  const jobs = [job(1, 0, 3, 100, 120), job(2, 1, 8, 10, 60), job(3, 5, 2, 30, 120)];
+  it('counting reservations: C does not start (W needs all 8 nodes at 120)', () => {
+    expect(
+      run(new SlurmPlatform({ groups: [{ name: 'n', count: 8, cores: 1 }], partitions: [{ name: 'p', groups: ['n'] }] }), jobs, base).get(3),
+    ).toMatchObject({ start: 110 });
+  });
+
+  it("idle nodes held by a reservation: with W reserving from 120 and C ending at 40, 'first' still lets C run before it (ends before the reservation)", () => {
+    const short = [job(1, 0, 3, 100, 120), job(2, 1, 8, 10, 60), job(3, 5, 2, 30, 30)];
+    const p8 = new SlurmPlatform({ groups: [{ name: 'n', count: 8, cores: 1 }], partitions: [{ name: 'p', groups: ['n'] }] });
+    expect(run(p8, short, { ...base, bfReserveIdle: 'first' }).get(3)).toMatchObject({ start: 10, end: 40 });
+  });
+
+  it("'first' and 'proportional' hold idle nodes from jobs that would overlap the reservation", () => {
+    // R (4 nodes) runs 0-100 (limit 100); H (6 nodes) waits; at 10, H reserves from 100: 4 idle + 4 of R
+    // are free then. C (2 nodes, limit 200) fits by counts (8 - 6 = 2 at 100) but not on idle nodes H holds.
+    const p8 = new SlurmPlatform({ groups: [{ name: 'n', count: 8, cores: 1 }], partitions: [{ name: 'p', groups: ['n'] }] });
+    const js = [job(1, 0, 4, 100, 100), job(2, 1, 6, 10, 60), job(3, 5, 2, 30, 200)];
+    expect(run(p8, js, base).get(3)).toMatchObject({ start: 10 }); // counts only
+    expect(run(p8, js, { ...base, bfReserveIdle: 'first' }).get(3)).toMatchObject({ start: 100 }); // H holds all 4 idle nodes
+    // proportional: H holds round(6 x 4 / 8) = 3 of the 4 idle nodes; C needs 2: it waits for H
+    expect(run(p8, js, { ...base, bfReserveIdle: 'proportional' }).get(3)).toMatchObject({ start: 100 });
+    // ... a 1-node C fits on the idle node H does not hold
+    const one = [job(1, 0, 4, 100, 100), job(2, 1, 6, 10, 60), job(3, 5, 1, 30, 200)];
+    expect(run(p8, one, { ...base, bfReserveIdle: 'proportional' }).get(3)).toMatchObject({ start: 10 });
+  });
+
+  it('bfSlurmRounding: a reservation starting at 130 is floored to 120, so a job of [70, 130) may no longer backfill', () => {
+    // one node of 6 cores; R (4 cores, limit 130) runs 0-130; H (6 cores, limit 60) waits for it; C (2 cores,
+    // run 50, limit 60) pends at 65. Pass at 70 (resolution 60): H reserves from R's expected end, 130.
+    // Exact times: C's [70, 130) ends as H's [130, 190) begins -> C backfills at 70.
+    // Slurm's rounding: H's reservation is [floor(130), floor(190)) = [120, 180), C overlaps it -> C waits for
+    // R's end (130: H runs 130-140), then starts at 140.
+    const p6 = new SlurmPlatform({ groups: [{ name: 'n', count: 1, cores: 6 }], partitions: [{ name: 'p', groups: ['n'] }] });
+    const js = [job(1, 0, 4, 130, 130), job(2, 1, 6, 10, 60), job(3, 65, 2, 50, 60)];
+    const cfg = { ...fifo, bfResolution: 60, bfInterval: 70, schedOnSubmit: true };
+    expect(run(p6, js, cfg).get(3)).toMatchObject({ start: 70, end: 120 });
+    const r = run(p6, js, { ...cfg, bfSlurmRounding: true });
+    expect(r.get(2)).toMatchObject({ start: 130, end: 140 });
+    expect(r.get(3)).toMatchObject({ start: 140, end: 190 });
+  });
+});

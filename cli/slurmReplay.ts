@@ -1,0 +1,209 @@
+/**
+ * `clustergym slurm-replay WORKLOAD --slurm-conf FILE [--shrink F] [--live] [--runs N] [--json] [--out DIR]`:
+ * a site's job records (SWF, `sacct --json`, `sacct -P`) replayed on the Slurm engine configured by a
+ * real slurm.conf (src/slurm/slurmConf.ts, src/slurm/trace.ts); with `--live`, also on the live Slurm
+ * of `SLURM_CONF` as seed 004's runworkload does (src/slurm/live.ts), and the two compared job by job.
+ *
+ * The comparison's verdict (`agreement`): mean wait, 90th-percentile wait and makespan of the engine each
+ * within 5 % of the live runs' mean, or within twice the spread between two live runs if that is larger;
+ * the median per-job start difference engine vs live at most 1.5 x the live-vs-live median + 1 s
+ * (the last needs `--runs 2`). Exit code 0 either way (it is a measurement), 2 on bad input.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { InputError } from '../src/core/errors.js';
+import { liveReplay } from '../src/slurm/live.js';
+import { readSlurmConf } from '../src/slurm/slurmConf.js';
+import {
+  type ScheduleComparison,
+  type ScheduleSummary,
+  type ScheduledJob,
+  compareSchedules,
+  engineSchedule,
+  readTrace,
+  replayJobs,
+  summarise,
+} from '../src/slurm/trace.js';
+import { type CliCommandModule, addFlags, defineFlags, formatTable, int, num, readFlags, text } from './common.js';
+
+/** The flags of `slurm-replay`. */
+export const flags = defineFlags({
+  'slurm-conf': { value: 'FILE', schema: text(true), required: 'Required (the slurm.conf whose scheduler the engine plays)', help: 'the slurm.conf to read' },
+  shrink: { value: 'F', schema: num({ gte: 1 }), default: 1, help: 'divide submission, run and requested times by F (runworkload)' },
+  'sched-delay': {
+    value: 'S',
+    schema: num({ gte: 0 }),
+    help: "the engine's main-scheduler delay after a job end (default 0; Slurm 22.05's measured mean: 0.4)",
+  },
+  live: { help: 'also replay on the live Slurm of SLURM_CONF and compare (sleep jobs, wall-clock submissions)' },
+  runs: { value: 'N', schema: int({ gte: 1, lte: 10 }), default: 1, help: 'live runs (2: the live-vs-live spread too)' },
+  json: { help: 'print the result as JSON on stdout instead of tables' },
+  out: { value: 'DIR', schema: text(true), help: 'write engine.json, live-K.json, comparison.json and schedule CSVs there' },
+});
+
+type Schedule = { jobs: ScheduledJob[]; summary: ScheduleSummary };
+
+function csv(jobs: readonly ScheduledJob[]): string {
+  const rows = jobs.map((j) => [j.id, j.submit, j.start, j.end, j.nodes, j.state, j.backfilled === null ? '' : j.backfilled ? 1 : 0].join(','));
+  return `id,submit,start,end,nodes,state,backfilled\n${rows.join('\n')}\n`;
+}
+
+/** The agreement verdict of the engine against two or more live runs (see the module comment). */
+export function agreement(
+  engine: ScheduleSummary,
+  live: readonly ScheduleSummary[],
+  vsLive: readonly ScheduleComparison[],
+  liveLive: ScheduleComparison | null,
+) {
+  const keys = ['mean_wait', 'p90_wait', 'makespan'] as const;
+  const metrics = keys.map((k) => {
+    const xs = live.map((s) => s[k]);
+    const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const spread = Math.max(...xs) - Math.min(...xs);
+    const tolerance = Math.max(0.05 * Math.abs(mean), live.length >= 2 ? 2 * spread : 0);
+    return {
+      metric: k,
+      engine: engine[k],
+      live_mean: mean,
+      live_spread: spread,
+      error: engine[k] - mean,
+      relative_error: mean !== 0 ? (engine[k] - mean) / mean : 0,
+      tolerance,
+      holds: Math.abs(engine[k] - mean) <= tolerance,
+    };
+  });
+  const engMedian = vsLive.reduce((a, c) => a + c.start_diff.median, 0) / Math.max(1, vsLive.length);
+  const startDiff = liveLive
+    ? {
+        engine_vs_live_median: engMedian,
+        live_vs_live_median: liveLive.start_diff.median,
+        bound: 1.5 * liveLive.start_diff.median + 1,
+        holds: engMedian <= 1.5 * liveLive.start_diff.median + 1,
+      }
+    : null;
+  return { metrics, start_diff: startDiff, holds: metrics.every((m) => m.holds) && (startDiff?.holds ?? true) };
+}
+
+const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '-');
+
+/** `clustergym slurm-replay`. */
+export const command: CliCommandModule = {
+  configure(cmd: Command, done) {
+    cmd.argument('<workload>', 'job records: SWF, `sacct --json` or `sacct -P` output').usage('WORKLOAD --slurm-conf FILE [flags]');
+    addFlags(cmd, flags);
+    cmd.action(async (workload: string, _options: unknown, self: Command) => {
+      const { values: v } = readFlags(self, flags);
+      if (v.runs > 1 && !v.live) throw new InputError('--runs: needs --live (the runs are live runs)');
+      const conf = readSlurmConf(v['slurm-conf']);
+      if (v['sched-delay'] !== undefined) conf.config.schedDelay = v['sched-delay'];
+      // one line; the full entries (with values and reasons) are in the JSON's `ignored`
+      if (conf.ignored.length > 0)
+        console.error(`slurm-replay: ignored (not modelled): ${conf.ignored.map((x) => x.replace(/=\S* \((line \d+).*\)$/, ' ($1)')).join(', ')}`);
+      const trace = readTrace(workload);
+      const jobs = replayJobs(trace, conf, v.shrink);
+      const engine = engineSchedule(jobs, conf);
+      const result: Record<string, unknown> = {
+        workload,
+        format: trace.format,
+        skipped: trace.skipped,
+        slurm_conf: v['slurm-conf'],
+        ignored: conf.ignored,
+        shrink: v.shrink,
+        ...engine,
+      };
+      const live: Schedule[] = [];
+      if (v.live) {
+        const slurmConf = process.env.SLURM_CONF;
+        if (!slurmConf) throw new InputError('--live: SLURM_CONF is not set (start a cluster: deploy/slurm/local-cluster.sh start DIR, then eval its output)');
+        const units = new Map(jobs.map((j) => [j.id, j.units]));
+        const capacity = conf.platform.groups.reduce((a, g) => a + g.count * g.cores, 0);
+        for (let r = 0; r < v.runs; r++) {
+          console.error(
+            `slurm-replay: live run ${r + 1}/${v.runs} on SLURM_CONF=${slurmConf} (${jobs.length} jobs, last submitted at ${f1(jobs[jobs.length - 1]!.submit)} s)`,
+          );
+          const sched = await liveReplay(jobs, {
+            slurmConf,
+            wholeNodes: conf.wholeNodes,
+            partitions: conf.partitions.map((p) => p.name),
+            log: (l) => console.error(`slurm-replay: ${l}`),
+          });
+          live.push({ jobs: sched, summary: summarise(sched, capacity, (id) => units.get(id) ?? 0) });
+        }
+        const vsLive = live.map((l) => compareSchedules(engine, l, ['engine', 'slurm']));
+        const liveLive = live.length >= 2 ? compareSchedules(live[0]!, live[1]!, ['slurm run 1', 'slurm run 2']) : null;
+        result.live = live;
+        result.comparison = {
+          engine_vs_live: vsLive,
+          live_vs_live: liveLive,
+          agreement: agreement(
+            engine.summary,
+            live.map((l) => l.summary),
+            vsLive,
+            liveLive,
+          ),
+        };
+      }
+      if (v.out !== undefined) {
+        mkdirSync(v.out, { recursive: true });
+        writeFileSync(join(v.out, 'engine.json'), `${JSON.stringify(engine, null, 1)}\n`);
+        writeFileSync(join(v.out, 'engine.csv'), csv(engine.jobs));
+        for (const [k, l] of live.entries()) {
+          writeFileSync(join(v.out, `live-${k + 1}.json`), `${JSON.stringify(l, null, 1)}\n`);
+          writeFileSync(join(v.out, `live-${k + 1}.csv`), csv(l.jobs));
+        }
+        if (result.comparison) writeFileSync(join(v.out, 'comparison.json'), `${JSON.stringify(result.comparison, null, 1)}\n`);
+      }
+      if (v.json) {
+        process.stdout.write(`${JSON.stringify(result)}\n`);
+        done(0);
+        return;
+      }
+      const cols: [string, ScheduleSummary][] = [['engine', engine.summary], ...live.map((l, k): [string, ScheduleSummary] => [`slurm ${k + 1}`, l.summary])];
+      const keys = Object.keys(engine.summary) as (keyof ScheduleSummary)[];
+      console.log(
+        formatTable(
+          ['', ...cols.map(([n]) => n)],
+          keys.map((k) => [k, ...cols.map(([, s]) => (Number.isInteger(s[k]) ? s[k] : Number(s[k].toFixed(4))))]),
+        ),
+      );
+      if (result.comparison) {
+        const c = result.comparison as {
+          engine_vs_live: ScheduleComparison[];
+          live_vs_live: ScheduleComparison | null;
+          agreement: ReturnType<typeof agreement>;
+        };
+        const rows = [
+          ...c.engine_vs_live.map((x, k) => [`engine vs slurm ${k + 1}`, x] as const),
+          ...(c.live_vs_live ? [['slurm 1 vs slurm 2', c.live_vs_live] as const] : []),
+        ];
+        console.log(
+          `\n${formatTable(
+            ['start difference (s)', 'median', 'p90', 'max', 'KS(wait)', 'overtook in one only'],
+            rows.map(([n, x]) => [n, f1(x.start_diff.median), f1(x.start_diff.p90), f1(x.start_diff.max), x.ks_wait.toFixed(3), x.backfill_differences.length]),
+          )}`,
+        );
+        for (const [n, x] of rows) for (const d of x.backfill_differences) console.log(`  ${n}: job ${d.id}: ${d.reason}`);
+        console.log(
+          `\n${formatTable(
+            ['agreement', 'engine', 'live mean', 'error', 'tolerance', ''],
+            c.agreement.metrics.map((m) => [
+              m.metric,
+              f1(m.engine),
+              f1(m.live_mean),
+              `${(100 * m.relative_error).toFixed(1)} %`,
+              f1(m.tolerance),
+              m.holds ? 'holds' : 'FAILS',
+            ]),
+          )}`,
+        );
+        const s = c.agreement.start_diff;
+        if (s)
+          console.log(
+            `start difference median: engine vs live ${f1(s.engine_vs_live_median)} s, bound 1.5 x live-live ${f1(s.live_vs_live_median)} + 1 = ${f1(s.bound)} s: ${s.holds ? 'holds' : 'FAILS'}`,
+          );
+      }
+      done(0);
+    });
+  },
+};

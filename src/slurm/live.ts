@@ -1,0 +1,203 @@
+/**
+ * Replays jobs on a live Slurm (the one of `SLURM_CONF`) as seed 004's runworkload does (§3.3.2):
+ * each job is an `sbatch --wrap "sleep RUN"` submitted at its replay time on the wall clock (a grid
+ * from the start of the replay, not from the previous submission), with its time limit in whole minutes
+ * (`-t`), `-N NODES --exclusive` (whole nodes) or `-n CPUS`, in its partition. The schedule is then read
+ * back from Slurm: `squeue --json --states=all` (every job's submit/start/end in whole seconds, its node
+ * list and state) and, when slurmctld's log is readable, the millisecond times of the log lines
+ * `_slurm_rpc_submit_batch_job: JobId=N`, `sched: Allocate JobId=N` (main scheduler), `_start_job:
+ * Started JobId=N` (backfill) and `_job_complete: JobId=N done`. Times are relative to the first
+ * job's submission, as the engine's are.
+ *
+ * Jobs must stay in slurmctld's memory until they are read (`MinJobAge` above the replay's length,
+ * or the log). Everything runs as child processes (`sbatch`, `squeue`, `scancel`); on failure or
+ * interruption the replay's jobs are cancelled.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { z } from 'zod';
+import { InputError } from '../core/errors.js';
+import type { ReplayJob, ScheduledJob } from './trace.js';
+
+const run = promisify(execFile);
+
+/** Options of a live replay. */
+export interface LiveOptions {
+  /** The slurm.conf of the live cluster (its `SLURM_CONF`). */
+  slurmConf: string;
+  /** Whole nodes (`-N n --exclusive`) or CPUs (`-n c`). */
+  wholeNodes: boolean;
+  partitions: readonly string[];
+  /** Seconds to wait for the jobs after the last submission, beyond their run times (default 120). */
+  grace?: number;
+  /** Progress lines. */
+  log?: (line: string) => void;
+}
+
+const SqueueSchema = z
+  .object({
+    jobs: z.array(
+      z
+        .object({
+          job_id: z.number(),
+          name: z.string(),
+          submit_time: z.number(),
+          start_time: z.number(),
+          end_time: z.number(),
+          nodes: z.string(),
+          node_count: z.number(),
+          job_state: z.string(),
+        })
+        .passthrough(),
+    ),
+  })
+  .passthrough();
+type SqueueJob = z.infer<typeof SqueueSchema>['jobs'][number];
+
+const TERMINAL = new Set(['COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL', 'PREEMPTED', 'OUT_OF_MEMORY', 'BOOT_FAIL', 'DEADLINE']);
+
+async function squeue(env: NodeJS.ProcessEnv): Promise<SqueueJob[]> {
+  const { stdout } = await run('squeue', ['--json', '--states=all'], { env, maxBuffer: 256 * 1024 * 1024 });
+  const p = SqueueSchema.safeParse(JSON.parse(stdout));
+  if (!p.success) throw new Error(`squeue --json: unexpected output: ${p.error.issues[0]?.message}`);
+  return p.data.jobs;
+}
+
+/** Millisecond times of slurmctld's log lines per Slurm job id (`submit`, `start`, `end`, `backfill`). */
+export function readCtldLog(text: string): Map<number, { submit?: number; start?: number; end?: number; backfill?: boolean }> {
+  const out = new Map<number, { submit?: number; start?: number; end?: number; backfill?: boolean }>();
+  const re = /^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})\] (.*)$/;
+  for (const line of text.split('\n')) {
+    const m = re.exec(line);
+    if (!m) continue;
+    const t = Date.parse(`${m[1]}Z`) / 1000;
+    const msg = m[2]!;
+    const rec = (id: string) => {
+      const n = Number(id);
+      if (!out.has(n)) out.set(n, {});
+      return out.get(n)!;
+    };
+    const submit = /_slurm_rpc_submit_batch_job: JobId=(\d+)/.exec(msg);
+    const main = /sched: Allocate JobId=(\d+)/.exec(msg);
+    const backfill = /_start_job: Started JobId=(\d+)/.exec(msg);
+    const end = /_job_complete: JobId=(\d+) done/.exec(msg);
+    if (submit) rec(submit[1]!).submit = t;
+    else if (main) Object.assign(rec(main[1]!), { start: t, backfill: false });
+    else if (backfill) Object.assign(rec(backfill[1]!), { start: t, backfill: true });
+    else if (end) rec(end[1]!).end = t;
+  }
+  return out;
+}
+
+/** `SlurmctldLogFile` of a slurm.conf, if any. */
+function ctldLogFile(conf: string): string | undefined {
+  try {
+    return /^\s*SlurmctldLogFile\s*=\s*(\S+)/im.exec(readFileSync(conf, 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+/** Replays `jobs` on the live Slurm of `o.slurmConf` and returns its schedule (see the module comment). */
+export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Promise<ScheduledJob[]> {
+  const env = { ...process.env, SLURM_CONF: o.slurmConf };
+  const log = o.log ?? (() => {});
+  try {
+    await run('squeue', ['-h'], { env });
+  } catch (e) {
+    throw new InputError(
+      `the Slurm of SLURM_CONF=${o.slurmConf} does not answer (squeue: ${(e as Error).message.split('\n')[0]}); start one with deploy/slurm/local-cluster.sh start DIR`,
+    );
+  }
+  const tag = `cg${process.pid}x${Date.now() % 100000}`;
+  const slurmIds = new Array<number>(jobs.length).fill(-1);
+  const sorted = [...jobs].sort((a, b) => a.submit - b.submit || a.index - b.index);
+  const t0 = performance.now();
+  const submissions: Promise<void>[] = [];
+  let failed: Error | null = null;
+  const cancel = async () => {
+    const ids = slurmIds.filter((x) => x >= 0).map(String);
+    if (ids.length > 0) await run('scancel', ids, { env }).catch(() => {});
+  };
+  const onSignal = () => {
+    void cancel().then(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  try {
+    for (const j of sorted) {
+      await sleep(t0 + j.submit * 1000 - performance.now());
+      if (failed) break;
+      const args = [
+        '--parsable',
+        `--job-name=${tag}-${j.index}`,
+        `--time=${j.limitMinutes}`,
+        `--partition=${o.partitions[j.partition]}`,
+        ...(o.wholeNodes ? [`--nodes=${j.units}`, '--exclusive'] : [`--ntasks=${j.units}`]),
+        '--output=/dev/null',
+        `--wrap=exec sleep ${j.runTime.toFixed(3)}`,
+      ];
+      submissions.push(
+        run('sbatch', args, { env }).then(
+          ({ stdout }) => {
+            slurmIds[j.index] = Number.parseInt(stdout.trim(), 10);
+          },
+          (e: Error) => {
+            failed = new Error(`sbatch of job ${j.id} failed: ${e.message.split('\n').slice(0, 2).join(' ')}`);
+          },
+        ),
+      );
+    }
+    await Promise.all(submissions);
+    if (failed) throw failed;
+    log(`live: ${jobs.length} jobs submitted in ${((performance.now() - t0) / 1000).toFixed(1)} s; waiting for them to end`);
+    const budget = (o.grace ?? 120) * 1000 + jobs.reduce((a, j) => a + j.runTime, 0) * 1000 + 1000 * Math.max(0, ...jobs.map((j) => j.submit));
+    const mine = new Set(slurmIds);
+    let records: SqueueJob[] = [];
+    for (;;) {
+      records = (await squeue(env)).filter((r) => mine.has(r.job_id));
+      const done = records.filter((r) => TERMINAL.has(r.job_state)).length;
+      if (done === jobs.length) break;
+      if (performance.now() - t0 > budget)
+        throw new Error(`live: ${jobs.length - done} jobs still not finished after ${(budget / 1000).toFixed(0)} s (squeue)`);
+      await sleep(1000);
+    }
+    const logFile = ctldLogFile(o.slurmConf);
+    let ctld = new Map<number, { submit?: number; start?: number; end?: number; backfill?: boolean }>();
+    if (logFile) {
+      try {
+        ctld = readCtldLog(readFileSync(logFile, 'utf8'));
+      } catch {
+        log(`live: cannot read ${logFile}; times in whole seconds`);
+      }
+    }
+    const byId = new Map(records.map((r) => [r.job_id, r]));
+    const first = sorted[0]!;
+    const firstId = slurmIds[first.index]!;
+    const useLog = slurmIds.every((id) => ctld.get(id)?.submit !== undefined && ctld.get(id)?.start !== undefined && ctld.get(id)?.end !== undefined);
+    const origin = useLog ? ctld.get(firstId)!.submit! - first.submit : byId.get(firstId)!.submit_time - first.submit;
+    return jobs.map((j) => {
+      const id = slurmIds[j.index]!;
+      const r = byId.get(id)!;
+      const c = ctld.get(id);
+      const start = useLog ? c!.start! : r.start_time;
+      return {
+        id: j.id,
+        submit: (useLog ? c!.submit! : r.submit_time) - origin,
+        start: start - origin,
+        end: (useLog ? c!.end! : r.end_time) - origin,
+        nodes: r.node_count,
+        state: r.job_state.toLowerCase(),
+        backfilled: c?.backfill ?? null,
+        nodelist: r.nodes,
+      };
+    });
+  } catch (e) {
+    await cancel();
+    throw e;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * `clustergym slurm-replay` through the built CLI without --live: the engine's schedule of an SWF under a
+ * slurm.conf (JSON and table), the ignored settings reported once, and bad input (exit code 2).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseSlurmConf } from '../../src/slurm/slurmConf.js';
+import { engineSchedule, readTrace, replayJobs, sleepTrace, traceToSwf } from '../../src/slurm/trace.js';
+import { CLI, cli } from '../helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cg-sreplay-'));
+const CONF = `ClusterName=t
+SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=1
+PriorityType=priority/basic
+NodeName=n[1-8] CPUs=2 NodeAddr=127.0.0.1
+PartitionName=debug Nodes=n[1-8] Default=YES MaxTime=INFINITE OverSubscribe=EXCLUSIVE State=UP
+`;
+const conf = join(dir, 'slurm.conf');
+writeFileSync(conf, CONF);
+const swf = join(dir, 'w.swf');
+writeFileSync(swf, traceToSwf(sleepTrace({ jobs: 36, seed: 5, minRun: 5, maxRun: 30, maxNodes: 4, platformNodes: 8, load: 1.2, limitFactor: 3 }), 2));
+
+describe('clustergym slurm-replay (engine only)', () => {
+  it('--json: {jobs: [{id, submit, start, end, nodes, state}], summary}, the same as the module', () => {
+    const r = cli(['slurm-replay', swf, '--slurm-conf', conf, '--json', '--out', join(dir, 'out')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^slurm-replay: ignored \(not modelled\): NodeAddr \(line 5\), ClusterName \(line 1\)\n$/);
+    const out = JSON.parse(r.stdout);
+    const c = parseSlurmConf(CONF, conf);
+    const expected = engineSchedule(replayJobs(readTrace(swf), c), c);
+    expect(out.jobs).toEqual(expected.jobs);
+    expect(out.summary).toEqual(expected.summary);
+    expect(out.jobs).toHaveLength(36);
+    for (const j of out.jobs) {
+      expect(Object.keys(j)).toEqual(expect.arrayContaining(['id', 'submit', 'start', 'end', 'nodes', 'state']));
+      expect(j.start).toBeGreaterThanOrEqual(j.submit);
+      expect(j.nodes).toBeGreaterThanOrEqual(1);
+      expect(j.nodes).toBeLessThanOrEqual(4);
+    }
+    expect(readFileSync(join(dir, 'out', 'engine.csv'), 'utf8').split('\n')[0]).toBe('id,submit,start,end,nodes,state,backfilled');
+    const table = cli(['slurm-replay', swf, '--slurm-conf', conf, '--shrink', '2']);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/mean_wait/);
+  });
+
+  it('bad input: exit 2 with the file and line, the flag, or what is missing', () => {
+    const bad = join(dir, 'bad.conf');
+    writeFileSync(bad, 'NodeName=n1 CPUs=2\nPartitionName=p Nodes=n1 MaxTime=soon\n');
+    let r = cli(['slurm-replay', swf, '--slurm-conf', bad]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/bad\.conf:2: \$\.maxtime: expected a Slurm time/);
+    r = cli(['slurm-replay', swf, '--slurm-conf', conf, '--runs', '2']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--runs: needs --live/);
+    r = cli(['slurm-replay', swf]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--slurm-conf/);
+    const noConf = spawnSync(process.execPath, [CLI, 'slurm-replay', swf, '--slurm-conf', conf, '--live'], {
+      encoding: 'utf8',
+      env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'SLURM_CONF')),
+    });
+    expect(noConf.status).toBe(2);
+    expect(noConf.stderr).toMatch(/--live: SLURM_CONF is not set/);
+    r = cli(['slurm-replay', join(dir, 'none.swf'), '--slurm-conf', conf]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/none\.swf/);
+    expect(r.stderr).not.toMatch(/at .*\.js/);
+  });
+});

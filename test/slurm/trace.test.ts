@@ -1,0 +1,207 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { readCtldLog } from '../../src/slurm/live.js';
+import { parseSlurmConf } from '../../src/slurm/slurmConf.js';
+import {
+  type ScheduledJob,
+  compareSchedules,
+  engineSchedule,
+  ksDistance,
+  parseElapsed,
+  quantile,
+  readTrace,
+  replayJobs,
+  sleepTrace,
+  summarise,
+  traceToSwf,
+} from '../../src/slurm/trace.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cg-trace-'));
+const file = (name: string, text: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+const EXCL = parseSlurmConf(
+  'NodeName=n[1-8] CPUs=2\nPartitionName=debug Nodes=n[1-8] Default=YES MaxTime=30 OverSubscribe=EXCLUSIVE\nSchedulerParameters=bf_interval=1\n',
+);
+
+describe('job records', () => {
+  it('sacct -P: steps left out, never-started jobs counted, elapsed and limits read', () => {
+    const t = readTrace(
+      file(
+        'a.txt',
+        `JobID|Submit|Start|End|Elapsed|Timelimit|NCPUS|NNodes|User|Partition|State
+10|2024-01-01T10:00:00|2024-01-01T10:00:05|2024-01-01T10:01:05|00:01:00|00:02:00|4|2|alice|debug|COMPLETED
+10.batch|2024-01-01T10:00:05|2024-01-01T10:00:05|2024-01-01T10:01:05|00:01:00||2|1||||COMPLETED
+11|2024-01-01T10:00:30|Unknown|Unknown|00:00:00|1-00:00:00|1|1|bob|debug|PENDING
+12|2024-01-01T10:01:00|2024-01-01T10:02:00|2024-01-01T10:02:30|00:00:30|UNLIMITED|2|1|bob|other|COMPLETED
+`,
+      ),
+    );
+    expect(t.format).toBe('sacct-parsable');
+    expect(t.skipped).toEqual({ 'never started': 1 });
+    expect(t.jobs).toEqual([
+      { id: '10', submit: 1704103200, runTime: 60, timeLimit: 120, cpus: 4, nodes: 2, user: 'alice', partition: 'debug' },
+      { id: '12', submit: 1704103260, runTime: 30, timeLimit: Number.POSITIVE_INFINITY, cpus: 2, nodes: 1, user: 'bob', partition: 'other' },
+    ]);
+    // shrink 2: submissions and runs halved, limits in whole minutes (120 / 2 = 1 min; unlimited -> the partition's 30 min)
+    expect(replayJobs(t, EXCL, 2)).toEqual([
+      { id: '10', index: 0, submit: 0, runTime: 30, limitMinutes: 1, units: 2, partition: 0, user: 0 },
+      { id: '12', index: 1, submit: 30, runTime: 15, limitMinutes: 15, units: 1, partition: 0, user: 1 },
+    ]);
+  });
+
+  it('sacct -P errors name the line', () => {
+    expect(() => readTrace(file('b.txt', 'JobID|Submit\n1|x\n'))).toThrow(/b\.txt: line 1: sacct -P header lacks Start/);
+    expect(() => readTrace(file('c.txt', 'JobID|Submit|Start|Elapsed|Timelimit|NCPUS\n1|2024-01-01T00:00:00|2024-01-01T00:00:01|soon|1:00|1\n'))).toThrow(
+      /c\.txt:2: Elapsed/,
+    );
+  });
+
+  it('sacct --json (22.05 layout and the later {number} one)', () => {
+    const t = readTrace(
+      file(
+        'd.json',
+        JSON.stringify({
+          jobs: [
+            {
+              job_id: 5,
+              user: 'u',
+              partition: 'debug',
+              allocation_nodes: 3,
+              time: { submission: 100, start: 110, end: 150, elapsed: 40, limit: 2 },
+              required: { CPUs: 6 },
+            },
+            { job_id: 6, time: { submission: 90, start: 0, end: 0, limit: 1 } },
+            {
+              job_id: 7,
+              time: { submission: 120, start: 130, end: 131, limit: { set: true, infinite: false, number: 5 } },
+              tres: { allocated: [{ type: 'cpu', count: 2 }] },
+            },
+          ],
+        }),
+      ),
+    );
+    expect(t.format).toBe('sacct-json');
+    expect(t.skipped).toEqual({ 'never started': 1 });
+    expect(t.jobs.map((j) => [j.id, j.submit, j.runTime, j.timeLimit, j.cpus, j.nodes])).toEqual([
+      ['5', 100, 40, 120, 6, 3],
+      ['7', 120, 1, 300, 2, 0],
+    ]);
+    expect(() => readTrace(file('e.json', '{"jobs": [{"job_id": "x"}]}'))).toThrow(/e\.json: [\s\S]*\$\.jobs\[0\]\.job_id: Expected number/);
+  });
+
+  it('SWF (through the SWF reader): processors -> nodes of 2 CPUs with whole nodes', () => {
+    const swf = traceToSwf(sleepTrace({ jobs: 5, seed: 3, minRun: 5, maxRun: 30, maxNodes: 4, platformNodes: 8, load: 1.2, limitFactor: 3 }), 2);
+    const t = readTrace(file('w.swf', swf));
+    expect(t.format).toBe('swf');
+    const orig = sleepTrace({ jobs: 5, seed: 3, minRun: 5, maxRun: 30, maxNodes: 4, platformNodes: 8, load: 1.2, limitFactor: 3 });
+    expect(replayJobs(t, EXCL).map((j) => j.units)).toEqual(orig.map((j) => j.nodes));
+    expect(replayJobs(t, EXCL).map((j) => j.limitMinutes * 60)).toEqual(orig.map((j) => j.timeLimit));
+  });
+
+  it('Slurm elapsed syntax', () => {
+    expect(parseElapsed('1-02:03:04')).toBe(93784);
+    expect(parseElapsed('02:03')).toBe(123);
+    expect(parseElapsed('Partition_Limit')).toBe(Number.POSITIVE_INFINITY);
+    expect(parseElapsed('x')).toBeNaN();
+  });
+});
+
+describe('schedules and their comparison', () => {
+  const sj = (id: string, submit: number, start: number, end = start + 10): ScheduledJob => ({
+    id,
+    submit,
+    start,
+    end,
+    nodes: 1,
+    state: 'completed',
+    backfilled: false,
+  });
+  const a = [sj('x', 0, 0), sj('y', 1, 5), sj('z', 2, 3)];
+  const b = [sj('x', 0, 1), sj('y', 1, 5), sj('z', 2, 10)];
+
+  it('hand-computed: start differences 1, 0, 7; KS of waits {0,4,1} vs {1,4,8} = 1/3; z overtook y in a only', () => {
+    const cap = 2;
+    const c = compareSchedules({ jobs: a, summary: summarise(a, cap, () => 1) }, { jobs: b, summary: summarise(b, cap, () => 1) }, ['engine', 'slurm']);
+    expect(c.start_diff).toMatchObject({ median: 1, max: 7, mean: 8 / 3 });
+    expect(c.start_diff.p90).toBeCloseTo(5.8, 12);
+    expect(c.ks_wait).toBeCloseTo(1 / 3, 12);
+    expect(c.backfill_differences).toHaveLength(1);
+    expect(c.backfill_differences[0]).toMatchObject({ id: 'z', overtook_in: 'a', passed: ['y'] });
+    expect(c.backfill_differences[0]!.reason).toBe(
+      'engine started it at 3.0 s ahead of 1 earlier job(s) (job y started at 5.0 s); slurm started it at 10.0 s, after job y (5.0 s)',
+    );
+    // summary of a: waits 0, 4, 1; makespan 15; work 30 on 2 units
+    expect(c.a).toMatchObject({ jobs: 3, mean_wait: 5 / 3, max_wait: 4, makespan: 15, utilisation: 1, overtaking: 1 });
+    expect(c.a.p90_wait).toBeCloseTo(3.4, 12);
+  });
+
+  it('KS distance: 0 for equal samples, 1 for disjoint ones, symmetric (property)', () => {
+    expect(ksDistance([1, 2, 3], [1, 2, 3])).toBe(0);
+    expect(ksDistance([1, 2], [5, 6])).toBe(1);
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 20 }), { minLength: 1 }), fc.array(fc.integer({ min: 0, max: 20 }), { minLength: 1 }), (x, y) => {
+        const d = ksDistance(x, y);
+        expect(d).toBeGreaterThanOrEqual(0);
+        expect(d).toBeLessThanOrEqual(1);
+        expect(ksDistance(y, x)).toBeCloseTo(d, 12);
+      }),
+    );
+    expect(quantile([0, 1, 7], 0.5)).toBe(1);
+  });
+
+  it('engine schedule under the slurm.conf: whole nodes, minute limits, backfill ticks of 1 s', () => {
+    // 8 nodes; A: 8 nodes 10 s at 0; B: 4 nodes 5 s at 0.5; C: 4 nodes 20 s at 0.6; D: 1 node 5 s at 2
+    const jobs = [
+      { id: 'A', index: 0, submit: 0, runTime: 10, limitMinutes: 1, units: 8, partition: 0, user: 0 },
+      { id: 'B', index: 1, submit: 0.5, runTime: 5, limitMinutes: 1, units: 4, partition: 0, user: 0 },
+      { id: 'C', index: 2, submit: 0.6, runTime: 20, limitMinutes: 1, units: 4, partition: 0, user: 0 },
+      { id: 'D', index: 3, submit: 2, runTime: 5, limitMinutes: 1, units: 1, partition: 0, user: 0 },
+    ];
+    const s = engineSchedule(jobs, EXCL, 0);
+    // A starts at the first backfill tick (1); at its end (11) the main scheduler starts B and C; D, last in
+    // line, does not fit until B ends (16) and the main scheduler starts it then.
+    expect(s.jobs.map((j) => [j.id, j.start, j.end, j.nodes, j.backfilled])).toEqual([
+      ['A', 1, 11, 8, true],
+      ['B', 11, 16, 4, false],
+      ['C', 11, 31, 4, false],
+      ['D', 16, 21, 1, false],
+    ]);
+    expect(s.summary.makespan).toBe(31);
+    // with Slurm's measured job overhead (0.05 s) every job holds its nodes 0.05 s longer: D starts at 16.1
+    const o = engineSchedule(jobs, EXCL);
+    const want = [
+      [1, 11.05],
+      [11.05, 16.1],
+      [11.05, 31.1],
+      [16.1, 21.15],
+    ];
+    for (const [k, j] of o.jobs.entries()) {
+      expect(j.start).toBeCloseTo(want[k]![0]!, 9);
+      expect(j.end).toBeCloseTo(want[k]![1]!, 9);
+    }
+  });
+});
+
+describe("slurmctld's log", () => {
+  it('reads submit, start (main or backfill) and end times to the millisecond', () => {
+    const m = readCtldLog(
+      `[2026-11-26T20:52:43.197] _slurm_rpc_submit_batch_job: JobId=4 InitPrio=4294901756 usec=785
+[2026-11-26T20:52:43.941] sched/backfill: _start_job: Started JobId=4 in debug on n[1-8]
+[2026-11-26T20:52:46.966] _job_complete: JobId=4 WEXITSTATUS 0
+[2026-11-26T20:52:46.966] _job_complete: JobId=4 done
+[2026-11-26T20:52:46.987] sched: Allocate JobId=5 NodeList=n[1-8] #CPUs=16 Partition=debug
+`,
+    );
+    const j4 = m.get(4)!;
+    expect(j4.backfill).toBe(true);
+    expect(j4.start! - j4.submit!).toBeCloseTo(0.744, 6);
+    expect(j4.end! - j4.start!).toBeCloseTo(3.025, 6);
+    expect(m.get(5)).toMatchObject({ backfill: false });
+  });
+});
