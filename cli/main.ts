@@ -37,6 +37,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     load: async () => (await import('./malleable.js')).command,
   },
   serve: { summary: 'the ZeroMQ bridge for Python clients', load: async () => (await import('./serve.js')).command },
+  batsim: {
+    summary: "plays Batsim's side of its protocol for Batsim schedulers (pybatsim...): -p PLATFORM -w WORKLOAD [-s ENDPOINT] [-e PREFIX]",
+    load: async () => (await import('./batsim.js')).command,
+  },
 };
 
 const FOOTER = `
