@@ -19,7 +19,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'platform + workload + policy -> summary table and outputs (no flags: the embedded default)',
     load: async () => (await import('./simulate.js')).command,
   },
-  convert: { summary: 'SWF or Batsim workload -> native JSON', load: async () => (await import('./convert.js')).command },
+  convert: { summary: 'SWF or Batsim workload, or a platform (SimGrid XML), -> native JSON', load: async () => (await import('./convert.js')).command },
   compare: { summary: 'scheduling policies side by side on the same trajectories', load: async () => (await import('./compare.js')).command },
   bench: { summary: 'benchmarks: `bench env` measures environment steps per second', load: async () => (await import('./benchEnv.js')).command },
   train: { summary: 'train the tfjs PPO baseline from a training config', load: async () => (await import('./train.js')).command },
