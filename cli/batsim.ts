@@ -32,6 +32,7 @@ const FlagsSchema = z
       if (why) ctx.addIssue({ code: 'custom', message: why });
     }),
     export: z.string().min(1),
+    masterHost: z.string(),
     energy: z.boolean(),
     forwardProfilesOnSubmission: z.boolean(),
     enableDynamicJobs: z.boolean(),
@@ -63,6 +64,7 @@ export const command: CliCommandModule = {
       .addOption(new Option('-w, --workload <FILE>', 'a Batsim workload (JSON); repeat for several (required)').argParser(collect))
       .addOption(new Option('-s, --socket-endpoint <ENDPOINT>', "the scheduler's socket endpoint (it binds, Batsim connects)").default('tcp://localhost:28000'))
       .addOption(new Option('-e, --export <PREFIX>', 'prefix of the output files PREFIX_jobs.csv and PREFIX_schedule.csv').default('out'))
+      .addOption(new Option('-m, --master-host <NAME>', 'the host that is not a compute resource').default('master_host'))
       .addOption(new Option('-E, --energy', 'energy mode: power states (SET_RESOURCE_STATE) and QUERY consumed_energy'))
       .addOption(new Option('--forward-profiles-on-submission', 'attach the job profile to JOB_SUBMITTED'))
       .addOption(new Option('--enable-dynamic-jobs', 'let the scheduler register jobs and profiles (REGISTER_JOB, REGISTER_PROFILE)'))
@@ -109,6 +111,7 @@ async function runBatsimCommand(f: z.output<typeof FlagsSchema>): Promise<number
     platform,
     workloads,
     energy: f.energy,
+    masterHost: f.masterHost,
     forwardProfiles: f.forwardProfilesOnSubmission,
     dynamicJobs: f.enableDynamicJobs,
     acknowledgeDynamicJobs: f.acknowledgeDynamicJobs,

@@ -19,6 +19,7 @@
  * state integrates that machine only (O(1)), never the whole platform.
  */
 import type { Platform } from '../../src/platform/platform.js';
+import { InputError } from '../../src/core/errors.js';
 import { processorPower } from '../../src/platform/power.js';
 
 /** One power state of a machine. */
@@ -45,8 +46,10 @@ const COMPUTING = 2;
 const SWITCHING_ON = 3;
 const SWITCHING_OFF = 4;
 
-/** The power description of the machines of a platform. */
+/** The machines of a platform (Batsim's compute resources) and their power description. */
 export interface MachinePowerModel {
+  /** Per machine (resource id): its node in the platform. */
+  nodes: number[];
   /** Per machine: its pstates, and the pstate it starts in. */
   pstates: PState[][];
   initial: number[];
@@ -54,34 +57,65 @@ export interface MachinePowerModel {
   properties: Record<string, string>[];
 }
 
-/**
- * The power model of a clustergym platform without power states: each node has one compute pstate
- * (0) whose speed is its cores' speed and whose wattages are its processors' power with no core busy
- * and with all busy (`src/platform/power.ts`).
- */
-export function singlePStateModel(platform: Platform): MachinePowerModel {
-  const pstates: PState[][] = [];
-  for (let n = 0; n < platform.nodeCount; n++) {
-    let idle = 0;
-    let full = 0;
-    const p0 = platform.nodeFirstProc[n]!;
-    for (let p = p0; p < p0 + platform.nodeProcCount[n]!; p++) {
-      const s = platform.procStaticPower[p]!;
-      const d = platform.procDynamicPower[p]!;
-      const m = platform.procMinPower[p]!;
-      idle += processorPower(0, s, d, m);
-      full += processorPower(platform.procCoreCount[p]!, s, d, m);
-    }
-    const speed = platform.coreMops[platform.nodeFirstCore[n]!]! * 1e6;
-    pstates.push([{ kind: 'compute', speed, idleW: idle, fullW: full }]);
+/** The processors' power of node `n` with no core busy and with all busy (`src/platform/power.ts`). */
+function nodeWatts(platform: Platform, n: number): { idle: number; full: number } {
+  let idle = 0;
+  let full = 0;
+  const p0 = platform.nodeFirstProc[n]!;
+  for (let p = p0; p < p0 + platform.nodeProcCount[n]!; p++) {
+    const s = platform.procStaticPower[p]!;
+    const d = platform.procDynamicPower[p]!;
+    const m = platform.procMinPower[p]!;
+    idle += processorPower(0, s, d, m);
+    full += processorPower(platform.procCoreCount[p]!, s, d, m);
   }
-  return { pstates, initial: pstates.map(() => 0), properties: pstates.map(() => ({})) };
+  return { idle, full };
+}
+
+/**
+ * The machines of `platform` as Batsim sees them: every node but the master host (named
+ * `masterHost`, Batsim's `--master-host`) and the hosts whose `role` property is `master` or
+ * `storage`. A SimGrid host keeps its power states (`wattage_per_state`: idle and all-cores watts;
+ * the `sleep_pstates` property `sleep:off:on` marks the sleep and transition states); a node of a
+ * JSON platform has one compute pstate whose speed is its cores' speed and whose wattages are its
+ * processors' power with no core busy and with all busy.
+ */
+export function machineModel(platform: Platform, masterHost = 'master_host'): MachinePowerModel {
+  const model: MachinePowerModel = { nodes: [], pstates: [], initial: [], properties: [] };
+  let n = 0;
+  for (const c of platform.description.clusters)
+    for (const d of c.nodes) {
+      const node = n++;
+      const props = d.properties ?? {};
+      if (d.name === masterHost || props['role'] === 'master' || props['role'] === 'storage') continue;
+      const w = nodeWatts(platform, node);
+      let pstates: PState[];
+      if (d.pstates && d.pstates.length > 0) {
+        pstates = d.pstates.map((ps) => ({ kind: 'compute', speed: ps.speed, idleW: ps.idle ?? w.idle, fullW: ps.all_cores ?? ps.idle ?? w.full }));
+        for (const group of (props['sleep_pstates'] ?? '').split(',').filter((g) => g.trim() !== '')) {
+          const [sleep, off, on] = group.split(':').map((x) => Number(x.trim()));
+          for (const k of [sleep, off, on])
+            if (k === undefined || !Number.isInteger(k) || k < 0 || k >= pstates.length)
+              throw new InputError(`host ${d.name}: prop sleep_pstates ${JSON.stringify(group)}: expected sleep:off:on, pstates below ${pstates.length}`);
+          pstates[sleep!] = { ...pstates[sleep!]!, kind: 'sleep', off: off!, on: on! };
+          pstates[off!] = { ...pstates[off!]!, kind: 'transition' };
+          pstates[on!] = { ...pstates[on!]!, kind: 'transition' };
+        }
+      } else pstates = [{ kind: 'compute', speed: platform.coreMops[platform.nodeFirstCore[node]!]! * 1e6, idleW: w.idle, fullW: w.full }];
+      model.nodes.push(node);
+      model.pstates.push(pstates);
+      model.initial.push(d.pstate ?? 0);
+      model.properties.push(props);
+    }
+  return model;
 }
 
 /** The machines: state, pstate, energy, and the time spent in each state. */
 export class Machines {
   readonly count: number;
   readonly names: string[];
+  /** Per machine: its node in the platform. */
+  readonly node: Int32Array;
   readonly model: MachinePowerModel;
   /** Per machine: current pstate, state (index in MACHINE_STATES), power now (W), energy so far (J) at `last`. */
   readonly pstate: Int32Array;
@@ -100,8 +134,9 @@ export class Machines {
   private totalLast = 0;
 
   constructor(platform: Platform, model: MachinePowerModel) {
-    this.count = platform.nodeCount;
-    this.names = platform.nodeName.slice();
+    this.count = model.nodes.length;
+    this.names = model.nodes.map((n) => platform.nodeName[n]!);
+    this.node = Int32Array.from(model.nodes);
     this.model = model;
     this.pstate = Int32Array.from(model.initial);
     this.state = new Uint8Array(this.count);

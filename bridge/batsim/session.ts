@@ -30,7 +30,7 @@ import type { Platform } from '../../src/platform/platform.js';
 import { BATSIM_PROFILE_TYPES, type BatsimWork, batsimProfileWork } from '../../src/workload/batsim.js';
 import { makeJob, type TaskWork } from '../../src/workload/job.js';
 import { formatIntervalSet, parseIntervalSet } from './intervalSet.js';
-import { Machines, type MachinePowerModel, singlePStateModel } from './machines.js';
+import { Machines, type MachinePowerModel, machineModel } from './machines.js';
 import type { BatsimJobRow } from './outputs.js';
 import { BatsimProtocolError, DATA_SCHEMAS, EventSchema, issuesText, MessageSchema, type OutEvent, UNSUPPORTED_EVENTS } from './protocol.js';
 
@@ -48,6 +48,8 @@ export interface SessionOptions {
   workloads: SessionWorkload[];
   /** Power states of the machines (default: one compute pstate per node from the platform's power figures). */
   power?: MachinePowerModel | undefined;
+  /** `--master-host`: the host that is not a compute resource (default `master_host`). */
+  masterHost?: string | undefined;
   /** `--energy`: SET_RESOURCE_STATE and QUERY consumed_energy are allowed (Batsim refuses them otherwise). */
   energy?: boolean | undefined;
   /** `--forward-profiles-on-submission`. */
@@ -88,7 +90,7 @@ interface SessionJob {
 const JOB_SEPARATOR = '!';
 
 /** Batsim's numbers in its messages: JSON numbers. */
-const BATSIM_VERSION = 'clustergym-batsim (protocol of Batsim 4.2, pybatsim 3.x)';
+const BATSIM_VERSION = 'clustergym-batsim-protocol-4.2';
 
 /** The session. See the module comment. */
 export class BatsimSession {
@@ -130,7 +132,7 @@ export class BatsimSession {
   constructor(options: SessionOptions) {
     this.opts = options;
     const platform = options.platform;
-    const power = options.power ?? singlePStateModel(platform);
+    const power = options.power ?? machineModel(platform, options.masterHost);
     this.machines = new Machines(platform, power);
     this.sim = new ClusterSimulator(platform, [], { walltimeKill: true, enforceMemory: false, workloadName: 'batsim' });
     this.sim.addListener({ onJobEnded: (_s, rec) => this.jobEnded(rec) });
@@ -162,12 +164,11 @@ export class BatsimSession {
 
   /** The first request: SIMULATION_BEGINS at time 0. */
   start(): string {
-    const p = this.opts.platform;
     const resources = [];
     for (let m = 0; m < this.machines.count; m++)
       resources.push({
         id: m,
-        name: p.nodeName[m],
+        name: this.machines.names[m],
         state: this.machines.stateName(m),
         properties: this.machines.model.properties[m] ?? {},
         zone_properties: {},
@@ -630,7 +631,8 @@ export class BatsimSession {
     executors.forEach((m, k) => {
       const n = usedOnNode.get(m) ?? 0;
       usedOnNode.set(m, n + 1);
-      const core = p.nodeFirstCore[m]! + (n % p.nodeCoreCount[m]!);
+      const node = this.machines.node[m]!;
+      const core = p.nodeFirstCore[node]! + (n % p.nodeCoreCount[node]!);
       let t = coreOf.get(core);
       if (t === undefined) {
         t = cores.length;
@@ -641,7 +643,7 @@ export class BatsimSession {
       if (work.kind === 'ops') {
         // the executor's time at the machine's pstate speed, at least its remote bytes over the link
         const speed = this.machines.speed(m);
-        const seconds = Math.max(work.perTask[k]! / speed, remoteBytes(k) / p.nodeCommBw[m]!);
+        const seconds = Math.max(work.perTask[k]! / speed, remoteBytes(k) / p.nodeCommBw[node]!);
         perCoreOps[t]! += seconds * p.coreMops[core]! * 1e6;
       }
     });
