@@ -40,6 +40,7 @@ const FlagsSchema = z
     enableProfileReuse: z.boolean(),
     schedCfg: z.string().optional(),
     timeout: z.coerce.number().finite().positive(),
+    latency: z.coerce.number().finite().nonnegative(),
     verbosity: z.enum(VERBOSITY),
     quiet: z.boolean(),
   })
@@ -52,6 +53,7 @@ const FLAG_NAMES: Record<string, string> = {
   socketEndpoint: '--socket-endpoint',
   export: '--export',
   timeout: '--timeout',
+  latency: '--latency',
   verbosity: '--verbosity',
 };
 
@@ -71,6 +73,12 @@ export const command: CliCommandModule = {
       .addOption(new Option('--acknowledge-dynamic-jobs', 'answer each REGISTER_JOB with a JOB_SUBMITTED'))
       .addOption(new Option('--enable-profile-reuse', 'dynamic jobs may reuse the profiles of other jobs'))
       .addOption(new Option('--sched-cfg <STRING>', "forwarded to the scheduler as the configuration's sched-config"))
+      .addOption(
+        new Option(
+          '--latency <S>',
+          "seconds between an event and the request that tells it (Batsim's SimGrid message latency; pybatsim's batsim.sched schedulers need > 0 when jobs arrive at 0)",
+        ).default('0'),
+      )
       .addOption(new Option('--timeout <S>', 'seconds to wait for each reply of the scheduler before ending the run').default('60'))
       .addOption(new Option('-v, --verbosity <LEVEL>', `${VERBOSITY.join(', ')}: network-only and debug print every message on stderr`).default('information'))
       .addOption(new Option('-q, --quiet', 'shortcut for --verbosity quiet'))
@@ -117,6 +125,7 @@ async function runBatsimCommand(f: z.output<typeof FlagsSchema>): Promise<number
     acknowledgeDynamicJobs: f.acknowledgeDynamicJobs,
     profileReuse: f.enableProfileReuse,
     schedConfig: f.schedCfg,
+    latency: f.latency,
   });
   const trace =
     verbosity === 'network-only' || verbosity === 'debug'

@@ -58,6 +58,13 @@ export interface SessionOptions {
   dynamicJobs?: boolean | undefined;
   acknowledgeDynamicJobs?: boolean | undefined;
   profileReuse?: boolean | undefined;
+  /**
+   * `--latency`: seconds between an event and the request that tells it (default 0). Batsim's
+   * internal messages cross the master host's loopback in SimGrid, so its requests come slightly
+   * after the events; pybatsim's `batsim.sched` schedulers rely on it (their allocations need a
+   * start time > 0, which a job submitted at 0 and told at 0 does not give).
+   */
+  latency?: number | undefined;
   /** `--sched-cfg`: forwarded as `sched-config`. */
   schedConfig?: string | undefined;
 }
@@ -290,7 +297,11 @@ export class BatsimSession {
   /** The next request: what is pending, else what happens next, else SIMULATION_ENDS. */
   private nextRequest(): string {
     for (;;) {
-      if (this.outbox.length > 0) return this.flush();
+      if (this.outbox.length > 0) {
+        const latency = this.opts.latency ?? 0;
+        if (latency > 0) this.runTo(this.sim.now + latency);
+        return this.flush();
+      }
       if (this.arrivals.length === 0 && !this.noMoreStaticSent) {
         this.noMoreStaticSent = true;
         this.push('NOTIFY', { type: 'no_more_static_job_to_submit' });
