@@ -123,7 +123,6 @@ export class BatsimSession {
   /** Static jobs in submission order, and the next one to submit. */
   private readonly arrivals: SessionJob[] = [];
   private nextArrival = 0;
-  private noMoreStaticSent = false;
   private registrationFinished = false;
   private readonly outbox: OutEvent[] = [];
   /** Requested calls (times, ascending). */
@@ -205,6 +204,7 @@ export class BatsimSession {
       workloads: { ...this.workloadPaths },
       profiles,
     });
+    if (this.arrivals.length === 0) this.push('NOTIFY', { type: 'no_more_static_job_to_submit' });
     return this.flush();
   }
 
@@ -284,7 +284,6 @@ export class BatsimSession {
     while (this.nextArrival < this.arrivals.length && this.arrivals[this.nextArrival]!.subtime <= now) {
       this.submit(this.arrivals[this.nextArrival++]!, true);
       if (this.nextArrival === this.arrivals.length) {
-        this.noMoreStaticSent = true;
         this.push('NOTIFY', { type: 'no_more_static_job_to_submit' });
       }
     }
@@ -301,11 +300,6 @@ export class BatsimSession {
         const latency = this.opts.latency ?? 0;
         if (latency > 0) this.runTo(this.sim.now + latency);
         return this.flush();
-      }
-      if (this.arrivals.length === 0 && !this.noMoreStaticSent) {
-        this.noMoreStaticSent = true;
-        this.push('NOTIFY', { type: 'no_more_static_job_to_submit' });
-        continue;
       }
       if (this.isOver()) {
         this.endSent = true;
