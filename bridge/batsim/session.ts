@@ -134,6 +134,8 @@ export class BatsimSession {
   private endSent = false;
   private done = false;
   private readonly byEngineJob = new Map<string, SessionJob>();
+  /** The `_jobs.csv` row of each job that completed or was rejected. */
+  private readonly rowOf = new Map<string, BatsimJobRow>();
 
   constructor(options: SessionOptions) {
     this.opts = options;
@@ -428,7 +430,7 @@ export class BatsimSession {
     this.completed++;
     this.lastCompletion = now;
     this.energyAtLastCompletion = this.machines.energy(now);
-    this.rows.push({
+    this.addRow(job, {
       name: job.name,
       workload: job.workload,
       profile: job.profile,
@@ -448,6 +450,11 @@ export class BatsimSession {
       return_code: job.state === 'COMPLETED_SUCCESSFULLY' || job.state === 'COMPLETED_FAILED' ? this.returnCode(job) : -1,
       alloc: formatIntervalSet(job.alloc),
     });
+  }
+
+  private addRow(job: SessionJob, row: BatsimJobRow): void {
+    this.rows.push(row);
+    this.rowOf.set(job.id, row);
   }
 
   private returnCode(job: SessionJob): number {
@@ -476,7 +483,7 @@ export class BatsimSession {
           );
         job.state = 'REJECTED';
         this.completed++;
-        this.rows.push({
+        this.addRow(job, {
           name: job.name,
           workload: job.workload,
           profile: job.profile,
@@ -528,7 +535,7 @@ export class BatsimSession {
       case 'SET_JOB_METADATA': {
         const job = this.job(d['job_id'] as string, i, type);
         job.metadata = d['metadata'] as string;
-        const row = this.rows.find((r) => r.workload === job.workload && r.name === job.name);
+        const row = this.rowOf.get(job.id);
         if (row) row.metadata = job.metadata;
         return;
       }
@@ -627,12 +634,10 @@ export class BatsimSession {
     const cores: number[] = [];
     const perCoreOps: number[] = [];
     const usedOnNode = new Map<number, number>();
-    const remoteBytes = (k: number): number => {
-      if (work.kind !== 'ops') return 0;
-      let remote = 0;
-      for (const m of executors) if (m !== executors[k]) remote++;
-      return work.commVol * remote;
-    };
+    const perMachine = new Map<number, number>();
+    for (const m of executors) perMachine.set(m, (perMachine.get(m) ?? 0) + 1);
+    // bytes executor k sends to the executors on other machines
+    const remoteBytes = (k: number): number => (work.kind === 'ops' ? work.commVol * (executors.length - perMachine.get(executors[k]!)!) : 0);
     executors.forEach((m, k) => {
       const n = usedOnNode.get(m) ?? 0;
       usedOnNode.set(m, n + 1);
