@@ -89,7 +89,7 @@ interface SessionJob {
   metadata: string;
   killRequested: boolean;
   running: RunningJob | null;
-  /** Parallel-task profile (full load on its machines) rather than a delay. */
+  /** Parallel-task profile (full load on its machines) rather than a delay, known when it starts. */
   ptask: boolean;
 }
 
@@ -348,7 +348,12 @@ export class BatsimSession {
 
   // ------------------------------------------------------------------ jobs
 
-  private newJob(workload: string, raw: Record<string, unknown>, where: string): SessionJob {
+  /**
+   * A job of `workload` from its description `raw`; `validate`: its profile is resolved now (static
+   * jobs: a type clustergym cannot model fails at load), else at `EXECUTE_JOB` (a registered job's
+   * composed profile may name parts registered after it, as pybatsim does).
+   */
+  private newJob(workload: string, raw: Record<string, unknown>, where: string, validate = true): SessionJob {
     const name = String(raw['id']);
     const id = `${workload}${JOB_SEPARATOR}${name}`;
     if (this.jobs.has(id)) throw new InputError(`duplicate job id ${JSON.stringify(id)}`, where);
@@ -356,8 +361,7 @@ export class BatsimSession {
     const profiles = this.profiles.get(workload);
     if (!profiles || !(profile in profiles)) throw new InputError(`unknown profile ${JSON.stringify(profile)} in workload ${workload}`, where);
     const res = Number(raw['res']);
-    // validates the profile for its requested size now: a type clustergym cannot model fails at load
-    batsimProfileWork(profiles, profile, res, where);
+    if (validate) batsimProfileWork(profiles, profile, res, where);
     const walltime = typeof raw['walltime'] === 'number' ? (raw['walltime'] as number) : -1;
     const job: SessionJob = {
       id,
@@ -375,21 +379,10 @@ export class BatsimSession {
       metadata: '',
       killRequested: false,
       running: null,
-      ptask: this.profileKind(workload, profile) !== 'delay',
+      ptask: false,
     };
     this.jobs.set(id, job);
     return job;
-  }
-
-  /** `delay` or the parallel-task kind of a profile (`composed`: of its first part). */
-  private profileKind(workload: string, profile: string, depth = 0): string {
-    const p = this.profiles.get(workload)?.[profile];
-    const kind = p ? (BATSIM_PROFILE_TYPES[p.type] ?? 'unknown') : 'unknown';
-    if (kind === 'composed' && depth < 32) {
-      const seq = (p as { seq?: unknown }).seq;
-      if (Array.isArray(seq) && typeof seq[0] === 'string') return this.profileKind(workload, seq[0], depth + 1);
-    }
-    return kind;
   }
 
   /** Whether a profile accepts any allocation size (`parallel_homogeneous_total`, or a sequence of them). */
@@ -610,6 +603,7 @@ export class BatsimSession {
       throw new BatsimProtocolError(`Job '${job.id}' cannot run on ${executors.length} executor(s): ${(e as Error).message}`);
     }
     const { engineJob, cores } = this.engineJob(job, executors, work);
+    job.ptask = work.kind === 'ops';
     job.state = 'RUNNING';
     job.alloc = alloc;
     job.start = this.sim.now;
@@ -783,7 +777,7 @@ export class BatsimSession {
       throw new BatsimProtocolError(`Invalid JSON message: event ${i} (REGISTER_JOB): the job needs 'res' (an integer >= 1) and 'profile'`);
     let job: SessionJob;
     try {
-      job = this.newJob(workload, { ...raw, id: name, subtime: this.sim.now }, `REGISTER_JOB ${d.job_id}`);
+      job = this.newJob(workload, { ...raw, id: name, subtime: this.sim.now }, `REGISTER_JOB ${d.job_id}`, false);
     } catch (e) {
       throw new BatsimProtocolError(`Invalid JSON message: event ${i} (REGISTER_JOB): ${(e as Error).message}`);
     }
