@@ -191,6 +191,24 @@ describe('job execution with the Batsim meaning', () => {
       [3, ['SIMULATION_ENDS']],
     ]);
     expect(s.rows[0]).toMatchObject({ name: '1', workload: 'dyn', start: 0, finish: 3, alloc: '1-2' });
+    // pybatsim registers a composed profile and its job before the parts (resolved when the job runs)
+    const seq = session([], {}, { dynamicJobs: true });
+    let sent = false;
+    drive(seq, (m) => {
+      if (!sent) {
+        sent = true;
+        return [
+          ev(0, 'REGISTER_PROFILE', { workload_name: 'T', profile_name: 'c', profile: { type: 'composed', nb: 1, seq: ['a', 'b'] } }),
+          ev(0, 'REGISTER_JOB', { job_id: 'T!0', job: { profile: 'c', res: 1, walltime: 60 } }),
+          ev(0, 'REGISTER_PROFILE', { workload_name: 'T', profile_name: 'a', profile: { type: 'delay', delay: 15 } }),
+          ev(0, 'REGISTER_PROFILE', { workload_name: 'T', profile_name: 'b', profile: { type: 'delay', delay: 4 } }),
+          ev(0, 'EXECUTE_JOB', { job_id: 'T!0', alloc: '0' }),
+          ev(0, 'NOTIFY', { type: 'registration_finished' }),
+        ];
+      }
+      return [];
+    });
+    expect(seq.rows[0]).toMatchObject({ name: '0', workload: 'T', start: 0, finish: 19 });
     const stuck = session([], {}, { dynamicJobs: true });
     expect(() => drive(stuck, () => [])).toThrow(/dynamic job registration is enabled and the scheduler did not send NOTIFY registration_finished/);
   });
