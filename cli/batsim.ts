@@ -133,7 +133,7 @@ async function runBatsimCommand(f: z.output<typeof FlagsSchema>): Promise<number
       : undefined;
   let stats: { messages: number; schedulingTime: number };
   try {
-    stats = await runSession(session, { endpoint: f.socketEndpoint, timeout: f.timeout, trace });
+    stats = await runSession(session, { endpoint: f.socketEndpoint, timeout: f.timeout, latency: f.latency, trace });
   } catch (e) {
     if (e instanceof BatsimProtocolError || e instanceof SchedulerTimeoutError) {
       console.error(`clustergym batsim: error at t=${session.now}: ${e.message}`);

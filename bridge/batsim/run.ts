@@ -30,6 +30,8 @@ export interface RunOptions {
   endpoint: string;
   /** Seconds to wait for each reply (and for a request to be taken). */
   timeout: number;
+  /** The session's latency (`--latency`), for the hint of a timeout at time 0. */
+  latency?: number | undefined;
   /** Called with each message, for `--verbosity network-only`/`debug`. */
   trace?: ((direction: 'send' | 'recv', text: string) => void) | undefined;
 }
@@ -53,7 +55,11 @@ export async function runSession(session: BatsimSession, options: RunOptions): P
       } catch (e) {
         if ((e as { code?: string }).code === 'EAGAIN')
           throw new SchedulerTimeoutError(
-            `the scheduler at ${options.endpoint} did not answer within ${options.timeout} s (it died, hangs, or is not listening there); the simulation stops at t=${session.now} after ${stats.messages} replies`,
+            `the scheduler at ${options.endpoint} did not answer within ${options.timeout} s (it died, hangs, or is not listening there); the simulation stops at t=${session.now} after ${stats.messages} replies${
+              stats.messages > 0 && session.now === 0 && (options.latency ?? 0) === 0
+                ? " (pybatsim's batsim.sched schedulers stop on a job submitted at time 0: run with --latency 1e-6)"
+                : ''
+            }`,
           );
         throw e;
       }

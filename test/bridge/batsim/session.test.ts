@@ -194,7 +194,7 @@ describe('job execution with the Batsim meaning', () => {
     // pybatsim registers a composed profile and its job before the parts (resolved when the job runs)
     const seq = session([], {}, { dynamicJobs: true });
     let sent = false;
-    drive(seq, (m) => {
+    drive(seq, () => {
       if (!sent) {
         sent = true;
         return [
