@@ -39,7 +39,8 @@ export interface SessionWorkload {
   name: string;
   path: string;
   jobs: Record<string, unknown>[];
-  profiles: Record<string, { type: string }>;
+  /** Profiles by name, as in the file (`type` and the type's fields). */
+  profiles: Record<string, { type: string; [field: string]: unknown }>;
 }
 
 /** Options of a session, named after Batsim's command-line options. */

@@ -214,6 +214,37 @@ describe('job execution with the Batsim meaning', () => {
   });
 });
 
+describe('inputs and options', () => {
+  it('several workloads (w0, w1), forwarded profiles and sched-config in SIMULATION_BEGINS and JOB_SUBMITTED', () => {
+    const s = new BatsimSession({
+      platform: platform(3),
+      workloads: [
+        { name: 'w0', path: '/a.json', jobs: [{ id: 1, subtime: 2, res: 1, profile: 'd', extra: 'kept' }], profiles: { d: { type: 'delay', delay: 1 } } },
+        { name: 'w1', path: '/b.json', jobs: [{ id: 1, subtime: 1, res: 2, profile: 'd' }], profiles: { d: { type: 'delay', delay: 4 } } },
+      ],
+      forwardProfiles: true,
+      schedConfig: '{"k": 1}',
+    });
+    const seen = drive(s, (m) =>
+      m.events
+        .filter((e) => e.type === 'JOB_SUBMITTED')
+        .map((e) => ev(m.now, 'EXECUTE_JOB', { job_id: e.data['job_id'] as string, alloc: e.data['job_id'] === 'w1!1' ? '0-1' : '2' })),
+    );
+    const begins = seen[0]!.events[0]!.data;
+    expect(begins['workloads']).toEqual({ w0: '/a.json', w1: '/b.json' });
+    expect((begins['config'] as Record<string, unknown>)['sched-config']).toBe('{"k": 1}');
+    expect((begins['config'] as Record<string, unknown>)['profiles-forwarded-on-submission']).toBe(true);
+    expect(seen[1]!.events[0]).toEqual(
+      ev(1, 'JOB_SUBMITTED', { job_id: 'w1!1', job: { id: 'w1!1', subtime: 1, res: 2, profile: 'd' }, profile: { type: 'delay', delay: 4 } }),
+    );
+    expect(seen[2]!.events[0]!.data['job']).toEqual({ id: 'w0!1', subtime: 2, res: 1, profile: 'd', extra: 'kept' });
+    expect(s.rows.map((r) => [r.workload, r.name, r.start, r.finish])).toEqual([
+      ['w0', '1', 2, 3],
+      ['w1', '1', 1, 5],
+    ]);
+  });
+});
+
 describe('errors as Batsim reports them', () => {
   const jobs = [
     { id: 1, subtime: 0, res: 2, profile: 'd' },
