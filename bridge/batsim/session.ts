@@ -698,7 +698,34 @@ export class BatsimSession {
       const d = rj.job.runtime;
       done = d > 0 ? Math.min(1, (now - rj.start) / d) : 1;
     }
-    return { profile: job.profile, progress: done };
+    return this.progressTree(job.workload, job.profile, job.alloc.length, done, 0);
+  }
+
+  /**
+   * Batsim's progress of profile `name` done to fraction `done` of its work: `{profile, progress}`,
+   * or for a `composed` profile `{profile, current_task_index, current_task}` where the index counts
+   * the parts as they run (`repeat` times the sequence) and each part's share is its work for
+   * `executors` executors (seconds of a delay, operations of the largest executor).
+   */
+  private progressTree(workload: string, name: string, executors: number, done: number, depth: number): Record<string, unknown> {
+    const profiles = this.profiles.get(workload)!;
+    const p = profiles[name] as { type: string; seq?: unknown; repeat?: unknown } | undefined;
+    if (!p || BATSIM_PROFILE_TYPES[p.type] !== 'composed' || !Array.isArray(p.seq) || p.seq.length === 0 || depth > 32)
+      return { profile: name, progress: done };
+    const parts: string[] = [];
+    const repeat = typeof p.repeat === 'number' && p.repeat > 0 ? p.repeat : 1;
+    for (let r = 0; r < repeat; r++) for (const part of p.seq) parts.push(String(part));
+    const weight = (part: string): number => {
+      const w = batsimProfileWork(profiles, part, executors, `workload ${workload}`);
+      return w.kind === 'delay' ? w.seconds : Math.max(0, ...w.perTask);
+    };
+    const weights = parts.map(weight);
+    const total = weights.reduce((a, b) => a + b, 0);
+    let before = 0;
+    let i = 0;
+    while (i < parts.length - 1 && total > 0 && (before + weights[i]!) / total <= done) before += weights[i++]!;
+    const inner = total > 0 && weights[i]! > 0 ? Math.min(1, Math.max(0, (done * total - before) / weights[i]!)) : done;
+    return { profile: name, current_task_index: i, current_task: this.progressTree(workload, parts[i]!, executors, inner, depth + 1) };
   }
 
   private setResourceState(resources: string, state: string, i: number): void {

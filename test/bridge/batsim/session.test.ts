@@ -149,6 +149,26 @@ describe('job execution with the Batsim meaning', () => {
     expect(s.rows[0]).toMatchObject({ finalState: 'COMPLETED_KILLED', metadata: 'killed "early"' });
   });
 
+  it('the progress of a killed composed job is the tree Batsim gives (part index and progress in it)', () => {
+    const s = session([{ id: 's', subtime: 0, res: 1, profile: 'seq' }], {
+      a: { type: 'delay', delay: 2 },
+      b: { type: 'delay', delay: 6 },
+      seq: { type: 'composed', repeat: 2, seq: ['a', 'b'] },
+    });
+    const seen = drive(s, (m) => {
+      const t = m.events.map((e) => e.type);
+      if (t.includes('JOB_SUBMITTED')) return [ev(0, 'EXECUTE_JOB', { job_id: 'w0!s', alloc: '0' }), ev(0, 'CALL_ME_LATER', { timestamp: 11 })];
+      if (t.includes('REQUESTED_CALL')) return [ev(m.now, 'KILL_JOB', { job_ids: ['w0!s'] })];
+      return [];
+    });
+    // 16 s of work: a (0-2), b (2-8), a (8-10), b (10-16); at 11 the 4th part (index 3) is 1/6 done
+    const killed = seen.flatMap((m) => m.events).find((e) => e.type === 'JOB_KILLED')!;
+    const tree = (killed.data['job_progress'] as Record<string, { current_task_index: number; current_task: { profile: string; progress: number } }>)['w0!s']!;
+    expect(tree.current_task_index).toBe(3);
+    expect(tree.current_task.profile).toBe('b');
+    expect(tree.current_task.progress).toBeCloseTo(1 / 6, 12);
+  });
+
   it('a profile with a non-zero ret completes as COMPLETED_FAILED with that return code', () => {
     const s = session([{ id: 'f', subtime: 5, res: 1, profile: 'd' }], { d: { type: 'delay', delay: 1, ret: 3 } });
     const seen = drive(s, (m) => (m.events.some((e) => e.type === 'JOB_SUBMITTED') ? [ev(m.now, 'EXECUTE_JOB', { job_id: 'w0!f', alloc: '3' })] : []));
