@@ -49,6 +49,7 @@ export const DATA_SCHEMAS = {
   SET_JOB_METADATA: z.object({ job_id: z.string(), metadata: z.string() }).strict(),
   REGISTER_JOB: z.object({ job_id: z.string(), job: z.record(z.unknown()).optional() }).strict(),
   REGISTER_PROFILE: z.object({ workload_name: z.string(), profile_name: z.string(), profile: z.record(z.unknown()) }).strict(),
+  CHANGE_JOB_STATE: z.object({ job_id: z.string(), job_state: z.string(), kill_reason: z.string().optional() }).strict(),
   ANSWER: z.record(z.unknown()),
 } as const;
 
@@ -57,7 +58,6 @@ export type SchedulerEventType = keyof typeof DATA_SCHEMAS;
 
 /** Event types of Batsim's protocol that clustergym does not carry out (an error names them). */
 export const UNSUPPORTED_EVENTS: Readonly<Record<string, string>> = {
-  CHANGE_JOB_STATE: 'changing a job state by hand is not supported',
   TO_JOB_MSG: 'messages to jobs need send/recv profiles, which clustergym does not model',
   RESOURCES_ADDED: 'adding resources during a run is not supported',
   RESOURCES_REMOVED: 'removing resources during a run is not supported',

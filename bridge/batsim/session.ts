@@ -90,6 +90,8 @@ interface SessionJob {
   metadata: string;
   killRequested: boolean;
   running: RunningJob | null;
+  /** The state a CHANGE_JOB_STATE gave a running job (its end then sends no JOB_COMPLETED), else null. */
+  forcedState: JobState | null;
   /** Parallel-task profile (full load on its machines) rather than a delay, known when it starts. */
   ptask: boolean;
 }
@@ -327,11 +329,15 @@ export class BatsimSession {
   }
 
   private deadlockMessage(): string {
+    const list = (ids: string[]) => `${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', ...' : ''}`;
     const waiting = [...this.jobs.values()].filter((j) => j.state === 'SUBMITTED').map((j) => j.id);
+    const marked = [...this.jobs.values()].filter((j) => j.state === 'RUNNING' && !j.running).map((j) => j.id);
     const why =
       waiting.length > 0
-        ? `${waiting.length} submitted job(s) were neither executed nor rejected (${waiting.slice(0, 5).join(', ')}${waiting.length > 5 ? ', ...' : ''})`
-        : 'dynamic job registration is enabled and the scheduler did not send NOTIFY registration_finished';
+        ? `${waiting.length} submitted job(s) were neither executed nor rejected (${list(waiting)})`
+        : marked.length > 0
+          ? `${marked.length} job(s) set RUNNING by CHANGE_JOB_STATE never completed (${list(marked)})`
+          : 'dynamic job registration is enabled and the scheduler did not send NOTIFY registration_finished';
     return `the simulation cannot go on at t=${this.sim.now}: ${why}, and nothing is left to happen (no job runs, no job is left to submit, no call is requested, no machine is switching); Batsim would end in a SimGrid deadlock`;
   }
 
@@ -380,6 +386,7 @@ export class BatsimSession {
       metadata: '',
       killRequested: false,
       running: null,
+      forcedState: null,
       ptask: false,
     };
     this.jobs.set(id, job);
@@ -418,9 +425,25 @@ export class BatsimSession {
       energy += this.machines.energyOf(m, now);
       this.machines.endJob(m, now);
     }
-    if (rec.state === 'killed') job.state = job.killRequested ? 'COMPLETED_KILLED' : 'COMPLETED_WALLTIME_REACHED';
-    else job.state = this.returnCode(job) === 0 ? 'COMPLETED_SUCCESSFULLY' : 'COMPLETED_FAILED';
     job.running = null;
+    if (job.forcedState) {
+      this.complete(job, job.forcedState, energy - job.energyAtStart);
+      return;
+    }
+    if (rec.state === 'killed') this.complete(job, job.killRequested ? 'COMPLETED_KILLED' : 'COMPLETED_WALLTIME_REACHED', energy - job.energyAtStart);
+    else this.complete(job, this.returnCode(job) === 0 ? 'COMPLETED_SUCCESSFULLY' : 'COMPLETED_FAILED', energy - job.energyAtStart);
+    this.push('JOB_COMPLETED', {
+      job_id: job.id,
+      job_state: job.state,
+      return_code: job.state === 'COMPLETED_SUCCESSFULLY' || job.state === 'COMPLETED_FAILED' ? this.returnCode(job) : -1,
+      alloc: formatIntervalSet(job.alloc),
+    });
+  }
+
+  /** A job that ran leaves with `state` now: counters and its `_jobs.csv` row. */
+  private complete(job: SessionJob, state: JobState, energy: number): void {
+    const now = this.sim.now;
+    job.state = state;
     this.completed++;
     this.lastCompletion = now;
     this.energyAtLastCompletion = this.machines.energy(now);
@@ -431,18 +454,12 @@ export class BatsimSession {
       submission: job.subtime,
       res: job.res,
       walltime: job.walltime,
-      finalState: job.state,
+      finalState: state,
       start: job.start,
       finish: now,
       alloc: formatIntervalSet(job.alloc),
-      energy: energy - job.energyAtStart,
+      energy,
       metadata: job.metadata,
-    });
-    this.push('JOB_COMPLETED', {
-      job_id: job.id,
-      job_state: job.state,
-      return_code: job.state === 'COMPLETED_SUCCESSFULLY' || job.state === 'COMPLETED_FAILED' ? this.returnCode(job) : -1,
-      alloc: formatIntervalSet(job.alloc),
     });
   }
 
@@ -459,7 +476,7 @@ export class BatsimSession {
   // ------------------------------------------------------------------ decisions
 
   private apply(type: string, data: Record<string, unknown>, i: number): void {
-    if (type in UNSUPPORTED_EVENTS) throw new BatsimProtocolError(`event ${i} (${type}): ${UNSUPPORTED_EVENTS[type]} by clustergym`);
+    if (type in UNSUPPORTED_EVENTS) throw new BatsimProtocolError(`event ${i} (${type}) is not supported by clustergym: ${UNSUPPORTED_EVENTS[type]}`);
     if (!(type in DATA_SCHEMAS)) throw new BatsimProtocolError(`Invalid JSON message: event ${i}: unknown event type ${JSON.stringify(type)}`);
     const schema = DATA_SCHEMAS[type as keyof typeof DATA_SCHEMAS];
     const r = schema.safeParse(data);
@@ -475,24 +492,12 @@ export class BatsimSession {
           throw new BatsimProtocolError(
             `Invalid rejection received: job '${job.id}' cannot be rejected at the present time. To be rejected, a job must be submitted and not allocated yet.`,
           );
-        job.state = 'REJECTED';
-        this.completed++;
-        this.addRow(job, {
-          name: job.name,
-          workload: job.workload,
-          profile: job.profile,
-          submission: job.subtime,
-          res: job.res,
-          walltime: job.walltime,
-          finalState: 'REJECTED',
-          start: NaN,
-          finish: NaN,
-          alloc: '',
-          energy: 0,
-          metadata: job.metadata,
-        });
+        this.reject(job);
         return;
       }
+      case 'CHANGE_JOB_STATE':
+        this.changeJobState(this.job(d['job_id'] as string, i, type), d['job_state'] as string);
+        return;
       case 'KILL_JOB':
         this.killJobs(d['job_ids'] as string[], i);
         return;
@@ -543,6 +548,48 @@ export class BatsimSession {
         // Batsim sends no QUERY in this version: an ANSWER answers nothing and is ignored
         return;
     }
+  }
+
+  private reject(job: SessionJob): void {
+    job.state = 'REJECTED';
+    this.completed++;
+    this.addRow(job, {
+      name: job.name,
+      workload: job.workload,
+      profile: job.profile,
+      submission: job.subtime,
+      res: job.res,
+      walltime: job.walltime,
+      finalState: 'REJECTED',
+      start: NaN,
+      finish: NaN,
+      alloc: '',
+      energy: 0,
+      metadata: job.metadata,
+    });
+  }
+
+  /**
+   * CHANGE_JOB_STATE as Batsim does it: a submitted job becomes RUNNING (without machines, started
+   * now) or REJECTED; a running job becomes COMPLETED_* now (an executing one is stopped and its
+   * machines freed; no JOB_COMPLETED is sent).
+   */
+  private changeJobState(job: SessionJob, state: string): void {
+    const completed = ['COMPLETED_SUCCESSFULLY', 'COMPLETED_FAILED', 'COMPLETED_WALLTIME_REACHED', 'COMPLETED_KILLED'];
+    if (job.state === 'SUBMITTED') {
+      if (state === 'RUNNING') {
+        job.state = 'RUNNING';
+        job.start = this.sim.now;
+      } else if (state === 'REJECTED') this.reject(job);
+      else throw new BatsimProtocolError(`Invalid requested job state modification to '${state}': can only be running or rejected.`);
+    } else if (job.state === 'RUNNING') {
+      if (!completed.includes(state))
+        throw new BatsimProtocolError(`Can only change the state of a running job to completed (successfully, failed, and killed). State was ${job.state}`);
+      if (job.running) {
+        job.forcedState = state as JobState;
+        this.sim.kill(job.running);
+      } else this.complete(job, state as JobState, 0);
+    } else throw new BatsimProtocolError(`Can only change the state of a submitted or running job. State was ${job.state}`);
   }
 
   private job(id: string, i: number, type: string): SessionJob {
@@ -676,8 +723,15 @@ export class BatsimSession {
         throw new BatsimProtocolError(`Invalid KILL_JOB: job_id '${id}' refers to a job not being executed nor completed.`);
       if (job.state !== 'RUNNING') continue;
       job.killRequested = true;
+      if (!job.running) {
+        // running by CHANGE_JOB_STATE, without machines
+        progress[id] = { profile: job.profile, progress: 0 };
+        this.complete(job, 'COMPLETED_KILLED', 0);
+        this.push('JOB_COMPLETED', { job_id: job.id, job_state: job.state, return_code: -1, alloc: '' });
+        continue;
+      }
       progress[id] = this.progressOf(job);
-      this.sim.kill(job.running!);
+      this.sim.kill(job.running);
     }
     if (Object.keys(progress).length > 0) this.push('JOB_KILLED', { job_ids: ids, job_progress: progress });
     else this.push('JOB_KILLED', { job_ids: ids, job_progress: {} });

@@ -169,6 +169,42 @@ describe('job execution with the Batsim meaning', () => {
     expect(tree.current_task.progress).toBeCloseTo(1 / 6, 12);
   });
 
+  it('CHANGE_JOB_STATE: submitted -> RUNNING -> COMPLETED_SUCCESSFULLY without machines; an executing job stopped silently', () => {
+    const s = session(
+      [
+        { id: 'm', subtime: 0, res: 1, profile: 'd' },
+        { id: 'x', subtime: 0, res: 2, profile: 'd' },
+      ],
+      { d: { type: 'delay', delay: 10 } },
+    );
+    const seen = drive(s, (m) => {
+      const t = m.events.map((e) => e.type);
+      if (t.includes('JOB_SUBMITTED'))
+        return [
+          ev(0, 'CHANGE_JOB_STATE', { job_id: 'w0!m', job_state: 'RUNNING' }),
+          ev(0, 'EXECUTE_JOB', { job_id: 'w0!x', alloc: '0-1' }),
+          ev(0, 'CALL_ME_LATER', { timestamp: 4 }),
+        ];
+      if (t.includes('REQUESTED_CALL'))
+        return [
+          ev(4, 'CHANGE_JOB_STATE', { job_id: 'w0!m', job_state: 'COMPLETED_SUCCESSFULLY' }),
+          ev(4, 'CHANGE_JOB_STATE', { job_id: 'w0!x', job_state: 'COMPLETED_FAILED', kill_reason: 'sub-jobs failed' }),
+        ];
+      return [];
+    });
+    expect(types(seen)).toEqual([
+      [0, ['SIMULATION_BEGINS']],
+      [0, ['JOB_SUBMITTED', 'JOB_SUBMITTED', 'NOTIFY']],
+      [4, ['REQUESTED_CALL']],
+      [4, ['SIMULATION_ENDS']],
+    ]);
+    expect(s.rows.map((r) => [r.name, r.finalState, r.start, r.finish, r.alloc])).toEqual([
+      ['m', 'COMPLETED_SUCCESSFULLY', 0, 4, ''],
+      ['x', 'COMPLETED_FAILED', 0, 4, '0-1'],
+    ]);
+    expect(s.machines.stateName(0)).toBe('idle');
+  });
+
   it('a profile with a non-zero ret completes as COMPLETED_FAILED with that return code', () => {
     const s = session([{ id: 'f', subtime: 5, res: 1, profile: 'd' }], { d: { type: 'delay', delay: 1, ret: 3 } });
     const seen = drive(s, (m) => (m.events.some((e) => e.type === 'JOB_SUBMITTED') ? [ev(m.now, 'EXECUTE_JOB', { job_id: 'w0!f', alloc: '3' })] : []));
@@ -328,7 +364,11 @@ describe('errors as Batsim reports them', () => {
     [[ev(0, 'FOO', {})], 'Invalid JSON message: event 0: unknown event type "FOO"'],
     [
       [ev(0, 'CHANGE_JOB_STATE', { job_id: 'w0!1', job_state: 'COMPLETED_KILLED' })],
-      'event 0 (CHANGE_JOB_STATE): changing a job state by hand is not supported by clustergym',
+      "Invalid requested job state modification to 'COMPLETED_KILLED': can only be running or rejected.",
+    ],
+    [
+      [ev(0, 'TO_JOB_MSG', { job_id: 'w0!1', msg: 'x' })],
+      'event 0 (TO_JOB_MSG) is not supported by clustergym: messages to jobs need send/recv profiles, which clustergym does not model',
     ],
     ['{"now": 0, "events": [{"timestamp": 1, "type": "REJECT_JOB", "data": {"job_id": "w0!1"}}]}', "event 0 has a timestamp (1) after the message's now (0)"],
     [
