@@ -2,6 +2,9 @@
  * `clustergym convert --workload FILE --out FILE [--format swf|batsim|native]`: turns an SWF trace or
  * a Batsim workload into the native JSON format (DESIGN §3), which loads back into the same jobs.
  *
+ * `clustergym convert --platform FILE --out FILE`: turns a platform (SimGrid XML, IRMaSim or native JSON)
+ * into the native platform JSON (with its `network` when it has one), which loads back into the same platform.
+ *
  * Task traces of the fairness engine (docs/fairness.md): `--tasks FORMAT` reads a task-level trace
  * (Google 2011/2019, Alibaba 2018, SWF, native JSON Lines) and writes the native task CSV, streamed;
  * `--sort` sorts the output by submission time in external memory (bounded RAM, `--chunk-lines`).
@@ -11,12 +14,15 @@
 import { writeFileSync } from 'node:fs';
 import { rmSync } from 'node:fs';
 import { externalSortCsv, readTrace, TRACE_FORMATS, writeNativeCsv } from '../src/fairness/traces/index.js';
+import { InputError } from '../src/core/errors.js';
+import { loadPlatform, writeNativePlatform } from '../src/platform/loader.js';
 import { loadWorkload, writeNativeWorkload } from '../src/workload/index.js';
 import { defineCommand, defineFlags, int, num, oneOf, text, type Values } from './common.js';
 
 /** The flags of `convert`. */
 export const flags = defineFlags({
-  workload: { value: 'FILE', schema: text(), required: 'Required (the file to convert)', help: 'the SWF trace or Batsim workload to convert' },
+  workload: { value: 'FILE', schema: text(), help: 'the SWF trace or Batsim workload to convert (this or --platform is required)' },
+  platform: { value: 'FILE', schema: text(), help: 'a platform to convert to native JSON: SimGrid XML, IRMaSim or native JSON' },
   out: { value: 'FILE', schema: text(), required: 'Required (the native JSON file to write)', help: 'the native JSON file to write' },
   format: { schema: oneOf(['auto', 'swf', 'batsim', 'native']), default: 'auto', help: 'the reader of --workload (auto: detected from the content)' },
   'req-time-from-runtime': { help: 'use the run time as the requested time (SWF)' },
@@ -35,7 +41,7 @@ export const flags = defineFlags({
 });
 
 /** The task-trace and sort modes of `convert`; returns the exit code. */
-function convertTasks(f: Values<typeof flags>): number {
+function convertTasks(f: Values<typeof flags> & { workload: string }): number {
   if (f.tasks === undefined) {
     const key = /^\d+$/.test(f['key-column']) ? Number(f['key-column']) : f['key-column'];
     const r = externalSortCsv(f.workload, f.out, { key, header: f.header || typeof key === 'string', chunkLines: f['chunk-lines'] });
@@ -58,7 +64,15 @@ function convertTasks(f: Values<typeof flags>): number {
 
 /** Runs the command; returns the exit code. */
 export function convert(f: Values<typeof flags>): number {
-  if (f.tasks !== undefined || f.sort) return convertTasks(f);
+  if (f.platform !== undefined) {
+    if (f.workload !== undefined) throw new InputError('--platform and --workload: convert one file at a time');
+    const p = loadPlatform(f.platform);
+    writeFileSync(f.out, `${JSON.stringify(writeNativePlatform(p.description), null, 1)}\n`);
+    console.log(`wrote platform ${p.name} (${p.nodeCount} nodes, ${p.coreCount} cores${p.description.network ? ', with its network' : ''}) to ${f.out}`);
+    return 0;
+  }
+  if (f.workload === undefined) throw new InputError('--workload: Required (the file to convert), or --platform to convert a platform');
+  if (f.tasks !== undefined || f.sort) return convertTasks(f as Values<typeof flags> & { workload: string });
   const w = loadWorkload(f.workload, { format: f.format, swf: { reqTimeFromRuntime: f['req-time-from-runtime'] } });
   writeFileSync(f.out, `${JSON.stringify(writeNativeWorkload(w))}\n`);
   const skipped = Object.entries(w.skipped)

@@ -19,7 +19,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'platform + workload + policy -> summary table and outputs (no flags: the embedded default)',
     load: async () => (await import('./simulate.js')).command,
   },
-  convert: { summary: 'SWF or Batsim workload -> native JSON', load: async () => (await import('./convert.js')).command },
+  convert: { summary: 'SWF or Batsim workload, or a platform (SimGrid XML), -> native JSON', load: async () => (await import('./convert.js')).command },
   compare: { summary: 'scheduling policies side by side on the same trajectories', load: async () => (await import('./compare.js')).command },
   bench: { summary: 'benchmarks: `bench env` measures environment steps per second', load: async () => (await import('./benchEnv.js')).command },
   train: { summary: 'train the tfjs PPO baseline from a training config', load: async () => (await import('./train.js')).command },
@@ -45,6 +45,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
   'slurm-replay': {
     summary: 'job records (SWF, sacct) on the Slurm engine under a slurm.conf; --live: against the live Slurm of SLURM_CONF',
     load: async () => (await import('./slurmReplay.js')).command,
+  },
+  batsim: {
+    summary: "plays Batsim's side of its protocol for Batsim schedulers (pybatsim...): -p PLATFORM -w WORKLOAD [-s ENDPOINT] [-e PREFIX]",
+    load: async () => (await import('./batsim.js')).command,
   },
 };
 

@@ -416,6 +416,51 @@ export class ClusterSimulator {
     return this.launch(job, options.transfer && cores instanceof Int32Array ? cores : Int32Array.from(cores));
   }
 
+  /**
+   * Submits `job` now, whatever its `subtime` (dynamic submission: a caller that keeps its own
+   * arrival timeline, such as the Batsim adapter, hands the engine a job when it decides to run it).
+   * The job joins the waiting queue, or is handled as `unfit` says when it can never fit.
+   */
+  submitNow(job: Job): void {
+    this.submit(job.subtime === this.now ? job : { ...job, subtime: this.now });
+  }
+
+  /**
+   * Runs the events of the next event time when it is at most `limit` (job ends first, then the
+   * submissions due then) and returns that time; otherwise moves the clock to `limit` (when it is
+   * later than now and finite) and returns the new time. Unlike `advance`, it stops at every event
+   * time, whether jobs wait or not, so a caller that drives the engine from outside sees every job
+   * end as it happens. Not part of the irmasim semantics.
+   */
+  advanceUntil(limit: number): number {
+    if (this.semantics === 'irmasim') throw new Error('advanceUntil is not part of the irmasim semantics');
+    this.queue.tidy();
+    const t = Math.min(this.skipStale(), this.nextSubmitTime);
+    if (t > limit || t === Infinity) {
+      if (limit > this.now && limit < Infinity) this.advanceClock(limit);
+      return this.now;
+    }
+    this.advanceClock(t);
+    let changed = false;
+    while (this.skipStale() === t) {
+      this.handle(this.events.pop());
+      changed = true;
+    }
+    if (changed) this.progress.flush(this.now);
+    while (this.nextJob && this.nextJob.subtime === t) {
+      const job = this.nextJob;
+      this.pullNext();
+      this.submit(job);
+    }
+    return this.now;
+  }
+
+  /** Kills a running job now: its cores are freed and its record's state is `killed`. */
+  kill(running: RunningJob): void {
+    if (running.ended) throw new Error(`job ${running.job.id} is not running`);
+    this.killJob(running);
+  }
+
   /** Rejects a waiting job (it never runs; counted in `jobs_rejected`). */
   rejectJob(job: Job): void {
     const qi = this.queue.indexOf(job);

@@ -1,11 +1,14 @@
 /**
- * Platform files: the native format (DESIGN §2.1) and IRMaSim's `platform`/`node`/`processor` group
- * format, loaded unchanged. Both are validated with zod and produce a `PlatformDescription`, then a
- * compiled `Platform`. Every error names the file and the JSON path of the bad field.
+ * Platform files: the native format (DESIGN §2.1), IRMaSim's `platform`/`node`/`processor` group
+ * format, loaded unchanged, and SimGrid platform XML (`simgridXml.ts`, DESIGN §11). The JSON formats
+ * are validated with zod; all produce a `PlatformDescription`, then a compiled `Platform`. Every error
+ * names the file and the JSON path (or XML element) of the bad field.
  */
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues, jsonPath } from '../core/errors.js';
-import { readJsonFile } from '../core/json.js';
+import { parseJsonText, readJsonFile } from '../core/json.js';
+import { ZoneSchema, zoneHosts } from './network.js';
 import {
   DEFAULT_COMM_BW,
   DEFAULT_MODELS,
@@ -17,6 +20,7 @@ import {
   type PlatformDescription,
   type ProcessorDescription,
 } from './platform.js';
+import { isSimGridXml, parseSimGridPlatform } from './simgridXml.js';
 
 const positive = z.number().finite().positive();
 const nonNegative = z.number().finite().nonnegative();
@@ -60,6 +64,13 @@ const NativeNodeSchema = z
     memory_gb: positive,
     comm_bw: positive.default(DEFAULT_COMM_BW),
     processors: z.array(NativeProcessorSchema).min(1),
+    pstates: z
+      .array(z.object({ speed: nonNegative, idle: nonNegative.optional(), epsilon: nonNegative.optional(), all_cores: nonNegative.optional() }).strict())
+      .min(1)
+      .optional(),
+    pstate: z.number().int().nonnegative().optional(),
+    wattage_off: nonNegative.optional(),
+    properties: z.record(z.string()).optional(),
   })
   .strict();
 
@@ -69,6 +80,7 @@ export const NativePlatformSchema = z
     name: z.string().min(1).default('platform'),
     models: ModelsSchema.default({}),
     clusters: z.array(z.object({ id: z.string().min(1).optional(), nodes: z.array(NativeNodeSchema).min(1) }).strict()).min(1),
+    network: ZoneSchema.optional(),
   })
   .strict();
 
@@ -165,12 +177,37 @@ function fromNative(data: z.infer<typeof NativePlatformSchema>, where: string): 
       for (let k = 0; k < n.count; k++) {
         const idx = nodes.length;
         const name = n.id !== undefined ? (n.count === 1 ? n.id : `${n.id}${k}`) : `node${idx}`;
-        nodes.push({ name, type: n.type, memory_gb: n.memory_gb, comm_bw: n.comm_bw, processors: procs });
+        const node: NodeDescription = { name, type: n.type, memory_gb: n.memory_gb, comm_bw: n.comm_bw, processors: procs };
+        if (n.pstates !== undefined) node.pstates = n.pstates;
+        if (n.pstate !== undefined) node.pstate = n.pstate;
+        if (n.wattage_off !== undefined) node.wattage_off = n.wattage_off;
+        if (n.properties !== undefined) node.properties = n.properties;
+        nodes.push(node);
       }
     });
     return { name: c.id ?? `cluster${ci}`, nodes };
   });
-  return { name: data.name, models: mergeModels(data.models), clusters };
+  const desc: PlatformDescription = { name: data.name, models: mergeModels(data.models), clusters };
+  if (data.network !== undefined) {
+    desc.network = data.network;
+    checkNetworkHosts(desc, where);
+  }
+  return desc;
+}
+
+/** A platform with a network: node names are unique and are exactly the network's hosts. */
+function checkNetworkHosts(desc: PlatformDescription, where: string): void {
+  const nodes = new Set<string>();
+  for (const c of desc.clusters)
+    for (const n of c.nodes) {
+      if (nodes.has(n.name))
+        throw new InputError(`$.clusters: node name ${JSON.stringify(n.name)} is used twice; a platform with a network needs unique node names`, where);
+      nodes.add(n.name);
+    }
+  const hosts = zoneHosts(desc.network!);
+  const inNetwork = new Set(hosts);
+  for (const h of hosts) if (!nodes.has(h)) throw new InputError(`$.network: host ${JSON.stringify(h)} is not a node of the platform`, where);
+  for (const n of nodes) if (!inNetwork.has(n)) throw new InputError(`$.network: node ${JSON.stringify(n)} is in no zone of the network`, where);
 }
 
 function fromIrmaSim(data: z.infer<typeof IrmaSimPlatformFileSchema>, where: string, platformName?: string): PlatformDescription {
@@ -236,7 +273,73 @@ export function parsePlatform(data: unknown, where: string, options: { platformN
   return Platform.fromDescription(desc, options.models);
 }
 
-/** Loads a platform file (native or IRMaSim). */
+/** Loads a platform file: native JSON, IRMaSim JSON, or SimGrid XML (a `.xml` name, or text starting with `<`). */
 export function loadPlatform(file: string, options: { platformName?: string; models?: Partial<ModelsConfig> } = {}): Platform {
+  if (!/\.json$/i.test(file)) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new InputError(`cannot read file (${(e as NodeJS.ErrnoException).code ?? String(e)})`, file);
+    }
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    if (isSimGridXml(file, text)) return Platform.fromDescription(parseSimGridPlatform(text, file), options.models);
+    return parsePlatform(parseJsonText(text, file), file, options);
+  }
   return parsePlatform(readJsonFile(file), file, options);
+}
+
+function nativeNode(n: NodeDescription): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (n.type !== undefined) out.type = n.type;
+  out.memory_gb = n.memory_gb;
+  out.comm_bw = n.comm_bw;
+  out.processors = n.processors.map((p) => {
+    const q: Record<string, unknown> = {};
+    if (p.type !== undefined) q.type = p.type;
+    Object.assign(q, {
+      cores: p.cores,
+      clock_rate: p.clock_rate,
+      dpflops_per_cycle: p.dpflops_per_cycle,
+      static_power: p.static_power,
+      dynamic_power: p.dynamic_power,
+      min_power: p.min_power,
+    });
+    if (p.contention) Object.assign(q, p.contention);
+    return q;
+  });
+  if (n.pstates !== undefined) out.pstates = n.pstates;
+  if (n.pstate !== undefined) out.pstate = n.pstate;
+  if (n.wattage_off !== undefined) out.wattage_off = n.wattage_off;
+  if (n.properties !== undefined) out.properties = n.properties;
+  return out;
+}
+
+/**
+ * A description as a native platform file (JSON-ready) that loads back into the same platform. Runs of
+ * identical nodes named `P0, P1, ..., P(k-1)` are written once with `id: P, count: k`.
+ */
+export function writeNativePlatform(desc: PlatformDescription): Record<string, unknown> {
+  const clusters = desc.clusters.map((c, ci) => {
+    const nodes: Record<string, unknown>[] = [];
+    let i = 0;
+    while (i < c.nodes.length) {
+      const n = c.nodes[i]!;
+      const body = nativeNode(n);
+      const key = JSON.stringify(body);
+      const m = /^(.+?)0$/.exec(n.name);
+      let count = 1;
+      if (m)
+        while (i + count < c.nodes.length && c.nodes[i + count]!.name === `${m[1]}${count}` && JSON.stringify(nativeNode(c.nodes[i + count]!)) === key) count++;
+      // with no id the native loader names a node `node<index in cluster>`: keep that implicit when it holds
+      const implicit = count === 1 && n.name === `node${i}`;
+      const head: Record<string, unknown> = count > 1 ? { count, id: m![1] } : implicit ? {} : { id: n.name };
+      nodes.push({ ...head, ...body });
+      i += count;
+    }
+    return { id: c.name === `cluster${ci}` ? undefined : c.name, nodes };
+  });
+  const out: Record<string, unknown> = { name: desc.name, models: desc.models, clusters };
+  if (desc.network !== undefined) out.network = desc.network;
+  return out;
 }

@@ -5,6 +5,8 @@
  * these arrays directly; nothing walks an object tree on the hot path.
  */
 
+import type { ZoneDescription } from './network.js';
+
 /** IRMaSim modelV1 memory-contention coefficients of a processor. */
 export interface ContentionCoefficients {
   b: number;
@@ -46,6 +48,17 @@ export interface ProcessorDescription {
   type?: string | undefined;
 }
 
+/**
+ * One power state of a SimGrid host: its speed (flop/s per core) and, when the platform gives them
+ * (`wattage_per_state`), its power when idle, with one core busy ("epsilon") and with all cores busy, W.
+ */
+export interface PowerStateDescription {
+  speed: number;
+  idle?: number | undefined;
+  epsilon?: number | undefined;
+  all_cores?: number | undefined;
+}
+
 /** One node as described in a platform file (after expansion of counts). */
 export interface NodeDescription {
   /** Path segment of this node, e.g. `node3` or the id given in the file. */
@@ -54,6 +67,14 @@ export interface NodeDescription {
   memory_gb: number;
   comm_bw: number;
   processors: ProcessorDescription[];
+  /** SimGrid hosts: every power state (the processors describe the current one, `pstate`). */
+  pstates?: PowerStateDescription[] | undefined;
+  /** Index of the current power state in `pstates`. */
+  pstate?: number | undefined;
+  /** SimGrid's `wattage_off`: power of the host when switched off, W. */
+  wattage_off?: number | undefined;
+  /** Free-form properties (SimGrid `<prop>`), e.g. Batsim's `role`. */
+  properties?: Record<string, string> | undefined;
 }
 
 /** A cluster as described in a platform file. */
@@ -62,11 +83,13 @@ export interface ClusterDescription {
   nodes: NodeDescription[];
 }
 
-/** The whole platform description, format-independent (both loaders produce it). */
+/** The whole platform description, format-independent (every loader produces it). */
 export interface PlatformDescription {
   name: string;
   models: ModelsConfig;
   clusters: ClusterDescription[];
+  /** The interconnect (network zones, links, routes); absent: nodes are linked by their `comm_bw` only. */
+  network?: ZoneDescription | undefined;
 }
 
 /** Core speed in millions of operations per second: `clock_rate * dpflops_per_cycle * 1e3`. */

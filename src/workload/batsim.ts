@@ -109,7 +109,8 @@ const SUPPORTED_LIST = Object.entries(
   .map(([, names]) => names.join('/'))
   .join(', ');
 
-/** Work of a resolved profile for a job of `res` tasks. */
+/** Work of a resolved profile for a job of `res` tasks (or executors): a duration, or operations per task and bytes per pair. */
+export type BatsimWork = Work;
 type Work = { kind: 'delay'; seconds: number } | { kind: 'ops'; perTask: number[]; commVol: number };
 
 /** A profile that cannot be modelled: `reason` is the `skipped` key. */
@@ -159,6 +160,25 @@ export function parseBatsimWorkload(data: unknown, where: string, options: Batsi
     if (work) jobs.push(batsimJob(raw, id, at, work, opts));
   });
   return { name, jobs: sortBySubmission(jobs), maxProcs: nb_res, skipped };
+}
+
+/** A Batsim workload file as read (jobs and profiles unchanged, extra fields kept). */
+export type BatsimWorkloadFile = z.output<typeof BatsimWorkloadSchema>;
+
+/**
+ * The work of profile `name` of `profiles` (from file `where`) for `executors` executors, with the
+ * Batsim meaning of each type (see the module comment): used where the executors are known only when
+ * the job starts (the Batsim protocol's `EXECUTE_JOB`, whose allocation and mapping set them). A zero
+ * delay or a profile without computation is valid here (the job ends as soon as it starts, or after
+ * its communication); a type clustergym cannot model is an `InputError` naming the profile.
+ */
+export function batsimProfileWork(profiles: Record<string, { type: string }>, name: string, executors: number, where: string): BatsimWork {
+  try {
+    return resolveProfile({ profiles, where }, name, executors, []);
+  } catch (e) {
+    if (e instanceof Unmodellable) throw new InputError(e.message, where);
+    throw e;
+  }
 }
 
 type BatsimJob = z.infer<typeof BatsimJobSchema>;

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadPlatform } from '../../src/platform/loader.js';
 import { loadWorkload } from '../../src/workload/index.js';
 import { HAVE_SHARED, SHARED_DATA, SHARED_MISSING, cli } from '../helpers.js';
 
@@ -25,6 +26,32 @@ describe.skipIf(!HAVE_SHARED)(`convert real workloads ${HAVE_SHARED ? '' : SHARE
       expect(JSON.parse(readFileSync(out, 'utf8')).jobs).toHaveLength(original.jobs.length);
     });
   }
+});
+
+describe('convert --platform', () => {
+  it('SimGrid XML -> native JSON that loads back into the same platform; a bad file exits 2 naming the element', () => {
+    const d = mkdtempSync(join(tmpdir(), 'cg-conv-'));
+    const xml = join(d, 'c.xml');
+    writeFileSync(
+      xml,
+      '<?xml version="1.0"?>\n<platform version="4.1"><zone id="AS0" routing="Full">' +
+        '<cluster id="A" prefix="a" suffix="" radical="0-7" speed="1Gf,500Mf" core="2" bw="1GBps" lat="5us" bb_bw="3GBps" bb_lat="3us">' +
+        '<prop id="wattage_per_state" value="95:190, 90:150"/></cluster></zone></platform>\n',
+    );
+    const out = join(d, 'c.json');
+    const r = cli(['convert', '--platform', xml, '--out', out]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/wrote platform c \(8 nodes, 16 cores, with its network\)/);
+    const back = loadPlatform(out);
+    expect(back.description.clusters).toEqual(loadPlatform(xml).description.clusters);
+    expect(back.description.network).toEqual(loadPlatform(xml).description.network);
+    expect(JSON.parse(readFileSync(out, 'utf8')).clusters[0].nodes).toHaveLength(1);
+    writeFileSync(xml, '<platform version="4.1"><zone id="AS0" routing="Full"><host id="h" speed="fast"/></zone></platform>');
+    const bad = cli(['convert', '--platform', xml, '--out', out]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/c\.xml: <platform> > <zone id="AS0"> > <host id="h">: attribute speed: cannot read a number in "fast"/);
+  });
 });
 
 describe('convert bad input', () => {
