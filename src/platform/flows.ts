@@ -1,0 +1,578 @@
+/**
+ * Flow-level network model: transfers (flows) share the links of their routes as SimGrid 3.32's CM02 and
+ * LV08 models compute it (DESIGN §11), so completion times agree with SimGrid's.
+ *
+ * A flow of `size` bytes from `src` to `dst` takes the route `R` (`routing.ts`) of latency `L = sum of
+ * link latencies`. It first waits `L * latency_factor`, then transfers at the rate `x * bandwidth_factor`,
+ * where the `x` of all transferring flows are the weighted max-min fair allocation (SimGrid's `maxmin`
+ * solver, with its precision rules):
+ *
+ *     for every link l:   sum over flows f crossing l of  w(f, l) * x_f  <=  bandwidth(l)   (SHARED)
+ *                         max over flows f crossing l of  w(f, l) * x_f  <=  bandwidth(l)   (FATPIPE)
+ *     x_f <= bound_f = min(min bandwidth of R, gamma / (2 L))
+ *
+ * maximising the smallest `x_f * p_f` first, where the penalty `p_f = L + weight_S * sum over R of
+ * 1/bandwidth` (1 when `L = 0`): flows with a shorter round trip get more (RTT unfairness). `w(f, l)` is 1
+ * for each time `l` is on `R`, plus 0.05 for each time it is on the reverse route (crosstraffic: the
+ * acknowledgements). Parameters: CM02 latency_factor 1, bandwidth_factor 1, weight_S 0; LV08 13.01, 0.97,
+ * 20537; both gamma = 4194304 (`network/TCP-gamma`) and crosstraffic on (SimGrid's defaults).
+ *
+ * Events are incremental, as SimGrid's lazy update: when a flow starts transferring or completes, only
+ * the flows connected to it through shared links (its component) are re-solved; their progress is brought
+ * up to date and their completion dates rescheduled in a heap (stale entries skipped).
+ */
+import { z } from 'zod';
+import { didYouMean, InputError, inputErrorFromIssues, jsonPath } from '../core/errors.js';
+import { readJsonFile } from '../core/json.js';
+import type { RoutedNetwork } from './routing.js';
+
+/** The parameters of a flow model. */
+export interface FlowModelConfig {
+  name: 'cm02' | 'lv08';
+  latencyFactor: number;
+  bandwidthFactor: number;
+  weightS: number;
+  /** TCP window bound: a flow's rate is at most `tcpGamma / (2 * latency)`. */
+  tcpGamma: number;
+  /** Reverse-route links carry 0.05 of the flow (acknowledgements). */
+  crosstraffic: boolean;
+}
+
+/** SimGrid's CM02 (Casanova & Marchal 2002): no correction factors. */
+export const CM02: FlowModelConfig = { name: 'cm02', latencyFactor: 1, bandwidthFactor: 1, weightS: 0, tcpGamma: 4194304, crosstraffic: true };
+/** SimGrid's LV08 (Legrand & Velho 2008), its default network model. */
+export const LV08: FlowModelConfig = { name: 'lv08', latencyFactor: 13.01, bandwidthFactor: 0.97, weightS: 20537, tcpGamma: 4194304, crosstraffic: true };
+
+/** The flow model of a given name. */
+export function flowModel(name: 'cm02' | 'lv08'): FlowModelConfig {
+  return name === 'cm02' ? CM02 : LV08;
+}
+
+/** SimGrid's `maxmin/precision` and `surf/precision`. */
+const MAXMIN_PRECISION = 1e-5;
+const SURF_PRECISION = 1e-9;
+
+const LATENCY = 0;
+const TRANSFER = 1;
+const DONE = 2;
+
+/** Growable typed arrays indexed by flow id. */
+function grow<T extends Float64Array | Int32Array | Uint8Array | Uint32Array>(a: T, n: number): T {
+  if (a.length >= n) return a;
+  const b = new (a.constructor as new (n: number) => T)(Math.max(n, a.length * 2));
+  b.set(a);
+  return b;
+}
+
+/**
+ * The flows of one network under one model. `start` adds a flow; `nextEventTime` and `advance` step
+ * time; ids are dense (0, 1, 2, ... in start order).
+ */
+export class FlowSolver {
+  readonly net: RoutedNetwork;
+  readonly model: FlowModelConfig;
+
+  /** Per flow. */
+  private state = new Uint8Array(64);
+  private remains = new Float64Array(64);
+  private lastUpdate = new Float64Array(64);
+  /** Rate (bytes/s, factor included) since `lastUpdate`. */
+  private rate = new Float64Array(64);
+  private penalty = new Float64Array(64);
+  private bound = new Float64Array(64);
+  private value = new Float64Array(64);
+  private version = new Uint32Array(64);
+  private mark = new Uint32Array(64);
+  private fixed = new Uint32Array(64);
+  private listed = new Uint32Array(64);
+  private listStamp = 0;
+  /** The date its completion (or end of latency) is scheduled for, or -1. */
+  private eventDate = new Float64Array(64);
+  private finishTime = new Float64Array(64);
+  /** Per flow: its links (deduplicated), their weights, and its position in each link's flow list. */
+  private flowLinks: Int32Array[] = [];
+  private flowWeights: Float64Array[] = [];
+  private flowPos: Int32Array[] = [];
+  private count = 0;
+
+  /** Per link: the transferring flows on it and the index of the link in each flow's list. */
+  private linkFlows: number[][];
+  private linkSlot: number[][];
+  private readonly linkBw: Float64Array;
+  private readonly linkFat: Uint8Array;
+  private linkMark: Uint32Array;
+  private epoch = 1;
+
+  /** Min-heap of events: dates, flow ids, versions. */
+  private heapDate: number[] = [];
+  private heapFlow: number[] = [];
+  private heapVersion: number[] = [];
+
+  /** Scratch of the max-min solve. */
+  private compLinks: number[] = [];
+  private compFlows: number[] = [];
+  private remaining: Float64Array;
+  private usage: Float64Array;
+  private lightPos: Int32Array;
+
+  constructor(net: RoutedNetwork, model: FlowModelConfig) {
+    this.net = net;
+    this.model = model;
+    const nl = net.linkCount;
+    this.linkFlows = Array.from({ length: nl }, () => []);
+    this.linkSlot = Array.from({ length: nl }, () => []);
+    this.linkBw = net.linkBandwidth;
+    this.linkFat = net.linkFatpipe;
+    this.linkMark = new Uint32Array(nl);
+    this.remaining = new Float64Array(nl);
+    this.usage = new Float64Array(nl);
+    this.lightPos = new Int32Array(nl).fill(-1);
+  }
+
+  /** Number of flows started. */
+  get flowCount(): number {
+    return this.count;
+  }
+
+  /** Whether a flow has completed. */
+  done(f: number): boolean {
+    return this.state[f] === DONE;
+  }
+
+  /** Completion time of a finished flow. */
+  finish(f: number): number {
+    return this.finishTime[f]!;
+  }
+
+  /** Current rate of a flow (bytes/s; 0 while in its latency phase). */
+  currentRate(f: number): number {
+    return this.state[f] === TRANSFER ? this.rate[f]! : 0;
+  }
+
+  /** The transferring flows on a link right now. */
+  flowsOn(link: number): readonly number[] {
+    return this.linkFlows[link]!;
+  }
+
+  private ensure(n: number): void {
+    if (this.state.length >= n) return;
+    this.state = grow(this.state, n);
+    this.remains = grow(this.remains, n);
+    this.lastUpdate = grow(this.lastUpdate, n);
+    this.rate = grow(this.rate, n);
+    this.penalty = grow(this.penalty, n);
+    this.bound = grow(this.bound, n);
+    this.value = grow(this.value, n);
+    this.version = grow(this.version, n);
+    this.mark = grow(this.mark, n);
+    this.fixed = grow(this.fixed, n);
+    this.listed = grow(this.listed, n);
+    this.eventDate = grow(this.eventDate, n);
+    this.finishTime = grow(this.finishTime, n);
+  }
+
+  /** Starts a flow of `size` bytes from host `src` to host `dst` (indexes) at time `now`; returns its id. */
+  start(src: number, dst: number, size: number, now: number): number {
+    const f = this.count++;
+    this.ensure(this.count);
+    const m = this.model;
+    const route = this.net.route(src, dst);
+    // links and weights, merged as SimGrid's lmm expand merges repeated constraints
+    const ids: number[] = [];
+    const ws: number[] = [];
+    const at = new Map<number, number>();
+    const expand = (l: number, w: number) => {
+      const i = at.get(l);
+      if (i === undefined) {
+        at.set(l, ids.length);
+        ids.push(l);
+        ws.push(w);
+      } else if (this.linkFat[l]) ws[i] = Math.max(ws[i]!, w);
+      else ws[i]! += w;
+    };
+    for (const l of route.links) expand(l, 1);
+    if (m.crosstraffic) for (const l of this.net.route(dst, src).links) expand(l, 0.05);
+    this.flowLinks[f] = Int32Array.from(ids);
+    this.flowWeights[f] = Float64Array.from(ws);
+    this.flowPos[f] = new Int32Array(ids.length).fill(-1);
+    let penalty = route.latency;
+    if (m.weightS > 0) for (const l of route.links) penalty += m.weightS / this.linkBw[l]!;
+    let userBound = -1;
+    for (const l of route.links) if (userBound === -1 || this.linkBw[l]! < userBound) userBound = this.linkBw[l]!;
+    const latCurrent = route.latency;
+    const latency = route.latency * m.latencyFactor;
+    let bound: number;
+    if (userBound < 0) bound = latCurrent > 0 ? m.tcpGamma / (2 * latCurrent) : -1;
+    else bound = latCurrent > 0 ? Math.min(userBound, m.tcpGamma / (2 * latCurrent)) : userBound;
+    this.bound[f] = bound;
+    this.penalty[f] = latency > 0 ? penalty : 1;
+    this.remains[f] = size;
+    this.lastUpdate[f] = now;
+    this.rate[f] = 0;
+    this.value[f] = 0;
+    if (ids.length === 0) {
+      // no link: SimGrid completes it when its latency is paid
+      this.state[f] = LATENCY;
+      this.push(now + latency, f);
+    } else if (latency > 0) {
+      this.state[f] = LATENCY;
+      this.push(now + latency, f);
+    } else {
+      this.activate(f, now);
+    }
+    return f;
+  }
+
+  /** The date of the next completion or end of a latency phase (Infinity if none). */
+  nextEventTime(): number {
+    while (this.heapDate.length > 0) {
+      const f = this.heapFlow[0]!;
+      if (this.heapVersion[0] === this.version[f] && this.state[f] !== DONE) return this.heapDate[0]!;
+      this.pop();
+    }
+    return Infinity;
+  }
+
+  /**
+   * Processes every event at the next event date `now` (events within SimGrid's 1e-9 s of it happen
+   * together); returns the flows completed at `now`.
+   */
+  advance(now: number): number[] {
+    const completed: number[] = [];
+    const seeds: number[] = [];
+    while (this.heapDate.length > 0 && Math.abs(this.heapDate[0]! - now) < SURF_PRECISION) {
+      const f = this.heapFlow[0]!;
+      const valid = this.heapVersion[0] === this.version[f] && this.state[f] !== DONE;
+      this.pop();
+      if (!valid) continue;
+      if (this.state[f] === LATENCY && this.flowLinks[f]!.length > 0) {
+        this.state[f] = TRANSFER;
+        this.lastUpdate[f] = now;
+        this.attach(f);
+        seeds.push(f);
+      } else {
+        this.state[f] = DONE;
+        this.finishTime[f] = now;
+        this.version[f]!++;
+        if (this.flowPos[f]![0]! >= 0) {
+          this.detach(f);
+          seeds.push(f);
+        }
+        completed.push(f);
+      }
+    }
+    if (seeds.length > 0) this.resolve(seeds, now);
+    return completed;
+  }
+
+  /** A flow with no latency starts transferring at once. */
+  private activate(f: number, now: number): void {
+    this.state[f] = TRANSFER;
+    this.lastUpdate[f] = now;
+    this.attach(f);
+    this.resolve([f], now);
+  }
+
+  private attach(f: number): void {
+    const ls = this.flowLinks[f]!;
+    const pos = this.flowPos[f]!;
+    for (let i = 0; i < ls.length; i++) {
+      const l = ls[i]!;
+      pos[i] = this.linkFlows[l]!.length;
+      this.linkFlows[l]!.push(f);
+      this.linkSlot[l]!.push(i);
+    }
+  }
+
+  private detach(f: number): void {
+    const ls = this.flowLinks[f]!;
+    const pos = this.flowPos[f]!;
+    for (let i = 0; i < ls.length; i++) {
+      const l = ls[i]!;
+      const list = this.linkFlows[l]!;
+      const slots = this.linkSlot[l]!;
+      const p = pos[i]!;
+      const lastFlow = list[list.length - 1]!;
+      const lastSlot = slots[slots.length - 1]!;
+      list[p] = lastFlow;
+      slots[p] = lastSlot;
+      this.flowPos[lastFlow]![lastSlot] = p;
+      list.pop();
+      slots.pop();
+      pos[i] = -1;
+    }
+  }
+
+  /**
+   * Re-solves the component of the links of `seeds` (the flows connected to them through shared links,
+   * SimGrid's modified constraint set) and reschedules the completions of its flows.
+   */
+  private resolve(seeds: number[], now: number): void {
+    const epoch = ++this.epoch;
+    const links = this.compLinks;
+    const flows = this.compFlows;
+    links.length = 0;
+    flows.length = 0;
+    for (const s of seeds)
+      for (const l of this.flowLinks[s]!)
+        if (this.linkMark[l] !== epoch) {
+          this.linkMark[l] = epoch;
+          links.push(l);
+        }
+    for (let i = 0; i < links.length; i++) {
+      const list = this.linkFlows[links[i]!]!;
+      for (let j = 0; j < list.length; j++) {
+        const f = list[j]!;
+        if (this.mark[f] === epoch) continue;
+        this.mark[f] = epoch;
+        flows.push(f);
+        for (const l of this.flowLinks[f]!)
+          if (this.linkMark[l] !== epoch) {
+            this.linkMark[l] = epoch;
+            links.push(l);
+          }
+      }
+    }
+    // bring progress up to date at the old rates, as SimGrid's update_remains_lazy
+    for (const f of flows) {
+      const delta = now - this.lastUpdate[f]!;
+      if (this.remains[f]! > 0) {
+        this.remains[f] = this.remains[f]! - this.rate[f]! * delta;
+        if (this.remains[f]! < MAXMIN_PRECISION * SURF_PRECISION) this.remains[f] = 0;
+      }
+      this.lastUpdate[f] = now;
+    }
+    this.maxmin(links, epoch);
+    const factor = this.model.bandwidthFactor;
+    for (const f of flows) {
+      const r = this.value[f]! * factor;
+      this.rate[f] = r;
+      this.version[f]!++;
+      if (r > 0) this.push(now + (this.remains[f]! > 0 ? this.remains[f]! / r : 0), f);
+    }
+  }
+
+  /** SimGrid's maxmin solver on the links of a component (`lmm::MaxMin::maxmin_solve`). */
+  private maxmin(links: number[], epoch: number): void {
+    const rem = this.remaining;
+    const usage = this.usage;
+    const lightPos = this.lightPos;
+    const light: number[] = [];
+    const rou: number[] = [];
+    const bw = this.linkBw;
+    for (const l of links) {
+      const list = this.linkFlows[l]!;
+      for (let j = 0; j < list.length; j++) this.value[list[j]!] = 0;
+      rem[l] = bw[l]!;
+      if (!(rem[l]! > bw[l]! * MAXMIN_PRECISION)) continue;
+      let u = 0;
+      const slots = this.linkSlot[l]!;
+      const fat = this.linkFat[l] === 1;
+      for (let j = 0; j < list.length; j++) {
+        const f = list[j]!;
+        const w = this.flowWeights[f]![slots[j]!]!;
+        if (w > 0) {
+          const q = w / this.penalty[f]!;
+          if (!fat) u += q;
+          else if (u < q) u = q;
+        }
+      }
+      usage[l] = u;
+      if (u > 0) {
+        lightPos[l] = light.length;
+        light.push(l);
+        rou.push(rem[l]! / u);
+      }
+    }
+    const removeLight = (l: number) => {
+      const i = lightPos[l]!;
+      if (i < 0) return;
+      const lastL = light[light.length - 1]!;
+      light[i] = lastL;
+      rou[i] = rou[rou.length - 1]!;
+      lightPos[lastL] = i;
+      light.pop();
+      rou.pop();
+      lightPos[l] = -1;
+    };
+    const fixedMark = epoch;
+    const varList: number[] = [];
+    while (light.length > 0) {
+      // the constraints that saturate first
+      let minUsage = -1;
+      const saturated: number[] = [];
+      for (let i = 0; i < light.length; i++) {
+        const r = rou[i]!;
+        if (minUsage < 0 || minUsage > r) {
+          minUsage = r;
+          saturated.length = 0;
+          saturated.push(light[i]!);
+        } else if (minUsage === r) saturated.push(light[i]!);
+      }
+      // their variables not yet fixed
+      varList.length = 0;
+      const stamp = ++this.listStamp;
+      for (const l of saturated) {
+        const list = this.linkFlows[l]!;
+        const slots = this.linkSlot[l]!;
+        for (let j = 0; j < list.length; j++) {
+          const f = list[j]!;
+          if (this.fixed[f] === fixedMark) continue;
+          if (this.flowWeights[f]![slots[j]!]! > 0 && this.listed[f] !== stamp) {
+            this.listed[f] = stamp;
+            varList.push(f);
+          }
+        }
+      }
+      let minBound = -1;
+      for (const f of varList) {
+        const b = this.bound[f]! * this.penalty[f]!;
+        if (this.bound[f]! > 0 && b < minUsage) minBound = minBound < 0 ? b : Math.min(minBound, b);
+      }
+      for (const f of varList) {
+        if (minBound < 0) this.value[f] = minUsage / this.penalty[f]!;
+        else if (Math.abs(minBound - this.bound[f]! * this.penalty[f]!) < MAXMIN_PRECISION) this.value[f] = this.bound[f]!;
+        else continue;
+        this.fixed[f] = fixedMark;
+        const ls = this.flowLinks[f]!;
+        const ws = this.flowWeights[f]!;
+        for (let k = 0; k < ls.length; k++) {
+          const l = ls[k]!;
+          if (this.linkFat[l] !== 1) {
+            rem[l] = rem[l]! - ws[k]! * this.value[f]!;
+            if (rem[l]! < bw[l]! * MAXMIN_PRECISION) rem[l] = 0;
+            usage[l] = usage[l]! - ws[k]! / this.penalty[f]!;
+            if (usage[l]! < MAXMIN_PRECISION) usage[l] = 0;
+          } else {
+            let u = 0;
+            const list = this.linkFlows[l]!;
+            const slots = this.linkSlot[l]!;
+            for (let j = 0; j < list.length; j++) {
+              const g = list[j]!;
+              if (this.value[g]! > 0) continue;
+              const w = this.flowWeights[g]![slots[j]!]!;
+              if (w > 0) u = Math.max(u, w / this.penalty[g]!);
+            }
+            usage[l] = u;
+          }
+          if (!(usage[l]! > MAXMIN_PRECISION) || !(rem[l]! > bw[l]! * MAXMIN_PRECISION)) removeLight(l);
+          else if (lightPos[l]! >= 0) rou[lightPos[l]!] = rem[l]! / usage[l]!;
+        }
+      }
+    }
+  }
+
+  private push(date: number, f: number): void {
+    const d = this.heapDate;
+    const fl = this.heapFlow;
+    const v = this.heapVersion;
+    let i = d.length;
+    d.push(date);
+    fl.push(f);
+    v.push(this.version[f]!);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (d[p]! <= date) break;
+      d[i] = d[p]!;
+      fl[i] = fl[p]!;
+      v[i] = v[p]!;
+      i = p;
+    }
+    d[i] = date;
+    fl[i] = f;
+    v[i] = this.version[f]!;
+    this.eventDate[f] = date;
+  }
+
+  private pop(): void {
+    const d = this.heapDate;
+    const fl = this.heapFlow;
+    const v = this.heapVersion;
+    const n = d.length - 1;
+    const date = d[n]!;
+    const f = fl[n]!;
+    const ver = v[n]!;
+    d.pop();
+    fl.pop();
+    v.pop();
+    if (n === 0) return;
+    let i = 0;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && d[c + 1]! < d[c]!) c++;
+      if (d[c]! >= date) break;
+      d[i] = d[c]!;
+      fl[i] = fl[c]!;
+      v[i] = v[c]!;
+      i = c;
+    }
+    d[i] = date;
+    fl[i] = f;
+    v[i] = ver;
+  }
+}
+
+/** One transfer of a flow scenario (netsim's input): host names, bytes, seconds. */
+export interface FlowSpec {
+  id: string | number;
+  src: string;
+  dst: string;
+  size: number;
+  start: number;
+}
+
+/** A transfer with its completion time. */
+export interface FlowResult extends FlowSpec {
+  finish: number;
+}
+
+/** Runs a set of transfers to completion; results in input order. */
+export function simulateFlows(net: RoutedNetwork, model: FlowModelConfig, flows: readonly FlowSpec[]): FlowResult[] {
+  const solver = new FlowSolver(net, model);
+  const order = flows.map((_, i) => i).sort((a, b) => flows[a]!.start - flows[b]!.start || a - b);
+  const idOf = new Int32Array(flows.length);
+  const input: number[] = [];
+  const finish = new Float64Array(flows.length);
+  let next = 0;
+  const hosts = flows.map((f) => [net.host(f.src), net.host(f.dst)] as const);
+  for (;;) {
+    const tEvent = solver.nextEventTime();
+    const tStart = next < order.length ? flows[order[next]!]!.start : Infinity;
+    if (tEvent === Infinity && tStart === Infinity) break;
+    if (tStart <= tEvent) {
+      const i = order[next++]!;
+      const [s, d] = hosts[i]!;
+      idOf[i] = solver.start(s, d, flows[i]!.size, tStart);
+      input[idOf[i]!] = i;
+    } else {
+      for (const f of solver.advance(tEvent)) finish[input[f]!] = solver.finish(f);
+    }
+  }
+  return flows.map((f, i) => ({ ...f, finish: finish[i]! }));
+}
+
+/** A flows file: `[{id, src, dst, size, start}]` (host names, bytes, seconds). */
+export const FlowsFileSchema = z.array(
+  z
+    .object({
+      id: z.union([z.string(), z.number()]),
+      src: z.string().min(1),
+      dst: z.string().min(1),
+      size: z.number().finite().nonnegative(),
+      start: z.number().finite().nonnegative().default(0),
+    })
+    .strict(),
+);
+
+/** Reads and checks a flows file against a network (every host must exist). */
+export function readFlowsFile(file: string, net: RoutedNetwork): FlowSpec[] {
+  const r = FlowsFileSchema.safeParse(readJsonFile(file));
+  if (!r.success) throw inputErrorFromIssues(file, r.error.issues);
+  r.data.forEach((f, i) => {
+    for (const k of ['src', 'dst'] as const)
+      if (net.host(f[k]) < 0)
+        throw new InputError(`${jsonPath([i, k])}: no host named ${JSON.stringify(f[k])} in the platform${didYouMean(f[k], net.hostNames)}`, file);
+  });
+  return r.data;
+}
