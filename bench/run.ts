@@ -18,6 +18,8 @@
  * - `fairness`: seed 001: 200,000 independent tasks (tasks/s vs DSLab's 80,000), the f sweep, a
  *   10,000,000-task CSV streamed through the engine (tasks/s, heap per million tasks, peak RSS).
  * - `malleable`: seed 002 (DMR): 400-job rigid/malleable simulation time, `reproduce dmr` on 3 seeds, Malleable-v0 steps/s.
+ * - `netsim`: the flow model: 10,000 transfers on a 128-host fat-tree, `clustergym netsim` and SimGrid's
+ *   Python bindings each as a whole process, side by side (wall and CPU times, ratio, largest difference).
  */
 import { benchBridge } from './bridge.js';
 import { benchCore } from './core.js';
@@ -26,6 +28,7 @@ import { benchFairness } from './fairness.js';
 import { benchIrmasim } from './irmasim.js';
 import { benchMalleable } from './malleable.js';
 import { benchPpo } from './ppo.js';
+import { benchNetsim } from './netsim.js';
 import { benchMillionJobs } from './scheduling.js';
 import { benchSlurm } from './slurm.js';
 import { benchSwf } from './swf.js';
@@ -43,6 +46,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   malleable: benchMalleable,
   timesharing: benchTimesharing,
   fairness: () => benchFairness(),
+  netsim: () => benchNetsim(),
 };
 
 async function main(): Promise<void> {

@@ -81,13 +81,13 @@ export class FlowSolver {
   private penalty = new Float64Array(64);
   private bound = new Float64Array(64);
   private value = new Float64Array(64);
-  private version = new Uint32Array(64);
   private mark = new Uint32Array(64);
   private fixed = new Uint32Array(64);
   private listed = new Uint32Array(64);
   private listStamp = 0;
-  /** The date its completion (or end of latency) is scheduled for, or -1. */
+  /** The date its completion (or end of latency) is scheduled for, and its index in the heap (-1: none). */
   private eventDate = new Float64Array(64);
+  private heapPos = new Int32Array(64).fill(-1);
   private finishTime = new Float64Array(64);
   /** Per flow: its links (deduplicated), their weights, and its position in each link's flow list. */
   private flowLinks: Int32Array[] = [];
@@ -103,10 +103,8 @@ export class FlowSolver {
   private linkMark: Uint32Array;
   private epoch = 1;
 
-  /** Min-heap of events: dates, flow ids, versions. */
-  private heapDate: number[] = [];
-  private heapFlow: number[] = [];
-  private heapVersion: number[] = [];
+  /** Indexed min-heap of the flows' next events (by `eventDate`): one entry per flow at most. */
+  private heap: number[] = [];
 
   /** Scratch of the max-min solve. */
   private compLinks: number[] = [];
@@ -114,6 +112,10 @@ export class FlowSolver {
   private remaining: Float64Array;
   private usage: Float64Array;
   private lightPos: Int32Array;
+  private light: Int32Array;
+  private rou: Float64Array;
+  private saturated: Int32Array;
+  private varList: number[] = [];
 
   constructor(net: RoutedNetwork, model: FlowModelConfig) {
     this.net = net;
@@ -127,6 +129,9 @@ export class FlowSolver {
     this.remaining = new Float64Array(nl);
     this.usage = new Float64Array(nl);
     this.lightPos = new Int32Array(nl).fill(-1);
+    this.light = new Int32Array(nl);
+    this.rou = new Float64Array(nl);
+    this.saturated = new Int32Array(nl);
   }
 
   /** Number of flows started. */
@@ -149,6 +154,22 @@ export class FlowSolver {
     return this.state[f] === TRANSFER ? this.rate[f]! : 0;
   }
 
+  /**
+   * The load on a link right now, bytes/s: the sum over its transferring flows of their rate times their
+   * weight on it (1 per crossing, 0.05 per crossing of the reverse route; the max for a fat pipe).
+   */
+  linkLoad(link: number): number {
+    const list = this.linkFlows[link]!;
+    const slots = this.linkSlot[link]!;
+    let load = 0;
+    for (let j = 0; j < list.length; j++) {
+      const f = list[j]!;
+      const w = this.flowWeights[f]![slots[j]!]! * this.rate[f]!;
+      load = this.linkFat[link] ? Math.max(load, w) : load + w;
+    }
+    return load;
+  }
+
   /** The transferring flows on a link right now. */
   flowsOn(link: number): readonly number[] {
     return this.linkFlows[link]!;
@@ -163,11 +184,15 @@ export class FlowSolver {
     this.penalty = grow(this.penalty, n);
     this.bound = grow(this.bound, n);
     this.value = grow(this.value, n);
-    this.version = grow(this.version, n);
     this.mark = grow(this.mark, n);
     this.fixed = grow(this.fixed, n);
     this.listed = grow(this.listed, n);
     this.eventDate = grow(this.eventDate, n);
+    if (this.heapPos.length < n) {
+      const old = this.heapPos.length;
+      this.heapPos = grow(this.heapPos, n);
+      this.heapPos.fill(-1, old);
+    }
     this.finishTime = grow(this.finishTime, n);
   }
 
@@ -177,14 +202,12 @@ export class FlowSolver {
     this.ensure(this.count);
     const m = this.model;
     const route = this.net.route(src, dst);
-    // links and weights, merged as SimGrid's lmm expand merges repeated constraints
+    // links and weights, merged as SimGrid's lmm expand merges repeated constraints (routes are short)
     const ids: number[] = [];
     const ws: number[] = [];
-    const at = new Map<number, number>();
     const expand = (l: number, w: number) => {
-      const i = at.get(l);
-      if (i === undefined) {
-        at.set(l, ids.length);
+      const i = ids.indexOf(l);
+      if (i < 0) {
         ids.push(l);
         ws.push(w);
       } else if (this.linkFat[l]) ws[i] = Math.max(ws[i]!, w);
@@ -213,10 +236,10 @@ export class FlowSolver {
     if (ids.length === 0) {
       // no link: SimGrid completes it when its latency is paid
       this.state[f] = LATENCY;
-      this.push(now + latency, f);
+      this.schedule(f, now + latency);
     } else if (latency > 0) {
       this.state[f] = LATENCY;
-      this.push(now + latency, f);
+      this.schedule(f, now + latency);
     } else {
       this.activate(f, now);
     }
@@ -225,12 +248,7 @@ export class FlowSolver {
 
   /** The date of the next completion or end of a latency phase (Infinity if none). */
   nextEventTime(): number {
-    while (this.heapDate.length > 0) {
-      const f = this.heapFlow[0]!;
-      if (this.heapVersion[0] === this.version[f] && this.state[f] !== DONE) return this.heapDate[0]!;
-      this.pop();
-    }
-    return Infinity;
+    return this.heap.length > 0 ? this.eventDate[this.heap[0]!]! : Infinity;
   }
 
   /**
@@ -240,11 +258,9 @@ export class FlowSolver {
   advance(now: number): number[] {
     const completed: number[] = [];
     const seeds: number[] = [];
-    while (this.heapDate.length > 0 && Math.abs(this.heapDate[0]! - now) < SURF_PRECISION) {
-      const f = this.heapFlow[0]!;
-      const valid = this.heapVersion[0] === this.version[f] && this.state[f] !== DONE;
-      this.pop();
-      if (!valid) continue;
+    while (this.heap.length > 0 && Math.abs(this.eventDate[this.heap[0]!]! - now) < SURF_PRECISION) {
+      const f = this.heap[0]!;
+      this.unschedule(f);
       if (this.state[f] === LATENCY && this.flowLinks[f]!.length > 0) {
         this.state[f] = TRANSFER;
         this.lastUpdate[f] = now;
@@ -253,7 +269,6 @@ export class FlowSolver {
       } else {
         this.state[f] = DONE;
         this.finishTime[f] = now;
-        this.version[f]!++;
         if (this.flowPos[f]![0]! >= 0) {
           this.detach(f);
           seeds.push(f);
@@ -333,22 +348,22 @@ export class FlowSolver {
           }
       }
     }
-    // bring progress up to date at the old rates, as SimGrid's update_remains_lazy
+    this.maxmin(links, epoch);
+    // flows whose rate changed: progress brought up to date at the old rate (SimGrid's
+    // update_remains_lazy), completion rescheduled; the others keep their date
+    const factor = this.model.bandwidthFactor;
     for (const f of flows) {
+      const r = this.value[f]! * factor;
+      if (r === this.rate[f] && this.lastUpdate[f] !== now) continue;
       const delta = now - this.lastUpdate[f]!;
       if (this.remains[f]! > 0) {
         this.remains[f] = this.remains[f]! - this.rate[f]! * delta;
         if (this.remains[f]! < MAXMIN_PRECISION * SURF_PRECISION) this.remains[f] = 0;
       }
       this.lastUpdate[f] = now;
-    }
-    this.maxmin(links, epoch);
-    const factor = this.model.bandwidthFactor;
-    for (const f of flows) {
-      const r = this.value[f]! * factor;
       this.rate[f] = r;
-      this.version[f]!++;
-      if (r > 0) this.push(now + (this.remains[f]! > 0 ? this.remains[f]! / r : 0), f);
+      if (r > 0) this.schedule(f, now + (this.remains[f]! > 0 ? this.remains[f]! / r : 0));
+      else this.unschedule(f);
     }
   }
 
@@ -357,8 +372,9 @@ export class FlowSolver {
     const rem = this.remaining;
     const usage = this.usage;
     const lightPos = this.lightPos;
-    const light: number[] = [];
-    const rou: number[] = [];
+    const light = this.light;
+    const rou = this.rou;
+    let nLight = 0;
     const bw = this.linkBw;
     for (const l of links) {
       const list = this.linkFlows[l]!;
@@ -379,40 +395,41 @@ export class FlowSolver {
       }
       usage[l] = u;
       if (u > 0) {
-        lightPos[l] = light.length;
-        light.push(l);
-        rou.push(rem[l]! / u);
+        lightPos[l] = nLight;
+        light[nLight] = l;
+        rou[nLight++] = rem[l]! / u;
       }
     }
     const removeLight = (l: number) => {
       const i = lightPos[l]!;
       if (i < 0) return;
-      const lastL = light[light.length - 1]!;
+      const lastL = light[nLight - 1]!;
       light[i] = lastL;
-      rou[i] = rou[rou.length - 1]!;
+      rou[i] = rou[nLight - 1]!;
       lightPos[lastL] = i;
-      light.pop();
-      rou.pop();
+      nLight--;
       lightPos[l] = -1;
     };
     const fixedMark = epoch;
-    const varList: number[] = [];
-    while (light.length > 0) {
+    const varList = this.varList;
+    const saturated = this.saturated;
+    while (nLight > 0) {
       // the constraints that saturate first
       let minUsage = -1;
-      const saturated: number[] = [];
-      for (let i = 0; i < light.length; i++) {
+      let nSat = 0;
+      for (let i = 0; i < nLight; i++) {
         const r = rou[i]!;
         if (minUsage < 0 || minUsage > r) {
           minUsage = r;
-          saturated.length = 0;
-          saturated.push(light[i]!);
-        } else if (minUsage === r) saturated.push(light[i]!);
+          nSat = 0;
+          saturated[nSat++] = light[i]!;
+        } else if (minUsage === r) saturated[nSat++] = light[i]!;
       }
       // their variables not yet fixed
-      varList.length = 0;
+      let nVar = 0;
       const stamp = ++this.listStamp;
-      for (const l of saturated) {
+      for (let si = 0; si < nSat; si++) {
+        const l = saturated[si]!;
         const list = this.linkFlows[l]!;
         const slots = this.linkSlot[l]!;
         for (let j = 0; j < list.length; j++) {
@@ -420,16 +437,18 @@ export class FlowSolver {
           if (this.fixed[f] === fixedMark) continue;
           if (this.flowWeights[f]![slots[j]!]! > 0 && this.listed[f] !== stamp) {
             this.listed[f] = stamp;
-            varList.push(f);
+            varList[nVar++] = f;
           }
         }
       }
       let minBound = -1;
-      for (const f of varList) {
+      for (let vi = 0; vi < nVar; vi++) {
+        const f = varList[vi]!;
         const b = this.bound[f]! * this.penalty[f]!;
         if (this.bound[f]! > 0 && b < minUsage) minBound = minBound < 0 ? b : Math.min(minBound, b);
       }
-      for (const f of varList) {
+      for (let vi = 0; vi < nVar; vi++) {
+        const f = varList[vi]!;
         if (minBound < 0) this.value[f] = minUsage / this.penalty[f]!;
         else if (Math.abs(minBound - this.bound[f]! * this.penalty[f]!) < MAXMIN_PRECISION) this.value[f] = this.bound[f]!;
         else continue;
@@ -462,54 +481,65 @@ export class FlowSolver {
     }
   }
 
-  private push(date: number, f: number): void {
-    const d = this.heapDate;
-    const fl = this.heapFlow;
-    const v = this.heapVersion;
-    let i = d.length;
-    d.push(date);
-    fl.push(f);
-    v.push(this.version[f]!);
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (d[p]! <= date) break;
-      d[i] = d[p]!;
-      fl[i] = fl[p]!;
-      v[i] = v[p]!;
-      i = p;
-    }
-    d[i] = date;
-    fl[i] = f;
-    v[i] = this.version[f]!;
+  /** Sets (or moves) a flow's next event. */
+  private schedule(f: number, date: number): void {
     this.eventDate[f] = date;
+    let i = this.heapPos[f]!;
+    if (i < 0) {
+      i = this.heap.length;
+      this.heap.push(f);
+      this.heapPos[f] = i;
+    }
+    this.siftDown(this.siftUp(i));
   }
 
-  private pop(): void {
-    const d = this.heapDate;
-    const fl = this.heapFlow;
-    const v = this.heapVersion;
-    const n = d.length - 1;
-    const date = d[n]!;
-    const f = fl[n]!;
-    const ver = v[n]!;
-    d.pop();
-    fl.pop();
-    v.pop();
-    if (n === 0) return;
-    let i = 0;
+  /** Removes a flow's next event, if any. */
+  private unschedule(f: number): void {
+    const i = this.heapPos[f]!;
+    if (i < 0) return;
+    const h = this.heap;
+    const last = h.pop()!;
+    this.heapPos[f] = -1;
+    if (last === f) return;
+    h[i] = last;
+    this.heapPos[last] = i;
+    this.siftDown(this.siftUp(i));
+  }
+
+  private siftUp(i: number): number {
+    const h = this.heap;
+    const f = h[i]!;
+    const d = this.eventDate[f]!;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const g = h[p]!;
+      if (this.eventDate[g]! <= d) break;
+      h[i] = g;
+      this.heapPos[g] = i;
+      i = p;
+    }
+    h[i] = f;
+    this.heapPos[f] = i;
+    return i;
+  }
+
+  private siftDown(i: number): void {
+    const h = this.heap;
+    const n = h.length;
+    const f = h[i]!;
+    const d = this.eventDate[f]!;
     for (;;) {
       let c = 2 * i + 1;
       if (c >= n) break;
-      if (c + 1 < n && d[c + 1]! < d[c]!) c++;
-      if (d[c]! >= date) break;
-      d[i] = d[c]!;
-      fl[i] = fl[c]!;
-      v[i] = v[c]!;
+      if (c + 1 < n && this.eventDate[h[c + 1]!]! < this.eventDate[h[c]!]!) c++;
+      const g = h[c]!;
+      if (this.eventDate[g]! >= d) break;
+      h[i] = g;
+      this.heapPos[g] = i;
       i = c;
     }
-    d[i] = date;
-    fl[i] = f;
-    v[i] = ver;
+    h[i] = f;
+    this.heapPos[f] = i;
   }
 }
 

@@ -257,6 +257,7 @@ class FullZone extends Zone {
     super(d.id, parent);
     this.net = net;
     this.base = d.zones.length === 0;
+    if (this.base && d.hosts.length > 0) net.loopback(); // created with the network, as SimGrid's model creates it
     for (const h of d.hosts) net.newPoint(h, 'host', this, -1);
     for (const r of d.routers) net.newPoint(r, 'router', this, -1);
     for (const l of d.links) net.addLink(l.id, l.bandwidth, l.latency, l.sharing_policy);

@@ -108,17 +108,17 @@ export function topologyCases(scale = 1): TopologyCase[] {
 
 /**
  * `n` transfers between random distinct hosts (one in 20 to the same host when `selfFlows`), sizes
- * uniform in [1e5, 5e7] bytes (integers), starts uniform in [0, `span`] s, ids `f0, f1, ...`.
+ * uniform in `sizes` bytes (integers; default [1e5, 5e7]), starts uniform in [0, `span`] s, ids `f0, f1, ...`.
  */
-export function randomFlows(hosts: readonly string[], n: number, seed: number, span = 1, selfFlows = false): FlowSpec[] {
+export function randomFlows(hosts: readonly string[], n: number, seed: number, span = 1, selfFlows = false, sizes: [number, number] = [1e5, 5e7]): FlowSpec[] {
   const rng = new Rng(seed);
   const out: FlowSpec[] = [];
   for (let i = 0; i < n; i++) {
     const src = hosts[rng.int(hosts.length)]!;
-    let dst = hosts[rng.int(hosts.length)]!;
-    if (!(selfFlows && rng.next() < 0.05)) while (dst === src) dst = hosts[rng.int(hosts.length)]!;
-    else dst = src;
-    out.push({ id: `f${i}`, src, dst, size: Math.round(rng.uniform(1e5, 5e7)), start: rng.uniform(0, span) });
+    let dst = src;
+    const self = selfFlows && rng.next() < 0.05;
+    if (!self) while (dst === src) dst = hosts[rng.int(hosts.length)]!;
+    out.push({ id: `f${i}`, src, dst, size: Math.round(rng.uniform(sizes[0], sizes[1])), start: rng.uniform(0, span) });
   }
   return out;
 }

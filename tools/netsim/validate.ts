@@ -12,16 +12,22 @@
  * (override with `SIMGRID_PYTHON`).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FlowResult, FlowSpec } from '../../src/platform/flows.js';
+import { type FlowResult, type FlowSpec, flowModel, simulateFlows } from '../../src/platform/flows.js';
+import { Platform } from '../../src/platform/platform.js';
+import { RoutedNetwork } from '../../src/platform/routing.js';
+import { parseSimGridPlatform } from '../../src/platform/simgridXml.js';
 import { randomFlows, topologyCases } from './scenarios.js';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-/** The repository root (this file runs from dist/tools/netsim/). */
-const ROOT = resolve(HERE, '../../..');
+/** The repository root (the nearest folder with a package.json: this file runs from tools/ or dist/tools/). */
+const ROOT = (() => {
+  let d = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(d, 'package.json')) && dirname(d) !== d) d = dirname(d);
+  return d;
+})();
 /** The SimGrid runner (a Python file, read from the source tree). */
 export const SIMGRID_RUNNER = join(ROOT, 'tools/netsim/simgrid_flows.py');
 const CLI = join(ROOT, 'dist/cli/main.js');
@@ -50,6 +56,47 @@ function runProcess(cmd: string, args: string[]): EngineRun {
 /** Runs the flows in SimGrid (whole process). */
 export function runSimGrid(platform: string, flowsFile: string, model: 'cm02' | 'lv08'): EngineRun {
   return runProcess(PYTHON, [SIMGRID_RUNNER, platform, flowsFile, model]);
+}
+
+/** The SimGrid route dumper (a Python file, read from the source tree). */
+export const SIMGRID_ROUTES = join(ROOT, 'tools/netsim/simgrid_routes.py');
+
+/** Route comparison of one platform: every ordered pair of hosts, link names and latency. */
+export interface RouteCheck {
+  case: string;
+  pairs: number;
+  /** Pairs whose links or latency differ from SimGrid's, and the first one. */
+  mismatches: number;
+  first_mismatch: string;
+}
+
+/** Compares every route of a platform with the one SimGrid computes. */
+export function compareRoutes(dir: string, name: string, xml: string): RouteCheck {
+  const platform = join(dir, `${name}.xml`);
+  writeFileSync(platform, xml);
+  const r = spawnSync(PYTHON, [SIMGRID_ROUTES, platform], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  if (r.status !== 0) throw new Error(`${SIMGRID_ROUTES} ${platform} failed (${r.status}): ${r.stderr}`);
+  const sg = JSON.parse(r.stdout) as { routes: [string, string, string[], number][] };
+  const net = new RoutedNetwork(parseSimGridPlatform(xml, platform).network!, platform);
+  let mismatches = 0;
+  let first = '';
+  for (const [a, b, links, latency] of sg.routes) {
+    const ours = net.route(net.host(a), net.host(b));
+    const names = Array.from(ours.links, (l) => net.linkName[l]!);
+    if (names.join(' ') !== links.join(' ') || ours.latency !== latency) {
+      mismatches++;
+      if (!first) first = `${a} -> ${b}: SimGrid [${links.join(', ')}] ${latency} s, clustergym [${names.join(', ')}] ${ours.latency} s`;
+    }
+  }
+  return { case: name, pairs: sg.routes.length, mismatches, first_mismatch: first };
+}
+
+/** Runs the flows in clustergym's flow model in this process (timed). */
+export function runInProcess(platform: string, xml: string, flows: FlowSpec[], model: 'cm02' | 'lv08'): EngineRun {
+  const t0 = performance.now();
+  const p = Platform.fromDescription(parseSimGridPlatform(xml, platform));
+  const out = simulateFlows(new RoutedNetwork(p.description.network!, platform), flowModel(model), flows);
+  return { flows: out, seconds: (performance.now() - t0) / 1000 };
 }
 
 /** Runs the flows in `clustergym netsim` (whole process). */
@@ -85,13 +132,13 @@ function maxConcurrent(flows: FlowResult[]): number {
 }
 
 /** Runs one case with both engines and compares every completion time. */
-export function compareCase(dir: string, name: string, xml: string, flows: FlowSpec[], model: 'cm02' | 'lv08'): CaseResult {
+export function compareCase(dir: string, name: string, xml: string, flows: FlowSpec[], model: 'cm02' | 'lv08', inProcess = false): CaseResult {
   const platform = join(dir, `${name}.xml`);
   const flowsFile = join(dir, `${name}.flows.json`);
   writeFileSync(platform, xml);
   writeFileSync(flowsFile, JSON.stringify(flows));
   const sg = runSimGrid(platform, flowsFile, model);
-  const cg = runClustergym(platform, flowsFile, model);
+  const cg = inProcess ? runInProcess(platform, xml, flows, model) : runClustergym(platform, flowsFile, model);
   writeFileSync(join(dir, `${name}.${model}.simgrid.json`), JSON.stringify(sg.flows));
   writeFileSync(join(dir, `${name}.${model}.clustergym.json`), JSON.stringify(cg.flows));
   let worst = 0;
@@ -127,20 +174,24 @@ export interface ValidateOptions {
   /** Starts spread over [0, span] s. */
   span: number;
   keep?: string | undefined;
+  /** Run clustergym in this process rather than as `clustergym netsim` (faster; no process timing). */
+  inProcess?: boolean;
 }
 
-/** Runs every case with every model. */
-export function validate(o: ValidateOptions): CaseResult[] {
+/** Runs every case with every model; with `routes`, also compares every route of every case. */
+export function validate(o: ValidateOptions): { results: CaseResult[]; routes: RouteCheck[] } {
   const dir = o.keep ?? mkdtempSync(join(tmpdir(), 'cg-netsim-'));
   mkdirSync(dir, { recursive: true });
   try {
-    const out: CaseResult[] = [];
+    const results: CaseResult[] = [];
+    const routes: RouteCheck[] = [];
     const cases = topologyCases(o.scale).filter((c) => !o.cases || o.cases.includes(c.name));
     cases.forEach((c, ci) => {
+      routes.push(compareRoutes(dir, c.name, c.xml));
       const flows = randomFlows(c.hosts, o.flows, o.seed * 1000 + ci, o.span, c.name.includes('loopback'));
-      for (const m of o.models) out.push(compareCase(dir, c.name, c.xml, flows, m));
+      for (const m of o.models) results.push(compareCase(dir, c.name, c.xml, flows, m, o.inProcess));
     });
-    return out;
+    return { results, routes };
   } finally {
     if (!o.keep) rmSync(dir, { recursive: true, force: true });
   }
@@ -157,7 +208,7 @@ function main(argv: string[]): number {
   }
   const model = arg('model', 'both');
   const tolerance = Number(arg('tolerance', '1e-6'));
-  const results = validate({
+  const { results, routes } = validate({
     flows: Number(arg('flows', '150')),
     seed: Number(arg('seed', '1')),
     models: model === 'both' ? ['cm02', 'lv08'] : [model as 'cm02' | 'lv08'],
@@ -166,13 +217,18 @@ function main(argv: string[]): number {
     span: Number(arg('span', '1')),
     keep: argv.includes('--keep') ? arg('keep', '') : undefined,
   });
-  const ok = results.every((r) => r.max_rel_error <= tolerance);
-  if (argv.includes('--json')) console.log(JSON.stringify({ tolerance, ok, results }, null, 2));
-  else
+  const ok = results.every((r) => r.max_rel_error <= tolerance) && routes.every((r) => r.mismatches === 0);
+  if (argv.includes('--json')) console.log(JSON.stringify({ tolerance, ok, routes, results }, null, 2));
+  else {
+    for (const r of routes)
+      console.log(
+        `${r.mismatches === 0 ? 'ok  ' : 'FAIL'} ${r.case.padEnd(32)} routes: ${r.pairs} host pairs, ${r.mismatches} differ from SimGrid's${r.first_mismatch ? ` (${r.first_mismatch})` : ''}`,
+      );
     for (const r of results)
       console.log(
         `${r.max_rel_error <= tolerance ? 'ok  ' : 'FAIL'} ${r.case.padEnd(32)} ${r.model}  ${r.flows} flows (max ${r.max_concurrent} concurrent)  max rel error ${r.max_rel_error.toExponential(2)}${r.max_rel_error > 0 ? ` (${r.worst_flow})` : ''}  simgrid ${r.simgrid_seconds.toFixed(2)} s  clustergym ${r.clustergym_seconds.toFixed(2)} s`,
       );
+  }
   return ok ? 0 : 1;
 }
 
