@@ -99,7 +99,12 @@ describe('flow model', () => {
     fc.assert(
       fc.property(
         fc.array(
-          fc.record({ s: fc.integer({ min: 0, max: 3 }), d: fc.integer({ min: 0, max: 3 }), size: fc.integer({ min: 1, max: 1e8 }), start: fc.double({ min: 0, max: 1, noNaN: true }) }),
+          fc.record({
+            s: fc.integer({ min: 0, max: 3 }),
+            d: fc.integer({ min: 0, max: 3 }),
+            size: fc.integer({ min: 1, max: 1e8 }),
+            start: fc.double({ min: 0, max: 1, noNaN: true }),
+          }),
           { minLength: 1, maxLength: 30 },
         ),
         (specs) => {

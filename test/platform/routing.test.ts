@@ -21,7 +21,9 @@ const cluster = (attrs: string) => `<zone id="w" routing="Full"><cluster id="c" 
 describe('routes', () => {
   it('flat cluster: private link up, backbone, private link down; a shared private link once', () => {
     const n = net(cluster('bw="125MBps" lat="50us" bb_bw="200MBps" bb_lat="10us"'));
-    expect(route(n, 'n0', 'n1')).toEqual([['c_link_0_UP', 'c_backbone', 'c_link_1_DOWN'], 50 * 1e-6 + 10 * 1e-6 + 50 * 1e-6] /* in route order, SimGrid's units */);
+    expect(route(n, 'n0', 'n1')).toEqual(
+      [['c_link_0_UP', 'c_backbone', 'c_link_1_DOWN'], 50 * 1e-6 + 10 * 1e-6 + 50 * 1e-6] /* in route order, SimGrid's units */,
+    );
     expect(n.linkBandwidth[n.link('c_backbone')]).toBe(200e6);
     const shared = net(cluster('bw="125MBps" lat="50us" sharing_policy="SHARED"'));
     expect(route(shared, 'n2', 'n2')).toEqual([['c_link_2'], 50 * 1e-6]);
@@ -82,7 +84,9 @@ describe('routes', () => {
   });
 
   it('bad networks name the problem', () => {
-    expect(() => net(cluster('bw="1GBps" lat="1us" topology="FAT_TREE" topo_parameters="2;4,4;1,2"'))).toThrow(/topo_parameters "2;4,4;1,2" of a FAT_TREE cluster; expected/);
+    expect(() => net(cluster('bw="1GBps" lat="1us" topology="FAT_TREE" topo_parameters="2;4,4;1,2"'))).toThrow(
+      /topo_parameters "2;4,4;1,2" of a FAT_TREE cluster; expected/,
+    );
     expect(() => net(cluster('bw="1GBps" lat="1us" topology="TORUS" topo_parameters="3,3"'))).toThrow(/a 3x3 torus has 9 nodes, the cluster has 4 hosts/);
     expect(() =>
       net('<zone id="z" routing="Full"><host id="a" speed="1f"/><host id="b" speed="1f"/><route src="a" dst="b"><link_ctn id="nope"/></route></zone>'),
