@@ -16,6 +16,7 @@
  */
 import type { EventQueue } from '../core/eventQueue.js';
 import type { CommModel } from '../platform/communication.js';
+import type { JobNetwork } from '../platform/jobNetwork.js';
 import type { MemoryModel } from '../platform/memoryContention.js';
 import type { ModelsConfig, Platform } from '../platform/platform.js';
 import type { EventPayload, RunningJob, RunningTask } from './running.js';
@@ -51,6 +52,8 @@ export class TaskProgress {
     private readonly events: EventQueue<EventPayload>,
     /** Stepped (irmasim) semantics: `flush` sets rates only; `step` moves the work. */
     private readonly steppedSemantics: boolean,
+    /** The `flow` communication model: the running jobs' streams on the network (null otherwise). */
+    readonly network: JobNetwork<RunningJob> | null = null,
   ) {
     const N = platform.nodeCount;
     const P = platform.procCount;
@@ -155,7 +158,7 @@ export class TaskProgress {
       }
       this.dirtyNodes.length = 0;
       for (const rj of jobs) {
-        if (this.comm.acrossJobNodes) {
+        if (this.comm.acrossJobNodes && this.network === null) {
           let f = 1;
           for (let k = 0; k < rj.nodes.length; k++) f = Math.min(f, this.nodeCommFactor[rj.nodes[k]!]!);
           rj.commFactor = f;
@@ -163,6 +166,12 @@ export class TaskProgress {
         for (const t of rj.tasks!) if (t.remote && !t.done) this.dirtyTasks.push(t);
       }
     }
+    // flow model: the jobs whose streams' shares changed
+    if (this.network !== null)
+      for (const [rj, f] of this.network.changed()) {
+        rj.commFactor = f;
+        if (rj.tasks) for (const t of rj.tasks) if (t.remote && !t.done) this.dirtyTasks.push(t);
+      }
     // memory: per processor
     for (const proc of this.dirtyProcs) {
       this.procDirty[proc] = 0;

@@ -117,9 +117,14 @@ export class FlowSolver {
   private saturated: Int32Array;
   private varList: number[] = [];
 
-  constructor(net: RoutedNetwork, model: FlowModelConfig) {
+  /** Whether `takeChanged` lists the flows whose rate changed. */
+  private readonly trackChanges: boolean;
+  private changed: number[] = [];
+
+  constructor(net: RoutedNetwork, model: FlowModelConfig, trackChanges = false) {
     this.net = net;
     this.model = model;
+    this.trackChanges = trackChanges;
     const nl = net.linkCount;
     this.linkFlows = Array.from({ length: nl }, () => []);
     this.linkSlot = Array.from({ length: nl }, () => []);
@@ -196,8 +201,39 @@ export class FlowSolver {
     this.finishTime = grow(this.finishTime, n);
   }
 
-  /** Starts a flow of `size` bytes from host `src` to host `dst` (indexes) at time `now`; returns its id. */
-  start(src: number, dst: number, size: number, now: number): number {
+  /**
+   * Starts a flow that transfers until `stop`, at most `demand` bytes/s, with no latency phase: a steady
+   * stream (an MPI job's communication, `jobNetwork.ts`); returns its id. Its rate is `currentRate`.
+   */
+  startSteady(src: number, dst: number, demand: number, now: number): number {
+    return this.start(src, dst, Infinity, now, demand, true);
+  }
+
+  /** Stops a flow at `now` (a steady stream, or a transfer cut short); the flows sharing its links are re-solved. */
+  stop(f: number, now: number): void {
+    if (this.state[f] === DONE) return;
+    const transferring = this.state[f] === TRANSFER;
+    this.state[f] = DONE;
+    this.finishTime[f] = now;
+    this.unschedule(f);
+    if (transferring) {
+      this.detach(f);
+      this.resolve([f], now);
+    }
+  }
+
+  /** The flows whose rate changed since the last call (when built with `trackChanges`). */
+  takeChanged(): number[] {
+    const out = this.changed;
+    this.changed = [];
+    return out;
+  }
+
+  /**
+   * Starts a flow of `size` bytes from host `src` to host `dst` (indexes) at time `now`; returns its id.
+   * `rate` caps its rate (bytes/s) as SimGrid's user rate does; `noLatency` skips the latency phase.
+   */
+  start(src: number, dst: number, size: number, now: number, rate = -1, noLatency = false): number {
     const f = this.count++;
     this.ensure(this.count);
     const m = this.model;
@@ -222,13 +258,15 @@ export class FlowSolver {
     if (m.weightS > 0) for (const l of route.links) penalty += m.weightS / this.linkBw[l]!;
     let userBound = -1;
     for (const l of route.links) if (userBound === -1 || this.linkBw[l]! < userBound) userBound = this.linkBw[l]!;
+    const userRate = rate / m.bandwidthFactor;
+    if (userRate >= 0 && userRate < userBound) userBound = userRate;
     const latCurrent = route.latency;
-    const latency = route.latency * m.latencyFactor;
+    const latency = noLatency ? 0 : route.latency * m.latencyFactor;
     let bound: number;
     if (userBound < 0) bound = latCurrent > 0 ? m.tcpGamma / (2 * latCurrent) : -1;
     else bound = latCurrent > 0 ? Math.min(userBound, m.tcpGamma / (2 * latCurrent)) : userBound;
     this.bound[f] = bound;
-    this.penalty[f] = latency > 0 ? penalty : 1;
+    this.penalty[f] = latency > 0 || (noLatency && penalty > 0) ? penalty : 1;
     this.remains[f] = size;
     this.lastUpdate[f] = now;
     this.rate[f] = 0;
@@ -361,6 +399,7 @@ export class FlowSolver {
         if (this.remains[f]! < MAXMIN_PRECISION * SURF_PRECISION) this.remains[f] = 0;
       }
       this.lastUpdate[f] = now;
+      if (this.trackChanges && r !== this.rate[f]) this.changed.push(f);
       this.rate[f] = r;
       if (r > 0) this.schedule(f, now + (this.remains[f]! > 0 ? this.remains[f]! / r : 0));
       else this.unschedule(f);

@@ -84,6 +84,22 @@ export class RoutedNetwork {
   fatTreeLinkIds = 0;
   dragonflyLinkIds = 0;
   private modelLoopback = -1;
+  /** Per host: the switch (or router) it hangs from, numbered across the network; see `hostSwitch`. */
+  readonly switchOf: number[] = [];
+  private switches = 0;
+
+  /** A new switch number. */
+  newSwitch(): number {
+    return this.switches++;
+  }
+
+  /**
+   * The switch a host hangs from: its leaf switch in a fat-tree, its router in a dragonfly, the cluster's
+   * switch in a flat cluster; in a torus or a `Full` zone every host is its own switch.
+   */
+  hostSwitch(host: number): number {
+    return this.switchOf[host]!;
+  }
 
   /** Builds the routing of a network; `where` names the platform in errors. */
   constructor(root: ZoneDescription, where = 'platform') {
@@ -150,6 +166,7 @@ export class RoutedNetwork {
       this.hostIndex.set(name, this.hostNames.length);
       this.hostNames.push(name);
       this.hostPoints.push(p);
+      this.switchOf.push(-1);
     }
     return p;
   }
@@ -258,7 +275,7 @@ class FullZone extends Zone {
     this.net = net;
     this.base = d.zones.length === 0;
     if (this.base && d.hosts.length > 0) net.loopback(); // created with the network, as SimGrid's model creates it
-    for (const h of d.hosts) net.newPoint(h, 'host', this, -1);
+    for (const h of d.hosts) net.switchOf[net.host(net.newPoint(h, 'host', this, -1).name)] = net.newSwitch();
     for (const r of d.routers) net.newPoint(r, 'router', this, -1);
     for (const l of d.links) net.addLink(l.id, l.bandwidth, l.latency, l.sharing_policy);
     net.buildChildren(d, this);
@@ -380,8 +397,10 @@ class StarZone extends Zone {
     if (c.radicals.length !== d.hosts.length) net.fail(`cluster ${d.id}: ${d.hosts.length} hosts but ${c.radicals.length} radicals`);
     let backbone = -1;
     if ((c.bb_bw ?? 0) > 0 || (c.bb_lat ?? 0) > 0) backbone = net.addLink(`${d.id}_backbone`, c.bb_bw ?? 0, c.bb_lat ?? 0, c.bb_sharing_policy ?? 'SHARED');
+    const sw = net.newSwitch();
     d.hosts.forEach((h, i) => {
       const p = net.newPoint(h, 'host', this, i);
+      net.switchOf[net.host(h)] = sw;
       const linkId = `${d.id}_link_${c.radicals[i]}`;
       this.loopbacks[i] = -1;
       if ((c.loopback_bw ?? 0) > 0 || (c.loopback_lat ?? 0) > 0)
@@ -439,6 +458,7 @@ class TorusZone extends ClusterZone {
     if (total !== d.hosts.length) net.fail(`cluster ${d.id}: a ${this.dims.join('x')} torus has ${total} nodes, the cluster has ${d.hosts.length} hosts`);
     this.linksPerNode = this.dims.length;
     this.fillLeaves(d);
+    for (const h of d.hosts) net.switchOf[net.host(h)] = net.newSwitch();
     for (let i = 0; i < total; i++) {
       const position = this.nodePosWithLoopbackLimiter(i);
       let dimProduct = 1;
@@ -561,6 +581,12 @@ class FatTreeZone extends ClusterZone {
         this.connectToParents(this.nodes[k]!);
         k++;
       }
+    // a leaf hangs from the switch of its first parent link
+    const base = net.newSwitch();
+    for (let s = 1; s < 2 * this.compute.length; s++) net.newSwitch();
+    this.compute.forEach((leaf, i) => {
+      net.switchOf[net.host(d.hosts[i]!)] = base + (leaf.parents[0]?.upNode.id ?? leaf.id);
+    });
   }
   private generateSwitches(): void {
     this.byLevel.length = this.levels + 1;
@@ -726,6 +752,12 @@ class DragonflyZone extends ClusterZone {
           this.routers.push({ group: i, chassis: j, blade: k, limiter, myNodes: [], green: [], black: [], blue: -1 });
         }
     this.generateLinks();
+    const base = net.newSwitch();
+    for (let s = 1; s < this.routers.length; s++) net.newSwitch();
+    d.hosts.forEach((h, i) => {
+      const c = this.coords(i);
+      net.switchOf[net.host(h)] = base + c.group * this.chassis * this.blades + c.chassis * this.blades + c.blade;
+    });
   }
   private pair(id: string, count: number): [number, number] {
     return this.linkPair(id, this.c.bw * count);
