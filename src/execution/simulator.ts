@@ -641,6 +641,11 @@ export class ClusterSimulator {
    * A running job leaves the system (`state`): its cores are freed (those its tasks still hold), its
    * slot is recycled, the counters move and the listeners get its record.
    */
+  /** The running jobs' streams on the network under the `flow` communication model, else null. */
+  get network(): JobNetwork<RunningJob> | null {
+    return this.progress.network;
+  }
+
   private endJob(rj: RunningJob, state: 'finished' | 'killed'): void {
     rj.ended = true;
     rj.eventTime = Infinity;
