@@ -152,7 +152,7 @@ describe('mistakes on the command line: exit 2, one line naming the flag', () =>
     const r = cli(['simulat']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      'clustergym: error: unknown command "simulat" (did you mean "simulate"?); expected one of simulate, convert, compare, bench, train, evaluate, demo, reproduce, malleable, serve\n',
+      'clustergym: error: unknown command "simulat" (did you mean "simulate"?); expected one of simulate, convert, compare, bench, train, evaluate, demo, reproduce, malleable, netsim, serve\n',
     );
     expect(cli(['help', 'simulat']).stderr).toMatch(/^clustergym: error: unknown command "simulat"/);
   });
