@@ -89,13 +89,19 @@ export class FlowSolver {
   private eventDate = new Float64Array(64);
   private heapPos = new Int32Array(64).fill(-1);
   private finishTime = new Float64Array(64);
-  /** Per flow: its links (deduplicated), their weights, and its position in each link's flow list. */
-  private flowLinks: Int32Array[] = [];
-  private flowWeights: Float64Array[] = [];
-  private flowPos: Int32Array[] = [];
+  /**
+   * Elements (flow, link) in pools: flow `f` owns `[flowOff[f], flowOff[f] + flowLen[f])`, each with its
+   * link (deduplicated per flow), its weight and its position in the link's flow list (-1: detached).
+   */
+  private flowOff = new Int32Array(64);
+  private flowLen = new Int32Array(64);
+  private elemLink = new Int32Array(256);
+  private elemWeight = new Float64Array(256);
+  private elemPos = new Int32Array(256);
+  private elemCount = 0;
   private count = 0;
 
-  /** Per link: the transferring flows on it and the index of the link in each flow's list. */
+  /** Per link: the transferring flows on it and their elements (indexes into the element pools). */
   private linkFlows: number[][];
   private linkSlot: number[][];
   private readonly linkBw: Float64Array;
@@ -169,7 +175,7 @@ export class FlowSolver {
     let load = 0;
     for (let j = 0; j < list.length; j++) {
       const f = list[j]!;
-      const w = this.flowWeights[f]![slots[j]!]! * this.rate[f]!;
+      const w = this.elemWeight[slots[j]!]! * this.rate[f]!;
       load = this.linkFat[link] ? Math.max(load, w) : load + w;
     }
     return load;
@@ -192,6 +198,8 @@ export class FlowSolver {
     this.mark = grow(this.mark, n);
     this.fixed = grow(this.fixed, n);
     this.listed = grow(this.listed, n);
+    this.flowOff = grow(this.flowOff, n);
+    this.flowLen = grow(this.flowLen, n);
     this.eventDate = grow(this.eventDate, n);
     if (this.heapPos.length < n) {
       const old = this.heapPos.length;
@@ -239,21 +247,27 @@ export class FlowSolver {
     const m = this.model;
     const route = this.net.route(src, dst);
     // links and weights, merged as SimGrid's lmm expand merges repeated constraints (routes are short)
-    const ids: number[] = [];
-    const ws: number[] = [];
-    const expand = (l: number, w: number) => {
-      const i = ids.indexOf(l);
-      if (i < 0) {
-        ids.push(l);
-        ws.push(w);
-      } else if (this.linkFat[l]) ws[i] = Math.max(ws[i]!, w);
-      else ws[i]! += w;
-    };
-    for (const l of route.links) expand(l, 1);
-    if (m.crosstraffic) for (const l of this.net.route(dst, src).links) expand(l, 0.05);
-    this.flowLinks[f] = Int32Array.from(ids);
-    this.flowWeights[f] = Float64Array.from(ws);
-    this.flowPos[f] = new Int32Array(ids.length).fill(-1);
+    const back = m.crosstraffic ? this.net.route(dst, src).links : [];
+    const off = this.elemCount;
+    this.ensureElems(off + route.links.length + back.length);
+    let len = 0;
+    for (let k = 0; k < route.links.length + back.length; k++) {
+      const forward = k < route.links.length;
+      const l = forward ? route.links[k]! : back[k - route.links.length]!;
+      const w = forward ? 1 : 0.05;
+      let e = off;
+      while (e < off + len && this.elemLink[e] !== l) e++;
+      if (e === off + len) {
+        this.elemLink[e] = l;
+        this.elemWeight[e] = w;
+        this.elemPos[e] = -1;
+        len++;
+      } else if (this.linkFat[l]) this.elemWeight[e] = Math.max(this.elemWeight[e]!, w);
+      else this.elemWeight[e]! += w;
+    }
+    this.elemCount = off + len;
+    this.flowOff[f] = off;
+    this.flowLen[f] = len;
     let penalty = route.latency;
     if (m.weightS > 0) for (const l of route.links) penalty += m.weightS / this.linkBw[l]!;
     let userBound = -1;
@@ -271,7 +285,7 @@ export class FlowSolver {
     this.lastUpdate[f] = now;
     this.rate[f] = 0;
     this.value[f] = 0;
-    if (ids.length === 0) {
+    if (len === 0) {
       // no link: SimGrid completes it when its latency is paid
       this.state[f] = LATENCY;
       this.schedule(f, now + latency);
@@ -299,7 +313,7 @@ export class FlowSolver {
     while (this.heap.length > 0 && Math.abs(this.eventDate[this.heap[0]!]! - now) < SURF_PRECISION) {
       const f = this.heap[0]!;
       this.unschedule(f);
-      if (this.state[f] === LATENCY && this.flowLinks[f]!.length > 0) {
+      if (this.state[f] === LATENCY && this.flowLen[f]! > 0) {
         this.state[f] = TRANSFER;
         this.lastUpdate[f] = now;
         this.attach(f);
@@ -307,7 +321,7 @@ export class FlowSolver {
       } else {
         this.state[f] = DONE;
         this.finishTime[f] = now;
-        if (this.flowPos[f]![0]! >= 0) {
+        if (this.flowLen[f]! > 0 && this.elemPos[this.flowOff[f]!]! >= 0) {
           this.detach(f);
           seeds.push(f);
         }
@@ -326,33 +340,38 @@ export class FlowSolver {
     this.resolve([f], now);
   }
 
+  private ensureElems(n: number): void {
+    if (this.elemLink.length >= n) return;
+    this.elemLink = grow(this.elemLink, n);
+    this.elemWeight = grow(this.elemWeight, n);
+    this.elemPos = grow(this.elemPos, n);
+  }
+
   private attach(f: number): void {
-    const ls = this.flowLinks[f]!;
-    const pos = this.flowPos[f]!;
-    for (let i = 0; i < ls.length; i++) {
-      const l = ls[i]!;
-      pos[i] = this.linkFlows[l]!.length;
+    const end = this.flowOff[f]! + this.flowLen[f]!;
+    for (let e = this.flowOff[f]!; e < end; e++) {
+      const l = this.elemLink[e]!;
+      this.elemPos[e] = this.linkFlows[l]!.length;
       this.linkFlows[l]!.push(f);
-      this.linkSlot[l]!.push(i);
+      this.linkSlot[l]!.push(e);
     }
   }
 
   private detach(f: number): void {
-    const ls = this.flowLinks[f]!;
-    const pos = this.flowPos[f]!;
-    for (let i = 0; i < ls.length; i++) {
-      const l = ls[i]!;
+    const end = this.flowOff[f]! + this.flowLen[f]!;
+    for (let e = this.flowOff[f]!; e < end; e++) {
+      const l = this.elemLink[e]!;
       const list = this.linkFlows[l]!;
       const slots = this.linkSlot[l]!;
-      const p = pos[i]!;
+      const p = this.elemPos[e]!;
       const lastFlow = list[list.length - 1]!;
-      const lastSlot = slots[slots.length - 1]!;
+      const lastElem = slots[slots.length - 1]!;
       list[p] = lastFlow;
-      slots[p] = lastSlot;
-      this.flowPos[lastFlow]![lastSlot] = p;
+      slots[p] = lastElem;
+      this.elemPos[lastElem] = p;
       list.pop();
       slots.pop();
-      pos[i] = -1;
+      this.elemPos[e] = -1;
     }
   }
 
@@ -367,11 +386,13 @@ export class FlowSolver {
     links.length = 0;
     flows.length = 0;
     for (const s of seeds)
-      for (const l of this.flowLinks[s]!)
+      for (let e = this.flowOff[s]!, end = e + this.flowLen[s]!; e < end; e++) {
+        const l = this.elemLink[e]!;
         if (this.linkMark[l] !== epoch) {
           this.linkMark[l] = epoch;
           links.push(l);
         }
+      }
     for (let i = 0; i < links.length; i++) {
       const list = this.linkFlows[links[i]!]!;
       for (let j = 0; j < list.length; j++) {
@@ -379,11 +400,13 @@ export class FlowSolver {
         if (this.mark[f] === epoch) continue;
         this.mark[f] = epoch;
         flows.push(f);
-        for (const l of this.flowLinks[f]!)
+        for (let e = this.flowOff[f]!, end = e + this.flowLen[f]!; e < end; e++) {
+          const l = this.elemLink[e]!;
           if (this.linkMark[l] !== epoch) {
             this.linkMark[l] = epoch;
             links.push(l);
           }
+        }
       }
     }
     this.maxmin(links, epoch);
@@ -425,7 +448,7 @@ export class FlowSolver {
       const fat = this.linkFat[l] === 1;
       for (let j = 0; j < list.length; j++) {
         const f = list[j]!;
-        const w = this.flowWeights[f]![slots[j]!]!;
+        const w = this.elemWeight[slots[j]!]!;
         if (w > 0) {
           const q = w / this.penalty[f]!;
           if (!fat) u += q;
@@ -474,7 +497,7 @@ export class FlowSolver {
         for (let j = 0; j < list.length; j++) {
           const f = list[j]!;
           if (this.fixed[f] === fixedMark) continue;
-          if (this.flowWeights[f]![slots[j]!]! > 0 && this.listed[f] !== stamp) {
+          if (this.elemWeight[slots[j]!]! > 0 && this.listed[f] !== stamp) {
             this.listed[f] = stamp;
             varList[nVar++] = f;
           }
@@ -492,14 +515,13 @@ export class FlowSolver {
         else if (Math.abs(minBound - this.bound[f]! * this.penalty[f]!) < MAXMIN_PRECISION) this.value[f] = this.bound[f]!;
         else continue;
         this.fixed[f] = fixedMark;
-        const ls = this.flowLinks[f]!;
-        const ws = this.flowWeights[f]!;
-        for (let k = 0; k < ls.length; k++) {
-          const l = ls[k]!;
+        for (let e = this.flowOff[f]!, end = e + this.flowLen[f]!; e < end; e++) {
+          const l = this.elemLink[e]!;
+          const w = this.elemWeight[e]!;
           if (this.linkFat[l] !== 1) {
-            rem[l] = rem[l]! - ws[k]! * this.value[f]!;
+            rem[l] = rem[l]! - w * this.value[f]!;
             if (rem[l]! < bw[l]! * MAXMIN_PRECISION) rem[l] = 0;
-            usage[l] = usage[l]! - ws[k]! / this.penalty[f]!;
+            usage[l] = usage[l]! - w / this.penalty[f]!;
             if (usage[l]! < MAXMIN_PRECISION) usage[l] = 0;
           } else {
             let u = 0;
@@ -508,8 +530,8 @@ export class FlowSolver {
             for (let j = 0; j < list.length; j++) {
               const g = list[j]!;
               if (this.value[g]! > 0) continue;
-              const w = this.flowWeights[g]![slots[j]!]!;
-              if (w > 0) u = Math.max(u, w / this.penalty[g]!);
+              const wg = this.elemWeight[slots[j]!]!;
+              if (wg > 0) u = Math.max(u, wg / this.penalty[g]!);
             }
             usage[l] = u;
           }

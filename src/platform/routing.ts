@@ -25,8 +25,8 @@ import type { ClusterNetworkDescription, LinkRef, LinkSharing, ZoneDescription }
 
 /** A route: its links (ids into the network's link arrays, in order, repeats kept) and its latency, s. */
 export interface Route {
-  links: Int32Array;
-  latency: number;
+  readonly links: readonly number[];
+  readonly latency: number;
 }
 
 /** SimGrid's default loopback link of `Full` zones (`network/loopback-bw`, `network/loopback-lat`). */
@@ -222,7 +222,7 @@ export class RoutedNetwork {
       const out: number[] = [];
       const lat = { v: 0 };
       this.globalRoute(this.hostPoints[src]!, this.hostPoints[dst]!, out, lat);
-      r = { links: Int32Array.from(out), latency: lat.v };
+      r = { links: out, latency: lat.v };
       this.cache.set(key, r);
     }
     return r;
