@@ -9,6 +9,10 @@
  * to date and pushes their new finish events on the engine's event queue (stale ones are skipped when
  * popped). Nothing walks the whole platform per event.
  *
+ * Communication time: a job's `commTime` sums the intervals during which at least one of its running
+ * tasks has `S_comm < 1` (its progress is then limited by communication, under every model: `step`,
+ * `shared`, `flow`). It is bookkeeping only: no factor, rate or event depends on it.
+ *
  * Under the irmasim semantics the engine steps time instead (`step`): every running task loses
  * `round(rate * delta)` operations per step, IRMaSim's integer bookkeeping, and `flush` only sets the
  * new rates. A model of progress that is not "rate times time" (a malleable job's iterations, a task
@@ -25,6 +29,21 @@ import type { EventPayload, RunningJob, RunningTask } from './running.js';
 export function roundHalfEven(x: number): number {
   const r = Math.round(x);
   return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/**
+ * `task` starts (`on`) or stops being limited by communication at `now`: its job's count of such tasks
+ * moves, and the job's `commTime` accumulates the time that count was positive.
+ */
+function commLimit(task: RunningTask, on: boolean, now: number): void {
+  const rj = task.job;
+  task.commLimited = on;
+  if (on) {
+    if (rj.commLimitedTasks++ === 0) rj.commLimitedSince = now;
+  } else if (--rj.commLimitedTasks === 0) {
+    rj.commTime += now - rj.commLimitedSince;
+    rj.commLimitedSince = Number.NaN;
+  }
 }
 
 /** Speed factors and progress of the running tasks (see the module comment). */
@@ -90,6 +109,7 @@ export class TaskProgress {
       if (t.remaining <= 0 && !t.done) {
         t.done = true;
         t.endedAt = to;
+        if (t.commLimited) commLimit(t, false, to);
         if (--t.job.tasksLeft === 0) drained.push(t.job);
       }
     }
@@ -124,9 +144,10 @@ export class TaskProgress {
     if (task.remote) this.markNode(task.node);
   }
 
-  /** `task` ended (or its job did): its processor and node must be updated. */
+  /** `task` ended (or its job did) at `task.endedAt`: its processor and node must be updated. */
   leave(task: RunningTask): void {
     if (task.job.job.work === 'delay') return;
+    if (task.commLimited) commLimit(task, false, task.endedAt);
     this.markProc(task.proc);
     if (task.remote) this.markNode(task.node);
   }
@@ -204,6 +225,7 @@ export class TaskProgress {
       let s = t.sMem;
       if (t.remote) {
         t.sComm = this.comm.acrossJobNodes ? rj.commFactor : this.nodeCommFactor[t.node]!;
+        if (t.sComm < 1 !== t.commLimited) commLimit(t, !t.commLimited, now);
         s = this.comm.combine(rj.job.tCompute, t.sMem, t.sComm);
       }
       if (s === t.speed) continue;

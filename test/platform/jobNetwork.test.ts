@@ -31,6 +31,8 @@ describe('flow communication model', () => {
     expect(r.byId.get('heavy')!.finish).toBeCloseTo(100 / (1 / (0.5 + 0.5 / sComm)), 6);
     const light = runListScheduler(platform(), [mpi('light', 1e10)]); // 5e7 B/s each way: within the link
     expect(light.byId.get('light')!.finish).toBeCloseTo(100, 9);
+    expect(r.byId.get('heavy')!.commTime).toBe(r.byId.get('heavy')!.finish); // limited its whole run
+    expect(light.byId.get('light')!.commTime).toBe(0);
   });
 
   it('two jobs across a shared backbone slow each other; the second one alone speeds up again', () => {
@@ -45,6 +47,10 @@ describe('flow communication model', () => {
     // then b alone: 2 streams x 1.05 x 2.5e7 fit in the backbone: full speed for the rest of its 200 s
     const bEnd = aEnd + (200 - aEnd * speed(level / 2.5e7));
     expect(r.byId.get('b')!.finish).toBeCloseTo(bEnd, 6);
+    // communication time: a is limited all its run; b until a ends, not after
+    expect(r.byId.get('a')!.commTime).toBe(r.byId.get('a')!.finish);
+    expect(r.byId.get('b')!.commTime).toBe(r.byId.get('a')!.finish);
+    expect(r.byId.get('b')!.commTime).toBeCloseTo(aEnd, 6);
   });
 
   it('the flow model needs a network', () => {
