@@ -126,11 +126,16 @@ export class FlowSolver {
   /** Whether `takeChanged` lists the flows whose rate changed. */
   private readonly trackChanges: boolean;
   private changed: number[] = [];
+  /** Scratch: the flows whose links `resolve` starts from. */
+  private seeds: number[] = [];
 
-  constructor(net: RoutedNetwork, model: FlowModelConfig, trackChanges = false) {
+  /** `capacity`: the number of flows expected (the per-flow arrays are sized for it; they grow past it). */
+  constructor(net: RoutedNetwork, model: FlowModelConfig, trackChanges = false, capacity = 64) {
     this.net = net;
     this.model = model;
     this.trackChanges = trackChanges;
+    this.ensure(capacity);
+    this.ensureElems(capacity * 8);
     const nl = net.linkCount;
     this.linkFlows = Array.from({ length: nl }, () => []);
     this.linkSlot = Array.from({ length: nl }, () => []);
@@ -188,6 +193,7 @@ export class FlowSolver {
 
   private ensure(n: number): void {
     if (this.state.length >= n) return;
+    n = Math.max(n, this.state.length * 2);
     this.state = grow(this.state, n);
     this.remains = grow(this.remains, n);
     this.lastUpdate = grow(this.lastUpdate, n);
@@ -226,7 +232,7 @@ export class FlowSolver {
     this.unschedule(f);
     if (transferring) {
       this.detach(f);
-      this.resolve([f], now);
+      this.resolveOne(f, now);
     }
   }
 
@@ -309,7 +315,8 @@ export class FlowSolver {
    */
   advance(now: number): number[] {
     const completed: number[] = [];
-    const seeds: number[] = [];
+    const seeds = this.seeds;
+    seeds.length = 0;
     while (this.heap.length > 0 && Math.abs(this.eventDate[this.heap[0]!]! - now) < SURF_PRECISION) {
       const f = this.heap[0]!;
       this.unschedule(f);
@@ -337,7 +344,15 @@ export class FlowSolver {
     this.state[f] = TRANSFER;
     this.lastUpdate[f] = now;
     this.attach(f);
-    this.resolve([f], now);
+    this.resolveOne(f, now);
+  }
+
+  /** `resolve` from one flow's links. */
+  private resolveOne(f: number, now: number): void {
+    const seeds = this.seeds;
+    seeds.length = 1;
+    seeds[0] = f;
+    this.resolve(seeds, now);
   }
 
   private ensureElems(n: number): void {
@@ -620,8 +635,12 @@ export interface FlowResult extends FlowSpec {
 
 /** Runs a set of transfers to completion; results in input order. */
 export function simulateFlows(net: RoutedNetwork, model: FlowModelConfig, flows: readonly FlowSpec[]): FlowResult[] {
-  const solver = new FlowSolver(net, model);
-  const order = flows.map((_, i) => i).sort((a, b) => flows[a]!.start - flows[b]!.start || a - b);
+  const solver = new FlowSolver(net, model, false, flows.length);
+  // by start, ties in input order (most files are in start order already: then no sort)
+  const order = flows.map((_, i) => i);
+  let sorted = true;
+  for (let i = 1; i < flows.length && sorted; i++) sorted = flows[i - 1]!.start <= flows[i]!.start;
+  if (!sorted) order.sort((a, b) => flows[a]!.start - flows[b]!.start || a - b);
   const idOf = new Int32Array(flows.length);
   const input: number[] = [];
   const finish = new Float64Array(flows.length);
@@ -640,7 +659,7 @@ export function simulateFlows(net: RoutedNetwork, model: FlowModelConfig, flows:
       for (const f of solver.advance(tEvent)) finish[input[f]!] = solver.finish(f);
     }
   }
-  return flows.map((f, i) => ({ ...f, finish: finish[i]! }));
+  return flows.map((f, i) => ({ id: f.id, src: f.src, dst: f.dst, size: f.size, start: f.start, finish: finish[i]! }));
 }
 
 /** A flows file: `[{id, src, dst, size, start}]` (host names, bytes, seconds). */
