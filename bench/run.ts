@@ -19,6 +19,8 @@
  *   10,000,000-task CSV streamed through the engine (tasks/s, heap per million tasks, peak RSS).
  * - `malleable`: seed 002 (DMR): 400-job rigid/malleable simulation time, `reproduce dmr` on 3 seeds, Malleable-v0 steps/s.
  * - `leaderboard`: `clustergym leaderboard` at its defaults (nine settings, seed 0, the shipped models): seconds per setting and in total.
+ * - `netsim`: the flow model: 10,000 transfers on a 128-host fat-tree, `clustergym netsim` and SimGrid's
+ *   Python bindings each as a whole process, side by side (wall and CPU times, ratio, largest difference).
  */
 import { benchBridge } from './bridge.js';
 import { benchCore } from './core.js';
@@ -28,6 +30,7 @@ import { benchIrmasim } from './irmasim.js';
 import { benchLeaderboard } from './leaderboard.js';
 import { benchMalleable } from './malleable.js';
 import { benchPpo } from './ppo.js';
+import { benchNetsim } from './netsim.js';
 import { benchMillionJobs } from './scheduling.js';
 import { benchSlurm } from './slurm.js';
 import { benchSwf } from './swf.js';
@@ -46,6 +49,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   timesharing: benchTimesharing,
   fairness: () => benchFairness(),
   leaderboard: benchLeaderboard,
+  netsim: () => benchNetsim(),
 };
 
 async function main(): Promise<void> {

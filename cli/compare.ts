@@ -68,7 +68,7 @@ export const flags = defineFlags(
     'walltime-kill': { help: 'kill jobs still running at start + requested time' },
     'no-memory-limit': { help: 'do not treat node memory as a placement constraint' },
     'memory-model': { schema: oneOf(['irmasim-v1', 'none']), help: "override the platform's memory-bandwidth model" },
-    'comm-model': { schema: oneOf(['step', 'shared']), help: "override the platform's communication model" },
+    'comm-model': { schema: oneOf(['step', 'shared', 'flow']), help: "override the platform's communication model (flow: on the platform's network)" },
     'cores-per-node': { value: 'N', schema: int({ gte: 1 }), default: 1, help: 'node size of the homogeneous machine built for a trace' },
   },
   (f, ctx) => {

@@ -40,6 +40,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'a malleable workload (seed 002, DMR) under dmr or never: summary, jobs.csv, resizes.csv',
     load: async () => (await import('./malleable.js')).command,
   },
+  netsim: {
+    summary: "transfers on a platform's network with the flow model (CM02/LV08, as SimGrid): completion times",
+    load: async () => (await import('./netsim.js')).command,
+  },
   serve: { summary: 'the ZeroMQ bridge for Python clients', load: async () => (await import('./serve.js')).command },
   'slurm-agent': { summary: 'a policy schedules a live Slurm (held jobs, scontrol)', load: async () => (await import('./slurmAgent.js')).command },
   'slurm-replay': {

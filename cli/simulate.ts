@@ -49,7 +49,7 @@ export const flags = defineFlags({
   'node-fit': { schema: oneOf(['first_fit', 'best_fit']), default: 'first_fit', help: 'node choice of seq jobs' },
   'bf-max-job-test': { value: 'N', schema: int({ gte: 1 }), default: DEFAULT_MAX_JOB_TEST, help: 'jobs examined after the head per backfilling pass' },
   'memory-model': { schema: oneOf(['irmasim-v1', 'none']), help: "override the platform's memory-bandwidth model" },
-  'comm-model': { schema: oneOf(['step', 'shared']), help: "override the platform's communication model" },
+  'comm-model': { schema: oneOf(['step', 'shared', 'flow']), help: "override the platform's communication model (flow: on the platform's network)" },
   'comm-penalty': { value: 'X', schema: num({ gt: 0, lte: 1 }), help: "override the platform's communication penalty" },
   'walltime-kill': { help: 'kill jobs still running at start + requested time' },
   'no-memory-limit': { help: 'do not treat node memory as a placement constraint' },

@@ -64,6 +64,11 @@ export const EnvConfigSchema = z
     queue_order: z.string().default('fcfs'),
     /** Observation variant. */
     observation: z.enum(['dict', 'flat', 'minimal']).default('dict'),
+    /**
+     * `dict` observation on a platform with a network: add `switch_use` (per node, the busiest link its
+     * traffic to other switches can cross) and `hops` (node x node route lengths) for placement.
+     */
+    topology: z.boolean().default(false),
     /** Reward: a term name, or weights of terms (`{ "flowtime": 1e-4, "energy": 1e-6 }`). */
     reward: z.union([rewardTerm, z.record(rewardTerm, z.number().finite())]).default('bsld'),
     /** Backfilling while a reserved job waits (Job-v0 with `unfit: reserve`) or in policy pairs (PolicyPair-v0). */
@@ -119,6 +124,8 @@ function crossIssues(id: EnvId, c: z.output<typeof EnvConfigSchema>): Issue[] {
   if (c.swf !== undefined && c.generator !== undefined) issues.push({ path: ['swf'], message: 'SWF options apply to a workload file, not to a generator' });
   if (c.unfit !== undefined && id !== 'clustergym/Job-v0')
     issues.push({ path: ['unfit'], message: `only Job-v0 has the \`unfit\` option; ${short} always masks jobs that do not fit` });
+  if (c.topology && c.observation !== 'dict')
+    issues.push({ path: ['topology'], message: 'the topology features are keys of the `dict` observation; set `observation: "dict"`' });
   if (c.observation === 'minimal' && id !== 'clustergym/PolicyPair-v0')
     issues.push({
       path: ['observation'],

@@ -252,7 +252,7 @@ export abstract class ClusterEnv implements Env {
     this.k = context.config.k;
     this.nodeCount = context.platform.nodeCount;
     this.fit = context.config.node_fit;
-    this.observationSpace = observationSpace(context.config.observation, this.k, this.nodeCount);
+    this.observationSpace = observationSpace(context.config.observation, this.k, this.nodeCount, context.config.topology);
     this.obs = new ObservationBuilder(
       context.config.observation,
       this.k,
@@ -260,6 +260,7 @@ export abstract class ClusterEnv implements Env {
       context.limits,
       context.config.max_wait,
       context.config.queue_sensitivity,
+      context.config.topology,
     );
     this.reward = new RewardFunction(context.config.reward);
     this.canStart = new Uint8Array(this.k);
@@ -671,6 +672,7 @@ export abstract class ClusterEnv implements Env {
       const d = this.tracker.nodesToRefresh();
       obs.writeNodes(sim, d.all, d.list, d.count);
       obs.writeGlobal(sim, { horizon: this.horizon, length: this.episodeLength }, this.tracker.pendingWork);
+      obs.writeTopology(sim);
     }
     this.tracker.clearDirty();
     return obs.value;

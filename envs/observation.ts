@@ -36,6 +36,13 @@
  * `L` are the normalisation limits: the workload's 99th percentiles of req_time, ntasks, mem and
  * mem_vol (or the config's `limits`); a limit of 0 makes its feature 0.
  *
+ * With `topology: true` (a platform with a network; `dict` only) two more keys:
+ *
+ * | key          | shape  | value                                                                             |
+ * |--------------|--------|-----------------------------------------------------------------------------------|
+ * | `switch_use` | N      | the busiest (load / bandwidth, clipped to 1) of the links its switch uses to reach other switches (the links after the node's own on the first half of its routes to nodes under other switches: a fat-tree leaf's uplinks), under the `flow` model's current streams (0 under the other models) |
+ * | `hops`       | N x N  | links on the route from node i to node j / the longest route (static)             |
+ *
  * `flat` concatenates jobs, nodes and global into one vector. `minimal` (IRMaSim, PolicyPair-v0) is
  * 21 values: the min, 25th percentile, median, 75th percentile and max of req_time, ntasks, mem and
  * mem_vol over the WHOLE queue (each divided by its limit, clipped to 1; 0 for an empty queue),
@@ -48,9 +55,57 @@
  */
 import type { ClusterSimulator } from '../src/execution/simulator.js';
 import type { Platform } from '../src/platform/platform.js';
+import { InputError } from '../src/core/errors.js';
 import { processorPower } from '../src/platform/power.js';
+import { platformNetwork } from '../src/platform/routing.js';
 import { maxTaskMem, type Job } from '../src/workload/job.js';
 import { box, dict, type Space } from './spaces.js';
+
+/**
+ * `switch_use` and `hops` of the `dict` observation on a platform with a network: per node, the links its
+ * switch uses to reach other switches (precomputed from the routes), and the static hop matrix.
+ */
+export class TopologyFeatures {
+  readonly switchUse: Float32Array;
+  readonly hops: Float32Array;
+  private readonly uplinks: Int32Array[];
+
+  constructor(platform: Platform) {
+    if (!platform.description.network)
+      throw new InputError('`topology: true` needs a platform with a network (SimGrid XML, or a native platform with `network`)', platform.name);
+    const net = platformNetwork(platform);
+    const N = platform.nodeCount;
+    if (N > 2048) throw new InputError(`\`topology: true\` builds an N x N hop matrix; ${N} nodes is more than 2048`, platform.name);
+    const host = Int32Array.from(platform.nodeName, (n) => net.host(n));
+    this.switchUse = new Float32Array(N);
+    this.hops = new Float32Array(N * N);
+    let longest = 1;
+    const sets: Set<number>[] = Array.from({ length: N }, () => new Set<number>());
+    for (let i = 0; i < N; i++)
+      for (let j = 0; j < N; j++) {
+        if (i === j) continue;
+        const r = net.route(host[i]!, host[j]!);
+        this.hops[i * N + j] = r.links.length;
+        if (r.links.length > longest) longest = r.links.length;
+        // the links after the node's own on the first half of the route: up from its switch
+        if (net.hostSwitch(host[i]!) !== net.hostSwitch(host[j]!)) for (let k = 1; k <= (r.links.length - 1) >> 1; k++) sets[i]!.add(r.links[k]!);
+      }
+    for (let x = 0; x < this.hops.length; x++) this.hops[x] = this.hops[x]! / longest;
+    this.uplinks = sets.map((s) => Int32Array.from(s));
+  }
+
+  /** `switch_use` now. */
+  write(sim: ClusterSimulator): void {
+    const jn = sim.network;
+    if (jn === null) return;
+    const use = jn.linkUtilisation();
+    for (let n = 0; n < this.uplinks.length; n++) {
+      let m = 0;
+      for (const l of this.uplinks[n]!) if (use[l]! > m) m = use[l]!;
+      this.switchUse[n] = m > 1 ? 1 : m;
+    }
+  }
+}
 
 /** Features of a job slot, in order. */
 export const JOB_FEATURES = ['present', 'wait', 'req_time', 'ntasks', 'mem', 'mem_bw', 'is_mpi', 'can_start_now'] as const;
@@ -74,17 +129,18 @@ export interface Limits {
 }
 
 /** An observation: the `dict` variant's arrays, or one vector (`flat`, `minimal`). */
-export type DictObservation = { jobs: Float32Array; nodes: Float32Array; global: Float32Array };
+export type DictObservation = { jobs: Float32Array; nodes: Float32Array; global: Float32Array; switch_use?: Float32Array; hops?: Float32Array };
 /** Any observation. */
 export type Observation = DictObservation | Float32Array;
 
 /** Observation variants. */
 export type ObservationKind = 'dict' | 'flat' | 'minimal';
 
-/** The observation space of a variant. */
-export function observationSpace(kind: ObservationKind, k: number, nodes: number): Space {
+/** The observation space of a variant (`topology`: the dict's `switch_use` and `hops` keys). */
+export function observationSpace(kind: ObservationKind, k: number, nodes: number, topology = false): Space {
   if (kind === 'minimal') return box([MINIMAL_SIZE]);
   if (kind === 'flat') return box([k * FJ + nodes * FN + FG]);
+  if (topology) return dict({ jobs: box([k, FJ]), nodes: box([nodes, FN]), global: box([FG]), switch_use: box([nodes]), hops: box([nodes, nodes]) });
   return dict({ jobs: box([k, FJ]), nodes: box([nodes, FN]), global: box([FG]) });
 }
 
@@ -216,6 +272,7 @@ export class ObservationBuilder {
     readonly limits: Limits,
     maxWait: number,
     readonly queueSensitivity: number,
+    topology = false,
   ) {
     this.kind = kind;
     this.k = k;
@@ -241,6 +298,19 @@ export class ObservationBuilder {
       this.buffer = full;
       this.value = kind === 'flat' ? full : { jobs: this.jobs, nodes: this.nodes, global: this.global };
     }
+    if (topology) {
+      if (kind !== 'dict') throw new InputError('the topology features are keys of the `dict` observation');
+      this.topology = new TopologyFeatures(platform);
+      Object.assign(this.value, { switch_use: this.topology.switchUse, hops: this.topology.hops });
+    }
+  }
+
+  /** The topology features (null without `topology`). */
+  readonly topology: TopologyFeatures | null = null;
+
+  /** Refreshes `switch_use` from the simulator's streams (no-op without `topology`). */
+  writeTopology(sim: ClusterSimulator): void {
+    this.topology?.write(sim);
   }
 
   /** Forgets incremental state (a new episode). */

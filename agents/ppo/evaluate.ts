@@ -153,6 +153,7 @@ class TraceListener {
       cores: r.cores.slice(),
       nodes: r.nodes.slice(),
       releases: r.releases.slice(),
+      commTime: r.commTime,
     });
   }
   onAdvance(sim: ClusterSimulator, from: number): void {

@@ -9,6 +9,10 @@
  * to date and pushes their new finish events on the engine's event queue (stale ones are skipped when
  * popped). Nothing walks the whole platform per event.
  *
+ * Communication time: a job's `commTime` sums the intervals during which at least one of its running
+ * tasks has `S_comm < 1` (its progress is then limited by communication, under every model: `step`,
+ * `shared`, `flow`). It is bookkeeping only: no factor, rate or event depends on it.
+ *
  * Under the irmasim semantics the engine steps time instead (`step`): every running task loses
  * `round(rate * delta)` operations per step, IRMaSim's integer bookkeeping, and `flush` only sets the
  * new rates. A model of progress that is not "rate times time" (a malleable job's iterations, a task
@@ -16,6 +20,7 @@
  */
 import type { EventQueue } from '../core/eventQueue.js';
 import type { CommModel } from '../platform/communication.js';
+import type { JobNetwork } from '../platform/jobNetwork.js';
 import type { MemoryModel } from '../platform/memoryContention.js';
 import type { ModelsConfig, Platform } from '../platform/platform.js';
 import type { EventPayload, RunningJob, RunningTask } from './running.js';
@@ -24,6 +29,21 @@ import type { EventPayload, RunningJob, RunningTask } from './running.js';
 export function roundHalfEven(x: number): number {
   const r = Math.round(x);
   return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/**
+ * `task` starts (`on`) or stops being limited by communication at `now`: its job's count of such tasks
+ * moves, and the job's `commTime` accumulates the time that count was positive.
+ */
+function commLimit(task: RunningTask, on: boolean, now: number): void {
+  const rj = task.job;
+  task.commLimited = on;
+  if (on) {
+    if (rj.commLimitedTasks++ === 0) rj.commLimitedSince = now;
+  } else if (--rj.commLimitedTasks === 0) {
+    rj.commTime += now - rj.commLimitedSince;
+    rj.commLimitedSince = Number.NaN;
+  }
 }
 
 /** Speed factors and progress of the running tasks (see the module comment). */
@@ -51,6 +71,8 @@ export class TaskProgress {
     private readonly events: EventQueue<EventPayload>,
     /** Stepped (irmasim) semantics: `flush` sets rates only; `step` moves the work. */
     private readonly steppedSemantics: boolean,
+    /** The `flow` communication model: the running jobs' streams on the network (null otherwise). */
+    readonly network: JobNetwork<RunningJob> | null = null,
   ) {
     const N = platform.nodeCount;
     const P = platform.procCount;
@@ -87,6 +109,7 @@ export class TaskProgress {
       if (t.remaining <= 0 && !t.done) {
         t.done = true;
         t.endedAt = to;
+        if (t.commLimited) commLimit(t, false, to);
         if (--t.job.tasksLeft === 0) drained.push(t.job);
       }
     }
@@ -121,9 +144,10 @@ export class TaskProgress {
     if (task.remote) this.markNode(task.node);
   }
 
-  /** `task` ended (or its job did): its processor and node must be updated. */
+  /** `task` ended (or its job did) at `task.endedAt`: its processor and node must be updated. */
   leave(task: RunningTask): void {
     if (task.job.job.work === 'delay') return;
+    if (task.commLimited) commLimit(task, false, task.endedAt);
     this.markProc(task.proc);
     if (task.remote) this.markNode(task.node);
   }
@@ -155,7 +179,7 @@ export class TaskProgress {
       }
       this.dirtyNodes.length = 0;
       for (const rj of jobs) {
-        if (this.comm.acrossJobNodes) {
+        if (this.comm.acrossJobNodes && this.network === null) {
           let f = 1;
           for (let k = 0; k < rj.nodes.length; k++) f = Math.min(f, this.nodeCommFactor[rj.nodes[k]!]!);
           rj.commFactor = f;
@@ -163,6 +187,12 @@ export class TaskProgress {
         for (const t of rj.tasks!) if (t.remote && !t.done) this.dirtyTasks.push(t);
       }
     }
+    // flow model: the jobs whose streams' shares changed
+    if (this.network !== null)
+      for (const [rj, f] of this.network.changed()) {
+        rj.commFactor = f;
+        if (rj.tasks) for (const t of rj.tasks) if (t.remote && !t.done) this.dirtyTasks.push(t);
+      }
     // memory: per processor
     for (const proc of this.dirtyProcs) {
       this.procDirty[proc] = 0;
@@ -195,6 +225,7 @@ export class TaskProgress {
       let s = t.sMem;
       if (t.remote) {
         t.sComm = this.comm.acrossJobNodes ? rj.commFactor : this.nodeCommFactor[t.node]!;
+        if (t.sComm < 1 !== t.commLimited) commLimit(t, !t.commLimited, now);
         s = this.comm.combine(rj.job.tCompute, t.sMem, t.sComm);
       }
       if (s === t.speed) continue;

@@ -21,6 +21,11 @@ export interface JobRecord {
   nodes: Int32Array;
   /** Time each of `cores` was released (a seq job frees each core when its task ends; others at `finish`). */
   releases: Float64Array;
+  /**
+   * Seconds of its run during which its progress was limited by communication: some task of it had a
+   * communication factor `S_comm < 1` (`progress.ts`); 0 for jobs that do not communicate.
+   */
+  commTime: number;
 }
 
 /**
@@ -33,6 +38,7 @@ export class EndedJobRecord implements JobRecord {
   readonly start: number;
   readonly cores: Int32Array;
   readonly nodes: Int32Array;
+  readonly commTime: number;
   private rel: Float64Array | null = null;
   constructor(
     private readonly rj: RunningJob,
@@ -44,6 +50,7 @@ export class EndedJobRecord implements JobRecord {
     this.start = rj.start;
     this.cores = rj.cores;
     this.nodes = rj.nodes;
+    this.commTime = rj.commTime;
   }
   get releases(): Float64Array {
     if (!this.rel) {
@@ -67,6 +74,7 @@ export function rejectedRecord(job: Job, now: number): JobRecord {
     cores: new Int32Array(0),
     nodes: new Int32Array(0),
     releases: new Float64Array(0),
+    commTime: 0,
   };
 }
 
@@ -96,6 +104,8 @@ export class RunningTask {
   commLoad = 0;
   /** Has peers on other nodes. */
   remote = false;
+  /** Counted in its job's `commLimitedTasks` (its `sComm < 1` while it ran). */
+  commLimited = false;
   done = false;
   /** Time the task ended (NaN while it runs). */
   endedAt = NaN;
@@ -131,6 +141,11 @@ export class RunningJob {
   communicating = false;
   /** Smallest link factor over the job's nodes (shared comm model). */
   commFactor = 1;
+  /** Running tasks whose communication factor is below 1 now, and since when that count is positive (NaN when 0). */
+  commLimitedTasks = 0;
+  commLimitedSince = NaN;
+  /** Seconds so far during which `commLimitedTasks > 0` (the record's `commTime`). */
+  commTime = 0;
   killMarker: { kind: number; job: RunningJob } | null = null;
   ended = false;
   constructor(

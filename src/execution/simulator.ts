@@ -38,6 +38,7 @@
 import { InputError } from '../core/errors.js';
 import { EventQueue } from '../core/eventQueue.js';
 import { commModel, networkVolume, type CommModel } from '../platform/communication.js';
+import { JobNetwork } from '../platform/jobNetwork.js';
 import { bandwidthRequest, memoryModel } from '../platform/memoryContention.js';
 import type { ModelsConfig, Platform } from '../platform/platform.js';
 import { taskMem, taskMemVol, taskOps, taskRuntime, type Job } from '../workload/job.js';
@@ -191,7 +192,23 @@ export class ClusterSimulator {
     this.comm = commModel(this.models.comm);
     const a = new Allocation(platform, this.enforceMemory, this.idlePower);
     this.allocation = a;
-    this.progress = new TaskProgress(platform, this.models, memoryModel(this.models.memory), this.comm, a.coreTask, this.events, this.semantics === 'irmasim');
+    let network: JobNetwork<RunningJob> | null = null;
+    if (this.models.comm === 'flow') {
+      if (this.semantics === 'irmasim') throw new InputError('the flow communication model is not part of the irmasim semantics', this.workloadName);
+      if (!platform.description.network)
+        throw new InputError('the flow communication model needs a platform with a network (SimGrid XML, or a native platform with `network`)', platform.name);
+      network = new JobNetwork<RunningJob>(platform);
+    }
+    this.progress = new TaskProgress(
+      platform,
+      this.models,
+      memoryModel(this.models.memory),
+      this.comm,
+      a.coreTask,
+      this.events,
+      this.semantics === 'irmasim',
+      network,
+    );
     this.coreOwner = a.coreOwner;
     this.coreTask = a.coreTask;
     this.nodeFree = a.nodeFree;
@@ -646,6 +663,12 @@ export class ClusterSimulator {
         if (stepped) this.progress.stepped.push(task);
       }
       rj.tasks = tasks;
+      const net = this.progress.network;
+      if (net !== null && communicating) {
+        let T = 0;
+        for (const t of tasks) if (t.tNominal > T) T = t.tNominal;
+        net.add(rj, nodes, perNode, job.commVol, T, this.now);
+      }
     }
     if (this.walltimeKill && job.reqTime > 0) {
       rj.killMarker = { kind: KIND_KILL, job: rj };
@@ -710,9 +733,19 @@ export class ClusterSimulator {
    * A running job leaves the system (`state`): its cores are freed (those its tasks still hold), its
    * slot is recycled, the counters move and the listeners get its record.
    */
+  /** The running jobs' streams on the network under the `flow` communication model, else null. */
+  get network(): JobNetwork<RunningJob> | null {
+    return this.progress.network;
+  }
+
   private endJob(rj: RunningJob, state: 'finished' | 'killed'): void {
     rj.ended = true;
     rj.eventTime = Infinity;
+    const net = this.progress.network;
+    if (net !== null) {
+      net.remove(rj, this.now);
+      this.progress.flush(this.now);
+    }
     const job = rj.job;
     if (job.type !== 'seq' || !rj.tasks || this.semantics === 'irmasim') {
       for (let t = 0; t < rj.cores.length; t++) this.coreTask[rj.cores[t]!] = null;

@@ -10,7 +10,7 @@ import { boundedSlowdown } from './jobMetrics.js';
 import type { Summary } from './summary.js';
 
 /** Header of `jobs.csv`. */
-export const JOBS_CSV_HEADER = 'job_id,type,ntasks,submit,start,finish,wait,turnaround,bsld,req_time,state,nodes,cores';
+export const JOBS_CSV_HEADER = 'job_id,type,ntasks,submit,start,finish,wait,turnaround,bsld,req_time,state,nodes,cores,comm_time';
 
 function csvField(s: string): string {
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
@@ -34,6 +34,7 @@ export function jobsCsvRow(r: JobRecord): string {
     r.state,
     Array.from(r.nodes).join(' '),
     Array.from(r.cores).join(' '),
+    num(r.commTime),
   ].join(',');
 }
 

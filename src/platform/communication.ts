@@ -50,9 +50,21 @@ export const sharedComm: CommModel = {
   combine: (tc, sMem, sComm) => 1 / (tc / sMem + (1 - tc) / sComm),
 };
 
+/**
+ * Flows on the platform's network (`jobNetwork.ts`): the job's factor comes from the max-min sharing of
+ * its streams with every other job's, not from its nodes' links; the mix with memory is `shared`'s.
+ */
+export const flowComm: CommModel = {
+  name: 'flow',
+  load: (v, tNominal) => (tNominal > 0 ? v / tNominal : 0),
+  nodeFactor: () => 1,
+  acrossJobNodes: true,
+  combine: (tc, sMem, sComm) => 1 / (tc / sMem + (1 - tc) / sComm),
+};
+
 /** The model of a given name. */
 export function commModel(name: CommModelName): CommModel {
-  return name === 'step' ? stepComm : sharedComm;
+  return name === 'step' ? stepComm : name === 'flow' ? flowComm : sharedComm;
 }
 
 /** Bytes exchanged by a job placed with `perNode` tasks on each node it spans: `comm_vol` per unordered pair on different nodes. */

@@ -30,7 +30,7 @@ const count = z.number().int().positive();
 export const ModelsSchema = z
   .object({
     memory: z.enum(['irmasim-v1', 'none']).optional(),
-    comm: z.enum(['step', 'shared']).optional(),
+    comm: z.enum(['step', 'shared', 'flow']).optional(),
     comm_penalty: z.number().gt(0).lte(1).optional(),
   })
   .strict();

@@ -20,7 +20,7 @@ export interface ContentionCoefficients {
 /** Memory-contention model: IRMaSim's modelV1 or none. */
 export type MemoryModelName = 'irmasim-v1' | 'none';
 /** Communication-contention model (DESIGN §2.3). */
-export type CommModelName = 'step' | 'shared';
+export type CommModelName = 'step' | 'shared' | 'flow';
 
 /** The models a platform is simulated with; overridable from the CLI and the env config. */
 export interface ModelsConfig {

@@ -14,6 +14,12 @@
  * MPI jobs on a single node are outlined without hatching. Each job is a `<g>` with a `<title>`
  * (a tooltip when the SVG is opened on its own: id, type, tasks, nodes, start, finish, run time).
  *
+ * Communication time: a job whose progress was limited by communication for `c` seconds (`commTime`,
+ * the simulator's `S_comm < 1` time under the `step`, `shared` and `flow` models) gets a dark shade over
+ * the last `c` seconds of each of its blocks (the length is the total; the intervals themselves are not
+ * kept), and its tooltip says `communication-limited c s (p% of its run)`. The legend names the shade
+ * only when some job has one.
+ *
  * Geometry, with `left` the left margin, `W` the width, `R` the row height and `[t0, t1]` the time
  * range: the plot spans x in `[left, W - 16]` and y in `[60, 60 + coreCount * R]`; core `c` is the
  * row `y = 60 + c * R`; time `t` is at `x = left + (t - t0) / (t1 - t0) * (W - 16 - left)`. By
@@ -42,6 +48,8 @@ export interface GanttJob {
   ntasks?: number;
   /** Per entry of `cores`, the time that core was released (default: `finish` for every core). */
   releases?: ArrayLike<number>;
+  /** Seconds of its run limited by communication (drawn as a dark shade at the end of its blocks; default 0). */
+  commTime?: number;
 }
 
 /** Input of `ganttSvg`. */
@@ -141,7 +149,10 @@ export function ganttSvg(input: GanttInput, opts: GanttOptions = {}): string {
   body += jobs.svg;
   body += nodeBoundaries(input.nodes, f);
   body += nodeLabels(input, f);
-  body += legend(f);
+  body += legend(
+    f,
+    drawn.some((j) => (j.commTime ?? 0) > 0),
+  );
 
   const desc =
     `Gantt chart of ${drawn.length} jobs (${jobs.seq} seq, ${jobs.mpi} MPI, ${jobs.multiNode} spanning several nodes) on ` +
@@ -276,6 +287,7 @@ function jobGroup(j: GanttJob, runs: readonly GanttRun[], nodeIds: readonly numb
   let g = blocks.rects;
   // One hatch overlay per job: a single path over all its blocks.
   if (blocks.hatch) g += `<path d="${blocks.hatch}" fill="url(#${escapeXml(f.p)}-hatch)" stroke="none"/>\n`;
+  if (blocks.comm) g += `<path class="comm" d="${blocks.comm}" fill="#000000" fill-opacity="0.4" stroke="none"/>\n`;
   if (spans && blocks.spansY.size > 1) g += connector(j, blocks.spansY, f);
   const cls = j.type === 'mpi' ? (spans ? 'job mpi multi-node' : 'job mpi') : 'job seq';
   const strokeW = Math.min(1.2, Math.max(0.4, f.rowH * 0.3));
@@ -291,7 +303,10 @@ function jobTooltip(j: GanttJob, runs: readonly GanttRun[], nodeIds: readonly nu
   return (
     `job ${j.id} · ${j.type} · ${ntasks} task${ntasks === 1 ? '' : 's'} · ${nodeIds.length} node${nodeIds.length === 1 ? '' : 's'}` +
     (nodeNames.length <= 8 ? ` (${nodeNames.join(', ')})` : '') +
-    `\nstart ${formatValue(j.start)} s · finish ${formatValue(j.finish)} s · run ${formatValue(j.finish - j.start)} s`
+    `\nstart ${formatValue(j.start)} s · finish ${formatValue(j.finish)} s · run ${formatValue(j.finish - j.start)} s` +
+    ((j.commTime ?? 0) > 0
+      ? `\ncommunication-limited ${formatValue(j.commTime!)} s (${formatValue((100 * j.commTime!) / (j.finish - j.start))}% of its run)`
+      : '')
   );
 }
 
@@ -304,9 +319,11 @@ function jobBlocks(
   runs: readonly GanttRun[],
   hatched: boolean,
   f: GanttFrame,
-): { rects: string; hatch: string; spansY: Map<number, { lo: number; hi: number }> } {
+): { rects: string; hatch: string; comm: string; spansY: Map<number, { lo: number; hi: number }> } {
   let rects = '';
   let hatch = '';
+  let comm = '';
+  const c = j.commTime ?? 0;
   const spansY = new Map<number, { lo: number; hi: number }>();
   for (const r of runs) {
     if (r.end < f.t0 || j.start > f.t1) continue;
@@ -317,13 +334,21 @@ function jobBlocks(
     const h = r.count * f.rowH;
     rects += `<rect x="${fmt(xs)}" y="${fmt(y)}" width="${fmt(w)}" height="${fmt(h)}"/>\n`;
     if (hatched) hatch += `M${fmt(xs)} ${fmt(y)}h${fmt(w)}v${fmt(h)}h${fmt(-w)}Z`;
+    if (c > 0) {
+      const cs = Math.max(r.end - c, j.start, f.t0);
+      const ce = Math.min(r.end, f.t1);
+      if (ce > cs) {
+        const x = f.sx(cs);
+        comm += `M${fmt(x)} ${fmt(y)}h${fmt(f.sx(ce) - x)}v${fmt(h)}h${fmt(x - f.sx(ce))}Z`;
+      }
+    }
     const e = spansY.get(r.node);
     if (e) {
       e.lo = Math.min(e.lo, y);
       e.hi = Math.max(e.hi, y + h);
     } else spansY.set(r.node, { lo: y, hi: y + h });
   }
-  return { rects, hatch, spansY };
+  return { rects, hatch, comm, spansY };
 }
 
 /** The connector of a job across nodes: a vertical line at the middle of its run time with a dot on each node. */
@@ -378,7 +403,7 @@ function nodeLabels(input: GanttInput, f: GanttFrame): string {
 }
 
 /** The legend above the plot: seq job, MPI job on one node, MPI job across nodes, and what the colours mean. */
-function legend(f: GanttFrame): string {
+function legend(f: GanttFrame, comm: boolean): string {
   const { x0, x1 } = f;
   const ly = 44;
   let s = `<g class="legend" font-size="11.5" fill="#222">\n`;
@@ -390,7 +415,11 @@ function legend(f: GanttFrame): string {
   s += `<rect x="${fmt(x0 + 240)}" y="${ly - 10}" width="18" height="12" fill="url(#${escapeXml(f.p)}-hatch)"/>\n`;
   s += `<line x1="${fmt(x0 + 249)}" y1="${ly - 14}" x2="${fmt(x0 + 249)}" y2="${ly + 6}" stroke="#111111" stroke-width="1.2"/>\n`;
   s += `${text(x0 + 263, ly, 'MPI job across nodes (blocks joined by a line)')}\n`;
-  s += `${text(x1, ly, 'colour: hash of job id; hover a bar for details', 'text-anchor="end" fill="#666" font-size="10.5"')}\n`;
+  if (comm) {
+    s += `<rect x="${fmt(x1 - 250)}" y="${ly - 10}" width="18" height="12" fill="#7aa6d6"/>\n`;
+    s += `<rect x="${fmt(x1 - 241)}" y="${ly - 10}" width="9" height="12" fill="#000000" fill-opacity="0.4"/>\n`;
+    s += `${text(x1, ly, 'dark end: time limited by communication', 'text-anchor="end" fill="#222" font-size="10.5"')}\n`;
+  } else s += `${text(x1, ly, 'colour: hash of job id; hover a bar for details', 'text-anchor="end" fill="#666" font-size="10.5"')}\n`;
   return `${s}</g>\n`;
 }
 
@@ -422,6 +451,8 @@ export interface GanttRecordLike {
   cores: ArrayLike<number>;
   nodes: ArrayLike<number>;
   releases?: ArrayLike<number>;
+  /** Seconds its progress was limited by communication. */
+  commTime?: number;
 }
 
 /**
@@ -446,6 +477,7 @@ export function ganttJobsFromRecords(records: Iterable<GanttRecordLike>): GanttJ
     if (r.state === 'rejected' || r.cores.length === 0) continue;
     const j: GanttJob = { id: r.job.id, type: r.job.type, start: r.start, finish: r.finish, cores: r.cores, nodes: r.nodes, ntasks: r.job.ntasks };
     if (r.releases && r.releases.length === r.cores.length) j.releases = r.releases;
+    if (r.commTime !== undefined && r.commTime > 0) j.commTime = r.commTime;
     out.push(j);
   }
   return out;

@@ -23,6 +23,7 @@
  * | `platform`       | node index: the platform's own order                                     | static  | (Minimal's core order)  |
  * | `high_free_mem`  | `-free memory` (the emptiest node first)                                 | dynamic | intent of `high_mem`    |
  * | `low_core_power` | cheapest busy core `static / cores + dynamic`; processors likewise       | static  | intent of `low_power`   |
+ * | `few_switches`   | topology-aware: the job under as few switches as possible (below)        | dynamic | (none)                  |
  *
  * `high_mem`: IRMaSim documents "the node with the most amount of current memory capacity", but its
  * `Node.current_memory` counts memory IN USE, so its code prefers the fullest node; `high_free_mem` is
@@ -30,6 +31,13 @@
  * (its `Environment` sorts cores by `static + dynamic`), while `Heuristic` sorts nodes by their peak
  * power, which grows with the node's core count; `low_core_power` is the documented, per-core order.
  * `first` is IRMaSim's string sort of node ids; `platform` is the order of the platform file.
+ *
+ * `few_switches` packs a job under the fewest switches of the platform's network (`RoutedNetwork.hostSwitch`:
+ * a fat-tree's leaf switch, a dragonfly's router, a flat cluster's switch; a torus node is its own): the
+ * candidate nodes are grouped by switch; if one switch's candidates have the free cores for the whole job,
+ * the one with the fewest (best fit, ties by switch number) comes first; the other switches follow, the
+ * most free cores first; nodes keep platform order inside a switch. Without a network every node is its
+ * own switch.
  *
  * Bandwidth in use is the sum of the memory-bandwidth requests `y` of the running `ops` tasks of a
  * processor as of its last contention update (`ClusterSimulator.procMemLoad`), as IRMaSim's processor
@@ -44,6 +52,7 @@
 import type { Rng } from '../core/rng.js';
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { Platform } from '../platform/platform.js';
+import { platformNetwork } from '../platform/routing.js';
 import { perNodeCores, type Job } from '../workload/job.js';
 import {
   ListOrder,
@@ -61,7 +70,7 @@ import {
 /** IRMaSim's resource-selection names, in its `Heuristic` manager's meaning. */
 export const IRMASIM_RESOURCE_SELECTIONS = ['first', 'random', 'high_gflops', 'high_cores', 'low_cores', 'high_mem', 'high_mem_bw', 'low_power'] as const;
 /** Names of the resource-selection policies: IRMaSim's, then clustergym's own. */
-export const RESOURCE_SELECTION_NAMES = [...IRMASIM_RESOURCE_SELECTIONS, 'platform', 'high_free_mem', 'low_core_power'] as const;
+export const RESOURCE_SELECTION_NAMES = [...IRMASIM_RESOURCE_SELECTIONS, 'platform', 'high_free_mem', 'low_core_power', 'few_switches'] as const;
 /** A resource-selection name. */
 export type ResourceSelectionName = (typeof RESOURCE_SELECTION_NAMES)[number];
 
@@ -209,6 +218,51 @@ export class RandomPolicy implements ResourcePolicy {
   }
 }
 
+/** Topology-aware placement: a job under as few switches as possible (see the module comment). */
+export class FewSwitchesPolicy implements ResourcePolicy {
+  readonly name = 'few_switches';
+  private readonly switches = new WeakMap<Platform, Int32Array>();
+
+  /** The switch of each node of a platform. */
+  switchOf(p: Platform): Int32Array {
+    let s = this.switches.get(p);
+    if (!s) {
+      if (p.description.network) {
+        const net = platformNetwork(p);
+        s = Int32Array.from(p.nodeName, (n) => net.hostSwitch(net.host(n)));
+      } else s = Int32Array.from({ length: p.nodeCount }, (_, n) => n);
+      this.switches.set(p, s);
+    }
+    return s;
+  }
+
+  place(sim: ClusterSimulator, job: Job, fit: NodeFit, limit?: PlacementLimit | null): Int32Array | null {
+    if (job.ntasks > sim.freeCores) return null;
+    const cand = candidateNodes(sim, nodeRequirement(job));
+    if (cand.length === 0) return null;
+    const sw = this.switchOf(sim.platform);
+    const free = new Map<number, number>();
+    for (const n of cand) free.set(sw[n]!, (free.get(sw[n]!) ?? 0) + sim.nodeFree[n]!);
+    let best = -1;
+    for (const [s, f] of free) if (f >= job.ntasks && (best < 0 || f < free.get(best)! || (f === free.get(best)! && s < best))) best = s;
+    const rank = (s: number) => (s === best ? -Infinity : -free.get(s)! * 1e9 + s);
+    const idx = stableOrder(cand.length, (i) => rank(sw[cand[i]!]!));
+    return placeInOrder(
+      sim,
+      job,
+      fit,
+      new ListOrder(
+        sim,
+        Int32Array.from(idx, (i) => cand[i]!),
+      ),
+      limit,
+    );
+  }
+}
+
+/** `few_switches`: topology-aware placement. */
+export const fewSwitchesPolicy = new FewSwitchesPolicy();
+
 /** Power of one busy core of a processor: `static_power / cores + dynamic_power`. */
 export function busyCorePower(p: Platform, proc: number): number {
   return p.procStaticPower[proc]! / p.procCoreCount[proc]! + p.procDynamicPower[proc]!;
@@ -287,6 +341,8 @@ export function makeResourcePolicy(name: ResourceSelectionName, rng: Rng): Resou
       return highFreeMemPolicy;
     case 'low_core_power':
       return lowCorePowerPolicy;
+    case 'few_switches':
+      return fewSwitchesPolicy;
   }
 }
 

@@ -154,7 +154,7 @@ describe('mistakes on the command line: exit 2, one line naming the flag', () =>
     const r = cli(['simulat']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      'clustergym: error: unknown command "simulat" (did you mean "simulate"?); expected one of simulate, convert, compare, bench, train, evaluate, leaderboard, demo, reproduce, malleable, serve, slurm-agent, slurm-replay, batsim\n',
+      'clustergym: error: unknown command "simulat" (did you mean "simulate"?); expected one of simulate, convert, compare, bench, train, evaluate, leaderboard, demo, reproduce, malleable, netsim, serve, slurm-agent, slurm-replay, batsim\n',
     );
     expect(cli(['help', 'simulat']).stderr).toMatch(/^clustergym: error: unknown command "simulat"/);
   });

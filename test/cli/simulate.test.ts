@@ -53,9 +53,9 @@ describe('clustergym simulate', () => {
     // power: [0,1): node0 proc 2 busy (10 + 10), node1 idle (0) = 20 W; [1,2): 2 busy (20) + 1 busy on node1 (15) = 35 W
     expect(s.energy).toBe(55);
     const rows = readFileSync(join(f.out, 'jobs.csv'), 'utf8').trim().split('\n');
-    expect(rows[0]).toBe('job_id,type,ntasks,submit,start,finish,wait,turnaround,bsld,req_time,state,nodes,cores');
-    expect(rows[1]).toBe('a,seq,2,0,0,1,0,1,1,2,finished,0,0 1');
-    expect(rows[2]).toBe('b,mpi,3,1,1,2,0,1,1,2,finished,0 1,0 1 2');
+    expect(rows[0]).toBe('job_id,type,ntasks,submit,start,finish,wait,turnaround,bsld,req_time,state,nodes,cores,comm_time');
+    expect(rows[1]).toBe('a,seq,2,0,0,1,0,1,1,2,finished,0,0 1,0');
+    expect(rows[2]).toBe('b,mpi,3,1,1,2,0,1,1,2,finished,0 1,0 1 2,0');
     const tl = readFileSync(join(f.out, 'timeline.csv'), 'utf8').trim().split('\n');
     expect(tl).toEqual(['time,utilisation,queue_length,power', '0,0.5,0,20', '1,0.75,0,35', '2,0,0,0']);
   });
@@ -211,7 +211,7 @@ describe('clustergym simulate --irmasim OPTIONS.json', () => {
     expect(r.stdout).toMatch(/manager Heuristic\(shortest, low_cores\), seed 3, idle power always/);
     // a: 3 tasks over 2 nodes (2 per node needed), 2 + 1, 1 s; job1 (2e9 ops) at 0.5 on node1's free core
     const rows = readFileSync(join(f.out, 'jobs.csv'), 'utf8').trim().split('\n');
-    expect(rows.slice(1)).toEqual(['a,mpi,3,0,0,1,0,1,1,2,finished,0 1,0 2 1', 'job1,seq,1,0.5,0.5,2.5,0,2,1,3,finished,1,3']);
+    expect(rows.slice(1)).toEqual(['a,mpi,3,0,0,1,0,1,1,2,finished,0 1,0 2 1,0', 'job1,seq,1,0.5,0.5,2.5,0,2,1,3,finished,1,3,0']);
   });
 
   it('output_dir of the file is used when --out is absent', () => {

@@ -10,7 +10,17 @@ import { opsJob, runListScheduler, tfg2x2x4 } from '../helpers.js';
 
 function record(id: string, ntasks: number, submit: number, start: number, finish: number, state: JobRecord['state']): JobRecord {
   const none = new Int32Array(0);
-  return { job: makeJob({ id, subtime: submit, ntasks, runtime: 1 }), submit, start, finish, state, cores: none, nodes: none, releases: new Float64Array(0) };
+  return {
+    job: makeJob({ id, subtime: submit, ntasks, runtime: 1 }),
+    submit,
+    start,
+    finish,
+    state,
+    cores: none,
+    nodes: none,
+    releases: new Float64Array(0),
+    commTime: 0,
+  };
 }
 
 describe('MetricsCollector', () => {

@@ -35,6 +35,7 @@ const ran: JobRecord = {
   cores: Int32Array.from([4, 5]),
   nodes: Int32Array.from([0]),
   releases: Float64Array.from([3, 3]),
+  commTime: 0.5,
 };
 const rejected: JobRecord = {
   job: makeJob({ id: 'r', subtime: 5, ntasks: 64, runtime: 1, reqTime: 10, type: 'mpi', nodes: 0 }),
@@ -45,6 +46,7 @@ const rejected: JobRecord = {
   cores: new Int32Array(0),
   nodes: new Int32Array(0),
   releases: new Float64Array(0),
+  commTime: 0,
 };
 
 describe('jobs.csv', () => {
@@ -55,9 +57,9 @@ describe('jobs.csv', () => {
     w.write(rejected);
     w.close();
     expect(readFileSync(f, 'utf8')).toBe(
-      'job_id,type,ntasks,submit,start,finish,wait,turnaround,bsld,req_time,state,nodes,cores\n' +
-        '"a,""b""",seq,2,0,1,3,1,3,1,10,finished,0,4 5\n' +
-        'r,mpi,64,5,,,,,,10,rejected,,\n',
+      'job_id,type,ntasks,submit,start,finish,wait,turnaround,bsld,req_time,state,nodes,cores,comm_time\n' +
+        '"a,""b""",seq,2,0,1,3,1,3,1,10,finished,0,4 5,0.5\n' +
+        'r,mpi,64,5,,,,,,10,rejected,,,\n',
     );
     expect(jobsCsvRow(rejected).split(',')).toHaveLength(JOBS_CSV_HEADER.split(',').length);
   });

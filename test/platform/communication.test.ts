@@ -17,12 +17,17 @@ describe('tfg-2x2x4, FCFS + first', () => {
     expect(m.finish).toBeCloseTo(1 / 0.98, 7);
     expect(summary.network_volume).toBe(8e8);
     expect(summary.makespan).toBeCloseTo(1 / 0.98, 7);
+    // both its links carry 8e8 > 125e6 bytes all its run: limited by communication from 0 to its end
+    expect(m.commTime).toBe(m.finish);
+    expect(byId.get('s')!.commTime).toBe(0);
   });
 
   it('seq 6 then mpi 4 across 2 + 2 cores, comm model shared: ends at 1.54', () => {
     const { byId, summary } = run(tfg2x2x4({ comm: 'shared' }), [opsJob('s', 6), mpi()]);
     expect(byId.get('m')!.finish).toBeCloseTo(1.54, 9);
     expect(byId.get('s')!.finish).toBeCloseTo(1, 12);
+    expect(byId.get('m')!.commTime).toBe(byId.get('m')!.finish); // S_comm = 0.15625 all its run
+    expect(byId.get('s')!.commTime).toBe(0);
     expect(summary.network_volume).toBe(8e8);
   });
 
@@ -31,6 +36,7 @@ describe('tfg-2x2x4, FCFS + first', () => {
     expect(Array.from(byId.get('m')!.nodes)).toEqual([0]);
     expect(summary.network_volume).toBe(0);
     expect(summary.makespan).toBeCloseTo(1.0, 12);
+    expect(byId.get('m')!.commTime).toBe(0);
   });
 });
 

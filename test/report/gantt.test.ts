@@ -107,6 +107,26 @@ describe('ganttSvg', () => {
     ]);
   });
 
+  it('shades the last commTime seconds of a job limited by communication, and says so in its tooltip and the legend', () => {
+    const input: GanttInput = {
+      coreCount: 8,
+      nodes: [{ name: 'n', firstCore: 0, coreCount: 8 }],
+      jobs: [
+        { id: 'p', type: 'mpi', start: 0, finish: 100, cores: [0, 1], nodes: [0], commTime: 25 },
+        { id: 'q', type: 'mpi', start: 0, finish: 100, cores: [2, 3], nodes: [0] },
+      ],
+    };
+    const svg = ganttSvg(input, OPTS);
+    const root = checkSvg(svg);
+    // 400 px for 100 s: 4 px/s; the shade covers 75..100 s, x = 84 + 300 = 384, 100 px wide, rows 0-1
+    const shade = findAll(jobGroup(root, 'p'), 'path').filter((e) => e.attrs.class === 'comm');
+    expect(shade.map((e) => e.attrs.d)).toEqual(['M384 60h100v20h-100Z']);
+    expect(svg).toContain('communication-limited 25 s (25% of its run)');
+    expect(svg).toContain('dark end: time limited by communication');
+    expect(findAll(jobGroup(root, 'q'), 'path').filter((e) => e.attrs.class === 'comm')).toHaveLength(0);
+    expect(ganttSvg({ ...input, jobs: [input.jobs[1]!] }, OPTS)).not.toContain('limited by communication');
+  });
+
   it('escapes job ids and node names', () => {
     const id = `<j&"1'>\u0007`;
     const input: GanttInput = {

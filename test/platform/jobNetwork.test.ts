@@ -1,0 +1,73 @@
+/**
+ * The `flow` communication model in the simulator (src/platform/jobNetwork.ts), worked out by hand: a
+ * 2-task MPI job on two nodes of a flat cluster streams comm_vol / (2 T) each way; when that exceeds what
+ * a 125 MB/s split-duplex link gives with the other direction's acknowledgements (125e6 / 1.05), the job
+ * slows by S = 1 / (t_compute + (1 - t_compute) / S_comm); a job that needs less runs at full speed; two
+ * such jobs sharing a backbone slow each other. The seed's models are unchanged (their tests stay).
+ */
+import { describe, expect, it } from 'vitest';
+import { Platform } from '../../src/platform/platform.js';
+import { parseSimGridPlatform } from '../../src/platform/simgridXml.js';
+import { fewSwitchesPolicy } from '../../src/scheduling/resourceSelection.js';
+import { opsJob, runListScheduler } from '../helpers.js';
+
+const platform = (attrs = '') =>
+  Platform.fromDescription(
+    parseSimGridPlatform(
+      `<platform version="4.1"><zone id="w" routing="Full"><cluster id="c" prefix="n" suffix="" radical="0-3" speed="1Gf" bw="125MBps" lat="10us" ${attrs}/></zone></platform>`,
+      'c.xml',
+    ),
+    { comm: 'flow', memory: 'none' },
+  );
+// 1e11 operations at 1 Gflop/s: T = 100 s alone
+const mpi = (id: string, commVol: number, fields = {}) =>
+  opsJob(id, 2, { type: 'mpi', nodes: 2, ntasksPerNode: 1, ops: 1e11, reqTime: 1000, commVol, tCompute: 0.5, ...fields });
+
+describe('flow communication model', () => {
+  it('a job whose streams exceed its links slows by its share; one within them runs at full speed', () => {
+    // demand per direction 5e10 / (2 x 100) = 2.5e8 B/s; each link carries 1 + 0.05 of the two streams: 125e6 / 1.05
+    const sComm = 125e6 / 1.05 / 2.5e8;
+    const r = runListScheduler(platform(), [mpi('heavy', 5e10)]);
+    expect(r.byId.get('heavy')!.finish).toBeCloseTo(100 / (1 / (0.5 + 0.5 / sComm)), 6);
+    const light = runListScheduler(platform(), [mpi('light', 1e10)]); // 5e7 B/s each way: within the link
+    expect(light.byId.get('light')!.finish).toBeCloseTo(100, 9);
+    expect(r.byId.get('heavy')!.commTime).toBe(r.byId.get('heavy')!.finish); // limited its whole run
+    expect(light.byId.get('light')!.commTime).toBe(0);
+  });
+
+  it('two jobs across a shared backbone slow each other; the second one alone speeds up again', () => {
+    // a: T = 100 s, demand 5e7 B/s per direction; b: T = 200 s, 2.5e7 B/s. The 100 MB/s backbone carries
+    // the 4 streams with weight 1.05 each, equal latencies: a level of 100e6 / 4.2 each (below both demands)
+    const p = platform('bb_bw="100MBps" bb_lat="1us"');
+    const r = runListScheduler(p, [mpi('a', 1e10), mpi('b', 1e10, { ops: 2e11 })]);
+    const level = 100e6 / 4.2;
+    const speed = (sComm: number) => 1 / (0.5 + 0.5 / sComm);
+    const aEnd = 100 / speed(level / 5e7);
+    expect(r.byId.get('a')!.finish).toBeCloseTo(aEnd, 6);
+    // then b alone: 2 streams x 1.05 x 2.5e7 fit in the backbone: full speed for the rest of its 200 s
+    const bEnd = aEnd + (200 - aEnd * speed(level / 2.5e7));
+    expect(r.byId.get('b')!.finish).toBeCloseTo(bEnd, 6);
+    // communication time: a is limited all its run; b until a ends, not after
+    expect(r.byId.get('a')!.commTime).toBe(r.byId.get('a')!.finish);
+    expect(r.byId.get('b')!.commTime).toBe(r.byId.get('a')!.finish);
+    expect(r.byId.get('b')!.commTime).toBeCloseTo(aEnd, 6);
+  });
+
+  it('the flow model needs a network', () => {
+    const plain = Platform.fromDescription({ ...platform().description, network: undefined }, { comm: 'flow' });
+    expect(() => runListScheduler(plain, [mpi('x', 1e10)])).toThrow(/the flow communication model needs a platform with a network/);
+  });
+
+  it('few_switches: the switches of a fat-tree are its leaf switches', () => {
+    const p = Platform.fromDescription(
+      parseSimGridPlatform(
+        '<platform version="4.1"><cluster id="ft" prefix="n" suffix="" radical="0-15" speed="1Gf" bw="125MBps" lat="10us" topology="FAT_TREE" topo_parameters="2;4,4;1,2;1,2"/></platform>',
+        'ft.xml',
+      ),
+    );
+    const sw = Array.from(fewSwitchesPolicy.switchOf(p));
+    // 4 leaves of 4 nodes: nodes 4k..4k+3 share a switch, different leaves differ
+    for (let n = 0; n < 16; n++) expect(sw[n]).toBe(sw[4 * Math.floor(n / 4)]);
+    expect(new Set(sw).size).toBe(4);
+  });
+});
