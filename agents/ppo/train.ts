@@ -124,6 +124,7 @@ export interface TrainResult {
 
 /** Trains PPO with `config`; writes the output directory; returns the trained network. */
 export async function train(config: PpoConfig, options: TrainOptions): Promise<TrainResult> {
+  if (config.es) return (await import('./evolve.js')).trainEs(config, options);
   const c = config;
   const tStart = performance.now();
   const log = options.log ?? (() => {});
@@ -207,6 +208,7 @@ export async function train(config: PpoConfig, options: TrainOptions): Promise<T
   const trainingOrigins = (envConfig.trajectory as { origins?: number[] } | undefined)?.origins;
   writeModelCard(modelDir, {
     env_id: c.env.id,
+    ...(c.setting !== undefined ? { setting: c.setting } : {}),
     workload: typeof c.env.config.workload === 'string' ? basename(c.env.config.workload) : null,
     trajectory_length: env.venv.envs[0]!.context.length,
     backfilling: env.venv.envs[0]!.config.backfilling,
