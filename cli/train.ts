@@ -70,7 +70,7 @@ export async function trainRun(f: Values<typeof flags>): Promise<number> {
   // running means over the last RUNNING updates that ended episodes
   const RUNNING = 10;
   const recent: { bsld: number; baseline: number }[] = [];
-  const result = await ppo.train(config, {
+  const result = await ppo.trainModel(config, {
     outDir: out,
     resume: checkpoint,
     log: (line) => {

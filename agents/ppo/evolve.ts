@@ -43,7 +43,7 @@ import type { PpoConfig } from './config.js';
 import { appendState, FeatureBatch, POOLED_FEATURES, POOLED_SIZE, rowFeatureNames, rowLayout, type RowLayout } from './features.js';
 import { saveModelDir } from './io.js';
 import { buildModel, PolicyNetwork } from './network.js';
-import { METRICS_COLUMNS, type MetricsRow, type TrainOptions, type TrainResult, writeModelCard } from './train.js';
+import { METRICS_COLUMNS, type MetricsRow, type TrainOptions, type TrainResult, train, writeModelCard } from './train.js';
 
 /** The parameters of the linear policy, as a flat vector: kernel weights, kernel bias, wait weights, wait bias. */
 export interface LinearLayout {
@@ -307,6 +307,11 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
     },
   });
   return { modelDir, steps: state.steps, episodes: state.episodes, seconds: (performance.now() - t0) / 1000, backend, metrics: rows, network, limits };
+}
+
+/** Trains `c` with its algorithm: evolution strategies when it has `es`, else PPO (`train`). */
+export function trainModel(c: PpoConfig, options: TrainOptions): Promise<TrainResult> {
+  return c.es ? trainEs(c, options) : train(c, options);
 }
 
 /** A checkpoint of an ES run: the model directory, es.json and a trainer.json (so `resolveCheckpoint` finds it). */

@@ -124,7 +124,6 @@ export interface TrainResult {
 
 /** Trains PPO with `config`; writes the output directory; returns the trained network. */
 export async function train(config: PpoConfig, options: TrainOptions): Promise<TrainResult> {
-  if (config.es) return (await import('./evolve.js')).trainEs(config, options);
   const c = config;
   const tStart = performance.now();
   const log = options.log ?? (() => {});
