@@ -18,12 +18,14 @@
  * - `fairness`: seed 001: 200,000 independent tasks (tasks/s vs DSLab's 80,000), the f sweep, a
  *   10,000,000-task CSV streamed through the engine (tasks/s, heap per million tasks, peak RSS).
  * - `malleable`: seed 002 (DMR): 400-job rigid/malleable simulation time, `reproduce dmr` on 3 seeds, Malleable-v0 steps/s.
+ * - `leaderboard`: `clustergym leaderboard` at its defaults (nine settings, seed 0, the shipped models): seconds per setting and in total.
  */
 import { benchBridge } from './bridge.js';
 import { benchCore } from './core.js';
 import { benchEnvs } from './envs.js';
 import { benchFairness } from './fairness.js';
 import { benchIrmasim } from './irmasim.js';
+import { benchLeaderboard } from './leaderboard.js';
 import { benchMalleable } from './malleable.js';
 import { benchPpo } from './ppo.js';
 import { benchMillionJobs } from './scheduling.js';
@@ -43,6 +45,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   malleable: benchMalleable,
   timesharing: benchTimesharing,
   fairness: () => benchFairness(),
+  leaderboard: benchLeaderboard,
 };
 
 async function main(): Promise<void> {

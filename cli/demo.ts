@@ -2,8 +2,11 @@
  * `clustergym demo` (what `npm start` runs): the embedded default end to end. Trains the PPO
  * baseline for a minute or two on the bundled heterogeneous platform (`data/platforms/hetero-20.json`,
  * 20 nodes, 496 cores) with Lublin–Feitelson jobs generated per episode, then evaluates it against
- * FCFS, SJF and F1, each with and without EASY backfilling, on held-out trajectories, prints the
- * table and writes the report.
+ * RLScheduler's five heuristics in the same env on held-out trajectories (the leaderboard's episodes
+ * of seed 0), prints the table and writes the report. Its last line states the verdict against the
+ * BEST heuristic at full strength (the leaderboard's `demo` setting, `data/configs/demo.json`: the
+ * five orders as batch schedulers over the whole queue with the env's committed head and EASY), with
+ * the paired 95 % bootstrap interval; the report page shows that leaderboard row.
  *
  *     clustergym demo [--out DIR] [--json] [--steps N] [--episodes N] [--backend auto|tensorflow|wasm|cpu]
  *
@@ -12,6 +15,7 @@
  * `evaluation.json`, `report/index.html` with the learning curve, the comparison bars, Gantt
  * charts of one held-out trajectory (PPO and FCFS) and the utilisation plot, and `demo.json`:
  * `{ "policies": [ { "name", "mean_bsld", "mean_wait", "utilisation", "makespan", "energy" } ],
+ * "leaderboard": { "best_heuristic", "diff": { "mean", "ci95" }, "verdict", "heuristics": [ { "name", "mean" } ] },
  * "train_seconds", "backend" }`, the learned policy named `ppo`. `--json` prints `demo.json` on
  * stdout instead of the table (and the other lines).
  */
@@ -19,13 +23,16 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../src/core/errors.js';
 import { BACKEND_CHOICES } from '../agents/ppo/config.js';
-import type { EvaluationResult } from '../agents/ppo/evaluate.js';
+import type { EvaluationResult, PolicyFigures } from '../agents/ppo/evaluate.js';
+import type { Setting, SettingResult } from '../agents/leaderboard/index.js';
 import { defineCommand, defineFlags, formatTable, int, oneOf, PACKAGE_ROOT, text, type Values } from './common.js';
 import { policyMeans } from './evaluate.js';
 import { grouped, ProgressBar } from './progress.js';
 
 /** The demo's training configuration. */
 export const DEMO_CONFIG = resolve(PACKAGE_ROOT, 'data/configs/ppo-demo.json');
+/** The demo's leaderboard setting (the same env; its heuristics at full strength). */
+export const DEMO_SETTING = resolve(PACKAGE_ROOT, 'data/configs/demo.json');
 
 /** The flags of `demo`. */
 export const flags = defineFlags({
@@ -72,6 +79,9 @@ export async function demo(f: Values<typeof flags>): Promise<number> {
     `trained ${grouped(trained.steps)} steps (${grouped(trained.episodes)} episodes) in ${trained.seconds.toFixed(1)} s${last ? `, ${grouped(last.steps_per_s)} steps/s` : ''}`,
   );
   const episodes = f.episodes ?? config.eval_episodes;
+  const lb = await import('../agents/leaderboard/index.js');
+  const setting = lb.loadSetting(DEMO_SETTING);
+  let board: SettingResult | undefined;
   let r: EvaluationResult;
   try {
     r = ppo.evaluatePolicy({
@@ -83,22 +93,88 @@ export async function demo(f: Values<typeof flags>): Promise<number> {
       metrics: trained.metrics,
       title: 'clustergym demo: PPO against the heuristics',
       extra: { train_seconds: trained.seconds, trained_steps: trained.steps, backend: backend.name },
+      reportExtras: (policies, seeds) => {
+        board = demoBoard(lb, setting, policies[0]!, seeds);
+        const t = lb.settingTable(board);
+        return {
+          tables: [
+            {
+              caption: `Leaderboard row of the demo's setting: ${lb.settingHeadline(board)}; ${verdictText(board)}`,
+              columns: t.header,
+              rows: t.rows,
+              highlight: 'ppo',
+            },
+          ],
+          figures: [
+            {
+              file: 'leaderboard.svg',
+              svg: lb.settingSvg(board, 0),
+              title: 'Against the best heuristic',
+              caption:
+                "Each policy's mean bsld relative to the best heuristic's (the heuristics as batch schedulers over the whole queue with the env's committed head and EASY backfilling), paired by episode, with 95 % bootstrap intervals (docs/leaderboard.md).",
+            },
+          ],
+        };
+      },
     });
   } finally {
     trained.network.dispose();
   }
   say(`\nheld-out trajectories: ${episodes} episodes of ${gen?.jobs ?? '?'} jobs (seeds from 2^32; training used seeds below 2^31)`);
   say(formatTable(ppo.EVAL_COLUMNS, ppo.evaluationRows(r.policies)));
-  const ppoRow = r.policies.find((p) => p.name === 'ppo')!;
-  const fcfs = r.policies.find((p) => p.name === 'fcfs');
-  if (fcfs)
-    say(`ppo mean bsld ${ppoRow.mean_bsld.toFixed(2)} vs fcfs ${fcfs.mean_bsld.toFixed(2)} (${ppoRow.mean_bsld < fcfs.mean_bsld ? 'lower' : 'NOT lower'})`);
-  const result = { policies: policyMeans(r.policies), train_seconds: trained.seconds, backend: backend.name };
+  const b = board!;
+  const l = b.learned[0]!;
+  const result = {
+    policies: policyMeans(r.policies),
+    leaderboard: {
+      best_heuristic: b.best_heuristic,
+      diff: l.diff,
+      verdict: l.verdict,
+      heuristics: b.policies.filter((p) => p.kind === 'heuristic').map((p) => ({ name: p.name, mean: p.mean })),
+    },
+    train_seconds: trained.seconds,
+    backend: backend.name,
+  };
   const file = join(f.out, 'demo.json');
   writeFileSync(file, `${JSON.stringify(result, null, 1)}\n`);
   if (f.json) process.stdout.write(`${JSON.stringify(result)}\n`);
   say(`report: ${join(f.out, 'report', 'index.html')}; evaluation: ${join(f.out, 'evaluation.json')}; ${file}`);
+  say(verdictText(b));
   return 0;
+}
+
+/** The demo's leaderboard row: its setting's heuristics at full strength on the evaluation's episodes, and `ppo`. */
+function demoBoard(lb: typeof import('../agents/leaderboard/index.js'), setting: Setting, ppoFigures: PolicyFigures, seeds: readonly number[]): SettingResult {
+  const expected = lb.episodeSeeds(0, seeds.length);
+  if (seeds.some((s, i) => s !== expected[i])) throw new Error('the demo evaluates on the leaderboard episodes of seed 0');
+  const t0 = performance.now();
+  const h = lb.runHeuristics(setting, seeds);
+  const per = ppoFigures.per_trajectory.map((e) => e.mean_bsld);
+  const ppoRow = {
+    name: 'ppo',
+    kind: 'learned' as const,
+    mean: ppoFigures.mean_bsld,
+    per_episode: per,
+    complete: ppoFigures.per_trajectory.every((e) => e.jobs_finished === e.jobs),
+    seconds: 0,
+  };
+  return lb.settingResult(setting, 0, h.episodes, [...h.rows, ppoRow], (performance.now() - t0) / 1000);
+}
+
+/** The verdict line: ppo against the best heuristic, with the interval. */
+export function verdictText(b: SettingResult): string {
+  const l = b.learned[0]!;
+  const best = b.policies.find((p) => p.name === b.best_heuristic)!;
+  const ppo = b.policies.find((p) => p.name === l.name)!;
+  const pc = (v: number) => `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}%`;
+  return (
+    `${l.name} mean bsld ${ppo.mean.toFixed(2)} vs the best heuristic ${best.name} ${best.mean.toFixed(2)} ` +
+    `(best of ${b.policies.filter((p) => p.kind === 'heuristic').length}, same ${per(b)} episodes): ${pc(l.diff.mean)}, 95% CI [${pc(l.diff.ci95[0])}, ${pc(l.diff.ci95[1])}]; verdict: ${l.verdict}`
+  );
+}
+
+function per(b: SettingResult): number {
+  return b.episode_seeds.length;
 }
 
 /** `clustergym demo`. */

@@ -18,7 +18,8 @@
  * as the model (agents/ppo/evaluate.ts). Prints the table (mean bsld, mean wait, utilisation,
  * makespan, energy per policy) and writes `evaluation.json` (every policy's means and
  * `per_trajectory` figures) and a report (`report/index.html` with the comparison bars) into
- * `--out` (default: `evaluation/` beside the model directory). `--json`
+ * `--out` (default: `clustergym-evaluation/` in the current directory; never beside the model, which
+ * may be the repository's own data). `--json`
  * prints `{ "policies": [ { "name", "mean_bsld", "mean_wait", "utilisation", "makespan", "energy" } ], "backend" }`
  * on stdout instead of the table.
  */
@@ -53,7 +54,7 @@ export const flags = defineFlags(
     seed: { value: 'S', schema: int({ gte: 0 }), help: 'seed of the --trajectories draw (default: 1, as compare)' },
     length: { value: 'L', schema: int({ gte: 1 }), help: "jobs per trajectory (default: the model's env)" },
     backfill: { schema: oneOf(['none', 'easy'] as const), help: "backfilling while a committed job waits (default: the model's env)" },
-    out: { value: 'DIR', schema: text(true), help: 'write evaluation.json and report/index.html there (default: evaluation/ beside the model directory)' },
+    out: { value: 'DIR', schema: text(true), default: 'clustergym-evaluation', help: 'write evaluation.json and report/index.html there' },
     json: { help: "print the table (every policy's mean figures) as JSON on stdout instead" },
     config: { value: 'FILE', schema: text(true), help: "a training config whose env to evaluate on (default: the model's; the same kind of env)" },
     policies: {
@@ -115,7 +116,7 @@ export async function evaluate(f: Values<typeof flags>): Promise<number> {
   const layout = ppo.rowLayout(config.env.id, context.config.k, context.platform.nodeCount);
   const loaded = await ppo.loadModelDir(f.model, layout);
   for (const h of heuristics) if (!ppo.playsInEnv(h, context)) parsePolicyName(ppo.heuristicSpec(h, context), undefined, '--policies');
-  const out = f.out ?? join(dirname(resolve(f.model)), 'evaluation');
+  const out = f.out;
   const metricsFile = [join(f.model, 'metrics.csv'), join(dirname(resolve(f.model)), 'metrics.csv')].find((p) => existsSync(p));
   const metrics = metricsFile ? ppo.parseMetricsCsv(readFileSync(metricsFile, 'utf8')) : undefined;
   const episodes = f.episodes ?? config.eval_episodes;

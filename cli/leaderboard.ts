@@ -14,7 +14,7 @@
  * lower_is_better, policies: [ { name, kind, model?, mean, per_episode } ], best_heuristic,
  * learned: [ { name, diff: { mean, ci95 }, verdict } ] } ] }` on stdout instead of the tables.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../src/core/errors.js';
 import { defineCommand, defineFlags, formatTable, int, PACKAGE_ROOT, text, type Values } from './common.js';
@@ -53,18 +53,17 @@ export const flags = defineFlags({
 export async function leaderboard(f: Values<typeof flags>): Promise<number> {
   const lb = await import('../agents/leaderboard/index.js');
   const names = f.settings !== undefined ? list(f.settings) : [...lb.SETTING_NAMES];
+  const known = (n: string) => existsSync(lb.settingFile(f.configs, n));
   for (const n of names)
-    if (!(lb.SETTING_NAMES as readonly string[]).includes(n) && !n.includes('/'))
-      try {
-        lb.loadSetting(lb.settingFile(f.configs, n));
-      } catch {
-        throw new InputError(`unknown setting ${JSON.stringify(n)}; expected some of ${lb.SETTING_NAMES.join(', ')}`, '--settings');
-      }
+    if (!known(n))
+      throw new InputError(
+        `unknown setting ${JSON.stringify(n)}: no ${lb.settingFile(f.configs, n)}; the settings are ${lb.SETTING_NAMES.join(', ')} (and demo)`,
+        '--settings',
+      );
   const settings = names.map((n) => lb.loadSetting(lb.settingFile(f.configs, n)));
   const models = f.models === 'none' ? [] : f.models !== undefined ? lb.modelEntries(list(f.models)) : lb.shippedModels(MODELS_DIR);
   for (const m of models)
-    if (f.models !== undefined && !(lb.SETTING_NAMES as readonly string[]).includes(m.setting))
-      throw new InputError(`the model's setting ${JSON.stringify(m.setting)} is not one of ${lb.SETTING_NAMES.join(', ')}`, m.dir);
+    if (!known(m.setting)) throw new InputError(`the model's setting ${JSON.stringify(m.setting)} has no setting file in ${f.configs}`, m.dir);
   const results = f.results !== undefined ? list(f.results).map(lb.readResults) : [];
   const out: unknown[] = [];
   const rows: import('../agents/leaderboard/index.js').SettingResult[] = [];

@@ -112,7 +112,11 @@ export function ppoPlayer(m: ModelEntry): LearnedPlayer {
           seeds.map((seed) => ({ seed })),
         );
         const per = r.result.per_trajectory;
-        return { per_episode: per.map((e) => clusterMetric(setting.metric, e)), complete: per.every((e) => e.jobs_finished === e.jobs) };
+        return {
+          per_episode: per.map((e) => clusterMetric(setting.metric, e)),
+          complete: per.every((e) => e.jobs_finished === e.jobs),
+          episodes: per.map((e) => ({ origin: e.origin, jobs: e.jobs })),
+        };
       } finally {
         loaded.network.dispose();
       }

@@ -49,7 +49,7 @@ export function settingTable(r: SettingResult, maxHeuristics = Infinity): { head
       p.kind,
       fmtMetric(p.mean),
       l ? `${pct(l.diff.mean)} [${pct(l.diff.ci95[0])}, ${pct(l.diff.ci95[1])}]` : '',
-      l ? l.verdict : '',
+      l ? l.verdict : p.kind === 'reference' ? `(reference, ${p.seconds.toFixed(1)} s)` : '',
     ]);
   }
   return { header: ['policy', 'kind', `mean ${r.metric}`, 'vs best heuristic (95% CI)', 'verdict'], rows, hidden };

@@ -89,8 +89,12 @@ export interface SettingResult {
 export interface LearnedPlayer {
   name: string;
   model: string;
-  /** The metric per episode (same order as `seeds`) and whether each finished every job. */
-  play(setting: Setting, seeds: readonly number[]): Promise<{ per_episode: number[]; complete: boolean }>;
+  /**
+   * The metric per episode (same order as `seeds`) and whether each finished every job; a player
+   * that ran the env may also say which episodes it played (`episodes`: trajectory origin and job
+   * count), which `runSetting` checks against the heuristics' episodes.
+   */
+  play(setting: Setting, seeds: readonly number[]): Promise<{ per_episode: number[]; complete: boolean; episodes?: { origin: number; jobs: number }[] }>;
 }
 
 /** A reference row's player (`--lookahead`). */
@@ -128,15 +132,18 @@ export function systemMetric(metric: string, episode: { return: number; metrics:
 }
 
 /** A setting's episode jobs (cluster settings): the exact jobs the env replays for each seed. */
-export function settingEpisodes(context: EnvContext, seeds: readonly number[]): { seed: number; origin: number; jobs: Job[] }[] {
+export function settingEpisodes(context: EnvContext, seeds: readonly number[]): { seed: number; origin: number; total: number; jobs: Job[] }[] {
   return seeds.map((seed) => {
     const e = context.episodeJobs(seed);
-    return { seed, origin: e.origin, jobs: fittingJobs(context, e.jobs) };
+    return { seed, origin: e.origin, total: e.jobs.length, jobs: fittingJobs(context, e.jobs) };
   });
 }
 
 /** Runs the heuristics of `setting` on the episodes of `seeds`. */
-export function runHeuristics(setting: Setting, seeds: readonly number[]): { episodes: { seed: number; origin: number }[]; rows: PolicyRow[] } {
+export function runHeuristics(
+  setting: Setting,
+  seeds: readonly number[],
+): { episodes: { seed: number; origin: number }[]; jobs?: number[]; rows: PolicyRow[] } {
   if (isClusterSetting(setting)) {
     const context = makeContext(setting.env.id, setting.env.config);
     const eps = settingEpisodes(context, seeds);
@@ -159,7 +166,7 @@ export function runHeuristics(setting: Setting, seeds: readonly number[]): { epi
       });
       return { name: h.name, kind: 'heuristic', mean: mean(per), per_episode: per, complete, seconds: (performance.now() - t0) / 1000 };
     });
-    return { episodes: eps.map((e) => ({ seed: e.seed, origin: e.origin })), rows };
+    return { episodes: eps.map((e) => ({ seed: e.seed, origin: e.origin })), jobs: eps.map((e) => e.total), rows };
   }
   const loaded = loadEnv(setting.env.id, setting.env.config);
   const env = makeEnv(loaded);
@@ -225,6 +232,14 @@ export async function runSetting(
     for (const p of players) {
       const t = performance.now();
       const r = await p.play(setting, seeds);
+      r.episodes?.forEach((e, i) => {
+        const o = h.episodes[i]!.origin;
+        const n = h.jobs?.[i];
+        if (e.origin !== o || (n !== undefined && e.jobs !== n))
+          throw new Error(
+            `${p.name} played another episode than the heuristics on seed ${seeds[i]}: origin ${e.origin} and ${e.jobs} jobs, against origin ${o} and ${n} jobs`,
+          );
+      });
       rows.push({
         name: p.name,
         kind,
@@ -235,16 +250,21 @@ export async function runSetting(
         seconds: (performance.now() - t) / 1000,
       });
     }
-  const { best, learned: cmp } = compareLearned(seed, setting.name, rows, setting.lower_is_better);
+  return settingResult(setting, seed, h.episodes, rows, (performance.now() - t0) / 1000);
+}
+
+/** A setting's result from its rows (heuristics, learned, references) on the episodes of leaderboard seed `seed`. */
+export function settingResult(setting: Setting, seed: number, episodes: { seed: number; origin: number }[], rows: PolicyRow[], seconds: number): SettingResult {
+  const { best, learned } = compareLearned(seed, setting.name, rows, setting.lower_is_better);
   return {
     name: setting.name,
     env_id: setting.env.id,
     metric: setting.metric,
     lower_is_better: setting.lower_is_better,
-    episode_seeds: h.episodes,
+    episode_seeds: episodes,
     policies: rows,
     best_heuristic: best.name,
-    learned: cmp,
-    seconds: (performance.now() - t0) / 1000,
+    learned,
+    seconds,
   };
 }

@@ -47,6 +47,7 @@ import {
   writeReport,
   type GanttRecordLike,
   type ReportFigure,
+  type ReportTable,
 } from '../../src/report/index.js';
 import { appendState, FeatureBatch } from './features.js';
 import { limitsForConfig, type PolicyMeta } from './io.js';
@@ -321,6 +322,14 @@ export interface ReportInput {
   context: EnvContext;
   /** The learned policy's schedule of one episode, and a heuristic's on the same episode. */
   traces?: { name: string; trace: EpisodeTrace }[] | undefined;
+  /** More tables and figures, after the evaluation's (the demo's leaderboard row). */
+  extras?: ReportExtras | undefined;
+}
+
+/** Tables and figures a caller adds to the evaluation report. */
+export interface ReportExtras {
+  tables?: ReportTable[];
+  figures?: ReportFigure[];
 }
 
 /** Writes `dir/index.html` and its SVGs: learning curve, comparison bars, Gantt charts, utilisation. */
@@ -385,8 +394,11 @@ export function writeEvaluationReport(dir: string, r: ReportInput): string[] {
   const written = writeReport(dir, {
     title: r.title,
     intro: r.intro,
-    tables: [{ caption: 'Means over the held-out episodes', columns: EVAL_COLUMNS, rows: evaluationRows(r.policies), ...(ppo ? { highlight: 'ppo' } : {}) }],
-    figures,
+    tables: [
+      { caption: 'Means over the held-out episodes', columns: EVAL_COLUMNS, rows: evaluationRows(r.policies), ...(ppo ? { highlight: 'ppo' } : {}) },
+      ...(r.extras?.tables ?? []),
+    ],
+    figures: [...figures, ...(r.extras?.figures ?? [])],
   });
   return [written.index, ...written.figures];
 }
@@ -431,6 +443,8 @@ export interface EvaluationOptions {
   intro?: string | undefined;
   /** Extra fields of evaluation.json. */
   extra?: Record<string, unknown> | undefined;
+  /** More report tables and figures, made from the evaluated policies (`ppo` first) and the episodes' seeds. */
+  reportExtras?: ((policies: readonly PolicyFigures[], seeds: readonly number[]) => ReportExtras) | undefined;
 }
 
 /** What `evaluatePolicy` returns. */
@@ -491,6 +505,7 @@ export function evaluatePolicy(o: EvaluationOptions): EvaluationResult {
     metrics: o.metrics,
     context,
     traces,
+    extras: o.reportExtras?.(policies, seeds),
   });
   return { policies, seeds, origins, files: [json, ...files], seconds: (performance.now() - t0) / 1000 };
 }

@@ -85,6 +85,8 @@ class Args:
     """torch threads (1: deterministic and light)"""
     quiet: bool = False
     """no progress lines, only the final JSON line"""
+    save: str = ""
+    """save the trained agent (torch state_dict) to this file: `examples/leaderboard_play.py --policy ppo_torch:FILE` puts it on the leaderboard"""
 
 
 def parse_args() -> Args:
@@ -312,6 +314,8 @@ def main() -> None:
             f"approx_kl {approx_kl.item():.4f}, clipfrac {np.mean(clipfracs):.3f}, {time.perf_counter() - t0:.0f} s"
         )
     envs.close()
+    if args.save:
+        torch.save({"state_dict": agent.state_dict(), "fj": fj, "fg": fg, "train_seeds": seeds}, args.save)
 
     # 5. the greedy policy against FCFS on the same held-out episodes
     def greedy(obs: Dict[str, np.ndarray], masks: np.ndarray) -> np.ndarray:

@@ -3,8 +3,9 @@
  * hand and as properties, the model card's seed check, and the command end to end through the built
  * CLI on small settings: the JSON's shape, the intervals recomputed from `per_episode`, and the
  * Done-when check that on exported episodes the leaderboard's best heuristic is at least as good as
- * the best of every order x resource selection x backfilling that `clustergym compare` runs there.
+ * the best of every order x resource selection x backfilling (none, EASY) that `clustergym compare` runs there.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -223,6 +224,9 @@ describe('clustergym leaderboard', () => {
     ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/leaderboard seed 40321, not 1/);
+    const unknown = cli(['leaderboard', '--configs', configs, '--settings', 'hetro', '--out', out]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--settings: unknown setting "hetro"/);
   });
 
   it.skipIf(!HAVE_SHARED)(
@@ -249,7 +253,8 @@ describe('clustergym leaderboard', () => {
       const cases = [
         // RLScheduler's setting: no backfilling, committed head (the env's decision model), one-core nodes
         { name: 'rlsched', policies: JOB_SELECTION_NAMES.filter((j) => j !== 'random').map((j) => `${j}:first`), extra: ['--commit-head'] },
-        { name: 'hetero', policies: every.flatMap((p) => [p, `${p}+easy`, `${p}+conservative`]), extra: [] },
+        // every order x resource selection, without and with EASY (the setting leaves conservative out: its cost)
+        { name: 'hetero', policies: every.flatMap((p) => [p, `${p}+easy`]), extra: [] },
       ];
       for (const c of cases) {
         const s = doc.settings.find((x) => x.name === c.name)!;
@@ -278,6 +283,115 @@ describe('clustergym leaderboard', () => {
         // and the leaderboard's own figure of that policy is compare's
         expect(sums.get(best.name)).toBeCloseTo(best.mean, 9);
       }
+    },
+  );
+
+  it.skipIf(!HAVE_SHARED)(`a shipped model plays its card's setting on the heuristics' episodes${HAVE_SHARED ? '' : ` (${SHARED_MISSING})`}`, () => {
+    const s = run([
+      '--configs',
+      configs,
+      '--seed',
+      String(seed),
+      '--episodes',
+      '2',
+      '--settings',
+      'rlsched',
+      '--models',
+      join(ROOT, 'data/models/lublin256'),
+      '--out',
+      out,
+    ]).doc.settings[0]!;
+    const ppo = s.policies.find((p) => p.kind === 'learned')!;
+    expect(ppo.name).toBe('ppo:lublin256');
+    expect(ppo.model).toBe(join(ROOT, 'data/models/lublin256'));
+    expect(ppo.per_episode).toHaveLength(2);
+    expect(s.learned.map((l) => l.name)).toEqual(['ppo:lublin256']);
+    // a model for another setting is refused
+    const bad = cli([
+      'leaderboard',
+      '--configs',
+      configs,
+      '--episodes',
+      '1',
+      '--settings',
+      'hetero',
+      '--models',
+      `hetero=${join(ROOT, 'data/models/lublin256')}`,
+      '--out',
+      out,
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/the model plays clustergym\/Job-v0; setting hetero is clustergym\/JobNode-v0/);
+  });
+
+  it.skipIf(!HAVE_SHARED)(`--lookahead adds a reference row on Job-v0, never compared as a competitor${HAVE_SHARED ? '' : ` (${SHARED_MISSING})`}`, () => {
+    const s = run(['--configs', configs, '--seed', String(seed), '--episodes', '1', '--settings', 'rlsched', '--models', 'none', '--lookahead', '--out', out])
+      .doc.settings[0]!;
+    const ref = s.policies.filter((p) => p.kind === 'reference');
+    expect(ref.map((p) => p.name)).toEqual(['lookahead(m=2)']);
+    expect(ref[0]!.per_episode).toHaveLength(1);
+    expect(Number.isFinite(ref[0]!.mean)).toBe(true);
+    expect(s.learned).toEqual([]);
+    expect(s.best_heuristic).not.toBe('lookahead(m=2)');
+  });
+
+  const python = (mods: string) => spawnSync('/usr/bin/python3', ['-c', `import ${mods}`]).status === 0;
+  const HAVE_PY = python('zmq, msgpack, numpy');
+  const HAVE_TORCH = HAVE_PY && python('torch');
+  const py = (script: string, args: string[]) => {
+    const r = spawnSync('/usr/bin/python3', [join(ROOT, 'python-client/examples', script), ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONPATH: join(ROOT, 'python-client') },
+      timeout: 240_000,
+    });
+    expect(r.stderr).not.toMatch(/Traceback/);
+    expect(r.status).toBe(0);
+    return r.stdout;
+  };
+
+  it.skipIf(!HAVE_PY)(
+    `a Python policy over the bridge on the exported episodes is a learned row${HAVE_PY ? '' : ' (skipped: /usr/bin/python3 lacks zmq, msgpack or numpy)'}`,
+    () => {
+      const exp = mkdtempSync(join(tmpdir(), 'cg-lb-py-'));
+      const base = ['--configs', configs, '--seed', '9', '--episodes', '2', '--settings', 'demo', '--models', 'none', '--out', out];
+      run([...base, '--export', exp]);
+      const fcfs = join(exp, 'fcfs.json');
+      py('leaderboard_play.py', ['--episodes', join(exp, 'demo'), '--policy', 'fcfs', '--name', 'fcfs-python', '--out', fcfs]);
+      const files = [fcfs];
+      if (HAVE_TORCH) {
+        // the CleanRL-style PyTorch PPO, trained briefly on the demo's env, then played greedily on the same episodes
+        const agent = join(exp, 'agent.pt');
+        const platform = join(ROOT, 'data/platforms/hetero-20.json');
+        py('ppo_torch.py', [
+          '--total-steps',
+          '128',
+          '--num-envs',
+          '2',
+          '--num-steps',
+          '64',
+          '--jobs',
+          '40',
+          '--eval-episodes',
+          '1',
+          '--quiet',
+          '--save',
+          agent,
+          '--platform',
+          platform,
+        ]);
+        const ppo = join(exp, 'ppo.json');
+        py('leaderboard_play.py', ['--episodes', join(exp, 'demo'), '--policy', `ppo_torch:${agent}`, '--out', ppo]);
+        files.push(ppo);
+      }
+      const s = run([...base, '--results', files.join(',')]).doc.settings[0]!;
+      // FCFS through the env (committed head, EASY) makes the batch fcfs+easy schedule: the same episodes, the same figures
+      const row = s.policies.find((p) => p.name === 'fcfs-python')!;
+      expect(row.kind).toBe('learned');
+      const batch = s.policies.find((p) => p.name === 'fcfs:first+easy')!;
+      row.per_episode.forEach((v, i) => {
+        expect(v).toBeCloseTo(batch.per_episode[i]!, 9);
+      });
+      expect(s.learned.map((l) => l.name)).toEqual(HAVE_TORCH ? ['fcfs-python', 'ppo_torch'] : ['fcfs-python']);
     },
   );
 });

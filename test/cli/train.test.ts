@@ -216,5 +216,32 @@ describe('clustergym demo', () => {
     expect(out.train_seconds).toBeGreaterThan(0);
     expect(out.backend).toMatch(/^(wasm|tensorflow|cpu)$/);
     expect(existsSync(join(d, 'demo', 'report', 'index.html'))).toBe(true);
+    // the leaderboard row: the best of the setting's heuristics at full strength, and ppo's paired interval
+    const lb = out.leaderboard as {
+      best_heuristic: string;
+      diff: { mean: number; ci95: [number, number] };
+      verdict: string;
+      heuristics: { name: string; mean: number }[];
+    };
+    expect(lb.heuristics.map((h) => h.name)).toEqual(['fcfs:first+easy', 'sjf:first+easy', 'wfp3:first+easy', 'unicep:first+easy', 'f1:first+easy']);
+    expect(lb.best_heuristic).toBe(lb.heuristics.reduce((a, b) => (b.mean < a.mean ? b : a)).name);
+    expect(lb.diff.ci95[0]).toBeLessThanOrEqual(lb.diff.ci95[1]);
+    expect(lb.verdict).toMatch(/^(better|worse|tie)$/);
+    const page = readFileSync(join(d, 'demo', 'report', 'index.html'), 'utf8');
+    expect(page).toMatch(/Leaderboard row of the demo(&#39;|')s setting/);
+    expect(page).toContain(`verdict: ${lb.verdict}`);
+  });
+
+  it('closes with the verdict against the best heuristic, with the interval', () => {
+    const d = tmp();
+    const r = cli(['demo', '--out', join(d, 'demo'), '--steps', '1024', '--episodes', '2']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    const lb = JSON.parse(readFileSync(join(d, 'demo', 'demo.json'), 'utf8')).leaderboard;
+    const pc = (v: number) => `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}%`;
+    expect(lines.at(-1)).toMatch(
+      new RegExp(`^ppo mean bsld [0-9.]+ vs the best heuristic ${lb.best_heuristic.replace(/[+]/g, '\\+')} [0-9.]+ \\(best of 5, same 2 episodes\\): `),
+    );
+    expect(lines.at(-1)).toContain(`95% CI [${pc(lb.diff.ci95[0])}, ${pc(lb.diff.ci95[1])}]; verdict: ${lb.verdict}`);
   });
 });

@@ -1,0 +1,28 @@
+/**
+ * `npm run bench -- leaderboard`: the leaderboard's wall time at its defaults (all nine settings,
+ * each setting's default episodes, seed 0, the shipped models), per setting and in total, with each
+ * setting's best heuristic and the learned models' verdicts (the run `clustergym leaderboard` makes).
+ */
+import { join } from 'node:path';
+import { loadSetting, ppoPlayer, runSetting, SETTING_NAMES, settingFile, shippedModels } from '../agents/leaderboard/index.js';
+import { PACKAGE_ROOT } from '../src/core/paths.js';
+
+/** Runs the leaderboard; returns its figures. */
+export async function benchLeaderboard(): Promise<Record<string, unknown>> {
+  const models = shippedModels(join(PACKAGE_ROOT, 'data/models'));
+  const settings: Record<string, unknown> = {};
+  const t0 = performance.now();
+  for (const name of SETTING_NAMES) {
+    const s = loadSetting(settingFile(join(PACKAGE_ROOT, 'data/configs'), name));
+    const r = await runSetting(s, 0, s.episodes, models.filter((m) => m.setting === name).map(ppoPlayer));
+    settings[name] = {
+      episodes: s.episodes,
+      heuristics: r.policies.filter((p) => p.kind === 'heuristic').length,
+      seconds: Number(r.seconds.toFixed(1)),
+      best_heuristic: r.best_heuristic,
+      learned: r.learned.map((l) => ({ name: l.name, verdict: l.verdict, diff: l.diff.mean, ci95: l.diff.ci95 })),
+    };
+    console.error(`bench leaderboard: ${name} ${r.seconds.toFixed(1)} s`);
+  }
+  return { seconds: Number(((performance.now() - t0) / 1000).toFixed(1)), settings };
+}
