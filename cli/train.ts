@@ -15,7 +15,7 @@
  * and steps/s; the trajectory filter and the warm start have bars of their own.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { InputError } from '../src/core/errors.js';
 import { parseJsonText } from '../src/core/json.js';
 import { BACKEND_CHOICES, type PpoConfig } from '../agents/ppo/config.js';
@@ -132,7 +132,7 @@ async function flatRun(f: Values<typeof flags>): Promise<number | null> {
   if (file === undefined || !existsSync(file)) return null;
   const raw = parseJsonText(readFileSync(file, 'utf8'), file);
   if (!flatEs.isFlatEsConfig(raw)) return null;
-  const c = flatEs.parseFlatEsConfig(raw, file);
+  const c = flatEs.parseFlatEsConfig(raw, file, dirname(file));
   const out = f.out ?? (resume ? join(resume, '..', '..') : 'runs/es');
   if (!resume && existsSync(join(out, 'metrics.csv')))
     throw new InputError(`${out} already holds a training run (metrics.csv): give another --out, or --resume ${out} to continue it`);

@@ -25,15 +25,17 @@
  * "time_limit" }`.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
 import { derive } from '../../src/core/rng.js';
 import type { GymEnv } from '../../envs/env.js';
 import { loadEnv, makeEnv } from '../../envs/registry.js';
-import { playEpisode } from '../episode.js';
+import { type EnvAgent, playEpisode } from '../episode.js';
+import { PolicyPairAgent } from '../heuristics/index.js';
 import { systemAgent } from '../leaderboard/heuristics.js';
-import { systemMetric } from '../leaderboard/run.js';
+import { CLUSTER_METRICS } from '../leaderboard/settings.js';
+import { clusterMetric, systemMetric } from '../leaderboard/run.js';
 
 /** The format tag of a flat ES training config. */
 export const FLAT_CONFIG_FORMAT = 'clustergym-es-flat';
@@ -47,8 +49,10 @@ export const FlatEsConfigSchema = z
     /** The leaderboard setting the model plays (written to its card). */
     setting: z.string().min(1),
     env: z.object({ id: z.string().min(1), config: z.record(z.unknown()).default({}) }).strict(),
-    /** `return` or `metrics.KEY`, as the setting ranks. */
-    metric: z.string().regex(/^(return|metrics\.[A-Za-z0-9_.]+)$/, 'expected "return" or "metrics.KEY"'),
+    /** `return` or `metrics.KEY`, as the setting ranks (PolicyPair-v0: `mean_bsld`, `mean_wait` or `edp`). */
+    metric: z
+      .string()
+      .regex(/^(return|mean_bsld|mean_wait|edp|metrics\.[A-Za-z0-9_.]+)$/, 'expected "return", "metrics.KEY", "mean_bsld", "mean_wait" or "edp"'),
     lower_is_better: z.boolean(),
     seed: z
       .number()
@@ -63,7 +67,7 @@ export const FlatEsConfigSchema = z
         episodes: z.number().int().min(1).max(1024).default(4),
         sigma: z.number().positive().max(100).default(0.5),
         learning_rate: z.number().positive().max(100).default(0.5),
-        /** The heuristic agent (a name of the setting's `heuristics.agents`) every episode is compared with. */
+        /** The heuristic agent every episode is compared with: a name of the setting's `heuristics.agents`, or on PolicyPair-v0 a fixed pair (`sjf:high_mem`). */
         reference: z.string().min(1),
         /** `zero`: theta = 0 (the lowest valid action); `reference`: bias 1 on the reference's most frequent action. */
         init: z.enum(['zero', 'reference']).default('reference'),
@@ -77,12 +81,16 @@ export const FlatEsConfigSchema = z
 /** A validated flat ES config. */
 export type FlatEsConfig = z.output<typeof FlatEsConfigSchema>;
 
-/** Reads and validates a flat ES config file (relative platform/workload paths from its directory). */
-export function parseFlatEsConfig(raw: unknown, where: string): FlatEsConfig {
+/** Validates a flat ES config (`where` names the file; relative platform/workload paths are taken from `base`, and stored absolute). */
+export function parseFlatEsConfig(raw: unknown, where: string, base?: string): FlatEsConfig {
   const r = FlatEsConfigSchema.safeParse(raw);
   if (!r.success) throw inputErrorFromIssues(where, r.error.issues);
-  loadEnv(r.data.env.id, r.data.env.config); // the env's own checks
-  return r.data;
+  const config = { ...r.data.env.config };
+  if (base !== undefined)
+    for (const key of ['platform', 'workload'])
+      if (typeof config[key] === 'string' && config[key] !== '' && !isAbsolute(config[key] as string)) config[key] = resolve(base, config[key] as string);
+  loadEnv(r.data.env.id, config); // the env's own checks
+  return { ...r.data, env: { ...r.data.env, config } };
 }
 
 /** Whether a parsed JSON training config is a flat ES one. */
@@ -135,11 +143,25 @@ export function flatShape(env: GymEnv): { A: number; D: number } {
   return { A: env.actionSpace.n, D: space.shape[0]! };
 }
 
+/** The setting's metric of a played episode (the cluster metrics from the episode's summary). */
+export function episodeMetric(metric: string, e: { return: number; metrics: unknown }): number {
+  return (CLUSTER_METRICS as readonly string[]).includes(metric) ? clusterMetric(metric, e.metrics as never) : systemMetric(metric, e);
+}
+
+/** The reference agent of a flat ES run: a system env's heuristic agent, or a fixed pair on PolicyPair-v0. */
+export function referenceAgent(envId: string, name: string): EnvAgent<GymEnv> {
+  if (envId === 'clustergym/PolicyPair-v0') {
+    const agent = new PolicyPairAgent(name);
+    return { name, act: (env) => agent.act(env as never) };
+  }
+  return systemAgent(envId, name, '$.es.reference');
+}
+
 /** Plays theta greedily on the episode of `seed`; the setting's metric. */
 export function playFlat(env: GymEnv, theta: ArrayLike<number>, seed: number, metric: string): { value: number; steps: number } {
   const { A, D } = flatShape(env);
   const e = playEpisode(env, { name: 'linear', act: (en, obs) => flatAction(theta, obs as Float32Array, en.actionMask(), A, D) }, seed);
-  return { value: systemMetric(metric, e), steps: e.steps };
+  return { value: episodeMetric(metric, e), steps: e.steps };
 }
 
 /** The parameters of a linear.json as the flat theta. */
@@ -197,14 +219,14 @@ export function trainFlat(
   const log = options.log ?? (() => {});
   const env = makeEnv(loadEnv(c.env.id, c.env.config));
   const refEnv = makeEnv(loadEnv(c.env.id, c.env.config));
-  const reference = systemAgent(c.env.id, es.reference, '$.es.reference');
+  const reference = referenceAgent(c.env.id, es.reference);
   const { A, D } = flatShape(env);
   const size = A * (D + 1);
   const refCache = new Map<number, number>();
   const refValue = (seed: number) => {
     let v = refCache.get(seed);
     if (v === undefined) {
-      v = systemMetric(c.metric, playEpisode(refEnv, reference, seed));
+      v = episodeMetric(c.metric, playEpisode(refEnv, reference, seed));
       refCache.set(seed, v);
     }
     return v;
