@@ -108,8 +108,22 @@ export const EsSchema = z
     sigma: z.number().positive().max(100).default(0.3),
     /** Step size of the update. */
     learning_rate: z.number().positive().max(100).default(0.3),
-    /** The batch scheduler (`clustergym simulate` policy name) whose mean bsld on the same jobs divides a candidate's. */
+    /** What a candidate is scored by: `mean_bsld`, `mean_wait` or `edp` (energy x makespan) of each episode. */
+    metric: z.enum(['mean_bsld', 'mean_wait', 'edp']).default('mean_bsld'),
+    /** The batch scheduler (`clustergym simulate` policy name) whose metric on the same jobs divides a candidate's. */
     reference: z.string().min(1).default('unicep:high_gflops+easy'),
+    /**
+     * Training episodes (fixed, drawn once from `derive(seed, 'es/validation')`) on which the initial
+     * theta and each generation's theta are scored; the model is the best of them (0: the last theta).
+     */
+    validation_episodes: z.number().int().min(0).max(1024).default(0),
+    /**
+     * Coordinate search before ES (needs `validation_episodes`): for each named parameter in turn, every
+     * listed value is tried with the others at their best so far, and the value with the best fitness on
+     * the validation episodes is kept. For the few parameters whose optimum is sharp (a threshold such
+     * as the wait bias), where ES's smoothed steps do not find it.
+     */
+    search: z.record(z.array(z.number().finite()).min(1)).default({}),
     /** Initial parameters by name (`row:<row feature>`, `row_bias`, `wait:<pooled feature>`, `wait_bias`); the others start at 0. */
     init: z.record(z.number().finite()).default({}),
   })

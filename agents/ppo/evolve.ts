@@ -21,6 +21,16 @@
  * `unicep:high_gflops+easy`, run as `clustergym simulate` runs it), so a fitness of 0.95 is "5 %
  * below the reference" whatever the episode's load.
  *
+ * `search` first tunes a few named parameters by coordinate search on the validation episodes
+ * (each listed value tried in turn, the best kept), then ES starts from there.
+ *
+ * With `validation_episodes`, the initial theta and each generation's are scored on a fixed set of
+ * training episodes and the model is the best of them: the rank-shaped step follows the gradient of
+ * the Gaussian-smoothed fitness, whose optimum can lie away from a sharp optimum of the fitness itself.
+ *
+ * Budget: `generations`, and the run also stops after the generation during which `total_steps` env
+ * steps or `time_limit` seconds were reached.
+ *
  * Seeds: the noise of generation g is `derive(seed, 'es/noise/<g>')` and its episodes' reset seeds
  * are drawn from `derive(seed, 'es/episodes/<g>')` below 2^31 (the training range; the leaderboard
  * evaluates from 2^32). A run is deterministic by its seed, and a checkpoint (`es.json`: the
@@ -88,7 +98,14 @@ export function linearAction(theta: Float64Array, batch: FeatureBatch, layout: R
 }
 
 /** Plays `theta` greedily on the episode of reset seed `seed`; its mean bsld and its steps. */
-export function playLinear(theta: Float64Array, context: EnvContext, layout: RowLayout, seed: number, batch: FeatureBatch): { bsld: number; steps: number } {
+export function playLinear(
+  theta: Float64Array,
+  context: EnvContext,
+  layout: RowLayout,
+  seed: number,
+  batch: FeatureBatch,
+  metric: EsMetric = 'mean_bsld',
+): { bsld: number; value: number; steps: number } {
   const env = makeFromContext(context);
   let obs = env.reset({ seed }).observation as DictObservation;
   let steps = 0;
@@ -98,7 +115,7 @@ export function playLinear(theta: Float64Array, context: EnvContext, layout: Row
       appendState(batch, layout, obs, env.actionMask());
       const r = env.step(linearAction(theta, batch, layout));
       steps++;
-      if (r.terminated || r.truncated) return { bsld: r.info.metrics!.mean_bsld, steps };
+      if (r.terminated || r.truncated) return { bsld: r.info.metrics!.mean_bsld, value: metricOf(metric, r.info.metrics!), steps };
       obs = r.observation as DictObservation;
     }
   } finally {
@@ -106,7 +123,15 @@ export function playLinear(theta: Float64Array, context: EnvContext, layout: Row
   }
 }
 
-/** The reference batch scheduler's mean bsld on each episode (cached by seed). */
+/** The metrics ES can train for (the leaderboard's cluster metrics). */
+export type EsMetric = 'mean_bsld' | 'mean_wait' | 'edp';
+
+/** An episode's metric from its summary (`edp`: energy in J x makespan in s). */
+export function metricOf(metric: EsMetric, s: { mean_bsld: number; mean_wait: number; energy: number; makespan: number }): number {
+  return metric === 'edp' ? s.energy * s.makespan : s[metric];
+}
+
+/** The reference batch scheduler's metric on each episode (cached by seed). */
 export class ReferenceScores {
   private readonly cache = new Map<number, number>();
   private readonly probe: ClusterSimulator;
@@ -114,6 +139,7 @@ export class ReferenceScores {
   constructor(
     private readonly context: EnvContext,
     readonly policy: string,
+    readonly metric: EsMetric = 'mean_bsld',
   ) {
     parsePolicyName(policy, 'none', '$.es.reference');
     this.probe = new ClusterSimulator(context.platform, [], { enforceMemory: context.config.enforce_memory });
@@ -126,7 +152,10 @@ export class ReferenceScores {
       const c = this.context.config;
       const jobs = this.context.episodeJobs(seed).jobs.filter((j) => this.probe.unfitReason(j) === null);
       const scheduler = makeScheduler(this.policy, { seed: 0, fit: c.node_fit });
-      b = runSimulation(this.context.platform, jobs, scheduler, { enforceMemory: c.enforce_memory, walltimeKill: c.walltime_kill }).summary.mean_bsld;
+      b = metricOf(
+        this.metric,
+        runSimulation(this.context.platform, jobs, scheduler, { enforceMemory: c.enforce_memory, walltimeKill: c.walltime_kill }).summary,
+      );
       this.cache.set(seed, b);
     }
     return b;
@@ -135,7 +164,18 @@ export class ReferenceScores {
 
 /** es.json of a checkpoint: the generations done and theta after them. */
 const EsStateSchema = z
-  .object({ generation: z.number().int().min(0), steps: z.number().int().min(0), episodes: z.number().int().min(0), theta: z.array(z.number()) })
+  .object({
+    generation: z.number().int().min(0),
+    steps: z.number().int().min(0),
+    episodes: z.number().int().min(0),
+    theta: z.array(z.number()),
+    /** The best theta on the validation episodes so far, and its fitness there (with `validation_episodes`). */
+    best: z
+      .object({ generation: z.number().int().min(0), fitness: z.number(), theta: z.array(z.number()) })
+      .strict()
+      .nullable()
+      .default(null),
+  })
   .strict();
 
 /** The progress of an ES run. */
@@ -189,10 +229,10 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
   const limits = { ...env0.limits };
   env0.close();
   const size = linearLayout(layout.rowSize).size;
-  const reference = new ReferenceScores(context, es.reference);
+  const reference = new ReferenceScores(context, es.reference, es.metric);
 
   let theta = initialTheta(es.init, layout);
-  let state: EsState = { generation: 0, steps: 0, episodes: 0, theta: [] };
+  let state: EsState = { generation: 0, steps: 0, episodes: 0, theta: [], best: null };
   if (options.resume) {
     state = readEsState(options.resume, size);
     theta = Float64Array.from(state.theta);
@@ -211,13 +251,44 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
   const fitness = (th: Float64Array, seeds: readonly number[]) => {
     let f = 0;
     for (const seed of seeds) {
-      const r = playLinear(th, context, layout, seed, batch);
+      const r = playLinear(th, context, layout, seed, batch, es.metric);
       state.steps += r.steps;
       state.episodes++;
-      f += r.bsld / reference.bsld(seed);
+      f += r.value / reference.bsld(seed);
     }
     return f / seeds.length;
   };
+  const validationRng = derive(c.seed, 'es/validation');
+  const validation = Array.from({ length: es.validation_episodes }, () => validationRng.int(2 ** 31));
+  const validate = (g: number) => {
+    if (validation.length === 0) return;
+    const f = fitness(theta, validation);
+    if (!state.best || f < state.best.fitness) state.best = { generation: g, fitness: f, theta: Array.from(theta) };
+    log(
+      `generation ${g}: ${(100 * (f - 1)).toFixed(2)}% against ${es.reference} on the ${validation.length} validation episodes (best: generation ${state.best.generation})`,
+    );
+  };
+  if (state.generation === 0 && Object.keys(es.search).length > 0) {
+    if (validation.length === 0) throw new InputError('$.es.search needs validation_episodes > 0 (the search scores on them)', 'es.search');
+    const names = parameterNames(layout);
+    for (const [name, values] of Object.entries(es.search)) {
+      const i = names.indexOf(name);
+      if (i < 0) throw new InputError(`$.es.search: no parameter ${JSON.stringify(name)}; expected one of ${names.join(', ')}`, 'es.search');
+      let bestValue = theta[i]!;
+      let bestF = fitness(theta, validation);
+      for (const v of values) {
+        theta[i] = v;
+        const f = fitness(theta, validation);
+        if (f < bestF) {
+          bestF = f;
+          bestValue = v;
+        }
+      }
+      theta[i] = bestValue;
+      log(`search: ${name} = ${bestValue} (${(100 * (bestF - 1)).toFixed(2)}% against ${es.reference} on the validation episodes)`);
+    }
+  }
+  if (state.generation === 0) validate(0);
   const candidate = new Float64Array(size);
   for (let g = state.generation; g < es.generations; g++) {
     const seedRng = derive(c.seed, `es/episodes/${g}`);
@@ -245,6 +316,7 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
     for (let i = 0; i < size; i++) theta[i]! -= (es.learning_rate * eps[i]!) / es.population;
     state.generation = g + 1;
     state.theta = Array.from(theta);
+    validate(g + 1);
     const refMean = seeds.reduce((a, s) => a + reference.bsld(s), 0) / seeds.length;
     const seconds = (performance.now() - t0) / 1000;
     const row: MetricsRow = {
@@ -268,7 +340,7 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
     rows.push(row);
     appendFileSync(metricsFile, `${METRICS_COLUMNS.map((k) => (Number.isFinite(row[k]) ? String(row[k]) : '')).join(',')}\n`);
     options.onProgress?.({ steps: state.generation, totalSteps: es.generations, episodes: state.episodes, row });
-    const timeUp = c.time_limit !== null && seconds >= c.time_limit;
+    const timeUp = (c.time_limit !== null && seconds >= c.time_limit) || state.steps >= c.total_steps;
     const last = g + 1 === es.generations || timeUp;
     if ((c.checkpoint_every > 0 && (g + 1) % c.checkpoint_every === 0) || last) {
       const dir = checkpointDir(options.outDir, state.generation);
@@ -276,10 +348,12 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
       log(`checkpoint ${dir}`);
     }
     if (timeUp) {
-      log(`time limit of ${c.time_limit} s reached after generation ${state.generation}`);
+      log(`${state.steps >= c.total_steps ? `${state.steps} env steps` : `time limit of ${c.time_limit} s`} reached after generation ${state.generation}`);
       break;
     }
   }
+  // the model: the best theta on the validation episodes (or the last one without them)
+  if (state.best) theta = Float64Array.from(state.best.theta);
   const network = networkOf(theta, layout, c);
   const modelDir = join(options.outDir, 'model');
   await saveModelDir(modelDir, network, { config: c, limits, steps: state.steps, backend: backend.name });
@@ -300,6 +374,7 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
     backend: backend.name,
     tfjs: tf.version.tfjs,
     es: { ...es },
+    ...(state.best ? { selected: { generation: state.best.generation, validation_fitness: state.best.fitness } } : {}),
     final_training: {
       generations: done.length,
       mean_bsld: done.reduce((a, r) => a + r.mean_bsld, 0) / Math.max(1, done.length),
