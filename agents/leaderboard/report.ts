@@ -60,7 +60,7 @@ export function leaderboardMarkdown(doc: { seed: number; settings: readonly Sett
   let s = `# clustergym leaderboard, seed ${doc.seed}\n\n`;
   s += "Differences are paired by episode, relative to the best heuristic's mean, with 95 % bootstrap intervals (docs/leaderboard.md).\n";
   for (const r of doc.settings) {
-    s += `\n## ${r.name}\n\n${settingHeadline(r)}\n\n`;
+    s += `\n## ${r.name}\n\n${r.description}.\n\nHeuristics: ${r.why}.\n\n${settingHeadline(r)}\n\n`;
     const t = settingTable(r);
     s += `| ${t.header.join(' | ')} |\n|${t.header.map(() => '---').join('|')}|\n`;
     for (const row of t.rows) s += `| ${row.join(' | ')} |\n`;

@@ -74,6 +74,9 @@ export interface LearnedComparison {
 /** One setting's results. */
 export interface SettingResult {
   name: string;
+  /** The setting's description and why its heuristics are the strongest fair competition known (its file's). */
+  description: string;
+  why: string;
   env_id: string;
   metric: string;
   lower_is_better: boolean;
@@ -258,6 +261,8 @@ export function settingResult(setting: Setting, seed: number, episodes: { seed: 
   const { best, learned } = compareLearned(seed, setting.name, rows, setting.lower_is_better);
   return {
     name: setting.name,
+    description: setting.description,
+    why: setting.why,
     env_id: setting.env.id,
     metric: setting.metric,
     lower_is_better: setting.lower_is_better,

@@ -56,7 +56,7 @@ export const SettingSchema = z
         commit_head: z.boolean().default(false),
       })
       .strict(),
-    /** What the docs say about why these heuristics are the strongest fair competition (shown with --out). */
+    /** Why these heuristics are the strongest fair competition known (in leaderboard.json and leaderboard.md). */
     why: z.string().min(1),
   })
   .strict();

@@ -18,6 +18,7 @@ import { InputError } from '../../src/core/errors.js';
 import { JOB_SELECTION_NAMES } from '../../src/scheduling/jobSelection.js';
 import { RESOURCE_SELECTION_NAMES } from '../../src/scheduling/resourceSelection.js';
 import { cli, HAVE_SHARED, ROOT, SHARED_MISSING } from '../helpers.js';
+import { checkSvg, findAll } from '../report/svgCheck.js';
 
 describe('leaderboard statistics', () => {
   it('quantiles interpolate between order statistics (numpy default)', () => {
@@ -161,7 +162,9 @@ describe('clustergym leaderboard', () => {
     }
     expect(doc.settings[0]!.policies.filter((p) => p.kind === 'heuristic').length).toBeGreaterThanOrEqual(84);
     expect(readFileSync(join(out, 'leaderboard.md'), 'utf8')).toContain('## hetero');
-    expect(readFileSync(join(out, 'fair.svg'), 'utf8')).toContain('<svg');
+    // the SVG: one point per row (fair's 7 heuristics), each its paired difference to the best
+    const svg = checkSvg(readFileSync(join(out, 'fair.svg'), 'utf8'));
+    expect(findAll(svg, 'circle')).toHaveLength(7);
   });
 
   it('a results file is a learned row; its interval recomputed from per_episode agrees with the report', () => {

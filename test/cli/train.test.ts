@@ -56,13 +56,15 @@ describe('clustergym train / evaluate', () => {
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toMatch(/trained 384 steps/);
 
-    const e = cli(['evaluate', '--model', join(out, 'model'), '--episodes', '2', '--policies', 'fcfs,sjf+easy']);
+    // without --out: ./clustergym-evaluation in the current directory, never beside the model
+    const e = cli(['evaluate', '--model', join(out, 'model'), '--episodes', '2', '--policies', 'fcfs,sjf+easy'], d);
     expect(e.stderr).toBe('');
     expect(e.code).toBe(0);
     expect(e.stdout).toMatch(/^ppo\s/m);
     expect(e.stdout).toMatch(/^fcfs\s/m);
     expect(e.stdout).toMatch(/^sjf\+easy\s/m);
-    const ev = JSON.parse(readFileSync(join(out, 'evaluation', 'evaluation.json'), 'utf8'));
+    expect(existsSync(join(out, 'evaluation'))).toBe(false);
+    const ev = JSON.parse(readFileSync(join(d, 'clustergym-evaluation', 'evaluation.json'), 'utf8'));
     expect(ev.policies.map((p: { name: string }) => p.name)).toEqual(['ppo', 'fcfs', 'sjf+easy']);
     expect(ev.seeds).toEqual([2 ** 32, 2 ** 32 + 1]);
     for (const p of ev.policies) expect(p.per_trajectory.map((x: { seed: number }) => x.seed)).toEqual(ev.seeds);
@@ -78,7 +80,7 @@ describe('clustergym train / evaluate', () => {
       `gantt_${best.name.replace(/[^A-Za-z0-9_-]+/g, '_')}.svg`,
       'utilisation.svg',
     ])
-      expect(existsSync(join(out, 'evaluation', 'report', f)), f).toBe(true);
+      expect(existsSync(join(d, 'clustergym-evaluation', 'report', f)), f).toBe(true);
 
     // --json: the table as JSON on stdout, nothing else
     const j = cli(['evaluate', '--model', join(out, 'model'), '--episodes', '1', '--policies', 'fcfs', '--out', join(d, 'eval-json'), '--json']);
