@@ -63,8 +63,11 @@ export async function trainRun(f: Values<typeof flags>): Promise<number> {
     throw new InputError(`${out} already holds a training run (metrics.csv): give another --out, or --resume ${out} to continue it`);
 
   const backend = await ppo.selectBackend(config.backend);
+  const es = config.es;
   console.log(
-    `clustergym train: ${config.env.id}, ${config.num_envs} envs x ${config.num_steps} steps per update, ${grouped(config.total_steps)} steps; ${ppo.describeBackend(backend)}`,
+    es
+      ? `clustergym train: ${config.env.id}, evolution strategies (linear policy): ${es.generations} generations x ${2 * es.population + 1} candidates x ${es.episodes} episodes; ${ppo.describeBackend(backend)}`
+      : `clustergym train: ${config.env.id}, ${config.num_envs} envs x ${config.num_steps} steps per update, ${grouped(config.total_steps)} steps; ${ppo.describeBackend(backend)}`,
   );
   const bar = new ProgressBar();
   // running means over the last RUNNING updates that ended episodes
