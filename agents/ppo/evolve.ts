@@ -29,7 +29,8 @@
  * the Gaussian-smoothed fitness, whose optimum can lie away from a sharp optimum of the fitness itself.
  *
  * Budget: `generations`, and the run also stops after the generation during which `total_steps` env
- * steps or `time_limit` seconds were reached.
+ * steps or `time_limit` seconds were reached (the search and generations do not start past
+ * `total_steps`).
  *
  * Seeds: the noise of generation g is `derive(seed, 'es/noise/<g>')` and its episodes' reset seeds
  * are drawn from `derive(seed, 'es/episodes/<g>')` below 2^31 (the training range; the leaderboard
@@ -272,11 +273,13 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
     if (validation.length === 0) throw new InputError('$.es.search needs validation_episodes > 0 (the search scores on them)', 'es.search');
     const names = parameterNames(layout);
     for (const [name, values] of Object.entries(es.search)) {
+      if (state.steps >= c.total_steps) break;
       const i = names.indexOf(name);
       if (i < 0) throw new InputError(`$.es.search: no parameter ${JSON.stringify(name)}; expected one of ${names.join(', ')}`, 'es.search');
       let bestValue = theta[i]!;
       let bestF = fitness(theta, validation);
       for (const v of values) {
+        if (state.steps >= c.total_steps) break; // the step budget covers the search too
         theta[i] = v;
         const f = fitness(theta, validation);
         if (f < bestF) {
@@ -290,7 +293,7 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
   }
   if (state.generation === 0) validate(0);
   const candidate = new Float64Array(size);
-  for (let g = state.generation; g < es.generations; g++) {
+  for (let g = state.generation; g < es.generations && state.steps < c.total_steps; g++) {
     const seedRng = derive(c.seed, `es/episodes/${g}`);
     const seeds = Array.from({ length: es.episodes }, () => seedRng.int(2 ** 31));
     const noiseRng = derive(c.seed, `es/noise/${g}`);

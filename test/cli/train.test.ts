@@ -205,6 +205,7 @@ describe('clustergym evaluate on named trajectories', () => {
   });
 });
 
+// the demo's leaderboard row plays the hetero setting's 220 batch heuristics on each episode
 describe('clustergym demo', () => {
   it('trains briefly in the hetero setting, evaluates against batch heuristics on the same jobs and writes the report and DIR/demo.json; --json prints it', () => {
     const d = tmp();
@@ -234,7 +235,7 @@ describe('clustergym demo', () => {
     const page = readFileSync(join(d, 'demo', 'report', 'index.html'), 'utf8');
     expect(page).toMatch(/Leaderboard row of the demo(&#39;|')s setting/);
     expect(page).toContain(`verdict: ${lb.verdict}`);
-  });
+  }, 180_000);
 
   it('closes with the verdict against the best heuristic, with the interval', () => {
     const d = tmp();
@@ -247,5 +248,5 @@ describe('clustergym demo', () => {
       new RegExp(`^ppo mean bsld [0-9.]+ vs the best heuristic ${lb.best_heuristic.replace(/[+]/g, '\\+')} [0-9.]+ \\(best of 220, same 2 episodes\\): `),
     );
     expect(lines.at(-1)).toContain(`95% CI [${pc(lb.diff.ci95[0])}, ${pc(lb.diff.ci95[1])}]; verdict: ${lb.verdict}`);
-  });
+  }, 180_000);
 });
