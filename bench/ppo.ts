@@ -11,12 +11,14 @@
  *   256 steps, 8 minibatches): the trajectory filter's time, the warm start's states/s, and PPO's env
  *   steps/s and updates/s, each config as shipped but shortened; then the shipped models
  *   (`data/models/lublin256*`) against the five heuristics on their cards' held-out origins.
+ * - the leaderboard settings' ES trainers (`esThroughput`): seconds per generation and env steps/s.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadPpoConfig, selectBackend, train, type PpoConfig } from '../agents/ppo/index.js';
+import { parseFlatEsConfig, trainFlat } from '../agents/ppo/flat.js';
+import { loadPpoConfig, selectBackend, train, trainEs, type PpoConfig } from '../agents/ppo/index.js';
 import { PACKAGE_ROOT } from '../src/core/paths.js';
 
 const DEMO_CONFIG = resolve(PACKAGE_ROOT, 'data/configs/ppo-demo.json');
@@ -126,6 +128,39 @@ function shippedModel(name: string): Record<string, unknown> {
   };
 }
 
+/**
+ * Training throughput of the leaderboard settings' trainers (data/configs/train-SETTING.json, as
+ * shipped but cut to `generations` generations, the search and validation left out): seconds per
+ * generation and env steps per second, ES candidates' episodes included.
+ */
+export async function esThroughput(generations = 1): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const setting of ['hetero', 'malleable', 'slurm', 'policy-pair']) {
+    const file = resolve(PACKAGE_ROOT, `data/configs/train-${setting}.json`);
+    const dir = mkdtempSync(join(tmpdir(), 'cg-bench-es-'));
+    try {
+      const raw = JSON.parse(readFileSync(file, 'utf8')) as { format?: string };
+      let r: { steps: number; seconds: number };
+      if (raw.format === 'clustergym-es-flat') {
+        const c = parseFlatEsConfig(raw, file, resolve(PACKAGE_ROOT, 'data/configs'));
+        r = trainFlat({ ...c, es: { ...c.es, generations }, checkpoint_every: 0 }, { outDir: dir });
+      } else {
+        const c = loadPpoConfig(file);
+        const t = await trainEs(
+          { ...c, es: { ...c.es!, generations, search: {}, validation_episodes: 0 }, checkpoint_every: 0, backend: 'wasm' },
+          { outDir: dir },
+        );
+        t.network.dispose();
+        r = t;
+      }
+      out[setting] = { generations, seconds_per_generation: Math.round((r.seconds / generations) * 10) / 10, steps_per_s: Math.round(r.steps / r.seconds) };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return out;
+}
+
 /** The figures of the PPO section of `npm run bench`. */
 export async function benchPpo(steps = 40_960): Promise<Record<string, unknown>> {
   const backend = await selectBackend('wasm');
@@ -142,6 +177,7 @@ export async function benchPpo(steps = 40_960): Promise<Record<string, unknown>>
   if (run.status === 0) {
     const j = JSON.parse(readFileSync(join(dir, 'demo', 'demo.json'), 'utf8')) as {
       policies: { name: string; mean_bsld: number }[];
+      leaderboard: { best_heuristic: string; diff: { mean: number; ci95: [number, number] }; verdict: string };
       train_seconds: number;
       backend: string;
     };
@@ -152,6 +188,9 @@ export async function benchPpo(steps = 40_960): Promise<Record<string, unknown>>
       backend: j.backend,
       ppo_mean_bsld: bsld('ppo'),
       fcfs_mean_bsld: bsld('fcfs'),
+      best_heuristic: j.leaderboard.best_heuristic,
+      vs_best: j.leaderboard.diff,
+      verdict: j.leaderboard.verdict,
     };
   }
   rmSync(dir, { recursive: true, force: true });
@@ -162,6 +201,7 @@ export async function benchPpo(steps = 40_960): Promise<Record<string, unknown>>
     train_mask: mask,
     target_steps_per_s: 1000,
     demo: demoFigures,
+    es_training: await esThroughput(),
     lublin256_training: await rlschedulerThroughput('lublin256', 8 * 4096),
     lublin256_easy_training: await rlschedulerThroughput('lublin256-easy', 8 * 4096),
     lublin256_model: shippedModel('lublin256'),

@@ -14,9 +14,10 @@
  * (over the last 10 updates) and, with a baseline heuristic, its mean bsld on the same trajectories,
  * and steps/s; the trajectory filter and the warm start have bars of their own.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { InputError } from '../src/core/errors.js';
+import { parseJsonText } from '../src/core/json.js';
 import { BACKEND_CHOICES, type PpoConfig } from '../agents/ppo/config.js';
 import { defineCommand, defineFlags, int, oneOf, text, type Values } from './common.js';
 import { grouped, ProgressBar } from './progress.js';
@@ -43,6 +44,8 @@ function short(v: number): string {
 
 /** Runs the command; returns the exit code. */
 export async function trainRun(f: Values<typeof flags>): Promise<number> {
+  const flat = await flatRun(f);
+  if (flat !== null) return flat;
   const ppo = await import('../agents/ppo/index.js');
   let checkpoint: string | undefined;
   let config: PpoConfig;
@@ -60,14 +63,17 @@ export async function trainRun(f: Values<typeof flags>): Promise<number> {
     throw new InputError(`${out} already holds a training run (metrics.csv): give another --out, or --resume ${out} to continue it`);
 
   const backend = await ppo.selectBackend(config.backend);
+  const es = config.es;
   console.log(
-    `clustergym train: ${config.env.id}, ${config.num_envs} envs x ${config.num_steps} steps per update, ${grouped(config.total_steps)} steps; ${ppo.describeBackend(backend)}`,
+    es
+      ? `clustergym train: ${config.env.id}, evolution strategies (linear policy): ${es.generations} generations x ${2 * es.population + 1} candidates x ${es.episodes} episodes; ${ppo.describeBackend(backend)}`
+      : `clustergym train: ${config.env.id}, ${config.num_envs} envs x ${config.num_steps} steps per update, ${grouped(config.total_steps)} steps; ${ppo.describeBackend(backend)}`,
   );
   const bar = new ProgressBar();
   // running means over the last RUNNING updates that ended episodes
   const RUNNING = 10;
   const recent: { bsld: number; baseline: number }[] = [];
-  const result = await ppo.train(config, {
+  const result = await ppo.trainModel(config, {
     outDir: out,
     resume: checkpoint,
     log: (line) => {
@@ -102,6 +108,57 @@ export async function trainRun(f: Values<typeof flags>): Promise<number> {
   console.log(
     `trained ${grouped(result.steps)} steps (${grouped(result.episodes)} episodes) in ${result.seconds.toFixed(1)} s` +
       `${last ? `, ${grouped(last.steps_per_s)} steps/s` : ''}; model in ${result.modelDir}, metrics in ${join(out, 'metrics.csv')}`,
+  );
+  return 0;
+}
+
+/**
+ * A flat ES config (`"format": "clustergym-es-flat"`, agents/ppo/flat.ts: the linear policy of the
+ * flat-observation envs), or a resumed run of one; null for the PPO configs.
+ */
+async function flatRun(f: Values<typeof flags>): Promise<number | null> {
+  const flatEs = await import('../agents/ppo/flat.js');
+  let resume: string | undefined;
+  let file = f.config;
+  if (f.resume !== undefined) {
+    const ck = join(f.resume, 'checkpoints');
+    const gens = existsSync(ck)
+      ? readdirSync(ck)
+          .filter((d) => /^gen-\d+$/.test(d))
+          .sort()
+      : [];
+    if (existsSync(join(f.resume, 'es.json')) && existsSync(join(f.resume, 'linear.json'))) resume = f.resume;
+    else if (gens.length > 0) resume = join(ck, gens[gens.length - 1]!);
+    else return null;
+    file ??= join(resume, 'config.json');
+  }
+  if (file === undefined || !existsSync(file)) return null;
+  const raw = parseJsonText(readFileSync(file, 'utf8'), file);
+  if (!flatEs.isFlatEsConfig(raw)) return null;
+  const c = flatEs.parseFlatEsConfig(raw, file, dirname(file));
+  const out = f.out ?? (resume ? join(resume, '..', '..') : 'runs/es');
+  if (!resume && existsSync(join(out, 'metrics.csv')))
+    throw new InputError(`${out} already holds a training run (metrics.csv): give another --out, or --resume ${out} to continue it`);
+  console.log(
+    `clustergym train: evolution strategies, linear policy on ${c.env.id}, ${c.es.generations} generations x ${2 * c.es.population + 1} candidates x ${c.es.episodes} episodes`,
+  );
+  const bar = new ProgressBar();
+  const r = flatEs.trainFlat(c, {
+    outDir: out,
+    resume,
+    log: (line) => {
+      if (bar.enabled) bar.done();
+      console.log(line);
+    },
+    onProgress: (p) =>
+      bar.update(p.generation, p.generations, [
+        ['generation', `${p.generation}/${p.generations}`],
+        [`vs ${c.es.reference}`, `${(100 * p.fitness).toFixed(2)}%`],
+      ]),
+  });
+  bar.done();
+  console.log(
+    `trained ${r.generations} generations (${grouped(r.episodes)} episodes, ${grouped(r.steps)} steps) in ${r.seconds.toFixed(1)} s; model in ${r.modelDir}`,
   );
   return 0;
 }

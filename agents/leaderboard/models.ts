@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
 import { parseJsonText } from '../../src/core/json.js';
-import { makeContext } from '../../envs/registry.js';
+import { loadEnv, makeContext, makeEnv } from '../../envs/registry.js';
 import { clusterMetric, EVALUATION_SEEDS, type LearnedPlayer, meetsEvaluationSeeds } from './run.js';
 import type { Setting } from './settings.js';
 
@@ -80,8 +80,16 @@ export function shippedModels(modelsRoot: string): ModelEntry[] {
   return modelEntries(dirs);
 }
 
-/** A PPO model directory as a learned player. */
+/**
+ * Env config fields a model brings from its own training config: how its window is ordered and
+ * where an MPI job's tasks spill (JobNode-v0). They shape the agent's view and actions, never the
+ * episode's jobs or platform, which stay the setting's.
+ */
+export const AGENT_SIDE = ['queue_order', 'resource_policy'] as const;
+
+/** A model directory as a learned player: a PPO/ES network, or a linear policy of a flat-observation env (linear.json). */
 export function ppoPlayer(m: ModelEntry): LearnedPlayer {
+  if (existsSync(join(m.dir, 'linear.json'))) return linearPlayer(m);
   return {
     name: m.name,
     model: m.dir,
@@ -92,7 +100,10 @@ export function ppoPlayer(m: ModelEntry): LearnedPlayer {
       if (meta.env_id !== 'clustergym/Job-v0' && meta.env_id !== 'clustergym/JobNode-v0')
         throw new InputError(`PPO models play Job-v0 or JobNode-v0, not ${meta.env_id}`, m.dir);
       await ppo.selectBackend(config.backend);
-      const context = makeContext(setting.env.id, { ...setting.env.config, limits: ppo.limitsForConfig(meta.limits) });
+      // the episode (platform, jobs, seeds) is the setting's; what the agent sees and how its action
+      // maps to a start (window order, spill order) is the model's own decision model (AGENT_SIDE)
+      const agentSide = Object.fromEntries(AGENT_SIDE.filter((k) => k in config.env.config).map((k) => [k, config.env.config[k]]));
+      const context = makeContext(setting.env.id, { ...setting.env.config, ...agentSide, limits: ppo.limitsForConfig(meta.limits) });
       const loaded = await ppo.loadModelDir(m.dir, ppo.rowLayout(meta.env_id, context.config.k, context.platform.nodeCount));
       try {
         const r = ppo.evaluateNetwork(
@@ -108,6 +119,26 @@ export function ppoPlayer(m: ModelEntry): LearnedPlayer {
         };
       } finally {
         loaded.network.dispose();
+      }
+    },
+  };
+}
+
+/** A linear policy of a flat-observation env (agents/ppo/flat.ts), played greedily in the setting's env. */
+export function linearPlayer(m: ModelEntry): LearnedPlayer {
+  return {
+    name: m.name,
+    model: m.dir,
+    async play(setting: Setting, seeds: readonly number[]) {
+      const flat = await import('../ppo/flat.js');
+      const p = flat.readLinearPolicy(m.dir);
+      if (p.env_id !== setting.env.id) throw new InputError(`the model plays ${p.env_id}; setting ${setting.name} is ${setting.env.id}`, m.dir);
+      const env = makeEnv(loadEnv(setting.env.id, setting.env.config));
+      try {
+        const theta = flat.thetaOf(p);
+        return { per_episode: seeds.map((seed) => flat.playFlat(env, theta, seed, setting.metric).value), complete: true };
+      } finally {
+        env.close();
       }
     },
   };

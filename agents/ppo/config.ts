@@ -35,8 +35,8 @@ const layers = z.array(z.number().int().min(1).max(1024)).max(8);
 /** The network's shape (defaults: DESIGN §7's kernel 32 -> 16 -> 8 -> 1). */
 export const NetworkSchema = z
   .object({
-    /** Hidden layers of the per-row kernel MLP (row features -> ... -> 1 score). */
-    kernel: layers.min(1).default([32, 16, 8]),
+    /** Hidden layers of the per-row kernel MLP (row features -> ... -> 1 score; none: a linear score, as `es` trains). */
+    kernel: layers.default([32, 16, 8]),
     /** Hidden layers of the `wait` head (pooled features -> ... -> 1 logit). */
     wait: layers.default([32]),
     /** Hidden layers of the critic (pooled features -> ... -> 1 value). */
@@ -90,6 +90,47 @@ export const BaselineSchema = z
     warm_start_learning_rate: z.number().positive().max(1).default(1e-3),
   })
   .strict();
+
+/**
+ * Evolution strategies instead of PPO (evolve.ts): the linear policy (`network.kernel: []`,
+ * `network.wait: []`) trained on whole episodes, each scored relative to a reference batch scheduler
+ * on the same jobs.
+ */
+export const EsSchema = z
+  .object({
+    /** Generations (one ES step each). */
+    generations: z.number().int().min(1).max(100_000).default(30),
+    /** Antithetic pairs per generation (2 x population candidates). */
+    population: z.number().int().min(1).max(1024).default(8),
+    /** Training episodes every candidate of a generation plays (the same for all). */
+    episodes: z.number().int().min(1).max(1024).default(6),
+    /** Standard deviation of the parameter noise. */
+    sigma: z.number().positive().max(100).default(0.3),
+    /** Step size of the update. */
+    learning_rate: z.number().positive().max(100).default(0.3),
+    /** What a candidate is scored by: `mean_bsld`, `mean_wait` or `edp` (energy x makespan) of each episode. */
+    metric: z.enum(['mean_bsld', 'mean_wait', 'edp']).default('mean_bsld'),
+    /** The batch scheduler (`clustergym simulate` policy name) whose metric on the same jobs divides a candidate's. */
+    reference: z.string().min(1).default('unicep:high_gflops+easy'),
+    /**
+     * Training episodes (fixed, drawn once from `derive(seed, 'es/validation')`) on which the initial
+     * theta and each generation's theta are scored; the model is the best of them (0: the last theta).
+     */
+    validation_episodes: z.number().int().min(0).max(1024).default(0),
+    /**
+     * Coordinate search before ES (needs `validation_episodes`): for each named parameter in turn, every
+     * listed value is tried with the others at their best so far, and the value with the best fitness on
+     * the validation episodes is kept. For the few parameters whose optimum is sharp (a threshold such
+     * as the wait bias), where ES's smoothed steps do not find it.
+     */
+    search: z.record(z.array(z.number().finite()).min(1)).default({}),
+    /** Initial parameters by name (`row:<row feature>`, `row_bias`, `wait:<pooled feature>`, `wait_bias`); the others start at 0. */
+    init: z.record(z.number().finite()).default({}),
+  })
+  .strict();
+
+/** The evolution-strategies settings. */
+export type EsConfig = z.output<typeof EsSchema>;
 
 /** The PPO configuration as zod sees it. */
 export const PpoConfigSchema = z
@@ -154,9 +195,15 @@ export const PpoConfigSchema = z
     eval_episodes: z.number().int().min(1).max(10_000).default(10),
     /** tfjs backend. */
     backend: z.enum(BACKEND_CHOICES).default('auto'),
+    /** The leaderboard setting the model plays (written to its card; `clustergym leaderboard` reads it). */
+    setting: z.string().min(1).optional(),
+    /** Train by evolution strategies instead of PPO (null: PPO). */
+    es: EsSchema.nullable().default(null),
   })
   .strict()
   .superRefine((c, ctx) => {
+    if (c.es && (c.network.kernel.length > 0 || c.network.wait.length > 0))
+      ctx.addIssue({ code: 'custom', path: ['network'], message: 'evolution strategies train the linear policy: set network.kernel and network.wait to []' });
     if (c.num_envs * c.num_steps < c.num_minibatches)
       ctx.addIssue({
         code: 'custom',

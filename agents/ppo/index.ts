@@ -27,3 +27,4 @@ export { checkpointConfig, resolveCheckpoint, runDirOf } from './checkpoint.js';
 export * from './evaluate.js';
 export * from './baseline.js';
 export * from './warmStart.js';
+export { trainEs, trainModel } from './evolve.js';

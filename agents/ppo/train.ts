@@ -207,6 +207,7 @@ export async function train(config: PpoConfig, options: TrainOptions): Promise<T
   const trainingOrigins = (envConfig.trajectory as { origins?: number[] } | undefined)?.origins;
   writeModelCard(modelDir, {
     env_id: c.env.id,
+    ...(c.setting !== undefined ? { setting: c.setting } : {}),
     workload: typeof c.env.config.workload === 'string' ? basename(c.env.config.workload) : null,
     trajectory_length: env.venv.envs[0]!.context.length,
     backfilling: env.venv.envs[0]!.config.backfilling,

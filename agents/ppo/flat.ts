@@ -1,0 +1,359 @@
+/**
+ * A learned policy for the envs whose observation is one flat vector and whose action is
+ * `Discrete(A)` with a mask: Malleable-v0, CoSched-v0, Fair-v0, Slurm-v0 (and PolicyPair-v0 with a
+ * `flat` or `minimal` observation). The per-row network of features.ts needs job and node rows,
+ * which these envs do not have; this policy reads the whole observation.
+ *
+ * **Policy.** A linear score per action over the observation `x` (length D) and a constant:
+ * `s_a = W[a] . x + b[a]`; the agent plays the valid action (mask 1) of highest score, ties to the
+ * lowest index. Parameters `theta = (W, b)`, A x (D + 1) numbers, stored in `linear.json`.
+ *
+ * **Training: evolution strategies** (the same antithetic, rank-shaped step as evolve.ts): every
+ * candidate of a generation plays the generation's `episodes` training episodes, and each episode's
+ * metric `m` (the leaderboard setting's: the return or a number of the env's end `info.metrics`) is
+ * compared with the reference heuristic agent's `r` on the same episode:
+ * `fitness = mean(sign x (m - r) / |r|)`, sign +1 when lower is better, -1 otherwise (so a fitness
+ * of -0.05 is "5 % better than the reference"). `init: "reference"` starts from a theta that makes
+ * the reference's most frequent choice (the action it takes most often on the first generation's
+ * episodes gets bias 1): the search starts near the heuristic rather than at random.
+ *
+ * Seeds: generation g draws its episodes' reset seeds below 2^31 from `derive(seed, 'es/episodes/<g>')`
+ * and its noise from `derive(seed, 'es/noise/<g>')`; a checkpoint (`es.json`) resumes exactly.
+ *
+ * Training config (`clustergym train --config`): `{ "format": "clustergym-es-flat", "setting",
+ * "env": { "id", "config" }, "metric", "lower_is_better", "seed", "es": { ... }, "checkpoint_every",
+ * "time_limit" }`.
+ */
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
+import { derive } from '../../src/core/rng.js';
+import type { GymEnv } from '../../envs/env.js';
+import { loadEnv, makeEnv } from '../../envs/registry.js';
+import { type EnvAgent, playEpisode } from '../episode.js';
+import { PolicyPairAgent } from '../heuristics/index.js';
+import { systemAgent } from '../leaderboard/heuristics.js';
+import { CLUSTER_METRICS } from '../leaderboard/settings.js';
+import { clusterMetric, systemMetric } from '../leaderboard/run.js';
+
+/** The format tag of a flat ES training config. */
+export const FLAT_CONFIG_FORMAT = 'clustergym-es-flat';
+/** The format tag of linear.json. */
+export const LINEAR_FORMAT = 'clustergym-linear-policy';
+
+/** A flat ES training config. */
+export const FlatEsConfigSchema = z
+  .object({
+    format: z.literal(FLAT_CONFIG_FORMAT),
+    /** The leaderboard setting the model plays (written to its card). */
+    setting: z.string().min(1),
+    env: z.object({ id: z.string().min(1), config: z.record(z.unknown()).default({}) }).strict(),
+    /** `return` or `metrics.KEY`, as the setting ranks (PolicyPair-v0: `mean_bsld`, `mean_wait` or `edp`). */
+    metric: z
+      .string()
+      .regex(/^(return|mean_bsld|mean_wait|edp|metrics\.[A-Za-z0-9_.]+)$/, 'expected "return", "metrics.KEY", "mean_bsld", "mean_wait" or "edp"'),
+    lower_is_better: z.boolean(),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 31 - 1)
+      .default(1),
+    es: z
+      .object({
+        generations: z.number().int().min(1).max(100_000).default(20),
+        population: z.number().int().min(1).max(1024).default(8),
+        episodes: z.number().int().min(1).max(1024).default(4),
+        sigma: z.number().positive().max(100).default(0.5),
+        learning_rate: z.number().positive().max(100).default(0.5),
+        /** The heuristic agent every episode is compared with: a name of the setting's `heuristics.agents`, or on PolicyPair-v0 a fixed pair (`sjf:high_mem`). */
+        reference: z.string().min(1),
+        /** `zero`: theta = 0 (the lowest valid action); `reference`: bias 1 on the reference's most frequent action. */
+        init: z.enum(['zero', 'reference']).default('reference'),
+      })
+      .strict(),
+    checkpoint_every: z.number().int().min(0).default(5),
+    time_limit: z.number().positive().nullable().default(null),
+  })
+  .strict();
+
+/** A validated flat ES config. */
+export type FlatEsConfig = z.output<typeof FlatEsConfigSchema>;
+
+/** Validates a flat ES config (`where` names the file; relative platform/workload paths are taken from `base`, and stored absolute). */
+export function parseFlatEsConfig(raw: unknown, where: string, base?: string): FlatEsConfig {
+  const r = FlatEsConfigSchema.safeParse(raw);
+  if (!r.success) throw inputErrorFromIssues(where, r.error.issues);
+  const config = { ...r.data.env.config };
+  if (base !== undefined)
+    for (const key of ['platform', 'workload'])
+      if (typeof config[key] === 'string' && config[key] !== '' && !isAbsolute(config[key] as string)) config[key] = resolve(base, config[key] as string);
+  loadEnv(r.data.env.id, config); // the env's own checks
+  return { ...r.data, env: { ...r.data.env, config } };
+}
+
+/** Whether a parsed JSON training config is a flat ES one. */
+export function isFlatEsConfig(raw: unknown): boolean {
+  return typeof raw === 'object' && raw !== null && (raw as { format?: unknown }).format === FLAT_CONFIG_FORMAT;
+}
+
+/** linear.json: the policy's parameters. */
+export const LinearPolicySchema = z
+  .object({
+    format: z.literal(LINEAR_FORMAT),
+    env_id: z.string().min(1),
+    actions: z.number().int().min(1),
+    observation_size: z.number().int().min(1),
+    /** A x D weights, row-major. */
+    weights: z.array(z.number()),
+    bias: z.array(z.number()),
+  })
+  .strict()
+  .refine((p) => p.weights.length === p.actions * p.observation_size && p.bias.length === p.actions, {
+    message: 'weights must hold actions x observation_size numbers and bias actions',
+  });
+
+/** linear.json's contents. */
+export type LinearPolicy = z.output<typeof LinearPolicySchema>;
+
+/** The greedy valid action of `theta` (A x (D + 1): each row D weights then the bias) on `obs`. */
+export function flatAction(theta: ArrayLike<number>, obs: ArrayLike<number>, mask: ArrayLike<number>, A: number, D: number): number {
+  let best = -Infinity;
+  let arg = -1;
+  for (let a = 0; a < A; a++) {
+    if (mask[a] !== 1) continue;
+    const o = a * (D + 1);
+    let s = theta[o + D]!;
+    for (let i = 0; i < D; i++) s += theta[o + i]! * obs[i]!;
+    if (s > best) {
+      best = s;
+      arg = a;
+    }
+  }
+  if (arg < 0) throw new Error('no valid action in the mask');
+  return arg;
+}
+
+/** The env's flat observation size and action count. */
+export function flatShape(env: GymEnv): { A: number; D: number } {
+  const space = env.observationSpace as { type?: string; shape?: number[] };
+  if (space.type !== 'Box' || !space.shape || space.shape.length !== 1)
+    throw new InputError(`${env.id}: the linear policy reads a flat Box observation, found ${JSON.stringify(space).slice(0, 120)}`, 'env');
+  return { A: env.actionSpace.n, D: space.shape[0]! };
+}
+
+/** The setting's metric of a played episode (the cluster metrics from the episode's summary). */
+export function episodeMetric(metric: string, e: { return: number; metrics: unknown }): number {
+  return (CLUSTER_METRICS as readonly string[]).includes(metric) ? clusterMetric(metric, e.metrics as never) : systemMetric(metric, e);
+}
+
+/** The reference agent of a flat ES run: a system env's heuristic agent, or a fixed pair on PolicyPair-v0. */
+export function referenceAgent(envId: string, name: string): EnvAgent<GymEnv> {
+  if (envId === 'clustergym/PolicyPair-v0') {
+    const agent = new PolicyPairAgent(name);
+    return { name, act: (env) => agent.act(env as never) };
+  }
+  return systemAgent(envId, name, '$.es.reference');
+}
+
+/** Plays theta greedily on the episode of `seed`; the setting's metric. */
+export function playFlat(env: GymEnv, theta: ArrayLike<number>, seed: number, metric: string): { value: number; steps: number } {
+  const { A, D } = flatShape(env);
+  const e = playEpisode(env, { name: 'linear', act: (en, obs) => flatAction(theta, obs as Float32Array, en.actionMask(), A, D) }, seed);
+  return { value: episodeMetric(metric, e), steps: e.steps };
+}
+
+/** The parameters of a linear.json as the flat theta. */
+export function thetaOf(p: LinearPolicy): Float64Array {
+  const D = p.observation_size;
+  const theta = new Float64Array(p.actions * (D + 1));
+  for (let a = 0; a < p.actions; a++) {
+    for (let i = 0; i < D; i++) theta[a * (D + 1) + i] = p.weights[a * D + i]!;
+    theta[a * (D + 1) + D] = p.bias[a]!;
+  }
+  return theta;
+}
+
+/** Reads a model directory's linear.json. */
+export function readLinearPolicy(dir: string): LinearPolicy {
+  const file = join(dir, 'linear.json');
+  if (!existsSync(file)) throw new InputError('linear.json is missing', dir);
+  const r = LinearPolicySchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+  if (!r.success) throw inputErrorFromIssues(file, r.error.issues);
+  return r.data;
+}
+
+function writeLinear(dir: string, envId: string, theta: Float64Array, A: number, D: number): void {
+  mkdirSync(dir, { recursive: true });
+  const weights: number[] = [];
+  const bias: number[] = [];
+  for (let a = 0; a < A; a++) {
+    for (let i = 0; i < D; i++) weights.push(theta[a * (D + 1) + i]!);
+    bias.push(theta[a * (D + 1) + D]!);
+  }
+  const p: LinearPolicy = { format: LINEAR_FORMAT, env_id: envId, actions: A, observation_size: D, weights, bias };
+  writeFileSync(join(dir, 'linear.json'), `${JSON.stringify(p)}\n`);
+}
+
+/** Progress of a flat ES run, after each generation. */
+export interface FlatProgress {
+  generation: number;
+  generations: number;
+  /** The centre's fitness on the generation's episodes (relative to the reference; lower is better). */
+  fitness: number;
+  seconds: number;
+}
+
+const EsStateSchema = z
+  .object({ generation: z.number().int().min(0), steps: z.number().int().min(0), episodes: z.number().int().min(0), theta: z.array(z.number()) })
+  .strict();
+
+/** Trains the linear policy of `c`; writes OUT/config.json, OUT/metrics.csv, OUT/checkpoints/gen-NNNNN/, OUT/model/. */
+export function trainFlat(
+  c: FlatEsConfig,
+  options: { outDir: string; resume?: string | undefined; onProgress?: (p: FlatProgress) => void; log?: (line: string) => void },
+): { modelDir: string; generations: number; steps: number; episodes: number; seconds: number } {
+  const es = c.es;
+  const t0 = performance.now();
+  const log = options.log ?? (() => {});
+  const env = makeEnv(loadEnv(c.env.id, c.env.config));
+  const refEnv = makeEnv(loadEnv(c.env.id, c.env.config));
+  const reference = referenceAgent(c.env.id, es.reference);
+  const { A, D } = flatShape(env);
+  const size = A * (D + 1);
+  const refCache = new Map<number, number>();
+  const refValue = (seed: number) => {
+    let v = refCache.get(seed);
+    if (v === undefined) {
+      v = episodeMetric(c.metric, playEpisode(refEnv, reference, seed));
+      refCache.set(seed, v);
+    }
+    return v;
+  };
+  const sign = c.lower_is_better ? 1 : -1;
+  const episodesOf = (g: number) => {
+    const rng = derive(c.seed, `es/episodes/${g}`);
+    return Array.from({ length: es.episodes }, () => rng.int(2 ** 31));
+  };
+
+  let state = { generation: 0, steps: 0, episodes: 0, theta: [] as number[] };
+  let theta = new Float64Array(size);
+  if (options.resume) {
+    const file = join(options.resume, 'es.json');
+    if (!existsSync(file)) throw new InputError('es.json is missing: not a checkpoint of a flat ES run', options.resume);
+    const r = EsStateSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    if (!r.success) throw inputErrorFromIssues(file, r.error.issues);
+    if (r.data.theta.length !== size) throw new InputError(`$.theta: ${r.data.theta.length} parameters, the policy has ${size}`, file);
+    state = r.data;
+    theta = Float64Array.from(state.theta);
+    log(`resuming from ${options.resume} at generation ${state.generation}`);
+  } else if (es.init === 'reference') {
+    // bias 1 on the reference's most frequent action over generation 0's episodes
+    const counts = new Float64Array(A);
+    for (const seed of episodesOf(0))
+      playEpisode(
+        refEnv,
+        {
+          name: 'count',
+          act: (en, obs) => {
+            const a = reference.act(en, obs);
+            counts[a]!++;
+            return a;
+          },
+        },
+        seed,
+      );
+    let best = 0;
+    for (let a = 1; a < A; a++) if (counts[a]! > counts[best]!) best = a;
+    theta[best * (D + 1) + D] = 1;
+  }
+  mkdirSync(options.outDir, { recursive: true });
+  writeFileSync(join(options.outDir, 'config.json'), `${JSON.stringify(c, null, 1)}\n`);
+  const metricsFile = join(options.outDir, 'metrics.csv');
+  if (!options.resume || !existsSync(metricsFile)) writeFileSync(metricsFile, 'generation,steps,episodes,fitness,best_candidate,reference_mean,seconds\n');
+
+  const fitness = (th: Float64Array, seeds: readonly number[]) => {
+    let f = 0;
+    for (const seed of seeds) {
+      const r = playFlat(env, th, seed, c.metric);
+      state.steps += r.steps;
+      state.episodes++;
+      const ref = refValue(seed);
+      f += (sign * (r.value - ref)) / (Math.abs(ref) || 1);
+    }
+    return f / seeds.length;
+  };
+  const candidate = new Float64Array(size);
+  const step = new Float64Array(size);
+  for (let g = state.generation; g < es.generations; g++) {
+    const seeds = episodesOf(g);
+    const noiseRng = derive(c.seed, `es/noise/${g}`);
+    const noise: Float64Array[] = [];
+    const f: number[] = [];
+    for (let k = 0; k < es.population; k++) {
+      const e = new Float64Array(size);
+      for (let i = 0; i < size; i++) e[i] = noiseRng.normal();
+      noise.push(e);
+      for (const s of [1, -1]) {
+        for (let i = 0; i < size; i++) candidate[i] = theta[i]! + s * es.sigma * e[i]!;
+        f.push(fitness(candidate, seeds));
+      }
+    }
+    const center = fitness(theta, seeds);
+    const sorted = [...f].sort((a, b) => a - b);
+    const rank = (x: number) => sorted.indexOf(x) / Math.max(1, f.length - 1) - 0.5;
+    step.fill(0);
+    for (let k = 0; k < es.population; k++) {
+      const w = rank(f[2 * k]!) - rank(f[2 * k + 1]!);
+      for (let i = 0; i < size; i++) step[i]! += w * noise[k]![i]!;
+    }
+    for (let i = 0; i < size; i++) theta[i]! -= (es.learning_rate * step[i]!) / es.population;
+    state = { ...state, generation: g + 1, theta: Array.from(theta) };
+    const seconds = (performance.now() - t0) / 1000;
+    const refMean = seeds.reduce((a, s) => a + refValue(s), 0) / seeds.length;
+    appendFileSync(metricsFile, `${g + 1},${state.steps},${state.episodes},${center},${Math.min(...f)},${refMean},${seconds}\n`);
+    options.onProgress?.({ generation: g + 1, generations: es.generations, fitness: center, seconds });
+    const timeUp = c.time_limit !== null && seconds >= c.time_limit;
+    if ((c.checkpoint_every > 0 && (g + 1) % c.checkpoint_every === 0) || g + 1 === es.generations || timeUp) {
+      const dir = join(options.outDir, 'checkpoints', `gen-${String(g + 1).padStart(5, '0')}`);
+      writeLinear(dir, c.env.id, theta, A, D);
+      writeFileSync(join(dir, 'es.json'), `${JSON.stringify(state)}\n`);
+      writeFileSync(join(dir, 'config.json'), `${JSON.stringify(c, null, 1)}\n`);
+      log(`checkpoint ${dir}`);
+    }
+    if (timeUp) {
+      log(`time limit of ${c.time_limit} s reached after generation ${g + 1}`);
+      break;
+    }
+  }
+  env.close();
+  refEnv.close();
+  const modelDir = join(options.outDir, 'model');
+  writeLinear(modelDir, c.env.id, theta, A, D);
+  writeFileSync(join(modelDir, 'config.json'), `${JSON.stringify(c, null, 1)}\n`);
+  const seconds = (performance.now() - t0) / 1000;
+  writeFileSync(
+    join(modelDir, 'card.json'),
+    `${JSON.stringify(
+      {
+        format: 'clustergym-model-card',
+        env_id: c.env.id,
+        setting: c.setting,
+        algorithm: 'es-linear-flat',
+        seed: c.seed,
+        // every episode seed training draws is below 2^31; the leaderboard evaluates from 2^32
+        training_seeds: { from: 0, to: 2 ** 31 },
+        steps: state.steps,
+        generations: state.generation,
+        episodes: state.episodes,
+        wall_seconds: seconds,
+        resumed_from: options.resume ?? null,
+        es: { ...es },
+      },
+      null,
+      1,
+    )}\n`,
+  );
+  return { modelDir, generations: state.generation, steps: state.steps, episodes: state.episodes, seconds };
+}
