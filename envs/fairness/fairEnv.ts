@@ -106,6 +106,12 @@ export interface FairMetrics {
   jain: number;
   /** Each user's dominant share averaged over the makespan. */
   mean_dominant_share: Record<string, number>;
+  /**
+   * The reward's time average over the makespan: `utilisation`, `jain`, or
+   * `(1 - fairness_weight) utilisation + fairness_weight jain` for `mixed`. Unlike the return (the
+   * reward's time integral), a policy cannot raise it by stretching the episode.
+   */
+  objective: number;
 }
 
 /** `info` of Fair-v0. */
@@ -270,14 +276,19 @@ export class FairEnv extends EpisodeEnv<Float32Array, FairInfo> {
     e.users.names.forEach((n, u) => {
       shares[n] = span > 0 ? (this.shareInt[u] ?? 0) / span : 0;
     });
+    const utilisation = span > 0 ? this.utilInt / span : 0;
+    const jain = span > 0 ? this.jainInt / span : 1;
+    const c = this.ctx.config;
+    const w = c.reward === 'utilisation' ? 0 : c.reward === 'fairness' ? 1 : c.fairness_weight;
     info.metrics = {
       tasks: e.stats.finished,
       rejected: e.stats.rejected,
       makespan: span,
-      utilisation: span > 0 ? this.utilInt / span : 0,
+      utilisation,
       mean_wait: e.stats.started > 0 ? e.stats.totalWait / e.stats.started : 0,
-      jain: span > 0 ? this.jainInt / span : 1,
+      jain,
       mean_dominant_share: shares,
+      objective: (1 - w) * utilisation + w * jain,
     };
   }
 

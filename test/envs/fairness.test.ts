@@ -78,6 +78,32 @@ describe('Fair-v0', () => {
     expect(() => env({ hosts: [{ count: 1, cpus: 0, memory: 1 }] })).toThrow(/cpus/);
   });
 
+  it('objective is the reward averaged over the makespan: idling raises the return, not the objective', () => {
+    const config = { task_scale: 0.02, reward: 'mixed' as const };
+    const m = runFairEpisode(env(config), drfAgent, 2);
+    expect(m.metrics.objective).toBeCloseTo(0.5 * m.metrics.utilisation + 0.5 * m.metrics.jain, 12);
+    expect(m.metrics.objective).toBeCloseTo((m.return * 1000) / m.metrics.makespan, 6);
+    expect(runFairEpisode(env({ task_scale: 0.02 }), drfAgent, 2).metrics.objective).toBeCloseTo(m.metrics.utilisation, 12);
+    // a policy that waits for the next event whenever something runs: one task at a time
+    const e = env(config);
+    const first = e.reset({ seed: 2 });
+    let { observation, info } = first;
+    const wait = e.actionSpace.n - 1;
+    let ret = 0;
+    for (;;) {
+      const idle = info.running === 0;
+      const r = e.step(idle || info.action_mask[wait] !== 1 ? drfAgent.act(e, observation) : wait);
+      ret += r.reward;
+      ({ observation, info } = r);
+      if (r.terminated || r.truncated) break;
+    }
+    const lazy = info.metrics!;
+    expect(lazy.tasks).toBe(m.metrics.tasks);
+    expect(lazy.makespan).toBeGreaterThan(m.metrics.makespan);
+    expect(ret).toBeGreaterThan(m.return);
+    expect(lazy.objective).toBeLessThan(m.metrics.objective);
+  });
+
   it('clone continues the same episode', () => {
     const e = env({ task_scale: 0.02 });
     let o = e.reset({ seed: 5 }).observation;
