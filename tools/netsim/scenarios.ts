@@ -122,3 +122,31 @@ export function randomFlows(hosts: readonly string[], n: number, seed: number, s
   }
   return out;
 }
+
+/**
+ * Flows of MPI jobs: jobs start at uniform random times over `span` seconds, each on `k` hosts (`k` drawn
+ * from 4, 8, 16, 32) placed as a packing scheduler would (a contiguous block of hosts aligned on `k`,
+ * so under as few leaf switches as it can be); a job's all-to-all exchange is `k (k - 1)` flows, one per
+ * ordered pair of its hosts, all of the same size (uniform in `sizes`, per job) and starting together at
+ * the job's start. Jobs are added until `n` flows (the last job's list is cut there). Flows are listed in
+ * start order.
+ */
+export function mpiJobFlows(hosts: readonly string[], n: number, seed: number, span = 100, sizes: [number, number] = [1e6, 1e7]): FlowSpec[] {
+  const rng = new Rng(seed);
+  const jobs: { start: number; k: number; first: number; size: number }[] = [];
+  let count = 0;
+  while (count < n) {
+    const k = Math.min([4, 8, 16, 32][rng.int(4)]!, hosts.length);
+    const blocks = Math.max(1, Math.floor(hosts.length / k));
+    jobs.push({ start: rng.uniform(0, span), k, first: rng.int(blocks) * k, size: Math.round(rng.uniform(sizes[0], sizes[1])) });
+    count += k * (k - 1);
+  }
+  jobs.sort((a, b) => a.start - b.start);
+  const out: FlowSpec[] = [];
+  jobs.forEach((j, ji) => {
+    for (let a = 0; a < j.k && out.length < n; a++)
+      for (let b = 0; b < j.k && out.length < n; b++)
+        if (a !== b) out.push({ id: `j${ji}-${a}-${b}`, src: hosts[j.first + a]!, dst: hosts[j.first + b]!, size: j.size, start: j.start });
+  });
+  return out;
+}
