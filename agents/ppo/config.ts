@@ -14,7 +14,7 @@
  * fields are errors. See docs/agents.md for the meaning of each field.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
 import { EnvConfigSchema, parseEnvConfig } from '../../envs/config.js';
@@ -273,8 +273,8 @@ function baselineIssues(b: BaselineConfig, envId: PpoEnvId, env: Record<string, 
 
 /**
  * Reads and validates a training configuration file. Relative `platform` and `workload` paths of
- * the env config are taken relative to the file's directory (and stored absolute, so a model
- * directory's config.json works from anywhere).
+ * the env config are taken relative to the file's directory (absolute in the result; written back
+ * relative to the directory they go to, `portableConfig`).
  */
 export function loadPpoConfig(file: string): PpoConfig {
   let text: string;
@@ -294,4 +294,16 @@ export function loadPpoConfig(file: string): PpoConfig {
     for (const key of ['platform', 'workload'])
       if (typeof env[key] === 'string' && env[key] !== '' && !isAbsolute(env[key] as string)) env[key] = resolve(dirname(file), env[key] as string);
   return parsePpoConfig(raw, file);
+}
+
+/**
+ * `config` as it is written to `dir/config.json`: the env's absolute `platform` and `workload` paths
+ * made relative to `dir`, so that a model or run directory keeps working when the checkout moves
+ * (every reader resolves relative paths against the config file's directory).
+ */
+export function portableConfig<C extends { env: { config: Record<string, unknown> } }>(config: C, dir: string): C {
+  const env = { ...config.env.config };
+  for (const key of ['platform', 'workload'])
+    if (typeof env[key] === 'string' && isAbsolute(env[key] as string)) env[key] = relative(resolve(dir), env[key] as string);
+  return { ...config, env: { ...config.env, config: env } };
 }

@@ -50,7 +50,7 @@ import type { DictObservation } from '../../envs/observation.js';
 import { makeContext, makeFromContext } from '../../envs/registry.js';
 import { selectBackend, tf } from './backend.js';
 import { checkpointDir } from './checkpoint.js';
-import type { PpoConfig } from './config.js';
+import { type PpoConfig, portableConfig } from './config.js';
 import { appendState, FeatureBatch, POOLED_FEATURES, POOLED_SIZE, rowFeatureNames, rowLayout, type RowLayout } from './features.js';
 import { saveModelDir } from './io.js';
 import { buildModel, PolicyNetwork } from './network.js';
@@ -240,7 +240,7 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
     log(`resuming from ${options.resume} at generation ${state.generation}`);
   }
   mkdirSync(options.outDir, { recursive: true });
-  writeFileSync(join(options.outDir, 'config.json'), `${JSON.stringify(c, null, 1)}\n`);
+  writeFileSync(join(options.outDir, 'config.json'), `${JSON.stringify(portableConfig(c, options.outDir), null, 1)}\n`);
   const metricsFile = join(options.outDir, 'metrics.csv');
   if (!options.resume || !existsSync(metricsFile)) writeFileSync(metricsFile, `${METRICS_COLUMNS.join(',')}\n`);
 

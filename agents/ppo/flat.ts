@@ -36,6 +36,7 @@ import { PolicyPairAgent } from '../heuristics/index.js';
 import { systemAgent } from '../leaderboard/heuristics.js';
 import { CLUSTER_METRICS } from '../leaderboard/settings.js';
 import { clusterMetric, systemMetric } from '../leaderboard/run.js';
+import { portableConfig } from './config.js';
 
 /** The format tag of a flat ES training config. */
 export const FLAT_CONFIG_FORMAT = 'clustergym-es-flat';
@@ -269,7 +270,7 @@ export function trainFlat(
     theta[best * (D + 1) + D] = 1;
   }
   mkdirSync(options.outDir, { recursive: true });
-  writeFileSync(join(options.outDir, 'config.json'), `${JSON.stringify(c, null, 1)}\n`);
+  writeFileSync(join(options.outDir, 'config.json'), `${JSON.stringify(portableConfig(c, options.outDir), null, 1)}\n`);
   const metricsFile = join(options.outDir, 'metrics.csv');
   if (!options.resume || !existsSync(metricsFile)) writeFileSync(metricsFile, 'generation,steps,episodes,fitness,best_candidate,reference_mean,seconds\n');
 
@@ -319,7 +320,7 @@ export function trainFlat(
       const dir = join(options.outDir, 'checkpoints', `gen-${String(g + 1).padStart(5, '0')}`);
       writeLinear(dir, c.env.id, theta, A, D);
       writeFileSync(join(dir, 'es.json'), `${JSON.stringify(state)}\n`);
-      writeFileSync(join(dir, 'config.json'), `${JSON.stringify(c, null, 1)}\n`);
+      writeFileSync(join(dir, 'config.json'), `${JSON.stringify(portableConfig(c, dir), null, 1)}\n`);
       log(`checkpoint ${dir}`);
     }
     if (timeUp) {
@@ -331,7 +332,7 @@ export function trainFlat(
   refEnv.close();
   const modelDir = join(options.outDir, 'model');
   writeLinear(modelDir, c.env.id, theta, A, D);
-  writeFileSync(join(modelDir, 'config.json'), `${JSON.stringify(c, null, 1)}\n`);
+  writeFileSync(join(modelDir, 'config.json'), `${JSON.stringify(portableConfig(c, modelDir), null, 1)}\n`);
   const seconds = (performance.now() - t0) / 1000;
   writeFileSync(
     join(modelDir, 'card.json'),

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
 import { tf } from './backend.js';
-import { loadPpoConfig, PPO_ENV_IDS, type PpoConfig } from './config.js';
+import { loadPpoConfig, PPO_ENV_IDS, type PpoConfig, portableConfig } from './config.js';
 import { POOLED_FEATURES, POOLED_SIZE, rowFeatureNames, rowLayout, type RowLayout } from './features.js';
 import { PolicyNetwork } from './network.js';
 
@@ -162,7 +162,7 @@ export async function saveModelDir(dir: string, network: PolicyNetwork, m: SaveM
     tfjs: tf.version.tfjs,
   };
   writeFileSync(join(dir, 'policy.json'), `${JSON.stringify(meta, null, 1)}\n`);
-  writeFileSync(join(dir, 'config.json'), `${JSON.stringify(m.config, null, 1)}\n`);
+  writeFileSync(join(dir, 'config.json'), `${JSON.stringify(portableConfig(m.config, dir), null, 1)}\n`);
 }
 
 function readJson(file: string, what: string): unknown {

@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { linearPlayer, readModelCard } from '../../agents/leaderboard/models.js';
 import { episodeSeeds } from '../../agents/leaderboard/run.js';
@@ -34,8 +34,11 @@ describe('shipped linear models', () => {
       const setting = loadSetting(join(CONFIGS, `${card.setting}.json`));
       const trainFile = join(CONFIGS, `train-${card.setting}.json`);
       const shipped = parseFlatEsConfig(JSON.parse(readFileSync(trainFile, 'utf8')), trainFile, CONFIGS);
-      const own = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as FlatEsConfig;
-      expect(own).toEqual(shipped);
+      // the model's config.json names its files relative to the model directory (it moves with the checkout)
+      const ownFile = join(dir, 'config.json');
+      const ownRaw = JSON.parse(readFileSync(ownFile, 'utf8')) as FlatEsConfig;
+      for (const key of ['platform', 'workload']) expect(isAbsolute(String(ownRaw.env.config[key] ?? ''))).toBe(false);
+      expect(parseFlatEsConfig(ownRaw, ownFile, dir)).toEqual(shipped);
       const policy = readLinearPolicy(dir);
       expect(policy.env_id).toBe(setting.env.id);
       const player = linearPlayer({ dir, setting: card.setting!, name });
@@ -45,6 +48,24 @@ describe('shipped linear models', () => {
       expect(a.per_episode).toEqual(b.per_episode);
       expect(a.per_episode.every(Number.isFinite)).toBe(true);
     });
+});
+
+describe('every shipped model directory', () => {
+  it('names its platform and workload relative to itself, and they exist (the checkout can move)', () => {
+    const dirs = readdirSync(MODELS).filter((d) => existsSync(join(MODELS, d, 'config.json')));
+    expect(dirs.length).toBeGreaterThanOrEqual(4);
+    for (const d of dirs) {
+      const config = (JSON.parse(readFileSync(join(MODELS, d, 'config.json'), 'utf8')) as { env: { config: Record<string, unknown> } }).env.config;
+      for (const key of ['platform', 'workload']) {
+        const value = config[key];
+        if (typeof value !== 'string') continue;
+        expect(isAbsolute(value), `${d}: ${key} ${value}`).toBe(false);
+        // a trace of ../shared is there only beside a full checkout
+        if (!value.includes('shared/data') || existsSync(join(ROOT, '../shared/data')))
+          expect(existsSync(join(MODELS, d, value)), `${d}: ${key} ${value}`).toBe(true);
+      }
+    }
+  });
 });
 
 describe('flat ES trainer', () => {
