@@ -9,10 +9,12 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { linearPlayer, readModelCard } from '../../agents/leaderboard/models.js';
+import { systemAgent } from '../../agents/leaderboard/heuristics.js';
 import { episodeSeeds } from '../../agents/leaderboard/run.js';
+import { playEpisode } from '../../agents/episode.js';
 import { loadSetting } from '../../agents/leaderboard/settings.js';
 import { initialTheta, linearAction, networkOf } from '../../agents/ppo/evolve.js';
-import { type FlatEsConfig, flatAction, parseFlatEsConfig, readLinearPolicy, trainFlat } from '../../agents/ppo/flat.js';
+import { type FlatEsConfig, flatAction, flatShape, parseFlatEsConfig, readLinearPolicy, thetaOf, trainFlat } from '../../agents/ppo/flat.js';
 import { appendState, FeatureBatch, parsePpoConfig, rowLayout, selectBackend } from '../../agents/ppo/index.js';
 import type { DictObservation } from '../../envs/observation.js';
 import { make } from '../../envs/registry.js';
@@ -65,6 +67,26 @@ describe('every shipped model directory', () => {
           expect(existsSync(join(MODELS, d, value)), `${d}: ${key} ${value}`).toBe(true);
       }
     }
+  });
+});
+
+describe('fair model', () => {
+  it("beats DRF's time-averaged objective without stretching the episode (same tasks, higher utilisation and Jain, shorter makespan)", () => {
+    const env = make('clustergym/Fair-v0', { reward: 'mixed' });
+    const { A, D } = flatShape(env);
+    const theta = thetaOf(readLinearPolicy(join(MODELS, 'fair')));
+    const learned = { name: 'fair', act: (en: typeof env, obs: unknown) => flatAction(theta, obs as Float32Array, en.actionMask(), A, D) };
+    const drf = systemAgent('clustergym/Fair-v0', 'drf', 'test');
+    for (const seed of episodeSeeds(0, 2)) {
+      const m = playEpisode(env, learned, seed).metrics as Record<string, number>;
+      const r = playEpisode(env, drf, seed).metrics as Record<string, number>;
+      expect(m.tasks).toBe(r.tasks);
+      expect(m.objective).toBeGreaterThan(r.objective!);
+      expect(m.utilisation).toBeGreaterThan(r.utilisation!);
+      expect(m.jain).toBeGreaterThan(r.jain!);
+      expect(m.makespan).toBeLessThan(r.makespan!);
+    }
+    env.close();
   });
 });
 
