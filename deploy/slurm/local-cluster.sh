@@ -238,8 +238,9 @@ fail_start() {
 # kill_pidfile FILE: TERM the process of FILE, wait up to 10 s, then KILL it.
 kill_pidfile() {
   local f=$1 pid
-  [[ -s $f ]] || return 0
-  pid=$(cat "$f")
+  # a daemon removes its own pid file as it exits: the file may go between the test and the read
+  pid=$(cat "$f" 2>/dev/null) || return 0
+  [[ -n $pid ]] || return 0
   if kill -0 "$pid" 2>/dev/null; then
     kill -TERM "$pid" 2>/dev/null || true
     for _ in $(seq 100); do
