@@ -587,6 +587,8 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
   if (!wholeNodes && partitions.every((p) => p.exclusive)) wholeNodes = true;
   else if (!wholeNodes && partitions.some((p) => p.exclusive))
     ignore('OverSubscribe', 'EXCLUSIVE', partitions.find((p) => p.exclusive)!, 'whole nodes in some partitions only: counted per core');
+  // whole nodes: jobs and backfill reservations on specific nodes, chosen as the select plugin does
+  config.nodeSelect = wholeNodes;
   // ---- groups: nodes alike (CPUs, memory, features) in the same set of partitions
   const lineOf = new Int32Array(allNodes.length);
   let k = 0;
