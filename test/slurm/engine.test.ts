@@ -461,11 +461,11 @@ describe('whole nodes on specific nodes (nodeSelect), as select/linear and sched
     expect(r.get(4)).toMatchObject({ start: 50, end: 60 });
   });
 
-  it('a reservation that best-fits onto an idle node blocks a job that would overlap it there', () => {
+  it('reservations chain on specific nodes: B2 reserves the node B frees, H the nodes A and B2 free', () => {
     // 4 nodes. A (1 node, 100 s) -> 0, B (1 node, 50 s) -> 1, C (2 nodes, 200 s) -> 2-3. B2 (1 node, 40 s)
-    // arrives at 2 and waits. H (2 nodes, limit 60) at 3. At 10 nothing is idle: B2 reserves node 1 from 50 (B's end;
-    // [1] is the shortest run) to 90. H: at 50 node 1 is reserved; at 90 nodes 1 (B2 done) is free, at 100 node 0:
-    // H reserves nodes 0-1 from 100. Counting, H would also need two nodes free: the same start, 100.
+    // arrives at 2 and waits. H (2 nodes, limit 60) at 3. At 10 nothing is idle: B2 reserves node 1 from 50 (B's end)
+    // to 90. H: at 50 node 1 is reserved; at 90 node 1 (B2 done) is free, at 100 node 0 too: H reserves nodes 0-1
+    // from 100. B2 starts at 50 and H at 100 (main passes after B's and A's ends).
     const p4 = new SlurmPlatform({ groups: [{ name: 'n', count: 4, cores: 1 }], partitions: [{ name: 'p', groups: ['n'] }] });
     const j4 = [job(1, 0, 1, 100, 100), job(2, 0, 1, 50, 50), job(3, 0, 2, 200, 200), job(4, 2, 1, 40, 40), job(5, 3, 2, 10, 60)];
     const r = run(p4, j4, { ...base, nodeSelect: true });
