@@ -34,7 +34,7 @@ export const flags = defineFlags({
   'sched-delay': {
     value: 'S',
     schema: num({ gte: 0 }),
-    help: "the engine's main-scheduler delay after a job end (default 0; Slurm 22.05's measured mean: 0.4)",
+    help: "the engine's main-scheduler delay after a job end (default 0.4, Slurm 22.05's measured mean)",
   },
   live: { help: 'also replay on the live Slurm of SLURM_CONF and compare (sleep jobs, wall-clock submissions)' },
   runs: { value: 'N', schema: int({ gte: 1, lte: 10 }), default: 1, help: 'live runs (2: the live-vs-live spread too)' },

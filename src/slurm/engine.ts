@@ -42,8 +42,10 @@
  * off by default so that seed 004's runs do not change and on when a slurm.conf is read
  * (`slurmConf.ts`): no scheduling at submission (`schedOnSubmit`), a periodic main pass
  * (`schedInterval`), a delayed main pass after a job end (`schedDelay`, `schedMinInterval`), backfill on its
- * own timer (`bfGrid`), bf_resolution on the absolute grid with floored ends (`bfSlurmRounding`), and
- * reservations that hold idle nodes (`bfReserveIdle`).
+ * own timer (`bfGrid`), bf_resolution on the absolute grid with floored ends (`bfSlurmRounding`),
+ * reservations that hold idle nodes (`bfReserveIdle`), and, for whole-node allocation, jobs and backfill
+ * reservations on specific nodes chosen by the select plugin's best fit over consecutive free nodes
+ * (`nodeSelect`, `pickNodes`; per-node state only then, in an `Int32Array` of the job on each node).
  */
 import { InputError } from '../core/errors.js';
 import { EventQueue } from '../core/eventQueue.js';
@@ -132,6 +134,16 @@ export interface SlurmConfig {
    * rounded up (the engine's historical behaviour).
    */
   bfSlurmRounding: boolean;
+  /**
+   * Whole-node allocation on specific nodes (`select/linear`, or `OverSubscribe=EXCLUSIVE` everywhere):
+   * every unit of a group is one node, in slurm.conf order. A job starts on the nodes Slurm's select
+   * plugin picks: among the available nodes, the shortest run of consecutive nodes that holds the job
+   * (first such run on ties), its first nodes; with no such run, the longest runs first. A backfill
+   * reservation takes specific nodes the same way, among the nodes free (jobs ended, other reservations
+   * not overlapping) at its start; a node reserved serves only jobs that end before the reservation.
+   * Replaces `bfReserveIdle`. Off: units are counted per group (the engine's historical behaviour, seed 004).
+   */
+  nodeSelect: boolean;
 }
 
 /** Slurm's defaults (16.05, the seed's version) with `DEFAULT_PRIORITY`. */
@@ -152,6 +164,7 @@ export const DEFAULT_SLURM: SlurmConfig = {
   bfGrid: false,
   bfReserveIdle: 'none',
   bfSlurmRounding: false,
+  nodeSelect: false,
 };
 
 /** Called when a job leaves the system (completed, timeout, cancelled, refused); read its slot then. */
@@ -244,6 +257,12 @@ export class SlurmEngine {
   private readonly canPreempt: boolean;
   private profile: Float64Array[];
   private readonly delta: Float64Array;
+  /** `nodeSelect`: first node of each group (and the total at the end), the slot on each node (-1: idle). */
+  private readonly nodeBase: Int32Array;
+  private readonly nodeJob: Int32Array;
+  /** `nodeSelect`: the nodes each running job holds; the nodes chosen for the job being started. */
+  private readonly jobNodes = new Map<number, Int32Array>();
+  private picked: Int32Array | null = null;
 
   constructor(
     readonly platform: SlurmPlatform,
@@ -265,6 +284,16 @@ export class SlurmEngine {
     const K = this.bfBuckets();
     this.profile = Array.from(platform.groupNames, () => new Float64Array(K));
     this.delta = new Float64Array(K + 1);
+    const G = platform.groupNames.length;
+    this.nodeBase = new Int32Array(G + 1);
+    if (this.config.nodeSelect) {
+      for (let g = 0; g < G; g++) {
+        const n = platform.groupCores[g]!;
+        if (!Number.isInteger(n)) throw new InputError(`nodeSelect: group ${platform.groupNames[g]} must count whole nodes (found ${n} units)`);
+        this.nodeBase[g + 1] = this.nodeBase[g]! + n;
+      }
+    }
+    this.nodeJob = new Int32Array(this.nodeBase[G]!).fill(-1);
   }
 
   private bfBuckets(): number {
@@ -476,6 +505,23 @@ export class SlurmEngine {
 
   private take(s: number, g: number): void {
     const J = this.jobs;
+    if (this.config.nodeSelect) {
+      let nodes = this.picked;
+      this.picked = null;
+      if (nodes === null) {
+        const b = this.nodeBase[g]!;
+        const avail = new Uint8Array(this.nodeBase[g + 1]! - b);
+        for (let i = 0; i < avail.length; i++) avail[i] = this.nodeJob[b + i]! < 0 ? 1 : 0;
+        nodes = pickNodes(avail, J.cores[s]!);
+        if (nodes === null) throw new Error(`nodeSelect: job ${J.id[s]} started without ${J.cores[s]} idle nodes`);
+        for (let i = 0; i < nodes.length; i++) nodes[i]! += b;
+      }
+      for (const x of nodes) {
+        if (this.nodeJob[x]! >= 0) throw new Error(`nodeSelect: job ${J.id[s]} given node ${x}, which job ${J.id[this.nodeJob[x]!]} holds`);
+        this.nodeJob[x] = s;
+      }
+      this.jobNodes.set(s, nodes);
+    }
     this.free[g]! -= J.cores[s]!;
     this.accrue(); // charge the time so far at the old core count before this job's cores count
     this.addUserCores(J.user[s]!, J.cores[s]!);
@@ -492,6 +538,11 @@ export class SlurmEngine {
     const J = this.jobs;
     const g = J.group[s]!;
     this.free[g]! += J.cores[s]!;
+    const nodes = this.jobNodes.get(s);
+    if (nodes !== undefined) {
+      for (const x of nodes) this.nodeJob[x] = -1;
+      this.jobNodes.delete(s);
+    }
     this.accrue();
     this.addUserCores(J.user[s]!, -J.cores[s]!);
     const i = J.runPos[s]!;
@@ -772,7 +823,8 @@ export class SlurmEngine {
     const J = this.jobs;
     const cfg = this.config;
     this.stats.backfillPasses++;
-    if (this.pending.length > 0) {
+    if (this.pending.length > 0 && cfg.nodeSelect) this.backfillNodes();
+    else if (this.pending.length > 0) {
       const K = this.bfBuckets();
       const res = cfg.bfResolution;
       const G = this.platform.groupNames.length;
@@ -856,6 +908,115 @@ export class SlurmEngine {
     }
   }
 
+  /** The bucket (of `bfResolution`, grid as in `backfillPass`) in which running slot `r` is expected to end. */
+  private endBucket(r: number, offset: number): number {
+    const J = this.jobs;
+    const cfg = this.config;
+    const res = cfg.bfResolution;
+    let left = J.timeLimit[r]! - J.executed[r]!;
+    if (J.state[r] === JobState.Running) left -= this.now - J.lastResume[r]!;
+    else left += J.suspendedAt[r]! + J.opFor[r]! - this.now;
+    return cfg.bfSlurmRounding ? Math.floor((Math.max(0, left) + offset) / res) : Math.ceil(Math.max(0, left) / res);
+  }
+
+  /**
+   * The backfill pass with `nodeSelect`: each node is free from the bucket its job is expected to end
+   * in; reservations are intervals of buckets on specific nodes. A job starts now on idle nodes that no
+   * reservation touches while it would run; otherwise its reservation starts at the earliest bucket
+   * (a node's end bucket or a reservation's end: the only places where a node becomes usable) with
+   * enough nodes free for its whole time limit, on the nodes `pickNodes` chooses among them. Cost per
+   * pass: for each job tested, candidates x nodes of its groups x reservations per node (a few
+   * thousand operations on 8-64 nodes; quadratic in the nodes of a partition, so meant for small ones).
+   */
+  private backfillNodes(): void {
+    const J = this.jobs;
+    const cfg = this.config;
+    const K = this.bfBuckets();
+    const res = cfg.bfResolution;
+    const offset = cfg.bfSlurmRounding ? this.now - Math.floor(this.now / res) * res : 0;
+    const N = this.nodeJob.length;
+    const freeFrom = new Int32Array(N);
+    for (let x = 0; x < N; x++) {
+      const r = this.nodeJob[x]!;
+      freeFrom[x] = r < 0 ? 0 : Math.min(K, this.endBucket(r, offset));
+    }
+    const resFrom: number[][] = Array.from({ length: N }, () => []);
+    const resTo: number[][] = Array.from({ length: N }, () => []);
+    const clear = (x: number, a: number, b: number): boolean => {
+      const f = resFrom[x]!;
+      const t = resTo[x]!;
+      for (let i = 0; i < f.length; i++) if (f[i]! < b && t[i]! > a) return false;
+      return true;
+    };
+    const p = this.pending;
+    const n = Math.min(p.length, cfg.bfMaxJobTest);
+    let started = 0;
+    for (let i = 0; i < n; i++) {
+      const s = p[i]!;
+      const c = J.cores[s]!;
+      const limit = J.timeLimit[s]!;
+      const Lnow = Math.max(1, Math.ceil((offset + limit) / res - 1e-9));
+      const Lres = cfg.bfSlurmRounding ? Math.max(1, Math.floor(limit / res + 1e-9)) : Lnow;
+      let bestK = -1;
+      let bestNodes: Int32Array | null = null;
+      let bestG = -1;
+      for (const g of this.platform.partitions[J.part[s]!]!.groups) {
+        const b0 = this.nodeBase[g]!;
+        const m = this.nodeBase[g + 1]! - b0;
+        if (m < c) continue;
+        const avail = new Uint8Array(m);
+        // now: idle nodes no reservation touches while the job would run
+        let count = 0;
+        for (let x = 0; x < m; x++) {
+          avail[x] = this.nodeJob[b0 + x]! < 0 && clear(b0 + x, 0, Lnow) ? 1 : 0;
+          count += avail[x]!;
+        }
+        let k = -1;
+        if (count >= c) k = 0;
+        else {
+          const cands = new Set<number>([1]);
+          for (let x = b0; x < b0 + m; x++) {
+            if (freeFrom[x]! >= 1 && freeFrom[x]! < K) cands.add(freeFrom[x]!);
+            for (const t of resTo[x]!) if (t >= 1 && t < K) cands.add(t);
+          }
+          for (const kk of [...cands].sort((a, b) => a - b)) {
+            if (bestK >= 0 && kk >= bestK) break;
+            const e = Math.min(K, kk + Lres);
+            count = 0;
+            for (let x = 0; x < m; x++) {
+              avail[x] = freeFrom[b0 + x]! <= kk && clear(b0 + x, kk, e) ? 1 : 0;
+              count += avail[x]!;
+            }
+            if (count >= c) {
+              k = kk;
+              break;
+            }
+          }
+        }
+        if (k >= 0 && (bestK < 0 || k < bestK)) {
+          bestK = k;
+          bestG = g;
+          bestNodes = pickNodes(avail, c);
+          for (let x = 0; x < bestNodes!.length; x++) bestNodes![x]! += b0;
+        }
+      }
+      if (bestK < 0 || bestNodes === null) continue; // beyond the window: no reservation
+      const e = Math.min(K, bestK + (bestK === 0 ? Lnow : Lres));
+      for (const x of bestNodes) {
+        resFrom[x]!.push(bestK);
+        resTo[x]!.push(e);
+      }
+      if (bestK === 0) {
+        p[i] = -1;
+        started++;
+        this.stats.backfilled++;
+        this.picked = bestNodes;
+        this.startJob(s, bestG, true);
+      }
+    }
+    if (started > 0) this.pending = p.filter((x) => x >= 0);
+  }
+
   /**
    * Changes the scheduler's settings from now on (what an operator does with `scontrol reconfigure`):
    * multifactor weights and flags, backfill on/off, window, interval, depths. Pending priorities are
@@ -902,4 +1063,52 @@ export function earliestFit(free: Float64Array, K: number, c: number, L: number,
     k = j + 1;
   }
   return -1;
+}
+
+/**
+ * The nodes (indices into `avail`, ascending) a whole-node job of `n` nodes gets among the available
+ * ones (`avail[i] = 1`), as Slurm's select plugins choose without topology (select/linear `_job_test`,
+ * cons_tres `_eval_nodes`): runs of consecutive available nodes; the shortest run that holds all `n`
+ * (the first on ties) gives its first `n` nodes; if no run does, the longest run is taken whole (the
+ * first on ties) and the choice repeats for the rest. null when fewer than `n` are available.
+ */
+export function pickNodes(avail: Uint8Array, n: number): Int32Array | null {
+  const starts: number[] = [];
+  const lens: number[] = [];
+  let total = 0;
+  for (let i = 0; i < avail.length; ) {
+    if (!avail[i]) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < avail.length && avail[j]) j++;
+    starts.push(i);
+    lens.push(j - i);
+    total += j - i;
+    i = j;
+  }
+  if (total < n) return null;
+  const out = new Int32Array(n);
+  let got = 0;
+  while (got < n) {
+    const rem = n - got;
+    let best = -1;
+    for (let r = 0; r < starts.length; r++) {
+      const L = lens[r]!;
+      if (L === 0) continue;
+      if (best < 0) best = r;
+      else {
+        const bl = lens[best]!;
+        const suff = L >= rem;
+        const bsuff = bl >= rem;
+        if ((suff && !bsuff) || (suff && bsuff && L < bl) || (!suff && !bsuff && L > bl)) best = r;
+      }
+    }
+    const take = Math.min(rem, lens[best]!);
+    for (let t = 0; t < take; t++) out[got++] = starts[best]! + t;
+    lens[best] = 0;
+  }
+  out.sort();
+  return out;
 }

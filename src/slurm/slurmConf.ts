@@ -41,9 +41,9 @@ import { DEFAULT_PRIORITY, type PriorityConfig } from './priority.js';
 
 /**
  * Mean delay (s) between a job's end and the main scheduler's pass that starts the next job, measured
- * on Slurm 22.05 with emulated nodes (docs/slurm.md: 0.34 s and 0.47 s over two replays). Not applied
- * by default (`schedDelay` 0): on the 8-node replays of jobs of 5-30 s the engine matches Slurm best
- * without it; `clustergym slurm-replay --sched-delay S` applies one.
+ * on Slurm 22.05 with emulated nodes (docs/slurm.md: 0.34 s and 0.47 s over two replays). The engine's
+ * `schedDelay` for a slurm.conf: with jobs on specific nodes (`nodeSelect`) the 8-node replays match
+ * Slurm best with it (docs/slurm.md); `clustergym slurm-replay --sched-delay S` sets another.
  */
 export const SLURM_SCHED_DELAY = 0.4;
 
@@ -435,7 +435,7 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
     // Slurm 22.05's timing (measured: docs/slurm.md): no scheduling at submission, a main pass every
     // sched_interval (60 s), backfill on its own timer
     schedOnSubmit: false,
-    schedDelay: 0, // measured SLURM_SCHED_DELAY; 0 matches the 8-node replays best (docs/slurm.md)
+    schedDelay: SLURM_SCHED_DELAY, // slurmctld's measured latency after a job end (docs/slurm.md)
     schedInterval: 60,
     bfGrid: true,
     // reservations on specific nodes and bf_resolution rounding as sched/backfill does them
@@ -587,6 +587,8 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
   if (!wholeNodes && partitions.every((p) => p.exclusive)) wholeNodes = true;
   else if (!wholeNodes && partitions.some((p) => p.exclusive))
     ignore('OverSubscribe', 'EXCLUSIVE', partitions.find((p) => p.exclusive)!, 'whole nodes in some partitions only: counted per core');
+  // whole nodes: jobs and backfill reservations on specific nodes, chosen as the select plugin does
+  config.nodeSelect = wholeNodes;
   // ---- groups: nodes alike (CPUs, memory, features) in the same set of partitions
   const lineOf = new Int32Array(allNodes.length);
   let k = 0;

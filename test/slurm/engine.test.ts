@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SlurmEngine, type SlurmConfig, type SlurmJobInput, earliestFit } from '../../src/slurm/engine.js';
+import { SlurmEngine, type SlurmConfig, type SlurmJobInput, earliestFit, pickNodes } from '../../src/slurm/engine.js';
 import { JobState, STATE_NAMES } from '../../src/slurm/jobs.js';
 import { type PreemptMode, SlurmPlatform } from '../../src/slurm/platform.js';
 
@@ -415,5 +415,61 @@ describe('backfill reservations as sched/backfill makes them (bfSlurmRounding, b
     const r = run(p6, js, { ...cfg, bfSlurmRounding: true });
     expect(r.get(2)).toMatchObject({ start: 130, end: 140 });
     expect(r.get(3)).toMatchObject({ start: 140, end: 190 });
+  });
+});
+
+describe('whole nodes on specific nodes (nodeSelect), as select/linear and sched/backfill choose them', () => {
+  const avail = (bits: string) => Uint8Array.from(bits, (b) => (b === '1' ? 1 : 0));
+  it('pickNodes: the shortest run of consecutive free nodes that holds the job, its first nodes', () => {
+    // runs: [0-2] (3 nodes), [4-5] (2), [7-10] (4)
+    const a = avail('11101101111');
+    expect([...pickNodes(a, 2)!]).toEqual([4, 5]);
+    expect([...pickNodes(a, 3)!]).toEqual([0, 1, 2]);
+    expect([...pickNodes(a, 4)!]).toEqual([7, 8, 9, 10]);
+    expect([...pickNodes(a, 1)!]).toEqual([4]); // shortest run first, even if later
+    expect([...pickNodes(avail('1101'), 1)!]).toEqual([3]);
+    expect([...pickNodes(avail('1011'), 2)!]).toEqual([2, 3]);
+    expect([...pickNodes(avail('11011'), 2)!]).toEqual([0, 1]); // ties: the first run
+  });
+
+  it('pickNodes: no run holds the job: the longest runs first, then the best fit for the rest; null when too few', () => {
+    const a = avail('11101101111');
+    // 5 nodes: the run of 4 ([7-10]), then 1 node from the shortest run holding it ([4-5])
+    expect([...pickNodes(a, 5)!]).toEqual([4, 7, 8, 9, 10]);
+    // 8: [7-10], then [0-2] (longest left), then 1 of [4-5]
+    expect([...pickNodes(a, 8)!]).toEqual([0, 1, 2, 4, 7, 8, 9, 10]);
+    expect(pickNodes(a, 10)).toBeNull();
+    expect(pickNodes(avail('0000'), 1)).toBeNull();
+  });
+
+  // 8 nodes of 1 core, backfill every 10 s at 1 s resolution. At 0: A (2 nodes, 100 s) -> nodes 0-1, B (3 nodes,
+  // 50 s) -> 2-4, C (1 node, 200 s) -> 5; idle: 6-7. H (3 nodes, limit 60) pends at 1, D (2 nodes, 100 s) at 5.
+  // Pass at 10: H cannot start (2 idle); at 40 (B's end) nodes 2-4 and 6-7 are free: runs [2-4] and [6-7], the
+  // best fit is [2-4], so H reserves 2-4 from 40 and D starts at once on the idle 6-7 (it ends at 110, after
+  // H's reservation starts, but on other nodes). H starts at 50, when B really ends.
+  const p8 = new SlurmPlatform({ groups: [{ name: 'n', count: 8, cores: 1 }], partitions: [{ name: 'p', groups: ['n'] }] });
+  const js = [job(1, 0, 2, 100, 100), job(2, 0, 3, 50, 50), job(3, 0, 1, 200, 200), job(4, 1, 3, 10, 60), job(5, 5, 2, 100, 100)];
+  const base: Partial<SlurmConfig> = { ...fifo, bfResolution: 1, bfInterval: 10, schedOnSubmit: true };
+  it('a reservation takes the nodes of the job about to end, leaving idle nodes to a backfill job', () => {
+    const r = run(p8, js, { ...base, nodeSelect: true });
+    expect(r.get(5)).toMatchObject({ start: 10, end: 110 });
+    expect(r.get(4)).toMatchObject({ start: 50, end: 60 });
+  });
+  it("the counting model with 'proportional' holds round(3 x 2 / 5) = 1 idle node for H: D waits for B's end", () => {
+    const r = run(p8, js, { ...base, bfReserveIdle: 'proportional' });
+    expect(r.get(5)).toMatchObject({ start: 50, end: 150 });
+    expect(r.get(4)).toMatchObject({ start: 50, end: 60 });
+  });
+
+  it('reservations chain on specific nodes: B2 reserves the node B frees, H the nodes A and B2 free', () => {
+    // 4 nodes. A (1 node, 100 s) -> 0, B (1 node, 50 s) -> 1, C (2 nodes, 200 s) -> 2-3. B2 (1 node, 40 s)
+    // arrives at 2 and waits. H (2 nodes, limit 60) at 3. At 10 nothing is idle: B2 reserves node 1 from 50 (B's end)
+    // to 90. H: at 50 node 1 is reserved; at 90 node 1 (B2 done) is free, at 100 node 0 too: H reserves nodes 0-1
+    // from 100. B2 starts at 50 and H at 100 (main passes after B's and A's ends).
+    const p4 = new SlurmPlatform({ groups: [{ name: 'n', count: 4, cores: 1 }], partitions: [{ name: 'p', groups: ['n'] }] });
+    const j4 = [job(1, 0, 1, 100, 100), job(2, 0, 1, 50, 50), job(3, 0, 2, 200, 200), job(4, 2, 1, 40, 40), job(5, 3, 2, 10, 60)];
+    const r = run(p4, j4, { ...base, nodeSelect: true });
+    expect(r.get(4)).toMatchObject({ start: 50, end: 90 });
+    expect(r.get(5)).toMatchObject({ start: 100, end: 110 });
   });
 });

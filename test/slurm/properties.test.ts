@@ -29,18 +29,25 @@ describe('Slurm engine invariants', () => {
         fc.boolean(),
         fc.integer({ min: 1, max: 120 }),
         fc.integer({ min: 1, max: 30 }),
-        (specs, mode, backfill, bfWindow, bfInterval) => {
+        fc.boolean(),
+        (specs, mode, backfill, bfWindow, bfInterval, nodeSelect) => {
+          // nodeSelect: the same capacity as whole nodes (8 + 8 nodes of one unit), each job on specific nodes
           const platform = new SlurmPlatform({
-            groups: [
-              { name: 'a', count: 2, cores: 4 },
-              { name: 'b', count: 1, cores: 8 },
-            ],
+            groups: nodeSelect
+              ? [
+                  { name: 'a', count: 8, cores: 1 },
+                  { name: 'b', count: 8, cores: 1 },
+                ]
+              : [
+                  { name: 'a', count: 2, cores: 4 },
+                  { name: 'b', count: 1, cores: 8 },
+                ],
             partitions: [
               { name: 'low', groups: ['a', 'b'], preempt_mode: mode, priority_tier: 1 },
               { name: 'high', groups: ['b'], priority_tier: 2 },
             ],
           });
-          const e = new SlurmEngine(platform, { users: 3, backfill, bfWindow, bfResolution: 1, bfInterval });
+          const e = new SlurmEngine(platform, { users: 3, backfill, bfWindow, bfResolution: 1, bfInterval, nodeSelect });
           let t = 0;
           const jobs: SlurmJobInput[] = specs.map((s, id) => {
             t += s.gap;

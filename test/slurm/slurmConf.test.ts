@@ -132,6 +132,7 @@ describe('parseSlurmConf', () => {
       bfGrid: true,
       bfSlurmRounding: true,
       bfReserveIdle: 'proportional',
+      nodeSelect: false,
     });
     expect(d.config.priority).toMatchObject({ weightAge: 0, weightFairshare: 0, weightJobSize: 0, weightPartition: 0 });
     expect(d.platform.groups).toEqual([{ name: 'n[1-2]', count: 2, cores: 4 }]);
@@ -140,10 +141,12 @@ describe('parseSlurmConf', () => {
   it('whole nodes: select/linear or OverSubscribe=EXCLUSIVE everywhere count nodes', () => {
     const lin = parseSlurmConf('SelectType=select/linear\nSchedulerType=sched/builtin\nNodeName=n[1-8] CPUs=2\nPartitionName=p Nodes=n[1-8]\n');
     expect(lin.wholeNodes).toBe(true);
+    expect(lin.config.nodeSelect).toBe(true);
     expect(lin.config.backfill).toBe(false);
     expect(lin.platform.groups).toEqual([{ name: 'n[1-8]', count: 8, cores: 1 }]);
     const ex = parseSlurmConf('NodeName=n1 CPUs=2\nNodeName=n2 CPUs=2\nPartitionName=p Nodes=n[1-2] OverSubscribe=EXCLUSIVE\n');
     expect(ex.wholeNodes).toBe(true);
+    expect(ex.config.nodeSelect).toBe(true);
     expect(ex.groupCpus).toEqual([2]);
     expect(ex.platform.groups).toEqual([{ name: 'n[1-2]', count: 2, cores: 1 }]);
   });

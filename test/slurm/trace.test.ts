@@ -164,22 +164,24 @@ describe('schedules and their comparison', () => {
       { id: 'D', index: 3, submit: 2, runTime: 5, limitMinutes: 1, units: 1, partition: 0, user: 0 },
     ];
     const s = engineSchedule(jobs, EXCL, 0);
-    // A starts at the first backfill tick (1); at its end (11) the main scheduler starts B and C; D, last in
-    // line, does not fit until B ends (16) and the main scheduler starts it then.
+    // A starts at the first backfill tick (1). It ends at 11, a backfill tick: the main pass comes 0.4 s after the
+    // end (schedDelay), so the backfill pass at 11 starts B and C; D, last in line, does not fit until B ends
+    // (16, a tick again: backfilled).
     expect(s.jobs.map((j) => [j.id, j.start, j.end, j.nodes, j.backfilled])).toEqual([
       ['A', 1, 11, 8, true],
-      ['B', 11, 16, 4, false],
-      ['C', 11, 31, 4, false],
-      ['D', 16, 21, 1, false],
+      ['B', 11, 16, 4, true],
+      ['C', 11, 31, 4, true],
+      ['D', 16, 21, 1, true],
     ]);
     expect(s.summary.makespan).toBe(31);
-    // with Slurm's measured job overhead (0.05 s) every job holds its nodes 0.05 s longer: D starts at 16.1
+    // with Slurm's measured job overhead (0.05 s) every job holds its nodes 0.05 s longer: A ends at 11.05, the
+    // main pass at 11.45 (before the tick at 12) starts B and C; B ends at 16.5, the main pass at 16.9 starts D
     const o = engineSchedule(jobs, EXCL);
     const want = [
       [1, 11.05],
-      [11.05, 16.1],
-      [11.05, 31.1],
-      [16.1, 21.15],
+      [11.45, 16.5],
+      [11.45, 31.5],
+      [16.9, 21.95],
     ];
     for (const [k, j] of o.jobs.entries()) {
       expect(j.start).toBeCloseTo(want[k]![0]!, 9);
