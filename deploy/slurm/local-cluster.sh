@@ -192,8 +192,14 @@ start() {
   if pid_alive "$DIR/slurmctld.pid"; then
     die "a slurmctld of $DIR is already running (pid $(cat "$DIR/slurmctld.pid")); run '$0 stop $DIR' first"
   fi
+  # a port already taken (another cluster, or a slurmctld left behind) would make sbatch talk to it
+  local k p
+  for ((p = PORT_BASE; p <= PORT_BASE + NODES; p++)); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+      die "port $p (PORT_BASE=$PORT_BASE + node) is already in use on 127.0.0.1: stop what listens there or choose another PORT_BASE"
+    fi
+  done
   mkdir -p "$DIR/state" "$DIR/log" "$REGISTRY"
-  local k
   for ((k = 1; k <= NODES; k++)); do mkdir -p "$DIR/spool/n$k"; done
   generated_conf >"$DIR/slurm.conf.generated"
   if [[ -n ${SLURM_CONF_EXTRA:-} ]]; then
