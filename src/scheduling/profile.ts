@@ -12,7 +12,8 @@
  *   changes (the others stay as they are now). A reservation is placed on concrete nodes: platform
  *   order among the nodes whose minimum availability over the window fits (for `seq`, the first such
  *   node; for `mpi` with `nodes`, the first `nodes`; otherwise as many tasks per node as fit). Candidate
- *   start times are now and every time availability grows; each costs O(N) node checks.
+ *   start times are now and every time availability grows; `earliest` sweeps them in order with a
+ *   sliding-window minimum per node, re-evaluating only the nodes whose window changes.
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import { maxTaskMem, taskMem, type Job } from '../workload/job.js';
