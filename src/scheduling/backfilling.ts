@@ -42,8 +42,9 @@
  * - NODE profile (when a job examined has a placement constraint; with commitments, from then on, the
  *   earlier reservations getting nodes at their time): a step function of free cores and memory PER
  *   NODE for the nodes that change, with every reservation placed on concrete nodes (platform order
- *   among those with room). Finding a job's time is `O(C x N)` for `C` candidate times and `N` nodes:
- *   meant for platforms of up to a few hundred nodes.
+ *   among those with room). Finding a job's time is one sweep of the `C` candidate times with a
+ *   sliding-window minimum per node (`NodeProfile.earliest`), `O(C x N + S)` for `N` nodes and `S`
+ *   steps: meant for platforms of up to a few hundred nodes.
  *
  * Bound. A scheduler examines at most `maxJobTest` queued jobs after the head per decision point
  * (Slurm's `bf_max_job_test`, whose default is 500), so that a long queue does not make every

@@ -12,7 +12,8 @@
  *   changes (the others stay as they are now). A reservation is placed on concrete nodes: platform
  *   order among the nodes whose minimum availability over the window fits (for `seq`, the first such
  *   node; for `mpi` with `nodes`, the first `nodes`; otherwise as many tasks per node as fit). Candidate
- *   start times are now and every time availability grows; each costs O(N) node checks.
+ *   start times are now and every time availability grows; `earliest` sweeps them in order with a
+ *   sliding-window minimum per node, re-evaluating only the nodes whose window changes.
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import { maxTaskMem, taskMem, type Job } from '../workload/job.js';
@@ -114,6 +115,54 @@ interface NodeSteps {
   times: number[];
   free: number[];
   mem: number[];
+}
+
+/**
+ * Minimum capacity of one node's steps over windows `[t, end)` whose `t` and `end` never decrease
+ * (the step holding `t` always counts): a monotone deque of step indices with increasing capacities.
+ */
+class SlidingMin {
+  private readonly idx: number[] = [];
+  private readonly val: number[] = [];
+  private head = 0;
+  /** Step holding the current `t`. */
+  private lo = 0;
+  /** Last step pushed. */
+  private hi = -1;
+  /** Start of the step after `lo` (the window loses a step once `t` reaches it; -Infinity before the first `min`). */
+  nextLo = -Infinity;
+  /** Start of the step after `hi` (the window gains it once `end` passes it). */
+  nextHi = Infinity;
+  /** The caller's share of this node for the current window. */
+  gain = 0;
+
+  constructor(
+    private readonly s: NodeSteps,
+    private readonly capOf: (free: number, mem: number) => number,
+  ) {}
+
+  private push(i: number): void {
+    const v = this.capOf(this.s.free[i]!, this.s.mem[i]!);
+    while (this.idx.length > this.head && this.val[this.val.length - 1]! >= v) {
+      this.idx.pop();
+      this.val.pop();
+    }
+    this.idx.push(i);
+    this.val.push(v);
+    this.hi = i;
+  }
+
+  min(t: number, end: number): number {
+    const times = this.s.times;
+    const len = times.length;
+    while (this.lo + 1 < len && times[this.lo + 1]! <= t) this.lo++;
+    while (this.hi < this.lo) this.push(this.hi + 1);
+    while (this.hi + 1 < len && times[this.hi + 1]! < end) this.push(this.hi + 1);
+    while (this.idx[this.head]! < this.lo) this.head++;
+    this.nextLo = this.lo + 1 < len ? times[this.lo + 1]! : Infinity;
+    this.nextHi = this.hi + 1 < len ? times[this.hi + 1]! : Infinity;
+    return this.val[this.head]!;
+  }
 }
 
 /** A reservation's placement: tasks per node. */
@@ -224,11 +273,48 @@ export class NodeProfile {
     return left === 0 ? plan : null;
   }
 
-  /** Earliest start of `job` for `d` seconds and where, or `{ time: Infinity }`. */
+  /**
+   * Earliest start of `job` for `d` seconds and where, or `{ time: Infinity }`: the first candidate
+   * time at which `planAt` finds a plan. Whether a plan exists at `t` depends only on each node's
+   * capacity over `[t, t+d)` (a `sum` job: the positive capacities add up to `ntasks`; otherwise:
+   * `required` nodes hold `per` tasks), and the capacity of the window minimum equals the minimum of
+   * the steps' capacities. As the candidates ascend, both ends of each node's window move forward,
+   * so every node keeps a monotone deque of its steps (sliding-window minimum): a sweep costs
+   * `O(C x N + S)` for `S` steps instead of a search and a scan per node and candidate. `planAt`
+   * then builds the plan at the time found.
+   */
   earliest(job: Job, d: number): { time: number; plan: NodePlan } {
+    const sim = this.sim;
+    const N = sim.platform.nodeCount;
+    const memPerTask = sim.enforceMemory ? maxTaskMem(job) : 0;
+    const byNodes = job.type === 'seq' || job.nodes > 0;
+    const per = job.type === 'seq' ? job.ntasks : byNodes ? perNodeCores(job) : 0;
+    const required = job.type === 'seq' ? 1 : byNodes ? job.nodes : job.ntasks;
+    const capOf = (f: number, m: number) => (memPerTask <= 0 ? f : Math.min(f, Math.floor((m + 1e-9) / memPerTask)));
+    const gain = (cap: number) => (byNodes ? (cap >= per ? 1 : 0) : cap > 0 ? cap : 0);
+    // nodes without steps keep their current capacity
+    let fixed = 0;
+    const windows: SlidingMin[] = [];
+    for (let n = 0; n < N; n++) {
+      const s = this.steps.get(n);
+      if (s) windows.push(new SlidingMin(s, capOf));
+      else fixed += gain(capOf(sim.nodeFree[n]!, sim.nodeFreeMem[n]!));
+    }
+    let total = fixed;
     for (const t of this.candidates) {
-      const plan = this.planAt(job, t, d);
-      if (plan) return { time: t, plan };
+      const end = t + d;
+      for (const w of windows) {
+        // only a node whose window gains or loses a step changes its share
+        if (t >= w.nextLo || end > w.nextHi) {
+          const g = gain(w.min(t, end));
+          total += g - w.gain;
+          w.gain = g;
+        }
+      }
+      if (total >= required) {
+        const plan = this.planAt(job, t, d);
+        if (plan) return { time: t, plan };
+      }
     }
     return { time: Infinity, plan: [] };
   }

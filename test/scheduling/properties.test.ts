@@ -10,7 +10,10 @@
  *   pass for the jobs before it (checked on the reservations reported);
  * - the incremental FCFS EASY (reservation kept across arrivals, in-place scan) makes exactly the
  *   decisions of the from-scratch one;
- * - every policy finishes every job, whatever the selection, resources, fit and backfilling.
+ * - every policy finishes every job, whatever the selection, resources, fit and backfilling;
+ * - the node profile's sweep (`NodeProfile.earliest`) finds exactly the reservations of the plain
+ *   search it replaced (every candidate time in order, `planAt` at each), so conservative schedules
+ *   are the same: equal start times and nodes.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +22,7 @@ import type { Platform } from '../../src/platform/platform.js';
 import { JOB_SELECTION_NAMES } from '../../src/scheduling/jobSelection.js';
 import { makeScheduler } from '../../src/scheduling/policyName.js';
 import { RESOURCE_SELECTION_NAMES } from '../../src/scheduling/resourceSelection.js';
+import { NodeProfile, type NodePlan } from '../../src/scheduling/profile.js';
 import { PolicyScheduler, type ReservationEvent } from '../../src/scheduling/scheduler.js';
 import { makeJob, type Job } from '../../src/workload/job.js';
 import { runPolicy } from './schedHelpers.js';
@@ -33,6 +37,34 @@ function platform(): Platform {
     },
     '3x4',
   );
+}
+
+/** 2 nodes x 4 cores with 8 GB and 2 nodes x 8 cores with 12 GB: capacities differ by node. */
+function mixedPlatform(): Platform {
+  return parsePlatform(
+    {
+      name: 'mixed',
+      models: { memory: 'none' },
+      clusters: [
+        {
+          nodes: [
+            { count: 2, memory_gb: 8, processors: [{ cores: 4, clock_rate: 1, dpflops_per_cycle: 1 }] },
+            { count: 2, memory_gb: 12, processors: [{ cores: 8, clock_rate: 1, dpflops_per_cycle: 1 }] },
+          ],
+        },
+      ],
+    },
+    'mixed',
+  );
+}
+
+/** The straightforward search `NodeProfile.earliest` must agree with: `planAt` at every candidate in order. */
+function referenceEarliest(this: NodeProfile, job: Job, d: number): { time: number; plan: NodePlan } {
+  for (const t of this.candidates) {
+    const plan = this.planAt(job, t, d);
+    if (plan) return { time: t, plan };
+  }
+  return { time: Infinity, plan: [] };
 }
 
 const jobArb = fc.record({
@@ -188,6 +220,35 @@ describe('backfilling properties', () => {
             expect(rec.state).toBe('finished');
             expect(rec.start).toBeGreaterThanOrEqual(rec.submit);
           }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('conservative: the node profile sweep gives exactly the schedule of the plain search', () => {
+    const sweep = NodeProfile.prototype.earliest;
+    const plain = (p: Platform, jobs: Job[], name: string, commitHead: boolean) => {
+      NodeProfile.prototype.earliest = referenceEarliest;
+      try {
+        return runPolicy(p, jobs, name, { commitHead });
+      } finally {
+        NodeProfile.prototype.earliest = sweep;
+      }
+    };
+    fc.assert(
+      fc.property(
+        workloadArb,
+        fc.constantFrom('fcfs:first', 'sjf:first', 'wfp3:first', 'smallest:high_cores', 'fcfs:low_cores'),
+        fc.boolean(),
+        fc.boolean(),
+        (jobs, sel, commitHead, mixed) => {
+          const p = mixed ? mixedPlatform() : platform();
+          const name = `${sel}+conservative`;
+          const a = runPolicy(p, jobs, name, { commitHead });
+          const b = plain(p, jobs, name, commitHead);
+          expect(a.starts).toEqual(b.starts);
+          expect(a.nodes).toEqual(b.nodes);
         },
       ),
       { numRuns: 300 },
