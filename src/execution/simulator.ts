@@ -303,25 +303,34 @@ export class ClusterSimulator {
       const tSub = this.nextSubmitTime;
       const t = tEv < tSub ? tEv : tSub;
       if (t === Infinity) return this.nothingLeft();
-      this.advanceClock(t);
-      let changed = false;
-      while (this.skipStale() === t) {
-        this.handle(this.events.pop());
-        changed = true;
-      }
-      if (changed) this.progress.flush(this.now);
-      while (this.nextJob && this.nextJob.subtime === t) {
-        const job = this.nextJob;
-        this.pullNext();
-        this.submit(job);
-        changed = true;
-      }
+      const changed = this.runInstant(t);
       if (changed && this.queue.length > 0) return true;
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
         this.finishedFlag = true;
         return false;
       }
     }
+  }
+
+  /**
+   * Moves the clock to `t` and runs what happens then: the events of `t` (job ends first), a flush of
+   * the progress model when any ran, then the submissions due at `t`. Whether anything happened.
+   */
+  private runInstant(t: number): boolean {
+    this.advanceClock(t);
+    let changed = false;
+    while (this.skipStale() === t) {
+      this.handle(this.events.pop());
+      changed = true;
+    }
+    if (changed) this.progress.flush(this.now);
+    while (this.nextJob && this.nextJob.subtime === t) {
+      const job = this.nextJob;
+      this.pullNext();
+      this.submit(job);
+      changed = true;
+    }
+    return changed;
   }
 
   /**
@@ -457,18 +466,7 @@ export class ClusterSimulator {
       if (limit > this.now && limit < Infinity) this.advanceClock(limit);
       return this.now;
     }
-    this.advanceClock(t);
-    let changed = false;
-    while (this.skipStale() === t) {
-      this.handle(this.events.pop());
-      changed = true;
-    }
-    if (changed) this.progress.flush(this.now);
-    while (this.nextJob && this.nextJob.subtime === t) {
-      const job = this.nextJob;
-      this.pullNext();
-      this.submit(job);
-    }
+    this.runInstant(t);
     return this.now;
   }
 
