@@ -7,6 +7,7 @@
  * Everything has a default: `{}` is the embedded default (platform `data/platforms/hetero-20.json`,
  * workload `data/workloads/mixed-300.json`). See docs/environments.md for the meaning of each field.
  */
+import { isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { inputErrorFromIssues } from '../src/core/errors.js';
 import { ModelsSchema } from '../src/platform/loader.js';
@@ -190,4 +191,34 @@ function crossIssuesLoose(id: EnvId, raw: Record<string, unknown>, schemaIssues:
   const filled = EnvConfigSchema.safeParse(probe.data);
   if (!filled.success) return [];
   return crossIssues(id, filled.data).filter((i) => !bad.has(String(i.path[0])));
+}
+
+/** The keys of an env config that name files. */
+const PATH_KEYS = ['platform', 'workload'] as const;
+
+/**
+ * An env config (any env's: a plain object) whose relative `platform` and `workload` paths are taken
+ * relative to `base` (the directory of the file that holds it) and made absolute.
+ */
+export function resolveConfigPaths(config: Record<string, unknown>, base: string): Record<string, unknown> {
+  const c = { ...config };
+  for (const key of PATH_KEYS) {
+    const v = c[key];
+    if (typeof v === 'string' && v !== '' && !isAbsolute(v)) c[key] = resolve(base, v);
+  }
+  return c;
+}
+
+/**
+ * An env config as written into a file of `dir`: its absolute `platform` and `workload` paths made
+ * relative to `dir`, so the file keeps working when the checkout moves (the inverse of
+ * `resolveConfigPaths` with `base = dir`).
+ */
+export function relativeConfigPaths(config: Record<string, unknown>, dir: string): Record<string, unknown> {
+  const c = { ...config };
+  for (const key of PATH_KEYS) {
+    const v = c[key];
+    if (typeof v === 'string' && isAbsolute(v)) c[key] = relative(resolve(dir), v);
+  }
+  return c;
 }

@@ -17,10 +17,11 @@
  * `metrics.KEY` (a number of the env's end `info.metrics`, dotted for nested keys).
  */
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
 import { parseJsonText } from '../../src/core/json.js';
+import { resolveConfigPaths } from '../../envs/config.js';
 
 /** The format tag of a setting file. */
 export const SETTING_FORMAT = 'clustergym-leaderboard-setting';
@@ -89,13 +90,7 @@ export function parseSetting(raw: unknown, where: string, base?: string): Settin
       issues.push({ path: ['heuristics'], message: `a ${s.env.id} setting lists its heuristic agents in \`agents\` (and nothing else)` });
   }
   if (issues.length) throw inputErrorFromIssues(where, issues);
-  if (base !== undefined) {
-    const c = { ...s.env.config };
-    for (const key of ['platform', 'workload'])
-      if (typeof c[key] === 'string' && c[key] !== '' && !isAbsolute(c[key] as string)) c[key] = resolve(base, c[key] as string);
-    return { ...s, env: { ...s.env, config: c } };
-  }
-  return s;
+  return base === undefined ? s : { ...s, env: { ...s.env, config: resolveConfigPaths(s.env.config, base) } };
 }
 
 /** Reads and validates a setting file. */

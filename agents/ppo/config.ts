@@ -14,10 +14,10 @@
  * fields are errors. See docs/agents.md for the meaning of each field.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
-import { EnvConfigSchema, parseEnvConfig } from '../../envs/config.js';
+import { EnvConfigSchema, parseEnvConfig, relativeConfigPaths, resolveConfigPaths } from '../../envs/config.js';
 import { canonicalJobSelection } from '../../src/scheduling/jobSelection.js';
 
 /** The environments PPO trains on (PolicyPair-v0 has no per-row structure to score). */
@@ -289,10 +289,8 @@ export function loadPpoConfig(file: string): PpoConfig {
   } catch (e) {
     throw new InputError(`not valid JSON: ${(e as Error).message}`, file);
   }
-  const env = (raw as { env?: { config?: Record<string, unknown> } } | null)?.env?.config;
-  if (env && typeof env === 'object')
-    for (const key of ['platform', 'workload'])
-      if (typeof env[key] === 'string' && env[key] !== '' && !isAbsolute(env[key] as string)) env[key] = resolve(dirname(file), env[key] as string);
+  const env = (raw as { env?: { config?: Record<string, unknown> } } | null)?.env;
+  if (env?.config && typeof env.config === 'object') env.config = resolveConfigPaths(env.config, dirname(file));
   return parsePpoConfig(raw, file);
 }
 
@@ -302,8 +300,5 @@ export function loadPpoConfig(file: string): PpoConfig {
  * (every reader resolves relative paths against the config file's directory).
  */
 export function portableConfig<C extends { env: { config: Record<string, unknown> } }>(config: C, dir: string): C {
-  const env = { ...config.env.config };
-  for (const key of ['platform', 'workload'])
-    if (typeof env[key] === 'string' && isAbsolute(env[key] as string)) env[key] = relative(resolve(dir), env[key] as string);
-  return { ...config, env: { ...config.env, config: env } };
+  return { ...config, env: { ...config.env, config: relativeConfigPaths(config.env.config, dir) } };
 }

@@ -25,11 +25,12 @@
  * "time_limit" }`.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
 import { derive } from '../../src/core/rng.js';
 import type { GymEnv } from '../../envs/env.js';
+import { resolveConfigPaths } from '../../envs/config.js';
 import { loadEnv, makeEnv } from '../../envs/registry.js';
 import { type EnvAgent, playEpisode } from '../episode.js';
 import { PolicyPairAgent } from '../heuristics/index.js';
@@ -86,10 +87,7 @@ export type FlatEsConfig = z.output<typeof FlatEsConfigSchema>;
 export function parseFlatEsConfig(raw: unknown, where: string, base?: string): FlatEsConfig {
   const r = FlatEsConfigSchema.safeParse(raw);
   if (!r.success) throw inputErrorFromIssues(where, r.error.issues);
-  const config = { ...r.data.env.config };
-  if (base !== undefined)
-    for (const key of ['platform', 'workload'])
-      if (typeof config[key] === 'string' && config[key] !== '' && !isAbsolute(config[key] as string)) config[key] = resolve(base, config[key] as string);
+  const config = base === undefined ? { ...r.data.env.config } : resolveConfigPaths(r.data.env.config, base);
   loadEnv(r.data.env.id, config); // the env's own checks
   return { ...r.data, env: { ...r.data.env, config } };
 }

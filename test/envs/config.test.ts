@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { relativeConfigPaths, resolveConfigPaths } from '../../envs/config.js';
 import { InputError } from '../../src/core/errors.js';
 import { ENV_IDS, make, parseEnvConfig } from '../../envs/index.js';
 
@@ -115,5 +117,25 @@ describe('make and config validation', () => {
     let r = env.step(env.actionMask().indexOf(1));
     while (!r.terminated && !r.truncated) r = env.step(env.actionMask().indexOf(1));
     expect(r.info.episode!.origin).toBe(3);
+  });
+});
+
+describe('file paths of env configs', () => {
+  it('relative paths are taken from the file, absolute ones and other keys are kept', () => {
+    const c = { platform: '../platforms/p.json', workload: '/data/w.swf', k: 8 };
+    expect(resolveConfigPaths(c, '/repo/data/configs')).toEqual({ platform: '/repo/data/platforms/p.json', workload: '/data/w.swf', k: 8 });
+    expect(relativeConfigPaths({ platform: '/repo/data/platforms/p.json', k: 8 }, '/repo/data/models/m')).toEqual({ platform: '../../platforms/p.json', k: 8 });
+    expect(c.platform).toBe('../platforms/p.json'); // the input is not changed
+  });
+
+  it('written relative to a directory, read back from it: the same absolute paths', () => {
+    const seg = fc.stringMatching(/^[a-z0-9_-]{1,6}$/);
+    const abs = fc.array(seg, { minLength: 1, maxLength: 5 }).map((p) => `/${p.join('/')}`);
+    fc.assert(
+      fc.property(abs, abs, (file, dir) => {
+        const back = resolveConfigPaths(relativeConfigPaths({ workload: file }, dir), dir);
+        expect(back.workload).toBe(file);
+      }),
+    );
   });
 });
