@@ -513,19 +513,7 @@ export class ClusterSimulator {
   liveEnd(job: Job): boolean {
     for (const rj of this.runningBySlot) {
       if (!rj || rj.job !== job) continue;
-      if (rj.tasks)
-        for (const t of rj.tasks)
-          if (!t.done) {
-            t.done = true;
-            t.endedAt = this.now;
-            t.eventTime = Infinity;
-            this.progress.leave(t);
-            if (job.type === 'seq') {
-              this.coreTask[t.core] = null;
-              this.allocation.releaseCore(t.core, taskMem(job, t.index));
-            }
-          }
-      this.progress.flush(this.now);
+      this.stopTasks(rj);
       rj.tasksLeft = 0;
       this.endJob(rj, 'finished');
       return true;
@@ -711,6 +699,15 @@ export class ClusterSimulator {
 
   private killJob(rj: RunningJob): void {
     if (rj.ended) return;
+    this.stopTasks(rj);
+    this.endJob(rj, 'killed');
+  }
+
+  /**
+   * Stops the job's unfinished tasks now (a kill, or a live end): they leave the progress model, a
+   * sequential job's tasks free their cores and memory, and the progress model is flushed.
+   */
+  private stopTasks(rj: RunningJob): void {
     if (rj.tasks)
       for (const t of rj.tasks)
         if (!t.done) {
@@ -724,18 +721,17 @@ export class ClusterSimulator {
           }
         }
     this.progress.flush(this.now);
-    this.endJob(rj, 'killed');
+  }
+
+  /** The running jobs' streams on the network under the `flow` communication model, else null. */
+  get network(): JobNetwork<RunningJob> | null {
+    return this.progress.network;
   }
 
   /**
    * A running job leaves the system (`state`): its cores are freed (those its tasks still hold), its
    * slot is recycled, the counters move and the listeners get its record.
    */
-  /** The running jobs' streams on the network under the `flow` communication model, else null. */
-  get network(): JobNetwork<RunningJob> | null {
-    return this.progress.network;
-  }
-
   private endJob(rj: RunningJob, state: 'finished' | 'killed'): void {
     rj.ended = true;
     rj.eventTime = Infinity;
