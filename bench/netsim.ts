@@ -3,11 +3,14 @@
  * (tools/netsim/scenarios.ts: `2;32,4;1,2;1,2`, 125 MB/s links), in two scenarios: `random` (independent
  * transfers between random hosts, sizes 0.1-10 MB, starts uniform over 100 s) and `mpi` (the all-to-all
  * exchanges of MPI jobs of 4-32 hosts packed on aligned host blocks, 1-10 MB per pair, jobs starting
- * uniform over 100 s: many flows start together and share links), run by
- * `clustergym netsim` and by SimGrid 3.32's Python bindings (tools/netsim/simgrid_flows.py), each as a
- * whole process (start-up, platform loading and output included), side by side, CM02. Reports both wall
- * times (and CPU times with /usr/bin/time), their ratio and the largest relative difference between the
- * completion times. Skips SimGrid, saying so, where `python3 -c "import simgrid"` fails.
+ * uniform over 100 s: many flows start together and share links), run by `clustergym netsim` and by
+ * SimGrid 3.32's Python bindings (tools/netsim/simgrid_flows.py) driven two ways: `actors` (one actor per
+ * flow, SimGrid's usual style; the bindings give each actor a thread) and `driver` (one actor starts every
+ * transfer with Comm.sendto_async: the fastest we found). Each run is a whole process (start-up, platform
+ * loading and output included); the three are interleaved over `rounds` rounds, CM02, and each figure is
+ * the median over the rounds of the wall time and of the CPU time (user + system, /usr/bin/time). Reports
+ * the ratios of the medians and the largest relative difference between the completion times. Skips
+ * SimGrid, saying so, where `python3 -c "import simgrid"` fails.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,6 +31,13 @@ interface Timed {
   flows: FlowResult[];
 }
 
+/** Median of a non-empty list. */
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
 /** Runs a command as a whole process, timing its wall clock (and CPU with /usr/bin/time when present). */
 function timed(cmd: string, args: string[], outFile: string): Timed {
   const useTime = existsSync(TIME);
@@ -44,7 +54,6 @@ function timed(cmd: string, args: string[], outFile: string): Timed {
   }
   return { wall_s: wall, cpu_s: cpu, flows: (JSON.parse(r.stdout) as { flows: FlowResult[] }).flows };
 }
-
 /** Concurrency of a run: the mean number of flows in progress over its span, and the largest. */
 function concurrency(flows: readonly FlowResult[]): { mean: number; max: number } {
   const ev: [number, number][] = [];
@@ -67,64 +76,77 @@ function concurrency(flows: readonly FlowResult[]): { mean: number; max: number 
   return { mean: Number((busy / (t1 - t0)).toFixed(1)), max };
 }
 
-/** The section's figures: each scenario, both engines, side by side. */
-export function benchNetsim(flows = 10_000): Record<string, unknown> {
+/** The section's figures: each scenario, clustergym and both SimGrid drivers, interleaved over `rounds` rounds. */
+export function benchNetsim(flows = 10_000, rounds = 3): Record<string, unknown> {
   const c = topologyCases(4).find((x) => x.name === 'fat-tree')!;
-  return {
-    machine_load: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
+  const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const loadBefore = load();
+  const out: Record<string, unknown> = {
     random: benchScenario(
       c.xml,
       randomFlows(c.hosts, flows, 7, 100, false, [1e5, 1e7]),
       `${flows} independent transfers between random hosts (sizes uniform 0.1-10 MB, starts uniform over 100 s), fat-tree 2;32,4;1,2;1,2 (128 hosts, 125 MB/s), CM02`,
+      rounds,
     ),
     mpi: benchScenario(
       c.xml,
       mpiJobFlows(c.hosts, flows, 7, 100),
       `${flows} flows of MPI jobs' all-to-all exchanges (jobs of 4/8/16/32 hosts on aligned host blocks, 1-10 MB per pair, all of a job's flows starting at its start, jobs uniform over 100 s), same fat-tree, CM02`,
+      rounds,
     ),
+  };
+  return { machine_load_before: loadBefore, machine_load_after: load(), rounds, ...out };
+}
+
+/** Median wall and CPU times of an engine's runs. */
+function medians(runs: Timed[]): { wall_s: number; cpu_s: number | null } {
+  const cpus = runs.map((r) => r.cpu_s).filter((x): x is number => x !== null);
+  return {
+    wall_s: Number(median(runs.map((r) => r.wall_s)).toFixed(3)),
+    cpu_s: cpus.length === runs.length ? Number(median(cpus).toFixed(3)) : null,
   };
 }
 
-function benchScenario(xml: string, specs: FlowSpec[], description: string): Record<string, unknown> {
+/** The largest relative difference between two runs' completion times. */
+function maxRelDiff(a: readonly FlowResult[], b: readonly FlowResult[]): number {
+  let worst = 0;
+  b.forEach((f, i) => {
+    worst = Math.max(worst, Math.abs(a[i]!.finish - f.finish) / f.finish);
+  });
+  return worst;
+}
+
+function benchScenario(xml: string, specs: FlowSpec[], description: string, rounds: number): Record<string, unknown> {
   const dir = mkdtempSync(join(tmpdir(), 'cg-bench-netsim-'));
   try {
     const platform = join(dir, 'fat-tree.xml');
     const flowsFile = join(dir, 'flows.json');
     writeFileSync(platform, xml);
     writeFileSync(flowsFile, JSON.stringify(specs));
-    const runs = [0, 1, 2].map(() =>
-      timed(process.execPath, [CLI, 'netsim', '--platform', platform, '--flows', flowsFile, '--model', 'cm02', '--json'], join(dir, 'cg')),
-    );
-    const best = runs.reduce((a, b) => (b.wall_s < a.wall_s ? b : a));
-    const out: Record<string, unknown> = {
-      scenario: description,
-      concurrency: concurrency(best.flows),
-      clustergym_wall_s: Number(best.wall_s.toFixed(3)),
-      clustergym_cpu_s: best.cpu_s === null ? null : Number(best.cpu_s.toFixed(3)),
-      // the best of 3 is what the ratios use; the median says how much the load moved it
-      clustergym_median_wall_s: Number(
-        runs
-          .map((r) => r.wall_s)
-          .sort((a, b) => a - b)[1]!
-          .toFixed(3),
-      ),
-    };
-    if (!simgridAvailable()) {
+    const withSimGrid = simgridAvailable();
+    const cg: Timed[] = [];
+    const sg: Record<'driver' | 'actors', Timed[]> = { driver: [], actors: [] };
+    for (let r = 0; r < rounds; r++) {
+      cg.push(timed(process.execPath, [CLI, 'netsim', '--platform', platform, '--flows', flowsFile, '--model', 'cm02', '--json'], join(dir, 'cg')));
+      if (!withSimGrid) continue;
+      for (const driver of ['driver', 'actors'] as const)
+        sg[driver].push(timed('/usr/bin/python3', [RUNNER, platform, flowsFile, 'cm02', driver], join(dir, 'sg')));
+    }
+    const mine = medians(cg);
+    const out: Record<string, unknown> = { scenario: description, concurrency: concurrency(cg[0]!.flows), clustergym: mine };
+    if (!withSimGrid) {
       out.simgrid = 'skipped: python3 cannot import simgrid (apt-get install python3-simgrid)';
       return out;
     }
-    const sg = timed('/usr/bin/python3', [RUNNER, platform, flowsFile, 'cm02'], join(dir, 'sg'));
-    let worst = 0;
-    sg.flows.forEach((f, i) => {
-      worst = Math.max(worst, Math.abs(best.flows[i]!.finish - f.finish) / f.finish);
-    });
-    Object.assign(out, {
-      simgrid_wall_s: Number(sg.wall_s.toFixed(3)),
-      simgrid_cpu_s: sg.cpu_s === null ? null : Number(sg.cpu_s.toFixed(3)),
-      speedup_wall: Number((sg.wall_s / best.wall_s).toFixed(1)),
-      speedup_cpu: sg.cpu_s !== null && best.cpu_s ? Number((sg.cpu_s / best.cpu_s).toFixed(1)) : null,
-      max_rel_error: worst,
-    });
+    for (const driver of ['driver', 'actors'] as const) {
+      const theirs = medians(sg[driver]);
+      out[`simgrid_${driver}`] = {
+        ...theirs,
+        speedup_wall: Number((theirs.wall_s / mine.wall_s).toFixed(1)),
+        speedup_cpu: theirs.cpu_s !== null && mine.cpu_s ? Number((theirs.cpu_s / mine.cpu_s).toFixed(1)) : null,
+        max_rel_error: Math.max(...sg[driver].map((run) => maxRelDiff(cg[0]!.flows, run.flows))),
+      };
+    }
     return out;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -20,7 +20,8 @@
  * - `malleable`: seed 002 (DMR): 400-job rigid/malleable simulation time, `reproduce dmr` on 3 seeds, Malleable-v0 steps/s.
  * - `leaderboard`: `clustergym leaderboard` at its defaults (nine settings, seed 0, the shipped models): seconds per setting and in total.
  * - `netsim`: the flow model: 10,000 transfers on a 128-host fat-tree, `clustergym netsim` and SimGrid's
- *   Python bindings each as a whole process, side by side (wall and CPU times, ratio, largest difference).
+ *   Python bindings (one actor per flow, and one driver actor) each as a whole process, interleaved over
+ *   3 rounds (median wall and CPU times, ratios, largest difference).
  */
 import { benchBridge } from './bridge.js';
 import { benchCore } from './core.js';

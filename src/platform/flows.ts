@@ -113,8 +113,8 @@ export class FlowSolver {
   private heap: number[] = [];
 
   /** Scratch of the max-min solve. */
-  private compLinks: number[] = [];
-  private compFlows: number[] = [];
+  private compLinks: Int32Array;
+  private compFlows = new Int32Array(64);
   private remaining: Float64Array;
   private usage: Float64Array;
   private lightPos: Int32Array;
@@ -126,8 +126,11 @@ export class FlowSolver {
   /** Whether `takeChanged` lists the flows whose rate changed. */
   private readonly trackChanges: boolean;
   private changed: number[] = [];
-  /** Scratch: the flows whose links `resolve` starts from. */
-  private seeds: number[] = [];
+  /** Scratch: the flows whose links `resolve` starts from (the first `nSeeds`). */
+  private seeds = new Int32Array(64);
+  private nSeeds = 0;
+  /** Scratch: the flows `advance` completed. */
+  private completed: number[] = [];
 
   /** `capacity`: the number of flows expected (the per-flow arrays are sized for it; they grow past it). */
   constructor(net: RoutedNetwork, model: FlowModelConfig, trackChanges = false, capacity = 64) {
@@ -142,6 +145,7 @@ export class FlowSolver {
     this.linkBw = net.linkBandwidth;
     this.linkFat = net.linkFatpipe;
     this.linkMark = new Uint32Array(nl);
+    this.compLinks = new Int32Array(nl);
     this.remaining = new Float64Array(nl);
     this.usage = new Float64Array(nl);
     this.lightPos = new Int32Array(nl).fill(-1);
@@ -213,6 +217,8 @@ export class FlowSolver {
       this.heapPos.fill(-1, old);
     }
     this.finishTime = grow(this.finishTime, n);
+    this.compFlows = grow(this.compFlows, n);
+    this.seeds = grow(this.seeds, n);
   }
 
   /**
@@ -311,12 +317,12 @@ export class FlowSolver {
 
   /**
    * Processes every event at the next event date `now` (events within SimGrid's 1e-9 s of it happen
-   * together); returns the flows completed at `now`.
+   * together); returns the flows completed at `now` (a list the next call reuses).
    */
-  advance(now: number): number[] {
-    const completed: number[] = [];
-    const seeds = this.seeds;
-    seeds.length = 0;
+  advance(now: number): readonly number[] {
+    const completed = this.completed;
+    completed.length = 0;
+    this.nSeeds = 0;
     while (this.heap.length > 0 && Math.abs(this.eventDate[this.heap[0]!]! - now) < SURF_PRECISION) {
       const f = this.heap[0]!;
       this.unschedule(f);
@@ -324,18 +330,18 @@ export class FlowSolver {
         this.state[f] = TRANSFER;
         this.lastUpdate[f] = now;
         this.attach(f);
-        seeds.push(f);
+        this.seeds[this.nSeeds++] = f;
       } else {
         this.state[f] = DONE;
         this.finishTime[f] = now;
         if (this.flowLen[f]! > 0 && this.elemPos[this.flowOff[f]!]! >= 0) {
           this.detach(f);
-          seeds.push(f);
+          this.seeds[this.nSeeds++] = f;
         }
         completed.push(f);
       }
     }
-    if (seeds.length > 0) this.resolve(seeds, now);
+    if (this.nSeeds > 0) this.resolve(now);
     return completed;
   }
 
@@ -349,10 +355,9 @@ export class FlowSolver {
 
   /** `resolve` from one flow's links. */
   private resolveOne(f: number, now: number): void {
-    const seeds = this.seeds;
-    seeds.length = 1;
-    seeds[0] = f;
-    this.resolve(seeds, now);
+    this.seeds[0] = f;
+    this.nSeeds = 1;
+    this.resolve(now);
   }
 
   private ensureElems(n: number): void {
@@ -391,44 +396,47 @@ export class FlowSolver {
   }
 
   /**
-   * Re-solves the component of the links of `seeds` (the flows connected to them through shared links,
-   * SimGrid's modified constraint set) and reschedules the completions of its flows.
+   * Re-solves the component of the links of the first `nSeeds` of `seeds` (the flows connected to them
+   * through shared links, SimGrid's modified constraint set) and reschedules the completions of its flows.
    */
-  private resolve(seeds: number[], now: number): void {
+  private resolve(now: number): void {
     const epoch = ++this.epoch;
     const links = this.compLinks;
     const flows = this.compFlows;
-    links.length = 0;
-    flows.length = 0;
-    for (const s of seeds)
+    let nLinks = 0;
+    let nFlows = 0;
+    for (let k = 0; k < this.nSeeds; k++) {
+      const s = this.seeds[k]!;
       for (let e = this.flowOff[s]!, end = e + this.flowLen[s]!; e < end; e++) {
         const l = this.elemLink[e]!;
         if (this.linkMark[l] !== epoch) {
           this.linkMark[l] = epoch;
-          links.push(l);
+          links[nLinks++] = l;
         }
       }
-    for (let i = 0; i < links.length; i++) {
+    }
+    for (let i = 0; i < nLinks; i++) {
       const list = this.linkFlows[links[i]!]!;
       for (let j = 0; j < list.length; j++) {
         const f = list[j]!;
         if (this.mark[f] === epoch) continue;
         this.mark[f] = epoch;
-        flows.push(f);
+        flows[nFlows++] = f;
         for (let e = this.flowOff[f]!, end = e + this.flowLen[f]!; e < end; e++) {
           const l = this.elemLink[e]!;
           if (this.linkMark[l] !== epoch) {
             this.linkMark[l] = epoch;
-            links.push(l);
+            links[nLinks++] = l;
           }
         }
       }
     }
-    this.maxmin(links, epoch);
+    this.maxmin(links, nLinks, epoch);
     // flows whose rate changed: progress brought up to date at the old rate (SimGrid's
     // update_remains_lazy), completion rescheduled; the others keep their date
     const factor = this.model.bandwidthFactor;
-    for (const f of flows) {
+    for (let k = 0; k < nFlows; k++) {
+      const f = flows[k]!;
       const r = this.value[f]! * factor;
       if (r === this.rate[f] && this.lastUpdate[f] !== now) continue;
       const delta = now - this.lastUpdate[f]!;
@@ -445,7 +453,7 @@ export class FlowSolver {
   }
 
   /** SimGrid's maxmin solver on the links of a component (`lmm::MaxMin::maxmin_solve`). */
-  private maxmin(links: number[], epoch: number): void {
+  private maxmin(links: Int32Array, nLinks: number, epoch: number): void {
     const rem = this.remaining;
     const usage = this.usage;
     const lightPos = this.lightPos;
@@ -453,7 +461,8 @@ export class FlowSolver {
     const rou = this.rou;
     let nLight = 0;
     const bw = this.linkBw;
-    for (const l of links) {
+    for (let k = 0; k < nLinks; k++) {
+      const l = links[k]!;
       const list = this.linkFlows[l]!;
       for (let j = 0; j < list.length; j++) this.value[list[j]!] = 0;
       rem[l] = bw[l]!;
@@ -635,31 +644,44 @@ export interface FlowResult extends FlowSpec {
 
 /** Runs a set of transfers to completion; results in input order. */
 export function simulateFlows(net: RoutedNetwork, model: FlowModelConfig, flows: readonly FlowSpec[]): FlowResult[] {
-  const solver = new FlowSolver(net, model, false, flows.length);
-  // by start, ties in input order (most files are in start order already: then no sort)
-  const order = flows.map((_, i) => i);
+  const n = flows.length;
+  const solver = new FlowSolver(net, model, false, n);
+  const start = new Float64Array(n);
+  const src = new Int32Array(n);
+  const dst = new Int32Array(n);
   let sorted = true;
-  for (let i = 1; i < flows.length && sorted; i++) sorted = flows[i - 1]!.start <= flows[i]!.start;
-  if (!sorted) order.sort((a, b) => flows[a]!.start - flows[b]!.start || a - b);
-  const idOf = new Int32Array(flows.length);
-  const input: number[] = [];
-  const finish = new Float64Array(flows.length);
+  for (let i = 0; i < n; i++) {
+    const f = flows[i]!;
+    start[i] = f.start;
+    src[i] = net.host(f.src);
+    dst[i] = net.host(f.dst);
+    if (i > 0 && start[i - 1]! > start[i]!) sorted = false;
+  }
+  // by start, ties in input order (most files are in start order already: then no sort)
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  if (!sorted) order.sort((a, b) => start[a]! - start[b]! || a - b);
+  const input = new Int32Array(n);
+  const finish = new Float64Array(n);
   let next = 0;
-  const hosts = flows.map((f) => [net.host(f.src), net.host(f.dst)] as const);
   for (;;) {
     const tEvent = solver.nextEventTime();
-    const tStart = next < order.length ? flows[order[next]!]!.start : Infinity;
+    const tStart = next < n ? start[order[next]!]! : Infinity;
     if (tEvent === Infinity && tStart === Infinity) break;
     if (tStart <= tEvent) {
       const i = order[next++]!;
-      const [s, d] = hosts[i]!;
-      idOf[i] = solver.start(s, d, flows[i]!.size, tStart);
-      input[idOf[i]!] = i;
+      input[solver.start(src[i]!, dst[i]!, flows[i]!.size, tStart)] = i;
     } else {
-      for (const f of solver.advance(tEvent)) finish[input[f]!] = solver.finish(f);
+      const done = solver.advance(tEvent);
+      for (let k = 0; k < done.length; k++) finish[input[done[k]!]!] = solver.finish(done[k]!);
     }
   }
-  return flows.map((f, i) => ({ id: f.id, src: f.src, dst: f.dst, size: f.size, start: f.start, finish: finish[i]! }));
+  const out: FlowResult[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const f = flows[i]!;
+    out[i] = { id: f.id, src: f.src, dst: f.dst, size: f.size, start: f.start, finish: finish[i]! };
+  }
+  return out;
 }
 
 /** A flows file: `[{id, src, dst, size, start}]` (host names, bytes, seconds). */
@@ -684,11 +706,14 @@ export function readFlowsFile(file: string, net: RoutedNetwork): FlowSpec[] {
     if (!r.success) throw inputErrorFromIssues(file, r.error.issues);
     flows = r.data;
   }
-  flows.forEach((f, i) => {
-    for (const k of ['src', 'dst'] as const)
-      if (net.host(f[k]) < 0)
-        throw new InputError(`${jsonPath([i, k])}: no host named ${JSON.stringify(f[k])} in the platform${didYouMean(f[k], net.hostNames)}`, file);
-  });
+  const unknownHost = (i: number, k: 'src' | 'dst'): never => {
+    const name = flows[i]![k];
+    throw new InputError(`${jsonPath([i, k])}: no host named ${JSON.stringify(name)} in the platform${didYouMean(name, net.hostNames)}`, file);
+  };
+  for (let i = 0; i < flows.length; i++) {
+    if (net.host(flows[i]!.src) < 0) unknownHost(i, 'src');
+    if (net.host(flows[i]!.dst) < 0) unknownHost(i, 'dst');
+  }
   return flows;
 }
 

@@ -78,6 +78,7 @@ export class RoutedNetwork {
   private readonly netpoints = new Map<string, NetPoint>();
   private readonly hostPoints: NetPoint[] = [];
   private readonly cache = new Map<number, Route>();
+  private denseCache: (Route | undefined)[] | undefined;
   private readonly where: string;
   /** SimGrid numbers fat-tree leaves with one counter shared by every fat-tree of the platform. */
   fatTreePositions = 0;
@@ -216,16 +217,27 @@ export class RoutedNetwork {
 
   /** The route from host `src` to host `dst` (indexes), cached. */
   route(src: number, dst: number): Route {
-    const key = src * this.hostNames.length + dst;
+    const n = this.hostNames.length;
+    const key = src * n + dst;
+    // a dense table up to 256 hosts (65,536 slots), a map beyond
+    if (n <= 256) {
+      this.denseCache ??= new Array<Route | undefined>(n * n);
+      this.denseCache[key] ??= this.computeRoute(src, dst);
+      return this.denseCache[key];
+    }
     let r = this.cache.get(key);
     if (!r) {
-      const out: number[] = [];
-      const lat = { v: 0 };
-      this.globalRoute(this.hostPoints[src]!, this.hostPoints[dst]!, out, lat);
-      r = { links: out, latency: lat.v };
+      r = this.computeRoute(src, dst);
       this.cache.set(key, r);
     }
     return r;
+  }
+
+  private computeRoute(src: number, dst: number): Route {
+    const out: number[] = [];
+    const lat = { v: 0 };
+    this.globalRoute(this.hostPoints[src]!, this.hostPoints[dst]!, out, lat);
+    return { links: out, latency: lat.v };
   }
 
   private globalRoute(src: NetPoint, dst: NetPoint, out: number[], lat: { v: number }): void {

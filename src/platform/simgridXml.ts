@@ -24,8 +24,8 @@
  * SimGrid names. `<config>`, `<actor>`, `<trace>` are ignored; elements clustergym does not model
  * (`<cabinet>`, `<peer>`, `<bypassRoute>`, `<include>`, disks) are an error naming them.
  */
+import { createRequire } from 'node:module';
 import { basename } from 'node:path';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { InputError } from '../core/errors.js';
 import type { ClusterNetworkDescription, LinkDescription, LinkRef, LinkSharing, RouteDescription, SharingPolicy, ZoneDescription } from './network.js';
 import {
@@ -38,6 +38,17 @@ import {
   type PowerStateDescription,
 } from './platform.js';
 import { parseSpeeds, parseUnit, type UnitKind } from './units.js';
+
+/**
+ * fast-xml-parser, loaded on first use from its one-file CommonJS build: its ES module build is some 40
+ * files (with its dependencies) that cost Node's ES module loader about 25 ms of CPU per process, which
+ * `clustergym netsim` and every command reading a platform would pay (the same package and version).
+ */
+let xmlParser: typeof import('fast-xml-parser') | undefined;
+function fastXmlParser(): typeof import('fast-xml-parser') {
+  xmlParser ??= createRequire(import.meta.url)('fast-xml-parser') as typeof import('fast-xml-parser');
+  return xmlParser;
+}
 
 /** Memory of a SimGrid host without a `memory_gb` prop, GB (SimGrid does not model memory). */
 export const DEFAULT_SIMGRID_MEMORY_GB = 1024;
@@ -348,6 +359,7 @@ export class SimGridPlatformReader {
   read(source: string): PlatformDescription {
     // SimGrid (flex) accepts blank lines before the XML declaration; XML 1.0 does not
     const text = source.replace(/^\s+(?=<\?xml)/, '');
+    const { XMLParser, XMLValidator } = fastXmlParser();
     const valid = XMLValidator.validate(text);
     if (valid !== true) throw new InputError(`malformed XML at line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`, this.where);
     const parser = new XMLParser({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '', parseAttributeValue: false, trimValues: true });
