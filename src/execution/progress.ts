@@ -10,8 +10,9 @@
  * popped). Nothing walks the whole platform per event.
  *
  * Communication time: a job's `commTime` sums the intervals during which at least one of its running
- * tasks has `S_comm < 1` (its progress is then limited by communication, under every model: `step`,
- * `shared`, `flow`). It is bookkeeping only: no factor, rate or event depends on it.
+ * tasks has `S_comm` below its job's `commFree` (1, or under `flow` the job's uncontended factor with its
+ * latency charge): its progress is then limited by communication, under every model: `step`, `shared`,
+ * `flow`. It is bookkeeping only: no factor, rate or event depends on it.
  *
  * Under the irmasim semantics the engine steps time instead (`step`): every running task loses
  * `round(rate * delta)` operations per step, IRMaSim's integer bookkeeping, and `flush` only sets the
@@ -225,7 +226,7 @@ export class TaskProgress {
       let s = t.sMem;
       if (t.remote) {
         t.sComm = this.comm.acrossJobNodes ? rj.commFactor : this.nodeCommFactor[t.node]!;
-        if (t.sComm < 1 !== t.commLimited) commLimit(t, !t.commLimited, now);
+        if (t.sComm < rj.commFree !== t.commLimited) commLimit(t, !t.commLimited, now);
         s = this.comm.combine(rj.job.tCompute, t.sMem, t.sComm);
       }
       if (s === t.speed) continue;

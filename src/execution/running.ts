@@ -23,7 +23,8 @@ export interface JobRecord {
   releases: Float64Array;
   /**
    * Seconds of its run during which its progress was limited by communication: some task of it had a
-   * communication factor `S_comm < 1` (`progress.ts`); 0 for jobs that do not communicate.
+   * communication factor `S_comm` below its uncontended one (1; under `flow` its latency charge:
+   * `progress.ts`); 0 for jobs that do not communicate.
    */
   commTime: number;
 }
@@ -104,7 +105,7 @@ export class RunningTask {
   commLoad = 0;
   /** Has peers on other nodes. */
   remote = false;
-  /** Counted in its job's `commLimitedTasks` (its `sComm < 1` while it ran). */
+  /** Counted in its job's `commLimitedTasks` (its `sComm < job.commFree` while it ran). */
   commLimited = false;
   done = false;
   /** Time the task ended (NaN while it runs). */
@@ -141,6 +142,12 @@ export class RunningJob {
   communicating = false;
   /** Smallest link factor over the job's nodes (shared comm model). */
   commFactor = 1;
+  /**
+   * Its communication factor when nothing throttles it: 1, except under the `flow` model, where the
+   * streams' latency charge lowers it (`JobNetwork.add`). A task counts as limited by communication
+   * (`commTime`) while its factor is below this.
+   */
+  commFree = 1;
   /** Running tasks whose communication factor is below 1 now, and since when that count is positive (NaN when 0). */
   commLimitedTasks = 0;
   commLimitedSince = NaN;

@@ -653,7 +653,7 @@ export class ClusterSimulator {
       if (net !== null && communicating) {
         let T = 0;
         for (const t of tasks) if (t.tNominal > T) T = t.tNominal;
-        net.add(rj, nodes, perNode, job.commVol, T, this.now);
+        rj.commFree = net.add(rj, nodes, perNode, job.commVol, T, this.now);
       }
     }
     if (this.walltimeKill && job.reqTime > 0) {

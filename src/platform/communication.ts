@@ -52,7 +52,8 @@ export const sharedComm: CommModel = {
 
 /**
  * Flows on the platform's network (`jobNetwork.ts`): the job's factor comes from the max-min sharing of
- * its streams with every other job's, not from its nodes' links; the mix with memory is `shared`'s.
+ * its streams with every other job's and their route latencies, not from its nodes' links; the mix with
+ * memory is `shared`'s.
  */
 export const flowComm: CommModel = {
   name: 'flow',

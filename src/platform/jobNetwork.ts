@@ -10,7 +10,12 @@
  * `d = V_ab / (2 T)`; it gets `r <= d` from the max-min sharing of all streams (its bound is `d`, so a
  * stream never takes more than it needs, and what it leaves goes to the others).
  *
- * The job's communication factor is `S_comm = min over its streams of r / d` (the slowest pair holds the
+ * Latency: a stream pays its route's latency `L` (the sum of its links' latencies, times the model's
+ * latency factor: 1 under CM02) once, as a SimGrid transfer of its whole volume `d T` would: at rate `r` it
+ * takes `L + d T / r` instead of the nominal `T`, so its factor is `phi = T / (L + d T / r) = 1 / (L / T + d / r)`
+ * (`r / d` exactly when `L = 0`; 0 when `r = 0`). Uncontended (`r = d`) that is `1 / (1 + L / T)`.
+ *
+ * The job's communication factor is `S_comm = min over its streams of phi` (the slowest pair holds the
  * job back: MPI tasks synchronise), combined with memory contention as in the `shared` model:
  * `S = 1 / (t_compute / S_mem + (1 - t_compute) / S_comm)`. Streams start when the job starts and stop when
  * it ends; each start or stop re-solves only the streams that share links with it.
@@ -22,7 +27,15 @@ import { platformNetwork } from './routing.js';
 interface JobStreams {
   flows: number[];
   demand: number[];
+  /** Per stream: its latency charge `L / T`. */
+  latency: number[];
   factor: number;
+}
+
+/** A stream's factor: `r / d` without latency, else `1 / (L / T + d / r)` (module comment). */
+function streamFactor(rate: number, demand: number, latencyOverT: number): number {
+  if (latencyOverT === 0 || rate === 0) return rate / demand;
+  return 1 / (latencyOverT + demand / rate);
 }
 
 /** The streams of the running jobs of one simulation, keyed by the caller's job object. */
@@ -43,21 +56,34 @@ export class JobNetwork<K extends object> {
     return this.nodeHost;
   }
 
-  /** Starts the streams of a job placed with `perNode[k]` tasks on `nodes[k]`, nominal duration `T` s. */
-  add(job: K, nodes: ArrayLike<number>, perNode: ArrayLike<number>, commVol: number, T: number, now: number): void {
-    const s: JobStreams = { flows: [], demand: [], factor: 1 };
+  /**
+   * Starts the streams of a job placed with `perNode[k]` tasks on `nodes[k]`, nominal duration `T` s;
+   * returns the job's factor when no stream is throttled, `min over its streams of 1 / (1 + L / T)` (1
+   * without latency): below it, the job is limited by contention (its communication time counts).
+   */
+  add(job: K, nodes: ArrayLike<number>, perNode: ArrayLike<number>, commVol: number, T: number, now: number): number {
+    const s: JobStreams = { flows: [], demand: [], latency: [], factor: 1 };
     this.jobs.set(job, s);
-    if (!(T > 0) || !(commVol > 0)) return;
+    if (!(T > 0) || !(commVol > 0)) return 1;
+    const net = this.solver.net;
+    const latencyFactor = this.solver.model.latencyFactor;
+    let free = 1;
     for (let a = 0; a < nodes.length; a++)
       for (let b = 0; b < nodes.length; b++) {
         if (a === b || nodes[a] === nodes[b]) continue;
         const d = (commVol * perNode[a]! * perNode[b]!) / (2 * T);
         if (!(d > 0)) continue;
-        const f = this.solver.startSteady(this.nodeHost[nodes[a]!]!, this.nodeHost[nodes[b]!]!, d, now);
+        const src = this.nodeHost[nodes[a]!]!;
+        const dst = this.nodeHost[nodes[b]!]!;
+        const f = this.solver.startSteady(src, dst, d, now);
+        const latency = (net.route(src, dst).latency * latencyFactor) / T;
         s.flows.push(f);
         s.demand.push(d);
+        s.latency.push(latency);
+        free = Math.min(free, streamFactor(d, d, latency));
         this.flowJob[f] = job;
       }
+    return free;
   }
 
   /** Stops the streams of a job. */
@@ -79,7 +105,7 @@ export class JobNetwork<K extends object> {
     for (const j of touched) {
       const s = this.jobs.get(j)!;
       let factor = 1;
-      for (let i = 0; i < s.flows.length; i++) factor = Math.min(factor, this.solver.currentRate(s.flows[i]!) / s.demand[i]!);
+      for (let i = 0; i < s.flows.length; i++) factor = Math.min(factor, streamFactor(this.solver.currentRate(s.flows[i]!), s.demand[i]!, s.latency[i]!));
       if (factor !== s.factor) {
         s.factor = factor;
         out.set(j, factor);
