@@ -281,9 +281,13 @@ export class FlowSolver {
     this.flowOff[f] = off;
     this.flowLen[f] = len;
     let penalty = route.latency;
-    if (m.weightS > 0) for (const l of route.links) penalty += m.weightS / this.linkBw[l]!;
+    const links = route.links;
+    if (m.weightS > 0) for (let k = 0; k < links.length; k++) penalty += m.weightS / this.linkBw[links[k]!]!;
     let userBound = -1;
-    for (const l of route.links) if (userBound === -1 || this.linkBw[l]! < userBound) userBound = this.linkBw[l]!;
+    for (let k = 0; k < links.length; k++) {
+      const bw = this.linkBw[links[k]!]!;
+      if (userBound === -1 || bw < userBound) userBound = bw;
+    }
     const userRate = rate / m.bandwidthFactor;
     if (userRate >= 0 && userRate < userBound) userBound = userRate;
     const latCurrent = route.latency;

@@ -4,7 +4,7 @@
     simgrid_flows.py PLATFORM.xml FLOWS.json {cm02|lv08} [actors|driver] > RESULT.json
 
 FLOWS.json is clustergym netsim's input: [{"id", "src", "dst", "size", "start"}] (host names, bytes, seconds).
-Two ways to drive SimGrid, with the same completion times (checked by the netsim benchmark):
+Two ways to drive SimGrid, with the same completion times up to rounding (test/tools/netsim.test.ts):
 
 - `actors` (the default, SimGrid's usual style): each flow is one actor that sleeps until its start, then
   sends `size` bytes from `src` to `dst` with Comm.sendto (host to host, no mailbox) and records the clock

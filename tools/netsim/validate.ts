@@ -53,9 +53,12 @@ function runProcess(cmd: string, args: string[]): EngineRun {
   return { flows: (JSON.parse(r.stdout) as { flows: FlowResult[] }).flows, seconds };
 }
 
-/** Runs the flows in SimGrid (whole process). */
-export function runSimGrid(platform: string, flowsFile: string, model: 'cm02' | 'lv08'): EngineRun {
-  return runProcess(PYTHON, [SIMGRID_RUNNER, platform, flowsFile, model]);
+/**
+ * Runs the flows in SimGrid (whole process), driven by one actor per flow (`actors`) or by one actor that
+ * starts every transfer (`driver`, the benchmark's fast way; simgrid_flows.py).
+ */
+export function runSimGrid(platform: string, flowsFile: string, model: 'cm02' | 'lv08', driver: 'actors' | 'driver' = 'actors'): EngineRun {
+  return runProcess(PYTHON, [SIMGRID_RUNNER, platform, flowsFile, model, driver]);
 }
 
 /** The SimGrid route dumper (a Python file, read from the source tree). */
