@@ -34,7 +34,7 @@ export const flags = defineFlags({
   'sched-delay': {
     value: 'S',
     schema: num({ gte: 0 }),
-    help: "the engine's main-scheduler delay after a job end (default 0.4, Slurm 22.05's measured mean)",
+    help: "a main-scheduler pass S s after each job end instead of Slurm's background thread (batch_sched_delay; 0.4 was the measured mean)",
   },
   live: { help: 'also replay on the live Slurm of SLURM_CONF and compare (sleep jobs, wall-clock submissions)' },
   runs: { value: 'N', schema: int({ gte: 1, lte: 10 }), default: 1, help: 'live runs (2: the live-vs-live spread too)' },
@@ -96,7 +96,10 @@ export const command: CliCommandModule = {
       const { values: v } = readFlags(self, flags);
       if (v.runs > 1 && !v.live) throw new InputError('--runs: needs --live (the runs are live runs)');
       const conf = readSlurmConf(v['slurm-conf']);
-      if (v['sched-delay'] !== undefined) conf.config.schedDelay = v['sched-delay'];
+      if (v['sched-delay'] !== undefined) {
+        conf.config.schedDelay = v['sched-delay'];
+        conf.config.batchSchedDelay = 0;
+      }
       // one line; the full entries (with values and reasons) are in the JSON's `ignored`
       if (conf.ignored.length > 0)
         console.error(`slurm-replay: ignored (not modelled): ${conf.ignored.map((x) => x.replace(/=\S* \((line \d+).*\)$/, ' ($1)')).join(', ')}`);
