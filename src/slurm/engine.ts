@@ -41,11 +41,13 @@
  * **Slurm 22.05's behaviour** as measured against a live slurmctld (docs/slurm.md) is a set of options,
  * off by default so that seed 004's runs do not change and on when a slurm.conf is read
  * (`slurmConf.ts`): no scheduling at submission (`schedOnSubmit`), a periodic main pass
- * (`schedInterval`), a delayed main pass after a job end (`schedDelay`, `schedMinInterval`), backfill on its
- * own timer (`bfGrid`), bf_resolution on the absolute grid with floored ends (`bfSlurmRounding`),
+ * (`schedInterval`), the main pass queued by submissions and job ends and run by slurmctld's background
+ * thread (`batchSchedDelay`; or a fixed delay after a job end, `schedDelay`, and `schedMinInterval`), backfill
+ * on its own timer (`bfGrid`), bf_resolution on the absolute grid with floored ends (`bfSlurmRounding`),
  * reservations that hold idle nodes (`bfReserveIdle`), and, for whole-node allocation, jobs and backfill
  * reservations on specific nodes chosen by the select plugin's best fit over consecutive free nodes
- * (`nodeSelect`, `pickNodes`; per-node state only then, in an `Int32Array` of the job on each node).
+ * (`nodeSelect`, `pickNodes`; per-node state only then, in an `Int32Array` of the job on each node), with
+ * the earliest start of a reservation found as the select plugin's will-run test finds it (`bfWillRun`).
  */
 import { InputError } from '../core/errors.js';
 import { EventQueue } from '../core/eventQueue.js';
