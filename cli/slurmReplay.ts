@@ -37,6 +37,12 @@ export const flags = defineFlags({
     schema: num({ gte: 0 }),
     help: "a main-scheduler pass S s after each job end instead of Slurm's background thread (batch_sched_delay; 0.4 was the measured mean)",
   },
+  'clock-phase': {
+    value: 'S',
+    schema: num({ gte: 0 }),
+    default: 0,
+    help: "the engine's time 0 S s past a multiple of bf_resolution on the wall clock (a live run's: its first submission's epoch mod 60)",
+  },
   live: { help: 'also replay on the live Slurm of SLURM_CONF and compare (sleep jobs, wall-clock submissions)' },
   runs: { value: 'N', schema: int({ gte: 1, lte: 10 }), default: 1, help: 'live runs (2: the live-vs-live spread too)' },
   'live-from': {
@@ -147,7 +153,7 @@ export const command: CliCommandModule = {
         console.error(`slurm-replay: ignored (not modelled): ${conf.ignored.map((x) => x.replace(/=\S* \((line \d+).*\)$/, ' ($1)')).join(', ')}`);
       const trace = readTrace(workload);
       const jobs = replayJobs(trace, conf, v.shrink);
-      const engine = engineSchedule(jobs, conf);
+      const engine = engineSchedule(jobs, conf, undefined, v['clock-phase']);
       const result: Record<string, unknown> = {
         workload,
         format: trace.format,
@@ -155,6 +161,7 @@ export const command: CliCommandModule = {
         slurm_conf: v['slurm-conf'],
         ignored: conf.ignored,
         shrink: v.shrink,
+        clock_phase: v['clock-phase'],
         ...engine,
       };
       const live: Schedule[] = [];

@@ -42,6 +42,9 @@ describe('clustergym slurm-replay (engine only)', () => {
       expect(j.nodes).toBeLessThanOrEqual(4);
     }
     expect(readFileSync(join(dir, 'out', 'engine.csv'), 'utf8').split('\n')[0]).toBe('id,submit,start,end,nodes,state,backfilled');
+    const shifted = JSON.parse(cli(['slurm-replay', swf, '--slurm-conf', conf, '--clock-phase', '50', '--json']).stdout);
+    expect(shifted.clock_phase).toBe(50);
+    expect(shifted.jobs).toEqual(engineSchedule(replayJobs(readTrace(swf), c), c, undefined, 50).jobs);
     const table = cli(['slurm-replay', swf, '--slurm-conf', conf, '--shrink', '2']);
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toMatch(/mean_wait/);

@@ -193,6 +193,35 @@ describe('schedules and their comparison', () => {
   });
 });
 
+describe("the engine's clock phase (clockPhase, --clock-phase)", () => {
+  it("moves bf_resolution's grid: a reservation at 120 s of the wall clock lets Z through at phase 0, not at phase 50", () => {
+    const C = parseSlurmConf(
+      'NodeName=n[1-2] CPUs=2\nPartitionName=d Nodes=n[1-2] Default=YES MaxTime=30 OverSubscribe=EXCLUSIVE\nSchedulerParameters=bf_interval=1\n',
+    );
+    // X (1 node, 100 s, limit 2 min) starts at the background tick 0.5: expected end 120.5. Y (2 nodes) reserves
+    // from there: [floor(120.5), floor(180.5)) on the 60 s grid. Z (1 node, limit 1 min) arrives at 30 and would
+    // run until 90.
+    const jobs = [
+      { id: 'X', index: 0, submit: 0, runTime: 100, limitMinutes: 2, units: 1, partition: 0, user: 0 },
+      { id: 'Y', index: 1, submit: 1, runTime: 10, limitMinutes: 1, units: 2, partition: 0, user: 0 },
+      { id: 'Z', index: 2, submit: 30, runTime: 10, limitMinutes: 1, units: 1, partition: 0, user: 0 },
+    ];
+    const at = (ph: number) => engineSchedule(jobs, C, 0, ph).jobs.map((j) => [j.id, j.start, j.end, j.backfilled]);
+    // phase 0: the reservation is [120, 180): Z (30-90) is backfilled at once
+    expect(at(0)).toEqual([
+      ['X', 0.5, 100.5, false],
+      ['Y', 100.5, 110.5, false],
+      ['Z', 30, 40, true],
+    ]);
+    // phase 50: X's end is 170.5 on the wall clock, the reservation [120, 180) there, [70, 130) in replay time: Z
+    // would reach it and waits for Y (X's end at 100.5 is a background tick: Y runs 100.5-110.5, then Z)
+    const p50 = at(50);
+    expect(p50[2]![0]).toBe('Z');
+    expect(p50[2]![1]).toBeCloseTo(110.5, 9);
+    expect(p50[2]![3]).toBe(false);
+  });
+});
+
 describe("slurmctld's log", () => {
   it('reads submit, start (main or backfill) and end times to the millisecond', () => {
     const m = readCtldLog(
