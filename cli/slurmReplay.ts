@@ -9,10 +9,11 @@
  * the median per-job start difference engine vs live at most 1.5 x the live-vs-live median + 1 s
  * (the last needs `--runs 2`). Exit code 0 either way (it is a measurement), 2 on bad input.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { InputError } from '../src/core/errors.js';
+import { z } from 'zod';
+import { InputError, inputErrorFromIssues } from '../src/core/errors.js';
 import { liveReplay } from '../src/slurm/live.js';
 import { readSlurmConf } from '../src/slurm/slurmConf.js';
 import {
@@ -34,15 +35,61 @@ export const flags = defineFlags({
   'sched-delay': {
     value: 'S',
     schema: num({ gte: 0 }),
-    help: "the engine's main-scheduler delay after a job end (default 0.4, Slurm 22.05's measured mean)",
+    help: "a main-scheduler pass S s after each job end instead of Slurm's background thread (batch_sched_delay; 0.4 was the measured mean)",
+  },
+  'clock-phase': {
+    value: 'S',
+    schema: num({ gte: 0 }),
+    default: 0,
+    help: "the engine's time 0 S s past a multiple of bf_resolution on the wall clock (a live run's: its first submission's epoch mod 60)",
   },
   live: { help: 'also replay on the live Slurm of SLURM_CONF and compare (sleep jobs, wall-clock submissions)' },
   runs: { value: 'N', schema: int({ gte: 1, lte: 10 }), default: 1, help: 'live runs (2: the live-vs-live spread too)' },
+  'live-from': {
+    value: 'DIR',
+    schema: text(true),
+    help: 'compare with the live runs an earlier --live --out DIR saved (live-1.json, live-2.json, ...) instead of running them',
+  },
   json: { help: 'print the result as JSON on stdout instead of tables' },
   out: { value: 'DIR', schema: text(true), help: 'write engine.json, live-K.json, comparison.json and schedule CSVs there' },
 });
 
 type Schedule = { jobs: ScheduledJob[]; summary: ScheduleSummary };
+
+/** A live run as `--out` writes it (`live-K.json`). */
+const SavedRunSchema = z.object({
+  jobs: z.array(
+    z.object({
+      id: z.string(),
+      submit: z.number(),
+      start: z.number(),
+      end: z.number(),
+      nodes: z.number(),
+      state: z.string(),
+      backfilled: z.boolean().nullable(),
+      nodelist: z.string().optional(),
+    }),
+  ),
+});
+
+/** The live runs saved in `dir` (`live-1.json`, `live-2.json`, ... while they exist), checked with zod. */
+function readSavedRuns(dir: string): ScheduledJob[][] {
+  const runs: ScheduledJob[][] = [];
+  for (let k = 1; existsSync(join(dir, `live-${k}.json`)); k++) {
+    const file = join(dir, `live-${k}.json`);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (e) {
+      throw new InputError(`${file}: not JSON (${(e as Error).message})`);
+    }
+    const r = SavedRunSchema.safeParse(raw);
+    if (!r.success) throw inputErrorFromIssues(file, r.error.issues);
+    runs.push(r.data.jobs);
+  }
+  if (runs.length === 0) throw new InputError(`--live-from ${dir}: no live-1.json there (write one with --live --out ${dir})`);
+  return runs;
+}
 
 function csv(jobs: readonly ScheduledJob[]): string {
   const rows = jobs.map((j) => [j.id, j.submit, j.start, j.end, j.nodes, j.state, j.backfilled === null ? '' : j.backfilled ? 1 : 0].join(','));
@@ -95,14 +142,18 @@ export const command: CliCommandModule = {
     cmd.action(async (workload: string, _options: unknown, self: Command) => {
       const { values: v } = readFlags(self, flags);
       if (v.runs > 1 && !v.live) throw new InputError('--runs: needs --live (the runs are live runs)');
+      if (v.live && v['live-from'] !== undefined) throw new InputError('--live-from: replaces --live (give one of them)');
       const conf = readSlurmConf(v['slurm-conf']);
-      if (v['sched-delay'] !== undefined) conf.config.schedDelay = v['sched-delay'];
+      if (v['sched-delay'] !== undefined) {
+        conf.config.schedDelay = v['sched-delay'];
+        conf.config.batchSchedDelay = 0;
+      }
       // one line; the full entries (with values and reasons) are in the JSON's `ignored`
       if (conf.ignored.length > 0)
         console.error(`slurm-replay: ignored (not modelled): ${conf.ignored.map((x) => x.replace(/=\S* \((line \d+).*\)$/, ' ($1)')).join(', ')}`);
       const trace = readTrace(workload);
       const jobs = replayJobs(trace, conf, v.shrink);
-      const engine = engineSchedule(jobs, conf);
+      const engine = engineSchedule(jobs, conf, undefined, v['clock-phase']);
       const result: Record<string, unknown> = {
         workload,
         format: trace.format,
@@ -110,14 +161,22 @@ export const command: CliCommandModule = {
         slurm_conf: v['slurm-conf'],
         ignored: conf.ignored,
         shrink: v.shrink,
+        clock_phase: v['clock-phase'],
         ...engine,
       };
       const live: Schedule[] = [];
+      const units = new Map(jobs.map((j) => [j.id, j.units]));
+      const capacity = conf.platform.groups.reduce((a, g) => a + g.count * g.cores, 0);
+      if (v['live-from'] !== undefined) {
+        for (const [k, run] of readSavedRuns(v['live-from']).entries()) {
+          const missing = jobs.find((j) => !run.some((x) => x.id === j.id));
+          if (missing) throw new InputError(`${join(v['live-from'], `live-${k + 1}.json`)}: no job ${missing.id} of ${workload}: not a run of this workload`);
+          live.push({ jobs: run, summary: summarise(run, capacity, (id) => units.get(id) ?? 0) });
+        }
+      }
       if (v.live) {
         const slurmConf = process.env.SLURM_CONF;
         if (!slurmConf) throw new InputError('--live: SLURM_CONF is not set (start a cluster: deploy/slurm/local-cluster.sh start DIR, then eval its output)');
-        const units = new Map(jobs.map((j) => [j.id, j.units]));
-        const capacity = conf.platform.groups.reduce((a, g) => a + g.count * g.cores, 0);
         for (let r = 0; r < v.runs; r++) {
           console.error(
             `slurm-replay: live run ${r + 1}/${v.runs} on SLURM_CONF=${slurmConf} (${jobs.length} jobs, last submitted at ${f1(jobs[jobs.length - 1]!.submit)} s)`,
@@ -130,6 +189,8 @@ export const command: CliCommandModule = {
           });
           live.push({ jobs: sched, summary: summarise(sched, capacity, (id) => units.get(id) ?? 0) });
         }
+      }
+      if (live.length > 0) {
         const vsLive = live.map((l) => compareSchedules(engine, l, ['engine', 'slurm']));
         const liveLive = live.length >= 2 ? compareSchedules(live[0]!, live[1]!, ['slurm run 1', 'slurm run 2']) : null;
         result.live = live;

@@ -41,11 +41,13 @@
  * **Slurm 22.05's behaviour** as measured against a live slurmctld (docs/slurm.md) is a set of options,
  * off by default so that seed 004's runs do not change and on when a slurm.conf is read
  * (`slurmConf.ts`): no scheduling at submission (`schedOnSubmit`), a periodic main pass
- * (`schedInterval`), a delayed main pass after a job end (`schedDelay`, `schedMinInterval`), backfill on its
- * own timer (`bfGrid`), bf_resolution on the absolute grid with floored ends (`bfSlurmRounding`),
+ * (`schedInterval`), the main pass queued by submissions and job ends and run by slurmctld's background
+ * thread (`batchSchedDelay`; or a fixed delay after a job end, `schedDelay`, and `schedMinInterval`), backfill
+ * on its own timer (`bfGrid`), bf_resolution on the absolute grid with floored ends (`bfSlurmRounding`),
  * reservations that hold idle nodes (`bfReserveIdle`), and, for whole-node allocation, jobs and backfill
  * reservations on specific nodes chosen by the select plugin's best fit over consecutive free nodes
- * (`nodeSelect`, `pickNodes`; per-node state only then, in an `Int32Array` of the job on each node).
+ * (`nodeSelect`, `pickNodes`; per-node state only then, in an `Int32Array` of the job on each node), with
+ * the earliest start of a reservation found as the select plugin's will-run test finds it (`bfWillRun`).
  */
 import { InputError } from '../core/errors.js';
 import { EventQueue } from '../core/eventQueue.js';
@@ -112,6 +114,17 @@ export interface SlurmConfig {
   /** `sched_interval` (s): a main-scheduler pass over the queue this often while jobs pend (0: none). */
   schedInterval: number;
   /**
+   * `batch_sched_delay` (s; 0: off). Slurm 22.05 runs the main scheduler for a submission and, without an
+   * `Epilog`, for most job ends (the nodes of a job whose processes are gone by the time slurmctld asks
+   * them to terminate answer "already complete", and that reply only queues a pass) from its background
+   * thread: a tick every second (at `k + 0.5` s here, half way between backfill ticks), which runs a
+   * queued pass once at least this long has passed since the last one it ran. When on, every pass
+   * the engine would run after a submission or a job end waits for that tick, and `schedDelay` is not
+   * used. (The end of a job whose batch step is still exiting is reported by an epilog message that
+   * runs the main scheduler at once: 20 of 144 ends measured, docs/slurm.md. Not modelled.)
+   */
+  batchSchedDelay: number;
+  /**
    * Backfill passes on a fixed grid (multiples of `bfInterval` from time 0, as slurmctld's backfill
    * thread keeps its own timer) instead of `bfInterval` after the instant a job arrived to an idle queue.
    */
@@ -144,6 +157,22 @@ export interface SlurmConfig {
    * Replaces `bfReserveIdle`. Off: units are counted per group (the engine's historical behaviour, seed 004).
    */
   nodeSelect: boolean;
+  /**
+   * With `nodeSelect`: the backfill pass as Slurm 22.05's sched/backfill and select plugin do it
+   * (`_attempt_backfill`, cons_common `_will_run_test`), instead of a free-node profile of running jobs'
+   * expected ends. Running jobs are not in the backfill map (no `bf_running_job_reserve`): the map holds
+   * only this pass's reservations and starts, on the `bfResolution` grid. A job's earliest start is found
+   * by the will-run test: on the nodes no reservation of the map touches from the tested start to its end
+   * (inclusive), idle nodes first; else running jobs on those nodes are removed in order of expected end
+   * (start + time limit) in batches, the first batch all jobs ending up to 30 s after the first end
+   * rounded up to 30 s (absolute), each further window twice as long, and the start is the expected end of
+   * the last job of the first batch after which the job fits, on the nodes `pickNodes` chooses among those
+   * free then. A start after the next map boundary where other nodes become free, or a reservation that
+   * would overlap another, is tried again from that boundary (`later_start`). The reservation is
+   * `[floor(start), floor(start + limit))` on the grid; a job started now holds its nodes until
+   * `floor(now + limit)`. Measured: docs/slurm.md.
+   */
+  bfWillRun: boolean;
 }
 
 /** Slurm's defaults (16.05, the seed's version) with `DEFAULT_PRIORITY`. */
@@ -161,10 +190,12 @@ export const DEFAULT_SLURM: SlurmConfig = {
   schedOnSubmit: true,
   schedDelay: 0,
   schedInterval: 0,
+  batchSchedDelay: 0,
   bfGrid: false,
   bfReserveIdle: 'none',
   bfSlurmRounding: false,
   nodeSelect: false,
+  bfWillRun: false,
 };
 
 /** Called when a job leaves the system (completed, timeout, cancelled, refused); read its slot then. */
@@ -248,7 +279,9 @@ export class SlurmEngine {
   /** A periodic (`sched_interval`) or deferred (`sched_min_interval`) main pass is in the queue. */
   private schedScheduled = false;
   private lastSchedule = Number.NEGATIVE_INFINITY;
-  /** A deferred main pass (`schedDelay`, `schedMinInterval`) is in the queue at this time (-Infinity: none). */
+  /** The time of the last main pass run by the background thread (`batchSchedDelay`). */
+  private lastBackground = Number.NEGATIVE_INFINITY;
+  /** A deferred main pass (`schedDelay`, `schedMinInterval`, `batchSchedDelay`) is in the queue at this time (-Infinity: none). */
   private deferredAt = Number.NEGATIVE_INFINITY;
   /** The main pass at this instant is a timed one (periodic or deferred): no delay applies. */
   private passDue = false;
@@ -391,7 +424,10 @@ export class SlurmEngine {
   private mainPass(): void {
     const c = this.config;
     let at = this.now;
-    if (!this.passDue && c.schedDelay > 0) at = this.now + c.schedDelay;
+    if (c.batchSchedDelay > 0) {
+      // the background thread's next tick (k + 0.5 s) at least batchSchedDelay after its last pass
+      if (!this.passDue) at = Math.ceil(Math.max(this.now, this.lastBackground + c.batchSchedDelay) - 0.5 - 1e-9) + 0.5;
+    } else if (!this.passDue && c.schedDelay > 0) at = this.now + c.schedDelay;
     if (c.schedMinInterval > 0) at = Math.max(at, this.lastSchedule + c.schedMinInterval);
     if (at > this.now) {
       if (!(this.deferredAt > this.now && this.deferredAt <= at)) {
@@ -403,6 +439,7 @@ export class SlurmEngine {
     this.passDue = false;
     this.dirty = false;
     this.lastSchedule = this.now;
+    if (c.batchSchedDelay > 0) this.lastBackground = this.now;
     this.schedule();
   }
 
@@ -455,7 +492,7 @@ export class SlurmEngine {
     }
     J.priority[s] = this.computePriority(s, this.fairShare.totalUsage());
     this.insertPending(s);
-    if (this.config.schedOnSubmit) this.dirty = true;
+    if (this.config.schedOnSubmit || this.config.batchSchedDelay > 0) this.dirty = true;
     this.ensureTicks();
   }
 
@@ -823,7 +860,8 @@ export class SlurmEngine {
     const J = this.jobs;
     const cfg = this.config;
     this.stats.backfillPasses++;
-    if (this.pending.length > 0 && cfg.nodeSelect) this.backfillNodes();
+    if (this.pending.length > 0 && cfg.nodeSelect && cfg.bfWillRun) this.backfillWillRun();
+    else if (this.pending.length > 0 && cfg.nodeSelect) this.backfillNodes();
     else if (this.pending.length > 0) {
       const K = this.bfBuckets();
       const res = cfg.bfResolution;
@@ -919,6 +957,225 @@ export class SlurmEngine {
     return cfg.bfSlurmRounding ? Math.floor((Math.max(0, left) + offset) / res) : Math.ceil(Math.max(0, left) / res);
   }
 
+  /** Expected end (s) of running slot `r` as the backfill scheduler sees it: its start plus its time limit. */
+  private expectedEnd(r: number): number {
+    const J = this.jobs;
+    let left = J.timeLimit[r]! - J.executed[r]!;
+    if (J.state[r] === JobState.Running) left -= this.now - J.lastResume[r]!;
+    else left += J.suspendedAt[r]! + J.opFor[r]! - this.now; // operator-suspended: back at its resume
+    return this.now + Math.max(0, left);
+  }
+
+  /**
+   * The backfill pass of `bfWillRun` (see its documentation): a map of records `[begin, end)` on the
+   * `bfResolution` grid, each with the nodes no reservation holds, split and merged as sched/backfill's
+   * `_add_reservation` does; for each pending job the will-run test and the `later_start` retries.
+   * Cost per job tested: retries x (records x nodes + running jobs x nodes); meant for partitions of
+   * tens of whole nodes, as `backfillNodes`.
+   */
+  private backfillWillRun(): void {
+    const J = this.jobs;
+    const cfg = this.config;
+    const res = cfg.bfResolution;
+    const now = this.now;
+    const N = this.nodeJob.length;
+    const g0 = Math.floor(now / res + 1e-9) * res;
+    const windowEnd = Math.max(g0 + res, Math.floor((now + cfg.bfWindow) / res + 1e-9) * res);
+    // the map: records in time order, each with the nodes free of reservations (1) in it
+    const rb: number[] = [g0];
+    const re: number[] = [windowEnd];
+    const rav: Uint8Array[] = [new Uint8Array(N).fill(1)];
+    const addReservation = (start: number, end: number, nodes: Int32Array): void => {
+      start = Math.max(start, rb[0]!);
+      if (end < start + res) end = start + res;
+      let j = 0;
+      while (j < rb.length && re[j]! <= start) j++;
+      if (j === rb.length) return;
+      if (rb[j]! < start) {
+        // split record j at start
+        rb.splice(j + 1, 0, start);
+        re.splice(j + 1, 0, re[j]!);
+        rav.splice(j + 1, 0, rav[j]!.slice());
+        re[j] = start;
+        j++;
+      }
+      const first = Math.max(0, j - 1);
+      let last = j;
+      for (; j < rb.length && rb[j]! < end; j++) {
+        if (end < re[j]!) {
+          rb.splice(j + 1, 0, end);
+          re.splice(j + 1, 0, re[j]!);
+          rav.splice(j + 1, 0, rav[j]!.slice());
+          re[j] = end;
+        }
+        for (const x of nodes) rav[j]![x] = 0;
+        last = j;
+      }
+      // merge neighbours with identical nodes (as _add_reservation drops duplicate records)
+      for (let i = Math.min(last + 1, rb.length - 1); i > first; i--) {
+        const a = rav[i - 1]!;
+        const b = rav[i]!;
+        let same = true;
+        for (let x = 0; x < N && same; x++) same = a[x] === b[x];
+        if (same) {
+          re[i - 1] = re[i]!;
+          rb.splice(i, 1);
+          re.splice(i, 1);
+          rav.splice(i, 1);
+        }
+      }
+    };
+    const overlaps = (nodes: Int32Array, start: number, end: number): boolean => {
+      for (let j = 0; j < rb.length; j++) {
+        if (re[j]! > start && rb[j]! < end) for (const x of nodes) if (!rav[j]![x]) return true;
+      }
+      return false;
+    };
+    // running jobs in order of expected end (ties: slot order), with their ends
+    const run: { r: number; end: number }[] = [];
+    for (let i = 0; i < this.nRunning; i++) {
+      const r = this.running[i]!;
+      if (this.jobNodes.has(r)) run.push({ r, end: this.expectedEnd(r) });
+    }
+    run.sort((a, b) => a.end - b.end || a.r - b.r);
+    const p = this.pending;
+    const n = Math.min(p.length, cfg.bfMaxJobTest);
+    let started = 0;
+    for (let i = 0; i < n; i++) {
+      const s = p[i]!;
+      const c = J.cores[s]!;
+      const limit = J.timeLimit[s]!;
+      let best: { start: number; nodes: Int32Array; g: number } | null = null;
+      for (const g of this.platform.partitions[J.part[s]!]!.groups) {
+        const b0 = this.nodeBase[g]!;
+        const m = this.nodeBase[g + 1]! - b0;
+        if (m < c) continue;
+        const r = this.willRunStart(c, limit, b0, m, rb, re, rav, run, overlaps);
+        if (r !== null && (best === null || r.start < best.start)) best = { ...r, g };
+      }
+      if (best === null) continue; // no start within the window: no reservation
+      if (best.start <= now + 1e-9) {
+        addReservation(g0, Math.floor((now + limit) / res + 1e-9) * res, best.nodes);
+        p[i] = -1;
+        started++;
+        this.stats.backfilled++;
+        this.picked = best.nodes;
+        this.startJob(s, best.g, true);
+        // the will-run tests of later jobs see it among the running jobs
+        const end = this.expectedEnd(s);
+        let at = run.length;
+        while (at > 0 && run[at - 1]!.end > end) at--;
+        run.splice(at, 0, { r: s, end });
+      } else addReservation(Math.floor(best.start / res + 1e-9) * res, Math.floor((best.start + limit) / res + 1e-9) * res, best.nodes);
+    }
+    if (started > 0) this.pending = p.filter((x) => x >= 0);
+  }
+
+  /**
+   * The earliest start of a job of `c` whole nodes and time limit `limit` on the group of nodes
+   * `[b0, b0 + m)` (module comment of `bfWillRun`), and the nodes it gets then (global indices), or null
+   * when it has none within the window.
+   */
+  private willRunStart(
+    c: number,
+    limit: number,
+    b0: number,
+    m: number,
+    rb: readonly number[],
+    re: readonly number[],
+    rav: readonly Uint8Array[],
+    run: readonly { r: number; end: number }[],
+    overlaps: (nodes: Int32Array, start: number, end: number) => boolean,
+  ): { start: number; nodes: Int32Array } | null {
+    const res = this.config.bfResolution;
+    const now = this.now;
+    const A = new Uint8Array(m);
+    const free = new Uint8Array(m);
+    let startRes = now;
+    for (let attempt = 0; attempt < 64; attempt++) {
+      const endTime = Math.max(startRes, now) + limit;
+      A.fill(1);
+      let later = 0;
+      for (let j = 0; j < rb.length; j++) {
+        if (re[j]! > startRes && j + 1 < rb.length && later === 0) {
+          // a later record where a node not usable now becomes usable
+          const next = rav[j + 1]!;
+          const cur = rav[j]!;
+          for (let x = 0; x < m; x++) {
+            if (next[b0 + x] && !(A[x] && cur[b0 + x])) {
+              later = re[j]!;
+              break;
+            }
+          }
+        }
+        if (re[j]! <= startRes) continue;
+        if (rb[j]! <= endTime + 1e-9) {
+          const av = rav[j]!;
+          for (let x = 0; x < m; x++) if (!av[b0 + x]) A[x] = 0;
+        } else break;
+      }
+      let count = 0;
+      for (let x = 0; x < m; x++) count += A[x]!;
+      if (count < c) {
+        if (later > 0) {
+          startRes = later;
+          continue;
+        }
+        return null;
+      }
+      // will-run: idle nodes first, then running jobs removed in windows of 30 s, doubling
+      let idle = 0;
+      for (let x = 0; x < m; x++) {
+        free[x] = A[x] && this.nodeJob[b0 + x]! < 0 ? 1 : 0;
+        idle += free[x]!;
+      }
+      let start = -1;
+      if (idle >= c) start = now;
+      else {
+        const mine = run.filter((q) => this.jobNodes.get(q.r)!.some((x) => x >= b0 && x < b0 + m && A[x - b0]));
+        let k = 0;
+        let window = 30;
+        let barrier = Number.NaN;
+        while (k < mine.length && start < 0) {
+          if (Number.isNaN(barrier)) barrier = mine[0]!.end + (30 - (mine[0]!.end % 30));
+          let lastEnd = 0;
+          for (;;) {
+            const q = mine[k++]!;
+            lastEnd = q.end;
+            for (const x of this.jobNodes.get(q.r)!) if (x >= b0 && x < b0 + m && A[x - b0]) free[x - b0] = 1;
+            if (k >= mine.length || mine[k]!.end > barrier + window) break;
+          }
+          if (k < mine.length) {
+            window *= 2;
+            while (mine[k]!.end > barrier + window) window *= 2;
+          }
+          let f = 0;
+          for (let x = 0; x < m; x++) f += free[x]!;
+          if (f >= c) start = Math.max(lastEnd, now);
+        }
+        if (start < 0) return null;
+      }
+      const nodes = pickNodes(free, c)!;
+      for (let x = 0; x < nodes.length; x++) nodes[x]! += b0;
+      start = Math.max(start, startRes);
+      if (start <= now + 1e-9) return { start: now, nodes };
+      if (later > 0 && start > later) {
+        startRes = later;
+        continue;
+      }
+      if (start > now + this.config.bfWindow) return null;
+      const rs = Math.floor(start / res + 1e-9) * res;
+      const rEnd = Math.floor((start + limit) / res + 1e-9) * res;
+      if (overlaps(nodes, rs, Math.max(rEnd, rs + res))) {
+        if (start <= startRes) return null; // no progress (Slurm would retry the same test)
+        startRes = start;
+        continue;
+      }
+      return { start, nodes };
+    }
+    return null;
+  }
+
   /**
    * The backfill pass with `nodeSelect`: each node is free from the bucket its job is expected to end
    * in; reservations are intervals of buckets on specific nodes. A job starts now on idle nodes that no
@@ -957,6 +1214,8 @@ export class SlurmEngine {
       const limit = J.timeLimit[s]!;
       const Lnow = Math.max(1, Math.ceil((offset + limit) / res - 1e-9));
       const Lres = cfg.bfSlurmRounding ? Math.max(1, Math.floor(limit / res + 1e-9)) : Lnow;
+      const Ltest = cfg.bfSlurmRounding ? Math.floor((offset + limit) / res + 1e-9) + 1 : Lnow;
+      const Lhold = cfg.bfSlurmRounding ? Math.max(1, Math.floor((offset + limit) / res + 1e-9)) : Lnow;
       let bestK = -1;
       let bestNodes: Int32Array | null = null;
       let bestG = -1;
@@ -968,7 +1227,7 @@ export class SlurmEngine {
         // now: idle nodes no reservation touches while the job would run
         let count = 0;
         for (let x = 0; x < m; x++) {
-          avail[x] = this.nodeJob[b0 + x]! < 0 && clear(b0 + x, 0, Lnow) ? 1 : 0;
+          avail[x] = this.nodeJob[b0 + x]! < 0 && clear(b0 + x, 0, Ltest) ? 1 : 0;
           count += avail[x]!;
         }
         let k = -1;
@@ -1001,7 +1260,7 @@ export class SlurmEngine {
         }
       }
       if (bestK < 0 || bestNodes === null) continue; // beyond the window: no reservation
-      const e = Math.min(K, bestK + (bestK === 0 ? Lnow : Lres));
+      const e = Math.min(K, bestK + (bestK === 0 ? Lhold : Lres));
       for (const x of bestNodes) {
         resFrom[x]!.push(bestK);
         resTo[x]!.push(e);

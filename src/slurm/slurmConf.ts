@@ -12,7 +12,7 @@
  *   MaxNodes= OverSubscribe=EXCLUSIVE` (`Nodes=ALL`; `PartitionName=DEFAULT`);
  * - `SchedulerType` (`sched/backfill`, `sched/builtin`), `SchedulerParameters` (`bf_interval`,
  *   `bf_max_job_test`, `bf_window` (min), `bf_resolution`, `bf_continue`, `default_queue_depth`,
- *   `sched_min_interval` (µs)), `PriorityType` (`priority/basic`: every weight 0, so FIFO by submission;
+ *   `sched_min_interval` (µs), `sched_interval`, `batch_sched_delay`), `PriorityType` (`priority/basic`: every weight 0, so FIFO by submission;
  *   `priority/multifactor`) and `PriorityWeightAge|Fairshare|JobSize|Partition|QOS`, `PriorityMaxAge`,
  *   `PriorityDecayHalfLife`, `PriorityCalcPeriod`, `PriorityFavorSmall`; `SelectType` (`select/linear`:
  *   whole nodes) and `SelectTypeParameters` (`CR_Core`, `CR_CPU`, `CR_Core_Memory`, `CR_CPU_Memory`);
@@ -41,11 +41,14 @@ import { DEFAULT_PRIORITY, type PriorityConfig } from './priority.js';
 
 /**
  * Mean delay (s) between a job's end and the main scheduler's pass that starts the next job, measured
- * on Slurm 22.05 with emulated nodes (docs/slurm.md: 0.34 s and 0.47 s over two replays). The engine's
- * `schedDelay` for a slurm.conf: with jobs on specific nodes (`nodeSelect`) the 8-node replays match
- * Slurm best with it (docs/slurm.md); `clustergym slurm-replay --sched-delay S` sets another.
+ * on Slurm 22.05 with emulated nodes (docs/slurm.md: 0.34 s and 0.47 s over two replays). Used by
+ * `clustergym slurm-replay --sched-delay S` (a main pass that much after each job end, instead of Slurm's
+ * background thread, `batchSchedDelay`: the engine before it was modelled).
  */
 export const SLURM_SCHED_DELAY = 0.4;
+
+/** Slurm's default `batch_sched_delay` (s): the background thread's minimum spacing of queued main passes. */
+export const SLURM_BATCH_SCHED_DELAY = 3;
 
 /** A node line as read. */
 export interface ConfNodeLine {
@@ -268,6 +271,7 @@ const SchedParamsSchema = z.object({
   default_queue_depth: int(1).optional(),
   sched_min_interval: int(0).optional(),
   sched_interval: int(-1).optional(),
+  batch_sched_delay: int(0).optional(),
 });
 
 /** Node, partition and scheduling keys this reader models (lower case). */
@@ -294,6 +298,7 @@ const MODELLED_SCHED = new Set([
   'default_queue_depth',
   'sched_min_interval',
   'sched_interval',
+  'batch_sched_delay',
 ]);
 
 /** The validated reader's result (internal consistency of what it builds). */
@@ -432,10 +437,12 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
     bfResolution: 60,
     bfMaxJobTest: 500,
     queueDepth: 100,
-    // Slurm 22.05's timing (measured: docs/slurm.md): no scheduling at submission, a main pass every
-    // sched_interval (60 s), backfill on its own timer
+    // Slurm 22.05's timing (measured: docs/slurm.md): submissions and job ends queue a main pass that
+    // the background thread runs (batch_sched_delay), a main pass every sched_interval (60 s), backfill
+    // on its own timer
     schedOnSubmit: false,
-    schedDelay: SLURM_SCHED_DELAY, // slurmctld's measured latency after a job end (docs/slurm.md)
+    schedDelay: 0,
+    batchSchedDelay: SLURM_BATCH_SCHED_DELAY,
     schedInterval: 60,
     bfGrid: true,
     // reservations on specific nodes and bf_resolution rounding as sched/backfill does them
@@ -475,6 +482,8 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
     if (p.default_queue_depth !== undefined) config.queueDepth = p.default_queue_depth;
     if (p.sched_min_interval !== undefined) schedMinInterval = p.sched_min_interval / 1e6;
     if (p.sched_interval !== undefined) config.schedInterval = Math.max(0, p.sched_interval);
+    // 0 in Slurm means every tick of the background thread (1 s)
+    if (p.batch_sched_delay !== undefined) config.batchSchedDelay = Math.max(1, p.batch_sched_delay);
   }
   config.schedMinInterval = schedMinInterval;
   // ---- priority
@@ -589,6 +598,8 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
     ignore('OverSubscribe', 'EXCLUSIVE', partitions.find((p) => p.exclusive)!, 'whole nodes in some partitions only: counted per core');
   // whole nodes: jobs and backfill reservations on specific nodes, chosen as the select plugin does
   config.nodeSelect = wholeNodes;
+  // and the backfill pass as sched/backfill's will-run test does it (running jobs outside the map)
+  config.bfWillRun = wholeNodes;
   // ---- groups: nodes alike (CPUs, memory, features) in the same set of partitions
   const lineOf = new Int32Array(allNodes.length);
   let k = 0;

@@ -375,11 +375,18 @@ export function summarise(jobs: readonly ScheduledJob[], capacity: number, units
  */
 export const SLURM_JOB_OVERHEAD = 0.05;
 
-/** The engine's schedule of the replay jobs on `conf` (each job holding its nodes `jobOverhead` s beyond its run). */
+/**
+ * The engine's schedule of the replay jobs on `conf` (each job holding its nodes `jobOverhead` s beyond its run).
+ * `clockPhase` (s): where the replay's time 0 falls on the wall clock, past a multiple of `bf_resolution`
+ * (Slurm's backfill grid and will-run windows are on absolute time; a live run's phase is its first
+ * submission's epoch time modulo 60 s): the engine runs with its clock shifted by it, and the schedule is
+ * given back in replay time.
+ */
 export function engineSchedule(
   jobs: readonly ReplayJob[],
   conf: SlurmConf,
   jobOverhead = SLURM_JOB_OVERHEAD,
+  clockPhase = 0,
 ): { jobs: ScheduledJob[]; summary: ScheduleSummary } {
   const platform = new SlurmPlatform(conf.platform, conf.file);
   const users = Math.max(1, ...jobs.map((j) => j.user + 1));
@@ -391,9 +398,9 @@ export function engineSchedule(
     const cpn = platform.coresPerNode[g] ?? 1;
     out[k] = {
       id: jobs[k]!.id,
-      submit: J.submit[s]!,
-      start: J.start[s]!,
-      end: J.end[s]!,
+      submit: J.submit[s]! - clockPhase,
+      start: J.start[s]! - clockPhase,
+      end: J.end[s]! - clockPhase,
       nodes: g >= 0 ? Math.ceil(J.cores[s]! / cpn) : 0,
       state: STATE_NAMES[J.state[s]!]!,
       backfilled: J.state[s] === JobState.Refused ? null : J.backfilled[s] === 1,
@@ -403,7 +410,7 @@ export function engineSchedule(
     jobs.map(
       (j): SlurmJobInput => ({
         id: j.index,
-        submit: j.submit,
+        submit: j.submit + clockPhase,
         cores: j.units,
         timeLimit: j.limitMinutes * 60,
         runTime: Math.min(j.runTime + jobOverhead, j.limitMinutes * 60),

@@ -3,7 +3,7 @@
  * slurm.conf (JSON and table), the ignored settings reported once, and bad input (exit code 2).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -42,9 +42,41 @@ describe('clustergym slurm-replay (engine only)', () => {
       expect(j.nodes).toBeLessThanOrEqual(4);
     }
     expect(readFileSync(join(dir, 'out', 'engine.csv'), 'utf8').split('\n')[0]).toBe('id,submit,start,end,nodes,state,backfilled');
+    const shifted = JSON.parse(cli(['slurm-replay', swf, '--slurm-conf', conf, '--clock-phase', '50', '--json']).stdout);
+    expect(shifted.clock_phase).toBe(50);
+    expect(shifted.jobs).toEqual(engineSchedule(replayJobs(readTrace(swf), c), c, undefined, 50).jobs);
     const table = cli(['slurm-replay', swf, '--slurm-conf', conf, '--shrink', '2']);
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toMatch(/mean_wait/);
+  });
+
+  it('--live-from DIR: the comparison with saved live runs (here the engine itself, and shifted by 1 s)', () => {
+    const c = parseSlurmConf(CONF, conf);
+    const e = engineSchedule(replayJobs(readTrace(swf), c), c);
+    const saved = join(dir, 'saved');
+    mkdirSync(saved, { recursive: true });
+    const late = e.jobs.map((j) => ({ ...j, start: j.start + 1, end: j.end + 1 }));
+    writeFileSync(join(saved, 'live-1.json'), JSON.stringify({ jobs: late }));
+    writeFileSync(join(saved, 'live-2.json'), JSON.stringify({ jobs: e.jobs }));
+    const r = cli(['slurm-replay', swf, '--slurm-conf', conf, '--live-from', saved, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.live).toHaveLength(2);
+    // every wait 1 s longer in run 1: live mean = engine + 0.5 s; start differences 1 s and 0 s (median 0.5), live-live 1 s
+    const a = out.comparison.agreement;
+    expect(a.metrics[0].live_mean).toBeCloseTo(e.summary.mean_wait + 0.5, 9);
+    expect(a.metrics[0].live_spread).toBeCloseTo(1, 9);
+    expect(a.metrics[0].tolerance).toBeCloseTo(Math.max(2, 0.05 * (e.summary.mean_wait + 0.5)), 9);
+    expect(a.start_diff).toMatchObject({ engine_vs_live_median: 0.5, live_vs_live_median: 1, bound: 2.5, holds: true });
+    expect(a.holds).toBe(true);
+    // a run of another workload, or no run at all: exit 2
+    writeFileSync(join(saved, 'live-2.json'), JSON.stringify({ jobs: e.jobs.slice(1) }));
+    const other = cli(['slurm-replay', swf, '--slurm-conf', conf, '--live-from', saved]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/live-2\.json: no job 1 of .*w\.swf: not a run of this workload/);
+    const none = cli(['slurm-replay', swf, '--slurm-conf', conf, '--live-from', join(dir, 'nothing')]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/--live-from .*nothing: no live-1\.json there/);
   });
 
   it('bad input: exit 2 with the file and line, the flag, or what is missing', () => {

@@ -473,3 +473,43 @@ describe('whole nodes on specific nodes (nodeSelect), as select/linear and sched
     expect(r.get(5)).toMatchObject({ start: 100, end: 110 });
   });
 });
+
+describe("sched/backfill's will-run test (bfWillRun) and the background main pass (batchSchedDelay)", () => {
+  // 8 nodes of 1 core, resolution 60 s, backfill every second. At 0: X (3 nodes, run 100, limit 120) -> 0-2,
+  // Y (4 nodes, run 50, limit 60) -> 3-6; node 7 idle. At 1: P and Q (4 nodes each, run 10, limit 60); at 2:
+  // Z (1 node, run 20, limit 120).
+  const p8 = new SlurmPlatform({ groups: [{ name: 'n', count: 8, cores: 1 }], partitions: [{ name: 'p', groups: ['n'] }] });
+  const js = [job(1, 0, 3, 100, 120), job(2, 0, 4, 50, 60), job(3, 1, 4, 10, 60), job(4, 1, 4, 10, 60), job(5, 2, 1, 20, 120)];
+  const base: Partial<SlurmConfig> = { ...fifo, bfResolution: 60, bfInterval: 1, bfGrid: true, bfSlurmRounding: true, nodeSelect: true };
+
+  it('the will-run test removes running jobs ending within 30 s of the first end (rounded up to 30 s) together', () => {
+    // Y ends (expected) at 60: barrier 90, X's 120 <= 90 + 30, so both go at once: P would start at 120 on the
+    // first four of all 8 free nodes, 0-3 ([120, 180)); Q then on 4-7 ([120, 180): Y's nodes and the idle one). Z,
+    // which would run until 122, touches both and waits. Y ends at 50: the main pass starts P on 3-6 (idle 3-7);
+    // the backfill pass then sees P (110) and X (120) end together: Q reserves 0-3 from 120, and Z (until 170)
+    // starts on node 7, which no reservation holds. Q starts at 60, P's end, on 3-6.
+    const r = run(p8, js, { ...base, bfWillRun: true });
+    expect(r.get(3)).toMatchObject({ start: 50, end: 60 });
+    expect(r.get(4)).toMatchObject({ start: 60, end: 70 });
+    expect(r.get(5)).toMatchObject({ start: 50, end: 70 });
+  });
+
+  it("the profile of expected ends (nodeSelect alone) reserves P at Y's end on 3-6 and Q at X's on 0-3: Z backfills at 2", () => {
+    const r = run(p8, js, base);
+    expect(r.get(5)).toMatchObject({ start: 2, end: 22 });
+  });
+
+  it('batchSchedDelay: a queued main pass runs at the next background tick (k + 0.5) at least the delay after the last', () => {
+    // one node of 4 cores, no backfill. A (4 cores, 10.2 s) at 0: tick 0.5, ends 10.7. B (4 cores, 1 s) at 1: its
+    // pass at 3.5 finds the node busy; A's end queues one for 11.5 (>= 3.5 + 3): B runs 11.5-12.5. C (1 s) at 12:
+    // the next pass may not come before 14.5 (11.5 + 3), even though B ends at 12.5.
+    const cfg = { ...fifo, backfill: false, schedOnSubmit: false, batchSchedDelay: 3 };
+    const r = run(one(4), [job(1, 0, 4, 10.2), job(2, 1, 4, 1), job(3, 12, 4, 1)], cfg);
+    expect(r.get(1)).toMatchObject({ start: 0.5 });
+    expect(r.get(2)).toMatchObject({ start: 11.5, end: 12.5 });
+    expect(r.get(3)).toMatchObject({ start: 14.5, end: 15.5 });
+    // without it (and scheduling at submission) each event runs the pass at once
+    const now = run(one(4), [job(1, 0, 4, 10.2), job(2, 1, 4, 1), job(3, 12, 4, 1)], { ...fifo, backfill: false });
+    expect(now.get(3)).toMatchObject({ start: 12 });
+  });
+});

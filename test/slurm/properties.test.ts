@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SlurmEngine, type SlurmJobInput } from '../../src/slurm/engine.js';
+import { SlurmEngine, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/engine.js';
 import { JobState } from '../../src/slurm/jobs.js';
 import { PREEMPT_MODES, SlurmPlatform } from '../../src/slurm/platform.js';
 
@@ -29,8 +29,9 @@ describe('Slurm engine invariants', () => {
         fc.boolean(),
         fc.integer({ min: 1, max: 120 }),
         fc.integer({ min: 1, max: 30 }),
-        fc.boolean(),
-        (specs, mode, backfill, bfWindow, bfInterval, nodeSelect) => {
+        fc.constantFrom('counted', 'nodes', 'slurm22'),
+        (specs, mode, backfill, bfWindow, bfInterval, select) => {
+          const nodeSelect = select !== 'counted';
           // nodeSelect: the same capacity as whole nodes (8 + 8 nodes of one unit), each job on specific nodes
           const platform = new SlurmPlatform({
             groups: nodeSelect
@@ -47,7 +48,10 @@ describe('Slurm engine invariants', () => {
               { name: 'high', groups: ['b'], priority_tier: 2 },
             ],
           });
-          const e = new SlurmEngine(platform, { users: 3, backfill, bfWindow, bfResolution: 1, bfInterval, nodeSelect });
+          // slurm22: Slurm 22.05's timing and will-run reservations as a whole-node slurm.conf sets them
+          const slurm22: Partial<SlurmConfig> =
+            select === 'slurm22' ? { bfWillRun: true, bfSlurmRounding: true, batchSchedDelay: 3, schedOnSubmit: false, bfGrid: true, schedInterval: 60 } : {};
+          const e = new SlurmEngine(platform, { users: 3, backfill, bfWindow, bfResolution: 1, bfInterval, nodeSelect, ...slurm22 });
           let t = 0;
           const jobs: SlurmJobInput[] = specs.map((s, id) => {
             t += s.gap;

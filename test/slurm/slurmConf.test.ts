@@ -109,6 +109,13 @@ describe('parseSlurmConf', () => {
     expect(c.bfContinue).toBe(true);
   });
 
+  it('batch_sched_delay: seconds between the background main passes (0: every tick, 1 s)', () => {
+    const base = 'NodeName=n[1-2] CPUs=4\nPartitionName=p Nodes=ALL\n';
+    expect(parseSlurmConf(`SchedulerParameters=batch_sched_delay=10\n${base}`).config.batchSchedDelay).toBe(10);
+    expect(parseSlurmConf(`SchedulerParameters=batch_sched_delay=0\n${base}`).config.batchSchedDelay).toBe(1);
+    expect(() => parseSlurmConf(`SchedulerParameters=batch_sched_delay=soon\n${base}`, 'x.conf')).toThrow(/x\.conf:1/);
+  });
+
   it('reports each unmodelled setting once, with its line', () => {
     expect(c.ignored).toContain('ClusterName=site (line 2)');
     expect(c.ignored).toContain('SchedulerParameters:max_rpc_cnt=8 (line 5: scheduler parameter not modelled)');
@@ -128,11 +135,14 @@ describe('parseSlurmConf', () => {
       bfMaxJobTest: 500,
       queueDepth: 100,
       schedOnSubmit: false,
+      schedDelay: 0,
+      batchSchedDelay: 3,
       schedInterval: 60,
       bfGrid: true,
       bfSlurmRounding: true,
       bfReserveIdle: 'proportional',
       nodeSelect: false,
+      bfWillRun: false,
     });
     expect(d.config.priority).toMatchObject({ weightAge: 0, weightFairshare: 0, weightJobSize: 0, weightPartition: 0 });
     expect(d.platform.groups).toEqual([{ name: 'n[1-2]', count: 2, cores: 4 }]);
@@ -147,6 +157,7 @@ describe('parseSlurmConf', () => {
     const ex = parseSlurmConf('NodeName=n1 CPUs=2\nNodeName=n2 CPUs=2\nPartitionName=p Nodes=n[1-2] OverSubscribe=EXCLUSIVE\n');
     expect(ex.wholeNodes).toBe(true);
     expect(ex.config.nodeSelect).toBe(true);
+    expect(ex.config.bfWillRun).toBe(true);
     expect(ex.groupCpus).toEqual([2]);
     expect(ex.platform.groups).toEqual([{ name: 'n[1-2]', count: 2, cores: 1 }]);
   });

@@ -164,29 +164,61 @@ describe('schedules and their comparison', () => {
       { id: 'D', index: 3, submit: 2, runTime: 5, limitMinutes: 1, units: 1, partition: 0, user: 0 },
     ];
     const s = engineSchedule(jobs, EXCL, 0);
-    // A starts at the first backfill tick (1). It ends at 11, a backfill tick: the main pass comes 0.4 s after the
-    // end (schedDelay), so the backfill pass at 11 starts B and C; D, last in line, does not fit until B ends
-    // (16, a tick again: backfilled).
+    // Slurm's background thread (batch_sched_delay 3 s, ticks at k + 0.5): A's submission queues a main pass,
+    // run at the tick 0.5 (before the backfill tick at 1); B and C wait. A ends at 10.5, a background tick 7 s
+    // after the last pass (3.5, queued by D's submission): the main pass then starts B and C; B ends at 15.5,
+    // a tick again (>= 10.5 + 3), which starts D.
     expect(s.jobs.map((j) => [j.id, j.start, j.end, j.nodes, j.backfilled])).toEqual([
-      ['A', 1, 11, 8, true],
-      ['B', 11, 16, 4, true],
-      ['C', 11, 31, 4, true],
-      ['D', 16, 21, 1, true],
+      ['A', 0.5, 10.5, 8, false],
+      ['B', 10.5, 15.5, 4, false],
+      ['C', 10.5, 30.5, 4, false],
+      ['D', 15.5, 20.5, 1, false],
     ]);
-    expect(s.summary.makespan).toBe(31);
-    // with Slurm's measured job overhead (0.05 s) every job holds its nodes 0.05 s longer: A ends at 11.05, the
-    // main pass at 11.45 (before the tick at 12) starts B and C; B ends at 16.5, the main pass at 16.9 starts D
+    expect(s.summary.makespan).toBe(30.5);
+    // with Slurm's measured job overhead (0.05 s) every job holds its nodes 0.05 s longer: A ends at 10.55, the
+    // backfill tick at 11 starts B and C (the next background tick is 11.5); B ends at 16.05 and the background
+    // tick at 16.5 (>= 11.5 + 3) starts D before the backfill tick at 17
     const o = engineSchedule(jobs, EXCL);
     const want = [
-      [1, 11.05],
-      [11.45, 16.5],
-      [11.45, 31.5],
-      [16.9, 21.95],
-    ];
+      [0.5, 10.55, false],
+      [11, 16.05, true],
+      [11, 31.05, true],
+      [16.5, 21.55, false],
+    ] as const;
     for (const [k, j] of o.jobs.entries()) {
-      expect(j.start).toBeCloseTo(want[k]![0]!, 9);
-      expect(j.end).toBeCloseTo(want[k]![1]!, 9);
+      expect(j.start).toBeCloseTo(want[k]![0], 9);
+      expect(j.end).toBeCloseTo(want[k]![1], 9);
+      expect(j.backfilled).toBe(want[k]![2]);
     }
+  });
+});
+
+describe("the engine's clock phase (clockPhase, --clock-phase)", () => {
+  it("moves bf_resolution's grid: a reservation at 120 s of the wall clock lets Z through at phase 0, not at phase 50", () => {
+    const C = parseSlurmConf(
+      'NodeName=n[1-2] CPUs=2\nPartitionName=d Nodes=n[1-2] Default=YES MaxTime=30 OverSubscribe=EXCLUSIVE\nSchedulerParameters=bf_interval=1\n',
+    );
+    // X (1 node, 100 s, limit 2 min) starts at the background tick 0.5: expected end 120.5. Y (2 nodes) reserves
+    // from there: [floor(120.5), floor(180.5)) on the 60 s grid. Z (1 node, limit 1 min) arrives at 30 and would
+    // run until 90.
+    const jobs = [
+      { id: 'X', index: 0, submit: 0, runTime: 100, limitMinutes: 2, units: 1, partition: 0, user: 0 },
+      { id: 'Y', index: 1, submit: 1, runTime: 10, limitMinutes: 1, units: 2, partition: 0, user: 0 },
+      { id: 'Z', index: 2, submit: 30, runTime: 10, limitMinutes: 1, units: 1, partition: 0, user: 0 },
+    ];
+    const at = (ph: number) => engineSchedule(jobs, C, 0, ph).jobs.map((j) => [j.id, j.start, j.end, j.backfilled]);
+    // phase 0: the reservation is [120, 180): Z (30-90) is backfilled at once
+    expect(at(0)).toEqual([
+      ['X', 0.5, 100.5, false],
+      ['Y', 100.5, 110.5, false],
+      ['Z', 30, 40, true],
+    ]);
+    // phase 50: X's end is 170.5 on the wall clock, the reservation [120, 180) there, [70, 130) in replay time: Z
+    // would reach it and waits for Y (X's end at 100.5 is a background tick: Y runs 100.5-110.5, then Z)
+    const p50 = at(50);
+    expect(p50[2]![0]).toBe('Z');
+    expect(p50[2]![1]).toBeCloseTo(110.5, 9);
+    expect(p50[2]![3]).toBe(false);
   });
 });
 
