@@ -10,6 +10,9 @@
  * A x (D + 1) numbers, stored in `linear.json`. With a feature map (`features: "fair-pairs"`,
  * actionFeatures.ts) one weight vector shared by all actions scores each action's features,
  * `s_a = theta . phi(x, mask, a)`: a per-(task, host) scoring policy with a handful of parameters.
+ * With `hidden: h > 0` (feature maps only) the score is a one-hidden-layer tanh network over the
+ * same features, `s_a = sum_j v_j tanh(W_j . phi_a + c_j)`: h x F + 2h parameters, named
+ * `h<j>:<feature>`, `h<j>:bias` and `out:h<j>` for `init`.
  * `allowed_actions` restricts the policy to a subset of the actions (the decision the setting's
  * heuristics make; CoSched-v0: the MPL_TOTAL actions, see docs/agents.md); when none of them is
  * valid in a state it plays the env's mask.
@@ -73,6 +76,8 @@ export const FlatEsConfigSchema = z
     features: z.enum(['actions', ...FEATURE_MAPS]).default('actions'),
     /** The actions the policy may play (absent: all); written to linear.json. */
     allowed_actions: z.array(z.number().int().min(0)).min(1).optional(),
+    /** Hidden tanh units of the scorer (feature maps only; 0: linear). */
+    hidden: z.number().int().min(0).max(64).default(0),
     seed: z
       .number()
       .int()
@@ -129,6 +134,8 @@ export const LinearPolicySchema = z
     feature_names: z.array(z.string()).optional(),
     /** The actions the policy may play (absent: all). */
     allowed_actions: z.array(z.number().int().min(0)).min(1).optional(),
+    /** Hidden tanh units (feature maps only; 0: linear). */
+    hidden: z.number().int().min(0).max(64).default(0),
     /** `actions`: A x D weights, row-major; a feature map: one weight per feature. */
     weights: z.array(z.number()),
     /** `actions`: A biases; a feature map: none. */
@@ -168,6 +175,16 @@ export function flatShape(env: GymEnv): { A: number; D: number } {
   return { A: env.actionSpace.n, D: space.shape[0]! };
 }
 
+/** What defines a flat policy besides theta (the fields of a training config and of linear.json). */
+export interface FlatPolicySpec {
+  features: FlatEsConfig['features'];
+  allowed_actions?: readonly number[] | undefined;
+  hidden?: number | undefined;
+}
+
+/** The default spec: a weight row per action, every action, linear. */
+export const PER_ACTION: FlatPolicySpec = { features: 'actions' };
+
 /** How theta picks an action: its parameter count and its greedy valid action on an observation and mask. */
 export interface LinearScorer {
   readonly features: FlatEsConfig['features'];
@@ -178,19 +195,57 @@ export interface LinearScorer {
   act(theta: ArrayLike<number>, obs: ArrayLike<number>, mask: ArrayLike<number>): number;
 }
 
-/** The scorer of `features` on an env with A actions and D observations, playing only `allowed` actions (when one is valid). */
-export function linearScorer(features: FlatEsConfig['features'], envId: string, A: number, D: number, allowed?: readonly number[]): LinearScorer {
-  const restrict = restriction(A, allowed);
-  if (features === 'actions') return { features, size: A * (D + 1), names: null, act: (theta, obs, mask) => flatAction(theta, obs, restrict(mask), A, D) };
+/** The scorer of `spec` on an env with A actions and D observations (playing only the allowed actions when one is valid). */
+export function linearScorer(spec: FlatPolicySpec, envId: string, A: number, D: number): LinearScorer {
+  const { features } = spec;
+  const restrict = restriction(A, spec.allowed_actions);
+  const hidden = spec.hidden ?? 0;
+  if (features === 'actions') {
+    if (hidden > 0) throw new InputError('hidden units need a feature map (`features`)', 'hidden');
+    return { features, size: A * (D + 1), names: null, act: (theta, obs, mask) => flatAction(theta, obs, restrict(mask), A, D) };
+  }
   const map = featureMap(features, envId, A, D);
-  const phi = new Float64Array(A * map.size);
+  const F = map.size;
+  const phi = new Float64Array(A * F);
+  if (hidden === 0)
+    return {
+      features,
+      size: F,
+      names: map.names,
+      act(theta, obs, mask) {
+        map.fill(obs, mask, phi);
+        return featureAction(theta, phi, restrict(mask), A, F);
+      },
+    };
+  const names: string[] = [];
+  for (let j = 0; j < hidden; j++) names.push(...map.names.map((n) => `h${j}:${n}`), `h${j}:bias`);
+  for (let j = 0; j < hidden; j++) names.push(`out:h${j}`);
   return {
     features,
-    size: map.size,
-    names: map.names,
+    size: names.length,
+    names,
     act(theta, obs, mask) {
       map.fill(obs, mask, phi);
-      return featureAction(theta, phi, restrict(mask), A, map.size);
+      const m = restrict(mask);
+      const out = hidden * (F + 1);
+      let best = -Infinity;
+      let arg = -1;
+      for (let a = 0; a < A; a++) {
+        if (m[a] !== 1) continue;
+        let s = 0;
+        for (let j = 0; j < hidden; j++) {
+          const o = j * (F + 1);
+          let z = theta[o + F]!;
+          for (let i = 0; i < F; i++) z += theta[o + i]! * phi[a * F + i]!;
+          s += theta[out + j]! * Math.tanh(z);
+        }
+        if (s > best) {
+          best = s;
+          arg = a;
+        }
+      }
+      if (arg < 0) throw new Error('no valid action in the mask');
+      return arg;
     },
   };
 }
@@ -227,16 +282,14 @@ export function referenceAgent(envId: string, name: string): EnvAgent<GymEnv> {
 }
 
 /** The greedy linear policy `theta` as an agent (`features` as in its linear.json). */
-export function linearAgent(
-  env: GymEnv,
-  theta: ArrayLike<number>,
-  features: FlatEsConfig['features'] = 'actions',
-  allowed?: readonly number[],
-): EnvAgent<GymEnv> {
+export function linearAgent(env: GymEnv, theta: ArrayLike<number>, spec: FlatPolicySpec = PER_ACTION): EnvAgent<GymEnv> {
   const { A, D } = flatShape(env);
-  const scorer = linearScorer(features, env.id, A, D, allowed);
+  const scorer = linearScorer(spec, env.id, A, D);
   if (theta.length !== scorer.size)
-    throw new InputError(`the policy has ${theta.length} parameters; features "${features}" on ${env.id} need ${scorer.size}`, 'linear.json');
+    throw new InputError(
+      `the policy has ${theta.length} parameters; features "${spec.features}" with ${spec.hidden ?? 0} hidden units on ${env.id} need ${scorer.size}`,
+      'linear.json',
+    );
   return { name: 'linear', act: (en, obs) => scorer.act(theta, obs as Float32Array, en.actionMask()) };
 }
 
@@ -246,10 +299,9 @@ export function playFlat(
   theta: ArrayLike<number>,
   seed: number,
   metric: string,
-  features: FlatEsConfig['features'] = 'actions',
-  allowed?: readonly number[],
+  spec: FlatPolicySpec = PER_ACTION,
 ): { value: number; steps: number } {
-  const e = playEpisode(env, linearAgent(env, theta, features, allowed), seed);
+  const e = playEpisode(env, linearAgent(env, theta, spec), seed);
   return { value: episodeMetric(metric, e), steps: e.steps };
 }
 
@@ -274,7 +326,7 @@ export function readLinearPolicy(dir: string): LinearPolicy {
   return r.data;
 }
 
-function writeLinear(dir: string, envId: string, theta: Float64Array, A: number, D: number, scorer: LinearScorer, allowed?: readonly number[]): void {
+function writeLinear(dir: string, envId: string, theta: Float64Array, A: number, D: number, scorer: LinearScorer, spec: FlatPolicySpec): void {
   mkdirSync(dir, { recursive: true });
   const weights: number[] = [];
   const bias: number[] = [];
@@ -291,7 +343,8 @@ function writeLinear(dir: string, envId: string, theta: Float64Array, A: number,
     observation_size: D,
     features: scorer.features,
     ...(scorer.names ? { feature_names: [...scorer.names] } : {}),
-    ...(allowed ? { allowed_actions: [...allowed] } : {}),
+    ...(spec.allowed_actions ? { allowed_actions: [...spec.allowed_actions] } : {}),
+    hidden: spec.hidden ?? 0,
     weights,
     bias,
   };
@@ -334,7 +387,7 @@ export function trainFlat(
   const refEnv = makeEnv(loadEnv(c.env.id, c.env.config));
   const reference = referenceAgent(c.env.id, es.reference);
   const { A, D } = flatShape(env);
-  const scorer = linearScorer(c.features, c.env.id, A, D, c.allowed_actions);
+  const scorer = linearScorer(c, c.env.id, A, D);
   const size = scorer.size;
   const refCache = new Map<number, number>();
   const refValue = (seed: number) => {
@@ -398,7 +451,7 @@ export function trainFlat(
   const fitness = (th: Float64Array, seeds: readonly number[]) => {
     let f = 0;
     for (const seed of seeds) {
-      const r = playFlat(env, th, seed, c.metric, c.features, c.allowed_actions);
+      const r = playFlat(env, th, seed, c.metric, c);
       state.steps += r.steps;
       state.episodes++;
       const ref = refValue(seed);
@@ -451,7 +504,7 @@ export function trainFlat(
     const timeUp = c.time_limit !== null && seconds >= c.time_limit;
     if ((c.checkpoint_every > 0 && (g + 1) % c.checkpoint_every === 0) || g + 1 === es.generations || timeUp) {
       const dir = join(options.outDir, 'checkpoints', `gen-${String(g + 1).padStart(5, '0')}`);
-      writeLinear(dir, c.env.id, theta, A, D, scorer, c.allowed_actions);
+      writeLinear(dir, c.env.id, theta, A, D, scorer, c);
       writeFileSync(join(dir, 'es.json'), `${JSON.stringify(state)}\n`);
       writeFileSync(join(dir, 'config.json'), `${JSON.stringify(portableConfig(c, dir), null, 1)}\n`);
       log(`checkpoint ${dir}`);
@@ -466,7 +519,7 @@ export function trainFlat(
   const modelDir = join(options.outDir, 'model');
   // the model: the best theta on the validation episodes (or the last one without them)
   if (state.best) theta = Float64Array.from(state.best.theta);
-  writeLinear(modelDir, c.env.id, theta, A, D, scorer, c.allowed_actions);
+  writeLinear(modelDir, c.env.id, theta, A, D, scorer, c);
   writeFileSync(join(modelDir, 'config.json'), `${JSON.stringify(portableConfig(c, modelDir), null, 1)}\n`);
   const seconds = (performance.now() - t0) / 1000;
   writeFileSync(
@@ -486,6 +539,7 @@ export function trainFlat(
         wall_seconds: seconds,
         resumed_from: options.resume ?? null,
         features: c.features,
+        hidden: c.hidden,
         es: { ...es },
         ...(state.best ? { selected: { generation: state.best.generation, validation_fitness: state.best.fitness } } : {}),
       },

@@ -2,12 +2,16 @@
  * The per-action feature maps of the flat linear policy (agents/ppo/actionFeatures.ts) and the
  * action restriction of flat.ts: Fair-v0's pair features on a hand-made observation (every value
  * computed by hand), the DRF theta's choices there, the layout solved from the env's sizes, and a
- * CoSched-v0 policy restricted to the MPL_TOTAL actions.
+ * CoSched-v0 policy restricted to the MPL_TOTAL actions; the trainer with a feature map and hidden
+ * units (named init, deterministic, resumed exactly, the best validation theta kept).
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { playEpisode } from '../../agents/episode.js';
 import { fairLayout, featureAction, featureMap } from '../../agents/ppo/actionFeatures.js';
-import { flatShape, linearAgent, linearScorer } from '../../agents/ppo/flat.js';
+import { flatShape, linearAgent, linearScorer, parseFlatEsConfig, readLinearPolicy, thetaOf, trainFlat } from '../../agents/ppo/flat.js';
 import { make } from '../../envs/registry.js';
 
 const FAIR = 'clustergym/Fair-v0';
@@ -120,7 +124,7 @@ describe('allowed_actions', () => {
     const { A, D } = flatShape(env);
     const allowed = [2, 5, 8, 11];
     const played = new Set<number>();
-    const agent = linearAgent(env, new Float64Array(A * (D + 1)), 'actions', allowed);
+    const agent = linearAgent(env, new Float64Array(A * (D + 1)), { features: 'actions', allowed_actions: allowed });
     playEpisode(
       env,
       {
@@ -138,13 +142,61 @@ describe('allowed_actions', () => {
     const theta = new Float64Array(A * (D + 1));
     theta[0 * (D + 1) + D] = 5;
     theta[11 * (D + 1) + D] = 1;
-    const scorer = linearScorer('actions', env.id, A, D, allowed);
+    const scorer = linearScorer({ features: 'actions', allowed_actions: allowed }, env.id, A, D);
     expect(scorer.act(theta, new Float32Array(D), new Uint8Array(A).fill(1))).toBe(11);
     // when no allowed action is valid, the env's mask decides
     const onlyZero = new Uint8Array(A);
     onlyZero[0] = 1;
     expect(scorer.act(theta, new Float32Array(D), onlyZero)).toBe(0);
-    expect(() => linearScorer('actions', env.id, A, D, [12])).toThrow(/not an action/);
+    expect(() => linearScorer({ features: 'actions', allowed_actions: [12] }, env.id, A, D)).toThrow(/not an action/);
+    env.close();
+  });
+});
+
+describe('flat ES with a feature map and hidden units', () => {
+  const config = (generations: number, hidden: number) =>
+    parseFlatEsConfig(
+      {
+        format: 'clustergym-es-flat',
+        setting: 'fair',
+        env: { id: FAIR, config: { reward: 'mixed', task_scale: 0.01 } },
+        metric: 'metrics.objective',
+        lower_is_better: false,
+        features: 'fair-pairs',
+        hidden,
+        seed: 5,
+        es: {
+          generations,
+          population: 1,
+          episodes: 1,
+          reference: 'drf',
+          init: hidden ? { 'h0:rank': -1, 'out:h0': 3 } : { rank: -30, align: 1, wait: -0.5 },
+          validation_episodes: 2,
+        },
+        checkpoint_every: 1,
+      },
+      'test',
+    );
+
+  it('names the parameters, is deterministic by seed, resumes exactly, and keeps the best validation theta', () => {
+    const out = (s: string) => mkdtempSync(join(tmpdir(), `cg-es-fp-${s}-`));
+    const a = trainFlat(config(2, 2), { outDir: out('a') });
+    const pa = readLinearPolicy(a.modelDir);
+    expect(pa.features).toBe('fair-pairs');
+    expect(pa.hidden).toBe(2);
+    expect(pa.weights.length).toBe(2 * (27 + 1) + 2);
+    expect(pa.feature_names!.slice(0, 2)).toEqual(['h0:place', 'h0:rank']);
+    expect(pa.feature_names!.at(-1)).toBe('out:h1');
+    expect(readLinearPolicy(trainFlat(config(2, 2), { outDir: out('b') }).modelDir)).toEqual(pa);
+    const first = trainFlat(config(1, 2), { outDir: out('c') });
+    const resumed = trainFlat(config(2, 2), { outDir: out('d'), resume: join(first.modelDir, '..', 'checkpoints', 'gen-00001') });
+    expect(readLinearPolicy(resumed.modelDir)).toEqual(pa);
+    // the linear map from DRF's theta: the model plays (theta of 27 weights, named as the features)
+    const lin = readLinearPolicy(trainFlat(config(1, 0), { outDir: out('e') }).modelDir);
+    expect(lin.weights.length).toBe(27);
+    const env = make(FAIR, { reward: 'mixed', task_scale: 0.01 });
+    expect(Number.isFinite(playEpisode(env, linearAgent(env, thetaOf(lin), lin), 3).return)).toBe(true);
+    expect(() => linearAgent(env, thetaOf(lin), { features: 'fair-pairs', hidden: 1 })).toThrow(/need 29/);
     env.close();
   });
 });
