@@ -19,6 +19,7 @@
  *   10,000,000-task CSV streamed through the engine (tasks/s, heap per million tasks, peak RSS).
  * - `malleable`: seed 002 (DMR): 400-job rigid/malleable simulation time, `reproduce dmr` on 3 seeds, Malleable-v0 steps/s.
  * - `leaderboard`: `clustergym leaderboard` at its defaults (nine settings, seed 0, the shipped models): seconds per setting and in total.
+ * - `flat-es`: flat ES training throughput (steps/s, episodes/s) on the fair, cosched and slurm training configs.
  * - `netsim`: the flow model: 10,000 transfers on a 128-host fat-tree, `clustergym netsim` and SimGrid's
  *   Python bindings (one actor per flow, and one driver actor) each as a whole process, interleaved over
  *   3 rounds (median wall and CPU times, ratios, largest difference).
@@ -27,6 +28,7 @@ import { benchBridge } from './bridge.js';
 import { benchCore } from './core.js';
 import { benchEnvs } from './envs.js';
 import { benchFairness } from './fairness.js';
+import { benchFlatEs } from './flatEs.js';
 import { benchIrmasim } from './irmasim.js';
 import { benchLeaderboard } from './leaderboard.js';
 import { benchMalleable } from './malleable.js';
@@ -50,6 +52,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   timesharing: benchTimesharing,
   fairness: () => benchFairness(),
   leaderboard: benchLeaderboard,
+  'flat-es': benchFlatEs,
   netsim: () => benchNetsim(),
 };
 

@@ -136,7 +136,7 @@ export function linearPlayer(m: ModelEntry): LearnedPlayer {
       const env = makeEnv(loadEnv(setting.env.id, setting.env.config));
       try {
         const theta = flat.thetaOf(p);
-        return { per_episode: seeds.map((seed) => flat.playFlat(env, theta, seed, setting.metric).value), complete: true };
+        return { per_episode: seeds.map((seed) => flat.playFlat(env, theta, seed, setting.metric, p).value), complete: true };
       } finally {
         env.close();
       }

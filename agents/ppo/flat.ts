@@ -4,9 +4,18 @@
  * `flat` or `minimal` observation). The per-row network of features.ts needs job and node rows,
  * which these envs do not have; this policy reads the whole observation.
  *
- * **Policy.** A linear score per action over the observation `x` (length D) and a constant:
- * `s_a = W[a] . x + b[a]`; the agent plays the valid action (mask 1) of highest score, ties to the
- * lowest index. Parameters `theta = (W, b)`, A x (D + 1) numbers, stored in `linear.json`.
+ * **Policy.** With `features: "actions"` (the default) a linear score per action over the
+ * observation `x` (length D) and a constant: `s_a = W[a] . x + b[a]`; the agent plays the valid
+ * action (mask 1) of highest score, ties to the lowest index. Parameters `theta = (W, b)`,
+ * A x (D + 1) numbers, stored in `linear.json`. With a feature map (`features: "fair-pairs"`,
+ * actionFeatures.ts) one weight vector shared by all actions scores each action's features,
+ * `s_a = theta . phi(x, mask, a)`: a per-(task, host) scoring policy with a handful of parameters.
+ * With `hidden: h > 0` (feature maps only) the score is a one-hidden-layer tanh network over the
+ * same features, `s_a = sum_j v_j tanh(W_j . phi_a + c_j)`: h x F + 2h parameters, named
+ * `h<j>:<feature>`, `h<j>:bias` and `out:h<j>` for `init`.
+ * `allowed_actions` restricts the policy to a subset of the actions (the decision the setting's
+ * heuristics make; CoSched-v0: the MPL_TOTAL actions, see docs/agents.md); when none of them is
+ * valid in a state it plays the env's mask.
  *
  * **Training: evolution strategies** (the same antithetic, rank-shaped step as evolve.ts): every
  * candidate of a generation plays the generation's `episodes` training episodes, and each episode's
@@ -15,7 +24,13 @@
  * `fitness = mean(sign x (m - r) / |r|)`, sign +1 when lower is better, -1 otherwise (so a fitness
  * of -0.05 is "5 % better than the reference"). `init: "reference"` starts from a theta that makes
  * the reference's most frequent choice (the action it takes most often on the first generation's
- * episodes gets bias 1): the search starts near the heuristic rather than at random.
+ * episodes gets bias 1): the search starts near the heuristic rather than at random; with a
+ * feature map, `init` may instead name feature weights (`{"rank": -30, "align": 1, "wait": -0.5}`
+ * is DRF), the others 0.
+ *
+ * With `validation_episodes` > 0, the initial theta and each generation's are scored on that many
+ * fixed training episodes (`derive(seed, 'es/validation')`) and the model is the best of them (the
+ * rank-shaped step follows the Gaussian-smoothed fitness, whose optimum can lie off a sharp one).
  *
  * Seeds: generation g draws its episodes' reset seeds below 2^31 from `derive(seed, 'es/episodes/<g>')`
  * and its noise from `derive(seed, 'es/noise/<g>')`; a checkpoint (`es.json`) resumes exactly.
@@ -37,6 +52,7 @@ import { PolicyPairAgent } from '../heuristics/index.js';
 import { systemAgent } from '../leaderboard/heuristics.js';
 import { CLUSTER_METRICS } from '../leaderboard/settings.js';
 import { clusterMetric, systemMetric } from '../leaderboard/run.js';
+import { FEATURE_MAPS, featureAction, featureMap } from './actionFeatures.js';
 import { portableConfig } from './config.js';
 
 /** The format tag of a flat ES training config. */
@@ -56,6 +72,12 @@ export const FlatEsConfigSchema = z
       .string()
       .regex(/^(return|mean_bsld|mean_wait|edp|metrics\.[A-Za-z0-9_.]+)$/, 'expected "return", "metrics.KEY", "mean_bsld", "mean_wait" or "edp"'),
     lower_is_better: z.boolean(),
+    /** `actions`: a weight row per action over the observation; or a feature map of actionFeatures.ts (one weight per feature). */
+    features: z.enum(['actions', ...FEATURE_MAPS]).default('actions'),
+    /** The actions the policy may play (absent: all); written to linear.json. */
+    allowed_actions: z.array(z.number().int().min(0)).min(1).optional(),
+    /** Hidden tanh units of the scorer (feature maps only; 0: linear). */
+    hidden: z.number().int().min(0).max(64).default(0),
     seed: z
       .number()
       .int()
@@ -71,8 +93,10 @@ export const FlatEsConfigSchema = z
         learning_rate: z.number().positive().max(100).default(0.5),
         /** The heuristic agent every episode is compared with: a name of the setting's `heuristics.agents`, or on PolicyPair-v0 a fixed pair (`sjf:high_mem`). */
         reference: z.string().min(1),
-        /** `zero`: theta = 0 (the lowest valid action); `reference`: bias 1 on the reference's most frequent action. */
-        init: z.enum(['zero', 'reference']).default('reference'),
+        /** `zero`: theta = 0 (the lowest valid action); `reference`: bias 1 on the reference's most frequent action; with a feature map, feature name -> weight (the others 0). */
+        init: z.union([z.enum(['zero', 'reference']), z.record(z.number())]).default('reference'),
+        /** Fixed training episodes on which every generation's theta is scored; the model is the best (0: the last theta). */
+        validation_episodes: z.number().int().min(0).max(1024).default(0),
       })
       .strict(),
     checkpoint_every: z.number().int().min(0).default(5),
@@ -104,13 +128,22 @@ export const LinearPolicySchema = z
     env_id: z.string().min(1),
     actions: z.number().int().min(1),
     observation_size: z.number().int().min(1),
-    /** A x D weights, row-major. */
+    /** `actions`, or the feature map whose features the weights score (actionFeatures.ts). */
+    features: z.enum(['actions', ...FEATURE_MAPS]).default('actions'),
+    /** The features' names (feature maps only). */
+    feature_names: z.array(z.string()).optional(),
+    /** The actions the policy may play (absent: all). */
+    allowed_actions: z.array(z.number().int().min(0)).min(1).optional(),
+    /** Hidden tanh units (feature maps only; 0: linear). */
+    hidden: z.number().int().min(0).max(64).default(0),
+    /** `actions`: A x D weights, row-major; a feature map: one weight per feature. */
     weights: z.array(z.number()),
+    /** `actions`: A biases; a feature map: none. */
     bias: z.array(z.number()),
   })
   .strict()
-  .refine((p) => p.weights.length === p.actions * p.observation_size && p.bias.length === p.actions, {
-    message: 'weights must hold actions x observation_size numbers and bias actions',
+  .refine((p) => (p.features === 'actions' ? p.weights.length === p.actions * p.observation_size && p.bias.length === p.actions : p.bias.length === 0), {
+    message: 'features "actions": weights must hold actions x observation_size numbers and bias actions; a feature map: bias must be empty',
   });
 
 /** linear.json's contents. */
@@ -142,6 +175,98 @@ export function flatShape(env: GymEnv): { A: number; D: number } {
   return { A: env.actionSpace.n, D: space.shape[0]! };
 }
 
+/** What defines a flat policy besides theta (the fields of a training config and of linear.json). */
+export interface FlatPolicySpec {
+  features: FlatEsConfig['features'];
+  allowed_actions?: readonly number[] | undefined;
+  hidden?: number | undefined;
+}
+
+/** The default spec: a weight row per action, every action, linear. */
+export const PER_ACTION: FlatPolicySpec = { features: 'actions' };
+
+/** How theta picks an action: its parameter count and its greedy valid action on an observation and mask. */
+export interface LinearScorer {
+  readonly features: FlatEsConfig['features'];
+  /** Parameters. */
+  readonly size: number;
+  /** The parameters' names (feature maps only). */
+  readonly names: readonly string[] | null;
+  act(theta: ArrayLike<number>, obs: ArrayLike<number>, mask: ArrayLike<number>): number;
+}
+
+/** The scorer of `spec` on an env with A actions and D observations (playing only the allowed actions when one is valid). */
+export function linearScorer(spec: FlatPolicySpec, envId: string, A: number, D: number): LinearScorer {
+  const { features } = spec;
+  const restrict = restriction(A, spec.allowed_actions);
+  const hidden = spec.hidden ?? 0;
+  if (features === 'actions') {
+    if (hidden > 0) throw new InputError('hidden units need a feature map (`features`)', 'hidden');
+    return { features, size: A * (D + 1), names: null, act: (theta, obs, mask) => flatAction(theta, obs, restrict(mask), A, D) };
+  }
+  const map = featureMap(features, envId, A, D);
+  const F = map.size;
+  const phi = new Float64Array(A * F);
+  if (hidden === 0)
+    return {
+      features,
+      size: F,
+      names: map.names,
+      act(theta, obs, mask) {
+        map.fill(obs, mask, phi);
+        return featureAction(theta, phi, restrict(mask), A, F);
+      },
+    };
+  const names: string[] = [];
+  for (let j = 0; j < hidden; j++) names.push(...map.names.map((n) => `h${j}:${n}`), `h${j}:bias`);
+  for (let j = 0; j < hidden; j++) names.push(`out:h${j}`);
+  return {
+    features,
+    size: names.length,
+    names,
+    act(theta, obs, mask) {
+      map.fill(obs, mask, phi);
+      const m = restrict(mask);
+      const out = hidden * (F + 1);
+      let best = -Infinity;
+      let arg = -1;
+      for (let a = 0; a < A; a++) {
+        if (m[a] !== 1) continue;
+        let s = 0;
+        for (let j = 0; j < hidden; j++) {
+          const o = j * (F + 1);
+          let z = theta[o + F]!;
+          for (let i = 0; i < F; i++) z += theta[o + i]! * phi[a * F + i]!;
+          s += theta[out + j]! * Math.tanh(z);
+        }
+        if (s > best) {
+          best = s;
+          arg = a;
+        }
+      }
+      if (arg < 0) throw new Error('no valid action in the mask');
+      return arg;
+    },
+  };
+}
+
+/** The mask restricted to `allowed` (the env's mask itself when no allowed action is valid). */
+function restriction(A: number, allowed: readonly number[] | undefined): (mask: ArrayLike<number>) => ArrayLike<number> {
+  if (allowed === undefined) return (mask) => mask;
+  for (const a of allowed) if (a >= A) throw new InputError(`allowed_actions: ${a} is not an action (the env has ${A})`, 'allowed_actions');
+  const m = new Uint8Array(A);
+  return (mask) => {
+    m.fill(0);
+    let any = false;
+    for (const a of allowed)
+      if (mask[a] === 1) {
+        m[a] = 1;
+        any = true;
+      }
+    return any ? m : mask;
+  };
+}
+
 /** The setting's metric of a played episode (the cluster metrics from the episode's summary). */
 export function episodeMetric(metric: string, e: { return: number; metrics: unknown }): number {
   return (CLUSTER_METRICS as readonly string[]).includes(metric) ? clusterMetric(metric, e.metrics as never) : systemMetric(metric, e);
@@ -156,15 +281,33 @@ export function referenceAgent(envId: string, name: string): EnvAgent<GymEnv> {
   return systemAgent(envId, name, '$.es.reference');
 }
 
-/** Plays theta greedily on the episode of `seed`; the setting's metric. */
-export function playFlat(env: GymEnv, theta: ArrayLike<number>, seed: number, metric: string): { value: number; steps: number } {
+/** The greedy linear policy `theta` as an agent (`features` as in its linear.json). */
+export function linearAgent(env: GymEnv, theta: ArrayLike<number>, spec: FlatPolicySpec = PER_ACTION): EnvAgent<GymEnv> {
   const { A, D } = flatShape(env);
-  const e = playEpisode(env, { name: 'linear', act: (en, obs) => flatAction(theta, obs as Float32Array, en.actionMask(), A, D) }, seed);
+  const scorer = linearScorer(spec, env.id, A, D);
+  if (theta.length !== scorer.size)
+    throw new InputError(
+      `the policy has ${theta.length} parameters; features "${spec.features}" with ${spec.hidden ?? 0} hidden units on ${env.id} need ${scorer.size}`,
+      'linear.json',
+    );
+  return { name: 'linear', act: (en, obs) => scorer.act(theta, obs as Float32Array, en.actionMask()) };
+}
+
+/** Plays theta greedily on the episode of `seed`; the setting's metric. */
+export function playFlat(
+  env: GymEnv,
+  theta: ArrayLike<number>,
+  seed: number,
+  metric: string,
+  spec: FlatPolicySpec = PER_ACTION,
+): { value: number; steps: number } {
+  const e = playEpisode(env, linearAgent(env, theta, spec), seed);
   return { value: episodeMetric(metric, e), steps: e.steps };
 }
 
 /** The parameters of a linear.json as the flat theta. */
 export function thetaOf(p: LinearPolicy): Float64Array {
+  if (p.features !== 'actions') return Float64Array.from(p.weights);
   const D = p.observation_size;
   const theta = new Float64Array(p.actions * (D + 1));
   for (let a = 0; a < p.actions; a++) {
@@ -183,15 +326,28 @@ export function readLinearPolicy(dir: string): LinearPolicy {
   return r.data;
 }
 
-function writeLinear(dir: string, envId: string, theta: Float64Array, A: number, D: number): void {
+function writeLinear(dir: string, envId: string, theta: Float64Array, A: number, D: number, scorer: LinearScorer, spec: FlatPolicySpec): void {
   mkdirSync(dir, { recursive: true });
   const weights: number[] = [];
   const bias: number[] = [];
-  for (let a = 0; a < A; a++) {
-    for (let i = 0; i < D; i++) weights.push(theta[a * (D + 1) + i]!);
-    bias.push(theta[a * (D + 1) + D]!);
-  }
-  const p: LinearPolicy = { format: LINEAR_FORMAT, env_id: envId, actions: A, observation_size: D, weights, bias };
+  if (scorer.features === 'actions')
+    for (let a = 0; a < A; a++) {
+      for (let i = 0; i < D; i++) weights.push(theta[a * (D + 1) + i]!);
+      bias.push(theta[a * (D + 1) + D]!);
+    }
+  else weights.push(...theta);
+  const p: LinearPolicy = {
+    format: LINEAR_FORMAT,
+    env_id: envId,
+    actions: A,
+    observation_size: D,
+    features: scorer.features,
+    ...(scorer.names ? { feature_names: [...scorer.names] } : {}),
+    ...(spec.allowed_actions ? { allowed_actions: [...spec.allowed_actions] } : {}),
+    hidden: spec.hidden ?? 0,
+    weights,
+    bias,
+  };
   writeFileSync(join(dir, 'linear.json'), `${JSON.stringify(p)}\n`);
 }
 
@@ -205,7 +361,18 @@ export interface FlatProgress {
 }
 
 const EsStateSchema = z
-  .object({ generation: z.number().int().min(0), steps: z.number().int().min(0), episodes: z.number().int().min(0), theta: z.array(z.number()) })
+  .object({
+    generation: z.number().int().min(0),
+    steps: z.number().int().min(0),
+    episodes: z.number().int().min(0),
+    theta: z.array(z.number()),
+    /** The best theta on the validation episodes so far and its fitness there (with `validation_episodes`). */
+    best: z
+      .object({ generation: z.number().int().min(0), fitness: z.number(), theta: z.array(z.number()) })
+      .strict()
+      .nullable()
+      .default(null),
+  })
   .strict();
 
 /** Trains the linear policy of `c`; writes OUT/config.json, OUT/metrics.csv, OUT/checkpoints/gen-NNNNN/, OUT/model/. */
@@ -220,7 +387,8 @@ export function trainFlat(
   const refEnv = makeEnv(loadEnv(c.env.id, c.env.config));
   const reference = referenceAgent(c.env.id, es.reference);
   const { A, D } = flatShape(env);
-  const size = A * (D + 1);
+  const scorer = linearScorer(c, c.env.id, A, D);
+  const size = scorer.size;
   const refCache = new Map<number, number>();
   const refValue = (seed: number) => {
     let v = refCache.get(seed);
@@ -236,7 +404,7 @@ export function trainFlat(
     return Array.from({ length: es.episodes }, () => rng.int(2 ** 31));
   };
 
-  let state = { generation: 0, steps: 0, episodes: 0, theta: [] as number[] };
+  let state: z.output<typeof EsStateSchema> = { generation: 0, steps: 0, episodes: 0, theta: [], best: null };
   let theta = new Float64Array(size);
   if (options.resume) {
     const file = join(options.resume, 'es.json');
@@ -247,7 +415,15 @@ export function trainFlat(
     state = r.data;
     theta = Float64Array.from(state.theta);
     log(`resuming from ${options.resume} at generation ${state.generation}`);
+  } else if (typeof es.init === 'object') {
+    if (scorer.names === null) throw new InputError('$.es.init: named weights need a feature map (`features`); use "zero" or "reference"', 'es.init');
+    for (const [k, v] of Object.entries(es.init)) {
+      const i = scorer.names.indexOf(k);
+      if (i < 0) throw new InputError(`$.es.init: no feature ${JSON.stringify(k)}; expected one of ${scorer.names.join(', ')}`, 'es.init');
+      theta[i] = v;
+    }
   } else if (es.init === 'reference') {
+    if (scorer.features !== 'actions') throw new InputError('$.es.init: "reference" sets a per-action bias; with a feature map name the weights', 'es.init');
     // bias 1 on the reference's most frequent action over generation 0's episodes
     const counts = new Float64Array(A);
     for (const seed of episodesOf(0))
@@ -275,7 +451,7 @@ export function trainFlat(
   const fitness = (th: Float64Array, seeds: readonly number[]) => {
     let f = 0;
     for (const seed of seeds) {
-      const r = playFlat(env, th, seed, c.metric);
+      const r = playFlat(env, th, seed, c.metric, c);
       state.steps += r.steps;
       state.episodes++;
       const ref = refValue(seed);
@@ -283,6 +459,17 @@ export function trainFlat(
     }
     return f / seeds.length;
   };
+  const validationRng = derive(c.seed, 'es/validation');
+  const validation = Array.from({ length: es.validation_episodes }, () => validationRng.int(2 ** 31));
+  const validate = (g: number) => {
+    if (validation.length === 0) return;
+    const f = fitness(theta, validation);
+    if (!state.best || f < state.best.fitness) state.best = { generation: g, fitness: f, theta: Array.from(theta) };
+    log(
+      `generation ${g}: ${(100 * f).toFixed(2)}% against ${es.reference} on the ${validation.length} validation episodes (best: generation ${state.best.generation})`,
+    );
+  };
+  if (state.generation === 0) validate(0);
   const candidate = new Float64Array(size);
   const step = new Float64Array(size);
   for (let g = state.generation; g < es.generations; g++) {
@@ -309,6 +496,7 @@ export function trainFlat(
     }
     for (let i = 0; i < size; i++) theta[i]! -= (es.learning_rate * step[i]!) / es.population;
     state = { ...state, generation: g + 1, theta: Array.from(theta) };
+    validate(g + 1);
     const seconds = (performance.now() - t0) / 1000;
     const refMean = seeds.reduce((a, s) => a + refValue(s), 0) / seeds.length;
     appendFileSync(metricsFile, `${g + 1},${state.steps},${state.episodes},${center},${Math.min(...f)},${refMean},${seconds}\n`);
@@ -316,7 +504,7 @@ export function trainFlat(
     const timeUp = c.time_limit !== null && seconds >= c.time_limit;
     if ((c.checkpoint_every > 0 && (g + 1) % c.checkpoint_every === 0) || g + 1 === es.generations || timeUp) {
       const dir = join(options.outDir, 'checkpoints', `gen-${String(g + 1).padStart(5, '0')}`);
-      writeLinear(dir, c.env.id, theta, A, D);
+      writeLinear(dir, c.env.id, theta, A, D, scorer, c);
       writeFileSync(join(dir, 'es.json'), `${JSON.stringify(state)}\n`);
       writeFileSync(join(dir, 'config.json'), `${JSON.stringify(portableConfig(c, dir), null, 1)}\n`);
       log(`checkpoint ${dir}`);
@@ -329,7 +517,9 @@ export function trainFlat(
   env.close();
   refEnv.close();
   const modelDir = join(options.outDir, 'model');
-  writeLinear(modelDir, c.env.id, theta, A, D);
+  // the model: the best theta on the validation episodes (or the last one without them)
+  if (state.best) theta = Float64Array.from(state.best.theta);
+  writeLinear(modelDir, c.env.id, theta, A, D, scorer, c);
   writeFileSync(join(modelDir, 'config.json'), `${JSON.stringify(portableConfig(c, modelDir), null, 1)}\n`);
   const seconds = (performance.now() - t0) / 1000;
   writeFileSync(
@@ -348,7 +538,10 @@ export function trainFlat(
         episodes: state.episodes,
         wall_seconds: seconds,
         resumed_from: options.resume ?? null,
+        features: c.features,
+        hidden: c.hidden,
         es: { ...es },
+        ...(state.best ? { selected: { generation: state.best.generation, validation_fitness: state.best.fitness } } : {}),
       },
       null,
       1,

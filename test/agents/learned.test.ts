@@ -14,7 +14,7 @@ import { episodeSeeds } from '../../agents/leaderboard/run.js';
 import { playEpisode } from '../../agents/episode.js';
 import { loadSetting } from '../../agents/leaderboard/settings.js';
 import { initialTheta, linearAction, networkOf } from '../../agents/ppo/evolve.js';
-import { type FlatEsConfig, flatAction, flatShape, parseFlatEsConfig, readLinearPolicy, thetaOf, trainFlat } from '../../agents/ppo/flat.js';
+import { type FlatEsConfig, flatAction, linearAgent, parseFlatEsConfig, readLinearPolicy, thetaOf, trainFlat } from '../../agents/ppo/flat.js';
 import { appendState, FeatureBatch, parsePpoConfig, rowLayout, selectBackend } from '../../agents/ppo/index.js';
 import type { DictObservation } from '../../envs/observation.js';
 import { make } from '../../envs/registry.js';
@@ -73,9 +73,8 @@ describe('every shipped model directory', () => {
 describe('fair model', () => {
   it("beats DRF's time-averaged objective without stretching the episode (same tasks, higher utilisation and Jain, shorter makespan)", () => {
     const env = make('clustergym/Fair-v0', { reward: 'mixed' });
-    const { A, D } = flatShape(env);
-    const theta = thetaOf(readLinearPolicy(join(MODELS, 'fair')));
-    const learned = { name: 'fair', act: (en: typeof env, obs: unknown) => flatAction(theta, obs as Float32Array, en.actionMask(), A, D) };
+    const policy = readLinearPolicy(join(MODELS, 'fair'));
+    const learned = linearAgent(env, thetaOf(policy), policy);
     const drf = systemAgent('clustergym/Fair-v0', 'drf', 'test');
     for (const seed of episodeSeeds(0, 2)) {
       const m = playEpisode(env, learned, seed).metrics as Record<string, number>;

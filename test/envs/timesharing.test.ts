@@ -39,13 +39,17 @@ describe('clustergym/CoSched-v0', () => {
     expect(r.return).toBeCloseTo(expected, 9);
   });
 
-  it('actions take effect: MPL 1 for parallel jobs lowers the parallel slowdown; the thesis agents run', () => {
+  it('actions take effect: MPL 1 for parallel jobs lowers the parallel slowdown and raises the return, by stretching the run (the wait before admission is not counted); the thesis agents run', () => {
     const ctx = loadCoSchedEnvContext(small);
     const env = new CoSchedEnv(ctx);
     const one = { name: 'mpl1', act: (e: CoSchedEnv) => e.actionFor(1, 3) };
-    const low = runCoSchedEpisode(env, one, 3).metrics;
-    const full = runCoSchedEpisode(env, new UnlimitedAgent(), 3).metrics;
+    const lowRun = runCoSchedEpisode(env, one, 3);
+    const fullRun = runCoSchedEpisode(env, new UnlimitedAgent(), 3);
+    const low = lowRun.metrics;
+    const full = fullRun.metrics;
     expect(low.parallel.slowdown).toBeLessThan(full.parallel.slowdown);
+    expect(lowRun.return).toBeGreaterThan(fullRun.return);
+    expect(low.makespan).toBeGreaterThan(full.makespan);
     for (const a of [new FixedShareAgent(0.5), new CscAgent()]) expect(runCoSchedEpisode(env, a, 3).metrics.parallel.jobs).toBeGreaterThan(0);
   });
 });
