@@ -28,7 +28,7 @@ import { canonicalJobSelection, makeJobSelection, type JobSelection } from '../.
 import { makeScheduler } from '../../src/scheduling/policyName.js';
 import type { Scheduler } from '../../src/scheduling/scheduler.js';
 import type { Job } from '../../src/workload/job.js';
-import type { ClusterEnv } from '../../envs/env.js';
+import type { ClusterEnv, StepResult } from '../../envs/env.js';
 import { JobEnv } from '../../envs/jobEnv.js';
 import { JobNodeEnv } from '../../envs/jobNodeEnv.js';
 import { PolicyPairEnv } from '../../envs/policyPairEnv.js';
@@ -252,6 +252,50 @@ export function heuristicAgents(env: ClusterEnv): Agent[] {
     return agents;
   }
   return [...five.map((s) => new SchedulerAgent(`${s}:${resource}`)), ...five.map((s) => new SchedulerAgent(`${s}:${resource}+easy`))];
+}
+
+/**
+ * One step of the rollout algorithm (approximate dynamic programming's one-step lookahead): each
+ * candidate action is taken on a clone of `env` and `base` plays the clone to the end; the
+ * candidate whose episode scores lowest (`score` of the final step: lower is better) is returned.
+ * `candidates[0]` must be `base`'s own action in this state: another candidate is chosen only when
+ * strictly better, so, when `base` is deterministic, following the choice and then `base` never
+ * ends worse than `base` alone (the policy-improvement argument). With `signature`, a candidate
+ * whose clone, after its step, has the signature of one already played is not played again (the
+ * same state: the same episode).
+ */
+export function rolloutChoice(
+  env: ClusterEnv,
+  candidates: readonly number[],
+  base: Agent,
+  score: (end: StepResult) => number,
+  signature?: (env: ClusterEnv) => string,
+): { action: number; score: number; rollouts: number } {
+  let best = candidates[0]!;
+  let bestScore = Infinity;
+  let rollouts = 0;
+  const seen = new Set<string>();
+  for (const a of candidates) {
+    const c = env.clone() as ClusterEnv;
+    try {
+      let r = c.step(a);
+      if (signature && !r.terminated && !r.truncated) {
+        const sig = signature(c);
+        if (seen.has(sig)) continue;
+        seen.add(sig);
+      }
+      while (!r.terminated && !r.truncated) r = c.step(base.act(c));
+      rollouts++;
+      const v = score(r);
+      if (v < bestScore) {
+        best = a;
+        bestScore = v;
+      }
+    } finally {
+      c.close();
+    }
+  }
+  return { action: best, score: bestScore, rollouts };
 }
 
 /** Result of one episode. */
