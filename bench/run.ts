@@ -19,6 +19,7 @@
  *   10,000,000-task CSV streamed through the engine (tasks/s, heap per million tasks, peak RSS).
  * - `malleable`: seed 002 (DMR): 400-job rigid/malleable simulation time, `reproduce dmr` on 3 seeds, Malleable-v0 steps/s.
  * - `leaderboard`: `clustergym leaderboard` at its defaults (nine settings, seed 0, the shipped models): seconds per setting and in total.
+ * - `lookahead`: `leaderboard --lookahead`'s reference rows on the cluster settings at their default episodes: seconds, and the means against the base and the best heuristic.
  * - `netsim`: the flow model: 10,000 transfers on a 128-host fat-tree, `clustergym netsim` and SimGrid's
  *   Python bindings each as a whole process, side by side (wall and CPU times, ratio, largest difference).
  */
@@ -27,7 +28,7 @@ import { benchCore } from './core.js';
 import { benchEnvs } from './envs.js';
 import { benchFairness } from './fairness.js';
 import { benchIrmasim } from './irmasim.js';
-import { benchLeaderboard } from './leaderboard.js';
+import { benchLeaderboard, benchLookahead } from './leaderboard.js';
 import { benchMalleable } from './malleable.js';
 import { benchPpo } from './ppo.js';
 import { benchNetsim } from './netsim.js';
@@ -49,6 +50,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   timesharing: benchTimesharing,
   fairness: () => benchFairness(),
   leaderboard: benchLeaderboard,
+  lookahead: benchLookahead,
   netsim: () => benchNetsim(),
 };
 
