@@ -260,22 +260,26 @@ export function heuristicAgents(env: ClusterEnv): Agent[] {
  * candidate whose episode scores lowest (`score` of the final step: lower is better) is returned.
  * `candidates[0]` must be `base`'s own action in this state: another candidate is chosen only when
  * strictly better, so, when `base` is deterministic, following the choice and then `base` never
- * ends worse than `base` alone (the policy-improvement argument). With `signature`, a candidate
- * whose clone, after its step, has the signature of one already played is not played again (the
- * same state: the same episode).
+ * ends worse than `base` alone (the policy-improvement argument). With `incumbent` (an action whose
+ * episode's score is already known: the base's own, when the caller has followed the episode it
+ * scored), that action is not played again and the candidates must beat its score. With
+ * `signature`, a candidate whose clone, after its step, has the signature of one already played is
+ * not played again (the same state: the same episode).
  */
 export function rolloutChoice(
   env: ClusterEnv,
   candidates: readonly number[],
   base: Agent,
   score: (end: StepResult) => number,
-  signature?: (env: ClusterEnv) => string,
+  options: { signature?: (env: ClusterEnv) => string; incumbent?: { action: number; score: number } } = {},
 ): { action: number; score: number; rollouts: number } {
-  let best = candidates[0]!;
-  let bestScore = Infinity;
+  const { signature, incumbent } = options;
+  let best = incumbent ? incumbent.action : candidates[0]!;
+  let bestScore = incumbent ? incumbent.score : Infinity;
   let rollouts = 0;
   const seen = new Set<string>();
   for (const a of candidates) {
+    if (incumbent && a === incumbent.action) continue;
     const c = env.clone() as ClusterEnv;
     try {
       let r = c.step(a);

@@ -5,14 +5,16 @@
  *
  * **The base** is the setting's best heuristic as an agent plays it in the env
  * (`lookaheadBase`): Job-v0: `PriorityAgent` of the best heuristic's job order; JobNode-v0:
- * `SchedulerAgent` of the best batch scheduler that an agent can follow (not IRMaSim's managers,
- * whose one-node job layout the env does not have, nor a `random` order, drawn from another stream
- * in the env); PolicyPair-v0: the best fixed pair (not a `random` one). The env is the setting's,
- * with the base's job order as its window order (`queue_order`) and, on JobNode-v0, its resource
- * selection as the spill order (`resource_policy`): the agent-side fields a learned model may set
- * too (`AGENT_SIDE`); the jobs and the platform are the setting's. A second reference row,
- * `base:NAME (in env)`, is the base played in the env on the same episodes: how close it is to the
- * batch heuristic.
+ * `SchedulerAgent` of the best batch scheduler, or `irmasimAgent` of the best IRMaSim manager, in
+ * an env that shows it the whole queue (`k` = the episode's jobs: the manager keeps its own queue
+ * order, which is no window order of the env; so it reproduces the batch run, where a 32-job window
+ * made it 10 to 20 times worse on `hetero-energy`); PolicyPair-v0: the best fixed pair. A `random`
+ * order or pair is not a base (the env draws it from another stream than the batch run). The env is
+ * the setting's, with the base's job order as its window order (`queue_order`) and, on JobNode-v0,
+ * its resource selection as the spill order (`resource_policy`): the agent-side fields a learned
+ * model may set too (`AGENT_SIDE`); the jobs and the platform are the setting's. A second reference
+ * row, `lookahead base: NAME (in env)`, is the base played in the env on the same episodes: how
+ * close it is to the batch heuristic.
  *
  * **The search.** At a lookahead decision the candidates are the base's own action and the
  * heuristics' proposals: Job-v0: the `m` best-ranked valid jobs of each of RLScheduler's five orders
@@ -50,7 +52,8 @@ import { JobNodeEnv } from '../../envs/jobNodeEnv.js';
 import { PolicyPairEnv } from '../../envs/policyPairEnv.js';
 import type { EnvContext } from '../../envs/context.js';
 import { makeContext, makeFromContext } from '../../envs/registry.js';
-import { type Agent, PolicyPairAgent, PriorityAgent, rolloutChoice, SchedulerAgent } from '../heuristics/index.js';
+import { type Agent, irmasimAgent, PolicyPairAgent, PriorityAgent, rolloutChoice, SchedulerAgent } from '../heuristics/index.js';
+import { irmasimName } from './heuristics.js';
 import { bestHeuristic, clusterMetric, type PolicyRow, type ReferencePlayer } from './run.js';
 import type { Setting } from './settings.js';
 
@@ -86,11 +89,19 @@ export interface LookaheadBase {
  * agent plays in the env (see the module comment).
  */
 export function lookaheadBase(setting: Setting, rows: readonly PolicyRow[]): LookaheadBase {
+  const nodeEnv = setting.env.id === 'clustergym/JobNode-v0';
   const playable = rows.filter((r) => {
-    if (r.kind !== 'heuristic' || r.name.startsWith('irmasim:')) return false;
+    if (r.kind !== 'heuristic') return false;
+    if (r.name.startsWith('irmasim:')) return nodeEnv;
     return parsePolicyName(r.name).job !== 'random' && (setting.env.id === 'clustergym/Job-v0' || !r.name.split('+')[0]!.endsWith(':random'));
   });
   const heuristic = bestHeuristic(playable, setting.lower_is_better);
+  if (heuristic.name.startsWith('irmasim:')) {
+    // IRMaSim's manager keeps its own queue order: the env shows it the whole queue
+    const manager = (setting.heuristics.irmasim ?? []).find((wm) => irmasimName(wm) === heuristic.name)!;
+    const k = makeContext(setting.env.id, setting.env.config).length;
+    return { heuristic, config: { ...setting.env.config, k }, agent: () => irmasimAgent(manager) };
+  }
   const spec = parsePolicyName(heuristic.name);
   const config: Record<string, unknown> = { ...setting.env.config, queue_order: spec.job };
   switch (setting.env.id) {
@@ -174,6 +185,8 @@ function stateSignature(env: ClusterEnv): string {
 /** One episode of a lookahead: its metric, the base's in the env, and the work done. */
 export interface LookaheadEpisode {
   metric: number;
+  /** The metric the search predicted for the episode it chose last (equal to `metric`: episodes are deterministic). */
+  predicted: number;
   base: number;
   /** Whether both episodes ended with every job done (not truncated). */
   complete: boolean;
@@ -212,8 +225,11 @@ export function lookaheadEpisode(
     const baseMetric = value(r);
     const baseDone = r.terminated;
     const stride = Math.max(1, Math.ceil(steps / budget.decisions));
-    // the lookahead: the base acts, and every `stride` decisions the search chooses
-    const own = base.agent();
+    // The lookahead: the base acts, and every `stride` decisions the search chooses. `own` is the
+    // base on the episode the search last chose (bound to the env, as the rollout that scored it
+    // was, right after that choice), so its score is known: the candidates must beat it.
+    let own = base.agent();
+    let ownScore = score(r);
     const rollout = base.agent();
     env.reset({ seed });
     const propose = proposer(env, budget.m, String(env.config.resource_policy));
@@ -222,18 +238,25 @@ export function lookaheadEpisode(
     let rollouts = 0;
     for (let i = 0; ; i++) {
       let a = own.act(env);
+      let rebind = false;
       if (i >= next && lookaheads < budget.decisions) {
         const cands = [...new Set([a, ...propose()])].slice(0, budget.candidates);
         if (cands.length > 1) {
-          const c = rolloutChoice(env, cands, rollout, score, stateSignature);
-          a = c.action;
+          const c = rolloutChoice(env, cands, rollout, score, { signature: stateSignature, incumbent: { action: a, score: ownScore } });
           rollouts += c.rollouts;
           lookaheads++;
           next = i + stride;
+          if (c.action !== a) {
+            a = c.action;
+            ownScore = c.score;
+            rebind = true;
+          }
         }
       }
       const s = env.step(a);
-      if (s.terminated || s.truncated) return { metric: value(s), base: baseMetric, complete: baseDone && s.terminated, lookaheads, rollouts };
+      if (s.terminated || s.truncated)
+        return { metric: value(s), predicted: (lowerIsBetter ? 1 : -1) * ownScore, base: baseMetric, complete: baseDone && s.terminated, lookaheads, rollouts };
+      if (rebind) own = base.agent();
     }
   } finally {
     env.close();

@@ -17,26 +17,34 @@ import { makeContext } from '../../../envs/registry.js';
 import { ROOT } from '../../helpers.js';
 
 /** A shipped setting with `jobs` generated jobs per episode (arriving `rate` times faster: queues form). */
-function small(name: string, jobs: number, policies?: NonNullable<Setting['heuristics']['policies']>, rate = 1): Setting {
+function small(name: string, jobs: number, policies?: NonNullable<Setting['heuristics']['policies']>, rate = 1, irmasim?: Record<string, unknown>[]): Setting {
   const s = loadSetting(join(ROOT, 'data/configs', `${name}.json`));
   const g = s.env.config.generator as { rate?: number };
   const config = { ...s.env.config, generator: { ...g, jobs, ...(g.rate ? { rate: g.rate * rate } : {}) } };
-  return { ...s, env: { ...s.env, config }, heuristics: { ...s.heuristics, ...(policies ? { policies } : {}), irmasim: undefined } };
+  return { ...s, env: { ...s.env, config }, heuristics: { ...s.heuristics, ...(policies ? { policies } : {}), irmasim } };
 }
 
 const HETERO = small('hetero', 80, { jobs: ['fcfs', 'sjf', 'f1', 'unicep'], resources: ['first', 'low_cores', 'high_gflops'], backfill: ['none', 'easy'] }, 4);
 const PAIR = small('policy-pair', 80, undefined, 4);
 const DEMO = small('demo', 128);
+/** hetero-energy with IRMaSim's EnergyHeuristic as its only heuristic: the base is that manager, shown the whole queue. */
+const ENERGY = {
+  ...small('hetero-energy', 80, undefined, 4, [{ type: 'EnergyHeuristic', metric: 'timetasks', job_selection: 'lowest', resource_selection: 'lowest' }]),
+};
+ENERGY.heuristics = { ...ENERGY.heuristics, policies: undefined };
 
 describe('lookahead reference', () => {
   for (const [setting, runs] of [
     [HETERO, 6],
     [PAIR, 6],
     [DEMO, 6],
+    [ENERGY, 4],
   ] as const)
     it(`property: on ${setting.env.id} (${setting.name}, ${(setting.env.config.generator as { jobs: number }).jobs} jobs) the lookahead never ends an episode worse than its base in the env`, () => {
       const seeds = episodeSeeds(7, 2);
       const base = lookaheadBase(setting, runHeuristics(setting, seeds).rows);
+      if (setting === ENERGY)
+        expect([base.heuristic.name, base.config.k]).toEqual(['irmasim:EnergyHeuristic(metric=timetasks,job_selection=lowest,resource_selection=lowest)', 80]);
       const context = makeContext(setting.env.id, base.config);
       let changed = 0;
       fc.assert(
@@ -50,6 +58,8 @@ describe('lookahead reference', () => {
             expect(e.complete).toBe(true);
             expect(e.lookaheads).toBeLessThanOrEqual(decisions);
             expect(e.metric).toBeLessThanOrEqual(e.base * (1 + 1e-12));
+            // the episode the search predicted is the one played
+            expect(e.metric).toBe(e.predicted);
             if (e.metric < e.base * (1 - 1e-9)) changed++;
           },
         ),
@@ -59,8 +69,8 @@ describe('lookahead reference', () => {
       expect(changed).toBeGreaterThan(0);
     });
 
-  it('the base in the env is the batch heuristic exactly on PolicyPair-v0 (a fixed pair) and on Job-v0 with the committed head', async () => {
-    for (const setting of [PAIR, DEMO]) {
+  it('the base in the env is the batch heuristic exactly on PolicyPair-v0 (a fixed pair), on Job-v0 with the committed head, and for an IRMaSim manager on JobNode-v0', async () => {
+    for (const setting of [PAIR, DEMO, ENERGY]) {
       const r = await runSetting(setting, 3, 2, [], lookaheadPlayers({ ...setting, lookahead: { decisions: 2 } }));
       const ref = r.policies.filter((p) => p.kind === 'reference');
       expect(ref[0]!.name).toBe('lookahead(m=2,c=8,d=2)');
