@@ -87,24 +87,35 @@ export class PriorityAgent implements Agent {
    * first, ties in submission order, then slot order). Job-v0 only.
    */
   ranked(env: ClusterEnv, m: number): number[] {
-    const e = jobEnv(env);
-    const mask = e.actionMask();
-    const sim = e.sim;
-    const top: { slot: number; key: number; sub: number }[] = [];
-    for (let j = 0; j < e.visibleCount; j++) {
-      if (mask[j] !== 1) continue;
-      const job = e.visibleJob(j)!;
-      const key = this.selection.key(job, sim.now, sim.timeOrigin);
-      // insertion into the sorted top-m (m is small)
-      let i = top.length;
-      while (i > 0 && ranksBefore(key, job.subtime, top[i - 1]!.key, top[i - 1]!.sub)) i--;
-      if (i < m) {
-        top.splice(i, 0, { slot: j, key, sub: job.subtime });
-        if (top.length > m) top.pop();
-      }
-    }
-    return top.map((c) => c.slot);
+    return rankedSlots(jobEnv(env), this.selection, m);
   }
+}
+
+/**
+ * Job-v0 and JobNode-v0: the `m` visible slots whose job can start now (on some node) that
+ * `selection` ranks first, best first (lower key first, ties in submission order, then slot order:
+ * the order of `PriorityAgent.act`).
+ */
+export function rankedSlots(env: JobEnv | JobNodeEnv, selection: JobSelection, m: number): number[] {
+  const sim = env.sim;
+  const mask = env.actionMask();
+  const N = env instanceof JobNodeEnv ? env.nodeCount : 1;
+  const top: { slot: number; key: number; sub: number }[] = [];
+  for (let j = 0; j < env.visibleCount; j++) {
+    let valid = false;
+    for (let n = 0; n < N && !valid; n++) valid = mask[j * N + n] === 1;
+    if (!valid) continue;
+    const job = env.visibleJob(j)!;
+    const key = selection.key(job, sim.now, sim.timeOrigin);
+    // insertion into the sorted top-m (m is small)
+    let i = top.length;
+    while (i > 0 && ranksBefore(key, job.subtime, top[i - 1]!.key, top[i - 1]!.sub)) i--;
+    if (i < m) {
+      top.splice(i, 0, { slot: j, key, sub: job.subtime });
+      if (top.length > m) top.pop();
+    }
+  }
+  return top.map((c) => c.slot);
 }
 
 /** Whether a job of priority key `key` submitted at `sub` ranks strictly before one of `(otherKey, otherSub)`. */
