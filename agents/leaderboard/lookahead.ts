@@ -7,8 +7,8 @@
  * (`lookaheadBase`): Job-v0: `PriorityAgent` of the best heuristic's job order; JobNode-v0:
  * `SchedulerAgent` of the best batch scheduler, or `irmasimAgent` of the best IRMaSim manager, in
  * an env that shows it the whole queue (`k` = the episode's jobs: the manager keeps its own queue
- * order, which is no window order of the env; so it reproduces the batch run, where a 32-job window
- * made it 10 to 20 times worse on `hetero-energy`); PolicyPair-v0: the best fixed pair. A `random`
+ * order, which is no window order of the env; so it reproduces the batch run within 0.1 % on
+ * `hetero-energy`, where a 32-job window made it 10 to 20 times worse); PolicyPair-v0: the best fixed pair. A `random`
  * order or pair is not a base (the env draws it from another stream than the batch run). The env is
  * the setting's, with the base's job order as its window order (`queue_order`) and, on JobNode-v0,
  * its resource selection as the spill order (`resource_policy`): the agent-side fields a learned
