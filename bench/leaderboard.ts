@@ -4,7 +4,7 @@
  * setting's best heuristic and the learned models' verdicts (the run `clustergym leaderboard` makes).
  */
 import { join } from 'node:path';
-import { loadSetting, ppoPlayer, runSetting, SETTING_NAMES, settingFile, shippedModels } from '../agents/leaderboard/index.js';
+import { loadSetting, lookaheadPlayers, ppoPlayer, runSetting, SETTING_NAMES, settingFile, shippedModels } from '../agents/leaderboard/index.js';
 import { PACKAGE_ROOT } from '../src/core/paths.js';
 
 /** Runs the leaderboard; returns its figures. */
@@ -23,6 +23,40 @@ export async function benchLeaderboard(): Promise<Record<string, unknown>> {
       learned: r.learned.map((l) => ({ name: l.name, verdict: l.verdict, diff: l.diff.mean, ci95: l.diff.ci95 })),
     };
     console.error(`bench leaderboard: ${name} ${r.seconds.toFixed(1)} s`);
+  }
+  return { seconds: Number(((performance.now() - t0) / 1000).toFixed(1)), settings };
+}
+
+/**
+ * `npm run bench -- lookahead`: `clustergym leaderboard --lookahead` on the cluster settings at their
+ * default episodes (seed 0, heuristics only): per setting the lookahead row's mean and seconds, its
+ * base in the env and the best heuristic, and the lookahead's difference to each.
+ */
+export async function benchLookahead(): Promise<Record<string, unknown>> {
+  const settings: Record<string, unknown> = {};
+  const t0 = performance.now();
+  for (const name of SETTING_NAMES) {
+    const s = loadSetting(settingFile(join(PACKAGE_ROOT, 'data/configs'), name));
+    const players = lookaheadPlayers(s);
+    if (!players.length) continue;
+    const r = await runSetting(s, 0, s.episodes, [], players);
+    const [la, base] = r.policies.filter((p) => p.kind === 'reference');
+    const best = r.policies.find((p) => p.name === r.best_heuristic)!;
+    const rel = (x: number, y: number) => Number((x / y - 1).toFixed(4));
+    settings[name] = {
+      episodes: s.episodes,
+      lookahead: la!.name,
+      seconds: Number(la!.seconds.toFixed(1)),
+      seconds_per_episode: Number((la!.seconds / s.episodes).toFixed(2)),
+      mean: la!.mean,
+      base: base!.name,
+      base_mean: base!.mean,
+      best_heuristic: best.name,
+      best_mean: best.mean,
+      vs_base: rel(la!.mean, base!.mean),
+      vs_best: rel(la!.mean, best.mean),
+    };
+    console.error(`bench lookahead: ${name} ${la!.seconds.toFixed(1)} s`);
   }
   return { seconds: Number(((performance.now() - t0) / 1000).toFixed(1)), settings };
 }

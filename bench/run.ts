@@ -20,6 +20,7 @@
  * - `malleable`: seed 002 (DMR): 400-job rigid/malleable simulation time, `reproduce dmr` on 3 seeds, Malleable-v0 steps/s.
  * - `leaderboard`: `clustergym leaderboard` at its defaults (nine settings, seed 0, the shipped models): seconds per setting and in total.
  * - `flat-es`: flat ES training throughput (steps/s, episodes/s) on the fair, cosched and slurm training configs.
+ * - `lookahead`: `leaderboard --lookahead`'s reference rows on the cluster settings at their default episodes: seconds, and the means against the base and the best heuristic.
  * - `netsim`: the flow model: 10,000 transfers on a 128-host fat-tree, `clustergym netsim` and SimGrid's
  *   Python bindings (one actor per flow, and one driver actor) each as a whole process, interleaved over
  *   3 rounds (median wall and CPU times, ratios, largest difference).
@@ -30,7 +31,7 @@ import { benchEnvs } from './envs.js';
 import { benchFairness } from './fairness.js';
 import { benchFlatEs } from './flatEs.js';
 import { benchIrmasim } from './irmasim.js';
-import { benchLeaderboard } from './leaderboard.js';
+import { benchLeaderboard, benchLookahead } from './leaderboard.js';
 import { benchMalleable } from './malleable.js';
 import { benchPpo } from './ppo.js';
 import { benchNetsim } from './netsim.js';
@@ -53,6 +54,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   fairness: () => benchFairness(),
   leaderboard: benchLeaderboard,
   'flat-es': benchFlatEs,
+  lookahead: benchLookahead,
   netsim: () => benchNetsim(),
 };
 

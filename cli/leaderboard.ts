@@ -45,7 +45,9 @@ export const flags = defineFlags({
   json: { help: 'print the leaderboard as JSON on stdout instead of the tables' },
   out: { value: 'DIR', schema: text(true), default: 'clustergym-leaderboard', help: 'write leaderboard.json, leaderboard.md and SETTING.svg there' },
   export: { value: 'DIR', schema: text(true), help: 'write each episode as DIR/SETTING/NNN/ (platform.json, workload.json, config.json) to replay elsewhere' },
-  lookahead: { help: 'add a reference row where cloning is cheap (Job-v0, JobNode-v0): a lookahead over the heuristics on env clones' },
+  lookahead: {
+    help: 'add reference rows on the cluster settings (Job-v0, JobNode-v0, PolicyPair-v0): a lookahead over the heuristics on env clones, and its base in the env',
+  },
   configs: { value: 'DIR', schema: text(true), default: SETTINGS_DIR, help: 'the directory of the setting files' },
 });
 

@@ -28,7 +28,7 @@ import { canonicalJobSelection, makeJobSelection, type JobSelection } from '../.
 import { makeScheduler } from '../../src/scheduling/policyName.js';
 import type { Scheduler } from '../../src/scheduling/scheduler.js';
 import type { Job } from '../../src/workload/job.js';
-import type { ClusterEnv } from '../../envs/env.js';
+import type { ClusterEnv, StepResult } from '../../envs/env.js';
 import { JobEnv } from '../../envs/jobEnv.js';
 import { JobNodeEnv } from '../../envs/jobNodeEnv.js';
 import { PolicyPairEnv } from '../../envs/policyPairEnv.js';
@@ -87,24 +87,35 @@ export class PriorityAgent implements Agent {
    * first, ties in submission order, then slot order). Job-v0 only.
    */
   ranked(env: ClusterEnv, m: number): number[] {
-    const e = jobEnv(env);
-    const mask = e.actionMask();
-    const sim = e.sim;
-    const top: { slot: number; key: number; sub: number }[] = [];
-    for (let j = 0; j < e.visibleCount; j++) {
-      if (mask[j] !== 1) continue;
-      const job = e.visibleJob(j)!;
-      const key = this.selection.key(job, sim.now, sim.timeOrigin);
-      // insertion into the sorted top-m (m is small)
-      let i = top.length;
-      while (i > 0 && ranksBefore(key, job.subtime, top[i - 1]!.key, top[i - 1]!.sub)) i--;
-      if (i < m) {
-        top.splice(i, 0, { slot: j, key, sub: job.subtime });
-        if (top.length > m) top.pop();
-      }
-    }
-    return top.map((c) => c.slot);
+    return rankedSlots(jobEnv(env), this.selection, m);
   }
+}
+
+/**
+ * Job-v0 and JobNode-v0: the `m` visible slots whose job can start now (on some node) that
+ * `selection` ranks first, best first (lower key first, ties in submission order, then slot order:
+ * the order of `PriorityAgent.act`).
+ */
+export function rankedSlots(env: JobEnv | JobNodeEnv, selection: JobSelection, m: number): number[] {
+  const sim = env.sim;
+  const mask = env.actionMask();
+  const N = env instanceof JobNodeEnv ? env.nodeCount : 1;
+  const top: { slot: number; key: number; sub: number }[] = [];
+  for (let j = 0; j < env.visibleCount; j++) {
+    let valid = false;
+    for (let n = 0; n < N && !valid; n++) valid = mask[j * N + n] === 1;
+    if (!valid) continue;
+    const job = env.visibleJob(j)!;
+    const key = selection.key(job, sim.now, sim.timeOrigin);
+    // insertion into the sorted top-m (m is small)
+    let i = top.length;
+    while (i > 0 && ranksBefore(key, job.subtime, top[i - 1]!.key, top[i - 1]!.sub)) i--;
+    if (i < m) {
+      top.splice(i, 0, { slot: j, key, sub: job.subtime });
+      if (top.length > m) top.pop();
+    }
+  }
+  return top.map((c) => c.slot);
 }
 
 /** Whether a job of priority key `key` submitted at `sub` ranks strictly before one of `(otherKey, otherSub)`. */
@@ -252,6 +263,54 @@ export function heuristicAgents(env: ClusterEnv): Agent[] {
     return agents;
   }
   return [...five.map((s) => new SchedulerAgent(`${s}:${resource}`)), ...five.map((s) => new SchedulerAgent(`${s}:${resource}+easy`))];
+}
+
+/**
+ * One step of the rollout algorithm (approximate dynamic programming's one-step lookahead): each
+ * candidate action is taken on a clone of `env` and `base` plays the clone to the end; the
+ * candidate whose episode scores lowest (`score` of the final step: lower is better) is returned.
+ * `candidates[0]` must be `base`'s own action in this state: another candidate is chosen only when
+ * strictly better, so, when `base` is deterministic, following the choice and then `base` never
+ * ends worse than `base` alone (the policy-improvement argument). With `incumbent` (an action whose
+ * episode's score is already known: the base's own, when the caller has followed the episode it
+ * scored), that action is not played again and the candidates must beat its score. With
+ * `signature`, a candidate whose clone, after its step, has the signature of one already played is
+ * not played again (the same state: the same episode).
+ */
+export function rolloutChoice(
+  env: ClusterEnv,
+  candidates: readonly number[],
+  base: Agent,
+  score: (end: StepResult) => number,
+  options: { signature?: (env: ClusterEnv) => string; incumbent?: { action: number; score: number } } = {},
+): { action: number; score: number; rollouts: number } {
+  const { signature, incumbent } = options;
+  let best = incumbent ? incumbent.action : candidates[0]!;
+  let bestScore = incumbent ? incumbent.score : Infinity;
+  let rollouts = 0;
+  const seen = new Set<string>();
+  for (const a of candidates) {
+    if (incumbent && a === incumbent.action) continue;
+    const c = env.clone() as ClusterEnv;
+    try {
+      let r = c.step(a);
+      if (signature && !r.terminated && !r.truncated) {
+        const sig = signature(c);
+        if (seen.has(sig)) continue;
+        seen.add(sig);
+      }
+      while (!r.terminated && !r.truncated) r = c.step(base.act(c));
+      rollouts++;
+      const v = score(r);
+      if (v < bestScore) {
+        best = a;
+        bestScore = v;
+      }
+    } finally {
+      c.close();
+    }
+  }
+  return { action: best, score: bestScore, rollouts };
 }
 
 /** Result of one episode. */

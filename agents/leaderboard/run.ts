@@ -100,8 +100,12 @@ export interface LearnedPlayer {
   play(setting: Setting, seeds: readonly number[]): Promise<{ per_episode: number[]; complete: boolean; episodes?: { origin: number; jobs: number }[] }>;
 }
 
-/** A reference row's player (`--lookahead`). */
-export type ReferencePlayer = LearnedPlayer;
+/** A reference row's player (`--lookahead`): plays the setting's episodes knowing its heuristics' rows. */
+export interface ReferencePlayer {
+  name: string;
+  model: string;
+  play(setting: Setting, seeds: readonly number[], heuristics: readonly PolicyRow[]): Promise<{ per_episode: number[]; complete: boolean }>;
+}
 
 const mean = (v: readonly number[]) => v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
 
@@ -228,31 +232,31 @@ export async function runSetting(
   const seeds = episodeSeeds(seed, episodes);
   const h = runHeuristics(setting, seeds);
   const rows = [...h.rows];
-  for (const [kind, players] of [
-    ['learned', learned],
-    ['reference', references],
-  ] as const)
-    for (const p of players) {
-      const t = performance.now();
-      const r = await p.play(setting, seeds);
-      r.episodes?.forEach((e, i) => {
-        const o = h.episodes[i]!.origin;
-        const n = h.jobs?.[i];
-        if (e.origin !== o || (n !== undefined && e.jobs !== n))
-          throw new Error(
-            `${p.name} played another episode than the heuristics on seed ${seeds[i]}: origin ${e.origin} and ${e.jobs} jobs, against origin ${o} and ${n} jobs`,
-          );
-      });
-      rows.push({
-        name: p.name,
-        kind,
-        model: p.model,
-        mean: mean(r.per_episode),
-        per_episode: r.per_episode,
-        complete: r.complete,
-        seconds: (performance.now() - t) / 1000,
-      });
-    }
+  const plays: ['learned' | 'reference', LearnedPlayer | ReferencePlayer][] = [
+    ...learned.map((p) => ['learned', p] as ['learned', LearnedPlayer]),
+    ...references.map((p) => ['reference', p] as ['reference', ReferencePlayer]),
+  ];
+  for (const [kind, p] of plays) {
+    const t = performance.now();
+    const r: { per_episode: number[]; complete: boolean; episodes?: { origin: number; jobs: number }[] } = await p.play(setting, seeds, h.rows);
+    r.episodes?.forEach((e, i) => {
+      const o = h.episodes[i]!.origin;
+      const n = h.jobs?.[i];
+      if (e.origin !== o || (n !== undefined && e.jobs !== n))
+        throw new Error(
+          `${p.name} played another episode than the heuristics on seed ${seeds[i]}: origin ${e.origin} and ${e.jobs} jobs, against origin ${o} and ${n} jobs`,
+        );
+    });
+    rows.push({
+      name: p.name,
+      kind,
+      model: p.model,
+      mean: mean(r.per_episode),
+      per_episode: r.per_episode,
+      complete: r.complete,
+      seconds: (performance.now() - t) / 1000,
+    });
+  }
   return settingResult(setting, seed, h.episodes, rows, (performance.now() - t0) / 1000);
 }
 

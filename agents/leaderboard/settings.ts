@@ -59,6 +59,15 @@ export const SettingSchema = z
       .strict(),
     /** Why these heuristics are the strongest fair competition known (in leaderboard.json and leaderboard.md). */
     why: z.string().min(1),
+    /**
+     * The `--lookahead` search's budget on a cluster setting (lookahead.ts): proposals per order,
+     * candidates per lookahead decision, lookahead decisions per episode.
+     */
+    lookahead: z
+      .object({ m: z.number().int().min(1).max(16), candidates: z.number().int().min(2).max(64), decisions: z.number().int().min(1).max(100000) })
+      .partial()
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -88,6 +97,7 @@ export function parseSetting(raw: unknown, where: string, base?: string): Settin
       issues.push({ path: ['metric'], message: `expected "return" or "metrics.KEY"; found ${JSON.stringify(s.metric)}` });
     if (!h.agents || h.policies || h.names || h.irmasim)
       issues.push({ path: ['heuristics'], message: `a ${s.env.id} setting lists its heuristic agents in \`agents\` (and nothing else)` });
+    if (s.lookahead) issues.push({ path: ['lookahead'], message: `no --lookahead on ${s.env.id} (agents/leaderboard/lookahead.ts says why)` });
   }
   if (issues.length) throw inputErrorFromIssues(where, issues);
   return base === undefined ? s : { ...s, env: { ...s.env, config: resolveConfigPaths(s.env.config, base) } };

@@ -22,7 +22,7 @@
  * Scores are cached per origin: the filter computes each candidate once and the episodes' rewards
  * then only look them up.
  */
-import { PriorityAgent, runEpisode } from '../heuristics/index.js';
+import { PriorityAgent, rolloutChoice, runEpisode } from '../heuristics/index.js';
 import type { JobEnv } from '../../envs/jobEnv.js';
 import { make } from '../../envs/registry.js';
 import type { BaselineConfig } from './config.js';
@@ -91,19 +91,7 @@ export class HeuristicBaseline {
   lookaheadAction(env: JobEnv, m: number): number {
     const ranked = this.agent.ranked(env, m);
     if (ranked.length <= 1) return this.agent.act(env);
-    let best = ranked[0]!;
-    let bestBsld = Infinity;
-    for (const action of ranked) {
-      const c = env.clone() as JobEnv;
-      let r = c.step(action);
-      while (!r.terminated && !r.truncated) r = c.step(this.agent.act(c));
-      c.close();
-      if (r.info.metrics!.mean_bsld < bestBsld) {
-        best = action;
-        bestBsld = r.info.metrics!.mean_bsld;
-      }
-    }
-    return best;
+    return rolloutChoice(env, ranked, this.agent, (r) => r.info.metrics!.mean_bsld).action;
   }
 
   /** The relative terminal reward `(b - bsld) / b` of an episode at `origin` that scored `bsld`. */

@@ -327,16 +327,39 @@ describe('clustergym leaderboard', () => {
     expect(bad.stderr).toMatch(/the model plays clustergym\/Job-v0; setting hetero is clustergym\/JobNode-v0/);
   });
 
-  it.skipIf(!HAVE_SHARED)(`--lookahead adds a reference row on Job-v0, never compared as a competitor${HAVE_SHARED ? '' : ` (${SHARED_MISSING})`}`, () => {
-    const s = run(['--configs', configs, '--seed', String(seed), '--episodes', '1', '--settings', 'rlsched', '--models', 'none', '--lookahead', '--out', out])
-      .doc.settings[0]!;
-    const ref = s.policies.filter((p) => p.kind === 'reference');
-    expect(ref.map((p) => p.name)).toEqual(['lookahead(m=2)']);
-    expect(ref[0]!.per_episode).toHaveLength(1);
-    expect(Number.isFinite(ref[0]!.mean)).toBe(true);
-    expect(s.learned).toEqual([]);
-    expect(s.best_heuristic).not.toBe('lookahead(m=2)');
-  });
+  it.skipIf(!HAVE_SHARED)(
+    `--lookahead adds two reference rows on Job-v0, JobNode-v0 and PolicyPair-v0 (the lookahead, never worse than its base in the env, and that base), never compared as competitors${HAVE_SHARED ? '' : ` (${SHARED_MISSING})`}`,
+    () => {
+      const doc = run([
+        '--configs',
+        configs,
+        '--seed',
+        String(seed),
+        '--episodes',
+        '1',
+        '--settings',
+        'rlsched,hetero,policy-pair,fair',
+        '--models',
+        'none',
+        '--lookahead',
+        '--out',
+        out,
+      ]).doc;
+      for (const s of doc.settings) {
+        const ref = s.policies.filter((p) => p.kind === 'reference');
+        if (s.name === 'fair') {
+          expect(ref).toEqual([]);
+          continue;
+        }
+        expect(ref.map((p) => p.name.replace(/: .* \(in env\)$/, ''))).toEqual(['lookahead(m=2,c=8,d=8)', 'lookahead base']);
+        expect(ref[0]!.per_episode).toHaveLength(1);
+        expect(ref[0]!.per_episode[0]!).toBeLessThanOrEqual(ref[1]!.per_episode[0]!);
+        expect(Number.isFinite(ref[0]!.mean)).toBe(true);
+        expect(s.learned).toEqual([]);
+        expect(s.best_heuristic).not.toMatch(/lookahead/);
+      }
+    },
+  );
 
   const python = (mods: string) => spawnSync('/usr/bin/python3', ['-c', `import ${mods}`]).status === 0;
   const HAVE_PY = python('zmq, msgpack, numpy');
