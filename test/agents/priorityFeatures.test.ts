@@ -2,18 +2,21 @@
  * The `priority` row feature set (features.ts) and the ES trainer on Job-v0 with it: the derived
  * features on a hand-made observation, the feature set a model records and is loaded with, the
  * linear score `-job_window_rank` over an F1-ordered window playing exactly F1 with the committed
- * head (the reference `es.reference_commit_head` scores against), and a small ES run that is
- * deterministic by seed and resumes exactly.
+ * head (the reference `es.reference_commit_head` scores against), a small ES run that is
+ * deterministic by seed and resumes exactly, and the shipped rlsched models (their training configs,
+ * cards, and the PPO models they supersede on the leaderboard).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { initialTheta, linearAction, playLinear, ReferenceScores } from '../../agents/ppo/evolve.js';
+import { readModelCard, shippedModels } from '../../agents/leaderboard/models.js';
 import {
   appendState,
   FeatureBatch,
   loadModelDir,
+  loadPpoConfig,
   parsePpoConfig,
   PRIORITY_FEATURES,
   readModelMeta,
@@ -25,6 +28,7 @@ import {
 } from '../../agents/ppo/index.js';
 import { makeContext, makeFromContext } from '../../envs/registry.js';
 import type { DictObservation } from '../../envs/observation.js';
+import { ROOT } from '../helpers.js';
 
 const JOB = 'clustergym/Job-v0' as const;
 
@@ -171,3 +175,29 @@ function esStateBest(modelDir: string): number[] {
   const s = JSON.parse(readFileSync(join(modelDir, '..', 'checkpoints', 'step-000000002', 'es.json'), 'utf8'));
   return s.best.theta;
 }
+
+describe('the shipped rlsched models', () => {
+  for (const name of ['rlsched', 'rlsched-easy'])
+    it(`${name}: trained with data/configs/train-${name}.json (priority rows, F1 window, F1 reference with the committed head); its card`, () => {
+      const dir = join(ROOT, 'data/models', name);
+      const { meta, config } = readModelMeta(dir);
+      const shipped = loadPpoConfig(join(ROOT, 'data/configs', `train-${name}.json`));
+      expect(config).toEqual(shipped);
+      expect(config.network.row_features).toBe('priority');
+      expect(meta.row_features).toEqual(rowFeatureNames(JOB, 'priority'));
+      expect(config.env.config.queue_order).toBe('f1');
+      expect(config.es!.reference_commit_head).toBe(true);
+      expect(config.es!.init).toEqual({ 'row:job_window_rank': -1 });
+      const card = JSON.parse(readFileSync(join(dir, 'card.json'), 'utf8'));
+      expect(readModelCard(dir)).toEqual({ setting: name, training_seeds: { from: 0, to: 2 ** 31 } });
+      expect(card.es).toEqual(shipped.es);
+      expect(card.steps).toBe(meta.steps);
+      expect(card.leaderboard).toMatchObject({ seed: 0, episodes: 40, metric: 'mean_bsld', lower_is_better: true });
+    });
+  it('supersede the PPO models on the leaderboard (lublin256*: played only when named)', () => {
+    const names = shippedModels(join(ROOT, 'data/models')).map((m) => m.name);
+    expect(names).toEqual(expect.arrayContaining(['ppo:rlsched', 'ppo:rlsched-easy']));
+    expect(names).not.toContain('ppo:lublin256');
+    expect(names).not.toContain('ppo:lublin256-easy');
+  });
+});
