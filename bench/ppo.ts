@@ -135,7 +135,7 @@ function shippedModel(name: string): Record<string, unknown> {
  */
 export async function esThroughput(generations = 1): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
-  for (const setting of ['hetero', 'malleable', 'slurm', 'policy-pair']) {
+  for (const setting of ['hetero', 'malleable', 'slurm', 'policy-pair', 'rlsched', 'rlsched-easy']) {
     const file = resolve(PACKAGE_ROOT, `data/configs/train-${setting}.json`);
     const dir = mkdtempSync(join(tmpdir(), 'cg-bench-es-'));
     try {
@@ -154,6 +154,9 @@ export async function esThroughput(generations = 1): Promise<Record<string, unkn
         r = t;
       }
       out[setting] = { generations, seconds_per_generation: Math.round((r.seconds / generations) * 10) / 10, steps_per_s: Math.round(r.steps / r.seconds) };
+    } catch (e) {
+      // the rlsched settings read the trace in ../shared/data
+      out[setting] = { error: (e as Error).message.split('\n')[0] };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

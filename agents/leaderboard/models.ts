@@ -5,7 +5,9 @@
  *   the setting it plays (`"setting": "rlsched"`) and the seeds its training drew episodes from
  *   (`"training_seeds": { "from": 0, "to": 2147483648 }`, half-open). `--models SETTING=DIR` names
  *   the setting instead. A model whose training seeds meet the evaluation range (2^32 up) is
- *   refused, and so is a card without training seeds. The model plays greedily in the setting's
+ *   refused, and so is a card without training seeds. A card with `"superseded_by": "DIR NAME"`
+ *   (a newer model of the same setting) is left out of the default models, and still plays when
+ *   `--models` names it. The model plays greedily in the setting's
  *   env (its config with the model's normalisation limits), one env per episode seed
  *   (`evaluateNetwork`): the same seeds, hence the same jobs, as the heuristics.
  * - **Results files** (`--results FILE`, a policy that ran elsewhere, e.g. in Python over the
@@ -69,13 +71,14 @@ export function modelEntries(specs: readonly string[]): ModelEntry[] {
   });
 }
 
-/** The shipped models under `modelsRoot` (each directory with a card that names a setting). */
+/** The shipped models under `modelsRoot` (each directory with a card that names a setting and is not `superseded_by` another). */
 export function shippedModels(modelsRoot: string): ModelEntry[] {
   if (!existsSync(modelsRoot)) return [];
+  const card = (d: string) => parseJsonText(readFileSync(join(d, 'card.json'), 'utf8'), join(d, 'card.json')) as { setting?: unknown; superseded_by?: unknown };
   const dirs = readdirSync(modelsRoot)
     .map((d) => join(modelsRoot, d))
     .filter((d) => statSync(d).isDirectory() && existsSync(join(d, 'card.json')))
-    .filter((d) => typeof (parseJsonText(readFileSync(join(d, 'card.json'), 'utf8'), join(d, 'card.json')) as { setting?: unknown }).setting === 'string')
+    .filter((d) => typeof card(d).setting === 'string' && card(d).superseded_by === undefined)
     .sort();
   return modelEntries(dirs);
 }

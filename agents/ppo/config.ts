@@ -43,6 +43,11 @@ export const NetworkSchema = z
     critic: layers.min(1).default([64, 64]),
     /** Activation of the hidden layers. */
     activation: z.enum(['tanh', 'relu']).default('tanh'),
+    /**
+     * The features of each candidate row (features.ts): `base`, or `priority` (base + derived job
+     * features with which a linear score can express F1, WFP3 and UNICEP and whether a job starts now).
+     */
+    row_features: z.enum(['base', 'priority']).default('base'),
   })
   .strict();
 
@@ -112,6 +117,11 @@ export const EsSchema = z
     metric: z.enum(['mean_bsld', 'mean_wait', 'edp']).default('mean_bsld'),
     /** The batch scheduler (`clustergym simulate` policy name) whose metric on the same jobs divides a candidate's. */
     reference: z.string().min(1).default('unicep:high_gflops+easy'),
+    /**
+     * The reference keeps its chosen head job until it starts (`compare --commit-head`): the
+     * decision model of Job-v0 with `unfit: "reserve"`, and of the `rlsched` settings' heuristics.
+     */
+    reference_commit_head: z.boolean().default(false),
     /**
      * Training episodes (fixed, drawn once from `derive(seed, 'es/validation')`) on which the initial
      * theta and each generation's theta are scored; the model is the best of them (0: the last theta).

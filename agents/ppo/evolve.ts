@@ -70,7 +70,7 @@ export function linearLayout(rowSize: number): LinearLayout {
 
 /** The names of theta's entries (`row:<feature>`, `row_bias`, `wait:<pooled feature>`, `wait_bias`), for `es.init`. */
 export function parameterNames(layout: RowLayout): string[] {
-  return [...rowFeatureNames(layout.envId).map((f) => `row:${f}`), 'row_bias', ...POOLED_FEATURES.map((f) => `wait:${f}`), 'wait_bias'];
+  return [...rowFeatureNames(layout.envId, layout.features).map((f) => `row:${f}`), 'row_bias', ...POOLED_FEATURES.map((f) => `wait:${f}`), 'wait_bias'];
 }
 
 /** The greedy action of the linear policy `theta` in the state held by `batch` (one state). */
@@ -141,6 +141,8 @@ export class ReferenceScores {
     private readonly context: EnvContext,
     readonly policy: string,
     readonly metric: EsMetric = 'mean_bsld',
+    /** The reference keeps its chosen head job until it starts (`compare --commit-head`). */
+    readonly commitHead = false,
   ) {
     parsePolicyName(policy, 'none', '$.es.reference');
     this.probe = new ClusterSimulator(context.platform, [], { enforceMemory: context.config.enforce_memory });
@@ -152,7 +154,7 @@ export class ReferenceScores {
     if (b === undefined) {
       const c = this.context.config;
       const jobs = this.context.episodeJobs(seed).jobs.filter((j) => this.probe.unfitReason(j) === null);
-      const scheduler = makeScheduler(this.policy, { seed: 0, fit: c.node_fit });
+      const scheduler = makeScheduler(this.policy, { seed: 0, fit: c.node_fit, commitHead: this.commitHead });
       b = metricOf(
         this.metric,
         runSimulation(this.context.platform, jobs, scheduler, { enforceMemory: c.enforce_memory, walltimeKill: c.walltime_kill }).summary,
@@ -226,11 +228,11 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
   const backend = await selectBackend(c.backend);
   const context = makeContext(c.env.id, c.env.config);
   const env0 = makeFromContext(context);
-  const layout = rowLayout(c.env.id as RowLayout['envId'], env0.k, env0.nodeCount);
+  const layout = rowLayout(c.env.id as RowLayout['envId'], env0.k, env0.nodeCount, c.network.row_features);
   const limits = { ...env0.limits };
   env0.close();
   const size = linearLayout(layout.rowSize).size;
-  const reference = new ReferenceScores(context, es.reference, es.metric);
+  const reference = new ReferenceScores(context, es.reference, es.metric, es.reference_commit_head);
 
   let theta = initialTheta(es.init, layout);
   let state: EsState = { generation: 0, steps: 0, episodes: 0, theta: [], best: null };

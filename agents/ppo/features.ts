@@ -13,6 +13,23 @@
  * The log copies, `log(1 + 1000 x) / log(1 + 1000)`, matter: the observation divides req_time by the
  * workload's 99th percentile, so with heavy-tailed runtimes most jobs sit in [0, 0.01] and a small
  * tanh network can hardly tell a 2-minute job from a 2-hour one.
+ *
+ * Row feature sets (`network.row_features`; a model records its own, so an old model keeps seeing
+ * exactly what it was trained on): `base` is the above (every model before the option), `priority`
+ * appends 8 derived job features that let a LINEAR score express RLScheduler's priority functions
+ * and what they ignore, with `r = max(req_time, 1e-6)`, `n = ntasks`, `w = wait`, `c = can_start_now`
+ * (the observation's normalised values), `u = global utilisation`:
+ *
+ * | feature                       | value                                        | why |
+ * |-------------------------------|----------------------------------------------|-----|
+ * | `job_log10_req_time`          | `log10(r) / 6` (in [-1, 0])                  | F1's log of the runtime estimate |
+ * | `job_ntasks_log10_req_time`   | `n log10(r) / 6`                             | F1's `ntasks x log10(req_time)`: with `job_ntasks` (F1's `log10` of the limit x ntasks) and `job_wait` (its `log10(subtime)` term, locally linear), a linear score reproduces F1 |
+ * | `job_fit_ntasks`              | `c n`                                        | size of a job that starts now (F1 ranks it as any other) |
+ * | `job_fit_log10_req_time`      | `c log10(r) / 6`                             | runtime estimate of a job that starts now |
+ * | `job_log10_wait_over_req`     | `clamp(log10(max(w, 1e-6) / r) / 6, -1, 1)`  | the wait-to-runtime ratio of WFP3 and UNICEP |
+ * | `job_shortfall`               | `max(0, n - (1 - u))`                        | cores the job lacks now, in units of the ntasks limit (exact when that limit is the platform's core count, as on lublin_256) |
+ * | `job_shortfall_log10_req_time`| `job_shortfall x log10(r) / 6`               | the same, weighted by the runtime estimate |
+ * | `job_window_rank`             | `j / K` for visible slot `j`                 | the job's rank in the env's `queue_order`: with `queue_order: "f1"`, F1's own order, so `-job_window_rank` alone scores exactly as F1 |
  * - `wait` (when the mask allows it) is the last candidate; it is scored by the wait head from the
  *   state's pooled features.
  *
@@ -39,6 +56,28 @@ const FL = LOG_FEATURES.length;
 /** `log(1 + LOG_SCALE x) / log(1 + LOG_SCALE)`: maps [0, 1] onto [0, 1], spreading small values. */
 const LOG_SCALE = 1000;
 const LOG_NORM = 1 / Math.log1p(LOG_SCALE);
+/** The derived job features of the `priority` row feature set, in order. */
+export const PRIORITY_FEATURES = [
+  'log10_req_time',
+  'ntasks_log10_req_time',
+  'fit_ntasks',
+  'fit_log10_req_time',
+  'log10_wait_over_req',
+  'shortfall',
+  'shortfall_log10_req_time',
+  'window_rank',
+] as const;
+const FP = PRIORITY_FEATURES.length;
+const WAIT = JOB_FEATURES.indexOf('wait');
+const REQ = JOB_FEATURES.indexOf('req_time');
+const NTASKS = JOB_FEATURES.indexOf('ntasks');
+const CAN_START = JOB_FEATURES.indexOf('can_start_now');
+const UTILISATION = GLOBAL_FEATURES.indexOf('utilisation');
+
+/** Row feature sets: `base` (every model trained before sets existed), `priority` (base + PRIORITY_FEATURES). */
+export const ROW_FEATURE_SETS = ['base', 'priority'] as const;
+/** A row feature set. */
+export type RowFeatureSet = (typeof ROW_FEATURE_SETS)[number];
 
 /** Size of the pooled feature vector. */
 export const POOLED_SIZE = 2 * FJ + FN + FG + 2;
@@ -66,19 +105,28 @@ export interface RowLayout {
   waitAction: number;
   /** Features per candidate row. */
   rowSize: number;
+  /** The row feature set. */
+  features: RowFeatureSet;
 }
 
-/** Names of the row features of an env kind, in order. */
-export function rowFeatureNames(envId: PpoEnvId): string[] {
+/** Names of the row features of an env kind and feature set, in order (the derived `priority` features come last). */
+export function rowFeatureNames(envId: PpoEnvId, features: RowFeatureSet = 'base'): string[] {
   const jobs = [...JOB_FEATURES.map((f) => `job_${f}`), ...LOG_FEATURES.map((f) => `job_log_${f}`)];
   const global = GLOBAL_FEATURES.map((f) => `global_${f}`);
-  return envId === 'clustergym/Job-v0' ? [...jobs, ...global] : [...jobs, ...NODE_FEATURES.map((f) => `node_${f}`), ...global];
+  const base = envId === 'clustergym/Job-v0' ? [...jobs, ...global] : [...jobs, ...NODE_FEATURES.map((f) => `node_${f}`), ...global];
+  return features === 'priority' ? [...base, ...PRIORITY_FEATURES.map((f) => `job_${f}`)] : base;
 }
 
-/** The layout of env `envId` with window `k` on `nodes` nodes. */
-export function rowLayout(envId: PpoEnvId, k: number, nodes: number): RowLayout {
+/** The feature set whose names are `names` for env kind `envId`, or null when none is. */
+export function rowFeatureSetOf(envId: PpoEnvId, names: readonly string[]): RowFeatureSet | null {
+  const key = JSON.stringify(names);
+  return ROW_FEATURE_SETS.find((s) => JSON.stringify(rowFeatureNames(envId, s)) === key) ?? null;
+}
+
+/** The layout of env `envId` with window `k` on `nodes` nodes, rows of feature set `features`. */
+export function rowLayout(envId: PpoEnvId, k: number, nodes: number, features: RowFeatureSet = 'base'): RowLayout {
   const actions = envId === 'clustergym/Job-v0' ? k + 1 : k * nodes + 1;
-  return { envId, k, nodes, actions, waitAction: actions - 1, rowSize: rowFeatureNames(envId).length };
+  return { envId, k, nodes, actions, waitAction: actions - 1, rowSize: rowFeatureNames(envId, features).length, features };
 }
 
 /** A batch of states: their candidate rows, pooled features and valid actions. */
@@ -174,6 +222,7 @@ export interface ObservationRows {
 export function appendState(batch: FeatureBatch, layout: RowLayout, obs: ObservationRows, mask: ArrayLike<number>): void {
   const { k, nodes: N, rowSize } = layout;
   const pair = layout.envId === 'clustergym/JobNode-v0';
+  const derived = layout.features === 'priority' ? rowSize - FP : -1;
   const { jobs, nodes, global } = obs;
   // count valid non-wait actions to reserve room
   let valid = 0;
@@ -190,6 +239,7 @@ export function appendState(batch: FeatureBatch, layout: RowLayout, obs: Observa
       const o = r * rowSize;
       writeJob(rows, o, jobs, j);
       for (let f = 0; f < FG; f++) rows[o + FJ + FL + f] = global[f]!;
+      if (derived >= 0) writePriority(rows, o + derived, jobs, j, k, global);
       batch.rowAction[r++] = j;
       jobValid = true;
     } else {
@@ -200,6 +250,7 @@ export function appendState(batch: FeatureBatch, layout: RowLayout, obs: Observa
         writeJob(rows, o, jobs, j);
         for (let f = 0; f < FN; f++) rows[o + FJ + FL + f] = nodes[n * FN + f]!;
         for (let f = 0; f < FG; f++) rows[o + FJ + FL + FN + f] = global[f]!;
+        if (derived >= 0) writePriority(rows, o + derived, jobs, j, k, global);
         batch.rowAction[r++] = a;
         jobValid = true;
       }
@@ -218,6 +269,24 @@ function writeJob(rows: Float32Array, o: number, jobs: Float32Array, j: number):
   const base = j * FJ;
   for (let f = 0; f < FJ; f++) rows[o + f] = jobs[base + f]!;
   for (let f = 0; f < FL; f++) rows[o + FJ + f] = Math.log1p(LOG_SCALE * jobs[base + LOG_INDEX[f]!]!) * LOG_NORM;
+}
+
+/** Writes job slot j's derived `priority` features (PRIORITY_FEATURES, in order) at `rows[o ..]`. */
+function writePriority(rows: Float32Array, o: number, jobs: Float32Array, j: number, k: number, global: Float32Array): void {
+  const base = j * FJ;
+  const r = Math.max(jobs[base + REQ]!, 1e-6);
+  const n = jobs[base + NTASKS]!;
+  const c = jobs[base + CAN_START]!;
+  const lr = Math.log10(r) / 6;
+  const shortfall = Math.max(0, n - (1 - global[UTILISATION]!));
+  rows[o] = lr;
+  rows[o + 1] = n * lr;
+  rows[o + 2] = c * n;
+  rows[o + 3] = c * lr;
+  rows[o + 4] = Math.min(1, Math.max(-1, Math.log10(Math.max(jobs[base + WAIT]!, 1e-6) / r) / 6));
+  rows[o + 5] = shortfall;
+  rows[o + 6] = shortfall * lr;
+  rows[o + 7] = j / k;
 }
 
 /** Writes the pooled features of one state at `out[o ..]`. */

@@ -154,7 +154,7 @@ export async function saveModelDir(dir: string, network: PolicyNetwork, m: SaveM
     env_id: l.envId,
     k: l.k,
     nodes: l.nodes,
-    row_features: rowFeatureNames(l.envId),
+    row_features: rowFeatureNames(l.envId, l.features),
     pooled_features: [...POOLED_FEATURES],
     limits: m.limits,
     steps: m.steps,
@@ -184,27 +184,35 @@ export function readModelMeta(dir: string): { meta: PolicyMeta; config: PpoConfi
   const r = PolicyMetaSchema.safeParse(readJson(policyFile, 'policy.json'));
   if (!r.success) throw inputErrorFromIssues(policyFile, r.error.issues);
   const meta = r.data;
-  const expectRows = rowFeatureNames(meta.env_id);
+  // relative platform and workload paths are relative to the model directory (a shipped model names its trace that way)
+  const config = loadPpoConfig(join(dir, 'config.json'));
+  if (config.env.id !== meta.env_id) throw new InputError(`config.json trains ${config.env.id} but policy.json says ${meta.env_id}`, dir);
+  // the rows the model was trained on: its config's feature set (`base` for models older than the option)
+  const expectRows = rowFeatureNames(meta.env_id, config.network.row_features);
   if (JSON.stringify(meta.row_features) !== JSON.stringify(expectRows))
     throw new InputError(
-      `row features ${JSON.stringify(meta.row_features)} are not those of ${meta.env_id} in this version (${JSON.stringify(expectRows)})`,
+      `row features ${JSON.stringify(meta.row_features)} are not those of ${meta.env_id} with network.row_features ` +
+        `${JSON.stringify(config.network.row_features)} in this version (${JSON.stringify(expectRows)})`,
       policyFile,
     );
   if (JSON.stringify(meta.pooled_features) !== JSON.stringify(POOLED_FEATURES))
     throw new InputError(`pooled features differ from this version's ${POOLED_SIZE} (${POOLED_FEATURES.join(', ')})`, policyFile);
-  // relative platform and workload paths are relative to the model directory (a shipped model names its trace that way)
-  const config = loadPpoConfig(join(dir, 'config.json'));
-  if (config.env.id !== meta.env_id) throw new InputError(`config.json trains ${config.env.id} but policy.json says ${meta.env_id}`, dir);
   return { meta, config };
 }
 
 /**
  * Loads a model directory for an env of layout `layout` (default: the one it was trained on). The
- * env must be of the same kind (Job-v0 or JobNode-v0: the row features); K and N may differ.
+ * env must be of the same kind (Job-v0 or JobNode-v0: the row features); K and N may differ. The
+ * rows are always of the model's own feature set (`network.row_features` of its config), whatever
+ * `layout.features` says.
  */
 export async function loadModelDir(dir: string, layout?: RowLayout): Promise<LoadedPolicy> {
   const { meta, config } = readModelMeta(dir);
-  const target = layout ?? rowLayout(meta.env_id, meta.k, meta.nodes);
+  const target = layout
+    ? layout.envId === meta.env_id
+      ? rowLayout(layout.envId, layout.k, layout.nodes, config.network.row_features)
+      : layout
+    : rowLayout(meta.env_id, meta.k, meta.nodes, config.network.row_features);
   if (target.envId !== meta.env_id)
     throw new InputError(
       `the model was trained on ${meta.env_id} (rows of ${meta.row_features.length} features: ${meta.row_features.join(', ')}); ` +

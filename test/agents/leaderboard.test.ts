@@ -6,12 +6,12 @@
  * the best of every order x resource selection x backfilling (none, EASY) that `clustergym compare` runs there.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readModelCard } from '../../agents/leaderboard/models.js';
+import { modelEntries, readModelCard, shippedModels } from '../../agents/leaderboard/models.js';
 import { bootstrapSeed, episodeSeeds, EVALUATION_SEEDS, type SettingResult } from '../../agents/leaderboard/run.js';
 import { pairedDiff, quantile, verdictOf } from '../../agents/leaderboard/stats.js';
 import { InputError } from '../../src/core/errors.js';
@@ -94,6 +94,20 @@ describe('model cards', () => {
   it('refuses training seeds that meet the evaluation seeds, and a card without them', () => {
     expect(card({ setting: 'rlsched', training_seeds: { from: 0, to: 2 ** 32 + 1 } })).toThrow(/meets the evaluation seeds/);
     expect(card({ setting: 'rlsched' })).toThrow(/training_seeds: missing/);
+  });
+  it('a card superseded by a newer model is left out of the default models, and still plays when named', () => {
+    const root = mkdtempSync(join(tmpdir(), 'cg-lb-models-'));
+    const seeds = { from: 0, to: 2 ** 31 };
+    for (const [d, c] of [
+      ['new', { setting: 'rlsched', training_seeds: seeds }],
+      ['old', { setting: 'rlsched', training_seeds: seeds, superseded_by: 'new' }],
+      ['none', { training_seeds: seeds }],
+    ] as const) {
+      mkdirSync(join(root, d));
+      writeFileSync(join(root, d, 'card.json'), JSON.stringify(c));
+    }
+    expect(shippedModels(root).map((m) => m.name)).toEqual(['ppo:new']);
+    expect(modelEntries([join(root, 'old')]).map((m) => m.setting)).toEqual(['rlsched']);
   });
   it('the shipped models name their settings and training seeds', () => {
     expect(readModelCard(join(ROOT, 'data/models/lublin256'))).toEqual({ setting: 'rlsched', training_seeds: { from: 0, to: 2 ** 31 } });
