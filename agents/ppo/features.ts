@@ -8,7 +8,11 @@
  * - `Job-v0`: one row per valid job slot `j`: `jobs[j]` (8 features) ++ log-scaled copies of its
  *   wait, req_time and ntasks (3) ++ `global` (5) = 16;
  * - `JobNode-v0`: one row per valid pair `(j, n)` (action `j * N + n`): `jobs[j]` ++ the 3 log
- *   features ++ `nodes[n]` (7) ++ `global` = 23.
+ *   features ++ `nodes[n]` (7) ++ `global` = 23; with the `pair_products` row features (a model's
+ *   choice, `network.row_features`; the default `base` rows stay as they were) 7 more, each the
+ *   product of a job feature and a node feature of the pair (`PAIR_PRODUCTS`): a linear score of
+ *   base rows is a job term plus a node term, so it ranks the nodes alike for every job; the
+ *   products let it send a long job to a fast, uncontended, empty node and pack the short ones.
  *
  * The log copies, `log(1 + 1000 x) / log(1 + 1000)`, matter: the observation divides req_time by the
  * workload's 99th percentile, so with heavy-tailed runtimes most jobs sit in [0, 0.01] and a small
@@ -40,6 +44,29 @@ const FL = LOG_FEATURES.length;
 const LOG_SCALE = 1000;
 const LOG_NORM = 1 / Math.log1p(LOG_SCALE);
 
+/** The row-feature sets (`network.row_features`). */
+export type RowFeatures = 'base' | 'pair_products';
+
+/**
+ * The `pair_products` extra features of JobNode-v0 rows: `[name, job feature, node feature]`, the
+ * value the product of the two (each in [0, 1], so the product is too). `log_*` job features are
+ * the log-scaled copies.
+ */
+export const PAIR_PRODUCTS: readonly (readonly [string, string, string])[] = [
+  ['log_req_time_x_clock', 'log_req_time', 'clock'],
+  ['log_req_time_x_free_cores', 'log_req_time', 'free_cores'],
+  ['log_req_time_x_mem_bw_use', 'log_req_time', 'mem_bw_use'],
+  ['log_req_time_x_power', 'log_req_time', 'power'],
+  ['log_req_time_x_total_cores', 'log_req_time', 'total_cores'],
+  ['mem_bw_x_mem_bw_use', 'mem_bw', 'mem_bw_use'],
+  ['log_ntasks_x_free_cores', 'log_ntasks', 'free_cores'],
+];
+/** Offsets of each product's job feature (within the job block: features, then log copies) and node feature. */
+const PRODUCT_JOB = PAIR_PRODUCTS.map(([, j]) =>
+  j.startsWith('log_') ? FJ + (LOG_FEATURES as readonly string[]).indexOf(j.slice(4)) : (JOB_FEATURES as readonly string[]).indexOf(j),
+);
+const PRODUCT_NODE = PAIR_PRODUCTS.map(([, , n]) => (NODE_FEATURES as readonly string[]).indexOf(n));
+
 /** Size of the pooled feature vector. */
 export const POOLED_SIZE = 2 * FJ + FN + FG + 2;
 
@@ -66,19 +93,32 @@ export interface RowLayout {
   waitAction: number;
   /** Features per candidate row. */
   rowSize: number;
+  /** The row-feature set. */
+  features: RowFeatures;
 }
 
-/** Names of the row features of an env kind, in order. */
-export function rowFeatureNames(envId: PpoEnvId): string[] {
+/** Names of the row features of an env kind, in order (`pair_products`: JobNode-v0 only). */
+export function rowFeatureNames(envId: PpoEnvId, features: RowFeatures = 'base'): string[] {
   const jobs = [...JOB_FEATURES.map((f) => `job_${f}`), ...LOG_FEATURES.map((f) => `job_log_${f}`)];
   const global = GLOBAL_FEATURES.map((f) => `global_${f}`);
-  return envId === 'clustergym/Job-v0' ? [...jobs, ...global] : [...jobs, ...NODE_FEATURES.map((f) => `node_${f}`), ...global];
+  if (envId === 'clustergym/Job-v0') {
+    if (features !== 'base') throw new Error('the pair_products row features are for JobNode-v0 (Job-v0 rows have no node)');
+    return [...jobs, ...global];
+  }
+  const base = [...jobs, ...NODE_FEATURES.map((f) => `node_${f}`), ...global];
+  return features === 'base' ? base : [...base, ...PAIR_PRODUCTS.map(([name]) => `pair_${name}`)];
 }
 
-/** The layout of env `envId` with window `k` on `nodes` nodes. */
-export function rowLayout(envId: PpoEnvId, k: number, nodes: number): RowLayout {
+/** The row-feature set whose names are `names` for `envId`, or null. */
+export function rowFeaturesOf(envId: PpoEnvId, names: readonly string[]): RowFeatures | null {
+  const sets: RowFeatures[] = envId === 'clustergym/Job-v0' ? ['base'] : ['base', 'pair_products'];
+  return sets.find((f) => JSON.stringify(rowFeatureNames(envId, f)) === JSON.stringify(names)) ?? null;
+}
+
+/** The layout of env `envId` with window `k` on `nodes` nodes and rows of `features`. */
+export function rowLayout(envId: PpoEnvId, k: number, nodes: number, features: RowFeatures = 'base'): RowLayout {
   const actions = envId === 'clustergym/Job-v0' ? k + 1 : k * nodes + 1;
-  return { envId, k, nodes, actions, waitAction: actions - 1, rowSize: rowFeatureNames(envId).length };
+  return { envId, k, nodes, actions, waitAction: actions - 1, rowSize: rowFeatureNames(envId, features).length, features };
 }
 
 /** A batch of states: their candidate rows, pooled features and valid actions. */
@@ -174,6 +214,7 @@ export interface ObservationRows {
 export function appendState(batch: FeatureBatch, layout: RowLayout, obs: ObservationRows, mask: ArrayLike<number>): void {
   const { k, nodes: N, rowSize } = layout;
   const pair = layout.envId === 'clustergym/JobNode-v0';
+  const products = layout.features === 'pair_products';
   const { jobs, nodes, global } = obs;
   // count valid non-wait actions to reserve room
   let valid = 0;
@@ -200,6 +241,10 @@ export function appendState(batch: FeatureBatch, layout: RowLayout, obs: Observa
         writeJob(rows, o, jobs, j);
         for (let f = 0; f < FN; f++) rows[o + FJ + FL + f] = nodes[n * FN + f]!;
         for (let f = 0; f < FG; f++) rows[o + FJ + FL + FN + f] = global[f]!;
+        if (products) {
+          const p = o + FJ + FL + FN + FG;
+          for (let x = 0; x < PRODUCT_JOB.length; x++) rows[p + x] = rows[o + PRODUCT_JOB[x]!]! * rows[o + FJ + FL + PRODUCT_NODE[x]!]!;
+        }
         batch.rowAction[r++] = a;
         jobValid = true;
       }

@@ -24,7 +24,7 @@ import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
 import { tf } from './backend.js';
 import { loadPpoConfig, PPO_ENV_IDS, type PpoConfig, portableConfig } from './config.js';
-import { POOLED_FEATURES, POOLED_SIZE, rowFeatureNames, rowLayout, type RowLayout } from './features.js';
+import { POOLED_FEATURES, POOLED_SIZE, rowFeatureNames, rowFeaturesOf, rowLayout, type RowLayout } from './features.js';
 import { PolicyNetwork } from './network.js';
 
 /** The `format` tag of policy.json. */
@@ -154,7 +154,7 @@ export async function saveModelDir(dir: string, network: PolicyNetwork, m: SaveM
     env_id: l.envId,
     k: l.k,
     nodes: l.nodes,
-    row_features: rowFeatureNames(l.envId),
+    row_features: rowFeatureNames(l.envId, l.features),
     pooled_features: [...POOLED_FEATURES],
     limits: m.limits,
     steps: m.steps,
@@ -184,10 +184,9 @@ export function readModelMeta(dir: string): { meta: PolicyMeta; config: PpoConfi
   const r = PolicyMetaSchema.safeParse(readJson(policyFile, 'policy.json'));
   if (!r.success) throw inputErrorFromIssues(policyFile, r.error.issues);
   const meta = r.data;
-  const expectRows = rowFeatureNames(meta.env_id);
-  if (JSON.stringify(meta.row_features) !== JSON.stringify(expectRows))
+  if (rowFeaturesOf(meta.env_id, meta.row_features) === null)
     throw new InputError(
-      `row features ${JSON.stringify(meta.row_features)} are not those of ${meta.env_id} in this version (${JSON.stringify(expectRows)})`,
+      `row features ${JSON.stringify(meta.row_features)} are not those of ${meta.env_id} in this version (${JSON.stringify(rowFeatureNames(meta.env_id))}, or with the pair products on JobNode-v0)`,
       policyFile,
     );
   if (JSON.stringify(meta.pooled_features) !== JSON.stringify(POOLED_FEATURES))
@@ -200,11 +199,14 @@ export function readModelMeta(dir: string): { meta: PolicyMeta; config: PpoConfi
 
 /**
  * Loads a model directory for an env of layout `layout` (default: the one it was trained on). The
- * env must be of the same kind (Job-v0 or JobNode-v0: the row features); K and N may differ.
+ * env must be of the same kind (Job-v0 or JobNode-v0: the row features); K and N may differ. The
+ * rows are always the model's own (`row_features` of its policy.json), whatever `layout` says.
  */
 export async function loadModelDir(dir: string, layout?: RowLayout): Promise<LoadedPolicy> {
   const { meta, config } = readModelMeta(dir);
-  const target = layout ?? rowLayout(meta.env_id, meta.k, meta.nodes);
+  const features = rowFeaturesOf(meta.env_id, meta.row_features)!;
+  const given = layout ?? rowLayout(meta.env_id, meta.k, meta.nodes);
+  const target = given.envId === meta.env_id ? rowLayout(given.envId, given.k, given.nodes, features) : given;
   if (target.envId !== meta.env_id)
     throw new InputError(
       `the model was trained on ${meta.env_id} (rows of ${meta.row_features.length} features: ${meta.row_features.join(', ')}); ` +

@@ -279,7 +279,7 @@ export function writeModelCard(modelDir: string, card: Record<string, unknown>):
 function trainingEnvs(c: PpoConfig, envConfig: Record<string, unknown>): { venv: SyncVecEnv; layout: RowLayout; limits: TrainResult['limits'] } {
   const venv = makeVec(c.num_envs, c.env.id, envConfig);
   const env0 = venv.envs[0]!;
-  return { venv, layout: rowLayout(c.env.id, env0.k, env0.nodeCount), limits: { ...env0.limits } };
+  return { venv, layout: rowLayout(c.env.id, env0.k, env0.nodeCount, c.network.row_features), limits: { ...env0.limits } };
 }
 
 /**
