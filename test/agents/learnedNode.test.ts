@@ -8,6 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { irmasimName, parseIrmasimName } from '../../agents/leaderboard/heuristics.js';
+import { ppoPlayer, readModelCard } from '../../agents/leaderboard/models.js';
+import { episodeSeeds } from '../../agents/leaderboard/run.js';
+import { loadSetting } from '../../agents/leaderboard/settings.js';
 import { playEpisode } from '../../agents/episode.js';
 import { initialTheta, linearAction, networkOf, ReferenceScores } from '../../agents/ppo/evolve.js';
 import { episodeMetric, fixedActionAgent, parseFlatEsConfig, trainFlat } from '../../agents/ppo/flat.js';
@@ -15,8 +18,10 @@ import {
   appendState,
   FeatureBatch,
   loadModelDir,
+  loadPpoConfig,
   PAIR_PRODUCTS,
   parsePpoConfig,
+  readModelMeta,
   rowFeatureNames,
   rowLayout,
   saveModelDir,
@@ -56,7 +61,7 @@ describe('pair_products rows (JobNode-v0)', () => {
       f(lrt * 0.5), // x free_cores
       f(lrt * f(0.3)), // x mem_bw_use
       f(lrt * f(0.4)), // x power
-      f(lrt * 1), // x total_cores
+      f(f(0.001) * f(0.6)), // req_time x clock
       f(f(0.8) * f(0.3)), // mem_bw x mem_bw_use
       f(lnt * 0.5), // log_ntasks x free_cores
     ]);
@@ -167,5 +172,27 @@ describe('flat ES: best fixed action and validation', () => {
     expect(Number.isFinite(episodeMetric('mean_bsld', e))).toBe(true);
     env.close();
     expect(() => parseFlatEsConfig({ ...raw, es: { ...raw.es, validation_episodes: 0 } }, 'test')).toThrow(/validation_episodes/);
+  });
+});
+
+describe('shipped hetero-energy model', () => {
+  it('was trained with data/configs/train-hetero-energy.json, sees pair_products rows, and plays its setting completely and deterministically', async () => {
+    const dir = join(ROOT, 'data/models/hetero-energy');
+    const card = readModelCard(dir);
+    expect(card.setting).toBe('hetero-energy');
+    expect(card.training_seeds).toEqual({ from: 0, to: 2 ** 31 });
+    const { meta, config } = readModelMeta(dir);
+    expect(meta.row_features).toEqual(rowFeatureNames('clustergym/JobNode-v0', 'pair_products'));
+    const shipped = loadPpoConfig(join(ROOT, 'data/configs/train-hetero-energy.json'));
+    expect(config).toEqual(shipped);
+    expect(config.env.config.placement).toBe('one_node');
+    const setting = loadSetting(join(ROOT, 'data/configs/hetero-energy.json'));
+    const player = ppoPlayer({ dir, setting: 'hetero-energy', name: 'ppo:hetero-energy' });
+    const seeds = episodeSeeds(0, 1);
+    const a = await player.play(setting, seeds);
+    const b = await player.play(setting, seeds);
+    expect(a.complete).toBe(true);
+    expect(a.per_episode).toEqual(b.per_episode);
+    expect(a.per_episode[0]).toBeGreaterThan(0);
   });
 });
