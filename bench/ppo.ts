@@ -135,7 +135,7 @@ function shippedModel(name: string): Record<string, unknown> {
  */
 export async function esThroughput(generations = 1): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
-  for (const setting of ['hetero', 'malleable', 'slurm', 'policy-pair', 'rlsched', 'rlsched-easy']) {
+  for (const setting of ['hetero', 'hetero-energy', 'malleable', 'slurm', 'policy-pair', 'rlsched', 'rlsched-easy']) {
     const file = resolve(PACKAGE_ROOT, `data/configs/train-${setting}.json`);
     const dir = mkdtempSync(join(tmpdir(), 'cg-bench-es-'));
     try {
@@ -143,7 +143,15 @@ export async function esThroughput(generations = 1): Promise<Record<string, unkn
       let r: { steps: number; seconds: number };
       if (raw.format === 'clustergym-es-flat') {
         const c = parseFlatEsConfig(raw, file, resolve(PACKAGE_ROOT, 'data/configs'));
-        r = trainFlat({ ...c, es: { ...c.es, generations }, checkpoint_every: 0 }, { outDir: dir });
+        // the generations only: no best-fixed start, switch search or validation (their cost is a number of episodes)
+        const es = {
+          ...c.es,
+          generations,
+          init: c.es.init === 'best_fixed' ? ('reference' as const) : c.es.init,
+          validation_episodes: 0,
+          switch_search: undefined,
+        };
+        r = trainFlat({ ...c, es, checkpoint_every: 0 }, { outDir: dir });
       } else {
         const c = loadPpoConfig(file);
         const t = await trainEs(

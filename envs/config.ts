@@ -78,6 +78,13 @@ export const EnvConfigSchema = z
     unfit: z.enum(['mask', 'reserve']).optional(),
     /** Resource selection that places jobs (Job-v0, PolicyPair-v0 default) and orders spill-over nodes (JobNode-v0). */
     resource_policy: z.string().default('first'),
+    /**
+     * JobNode-v0: `spill` (an MPI job puts what node n can hold there and the rest on other nodes) or
+     * `one_node` (IRMaSim's managers' layout: action `(j, n)` is valid only when node n can hold ALL of
+     * job j's tasks now, and they all go there; a job wider than every node, or with an exact node
+     * count above 1, keeps the `spill` placement so that it can still run).
+     */
+    placement: z.enum(['spill', 'one_node']).default('spill'),
     /** Node fit of `seq` jobs under the resource policy. */
     node_fit: z.enum(['first_fit', 'best_fit']).default('first_fit'),
     /** PolicyPair-v0: the policy pairs (`job:resource`), restricting the default 6 x 6 IRMaSim set. */
@@ -132,6 +139,8 @@ function crossIssues(id: EnvId, c: z.output<typeof EnvConfigSchema>): Issue[] {
       path: ['observation'],
       message: `the \`minimal\` observation (queue percentiles, IRMaSim) is for PolicyPair-v0; ${short} needs \`dict\` or \`flat\``,
     });
+  if (c.placement !== 'spill' && id !== 'clustergym/JobNode-v0')
+    issues.push({ path: ['placement'], message: `only JobNode-v0 chooses a node per action; ${short} has no \`placement\`` });
   if (c.actions !== undefined && id !== 'clustergym/PolicyPair-v0')
     issues.push({ path: ['actions'], message: `only PolicyPair-v0 has \`actions\` (policy pairs)` });
   if (c.backfilling !== 'none') {

@@ -9,13 +9,18 @@
  *
  * Mask: `j * N + n` is valid when slot j holds a job that can start that way now (cores and, unless
  * `enforce_memory: false`, memory); `wait` is valid when something runs or is still to arrive.
+ *
+ * With `placement: "one_node"` (IRMaSim's managers' layout) `j * N + n` is valid only when node n
+ * can hold all of the job's tasks now, and they all go there: no MPI job spills over the network.
+ * A job that no node could ever hold whole (wider than the widest node, or an exact node count
+ * above 1) keeps the spilling placement, so that every job can still start.
  */
 import type { Job } from '../src/workload/job.js';
 import type { PlacementLimit } from '../src/scheduling/placement.js';
 import { nodeTaskShare, perNodeCores } from '../src/workload/job.js';
 import { ClusterEnv } from './env.js';
 import type { EnvContext } from './context.js';
-import { nodeAllows, nodeCapacity, nodeMaskInfo, type NodeMaskInfo } from './fit.js';
+import { checkMem, nodeAllows, nodeCapacity, nodeMaskInfo, type NodeMaskInfo } from './fit.js';
 import { discrete, type DiscreteSpace } from './spaces.js';
 
 /** A placement limit allowing only node `n` (or every node but `n`). */
@@ -50,9 +55,12 @@ export class JobNodeEnv extends ClusterEnv {
   private readonly maskInfo: NodeMaskInfo = { need: 0, share: 0, mem: 0, restOk: false, qualifying: 0 };
   private readonly only = new NodeLimit();
   private readonly except = new NodeLimit();
+  /** Cores of the widest node (`placement: "one_node"`: a wider job spills). */
+  private readonly widest: number;
 
   constructor(context: EnvContext) {
     super(context);
+    this.widest = Math.max(0, ...context.platform.nodeCoreCount);
     this.waitAction = this.k * this.nodeCount;
     this.actionSpace = discrete(this.waitAction + 1);
     this.mask = new Uint8Array(this.waitAction + 1);
@@ -82,6 +90,20 @@ export class JobNodeEnv extends ClusterEnv {
       if (job.ntasks > sim.freeCores) continue;
       const row = j * N;
       let rowAny = false;
+      if (this.oneNode(job)) {
+        // the whole job on node n
+        const mem = checkMem(sim, job);
+        for (let n = tree.findFirst(0, job.ntasks); n >= 0; n = tree.findFirst(n + 1, job.ntasks))
+          if (nodeCapacity(sim, n, mem) >= job.ntasks) {
+            mask[row + n] = 1;
+            rowAny = true;
+          }
+        if (rowAny) {
+          this.canStart[j] = 1;
+          any = true;
+        }
+        continue;
+      }
       nodeMaskInfo(sim, job, info);
       if (!info.restOk) continue;
       if (job.type === 'mpi' && job.nodes > 1) {
@@ -133,6 +155,11 @@ export class JobNodeEnv extends ClusterEnv {
     return `job ${job.id} (slot ${j}, ${job.ntasks} tasks, ${job.type}) cannot start with node ${n} now (node ${n} has ${this.sim.nodeFree[n]} free cores; ${this.sim.freeCores} free in all)`;
   }
 
+  /** Whether `job` goes whole onto the chosen node (`placement: "one_node"` and some node could hold it). */
+  oneNode(job: Job): boolean {
+    return this.config.placement === 'one_node' && job.ntasks <= this.widest && !(job.type === 'mpi' && job.nodes > 1);
+  }
+
   /** Cores for `job` with node `n` first (null when it does not fit so). */
   placeOnNode(job: Job, n: number): Int32Array | null {
     const sim = this.sim;
@@ -140,6 +167,7 @@ export class JobNodeEnv extends ClusterEnv {
     const only = this.only;
     only.node = n;
     if (job.type === 'seq') return policy.place(sim, job, this.fit, only);
+    if (this.oneNode(job)) return policy.place(sim, { ...job, type: 'mpi', nodes: 0, ntasksPerNode: 0 }, this.fit, only);
     let first: number;
     let restNodes = 0;
     let restPer = 0;

@@ -43,6 +43,24 @@ export function irmasimName(wm: Record<string, unknown>): string {
   return `irmasim:${String(type ?? 'Minimal')}(${args.join(',')})`;
 }
 
+/**
+ * The IRMaSim manager heuristic a name of `irmasimName` stands for (`irmasim:TYPE(field=value,...)`;
+ * numbers and booleans come back as such), validated as a manager; `where` names the source for errors.
+ */
+export function parseIrmasimName(name: string, where: string): ClusterHeuristic & { kind: 'irmasim' } {
+  const m = /^irmasim:([A-Za-z]+)\(([^()]*)\)$/.exec(name);
+  if (!m) throw new InputError(`${JSON.stringify(name)} is not an IRMaSim manager name; expected irmasim:TYPE(field=value,...)`, where);
+  const manager: Record<string, unknown> = { type: m[1] };
+  for (const arg of m[2]!.split(',').filter((a) => a !== '')) {
+    const eq = arg.indexOf('=');
+    if (eq <= 0) throw new InputError(`${JSON.stringify(name)}: ${JSON.stringify(arg)} is not field=value`, where);
+    const v = arg.slice(eq + 1);
+    manager[arg.slice(0, eq)] = v === 'true' ? true : v === 'false' ? false : v !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
+  }
+  makeIrmasimManager(manager, new PythonRandom(0), where); // validates
+  return { name: irmasimName(manager), kind: 'irmasim', manager };
+}
+
 /** The cluster setting's heuristics, expanded and validated (duplicates removed, first kept). */
 export function clusterHeuristics(setting: Setting, where = `setting ${setting.name}`): ClusterHeuristic[] {
   const h = setting.heuristics;

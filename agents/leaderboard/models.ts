@@ -84,11 +84,11 @@ export function shippedModels(modelsRoot: string): ModelEntry[] {
 }
 
 /**
- * Env config fields a model brings from its own training config: how its window is ordered and
- * where an MPI job's tasks spill (JobNode-v0). They shape the agent's view and actions, never the
+ * Env config fields a model brings from its own training config: how its window is ordered,
+ * where an MPI job's tasks spill and whether a job goes whole onto its node (JobNode-v0). They shape the agent's view and actions, never the
  * episode's jobs or platform, which stay the setting's.
  */
-export const AGENT_SIDE = ['queue_order', 'resource_policy'] as const;
+export const AGENT_SIDE = ['queue_order', 'resource_policy', 'placement'] as const;
 
 /** A model directory as a learned player: a PPO/ES network, or a linear policy of a flat-observation env (linear.json). */
 export function ppoPlayer(m: ModelEntry): LearnedPlayer {

@@ -44,10 +44,12 @@ export const NetworkSchema = z
     /** Activation of the hidden layers. */
     activation: z.enum(['tanh', 'relu']).default('tanh'),
     /**
-     * The features of each candidate row (features.ts): `base`, or `priority` (base + derived job
-     * features with which a linear score can express F1, WFP3 and UNICEP and whether a job starts now).
+     * The features of each candidate row (features.ts): `base`; `priority` (base + derived job
+     * features with which a linear score can express F1, WFP3 and UNICEP and whether a job starts
+     * now); or on JobNode-v0 `pair_products` (base plus 7 products of a job and a node feature, which
+     * a linear score needs to say "this job on that node"). A saved model's rows are its own.
      */
-    row_features: z.enum(['base', 'priority']).default('base'),
+    row_features: z.enum(['base', 'priority', 'pair_products']).default('base'),
   })
   .strict();
 
@@ -113,9 +115,16 @@ export const EsSchema = z
     sigma: z.number().positive().max(100).default(0.3),
     /** Step size of the update. */
     learning_rate: z.number().positive().max(100).default(0.3),
+    /**
+     * How a candidate's episodes combine into its fitness: `mean_ratio` (the mean over episodes of
+     * metric / reference's metric) or `ratio_of_means` (sum of the metric / sum of the reference's:
+     * the leaderboard's relative difference plus 1, dominated by the episodes with the largest metric,
+     * which matters for a heavy-tailed metric such as EDP).
+     */
+    fitness: z.enum(['mean_ratio', 'ratio_of_means']).default('mean_ratio'),
     /** What a candidate is scored by: `mean_bsld`, `mean_wait` or `edp` (energy x makespan) of each episode. */
     metric: z.enum(['mean_bsld', 'mean_wait', 'edp']).default('mean_bsld'),
-    /** The batch scheduler (`clustergym simulate` policy name) whose metric on the same jobs divides a candidate's. */
+    /** The batch scheduler whose metric on the same jobs divides a candidate's: a `clustergym simulate` policy name, or an IRMaSim manager as the leaderboard names it (`irmasim:EnergyHeuristic(metric=timetasks,...)`). */
     reference: z.string().min(1).default('unicep:high_gflops+easy'),
     /**
      * The reference keeps its chosen head job until it starts (`compare --commit-head`): the
@@ -212,6 +221,12 @@ export const PpoConfigSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
+    if (c.network.row_features !== 'base' && c.env.id !== 'clustergym/JobNode-v0')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['network', 'row_features'],
+        message: 'the pair_products rows are for JobNode-v0 (their products pair a job with a node)',
+      });
     if (c.es && (c.network.kernel.length > 0 || c.network.wait.length > 0))
       ctx.addIssue({ code: 'custom', path: ['network'], message: 'evolution strategies train the linear policy: set network.kernel and network.wait to []' });
     if (c.num_envs * c.num_steps < c.num_minibatches)

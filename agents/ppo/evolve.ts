@@ -11,6 +11,7 @@
  * 2017) on whole episodes:
  *
  *     fitness(theta) = mean over the generation's episodes e of bsld(theta, e) / bsld(reference, e)
+ *                      (`fitness: "ratio_of_means"`: sum over e of bsld(theta, e) / sum of bsld(reference, e))
  *     for k = 1..population:  eps_k ~ N(0, I);  f+_k = fitness(theta + sigma eps_k),  f-_k = fitness(theta - sigma eps_k)
  *     theta <- theta - learning_rate * sum_k (r(f+_k) - r(f-_k)) eps_k / population
  *
@@ -48,6 +49,7 @@ import { runSimulation } from '../../src/scheduling/run.js';
 import type { EnvContext } from '../../envs/context.js';
 import type { DictObservation } from '../../envs/observation.js';
 import { makeContext, makeFromContext } from '../../envs/registry.js';
+import { parseIrmasimName, runClusterHeuristic } from '../leaderboard/heuristics.js';
 import { selectBackend, tf } from './backend.js';
 import { checkpointDir } from './checkpoint.js';
 import { type PpoConfig, portableConfig } from './config.js';
@@ -137,6 +139,8 @@ export class ReferenceScores {
   private readonly cache = new Map<number, number>();
   private readonly probe: ClusterSimulator;
 
+  private readonly irmasim: ReturnType<typeof parseIrmasimName> | null;
+
   constructor(
     private readonly context: EnvContext,
     readonly policy: string,
@@ -144,21 +148,34 @@ export class ReferenceScores {
     /** The reference keeps its chosen head job until it starts (`compare --commit-head`). */
     readonly commitHead = false,
   ) {
-    parsePolicyName(policy, 'none', '$.es.reference');
+    // a policy name (`JOB:RESOURCE[+BACKFILL]`) or an IRMaSim manager as the leaderboard names it
+    this.irmasim = policy.startsWith('irmasim:') ? parseIrmasimName(policy, '$.es.reference') : null;
+    if (!this.irmasim) parsePolicyName(policy, 'none', '$.es.reference');
     this.probe = new ClusterSimulator(context.platform, [], { enforceMemory: context.config.enforce_memory });
   }
 
-  /** The reference's mean bsld on the jobs of episode `seed` (those that fit the platform, as the env keeps them). */
+  /**
+   * The reference's metric (by default mean bsld) on the jobs of episode `seed` (those that fit the
+   * platform, as the env keeps them); NaN when an IRMaSim reference cannot run the episode.
+   */
   bsld(seed: number): number {
     let b = this.cache.get(seed);
     if (b === undefined) {
       const c = this.context.config;
       const jobs = this.context.episodeJobs(seed).jobs.filter((j) => this.probe.unfitReason(j) === null);
-      const scheduler = makeScheduler(this.policy, { seed: 0, fit: c.node_fit, commitHead: this.commitHead });
-      b = metricOf(
-        this.metric,
-        runSimulation(this.context.platform, jobs, scheduler, { enforceMemory: c.enforce_memory, walltimeKill: c.walltime_kill }).summary,
-      );
+      const o = { enforceMemory: c.enforce_memory, walltimeKill: c.walltime_kill };
+      if (this.irmasim) {
+        try {
+          b = metricOf(this.metric, runClusterHeuristic(this.irmasim, this.context.platform, jobs, { ...o, fit: c.node_fit, commitHead: false }));
+        } catch {
+          // an IRMaSim manager's placement ignores node memory, and the engine refuses such a start:
+          // no reference on this episode (the leaderboard lists the manager as incomplete there)
+          b = Number.NaN;
+        }
+      } else {
+        const scheduler = makeScheduler(this.policy, { seed: 0, fit: c.node_fit, commitHead: this.commitHead });
+        b = metricOf(this.metric, runSimulation(this.context.platform, jobs, scheduler, o).summary);
+      }
       this.cache.set(seed, b);
     }
     return b;
@@ -251,15 +268,26 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
   const t0 = performance.now();
   const eps = new Float64Array(size);
   const noise: Float64Array[] = [];
+  // over the episodes the reference could run (all of them with a policy-name reference): the mean
+  // ratio, or the ratio of the sums
   const fitness = (th: Float64Array, seeds: readonly number[]) => {
     let f = 0;
+    let sum = 0;
+    let refSum = 0;
+    let n = 0;
     for (const seed of seeds) {
+      const ref = reference.bsld(seed);
+      if (!Number.isFinite(ref)) continue;
       const r = playLinear(th, context, layout, seed, batch, es.metric);
       state.steps += r.steps;
       state.episodes++;
-      f += r.value / reference.bsld(seed);
+      f += r.value / ref;
+      sum += r.value;
+      refSum += ref;
+      n++;
     }
-    return f / seeds.length;
+    if (n === 0) return 1;
+    return es.fitness === 'ratio_of_means' ? sum / refSum : f / n;
   };
   const validationRng = derive(c.seed, 'es/validation');
   const validation = Array.from({ length: es.validation_episodes }, () => validationRng.int(2 ** 31));
@@ -322,7 +350,8 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
     state.generation = g + 1;
     state.theta = Array.from(theta);
     validate(g + 1);
-    const refMean = seeds.reduce((a, s) => a + reference.bsld(s), 0) / seeds.length;
+    const refs = seeds.map((s) => reference.bsld(s)).filter((b) => Number.isFinite(b));
+    const refMean = refs.reduce((a, b) => a + b, 0) / Math.max(1, refs.length);
     const seconds = (performance.now() - t0) / 1000;
     const row: MetricsRow = {
       update: g + 1,

@@ -8,7 +8,11 @@
  * - `Job-v0`: one row per valid job slot `j`: `jobs[j]` (8 features) ++ log-scaled copies of its
  *   wait, req_time and ntasks (3) ++ `global` (5) = 16;
  * - `JobNode-v0`: one row per valid pair `(j, n)` (action `j * N + n`): `jobs[j]` ++ the 3 log
- *   features ++ `nodes[n]` (7) ++ `global` = 23.
+ *   features ++ `nodes[n]` (7) ++ `global` = 23; with the `pair_products` row features (a model's
+ *   choice, `network.row_features`; the default `base` rows stay as they were) 7 more, each the
+ *   product of a job feature and a node feature of the pair (`PAIR_PRODUCTS`): a linear score of
+ *   base rows is a job term plus a node term, so it ranks the nodes alike for every job; the
+ *   products let it send a long job to a fast, uncontended, empty node and pack the short ones.
  *
  * The log copies, `log(1 + 1000 x) / log(1 + 1000)`, matter: the observation divides req_time by the
  * workload's 99th percentile, so with heavy-tailed runtimes most jobs sit in [0, 0.01] and a small
@@ -74,10 +78,40 @@ const NTASKS = JOB_FEATURES.indexOf('ntasks');
 const CAN_START = JOB_FEATURES.indexOf('can_start_now');
 const UTILISATION = GLOBAL_FEATURES.indexOf('utilisation');
 
-/** Row feature sets: `base` (every model trained before sets existed), `priority` (base + PRIORITY_FEATURES). */
-export const ROW_FEATURE_SETS = ['base', 'priority'] as const;
+/**
+ * Row feature sets (`network.row_features`): `base` (every model trained before sets existed),
+ * `priority` (base + PRIORITY_FEATURES, either env), `pair_products` (base + PAIR_PRODUCTS, JobNode-v0 only).
+ */
+export const ROW_FEATURE_SETS = ['base', 'priority', 'pair_products'] as const;
 /** A row feature set. */
 export type RowFeatureSet = (typeof ROW_FEATURE_SETS)[number];
+
+/** The feature sets an env kind accepts (`pair_products` needs node rows). */
+export function rowFeatureSetsOf(envId: PpoEnvId): readonly RowFeatureSet[] {
+  return envId === 'clustergym/Job-v0' ? ['base', 'priority'] : ROW_FEATURE_SETS;
+}
+
+/**
+ * The `pair_products` extra features of JobNode-v0 rows: `[name, job feature, node feature]`, the
+ * value the product of the two (each in [0, 1], so the product is too). `log_*` job features are
+ * the log-scaled copies.
+ */
+export const PAIR_PRODUCTS: readonly (readonly [string, string, string])[] = [
+  ['log_req_time_x_clock', 'log_req_time', 'clock'],
+  ['log_req_time_x_free_cores', 'log_req_time', 'free_cores'],
+  ['log_req_time_x_mem_bw_use', 'log_req_time', 'mem_bw_use'],
+  ['log_req_time_x_power', 'log_req_time', 'power'],
+  ['req_time_x_clock', 'req_time', 'clock'],
+  ['mem_bw_x_mem_bw_use', 'mem_bw', 'mem_bw_use'],
+  ['log_ntasks_x_free_cores', 'log_ntasks', 'free_cores'],
+];
+/** Offsets of each product's job feature (within the job block: features, then log copies) and node feature. */
+// (`req_time` itself, not its log copy, in `req_time_x_clock`: it singles out the few longest jobs,
+// whose node decides the makespan)
+const PRODUCT_JOB = PAIR_PRODUCTS.map(([, j]) =>
+  j.startsWith('log_') ? FJ + (LOG_FEATURES as readonly string[]).indexOf(j.slice(4)) : (JOB_FEATURES as readonly string[]).indexOf(j),
+);
+const PRODUCT_NODE = PAIR_PRODUCTS.map(([, , n]) => (NODE_FEATURES as readonly string[]).indexOf(n));
 
 /** Size of the pooled feature vector. */
 export const POOLED_SIZE = 2 * FJ + FN + FG + 2;
@@ -109,18 +143,24 @@ export interface RowLayout {
   features: RowFeatureSet;
 }
 
-/** Names of the row features of an env kind and feature set, in order (the derived `priority` features come last). */
+/**
+ * Names of the row features of an env kind and feature set, in order (the `priority` or
+ * `pair_products` features come last). Throws for `pair_products` on Job-v0 (its rows have no node).
+ */
 export function rowFeatureNames(envId: PpoEnvId, features: RowFeatureSet = 'base'): string[] {
   const jobs = [...JOB_FEATURES.map((f) => `job_${f}`), ...LOG_FEATURES.map((f) => `job_log_${f}`)];
   const global = GLOBAL_FEATURES.map((f) => `global_${f}`);
+  if (!rowFeatureSetsOf(envId).includes(features)) throw new Error(`the ${features} row features are for JobNode-v0 (Job-v0 rows have no node)`);
   const base = envId === 'clustergym/Job-v0' ? [...jobs, ...global] : [...jobs, ...NODE_FEATURES.map((f) => `node_${f}`), ...global];
-  return features === 'priority' ? [...base, ...PRIORITY_FEATURES.map((f) => `job_${f}`)] : base;
+  if (features === 'priority') return [...base, ...PRIORITY_FEATURES.map((f) => `job_${f}`)];
+  if (features === 'pair_products') return [...base, ...PAIR_PRODUCTS.map(([name]) => `pair_${name}`)];
+  return base;
 }
 
 /** The feature set whose names are `names` for env kind `envId`, or null when none is. */
 export function rowFeatureSetOf(envId: PpoEnvId, names: readonly string[]): RowFeatureSet | null {
   const key = JSON.stringify(names);
-  return ROW_FEATURE_SETS.find((s) => JSON.stringify(rowFeatureNames(envId, s)) === key) ?? null;
+  return rowFeatureSetsOf(envId).find((s) => JSON.stringify(rowFeatureNames(envId, s)) === key) ?? null;
 }
 
 /** The layout of env `envId` with window `k` on `nodes` nodes, rows of feature set `features`. */
@@ -223,6 +263,7 @@ export function appendState(batch: FeatureBatch, layout: RowLayout, obs: Observa
   const { k, nodes: N, rowSize } = layout;
   const pair = layout.envId === 'clustergym/JobNode-v0';
   const derived = layout.features === 'priority' ? rowSize - FP : -1;
+  const products = layout.features === 'pair_products';
   const { jobs, nodes, global } = obs;
   // count valid non-wait actions to reserve room
   let valid = 0;
@@ -251,6 +292,10 @@ export function appendState(batch: FeatureBatch, layout: RowLayout, obs: Observa
         for (let f = 0; f < FN; f++) rows[o + FJ + FL + f] = nodes[n * FN + f]!;
         for (let f = 0; f < FG; f++) rows[o + FJ + FL + FN + f] = global[f]!;
         if (derived >= 0) writePriority(rows, o + derived, jobs, j, k, global);
+        if (products) {
+          const p = o + FJ + FL + FN + FG;
+          for (let x = 0; x < PRODUCT_JOB.length; x++) rows[p + x] = rows[o + PRODUCT_JOB[x]!]! * rows[o + FJ + FL + PRODUCT_NODE[x]!]!;
+        }
         batch.rowAction[r++] = a;
         jobValid = true;
       }

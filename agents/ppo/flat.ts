@@ -26,11 +26,23 @@
  * the reference's most frequent choice (the action it takes most often on the first generation's
  * episodes gets bias 1): the search starts near the heuristic rather than at random; with a
  * feature map, `init` may instead name feature weights (`{"rank": -30, "align": 1, "wait": -0.5}`
- * is DRF), the others 0.
+ * is DRF), the others 0. `init: "best_fixed"` starts from the action that, held for whole episodes
+ * (the lowest valid action where it is masked), has the best fitness on the validation episodes (on
+ * PolicyPair-v0: the best fixed pair on training episodes, chosen without looking at any held-out
+ * episode).
  *
- * With `validation_episodes` > 0, the initial theta and each generation's are scored on that many
- * fixed training episodes (`derive(seed, 'es/validation')`) and the model is the best of them (the
- * rank-shaped step follows the Gaussian-smoothed fitness, whose optimum can lie off a sharp one).
+ * **Validation and the switch search.** With `validation_episodes` (fixed training episodes drawn
+ * from `derive(seed, 'es/validation')`), the initial theta and each generation's are scored there
+ * and the model is the best of them (the rank-shaped step follows the Gaussian-smoothed fitness,
+ * whose optimum can lie off a sharp one), so the model is never worse than its start on those episodes.
+ * `switch_search` then tries, before ES, every one-feature switching rule from the initial action
+ * `a0` to one of the `alternatives` next-best fixed actions `b`: "play b when `x_i > t`" (or
+ * `x_i < t`), for every observation feature i and every threshold t among the `quantiles` of `x_i`
+ * over the states a0 meets on the validation episodes. In the linear form this is
+ * `W[b][i] = +-1, b[b] = 1 -+ t` beside `b[a0] = 1` (a0 scores 1, b scores `1 +- (x_i - t)`, every
+ * other action 0); the rule with the best validation fitness is kept when it beats a0 alone there
+ * AND on as many other training episodes (`derive(seed, 'es/switch-check')`), since the best of many
+ * rules on the same episodes looks better than it is.
  *
  * Seeds: generation g draws its episodes' reset seeds below 2^31 from `derive(seed, 'es/episodes/<g>')`
  * and its noise from `derive(seed, 'es/noise/<g>')`; a checkpoint (`es.json`) resumes exactly.
@@ -93,16 +105,39 @@ export const FlatEsConfigSchema = z
         learning_rate: z.number().positive().max(100).default(0.5),
         /** The heuristic agent every episode is compared with: a name of the setting's `heuristics.agents`, or on PolicyPair-v0 a fixed pair (`sjf:high_mem`). */
         reference: z.string().min(1),
-        /** `zero`: theta = 0 (the lowest valid action); `reference`: bias 1 on the reference's most frequent action; with a feature map, feature name -> weight (the others 0). */
-        init: z.union([z.enum(['zero', 'reference']), z.record(z.number())]).default('reference'),
-        /** Fixed training episodes on which every generation's theta is scored; the model is the best (0: the last theta). */
+        /**
+         * `zero`: theta = 0 (the lowest valid action); `reference`: bias 1 on the reference's most
+         * frequent action; `best_fixed`: bias 1 on the action that, held fixed, is best on the
+         * validation episodes (needs `validation_episodes`); with a feature map, feature name ->
+         * weight (the others 0).
+         */
+        init: z.union([z.enum(['zero', 'reference', 'best_fixed']), z.record(z.number())]).default('reference'),
+        /** Fixed training episodes scoring the initial theta and each generation's; the model is the best (0: the last theta). */
         validation_episodes: z.number().int().min(0).max(1024).default(0),
+        /** One-feature switching rules tried before ES (see the module comment; needs `init: "best_fixed"`). */
+        switch_search: z
+          .object({
+            /** The next-best fixed actions a rule may switch to. */
+            alternatives: z.number().int().min(1).max(64).default(2),
+            /** Thresholds: these quantiles of each feature over the initial action's validation states. */
+            quantiles: z.array(z.number().min(0).max(1)).min(1).max(16).default([0.25, 0.5, 0.75]),
+          })
+          .strict()
+          .optional(),
       })
       .strict(),
     checkpoint_every: z.number().int().min(0).default(5),
     time_limit: z.number().positive().nullable().default(null),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.es.init !== 'best_fixed' || c.es.validation_episodes > 0, {
+    message: '`es.init: "best_fixed"` chooses the action on the validation episodes: set `es.validation_episodes` > 0',
+    path: ['es', 'validation_episodes'],
+  })
+  .refine((c) => c.es.switch_search === undefined || c.es.init === 'best_fixed', {
+    message: '`es.switch_search` switches away from the best fixed action: set `es.init: "best_fixed"`',
+    path: ['es', 'switch_search'],
+  });
 
 /** A validated flat ES config. */
 export type FlatEsConfig = z.output<typeof FlatEsConfigSchema>;
@@ -372,8 +407,30 @@ const EsStateSchema = z
       .strict()
       .nullable()
       .default(null),
+    /** What the start was (`best_fixed` and `switch_search`), for the card. */
+    start: z.record(z.unknown()).nullable().default(null),
   })
   .strict();
+
+/** The agent that plays action `a` wherever the mask allows it, else the lowest valid action. */
+export function fixedActionAgent(a: number): EnvAgent<GymEnv> {
+  return {
+    name: `fixed-${a}`,
+    act: (env) => {
+      const mask = env.actionMask();
+      if (mask[a] === 1) return a;
+      const v = mask.indexOf(1);
+      if (v < 0) throw new Error('no valid action in the mask');
+      return v;
+    },
+  };
+}
+
+/** The `q`-quantile (0..1) of `values` (sorted copy, nearest rank below). */
+function quantile(values: readonly number[], q: number): number {
+  const v = [...values].sort((a, b) => a - b);
+  return v[Math.min(v.length - 1, Math.floor(q * (v.length - 1)))]!;
+}
 
 /** Trains the linear policy of `c`; writes OUT/config.json, OUT/metrics.csv, OUT/checkpoints/gen-NNNNN/, OUT/model/. */
 export function trainFlat(
@@ -404,8 +461,10 @@ export function trainFlat(
     return Array.from({ length: es.episodes }, () => rng.int(2 ** 31));
   };
 
-  let state: z.output<typeof EsStateSchema> = { generation: 0, steps: 0, episodes: 0, theta: [], best: null };
-  let theta = new Float64Array(size);
+  let state: z.output<typeof EsStateSchema> = { generation: 0, steps: 0, episodes: 0, theta: [], best: null, start: null };
+  let theta: Float64Array = new Float64Array(size);
+  const validationRng = derive(c.seed, 'es/validation');
+  const validation = Array.from({ length: es.validation_episodes }, () => validationRng.int(2 ** 31));
   if (options.resume) {
     const file = join(options.resume, 'es.json');
     if (!existsSync(file)) throw new InputError('es.json is missing: not a checkpoint of a flat ES run', options.resume);
@@ -442,6 +501,9 @@ export function trainFlat(
     let best = 0;
     for (let a = 1; a < A; a++) if (counts[a]! > counts[best]!) best = a;
     theta[best * (D + 1) + D] = 1;
+  } else if (es.init === 'best_fixed') {
+    if (scorer.features !== 'actions') throw new InputError('$.es.init: "best_fixed" sets a per-action bias; with a feature map name the weights', 'es.init');
+    theta = searchStart(env, c, validation, refValue, log, state);
   }
   mkdirSync(options.outDir, { recursive: true });
   writeFileSync(join(options.outDir, 'config.json'), `${JSON.stringify(portableConfig(c, options.outDir), null, 1)}\n`);
@@ -459,8 +521,6 @@ export function trainFlat(
     }
     return f / seeds.length;
   };
-  const validationRng = derive(c.seed, 'es/validation');
-  const validation = Array.from({ length: es.validation_episodes }, () => validationRng.int(2 ** 31));
   const validate = (g: number) => {
     if (validation.length === 0) return;
     const f = fitness(theta, validation);
@@ -516,6 +576,8 @@ export function trainFlat(
   }
   env.close();
   refEnv.close();
+  // the model: the best theta on the validation episodes (or the last one without them)
+  if (state.best) theta = Float64Array.from(state.best.theta);
   const modelDir = join(options.outDir, 'model');
   // the model: the best theta on the validation episodes (or the last one without them)
   if (state.best) theta = Float64Array.from(state.best.theta);
@@ -541,6 +603,7 @@ export function trainFlat(
         features: c.features,
         hidden: c.hidden,
         es: { ...es },
+        ...(state.start ? { start: state.start } : {}),
         ...(state.best ? { selected: { generation: state.best.generation, validation_fitness: state.best.fitness } } : {}),
       },
       null,
@@ -548,4 +611,109 @@ export function trainFlat(
     )}\n`,
   );
   return { modelDir, generations: state.generation, steps: state.steps, episodes: state.episodes, seconds };
+}
+
+/**
+ * `init: "best_fixed"` and `switch_search` (module comment): the starting theta, scored on the
+ * validation episodes; records what it chose in `state.start` and counts its steps in `state`.
+ */
+function searchStart(
+  env: GymEnv,
+  c: FlatEsConfig,
+  validation: readonly number[],
+  refValue: (seed: number) => number,
+  log: (line: string) => void,
+  state: { steps: number; episodes: number; start: Record<string, unknown> | null },
+): Float64Array {
+  const { A, D } = flatShape(env);
+  const sign = c.lower_is_better ? 1 : -1;
+  const rel = (value: number, seed: number) => {
+    const ref = refValue(seed);
+    return (sign * (value - ref)) / (Math.abs(ref) || 1);
+  };
+  // each action held fixed
+  const fixed = Array.from({ length: A }, (_, a) => {
+    let f = 0;
+    for (const seed of validation) {
+      const e = playEpisode(env, fixedActionAgent(a), seed);
+      state.steps += e.steps;
+      state.episodes++;
+      f += rel(episodeMetric(c.metric, e), seed);
+    }
+    return f / validation.length;
+  });
+  const order = fixed.map((f, a) => ({ f, a })).sort((x, y) => x.f - y.f || x.a - y.a);
+  const a0 = order[0]!.a;
+  const theta = new Float64Array(A * (D + 1));
+  theta[a0 * (D + 1) + D] = 1;
+  log(`best fixed action: ${a0} (${(100 * order[0]!.f).toFixed(2)}% against ${c.es.reference} on the validation episodes)`);
+  state.start = { fixed_action: a0, fixed_fitness: order[0]!.f, next_best: order.slice(1, 4).map((o) => ({ action: o.a, fitness: o.f })) };
+  const search = c.es.switch_search;
+  if (!search) return theta;
+  // the states a0 meets: thresholds per feature
+  const seen: number[][] = Array.from({ length: D }, () => []);
+  for (const seed of validation)
+    playEpisode(
+      env,
+      {
+        name: 'observe',
+        act: (en, obs) => {
+          const x = obs as Float32Array;
+          for (let i = 0; i < D; i++) seen[i]!.push(x[i]!);
+          return flatAction(theta, x, en.actionMask(), A, D);
+        },
+      },
+      seed,
+    );
+  let best = { f: order[0]!.f, rule: null as null | { to: number; feature: number; above: boolean; threshold: number } };
+  const cand = new Float64Array(theta.length);
+  for (const { a: b } of order.slice(1, 1 + search.alternatives))
+    for (let i = 0; i < D; i++) {
+      const thresholds = [...new Set(search.quantiles.map((q) => quantile(seen[i]!, q)))];
+      for (const t of thresholds)
+        for (const above of [true, false]) {
+          cand.set(theta);
+          cand[b * (D + 1) + i] = above ? 1 : -1;
+          cand[b * (D + 1) + D] = above ? 1 - t : 1 + t;
+          let f = 0;
+          for (const seed of validation) {
+            const r = playFlat(env, cand, seed, c.metric);
+            state.steps += r.steps;
+            state.episodes++;
+            f += rel(r.value, seed);
+          }
+          f /= validation.length;
+          if (f < best.f) best = { f, rule: { to: b, feature: i, above, threshold: t } };
+        }
+    }
+  if (best.rule) {
+    // the best of many rules on the same episodes looks better than it is: confirm it on as many
+    // other training episodes (drawn from `derive(seed, 'es/switch-check')`) before keeping it
+    const rng = derive(c.seed, 'es/switch-check');
+    const check = Array.from({ length: validation.length }, () => rng.int(2 ** 31));
+    const { to, feature, above, threshold } = best.rule;
+    cand.set(theta);
+    cand[to * (D + 1) + feature] = above ? 1 : -1;
+    cand[to * (D + 1) + D] = above ? 1 - threshold : 1 + threshold;
+    let gain = 0;
+    for (const seed of check) {
+      const r = playFlat(env, cand, seed, c.metric);
+      const r0 = playFlat(env, theta, seed, c.metric);
+      state.steps += r.steps + r0.steps;
+      state.episodes += 2;
+      gain += rel(r.value, seed) - rel(r0.value, seed);
+    }
+    gain /= check.length;
+    log(`switch rule on the ${check.length} check episodes: ${(100 * gain).toFixed(2)}% against the fixed action`);
+    state.start = { ...state.start, switch_check: gain };
+    if (gain >= 0) best = { f: order[0]!.f, rule: null };
+  }
+  if (best.rule) {
+    const { to, feature, above, threshold } = best.rule;
+    theta[to * (D + 1) + feature] = above ? 1 : -1;
+    theta[to * (D + 1) + D] = above ? 1 - threshold : 1 + threshold;
+    log(`switch rule: action ${to} when feature ${feature} ${above ? '>' : '<'} ${threshold} (${(100 * best.f).toFixed(2)}% on the validation episodes)`);
+  } else log('switch search: no rule beats the best fixed action on the validation episodes');
+  state.start = { ...state.start, switch_rule: best.rule, switch_fitness: best.f };
+  return theta;
 }

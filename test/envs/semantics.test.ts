@@ -190,4 +190,53 @@ describe('step semantics', () => {
     expect(env.step(0 * N + 1).terminated).toBe(true); // nothing left to decide: runs to the end
     expect(cores).toEqual([11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6]);
   });
+
+  it('JobNode-v0 with placement one_node: a job goes whole onto its node; a job wider than every node still spills', () => {
+    const env = make('clustergym/JobNode-v0', {
+      platform: TFG_PLATFORM,
+      workload: delayWorkload([
+        [0, 3, 100, 'seq'],
+        [0, 6, 100, 'mpi'],
+        [0, 12, 100, 'mpi'],
+      ]),
+      k: 3,
+      placement: 'one_node',
+    });
+    const N = 2;
+    const r = env.reset({ seed: 0 });
+    // every job fits on an empty 8-core node but the 12-task one, which keeps the spilling placement
+    expect(Array.from(r.info.action_mask)).toEqual([1, 1, 1, 1, 1, 1, 0]);
+    const starts: string[] = [];
+    env.sim.addListener({ onJobStarted: (_s, rj) => starts.push(`${rj.job.id}:${Array.from(rj.cores).join(',')}`) });
+    env.step(0 * N + 1); // seq job (3) on node 1: cores 8..10, 5 left there
+    // the 6-task MPI job fits node 0 (8 free) but not node 1 (5 free): with spill both were allowed
+    // (the spill test above); the 12-task job spills from either node (13 cores free in all)
+    expect(Array.from(env.actionMask())).toEqual([1, 0, 1, 1, 0, 0, 1]);
+    env.step(1 * N + 1); // the 12-task job from node 1: its 5 free cores, then 7 of node 0
+    expect(starts).toEqual(['j0:8,9,10', 'j2:11,12,13,14,15,0,1,2,3,4,5,6']);
+  });
+
+  it('JobNode-v0 with placement one_node: all tasks of an MPI job on the chosen node', () => {
+    const env = make('clustergym/JobNode-v0', {
+      platform: TFG_PLATFORM,
+      workload: delayWorkload([
+        [0, 3, 100, 'seq'],
+        [0, 5, 100, 'mpi'],
+      ]),
+      k: 2,
+      placement: 'one_node',
+    });
+    const N = 2;
+    env.reset({ seed: 0 });
+    const starts: string[] = [];
+    env.sim.addListener({ onJobStarted: (_s, rj) => starts.push(`${rj.job.id}:${Array.from(rj.cores).join(',')}`) });
+    env.step(0 * N + 0); // seq job (3) on node 0: cores 0..2, 5 left there
+    expect(Array.from(env.actionMask())).toEqual([1, 1, 0, 0, 1]); // the 5-task job (now slot 0) fits node 0 exactly, and node 1; something runs: wait
+    expect(env.step(0 * N + 0).terminated).toBe(true);
+    expect(starts).toEqual(['j0:0,1,2', 'j1:3,4,5,6,7']);
+  });
+
+  it('placement is a JobNode-v0 option', () => {
+    expect(() => make('clustergym/Job-v0', { platform: TFG_PLATFORM, workload: delayWorkload([[0, 1, 10]]), placement: 'one_node' })).toThrow(/placement/);
+  });
 });
