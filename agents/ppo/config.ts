@@ -221,7 +221,7 @@ export const PpoConfigSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
-    if (c.network.row_features !== 'base' && c.env.id !== 'clustergym/JobNode-v0')
+    if (c.network.row_features === 'pair_products' && c.env.id !== 'clustergym/JobNode-v0')
       ctx.addIssue({
         code: 'custom',
         path: ['network', 'row_features'],

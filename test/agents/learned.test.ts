@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { linearPlayer, readModelCard } from '../../agents/leaderboard/models.js';
 import { systemAgent } from '../../agents/leaderboard/heuristics.js';
@@ -62,6 +62,9 @@ describe('every shipped model directory', () => {
         const value = config[key];
         if (typeof value !== 'string') continue;
         expect(isAbsolute(value), `${d}: ${key} ${value}`).toBe(false);
+        // inside the checkout, or in ../shared beside it (never another developer's tree)
+        const at = resolve(MODELS, d, value);
+        expect(at.startsWith(`${ROOT}${sep}`) || at.startsWith(`${resolve(ROOT, '../shared')}${sep}`), `${d}: ${key} ${value} is ${at}`).toBe(true);
         // a trace of ../shared is there only beside a full checkout
         if (!value.includes('shared/data') || existsSync(join(ROOT, '../shared/data')))
           expect(existsSync(join(MODELS, d, value)), `${d}: ${key} ${value}`).toBe(true);
