@@ -106,7 +106,9 @@ class BridgeLoop:
             layout, numbers, op = self.env._layout, self.env._handle_numbers, "step_batch"  # noqa: SLF001
             handles = list(self.env.handles)
         if layout is not None:
-            raw_req = binary.encode_request(op, 1, numbers, a, True, c._token_bytes)  # noqa: SLF001
+            # the flags of the real step (info columns when the vector env asks for them)
+            columns = bool(getattr(self.env, "_columns", False))
+            raw_req = binary.encode_request(op, 1, numbers, a, True, c._token_bytes, columns)  # noqa: SLF001
         else:
             req: Dict[str, Any] = {"id": 1, "op": op}
             req.update({"env": handles[0], "action": a[0]} if self.n == 1 else {"envs": handles, "actions": a, "autoreset": True})
