@@ -188,6 +188,8 @@ export function binaryRequestId(payload: Buffer): number | null {
   return payload.length >= 8 ? payload.readUInt32LE(4) : null;
 }
 
+const NO_TOKEN = Buffer.alloc(0);
+
 /** Decodes a binary request frame; throws a `BridgeError` (`bad_message`) naming what is wrong. */
 export function parseBinaryRequest(payload: Buffer): BinaryRequest {
   if (payload.length < REQUEST_HEADER_BYTES)
@@ -211,7 +213,7 @@ export function parseBinaryRequest(payload: Buffer): BinaryRequest {
     envs[i] = `e${payload.readUInt32LE(REQUEST_HEADER_BYTES + 4 * i)}`;
     actions[i] = payload.readInt32LE(a0 + 4 * i);
   }
-  const token = payload.subarray(REQUEST_HEADER_BYTES + 8 * n);
+  const token = tokenLength === 0 ? NO_TOKEN : payload.subarray(REQUEST_HEADER_BYTES + 8 * n);
   return { op, id, autoreset: (flags & BINARY_FLAGS.autoreset) !== 0, infoColumns: (flags & BINARY_FLAGS.infoColumns) !== 0, envs, actions, token };
 }
 
@@ -344,10 +346,27 @@ export interface BinaryReplyParts {
   columns?: { split: InfoColumns; infos: readonly Record<string, unknown>[]; spec: Uint8Array };
 }
 
+// the offsets of the replies of each layout, by n (a step computes them once, not per reply)
+const offsetCache = new WeakMap<BinaryLayout, Map<number, ReplyOffsets>>();
+
+function cachedOffsets(layout: BinaryLayout, n: number): ReplyOffsets {
+  let byN = offsetCache.get(layout);
+  if (byN === undefined) {
+    byN = new Map();
+    offsetCache.set(layout, byN);
+  }
+  let o = byN.get(n);
+  if (o === undefined) {
+    o = replyOffsets(layout, n);
+    if (byN.size < 64) byN.set(n, o);
+  }
+  return o;
+}
+
 /** Encodes a binary reply: one buffer, the observations and masks copied once into place. */
 export function encodeBinaryReply(layout: BinaryLayout, p: BinaryReplyParts): Buffer {
   const n = p.observations.length;
-  const o = replyOffsets(layout, n);
+  const o = cachedOffsets(layout, n);
   const c = p.columns;
   const columnBytes = c ? 8 * n * c.split.keys.length : 0;
   const infoLength = columnBytes + (c ? c.spec.length : 0) + p.info.length;

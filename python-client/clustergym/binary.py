@@ -85,6 +85,8 @@ class Layout:
         self._specs: Dict[bytes, List[Tuple[str, np.dtype]]] = {}
         # the ``_key`` masks of batched infos with every env present, by n (shared, read-only)
         self._all: Dict[int, np.ndarray] = {}
+        # how to decode an n-env step_batch reply, by n
+        self._plans: Dict[int, Any] = {}
         # the one-env reply (``step``), decoded on every step: offsets and dtypes resolved once
         starts, self._mask_at, self._info_at = self.offsets(1)
         self._one = [(key, dt, shape, at, dt != _FLOAT32) for (key, dt, shape, _), at in zip(self.arrays, starts)]
@@ -140,12 +142,11 @@ def _check(raw: bytes, layout: Layout, n: int) -> Tuple[List[int], int, int, int
 
 
 def _info(raw: bytes, at: int, length: int) -> Any:
-    return msgpack.unpackb(memoryview(raw)[at : at + length], raw=False, object_hook=wire._object_hook, strict_map_key=False)
-
-
-def _array(raw: bytes, dt: np.dtype, shape: Tuple[int, ...], at: int) -> np.ndarray:
-    a = np.ndarray(shape, dt, raw, at)
-    return a if dt == _FLOAT32 else a.astype(np.float32)
+    b = raw[at : at + length]
+    # the object hook (a Python call per map) only when an ndarray map is in there
+    if b"__ndarray__" in b:
+        return msgpack.unpackb(b, raw=False, object_hook=wire._object_hook, strict_map_key=False)
+    return msgpack.unpackb(b, raw=False, strict_map_key=False)
 
 
 def decode_step(layout: Layout, raw: bytes) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
@@ -167,7 +168,12 @@ def decode_step(layout: Layout, raw: bytes) -> Tuple[Any, float, bool, bool, Dic
         for key, dt, shape, at, cast in layout._one:
             a = np.ndarray(shape, dt, raw, at)
             obs[key] = a.astype(np.float32) if cast else a
-    info = msgpack.unpackb(raw[info_at:], raw=False, object_hook=wire._object_hook, strict_map_key=False)
+    info_bytes = raw[info_at:]
+    # the object hook (a Python call per map) only when an ndarray map is in there
+    if b"__ndarray__" in info_bytes:
+        info = msgpack.unpackb(info_bytes, raw=False, object_hook=wire._object_hook, strict_map_key=False)
+    else:
+        info = msgpack.unpackb(info_bytes, raw=False, strict_map_key=False)
     info["action_mask"] = np.ndarray((layout.mask,), np.uint8, raw, layout._mask_at)
     return obs, _REWARD.unpack_from(raw, _HEADER_BYTES)[0], raw[_HEADER_BYTES + 8] == 1, raw[_HEADER_BYTES + 9] == 1, info
 
@@ -195,28 +201,60 @@ def all_present(layout: Layout, n: int) -> np.ndarray:
     return m
 
 
+class _BatchPlan:
+    """What decoding an n-env ``step_batch`` reply needs, computed once per layout and n."""
+
+    __slots__ = ("arrays", "masks_at", "info_at", "masks_shape", "ended_at", "empty_rest")
+
+    def __init__(self, layout: Layout, n: int) -> None:
+        starts, self.masks_at, self.info_at = layout.offsets(n)
+        self.arrays = [(key, dt, (n,) + shape, at, dt != _FLOAT32) for (key, dt, shape, _), at in zip(layout.arrays, starts)]
+        self.masks_shape = (n, layout.mask)
+        self.ended_at = (_HEADER_BYTES + 8 * n, _HEADER_BYTES + 10 * n)  # terminated then truncated
+        # the rest of n infos without anything but columns: n empty maps
+        self.empty_rest = msgpack.packb([{}] * n)
+
+
+_F8 = np.dtype("<f8")
+
+
 def decode_step_batch(layout: Layout, raw: bytes, n: int) -> Dict[str, Any]:
     """The fields of a ``step_batch`` reply (``observations``, ``rewards``, ``terminated``,
-    ``truncated``, ``action_masks``, ``infos``) from a binary one, as the msgpack reply has them.
+    ``truncated``, ``action_masks``, ``infos``) from a binary one, as the msgpack reply has them,
+    and ``ended`` (some env terminated or truncated).
 
     A reply with info columns adds ``info_columns``, ``{key: int64 or float64 array [n]}`` (read-only
     views), and its ``infos`` are the rest of each env's info (without the column keys): see
     :func:`merged_infos`."""
-    starts, masks, info_at, info_len = _check(raw, layout, n)
+    plan = layout._plans.get(n)
+    if plan is None:
+        plan = layout._plans[n] = _BatchPlan(layout, n)
+    magic, _, flags, version, _, got, info_len = _REPLY.unpack_from(raw)
+    info_at = plan.info_at
+    if magic != MAGIC or version != VERSION or got != n or len(raw) != info_at + info_len:
+        _check(raw, layout, n)  # raises, naming what is wrong
+    obs: Any
     if layout.box:
-        _, dt, shape, _ = layout.arrays[0]
-        obs: Any = _array(raw, dt, (n,) + shape, starts[0])
+        _, dt, shape, at, cast = plan.arrays[0]
+        obs = np.ndarray(shape, dt, raw, at)
+        if cast:
+            obs = obs.astype(np.float32)
     else:
-        obs = {key: _array(raw, dt, (n,) + shape, at) for (key, dt, shape, _), at in zip(layout.arrays, starts)}
+        obs = {}
+        for key, dt, shape, at, cast in plan.arrays:
+            a = np.ndarray(shape, dt, raw, at)
+            obs[key] = a.astype(np.float32) if cast else a
+    t_at, end_at = plan.ended_at
     out = {
         "binary": True,  # decoded from a binary reply: observations are float32 arrays already
         "observations": obs,
-        "rewards": np.ndarray((n,), np.dtype("<f8"), raw, _HEADER_BYTES),
-        "terminated": np.ndarray((n,), np.uint8, raw, _HEADER_BYTES + 8 * n),
-        "truncated": np.ndarray((n,), np.uint8, raw, _HEADER_BYTES + 9 * n),
-        "action_masks": np.ndarray((n, layout.mask), np.uint8, raw, masks),
+        "rewards": np.ndarray((n,), _F8, raw, _HEADER_BYTES),
+        "terminated": np.ndarray((n,), np.uint8, raw, t_at),
+        "truncated": np.ndarray((n,), np.uint8, raw, t_at + n),
+        "action_masks": np.ndarray(plan.masks_shape, np.uint8, raw, plan.masks_at),
+        "ended": raw.find(1, t_at, end_at) >= 0,
     }
-    if raw[2] & INFO_COLUMNS:
+    if flags & INFO_COLUMNS:
         count, spec_len = _COLUMNS.unpack_from(raw, 16)
         spec_at = info_at + 8 * n * count
         rest_at = spec_at + spec_len
@@ -224,7 +262,14 @@ def decode_step_batch(layout: Layout, raw: bytes, n: int) -> Dict[str, Any]:
         if len(spec) != count or rest_at > info_at + info_len:
             raise ValueError(f"malformed binary reply: {count} info columns, a spec of {len(spec)}")
         out["info_columns"] = {key: np.ndarray((n,), dt, raw, info_at + 8 * n * j) for j, (key, dt) in enumerate(spec)}
-        out["infos"] = _info(raw, rest_at, info_at + info_len - rest_at)
+        rest_len = info_at + info_len - rest_at
+        empty = plan.empty_rest
+        if rest_len == len(empty) and raw[rest_at:] == empty:
+            out["infos"] = [{} for _ in range(n)]
+            out["rest_empty"] = True
+        else:
+            out["infos"] = _info(raw, rest_at, rest_len)
+            out["rest_empty"] = False
     else:
         out["infos"] = _info(raw, info_at, info_len)
     return out

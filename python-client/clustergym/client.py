@@ -62,6 +62,20 @@ _DEFAULT = _Default()
 _LIVENESS_SLICE_MS = 250
 
 
+def _backend_send() -> Optional[Callable[..., Any]]:
+    """pyzmq's compiled ``Socket.send`` (``zmq.Socket.send`` is a Python wrapper over it that handles
+    ``routing_id``/``group``/``Frame``, none of which a step uses: about 1.4 us saved a step), or
+    None when the backend has none."""
+    for base in zmq.Socket.__mro__[1:]:
+        f = base.__dict__.get("send")
+        if f is not None:
+            return f  # type: ignore[no-any-return]
+    return None
+
+
+_SEND = _backend_send() or zmq.Socket.send
+
+
 def normalize_address(address: str) -> str:
     """A ZeroMQ endpoint for ``address``: ``tcp://host:port`` as is, ``host:port`` and ``:port``
     prefixed with ``tcp://`` (an empty host meaning 127.0.0.1)."""
@@ -125,6 +139,9 @@ class Client:
         self._sock: Optional[zmq.Socket] = self._ctx.socket(zmq.DEALER)
         self._sock.setsockopt(zmq.LINGER, 0)
         self._rcvtimeo = -1
+        # the receive slice of the client's timeout, computed when the timeout changes
+        self._slice_of: Any = _DEFAULT
+        self._slice_ms = -1
         self._sock.connect(self.address)
         #: The server's ``hello`` reply (protocol, server, capabilities), once :meth:`hello` ran.
         self.server_info: Dict[str, Any] = {}
@@ -193,7 +210,7 @@ class Client:
         if sock is None:
             raise RuntimeError("the clustergym client is closed")
         rid = next(self._ids) & 0xFFFFFFFF
-        sock.send(binary.encode_request(op, rid, handles, actions, autoreset, self._token_bytes, columns))
+        _SEND(sock, binary.encode_request(op, rid, handles, actions, autoreset, self._token_bytes, columns))
         if timeout is _DEFAULT and self._rcvtimeo == self._default_slice_ms():
             # the hot path of every step: the reply is usually the next message, in time
             try:
@@ -214,9 +231,14 @@ class Client:
     def _default_slice_ms(self) -> int:
         """The receive timeout (ms) that :meth:`_receive` sets for the client's own timeout."""
         t = self.timeout
+        if t is self._slice_of:
+            return self._slice_ms
         if t is None and self._check_alive is None:
-            return -1
-        return _LIVENESS_SLICE_MS if t is None else max(1, min(_LIVENESS_SLICE_MS, int(t * 1000)))
+            ms = -1
+        else:
+            ms = _LIVENESS_SLICE_MS if t is None else max(1, min(_LIVENESS_SLICE_MS, int(t * 1000)))
+        self._slice_of, self._slice_ms = t, ms
+        return ms
 
     def _receive(self, sock: zmq.Socket, rid: int, op: str, timeout: Union[float, None, _Default]) -> Union[Dict[str, Any], bytes]:
         """Waits for the reply to request ``rid``: the reply map, or the bytes of a binary reply."""

@@ -408,25 +408,23 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
         mode = self.autoreset_mode
         if mode == AutoresetMode.NEXT_STEP and self._ended.any():
             return self._step_next_step(wire_actions)
-        r = self._step_batch(self._all_rows, wire_actions, mode == AutoresetMode.SAME_STEP)
-        obs = r["observations"] if "binary" in r else observation_from_wire(r["observations"])
-        rewards = r["rewards"]
-        if type(rewards) is not np.ndarray or rewards.dtype != np.float64:
-            rewards = np.asarray(rewards, dtype=np.float64)
+        r = self._step_batch(self._all_rows, wire_actions, mode == AutoresetMode.SAME_STEP, columns=batched)
+        binary_reply = "binary" in r
+        obs = r["observations"] if binary_reply else observation_from_wire(r["observations"])
         terminated, truncated = _as_bool(r["terminated"]), _as_bool(r["truncated"])
-        ended = terminated | truncated
         masks = r["action_masks"]
-        self._masks = masks if type(masks) is np.ndarray and masks.dtype == np.uint8 else np.asarray(masks, dtype=np.uint8)
+        self._masks = masks if binary_reply else np.asarray(masks, dtype=np.uint8)
         columns = r.get("info_columns")
+        if columns is not None and not r["ended"] and r["rest_empty"]:
+            # the hot path of a Gymnasium vector step: no episode ended (so no env is marked ended:
+            # a NEXT_STEP step with some would have gone to _step_next_step, a DISABLED one refused),
+            # and the batched info is the columns themselves
+            self._obs = obs
+            return obs, r["rewards"], terminated, truncated, self._batched_columns(columns)
+        rewards = r["rewards"] if binary_reply else np.asarray(r["rewards"], dtype=np.float64)
+        ended = terminated | truncated
         if columns is not None:
-            rest = r["infos"]
-            if batched and not ended.any() and not any(rest):
-                # the hot path of a Gymnasium vector step: the batched info is the columns themselves
-                if mode != AutoresetMode.SAME_STEP:
-                    self._ended = ended
-                self._obs = obs
-                return obs, rewards, terminated, truncated, self._batched_columns(columns)
-            raw = binary.merged_infos(columns, rest)
+            raw = binary.merged_infos(columns, r["infos"])
         else:
             raw = list(r.get("infos") or [{} for _ in self.handles])
         if mode == AutoresetMode.SAME_STEP:
@@ -485,15 +483,16 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
             out["_" + k] = present
         return out
 
-    def _step_batch(self, idx: List[int], actions: List[Any], autoreset: bool) -> Dict[str, Any]:
+    def _step_batch(self, idx: List[int], actions: List[Any], autoreset: bool, columns: bool = False) -> Dict[str, Any]:
         """``step_batch`` over the envs ``idx``: a binary frame when the server offers them and every
-        action is an int32 (with info columns when the server has them), else msgpack (whose reply
-        names what is wrong with an action)."""
+        action is an int32 (with info columns when ``columns`` and the server has them: the batched
+        infos of :meth:`step` are views of them; per-env dicts, as SB3 wants, come faster from msgpack
+        maps), else msgpack (whose reply names what is wrong with an action)."""
         layout = self._layout
         if layout is not None and actions and set(map(type, actions)) == _INT and -(2**31) <= min(actions) and max(actions) < 2**31:
             numbers = self._handle_numbers
             handles = numbers if idx is self._all_rows else [numbers[i] for i in idx]
-            raw = self.client.step_frame("step_batch", handles, actions, autoreset, columns=self._columns)
+            raw = self.client.step_frame("step_batch", handles, actions, autoreset, columns=columns and self._columns)
             return binary.decode_step_batch(layout, raw, len(idx))
         return self.client.request("step_batch", envs=[self.handles[i] for i in idx], actions=actions, autoreset=autoreset)
 

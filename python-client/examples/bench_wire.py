@@ -47,6 +47,7 @@ import zmq
 import _common  # noqa: F401
 import clustergym
 from clustergym import binary, wire
+from clustergym.client import _SEND
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -153,8 +154,10 @@ class RawLoop:
         s.recv()
         s.send_multipart([b"sim", self.sim])
         s.recv()
+        # the same compiled send as the client's step (not pyzmq's Python wrapper): the wire alone
+        send = _SEND
         for _ in range(count):
-            s.send(req)
+            send(s, req)
             s.recv()
 
     def close(self) -> None:
