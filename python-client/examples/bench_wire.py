@@ -206,6 +206,7 @@ def main() -> None:
         config["workload"] = a.workload
     proc, bridge_addr, raw_addr = start_servers()
     results: List[Dict[str, Any]] = []
+    load_before = [round(x, 2) for x in os.getloadavg()]
     try:
         for n in [int(x) for x in a.envs.split(",")]:
             b = BridgeLoop(bridge_addr, a.env, config, n)
@@ -303,7 +304,15 @@ def main() -> None:
             proc.wait(5)
         except subprocess.TimeoutExpired:
             proc.kill()
-    print(json.dumps({"env": a.env, "k": a.k, "workload": a.workload or "embedded default", "frames": "msgpack" if a.msgpack else "binary", "results": results}))
+    print(json.dumps({
+        "env": a.env,
+        "k": a.k,
+        "workload": a.workload or "embedded default",
+        "frames": "msgpack" if a.msgpack else "binary",
+        "results": results,
+        # the machine's 1, 5 and 15-minute load averages when the run started and ended
+        "load_average": {"start": load_before, "end": [round(x, 2) for x in os.getloadavg()]},
+    }))
 
 
 if __name__ == "__main__":
