@@ -100,6 +100,35 @@ def test_binary_step_errors_raise_the_error_classes(address: str) -> None:
         env.close()
 
 
+def test_a_step_skips_late_replies_to_earlier_requests(address: str) -> None:
+    """The step's receive fast path takes only its own reply: a late msgpack reply and a late binary
+    reply (to requests whose caller gave up) that arrive first are skipped, as the slow path does."""
+    from clustergym import wire
+
+    with clustergym.Client(address) as c:
+        env = clustergym.make(ENV, small_config(ENV), client=c)
+        other = clustergym.make(ENV, small_config(ENV), client=c)
+        with clustergym.make(ENV, small_config(ENV), address=address) as ref:
+            env.reset(seed=8)
+            other.reset(seed=9)
+            ref.reset(seed=8)
+            valid = int(np.flatnonzero(env.action_masks())[0])
+            other_valid = int(np.flatnonzero(other.action_masks())[0])
+            # two requests nobody waits for (ids the client never uses), answered before the step
+            ping: dict = {"id": 2**31 + 5, "op": "ping"}
+            if c._token is not None:  # noqa: SLF001
+                ping["token"] = c._token  # noqa: SLF001
+            c._sock.send(wire.pack(ping))  # noqa: SLF001
+            c._sock.send(binary.encode_request("step", 2**32 - 3, other._handle_number, [other_valid], True, c._token_bytes))  # noqa: SLF001
+            _same(env.step(valid), ref.step(valid))
+            assert env.step(int(np.flatnonzero(env.action_masks())[0]))[4]["steps"] == 2
+            # the late binary step did step the other env (its reply went unread)
+            other._mask = None  # noqa: SLF001
+            assert other.step(int(np.flatnonzero(other.action_masks())[0]))[4]["steps"] == 2
+        env.close()
+        other.close()
+
+
 @pytest.mark.parametrize("mode", ["SameStep", "NextStep"])
 def test_vector_binary_and_msgpack_give_the_same_steps(address: str, mode: str) -> None:
     cfg = small_config(ENV, trajectory={"length": 8, "origin": "random"})
