@@ -331,6 +331,19 @@ export function columnSpec(c: InfoColumns): [string, 'i8' | 'f8'][] {
   return c.keys.map((k, j) => [k, c.ints[j] ? 'i8' : 'f8']);
 }
 
+// byte views of observation arrays: envs write their observations into the same buffers step after
+// step, so a view is made once per buffer, not once per array and reply
+const byteViews = new WeakMap<WireTypedArray, Uint8Array>();
+
+function bytesOf(v: WireTypedArray): Uint8Array {
+  let u = byteViews.get(v);
+  if (u === undefined || u.buffer !== v.buffer) {
+    u = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+    byteViews.set(v, u);
+  }
+  return u;
+}
+
 /** What a binary reply carries (one entry per env). */
 export interface BinaryReplyParts {
   op: 'step' | 'step_batch';
@@ -393,8 +406,7 @@ export function encodeBinaryReply(layout: BinaryLayout, p: BinaryReplyParts): Bu
     const a = layout.arrays[j]!;
     let at = o.arrays[j]!;
     for (let i = 0; i < n; i++) {
-      const v = arrayOf(p.observations[i], a);
-      b.set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), at);
+      b.set(bytesOf(arrayOf(p.observations[i], a)), at);
       at += a.bytes;
     }
     b.fill(0, at, j + 1 < layout.arrays.length ? o.arrays[j + 1]! : o.masks);
