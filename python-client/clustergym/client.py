@@ -228,6 +228,28 @@ class Client:
         assert isinstance(raw, bytes)
         return raw
 
+    def step_one(self, layout: "binary.Layout", number: int, action: int) -> Any:
+        """One env's binary ``step`` (env handle number, an int32 action), decoded:
+        ``(observation, reward, terminated, truncated, info)`` as :func:`clustergym.binary.decode_step`
+        gives it. The hot path of ``Env.step``: the frame packed and the reply checked inline, the
+        general :meth:`step_frame` for anything else (a late reply first, a timeout, an error)."""
+        sock = self._sock
+        if sock is None:
+            raise RuntimeError("the clustergym client is closed")
+        rid = next(self._ids) & 0xFFFFFFFF
+        token = self._token_bytes
+        _SEND(sock, binary._REQUEST_ONE.pack(0xC1, 1, 1, len(token), rid, 1, number, action) + token)
+        raw = None
+        if self._rcvtimeo == self._default_slice_ms():
+            try:
+                raw = sock.recv()
+            except zmq.Again:
+                pass
+        if raw is None or raw[0] != 0xC1 or int.from_bytes(raw[4:8], "little") != rid:
+            got = None if raw is None else self._accept(raw, rid)
+            raw = got if got is not None else self._receive(sock, rid, "step", _DEFAULT)
+        return binary.decode_step(layout, raw)  # type: ignore[arg-type]
+
     def _default_slice_ms(self) -> int:
         """The receive timeout (ms) that :meth:`_receive` sets for the client's own timeout."""
         t = self.timeout
