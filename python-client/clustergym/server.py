@@ -115,7 +115,7 @@ def _default_bind() -> Tuple[str, Optional[str]]:
 
     ``ipc://`` (a Unix socket in a fresh 0700 temporary folder) where the platform has Unix sockets and
     the path fits their length limit: client and server are on the same machine, and a round trip over
-    it took about a fifth less than over loopback TCP here (docs/protocol.md, "Speed"); else, or with
+    it took a fifth less than over loopback TCP in one alternating measurement (docs/protocol.md, "Speed"); else, or with
     ``CLUSTERGYM_LOCAL_TRANSPORT=tcp``, ``tcp://127.0.0.1:0`` (a free port)."""
     if os.name != "posix" or not hasattr(socket, "AF_UNIX") or os.environ.get("CLUSTERGYM_LOCAL_TRANSPORT", "ipc").lower() == "tcp":
         return "tcp://127.0.0.1:0", None
