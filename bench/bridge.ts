@@ -8,8 +8,9 @@
  * whose server steps its own in-process copies of the envs, `raw_sim`, the ceiling of any bridge; with the
  * binary step frames, the client's default, and again with msgpack maps), and
  * returns their JSON lines, led by issue 31's yardstick (`wireYardstick`: the Python step at 1 and 8
- * envs against the raw round trip plus the in-process step, with both sides' split). Skipped, with
- * the reason, when no Python with pyzmq, msgpack and numpy is found.
+ * envs against the raw round trip plus the in-process step, with both sides' split, and the load
+ * average) and MaskablePPO against RLScheduler's SchedGym (`bench_schedgym.py`, when its sources and
+ * SB3 are there). Skipped, with the reason, when no Python with pyzmq, msgpack and numpy is found.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -55,8 +56,28 @@ export function wireYardstick(run: Record<string, unknown>): Record<string, unkn
       server_env_us: u.server_env,
       server_encode_us: u.server_encode,
       server_dispatch_us: u.server_dispatch,
+      load_average: run.load_average,
     };
   });
+}
+
+const SCHEDGYM = process.env.SCHEDGYM_DIR ?? resolve(PACKAGE_ROOT, '../ext/deep-batch-scheduler');
+
+/**
+ * Issue 31's second yardstick: sb3-contrib's MaskablePPO on RLScheduler's SchedGym against clustergym's
+ * Job-v0 side by side (`bench_schedgym.py`, 1 and 8 envs, alternating slices). Needs a checkout of
+ * DIR-LAB/deep-batch-scheduler (`$SCHEDGYM_DIR`, else `../ext/deep-batch-scheduler`) and gymnasium,
+ * stable-baselines3 and sb3-contrib importable (`PYTHONPATH`); skipped with the reason otherwise.
+ */
+function runSchedgym(): Record<string, unknown> {
+  if (!existsSync(resolve(SCHEDGYM, 'HPCSimPickJobs.py'))) return { skipped: `no SchedGym sources at ${SCHEDGYM} (set SCHEDGYM_DIR)` };
+  const r = spawnSync(PYTHON, [resolve(PACKAGE_ROOT, 'python-client/examples/bench_schedgym.py'), '--schedgym', SCHEDGYM, '--steps', '8192', '--rounds', '4'], {
+    encoding: 'utf8',
+    timeout: 1_200_000,
+  });
+  if (r.status === 3) return { skipped: r.stderr.trim().split('\n').pop() };
+  if (r.status !== 0) return { error: (r.stderr || String(r.error)).trim().split('\n').slice(-3).join(' | ') };
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
 }
 
 /** The bridge figures (steps/s through the bridge; the bridge against raw ZeroMQ side by side for 1, 8 and 64 envs). */
@@ -68,6 +89,7 @@ export function benchBridge(): Record<string, unknown> {
   const yardstick = runWire(['--env', 'clustergym/Job-v0', '--k', '128', '--envs', '1,8', '--seconds', '6', '--rounds', '30']);
   return {
     python_step_vs_raw_plus_in_process_step: wireYardstick(yardstick) ?? yardstick,
+    maskable_ppo_vs_schedgym: runSchedgym(),
     workload: extra.length ? 'lublin_256.swf' : 'embedded default (mixed-300)',
     single_job_v0_k128: run(['--env', 'clustergym/Job-v0', '--k', '128', '--envs', '1', '--steps', '20000', ...extra]),
     vec16_job_v0_k128: run(['--env', 'clustergym/Job-v0', '--k', '128', '--envs', '16', '--steps', '64000', ...extra]),

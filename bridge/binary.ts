@@ -13,7 +13,9 @@
  *
  *     0  u8   0xC1
  *     1  u8   op: 1 = step (n must be 1), 2 = step_batch
- *     2  u8   flags: bit 0 = autoreset (step_batch)
+ *     2  u8   flags: bit 0 = autoreset (step_batch); bit 1 = info columns (`step_batch` replies carry
+ *              the numeric info keys as columns: see below; servers whose `hello` has
+ *              `capabilities.binary_info_columns`)
  *     3  u8   T, the length of the token (0 when the server has none)
  *     4  u32  request id (echoed)
  *     8  u32  n, the number of envs
@@ -25,12 +27,14 @@
  *
  *     0  u8   0xC1
  *     1  u8   op (echoed)
- *     2  u8   0
+ *     2  u8   flags: bit 1 = the info part has columns (answering a request with bit 1)
  *     3  u8   1, the format version
  *     4  u32  request id
  *     8  u32  n
- *     12 u32  I, the length of the msgpack info part
- *     16 16 bytes reserved (0)
+ *     12 u32  I, the length of the info part
+ *     16 u32  C, the number of info columns (0 without bit 1)
+ *     20 u32  S, the length of the columns' spec (0 without bit 1)
+ *     24 8 bytes reserved (0)
  *     32 f64  rewards [n]
  *     .. u8   terminated [n], then u8 truncated [n]; zero padding to a multiple of 8
  *     .. per array of the layout, in its order: the n envs' arrays stacked ([n, ...shape], C order),
@@ -38,6 +42,17 @@
  *     .. u8   action masks [n, A] (1 = valid, the mask after the step); padding to 8
  *     .. I bytes: msgpack of the info (`step`: the info map without `action_mask`; `step_batch`:
  *        the list of infos, as the msgpack `step_batch` has them)
+ *
+ * With info columns (flag bit 1, `step_batch` only), the I bytes of the info part are instead:
+ *
+ *     .. C columns of n values each, 8 bytes a value: the keys every env's info has with a number
+ *        (`i8` when every value is an integer, else `f8`), in the order of env 0's info
+ *     .. S bytes: msgpack of the columns' spec, `[[key, "i8" | "f8"], ...]` (the same bytes step after
+ *        step while the keys and kinds stay: a client parses it once)
+ *     .. the rest: msgpack of the list of n infos without the column keys (usually n empty maps)
+ *
+ * so that a client builds the batched info of the common step (a few numbers per env) from array views
+ * instead of walking n maps.
  *
  * The layout is a pure function of the env's observation space (a `Box`, or a `Dict` of `Box`es):
  * `binaryLayout`. The offsets are a pure function of the layout and n: `replyOffsets`.
@@ -51,6 +66,8 @@ export const BINARY_MAGIC = 0xc1;
 export const BINARY_VERSION = 1;
 /** Op codes of binary frames. */
 export const BINARY_OPS = { step: 1, step_batch: 2 } as const;
+/** Bits of a frame's flags byte (offset 2). */
+export const BINARY_FLAGS = { autoreset: 1, infoColumns: 2 } as const;
 /** Size of a reply's header. */
 export const REPLY_HEADER_BYTES = 32;
 /** Size of a request's fixed part. */
@@ -157,6 +174,8 @@ export interface BinaryRequest {
   op: 'step' | 'step_batch';
   id: number;
   autoreset: boolean;
+  /** The client reads info columns (flag bit 1; honoured for `step_batch`). */
+  infoColumns: boolean;
   /** Env handles as the server names them (`e<number>`). */
   envs: string[];
   actions: number[];
@@ -168,6 +187,8 @@ export interface BinaryRequest {
 export function binaryRequestId(payload: Buffer): number | null {
   return payload.length >= 8 ? payload.readUInt32LE(4) : null;
 }
+
+const NO_TOKEN = Buffer.alloc(0);
 
 /** Decodes a binary request frame; throws a `BridgeError` (`bad_message`) naming what is wrong. */
 export function parseBinaryRequest(payload: Buffer): BinaryRequest {
@@ -192,8 +213,8 @@ export function parseBinaryRequest(payload: Buffer): BinaryRequest {
     envs[i] = `e${payload.readUInt32LE(REQUEST_HEADER_BYTES + 4 * i)}`;
     actions[i] = payload.readInt32LE(a0 + 4 * i);
   }
-  const token = payload.subarray(REQUEST_HEADER_BYTES + 8 * n);
-  return { op, id, autoreset: (flags & 1) === 1, envs, actions, token };
+  const token = tokenLength === 0 ? NO_TOKEN : payload.subarray(REQUEST_HEADER_BYTES + 8 * n);
+  return { op, id, autoreset: (flags & BINARY_FLAGS.autoreset) !== 0, infoColumns: (flags & BINARY_FLAGS.infoColumns) !== 0, envs, actions, token };
 }
 
 /** Encodes a binary request (what a TypeScript client sends; the tests use it). */
@@ -202,7 +223,7 @@ export function encodeBinaryRequest(
   id: number,
   envs: readonly (string | number)[],
   actions: readonly number[],
-  options: { autoreset?: boolean; token?: string } = {},
+  options: { autoreset?: boolean; token?: string; infoColumns?: boolean } = {},
 ): Buffer {
   const n = envs.length;
   const token = Buffer.from(options.token ?? '', 'utf8');
@@ -210,7 +231,7 @@ export function encodeBinaryRequest(
   const b = Buffer.alloc(REQUEST_HEADER_BYTES + 8 * n + token.length);
   b[0] = BINARY_MAGIC;
   b[1] = BINARY_OPS[op];
-  b[2] = options.autoreset === false ? 0 : 1;
+  b[2] = (options.autoreset === false ? 0 : BINARY_FLAGS.autoreset) | (options.infoColumns ? BINARY_FLAGS.infoColumns : 0);
   b[3] = token.length;
   b.writeUInt32LE(id >>> 0, 4);
   b.writeUInt32LE(n, 8);
@@ -252,6 +273,77 @@ function arrayOf(obs: unknown, a: LayoutArray): WireTypedArray {
   return v as WireTypedArray;
 }
 
+const NO_INFO: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+/** The info of a batch split into columns (flag bit 1): the numeric keys every env has, and the rest. */
+export interface InfoColumns {
+  /** The column keys, in the order of env 0's info. */
+  keys: string[];
+  /** Per key: every value is a safe integer (sent as `i8`), else `f8`. */
+  ints: boolean[];
+  /** Each env's info without the column keys (a shared empty object when nothing is left). */
+  rest: Record<string, unknown>[];
+}
+
+/**
+ * Splits a batch's infos into columns: a key of env 0's info is a column when every env's info
+ * holds a number there. One pass over the keys of each info; no copy of an info that has nothing
+ * but column keys.
+ */
+export function splitInfoColumns(infos: readonly Record<string, unknown>[]): InfoColumns {
+  const n = infos.length;
+  const keys: string[] = [];
+  const ints: boolean[] = [];
+  const first = infos[0];
+  if (first !== undefined)
+    for (const k in first) {
+      let isNumber = true;
+      let isInt = true;
+      for (let i = 0; i < n; i++) {
+        const v = infos[i]![k];
+        if (typeof v !== 'number') {
+          isNumber = false;
+          break;
+        }
+        if (isInt && !Number.isSafeInteger(v)) isInt = false;
+      }
+      if (isNumber) {
+        keys.push(k);
+        ints.push(isInt);
+      }
+    }
+  const rest: Record<string, unknown>[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const info = infos[i]!;
+    let r: Record<string, unknown> | null = null;
+    for (const k in info)
+      if (!keys.includes(k)) {
+        if (r === null) r = {};
+        r[k] = info[k];
+      }
+    rest[i] = r ?? NO_INFO;
+  }
+  return { keys, ints, rest };
+}
+
+/** The columns' spec as the wire has it (msgpack of this value): `[[key, "i8" | "f8"], ...]`. */
+export function columnSpec(c: InfoColumns): [string, 'i8' | 'f8'][] {
+  return c.keys.map((k, j) => [k, c.ints[j] ? 'i8' : 'f8']);
+}
+
+// byte views of observation arrays: envs write their observations into the same buffers step after
+// step, so a view is made once per buffer, not once per array and reply
+const byteViews = new WeakMap<WireTypedArray, Uint8Array>();
+
+function bytesOf(v: WireTypedArray): Uint8Array {
+  let u = byteViews.get(v);
+  if (u === undefined || u.buffer !== v.buffer) {
+    u = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+    byteViews.set(v, u);
+  }
+  return u;
+}
+
 /** What a binary reply carries (one entry per env). */
 export interface BinaryReplyParts {
   op: 'step' | 'step_batch';
@@ -261,22 +353,49 @@ export interface BinaryReplyParts {
   truncated: ArrayLike<number | boolean>;
   observations: readonly unknown[];
   masks: readonly Uint8Array[];
-  /** The msgpack bytes of the info part. */
+  /** The msgpack bytes of the info part (with `columns`: of the rest of the infos). */
   info: Uint8Array;
+  /** Info columns (a `step_batch` asked with flag bit 1): the split, the envs' infos and the spec's msgpack bytes. */
+  columns?: { split: InfoColumns; infos: readonly Record<string, unknown>[]; spec: Uint8Array };
+}
+
+// the offsets of the replies of each layout, by n (a step computes them once, not per reply)
+const offsetCache = new WeakMap<BinaryLayout, Map<number, ReplyOffsets>>();
+
+function cachedOffsets(layout: BinaryLayout, n: number): ReplyOffsets {
+  let byN = offsetCache.get(layout);
+  if (byN === undefined) {
+    byN = new Map();
+    offsetCache.set(layout, byN);
+  }
+  let o = byN.get(n);
+  if (o === undefined) {
+    o = replyOffsets(layout, n);
+    if (byN.size < 64) byN.set(n, o);
+  }
+  return o;
 }
 
 /** Encodes a binary reply: one buffer, the observations and masks copied once into place. */
 export function encodeBinaryReply(layout: BinaryLayout, p: BinaryReplyParts): Buffer {
   const n = p.observations.length;
-  const o = replyOffsets(layout, n);
-  const b = replyBuffer(o.info + p.info.length);
+  const o = cachedOffsets(layout, n);
+  const c = p.columns;
+  const columnBytes = c ? 8 * n * c.split.keys.length : 0;
+  const infoLength = columnBytes + (c ? c.spec.length : 0) + p.info.length;
+  const b = replyBuffer(o.info + infoLength);
   b.fill(0, 0, REPLY_HEADER_BYTES);
   b[0] = BINARY_MAGIC;
   b[1] = BINARY_OPS[p.op];
+  b[2] = c ? BINARY_FLAGS.infoColumns : 0;
   b[3] = BINARY_VERSION;
   b.writeUInt32LE(p.id >>> 0, 4);
   b.writeUInt32LE(n, 8);
-  b.writeUInt32LE(p.info.length, 12);
+  b.writeUInt32LE(infoLength, 12);
+  if (c) {
+    b.writeUInt32LE(c.split.keys.length, 16);
+    b.writeUInt32LE(c.spec.length, 20);
+  }
   for (let i = 0; i < n; i++) {
     b.writeDoubleLE(p.rewards[i]!, o.rewards + 8 * i);
     b[o.terminated + i] = p.terminated[i] ? 1 : 0;
@@ -287,8 +406,7 @@ export function encodeBinaryReply(layout: BinaryLayout, p: BinaryReplyParts): Bu
     const a = layout.arrays[j]!;
     let at = o.arrays[j]!;
     for (let i = 0; i < n; i++) {
-      const v = arrayOf(p.observations[i], a);
-      b.set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), at);
+      b.set(bytesOf(arrayOf(p.observations[i], a)), at);
       at += a.bytes;
     }
     b.fill(0, at, j + 1 < layout.arrays.length ? o.arrays[j + 1]! : o.masks);
@@ -301,7 +419,25 @@ export function encodeBinaryReply(layout: BinaryLayout, p: BinaryReplyParts): Bu
     at += layout.mask;
   }
   b.fill(0, at, o.info);
-  b.set(p.info, o.info);
+  at = o.info;
+  if (c) {
+    const { keys, ints } = c.split;
+    for (let j = 0; j < keys.length; j++) {
+      const k = keys[j]!;
+      if (ints[j])
+        for (let i = 0; i < n; i++, at += 8) {
+          // a safe integer as int64: the high word by floor division (two's complement for negatives)
+          const v = c.infos[i]![k] as number;
+          const hi = Math.floor(v / 4294967296);
+          b.writeUInt32LE(v - hi * 4294967296, at);
+          b.writeInt32LE(hi, at + 4);
+        }
+      else for (let i = 0; i < n; i++, at += 8) b.writeDoubleLE(c.infos[i]![k] as number, at);
+    }
+    b.set(c.spec, at);
+    at += c.spec.length;
+  }
+  b.set(p.info, at);
   return b;
 }
 
@@ -315,7 +451,11 @@ export interface DecodedBinaryReply {
   /** Per layout array (by key, `''` for a `Box`), the stacked values of the n envs. */
   arrays: Record<string, WireTypedArray>;
   masks: Uint8Array;
+  /** The msgpack info part (with info columns: the rest of the infos). */
   info: Uint8Array;
+  /** With info columns (flag bit 1): the spec's msgpack bytes and each column's n values read as
+   * `i8` and as `f8` (the spec says which holds). */
+  columns?: { spec: Uint8Array; values: { i8: number[]; f8: number[] }[] };
 }
 
 /** Decodes a binary reply (copies, aligned). */
@@ -330,7 +470,7 @@ export function decodeBinaryReply(layout: BinaryLayout, b: Uint8Array): DecodedB
   layout.arrays.forEach((a, j) => {
     arrays[a.key ?? ''] = new DTYPES[a.dtype](copy(o.arrays[j]!, a.bytes * n)) as WireTypedArray;
   });
-  return {
+  const out: DecodedBinaryReply = {
     op: buf[1] === BINARY_OPS.step ? 'step' : 'step_batch',
     id: buf.readUInt32LE(4),
     rewards: new Float64Array(copy(o.rewards, 8 * n)),
@@ -340,4 +480,22 @@ export function decodeBinaryReply(layout: BinaryLayout, b: Uint8Array): DecodedB
     masks: new Uint8Array(copy(o.masks, layout.mask * n)),
     info: new Uint8Array(copy(o.info, infoLength)),
   };
+  if ((buf[2]! & BINARY_FLAGS.infoColumns) !== 0) {
+    const count = buf.readUInt32LE(16);
+    const specLength = buf.readUInt32LE(20);
+    const spec = new Uint8Array(copy(o.info + 8 * n * count, specLength));
+    // the kinds are in the spec (msgpack): the values are read both ways, the caller picks by the spec
+    const values: { i8: number[]; f8: number[] }[] = [];
+    for (let j = 0; j < count; j++) {
+      const at = o.info + 8 * n * j;
+      values.push({
+        i8: Array.from({ length: n }, (_, i) => Number(buf.readBigInt64LE(at + 8 * i))),
+        f8: Array.from({ length: n }, (_, i) => buf.readDoubleLE(at + 8 * i)),
+      });
+    }
+    out.columns = { spec, values };
+    const restAt = o.info + 8 * n * count + specLength;
+    out.info = new Uint8Array(copy(restAt, o.info + infoLength - restAt));
+  }
+  return out;
 }

@@ -23,9 +23,12 @@ import {
   type BinaryLayout,
   binaryLayout,
   binaryRequestId,
+  columnSpec,
   encodeBinaryReply,
+  type InfoColumns,
   layoutMessage,
   parseBinaryRequest,
+  splitInfoColumns,
 } from './binary.js';
 
 import type { SpaceDescriptor } from './protocol.js';
@@ -271,6 +274,8 @@ export class BridgeServer {
   private encodeSeconds = 0;
   /** The token's bytes (binary frames carry it as bytes). */
   private readonly tokenBytes: Buffer | null;
+  /** Packed info-column specs by their keys and kinds (binary `step_batch` with info columns). */
+  private readonly columnSpecs = new Map<string, Uint8Array>();
 
   constructor(
     private readonly factory: EnvFactory,
@@ -416,6 +421,10 @@ export class BridgeServer {
         throw new BridgeError('bad_request', `environment ${q.envs[0]} (${first.envId}) has no binary layout: step it with msgpack requests`);
       const b = q.op === 'step' ? this.runStep(q.envs[0]!, q.actions[0]!, true) : this.runBatch(q.envs, q.actions, q.autoreset);
       const t0 = performance.now();
+      const masks: Uint8Array[] = new Array(b.slots.length);
+      for (let i = 0; i < masks.length; i++) masks[i] = b.slots[i]!.env.actionMask();
+      // info columns (a step_batch whose client reads them): the numbers as columns, the rest msgpack
+      const split = q.op === 'step_batch' && q.infoColumns ? splitInfoColumns(b.infos) : null;
       const out = encodeBinaryReply(layout, {
         op: q.op,
         id: q.id,
@@ -423,14 +432,28 @@ export class BridgeServer {
         terminated: b.terminated,
         truncated: b.truncated,
         observations: b.observations,
-        masks: b.slots.map((s) => s.env.actionMask()),
-        info: packr.pack(q.op === 'step' ? b.infos[0] : b.infos),
+        masks,
+        info: packr.pack(split ? split.rest : q.op === 'step' ? b.infos[0] : b.infos),
+        ...(split ? { columns: { split, infos: b.infos, spec: this.columnSpecBytes(split) } } : {}),
       });
       this.encodeSeconds += (performance.now() - t0) / 1000;
       return out;
     } catch (e) {
       return this.failure(id, e);
     }
+  }
+
+  /** The msgpack bytes of a columns' spec, packed once per distinct spec (steps repeat the same one). */
+  private columnSpecBytes(split: InfoColumns): Uint8Array {
+    let key = '';
+    for (let j = 0; j < split.keys.length; j++) key += `${split.ints[j] ? 'i' : 'f'}${split.keys[j]}\u0000`;
+    let spec = this.columnSpecs.get(key);
+    if (spec === undefined) {
+      // a copy: packr's buffer is reused by later replies
+      spec = Uint8Array.from(packr.pack(columnSpec(split)));
+      if (this.columnSpecs.size < 1024) this.columnSpecs.set(key, spec);
+    }
+    return spec;
   }
 
   /** The error reply of anything thrown while handling a request: its own, the factory's classification, or `internal`. */
@@ -472,6 +495,8 @@ export class BridgeServer {
             ndarray: true,
             // binary step frames (bridge/binary.ts), format version
             binary: BINARY_VERSION,
+            // binary step_batch replies carry the numeric info keys as columns when asked (flag bit 1)
+            binary_info_columns: true,
             idle_timeout_s: this.idleTimeoutMs / 1000,
             limits: {
               max_envs: this.limits.maxEnvs,

@@ -82,6 +82,27 @@ async function main(): Promise<void> {
   );
   console.log(`  ${o.masks}  mask ${hex(rb!, o.masks, o.masks + layout.mask)}`);
   console.log(`  ${o.info}  info ${JSON.stringify(wire.unpack(rb!.subarray(o.info)))}`);
+  // a binary step_batch of two such envs asking for info columns (flag bit 1): the info part
+  const small2 = await call({ op: 'make', env_id: 'clustergym/Job-v0', config: { trajectory: { length: 10, origin: 0 }, k: 2 } });
+  await call({ op: 'reset', env: small2.env, seed: 43 });
+  const batch = encodeBinaryRequest('step_batch', ++id, [small.env as string, small2.env as string], [0, 0], { infoColumns: true });
+  await sock.send(batch);
+  const [rc] = await sock.receive();
+  const o2 = replyOffsets(layout, 2);
+  const columns = rc!.readUInt32LE(16);
+  const specLength = rc!.readUInt32LE(20);
+  console.log(`\n--> binary step_batch, info columns (${batch.length} bytes): ${hex(batch, 0, batch.length)}`);
+  console.log(`<-- binary reply (${rc!.length} bytes), offsets ${JSON.stringify(o2)}`);
+  console.log(`${String(0).padStart(5)}  ${hex(rc!, 0, 32)}`);
+  const spec = wire.unpack(rc!.subarray(o2.info + 16 * columns, o2.info + 16 * columns + specLength)) as [string, string][];
+  spec.forEach(([k, kind], j) => {
+    const at = o2.info + 16 * j;
+    const values = kind === 'i8' ? [rc!.readBigInt64LE(at), rc!.readBigInt64LE(at + 8)].map(Number) : [rc!.readDoubleLE(at), rc!.readDoubleLE(at + 8)];
+    console.log(`${String(at).padStart(5)}  column ${k} (${kind}): ${hex(rc!, at, at + 16)}  = ${values.join(', ')}`);
+  });
+  const specAt = o2.info + 16 * columns;
+  console.log(`${String(specAt).padStart(5)}  spec (${specLength} bytes) ${JSON.stringify(spec)}`);
+  console.log(`${String(specAt + specLength).padStart(5)}  rest ${JSON.stringify(wire.unpack(rc!.subarray(specAt + specLength)))}`);
   await call({ op: 'close', env });
   sock.close();
   await server.close();

@@ -230,7 +230,7 @@ class Env(_ServerResource, _EnvBase):  # type: ignore[misc, valid-type]
         a = action if type(action) is int else action_to_wire(action)
         layout = self._layout
         if layout is not None and type(a) is int and -(2**31) <= a < 2**31:
-            out = binary.decode_step(layout, self.client.step_frame("step", self._handle_number, (a,)))
+            out = self.client.step_one(layout, self._handle_number[0], a)
             self._mask = out[4]["action_mask"]
             return out
         r = self.client.request("step", env=self.handle, action=a)

@@ -108,6 +108,9 @@ class SB3VecEnv(_SB3VecEnvBase):  # type: ignore[misc, valid-type]
         actions, self._actions = self._actions, None
         obs, rewards, terminated, truncated, raw = self.venv._step_lists(actions)
         dones = terminated | truncated
+        if not dones.any():
+            # the common step: the infos are fresh dicts of this reply, handed over as they are
+            return _copy_obs(obs), rewards.astype(np.float32), dones, list(raw)
         infos: List[Dict[str, Any]] = []
         for i, info in enumerate(raw):
             if dones[i]:

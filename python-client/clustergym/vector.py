@@ -310,6 +310,9 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
             binary.Layout.from_make_reply({"binary": binary_layout}) if client.binary and all(x is not None for x in numbers) else None
         )
         self._handle_numbers: List[int] = [x or 0 for x in numbers]
+        # binary step_batch replies with the numeric infos as columns (when the server has them)
+        self._columns = self._layout is not None and client.binary_columns
+        self._all_rows: List[int] = list(range(self.num_envs))
 
     # -- API --------------------------------------------------------------------------------------
 
@@ -339,8 +342,8 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
         ``invalid_action: "raise"``) raises :class:`~clustergym.errors.InvalidActionError` (``.index``
         is the env) and no env is stepped or reset.
         """
-        obs, rewards, terminated, truncated, infos = self._step_lists(actions)
-        return obs, rewards, terminated, truncated, batch_infos(infos, self.num_envs)
+        obs, rewards, terminated, truncated, infos = self._step_lists(actions, batched=True)
+        return obs, rewards, terminated, truncated, infos if isinstance(infos, dict) else batch_infos(infos, self.num_envs)
 
     def action_masks(self) -> np.ndarray:
         """The valid actions of every env: bool ``[num_envs, A]`` (True = valid)."""
@@ -393,23 +396,37 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
         self._ended[idx] = False
         return obs, mask, infos
 
-    def _step_lists(self, actions: Any) -> Tuple[Observation, np.ndarray, np.ndarray, np.ndarray, List[Dict[str, Any]]]:
+    def _step_lists(self, actions: Any, batched: bool = False) -> Tuple[Observation, np.ndarray, np.ndarray, np.ndarray, Any]:
         """Steps; returns the batched observations, rewards, terminations, truncations, and the
         per-env info dicts of :meth:`step` before batching (in ``SAME_STEP``, an env that was reset
-        has ``final_obs``, ``final_info`` and its reset info)."""
+        has ``final_obs``, ``final_info`` and its reset info). With ``batched``, the infos may come
+        back already batched (a dict, as :func:`batch_infos` makes it): the common step whose reply
+        carries info columns and no other info, no episode having ended."""
         self._check_open()
         n = self.num_envs
         wire_actions = _actions_to_wire(actions, n)
         mode = self.autoreset_mode
         if mode == AutoresetMode.NEXT_STEP and self._ended.any():
             return self._step_next_step(wire_actions)
-        r = self._step_batch(list(range(n)), wire_actions, mode == AutoresetMode.SAME_STEP)
-        obs = observation_from_wire(r["observations"])
-        rewards = np.asarray(r["rewards"], dtype=np.float64)
+        r = self._step_batch(self._all_rows, wire_actions, mode == AutoresetMode.SAME_STEP, columns=batched)
+        binary_reply = "binary" in r
+        obs = r["observations"] if binary_reply else observation_from_wire(r["observations"])
         terminated, truncated = _as_bool(r["terminated"]), _as_bool(r["truncated"])
-        raw = list(r.get("infos") or [{} for _ in self.handles])
+        masks = r["action_masks"]
+        self._masks = masks if binary_reply else np.asarray(masks, dtype=np.uint8)
+        columns = r.get("info_columns")
+        if columns is not None and not r["ended"] and r["rest_empty"]:
+            # the hot path of a Gymnasium vector step: no episode ended (so no env is marked ended:
+            # a NEXT_STEP step with some would have gone to _step_next_step, a DISABLED one refused),
+            # and the batched info is the columns themselves
+            self._obs = obs
+            return obs, r["rewards"], terminated, truncated, self._batched_columns(columns)
+        rewards = r["rewards"] if binary_reply else np.asarray(r["rewards"], dtype=np.float64)
         ended = terminated | truncated
-        self._masks = np.asarray(r["action_masks"], dtype=np.uint8)
+        if columns is not None:
+            raw = binary.merged_infos(columns, r["infos"])
+        else:
+            raw = list(r.get("infos") or [{} for _ in self.handles])
         if mode == AutoresetMode.SAME_STEP:
             infos = [_same_step_info(info) if e else info for e, info in zip(ended.tolist(), raw)] if ended.any() else raw
         else:
@@ -443,7 +460,8 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
             terminated[step_idx] = _as_bool(r["terminated"])
             truncated[step_idx] = _as_bool(r["truncated"])
             masks[step_idx] = np.asarray(r["action_masks"], dtype=np.uint8)
-            for j, info in enumerate(r.get("infos") or [{} for _ in step_idx]):
+            columns = r.get("info_columns")
+            for j, info in enumerate(binary.merged_infos(columns, r["infos"]) if columns is not None else r.get("infos") or [{} for _ in step_idx]):
                 infos[step_idx[j]] = info
         rr = self.client.request("reset_batch", envs=[self.handles[i] for i in reset_idx])
         parts.append((reset_idx, observation_from_wire(rr["observations"])))
@@ -456,13 +474,25 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
         self._obs, self._masks, self._ended = obs, masks, ended
         return obs, rewards, terminated, truncated, infos
 
-    def _step_batch(self, idx: List[int], actions: List[Any], autoreset: bool) -> Dict[str, Any]:
+    def _batched_columns(self, columns: Mapping[str, np.ndarray]) -> Dict[str, Any]:
+        """The batched info (:func:`batch_infos`'s layout) of info columns that every env has."""
+        present = binary.all_present(self._layout, self.num_envs)  # type: ignore[arg-type]
+        out: Dict[str, Any] = {}
+        for k, v in columns.items():
+            out[k] = v
+            out["_" + k] = present
+        return out
+
+    def _step_batch(self, idx: List[int], actions: List[Any], autoreset: bool, columns: bool = False) -> Dict[str, Any]:
         """``step_batch`` over the envs ``idx``: a binary frame when the server offers them and every
-        action is an int32, else msgpack (whose reply names what is wrong with an action)."""
+        action is an int32 (with info columns when ``columns`` and the server has them: the batched
+        infos of :meth:`step` are views of them; per-env dicts, as SB3 wants, come faster from msgpack
+        maps), else msgpack (whose reply names what is wrong with an action)."""
         layout = self._layout
         if layout is not None and actions and set(map(type, actions)) == _INT and -(2**31) <= min(actions) and max(actions) < 2**31:
             numbers = self._handle_numbers
-            raw = self.client.step_frame("step_batch", [numbers[i] for i in idx], actions, autoreset)
+            handles = numbers if idx is self._all_rows else [numbers[i] for i in idx]
+            raw = self.client.step_frame("step_batch", handles, actions, autoreset, columns=columns and self._columns)
             return binary.decode_step_batch(layout, raw, len(idx))
         return self.client.request("step_batch", envs=[self.handles[i] for i in idx], actions=actions, autoreset=autoreset)
 

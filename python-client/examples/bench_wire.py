@@ -47,6 +47,7 @@ import zmq
 import _common  # noqa: F401
 import clustergym
 from clustergym import binary, wire
+from clustergym.client import _SEND
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -106,7 +107,9 @@ class BridgeLoop:
             layout, numbers, op = self.env._layout, self.env._handle_numbers, "step_batch"  # noqa: SLF001
             handles = list(self.env.handles)
         if layout is not None:
-            raw_req = binary.encode_request(op, 1, numbers, a, True, c._token_bytes)  # noqa: SLF001
+            # the flags of the real step (info columns when the vector env asks for them)
+            columns = bool(getattr(self.env, "_columns", False))
+            raw_req = binary.encode_request(op, 1, numbers, a, True, c._token_bytes, columns)  # noqa: SLF001
         else:
             req: Dict[str, Any] = {"id": 1, "op": op}
             req.update({"env": handles[0], "action": a[0]} if self.n == 1 else {"envs": handles, "actions": a, "autoreset": True})
@@ -151,8 +154,10 @@ class RawLoop:
         s.recv()
         s.send_multipart([b"sim", self.sim])
         s.recv()
+        # the same compiled send as the client's step (not pyzmq's Python wrapper): the wire alone
+        send = _SEND
         for _ in range(count):
-            s.send(req)
+            send(s, req)
             s.recv()
 
     def close(self) -> None:
@@ -201,6 +206,7 @@ def main() -> None:
         config["workload"] = a.workload
     proc, bridge_addr, raw_addr = start_servers()
     results: List[Dict[str, Any]] = []
+    load_before = [round(x, 2) for x in os.getloadavg()]
     try:
         for n in [int(x) for x in a.envs.split(",")]:
             b = BridgeLoop(bridge_addr, a.env, config, n)
@@ -298,7 +304,15 @@ def main() -> None:
             proc.wait(5)
         except subprocess.TimeoutExpired:
             proc.kill()
-    print(json.dumps({"env": a.env, "k": a.k, "workload": a.workload or "embedded default", "frames": "msgpack" if a.msgpack else "binary", "results": results}))
+    print(json.dumps({
+        "env": a.env,
+        "k": a.k,
+        "workload": a.workload or "embedded default",
+        "frames": "msgpack" if a.msgpack else "binary",
+        "results": results,
+        # the machine's 1, 5 and 15-minute load averages when the run started and ended
+        "load_average": {"start": load_before, "end": [round(x, 2) for x in os.getloadavg()]},
+    }))
 
 
 if __name__ == "__main__":

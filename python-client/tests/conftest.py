@@ -35,7 +35,9 @@ def small_config(env_id: str, **extra: Any) -> Dict[str, Any]:
 @pytest.fixture(scope="session")
 def server() -> Iterator[clustergym.LocalServer]:
     """One local server for the session; configs may name files of the repository and of ../shared."""
-    with clustergym.LocalServer(data_roots=[str(REPO), str(REPO.parent / "shared")]) as s:
+    # TCP for the session server (the transport of a remote server); the local default, ipc://, is
+    # tested in test_lifecycle.py
+    with clustergym.LocalServer(bind="tcp://127.0.0.1:0", data_roots=[str(REPO), str(REPO.parent / "shared")]) as s:
         assert s.address.startswith("tcp://127.0.0.1:")
         yield s
 

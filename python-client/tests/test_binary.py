@@ -100,15 +100,50 @@ def test_binary_step_errors_raise_the_error_classes(address: str) -> None:
         env.close()
 
 
+def test_a_step_skips_late_replies_to_earlier_requests(address: str) -> None:
+    """The step's receive fast path takes only its own reply: a late msgpack reply and a late binary
+    reply (to requests whose caller gave up) that arrive first are skipped, as the slow path does."""
+    from clustergym import wire
+
+    with clustergym.Client(address) as c:
+        env = clustergym.make(ENV, small_config(ENV), client=c)
+        other = clustergym.make(ENV, small_config(ENV), client=c)
+        with clustergym.make(ENV, small_config(ENV), address=address) as ref:
+            env.reset(seed=8)
+            other.reset(seed=9)
+            ref.reset(seed=8)
+            valid = int(np.flatnonzero(env.action_masks())[0])
+            other_valid = int(np.flatnonzero(other.action_masks())[0])
+            # two requests nobody waits for (ids the client never uses), answered before the step
+            ping: dict = {"id": 2**31 + 5, "op": "ping"}
+            if c._token is not None:  # noqa: SLF001
+                ping["token"] = c._token  # noqa: SLF001
+            c._sock.send(wire.pack(ping))  # noqa: SLF001
+            c._sock.send(binary.encode_request("step", 2**32 - 3, other._handle_number, [other_valid], True, c._token_bytes))  # noqa: SLF001
+            _same(env.step(valid), ref.step(valid))
+            assert env.step(int(np.flatnonzero(env.action_masks())[0]))[4]["steps"] == 2
+            # the late binary step did step the other env (its reply went unread)
+            other._mask = None  # noqa: SLF001
+            assert other.step(int(np.flatnonzero(other.action_masks())[0]))[4]["steps"] == 2
+        env.close()
+        other.close()
+
+
 @pytest.mark.parametrize("mode", ["SameStep", "NextStep"])
 def test_vector_binary_and_msgpack_give_the_same_steps(address: str, mode: str) -> None:
     cfg = small_config(ENV, trajectory={"length": 8, "origin": "random"})
     with clustergym.Client(address) as cb, clustergym.Client(address, binary=False) as cm:
         vb = clustergym.make_vec(ENV, 3, cfg, client=cb, autoreset_mode=mode)
         vm = clustergym.make_vec(ENV, 3, cfg, client=cm, autoreset_mode=mode)
+        # binary frames without info columns (what a client of binary format 1 alone asks)
+        vn = clustergym.make_vec(ENV, 3, cfg, client=cb, autoreset_mode=mode)
+        vn._columns = False  # noqa: SLF001
         assert vb._layout is not None and vm._layout is None  # noqa: SLF001
+        assert cb.binary_columns and vb._columns and not cm.binary_columns  # noqa: SLF001
         _same(vb.reset(seed=[5, 6, 7]), vm.reset(seed=[5, 6, 7]))
+        vn.reset(seed=[5, 6, 7])
         ends = 0
+        fast = 0
         for _ in range(40):
             masks = vm.action_masks()
             _same(vb.action_masks(), masks)
@@ -116,10 +151,58 @@ def test_vector_binary_and_msgpack_give_the_same_steps(address: str, mode: str) 
             rb = vb.step(np.asarray(actions))
             rm = vm.step(actions)
             _same(rb, rm)
+            _same(vn.step(actions), rm)
             ends += int(np.sum(rm[2] | rm[3]))
+            # the batched info of a step where nothing ended is the columns themselves, with shared masks
+            if not (rm[2] | rm[3]).any() and mode == "SameStep":
+                fast += 1
+                assert rb[4]["steps"].dtype == np.int64 and not rb[4]["_steps"].flags.writeable
         assert ends >= 3
+        assert mode != "SameStep" or fast >= 10
         vb.close()
         vm.close()
+        vn.close()
+
+
+def test_info_columns_decode_a_hand_built_reply() -> None:
+    import struct
+
+    import msgpack
+
+    layout = binary.Layout({"version": 1, "arrays": [{"key": None, "dtype": "float32", "shape": [2]}], "mask": 2})
+    n = 2
+    spec = msgpack.packb([["time", "f8"], ["steps", "i8"]])
+    rest = msgpack.packb([{}, {"invalid_action": True}])
+    starts, masks, info_at = layout.offsets(n)
+    columns = np.array([1.5, 2.25]).astype("<f8").tobytes() + np.array([3, -(2**40)]).astype("<i8").tobytes()
+    info = columns + spec + rest
+    b = bytearray(info_at + len(info))
+    struct.pack_into("<BBBBIIIII", b, 0, 0xC1, 2, binary.INFO_COLUMNS, binary.VERSION, 4, n, len(info), 2, len(spec))
+    struct.pack_into("<2d", b, 32, 0.5, -1.0)
+    b[starts[0] : starts[0] + 16] = np.arange(4, dtype="<f4").tobytes()
+    b[masks : masks + 4] = bytes([1, 0, 0, 1])
+    b[info_at:] = info
+    raw = bytes(b)
+    r = binary.decode_step_batch(layout, raw, n)
+    cols = r["info_columns"]
+    assert list(cols) == ["time", "steps"]
+    assert cols["time"].dtype == np.float64 and cols["time"].tolist() == [1.5, 2.25]
+    assert cols["steps"].dtype == np.int64 and cols["steps"].tolist() == [3, -(2**40)]
+    assert r["infos"] == [{}, {"invalid_action": True}]
+    assert r["observations"].tolist() == [[0.0, 1.0], [2.0, 3.0]] and r["action_masks"].tolist() == [[1, 0], [0, 1]]
+    merged = binary.merged_infos(cols, r["infos"])
+    assert merged == [{"time": 1.5, "steps": 3}, {"time": 2.25, "steps": -(2**40), "invalid_action": True}]
+    assert type(merged[0]["steps"]) is int and type(merged[0]["time"]) is float
+    # the spec is parsed once: a second reply reuses it
+    assert list(layout._specs.values()) == [[("time", np.dtype("<f8")), ("steps", np.dtype("<i8"))]]  # noqa: SLF001
+    binary.decode_step_batch(layout, raw, n)
+    assert len(layout._specs) == 1  # noqa: SLF001
+    # the request flag asks for columns
+    assert binary.encode_request("step_batch", 1, [1, 2], [0, 0], True, b"", True)[2] == binary.AUTORESET | binary.INFO_COLUMNS
+    # a spec that is not [[key, "i8" | "f8"], ...] is refused
+    bad = raw.replace(spec, msgpack.packb([["time", "f4"], ["steps", "i8"]]))
+    with pytest.raises(ValueError, match="info column spec"):
+        binary.decode_step_batch(binary.Layout({"version": 1, "arrays": [{"key": None, "dtype": "float32", "shape": [2]}], "mask": 2}), bad, n)
 
 
 def test_request_frame_layout() -> None:

@@ -123,3 +123,24 @@ def test_start_failure_is_clear() -> None:
         clustergym.make(JOB, server_command=[sys.executable, "-c", "import sys; print('boom', file=sys.stderr); sys.exit(3)"])
     with pytest.raises(ServerStartError, match="boom"):
         clustergym.LocalServer([sys.executable, "-c", "import sys; print('boom', file=sys.stderr); sys.exit(3)"])
+
+
+def test_the_local_server_binds_a_private_unix_socket_by_default_and_tcp_on_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``LocalServer()`` binds ``ipc://`` in a fresh 0700 folder that ``stop()`` removes; the env steps
+    over it as over TCP; ``CLUSTERGYM_LOCAL_TRANSPORT=tcp`` (or ``bind=``) gives loopback TCP."""
+    with clustergym.LocalServer() as s:
+        assert s.address.startswith("ipc://") and s.address.endswith("/serve.sock")
+        folder = os.path.dirname(s.address[len("ipc://") :])
+        assert os.stat(folder).st_mode & 0o777 == 0o700
+        with clustergym.make("clustergym/Job-v0", small_config("clustergym/Job-v0"), address=s.address) as env:
+            env.reset(seed=1)
+            assert env._layout is not None  # noqa: SLF001 -- binary frames over ipc:// too
+            assert env.step(int(env.action_masks().argmax()))[4]["steps"] == 1
+    assert not os.path.exists(folder)
+    # make() without an address: its private server is on ipc:// too
+    with clustergym.make("clustergym/Job-v0", small_config("clustergym/Job-v0")) as env:
+        assert env.server is not None and env.client.address.startswith("ipc://")
+        env.reset(seed=1)
+    monkeypatch.setenv("CLUSTERGYM_LOCAL_TRANSPORT", "tcp")
+    with clustergym.LocalServer() as s:
+        assert s.address.startswith("tcp://127.0.0.1:")

@@ -8,7 +8,18 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Dealer } from 'zeromq';
-import { BINARY_MAGIC, type BinaryLayout, binaryLayout, decodeBinaryReply, encodeBinaryRequest, layoutFromMessage, replyOffsets } from '../../bridge/binary.js';
+import {
+  BINARY_MAGIC,
+  type BinaryLayout,
+  binaryLayout,
+  columnSpec,
+  decodeBinaryReply,
+  encodeBinaryReply,
+  encodeBinaryRequest,
+  layoutFromMessage,
+  replyOffsets,
+  splitInfoColumns,
+} from '../../bridge/binary.js';
 import { registryFactory } from '../../bridge/envFactory.js';
 import { decodeNdArray, type NdArrayMessage } from '../../bridge/ndarray.js';
 import { BridgeServer, wire } from '../../bridge/server.js';
@@ -86,6 +97,7 @@ describe('binary frames over real sockets', () => {
     const c = new Client(endpoint);
     const h = await c.ok('hello');
     expect((h.capabilities as { binary: number }).binary).toBe(1);
+    expect((h.capabilities as { binary_info_columns: boolean }).binary_info_columns).toBe(true);
     const m = await c.ok('make', { env_id: 'clustergym/Job-v0', config: CONFIG });
     expect(m.binary).toEqual({
       version: 1,
@@ -140,10 +152,12 @@ describe('binary frames over real sockets', () => {
     const msg = [(await made()).env, (await made()).env, (await made()).env] as string[];
     const m = await made();
     const bin = [m.env, (await made()).env, (await made()).env] as string[];
+    const cols = [(await made()).env, (await made()).env, (await made()).env] as string[];
     const layout = layoutFromMessage(m.binary as Parameters<typeof layoutFromMessage>[0]);
     const seeds = [3, 4, 5];
     const r0 = await c.ok('reset_batch', { envs: msg, seeds });
     await c.ok('reset_batch', { envs: bin, seeds });
+    await c.ok('reset_batch', { envs: cols, seeds });
     let masks = nd(r0.action_masks);
     let ends = 0;
     for (let t = 0; t < 30; t++) {
@@ -158,11 +172,67 @@ describe('binary frames over real sockets', () => {
       expect(Array.from(rb.masks)).toEqual(nd(rm.action_masks));
       // infos (with final_observation after an autoreset) decode to the same values
       expect(wire.unpack(Buffer.from(rb.info))).toEqual(rm.infos);
+      expect(rb.columns).toBeUndefined();
+      // info columns (flag bit 1): the numeric keys as columns, the rest msgpack; merged, the same infos
+      const rc = decodeBinaryReply(layout, await c.raw(encodeBinaryRequest('step_batch', t + 100, cols, actions, { autoreset: true, infoColumns: true })));
+      expect(Array.from(rc.rewards)).toEqual(nd(rm.rewards));
+      expect(Array.from(rc.masks)).toEqual(nd(rm.action_masks));
+      const spec = wire.unpack(Buffer.from(rc.columns!.spec)) as [string, 'i8' | 'f8'][];
+      const rest = wire.unpack(Buffer.from(rc.info)) as Record<string, unknown>[];
+      const merged = rest.map((r, i) => ({ ...Object.fromEntries(spec.map(([k, kind], j) => [k, rc.columns!.values[j]![kind][i]])), ...r }));
+      expect(merged).toEqual(rm.infos);
+      // every step info has these numbers: they are columns, never in the rest
+      expect(spec.map(([k]) => k)).toEqual(expect.arrayContaining(['time', 'steps', 'queue_length', 'running']));
+      expect(spec.find(([k]) => k === 'steps')![1]).toBe('i8');
+      for (const r of rest) for (const [k] of spec) expect(r).not.toHaveProperty(k);
       ends += nd(rm.terminated).reduce((x, y) => x + y, 0);
       masks = nd(rm.action_masks);
     }
     expect(ends).toBeGreaterThanOrEqual(3);
     c.close();
+  });
+
+  it('info columns: hand-built infos give the columns, kinds and rest the format says', () => {
+    const infos = [
+      { time: 1.5, steps: 3, big: -(2 ** 40) - 7, flag: true, metrics: { a: 1 } },
+      { time: 2, steps: 4, big: 2 ** 52, flag: false },
+    ];
+    const split = splitInfoColumns(infos);
+    // flag is a boolean and metrics not in every info: not columns; time has a fraction: f8
+    expect(split.keys).toEqual(['time', 'steps', 'big']);
+    expect(columnSpec(split)).toEqual([
+      ['time', 'f8'],
+      ['steps', 'i8'],
+      ['big', 'i8'],
+    ]);
+    expect(split.rest).toEqual([{ flag: true, metrics: { a: 1 } }, { flag: false }]);
+    const layout = binaryLayout({ type: 'Box', shape: [2], dtype: 'float32' }, { type: 'Discrete', n: 3 })!;
+    const spec = wire.pack(columnSpec(split));
+    const b = encodeBinaryReply(layout, {
+      op: 'step_batch',
+      id: 9,
+      rewards: [0.5, -1],
+      terminated: [0, 1],
+      truncated: [0, 0],
+      observations: [Float32Array.of(1, 2), Float32Array.of(3, 4)],
+      masks: [Uint8Array.of(1, 0, 1), Uint8Array.of(0, 0, 0)],
+      info: wire.pack(split.rest),
+      columns: { split, infos, spec },
+    });
+    const o = replyOffsets(layout, 2);
+    // flags byte, C = 3 columns, S = the spec's length; the info part: 3 x 2 x 8 bytes, spec, rest
+    expect([b[2], b.readUInt32LE(16), b.readUInt32LE(20)]).toEqual([2, 3, spec.length]);
+    expect(b.readUInt32LE(12)).toBe(48 + spec.length + wire.pack(split.rest).length);
+    expect([b.readDoubleLE(o.info), b.readDoubleLE(o.info + 8)]).toEqual([1.5, 2]);
+    expect([b.readBigInt64LE(o.info + 16), b.readBigInt64LE(o.info + 24)]).toEqual([3n, 4n]);
+    expect([b.readBigInt64LE(o.info + 32), b.readBigInt64LE(o.info + 40)]).toEqual([-(2n ** 40n) - 7n, 2n ** 52n]);
+    const d = decodeBinaryReply(layout, b);
+    expect(d.columns!.values.map((v, j) => (j === 0 ? v.f8 : v.i8))).toEqual([
+      [1.5, 2],
+      [3, 4],
+      [-(2 ** 40) - 7, 2 ** 52],
+    ]);
+    expect(wire.unpack(Buffer.from(d.info))).toEqual(split.rest);
   });
 
   it('errors are msgpack replies with the frame id; nothing moves (invalid_action: "raise")', async () => {
