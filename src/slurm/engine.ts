@@ -48,6 +48,8 @@
  * reservations on specific nodes chosen by the select plugin's best fit over consecutive free nodes
  * (`nodeSelect`, `pickNodes`; per-node state only then, in an `Int32Array` of the job on each node), with
  * the earliest start of a reservation found as the select plugin's will-run test finds it (`bfWillRun`).
+ * Two more, kept at neutral values by slurm.conf: the background thread's tick phase (`bgTickPhase`) and the
+ * share of job ends whose main pass runs at once, drawn per job (`endSchedShare`: in Slurm a race).
  */
 import { InputError } from '../core/errors.js';
 import { EventQueue } from '../core/eventQueue.js';
