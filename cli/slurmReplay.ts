@@ -37,6 +37,16 @@ export const flags = defineFlags({
     schema: num({ gte: 0 }),
     help: "a main-scheduler pass S s after each job end instead of Slurm's background thread (batch_sched_delay; 0.4 was the measured mean)",
   },
+  'end-sched-share': {
+    value: 'P',
+    schema: num({ gte: 0, lte: 1 }),
+    help: "the share of job ends whose main pass runs at once (Slurm's epilog-message path, a race; measured 0.139), drawn per job id",
+  },
+  'bg-tick-phase': {
+    value: 'S',
+    schema: num({ gte: 0, lt: 1 }),
+    help: "the fraction of a second at which slurmctld's background thread ticks (default 0.5; in Slurm it drifts)",
+  },
   'clock-phase': {
     value: 'S',
     schema: num({ gte: 0 }),
@@ -148,6 +158,8 @@ export const command: CliCommandModule = {
         conf.config.schedDelay = v['sched-delay'];
         conf.config.batchSchedDelay = 0;
       }
+      if (v['end-sched-share'] !== undefined) conf.config.endSchedShare = v['end-sched-share'];
+      if (v['bg-tick-phase'] !== undefined) conf.config.bgTickPhase = v['bg-tick-phase'];
       // one line; the full entries (with values and reasons) are in the JSON's `ignored`
       if (conf.ignored.length > 0)
         console.error(`slurm-replay: ignored (not modelled): ${conf.ignored.map((x) => x.replace(/=\S* \((line \d+).*\)$/, ' ($1)')).join(', ')}`);

@@ -48,12 +48,26 @@
  * reservations on specific nodes chosen by the select plugin's best fit over consecutive free nodes
  * (`nodeSelect`, `pickNodes`; per-node state only then, in an `Int32Array` of the job on each node), with
  * the earliest start of a reservation found as the select plugin's will-run test finds it (`bfWillRun`).
+ * Two more, kept at neutral values by slurm.conf: the background thread's tick phase (`bgTickPhase`) and the
+ * share of job ends whose main pass runs at once, drawn per job (`endSchedShare`: in Slurm a race).
  */
 import { InputError } from '../core/errors.js';
 import { EventQueue } from '../core/eventQueue.js';
 import { JobState, JobTable } from './jobs.js';
 import type { SlurmPlatform } from './platform.js';
 import { DEFAULT_PRIORITY, FairShare, ageFactor, jobPriority, jobSizeFactor, type PriorityConfig } from './priority.js';
+
+/**
+ * A number in [0, 1) from a job id and a seed, the same on every run (murmur3's 32-bit finaliser over
+ * the id's low 32 bits mixed with the seed).
+ */
+export function hashUnit(id: number, seed: number): number {
+  let h = (Math.trunc(id) ^ Math.imul(seed | 0, 0x9e3779b9)) >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  h ^= h >>> 16;
+  return (h >>> 0) / 4294967296;
+}
 
 /** A job as submitted. */
 export interface SlurmJobInput {
@@ -117,13 +131,32 @@ export interface SlurmConfig {
    * `batch_sched_delay` (s; 0: off). Slurm 22.05 runs the main scheduler for a submission and, without an
    * `Epilog`, for most job ends (the nodes of a job whose processes are gone by the time slurmctld asks
    * them to terminate answer "already complete", and that reply only queues a pass) from its background
-   * thread: a tick every second (at `k + 0.5` s here, half way between backfill ticks), which runs a
+   * thread: a tick every second (at `k + bgTickPhase` s), which runs a
    * queued pass once at least this long has passed since the last one it ran. When on, every pass
    * the engine would run after a submission or a job end waits for that tick, and `schedDelay` is not
    * used. (The end of a job whose batch step is still exiting is reported by an epilog message that
-   * runs the main scheduler at once: 20 of 144 ends measured, docs/slurm.md. Not modelled.)
+   * runs the main scheduler at once: `endSchedShare`.)
    */
   batchSchedDelay: number;
+  /**
+   * With `batchSchedDelay`: the share of job ends (0-1) after which the main scheduler runs at once
+   * instead of on the background thread's tick. In Slurm 22.05 without an `Epilog` this happens when the
+   * batch host's slurmstepd has not yet exited as slurmd handles slurmctld's terminate request (a race of
+   * a few ms: slurmd then reports the end by an epilog message, whose handler runs the main scheduler).
+   * Nothing the engine knows decides that race, so the ends are drawn: job `id` takes this path when
+   * `hashUnit(id, endSchedSeed) < endSchedShare`, the same for every run of the engine. Measured: 20 of
+   * 144 ends (docs/slurm.md). 0: never (the default).
+   */
+  endSchedShare: number;
+  /** The seed of `endSchedShare`'s draw. */
+  endSchedSeed: number;
+  /**
+   * With `batchSchedDelay`: the background thread's ticks fall at `k + bgTickPhase` s (0 <= phase < 1).
+   * In Slurm the thread's one-second loop drifts against the backfill timer, so main passes fall at any
+   * fraction of a second (measured over 24 live runs: docs/slurm.md); the default 0.5 is half way between
+   * backfill ticks.
+   */
+  bgTickPhase: number;
   /**
    * Backfill passes on a fixed grid (multiples of `bfInterval` from time 0, as slurmctld's backfill
    * thread keeps its own timer) instead of `bfInterval` after the instant a job arrived to an idle queue.
@@ -191,6 +224,9 @@ export const DEFAULT_SLURM: SlurmConfig = {
   schedDelay: 0,
   schedInterval: 0,
   batchSchedDelay: 0,
+  endSchedShare: 0,
+  endSchedSeed: 0,
+  bgTickPhase: 0.5,
   bfGrid: false,
   bfReserveIdle: 'none',
   bfSlurmRounding: false,
@@ -285,6 +321,10 @@ export class SlurmEngine {
   private deferredAt = Number.NEGATIVE_INFINITY;
   /** The main pass at this instant is a timed one (periodic or deferred): no delay applies. */
   private passDue = false;
+  /** A job end at this instant runs the main scheduler at once (`endSchedShare`). */
+  private endNow = false;
+  /** With `endNow`: a pass was already queued for the background thread before that end. */
+  private queuedBeforeEnd = false;
   private readonly maxQos: number;
   private readonly tier: Int32Array;
   private readonly canPreempt: boolean;
@@ -423,10 +463,22 @@ export class SlurmEngine {
    */
   private mainPass(): void {
     const c = this.config;
+    if (this.endNow) {
+      // the epilog message's handler: a pass now, outside the background thread (its queue and timer unchanged)
+      this.endNow = false;
+      if (!this.passDue && !(c.schedMinInterval > 0 && this.lastSchedule + c.schedMinInterval > this.now)) {
+        this.lastSchedule = this.now;
+        this.dirty = false;
+        this.schedule();
+        if (this.queuedBeforeEnd) this.dirty = true;
+        if (!this.dirty) return;
+      }
+    }
     let at = this.now;
     if (c.batchSchedDelay > 0) {
-      // the background thread's next tick (k + 0.5 s) at least batchSchedDelay after its last pass
-      if (!this.passDue) at = Math.ceil(Math.max(this.now, this.lastBackground + c.batchSchedDelay) - 0.5 - 1e-9) + 0.5;
+      // the background thread's next tick (k + bgTickPhase s) at least batchSchedDelay after its last pass
+      const ph = c.bgTickPhase;
+      if (!this.passDue) at = Math.ceil(Math.max(this.now, this.lastBackground + c.batchSchedDelay) - ph - 1e-9) + ph;
     } else if (!this.passDue && c.schedDelay > 0) at = this.now + c.schedDelay;
     if (c.schedMinInterval > 0) at = Math.max(at, this.lastSchedule + c.schedMinInterval);
     if (at > this.now) {
@@ -599,6 +651,11 @@ export class SlurmEngine {
 
   private finishRun(s: number): void {
     const J = this.jobs;
+    const c = this.config;
+    if (c.endSchedShare > 0 && c.batchSchedDelay > 0 && !this.endNow && hashUnit(J.id[s]!, c.endSchedSeed) < c.endSchedShare) {
+      this.endNow = true;
+      this.queuedBeforeEnd = this.dirty;
+    }
     this.stopStretch(s);
     this.give(s);
     J.end[s] = this.now;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SlurmEngine, type SlurmConfig, type SlurmJobInput, earliestFit, pickNodes } from '../../src/slurm/engine.js';
+import { SlurmEngine, type SlurmConfig, type SlurmJobInput, earliestFit, hashUnit, pickNodes } from '../../src/slurm/engine.js';
 import { JobState, STATE_NAMES } from '../../src/slurm/jobs.js';
 import { type PreemptMode, SlurmPlatform } from '../../src/slurm/platform.js';
 
@@ -511,5 +511,40 @@ describe("sched/backfill's will-run test (bfWillRun) and the background main pas
     // without it (and scheduling at submission) each event runs the pass at once
     const now = run(one(4), [job(1, 0, 4, 10.2), job(2, 1, 4, 1), job(3, 12, 4, 1)], { ...fifo, backfill: false });
     expect(now.get(3)).toMatchObject({ start: 12 });
+  });
+
+  it('bgTickPhase: the background ticks fall at k + phase', () => {
+    // as above with ticks at k + 0.2: A 0.2-10.4; B's pass at 3.2 finds the node busy, A's end queues one for 11.2
+    // (>= 6.2): B 11.2-12.2; C at 12 waits for 14.2 (11.2 + 3)
+    const cfg = { ...fifo, backfill: false, schedOnSubmit: false, batchSchedDelay: 3, bgTickPhase: 0.2 };
+    const r = run(one(4), [job(1, 0, 4, 10.2), job(2, 1, 4, 1), job(3, 12, 4, 1)], cfg);
+    expect(r.get(1)).toMatchObject({ start: 0.2 });
+    expect(r.get(2)).toMatchObject({ start: 11.2 });
+    expect(r.get(3)).toMatchObject({ start: 14.2 });
+  });
+
+  it("endSchedShare: an end drawn for the epilog path runs the main pass at once, leaving the background thread's timer", () => {
+    // share 1: every end. A 0.5-10.7 (submissions still wait for the tick); A's end starts B at once, 10.7-11.7. C at
+    // 12 queues a background pass: the last background pass was at 3.5 (B's, which found the node busy), so the
+    // tick at 12.5 runs it (had the end's pass counted, not before 14.5).
+    const cfg = { ...fifo, backfill: false, schedOnSubmit: false, batchSchedDelay: 3, endSchedShare: 1 };
+    const r = run(one(4), [job(1, 0, 4, 10.2), job(2, 1, 4, 1), job(3, 12, 4, 1)], cfg);
+    expect(r.get(1)).toMatchObject({ start: 0.5, end: 10.7 });
+    expect(r.get(2)!.start).toBeCloseTo(10.7, 9);
+    expect(r.get(3)).toMatchObject({ start: 12.5 });
+    // share 0 (the default) is the background path above
+    expect(run(one(4), [job(1, 0, 4, 10.2), job(2, 1, 4, 1)], { ...cfg, endSchedShare: 0 }).get(2)).toMatchObject({ start: 11.5 });
+  });
+
+  it('hashUnit: in [0, 1), a fixed draw per id and seed, a share of ids near the threshold', () => {
+    expect(hashUnit(17, 3)).toBe(hashUnit(17, 3));
+    expect(hashUnit(17, 3)).not.toBe(hashUnit(17, 4));
+    let below = 0;
+    for (let id = 1; id <= 20000; id++) {
+      const u = hashUnit(id, 0);
+      expect(u >= 0 && u < 1).toBe(true);
+      if (u < 0.139) below++;
+    }
+    expect(Math.abs(below / 20000 - 0.139)).toBeLessThan(0.01);
   });
 });

@@ -48,9 +48,21 @@ describe('Slurm engine invariants', () => {
               { name: 'high', groups: ['b'], priority_tier: 2 },
             ],
           });
-          // slurm22: Slurm 22.05's timing and will-run reservations as a whole-node slurm.conf sets them
+          // slurm22: Slurm 22.05's timing and will-run reservations as a whole-node slurm.conf sets them, with a
+          // share of the ends running the main pass at once (endSchedShare) and another tick phase
           const slurm22: Partial<SlurmConfig> =
-            select === 'slurm22' ? { bfWillRun: true, bfSlurmRounding: true, batchSchedDelay: 3, schedOnSubmit: false, bfGrid: true, schedInterval: 60 } : {};
+            select === 'slurm22'
+              ? {
+                  bfWillRun: true,
+                  bfSlurmRounding: true,
+                  batchSchedDelay: 3,
+                  schedOnSubmit: false,
+                  bfGrid: true,
+                  schedInterval: 60,
+                  endSchedShare: 0.3,
+                  bgTickPhase: 0.3,
+                }
+              : {};
           const e = new SlurmEngine(platform, { users: 3, backfill, bfWindow, bfResolution: 1, bfInterval, nodeSelect, ...slurm22 });
           let t = 0;
           const jobs: SlurmJobInput[] = specs.map((s, id) => {
