@@ -182,8 +182,8 @@ export class ReferenceScores {
   }
 }
 
-/** es.json of a checkpoint: the generations done and theta after them. */
-const EsStateSchema = z
+/** es.json of a checkpoint: the generations done and theta after them (flat.ts extends it). */
+export const EsStateSchema = z
   .object({
     generation: z.number().int().min(0),
     steps: z.number().int().min(0),

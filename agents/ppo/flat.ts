@@ -66,6 +66,7 @@ import { CLUSTER_METRICS } from '../leaderboard/settings.js';
 import { clusterMetric, systemMetric } from '../leaderboard/run.js';
 import { FEATURE_MAPS, featureAction, featureMap } from './actionFeatures.js';
 import { portableConfig } from './config.js';
+import { EsStateSchema } from './evolve.js';
 
 /** The format tag of a flat ES training config. */
 export const FLAT_CONFIG_FORMAT = 'clustergym-es-flat';
@@ -395,22 +396,11 @@ export interface FlatProgress {
   seconds: number;
 }
 
-const EsStateSchema = z
-  .object({
-    generation: z.number().int().min(0),
-    steps: z.number().int().min(0),
-    episodes: z.number().int().min(0),
-    theta: z.array(z.number()),
-    /** The best theta on the validation episodes so far and its fitness there (with `validation_episodes`). */
-    best: z
-      .object({ generation: z.number().int().min(0), fitness: z.number(), theta: z.array(z.number()) })
-      .strict()
-      .nullable()
-      .default(null),
-    /** What the start was (`best_fixed` and `switch_search`), for the card. */
-    start: z.record(z.unknown()).nullable().default(null),
-  })
-  .strict();
+/** es.json of a flat ES checkpoint: evolve.ts's, and what the start was. */
+const FlatEsStateSchema = EsStateSchema.extend({
+  /** What the start was (`best_fixed` and `switch_search`), for the card. */
+  start: z.record(z.unknown()).nullable().default(null),
+});
 
 /** The agent that plays action `a` wherever the mask allows it, else the lowest valid action. */
 export function fixedActionAgent(a: number): EnvAgent<GymEnv> {
@@ -461,14 +451,14 @@ export function trainFlat(
     return Array.from({ length: es.episodes }, () => rng.int(2 ** 31));
   };
 
-  let state: z.output<typeof EsStateSchema> = { generation: 0, steps: 0, episodes: 0, theta: [], best: null, start: null };
+  let state: z.output<typeof FlatEsStateSchema> = { generation: 0, steps: 0, episodes: 0, theta: [], best: null, start: null };
   let theta: Float64Array = new Float64Array(size);
   const validationRng = derive(c.seed, 'es/validation');
   const validation = Array.from({ length: es.validation_episodes }, () => validationRng.int(2 ** 31));
   if (options.resume) {
     const file = join(options.resume, 'es.json');
     if (!existsSync(file)) throw new InputError('es.json is missing: not a checkpoint of a flat ES run', options.resume);
-    const r = EsStateSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    const r = FlatEsStateSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
     if (!r.success) throw inputErrorFromIssues(file, r.error.issues);
     if (r.data.theta.length !== size) throw new InputError(`$.theta: ${r.data.theta.length} parameters, the policy has ${size}`, file);
     state = r.data;
