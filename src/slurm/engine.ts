@@ -198,7 +198,9 @@ export interface SlurmConfig {
    * by the will-run test: on the nodes no reservation of the map touches from the tested start to its end
    * (inclusive), idle nodes first; else running jobs on those nodes are removed in order of expected end
    * (start + time limit) in batches, the first batch all jobs ending up to 30 s after the first end
-   * rounded up to 30 s (absolute), each further window twice as long, and the start is the expected end of
+   * rounded up to 30 s (absolute), each further window twice as long (a batch closes when the next running
+   * job in the list, usable or not, ends after its window: cons_common peeks at the next job of the whole
+   * list, so a job on none of the usable nodes can extend a batch), and the start is the expected end of
    * the last job of the first batch after which the job fits, on the nodes `pickNodes` chooses among those
    * free then. A start after the next map boundary where other nodes become free, or a reservation that
    * would overlap another, is tried again from that boundary (`later_start`). The reservation is
@@ -1189,23 +1191,35 @@ export class SlurmEngine {
       let start = -1;
       if (idle >= c) start = now;
       else {
-        const mine = run.filter((q) => this.jobNodes.get(q.r)!.some((x) => x >= b0 && x < b0 + m && A[x - b0]));
+        // cons_common `_will_run_test` walks ALL running jobs in order of expected end: a job on none of
+        // the usable nodes is skipped when reached, but it is still the one looked at to close a batch
+        // (`list_peek_next`), so a usable job behind it can join the batch although it ends after it.
+        const usable = (q: { r: number }): boolean => this.jobNodes.get(q.r)!.some((x) => x >= b0 && x < b0 + m && A[x - b0]);
         let k = 0;
         let window = 30;
         let barrier = Number.NaN;
-        while (k < mine.length && start < 0) {
-          if (Number.isNaN(barrier)) barrier = mine[0]!.end + (30 - (mine[0]!.end % 30));
-          let lastEnd = 0;
+        let more = true;
+        while (more && start < 0) {
+          let lastEnd = Number.NaN;
           for (;;) {
-            const q = mine[k++]!;
+            if (k >= run.length) {
+              more = false;
+              break;
+            }
+            const q = run[k++]!;
+            if (!usable(q)) continue;
+            if (Number.isNaN(barrier)) barrier = q.end + (30 - (q.end % 30));
             lastEnd = q.end;
             for (const x of this.jobNodes.get(q.r)!) if (x >= b0 && x < b0 + m && A[x - b0]) free[x - b0] = 1;
-            if (k >= mine.length || mine[k]!.end > barrier + window) break;
+            if (k >= run.length) {
+              more = false;
+              break;
+            }
+            if (run[k]!.end > barrier + window) break;
           }
-          if (k < mine.length) {
-            window *= 2;
-            while (mine[k]!.end > barrier + window) window *= 2;
-          }
+          if (Number.isNaN(lastEnd)) break;
+          do window *= 2;
+          while (k < run.length && run[k]!.end > barrier + window);
           let f = 0;
           for (let x = 0; x < m; x++) f += free[x]!;
           if (f >= c) start = Math.max(lastEnd, now);

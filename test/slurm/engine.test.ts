@@ -494,6 +494,33 @@ describe("sched/backfill's will-run test (bfWillRun) and the background main pas
     expect(r.get(5)).toMatchObject({ start: 50, end: 70 });
   });
 
+  it('a running job on nodes the tested job cannot use still closes (or not) the will-run batch: seed 53018', () => {
+    // 6 nodes. At 0: O (2 nodes, limit 140) -> 0-1, X (1 node, 0.5 s) -> 2, U1 (1 node, limit 100) -> 3, U2 (2
+    // nodes, limit 400) -> 4-5; node 2 is idle from 0.5. At 1: P (2 nodes, limit 60), T (2 nodes, limit 120), W
+    // (1 node, 30 s, limit 60). Expected ends: U1 100, O 140, U2 400. P: U1 goes first (batch barrier 120, window
+    // 30); O (140 <= 150) joins, U2 (400) does not: P reserves nodes 0-1 from 140, [120, 180) on the grid. T: the
+    // map holds 0-1 from 120 <= 1 + 120, so only 2-5 are usable; cons_common's will-run walks U1, then peeks at O
+    // (140 <= 150: the batch goes on), skips O (not on 2-5) and removes U2 too: start 400, after 180 where nodes
+    // 0-1 come back, so T is tried again from 180 on all nodes (U1 and O in the first batch): 180 on 0-1. W (until
+    // 61) starts on node 2, which no reservation holds. Had the batch stopped at U2 (the next job T can use), T
+    // would reserve 2-3 from 100 ([60, 180)) and W, reaching 60, would wait.
+    const p6 = new SlurmPlatform({ groups: [{ name: 'n', count: 6, cores: 1 }], partitions: [{ name: 'p', groups: ['n'] }] });
+    const j6 = [
+      job(1, 0, 2, 130, 140),
+      job(2, 0, 1, 0.5, 60),
+      job(3, 0, 1, 90, 100),
+      job(4, 0, 2, 300, 400),
+      job(5, 1, 2, 10, 60),
+      job(6, 1, 2, 10, 120),
+      job(7, 1, 1, 30, 60),
+    ];
+    const r = run(p6, j6, { ...base, bfWillRun: true });
+    expect(r.get(7)).toMatchObject({ start: 1, end: 31 });
+    // then main passes at the ends: P on 2-3 at U1's end, T at P's (the engine before this rule: W at 110)
+    expect(r.get(5)).toMatchObject({ start: 90, end: 100 });
+    expect(r.get(6)).toMatchObject({ start: 100, end: 110 });
+  });
+
   it("the profile of expected ends (nodeSelect alone) reserves P at Y's end on 3-6 and Q at X's on 0-3: Z backfills at 2", () => {
     const r = run(p8, js, base);
     expect(r.get(5)).toMatchObject({ start: 2, end: 22 });
