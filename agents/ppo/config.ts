@@ -30,6 +30,14 @@ export const BACKEND_CHOICES = ['auto', 'tensorflow', 'wasm', 'cpu'] as const;
 /** A backend choice. */
 export type BackendChoice = (typeof BACKEND_CHOICES)[number];
 
+/** A trainer's seed (PPO, ES, flat ES): an integer in [0, 2^31), default 1. */
+export const TrainingSeedSchema = z
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 31 - 1)
+  .default(1);
+
 const layers = z.array(z.number().int().min(1).max(1024)).max(8);
 
 /** The network's shape (defaults: DESIGN §7's kernel 32 -> 16 -> 8 -> 1). */
@@ -162,12 +170,7 @@ export const PpoConfigSchema = z
       })
       .strict(),
     /** Seed of everything: network initialisation, action sampling, minibatch order, episodes. */
-    seed: z
-      .number()
-      .int()
-      .min(0)
-      .max(2 ** 31 - 1)
-      .default(1),
+    seed: TrainingSeedSchema,
     /** Environment steps to train for (over all envs). */
     total_steps: z.number().int().positive().default(200_000),
     /** Parallel environments (one vector env, stepped in this thread). */

@@ -57,6 +57,7 @@ import { appendState, FeatureBatch, POOLED_FEATURES, POOLED_SIZE, rowFeatureName
 import { saveModelDir } from './io.js';
 import { buildModel, PolicyNetwork } from './network.js';
 import { METRICS_COLUMNS, type MetricsRow, type TrainOptions, type TrainResult, train, writeModelCard } from './train.js';
+import { TRAINING_SEEDS } from '../leaderboard/run.js';
 
 /** The parameters of the linear policy, as a flat vector: kernel weights, kernel bias, wait weights, wait bias. */
 export interface LinearLayout {
@@ -398,7 +399,7 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
     algorithm: 'es',
     seed: c.seed,
     // every episode seed training draws is below 2^31; the leaderboard evaluates from 2^32
-    training_seeds: { from: 0, to: 2 ** 31 },
+    training_seeds: TRAINING_SEEDS,
     steps: state.steps,
     generations: state.generation,
     episodes: state.episodes,

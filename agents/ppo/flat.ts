@@ -63,9 +63,9 @@ import { type EnvAgent, playEpisode } from '../episode.js';
 import { PolicyPairAgent } from '../heuristics/index.js';
 import { systemAgent } from '../leaderboard/heuristics.js';
 import { CLUSTER_METRICS } from '../leaderboard/settings.js';
-import { clusterMetric, systemMetric } from '../leaderboard/run.js';
+import { clusterMetric, systemMetric, TRAINING_SEEDS } from '../leaderboard/run.js';
 import { FEATURE_MAPS, featureAction, featureMap } from './actionFeatures.js';
-import { portableConfig } from './config.js';
+import { portableConfig, TrainingSeedSchema } from './config.js';
 import { EsStateSchema } from './evolve.js';
 
 /** The format tag of a flat ES training config. */
@@ -91,12 +91,7 @@ export const FlatEsConfigSchema = z
     allowed_actions: z.array(z.number().int().min(0)).min(1).optional(),
     /** Hidden tanh units of the scorer (feature maps only; 0: linear). */
     hidden: z.number().int().min(0).max(64).default(0),
-    seed: z
-      .number()
-      .int()
-      .min(0)
-      .max(2 ** 31 - 1)
-      .default(1),
+    seed: TrainingSeedSchema,
     es: z
       .object({
         generations: z.number().int().min(1).max(100_000).default(20),
@@ -584,7 +579,7 @@ export function trainFlat(
         algorithm: 'es-linear-flat',
         seed: c.seed,
         // every episode seed training draws is below 2^31; the leaderboard evaluates from 2^32
-        training_seeds: { from: 0, to: 2 ** 31 },
+        training_seeds: TRAINING_SEEDS,
         steps: state.steps,
         generations: state.generation,
         episodes: state.episodes,

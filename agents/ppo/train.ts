@@ -54,6 +54,7 @@ import { warmStart, type WarmStartProgress } from './warmStart.js';
 import { buildModel, PolicyNetwork } from './network.js';
 import { collectRollout, computeGae, currentValues, type EnvState, type FinishedEpisode, RolloutBuffer, RunningMeanStd, startEpisodes } from './rollout.js';
 import { type Learner, learningRateAt, ppoUpdate, setLearningRate, type UpdateStats } from './update.js';
+import { TRAINING_SEEDS } from '../leaderboard/run.js';
 
 /** First seed of held-out (evaluation) episodes; training seeds are all below 2^31. */
 export const EVAL_SEED_BASE = 2 ** 32;
@@ -222,7 +223,7 @@ export async function train(config: PpoConfig, options: TrainOptions): Promise<T
     seed: c.seed,
     // every episode seed training draws is below 2^31 (see the module comment); the leaderboard
     // evaluates on seeds from 2^32 and refuses a model whose card does not say so
-    training_seeds: { from: 0, to: 2 ** 31 },
+    training_seeds: TRAINING_SEEDS,
     steps: state.steps,
     updates: state.updates,
     episodes: state.episodes,
