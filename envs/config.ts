@@ -227,7 +227,8 @@ export function relativeConfigPaths(config: Record<string, unknown>, dir: string
   const c = { ...config };
   for (const key of PATH_KEYS) {
     const v = c[key];
-    if (typeof v === 'string' && isAbsolute(v)) c[key] = relative(resolve(dir), v);
+    // `relative` gives '' for the directory itself, which would read back as no path: write '.'
+    if (typeof v === 'string' && isAbsolute(v)) c[key] = relative(resolve(dir), v) || '.';
   }
   return c;
 }

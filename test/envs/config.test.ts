@@ -136,6 +136,7 @@ describe('file paths of env configs', () => {
         const back = resolveConfigPaths(relativeConfigPaths({ workload: file }, dir), dir);
         expect(back.workload).toBe(file);
       }),
+      { examples: [['/_', '/_']] }, // a path that is the directory itself (relative() gives '')
     );
   });
 });
