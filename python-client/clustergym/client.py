@@ -1,6 +1,7 @@
 """A connection to a clustergym bridge server (DESIGN §6).
 
-:class:`Client` holds one ZeroMQ DEALER socket. Each request gets a fresh integer ``id``; the reply
+:class:`Client` holds one ZeroMQ DEALER (:mod:`clustergym.zmtp`: ZMTP spoken directly by
+default, or pyzmq's). Each request gets a fresh integer ``id``; the reply
 with that id is returned (replies to earlier requests that timed out are discarded). A client is
 not thread-safe: use one per thread.
 """
@@ -12,15 +13,16 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import numpy as np
-import zmq
 
 from . import binary, wire
 from .errors import (
     ClusterGymTimeoutError,
     ProtocolError,
     ServerDiedError,
+    ServerError,
     error_from_reply,
 )
+from .zmtp import ConnectionClosed, PyzmqDealer, Transport, TransportTimeout, ZmtpError, make_transport
 
 __all__ = ["Client", "PROTOCOL_VERSION", "DEFAULT_TIMEOUT", "CONNECT_TIMEOUT", "MAKE_TIMEOUT", "normalize_address", "check_seed"]
 
@@ -62,20 +64,6 @@ _DEFAULT = _Default()
 _LIVENESS_SLICE_MS = 250
 
 
-def _backend_send() -> Optional[Callable[..., Any]]:
-    """pyzmq's compiled ``Socket.send`` (``zmq.Socket.send`` is a Python wrapper over it that handles
-    ``routing_id``/``group``/``Frame``, none of which a step uses: about 1.4 us saved a step), or
-    None when the backend has none."""
-    for base in zmq.Socket.__mro__[1:]:
-        f = base.__dict__.get("send")
-        if f is not None:
-            return f  # type: ignore[no-any-return]
-    return None
-
-
-_SEND = _backend_send() or zmq.Socket.send
-
-
 def normalize_address(address: str) -> str:
     """A ZeroMQ endpoint for ``address``: ``tcp://host:port`` as is, ``host:port`` and ``:port``
     prefixed with ``tcp://`` (an empty host meaning 127.0.0.1)."""
@@ -102,7 +90,10 @@ class Client:
         token: the server's shared secret (``clustergym serve --token-file``), sent with every
             request; default ``$CLUSTERGYM_TOKEN`` when set, else the token of a
             :class:`~clustergym.server.LocalServer` of this process at that address.
-        context: the ZeroMQ context (default: the process-wide ``zmq.Context.instance()``).
+        transport: ``"zmtp"`` (ZeroMQ's protocol spoken directly over the socket, no libzmq I/O
+            thread: the default for ``tcp://`` and ``ipc://``) or ``"pyzmq"`` (libzmq's DEALER);
+            default ``$CLUSTERGYM_TRANSPORT`` when set. See :mod:`clustergym.zmtp`.
+        context: a pyzmq context (implies ``transport="pyzmq"``; default: the process-wide one).
         binary: send ``step`` and ``step_batch`` as binary frames (:mod:`clustergym.binary`) when
             the server offers them (default: yes, unless ``$CLUSTERGYM_BINARY`` is ``0``); False
             keeps every request msgpack.
@@ -115,10 +106,11 @@ class Client:
         timeout: Optional[float] = DEFAULT_TIMEOUT,
         check_alive: Optional[Callable[[], Optional[str]]] = None,
         hello: bool = True,
-        context: Optional[zmq.Context] = None,
+        context: Any = None,
         connect_timeout: Optional[float] = CONNECT_TIMEOUT,
         token: Optional[str] = None,
         binary: Optional[bool] = None,
+        transport: Optional[str] = None,
     ) -> None:
         self.address = normalize_address(address)
         if binary is None:
@@ -135,20 +127,28 @@ class Client:
         self.timeout = timeout
         self._check_alive = check_alive
         self._ids = itertools.count(1)
-        self._ctx = context or zmq.Context.instance()
-        self._sock: Optional[zmq.Socket] = self._ctx.socket(zmq.DEALER)
-        self._sock.setsockopt(zmq.LINGER, 0)
         self._rcvtimeo = -1
         # the receive slice of the client's timeout, computed when the timeout changes
         self._slice_of: Any = _DEFAULT
         self._slice_ms = -1
-        self._sock.connect(self.address)
+        ct = timeout if connect_timeout is None else connect_timeout if timeout is None else min(timeout, connect_timeout)
+        try:
+            self._sock: Optional[Transport] = make_transport(self.address, transport, connect_timeout=ct, context=context)
+        except TransportTimeout as e:
+            raise ClusterGymTimeoutError(
+                "timeout",
+                f"no reply to 'hello' from the clustergym server at {self.address} within {ct:g} s "
+                f"(is the server running and reachable?): {e}",
+            ) from None
+        except ZmtpError as e:
+            raise ProtocolError("protocol", f"{self.address}: {e}") from None
+        #: The transport in use: ``"zmtp"`` or ``"pyzmq"``.
+        self.transport = "pyzmq" if isinstance(self._sock, PyzmqDealer) else "zmtp"
         #: The server's ``hello`` reply (protocol, server, capabilities), once :meth:`hello` ran.
         self.server_info: Dict[str, Any] = {}
         if hello:
             try:
-                t = timeout if connect_timeout is None else connect_timeout if timeout is None else min(timeout, connect_timeout)
-                self.hello(timeout=t)
+                self.hello(timeout=ct)
             except BaseException:
                 self.close()
                 raise
@@ -176,7 +176,7 @@ class Client:
         msg.update(fields)
         if self._token is not None:
             msg["token"] = self._token
-        sock.send(wire.pack(msg))
+        self._send(sock, wire.pack(msg), op)
         reply = self._receive(sock, rid, op, timeout)
         assert isinstance(reply, dict)
         return reply
@@ -210,13 +210,10 @@ class Client:
         if sock is None:
             raise RuntimeError("the clustergym client is closed")
         rid = next(self._ids) & 0xFFFFFFFF
-        _SEND(sock, binary.encode_request(op, rid, handles, actions, autoreset, self._token_bytes, columns))
+        self._send(sock, binary.encode_request(op, rid, handles, actions, autoreset, self._token_bytes, columns), op)
         if timeout is _DEFAULT and self._rcvtimeo == self._default_slice_ms():
             # the hot path of every step: the reply is usually the next message, in time
-            try:
-                raw = sock.recv()
-            except zmq.Again:
-                raw = None
+            raw = self._recv_once(sock, op)
             if raw is not None and raw[:1] == b"\xc1" and len(raw) >= 8 and binary.reply_id(raw) == rid:
                 return raw
             if raw is not None:
@@ -238,13 +235,10 @@ class Client:
             raise RuntimeError("the clustergym client is closed")
         rid = next(self._ids) & 0xFFFFFFFF
         token = self._token_bytes
-        _SEND(sock, binary._REQUEST_ONE.pack(0xC1, 1, 1, len(token), rid, 1, number, action) + token)
+        self._send(sock, binary._REQUEST_ONE.pack(0xC1, 1, 1, len(token), rid, 1, number, action) + token, "step")
         raw = None
         if self._rcvtimeo == self._default_slice_ms():
-            try:
-                raw = sock.recv()
-            except zmq.Again:
-                pass
+            raw = self._recv_once(sock, "step")
         if raw is None or raw[0] != 0xC1 or int.from_bytes(raw[4:8], "little") != rid:
             got = None if raw is None else self._accept(raw, rid)
             raw = got if got is not None else self._receive(sock, rid, "step", _DEFAULT)
@@ -262,7 +256,41 @@ class Client:
         self._slice_of, self._slice_ms = t, ms
         return ms
 
-    def _receive(self, sock: zmq.Socket, rid: int, op: str, timeout: Union[float, None, _Default]) -> Union[Dict[str, Any], bytes]:
+    def _send(self, sock: Transport, data: bytes, op: str) -> None:
+        """Sends one request; a broken connection is the server's death when it died, else a
+        :class:`~clustergym.errors.ServerError`."""
+        try:
+            sock.send(data)
+        except (ConnectionClosed, TransportTimeout) as e:
+            self._closed_by_server(op, e)
+
+    def _recv_once(self, sock: Transport, op: str) -> Optional[bytes]:
+        """One receive within the current timeout slice: the message, or None at the slice's end."""
+        try:
+            return sock.recv()
+        except TransportTimeout:
+            return None
+        except ConnectionClosed as e:
+            self._closed_by_server(op, e)
+            raise  # (unreachable: _closed_by_server raises)
+        except ZmtpError as e:
+            raise ProtocolError("protocol", f"{self.address}: {e}") from None
+
+    def _closed_by_server(self, op: str, e: BaseException) -> None:
+        """Raises for a connection the server closed: ServerDiedError when the local server is gone
+        (waiting up to a second for its exit to show), else ServerError."""
+        if self._check_alive is not None:
+            end = time.monotonic() + 1.0
+            while True:
+                why = self._check_alive()
+                if why is not None:
+                    raise ServerDiedError("server_died", f"the clustergym server died while waiting for the reply to {op!r}: {why}") from None
+                if time.monotonic() >= end:
+                    break
+                time.sleep(0.01)
+        raise ServerError("connection_closed", f"{e} (during {op!r})") from None
+
+    def _receive(self, sock: Transport, rid: int, op: str, timeout: Union[float, None, _Default]) -> Union[Dict[str, Any], bytes]:
         """Waits for the reply to request ``rid``: the reply map, or the bytes of a binary reply."""
         t = self.timeout if isinstance(timeout, _Default) else timeout
         deadline = None if t is None else time.monotonic() + t
@@ -273,12 +301,11 @@ class Client:
             slice_ms = _LIVENESS_SLICE_MS if t is None else max(1, min(_LIVENESS_SLICE_MS, int(t * 1000)))
         if slice_ms != self._rcvtimeo:
             # (step_frame's fast path receives once with this slice when it is the client's default)
-            sock.setsockopt(zmq.RCVTIMEO, slice_ms)
+            sock.set_timeout(slice_ms)
             self._rcvtimeo = slice_ms
         while True:
-            try:
-                raw = sock.recv()
-            except zmq.Again:
+            raw = self._recv_once(sock, op)
+            if raw is None:
                 if self._check_alive is not None:
                     why = self._check_alive()
                     if why is not None:
@@ -320,7 +347,7 @@ class Client:
         """Closes the socket. Idempotent."""
         sock, self._sock = self._sock, None
         if sock is not None:
-            sock.close(linger=0)
+            sock.close()
 
     def __enter__(self) -> "Client":
         return self

@@ -47,7 +47,7 @@ import zmq
 import _common  # noqa: F401
 import clustergym
 from clustergym import binary, wire
-from clustergym.client import _SEND
+from clustergym.zmtp import PyzmqDealer
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -134,9 +134,9 @@ class BridgeLoop:
 
 class RawLoop:
     def __init__(self, address: str, request: bytes, reply: bytes, busy_us: float = 0.0, sim: str = "") -> None:
-        self.sock = zmq.Context.instance().socket(zmq.DEALER)
-        self.sock.setsockopt(zmq.LINGER, 0)
-        self.sock.connect(address)
+        # pyzmq's DEALER (libzmq) to zeromq.js's ROUTER: the "raw ZeroMQ round trip"
+        self.dealer = PyzmqDealer(address)
+        self.sock = self.dealer.socket
         self.sock.send_multipart([b"set", reply])
         self.sock.recv()
         # the echo server is one process for all raw sockets: each message says nothing of busy, so
@@ -154,10 +154,10 @@ class RawLoop:
         s.recv()
         s.send_multipart([b"sim", self.sim])
         s.recv()
-        # the same compiled send as the client's step (not pyzmq's Python wrapper): the wire alone
-        send = _SEND
+        # pyzmq's compiled send (not its Python wrapper): the wire alone
+        send = self.dealer.send
         for _ in range(count):
-            send(s, req)
+            send(req)
             s.recv()
 
     def close(self) -> None:

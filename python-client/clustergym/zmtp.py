@@ -1,0 +1,456 @@
+"""The client's two transports: ZeroMQ's wire protocol spoken directly, or pyzmq.
+
+A clustergym server is a ZeroMQ ROUTER (DESIGN §6), and any ZeroMQ DEALER reaches it. This module
+gives :class:`~clustergym.client.Client` two DEALERs behind one small interface
+(:class:`Transport`: ``send``, ``recv``, ``set_timeout``, ``close``):
+
+* :class:`ZmtpDealer` (the default) speaks ZMTP 3.1 (rfc.zeromq.org/spec/37), the protocol libzmq
+  itself speaks, over a plain blocking socket: ``tcp://host:port`` or ``ipc:///path`` (a Unix
+  socket). The subset a DEALER of a request/reply client needs: the 64-byte greeting (version 3.1,
+  the NULL mechanism, as client), the ``READY`` command with ``Socket-Type: DEALER``, frames with the
+  ``MORE``/``LONG``/``COMMAND`` flags (1- or 8-byte sizes), ``PING`` answered with ``PONG``, an
+  ``ERROR`` command raised. Messages go out as one ``sendall`` each, replies are read with
+  ``recv_into`` into one reused buffer. No background thread: libzmq moves every message through an
+  I/O thread on each side, a thread hop that costs about half of a ZeroMQ round trip on a small
+  machine (measured in docs/protocol.md).
+* :class:`PyzmqDealer` is pyzmq's DEALER (``transport="pyzmq"``, or
+  ``CLUSTERGYM_TRANSPORT=pyzmq``): for endpoints other than ``tcp``/``ipc``, or to rule the direct
+  transport out when something looks wrong.
+
+What the direct transport does not do that libzmq's DEALER does: it does not queue messages while
+disconnected nor reconnect in the background. It connects when made (retrying until the connect
+timeout, so a server that is still starting is waited for), and a connection the server closes is an
+error of the request that was waiting (``ConnectionClosed``), the next request connecting afresh.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import struct
+import time
+from typing import Any, Callable, List, Optional, Tuple
+
+__all__ = [
+    "Transport",
+    "ZmtpDealer",
+    "PyzmqDealer",
+    "TransportTimeout",
+    "ConnectionClosed",
+    "ZmtpError",
+    "make_transport",
+    "TRANSPORTS",
+    "greeting",
+    "command",
+    "encode_frame",
+    "frame_header",
+]
+
+#: The transports :func:`make_transport` knows, the default first.
+TRANSPORTS = ("zmtp", "pyzmq")
+
+
+class TransportTimeout(Exception):
+    """No message arrived within the receive timeout."""
+
+
+class ConnectionClosed(Exception):
+    """The peer closed the connection (or it broke) before a whole message arrived."""
+
+
+class ZmtpError(Exception):
+    """The peer broke the protocol, or refused us with an ``ERROR`` command."""
+
+
+# -- the wire format (pure functions, unit-tested) --------------------------------------------
+
+_FLAG_MORE, _FLAG_LONG, _FLAG_COMMAND = 1, 2, 4
+
+
+def greeting(as_server: bool = False, mechanism: bytes = b"NULL") -> bytes:
+    """The 64-byte ZMTP 3.1 greeting: signature, version 3.1, mechanism, as-server, filler."""
+    return b"\xff" + b"\x00" * 8 + b"\x7f" + b"\x03\x01" + mechanism.ljust(20, b"\x00") + (b"\x01" if as_server else b"\x00") + b"\x00" * 31
+
+
+def encode_frame(body: bytes, flags: int = 0) -> bytes:
+    """One frame: flags, size (1 byte up to 255, else 8 bytes big-endian with the LONG flag), body."""
+    n = len(body)
+    if n <= 255:
+        return bytes((flags, n)) + body
+    return struct.pack(">BQ", flags | _FLAG_LONG, n) + body
+
+
+def command(name: bytes, data: bytes = b"") -> bytes:
+    """A command frame: the name's length, the name, its data."""
+    return encode_frame(bytes((len(name),)) + name + data, _FLAG_COMMAND)
+
+
+def ready_properties(properties: "dict[str, bytes]") -> bytes:
+    """The metadata of a ``READY`` command: per property, a 1-byte name length, the name, a 4-byte
+    big-endian value length, the value."""
+    out = b""
+    for k, v in properties.items():
+        kb = k.encode("ascii")
+        out += bytes((len(kb),)) + kb + struct.pack(">I", len(v)) + v
+    return out
+
+
+def parse_properties(data: bytes) -> "dict[str, bytes]":
+    """The properties of a ``READY`` command's metadata (names lower-cased); raises ZmtpError when
+    the metadata is truncated."""
+    props = {}
+    i, n = 0, len(data)
+    while i < n:
+        ln = data[i]
+        if i + 1 + ln + 4 > n:
+            raise ZmtpError("truncated READY metadata")
+        name = data[i + 1 : i + 1 + ln].decode("ascii", "replace").lower()
+        (vl,) = struct.unpack_from(">I", data, i + 1 + ln)
+        j = i + 1 + ln + 4
+        if j + vl > n:
+            raise ZmtpError("truncated READY metadata")
+        props[name] = data[j : j + vl]
+        i = j + vl
+    return props
+
+
+def check_greeting(g: bytes) -> None:
+    """Raises ZmtpError unless ``g`` is a ZMTP 3.x greeting with the NULL mechanism."""
+    if len(g) < 64 or g[0] != 0xFF or g[9] & 1 != 1:
+        raise ZmtpError("the peer does not speak ZMTP (bad greeting signature): is this a clustergym server?")
+    if g[10] < 3:
+        raise ZmtpError(f"the peer speaks ZMTP {g[10]}.{g[11]}; this client needs ZMTP 3 (libzmq 4 or later)")
+    mech = g[12:32].rstrip(b"\x00")
+    if mech != b"NULL":
+        raise ZmtpError(f"the peer asks for the {mech.decode('ascii', 'replace')} security mechanism; this client speaks NULL only")
+
+
+def frame_header(buf: Any, i: int, end: int) -> Optional[Tuple[int, int, int]]:
+    """The header of the frame starting at ``buf[i]`` when its bytes up to ``end`` hold the whole
+    header: ``(flags, header length, body size)``; None when more bytes are needed."""
+    if end - i < 2:
+        return None
+    flags = buf[i]
+    if flags & _FLAG_LONG:
+        if end - i < 9:
+            return None
+        return flags, 9, struct.unpack_from(">Q", buf, i + 1)[0]
+    return flags, 2, buf[i + 1]
+
+
+# -- the transports ---------------------------------------------------------------------------
+
+
+class Transport:
+    """A DEALER connected to one server: ``send`` one single-frame message, ``recv`` the next one
+    (raising :class:`TransportTimeout` after the timeout set by ``set_timeout``, in ms, -1 for none),
+    ``close``."""
+
+    endpoint: str
+
+    def send(self, data: bytes) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def recv(self) -> bytes:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def set_timeout(self, ms: int) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def close(self) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def _parse_endpoint(endpoint: str) -> Tuple[int, Any]:
+    """(address family, address) of a ``tcp://host:port`` or ``ipc:///path`` endpoint."""
+    if endpoint.startswith("ipc://"):
+        path = endpoint[len("ipc://") :]
+        if not path or not hasattr(socket, "AF_UNIX"):
+            raise ValueError(f"bad ipc endpoint {endpoint!r} (expected ipc:///path/to/socket on a system with Unix sockets)")
+        return socket.AF_UNIX, path  # type: ignore[attr-defined]
+    if endpoint.startswith("tcp://"):
+        rest = endpoint[len("tcp://") :]
+        host, sep, port = rest.rpartition(":")
+        if not sep or not port.isdigit() or not host:
+            raise ValueError(f"bad tcp endpoint {endpoint!r} (expected tcp://host:port)")
+        if host.startswith("[") and host.endswith("]"):
+            host = host[1:-1]
+        return socket.AF_INET, (host, int(port))
+    raise ValueError(f"the direct ZMTP transport reaches tcp:// and ipc:// endpoints, not {endpoint!r} (use transport='pyzmq')")
+
+
+class ZmtpDealer(Transport):
+    """A ZeroMQ DEALER speaking ZMTP 3.1 itself over one blocking socket (see the module's text).
+
+    Args:
+        endpoint: ``tcp://host:port`` or ``ipc:///path``.
+        connect_timeout: seconds to keep trying to connect and handshake (a server still starting
+            is waited for); :class:`TransportTimeout` after it.
+        max_message: the largest reply accepted, in bytes.
+    """
+
+    def __init__(self, endpoint: str, connect_timeout: Optional[float] = 5.0, max_message: int = 1 << 34) -> None:
+        self.endpoint = endpoint
+        self._family, self._addr = _parse_endpoint(endpoint)
+        self._connect_timeout = connect_timeout
+        self._max = max_message
+        self._sock: Optional[socket.socket] = None
+        self._timeout_s: Optional[float] = None
+        self._buf = bytearray(1 << 16)
+        self._view = memoryview(self._buf)
+        self._start = 0  # unread bytes are self._buf[self._start:self._end]
+        self._end = 0
+        self._pending: List[bytes] = []  # frames of a message whose last frame has not arrived
+        self.peer_properties: "dict[str, bytes]" = {}
+        self._connect()
+
+    # connection ---------------------------------------------------------------------------------
+
+    def _connect(self) -> None:
+        deadline = None if self._connect_timeout is None else time.monotonic() + self._connect_timeout
+        last: Optional[BaseException] = None
+        while True:
+            try:
+                self._sock = self._open(deadline)
+                return
+            except (ConnectionRefusedError, FileNotFoundError, ConnectionResetError, BrokenPipeError, TransportTimeout, socket.timeout) as e:
+                last = e
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise TransportTimeout(f"could not connect to {self.endpoint} within {self._connect_timeout:g} s: {last}") from None
+                time.sleep(0.02)
+
+    def _open(self, deadline: Optional[float]) -> socket.socket:
+        def left() -> Optional[float]:
+            if deadline is None:
+                return None
+            t = deadline - time.monotonic()
+            if t <= 0:
+                raise TransportTimeout("handshake timed out")
+            return t
+
+        if self._family == socket.AF_INET:
+            s = socket.create_connection(self._addr, timeout=left())
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        else:
+            s = socket.socket(self._family, socket.SOCK_STREAM)
+            s.settimeout(left())
+            try:
+                s.connect(self._addr)
+            except BaseException:
+                s.close()
+                raise
+        try:
+            s.sendall(greeting(as_server=False))
+            s.settimeout(left())
+            g = self._read_exact(s, 64, left)
+            check_greeting(g)
+            s.sendall(command(b"READY", ready_properties({"Socket-Type": b"DEALER"})))
+            # the peer's READY (or ERROR), read through the stream buffer (commands may follow it)
+            self._sock, self._start, self._end, self._pending = s, 0, 0, []
+            s.settimeout(left())
+            try:
+                flags, body = self._next_frame()
+            except (TransportTimeout, ConnectionClosed) as e:
+                raise ConnectionResetError(f"no READY from the server: {e}") from None
+            finally:
+                self._sock = None
+            name = body[1 : 1 + body[0]] if flags & _FLAG_COMMAND and body else b""
+            if name == b"ERROR":
+                raise ZmtpError(f"the server refused the connection: {body[1 + body[0] + 1 :].decode('utf-8', 'replace')}")
+            if name != b"READY":
+                raise ZmtpError(f"expected the server's READY command, got {body[:16]!r}")
+            self.peer_properties = parse_properties(body[1 + body[0] :])
+            stype = self.peer_properties.get("socket-type", b"")
+            if stype != b"ROUTER":
+                raise ZmtpError(f"the peer is a ZeroMQ {stype.decode('ascii', 'replace') or '?'} socket; a clustergym server is a ROUTER")
+            s.settimeout(self._timeout_s)
+            return s
+        except BaseException:
+            s.close()
+            raise
+
+    @staticmethod
+    def _read_exact(s: socket.socket, n: int, left: Callable[[], Optional[float]]) -> bytes:
+        out = b""
+        while len(out) < n:
+            s.settimeout(left())
+            chunk = s.recv(n - len(out))
+            if not chunk:
+                raise ConnectionResetError("the server closed the connection during the handshake")
+            out += chunk
+        return out
+
+    # messages -----------------------------------------------------------------------------------
+
+    def send(self, data: bytes) -> None:
+        """Sends ``data`` as a one-frame message (one ``sendall``)."""
+        sock = self._sock
+        if sock is None:
+            self._connect()
+            sock = self._sock
+            assert sock is not None
+        n = len(data)
+        try:
+            if n <= 255:
+                sock.sendall(b"\x00" + bytes((n,)) + data)
+            else:
+                sock.sendall(struct.pack(">BQ", _FLAG_LONG, n) + data)
+        except OSError as e:
+            self._drop()
+            raise ConnectionClosed(f"the connection to {self.endpoint} broke while sending: {e}") from None
+
+    def set_timeout(self, ms: int) -> None:
+        """The receive timeout in ms (-1: wait forever)."""
+        self._timeout_s = None if ms < 0 else ms / 1000.0
+        if self._sock is not None:
+            self._sock.settimeout(self._timeout_s)
+
+    def _ensure(self, extra: int) -> None:
+        """Room for ``extra`` more bytes after the unread ones (compacting, then growing)."""
+        if self._end + extra <= len(self._buf):
+            return
+        unread = self._end - self._start
+        if unread + extra <= len(self._buf) and self._start > 0:
+            self._buf[:unread] = self._buf[self._start : self._end]
+        else:
+            size = len(self._buf)
+            while size < unread + extra:
+                size *= 2
+            nb = bytearray(size)
+            nb[:unread] = self._buf[self._start : self._end]
+            self._buf = nb
+            self._view = memoryview(nb)
+        self._start, self._end = 0, unread
+
+    def _fill(self, need: int) -> None:
+        """Reads until at least ``need`` unread bytes are buffered."""
+        sock = self._sock
+        assert sock is not None
+        self._ensure(need - (self._end - self._start))
+        while self._end - self._start < need:
+            try:
+                got = sock.recv_into(self._view[self._end :])
+            except socket.timeout:
+                raise TransportTimeout() from None
+            except OSError as e:
+                self._drop()
+                raise ConnectionClosed(f"the connection to {self.endpoint} broke: {e}") from None
+            if got == 0:
+                self._drop()
+                raise ConnectionClosed(f"the clustergym server at {self.endpoint} closed the connection")
+            self._end += got
+
+    def recv(self) -> bytes:
+        """The next message's one frame (PING commands are answered on the way). A message of
+        several frames is a ZmtpError: clustergym replies are one frame. A timeout keeps any partial
+        message for the next call."""
+        if self._sock is None:
+            self._connect()
+        while True:
+            flags, body = self._next_frame()
+            if flags & _FLAG_COMMAND:
+                self._command(body)
+                continue
+            if flags & _FLAG_MORE:
+                self._pending.append(body)
+                continue
+            if self._pending:
+                frames, self._pending = self._pending + [body], []
+                raise ZmtpError(f"a reply of {len(frames)} frames; clustergym replies are one frame")
+            return body
+
+    def _next_frame(self) -> Tuple[int, bytes]:
+        """The next frame of the stream, ``(flags, body)``, read as far as needed."""
+        h = frame_header(self._buf, self._start, self._end)
+        while h is None:
+            self._fill(self._end - self._start + 1)
+            h = frame_header(self._buf, self._start, self._end)
+        flags, head, size = h
+        if size > self._max:
+            self._drop()
+            raise ZmtpError(f"a message of {size} bytes from {self.endpoint}, over the limit of {self._max}")
+        i = self._start
+        if self._end - i < head + size:
+            self._fill(head + size)
+            i = self._start
+        body = bytes(self._buf[i + head : i + head + size])
+        self._start = i + head + size
+        if self._start == self._end:
+            self._start = self._end = 0
+        return flags, body
+
+    def _command(self, body: bytes) -> None:
+        name = body[1 : 1 + body[0]] if body else b""
+        data = body[1 + body[0] :] if body else b""
+        if name == b"PING":
+            # PING: 2-byte TTL, then a context echoed in the PONG
+            assert self._sock is not None
+            self._sock.sendall(command(b"PONG", data[2:]))
+        elif name == b"ERROR":
+            self._drop()
+            raise ZmtpError(f"the server sent ERROR: {data[1:].decode('utf-8', 'replace')}")
+        # PONG and unknown commands are ignored, as libzmq does
+
+    def _drop(self) -> None:
+        s, self._sock = self._sock, None
+        self._start = self._end = 0
+        self._pending = []
+        if s is not None:
+            try:
+                s.close()
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        """Closes the connection. Idempotent."""
+        self._drop()
+
+
+class PyzmqDealer(Transport):
+    """pyzmq's DEALER (libzmq), with ``LINGER`` 0: any endpoint libzmq knows, reconnecting in the
+    background."""
+
+    def __init__(self, endpoint: str, context: Any = None) -> None:
+        import zmq
+
+        self.endpoint = endpoint
+        self._zmq = zmq
+        ctx = context or zmq.Context.instance()
+        self.socket = ctx.socket(zmq.DEALER)
+        self.socket.setsockopt(zmq.LINGER, 0)
+        self.socket.connect(endpoint)
+        send = None
+        for base in zmq.Socket.__mro__[1:]:  # pyzmq's compiled send (the Python wrapper costs ~1.4 us)
+            send = base.__dict__.get("send")
+            if send is not None:
+                break
+        sock, compiled = self.socket, send or zmq.Socket.send
+        self.send = lambda data: compiled(sock, data)  # type: ignore[method-assign]
+        self._recv = sock.recv
+
+    def recv(self) -> bytes:
+        try:
+            return self._recv()  # type: ignore[no-any-return]
+        except self._zmq.Again:
+            raise TransportTimeout() from None
+
+    def set_timeout(self, ms: int) -> None:
+        self.socket.setsockopt(self._zmq.RCVTIMEO, ms)
+
+    def close(self) -> None:
+        self.socket.close(linger=0)
+
+
+def make_transport(endpoint: str, transport: Optional[str] = None, *, connect_timeout: Optional[float] = 5.0, context: Any = None) -> Transport:
+    """The DEALER for ``endpoint``: ``transport`` ``"zmtp"`` (the default for ``tcp://`` and
+    ``ipc://``; ``$CLUSTERGYM_TRANSPORT`` when not given) or ``"pyzmq"`` (the default for other
+    endpoints, and whenever a pyzmq ``context`` is passed)."""
+    if transport is None:
+        transport = os.environ.get("CLUSTERGYM_TRANSPORT") or None
+    if transport is None:
+        direct = endpoint.startswith("tcp://") or (endpoint.startswith("ipc://") and hasattr(socket, "AF_UNIX"))
+        transport = "zmtp" if direct and context is None else "pyzmq"
+    if transport == "zmtp":
+        return ZmtpDealer(endpoint, connect_timeout=connect_timeout)
+    if transport == "pyzmq":
+        return PyzmqDealer(endpoint, context)
+    raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}, got {transport!r}")
