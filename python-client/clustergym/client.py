@@ -91,9 +91,9 @@ class Client:
             request; default ``$CLUSTERGYM_TOKEN`` when set, else the token of a
             :class:`~clustergym.server.LocalServer` of this process at that address.
         transport: ``"zmtp"`` (ZeroMQ's protocol spoken directly over the socket, no libzmq I/O
-            thread: the default for ``tcp://`` and ``ipc://``) or ``"pyzmq"`` (libzmq's DEALER);
+            thread: the default for ``tcp://`` and ``ipc://``) or ``"libzmq"`` (pyzmq's DEALER);
             default ``$CLUSTERGYM_TRANSPORT`` when set. See :mod:`clustergym.zmtp`.
-        context: a pyzmq context (implies ``transport="pyzmq"``; default: the process-wide one).
+        context: a pyzmq context (implies ``transport="libzmq"``; default: the process-wide one).
         binary: send ``step`` and ``step_batch`` as binary frames (:mod:`clustergym.binary`) when
             the server offers them (default: yes, unless ``$CLUSTERGYM_BINARY`` is ``0``); False
             keeps every request msgpack.
@@ -142,8 +142,8 @@ class Client:
             ) from None
         except ZmtpError as e:
             raise ProtocolError("protocol", f"{self.address}: {e}") from None
-        #: The transport in use: ``"zmtp"`` or ``"pyzmq"``.
-        self.transport = "pyzmq" if isinstance(self._sock, PyzmqDealer) else "zmtp"
+        #: The transport in use: ``"zmtp"`` or ``"libzmq"``.
+        self.transport = "libzmq" if isinstance(self._sock, PyzmqDealer) else "zmtp"
         #: The server's ``hello`` reply (protocol, server, capabilities), once :meth:`hello` ran.
         self.server_info: Dict[str, Any] = {}
         if hello:

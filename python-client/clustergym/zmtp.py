@@ -13,9 +13,11 @@ gives :class:`~clustergym.client.Client` two DEALERs behind one small interface
   ``recv_into`` into one reused buffer. No background thread: libzmq moves every message through an
   I/O thread on each side, a thread hop that costs about half of a ZeroMQ round trip on a small
   machine (measured in docs/protocol.md).
-* :class:`PyzmqDealer` is pyzmq's DEALER (``transport="pyzmq"``, or
-  ``CLUSTERGYM_TRANSPORT=pyzmq``): for endpoints other than ``tcp``/``ipc``, or to rule the direct
-  transport out when something looks wrong.
+* :class:`PyzmqDealer` is pyzmq's DEALER, i.e. libzmq (``transport="libzmq"``, or
+  ``CLUSTERGYM_TRANSPORT=libzmq``): for endpoints other than ``tcp``/``ipc``, or to rule the direct
+  transport out when something looks wrong. ``CLUSTERGYM_TRANSPORT`` is the variable
+  ``clustergym serve`` reads too, with the same two values (its ROUTER: ZMTP spoken by Node itself,
+  or zeromq.js's libzmq), so one setting switches both ends of a local server.
 
 What the direct transport does not do that libzmq's DEALER does: it does not queue messages while
 disconnected nor reconnect in the background. It connects when made (retrying until the connect
@@ -46,7 +48,7 @@ __all__ = [
 ]
 
 #: The transports :func:`make_transport` knows, the default first.
-TRANSPORTS = ("zmtp", "pyzmq")
+TRANSPORTS = ("zmtp", "libzmq")
 
 
 class TransportTimeout(Exception):
@@ -175,7 +177,7 @@ def _parse_endpoint(endpoint: str) -> Tuple[int, Any]:
         if host.startswith("[") and host.endswith("]"):
             host = host[1:-1]
         return socket.AF_INET, (host, int(port))
-    raise ValueError(f"the direct ZMTP transport reaches tcp:// and ipc:// endpoints, not {endpoint!r} (use transport='pyzmq')")
+    raise ValueError(f"the direct ZMTP transport reaches tcp:// and ipc:// endpoints, not {endpoint!r} (use transport='libzmq')")
 
 
 class ZmtpDealer(Transport):
@@ -442,15 +444,15 @@ class PyzmqDealer(Transport):
 
 def make_transport(endpoint: str, transport: Optional[str] = None, *, connect_timeout: Optional[float] = 5.0, context: Any = None) -> Transport:
     """The DEALER for ``endpoint``: ``transport`` ``"zmtp"`` (the default for ``tcp://`` and
-    ``ipc://``; ``$CLUSTERGYM_TRANSPORT`` when not given) or ``"pyzmq"`` (the default for other
+    ``ipc://``; ``$CLUSTERGYM_TRANSPORT`` when not given) or ``"libzmq"`` (pyzmq's DEALER: the default for other
     endpoints, and whenever a pyzmq ``context`` is passed)."""
     if transport is None:
         transport = os.environ.get("CLUSTERGYM_TRANSPORT") or None
     if transport is None:
         direct = endpoint.startswith("tcp://") or (endpoint.startswith("ipc://") and hasattr(socket, "AF_UNIX"))
-        transport = "zmtp" if direct and context is None else "pyzmq"
+        transport = "zmtp" if direct and context is None else "libzmq"
     if transport == "zmtp":
         return ZmtpDealer(endpoint, connect_timeout=connect_timeout)
-    if transport == "pyzmq":
+    if transport == "libzmq":
         return PyzmqDealer(endpoint, context)
     raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}, got {transport!r}")

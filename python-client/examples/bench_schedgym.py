@@ -17,8 +17,9 @@ The same MaskablePPO settings on both (MlpPolicy, flat observations, ``lublin_25
 visible jobs, 256-job trajectories, n_steps, batch size, epochs), on 1 env (SB3's ``DummyVecEnv``
 of SchedGym against ``make_sb3_vec("clustergym/Job-v0", 1)``) and on 8 envs (``DummyVecEnv`` of 8
 SchedGyms against ``make_sb3_vec(..., 8)``: one ``step_batch`` message a step). The runs alternate
-in ``--rounds`` slices, SchedGym then clustergym, each slice a fresh model (the machine's load
-changes under both alike). Also the envs stepped alone (random valid actions, no learning), in
+in ``--rounds`` slices, SchedGym then clustergym then a zero-cost env of the same spaces (the
+learner's own limit: MaskablePPO with an env that costs nothing), each slice a fresh model (the
+machine's load changes under all alike). Also the envs stepped alone (random valid actions, no learning), in
 alternating slices too. Prints ONE JSON line (steps/s of each and the ratios clustergym/SchedGym).
 
 Exits with status 3 and a ``skipped:`` line when sb3-contrib, gymnasium or the SchedGym sources
@@ -126,6 +127,36 @@ def schedgym_env(mod: Any, trace: str, seed: int) -> Any:
     return Adapter()
 
 
+def zero_cost_env(observation_space: Any, action_space: Any, length: int) -> Any:
+    """The learner's own limit: an env of the given spaces that costs nothing. ``step`` returns one
+    preallocated observation and reward 0, ends an episode every ``length`` steps, and every action is
+    valid. The same training on it measures MaskablePPO alone (its rollout, its updates, SB3's
+    ``DummyVecEnv``), so ``x_over_zero_cost`` says how much of the learner's limit an env keeps."""
+    import gymnasium
+
+    class ZeroCost(gymnasium.Env):  # type: ignore[misc]
+        metadata = {"render_modes": []}
+
+        def __init__(self) -> None:
+            self.observation_space, self.action_space = observation_space, action_space
+            self._obs = np.zeros(observation_space.shape, observation_space.dtype)
+            self._mask = np.ones(action_space.n, dtype=bool)
+            self._t = 0
+
+        def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+            self._t = 0
+            return self._obs, {}
+
+        def step(self, a: Any) -> Any:
+            self._t += 1
+            return self._obs, 0.0, self._t >= length, False, {}
+
+        def action_masks(self) -> np.ndarray:
+            return self._mask
+
+    return ZeroCost()
+
+
 def train(make_venv: Any, steps: int, seed: int, n_steps: int) -> Dict[str, Any]:
     from sb3_contrib import MaskablePPO
 
@@ -141,9 +172,15 @@ def train(make_venv: Any, steps: int, seed: int, n_steps: int) -> Dict[str, Any]
 
 
 def step_alone(env: Any, steps: int, seed: int) -> float:
-    """Seconds for ``steps`` random valid steps (resets included)."""
+    """Seconds for ``steps`` random valid steps (resets included), after as many untimed ones (a
+    first episode warms a server's JIT and caches; SchedGym gets the same)."""
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
+    for _ in range(steps):
+        m = np.asarray(env.action_masks())
+        _, _, t, tr, _ = env.step(int(rng.choice(np.flatnonzero(m))))
+        if t or tr:
+            env.reset()
     t0 = time.perf_counter()
     for _ in range(steps):
         m = np.asarray(env.action_masks())
@@ -205,17 +242,26 @@ def main() -> None:
         for r in range(a.rounds):
             ts += step_alone(sg, per, a.seed + r)
             tc += step_alone(cg, per, a.seed + r)
+        spaces = (cg.observation_space, cg.action_space)
         cg.close()
         out["alone_steps_per_s"] = {"schedgym": round(per * a.rounds / ts, 1), "clustergym": round(per * a.rounds / tc, 1)}
         runs: List[Dict[str, Any]] = []
         for n in [int(x) for x in a.envs.split(",")]:
             sp: List[Dict[str, Any]] = []
             cp: List[Dict[str, Any]] = []
+            zp: List[Dict[str, Any]] = []
             for r in range(a.rounds):
                 sp.append(train(lambda: DummyVecEnv([lambda i=i: schedgym_env(mod, str(trace), a.seed + r * n + i) for i in range(n)]), a.steps // a.rounds, a.seed + r, 256))
                 cp.append(train(lambda: make_sb3_vec("clustergym/Job-v0", n, config, address, seeds=a.seed + r * n), a.steps // a.rounds, a.seed + r, 256))
-            s, c = total(sp), total(cp)
-            runs.append({"envs": n, "schedgym": s, "clustergym": c, "clustergym_over_schedgym": round(c["steps_per_s"] / s["steps_per_s"], 2)})
+                zp.append(train(lambda: DummyVecEnv([lambda: zero_cost_env(*spaces, mod.JOB_SEQUENCE_SIZE) for _ in range(n)]), a.steps // a.rounds, a.seed + r, 256))
+            s, c, z = total(sp), total(cp), total(zp)
+            runs.append({
+                "envs": n, "schedgym": s, "clustergym": c, "zero_cost": z,
+                "clustergym_over_schedgym": round(c["steps_per_s"] / s["steps_per_s"], 2),
+                # the most any env could reach against SchedGym with this learner, and what clustergym keeps of it
+                "zero_cost_over_schedgym": round(z["steps_per_s"] / s["steps_per_s"], 2),
+                "clustergym_over_zero_cost": round(c["steps_per_s"] / z["steps_per_s"], 2),
+            })
         out["training"] = runs
         out["load_average"] = list(os.getloadavg())
     finally:

@@ -67,7 +67,7 @@ def test_request_size_is_capped(limited: clustergym.LocalServer) -> None:
         with pytest.raises(LimitExceededError) as ei:
             c.request("make", env_id=JOB, config={"name": "x" * 300_000})
         assert ei.value.details["flag"] == "--max-request-bytes"
-    for transport, error in (("zmtp", ServerError), ("pyzmq", ClusterGymTimeoutError)):
+    for transport, error in (("zmtp", ServerError), ("libzmq", ClusterGymTimeoutError)):
         with clustergym.Client(limited.address, timeout=1.5, transport=transport) as c:
             with pytest.raises(error):
                 c.request("make", env_id=JOB, config={"name": "x" * 1_400_000})
