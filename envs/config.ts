@@ -64,7 +64,7 @@ export const EnvConfigSchema = z
     /** Order of the queue, which decides the K visible jobs (a job-selection policy name). */
     queue_order: z.string().default('fcfs'),
     /** Observation variant. */
-    observation: z.enum(['dict', 'flat', 'minimal']).default('dict'),
+    observation: z.enum(['dict', 'flat', 'jobs', 'minimal']).default('dict'),
     /**
      * `dict` observation on a platform with a network: add `switch_use` (per node, the busiest link its
      * traffic to other switches can cross) and `hops` (node x node route lengths) for placement.
@@ -138,6 +138,11 @@ function crossIssues(id: EnvId, c: z.output<typeof EnvConfigSchema>): Issue[] {
     issues.push({
       path: ['observation'],
       message: `the \`minimal\` observation (queue percentiles, IRMaSim) is for PolicyPair-v0; ${short} needs \`dict\` or \`flat\``,
+    });
+  if (c.observation === 'jobs' && id !== 'clustergym/Job-v0')
+    issues.push({
+      path: ['observation'],
+      message: `the \`jobs\` observation (the job window and the global features, no node rows) is for Job-v0, which picks jobs only; ${short} needs \`dict\` or \`flat\``,
     });
   if (c.placement !== 'spill' && id !== 'clustergym/JobNode-v0')
     issues.push({ path: ['placement'], message: `only JobNode-v0 chooses a node per action; ${short} has no \`placement\`` });

@@ -43,7 +43,12 @@
  * | `switch_use` | N      | the busiest (load / bandwidth, clipped to 1) of the links its switch uses to reach other switches (the links after the node's own on the first half of its routes to nodes under other switches: a fat-tree leaf's uplinks), under the `flow` model's current streams (0 under the other models) |
  * | `hops`       | N x N  | links on the route from node i to node j / the longest route (static)             |
  *
- * `flat` concatenates jobs, nodes and global into one vector. `minimal` (IRMaSim, PolicyPair-v0) is
+ * `flat` concatenates jobs, nodes and global into one vector. `jobs` (Job-v0) is `flat` without the
+ * node rows: the K x Fj job rows then the global features, `K * 8 + 5` values whatever the platform,
+ * the shape of RLScheduler's observation (its job window; SchedGym's is K x 8). It suits homogeneous
+ * clusters, where the per-node rows of a large platform are many near-constant inputs that make a
+ * policy network's first layer, hence its training, several times costlier (docs/environments.md).
+ * `minimal` (IRMaSim, PolicyPair-v0) is
  * 21 values: the min, 25th percentile, median, 75th percentile and max of req_time, ntasks, mem and
  * mem_vol over the WHOLE queue (each divided by its limit, clipped to 1; 0 for an empty queue),
  * then IRMaSim's queue-variation ratio: 1 when the queue or the previous one is empty, else
@@ -128,26 +133,28 @@ export interface Limits {
   mem_vol: number;
 }
 
-/** An observation: the `dict` variant's arrays, or one vector (`flat`, `minimal`). */
+/** An observation: the `dict` variant's arrays, or one vector (`flat`, `jobs`, `minimal`). */
 export type DictObservation = { jobs: Float32Array; nodes: Float32Array; global: Float32Array; switch_use?: Float32Array; hops?: Float32Array };
 /** Any observation. */
 export type Observation = DictObservation | Float32Array;
 
 /** Observation variants. */
-export type ObservationKind = 'dict' | 'flat' | 'minimal';
+export type ObservationKind = 'dict' | 'flat' | 'jobs' | 'minimal';
 
 /** The observation space of a variant (`topology`: the dict's `switch_use` and `hops` keys). */
 export function observationSpace(kind: ObservationKind, k: number, nodes: number, topology = false): Space {
   if (kind === 'minimal') return box([MINIMAL_SIZE]);
   if (kind === 'flat') return box([k * FJ + nodes * FN + FG]);
+  if (kind === 'jobs') return box([k * FJ + FG]);
   if (topology) return dict({ jobs: box([k, FJ]), nodes: box([nodes, FN]), global: box([FG]), switch_use: box([nodes]), hops: box([nodes, nodes]) });
   return dict({ jobs: box([k, FJ]), nodes: box([nodes, FN]), global: box([FG]) });
 }
 
-/** Size of one observation's vector(s): per key for `dict`, else `flat`/`minimal`'s length. */
+/** Size of one observation's vector(s): per key for `dict`, else `flat`/`jobs`/`minimal`'s length. */
 export function observationSizes(kind: ObservationKind, k: number, nodes: number): Record<string, number> {
   if (kind === 'minimal') return { obs: MINIMAL_SIZE };
   if (kind === 'flat') return { obs: k * FJ + nodes * FN + FG };
+  if (kind === 'jobs') return { obs: k * FJ + FG };
   return { jobs: k * FJ, nodes: nodes * FN, global: FG };
 }
 
@@ -246,7 +253,7 @@ export class ObservationBuilder {
   readonly kind: ObservationKind;
   readonly k: number;
   readonly nodeCount: number;
-  /** The whole vector (`flat` layout for dict/flat; the 21 values for minimal). */
+  /** The whole vector (`flat` layout for dict/flat; the job rows and global features for jobs; the 21 values for minimal). */
   readonly buffer: Float32Array;
   readonly jobs: Float32Array;
   readonly nodes: Float32Array;
@@ -288,11 +295,21 @@ export class ObservationBuilder {
     const nn = this.nodeCount * FN;
     // the job and node arrays are kept for every variant (agents read them), minimal has its own buffer
     const full = new Float32Array(nj + nn + FG);
-    this.jobs = full.subarray(0, nj);
-    this.nodes = full.subarray(nj, nj + nn);
-    this.global = full.subarray(nj + nn);
+    if (kind === 'jobs') {
+      // jobs, global, then the nodes (written, not observed): the observation is the first part
+      this.jobs = full.subarray(0, nj);
+      this.global = full.subarray(nj, nj + FG);
+      this.nodes = full.subarray(nj + FG);
+    } else {
+      this.jobs = full.subarray(0, nj);
+      this.nodes = full.subarray(nj, nj + nn);
+      this.global = full.subarray(nj + nn);
+    }
     if (kind === 'minimal') {
       this.buffer = new Float32Array(MINIMAL_SIZE);
+      this.value = this.buffer;
+    } else if (kind === 'jobs') {
+      this.buffer = full.subarray(0, nj + FG);
       this.value = this.buffer;
     } else {
       this.buffer = full;

@@ -90,6 +90,15 @@ describe('make and config validation', () => {
       shape: [2 * 8 + 20 * 7 + 5],
       dtype: 'float32',
     });
+    // `jobs`: the job rows and the global features, no node rows, whatever the platform
+    expect(make('clustergym/Job-v0', { observation: 'jobs', k: 2 }).observationSpace).toEqual({
+      type: 'Box',
+      low: 0,
+      high: 1,
+      shape: [2 * 8 + 5],
+      dtype: 'float32',
+    });
+    expect(() => make('clustergym/JobNode-v0', { observation: 'jobs' })).toThrow(/\$\.observation: the `jobs` observation .* is for Job-v0/);
   });
 
   it('a trajectory longer than the workload is named; a workload without a platform runs on the default one', () => {

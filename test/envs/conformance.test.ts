@@ -14,6 +14,7 @@ const CASES: [string, Record<string, unknown>][] = [
   ['clustergym/Job-v0', { ...SMALL, k: 6 }],
   ['clustergym/Job-v0', { ...SMALL, k: 6, unfit: 'reserve', backfilling: 'easy', queue_order: 'sjf' }],
   ['clustergym/Job-v0', { ...SMALL, k: 5, observation: 'flat', resource_policy: 'high_cores', node_fit: 'best_fit' }],
+  ['clustergym/Job-v0', { ...SMALL, k: 5, observation: 'jobs', unfit: 'reserve' }],
   ['clustergym/PolicyPair-v0', { ...SMALL, observation: 'minimal' }],
   ['clustergym/PolicyPair-v0', { ...SMALL, k: 4, actions: ['fcfs:first', 'sjf:high_gflops', 'smallest:low_power'], backfilling: 'easy' }],
 ];

@@ -62,3 +62,36 @@ describe('ObservationBuilder job rows', () => {
     );
   });
 });
+
+describe('the jobs observation', () => {
+  it("is flat's job rows then its global features, step by step, on the same episode", async () => {
+    const { make } = await import('../../envs/index.js');
+    const { SMALL } = await import('./envHelpers.js');
+    const config = { ...SMALL, k: 5, unfit: 'reserve' };
+    const flat = make('clustergym/Job-v0', { ...config, observation: 'flat' });
+    const jobs = make('clustergym/Job-v0', { ...config, observation: 'jobs' });
+    const nodes = flat.nodeCount;
+    const split = (o: Float32Array): number[] => [...o.subarray(0, 5 * 8), ...o.subarray(5 * 8 + nodes * 7)];
+    let a = flat.reset({ seed: 3 }).observation as Float32Array;
+    let b = jobs.reset({ seed: 3 }).observation as Float32Array;
+    expect(b.length).toBe(5 * 8 + 5);
+    let steps = 0;
+    for (;;) {
+      expect([...b]).toEqual(split(a));
+      const mask = flat.actionMask();
+      expect([...jobs.actionMask()]).toEqual([...mask]);
+      const action = mask.lastIndexOf(1);
+      const ra = flat.step(action);
+      const rb = jobs.step(action);
+      expect(rb.reward).toBe(ra.reward);
+      steps++;
+      if (ra.terminated || ra.truncated) {
+        expect(rb.terminated || rb.truncated).toBe(true);
+        break;
+      }
+      a = ra.observation as Float32Array;
+      b = rb.observation as Float32Array;
+    }
+    expect(steps).toBeGreaterThanOrEqual(20);
+  });
+});
