@@ -13,11 +13,14 @@ it in helpers that are not called). An adapter (:func:`schedgym_env`) gives it G
 action mask RLScheduler's own PPO computes from the observation (a slot is invalid when its 8
 features are the padding ``[0, 1, 1, 1, 1, 1, 1, 0]`` or all ones).
 
-The same MaskablePPO settings on both (MlpPolicy, flat observations, ``lublin_256.swf``, K = 128
-visible jobs, 256-job trajectories, n_steps, batch size, epochs), on 1 env (SB3's ``DummyVecEnv``
+The same MaskablePPO settings on both (MlpPolicy, flat vector observations, ``lublin_256.swf``,
+K = 128 visible jobs, 256-job trajectories, n_steps, batch size, epochs). clustergym runs with each
+of ``--observations``: ``jobs`` (its job window and 5 global values: 1,029 values, SchedGym's shape
+of 1,024) and ``flat`` (also 7 values for each of the 256 nodes: 2,821), since the observation's size
+sets the policy network's first layer and so the learner's own speed. On 1 env (SB3's ``DummyVecEnv``
 of SchedGym against ``make_sb3_vec("clustergym/Job-v0", 1)``) and on 8 envs (``DummyVecEnv`` of 8
 SchedGyms against ``make_sb3_vec(..., 8)``: one ``step_batch`` message a step). The runs alternate
-in ``--rounds`` slices, SchedGym then clustergym then a zero-cost env of the same spaces (the
+in ``--rounds`` slices, SchedGym then, per observation, clustergym and a zero-cost env of its spaces (the
 learner's own limit: MaskablePPO with an env that costs nothing), each slice a fresh model (the
 machine's load changes under all alike). Also the envs stepped alone (random valid actions, no learning), in
 alternating slices too. Prints ONE JSON line (steps/s of each and the ratios clustergym/SchedGym).
@@ -205,6 +208,9 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=4, help="alternating slices per side (each a fresh model of --steps / --rounds steps)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--address", help="a running clustergym serve (default: a local server)")
+    p.add_argument("--observations", default="jobs,flat",
+                   help="clustergym's observations to run (comma-separated): jobs (the job window and 5 global values, 1,029 values at K 128, "
+                        "the size of SchedGym's 1,024) and flat (also 7 values per node: 2,821 on lublin_256's 256 nodes)")
     a = p.parse_args()
     try:
         import gymnasium  # noqa: F401
@@ -221,8 +227,9 @@ def main() -> None:
     mod = import_schedgym(folder)
     from clustergym.sb3 import make_sb3_vec
 
-    config = {"workload": str(trace.resolve()), "k": mod.MAX_QUEUE_SIZE, "trajectory": {"length": mod.JOB_SEQUENCE_SIZE, "origin": "random"},
-              "observation": "flat", "unfit": "reserve", "reward": "bsld"}
+    observations = [o.strip() for o in a.observations.split(",") if o.strip()]
+    configs = {o: {"workload": str(trace.resolve()), "k": mod.MAX_QUEUE_SIZE, "trajectory": {"length": mod.JOB_SEQUENCE_SIZE, "origin": "random"},
+                   "observation": o, "unfit": "reserve", "reward": "bsld"} for o in observations}
     server = None
     address = a.address
     if address is None:
@@ -236,32 +243,39 @@ def main() -> None:
         torch.set_num_threads(1)
         # stepped alone, alternating slices
         sg = schedgym_env(mod, str(trace), a.seed)
-        cg = clustergym.make("clustergym/Job-v0", config, address=address)
-        ts = tc = 0.0
+        cgs = {o: clustergym.make("clustergym/Job-v0", configs[o], address=address) for o in observations}
+        spaces = {o: (e.observation_space, e.action_space) for o, e in cgs.items()}
+        out["observation_size"] = {"schedgym": int(np.prod(sg.observation_space.shape)), **{o: int(np.prod(sp[0].shape)) for o, sp in spaces.items()}}
+        ts = 0.0
+        tc = {o: 0.0 for o in observations}
         per = max(1, a.alone_steps // a.rounds)
         for r in range(a.rounds):
             ts += step_alone(sg, per, a.seed + r)
-            tc += step_alone(cg, per, a.seed + r)
-        spaces = (cg.observation_space, cg.action_space)
-        cg.close()
-        out["alone_steps_per_s"] = {"schedgym": round(per * a.rounds / ts, 1), "clustergym": round(per * a.rounds / tc, 1)}
+            for o, e in cgs.items():
+                tc[o] += step_alone(e, per, a.seed + r)
+        for e in cgs.values():
+            e.close()
+        out["alone_steps_per_s"] = {"schedgym": round(per * a.rounds / ts, 1), **{f"clustergym_{o}": round(per * a.rounds / t, 1) for o, t in tc.items()}}
         runs: List[Dict[str, Any]] = []
         for n in [int(x) for x in a.envs.split(",")]:
             sp: List[Dict[str, Any]] = []
-            cp: List[Dict[str, Any]] = []
-            zp: List[Dict[str, Any]] = []
+            cp: Dict[str, List[Dict[str, Any]]] = {o: [] for o in observations}
+            zp: Dict[str, List[Dict[str, Any]]] = {o: [] for o in observations}
             for r in range(a.rounds):
                 sp.append(train(lambda: DummyVecEnv([lambda i=i: schedgym_env(mod, str(trace), a.seed + r * n + i) for i in range(n)]), a.steps // a.rounds, a.seed + r, 256))
-                cp.append(train(lambda: make_sb3_vec("clustergym/Job-v0", n, config, address, seeds=a.seed + r * n), a.steps // a.rounds, a.seed + r, 256))
-                zp.append(train(lambda: DummyVecEnv([lambda: zero_cost_env(*spaces, mod.JOB_SEQUENCE_SIZE) for _ in range(n)]), a.steps // a.rounds, a.seed + r, 256))
-            s, c, z = total(sp), total(cp), total(zp)
-            runs.append({
-                "envs": n, "schedgym": s, "clustergym": c, "zero_cost": z,
-                "clustergym_over_schedgym": round(c["steps_per_s"] / s["steps_per_s"], 2),
-                # the most any env could reach against SchedGym with this learner, and what clustergym keeps of it
-                "zero_cost_over_schedgym": round(z["steps_per_s"] / s["steps_per_s"], 2),
-                "clustergym_over_zero_cost": round(c["steps_per_s"] / z["steps_per_s"], 2),
-            })
+                for o in observations:
+                    cp[o].append(train(lambda: make_sb3_vec("clustergym/Job-v0", n, configs[o], address, seeds=a.seed + r * n), a.steps // a.rounds, a.seed + r, 256))
+                    zp[o].append(train(lambda: DummyVecEnv([lambda: zero_cost_env(*spaces[o], mod.JOB_SEQUENCE_SIZE) for _ in range(n)]), a.steps // a.rounds, a.seed + r, 256))
+            s = total(sp)
+            for o in observations:
+                c, z = total(cp[o]), total(zp[o])
+                runs.append({
+                    "envs": n, "observation": o, "schedgym": s, "clustergym": c, "zero_cost": z,
+                    "clustergym_over_schedgym": round(c["steps_per_s"] / s["steps_per_s"], 2),
+                    # the most any env of these spaces could reach against SchedGym with this learner, and what clustergym keeps of it
+                    "zero_cost_over_schedgym": round(z["steps_per_s"] / s["steps_per_s"], 2),
+                    "clustergym_over_zero_cost": round(c["steps_per_s"] / z["steps_per_s"], 2),
+                })
         out["training"] = runs
         out["load_average"] = list(os.getloadavg())
     finally:
