@@ -309,6 +309,9 @@ def main() -> None:
         "k": a.k,
         "workload": a.workload or "embedded default",
         "frames": "msgpack" if a.msgpack else "binary",
+        # the Python client's DEALER (zmtp: ZMTP spoken directly; libzmq: pyzmq), as CLUSTERGYM_TRANSPORT
+        # chose it; the raw baseline is always pyzmq's DEALER against zeromq.js's ROUTER
+        "client_transport": os.environ.get("CLUSTERGYM_TRANSPORT") or "zmtp",
         "results": results,
         # the machine's 1, 5 and 15-minute load averages when the run started and ended
         "load_average": {"start": load_before, "end": [round(x, 2) for x in os.getloadavg()]},
