@@ -29,6 +29,8 @@
  * - **Commands after the handshake**: `PING` (ZMTP 3.1 heartbeats, libzmq's `ZMQ_HEARTBEAT_IVL`) is
  *   answered by `PONG` with the ping's context; `PONG` and unknown commands are ignored; `ERROR`
  *   closes the connection. This side sends no heartbeats of its own and ignores the ping's TTL.
+ * - **Handshake timeout**: a connection that has not sent its greeting and READY within 30 s
+ *   (`HANDSHAKE_TIMEOUT_MS`, libzmq's `ZMQ_HANDSHAKE_IVL` default) is closed.
  * - **Limits**: `maxMessageSize` (bytes, -1 for none, as libzmq's `ZMQ_MAXMSGSIZE`): a frame or a
  *   message larger than it drops the connection, before it is buffered. Commands are bounded by
  *   `MAX_COMMAND_BYTES`.
@@ -72,6 +74,9 @@ export const SEND_HIGH_WATER_BYTES = 64 * 1024 * 1024;
 
 /** Messages of one connection waiting in `receive()`'s queue above which that connection is paused. */
 export const RECEIVE_HIGH_WATER_MESSAGES = 1000;
+
+/** A connection whose handshake (greeting and READY) is not done after this many ms is closed (libzmq's `ZMQ_HANDSHAKE_IVL`). */
+export const HANDSHAKE_TIMEOUT_MS = 30_000;
 
 /** Messages whose frames total less than this are copied into one buffer; larger ones are corked. */
 const COPY_BELOW_BYTES = 64 * 1024;
@@ -425,6 +430,8 @@ class Connection implements ZmtpSink {
   key = '';
   /** Refused with an ERROR command: the socket ends once it is written. */
   private ending = false;
+  /** Closes the connection if the handshake takes longer than the router's `handshakeTimeoutMs`. */
+  handshakeTimer: NodeJS.Timeout | null;
   /** Its messages waiting in the router's queue. */
   queued = 0;
   paused = false;
@@ -434,6 +441,12 @@ class Connection implements ZmtpSink {
     readonly socket: Socket,
   ) {
     this.decoder = new ZmtpDecoder(this, router.maxMessageSize);
+    const ms = router.handshakeTimeoutMs;
+    this.handshakeTimer = setTimeout(() => {
+      this.handshakeTimer = null;
+      this.decoder.fail(`no handshake within ${ms} ms`);
+    }, ms);
+    this.handshakeTimer.unref();
   }
 
   greeting(g: Buffer): void {
@@ -483,6 +496,8 @@ class Connection implements ZmtpSink {
       return;
     }
     const id = this.router.register(this, identity !== undefined && identity.length > 0 ? Buffer.from(identity) : null);
+    if (this.handshakeTimer !== null) clearTimeout(this.handshakeTimer);
+    this.handshakeTimer = null;
     if (id === null) {
       this.refuse('this routing id is already connected');
       return;
@@ -498,6 +513,8 @@ class Connection implements ZmtpSink {
   }
 
   error(reason: string): void {
+    if (this.handshakeTimer !== null) clearTimeout(this.handshakeTimer);
+    this.handshakeTimer = null;
     this.router.dropped(this, reason);
     if (!this.ending) this.socket.destroy();
   }
@@ -535,6 +552,8 @@ export class ZmtpRouter {
   lastEndpoint: string | null = null;
   /** Bytes unwritten to a peer above which messages to it are dropped (`SEND_HIGH_WATER_BYTES`). */
   sendHighWaterBytes = SEND_HIGH_WATER_BYTES;
+  /** A connection without its greeting and READY after this many ms is closed (`HANDSHAKE_TIMEOUT_MS`). */
+  handshakeTimeoutMs = HANDSHAKE_TIMEOUT_MS;
   /** Called with each connection dropped for a protocol error or a limit (logs, tests). */
   onDrop: ((reason: string) => void) | null = null;
   private server: Server | null = null;

@@ -318,6 +318,21 @@ describe('ZmtpRouter refusals and edges (raw connections)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('a connection that does not finish its handshake in handshakeTimeoutMs is closed', async () => {
+    const r = await tcpRouter();
+    r.handshakeTimeoutMs = 100;
+    const drops: string[] = [];
+    r.onDrop = (why) => drops.push(why);
+    const p = await rawPeer(r.lastEndpoint!);
+    // the greeting but no READY
+    p.sock.write(greeting(false));
+    const t0 = Date.now();
+    await p.closed;
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(50);
+    expect(drops).toEqual(['no handshake within 100 ms']);
+    r.close();
+  });
+
   it('the greeting is 64 bytes and comes before anything else', async () => {
     const r = await tcpRouter();
     const m = /^tcp:\/\/([^:]+):(\d+)$/.exec(r.lastEndpoint!)!;
