@@ -79,10 +79,11 @@ def main() -> None:
     p.add_argument("--ipc", action="store_true", help="Unix sockets (ipc://, the local server's default) instead of 127.0.0.1 ports")
     a = p.parse_args()
     ipc_dir = tempfile.mkdtemp(prefix="clustergym-bench-") if a.ipc else None
+    if ipc_dir:
+        for sub in ("z", "l"):
+            os.mkdir(os.path.join(ipc_dir, sub))
     load_before = [round(x, 2) for x in os.getloadavg()]
     pz, bridge_zmtp, raw_libzmq, raw_zmtp = start("zmtp", os.path.join(ipc_dir, "z") if ipc_dir else None)
-    if ipc_dir:
-        os.mkdir(os.path.join(ipc_dir, "l"))
     pl, bridge_libzmq, _, _ = start("libzmq", os.path.join(ipc_dir, "l") if ipc_dir else None)
     raw: List[Dict[str, Any]] = []
     bridge: List[Dict[str, Any]] = []
