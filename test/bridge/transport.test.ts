@@ -69,10 +69,11 @@ describe.each(TRANSPORTS)('BridgeServer on %s', (transport) => {
 
 describe('the transport', () => {
   it('defaults to zmtp, to libzmq for inproc://, to $CLUSTERGYM_TRANSPORT when set, and names a bad one', () => {
-    expect(defaultTransport('tcp://127.0.0.1:0', undefined)).toBe('zmtp');
-    expect(defaultTransport('inproc://x', undefined)).toBe('libzmq');
-    expect(defaultTransport('tcp://127.0.0.1:0', 'libzmq')).toBe('libzmq');
+    // '' is an unset variable (an explicit undefined would read the real one)
     expect(defaultTransport('tcp://127.0.0.1:0', '')).toBe('zmtp');
+    expect(defaultTransport('inproc://x', '')).toBe('libzmq');
+    expect(defaultTransport('tcp://127.0.0.1:0', 'libzmq')).toBe('libzmq');
+    expect(defaultTransport('ipc:///tmp/x', 'zmtp')).toBe('zmtp');
     expect(defaultTransport('tcp://127.0.0.1:0', 'zmq')).toMatch(/CLUSTERGYM_TRANSPORT: expected one of zmtp, libzmq, got "zmq"/);
   });
 
