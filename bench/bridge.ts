@@ -7,7 +7,7 @@
  * 64 envs; plus the raw ping-pong whose server computes as long as the envs do, `raw_busy`, and the one
  * whose server steps its own in-process copies of the envs, `raw_sim`, the ceiling of any bridge; with the
  * binary step frames, the client's default, and again with msgpack maps), and
- * returns their JSON lines, led by issue 31's yardstick (`wireYardstick`: the Python step at 1 and 8
+ * returns their JSON lines (and `bench_transport.py`'s: the bridge's ZMTP socket against libzmq), led by issue 31's yardstick (`wireYardstick`: the Python step at 1 and 8
  * envs against the raw round trip plus the in-process step, with both sides' split, and the load
  * average) and MaskablePPO against RLScheduler's SchedGym (`bench_schedgym.py`, when its sources and
  * SB3 are there). Skipped, with the reason, when no Python with pyzmq, msgpack and numpy is found.
@@ -61,6 +61,17 @@ export function wireYardstick(run: Record<string, unknown>): Record<string, unkn
   });
 }
 
+/**
+ * The bridge's two transports side by side (`bench_transport.py`): raw echo round trips from a pyzmq
+ * DEALER to zeromq.js's ROUTER (libzmq) and to the bridge's own ZMTP ROUTER (bridge/zmtp.ts), same
+ * payloads, and Job-v0 steps from the Python client on a bridge with each transport, interleaved.
+ */
+function runTransports(args: string[]): Record<string, unknown> {
+  const r = spawnSync(PYTHON, [resolve(PACKAGE_ROOT, 'python-client/examples/bench_transport.py'), ...args], { encoding: 'utf8', timeout: 600_000 });
+  if (r.status !== 0) return { error: (r.stderr || String(r.error)).trim().split('\n').slice(-3).join(' | ') };
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+}
+
 const SCHEDGYM = process.env.SCHEDGYM_DIR ?? resolve(PACKAGE_ROOT, '../ext/deep-batch-scheduler');
 
 /**
@@ -87,8 +98,11 @@ export function benchBridge(): Record<string, unknown> {
   const extra = existsSync(LUBLIN) ? ['--workload', LUBLIN] : [];
   // issue 31: Job-v0 K 128 on the embedded default, 1 and 8 envs, many short interleaved slices
   const yardstick = runWire(['--env', 'clustergym/Job-v0', '--k', '128', '--envs', '1,8', '--seconds', '6', '--rounds', '30']);
+  // the socket: ZMTP spoken by the server (the default) against libzmq, over 127.0.0.1 and over ipc://
+  const transport = ['--sizes', '100,20000', '--envs', '1,8', '--k', '128', '--seconds', '3', '--rounds', '10'];
   return {
     python_step_vs_raw_plus_in_process_step: wireYardstick(yardstick) ?? yardstick,
+    transport_zmtp_vs_libzmq: { tcp: runTransports(transport), ipc: runTransports([...transport, '--ipc']) },
     maskable_ppo_vs_schedgym: runSchedgym(),
     workload: extra.length ? 'lublin_256.swf' : 'embedded default (mixed-300)',
     single_job_v0_k128: run(['--env', 'clustergym/Job-v0', '--k', '128', '--envs', '1', '--steps', '20000', ...extra]),

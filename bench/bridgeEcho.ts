@@ -16,12 +16,20 @@
  * simulator's work of a bridge step, in the same process, with no bridge code at all (`raw_sim`).
  * `["sim", ""]` turns it off.
  *
- * Prints the bridge endpoint then the raw endpoint, one per line; exits on SIGTERM/SIGINT or when
- * stdin closes (its parent is gone).
+ * The raw server is zeromq.js's ROUTER (libzmq): the issue's "raw ZeroMQ round trip". A third
+ * server, the same raw echo on the bridge's own ZMTP ROUTER (bridge/zmtp.ts), measures what ZMTP
+ * spoken in process saves against libzmq (`python-client/examples/bench_transport.py`).
+ *
+ * Flags: `--transport zmtp|libzmq` (the bridge's socket; default as `BridgeServer`'s), `--ipc DIR`
+ * (bind the three servers to Unix sockets in DIR instead of 127.0.0.1 ports).
+ *
+ * Prints the bridge endpoint, the raw (zeromq.js) endpoint and the raw ZMTP endpoint, one per line;
+ * exits on SIGTERM/SIGINT or when stdin closes (its parent is gone).
  */
-import { Router } from 'zeromq';
+import { join } from 'node:path';
 import { registryFactory } from '../bridge/envFactory.js';
 import { BridgeServer } from '../bridge/server.js';
+import { openRouter, type Transport, TransportSchema } from '../bridge/transport.js';
 import { make } from '../envs/registry.js';
 import type { GymEnv } from '../envs/env.js';
 
@@ -33,9 +41,12 @@ function stepFirstValid(env: GymEnv): void {
   if (r.terminated || r.truncated) env.reset();
 }
 
-/** Starts the raw echo ROUTER on `bind`; returns its endpoint and a closer. */
-export async function startRawEcho(bind: string): Promise<{ endpoint: string; close: () => void }> {
-  const sock = new Router();
+/**
+ * Starts the raw echo ROUTER on `bind` (zeromq.js's by default, the ZMTP one with `zmtp`); returns its
+ * endpoint and a closer.
+ */
+export async function startRawEcho(bind: string, transport: Transport = 'libzmq'): Promise<{ endpoint: string; close: () => void }> {
+  const sock = await openRouter(transport);
   await sock.bind(bind);
   let reply: Buffer = Buffer.from([0x80]); // an empty msgpack map until `set`
   let busyMs = 0;
@@ -96,14 +107,26 @@ export async function startRawEcho(bind: string): Promise<{ endpoint: string; cl
   };
 }
 
+/** The value of `--name VALUE` in argv (undefined when absent). */
+function flag(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
 async function main(): Promise<void> {
+  const t = flag('--transport');
+  const transport = t === undefined ? undefined : TransportSchema.parse(t);
+  const ipc = flag('--ipc');
+  const at = (name: string) => (ipc === undefined ? 'tcp://127.0.0.1:*' : `ipc://${join(ipc, `${name}.sock`)}`);
   // a short-lived benchmark server on loopback: any regular file may be named (the trace under ../shared)
-  const bridge = new BridgeServer(registryFactory({ roots: ['/'] }), { bind: 'tcp://127.0.0.1:0' });
+  const bridge = new BridgeServer(registryFactory({ roots: ['/'] }), { bind: at('bridge'), transport });
   const b = await bridge.start();
-  const raw = await startRawEcho('tcp://127.0.0.1:*');
-  process.stdout.write(`${b}\n${raw.endpoint}\n`);
+  const raw = await startRawEcho(at('raw'));
+  const rawZmtp = await startRawEcho(at('raw-zmtp'), 'zmtp');
+  process.stdout.write(`${b}\n${raw.endpoint}\n${rawZmtp.endpoint}\n`);
   const stop = () => {
     raw.close();
+    rawZmtp.close();
     void bridge.close().then(() => process.exit(0));
   };
   process.once('SIGTERM', stop);

@@ -1,7 +1,8 @@
 /**
  * The ZeroMQ bridge server (DESIGN §6): a ROUTER socket that maps each request to an environment
  * call and replies. Clients use DEALER (any number of requests in flight) or REQ sockets; the reply
- * goes back with the request's envelope. Messages are msgpack maps (msgpackr with records off, so
+ * goes back with the request's envelope. The socket speaks ZMTP itself by default, or is libzmq's
+ * (`transport`, bridge/transport.ts); clients see the same ZeroMQ ROUTER either way. Messages are msgpack maps (msgpackr with records off, so
  * any standard msgpack library reads them); typed arrays travel as `__ndarray__` maps.
  *
  * The server never dies of a message: anything wrong in a request (not msgpack, unknown op, bad
@@ -14,7 +15,7 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Packr, Unpackr } from 'msgpackr';
-import { Router } from 'zeromq';
+import { defaultTransport, isTransport, openRouter, type RouterSocket, type Transport } from './transport.js';
 import { BridgeError, limitError, PROTOCOL_VERSION, parseRequest, requestIdOf, type ErrorCode, type Op, type Request } from './protocol.js';
 import { encodeNdArray, isNdArrayMessage, type WireTypedArray } from './ndarray.js';
 import {
@@ -71,6 +72,12 @@ export interface EnvFactory {
 export interface BridgeServerOptions {
   /** Endpoint to bind, e.g. `tcp://127.0.0.1:5555`; port 0 picks a free port. */
   bind: string;
+  /**
+   * The socket: `zmtp` (ZMTP spoken on `node:net`, bridge/zmtp.ts) or `libzmq` (zeromq.js's ROUTER;
+   * needed for `inproc://`). Default: `$CLUSTERGYM_TRANSPORT`, else `zmtp` (`defaultTransport`).
+   * `clustergym serve --transport`.
+   */
+  transport?: Transport | undefined;
   /** Close envs idle for longer than this (ms); default 10 minutes. */
   idleTimeoutMs?: number | undefined;
   /** Called with each env reclaimed for idleness (logs, tests). */
@@ -254,7 +261,7 @@ export function stackObservations(obs: unknown[], space: SpaceDescriptor, path =
 
 /** The bridge server. `start()` binds and serves until `close()`. */
 export class BridgeServer {
-  private readonly sock = new Router();
+  private sock: RouterSocket | null = null;
   private readonly envs = new Map<string, Slot>();
   private nextEnv = 1;
   private readonly idleTimeoutMs: number;
@@ -263,6 +270,8 @@ export class BridgeServer {
   private loop: Promise<void> | null = null;
   /** Endpoint actually bound (with the port chosen when 0 was asked). */
   endpoint = '';
+  /** The socket's transport, once started. */
+  transport: Transport | null = null;
   /** Requests served (including error replies). */
   served = 0;
   private readonly limits: { maxEnvs: number; maxEnvsPerClient: number; maxRequestBytes: number };
@@ -293,16 +302,26 @@ export class BridgeServer {
   /** Binds the socket; resolves with the bound endpoint. Serving goes on in the background. */
   async start(): Promise<string> {
     const bind = this.options.bind.replace(/:0$/, ':*');
-    // A request over --max-request-bytes gets a limit_exceeded reply (handleTimed); ZeroMQ itself
+    const transport = this.options.transport ?? defaultTransport(this.options.bind);
+    if (!isTransport(transport)) throw new Error(transport);
+    this.transport = transport;
+    const sock = await openRouter(transport);
+    this.sock = sock;
+    // A request over --max-request-bytes gets a limit_exceeded reply (handleTimed); the socket itself
     // refuses anything over the hard cap (it drops the sender's connection without buffering it), so
     // what one message can hold in memory is bounded either way.
-    this.sock.maxMessageSize = hardMessageCap(this.limits.maxRequestBytes);
-    await this.sock.bind(bind);
-    this.endpoint = this.sock.lastEndpoint ?? bind;
+    sock.maxMessageSize = hardMessageCap(this.limits.maxRequestBytes);
+    await sock.bind(bind);
+    if (this.closed) {
+      // closed while binding
+      sock.close();
+      return bind;
+    }
+    this.endpoint = sock.lastEndpoint ?? bind;
     const period = Math.max(10, Math.min(5000, this.idleTimeoutMs / 4));
     this.reaper = setInterval(() => this.reap(), period);
     this.reaper.unref();
-    this.loop = this.serve();
+    this.loop = this.serve(sock);
     return this.endpoint;
   }
 
@@ -319,7 +338,7 @@ export class BridgeServer {
     for (const s of this.envs.values()) safeClose(s.env);
     this.envs.clear();
     this.perClient.clear();
-    this.sock.close();
+    this.sock?.close();
     try {
       await this.loop;
     } catch {
@@ -327,11 +346,11 @@ export class BridgeServer {
     }
   }
 
-  private async serve(): Promise<void> {
+  private async serve(sock: RouterSocket): Promise<void> {
     for (;;) {
       let frames: Buffer[];
       try {
-        frames = await this.sock.receive();
+        frames = await sock.receive();
       } catch (e) {
         if (this.closed) return;
         throw e;
@@ -350,7 +369,7 @@ export class BridgeServer {
             );
       this.served++;
       try {
-        await this.sock.send(req ? [identity, Buffer.alloc(0), reply] : [identity, reply]);
+        await sock.send(req ? [identity, Buffer.alloc(0), reply] : [identity, reply]);
       } catch (e) {
         if (this.closed) return;
         // the peer is gone (HWM or unroutable): drop the reply, keep serving

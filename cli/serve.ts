@@ -1,6 +1,6 @@
 /**
- * `clustergym serve [--bind tcp://127.0.0.1:5555] [--idle-timeout S] [--parent-pid PID] [limits]`: the
- * ZeroMQ bridge (DESIGN §6, docs/protocol.md). Port 0 picks a free port; a port above 65535 is refused
+ * `clustergym serve [--bind tcp://127.0.0.1:5555] [--transport zmtp|libzmq] [--idle-timeout S] [--parent-pid PID] [limits]`:
+ * the ZeroMQ bridge (DESIGN §6, docs/protocol.md), its socket speaking ZMTP itself (default) or libzmq's. Port 0 picks a free port; a port above 65535 is refused
  * (exit 2), and so is an address other than loopback unless `--allow-remote` is given (the server runs
  * whatever a client asks: see the threat model in docs/protocol.md). Clients may name files only under
  * `--data-root` (default the working directory) and the embedded data; the limits (`--max-*`) make
@@ -12,7 +12,8 @@
 import { readFileSync } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
 import { z } from 'zod';
-import { defineCommand, defineFlags, int, num, type Values } from './common.js';
+import { defaultTransport, isTransport, TRANSPORTS } from '../bridge/transport.js';
+import { defineCommand, defineFlags, int, num, oneOf, type Values } from './common.js';
 
 /** The flags of `serve`. */
 export const flags = defineFlags({
@@ -24,6 +25,10 @@ export const flags = defineFlags({
     }),
     default: 'tcp://127.0.0.1:5555',
     help: 'the ZeroMQ endpoint to bind (port 0 picks a free one, printed as the first line of stdout)',
+  },
+  transport: {
+    schema: oneOf(TRANSPORTS),
+    help: "the socket: zmtp (ZeroMQ's wire protocol spoken by the server itself; default) or libzmq (zeromq.js; also for inproc://); default $CLUSTERGYM_TRANSPORT, else zmtp",
   },
   'idle-timeout': { value: 'S', schema: num({ gt: 0 }), default: 600, help: 'close environments unused for S seconds' },
   'parent-pid': { value: 'PID', schema: int({ gte: 1 }), help: 'exit when the process PID is gone' },
@@ -85,6 +90,15 @@ export async function serve(f: Values<typeof flags>): Promise<number> {
     );
     return 2;
   }
+  const transport = f.transport ?? defaultTransport(f.bind);
+  if (!isTransport(transport)) {
+    console.error(`clustergym serve: error: ${transport}`);
+    return 2;
+  }
+  if (transport === 'zmtp' && f.bind.startsWith('inproc://')) {
+    console.error(`clustergym serve: error: --bind ${f.bind}: inproc:// is libzmq's in-process transport: give --transport libzmq`);
+    return 2;
+  }
   let token: string | undefined;
   if (f['token-file'] !== undefined) {
     try {
@@ -107,6 +121,7 @@ export async function serve(f: Values<typeof flags>): Promise<number> {
   const factory = registryFactory({ roots, maxJobs: f['max-jobs'], maxFileBytes: f['max-file-bytes'] });
   const server = new BridgeServer(factory, {
     bind: f.bind,
+    transport,
     maxEnvs: f['max-envs'],
     maxEnvsPerClient: f['max-envs-per-client'],
     maxRequestBytes: f['max-request-bytes'],
@@ -128,7 +143,7 @@ export async function serve(f: Values<typeof flags>): Promise<number> {
     console.error(
       `clustergym serve: WARNING: listening on ${endpoint}, beyond this machine; ${token ? 'requests need the token, which travels unencrypted' : 'there is no authentication (give --token-file)'} (see docs/protocol.md)`,
     );
-  if (!f.quiet) console.error(`clustergym serve: listening on ${endpoint} (pid ${process.pid})`);
+  if (!f.quiet) console.error(`clustergym serve: listening on ${endpoint} (${transport}, pid ${process.pid})`);
   return await new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (why: string) => {

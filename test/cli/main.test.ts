@@ -201,7 +201,7 @@ describe('--json prints the result as JSON on stdout, nothing else', () => {
 });
 
 describe('commands are loaded on demand', () => {
-  it('simulate and compare load neither ZeroMQ nor tfjs; no --help does; serve does when it runs', () => {
+  it('simulate and compare load neither ZeroMQ nor tfjs; no --help does; serve does when it runs on libzmq, not on its own ZMTP', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cg-lazy-'));
     const hooks = join(dir, 'hooks.mjs');
     writeFileSync(
@@ -215,9 +215,14 @@ describe('commands are loaded on demand', () => {
       const r = run(args);
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
     }
-    // the check works: serve imports ZeroMQ when it runs
-    const serve = run(['serve', '--bind', 'tcp://127.0.0.1:0', '--quiet']);
+    // the check works: serve imports ZeroMQ when it runs on libzmq's socket
+    const serve = run(['serve', '--bind', 'tcp://127.0.0.1:0', '--transport', 'libzmq', '--quiet']);
     expect(serve.status).toBe(1);
     expect(serve.stderr).toMatch(/loaded zeromq/);
+    // and on its own ZMTP socket (the default) it serves without ZeroMQ (a gone --parent-pid stops it)
+    const gone = spawnSync('true').pid!;
+    const zmtp = run(['serve', '--bind', 'tcp://127.0.0.1:0', '--quiet', '--parent-pid', String(gone)]);
+    expect(zmtp.status, zmtp.stderr).toBe(0);
+    expect(zmtp.stdout).toMatch(/^tcp:\/\/127\.0\.0\.1:\d+\n$/);
   });
 });
