@@ -3,7 +3,7 @@
  * boundary (hand-written bytes), commands and READY properties, the decoder's refusals (ZMTP 1.0 and
  * 2.0 peers, reserved flags, commands with MORE, oversize frames and messages), and, under
  * fast-check, that any split of a valid byte stream into chunks decodes to the same commands and
- * messages as the whole stream.
+ * messages as the whole stream, and that arbitrary bytes never make it throw.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -227,6 +227,19 @@ describe('ZmtpDecoder under any chunking (fast-check)', () => {
         expect(items).toEqual(expected);
       }),
       { numRuns: 150, seed: 31 },
+    );
+  });
+
+  it('arbitrary bytes after a greeting never throw: they decode, wait for more, or fail once', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 600 }), fc.integer({ min: -1, max: 300 }), (junk, max) => {
+        const { decoder, items } = recorder(max);
+        expect(() => decoder.push(Buffer.concat([greeting(false), Buffer.from(junk)]))).not.toThrow();
+        const errors = items.filter((x) => 'error' in x);
+        expect(errors.length).toBeLessThanOrEqual(1);
+        if (errors.length === 1) expect(items[items.length - 1]).toBe(errors[0]);
+      }),
+      { numRuns: 500, seed: 5 },
     );
   });
 

@@ -318,6 +318,30 @@ describe('ZmtpRouter refusals and edges (raw connections)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('40 connections sending random bytes (after a handshake or instead of one) never stop the router', async () => {
+    const r = await tcpRouter();
+    const l = echo(r);
+    let seed = 31;
+    const rand = () => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return seed >>> 16;
+    };
+    for (let i = 0; i < 40; i++) {
+      const p = await rawPeer(r.lastEndpoint!);
+      const junk = Buffer.from(Array.from({ length: 1 + (rand() % 400) }, () => rand() & 255));
+      p.sock.write(i % 2 === 0 ? Buffer.concat([greeting(false), ready('DEALER'), junk]) : junk);
+      await sleep(5);
+      p.sock.destroy();
+    }
+    const d = new Dealer({ receiveTimeout: 5000 });
+    d.connect(r.lastEndpoint!);
+    await d.send('still here');
+    expect((await d.receive()).map(String)).toEqual(['still here']);
+    d.close();
+    r.close();
+    await l;
+  });
+
   it('a connection that does not finish its handshake in handshakeTimeoutMs is closed', async () => {
     const r = await tcpRouter();
     r.handshakeTimeoutMs = 100;
