@@ -493,7 +493,12 @@ export class SlurmEngine {
     this.passDue = false;
     this.dirty = false;
     this.lastSchedule = this.now;
-    if (c.batchSchedDelay > 0) this.lastBackground = this.now;
+    if (c.batchSchedDelay > 0) {
+      // the background thread's pass (queued or periodic) serves every request queued so far (controller.c sets
+      // job_sched_cnt to 0): a pass still in the queue for later is void, and later requests wait from now
+      this.lastBackground = this.now;
+      this.deferredAt = Number.NEGATIVE_INFINITY;
+    }
     this.schedule();
   }
 
@@ -519,6 +524,8 @@ export class SlurmEngine {
         this.ensureTicks();
         return;
       case DEFER:
+        // with batchSchedDelay a background pass since it was queued has served its requests (mainPass)
+        if (this.config.batchSchedDelay > 0 && this.deferredAt !== this.now) return;
         if (this.deferredAt === this.now) this.deferredAt = Number.NEGATIVE_INFINITY;
         this.dirty = true;
         this.passDue = true;
@@ -561,13 +568,17 @@ export class SlurmEngine {
     }
     if (this.config.schedInterval > 0 && !this.schedScheduled && this.pending.length > 0) {
       this.schedScheduled = true;
-      this.queue.push(this.nextTick(this.config.schedInterval, true), SCHED);
+      // with batchSchedDelay the periodic pass is the background thread's (controller.c): on its tick
+      const phase = this.config.batchSchedDelay > 0 ? this.config.bgTickPhase : 0;
+      this.queue.push(this.nextTick(this.config.schedInterval, true, phase), SCHED);
     }
   }
 
-  /** The next periodic pass: `period` from now, or the next multiple of `period` after now on a grid. */
-  private nextTick(period: number, grid: boolean): number {
-    return grid ? (Math.floor(this.now / period) + 1) * period : this.now + period;
+  /**
+   * The next periodic pass: `period` from now, or on a grid the next point `k x period + phase` after now.
+   */
+  private nextTick(period: number, grid: boolean, phase = 0): number {
+    return grid ? (Math.floor((this.now - phase) / period) + 1) * period + phase : this.now + period;
   }
 
   /** Starts (or resumes after a requeue) job `s` on group `g` now (`byBackfill`: by a backfill pass). */
