@@ -125,7 +125,11 @@ export interface SlurmConfig {
    * scheduling thread runs the pass a fraction of a second later (measured: docs/slurm.md). 0: at once.
    */
   schedDelay: number;
-  /** `sched_interval` (s): a main-scheduler pass over the queue this often while jobs pend (0: none). */
+  /**
+   * `sched_interval` (s): a main-scheduler pass over the queue this often while jobs pend (0: none). With
+   * `batchSchedDelay` it is the background thread's: on its tick (`k x interval + bgTickPhase`), whatever
+   * `batch_sched_delay` says, and like any background pass it serves the passes queued until then.
+   */
   schedInterval: number;
   /**
    * `batch_sched_delay` (s; 0: off). Slurm 22.05 runs the main scheduler for a submission and, without an
