@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../src/core/errors.js';
+import { DEFAULT_SLURM } from '../src/slurm/engine.js';
 import { liveReplay } from '../src/slurm/live.js';
 import { readSlurmConf } from '../src/slurm/slurmConf.js';
 import {
@@ -54,6 +55,9 @@ export const flags = defineFlags({
     help: "the engine's time 0 S s past a multiple of bf_resolution on the wall clock (a live run's: its first submission's epoch mod 60)",
   },
   live: { help: 'also replay on the live Slurm of SLURM_CONF and compare (sleep jobs, wall-clock submissions)' },
+  'no-clock-align': {
+    help: "with --live: submit the first job at once instead of at the next whole minute of the wall clock (a multiple of bf_resolution and 30 s, where the engine's time 0 is)",
+  },
   runs: { value: 'N', schema: int({ gte: 1, lte: 10 }), default: 1, help: 'live runs (2: the live-vs-live spread too)' },
   'live-from': {
     value: 'DIR',
@@ -64,7 +68,8 @@ export const flags = defineFlags({
   out: { value: 'DIR', schema: text(true), help: 'write engine.json, live-K.json, comparison.json and schedule CSVs there' },
 });
 
-type Schedule = { jobs: ScheduledJob[]; summary: ScheduleSummary };
+/** A schedule; a live run's also says where its time 0 fell on the wall clock (`clock_phase`, s; unknown for runs saved before it was recorded). */
+type Schedule = { jobs: ScheduledJob[]; summary: ScheduleSummary; clock_phase?: number };
 
 /** A live run as `--out` writes it (`live-K.json`). */
 const SavedRunSchema = z.object({
@@ -80,11 +85,12 @@ const SavedRunSchema = z.object({
       nodelist: z.string().optional(),
     }),
   ),
+  clock_phase: z.number().optional(),
 });
 
 /** The live runs saved in `dir` (`live-1.json`, `live-2.json`, ... while they exist), checked with zod. */
-function readSavedRuns(dir: string): ScheduledJob[][] {
-  const runs: ScheduledJob[][] = [];
+function readSavedRuns(dir: string): { jobs: ScheduledJob[]; clock_phase?: number }[] {
+  const runs: { jobs: ScheduledJob[]; clock_phase?: number }[] = [];
   for (let k = 1; existsSync(join(dir, `live-${k}.json`)); k++) {
     const file = join(dir, `live-${k}.json`);
     let raw: unknown;
@@ -95,7 +101,7 @@ function readSavedRuns(dir: string): ScheduledJob[][] {
     }
     const r = SavedRunSchema.safeParse(raw);
     if (!r.success) throw inputErrorFromIssues(file, r.error.issues);
-    runs.push(r.data.jobs);
+    runs.push(r.data.clock_phase === undefined ? { jobs: r.data.jobs } : { jobs: r.data.jobs, clock_phase: r.data.clock_phase });
   }
   if (runs.length === 0) throw new InputError(`--live-from ${dir}: no live-1.json there (write one with --live --out ${dir})`);
   return runs;
@@ -142,6 +148,8 @@ export function agreement(
   return { metrics, start_diff: startDiff, holds: metrics.every((m) => m.holds) && (startDiff?.holds ?? true) };
 }
 
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+
 const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '-');
 
 /** `clustergym slurm-replay`. */
@@ -152,6 +160,7 @@ export const command: CliCommandModule = {
     cmd.action(async (workload: string, _options: unknown, self: Command) => {
       const { values: v } = readFlags(self, flags);
       if (v.runs > 1 && !v.live) throw new InputError('--runs: needs --live (the runs are live runs)');
+      if (v['no-clock-align'] && !v.live) throw new InputError('--no-clock-align: needs --live (it is about when the live run starts)');
       if (v.live && v['live-from'] !== undefined) throw new InputError('--live-from: replaces --live (give one of them)');
       const conf = readSlurmConf(v['slurm-conf']);
       if (v['sched-delay'] !== undefined) {
@@ -181,9 +190,9 @@ export const command: CliCommandModule = {
       const capacity = conf.platform.groups.reduce((a, g) => a + g.count * g.cores, 0);
       if (v['live-from'] !== undefined) {
         for (const [k, run] of readSavedRuns(v['live-from']).entries()) {
-          const missing = jobs.find((j) => !run.some((x) => x.id === j.id));
+          const missing = jobs.find((j) => !run.jobs.some((x) => x.id === j.id));
           if (missing) throw new InputError(`${join(v['live-from'], `live-${k + 1}.json`)}: no job ${missing.id} of ${workload}: not a run of this workload`);
-          live.push({ jobs: run, summary: summarise(run, capacity, (id) => units.get(id) ?? 0) });
+          live.push({ ...run, summary: summarise(run.jobs, capacity, (id) => units.get(id) ?? 0) });
         }
       }
       if (v.live) {
@@ -193,13 +202,16 @@ export const command: CliCommandModule = {
           console.error(
             `slurm-replay: live run ${r + 1}/${v.runs} on SLURM_CONF=${slurmConf} (${jobs.length} jobs, last submitted at ${f1(jobs[jobs.length - 1]!.submit)} s)`,
           );
+          const res = conf.config.bfResolution ?? DEFAULT_SLURM.bfResolution;
           const sched = await liveReplay(jobs, {
             slurmConf,
             wholeNodes: conf.wholeNodes,
             partitions: conf.partitions.map((p) => p.name),
             log: (l) => console.error(`slurm-replay: ${l}`),
+            // the will-run test's windows are multiples of 30 s, the backfill grid of bf_resolution
+            alignTo: v['no-clock-align'] ? 0 : Number.isInteger(res) && res > 0 ? (res * 30) / gcd(res, 30) : 60,
           });
-          live.push({ jobs: sched, summary: summarise(sched, capacity, (id) => units.get(id) ?? 0) });
+          live.push({ jobs: sched.jobs, summary: summarise(sched.jobs, capacity, (id) => units.get(id) ?? 0), clock_phase: sched.clockPhase });
         }
       }
       if (live.length > 0) {
@@ -240,6 +252,8 @@ export const command: CliCommandModule = {
           keys.map((k) => [k, ...cols.map(([, s]) => (Number.isInteger(s[k]) ? s[k] : Number(s[k].toFixed(4))))]),
         ),
       );
+      const phases = live.map((l) => (l.clock_phase === undefined ? '?' : `${l.clock_phase.toFixed(2)} s`));
+      if (live.length > 0) console.log(`\nclock phase (time 0 past a whole minute): engine ${v['clock-phase']} s, live runs ${phases.join(', ')}`);
       if (result.comparison) {
         const c = result.comparison as {
           engine_vs_live: ScheduleComparison[];

@@ -40,6 +40,9 @@ START_TIMEOUT=${START_TIMEOUT:-60}
 # whether another one still needs munged.
 REGISTRY=/run/clustergym-slurm
 MUNGE_MARK=$REGISTRY/munged.started-by-local-cluster
+# Held (flock) by a start until its nodes are idle and by a stop until it is done, so that a stop does not
+# take munged away from a cluster still starting (two clusters started and stopped at once did that).
+LOCK=$REGISTRY.lock
 
 log() { echo "local-cluster: $*" >&2; }
 die() {
@@ -56,6 +59,12 @@ mkdir -p "$DIR"
 DIR=$(cd "$DIR" && pwd)
 CONF=$DIR/slurm.conf
 REG_FILE=$REGISTRY/$(printf '%s' "$DIR" | tr '/' '_')
+
+# lock_registry: waits for the registry's lock (released when this script exits; daemons get fd 9 closed).
+lock_registry() {
+  exec 9>"$LOCK"
+  flock 9
+}
 
 # pid_alive PIDFILE: the pid in PIDFILE names a running process.
 pid_alive() {
@@ -97,9 +106,9 @@ ensure_munged() {
   if id munge >/dev/null 2>&1; then
     chown munge:munge /run/munge /var/log/munge /var/lib/munge
     chmod 0755 /run/munge
-    runuser -u munge -- /usr/sbin/munged >&2 || die "munged failed to start (see /var/log/munge/munged.log)"
+    runuser -u munge -- /usr/sbin/munged >&2 9>&- || die "munged failed to start (see /var/log/munge/munged.log)"
   else
-    /usr/sbin/munged --force >&2 || die "munged failed to start (see /var/log/munge/munged.log)"
+    /usr/sbin/munged --force >&2 9>&- || die "munged failed to start (see /var/log/munge/munged.log)"
   fi
   for _ in $(seq 50); do
     [[ -S /run/munge/munge.socket.2 ]] && break
@@ -188,6 +197,7 @@ merge_conf() {
 
 start() {
   ensure_packages
+  lock_registry
   ensure_munged
   if pid_alive "$DIR/slurmctld.pid"; then
     die "a slurmctld of $DIR is already running (pid $(cat "$DIR/slurmctld.pid")); run '$0 stop $DIR' first"
@@ -212,9 +222,9 @@ start() {
   echo "$DIR" >"$REG_FILE"
   export SLURM_CONF=$CONF
   # -c: a clean start (no saved jobs of an earlier run in DIR/state).
-  slurmctld -c -f "$CONF" >&2 || fail_start "slurmctld did not start"
+  slurmctld -c -f "$CONF" >&2 9>&- || fail_start "slurmctld did not start"
   for ((k = 1; k <= NODES; k++)); do
-    slurmd -N "n$k" -f "$CONF" >&2 || fail_start "slurmd -N n$k did not start"
+    slurmd -N "n$k" -f "$CONF" >&2 9>&- || fail_start "slurmd -N n$k did not start"
   done
   local deadline=$((SECONDS + START_TIMEOUT)) states=""
   while ((SECONDS < deadline)); do
@@ -289,6 +299,7 @@ other_cluster_running() {
 }
 
 stop() {
+  lock_registry
   stop_daemons
   if [[ -e $MUNGE_MARK ]] && ! other_cluster_running; then
     if munged_running; then

@@ -125,7 +125,11 @@ export interface SlurmConfig {
    * scheduling thread runs the pass a fraction of a second later (measured: docs/slurm.md). 0: at once.
    */
   schedDelay: number;
-  /** `sched_interval` (s): a main-scheduler pass over the queue this often while jobs pend (0: none). */
+  /**
+   * `sched_interval` (s): a main-scheduler pass over the queue this often while jobs pend (0: none). With
+   * `batchSchedDelay` it is the background thread's: on its tick (`k x interval + bgTickPhase`), whatever
+   * `batch_sched_delay` says, and like any background pass it serves the passes queued until then.
+   */
   schedInterval: number;
   /**
    * `batch_sched_delay` (s; 0: off). Slurm 22.05 runs the main scheduler for a submission and, without an
@@ -493,7 +497,12 @@ export class SlurmEngine {
     this.passDue = false;
     this.dirty = false;
     this.lastSchedule = this.now;
-    if (c.batchSchedDelay > 0) this.lastBackground = this.now;
+    if (c.batchSchedDelay > 0) {
+      // the background thread's pass (queued or periodic) serves every request queued so far (controller.c sets
+      // job_sched_cnt to 0): a pass still in the queue for later is void, and later requests wait from now
+      this.lastBackground = this.now;
+      this.deferredAt = Number.NEGATIVE_INFINITY;
+    }
     this.schedule();
   }
 
@@ -519,6 +528,8 @@ export class SlurmEngine {
         this.ensureTicks();
         return;
       case DEFER:
+        // with batchSchedDelay a background pass since it was queued has served its requests (mainPass)
+        if (this.config.batchSchedDelay > 0 && this.deferredAt !== this.now) return;
         if (this.deferredAt === this.now) this.deferredAt = Number.NEGATIVE_INFINITY;
         this.dirty = true;
         this.passDue = true;
@@ -561,13 +572,17 @@ export class SlurmEngine {
     }
     if (this.config.schedInterval > 0 && !this.schedScheduled && this.pending.length > 0) {
       this.schedScheduled = true;
-      this.queue.push(this.nextTick(this.config.schedInterval, true), SCHED);
+      // with batchSchedDelay the periodic pass is the background thread's (controller.c): on its tick
+      const phase = this.config.batchSchedDelay > 0 ? this.config.bgTickPhase : 0;
+      this.queue.push(this.nextTick(this.config.schedInterval, true, phase), SCHED);
     }
   }
 
-  /** The next periodic pass: `period` from now, or the next multiple of `period` after now on a grid. */
-  private nextTick(period: number, grid: boolean): number {
-    return grid ? (Math.floor(this.now / period) + 1) * period : this.now + period;
+  /**
+   * The next periodic pass: `period` from now, or on a grid the next point `k x period + phase` after now.
+   */
+  private nextTick(period: number, grid: boolean, phase = 0): number {
+    return grid ? (Math.floor((this.now - phase) / period) + 1) * period + phase : this.now + period;
   }
 
   /** Starts (or resumes after a requeue) job `s` on group `g` now (`byBackfill`: by a backfill pass). */

@@ -10,7 +10,9 @@
  * job's submission, as the engine's are. Each `sbatch` starts once the previous one has returned (late if
  * that one was slow), so slurmctld receives the jobs in the workload's order: its job ids, and with them
  * the order of jobs of equal priority, follow that order (concurrent `sbatch` processes 0.2 s apart
- * arrived in the other order in 3 of 26 saved runs: docs/slurm.md).
+ * arrived in the other order in 3 of 26 saved runs: docs/slurm.md). With `alignTo` the first submission waits
+ * for the next multiple of that many seconds of the wall clock, where the engine's time 0 is (Slurm's backfill
+ * grid and will-run windows are on absolute time); the run's measured phase is returned (`clockPhase`).
  *
  * Jobs must stay in slurmctld's memory until they are read (`MinJobAge` above the replay's length,
  * or the log). Everything runs as child processes (`sbatch`, `squeue`, `scancel`); on failure or
@@ -36,6 +38,20 @@ export interface LiveOptions {
   grace?: number;
   /** Progress lines. */
   log?: (line: string) => void;
+  /**
+   * Submit the first job just after the wall clock reaches a multiple of this many seconds (0 or absent: at
+   * once). Slurm's backfill grid (`bf_resolution`) and the will-run test's 30 s windows are on absolute time, so
+   * a run's schedule depends on where in the minute it starts; the engine runs with its time 0 on a multiple of
+   * `bf_resolution` (`engineSchedule`'s `clockPhase` 0), and a run started there is comparable with it.
+   */
+  alignTo?: number;
+}
+
+/** A live run: the schedule, and where its time 0 fell on the wall clock. */
+export interface LiveRun {
+  jobs: ScheduledJob[];
+  /** The first submission's epoch time modulo `alignTo` (modulo 60 s without it): what `engineSchedule` calls `clockPhase`. */
+  clockPhase: number;
 }
 
 const SqueueSchema = z
@@ -105,7 +121,7 @@ function ctldLogFile(conf: string): string | undefined {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
 /** Replays `jobs` on the live Slurm of `o.slurmConf` and returns its schedule (see the module comment). */
-export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Promise<ScheduledJob[]> {
+export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Promise<LiveRun> {
   const env = { ...process.env, SLURM_CONF: o.slurmConf };
   const log = o.log ?? (() => {});
   try {
@@ -118,6 +134,13 @@ export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Pr
   const tag = `cg${process.pid}x${Date.now() % 100000}`;
   const slurmIds = new Array<number>(jobs.length).fill(-1);
   const sorted = [...jobs].sort((a, b) => a.submit - b.submit || a.index - b.index);
+  const period = o.alignTo ?? 0;
+  if (period > 0) {
+    const ms = period * 1000;
+    const wait = ms - (Date.now() % ms);
+    log(`live: first submission at the next multiple of ${period} s of the wall clock (in ${(wait / 1000).toFixed(1)} s)`);
+    await sleep(wait);
+  }
   const t0 = performance.now();
   const submissions: Promise<void>[] = [];
   /** The previous `sbatch` (submissions are serialised so that they reach slurmctld in order). */
@@ -184,7 +207,9 @@ export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Pr
     const firstId = slurmIds[first.index]!;
     const useLog = slurmIds.every((id) => ctld.get(id)?.submit !== undefined && ctld.get(id)?.start !== undefined && ctld.get(id)?.end !== undefined);
     const origin = useLog ? ctld.get(firstId)!.submit! - first.submit : byId.get(firstId)!.submit_time - first.submit;
-    return jobs.map((j) => {
+    const grid = period > 0 ? period : 60;
+    const clockPhase = ((origin % grid) + grid) % grid;
+    const scheduled = jobs.map((j): ScheduledJob => {
       const id = slurmIds[j.index]!;
       const r = byId.get(id)!;
       const c = ctld.get(id);
@@ -200,6 +225,7 @@ export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Pr
         nodelist: r.nodes,
       };
     });
+    return { jobs: scheduled, clockPhase };
   } catch (e) {
     await cancel();
     throw e;

@@ -56,12 +56,17 @@ describe('clustergym slurm-replay (engine only)', () => {
     const saved = join(dir, 'saved');
     mkdirSync(saved, { recursive: true });
     const late = e.jobs.map((j) => ({ ...j, start: j.start + 1, end: j.end + 1 }));
-    writeFileSync(join(saved, 'live-1.json'), JSON.stringify({ jobs: late }));
+    // run 1 as --live writes it since runs record their clock phase; run 2 as runs saved before that
+    writeFileSync(join(saved, 'live-1.json'), JSON.stringify({ jobs: late, clock_phase: 0.25 }));
     writeFileSync(join(saved, 'live-2.json'), JSON.stringify({ jobs: e.jobs }));
     const r = cli(['slurm-replay', swf, '--slurm-conf', conf, '--live-from', saved, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.live).toHaveLength(2);
+    expect(out.live[0].clock_phase).toBe(0.25);
+    expect(out.live[1].clock_phase).toBeUndefined();
+    const text = cli(['slurm-replay', swf, '--slurm-conf', conf, '--live-from', saved]);
+    expect(text.stdout).toMatch(/clock phase \(time 0 past a whole minute\): engine 0 s, live runs 0\.25 s, \?/);
     // every wait 1 s longer in run 1: live mean = engine + 0.5 s; start differences 1 s and 0 s (median 0.5), live-live 1 s
     const a = out.comparison.agreement;
     expect(a.metrics[0].live_mean).toBeCloseTo(e.summary.mean_wait + 0.5, 9);
@@ -74,6 +79,9 @@ describe('clustergym slurm-replay (engine only)', () => {
     const other = cli(['slurm-replay', swf, '--slurm-conf', conf, '--live-from', saved]);
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/live-2\.json: no job 1 of .*w\.swf: not a run of this workload/);
+    const noLive = cli(['slurm-replay', swf, '--slurm-conf', conf, '--no-clock-align']);
+    expect(noLive.code).toBe(2);
+    expect(noLive.stderr).toMatch(/--no-clock-align: needs --live/);
     const none = cli(['slurm-replay', swf, '--slurm-conf', conf, '--live-from', join(dir, 'nothing')]);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/--live-from .*nothing: no live-1\.json there/);

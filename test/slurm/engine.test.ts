@@ -550,6 +550,22 @@ describe("sched/backfill's will-run test (bfWillRun) and the background main pas
     expect(r.get(3)).toMatchObject({ start: 14.2 });
   });
 
+  it("sched_interval with batchSchedDelay: the periodic pass is the background thread's, on its tick, whatever batch_sched_delay says", () => {
+    // one node of 4 cores, no backfill, batch_sched_delay 100 s, sched_interval 60 s: A (59.2 s) at 0 runs 0.5-59.7;
+    // B, submitted at 1, is not started by A's end (the next queued pass may not come before 100.5) but by the
+    // periodic pass on the tick at 60.5 (not at 60: controller.c runs it from the background loop); C at 62 by the
+    // next one at 120.5 (the queued one may not come before 60.5 + 100)
+    const cfg = { ...fifo, backfill: false, schedOnSubmit: false, batchSchedDelay: 100, schedInterval: 60 };
+    const r = run(one(4), [job(1, 0, 4, 59.2), job(2, 1, 4, 1), job(3, 62, 4, 1)], cfg);
+    expect(r.get(1)).toMatchObject({ start: 0.5 });
+    expect(r.get(2)).toMatchObject({ start: 60.5, end: 61.5 });
+    expect(r.get(3)).toMatchObject({ start: 120.5 });
+    // with ticks at k + 0.2 the periodic passes fall at 60.2 and 120.2
+    const r2 = run(one(4), [job(1, 0, 4, 59.2), job(2, 1, 4, 1), job(3, 62, 4, 1)], { ...cfg, bgTickPhase: 0.2 });
+    expect(r2.get(2)).toMatchObject({ start: 60.2 });
+    expect(r2.get(3)).toMatchObject({ start: 120.2 });
+  });
+
   it("endSchedShare: an end drawn for the epilog path runs the main pass at once, leaving the background thread's timer", () => {
     // share 1: every end. A 0.5-10.7 (submissions still wait for the tick); A's end starts B at once, 10.7-11.7. C at
     // 12 queues a background pass: the last background pass was at 3.5 (B's, which found the node busy), so the
