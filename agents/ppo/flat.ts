@@ -652,14 +652,22 @@ function searchStart(
     );
   let best = { f: order[0]!.f, rule: null as null | { to: number; feature: number; above: boolean; threshold: number } };
   const cand = new Float64Array(theta.length);
+  /** Writes into `w` the rule "action `to` when `feature` is above (or below) `threshold`". */
+  const setRule = (w: Float64Array, to: number, feature: number, above: boolean, threshold: number): void => {
+    w[to * (D + 1) + feature] = above ? 1 : -1;
+    w[to * (D + 1) + D] = above ? 1 - threshold : 1 + threshold;
+  };
+  /** `cand` = `theta` with that rule. */
+  const withRule = (to: number, feature: number, above: boolean, threshold: number): void => {
+    cand.set(theta);
+    setRule(cand, to, feature, above, threshold);
+  };
   for (const { a: b } of order.slice(1, 1 + search.alternatives))
     for (let i = 0; i < D; i++) {
       const thresholds = [...new Set(search.quantiles.map((q) => quantile(seen[i]!, q)))];
       for (const t of thresholds)
         for (const above of [true, false]) {
-          cand.set(theta);
-          cand[b * (D + 1) + i] = above ? 1 : -1;
-          cand[b * (D + 1) + D] = above ? 1 - t : 1 + t;
+          withRule(b, i, above, t);
           let f = 0;
           for (const seed of validation) {
             const r = playFlat(env, cand, seed, c.metric);
@@ -677,9 +685,7 @@ function searchStart(
     const rng = derive(c.seed, 'es/switch-check');
     const check = Array.from({ length: validation.length }, () => rng.int(2 ** 31));
     const { to, feature, above, threshold } = best.rule;
-    cand.set(theta);
-    cand[to * (D + 1) + feature] = above ? 1 : -1;
-    cand[to * (D + 1) + D] = above ? 1 - threshold : 1 + threshold;
+    withRule(to, feature, above, threshold);
     let gain = 0;
     for (const seed of check) {
       const r = playFlat(env, cand, seed, c.metric);
@@ -695,8 +701,7 @@ function searchStart(
   }
   if (best.rule) {
     const { to, feature, above, threshold } = best.rule;
-    theta[to * (D + 1) + feature] = above ? 1 : -1;
-    theta[to * (D + 1) + D] = above ? 1 - threshold : 1 + threshold;
+    setRule(theta, to, feature, above, threshold);
     log(`switch rule: action ${to} when feature ${feature} ${above ? '>' : '<'} ${threshold} (${(100 * best.f).toFixed(2)}% on the validation episodes)`);
   } else log('switch search: no rule beats the best fixed action on the validation episodes');
   state.start = { ...state.start, switch_rule: best.rule, switch_fitness: best.f };
