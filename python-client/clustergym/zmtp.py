@@ -30,7 +30,7 @@ import os
 import socket
 import struct
 import time
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 __all__ = [
     "Transport",
@@ -242,17 +242,18 @@ class ZmtpDealer(Transport):
                 raise
         try:
             s.sendall(greeting(as_server=False))
-            s.settimeout(left())
-            g = self._read_exact(s, 64, left)
-            check_greeting(g)
-            s.sendall(command(b"READY", ready_properties({"Socket-Type": b"DEALER"})))
-            # the peer's READY (or ERROR), read through the stream buffer (commands may follow it)
+            # the peer's greeting, then its READY (or ERROR), read through the stream buffer
             self._sock, self._start, self._end, self._pending = s, 0, 0, []
-            s.settimeout(left())
             try:
+                s.settimeout(left())
+                self._fill(64)
+                check_greeting(bytes(self._buf[:64]))
+                self._start = 64
+                s.sendall(command(b"READY", ready_properties({"Socket-Type": b"DEALER"})))
+                s.settimeout(left())
                 flags, body = self._next_frame()
             except (TransportTimeout, ConnectionClosed) as e:
-                raise ConnectionResetError(f"no READY from the server: {e}") from None
+                raise ConnectionResetError(f"no greeting and READY from the server: {e}") from None
             finally:
                 self._sock = None
             name = body[1 : 1 + body[0]] if flags & _FLAG_COMMAND and body else b""
@@ -269,17 +270,6 @@ class ZmtpDealer(Transport):
         except BaseException:
             s.close()
             raise
-
-    @staticmethod
-    def _read_exact(s: socket.socket, n: int, left: Callable[[], Optional[float]]) -> bytes:
-        out = b""
-        while len(out) < n:
-            s.settimeout(left())
-            chunk = s.recv(n - len(out))
-            if not chunk:
-                raise ConnectionResetError("the server closed the connection during the handshake")
-            out += chunk
-        return out
 
     # messages -----------------------------------------------------------------------------------
 

@@ -207,6 +207,7 @@ def main() -> None:
     proc, bridge_addr, raw_addr = start_servers()
     results: List[Dict[str, Any]] = []
     load_before = [round(x, 2) for x in os.getloadavg()]
+    client_transport = None
     try:
         for n in [int(x) for x in a.envs.split(",")]:
             b = BridgeLoop(bridge_addr, a.env, config, n)
@@ -215,6 +216,7 @@ def main() -> None:
             r = RawLoop(raw_addr, req, rep)
             r.run(200)
             c = b.env.client
+            client_transport = c.transport
             # calibrate a slice to ~seconds/rounds on the bridge side, and the envs' time per trip
             s0 = c.request("stats")
             t = timed(b, 200)
@@ -309,9 +311,9 @@ def main() -> None:
         "k": a.k,
         "workload": a.workload or "embedded default",
         "frames": "msgpack" if a.msgpack else "binary",
-        # the Python client's DEALER (zmtp: ZMTP spoken directly; libzmq: pyzmq), as CLUSTERGYM_TRANSPORT
-        # chose it; the raw baseline is always pyzmq's DEALER against zeromq.js's ROUTER
-        "client_transport": os.environ.get("CLUSTERGYM_TRANSPORT") or "zmtp",
+        # the Python client's DEALER (zmtp: ZMTP spoken directly; libzmq: pyzmq); the raw baseline is
+        # always pyzmq's DEALER against zeromq.js's ROUTER
+        "client_transport": client_transport,
         "results": results,
         # the machine's 1, 5 and 15-minute load averages when the run started and ended
         "load_average": {"start": load_before, "end": [round(x, 2) for x in os.getloadavg()]},
