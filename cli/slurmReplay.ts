@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../src/core/errors.js';
-import { DEFAULT_SLURM } from '../src/slurm/engine.js';
+import { DEFAULT_SLURM } from '../src/slurm/config.js';
 import { liveReplay } from '../src/slurm/live.js';
 import { readSlurmConf } from '../src/slurm/slurmConf.js';
 import {

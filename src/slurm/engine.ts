@@ -28,12 +28,10 @@
  * then priority, submit time, id; at most `queueDepth` jobs, Slurm's `default_queue_depth` = 100) and
  * starts each that fits; once a job of a partition is left pending, no other job of that partition is
  * started. The *backfill scheduler* (`sched/backfill`) runs every `bfInterval` s (default 30) when jobs
- * pend (after the main scheduler, once every other event of that instant is handled): it builds the free-core profile of each group over `bfWindow` (default 1440 min) at `bfResolution`
- * (default 60 s) from the time limits of running jobs, walks up to `bfMaxJobTest` pending jobs (default
- * 100) in priority order, starts a job now if it fits from now for its whole time limit without touching
- * the reservations already made, and otherwise reserves its earliest start within the window (a job whose
- * start is beyond the window gets no reservation). Lower-priority jobs thus never delay the expected start
- * of a higher-priority one within the window.
+ * pend (after the main scheduler, once every other event of that instant is handled): one pass of the
+ * planner the configuration chooses (`backfill.ts`: counted per group, whole nodes over expected ends, or
+ * Slurm 22.05's will-run pass), which starts jobs now that do not delay the reservations of the jobs
+ * before them and reserves the others' earliest starts within `bfWindow`.
  *
  * **Priority**: `priority.ts` (multifactor; usage accrues and decays every `PriorityCalcPeriod`, when
  * every pending job's priority is recomputed).
@@ -46,203 +44,24 @@
  * on its own timer (`bfGrid`), bf_resolution on the absolute grid with floored ends (`bfSlurmRounding`),
  * reservations that hold idle nodes (`bfReserveIdle`), and, for whole-node allocation, jobs and backfill
  * reservations on specific nodes chosen by the select plugin's best fit over consecutive free nodes
- * (`nodeSelect`, `pickNodes`; per-node state only then, in an `Int32Array` of the job on each node), with
+ * (`nodeSelect`, `nodes.ts`; per-node state only then, `NodeMap`), with
  * the earliest start of a reservation found as the select plugin's will-run test finds it (`bfWillRun`).
  * Two more, kept at neutral values by slurm.conf: the background thread's tick phase (`bgTickPhase`) and the
  * share of job ends whose main pass runs at once, drawn per job (`endSchedShare`: in Slurm a race).
  */
 import { InputError } from '../core/errors.js';
 import { EventQueue } from '../core/eventQueue.js';
+import type { BackfillView } from './backfill.js';
+import { CountedPlanner } from './backfillCounted.js';
+import { NodeProfilePlanner } from './backfillNodes.js';
+import { WillRunPlanner } from './backfillWillRun.js';
+import { DEFAULT_SLURM, type EngineStats, type FinishListener, hashUnit, type SlurmConfig, type SlurmJobInput } from './config.js';
 import { JobState, JobTable } from './jobs.js';
+import { NodeMap } from './nodes.js';
 import type { SlurmPlatform } from './platform.js';
-import { DEFAULT_PRIORITY, FairShare, ageFactor, jobPriority, jobSizeFactor, type PriorityConfig } from './priority.js';
+import { FairShare, UsageLedger, ageFactor, jobPriority, jobSizeFactor, type PriorityConfig } from './priority.js';
 
-/**
- * A number in [0, 1) from a job id and a seed, the same on every run (murmur3's 32-bit finaliser over
- * the id's low 32 bits mixed with the seed).
- */
-export function hashUnit(id: number, seed: number): number {
-  let h = (Math.trunc(id) ^ Math.imul(seed | 0, 0x9e3779b9)) >>> 0;
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  h ^= h >>> 16;
-  return (h >>> 0) / 4294967296;
-}
-
-/** A job as submitted. */
-export interface SlurmJobInput {
-  /** Job id (any number; outputs carry it). */
-  id: number;
-  /** Submission time (s); nondecreasing along a stream. */
-  submit: number;
-  cores: number;
-  /** Requested time (time limit, s). */
-  timeLimit: number;
-  /** Actual run time (s). */
-  runTime: number;
-  user: number;
-  /** Partition index (default 0). */
-  partition?: number;
-  /** QOS index into `SlurmConfig.qosPriorities` (default 0). */
-  qos?: number;
-  /** Operator suspension: after this many seconds of run, for `opFor` seconds. */
-  opAfter?: number;
-  opFor?: number;
-}
-
-/** Scheduler configuration (slurm.conf names in the comments). */
-export interface SlurmConfig {
-  priority: PriorityConfig;
-  /** `SchedulerType=sched/backfill` (false: `sched/builtin`). */
-  backfill: boolean;
-  /** bf_interval (s). */
-  bfInterval: number;
-  /** bf_window (s). */
-  bfWindow: number;
-  /** bf_resolution (s). */
-  bfResolution: number;
-  /** bf_max_job_test. */
-  bfMaxJobTest: number;
-  /** default_queue_depth. */
-  queueDepth: number;
-  /** Priority of each QOS (index = QOS id). */
-  qosPriorities: number[];
-  /** Number of users (ids 0..users-1). */
-  users: number;
-  /**
-   * `sched_min_interval` (s): the main scheduler runs at most once per this interval (Slurm gives it
-   * in µs, default 2 µs); an instant with events inside the interval is scheduled at its end. 0: every instant.
-   */
-  schedMinInterval: number;
-  /**
-   * Whether a submission runs the main scheduler at once (the engine's historical behaviour, kept for
-   * seed 004). Slurm 22.05 does not start a batch job at submission: it waits for the next backfill
-   * pass, the next job end, or the periodic `sched_interval` pass (measured: docs/slurm.md).
-   */
-  schedOnSubmit: boolean;
-  /**
-   * Delay (s) of the main scheduler after the event that asks for it (a job end): slurmctld's
-   * scheduling thread runs the pass a fraction of a second later (measured: docs/slurm.md). 0: at once.
-   */
-  schedDelay: number;
-  /**
-   * `sched_interval` (s): a main-scheduler pass over the queue this often while jobs pend (0: none). With
-   * `batchSchedDelay` it is the background thread's: on its tick (`k x interval + bgTickPhase`), whatever
-   * `batch_sched_delay` says, and like any background pass it serves the passes queued until then.
-   */
-  schedInterval: number;
-  /**
-   * `batch_sched_delay` (s; 0: off). Slurm 22.05 runs the main scheduler for a submission and, without an
-   * `Epilog`, for most job ends (the nodes of a job whose processes are gone by the time slurmctld asks
-   * them to terminate answer "already complete", and that reply only queues a pass) from its background
-   * thread: a tick every second (at `k + bgTickPhase` s), which runs a
-   * queued pass once at least this long has passed since the last one it ran. When on, every pass
-   * the engine would run after a submission or a job end waits for that tick, and `schedDelay` is not
-   * used. (The end of a job whose batch step is still exiting is reported by an epilog message that
-   * runs the main scheduler at once: `endSchedShare`.)
-   */
-  batchSchedDelay: number;
-  /**
-   * With `batchSchedDelay`: the share of job ends (0-1) after which the main scheduler runs at once
-   * instead of on the background thread's tick. In Slurm 22.05 without an `Epilog` this happens when the
-   * batch host's slurmstepd has not yet exited as slurmd handles slurmctld's terminate request (a race of
-   * a few ms: slurmd then reports the end by an epilog message, whose handler runs the main scheduler).
-   * Nothing the engine knows decides that race, so the ends are drawn: job `id` takes this path when
-   * `hashUnit(id, endSchedSeed) < endSchedShare`, the same for every run of the engine. Measured: 20 of
-   * 144 ends (docs/slurm.md). 0: never (the default).
-   */
-  endSchedShare: number;
-  /** The seed of `endSchedShare`'s draw. */
-  endSchedSeed: number;
-  /**
-   * With `batchSchedDelay`: the background thread's ticks fall at `k + bgTickPhase` s (0 <= phase < 1).
-   * In Slurm the thread's one-second loop drifts against the backfill timer, so main passes fall at any
-   * fraction of a second (measured over 24 live runs: docs/slurm.md); the default 0.5 is half way between
-   * backfill ticks.
-   */
-  bgTickPhase: number;
-  /**
-   * Backfill passes on a fixed grid (multiples of `bfInterval` from time 0, as slurmctld's backfill
-   * thread keeps its own timer) instead of `bfInterval` after the instant a job arrived to an idle queue.
-   */
-  bfGrid: boolean;
-  /**
-   * Which cores a backfill reservation holds. Slurm reserves *specific* nodes for a pending job (those
-   * its select plugin picks among the nodes free at the reserved start), so a node idle now but
-   * reserved serves only jobs that end before the reservation starts. `none`: reservations are counts
-   * of cores over time and any idle core serves (the engine's historical behaviour, kept for seed 004);
-   * `first`: a reservation takes idle cores first (pessimistic); `proportional`: it takes idle cores in
-   * the proportion they have among the cores free at its start (the select plugin's choice by node
-   * index is blind to which nodes are idle now). Measured against Slurm 22.05: docs/slurm.md.
-   */
-  bfReserveIdle: 'none' | 'first' | 'proportional';
-  /**
-   * Slurm 22.05's time rounding in backfill: the map of free cores is on the absolute grid of
-   * `bfResolution` (from `floor(now / res) x res`), running jobs' expected ends and a reservation's
-   * start and end are rounded down to it, and a job that would start now must not overlap any
-   * reserved slot it touches (its end rounded up). Off: buckets of `bfResolution` from now, ends
-   * rounded up (the engine's historical behaviour).
-   */
-  bfSlurmRounding: boolean;
-  /**
-   * Whole-node allocation on specific nodes (`select/linear`, or `OverSubscribe=EXCLUSIVE` everywhere):
-   * every unit of a group is one node, in slurm.conf order. A job starts on the nodes Slurm's select
-   * plugin picks: among the available nodes, the shortest run of consecutive nodes that holds the job
-   * (first such run on ties), its first nodes; with no such run, the longest runs first. A backfill
-   * reservation takes specific nodes the same way, among the nodes free (jobs ended, other reservations
-   * not overlapping) at its start; a node reserved serves only jobs that end before the reservation.
-   * Replaces `bfReserveIdle`. Off: units are counted per group (the engine's historical behaviour, seed 004).
-   */
-  nodeSelect: boolean;
-  /**
-   * With `nodeSelect`: the backfill pass as Slurm 22.05's sched/backfill and select plugin do it
-   * (`_attempt_backfill`, cons_common `_will_run_test`), instead of a free-node profile of running jobs'
-   * expected ends. Running jobs are not in the backfill map (no `bf_running_job_reserve`): the map holds
-   * only this pass's reservations and starts, on the `bfResolution` grid. A job's earliest start is found
-   * by the will-run test: on the nodes no reservation of the map touches from the tested start to its end
-   * (inclusive), idle nodes first; else running jobs on those nodes are removed in order of expected end
-   * (start + time limit) in batches, the first batch all jobs ending up to 30 s after the first end
-   * rounded up to 30 s (absolute), each further window twice as long (a batch closes when the next running
-   * job in the list, usable or not, ends after its window: cons_common peeks at the next job of the whole
-   * list, so a job on none of the usable nodes can extend a batch), and the start is the expected end of
-   * the last job of the first batch after which the job fits, on the nodes `pickNodes` chooses among those
-   * free then. A start after the next map boundary where other nodes become free, or a reservation that
-   * would overlap another, is tried again from that boundary (`later_start`). The reservation is
-   * `[floor(start), floor(start + limit))` on the grid; a job started now holds its nodes until
-   * `floor(now + limit)`. Measured: docs/slurm.md.
-   */
-  bfWillRun: boolean;
-}
-
-/** Slurm's defaults (16.05, the seed's version) with `DEFAULT_PRIORITY`. */
-export const DEFAULT_SLURM: SlurmConfig = {
-  priority: DEFAULT_PRIORITY,
-  backfill: true,
-  bfInterval: 30,
-  bfWindow: 1440 * 60,
-  bfResolution: 60,
-  bfMaxJobTest: 100,
-  queueDepth: 100,
-  qosPriorities: [0],
-  users: 1,
-  schedMinInterval: 0,
-  schedOnSubmit: true,
-  schedDelay: 0,
-  schedInterval: 0,
-  batchSchedDelay: 0,
-  endSchedShare: 0,
-  endSchedSeed: 0,
-  bgTickPhase: 0.5,
-  bfGrid: false,
-  bfReserveIdle: 'none',
-  bfSlurmRounding: false,
-  nodeSelect: false,
-  bfWillRun: false,
-};
-
-/** Called when a job leaves the system (completed, timeout, cancelled, refused); read its slot then. */
-export type FinishListener = (jobs: JobTable, slot: number) => void;
-
+/** Event kinds (the low 3 bits of an event's payload; the rest is the slot and its version). */
 const ARRIVAL = 0;
 const END = 1;
 const OP_SUSPEND = 2;
@@ -253,23 +72,8 @@ const SCHED = 6;
 const DEFER = 7;
 const SLOT_LIMIT = 2 ** 24;
 
-/** Counters of a run. */
-export interface EngineStats {
-  submitted: number;
-  started: number;
-  backfilled: number;
-  preempted: number;
-  suspensions: number;
-  requeued: number;
-  cancelled: number;
-  timeouts: number;
-  refused: number;
-  events: number;
-  backfillPasses: number;
-}
-
 /** The discrete-event Slurm model. */
-export class SlurmEngine {
+export class SlurmEngine implements BackfillView {
   readonly jobs = new JobTable();
   readonly config: SlurmConfig;
   readonly fairShare: FairShare;
@@ -292,7 +96,7 @@ export class SlurmEngine {
   };
   /** Pending slots in scheduling order. */
   pending: number[] = [];
-  /** Slots holding cores (running or operator-suspended). */
+  /** Slots holding cores (running or operator-suspended): the first `nRunning` entries. */
   private running = new Int32Array(1024);
   private nRunning = 0;
   /** Preempt-suspended slots, in suspension order. */
@@ -300,15 +104,8 @@ export class SlurmEngine {
   private readonly queue = new EventQueue<number>(4096);
   private source: Iterator<SlurmJobInput> | null = null;
   private readonly listeners: FinishListener[] = [];
-  /** Cores per user running (for usage accrual). */
-  private readonly userCores: Float64Array;
-  /** Users with cores running (dense list and each user's position in it, -1 when absent). */
-  private readonly activeUsers: Int32Array;
-  private readonly activePos: Int32Array;
-  private nActive = 0;
-  /** Cores x seconds per user run since the last `PriorityCalcPeriod` tick (folded into usage there). */
-  private readonly periodUsage: Float64Array;
-  private lastAccrual = 0;
+  /** Cores x seconds run per user since the last `PriorityCalcPeriod` tick (folded into `fairShare` there). */
+  private readonly usage: UsageLedger;
   private dirty = false;
   /** Whether the main scheduler is walking the queue (requeued jobs wait in `requeued`). */
   private walking = false;
@@ -334,14 +131,13 @@ export class SlurmEngine {
   private readonly maxQos: number;
   private readonly tier: Int32Array;
   private readonly canPreempt: boolean;
-  private profile: Float64Array[];
-  private readonly delta: Float64Array;
-  /** `nodeSelect`: first node of each group (and the total at the end), the slot on each node (-1: idle). */
-  private readonly nodeBase: Int32Array;
-  private readonly nodeJob: Int32Array;
-  /** `nodeSelect`: the nodes each running job holds; the nodes chosen for the job being started. */
-  private readonly jobNodes = new Map<number, Int32Array>();
+  /** `nodeSelect`: which slot holds each node (null otherwise); the nodes chosen for the job being started. */
+  readonly nodeMap: NodeMap | null;
   private picked: Int32Array | null = null;
+  /** The backfill planners (`backfill.ts`), one of which runs each pass by the configuration. */
+  private readonly counted = new CountedPlanner();
+  private readonly nodeProfile = new NodeProfilePlanner();
+  private readonly willRun = new WillRunPlanner();
 
   constructor(
     readonly platform: SlurmPlatform,
@@ -349,10 +145,7 @@ export class SlurmEngine {
   ) {
     this.config = { ...DEFAULT_SLURM, ...config, priority: { ...DEFAULT_SLURM.priority, ...config.priority } };
     this.fairShare = new FairShare(this.config.users);
-    this.userCores = new Float64Array(this.config.users);
-    this.activeUsers = new Int32Array(this.config.users);
-    this.activePos = new Int32Array(this.config.users).fill(-1);
-    this.periodUsage = new Float64Array(this.config.users);
+    this.usage = new UsageLedger(this.config.users);
     this.free = Float64Array.from(platform.groupCores);
     this.maxQos = Math.max(1, ...this.config.qosPriorities);
     this.tier = Int32Array.from(platform.partitions, (p) => p.priorityTier);
@@ -360,23 +153,7 @@ export class SlurmEngine {
     this.canPreempt = parts.some(
       (p) => p.preemptMode !== 'off' && parts.some((q) => q.priorityTier > p.priorityTier && q.groups.some((g) => p.groups.includes(g))),
     );
-    const K = this.bfBuckets();
-    this.profile = Array.from(platform.groupNames, () => new Float64Array(K));
-    this.delta = new Float64Array(K + 1);
-    const G = platform.groupNames.length;
-    this.nodeBase = new Int32Array(G + 1);
-    if (this.config.nodeSelect) {
-      for (let g = 0; g < G; g++) {
-        const n = platform.groupCores[g]!;
-        if (!Number.isInteger(n)) throw new InputError(`nodeSelect: group ${platform.groupNames[g]} must count whole nodes (found ${n} units)`);
-        this.nodeBase[g + 1] = this.nodeBase[g]! + n;
-      }
-    }
-    this.nodeJob = new Int32Array(this.nodeBase[G]!).fill(-1);
-  }
-
-  private bfBuckets(): number {
-    return Math.max(1, Math.ceil(this.config.bfWindow / this.config.bfResolution));
+    this.nodeMap = this.config.nodeSelect ? new NodeMap(platform) : null;
   }
 
   /** Registers a listener for jobs leaving the system. */
@@ -611,26 +388,16 @@ export class SlurmEngine {
 
   private take(s: number, g: number): void {
     const J = this.jobs;
-    if (this.config.nodeSelect) {
-      let nodes = this.picked;
+    const nm = this.nodeMap;
+    if (nm !== null) {
+      const nodes = this.picked ?? nm.pickIdle(g, J.cores[s]!);
       this.picked = null;
-      if (nodes === null) {
-        const b = this.nodeBase[g]!;
-        const avail = new Uint8Array(this.nodeBase[g + 1]! - b);
-        for (let i = 0; i < avail.length; i++) avail[i] = this.nodeJob[b + i]! < 0 ? 1 : 0;
-        nodes = pickNodes(avail, J.cores[s]!);
-        if (nodes === null) throw new Error(`nodeSelect: job ${J.id[s]} started without ${J.cores[s]} idle nodes`);
-        for (let i = 0; i < nodes.length; i++) nodes[i]! += b;
-      }
-      for (const x of nodes) {
-        if (this.nodeJob[x]! >= 0) throw new Error(`nodeSelect: job ${J.id[s]} given node ${x}, which job ${J.id[this.nodeJob[x]!]} holds`);
-        this.nodeJob[x] = s;
-      }
-      this.jobNodes.set(s, nodes);
+      if (nodes === null) throw new Error(`nodeSelect: job ${J.id[s]} started without ${J.cores[s]} idle nodes`);
+      nm.assign(s, nodes, (x) => J.id[x]!);
     }
     this.free[g]! -= J.cores[s]!;
-    this.accrue(); // charge the time so far at the old core count before this job's cores count
-    this.addUserCores(J.user[s]!, J.cores[s]!);
+    // the time so far is charged at the old core count before this job's cores count
+    this.usage.addCores(J.user[s]!, J.cores[s]!, this.now);
     if (this.nRunning === this.running.length) {
       const r = new Int32Array(this.running.length * 2);
       r.set(this.running);
@@ -644,13 +411,8 @@ export class SlurmEngine {
     const J = this.jobs;
     const g = J.group[s]!;
     this.free[g]! += J.cores[s]!;
-    const nodes = this.jobNodes.get(s);
-    if (nodes !== undefined) {
-      for (const x of nodes) this.nodeJob[x] = -1;
-      this.jobNodes.delete(s);
-    }
-    this.accrue();
-    this.addUserCores(J.user[s]!, -J.cores[s]!);
+    this.nodeMap?.release(s);
+    this.usage.addCores(J.user[s]!, -J.cores[s]!, this.now);
     const i = J.runPos[s]!;
     const last = this.running[--this.nRunning]!;
     this.running[i] = last;
@@ -691,8 +453,7 @@ export class SlurmEngine {
   private opSuspend(s: number): void {
     const J = this.jobs;
     this.stopStretch(s);
-    this.accrue();
-    this.addUserCores(J.user[s]!, -J.cores[s]!);
+    this.usage.addCores(J.user[s]!, -J.cores[s]!, this.now);
     J.opDone[s] = 1;
     J.state[s] = JobState.OpSuspended;
     J.suspendedAt[s] = this.now;
@@ -705,8 +466,7 @@ export class SlurmEngine {
     const J = this.jobs;
     J.closePeriod(s, this.now);
     J.state[s] = JobState.Running;
-    this.accrue();
-    this.addUserCores(J.user[s]!, J.cores[s]!);
+    this.usage.addCores(J.user[s]!, J.cores[s]!, this.now);
     J.lastResume[s] = this.now;
     J.ver[s] = (J.ver[s]! + 1) & 0xfffff;
     this.push(this.now + Math.min(J.runTime[s]!, J.timeLimit[s]!) - J.executed[s]!, END, s);
@@ -755,37 +515,6 @@ export class SlurmEngine {
 
   // ---------------------------------------------------------------- priority
 
-  /** Adds cores x seconds since the last accrual to the current period's usage (`periodUsage`). */
-  private accrue(): void {
-    const dt = this.now - this.lastAccrual;
-    if (dt <= 0) return;
-    this.lastAccrual = this.now;
-    const u = this.userCores;
-    const p = this.periodUsage;
-    const a = this.activeUsers;
-    for (let k = 0; k < this.nActive; k++) {
-      const i = a[k]!;
-      p[i]! += u[i]! * dt;
-    }
-  }
-
-  /** Changes user `u`'s running cores by `delta`, keeping the list of users with cores (accrual walks only them). */
-  private addUserCores(u: number, delta: number): void {
-    const before = this.userCores[u]!;
-    const after = before + delta;
-    this.userCores[u] = after;
-    if (before <= 0 && after > 0) {
-      this.activePos[u] = this.nActive;
-      this.activeUsers[this.nActive++] = u;
-    } else if (before > 0 && after <= 0) {
-      const i = this.activePos[u]!;
-      const last = this.activeUsers[--this.nActive]!;
-      this.activeUsers[i] = last;
-      this.activePos[last] = i;
-      this.activePos[u] = -1;
-    }
-  }
-
   /** The multifactor priority of pending job `s` now. */
   computePriority(s: number, totalUsage: number): number {
     const J = this.jobs;
@@ -829,15 +558,8 @@ export class SlurmEngine {
 
   private priorityTick(): void {
     const c = this.config.priority;
-    // usage <- usage * 2^(-period / half-life) + cores x seconds run during the period (module comment
-    // of priority.ts): the old usage decays, the period's own usage is added undecayed.
-    this.accrue();
-    this.fairShare.decay(c.calcPeriod, c.decayHalfLife);
-    const p = this.periodUsage;
-    for (let i = 0; i < p.length; i++) {
-      if (p[i]! > 0) this.fairShare.accrue(i, p[i]!);
-      p[i] = 0;
-    }
+    // usage <- usage * 2^(-period / half-life) + cores x seconds run during the period (priority.ts)
+    this.usage.tick(this.now, this.fairShare, c);
     this.recomputePriorities();
     if (this.nRunning > 0 || this.pending.length > 0 || this.queue.size > 0) {
       this.prioScheduled = true;
@@ -929,90 +651,14 @@ export class SlurmEngine {
     return -1;
   }
 
-  /** One pass of the backfill scheduler (see the module comment). */
+  /** One pass of the backfill scheduler (see the module comment and `backfill.ts`), then the next one scheduled. */
   backfillPass(): void {
-    const J = this.jobs;
     const cfg = this.config;
     this.stats.backfillPasses++;
-    if (this.pending.length > 0 && cfg.nodeSelect && cfg.bfWillRun) this.backfillWillRun();
-    else if (this.pending.length > 0 && cfg.nodeSelect) this.backfillNodes();
-    else if (this.pending.length > 0) {
-      const K = this.bfBuckets();
-      const res = cfg.bfResolution;
-      const G = this.platform.groupNames.length;
-      // with Slurm's rounding the buckets sit on the absolute grid: bucket 0 began `offset` s ago
-      const offset = cfg.bfSlurmRounding ? this.now - Math.floor(this.now / res) * res : 0;
-      if (this.profile[0]!.length !== K) this.profile = Array.from({ length: G }, () => new Float64Array(K));
-      for (let g = 0; g < G; g++) {
-        const d = this.delta;
-        d.fill(0);
-        for (let i = 0; i < this.nRunning; i++) {
-          const r = this.running[i]!;
-          if (J.group[r] !== g) continue;
-          let left = J.timeLimit[r]! - J.executed[r]!;
-          if (J.state[r] === JobState.Running) left -= this.now - J.lastResume[r]!;
-          else left += J.suspendedAt[r]! + J.opFor[r]! - this.now; // operator-suspended: back at its resume
-          const b = cfg.bfSlurmRounding ? Math.floor((Math.max(0, left) + offset) / res) : Math.ceil(Math.max(0, left) / res);
-          if (b < K) d[b]! += J.cores[r]!;
-        }
-        const prof = this.profile[g]!;
-        let f = this.free[g]!;
-        for (let k = 0; k < K; k++) {
-          f += d[k]!;
-          prof[k] = f;
-        }
-      }
+    if (this.pending.length > 0) {
       const p = this.pending;
-      const n = Math.min(p.length, cfg.bfMaxJobTest);
-      let started = 0;
-      // bfReserveIdle: per group, the idle cores held by reservations and the bucket each starts at
-      const holdIdle = cfg.bfReserveIdle !== 'none';
-      const heldCores: number[][] = holdIdle ? Array.from({ length: G }, () => []) : [];
-      const heldFrom: number[][] = holdIdle ? Array.from({ length: G }, () => []) : [];
-      for (let i = 0; i < n; i++) {
-        const s = p[i]!;
-        const c = J.cores[s]!;
-        const limit = J.timeLimit[s]!;
-        // buckets a job starting now touches, and the length of a reservation
-        const Lnow = Math.max(1, Math.ceil((offset + limit) / res - 1e-9));
-        const Lres = cfg.bfSlurmRounding ? Math.max(1, Math.floor(limit / res + 1e-9)) : Lnow;
-        let bestK = -1;
-        let bestG = -1;
-        for (const g of this.platform.partitions[J.part[s]!]!.groups) {
-          const prof = this.profile[g]!;
-          let k = earliestFit(prof, K, c, Lnow);
-          if (k === 0) {
-            // idle cores held for a reservation that starts before this job would end are not for it
-            let usable = this.free[g]!;
-            if (holdIdle) for (let a = 0; a < heldFrom[g]!.length; a++) if (heldFrom[g]![a]! < Lnow) usable -= heldCores[g]![a]!;
-            if (usable < c) k = earliestFit(prof, K, c, Lres, 1);
-          } else if (k > 0 && Lres !== Lnow) k = earliestFit(prof, K, c, Lres, 1);
-          if (k >= 0 && (bestK < 0 || k < bestK)) {
-            bestK = k;
-            bestG = g;
-          }
-        }
-        if (bestK < 0) continue; // beyond the window: no reservation
-        const prof = this.profile[bestG]!;
-        const e = Math.min(K, bestK + (bestK === 0 ? Lnow : Lres));
-        if (bestK > 0 && holdIdle) {
-          let idleLeft = this.free[bestG]!;
-          for (const x of heldCores[bestG]!) idleLeft -= x;
-          const take = Math.max(0, Math.min(c, idleLeft, cfg.bfReserveIdle === 'first' ? c : Math.round((c * idleLeft) / Math.max(1, prof[bestK]!))));
-          if (take > 0) {
-            heldCores[bestG]!.push(take);
-            heldFrom[bestG]!.push(bestK);
-          }
-        }
-        for (let k = bestK; k < e; k++) prof[k]! -= c;
-        if (bestK === 0 && this.free[bestG]! >= c) {
-          p[i] = -1;
-          started++;
-          this.stats.backfilled++;
-          this.startJob(s, bestG, true);
-        }
-      }
-      if (started > 0) this.pending = p.filter((x) => x >= 0);
+      const planner = cfg.nodeSelect ? (cfg.bfWillRun ? this.willRun : this.nodeProfile) : this.counted;
+      if (planner.pass(this, p, Math.min(p.length, cfg.bfMaxJobTest)) > 0) this.pending = p.filter((x) => x >= 0);
     }
     if (this.pending.length > 0 && (this.nRunning > 0 || this.queue.size > 0)) {
       this.bfScheduled = true;
@@ -1020,346 +666,11 @@ export class SlurmEngine {
     }
   }
 
-  /** The bucket (of `bfResolution`, grid as in `backfillPass`) in which running slot `r` is expected to end. */
-  private endBucket(r: number, offset: number): number {
-    const J = this.jobs;
-    const cfg = this.config;
-    const res = cfg.bfResolution;
-    let left = J.timeLimit[r]! - J.executed[r]!;
-    if (J.state[r] === JobState.Running) left -= this.now - J.lastResume[r]!;
-    else left += J.suspendedAt[r]! + J.opFor[r]! - this.now;
-    return cfg.bfSlurmRounding ? Math.floor((Math.max(0, left) + offset) / res) : Math.ceil(Math.max(0, left) / res);
-  }
-
-  /** Expected end (s) of running slot `r` as the backfill scheduler sees it: its start plus its time limit. */
-  private expectedEnd(r: number): number {
-    const J = this.jobs;
-    let left = J.timeLimit[r]! - J.executed[r]!;
-    if (J.state[r] === JobState.Running) left -= this.now - J.lastResume[r]!;
-    else left += J.suspendedAt[r]! + J.opFor[r]! - this.now; // operator-suspended: back at its resume
-    return this.now + Math.max(0, left);
-  }
-
-  /**
-   * The backfill pass of `bfWillRun` (see its documentation): a map of records `[begin, end)` on the
-   * `bfResolution` grid, each with the nodes no reservation holds, split and merged as sched/backfill's
-   * `_add_reservation` does; for each pending job the will-run test and the `later_start` retries.
-   * Cost per job tested: retries x (records x nodes + running jobs x nodes); meant for partitions of
-   * tens of whole nodes, as `backfillNodes`.
-   */
-  private backfillWillRun(): void {
-    const J = this.jobs;
-    const cfg = this.config;
-    const res = cfg.bfResolution;
-    const now = this.now;
-    const N = this.nodeJob.length;
-    const g0 = Math.floor(now / res + 1e-9) * res;
-    const windowEnd = Math.max(g0 + res, Math.floor((now + cfg.bfWindow) / res + 1e-9) * res);
-    // the map: records in time order, each with the nodes free of reservations (1) in it
-    const rb: number[] = [g0];
-    const re: number[] = [windowEnd];
-    const rav: Uint8Array[] = [new Uint8Array(N).fill(1)];
-    const addReservation = (start: number, end: number, nodes: Int32Array): void => {
-      start = Math.max(start, rb[0]!);
-      if (end < start + res) end = start + res;
-      let j = 0;
-      while (j < rb.length && re[j]! <= start) j++;
-      if (j === rb.length) return;
-      if (rb[j]! < start) {
-        // split record j at start
-        rb.splice(j + 1, 0, start);
-        re.splice(j + 1, 0, re[j]!);
-        rav.splice(j + 1, 0, rav[j]!.slice());
-        re[j] = start;
-        j++;
-      }
-      const first = Math.max(0, j - 1);
-      let last = j;
-      for (; j < rb.length && rb[j]! < end; j++) {
-        if (end < re[j]!) {
-          rb.splice(j + 1, 0, end);
-          re.splice(j + 1, 0, re[j]!);
-          rav.splice(j + 1, 0, rav[j]!.slice());
-          re[j] = end;
-        }
-        for (const x of nodes) rav[j]![x] = 0;
-        last = j;
-      }
-      // merge neighbours with identical nodes (as _add_reservation drops duplicate records)
-      for (let i = Math.min(last + 1, rb.length - 1); i > first; i--) {
-        const a = rav[i - 1]!;
-        const b = rav[i]!;
-        let same = true;
-        for (let x = 0; x < N && same; x++) same = a[x] === b[x];
-        if (same) {
-          re[i - 1] = re[i]!;
-          rb.splice(i, 1);
-          re.splice(i, 1);
-          rav.splice(i, 1);
-        }
-      }
-    };
-    const overlaps = (nodes: Int32Array, start: number, end: number): boolean => {
-      for (let j = 0; j < rb.length; j++) {
-        if (re[j]! > start && rb[j]! < end) for (const x of nodes) if (!rav[j]![x]) return true;
-      }
-      return false;
-    };
-    // running jobs in order of expected end (ties: slot order), with their ends
-    const run: { r: number; end: number }[] = [];
-    for (let i = 0; i < this.nRunning; i++) {
-      const r = this.running[i]!;
-      if (this.jobNodes.has(r)) run.push({ r, end: this.expectedEnd(r) });
-    }
-    run.sort((a, b) => a.end - b.end || a.r - b.r);
-    const p = this.pending;
-    const n = Math.min(p.length, cfg.bfMaxJobTest);
-    let started = 0;
-    for (let i = 0; i < n; i++) {
-      const s = p[i]!;
-      const c = J.cores[s]!;
-      const limit = J.timeLimit[s]!;
-      let best: { start: number; nodes: Int32Array; g: number } | null = null;
-      for (const g of this.platform.partitions[J.part[s]!]!.groups) {
-        const b0 = this.nodeBase[g]!;
-        const m = this.nodeBase[g + 1]! - b0;
-        if (m < c) continue;
-        const r = this.willRunStart(c, limit, b0, m, rb, re, rav, run, overlaps);
-        if (r !== null && (best === null || r.start < best.start)) best = { ...r, g };
-      }
-      if (best === null) continue; // no start within the window: no reservation
-      if (best.start <= now + 1e-9) {
-        addReservation(g0, Math.floor((now + limit) / res + 1e-9) * res, best.nodes);
-        p[i] = -1;
-        started++;
-        this.stats.backfilled++;
-        this.picked = best.nodes;
-        this.startJob(s, best.g, true);
-        // the will-run tests of later jobs see it among the running jobs
-        const end = this.expectedEnd(s);
-        let at = run.length;
-        while (at > 0 && run[at - 1]!.end > end) at--;
-        run.splice(at, 0, { r: s, end });
-      } else addReservation(Math.floor(best.start / res + 1e-9) * res, Math.floor((best.start + limit) / res + 1e-9) * res, best.nodes);
-    }
-    if (started > 0) this.pending = p.filter((x) => x >= 0);
-  }
-
-  /**
-   * The earliest start of a job of `c` whole nodes and time limit `limit` on the group of nodes
-   * `[b0, b0 + m)` (module comment of `bfWillRun`), and the nodes it gets then (global indices), or null
-   * when it has none within the window.
-   */
-  private willRunStart(
-    c: number,
-    limit: number,
-    b0: number,
-    m: number,
-    rb: readonly number[],
-    re: readonly number[],
-    rav: readonly Uint8Array[],
-    run: readonly { r: number; end: number }[],
-    overlaps: (nodes: Int32Array, start: number, end: number) => boolean,
-  ): { start: number; nodes: Int32Array } | null {
-    const res = this.config.bfResolution;
-    const now = this.now;
-    const A = new Uint8Array(m);
-    const free = new Uint8Array(m);
-    let startRes = now;
-    for (let attempt = 0; attempt < 64; attempt++) {
-      const endTime = Math.max(startRes, now) + limit;
-      A.fill(1);
-      let later = 0;
-      for (let j = 0; j < rb.length; j++) {
-        if (re[j]! > startRes && j + 1 < rb.length && later === 0) {
-          // a later record where a node not usable now becomes usable
-          const next = rav[j + 1]!;
-          const cur = rav[j]!;
-          for (let x = 0; x < m; x++) {
-            if (next[b0 + x] && !(A[x] && cur[b0 + x])) {
-              later = re[j]!;
-              break;
-            }
-          }
-        }
-        if (re[j]! <= startRes) continue;
-        if (rb[j]! <= endTime + 1e-9) {
-          const av = rav[j]!;
-          for (let x = 0; x < m; x++) if (!av[b0 + x]) A[x] = 0;
-        } else break;
-      }
-      let count = 0;
-      for (let x = 0; x < m; x++) count += A[x]!;
-      if (count < c) {
-        if (later > 0) {
-          startRes = later;
-          continue;
-        }
-        return null;
-      }
-      // will-run: idle nodes first, then running jobs removed in windows of 30 s, doubling
-      let idle = 0;
-      for (let x = 0; x < m; x++) {
-        free[x] = A[x] && this.nodeJob[b0 + x]! < 0 ? 1 : 0;
-        idle += free[x]!;
-      }
-      let start = -1;
-      if (idle >= c) start = now;
-      else {
-        // cons_common `_will_run_test` walks ALL running jobs in order of expected end: a job on none of
-        // the usable nodes is skipped when reached, but it is still the one looked at to close a batch
-        // (`list_peek_next`), so a usable job behind it can join the batch although it ends after it.
-        const usable = (q: { r: number }): boolean => this.jobNodes.get(q.r)!.some((x) => x >= b0 && x < b0 + m && A[x - b0]);
-        let k = 0;
-        let window = 30;
-        let barrier = Number.NaN;
-        let more = true;
-        while (more && start < 0) {
-          let lastEnd = Number.NaN;
-          for (;;) {
-            if (k >= run.length) {
-              more = false;
-              break;
-            }
-            const q = run[k++]!;
-            if (!usable(q)) continue;
-            if (Number.isNaN(barrier)) barrier = q.end + (30 - (q.end % 30));
-            lastEnd = q.end;
-            for (const x of this.jobNodes.get(q.r)!) if (x >= b0 && x < b0 + m && A[x - b0]) free[x - b0] = 1;
-            if (k >= run.length) {
-              more = false;
-              break;
-            }
-            if (run[k]!.end > barrier + window) break;
-          }
-          if (Number.isNaN(lastEnd)) break;
-          do window *= 2;
-          while (k < run.length && run[k]!.end > barrier + window);
-          let f = 0;
-          for (let x = 0; x < m; x++) f += free[x]!;
-          if (f >= c) start = Math.max(lastEnd, now);
-        }
-        if (start < 0) return null;
-      }
-      const nodes = pickNodes(free, c)!;
-      for (let x = 0; x < nodes.length; x++) nodes[x]! += b0;
-      start = Math.max(start, startRes);
-      if (start <= now + 1e-9) return { start: now, nodes };
-      if (later > 0 && start > later) {
-        startRes = later;
-        continue;
-      }
-      if (start > now + this.config.bfWindow) return null;
-      const rs = Math.floor(start / res + 1e-9) * res;
-      const rEnd = Math.floor((start + limit) / res + 1e-9) * res;
-      if (overlaps(nodes, rs, Math.max(rEnd, rs + res))) {
-        if (start <= startRes) return null; // no progress (Slurm would retry the same test)
-        startRes = start;
-        continue;
-      }
-      return { start, nodes };
-    }
-    return null;
-  }
-
-  /**
-   * The backfill pass with `nodeSelect`: each node is free from the bucket its job is expected to end
-   * in; reservations are intervals of buckets on specific nodes. A job starts now on idle nodes that no
-   * reservation touches while it would run; otherwise its reservation starts at the earliest bucket
-   * (a node's end bucket or a reservation's end: the only places where a node becomes usable) with
-   * enough nodes free for its whole time limit, on the nodes `pickNodes` chooses among them. Cost per
-   * pass: for each job tested, candidates x nodes of its groups x reservations per node (a few
-   * thousand operations on 8-64 nodes; quadratic in the nodes of a partition, so meant for small ones).
-   */
-  private backfillNodes(): void {
-    const J = this.jobs;
-    const cfg = this.config;
-    const K = this.bfBuckets();
-    const res = cfg.bfResolution;
-    const offset = cfg.bfSlurmRounding ? this.now - Math.floor(this.now / res) * res : 0;
-    const N = this.nodeJob.length;
-    const freeFrom = new Int32Array(N);
-    for (let x = 0; x < N; x++) {
-      const r = this.nodeJob[x]!;
-      freeFrom[x] = r < 0 ? 0 : Math.min(K, this.endBucket(r, offset));
-    }
-    const resFrom: number[][] = Array.from({ length: N }, () => []);
-    const resTo: number[][] = Array.from({ length: N }, () => []);
-    const clear = (x: number, a: number, b: number): boolean => {
-      const f = resFrom[x]!;
-      const t = resTo[x]!;
-      for (let i = 0; i < f.length; i++) if (f[i]! < b && t[i]! > a) return false;
-      return true;
-    };
-    const p = this.pending;
-    const n = Math.min(p.length, cfg.bfMaxJobTest);
-    let started = 0;
-    for (let i = 0; i < n; i++) {
-      const s = p[i]!;
-      const c = J.cores[s]!;
-      const limit = J.timeLimit[s]!;
-      const Lnow = Math.max(1, Math.ceil((offset + limit) / res - 1e-9));
-      const Lres = cfg.bfSlurmRounding ? Math.max(1, Math.floor(limit / res + 1e-9)) : Lnow;
-      const Ltest = cfg.bfSlurmRounding ? Math.floor((offset + limit) / res + 1e-9) + 1 : Lnow;
-      const Lhold = cfg.bfSlurmRounding ? Math.max(1, Math.floor((offset + limit) / res + 1e-9)) : Lnow;
-      let bestK = -1;
-      let bestNodes: Int32Array | null = null;
-      let bestG = -1;
-      for (const g of this.platform.partitions[J.part[s]!]!.groups) {
-        const b0 = this.nodeBase[g]!;
-        const m = this.nodeBase[g + 1]! - b0;
-        if (m < c) continue;
-        const avail = new Uint8Array(m);
-        // now: idle nodes no reservation touches while the job would run
-        let count = 0;
-        for (let x = 0; x < m; x++) {
-          avail[x] = this.nodeJob[b0 + x]! < 0 && clear(b0 + x, 0, Ltest) ? 1 : 0;
-          count += avail[x]!;
-        }
-        let k = -1;
-        if (count >= c) k = 0;
-        else {
-          const cands = new Set<number>([1]);
-          for (let x = b0; x < b0 + m; x++) {
-            if (freeFrom[x]! >= 1 && freeFrom[x]! < K) cands.add(freeFrom[x]!);
-            for (const t of resTo[x]!) if (t >= 1 && t < K) cands.add(t);
-          }
-          for (const kk of [...cands].sort((a, b) => a - b)) {
-            if (bestK >= 0 && kk >= bestK) break;
-            const e = Math.min(K, kk + Lres);
-            count = 0;
-            for (let x = 0; x < m; x++) {
-              avail[x] = freeFrom[b0 + x]! <= kk && clear(b0 + x, kk, e) ? 1 : 0;
-              count += avail[x]!;
-            }
-            if (count >= c) {
-              k = kk;
-              break;
-            }
-          }
-        }
-        if (k >= 0 && (bestK < 0 || k < bestK)) {
-          bestK = k;
-          bestG = g;
-          bestNodes = pickNodes(avail, c);
-          for (let x = 0; x < bestNodes!.length; x++) bestNodes![x]! += b0;
-        }
-      }
-      if (bestK < 0 || bestNodes === null) continue; // beyond the window: no reservation
-      const e = Math.min(K, bestK + (bestK === 0 ? Lhold : Lres));
-      for (const x of bestNodes) {
-        resFrom[x]!.push(bestK);
-        resTo[x]!.push(e);
-      }
-      if (bestK === 0) {
-        p[i] = -1;
-        started++;
-        this.stats.backfilled++;
-        this.picked = bestNodes;
-        this.startJob(s, bestG, true);
-      }
-    }
-    if (started > 0) this.pending = p.filter((x) => x >= 0);
+  /** `BackfillView.startByBackfill`. */
+  startByBackfill(s: number, g: number, nodes: Int32Array | null): void {
+    this.stats.backfilled++;
+    this.picked = nodes;
+    this.startJob(s, g, true);
   }
 
   /**
@@ -1373,6 +684,11 @@ export class SlurmEngine {
     if (priority) this.config.priority = { ...this.config.priority, ...priority };
     this.recomputePriorities();
     this.ensureTicks();
+  }
+
+  /** Slots holding cores (running or operator-suspended): the first `runningCount` entries (`BackfillView`). */
+  get runningSlots(): Int32Array {
+    return this.running;
   }
 
   /** Jobs running (holding cores). */
@@ -1391,69 +707,4 @@ export class SlurmEngine {
     for (const x of this.free) f += x;
     return this.platform.totalCores - f;
   }
-}
-
-/**
- * The first bucket `k` of `free` (length `K`) such that `free[j] >= c` for every `j` in `[k, k + L)`
- * (buckets past the window count as free), or -1. Linear: a failing bucket moves the candidate past it.
- */
-export function earliestFit(free: Float64Array, K: number, c: number, L: number, from = 0): number {
-  let k = from;
-  let j = 0;
-  while (k < K) {
-    const e = Math.min(K, k + L);
-    if (j < k) j = k;
-    while (j < e && free[j]! >= c) j++;
-    if (j >= e) return k;
-    k = j + 1;
-  }
-  return -1;
-}
-
-/**
- * The nodes (indices into `avail`, ascending) a whole-node job of `n` nodes gets among the available
- * ones (`avail[i] = 1`), as Slurm's select plugins choose without topology (select/linear `_job_test`,
- * cons_tres `_eval_nodes`): runs of consecutive available nodes; the shortest run that holds all `n`
- * (the first on ties) gives its first `n` nodes; if no run does, the longest run is taken whole (the
- * first on ties) and the choice repeats for the rest. null when fewer than `n` are available.
- */
-export function pickNodes(avail: Uint8Array, n: number): Int32Array | null {
-  const starts: number[] = [];
-  const lens: number[] = [];
-  let total = 0;
-  for (let i = 0; i < avail.length; ) {
-    if (!avail[i]) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < avail.length && avail[j]) j++;
-    starts.push(i);
-    lens.push(j - i);
-    total += j - i;
-    i = j;
-  }
-  if (total < n) return null;
-  const out = new Int32Array(n);
-  let got = 0;
-  while (got < n) {
-    const rem = n - got;
-    let best = -1;
-    for (let r = 0; r < starts.length; r++) {
-      const L = lens[r]!;
-      if (L === 0) continue;
-      if (best < 0) best = r;
-      else {
-        const bl = lens[best]!;
-        const suff = L >= rem;
-        const bsuff = bl >= rem;
-        if ((suff && !bsuff) || (suff && bsuff && L < bl) || (!suff && !bsuff && L > bl)) best = r;
-      }
-    }
-    const take = Math.min(rem, lens[best]!);
-    for (let t = 0; t < take; t++) out[got++] = starts[best]! + t;
-    lens[best] = 0;
-  }
-  out.sort();
-  return out;
 }

@@ -26,7 +26,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { type Finding, type ReproduceReport, finding } from '../report/findings.js';
-import type { SlurmConfig } from './engine.js';
+import type { SlurmConfig } from './config.js';
 import { RAIJIN_PLATFORM, SlurmPlatform, loadSlurmPlatform } from './platform.js';
 import { type CalcMets, replay, shrinkFactors } from './replay.js';
 import { DEFAULT_RAIJIN_WORKLOAD, TABLE_4_1, raijinWorkload } from './workload.js';

@@ -10,7 +10,11 @@ export {
   loadSlurmPlatform,
 } from './platform.js';
 export { JobState, JobTable, STATE_NAMES } from './jobs.js';
-export { DEFAULT_SLURM, type EngineStats, type FinishListener, type SlurmConfig, SlurmEngine, type SlurmJobInput, earliestFit } from './engine.js';
+export { DEFAULT_SLURM, type EngineStats, type FinishListener, type SlurmConfig, type SlurmJobInput, hashUnit } from './config.js';
+export { SlurmEngine } from './engine.js';
+export { earliestFit } from './backfillCounted.js';
+export { NodeMap, pickNodes } from './nodes.js';
+export type { BackfillPlanner, BackfillView } from './backfill.js';
 export { DEFAULT_PRIORITY, FairShare, type PriorityConfig, ageFactor, fairShareFactor, jobPriority, jobSizeFactor } from './priority.js';
 export { type CalcMets, CalcMetsAccumulator, type ReplayOptions, replay, runworkload, shrinkFactors } from './replay.js';
 export { DEFAULT_RAIJIN_WORKLOAD, type RaijinJob, type RaijinWorkloadOptions, TABLE_4_1, raijinWorkload, workloadConstants } from './workload.js';

@@ -23,7 +23,8 @@
  * Each record is also checked: `end - start` must equal `run + sum(resume - suspend)` over its periods
  * (to 1e-6 relative); a record that does not is an accounting violation.
  */
-import { SlurmEngine, type SlurmConfig, type SlurmJobInput } from './engine.js';
+import type { SlurmConfig, SlurmJobInput } from './config.js';
+import { SlurmEngine } from './engine.js';
 import { JobState, type JobTable } from './jobs.js';
 import type { SlurmPlatform } from './platform.js';
 

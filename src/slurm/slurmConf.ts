@@ -35,7 +35,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../core/errors.js';
-import type { SlurmConfig } from './engine.js';
+import type { SlurmConfig } from './config.js';
 import { PREEMPT_MODES, type PreemptMode, SlurmPlatform, type SlurmPlatformSpec } from './platform.js';
 import { DEFAULT_PRIORITY, type PriorityConfig } from './priority.js';
 

@@ -21,7 +21,7 @@
  *   `U(0, 0.9) x run` seconds into its run, for `U(60, 3600)` seconds.
  */
 import { type Rng, derive } from '../core/rng.js';
-import type { SlurmJobInput } from './engine.js';
+import type { SlurmJobInput } from './config.js';
 
 /** Table 4.1: job sizes and their shares of the jobs (the rest: 10%). */
 export const TABLE_4_1: readonly (readonly [number, number])[] = [

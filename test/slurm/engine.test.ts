@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { SlurmEngine, type SlurmConfig, type SlurmJobInput, earliestFit, hashUnit, pickNodes } from '../../src/slurm/engine.js';
+import { earliestFit } from '../../src/slurm/backfillCounted.js';
+import { type SlurmConfig, type SlurmJobInput, hashUnit } from '../../src/slurm/config.js';
+import { SlurmEngine } from '../../src/slurm/engine.js';
+import { pickNodes } from '../../src/slurm/nodes.js';
 import { JobState, STATE_NAMES } from '../../src/slurm/jobs.js';
 import { type PreemptMode, SlurmPlatform } from '../../src/slurm/platform.js';
 

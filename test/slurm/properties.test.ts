@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SlurmEngine, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/engine.js';
+import type { SlurmConfig, SlurmJobInput } from '../../src/slurm/config.js';
+import { SlurmEngine } from '../../src/slurm/engine.js';
 import { JobState } from '../../src/slurm/jobs.js';
 import { PREEMPT_MODES, SlurmPlatform } from '../../src/slurm/platform.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SlurmEngine, type SlurmJobInput } from '../../src/slurm/engine.js';
+import type { SlurmJobInput } from '../../src/slurm/config.js';
+import { SlurmEngine } from '../../src/slurm/engine.js';
 import { JobState } from '../../src/slurm/jobs.js';
 import { RAIJIN_PLATFORM, SlurmPlatform } from '../../src/slurm/platform.js';
 import { CalcMetsAccumulator, replay, runworkload, shrinkFactors } from '../../src/slurm/replay.js';

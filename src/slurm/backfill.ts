@@ -1,0 +1,77 @@
+/**
+ * The backfill scheduler (`sched/backfill`) of the Slurm engine: one pass over the pending jobs in
+ * priority order, starting now each job that fits without delaying the reservations made before it in
+ * the pass, and reserving the others. Three planners model it, behind one interface
+ * (`BackfillPlanner`), chosen by the configuration (`backfillPlanner`):
+ *
+ * - `CountedPlanner` (`backfillCounted.ts`): free units counted per group over a profile of running
+ *   jobs' expected ends (seed 004's model, millions of jobs; `bfReserveIdle`, `bfSlurmRounding`);
+ * - `NodeProfilePlanner` (`backfillNodes.ts`, `nodeSelect`): whole nodes; each node free from the bucket its
+ *   job is expected to end in, reservations on specific nodes;
+ * - `WillRunPlanner` (`backfillWillRun.ts`, `nodeSelect` + `bfWillRun`): whole nodes, Slurm 22.05's own
+ *   pass: a map of this pass's reservations, earliest starts by the select plugin's will-run test.
+ *
+ * A planner reads the engine through `BackfillView` and starts jobs only through
+ * `view.startByBackfill`; the engine schedules the passes (`bf_interval`) and keeps the queue.
+ */
+import type { SlurmConfig } from './config.js';
+import { JobState, type JobTable } from './jobs.js';
+import type { NodeMap } from './nodes.js';
+import type { SlurmPlatform } from './platform.js';
+
+/** What a backfill planner reads of the engine, and its one action (starting a job). */
+export interface BackfillView {
+  readonly jobs: JobTable;
+  readonly config: SlurmConfig;
+  readonly platform: SlurmPlatform;
+  /** Current time (s). */
+  readonly now: number;
+  /** Free units per group. */
+  readonly free: Float64Array;
+  /** Slots holding units (running or operator-suspended): the first `runningCount` entries. */
+  readonly runningSlots: Int32Array;
+  readonly runningCount: number;
+  /** Whole nodes (`nodeSelect`): which slot holds each node; null otherwise. */
+  readonly nodeMap: NodeMap | null;
+  /** Starts pending slot `s` now on group `g` (on `nodes`, global node indices, with `nodeSelect`), as a backfill start. */
+  startByBackfill(s: number, g: number, nodes: Int32Array | null): void;
+}
+
+/** One backfill pass. */
+export interface BackfillPlanner {
+  /**
+   * Tests `pending[0 .. n)` in order: starts a job now through `view.startByBackfill` (and sets its
+   * entry to -1) or reserves its earliest start for the rest of the pass. Returns the number started.
+   */
+  pass(view: BackfillView, pending: number[], n: number): number;
+}
+
+/** Seconds until running slot `r` is expected to end (its time limit; an operator-suspended job resumes first), at least 0. */
+export function timeLeft(v: BackfillView, r: number): number {
+  const J = v.jobs;
+  let left = J.timeLimit[r]! - J.executed[r]!;
+  if (J.state[r] === JobState.Running) left -= v.now - J.lastResume[r]!;
+  else left += J.suspendedAt[r]! + J.opFor[r]! - v.now; // operator-suspended: back at its resume
+  return Math.max(0, left);
+}
+
+/** Expected end (s) of running slot `r` as the backfill scheduler sees it: its start plus its time limit. */
+export function expectedEnd(v: BackfillView, r: number): number {
+  return v.now + timeLeft(v, r);
+}
+
+/**
+ * The bucket of `bfResolution` in which running slot `r` is expected to end: on the absolute grid
+ * (`bfSlurmRounding`: bucket 0 began `offset` s ago, ends floored), else from now, ends rounded up.
+ */
+export function endBucket(v: BackfillView, r: number, offset: number): number {
+  const cfg = v.config;
+  const res = cfg.bfResolution;
+  const left = timeLeft(v, r);
+  return cfg.bfSlurmRounding ? Math.floor((left + offset) / res) : Math.ceil(left / res);
+}
+
+/** Buckets of the backfill window. */
+export function bfBuckets(config: SlurmConfig): number {
+  return Math.max(1, Math.ceil(config.bfWindow / config.bfResolution));
+}

@@ -1,0 +1,114 @@
+/**
+ * The counted backfill planner (`backfill.ts`): units counted per group, seed 004's model, sized for
+ * millions of jobs. The free-unit profile of every group over `bf_window` at `bf_resolution` is built from
+ * the running jobs' time limits (one walk of the running jobs per pass); up to `bf_max_job_test` pending
+ * jobs in priority order; a job starts now if it fits from now for its whole time limit without touching
+ * the reservations made so far, otherwise it reserves its earliest start in the window (a job whose start
+ * is beyond the window gets no reservation). With `bfSlurmRounding` the profile sits on the absolute
+ * grid and reservations are floored as Slurm 22.05 does; `bfReserveIdle` says which units a reservation
+ * holds among those idle now.
+ */
+import { type BackfillPlanner, type BackfillView, bfBuckets, endBucket } from './backfill.js';
+
+/** The counted planner; keeps its profile buffers from pass to pass. */
+export class CountedPlanner implements BackfillPlanner {
+  private profile: Float64Array[] = [];
+  private delta = new Float64Array(0);
+
+  pass(v: BackfillView, p: number[], n: number): number {
+    const J = v.jobs;
+    const cfg = v.config;
+    const K = bfBuckets(cfg);
+    const res = cfg.bfResolution;
+    const G = v.platform.groupNames.length;
+    // with Slurm's rounding the buckets sit on the absolute grid: bucket 0 began `offset` s ago
+    const offset = cfg.bfSlurmRounding ? v.now - Math.floor(v.now / res) * res : 0;
+    if (this.profile.length !== G || this.profile[0]!.length !== K) {
+      this.profile = Array.from({ length: G }, () => new Float64Array(K));
+      this.delta = new Float64Array(K + 1);
+    }
+    const running = v.runningSlots;
+    const nRunning = v.runningCount;
+    for (let g = 0; g < G; g++) {
+      const d = this.delta;
+      d.fill(0);
+      for (let i = 0; i < nRunning; i++) {
+        const r = running[i]!;
+        if (J.group[r] !== g) continue;
+        const b = endBucket(v, r, offset);
+        if (b < K) d[b]! += J.cores[r]!;
+      }
+      const prof = this.profile[g]!;
+      let f = v.free[g]!;
+      for (let k = 0; k < K; k++) {
+        f += d[k]!;
+        prof[k] = f;
+      }
+    }
+    let started = 0;
+    // bfReserveIdle: per group, the idle cores held by reservations and the bucket each starts at
+    const holdIdle = cfg.bfReserveIdle !== 'none';
+    const heldCores: number[][] = holdIdle ? Array.from({ length: G }, () => []) : [];
+    const heldFrom: number[][] = holdIdle ? Array.from({ length: G }, () => []) : [];
+    for (let i = 0; i < n; i++) {
+      const s = p[i]!;
+      const c = J.cores[s]!;
+      const limit = J.timeLimit[s]!;
+      // buckets a job starting now touches, and the length of a reservation
+      const Lnow = Math.max(1, Math.ceil((offset + limit) / res - 1e-9));
+      const Lres = cfg.bfSlurmRounding ? Math.max(1, Math.floor(limit / res + 1e-9)) : Lnow;
+      let bestK = -1;
+      let bestG = -1;
+      for (const g of v.platform.partitions[J.part[s]!]!.groups) {
+        const prof = this.profile[g]!;
+        let k = earliestFit(prof, K, c, Lnow);
+        if (k === 0) {
+          // idle cores held for a reservation that starts before this job would end are not for it
+          let usable = v.free[g]!;
+          if (holdIdle) for (let a = 0; a < heldFrom[g]!.length; a++) if (heldFrom[g]![a]! < Lnow) usable -= heldCores[g]![a]!;
+          if (usable < c) k = earliestFit(prof, K, c, Lres, 1);
+        } else if (k > 0 && Lres !== Lnow) k = earliestFit(prof, K, c, Lres, 1);
+        if (k >= 0 && (bestK < 0 || k < bestK)) {
+          bestK = k;
+          bestG = g;
+        }
+      }
+      if (bestK < 0) continue; // beyond the window: no reservation
+      const prof = this.profile[bestG]!;
+      const e = Math.min(K, bestK + (bestK === 0 ? Lnow : Lres));
+      if (bestK > 0 && holdIdle) {
+        let idleLeft = v.free[bestG]!;
+        for (const x of heldCores[bestG]!) idleLeft -= x;
+        const take = Math.max(0, Math.min(c, idleLeft, cfg.bfReserveIdle === 'first' ? c : Math.round((c * idleLeft) / Math.max(1, prof[bestK]!))));
+        if (take > 0) {
+          heldCores[bestG]!.push(take);
+          heldFrom[bestG]!.push(bestK);
+        }
+      }
+      for (let k = bestK; k < e; k++) prof[k]! -= c;
+      if (bestK === 0 && v.free[bestG]! >= c) {
+        p[i] = -1;
+        started++;
+        v.startByBackfill(s, bestG, null);
+      }
+    }
+    return started;
+  }
+}
+
+/**
+ * The first bucket `k` of `free` (length `K`) such that `free[j] >= c` for every `j` in `[k, k + L)`
+ * (buckets past the window count as free), or -1. Linear: a failing bucket moves the candidate past it.
+ */
+export function earliestFit(free: Float64Array, K: number, c: number, L: number, from = 0): number {
+  let k = from;
+  let j = 0;
+  while (k < K) {
+    const e = Math.min(K, k + L);
+    if (j < k) j = k;
+    while (j < e && free[j]! >= c) j++;
+    if (j >= e) return k;
+    k = j + 1;
+  }
+  return -1;
+}
