@@ -32,7 +32,7 @@ import type { DictObservation } from '../envs/observation.js';
 import { PriorityAgent, SchedulerAgent } from '../agents/heuristics/index.js';
 import { PolicyError, SlurmAgent, type LivePolicy } from './slurmAgent/agent.js';
 import { compareWithSimulation, formatComparison } from './slurmAgent/simToReal.js';
-import { SlurmClient, SlurmCommandError, SlurmOutputError, type SlurmNode } from './slurmAgent/slurm.js';
+import { SlurmClient, SlurmCommandError, SlurmOutputError, type SlurmNode } from '../src/slurm/client.js';
 import { defineCommand, defineFlags, int, oneOf, text, type Values } from './common.js';
 
 /** The flags of `slurm-agent`. */

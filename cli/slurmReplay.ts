@@ -4,10 +4,8 @@
  * real slurm.conf (src/slurm/slurmConf.ts, src/slurm/trace.ts); with `--live`, also on the live Slurm
  * of `SLURM_CONF` as seed 004's runworkload does (src/slurm/live.ts), and the two compared job by job.
  *
- * The comparison's verdict (`agreement`): mean wait, 90th-percentile wait and makespan of the engine each
- * within 5 % of the live runs' mean, or within twice the spread between two live runs if that is larger;
- * the median per-job start difference engine vs live at most 1.5 x the live-vs-live median + 1 s
- * (the last needs `--runs 2`). Exit code 0 either way (it is a measurement), 2 on bad input.
+ * The comparison and its verdict are `src/slurm/agreement.ts` (`compareWithLive`); exit code 0 either way
+ * (it is a measurement), 2 on bad input.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,16 +15,8 @@ import { InputError, inputErrorFromIssues } from '../src/core/errors.js';
 import { DEFAULT_SLURM } from '../src/slurm/config.js';
 import { liveReplay } from '../src/slurm/live.js';
 import { readSlurmConf } from '../src/slurm/slurmConf.js';
-import {
-  type ScheduleComparison,
-  type ScheduleSummary,
-  type ScheduledJob,
-  compareSchedules,
-  engineSchedule,
-  readTrace,
-  replayJobs,
-  summarise,
-} from '../src/slurm/trace.js';
+import { type Agreement, compareWithLive } from '../src/slurm/agreement.js';
+import { type ScheduleComparison, type ScheduleSummary, type ScheduledJob, engineSchedule, readTrace, replayJobs, summarise } from '../src/slurm/trace.js';
 import { type CliCommandModule, addFlags, defineFlags, formatTable, int, num, readFlags, text } from './common.js';
 
 /** The flags of `slurm-replay`. */
@@ -112,42 +102,6 @@ function csv(jobs: readonly ScheduledJob[]): string {
   return `id,submit,start,end,nodes,state,backfilled\n${rows.join('\n')}\n`;
 }
 
-/** The agreement verdict of the engine against two or more live runs (see the module comment). */
-export function agreement(
-  engine: ScheduleSummary,
-  live: readonly ScheduleSummary[],
-  vsLive: readonly ScheduleComparison[],
-  liveLive: ScheduleComparison | null,
-) {
-  const keys = ['mean_wait', 'p90_wait', 'makespan'] as const;
-  const metrics = keys.map((k) => {
-    const xs = live.map((s) => s[k]);
-    const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-    const spread = Math.max(...xs) - Math.min(...xs);
-    const tolerance = Math.max(0.05 * Math.abs(mean), live.length >= 2 ? 2 * spread : 0);
-    return {
-      metric: k,
-      engine: engine[k],
-      live_mean: mean,
-      live_spread: spread,
-      error: engine[k] - mean,
-      relative_error: mean !== 0 ? (engine[k] - mean) / mean : 0,
-      tolerance,
-      holds: Math.abs(engine[k] - mean) <= tolerance,
-    };
-  });
-  const engMedian = vsLive.reduce((a, c) => a + c.start_diff.median, 0) / Math.max(1, vsLive.length);
-  const startDiff = liveLive
-    ? {
-        engine_vs_live_median: engMedian,
-        live_vs_live_median: liveLive.start_diff.median,
-        bound: 1.5 * liveLive.start_diff.median + 1,
-        holds: engMedian <= 1.5 * liveLive.start_diff.median + 1,
-      }
-    : null;
-  return { metrics, start_diff: startDiff, holds: metrics.every((m) => m.holds) && (startDiff?.holds ?? true) };
-}
-
 const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 
 const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '-');
@@ -215,19 +169,8 @@ export const command: CliCommandModule = {
         }
       }
       if (live.length > 0) {
-        const vsLive = live.map((l) => compareSchedules(engine, l, ['engine', 'slurm']));
-        const liveLive = live.length >= 2 ? compareSchedules(live[0]!, live[1]!, ['slurm run 1', 'slurm run 2']) : null;
         result.live = live;
-        result.comparison = {
-          engine_vs_live: vsLive,
-          live_vs_live: liveLive,
-          agreement: agreement(
-            engine.summary,
-            live.map((l) => l.summary),
-            vsLive,
-            liveLive,
-          ),
-        };
+        result.comparison = compareWithLive(engine, live);
       }
       if (v.out !== undefined) {
         mkdirSync(v.out, { recursive: true });
@@ -258,7 +201,7 @@ export const command: CliCommandModule = {
         const c = result.comparison as {
           engine_vs_live: ScheduleComparison[];
           live_vs_live: ScheduleComparison | null;
-          agreement: ReturnType<typeof agreement>;
+          agreement: Agreement;
         };
         const rows = [
           ...c.engine_vs_live.map((x, k) => [`engine vs slurm ${k + 1}`, x] as const),

@@ -31,7 +31,7 @@ import type { Platform } from '../../src/platform/platform.js';
 import type { Job } from '../../src/workload/job.js';
 import type { ClusterEnv } from '../../envs/env.js';
 import type { Observation } from '../../envs/observation.js';
-import { SlurmCommandError, type SlurmClient, type SlurmJob } from './slurm.js';
+import { SlurmCommandError, type SlurmClient, type SlurmJob } from '../../src/slurm/client.js';
 
 /** A policy acting on the live env. */
 export interface LivePolicy {

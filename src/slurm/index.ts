@@ -45,4 +45,18 @@ export {
   summarise,
   traceToSwf,
 } from './trace.js';
-export { type LiveOptions, liveReplay, readCtldLog } from './live.js';
+export { type LiveOptions, type LiveRun, liveReplay, readCtldLog } from './live.js';
+export { type Agreement, type MetricAgreement, agreement, compareWithLive } from './agreement.js';
+export {
+  type SlurmJob,
+  type SlurmNode,
+  type SlurmPartition,
+  SlurmClient,
+  type SlurmClientOptions,
+  SlurmCommandError,
+  SlurmOutputError,
+  hostNames,
+  parseJson,
+  parsePartitions,
+} from './client.js';
+export { type RequestFields, type SlurmRequest, requestOf } from './request.js';

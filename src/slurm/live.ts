@@ -3,7 +3,7 @@
  * each job is an `sbatch --wrap "sleep RUN"` submitted at its replay time on the wall clock (a grid
  * from the start of the replay, not from the previous submission), with its time limit in whole minutes
  * (`-t`), `-N NODES --exclusive` (whole nodes) or `-n CPUS`, in its partition. The schedule is then read
- * back from Slurm: `squeue --json --states=all` (every job's submit/start/end in whole seconds, its node
+ * back from Slurm (through `client.ts`): `squeue --json --states=all` (every job's submit/start/end in whole seconds, its node
  * list and state) and, when slurmctld's log is readable, the millisecond times of the log lines
  * `_slurm_rpc_submit_batch_job: JobId=N`, `sched: Allocate JobId=N` (main scheduler), `_start_job:
  * Started JobId=N` (backfill) and `_job_complete: JobId=N done`. Times are relative to the first
@@ -15,17 +15,13 @@
  * grid and will-run windows are on absolute time); the run's measured phase is returned (`clockPhase`).
  *
  * Jobs must stay in slurmctld's memory until they are read (`MinJobAge` above the replay's length,
- * or the log). Everything runs as child processes (`sbatch`, `squeue`, `scancel`); on failure or
+ * or the log). Everything runs through `SlurmClient` (`sbatch`, `squeue`, `scancel`); on failure or
  * interruption the replay's jobs are cancelled.
  */
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { promisify } from 'node:util';
-import { z } from 'zod';
 import { InputError } from '../core/errors.js';
+import { SlurmClient, type SlurmJob } from './client.js';
 import type { ReplayJob, ScheduledJob } from './trace.js';
-
-const run = promisify(execFile);
 
 /** Options of a live replay. */
 export interface LiveOptions {
@@ -54,34 +50,7 @@ export interface LiveRun {
   clockPhase: number;
 }
 
-const SqueueSchema = z
-  .object({
-    jobs: z.array(
-      z
-        .object({
-          job_id: z.number(),
-          name: z.string(),
-          submit_time: z.number(),
-          start_time: z.number(),
-          end_time: z.number(),
-          nodes: z.string(),
-          node_count: z.number(),
-          job_state: z.string(),
-        })
-        .passthrough(),
-    ),
-  })
-  .passthrough();
-type SqueueJob = z.infer<typeof SqueueSchema>['jobs'][number];
-
 const TERMINAL = new Set(['COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL', 'PREEMPTED', 'OUT_OF_MEMORY', 'BOOT_FAIL', 'DEADLINE']);
-
-async function squeue(env: NodeJS.ProcessEnv): Promise<SqueueJob[]> {
-  const { stdout } = await run('squeue', ['--json', '--states=all'], { env, maxBuffer: 256 * 1024 * 1024 });
-  const p = SqueueSchema.safeParse(JSON.parse(stdout));
-  if (!p.success) throw new Error(`squeue --json: unexpected output: ${p.error.issues[0]?.message}`);
-  return p.data.jobs;
-}
 
 /** Millisecond times of slurmctld's log lines per Slurm job id (`submit`, `start`, `end`, `backfill`). */
 export function readCtldLog(text: string): Map<number, { submit?: number; start?: number; end?: number; backfill?: boolean }> {
@@ -122,13 +91,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)))
 
 /** Replays `jobs` on the live Slurm of `o.slurmConf` and returns its schedule (see the module comment). */
 export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Promise<LiveRun> {
-  const env = { ...process.env, SLURM_CONF: o.slurmConf };
   const log = o.log ?? (() => {});
+  const client = new SlurmClient({ env: { ...process.env, SLURM_CONF: o.slurmConf }, log });
   try {
-    await run('squeue', ['-h'], { env });
+    await client.run('squeue', ['-h']);
   } catch (e) {
     throw new InputError(
-      `the Slurm of SLURM_CONF=${o.slurmConf} does not answer (squeue: ${(e as Error).message.split('\n')[0]}); start one with deploy/slurm/local-cluster.sh start DIR`,
+      `the Slurm of SLURM_CONF=${o.slurmConf} does not answer (${(e as Error).message.split('\n')[0]}); start one with deploy/slurm/local-cluster.sh start DIR`,
     );
   }
   const tag = `cg${process.pid}x${Date.now() % 100000}`;
@@ -148,7 +117,7 @@ export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Pr
   let failed: Error | null = null;
   const cancel = async () => {
     const ids = slurmIds.filter((x) => x >= 0).map(String);
-    if (ids.length > 0) await run('scancel', ids, { env }).catch(() => {});
+    await client.cancel(ids).catch(() => {});
   };
   const onSignal = () => {
     void cancel().then(() => process.exit(130));
@@ -159,7 +128,6 @@ export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Pr
       await sleep(t0 + j.submit * 1000 - performance.now());
       if (failed) break;
       const args = [
-        '--parsable',
         `--job-name=${tag}-${j.index}`,
         `--time=${j.limitMinutes}`,
         `--partition=${o.partitions[j.partition]}`,
@@ -168,9 +136,9 @@ export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Pr
         `--wrap=exec sleep ${j.runTime.toFixed(3)}`,
       ];
       previous = previous.then(() =>
-        run('sbatch', args, { env }).then(
-          ({ stdout }) => {
-            slurmIds[j.index] = Number.parseInt(stdout.trim(), 10);
+        client.submit(args).then(
+          (id) => {
+            slurmIds[j.index] = id;
           },
           (e: Error) => {
             failed = new Error(`sbatch of job ${j.id} failed: ${e.message.split('\n').slice(0, 2).join(' ')}`);
@@ -184,10 +152,10 @@ export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Pr
     log(`live: ${jobs.length} jobs submitted in ${((performance.now() - t0) / 1000).toFixed(1)} s; waiting for them to end`);
     const budget = (o.grace ?? 120) * 1000 + jobs.reduce((a, j) => a + j.runTime, 0) * 1000 + 1000 * Math.max(0, ...jobs.map((j) => j.submit));
     const mine = new Set(slurmIds);
-    let records: SqueueJob[] = [];
+    let records: SlurmJob[] = [];
     for (;;) {
-      records = (await squeue(env)).filter((r) => mine.has(r.job_id));
-      const done = records.filter((r) => TERMINAL.has(r.job_state)).length;
+      records = (await client.jobs(true)).filter((r) => mine.has(Number(r.id)));
+      const done = records.filter((r) => TERMINAL.has(r.state)).length;
       if (done === jobs.length) break;
       if (performance.now() - t0 > budget)
         throw new Error(`live: ${jobs.length - done} jobs still not finished after ${(budget / 1000).toFixed(0)} s (squeue)`);
@@ -202,27 +170,27 @@ export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Pr
         log(`live: cannot read ${logFile}; times in whole seconds`);
       }
     }
-    const byId = new Map(records.map((r) => [r.job_id, r]));
+    const byId = new Map(records.map((r) => [Number(r.id), r]));
     const first = sorted[0]!;
     const firstId = slurmIds[first.index]!;
     const useLog = slurmIds.every((id) => ctld.get(id)?.submit !== undefined && ctld.get(id)?.start !== undefined && ctld.get(id)?.end !== undefined);
-    const origin = useLog ? ctld.get(firstId)!.submit! - first.submit : byId.get(firstId)!.submit_time - first.submit;
+    const origin = useLog ? ctld.get(firstId)!.submit! - first.submit : byId.get(firstId)!.submit - first.submit;
     const grid = period > 0 ? period : 60;
     const clockPhase = ((origin % grid) + grid) % grid;
     const scheduled = jobs.map((j): ScheduledJob => {
       const id = slurmIds[j.index]!;
       const r = byId.get(id)!;
       const c = ctld.get(id);
-      const start = useLog ? c!.start! : r.start_time;
+      const start = useLog ? c!.start! : r.start;
       return {
         id: j.id,
-        submit: (useLog ? c!.submit! : r.submit_time) - origin,
+        submit: (useLog ? c!.submit! : r.submit) - origin,
         start: start - origin,
-        end: (useLog ? c!.end! : r.end_time) - origin,
-        nodes: r.node_count,
-        state: r.job_state.toLowerCase(),
+        end: (useLog ? c!.end! : r.end) - origin,
+        nodes: r.nodeCount,
+        state: r.state.toLowerCase(),
         backfilled: c?.backfill ?? null,
-        nodelist: r.nodes,
+        nodelist: r.nodeList,
       };
     });
     return { jobs: scheduled, clockPhase };

@@ -14,15 +14,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { expandHostlist, parseJson, SlurmOutputError } from '../../cli/slurmAgent/slurm.js';
+import { hostNames, parseJson, SlurmOutputError } from '../../src/slurm/client.js';
 import { CLI, ROOT } from '../helpers.js';
 
 describe('Slurm client helpers', () => {
   it('expands host lists', () => {
-    expect(expandHostlist('n[1-3,7],m2')).toEqual(['n1', 'n2', 'n3', 'n7', 'm2']);
-    expect(expandHostlist('node[08-10]')).toEqual(['node08', 'node09', 'node10']);
-    expect(expandHostlist('n4')).toEqual(['n4']);
-    expect(expandHostlist('')).toEqual([]);
+    expect(hostNames('n[1-3,7],m2')).toEqual(['n1', 'n2', 'n3', 'n7', 'm2']);
+    expect(hostNames('node[08-10]')).toEqual(['node08', 'node09', 'node10']);
+    expect(hostNames('n4')).toEqual(['n4']);
+    expect(hostNames('')).toEqual([]);
+    expect(hostNames('(null)')).toEqual([]);
+    expect(hostNames('r[1-2]n[1-2]')).toEqual(['r1n1', 'r1n2', 'r2n1', 'r2n2']);
   });
   it('names the command and the field of unexpected output', () => {
     const schema = z.object({ jobs: z.array(z.object({ job_id: z.number() })) });

@@ -1,0 +1,90 @@
+/**
+ * The engine against live Slurm runs of the same workload (`clustergym slurm-replay --live`, the live
+ * tests and `npm run bench -- slurm-live`): each live run compared with the engine job by job
+ * (`compareSchedules`), the first two live runs with each other, and the verdict (`agreement`): mean wait,
+ * 90th-percentile wait and makespan of the engine each within 5 % of the live runs' mean, or within twice
+ * the spread between the live runs if that is larger; the median per-job start difference engine vs live
+ * (averaged over the live runs) at most 1.5 x the live-vs-live median + 1 s (needs two live runs).
+ */
+import { type ScheduleComparison, type ScheduleSummary, type ScheduledJob, compareSchedules } from './trace.js';
+
+/** One metric's verdict. */
+export interface MetricAgreement {
+  metric: 'mean_wait' | 'p90_wait' | 'makespan';
+  engine: number;
+  live_mean: number;
+  /** Largest minus smallest over the live runs. */
+  live_spread: number;
+  error: number;
+  relative_error: number;
+  tolerance: number;
+  holds: boolean;
+}
+
+/** The verdict (see the module comment). */
+export interface Agreement {
+  metrics: MetricAgreement[];
+  start_diff: { engine_vs_live_median: number; live_vs_live_median: number; bound: number; holds: boolean } | null;
+  holds: boolean;
+}
+
+/** The agreement verdict of the engine's summary against live runs' (see the module comment). */
+export function agreement(
+  engine: ScheduleSummary,
+  live: readonly ScheduleSummary[],
+  vsLive: readonly ScheduleComparison[],
+  liveLive: ScheduleComparison | null,
+): Agreement {
+  const keys = ['mean_wait', 'p90_wait', 'makespan'] as const;
+  const metrics = keys.map((k): MetricAgreement => {
+    const xs = live.map((s) => s[k]);
+    const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const spread = Math.max(...xs) - Math.min(...xs);
+    const tolerance = Math.max(0.05 * Math.abs(mean), live.length >= 2 ? 2 * spread : 0);
+    return {
+      metric: k,
+      engine: engine[k],
+      live_mean: mean,
+      live_spread: spread,
+      error: engine[k] - mean,
+      relative_error: mean !== 0 ? (engine[k] - mean) / mean : 0,
+      tolerance,
+      holds: Math.abs(engine[k] - mean) <= tolerance,
+    };
+  });
+  const engMedian = vsLive.reduce((a, c) => a + c.start_diff.median, 0) / Math.max(1, vsLive.length);
+  const startDiff = liveLive
+    ? {
+        engine_vs_live_median: engMedian,
+        live_vs_live_median: liveLive.start_diff.median,
+        bound: 1.5 * liveLive.start_diff.median + 1,
+        holds: engMedian <= 1.5 * liveLive.start_diff.median + 1,
+      }
+    : null;
+  return { metrics, start_diff: startDiff, holds: metrics.every((m) => m.holds) && (startDiff?.holds ?? true) };
+}
+
+/** A schedule with its summary. */
+export interface Schedule {
+  jobs: readonly ScheduledJob[];
+  summary: ScheduleSummary;
+}
+
+/** The engine's schedule against live runs: each comparison, the first two live runs', and the verdict. */
+export function compareWithLive(
+  engine: Schedule,
+  live: readonly Schedule[],
+): { engine_vs_live: ScheduleComparison[]; live_vs_live: ScheduleComparison | null; agreement: Agreement } {
+  const vsLive = live.map((l) => compareSchedules(engine, l, ['engine', 'slurm']));
+  const liveLive = live.length >= 2 ? compareSchedules(live[0]!, live[1]!, ['slurm run 1', 'slurm run 2']) : null;
+  return {
+    engine_vs_live: vsLive,
+    live_vs_live: liveLive,
+    agreement: agreement(
+      engine.summary,
+      live.map((l) => l.summary),
+      vsLive,
+      liveLive,
+    ),
+  };
+}
