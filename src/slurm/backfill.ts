@@ -16,7 +16,7 @@
  */
 import type { SlurmConfig } from './config.js';
 import { JobState, type JobTable } from './jobs.js';
-import type { NodeMap } from './nodes.js';
+import type { NodeAlloc, NodeMap, NodeRequest } from './nodes.js';
 import type { SlurmPlatform } from './platform.js';
 
 /** What a backfill planner reads of the engine, and its one action (starting a job). */
@@ -33,8 +33,10 @@ export interface BackfillView {
   readonly runningCount: number;
   /** Whole nodes (`nodeSelect`): which slot holds each node; null otherwise. */
   readonly nodeMap: NodeMap | null;
-  /** Starts pending slot `s` now on group `g` (on `nodes`, global node indices, with `nodeSelect`), as a backfill start. */
-  startByBackfill(s: number, g: number, nodes: Int32Array | null): void;
+  /** With `nodeSelect`: what pending slot `s` asks of the nodes. */
+  nodeRequest(s: number): NodeRequest;
+  /** Starts pending slot `s` now on group `g` (with `nodeSelect`: as `alloc` says), as a backfill start. */
+  startByBackfill(s: number, g: number, alloc: NodeAlloc | null): void;
 }
 
 /** One backfill pass. */

@@ -6,10 +6,11 @@
  * reservation's end: the only places where a node becomes usable) with enough nodes free for its whole
  * time limit, on the nodes `pickNodes` chooses among them. Cost per pass: for each job tested,
  * candidates x nodes of its groups x reservations per node (a few thousand operations on 8-64 nodes;
- * quadratic in the nodes of a partition, so meant for small ones).
+ * quadratic in the nodes of a partition, so meant for small ones). Whole nodes only (every unit a node,
+ * every job holding its nodes whole: a whole-node platform).
  */
 import { type BackfillPlanner, type BackfillView, bfBuckets, endBucket } from './backfill.js';
-import { pickNodes } from './nodes.js';
+import { pickNodes, wholeAlloc } from './nodes.js';
 
 /** The planner (no state between passes). */
 export class NodeProfilePlanner implements BackfillPlanner {
@@ -20,7 +21,7 @@ export class NodeProfilePlanner implements BackfillPlanner {
     const K = bfBuckets(cfg);
     const res = cfg.bfResolution;
     const offset = cfg.bfSlurmRounding ? v.now - Math.floor(v.now / res) * res : 0;
-    const N = nodeMap.slotOn.length;
+    const N = nodeMap.cap.length;
     const freeFrom = new Int32Array(N);
     for (let x = 0; x < N; x++) {
       const r = nodeMap.slotOn[x]!;
@@ -95,7 +96,7 @@ export class NodeProfilePlanner implements BackfillPlanner {
       if (bestK === 0) {
         p[i] = -1;
         started++;
-        v.startByBackfill(s, bestG, bestNodes);
+        v.startByBackfill(s, bestG, wholeAlloc(bestNodes, nodeMap));
       }
     }
     return started;

@@ -9,7 +9,7 @@
  * nodes.
  */
 import { type BackfillPlanner, type BackfillView, expectedEnd } from './backfill.js';
-import { pickNodes } from './nodes.js';
+import { type NodeAlloc, type NodeRequest, allocOf, evalNodes, usableUnits } from './nodes.js';
 
 /** The planner (no state between passes). */
 export class WillRunPlanner implements BackfillPlanner {
@@ -19,7 +19,7 @@ export class WillRunPlanner implements BackfillPlanner {
     const nodeMap = v.nodeMap!;
     const res = cfg.bfResolution;
     const now = v.now;
-    const N = nodeMap.slotOn.length;
+    const N = nodeMap.cap.length;
     const g0 = Math.floor(now / res + 1e-9) * res;
     const windowEnd = Math.max(g0 + res, Math.floor((now + cfg.bfWindow) / res + 1e-9) * res);
     // the map: records in time order, each with the nodes free of reservations (1) in it
@@ -82,55 +82,52 @@ export class WillRunPlanner implements BackfillPlanner {
     let started = 0;
     for (let i = 0; i < n; i++) {
       const s = p[i]!;
-      const c = J.cores[s]!;
       const limit = J.timeLimit[s]!;
-      let best: { start: number; nodes: Int32Array; g: number } | null = null;
-      for (const g of v.platform.partitions[J.part[s]!]!.groups) {
-        const b0 = nodeMap.base[g]!;
-        const m = nodeMap.base[g + 1]! - b0;
-        if (m < c) continue;
-        const r = willRunStart(v, c, limit, b0, m, rb, re, rav, run, overlaps);
-        if (r !== null && (best === null || r.start < best.start)) best = { ...r, g };
-      }
+      const req = v.nodeRequest(s);
+      const best = willRunStart(v, req, limit, nodeMap.partitionNodes[J.part[s]!]!, rb, re, rav, run, overlaps);
       if (best === null) continue; // no start within the window: no reservation
       if (best.start <= now + 1e-9) {
-        addReservation(g0, Math.floor((now + limit) / res + 1e-9) * res, best.nodes);
+        // a job started now is in the map only when it holds its nodes whole (_bf_reserve_running)
+        if (best.alloc.whole) addReservation(g0, Math.floor((now + limit) / res + 1e-9) * res, best.alloc.nodes);
         p[i] = -1;
         started++;
-        v.startByBackfill(s, best.g, best.nodes);
+        v.startByBackfill(s, nodeMap.groupOf[best.alloc.nodes[0]!]!, best.alloc);
         // the will-run tests of later jobs see it among the running jobs
         const end = expectedEnd(v, s);
         let at = run.length;
         while (at > 0 && run[at - 1]!.end > end) at--;
         run.splice(at, 0, { r: s, end });
-      } else addReservation(Math.floor(best.start / res + 1e-9) * res, Math.floor((best.start + limit) / res + 1e-9) * res, best.nodes);
+      } else addReservation(Math.floor(best.start / res + 1e-9) * res, Math.floor((best.start + limit) / res + 1e-9) * res, best.alloc.nodes);
     }
     return started;
   }
 }
 
 /**
- * The earliest start of a job of `c` whole nodes and time limit `limit` on the group of nodes
- * `[b0, b0 + m)` (module comment of `bfWillRun`), and the nodes it gets then (global indices), or null
- * when it has none within the window.
+ * The earliest start of job `req` (time limit `limit`) on the nodes `P` of its partition (module comment
+ * of `bfWillRun`), and what it gets then, or null when it has none within the window.
  */
 function willRunStart(
   v: BackfillView,
-  c: number,
+  req: NodeRequest,
   limit: number,
-  b0: number,
-  m: number,
+  P: Int32Array,
   rb: readonly number[],
   re: readonly number[],
   rav: readonly Uint8Array[],
   run: readonly { r: number; end: number }[],
   overlaps: (nodes: Int32Array, start: number, end: number) => boolean,
-): { start: number; nodes: Int32Array } | null {
+): { start: number; alloc: NodeAlloc } | null {
   const res = v.config.bfResolution;
   const now = v.now;
-  const nodeMap = v.nodeMap!;
+  const nm = v.nodeMap!;
+  const m = P.length;
   const A = new Uint8Array(m);
-  const free = new Uint8Array(m);
+  const inA = new Uint8Array(nm.cap.length);
+  const avail = new Int32Array(m);
+  const fFree = new Int32Array(m);
+  const fMem = new Float64Array(m);
+  const fJobs = new Int32Array(m);
   let startRes = now;
   for (let attempt = 0; attempt < 64; attempt++) {
     const endTime = Math.max(startRes, now) + limit;
@@ -142,7 +139,7 @@ function willRunStart(
         const next = rav[j + 1]!;
         const cur = rav[j]!;
         for (let x = 0; x < m; x++) {
-          if (next[b0 + x] && !(A[x] && cur[b0 + x])) {
+          if (next[P[x]!] && !(A[x] && cur[P[x]!])) {
             later = re[j]!;
             break;
           }
@@ -151,31 +148,37 @@ function willRunStart(
       if (re[j]! <= startRes) continue;
       if (rb[j]! <= endTime + 1e-9) {
         const av = rav[j]!;
-        for (let x = 0; x < m; x++) if (!av[b0 + x]) A[x] = 0;
+        for (let x = 0; x < m; x++) if (!av[P[x]!]) A[x] = 0;
       } else break;
     }
     let count = 0;
     for (let x = 0; x < m; x++) count += A[x]!;
-    if (count < c) {
+    if (count < req.minNodes) {
       if (later > 0) {
         startRes = later;
         continue;
       }
       return null;
     }
-    // will-run: idle nodes first, then running jobs removed in windows of 30 s, doubling
-    let idle = 0;
+    // will-run: the nodes as they are now, then running jobs removed in windows of 30 s, doubling
     for (let x = 0; x < m; x++) {
-      free[x] = A[x] && nodeMap.slotOn[b0 + x]! < 0 ? 1 : 0;
-      idle += free[x]!;
+      const g = P[x]!;
+      inA[g] = A[x]!;
+      fFree[x] = nm.free[g]!;
+      fMem[x] = nm.memFree[g]!;
+      fJobs[x] = nm.jobsOn[g]!;
+      avail[x] = A[x] ? usableUnits(req, nm.cap[g]!, fFree[x]!, fMem[x]!, fJobs[x] === 0) : 0;
     }
     let start = -1;
-    if (idle >= c) start = now;
+    let pick = evalNodes(avail, req);
+    if (pick !== null) start = now;
     else {
       // cons_common `_will_run_test` walks ALL running jobs in order of expected end: a job on none of
       // the usable nodes is skipped when reached, but it is still the one looked at to close a batch
       // (`list_peek_next`), so a usable job behind it can join the batch although it ends after it.
-      const usable = (q: { r: number }): boolean => nodeMap.held.get(q.r)!.some((x) => x >= b0 && x < b0 + m && A[x - b0]);
+      const at = new Map<number, number>();
+      for (let x = 0; x < m; x++) at.set(P[x]!, x);
+      const usable = (q: { r: number }): boolean => nm.held.get(q.r)!.nodes.some((g) => inA[g] === 1);
       let k = 0;
       let window = 30;
       let barrier = Number.NaN;
@@ -191,7 +194,14 @@ function willRunStart(
           if (!usable(q)) continue;
           if (Number.isNaN(barrier)) barrier = q.end + (30 - (q.end % 30));
           lastEnd = q.end;
-          for (const x of nodeMap.held.get(q.r)!) if (x >= b0 && x < b0 + m && A[x - b0]) free[x - b0] = 1;
+          const a = nm.held.get(q.r)!;
+          for (let i = 0; i < a.nodes.length; i++) {
+            const x = at.get(a.nodes[i]!);
+            if (x === undefined) continue;
+            fFree[x]! += a.units[i]!;
+            fMem[x]! += a.mem[i]!;
+            fJobs[x]! -= 1;
+          }
           if (k >= run.length) {
             more = false;
             break;
@@ -201,16 +211,17 @@ function willRunStart(
         if (Number.isNaN(lastEnd)) break;
         do window *= 2;
         while (k < run.length && run[k]!.end > barrier + window);
-        let f = 0;
-        for (let x = 0; x < m; x++) f += free[x]!;
-        if (f >= c) start = Math.max(lastEnd, now);
+        for (let x = 0; x < m; x++) avail[x] = A[x] ? usableUnits(req, nm.cap[P[x]!]!, fFree[x]!, fMem[x]!, fJobs[x] === 0) : 0;
+        pick = evalNodes(avail, req);
+        if (pick !== null) start = Math.max(lastEnd, now);
       }
+      for (let x = 0; x < m; x++) inA[P[x]!] = 0;
       if (start < 0) return null;
     }
-    const nodes = pickNodes(free, c)!;
-    for (let x = 0; x < nodes.length; x++) nodes[x]! += b0;
+    for (let x = 0; x < m; x++) inA[P[x]!] = 0;
+    const alloc = allocOf(req, pick!, P, nm);
     start = Math.max(start, startRes);
-    if (start <= now + 1e-9) return { start: now, nodes };
+    if (start <= now + 1e-9) return { start: now, alloc };
     if (later > 0 && start > later) {
       startRes = later;
       continue;
@@ -218,12 +229,12 @@ function willRunStart(
     if (start > now + v.config.bfWindow) return null;
     const rs = Math.floor(start / res + 1e-9) * res;
     const rEnd = Math.floor((start + limit) / res + 1e-9) * res;
-    if (overlaps(nodes, rs, Math.max(rEnd, rs + res))) {
+    if (overlaps(alloc.nodes, rs, Math.max(rEnd, rs + res))) {
       if (start <= startRes) return null; // no progress (Slurm would retry the same test)
       startRes = start;
       continue;
     }
-    return { start, nodes };
+    return { start, alloc };
   }
   return null;
 }

@@ -38,6 +38,27 @@ export interface SlurmJobInput {
   /** Operator suspension: after this many seconds of run, for `opFor` seconds. */
   opAfter?: number;
   opFor?: number;
+  /**
+   * With `nodeSelect`: how the job asks for nodes (`cores` is then its units in all). Absent: whole nodes
+   * (`cores` of them) when its partition's nodes are one unit each (a whole-node platform), else `cores`
+   * units on any nodes.
+   */
+  shape?: JobShape;
+}
+
+/** How a job asks for nodes (`sbatch` options in the comments). */
+export interface JobShape {
+  /** `--exclusive`: whole nodes, `minNodes` of them. */
+  whole?: boolean;
+  /** `-N MIN-MAX` (default 1; whole nodes: `cores`). */
+  minNodes?: number;
+  /** 0 or absent: no maximum. */
+  maxNodes?: number;
+  /** `-c` (units on a node come in multiples of it). */
+  cpusPerTask?: number;
+  /** `--mem` (MB per node), `--mem-per-cpu` (MB per unit); absent or 0: none. */
+  memPerNode?: number;
+  memPerCpu?: number;
 }
 
 /** Scheduler configuration (slurm.conf names in the comments). */

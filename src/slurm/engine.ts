@@ -57,7 +57,7 @@ import { NodeProfilePlanner } from './backfillNodes.js';
 import { WillRunPlanner } from './backfillWillRun.js';
 import { DEFAULT_SLURM, type EngineStats, type FinishListener, hashUnit, type SlurmConfig, type SlurmJobInput } from './config.js';
 import { JobState, JobTable } from './jobs.js';
-import { NodeMap } from './nodes.js';
+import { type NodeAlloc, NodeMap, type NodeRequest, allocOf, evalNodes, usableUnits } from './nodes.js';
 import type { SlurmPlatform } from './platform.js';
 import { FairShare, UsageLedger, ageFactor, jobPriority, jobSizeFactor, type PriorityConfig } from './priority.js';
 
@@ -133,7 +133,9 @@ export class SlurmEngine implements BackfillView {
   private readonly canPreempt: boolean;
   /** `nodeSelect`: which slot holds each node (null otherwise); the nodes chosen for the job being started. */
   readonly nodeMap: NodeMap | null;
-  private picked: Int32Array | null = null;
+  private picked: NodeAlloc | null = null;
+  /** `nodeSelect`: what each job in the system asks of the nodes. */
+  private readonly requests = new Map<number, NodeRequest>();
   /** The backfill planners (`backfill.ts`), one of which runs each pass by the configuration. */
   private readonly counted = new CountedPlanner();
   private readonly nodeProfile = new NodeProfilePlanner();
@@ -186,6 +188,7 @@ export class SlurmEngine implements BackfillView {
     J.opAfter[s] = input.opAfter ?? -1;
     J.opFor[s] = input.opFor ?? 0;
     J.state[s] = JobState.Pending;
+    if (this.nodeMap !== null) this.requests.set(s, this.requestOf(input));
     this.push(Math.max(input.submit, this.now), ARRIVAL, s);
     return s;
   }
@@ -390,12 +393,18 @@ export class SlurmEngine implements BackfillView {
     const J = this.jobs;
     const nm = this.nodeMap;
     if (nm !== null) {
-      const nodes = this.picked ?? nm.pickIdle(g, J.cores[s]!);
+      if (this.picked === null && this.fitNow(s) < 0) throw new Error(`nodeSelect: job ${J.id[s]} started without the nodes it asks for`);
+      const a = this.picked!;
       this.picked = null;
-      if (nodes === null) throw new Error(`nodeSelect: job ${J.id[s]} started without ${J.cores[s]} idle nodes`);
-      nm.assign(s, nodes, (x) => J.id[x]!);
-    }
-    this.free[g]! -= J.cores[s]!;
+      nm.assign(s, a, (x) => J.id[x]!);
+      // the units it holds (a job on whole nodes of several units holds them all)
+      let units = 0;
+      for (let i = 0; i < a.nodes.length; i++) {
+        units += a.units[i]!;
+        this.free[nm.groupOf[a.nodes[i]!]!]! -= a.units[i]!;
+      }
+      J.cores[s] = units;
+    } else this.free[g]! -= J.cores[s]!;
     // the time so far is charged at the old core count before this job's cores count
     this.usage.addCores(J.user[s]!, J.cores[s]!, this.now);
     if (this.nRunning === this.running.length) {
@@ -409,9 +418,12 @@ export class SlurmEngine implements BackfillView {
 
   private give(s: number): void {
     const J = this.jobs;
-    const g = J.group[s]!;
-    this.free[g]! += J.cores[s]!;
-    this.nodeMap?.release(s);
+    const nm = this.nodeMap;
+    const a = nm?.held.get(s);
+    if (nm && a) {
+      for (let i = 0; i < a.nodes.length; i++) this.free[nm.groupOf[a.nodes[i]!]!]! += a.units[i]!;
+      nm.release(s);
+    } else this.free[J.group[s]!]! += J.cores[s]!;
     this.usage.addCores(J.user[s]!, -J.cores[s]!, this.now);
     const i = J.runPos[s]!;
     const last = this.running[--this.nRunning]!;
@@ -447,6 +459,7 @@ export class SlurmEngine implements BackfillView {
 
   private leave(s: number): void {
     for (const l of this.listeners) l(this.jobs, s);
+    this.requests.delete(s);
     this.jobs.release(s);
   }
 
@@ -577,8 +590,25 @@ export class SlurmEngine implements BackfillView {
 
   // ---------------------------------------------------------------- scheduling
 
-  /** A group of the job's partition with `cores` free now, or -1. */
+  /**
+   * A group of the job's partition with `cores` free now, or -1; with `nodeSelect`, the group of the first
+   * node of the allocation the select plugin would give it now (kept in `picked` for `take`), or -1.
+   */
   private fitNow(s: number): number {
+    const nm = this.nodeMap;
+    if (nm !== null) {
+      const req = this.requests.get(s)!;
+      const P = nm.partitionNodes[this.jobs.part[s]!]!;
+      const avail = new Int32Array(P.length);
+      for (let i = 0; i < P.length; i++) {
+        const x = P[i]!;
+        avail[i] = usableUnits(req, nm.cap[x]!, nm.free[x]!, nm.memFree[x]!, nm.jobsOn[x] === 0);
+      }
+      const pick = evalNodes(avail, req);
+      if (pick === null) return -1;
+      this.picked = allocOf(req, pick, P, nm);
+      return nm.groupOf[this.picked.nodes[0]!]!;
+    }
     const cores = this.jobs.cores[s]!;
     for (const g of this.platform.partitions[this.jobs.part[s]!]!.groups) if (this.free[g]! >= cores) return g;
     return -1;
@@ -590,8 +620,9 @@ export class SlurmEngine implements BackfillView {
     if (this.suspended.length > 0) {
       const keep: number[] = [];
       for (const s of this.suspended) {
-        const g = J.group[s]!;
-        if (this.free[g]! >= J.cores[s]!) this.resumePreempted(s, g);
+        // on specific nodes: where the select plugin would put it now (fitNow keeps it for take)
+        const g = this.nodeMap !== null ? this.fitNow(s) : J.group[s]!;
+        if (g >= 0 && (this.nodeMap !== null || this.free[g]! >= J.cores[s]!)) this.resumePreempted(s, g);
         else keep.push(s);
       }
       this.suspended = keep;
@@ -625,6 +656,7 @@ export class SlurmEngine implements BackfillView {
 
   /** Preempts lower-tier jobs so that `s` fits in one group; returns the group or -1. */
   private preemptFor(s: number): number {
+    if (this.nodeMap !== null) return this.preemptForNodes(s);
     const J = this.jobs;
     const need = J.cores[s]!;
     const tier = this.tier[J.part[s]!]!;
@@ -651,6 +683,52 @@ export class SlurmEngine implements BackfillView {
     return -1;
   }
 
+  /**
+   * `preemptFor` on specific nodes: the candidates are the preemptable running jobs on the job's partition's
+   * nodes; none is preempted unless the job would fit with all of them gone; then they go in the same order
+   * until it fits. The group of the allocation (kept in `picked`), or -1.
+   */
+  private preemptForNodes(s: number): number {
+    const J = this.jobs;
+    const nm = this.nodeMap!;
+    const tier = this.tier[J.part[s]!]!;
+    const parts = this.platform.partitions;
+    const P = nm.partitionNodes[J.part[s]!]!;
+    const at = new Map<number, number>();
+    for (let i = 0; i < P.length; i++) at.set(P[i]!, i);
+    const cands: number[] = [];
+    const free = Int32Array.from(P, (x) => nm.free[x]!);
+    const mem = Float64Array.from(P, (x) => nm.memFree[x]!);
+    const jobs = Int32Array.from(P, (x) => nm.jobsOn[x]!);
+    for (let i = 0; i < this.nRunning; i++) {
+      const r = this.running[i]!;
+      if (J.state[r] !== JobState.Running) continue;
+      const q = parts[J.part[r]!]!;
+      if (q.priorityTier >= tier || q.preemptMode === 'off') continue;
+      const a = nm.held.get(r)!;
+      if (!a.nodes.some((x) => at.has(x))) continue;
+      cands.push(r);
+      for (let k = 0; k < a.nodes.length; k++) {
+        const x = at.get(a.nodes[k]!);
+        if (x === undefined) continue;
+        free[x]! += a.units[k]!;
+        mem[x]! += a.mem[k]!;
+        jobs[x]! -= 1;
+      }
+    }
+    if (cands.length === 0) return -1;
+    const req = this.requests.get(s)!;
+    const avail = Int32Array.from(P, (x, i) => usableUnits(req, nm.cap[x]!, free[i]!, mem[i]!, jobs[i] === 0));
+    if (evalNodes(avail, req) === null) return -1;
+    cands.sort((a, b) => this.tier[J.part[a]!]! - this.tier[J.part[b]!]! || J.lastResume[b]! - J.lastResume[a]! || J.id[b]! - J.id[a]!);
+    for (const r of cands) {
+      this.preempt(r);
+      const g = this.fitNow(s);
+      if (g >= 0) return g;
+    }
+    return -1;
+  }
+
   /** One pass of the backfill scheduler (see the module comment and `backfill.ts`), then the next one scheduled. */
   backfillPass(): void {
     const cfg = this.config;
@@ -667,10 +745,38 @@ export class SlurmEngine implements BackfillView {
   }
 
   /** `BackfillView.startByBackfill`. */
-  startByBackfill(s: number, g: number, nodes: Int32Array | null): void {
+  startByBackfill(s: number, g: number, alloc: NodeAlloc | null): void {
     this.stats.backfilled++;
-    this.picked = nodes;
+    this.picked = alloc;
     this.startJob(s, g, true);
+  }
+
+  /** `BackfillView.nodeRequest`. */
+  nodeRequest(s: number): NodeRequest {
+    return this.requests.get(s)!;
+  }
+
+  /**
+   * What a submitted job asks of the nodes (`nodeSelect`): its shape, or by default whole nodes (`cores` of
+   * them) when its partition's nodes are one unit each (a whole-node platform), else `cores` units anywhere.
+   */
+  private requestOf(input: SlurmJobInput): NodeRequest {
+    const nm = this.nodeMap!;
+    const sh = input.shape ?? {};
+    const P = nm.partitionNodes[input.partition ?? 0];
+    if (P === undefined) throw new InputError(`job ${input.id}: partition ${input.partition} does not exist`);
+    const oneUnit = P.every((x) => nm.cap[x] === 1);
+    const whole = sh.whole ?? oneUnit;
+    const minNodes = Math.max(1, sh.minNodes ?? (whole ? input.cores : 1));
+    return {
+      units: whole ? minNodes : input.cores,
+      minNodes,
+      maxNodes: sh.maxNodes ?? 0,
+      whole,
+      cpusPerTask: Math.max(1, sh.cpusPerTask ?? 1),
+      memPerNode: sh.memPerNode ?? 0,
+      memPerUnit: sh.memPerCpu ?? 0,
+    };
   }
 
   /**

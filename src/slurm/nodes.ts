@@ -1,58 +1,305 @@
 /**
- * Whole nodes (`nodeSelect`: `select/linear`, or `OverSubscribe=EXCLUSIVE` everywhere): which job
- * holds each node (`NodeMap`, node order = slurm.conf order, the nodes of a group consecutive) and which
- * nodes a job gets (`pickNodes`, as Slurm's select plugins choose them).
+ * Jobs on specific nodes (`nodeSelect`): what each node has free (`NodeMap`: units, which are CPUs, or
+ * whole nodes of one unit on a whole-node platform, and memory), what each running job holds there, and
+ * which nodes a job gets, as Slurm 22.05's select plugin chooses them without topology, node weights or
+ * GRES (`evalNodes`: cons_tres `choose_nodes` and `_eval_nodes`; `pickNodes`, the whole-node case).
+ *
+ * Node order is the platform's: groups in order, the nodes of a group consecutive (slurm.conf order when
+ * each group's nodes are consecutive there, as on the measured clusters). A job's candidate nodes are
+ * those of its partition's groups, in that order; consecutive runs of usable nodes do not cross a node
+ * outside the partition.
  */
-import { InputError } from '../core/errors.js';
 import type { SlurmPlatform } from './platform.js';
 
-/** Which running slot holds each node (-1: idle) and the nodes each running slot holds. */
+/** A running job's share of the nodes: node indices (ascending), units and memory (MB) on each. */
+export interface NodeAlloc {
+  nodes: Int32Array;
+  units: Int32Array;
+  mem: Float64Array;
+  /** Held whole (`--exclusive`, or a whole-node platform): nothing else may use these nodes. */
+  whole: boolean;
+}
+
+/** Which nodes hold what (see the module comment). */
 export class NodeMap {
   /** First node of each group, and the node count at the end (`base[G]`). */
   readonly base: Int32Array;
-  /** The slot on each node (-1: idle). */
+  /** The group of each node. */
+  readonly groupOf: Int32Array;
+  /** Units (CPUs, or 1 for a whole node) and memory (MB; Infinity: not consumable) of each node. */
+  readonly cap: Int32Array;
+  readonly memCap: Float64Array;
+  /** Units and memory free on each node now. */
+  readonly free: Int32Array;
+  readonly memFree: Float64Array;
+  /** Jobs on each node. */
+  readonly jobsOn: Int32Array;
+  /** The slot holding each node whole (-1: none). */
   readonly slotOn: Int32Array;
-  /** The nodes (global indices, ascending) each running slot holds. */
-  readonly held = new Map<number, Int32Array>();
+  /** What each running slot holds. */
+  readonly held = new Map<number, NodeAlloc>();
+  /** Per partition: its nodes (ascending). */
+  readonly partitionNodes: Int32Array[];
 
-  /** Every group of `platform` must count whole nodes (its units are nodes). */
+  /** Nodes as the platform's groups give them (a whole-node platform's groups are nodes of one unit). */
   constructor(platform: SlurmPlatform) {
     const G = platform.groupNames.length;
     this.base = new Int32Array(G + 1);
-    for (let g = 0; g < G; g++) {
-      const n = platform.groupCores[g]!;
-      if (!Number.isInteger(n)) throw new InputError(`nodeSelect: group ${platform.groupNames[g]} must count whole nodes (found ${n} units)`);
-      this.base[g + 1] = this.base[g]! + n;
-    }
-    this.slotOn = new Int32Array(this.base[G]!).fill(-1);
+    for (let g = 0; g < G; g++) this.base[g + 1] = this.base[g]! + platform.nodes[g]!;
+    const N = this.base[G]!;
+    this.groupOf = new Int32Array(N);
+    this.cap = new Int32Array(N);
+    this.memCap = new Float64Array(N);
+    for (let g = 0; g < G; g++)
+      for (let x = this.base[g]!; x < this.base[g + 1]!; x++) {
+        this.groupOf[x] = g;
+        this.cap[x] = platform.coresPerNode[g]!;
+        this.memCap[x] = platform.memoryPerNode[g]!;
+      }
+    this.free = Int32Array.from(this.cap);
+    this.memFree = Float64Array.from(this.memCap);
+    this.jobsOn = new Int32Array(N);
+    this.slotOn = new Int32Array(N).fill(-1);
+    this.partitionNodes = platform.partitions.map((p) => {
+      const xs: number[] = [];
+      for (const g of [...p.groups].sort((a, b) => a - b)) for (let x = this.base[g]!; x < this.base[g + 1]!; x++) xs.push(x);
+      return Int32Array.from(xs);
+    });
   }
 
-  /** Gives slot `s` the nodes `nodes` (global indices; each must be idle). */
-  assign(s: number, nodes: Int32Array, id: (slot: number) => number): void {
-    for (const x of nodes) {
+  /** Whether node `x` runs nothing. */
+  idle(x: number): boolean {
+    return this.jobsOn[x] === 0;
+  }
+
+  /** Gives slot `s` the allocation `a` (its units and memory must be free, its nodes not held whole). */
+  assign(s: number, a: NodeAlloc, id: (slot: number) => number): void {
+    for (let i = 0; i < a.nodes.length; i++) {
+      const x = a.nodes[i]!;
       if (this.slotOn[x]! >= 0) throw new Error(`nodeSelect: job ${id(s)} given node ${x}, which job ${id(this.slotOn[x]!)} holds`);
-      this.slotOn[x] = s;
+      if (a.whole && this.jobsOn[x]! > 0) throw new Error(`nodeSelect: job ${id(s)} given node ${x} whole, which runs another job`);
+      if (this.free[x]! < a.units[i]!) throw new Error(`nodeSelect: job ${id(s)} given ${a.units[i]} units of node ${x}, which has ${this.free[x]} free`);
+      this.free[x]! -= a.units[i]!;
+      this.memFree[x]! -= a.mem[i]!;
+      this.jobsOn[x]! += 1;
+      if (a.whole) this.slotOn[x] = s;
     }
-    this.held.set(s, nodes);
+    this.held.set(s, a);
   }
 
-  /** Frees the nodes of slot `s` (if it holds any). */
+  /** Frees what slot `s` holds (if anything). */
   release(s: number): void {
-    const nodes = this.held.get(s);
-    if (nodes === undefined) return;
-    for (const x of nodes) this.slotOn[x] = -1;
+    const a = this.held.get(s);
+    if (a === undefined) return;
+    for (let i = 0; i < a.nodes.length; i++) {
+      const x = a.nodes[i]!;
+      this.free[x]! += a.units[i]!;
+      this.memFree[x]! += a.mem[i]!;
+      this.jobsOn[x]! -= 1;
+      if (this.slotOn[x] === s) this.slotOn[x] = -1;
+    }
     this.held.delete(s);
   }
+}
 
-  /** The nodes `pickNodes` gives a job of `n` nodes among the idle nodes of group `g` now (global indices), or null. */
-  pickIdle(g: number, n: number): Int32Array | null {
-    const b = this.base[g]!;
-    const avail = new Uint8Array(this.base[g + 1]! - b);
-    for (let i = 0; i < avail.length; i++) avail[i] = this.slotOn[b + i]! < 0 ? 1 : 0;
-    const nodes = pickNodes(avail, n);
-    if (nodes !== null) for (let i = 0; i < nodes.length; i++) nodes[i]! += b;
-    return nodes;
+/** What a job asks of the nodes (a whole-node job asks for `minNodes` nodes whole). */
+export interface NodeRequest {
+  /** Units (CPUs; nodes on a whole-node platform) in all. */
+  units: number;
+  minNodes: number;
+  /** 0: no maximum. */
+  maxNodes: number;
+  /** Whole nodes (`--exclusive`). */
+  whole: boolean;
+  /** CPUs per task (units on a node come in multiples of it). */
+  cpusPerTask: number;
+  /** Memory (MB) per node, per unit (0: none). */
+  memPerNode: number;
+  memPerUnit: number;
+}
+
+/**
+ * Units job `r` may use on node `x` given what is free there (`free`, `memFree`; the caller's view,
+ * now or in the future): all of them for a whole-node job on an idle node (`idle`), else the free units
+ * in whole tasks, as many as the free memory allows; 0 when it cannot use the node.
+ */
+export function usableUnits(r: NodeRequest, cap: number, free: number, memFree: number, idle: boolean): number {
+  if (r.whole) return idle ? cap : 0;
+  let u = free - (free % r.cpusPerTask);
+  if (r.memPerUnit > 0) {
+    const byMem = Math.floor((memFree + 1e-9) / r.memPerUnit);
+    if (byMem < u) u = byMem - (byMem % r.cpusPerTask);
   }
+  if (r.memPerNode > 0 && memFree + 1e-9 < r.memPerNode) return 0;
+  return u > 0 ? u : 0;
+}
+
+/**
+ * The nodes (positions into `avail`, ascending) and units on each that a job gets, among the positions
+ * with `avail[i] > 0` units usable by it, as cons_tres's `choose_nodes` / `_eval_nodes` choose them
+ * (no required nodes, weights, topology or GRES): runs of consecutive usable positions; while the job
+ * needs more, the run that is sufficient (enough units and nodes) with the fewest units (none
+ * sufficient: the one with the most) gives its nodes in order, each taking what it has up to what the
+ * job still needs, keeping one unit for each node still to come (`_cpus_to_use`; a whole-node job takes
+ * every unit); a job with one node left takes the node of that run with the fewest units that still
+ * hold it. The count of nodes aimed at is the largest allowed (`req_nodes`: the maximum when one is
+ * given), at least `minNodes`. If that fails, nodes with few units are left out step by step and the
+ * choice is made again (`choose_nodes`). Null when the job does not fit.
+ */
+export function evalNodes(avail: Int32Array, r: NodeRequest): { pos: Int32Array; units: Int32Array } | null {
+  let maxNodes = r.maxNodes > 0 ? r.maxNodes : avail.length;
+  const tasks = Math.max(1, Math.floor(r.units / r.cpusPerTask));
+  if (!r.whole && maxNodes > tasks) maxNodes = Math.max(tasks, r.minNodes);
+  const reqNodes = r.maxNodes > 0 ? maxNodes : r.minNodes;
+  let first = evalOnce(avail, r, maxNodes, reqNodes);
+  if (first !== null) return first;
+  let most = 0;
+  let usable = 0;
+  for (let i = 0; i < avail.length; i++) {
+    if (avail[i]! > most) most = avail[i]!;
+    if (avail[i]! > 0) usable++;
+  }
+  if (usable <= r.minNodes) return null;
+  const a = Int32Array.from(avail);
+  for (let count = 1; count < most; count++) {
+    let changed = false;
+    for (let i = 0; i < a.length && usable > r.minNodes; i++)
+      if (a[i]! > 0 && a[i]! <= count) {
+        a[i] = 0;
+        usable--;
+        changed = true;
+      }
+    if (!changed && count !== 1) continue;
+    first = evalOnce(a, r, maxNodes, reqNodes);
+    if (first !== null) return first;
+    if (usable <= r.minNodes) break;
+  }
+  return null;
+}
+
+function evalOnce(avail: Int32Array, r: NodeRequest, maxNodesIn: number, reqNodes: number): { pos: Int32Array; units: Int32Array } | null {
+  const n = avail.length;
+  let usable = 0;
+  for (let i = 0; i < n; i++) if (avail[i]! > 0) usable++;
+  if (usable < r.minNodes) return null;
+  // runs of consecutive usable positions
+  const start: number[] = [];
+  const end: number[] = [];
+  const runUnits: number[] = [];
+  const runNodes: number[] = [];
+  for (let i = 0; i < n; ) {
+    if (avail[i]! <= 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    let u = 0;
+    while (j < n && avail[j]! > 0) u += avail[j++]!;
+    start.push(i);
+    end.push(j - 1);
+    runUnits.push(u);
+    runNodes.push(j - i);
+    i = j;
+  }
+  const use = Int32Array.from(avail);
+  const taken = new Int32Array(n);
+  let remUnits = r.units;
+  let remMaxUnits = r.units;
+  let remNodes = Math.max(r.minNodes, reqNodes);
+  let minRemNodes = r.minNodes;
+  let maxNodes = maxNodesIn;
+  const enough = (avNodes: number, rem: number) => avNodes >= (reqNodes > r.minNodes ? rem + r.minNodes - reqNodes : rem);
+  let ok = false;
+  while (start.length > 0 && maxNodes > 0) {
+    let best = -1;
+    let bestUnits = 0;
+    let bestSuff = false;
+    for (let k = 0; k < start.length; k++) {
+      if (runNodes[k] === 0) continue;
+      const suff = runUnits[k]! >= remUnits && enough(runNodes[k]!, remNodes);
+      if (best < 0 || (suff && !bestSuff) || (suff && runUnits[k]! < bestUnits) || (!suff && runUnits[k]! > bestUnits)) {
+        best = k;
+        bestUnits = runUnits[k]!;
+        bestSuff = suff;
+      }
+    }
+    if (best < 0) break;
+    const a = start[best]!;
+    const b = end[best]!;
+    if (remNodes <= 1) {
+      // one node left: the node of this run with the fewest units that still holds the rest
+      let bf = -1;
+      for (let i = a; i <= b; i++) {
+        if (taken[i]! > 0 || use[i]! < remUnits) continue;
+        if (bf < 0 || use[i]! < use[bf]!) {
+          bf = i;
+          if (use[i] === remUnits) break;
+        }
+      }
+      if (bf >= 0) for (let i = a; i <= b; i++) if (i !== bf) use[i] = 0;
+    }
+    for (let i = a; i <= b; i++) {
+      if (maxNodes === 0 || (remNodes <= 0 && remUnits <= 0)) break;
+      if (taken[i]! > 0 || use[i]! <= 0) continue;
+      let u = use[i]!;
+      if (maxNodes === 1 && u < remUnits) continue;
+      if (!r.whole) {
+        // _cpus_to_use: keep one unit for each node still to come
+        const lim = remMaxUnits - Math.max(minRemNodes - 1, 0);
+        if (u > lim) u = Math.max(lim, r.cpusPerTask);
+      }
+      taken[i] = u;
+      remNodes--;
+      minRemNodes--;
+      maxNodes--;
+      remUnits -= u;
+      remMaxUnits -= u;
+    }
+    if (remNodes <= 0 && remUnits <= 0) {
+      ok = true;
+      break;
+    }
+    runUnits[best] = 0;
+    runNodes[best] = 0;
+  }
+  if (!ok && remUnits <= 0 && enough(0, remNodes)) ok = true;
+  if (!ok) return null;
+  let c = 0;
+  for (let i = 0; i < n; i++) if (taken[i]! > 0) c++;
+  const pos = new Int32Array(c);
+  const units = new Int32Array(c);
+  c = 0;
+  for (let i = 0; i < n; i++)
+    if (taken[i]! > 0) {
+      pos[c] = i;
+      units[c++] = taken[i]!;
+    }
+  return { pos, units };
+}
+
+/** The allocation of `req` on the positions `pick` chose among the nodes `P` (memory: a whole node's, else the request's). */
+export function allocOf(req: NodeRequest, pick: { pos: Int32Array; units: Int32Array }, P: Int32Array, nm: NodeMap): NodeAlloc {
+  const nodes = new Int32Array(pick.pos.length);
+  const mem = new Float64Array(pick.pos.length);
+  for (let i = 0; i < nodes.length; i++) {
+    const x = P[pick.pos[i]!]!;
+    nodes[i] = x;
+    const cap = nm.memCap[x]!;
+    if (!Number.isFinite(cap)) mem[i] = 0;
+    else if (req.whole) mem[i] = cap;
+    else mem[i] = Math.min(cap, req.memPerNode > 0 ? req.memPerNode : req.memPerUnit * pick.units[i]!);
+  }
+  return { nodes, units: Int32Array.from(pick.units), mem, whole: req.whole };
+}
+
+/** Whole nodes `nodes` (global indices) of a whole-node platform (one unit each) as an allocation. */
+export function wholeAlloc(nodes: Int32Array, nm: NodeMap): NodeAlloc {
+  return {
+    nodes,
+    units: Int32Array.from(nodes, (x) => nm.cap[x]!),
+    mem: Float64Array.from(nodes, (x) => (Number.isFinite(nm.memCap[x]!) ? nm.memCap[x]! : 0)),
+    whole: true,
+  };
 }
 
 /**

@@ -8,7 +8,8 @@
  * ```
  *
  * A group is `count` identical nodes of `cores` cores (the seed's emulated Raijin is one group: 3,600
- * x 16 = 57,600 cores). A partition is a set of groups with Slurm's partition limits: `max_time`
+ * x 16 = 57,600 cores) and, when memory is a consumable resource, `memory_mb` MB each (absent: not
+ * consumable). A partition is a set of groups with Slurm's partition limits: `max_time`
  * (`MaxTime`, s; a job asking for more is refused at submission), `max_nodes` (`MaxNodes`: a job's
  * nodes are `ceil(cores / cores per node)`), `allow_users` (`AllowAccounts`/`AllowGroups` reduced to
  * user ids; absent = everyone), `priority_tier` (`PriorityTier`: the scheduler looks at higher tiers
@@ -16,9 +17,9 @@
  * the multifactor partition factor) and `preempt_mode` (`PreemptMode` of the jobs running in it when a
  * higher tier needs their cores: `off`, `suspend`, `requeue`, `cancel`).
  *
- * Cores are consumable per core (`select/cons_res`, `CR_Core`) and counted per group: a job runs on
- * `cores` cores of one group of its partition; which nodes exactly is not modelled (no topology, no
- * memory). Loading is a zod parse plus a few typed arrays: milliseconds for any count.
+ * Cores are consumable per core (`select/cons_res`, `CR_Core`) and, by default, counted per group: a
+ * job runs on `cores` cores of one group of its partition; with the engine's `nodeSelect` jobs run on
+ * specific nodes (`nodes.ts`), with memory when `memory_mb` is given. Loading is a zod parse plus a few typed arrays: milliseconds for any count.
  */
 import { z } from 'zod';
 import { InputError, didYouMean, inputErrorFromIssues } from '../core/errors.js';
@@ -34,6 +35,7 @@ const GroupSchema = z
     name: z.string().min(1),
     count: z.number().int().positive(),
     cores: z.number().int().positive(),
+    memory_mb: z.number().positive().optional(),
   })
   .strict();
 
@@ -82,6 +84,8 @@ export class SlurmPlatform {
   readonly nodes: Int32Array;
   /** Cores per node of each group. */
   readonly coresPerNode: Int32Array;
+  /** Memory per node of each group (MB; Infinity: not a consumable resource). */
+  readonly memoryPerNode: Float64Array;
   /** Cores of each group (`nodes x coresPerNode`). */
   readonly groupCores: Float64Array;
   readonly partitions: readonly Partition[];
@@ -103,6 +107,7 @@ export class SlurmPlatform {
     this.groupNames = names;
     this.nodes = Int32Array.from(p.groups, (g) => g.count);
     this.coresPerNode = Int32Array.from(p.groups, (g) => g.cores);
+    this.memoryPerNode = Float64Array.from(p.groups, (g) => g.memory_mb ?? Number.POSITIVE_INFINITY);
     this.groupCores = Float64Array.from(p.groups, (g) => g.count * g.cores);
     this.totalCores = this.groupCores.reduce((a, b) => a + b, 0);
     const pnames = new Set<string>();
