@@ -14,6 +14,9 @@
  *   (and IRMaSim's own on the same file when `IRMASIM` points at a checkout).
  * - `slurm`: seed 004's Raijin at scale: `reproduce raijin` with 1,000,000 jobs (six shrink factors on
  *   57,600 cores), then 4,417,018 jobs (the trace's size) at shrink 100; jobs/s, wall time, peak RSS.
+ * - `slurm-live`: issue 43's live matrix (`bench/slurmLive.ts`): the Slurm engine against two live runs of a
+ *   fresh workload on each of 24 slurm.conf cells (root and slurm-wlm; about 10 minutes a cell, two at once);
+ *   run only when named.
  * - `timesharing`: seed 003: the 10,000-job run of each local policy (wall time, events/s), CoSched-v0 steps/s.
  * - `fairness`: seed 001: 200,000 independent tasks (tasks/s vs DSLab's 80,000), the f sweep, a
  *   10,000,000-task CSV streamed through the engine (tasks/s, heap per million tasks, peak RSS).
@@ -37,6 +40,7 @@ import { benchPpo } from './ppo.js';
 import { benchNetsim } from './netsim.js';
 import { benchMillionJobs } from './scheduling.js';
 import { benchSlurm } from './slurm.js';
+import { benchSlurmLive } from './slurmLive.js';
 import { benchSwf } from './swf.js';
 import { benchTimesharing } from './timesharing.js';
 
@@ -49,6 +53,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   ppo: benchPpo,
   irmasim: benchIrmasim,
   slurm: () => benchSlurm(),
+  'slurm-live': benchSlurmLive,
   malleable: benchMalleable,
   timesharing: benchTimesharing,
   fairness: () => benchFairness(),
@@ -57,6 +62,9 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   lookahead: benchLookahead,
   netsim: () => benchNetsim(),
 };
+
+/** Sections run only when named (`npm run bench -- slurm-live`). */
+const OPT_IN = new Set(['slurm-live']);
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
@@ -69,6 +77,8 @@ async function main(): Promise<void> {
   const out: Record<string, unknown> = { node: process.version };
   for (const [name, fn] of Object.entries(SECTIONS)) {
     if (wanted.length && !wanted.includes(name)) continue;
+    // hours of live runs: only when named
+    if (!wanted.length && OPT_IN.has(name)) continue;
     const t0 = performance.now();
     out[name] = await fn();
     console.error(`bench ${name}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);

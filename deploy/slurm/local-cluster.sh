@@ -15,7 +15,8 @@
 #              exit; idempotent. munged is stopped only when this script started it and no
 #              other cluster of this script is still running.
 #
-# Environment: NODES (default 4), CPUS per node (default 2), PORT_BASE (default 6817: the
+# Environment: NODES (default 4), CPUS per node (default 2), MEMORY per node (RealMemory, MB, default
+# 1000), PORT_BASE (default 6817: the
 # slurmctld port; node k listens on PORT_BASE+k), SLURM_CONF_EXTRA (a file of slurm.conf lines
 # appended last: a line whose key the generated file already has replaces the generated line;
 # NodeName=/PartitionName= lines replace the generated line of the same name), START_TIMEOUT
@@ -25,7 +26,7 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 start|stop DIR   (env: NODES CPUS PORT_BASE SLURM_CONF_EXTRA START_TIMEOUT)" >&2
+  echo "usage: $0 start|stop DIR   (env: NODES CPUS MEMORY PORT_BASE SLURM_CONF_EXTRA START_TIMEOUT)" >&2
   exit 2
 }
 
@@ -34,6 +35,7 @@ ACTION=$1
 DIR=$2
 NODES=${NODES:-4}
 CPUS=${CPUS:-2}
+MEMORY=${MEMORY:-1000}
 PORT_BASE=${PORT_BASE:-6817}
 START_TIMEOUT=${START_TIMEOUT:-60}
 # Clusters started by this script register here (one file per DIR), so that stop knows
@@ -50,7 +52,7 @@ die() {
   exit 1
 }
 
-for v in NODES CPUS PORT_BASE START_TIMEOUT; do
+for v in NODES CPUS MEMORY PORT_BASE START_TIMEOUT; do
   [[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a positive integer, found '${!v}'"
 done
 [[ $NODES -ge 1 ]] || die "NODES must be at least 1, found $NODES"
@@ -164,7 +166,7 @@ MailProg=/bin/true
 EOF
   local k
   for ((k = 1; k <= NODES; k++)); do
-    echo "NodeName=n$k NodeHostname=$host NodeAddr=127.0.0.1 Port=$((PORT_BASE + k)) CPUs=$CPUS RealMemory=1000 State=UNKNOWN"
+    echo "NodeName=n$k NodeHostname=$host NodeAddr=127.0.0.1 Port=$((PORT_BASE + k)) CPUs=$CPUS RealMemory=$MEMORY State=UNKNOWN"
   done
   echo "PartitionName=debug Nodes=n[1-$NODES] Default=YES MaxTime=INFINITE State=UP"
 }

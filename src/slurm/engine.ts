@@ -59,7 +59,7 @@ import { DEFAULT_SLURM, type EngineStats, type FinishListener, hashUnit, type Sl
 import { JobState, JobTable } from './jobs.js';
 import { type NodeAlloc, NodeMap, type NodeRequest, allocOf, evalNodes, usableUnits } from './nodes.js';
 import type { SlurmPlatform } from './platform.js';
-import { FairShare, UsageLedger, ageFactor, jobPriority, jobSizeFactor, type PriorityConfig } from './priority.js';
+import { FairShare, UsageLedger, ageFactor, jobPriority, jobSizeFactor, jobSizeFactor22, type PriorityConfig } from './priority.js';
 
 /** Event kinds (the low 3 bits of an event's payload; the rest is the slot and its version). */
 const ARRIVAL = 0;
@@ -344,7 +344,7 @@ export class SlurmEngine implements BackfillView {
   private ensureTicks(): void {
     if (!this.prioScheduled) {
       this.prioScheduled = true;
-      this.queue.push(this.now + this.config.priority.calcPeriod, PRIO);
+      this.queue.push(this.nextPriorityTick(), PRIO);
     }
     if (this.config.backfill && !this.bfScheduled && this.pending.length > 0) {
       this.bfScheduled = true;
@@ -356,6 +356,12 @@ export class SlurmEngine implements BackfillView {
       const phase = this.config.batchSchedDelay > 0 ? this.config.bgTickPhase : 0;
       this.queue.push(this.nextTick(this.config.schedInterval, true, phase), SCHED);
     }
+  }
+
+  /** The next `PriorityCalcPeriod` tick: a period from now, or the next point of its grid (`calcPhase`). */
+  private nextPriorityTick(): number {
+    const c = this.config.priority;
+    return c.calcPhase === undefined ? this.now + c.calcPeriod : this.nextTick(c.calcPeriod, true, c.calcPhase);
   }
 
   /**
@@ -536,10 +542,20 @@ export class SlurmEngine implements BackfillView {
     return jobPriority(c, {
       age: ageFactor(this.now - J.submit[s]!, c.maxAge),
       fairshare: this.fairShare.factor(J.user[s]!, totalUsage, c.dampening),
-      jobSize: jobSizeFactor(J.cores[s]!, this.platform.totalCores, c.favorSmall),
+      jobSize: c.jobSize === 'slurm22' ? this.sizeFactor22(s, c.favorSmall) : jobSizeFactor(J.cores[s]!, this.platform.totalCores, c.favorSmall),
       partition: part.priorityJobFactor / this.platform.maxPartitionFactor,
       qos: (this.config.qosPriorities[J.qos[s]!] ?? 0) / this.maxQos,
     });
+  }
+
+  /** Slurm 22.05's job size factor of pending slot `s` (its minimum nodes and its CPUs: one per node for a whole-node job). */
+  private sizeFactor22(s: number, favorSmall: boolean): number {
+    const J = this.jobs;
+    const p = this.platform;
+    const req = this.requests.get(s);
+    const minNodes = req ? req.minNodes : Math.ceil(J.cores[s]! / p.coresPerNode[p.partitions[J.part[s]!]!.groups[0]!]!);
+    const cpus = req?.whole ? req.minNodes : J.cores[s]!;
+    return jobSizeFactor22(minNodes, cpus, p.nodeCount, p.totalCpus, favorSmall);
   }
 
   /** Whether slot a goes before slot b: tier desc, priority desc, submit asc, id asc. */
@@ -576,7 +592,7 @@ export class SlurmEngine implements BackfillView {
     this.recomputePriorities();
     if (this.nRunning > 0 || this.pending.length > 0 || this.queue.size > 0) {
       this.prioScheduled = true;
-      this.queue.push(this.now + c.calcPeriod, PRIO);
+      this.queue.push(this.nextPriorityTick(), PRIO);
     }
   }
 

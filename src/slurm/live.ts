@@ -48,6 +48,11 @@ export interface LiveRun {
   jobs: ScheduledJob[];
   /** The first submission's epoch time modulo `alignTo` (modulo 60 s without it): what `engineSchedule` calls `clockPhase`. */
   clockPhase: number;
+  /**
+   * When slurmctld last started, in the run's time (s, negative: before its first submission), from its log;
+   * undefined without the log. Slurm's priority decay thread ticks every `PriorityCalcPeriod` from there.
+   */
+  ctldStart?: number;
 }
 
 const TERMINAL = new Set(['COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL', 'PREEMPTED', 'OUT_OF_MEMORY', 'BOOT_FAIL', 'DEADLINE']);
@@ -75,6 +80,14 @@ export function readCtldLog(text: string): Map<number, { submit?: number; start?
     else if (backfill) Object.assign(rec(backfill[1]!), { start: t, backfill: true });
     else if (end) rec(end[1]!).end = t;
   }
+  return out;
+}
+
+/** The epoch times (s) at which slurmctld started, from its log (`slurmctld version ... started`). */
+export function ctldStarts(text: string): number[] {
+  const out: number[] = [];
+  const re = /^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})\] slurmctld version \S+ started/gm;
+  for (let m = re.exec(text); m; m = re.exec(text)) out.push(Date.parse(`${m[1]}Z`) / 1000);
   return out;
 }
 
@@ -131,7 +144,11 @@ export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Pr
         `--job-name=${tag}-${j.index}`,
         `--time=${j.limitMinutes}`,
         `--partition=${o.partitions[j.partition]}`,
-        ...(o.wholeNodes ? [`--nodes=${j.units}`, '--exclusive'] : [`--ntasks=${j.units}`]),
+        ...(o.wholeNodes
+          ? [`--nodes=${j.units}`, '--exclusive']
+          : j.nodes > 0
+            ? [`--nodes=${j.nodes}`, '--exclusive']
+            : [`--ntasks=${j.units}`, ...(j.memMb > 0 ? [`--mem=${j.memMb}`] : [])]),
         '--output=/dev/null',
         `--wrap=exec sleep ${j.runTime.toFixed(3)}`,
       ];
@@ -163,9 +180,12 @@ export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Pr
     }
     const logFile = ctldLogFile(o.slurmConf);
     let ctld = new Map<number, { submit?: number; start?: number; end?: number; backfill?: boolean }>();
+    let starts: number[] = [];
     if (logFile) {
       try {
-        ctld = readCtldLog(readFileSync(logFile, 'utf8'));
+        const text = readFileSync(logFile, 'utf8');
+        ctld = readCtldLog(text);
+        starts = ctldStarts(text);
       } catch {
         log(`live: cannot read ${logFile}; times in whole seconds`);
       }
@@ -193,7 +213,8 @@ export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Pr
         nodelist: r.nodeList,
       };
     });
-    return { jobs: scheduled, clockPhase };
+    const started = starts.filter((t) => t <= origin + first.submit + 1).pop();
+    return { jobs: scheduled, clockPhase, ...(useLog && started !== undefined ? { ctldStart: started - origin } : {}) };
   } catch (e) {
     await cancel();
     throw e;

@@ -9,7 +9,8 @@
  *
  * A group is `count` identical nodes of `cores` cores (the seed's emulated Raijin is one group: 3,600
  * x 16 = 57,600 cores) and, when memory is a consumable resource, `memory_mb` MB each (absent: not
- * consumable). A partition is a set of groups with Slurm's partition limits: `max_time`
+ * consumable), and `cpus` per node when a group counts whole nodes (`cores` 1: the CPUs behind them,
+ * for Slurm 22.05's job size factor). A partition is a set of groups with Slurm's partition limits: `max_time`
  * (`MaxTime`, s; a job asking for more is refused at submission), `max_nodes` (`MaxNodes`: a job's
  * nodes are `ceil(cores / cores per node)`), `allow_users` (`AllowAccounts`/`AllowGroups` reduced to
  * user ids; absent = everyone), `priority_tier` (`PriorityTier`: the scheduler looks at higher tiers
@@ -36,6 +37,7 @@ const GroupSchema = z
     count: z.number().int().positive(),
     cores: z.number().int().positive(),
     memory_mb: z.number().positive().optional(),
+    cpus: z.number().int().positive().optional(),
   })
   .strict();
 
@@ -91,6 +93,9 @@ export class SlurmPlatform {
   readonly partitions: readonly Partition[];
   /** Total cores. */
   readonly totalCores: number;
+  /** Nodes, and CPUs in all (a group of whole nodes counts its `cpus` per node, else its cores). */
+  readonly nodeCount: number;
+  readonly totalCpus: number;
   /** Largest `priority_job_factor` (the partition factor's normaliser). */
   readonly maxPartitionFactor: number;
 
@@ -110,6 +115,8 @@ export class SlurmPlatform {
     this.memoryPerNode = Float64Array.from(p.groups, (g) => g.memory_mb ?? Number.POSITIVE_INFINITY);
     this.groupCores = Float64Array.from(p.groups, (g) => g.count * g.cores);
     this.totalCores = this.groupCores.reduce((a, b) => a + b, 0);
+    this.nodeCount = p.groups.reduce((a, g) => a + g.count, 0);
+    this.totalCpus = p.groups.reduce((a, g) => a + g.count * (g.cpus ?? g.cores), 0);
     const pnames = new Set<string>();
     this.partitions = p.partitions.map((q, i) => {
       if (pnames.has(q.name)) throw new InputError(`$.partitions[${i}].name: duplicate partition ${JSON.stringify(q.name)}`, where);

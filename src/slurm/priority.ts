@@ -48,6 +48,16 @@ export interface PriorityConfig {
   calcPeriod: number;
   /** PriorityDampeningFactor. */
   dampening: number;
+  /**
+   * The job size factor: `cores` (`jobSizeFactor`, seed 004's model) or `slurm22` (Slurm 22.05's
+   * `set_priority_factors`: nodes and CPUs averaged, `jobSizeFactor22`). Absent: `cores`.
+   */
+  jobSize?: 'cores' | 'slurm22';
+  /**
+   * Where the `PriorityCalcPeriod` ticks fall: at `calcPhase + k x calcPeriod` of the engine's clock (Slurm's
+   * decay thread ticks from slurmctld's start); absent: one period after the first event, then every period.
+   */
+  calcPhase?: number;
 }
 
 /**
@@ -77,6 +87,16 @@ export function ageFactor(age: number, maxAge: number): number {
 /** Job size factor: `cores / total`, or `(total - cores + 1) / total` favouring small jobs. */
 export function jobSizeFactor(cores: number, totalCores: number, favorSmall: boolean): number {
   const f = favorSmall ? (totalCores - cores + 1) / totalCores : cores / totalCores;
+  return Math.min(1, Math.max(0, f));
+}
+
+/**
+ * Slurm 22.05's job size factor (`set_priority_factors` without `PriorityFlags=SMALL_RELATIVE_TO_TIME`):
+ * `(minNodes / nodes + cpus / totalCpus) / 2`, or with `PriorityFavorSmall`
+ * `((nodes - minNodes) / nodes + (totalCpus - cpus) / totalCpus) / 2`, in [0, 1].
+ */
+export function jobSizeFactor22(minNodes: number, cpus: number, nodes: number, totalCpus: number, favorSmall: boolean): number {
+  const f = favorSmall ? ((nodes - minNodes) / nodes + (totalCpus - cpus) / totalCpus) / 2 : (minNodes / nodes + cpus / totalCpus) / 2;
   return Math.min(1, Math.max(0, f));
 }
 

@@ -72,6 +72,9 @@ export interface ConfPartition {
   preemptMode: PreemptMode;
   isDefault: boolean;
   exclusive: boolean;
+  /** `DefMemPerCPU`, `DefMemPerNode` (MB; undefined: not set here). */
+  defMemPerCpu: number | undefined;
+  defMemPerNode: number | undefined;
   line: number;
 }
 
@@ -90,6 +93,11 @@ export interface SlurmConf {
   config: Partial<SlurmConfig>;
   /** Whole nodes are allocated (select/linear or OverSubscribe=EXCLUSIVE everywhere). */
   wholeNodes: boolean;
+  /** Memory is a consumable resource (`SelectTypeParameters=CR_*_Memory`): the platform's groups carry it. */
+  memory: boolean;
+  /** `DefMemPerCPU`, `DefMemPerNode` (MB; undefined: not set). */
+  defMemPerCpu: number | undefined;
+  defMemPerNode: number | undefined;
   /** Index of the default partition (`Default=YES`, else the first). */
   defaultPartition: number;
   /** `sched_min_interval` (s; Slurm gives it in µs). */
@@ -261,6 +269,8 @@ const PartitionLineSchema = z
     oversubscribe: z.string().optional(),
     shared: z.string().optional(),
     state: z.string().optional(),
+    defmempercpu: int(0).optional(),
+    defmempernode: z.string().optional(),
   })
   .passthrough();
 const SchedParamsSchema = z.object({
@@ -288,6 +298,8 @@ const PART_KEYS = new Set([
   'oversubscribe',
   'shared',
   'state',
+  'defmempercpu',
+  'defmempernode',
 ]);
 const MODELLED_SCHED = new Set([
   'bf_interval',
@@ -445,9 +457,8 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
     batchSchedDelay: SLURM_BATCH_SCHED_DELAY,
     schedInterval: 60,
     bfGrid: true,
-    // reservations on specific nodes and bf_resolution rounding as sched/backfill does them
+    // bf_resolution rounding as sched/backfill does it
     bfSlurmRounding: true,
-    bfReserveIdle: 'proportional',
   };
   const st = val('schedulertype');
   if (st !== undefined) {
@@ -487,7 +498,15 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
   }
   config.schedMinInterval = schedMinInterval;
   // ---- priority
-  const priority: PriorityConfig = { ...DEFAULT_PRIORITY, weightAge: 0, weightFairshare: 0, weightJobSize: 0, weightPartition: 0, weightQos: 0 };
+  const priority: PriorityConfig = {
+    ...DEFAULT_PRIORITY,
+    weightAge: 0,
+    weightFairshare: 0,
+    weightJobSize: 0,
+    weightPartition: 0,
+    weightQos: 0,
+    jobSize: 'slurm22',
+  };
   const pt = val('prioritytype') ?? 'priority/basic';
   const multifactor = /^priority\/multifactor$/i.test(pt);
   if (!multifactor && !/^priority\/basic$/i.test(pt))
@@ -525,15 +544,24 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
   else if (!/^select\/cons_(res|tres)$/i.test(sel))
     throw new InputError(`SelectType: expected select/linear, select/cons_res or select/cons_tres, found ${JSON.stringify(sel)}`, at(get('selecttype')!.r));
   const stp = val('selecttypeparameters');
+  let memory = false;
   if (stp !== undefined) {
     for (const p of stp.split(',')) {
       if (/^CR_(Core|CPU)$/i.test(p)) continue;
-      if (/^CR_(Core|CPU)_Memory$/i.test(p))
-        ignore('SelectTypeParameters:memory', p, get('selecttypeparameters')!.r, 'memory is not a consumable resource in the engine');
-      else if (/^CR_Memory$/i.test(p)) ignore('SelectTypeParameters:CR_Memory', p, get('selecttypeparameters')!.r, 'memory is not modelled; cores are');
+      if (/^CR_(Core|CPU)_Memory$/i.test(p)) memory = true;
+      else if (/^CR_Memory$/i.test(p))
+        ignore('SelectTypeParameters:CR_Memory', p, get('selecttypeparameters')!.r, 'memory is not modelled without CPUs; cores are');
       else ignore(`SelectTypeParameters:${p}`, p, get('selecttypeparameters')!.r);
     }
   }
+  const memOpt = (k: string): number | undefined => {
+    const v = val(k);
+    if (v === undefined || /^(unlimited|infinite)$/i.test(v)) return undefined;
+    if (!/^\d+$/.test(v)) throw new InputError(`${k}: expected MB or UNLIMITED, found ${JSON.stringify(v)}`, at(get(k)!.r));
+    return Number(v);
+  };
+  const defMemPerCpu = memOpt('defmempercpu');
+  const defMemPerNode = memOpt('defmempernode');
   // ---- preemption
   const pre = val('preempttype') ?? 'preempt/none';
   let preemptOn: boolean;
@@ -588,18 +616,19 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
       preemptMode: preemptOn ? mode : 'off',
       isDefault: p.default ?? false,
       exclusive: os.startsWith('EXCLUSIVE'),
+      defMemPerCpu: p.defmempercpu,
+      defMemPerNode: p.defmempernode !== undefined && /^\d+$/.test(p.defmempernode) ? Number(p.defmempernode) : undefined,
       line: r.line,
     };
   });
   const check = SlurmConfSchema.safeParse({ nodeLines, partitions });
   if (!check.success) throw inputErrorFromIssues(file, check.error.issues);
   if (!wholeNodes && partitions.every((p) => p.exclusive)) wholeNodes = true;
-  else if (!wholeNodes && partitions.some((p) => p.exclusive))
-    ignore('OverSubscribe', 'EXCLUSIVE', partitions.find((p) => p.exclusive)!, 'whole nodes in some partitions only: counted per core');
-  // whole nodes: jobs and backfill reservations on specific nodes, chosen as the select plugin does
-  config.nodeSelect = wholeNodes;
-  // and the backfill pass as sched/backfill's will-run test does it (running jobs outside the map)
-  config.bfWillRun = wholeNodes;
+  // jobs and backfill reservations on specific nodes (whole nodes, or CPUs and memory on each), chosen as the
+  // select plugin does, and the backfill pass as sched/backfill's will-run test does it (running jobs outside
+  // the map); jobs of an OverSubscribe=EXCLUSIVE partition of a CPU cluster get whole nodes (replayJobs)
+  config.nodeSelect = true;
+  config.bfWillRun = true;
   // ---- groups: nodes alike (CPUs, memory, features) in the same set of partitions
   const lineOf = new Int32Array(allNodes.length);
   let k = 0;
@@ -609,6 +638,7 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
   const groupKey = new Map<string, number>();
   const groupNodes: string[][] = [];
   const groupCpus: number[] = [];
+  const groupMem: number[] = [];
   for (const [i, n] of allNodes.entries()) {
     const nl = nodeLines[lineOf[i]!]!;
     const key = `${nl.cpus}|${nl.realMemory}|${[...nl.features].sort().join(',')}|${sig[i]!.join(',')}`;
@@ -618,6 +648,7 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
       groupKey.set(key, g);
       groupNodes.push([]);
       groupCpus.push(nodeLines[lineOf[i]!]!.cpus);
+      groupMem.push(nl.realMemory);
     }
     groupNodes[g]!.push(n);
   }
@@ -625,7 +656,13 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
   const groupOf = new Int32Array(allNodes.length);
   for (const [g, names] of groupNodes.entries()) for (const n of names) groupOf[nodeIndex.get(n)!] = g;
   const platform: SlurmPlatformSpec = {
-    groups: groupNodes.map((names, g) => ({ name: groupNames[g]!, count: names.length, cores: wholeNodes ? 1 : groupCpus[g]! })),
+    groups: groupNodes.map((names, g) => ({
+      name: groupNames[g]!,
+      count: names.length,
+      cores: wholeNodes ? 1 : groupCpus[g]!,
+      ...(memory && !wholeNodes ? { memory_mb: groupMem[g]! } : {}),
+      ...(wholeNodes ? { cpus: groupCpus[g]! } : {}),
+    })),
     partitions: partitions.map((p) => ({
       name: p.name,
       groups: [...new Set(p.nodes.map((n) => groupOf[nodeIndex.get(n)!]!))].map((g) => groupNames[g]!),
@@ -649,6 +686,9 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
     groupCpus,
     config,
     wholeNodes,
+    memory: memory && !wholeNodes,
+    defMemPerCpu,
+    defMemPerNode,
     defaultPartition: def < 0 ? 0 : def,
     schedMinInterval,
     bfContinue,

@@ -27,7 +27,7 @@ import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../core/errors.js';
 import { derive } from '../core/rng.js';
 import { loadSwf } from '../workload/swf.js';
-import type { SlurmJobInput } from './config.js';
+import type { JobShape, SlurmJobInput } from './config.js';
 import { SlurmEngine } from './engine.js';
 import { JobState, STATE_NAMES } from './jobs.js';
 import { SlurmPlatform } from './platform.js';
@@ -47,6 +47,10 @@ export interface TraceJob {
   nodes: number;
   user: string;
   partition: string | undefined;
+  /** Whole nodes (`--exclusive`; on a whole-node slurm.conf every job is). */
+  exclusive?: boolean;
+  /** Memory per node asked (MB; `--mem`); absent: the cluster's default. */
+  memMb?: number;
 }
 
 /** The records of a file, and its format. */
@@ -98,7 +102,8 @@ const SacctJsonSchema = z
               limit: SacctNumber.optional(),
             })
             .passthrough(),
-          required: z.object({ CPUs: z.number().int().optional() }).passthrough().optional(),
+          required: z.object({ CPUs: z.number().int().optional(), memory: z.number().optional() }).passthrough().optional(),
+          exclusive: z.boolean().optional(),
           tres: z
             .object({ allocated: z.array(z.object({ type: z.string(), count: z.number() }).passthrough()).optional() })
             .passthrough()
@@ -116,7 +121,11 @@ function sacctLimit(v: z.infer<typeof SacctNumber> | undefined): number {
   return v.number * 60;
 }
 
-/** Reads `sacct --json` output (Slurm 22.05's and later layouts): finished jobs only. */
+/**
+ * Reads `sacct --json` output (Slurm 22.05's and later layouts): finished jobs only. `required.memory` is
+ * read as MB per node; `exclusive: true` (clustergym's: sacct does not say whether a job asked for
+ * `--exclusive`; `traceToSacctJson` writes it) marks a job on whole nodes.
+ */
 function readSacctJson(text: string, file: string): Trace {
   let raw: unknown;
   try {
@@ -144,6 +153,8 @@ function readSacctJson(text: string, file: string): Trace {
       nodes: j.allocation_nodes ?? 0,
       user: j.user ?? '0',
       partition: j.partition,
+      ...(j.exclusive ? { exclusive: true } : {}),
+      ...(j.required?.memory !== undefined && j.required.memory > 0 && j.required.memory < 2 ** 40 ? { memMb: j.required.memory } : {}),
     });
   }
   return { format: 'sacct-json', jobs, skipped };
@@ -265,8 +276,12 @@ export interface ReplayJob {
   runTime: number;
   /** Whole minutes. */
   limitMinutes: number;
-  /** Nodes (whole nodes) or CPUs asked for. */
+  /** Units: nodes (whole-node slurm.conf) or CPUs (a job on whole nodes of a CPU slurm.conf: its nodes' CPUs). */
   units: number;
+  /** Whole nodes: how many (0: a job of `units` CPUs on any nodes). */
+  nodes: number;
+  /** Memory per node (MB, `--mem`; 0: none given). */
+  memMb: number;
   partition: number;
   user: number;
 }
@@ -288,8 +303,21 @@ export function replayJobs(trace: Trace, conf: SlurmConf, shrink = 1): ReplayJob
     if (!users.has(j.user)) users.set(j.user, users.size);
     const limit = Number.isFinite(j.timeLimit) ? j.timeLimit : conf.partitions[partition]!.maxTime;
     const limitMinutes = Number.isFinite(limit) ? Math.max(1, Math.ceil(limit / shrink / 60 - 1e-9)) : 365 * 1440;
-    const units = conf.wholeNodes ? (j.nodes > 0 ? j.nodes : Math.ceil(j.cpus / minCpus[partition]!)) : j.cpus;
-    return { id: j.id, index, submit: (j.submit - t0) / shrink, runTime: j.runTime / shrink, limitMinutes, units, partition, user: users.get(j.user)! };
+    const nodes = j.nodes > 0 ? j.nodes : Math.ceil(j.cpus / minCpus[partition]!);
+    const whole = conf.wholeNodes || j.exclusive === true || conf.partitions[partition]!.exclusive;
+    const units = conf.wholeNodes ? nodes : whole ? nodes * minCpus[partition]! : j.cpus;
+    return {
+      id: j.id,
+      index,
+      submit: (j.submit - t0) / shrink,
+      runTime: j.runTime / shrink,
+      limitMinutes,
+      units,
+      nodes: whole ? nodes : 0,
+      memMb: j.memMb ?? 0,
+      partition,
+      user: users.get(j.user)!,
+    };
   });
 }
 
@@ -381,17 +409,22 @@ export const SLURM_JOB_OVERHEAD = 0.05;
  * `clockPhase` (s): where the replay's time 0 falls on the wall clock, past a multiple of `bf_resolution`
  * (Slurm's backfill grid and will-run windows are on absolute time; a live run's phase is its first
  * submission's epoch time modulo 60 s): the engine runs with its clock shifted by it, and the schedule is
- * given back in replay time.
+ * given back in replay time. `ctldStart` (s, replay time): when slurmctld started (a live run's, from its
+ * log): multifactor priorities are recomputed every `PriorityCalcPeriod` from there, as Slurm's decay
+ * thread does; absent: a period after the first submission, then every period.
  */
 export function engineSchedule(
   jobs: readonly ReplayJob[],
   conf: SlurmConf,
   jobOverhead = SLURM_JOB_OVERHEAD,
   clockPhase = 0,
+  ctldStart?: number,
 ): { jobs: ScheduledJob[]; summary: ScheduleSummary } {
   const platform = new SlurmPlatform(conf.platform, conf.file);
   const users = Math.max(1, ...jobs.map((j) => j.user + 1));
-  const engine = new SlurmEngine(platform, { ...conf.config, users });
+  const priority = { ...conf.config.priority! };
+  if (ctldStart !== undefined) priority.calcPhase = (((ctldStart + clockPhase) % priority.calcPeriod) + priority.calcPeriod) % priority.calcPeriod;
+  const engine = new SlurmEngine(platform, { ...conf.config, priority, users });
   const out: ScheduledJob[] = new Array(jobs.length);
   engine.onFinish((J, s) => {
     const k = J.id[s]!;
@@ -413,6 +446,7 @@ export function engineSchedule(
         id: j.index,
         submit: j.submit + clockPhase,
         cores: j.units,
+        ...(conf.config.nodeSelect ? { shape: shapeOf(j, conf) } : {}),
         timeLimit: j.limitMinutes * 60,
         runTime: Math.min(j.runTime + jobOverhead, j.limitMinutes * 60),
         user: j.user,
@@ -423,6 +457,23 @@ export function engineSchedule(
   engine.run();
   const units = new Map(jobs.map((j) => [j.id, j.units]));
   return { jobs: out, summary: summarise(out, platform.totalCores, (id) => units.get(id) ?? 0) };
+}
+
+/**
+ * How a replay job asks for nodes on the engine with `nodeSelect`: whole nodes, or CPUs with the memory it
+ * asks for (else the partition's or the cluster's `DefMemPerCPU`/`DefMemPerNode`, else, when memory is
+ * consumable, the whole node's, which Slurm gives a job that names none).
+ */
+export function shapeOf(j: ReplayJob, conf: SlurmConf): JobShape {
+  if (conf.wholeNodes) return { whole: true, minNodes: j.units };
+  if (j.nodes > 0) return { whole: true, minNodes: j.nodes };
+  if (j.memMb > 0) return { memPerNode: j.memMb };
+  const part = conf.partitions[j.partition]!;
+  const perCpu = part.defMemPerCpu ?? conf.defMemPerCpu;
+  const perNode = part.defMemPerNode ?? conf.defMemPerNode;
+  if (perCpu !== undefined) return { memPerCpu: perCpu };
+  if (perNode !== undefined) return { memPerNode: perNode };
+  return conf.memory ? { memPerNode: Number.MAX_SAFE_INTEGER } : {};
 }
 
 /** Per-job start differences and distribution distances of two schedules of the same jobs. */
@@ -544,6 +595,25 @@ export function sleepTrace(o: SleepTraceOptions): TraceJob[] {
     out.push({ id: String(i + 1), submit: Math.round(t * 10) / 10, runTime: run, timeLimit: limit, cpus: nodes, nodes, user: '1', partition: undefined });
   }
   return out;
+}
+
+/**
+ * `sacct --json`-shaped text of records (what `readTrace` reads back; `time.limit` in minutes,
+ * `required.memory` MB per node, `exclusive` clustergym's), for workloads SWF cannot carry.
+ */
+export function traceToSacctJson(jobs: readonly TraceJob[]): string {
+  // epoch seconds (sacct's), so that a submission at 0 is not read as "never started"
+  const T0 = 1_700_000_000;
+  const out = jobs.map((j) => ({
+    job_id: Number(j.id),
+    user: j.user,
+    ...(j.partition !== undefined ? { partition: j.partition } : {}),
+    allocation_nodes: j.nodes,
+    time: { submission: T0 + j.submit, start: T0 + j.submit, end: T0 + j.submit + j.runTime, elapsed: j.runTime, limit: j.timeLimit / 60 },
+    required: { CPUs: j.cpus, ...(j.memMb !== undefined ? { memory: j.memMb } : {}) },
+    ...(j.exclusive ? { exclusive: true } : {}),
+  }));
+  return `${JSON.stringify({ jobs: out }, null, 1)}\n`;
 }
 
 /**

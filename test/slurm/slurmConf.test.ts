@@ -71,12 +71,13 @@ describe('parseSlurmConf', () => {
     ]);
   });
 
-  it('groups split where partitions differ; per-core counting under CR_Core_Memory', () => {
+  it('groups split where partitions differ; CPUs and memory (CR_Core_Memory) per node', () => {
     expect(c.wholeNodes).toBe(false);
+    expect(c.memory).toBe(true);
     expect(c.platform.groups).toEqual([
-      { name: 'c[01-02]', count: 2, cores: 16 },
-      { name: 'c[03-04]', count: 2, cores: 16 },
-      { name: 'g[1-2]', count: 2, cores: 8 },
+      { name: 'c[01-02]', count: 2, cores: 16, memory_mb: 64000 },
+      { name: 'c[03-04]', count: 2, cores: 16, memory_mb: 64000 },
+      { name: 'g[1-2]', count: 2, cores: 8, memory_mb: 64000 },
     ]);
     expect(c.platform.partitions).toEqual([
       { name: 'batch', groups: ['c[01-02]', 'c[03-04]', 'g[1-2]'], max_time: 172800, priority_tier: 1, priority_job_factor: 1, preempt_mode: 'suspend' },
@@ -119,7 +120,7 @@ describe('parseSlurmConf', () => {
   it('reports each unmodelled setting once, with its line', () => {
     expect(c.ignored).toContain('ClusterName=site (line 2)');
     expect(c.ignored).toContain('SchedulerParameters:max_rpc_cnt=8 (line 5: scheduler parameter not modelled)');
-    expect(c.ignored.some((x) => x.startsWith('SelectTypeParameters:memory=CR_Core_Memory (line 15'))).toBe(true);
+    expect(c.ignored.some((x) => x.startsWith('SelectTypeParameters'))).toBe(false);
     expect(c.ignored.filter((x) => x.startsWith('Gres=')).length).toBe(1);
     const twice = parseSlurmConf(`${SITE}Foo=1\nFoo=2\n`);
     expect(twice.ignored.filter((x) => x.startsWith('Foo=')).length).toBe(1);
@@ -140,9 +141,8 @@ describe('parseSlurmConf', () => {
       schedInterval: 60,
       bfGrid: true,
       bfSlurmRounding: true,
-      bfReserveIdle: 'proportional',
-      nodeSelect: false,
-      bfWillRun: false,
+      nodeSelect: true,
+      bfWillRun: true,
     });
     expect(d.config.priority).toMatchObject({ weightAge: 0, weightFairshare: 0, weightJobSize: 0, weightPartition: 0 });
     expect(d.platform.groups).toEqual([{ name: 'n[1-2]', count: 2, cores: 4 }]);

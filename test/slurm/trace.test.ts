@@ -50,8 +50,8 @@ describe('job records', () => {
     ]);
     // shrink 2: submissions and runs halved, limits in whole minutes (120 / 2 = 1 min; unlimited -> the partition's 30 min)
     expect(replayJobs(t, EXCL, 2)).toEqual([
-      { id: '10', index: 0, submit: 0, runTime: 30, limitMinutes: 1, units: 2, partition: 0, user: 0 },
-      { id: '12', index: 1, submit: 30, runTime: 15, limitMinutes: 15, units: 1, partition: 0, user: 1 },
+      { id: '10', index: 0, submit: 0, runTime: 30, limitMinutes: 1, units: 2, nodes: 2, memMb: 0, partition: 0, user: 0 },
+      { id: '12', index: 1, submit: 30, runTime: 15, limitMinutes: 15, units: 1, nodes: 1, memMb: 0, partition: 0, user: 1 },
     ]);
   });
 
@@ -158,10 +158,10 @@ describe('schedules and their comparison', () => {
   it('engine schedule under the slurm.conf: whole nodes, minute limits, backfill ticks of 1 s', () => {
     // 8 nodes; A: 8 nodes 10 s at 0; B: 4 nodes 5 s at 0.5; C: 4 nodes 20 s at 0.6; D: 1 node 5 s at 2
     const jobs = [
-      { id: 'A', index: 0, submit: 0, runTime: 10, limitMinutes: 1, units: 8, partition: 0, user: 0 },
-      { id: 'B', index: 1, submit: 0.5, runTime: 5, limitMinutes: 1, units: 4, partition: 0, user: 0 },
-      { id: 'C', index: 2, submit: 0.6, runTime: 20, limitMinutes: 1, units: 4, partition: 0, user: 0 },
-      { id: 'D', index: 3, submit: 2, runTime: 5, limitMinutes: 1, units: 1, partition: 0, user: 0 },
+      { id: 'A', index: 0, submit: 0, runTime: 10, limitMinutes: 1, units: 8, nodes: 0, memMb: 0, partition: 0, user: 0 },
+      { id: 'B', index: 1, submit: 0.5, runTime: 5, limitMinutes: 1, units: 4, nodes: 0, memMb: 0, partition: 0, user: 0 },
+      { id: 'C', index: 2, submit: 0.6, runTime: 20, limitMinutes: 1, units: 4, nodes: 0, memMb: 0, partition: 0, user: 0 },
+      { id: 'D', index: 3, submit: 2, runTime: 5, limitMinutes: 1, units: 1, nodes: 0, memMb: 0, partition: 0, user: 0 },
     ];
     const s = engineSchedule(jobs, EXCL, 0);
     // Slurm's background thread (batch_sched_delay 3 s, ticks at k + 0.5): A's submission queues a main pass,
@@ -202,9 +202,9 @@ describe("the engine's clock phase (clockPhase, --clock-phase)", () => {
     // from there: [floor(120.5), floor(180.5)) on the 60 s grid. Z (1 node, limit 1 min) arrives at 30 and would
     // run until 90.
     const jobs = [
-      { id: 'X', index: 0, submit: 0, runTime: 100, limitMinutes: 2, units: 1, partition: 0, user: 0 },
-      { id: 'Y', index: 1, submit: 1, runTime: 10, limitMinutes: 1, units: 2, partition: 0, user: 0 },
-      { id: 'Z', index: 2, submit: 30, runTime: 10, limitMinutes: 1, units: 1, partition: 0, user: 0 },
+      { id: 'X', index: 0, submit: 0, runTime: 100, limitMinutes: 2, units: 1, nodes: 0, memMb: 0, partition: 0, user: 0 },
+      { id: 'Y', index: 1, submit: 1, runTime: 10, limitMinutes: 1, units: 2, nodes: 0, memMb: 0, partition: 0, user: 0 },
+      { id: 'Z', index: 2, submit: 30, runTime: 10, limitMinutes: 1, units: 1, nodes: 0, memMb: 0, partition: 0, user: 0 },
     ];
     const at = (ph: number) => engineSchedule(jobs, C, 0, ph).jobs.map((j) => [j.id, j.start, j.end, j.backfilled]);
     // phase 0: the reservation is [120, 180): Z (30-90) is backfilled at once
