@@ -23,6 +23,7 @@ import { InputError, inputErrorFromIssues } from '../src/core/errors.js';
 import { loadPlatform, parsePlatform } from '../src/platform/loader.js';
 import type { Platform } from '../src/platform/platform.js';
 import { canonicalJobSelection } from '../src/scheduling/jobSelection.js';
+import type { ResourcePolicy } from '../src/scheduling/placement.js';
 import { parsePolicyName } from '../src/scheduling/policyName.js';
 import { EnvContext } from '../envs/context.js';
 import type { ClusterEnv } from '../envs/env.js';
@@ -32,7 +33,8 @@ import type { DictObservation } from '../envs/observation.js';
 import { PriorityAgent, SchedulerAgent } from '../agents/heuristics/index.js';
 import { PolicyError, SlurmAgent, type LivePolicy } from './slurmAgent/agent.js';
 import { compareWithSimulation, formatComparison } from './slurmAgent/simToReal.js';
-import { SlurmClient, SlurmCommandError, SlurmOutputError, type SlurmNode } from '../src/slurm/client.js';
+import { SlurmClient, SlurmCommandError, SlurmOutputError, type SlurmNode, type SlurmPartition } from '../src/slurm/client.js';
+import { type SlurmClusterView, SlurmPlacement } from '../src/slurm/mirror.js';
 import { defineCommand, defineFlags, int, oneOf, text, type Values } from './common.js';
 
 /** The flags of `slurm-agent`. */
@@ -109,6 +111,21 @@ export function livePlatform(nodes: readonly SlurmNode[], file: string | undefin
       file,
     );
   return { platform, nodeNames: names };
+}
+
+/** What the agent reads of the cluster besides the nodes' sizes: partitions, and memory as slurmctld's configuration says. */
+export function clusterView(nodes: readonly SlurmNode[], partitions: readonly SlurmPartition[], config: ReadonlyMap<string, string>): SlurmClusterView {
+  const mb = (k: string): number | null => {
+    const v = config.get(k);
+    return v !== undefined && /^\d+$/.test(v) ? Number(v) : null;
+  };
+  return {
+    nodes,
+    partitions,
+    memory: /MEMORY/i.test(config.get('SelectTypeParameters') ?? ''),
+    defMemPerCpu: mb('DefMemPerCPU'),
+    defMemPerNode: mb('DefMemPerNode'),
+  };
 }
 
 /** The env config of the live env: the user's (or the model's), with Slurm's platform, limits filled in. */
@@ -198,6 +215,8 @@ export async function slurmAgent(f: Flags): Promise<number> {
     : null;
   const nodes = (await client.nodes()).filter((n) => partitions === null || n.partitions.some((p) => partitions.has(p)));
   const { platform, nodeNames } = livePlatform(nodes, f.platform);
+  const view = clusterView(nodes, await client.partitions(), await client.config());
+  const placement = new SlurmPlacement(platform, nodeNames, view);
 
   let base: Record<string, unknown> = f['env-config'] ? readJson(f['env-config'], '--env-config') : {};
   let limits: Record<string, number> = {};
@@ -233,6 +252,7 @@ export async function slurmAgent(f: Flags): Promise<number> {
     env,
     platform,
     nodeNames,
+    placement,
     partitions,
     policy,
     pollMs: f['poll-ms'],
@@ -262,7 +282,13 @@ export async function slurmAgent(f: Flags): Promise<number> {
   }
   log(`clustergym slurm-agent: ${agent.decisions.length} decisions${signalled ? ` (stopped by ${signalled})` : ''}`);
   if (f.record !== undefined && f.policy !== undefined && !f['dry-run'] && existsSync(join(f.record, 'workload.swf'))) {
-    const cmp = compareWithSimulation(f.record, heuristicSpecOf(f.policy, env), agent, f['poll-ms'] / 1000, env instanceof JobEnv && env.reserve);
+    // the record replayed under the same rules: each job's request on the record's platform (its nodes in the same order)
+    const constrain = (policy: ResourcePolicy, recorded: Platform) => {
+      const replay = new SlurmPlacement(recorded, nodeNames, view);
+      for (const t of agent.tracked.values()) if (t.request) replay.register(t.slurm.id, t.request);
+      return replay.constrain(policy);
+    };
+    const cmp = compareWithSimulation(f.record, heuristicSpecOf(f.policy, env), agent, f['poll-ms'] / 1000, env instanceof JobEnv && env.reserve, constrain);
     if (cmp) {
       writeFileSync(join(f.record, 'sim-to-real.json'), `${JSON.stringify(cmp, null, 1)}\n`);
       log(formatComparison(cmp));

@@ -197,6 +197,17 @@ function streamSeed(base: number, counter: number): number {
   return counter === 0 ? base : derive(base, `episode/${counter}`).int(2 ** 31);
 }
 
+/**
+ * Live mode: what the live cluster accepts beyond the mirror's free cores (`attachLive`; clustergym
+ * slurm-agent's `SlurmPlacement`): the env's resource policy constrained to placements the cluster runs
+ * exactly as decided, and the check of a placement the env assembles itself (JobNode-v0: its first node,
+ * then the rest).
+ */
+export interface LivePlacement {
+  constrain(policy: ResourcePolicy): ResourcePolicy;
+  accepts(job: Job, cores: ArrayLike<number>): boolean;
+}
+
 /** Base class of the three modes. Subclasses define the action space, the mask and the actions. */
 export abstract class ClusterEnv implements Env {
   readonly id: EnvId;
@@ -245,6 +256,8 @@ export abstract class ClusterEnv implements Env {
   private horizon = 0;
   /** Live mode (`attachLive`): the simulator mirrors a real cluster. */
   private live = false;
+  /** Live mode: the live cluster's own placement rules, or null (`attachLive`). */
+  protected livePlacement: LivePlacement | null = null;
 
   constructor(readonly context: EnvContext) {
     this.id = context.id;
@@ -446,7 +459,7 @@ export abstract class ClusterEnv implements Env {
    * picks. Call `attachLive` before the first job reaches `sim` (the env's listeners must see every
    * submission).
    */
-  attachLive(sim: ClusterSimulator): void {
+  attachLive(sim: ClusterSimulator, placement: LivePlacement | null = null): void {
     if (this.closed) throw new Error(`${this.id}: the environment is closed`);
     this.tracker.reset();
     sim.addListener(this.tracker);
@@ -455,7 +468,9 @@ export abstract class ClusterEnv implements Env {
     this.metrics = null;
     const policyRng = derive(this.config.seed, 'policy');
     this.queueOrder = jobSelection(this.config.queue_order, policyRng);
-    this.resources = resourcePolicy(this.config.resource_policy, policyRng);
+    this.livePlacement = placement;
+    const own = resourcePolicy(this.config.resource_policy, policyRng);
+    this.resources = placement ? placement.constrain(own) : own;
     this.obs.reset();
     this.actions.length = 0;
     this.steps = 0;
@@ -534,6 +549,7 @@ export abstract class ClusterEnv implements Env {
     const c = this.config;
     const { jobs, origin } = ctx.episodeJobs(seed, options?.origin);
     this.live = false;
+    this.livePlacement = null;
     const sim = new ClusterSimulator(ctx.platform, jobs, {
       models: c.models,
       enforceMemory: c.enforce_memory,
@@ -652,7 +668,8 @@ export abstract class ClusterEnv implements Env {
   /** Whether `job` can start now under the env's resource policy. */
   protected fitsNow(job: Job): boolean {
     const sim = this.simulator!;
-    const f = fitsNowFast(sim, job);
+    // the live cluster's rules are the constrained resource policy's: no counting shortcut
+    const f = this.livePlacement ? null : fitsNowFast(sim, job);
     return f ?? this.resources.place(sim, job, this.fit) !== null;
   }
 

@@ -90,6 +90,19 @@ export class JobNodeEnv extends ClusterEnv {
       if (job.ntasks > sim.freeCores) continue;
       const row = j * N;
       let rowAny = false;
+      if (this.livePlacement) {
+        // live: the cluster's rules decide, through the placement itself
+        for (let n = tree.findFirst(0, 1); n >= 0; n = tree.findFirst(n + 1, 1))
+          if (this.placeOnNode(job, n) !== null) {
+            mask[row + n] = 1;
+            rowAny = true;
+          }
+        if (rowAny) {
+          this.canStart[j] = 1;
+          any = true;
+        }
+        continue;
+      }
       if (this.oneNode(job)) {
         // the whole job on node n
         const mem = checkMem(sim, job);
@@ -206,6 +219,6 @@ export class JobNodeEnv extends ClusterEnv {
     const out = new Int32Array(job.ntasks);
     out.set(head, 0);
     out.set(rest, first);
-    return out;
+    return this.livePlacement && !this.livePlacement.accepts(job, out) ? null : out;
   }
 }

@@ -32,6 +32,8 @@ import type { Job } from '../../src/workload/job.js';
 import type { ClusterEnv } from '../../envs/env.js';
 import type { Observation } from '../../envs/observation.js';
 import { SlurmCommandError, type SlurmClient, type SlurmJob } from '../../src/slurm/client.js';
+import type { SlurmPlacement } from '../../src/slurm/mirror.js';
+import type { SlurmRequest } from '../../src/slurm/request.js';
 
 /** A policy acting on the live env. */
 export interface LivePolicy {
@@ -62,7 +64,15 @@ export interface TrackedJob {
   slurm: SlurmJob;
   /** The mirror's job (rebased), null while the agent leaves the job to Slurm. */
   job: Job | null;
-  phase: 'waiting' | 'reserved' | 'running' | 'ended' | 'foreign';
+  /**
+   * `blocked`: held, its dependency not met (not a candidate); `unplaceable`: held, Slurm could never run it
+   * as asked on these nodes (reported, left held); `foreign`: left to Slurm.
+   */
+  phase: 'waiting' | 'reserved' | 'running' | 'ended' | 'foreign' | 'blocked' | 'unplaceable';
+  /** What was reported about it (`unplaceable`, started elsewhere than decided, started without a decision). */
+  note?: string;
+  /** Its request as read while it pended (Slurm rewrites CPUs and nodes once a job runs). */
+  request?: SlurmRequest;
   decision: Decision | null;
   /** Unix seconds, as Slurm reports them (0: not yet). */
   start: number;
@@ -80,6 +90,8 @@ export interface AgentOptions {
   platform: Platform;
   /** Slurm node name of each platform node. */
   nodeNames: readonly string[];
+  /** What Slurm accepts: each job's request on these nodes (`src/slurm/mirror.ts`). */
+  placement: SlurmPlacement;
   /** Partitions whose held jobs the agent schedules (null: every partition). */
   partitions: ReadonlySet<string> | null;
   policy: LivePolicy;
@@ -171,12 +183,14 @@ export class SlurmAgent {
         workloadName: 'live Slurm queue',
         timeOrigin: this.origin,
       });
-      this.o.env.attachLive(this.sim);
+      this.o.env.attachLive(this.sim, this.o.placement);
     }
     this.sim.liveAdvance(now - this.origin);
     const present = new Set<string>();
-    // new jobs in submission order, then the known ones
-    const fresh = jobs.filter((j) => !this.tracked.has(j.id)).sort((a, b) => a.submit - b.submit || Number(a.id) - Number(b.id));
+    // new jobs in the order Slurm's basic priority gives them (nice, then submission), then the known ones
+    const fresh = jobs
+      .filter((j) => !this.tracked.has(j.id))
+      .sort((a, b) => a.request.nice - b.request.nice || a.submit - b.submit || Number(a.id) - Number(b.id));
     for (const j of fresh) this.discover(j);
     // ends first (they free CPUs), then the others, then the layouts of the jobs Slurm started
     for (const j of jobs) present.add(j.id);
@@ -184,12 +198,19 @@ export class SlurmAgent {
     for (const j of jobs) if (ENDED.has(j.state)) this.update(j);
     for (const j of jobs) if (!ENDED.has(j.state)) this.update(j);
     for (const t of this.tracked.values()) if (t.phase === 'running' && t.decision && !t.aligned && t.slurm.allocation) this.align(t);
+    // Slurm's view of the nodes now: decisions are made only where Slurm sees the resources free
+    const decidedPending = new Set<string>();
+    for (const t of this.tracked.values()) if (t.phase === 'running' && t.decision && t.slurm.state === 'PENDING') decidedPending.add(t.slurm.id);
+    this.o.placement.reconcile(this.sim, await this.o.client.nodes(), decidedPending);
     await this.retryOrders();
     if (this.changed || this.reserved) {
       this.changed = false;
       await this.decide();
     }
-    return jobs.every((j) => ENDED.has(j.state)) && this.sim.queue.length === 0 && this.sim.runningCount === 0;
+    // idle: nothing left but jobs Slurm could never run as asked (left held, reported)
+    return (
+      jobs.every((j) => ENDED.has(j.state) || this.tracked.get(j.id)?.phase === 'unplaceable') && this.sim.queue.length === 0 && this.sim.runningCount === 0
+    );
   }
 
   private manages(j: SlurmJob): boolean {
@@ -203,27 +224,37 @@ export class SlurmAgent {
     const t: TrackedJob = { slurm: j, job: null, phase: 'foreign', decision: null, start: 0, end: 0 };
     this.tracked.set(j.id, t);
     if (j.state === 'PENDING' && j.held) {
-      this.submit(t);
-      t.phase = 'waiting';
+      if (j.request.dependency !== '') t.phase = 'blocked';
+      else if (this.submit(t)) t.phase = 'waiting';
     } else if (j.state === 'PENDING' && j.requiredNodes.length > 0) {
       // released with a node list (by an agent before a restart): it starts there
-      this.submit(t);
-      if (this.place(t, j.requiredNodes)) t.phase = 'running';
+      if (this.submit(t) && this.place(t, j.requiredNodes)) t.phase = 'running';
       else t.phase = 'foreign';
     }
     // running jobs are placed by `update`
   }
 
-  /** The mirror's job for a Slurm job. */
-  private submit(t: TrackedJob): void {
+  /**
+   * The mirror's job for a Slurm job, of the shape its request gives (`SlurmPlacement.register`); false,
+   * with the reason reported and the job left held, when Slurm could never run it as asked on these nodes.
+   */
+  private submit(t: TrackedJob): boolean {
     const j = t.slurm;
+    const r = this.o.placement.register(j.id, j.request);
+    if ('never' in r) {
+      t.phase = 'unplaceable';
+      t.note = r.never;
+      this.o.log(`clustergym slurm-agent: job ${j.id} is left held: ${r.never}`);
+      return false;
+    }
+    t.request = j.request;
     const job: Job = {
       id: j.id,
       subtime: j.submit,
-      ntasks: j.cpus,
+      ntasks: r.shape.ntasks,
       reqTime: this.reqTime(j),
       reqEnergy: 0,
-      type: 'mpi',
+      type: r.shape.type,
       work: 'delay',
       ops: 0,
       runtime: Infinity,
@@ -231,8 +262,8 @@ export class SlurmAgent {
       memVol: 0,
       commVol: 0,
       tCompute: 1,
-      nodes: 0,
-      ntasksPerNode: 0,
+      nodes: r.shape.type === 'seq' ? 1 : r.shape.nodes,
+      ntasksPerNode: r.shape.ntasksPerNode,
       tasks: null,
       source: `Slurm job ${j.id}`,
     };
@@ -240,6 +271,7 @@ export class SlurmAgent {
     this.changed = true;
     this.seen++;
     this.lastSubmit = Math.max(this.lastSubmit, j.submit - this.origin);
+    return true;
   }
 
   /** A job's requested time: its time limit; without one, the normalisation limit `req_time` (the longest the env knows). */
@@ -289,14 +321,30 @@ export class SlurmAgent {
         this.checkNodes(t, j);
       }
     }
+    if (t.phase === 'blocked' || t.phase === 'unplaceable') {
+      // held, not a candidate: its dependency may be met now; released or cancelled by someone else, it goes
+      if (ENDED.has(j.state)) t.phase = 'ended';
+      else if (running || !j.held) {
+        t.phase = 'foreign';
+        if (running) this.update(j);
+      } else if (t.phase === 'blocked' && j.reason === 'DependencyNeverSatisfied') {
+        if (t.note === undefined) {
+          t.note = `dependency never satisfied (${j.request.dependency})`;
+          this.o.log(`clustergym slurm-agent: job ${j.id} is left held: ${t.note}`);
+        }
+      } else if (t.phase === 'blocked' && j.request.dependency === '' && this.submit(t)) t.phase = 'waiting';
+      return;
+    }
     if (t.phase === 'waiting' || t.phase === 'reserved') {
       if (running) {
+        t.note = `started on ${j.nodes.join(',')} without a decision`;
         this.o.log(`clustergym slurm-agent: job ${j.id} started on ${j.nodes.join(',')} without a decision of the agent`);
         if (this.reserved === t) this.reserved = null;
         t.phase = this.place(t, j.nodes, j.allocation) ? 'running' : 'foreign';
       } else if (ENDED.has(j.state)) {
         if (this.reserved === t) this.reserved = null;
         this.sim.rejectJob(t.job!);
+        this.o.placement.forget(j.id);
         this.changed = true;
         t.phase = 'ended';
         t.end = j.end;
@@ -305,21 +353,53 @@ export class SlurmAgent {
         this.o.log(`clustergym slurm-agent: job ${j.id} was released by someone else; Slurm schedules it`);
         if (this.reserved === t) this.reserved = null;
         this.sim.rejectJob(t.job!);
+        this.o.placement.forget(j.id);
         this.changed = true;
         t.phase = 'foreign';
+        t.job = null;
       }
     } else if (t.phase === 'foreign') {
       if (running) {
-        if (!t.job) this.submit(t);
-        t.phase = this.place(t, j.nodes, j.allocation) ? 'running' : 'foreign';
-        if (t.phase === 'foreign') t.phase = 'ended';
+        if (!t.job) this.mirrorForeign(t);
+        t.phase = this.place(t, j.nodes, j.allocation) ? 'running' : 'ended';
       } else if (ENDED.has(j.state)) t.phase = 'ended';
     } else if (t.phase === 'running' && ENDED.has(j.state) && !this.o.dryRun) {
       this.sim.liveEnd(t.job!);
+      this.o.placement.forget(j.id);
       this.changed = true;
       t.phase = 'ended';
       t.end = j.end > 0 ? j.end : Date.now() / 1000;
     }
+  }
+
+  /** A job Slurm runs without the agent (started by someone else, or before the agent): it holds its CPUs in the mirror. */
+  private mirrorForeign(t: TrackedJob): void {
+    const j = t.slurm;
+    let cpus = j.cpus;
+    if (j.allocation) {
+      cpus = 0;
+      for (const c of j.allocation.values()) cpus += c;
+    }
+    t.job = this.sim.liveSubmit({
+      id: j.id,
+      subtime: j.submit,
+      ntasks: cpus,
+      reqTime: this.reqTime(j),
+      reqEnergy: 0,
+      type: 'mpi',
+      work: 'delay',
+      ops: 0,
+      runtime: Infinity,
+      mem: 0,
+      memVol: 0,
+      commVol: 0,
+      tCompute: 1,
+      nodes: 0,
+      ntasksPerNode: 0,
+      tasks: null,
+      source: `Slurm job ${j.id}`,
+    });
+    this.changed = true;
   }
 
   /**
@@ -337,7 +417,11 @@ export class SlurmAgent {
     if (!rj) return;
     let same = rj.nodes.length === alloc.size;
     for (let i = 0; same && i < rj.nodes.length; i++) same = alloc.get(this.o.nodeNames[rj.nodes[i]!]!) === rj.perNode[i];
-    if (same) {
+    let sum = 0;
+    for (const c of alloc.values()) sum += c;
+    // the same layout; or one of another size (a job on whole nodes larger than the smallest it may use):
+    // the mirror keeps its own, the nodes being held whole all the same
+    if (same || sum !== t.job!.ntasks) {
       t.aligned = true;
       return;
     }
@@ -361,13 +445,16 @@ export class SlurmAgent {
   private checkNodes(t: TrackedJob, j: SlurmJob): void {
     const want = [...t.decision!.nodes].sort().join(',');
     const got = [...j.nodes].sort().join(',');
-    if (want !== got) this.o.log(`clustergym slurm-agent: job ${j.id} started on ${got}, not on the decided ${want}`);
+    if (want === got) return;
+    t.note = `started on ${got}, not on the decided ${want}`;
+    this.o.log(`clustergym slurm-agent: job ${j.id} started on ${got}, not on the decided ${want}`);
   }
 
   /** A job slurmctld forgot (past MinJobAge) before the agent saw it end. */
   private leave(t: TrackedJob, now: number): void {
     if (t.phase === 'running' && t.job && !this.o.dryRun) this.sim.liveEnd(t.job);
     else if ((t.phase === 'waiting' || t.phase === 'reserved') && t.job) this.sim.rejectJob(t.job);
+    this.o.placement.forget(t.slurm.id);
     this.changed = true;
     if (this.reserved === t) this.reserved = null;
     t.phase = 'ended';
@@ -479,14 +566,19 @@ export class SlurmAgent {
       `; MaxNodes: ${p.nodeCount}`,
       "; Note: submit times in seconds since UnixStartTime, the agent's first look at the queue (a job submitted before is submitted at 0: the agent could not start it earlier); run time -1: not finished while the agent ran",
     ];
-    const csv = ['job_id,submit,decision,start,end,decided_nodes,slurm_nodes'];
+    const csv = ['job_id,submit,decision,start,end,decided_nodes,slurm_nodes,note'];
+    const native: Record<string, unknown>[] = [];
+    const requests: Record<string, unknown> = {};
     for (const t of jobs) {
       const s = t.slurm;
+      const j = t.job!;
       const submit = Math.max(s.submit, this.origin) - this.origin;
       const run = t.start > 0 && t.end > 0 ? t.end - t.start : -1;
       const wait = t.start > 0 ? t.start - Math.max(s.submit, this.origin) : -1;
       const req = this.reqTime(s);
-      lines.push([s.id, round(submit), round(wait), round(run), s.cpus, -1, -1, s.cpus, req, -1, run >= 0 ? 1 : -1, -1, -1, -1, -1, -1, -1, -1].join(' '));
+      lines.push([s.id, round(submit), round(wait), round(run), j.ntasks, -1, -1, j.ntasks, req, -1, run >= 0 ? 1 : -1, -1, -1, -1, -1, -1, -1, -1].join(' '));
+      if (run >= 0) native.push({ id: s.id, subtime: round(submit), ...shapeFields(j), runtime: round(run), req_time: req });
+      if (t.request) requests[s.id] = t.request;
       csv.push(
         [
           s.id,
@@ -496,10 +588,13 @@ export class SlurmAgent {
           t.end ? round(t.end - this.origin) : '',
           (t.decision?.nodes ?? []).join(' '),
           s.nodes.join(' '),
+          (t.note ?? '').replace(/,/g, ';'),
         ].join(','),
       );
     }
     writeFileSync(join(dir, 'workload.swf'), `${lines.join('\n')}\n`);
+    writeFileSync(join(dir, 'workload.json'), `${JSON.stringify({ jobs: native }, null, 1)}\n`);
+    writeFileSync(join(dir, 'requests.json'), `${JSON.stringify(requests, (_k, v) => (v === Number.POSITIVE_INFINITY ? null : v), 1)}\n`);
     writeFileSync(join(dir, 'live.csv'), `${csv.join('\n')}\n`);
     writeFileSync(join(dir, 'platform.json'), `${JSON.stringify(platformJson(p, this.o.nodeNames), null, 1)}\n`);
   }
@@ -507,6 +602,14 @@ export class SlurmAgent {
 
 function round(x: number): number {
   return Math.round(x * 1000) / 1000;
+}
+
+/** A mirror job's shape in the native workload format (`ntasks`, `nodes`, `ntasks_per_node`, `type`). */
+export function shapeFields(j: Job): Record<string, unknown> {
+  if (j.type === 'seq') return { type: 'seq', ntasks: j.ntasks };
+  if (j.nodes <= 0) return { type: 'mpi', ntasks: j.ntasks };
+  const consistent = j.ntasksPerNode > 0 && Math.ceil(j.ntasks / j.ntasksPerNode) === j.nodes;
+  return { type: 'mpi', nodes: j.nodes, ntasks: j.ntasks, ...(consistent ? { ntasks_per_node: j.ntasksPerNode } : {}) };
 }
 
 /** The platform as a native platform file, one node entry per Slurm node (its name as `type`). */

@@ -1,19 +1,25 @@
 /**
  * Sim-to-real: the live run of `clustergym slurm-agent --policy NAME --record DIR` against
- * `clustergym simulate --platform DIR/platform.json --workload DIR/workload.swf --policy NAME` on its
- * record (run here in-process, the same code). For every job both ran: the live start (Slurm's
+ * `clustergym simulate --platform DIR/platform.json --workload DIR/workload.json --policy NAME` on its
+ * record (run here in-process, the same code, with the resource policy constrained by each job's Slurm
+ * request as the agent's was: partitions and features, which the native workload format cannot carry). For every job both ran: the live start (Slurm's
  * `start_time`) and the simulated one, in seconds since the record's `UnixStartTime`, and their
  * difference; the median and the largest absolute difference; and the decision order: the live
  * order of decisions against the simulated order of starts, where a swap is allowed only between
  * jobs whose live decisions were within one poll interval of each other (the agent saw them in the
  * same state of the queue, to within a poll).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadPlatform } from '../../src/platform/loader.js';
-import { makeScheduler } from '../../src/scheduling/policyName.js';
+import type { Platform } from '../../src/platform/platform.js';
+import { makeJobSelection } from '../../src/scheduling/jobSelection.js';
+import type { ResourcePolicy } from '../../src/scheduling/placement.js';
+import { parsePolicyName } from '../../src/scheduling/policyName.js';
+import { makeResourcePolicy } from '../../src/scheduling/resourceSelection.js';
+import { PolicyScheduler, policyRng } from '../../src/scheduling/scheduler.js';
 import { runSimulation } from '../../src/scheduling/run.js';
-import { SwfReader } from '../../src/workload/index.js';
+import { SwfReader, loadWorkload } from '../../src/workload/index.js';
 import { formatTable } from '../common.js';
 import type { SlurmAgent } from './agent.js';
 
@@ -59,17 +65,34 @@ export function median(xs: readonly number[]): number {
  * Compares the agent's live run with the simulation of its record under batch policy `spec`;
  * null when the record holds no finished job.
  */
-export function compareWithSimulation(dir: string, spec: string, agent: SlurmAgent, pollSeconds: number, commitHead = false): SimToReal | null {
+export function compareWithSimulation(
+  dir: string,
+  spec: string,
+  agent: SlurmAgent,
+  pollSeconds: number,
+  commitHead = false,
+  constrain?: (policy: ResourcePolicy, platform: Platform) => ResourcePolicy,
+): SimToReal | null {
   const header = readFileSync(join(dir, 'workload.swf'), 'utf8').match(/^; UnixStartTime: (\d+)/m);
   const origin = header ? Number(header[1]) : agent.timeOrigin;
   const platform = loadPlatform(join(dir, 'platform.json'));
   const starts: { id: string; t: number; nodes: string[] }[] = [];
-  const reader = new SwfReader(join(dir, 'workload.swf'));
-  let empty = true;
-  const jobs = [...reader];
-  if (jobs.length > 0) empty = false;
-  if (empty) return null;
-  runSimulation(platform, jobs, makeScheduler(spec, { commitHead }), {
+  // the record's shapes (node counts, tasks per node) when it has them, else its SWF (CPUs)
+  const native = join(dir, 'workload.json');
+  const jobs = existsSync(native) ? loadWorkload(native).jobs : [...new SwfReader(join(dir, 'workload.swf'))];
+  if (jobs.length === 0) return null;
+  const p = parsePolicyName(spec, 'none');
+  const rng = policyRng(0);
+  const selection = makeJobSelection(p.job, rng);
+  const own = makeResourcePolicy(p.resource, rng);
+  const scheduler = new PolicyScheduler({
+    selection,
+    resources: constrain ? constrain(own, platform) : own,
+    backfill: p.backfill,
+    commitHead,
+    name: p.name,
+  });
+  runSimulation(platform, jobs, scheduler, {
     listeners: [
       {
         onJobStarted: (sim, rj) =>

@@ -8,7 +8,7 @@
  *
  * Also, without Slurm: the host-list expansion and the errors on malformed Slurm output.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { hostNames, parseJson, SlurmOutputError } from '../../src/slurm/client.js';
 import { CLI, ROOT } from '../helpers.js';
+import { HAVE_SLURM, TestCluster, decisions, exited, testPort, waitFor } from '../slurmCluster.js';
 
 describe('Slurm client helpers', () => {
   it('expands host lists', () => {
@@ -36,99 +37,41 @@ describe('Slurm client helpers', () => {
   });
 });
 
-const HAVE_SLURM = spawnSync('sh', ['-c', 'command -v slurmctld && command -v slurmd && command -v sbatch'], { encoding: 'utf8' }).status === 0;
 if (!HAVE_SLURM) console.warn('skipped: the live Slurm tests need slurmctld, slurmd and sbatch (apt-get install slurm-wlm munge; .ci/run does it)');
-
-const SCRIPT = join(ROOT, 'deploy/slurm/local-cluster.sh');
 
 describe.skipIf(!HAVE_SLURM)('slurm-agent on a live Slurm (4 nodes x 2 CPUs)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cg-slurm-agent-'));
   // .ci/run names the cluster directory so that its trap can stop the cluster whatever happens
   const cluster = process.env.CLUSTERGYM_SLURM_TEST_DIR ?? join(dir, 'cluster');
-  const env = { ...process.env, SLURM_CONF: join(cluster, 'slurm.conf') };
-  const stop = () => spawnSync('bash', [SCRIPT, 'stop', cluster], { stdio: 'ignore' });
-  const onExit = () => stop();
+  const c = new TestCluster(cluster);
+  const onExit = () => c.stop();
 
   beforeAll(() => {
     process.on('exit', onExit);
     mkdirSync(cluster, { recursive: true });
     copyFileSync(join(ROOT, 'deploy/slurm/job_submit.lua'), join(cluster, 'job_submit.lua'));
     writeFileSync(join(dir, 'extra.conf'), 'JobSubmitPlugins=lua\nMinJobAge=600\n');
-    const r = spawnSync('bash', [SCRIPT, 'start', cluster], {
-      encoding: 'utf8',
-      env: { ...process.env, NODES: '4', CPUS: '2', PORT_BASE: '9817', SLURM_CONF_EXTRA: join(dir, 'extra.conf') },
-    });
-    if (r.status !== 0) throw new Error(`local-cluster.sh start failed: ${r.stderr}`);
-    expect(r.stdout.trim()).toBe(`export SLURM_CONF=${join(cluster, 'slurm.conf')}`);
+    c.start({ NODES: '4', CPUS: '2', PORT_BASE: testPort(9817), SLURM_CONF_EXTRA: join(dir, 'extra.conf') });
   }, 120_000);
 
   // a failed test leaves no job behind for the next one (the test's own jobs; the agent never cancels)
-  afterEach(async () => {
-    const left = sh('squeue', ['-h', '-o', '%i'])
-      .split('\n')
-      .filter((x) => x.trim() !== '');
-    if (left.length > 0) spawnSync('scancel', left, { env });
-    await waitFor('an empty queue', () => sh('squeue', ['-h', '-o', '%i']).trim() === '', 30_000);
-  }, 60_000);
+  afterEach(() => c.clear(), 60_000);
 
   afterAll(() => {
-    stop();
+    c.stop();
     process.off('exit', onExit);
     rmSync(dir, { recursive: true, force: true });
     if (cluster !== join(dir, 'cluster')) rmSync(cluster, { recursive: true, force: true });
   }, 60_000);
 
-  const sh = (cmd: string, args: string[]): string => {
-    const r = spawnSync(cmd, args, { encoding: 'utf8', env });
-    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
+  const sh = (cmd: string, args: string[]): string => c.sh(cmd, args);
   /** Submits `sleep S` on `cpus` CPUs (time limit `minutes`); `hold`: with --hold, else job_submit.lua holds it. */
   const submit = (cpus: number, seconds: number, minutes: number, hold = true): string =>
-    sh('sbatch', [...(hold ? ['-H'] : []), '--parsable', '-n', String(cpus), '-t', String(minutes), '-o', '/dev/null', '--wrap', `sleep ${seconds}`]).trim();
-  interface Q {
-    job_id: number;
-    job_state: string;
-    state_reason: string;
-    priority: number;
-    nodes: string;
-    start_time: number;
-    required_nodes: string;
-  }
-  const queue = (ids: readonly string[]): Map<string, Q> => {
-    const all = (JSON.parse(sh('squeue', ['--json'])) as { jobs: Q[] }).jobs;
-    return new Map(all.filter((j) => ids.includes(String(j.job_id))).map((j) => [String(j.job_id), j]));
-  };
-  const waitFor = async (what: string, ok: () => boolean, ms: number) => {
-    const end = Date.now() + ms;
-    while (!ok()) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  };
-  const allDone = (ids: readonly string[]) => () => [...queue(ids).values()].every((j) => j.job_state === 'COMPLETED');
-  const agent = (args: string[]): ChildProcess & { out: string[] } => {
-    const p = spawn(process.execPath, [CLI, 'slurm-agent', '--poll-ms', '300', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] }) as ChildProcess & {
-      out: string[];
-    };
-    p.out = [];
-    p.stderr!.on('data', (b: Buffer) => p.out.push(b.toString()));
-    p.stdout!.on('data', (b: Buffer) => p.out.push(b.toString()));
-    return p;
-  };
-  const exited = (p: ChildProcess): Promise<number | null> =>
-    p.exitCode !== null || p.signalCode !== null ? Promise.resolve(p.exitCode) : new Promise((r) => p.once('exit', (code) => r(code)));
-  const decisions = (file: string): { t: number; job_id: string; nodes: string[] }[] =>
-    existsSync(file)
-      ? readFileSync(file, 'utf8')
-          .split('\n')
-          .filter((l) => l !== '')
-          .map((l) => JSON.parse(l))
-      : [];
-  const expand = (s: string) =>
-    spawnSync('scontrol', ['show', 'hostnames', s], { encoding: 'utf8', env })
-      .stdout.split('\n')
-      .filter((x) => x !== '');
+    c.sbatch([...(hold ? ['-H'] : []), '-n', String(cpus), '-t', String(minutes)], seconds);
+  const queue = (ids: readonly string[]) => c.queue(ids);
+  const allDone = (ids: readonly string[]) => c.allDone(ids);
+  const agent = (args: string[]) => c.agent(args);
+  const expand = (s: string) => c.expand(s);
 
   /** Every job completed, each on exactly the nodes of its one decision, within `lag` s (5) of it. */
   const checkFollowed = (ids: readonly string[], ds: { t: number; job_id: string; nodes: string[] }[], lag = 5) => {
