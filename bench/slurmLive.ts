@@ -27,7 +27,8 @@ import { compareWithLive } from '../src/slurm/agreement.js';
 import { liveReplay } from '../src/slurm/live.js';
 import { MATRIX_CPUS, MATRIX_MEMORY, MATRIX_NODES, type MatrixCell, cellConfLines, cellWorkload, matrixCells } from '../src/slurm/liveMatrix.js';
 import { readSlurmConf } from '../src/slurm/slurmConf.js';
-import { engineSchedule, readTrace, replayJobs, summarise, traceToSacctJson } from '../src/slurm/trace.js';
+import { readTrace, traceToSacctJson } from '../src/slurm/records.js';
+import { engineSchedule, replayJobs, summarise } from '../src/slurm/trace.js';
 
 const SCRIPT = resolve(PACKAGE_ROOT, 'deploy/slurm/local-cluster.sh');
 

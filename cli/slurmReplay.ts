@@ -16,7 +16,8 @@ import { DEFAULT_SLURM } from '../src/slurm/config.js';
 import { liveReplay } from '../src/slurm/live.js';
 import { readSlurmConf } from '../src/slurm/slurmConf.js';
 import { type Agreement, compareWithLive } from '../src/slurm/agreement.js';
-import { type ScheduleComparison, type ScheduleSummary, type ScheduledJob, engineSchedule, readTrace, replayJobs, summarise } from '../src/slurm/trace.js';
+import { readTrace } from '../src/slurm/records.js';
+import { type ScheduleComparison, type ScheduleSummary, type ScheduledJob, engineSchedule, replayJobs, summarise } from '../src/slurm/trace.js';
 import { type CliCommandModule, addFlags, defineFlags, formatTable, int, num, readFlags, text } from './common.js';
 
 /** The flags of `slurm-replay`. */
@@ -44,6 +45,11 @@ export const flags = defineFlags({
     default: 0,
     help: "the engine's time 0 S s past a multiple of bf_resolution on the wall clock (a live run's: its first submission's epoch mod 60)",
   },
+  'ctld-start': {
+    value: 'S',
+    schema: num(),
+    help: "when slurmctld started, s in the replay's time (negative: before it): multifactor priorities are recomputed every PriorityCalcPeriod from there (default: the first live run's, from slurmctld's log)",
+  },
   live: { help: 'also replay on the live Slurm of SLURM_CONF and compare (sleep jobs, wall-clock submissions)' },
   'no-clock-align': {
     help: "with --live: submit the first job at once instead of at the next whole minute of the wall clock (a multiple of bf_resolution and 30 s, where the engine's time 0 is)",
@@ -58,8 +64,11 @@ export const flags = defineFlags({
   out: { value: 'DIR', schema: text(true), help: 'write engine.json, live-K.json, comparison.json and schedule CSVs there' },
 });
 
-/** A schedule; a live run's also says where its time 0 fell on the wall clock (`clock_phase`, s; unknown for runs saved before it was recorded). */
-type Schedule = { jobs: ScheduledJob[]; summary: ScheduleSummary; clock_phase?: number };
+/**
+ * A schedule; a live run's also says where its time 0 fell on the wall clock (`clock_phase`, s; unknown for
+ * runs saved before it was recorded) and when slurmctld started (`ctld_start`, s in the run's time).
+ */
+type Schedule = { jobs: ScheduledJob[]; summary: ScheduleSummary; clock_phase?: number; ctld_start?: number };
 
 /** A live run as `--out` writes it (`live-K.json`). */
 const SavedRunSchema = z.object({
@@ -76,11 +85,12 @@ const SavedRunSchema = z.object({
     }),
   ),
   clock_phase: z.number().optional(),
+  ctld_start: z.number().optional(),
 });
 
 /** The live runs saved in `dir` (`live-1.json`, `live-2.json`, ... while they exist), checked with zod. */
-function readSavedRuns(dir: string): { jobs: ScheduledJob[]; clock_phase?: number }[] {
-  const runs: { jobs: ScheduledJob[]; clock_phase?: number }[] = [];
+function readSavedRuns(dir: string): { jobs: ScheduledJob[]; clock_phase?: number; ctld_start?: number }[] {
+  const runs: { jobs: ScheduledJob[]; clock_phase?: number; ctld_start?: number }[] = [];
   for (let k = 1; existsSync(join(dir, `live-${k}.json`)); k++) {
     const file = join(dir, `live-${k}.json`);
     let raw: unknown;
@@ -91,7 +101,8 @@ function readSavedRuns(dir: string): { jobs: ScheduledJob[]; clock_phase?: numbe
     }
     const r = SavedRunSchema.safeParse(raw);
     if (!r.success) throw inputErrorFromIssues(file, r.error.issues);
-    runs.push(r.data.clock_phase === undefined ? { jobs: r.data.jobs } : { jobs: r.data.jobs, clock_phase: r.data.clock_phase });
+    const { jobs, clock_phase, ctld_start } = r.data;
+    runs.push({ jobs, ...(clock_phase !== undefined ? { clock_phase } : {}), ...(ctld_start !== undefined ? { ctld_start } : {}) });
   }
   if (runs.length === 0) throw new InputError(`--live-from ${dir}: no live-1.json there (write one with --live --out ${dir})`);
   return runs;
@@ -128,17 +139,6 @@ export const command: CliCommandModule = {
         console.error(`slurm-replay: ignored (not modelled): ${conf.ignored.map((x) => x.replace(/=\S* \((line \d+).*\)$/, ' ($1)')).join(', ')}`);
       const trace = readTrace(workload);
       const jobs = replayJobs(trace, conf, v.shrink);
-      const engine = engineSchedule(jobs, conf, undefined, v['clock-phase']);
-      const result: Record<string, unknown> = {
-        workload,
-        format: trace.format,
-        skipped: trace.skipped,
-        slurm_conf: v['slurm-conf'],
-        ignored: conf.ignored,
-        shrink: v.shrink,
-        clock_phase: v['clock-phase'],
-        ...engine,
-      };
       const live: Schedule[] = [];
       const units = new Map(jobs.map((j) => [j.id, j.units]));
       const capacity = conf.platform.groups.reduce((a, g) => a + g.count * g.cores, 0);
@@ -165,9 +165,28 @@ export const command: CliCommandModule = {
             // the will-run test's windows are multiples of 30 s, the backfill grid of bf_resolution
             alignTo: v['no-clock-align'] ? 0 : Number.isInteger(res) && res > 0 ? (res * 30) / gcd(res, 30) : 60,
           });
-          live.push({ jobs: sched.jobs, summary: summarise(sched.jobs, capacity, (id) => units.get(id) ?? 0), clock_phase: sched.clockPhase });
+          live.push({
+            jobs: sched.jobs,
+            summary: summarise(sched.jobs, capacity, (id) => units.get(id) ?? 0),
+            clock_phase: sched.clockPhase,
+            ...(sched.ctldStart !== undefined ? { ctld_start: sched.ctldStart } : {}),
+          });
         }
       }
+      // multifactor priorities are recomputed on slurmctld's decay ticks: from its start in the first live run
+      const ctldStart = v['ctld-start'] ?? live[0]?.ctld_start;
+      const engine = engineSchedule(jobs, conf, undefined, v['clock-phase'], ctldStart);
+      const result: Record<string, unknown> = {
+        workload,
+        format: trace.format,
+        skipped: trace.skipped,
+        slurm_conf: v['slurm-conf'],
+        ignored: conf.ignored,
+        shrink: v.shrink,
+        clock_phase: v['clock-phase'],
+        ...(ctldStart !== undefined ? { ctld_start: ctldStart } : {}),
+        ...engine,
+      };
       if (live.length > 0) {
         result.live = live;
         result.comparison = compareWithLive(engine, live);

@@ -6,7 +6,7 @@
  *
  * Defaults: 36 jobs, runs of 5-30 s on 1-4 nodes of an 8-node platform of 2 CPUs per node, load 1.2.
  */
-import { sleepTrace, traceToSwf } from '../src/slurm/trace.js';
+import { sleepTrace, traceToSwf } from '../src/slurm/records.js';
 
 const a = process.argv.slice(2).map(Number);
 const [jobs = 36, seed = 1, minRun = 5, maxRun = 30, maxNodes = 4, platformNodes = 8, load = 1.2, cpus = 2] = a;

@@ -24,8 +24,7 @@
  * a job and changes nothing but the node list. `stop()` (SIGTERM/SIGINT) releases the held jobs of
  * the managed partitions unless `keepHeld`; a restarted agent takes the queue as it finds it.
  */
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync } from 'node:fs';
 import { ClusterSimulator, type RunningJob } from '../../src/execution/simulator.js';
 import type { Platform } from '../../src/platform/platform.js';
 import type { Job } from '../../src/workload/job.js';
@@ -34,6 +33,7 @@ import type { Observation } from '../../envs/observation.js';
 import { SlurmCommandError, type SlurmClient, type SlurmJob } from '../../src/slurm/client.js';
 import type { SlurmPlacement } from '../../src/slurm/mirror.js';
 import type { SlurmRequest } from '../../src/slurm/request.js';
+import { writeRecord } from './record.js';
 
 /** A policy acting on the live env. */
 export interface LivePolicy {
@@ -550,83 +550,10 @@ export class SlurmAgent {
     return released;
   }
 
-  /** Writes the record (workload.swf with Slurm's job ids and measured run times, platform.json, live.csv). */
+  /** Writes the record (`record.ts`). */
   writeRecord(): void {
     const dir = this.o.recordDir;
     if (!dir || Number.isNaN(this.origin)) return;
-    mkdirSync(dir, { recursive: true });
-    const jobs = [...this.tracked.values()]
-      .filter((t) => t.job !== null)
-      .sort((a, b) => a.slurm.submit - b.slurm.submit || Number(a.slurm.id) - Number(b.slurm.id));
-    const p = this.o.platform;
-    const lines = [
-      '; clustergym slurm-agent record: the jobs the agent saw, with Slurm job ids and measured run times',
-      `; UnixStartTime: ${Math.floor(this.origin)}`,
-      `; MaxProcs: ${p.coreCount}`,
-      `; MaxNodes: ${p.nodeCount}`,
-      "; Note: submit times in seconds since UnixStartTime, the agent's first look at the queue (a job submitted before is submitted at 0: the agent could not start it earlier); run time -1: not finished while the agent ran",
-    ];
-    const csv = ['job_id,submit,decision,start,end,decided_nodes,slurm_nodes,note'];
-    const native: Record<string, unknown>[] = [];
-    const requests: Record<string, unknown> = {};
-    for (const t of jobs) {
-      const s = t.slurm;
-      const j = t.job!;
-      const submit = Math.max(s.submit, this.origin) - this.origin;
-      const run = t.start > 0 && t.end > 0 ? t.end - t.start : -1;
-      const wait = t.start > 0 ? t.start - Math.max(s.submit, this.origin) : -1;
-      const req = this.reqTime(s);
-      lines.push([s.id, round(submit), round(wait), round(run), j.ntasks, -1, -1, j.ntasks, req, -1, run >= 0 ? 1 : -1, -1, -1, -1, -1, -1, -1, -1].join(' '));
-      if (run >= 0) native.push({ id: s.id, subtime: round(submit), ...shapeFields(j), runtime: round(run), req_time: req });
-      if (t.request) requests[s.id] = t.request;
-      csv.push(
-        [
-          s.id,
-          round(submit),
-          t.decision ? round(t.decision.t - this.origin) : '',
-          t.start ? t.start - this.origin : '',
-          t.end ? round(t.end - this.origin) : '',
-          (t.decision?.nodes ?? []).join(' '),
-          s.nodes.join(' '),
-          (t.note ?? '').replace(/,/g, ';'),
-        ].join(','),
-      );
-    }
-    writeFileSync(join(dir, 'workload.swf'), `${lines.join('\n')}\n`);
-    writeFileSync(join(dir, 'workload.json'), `${JSON.stringify({ jobs: native }, null, 1)}\n`);
-    writeFileSync(join(dir, 'requests.json'), `${JSON.stringify(requests, (_k, v) => (v === Number.POSITIVE_INFINITY ? null : v), 1)}\n`);
-    writeFileSync(join(dir, 'live.csv'), `${csv.join('\n')}\n`);
-    writeFileSync(join(dir, 'platform.json'), `${JSON.stringify(platformJson(p, this.o.nodeNames), null, 1)}\n`);
+    writeRecord(dir, this.origin, [...this.tracked.values()], this.o.platform, this.o.nodeNames, (j) => this.reqTime(j));
   }
-}
-
-function round(x: number): number {
-  return Math.round(x * 1000) / 1000;
-}
-
-/** A mirror job's shape in the native workload format (`ntasks`, `nodes`, `ntasks_per_node`, `type`). */
-export function shapeFields(j: Job): Record<string, unknown> {
-  if (j.type === 'seq') return { type: 'seq', ntasks: j.ntasks };
-  if (j.nodes <= 0) return { type: 'mpi', ntasks: j.ntasks };
-  const consistent = j.ntasksPerNode > 0 && Math.ceil(j.ntasks / j.ntasksPerNode) === j.nodes;
-  return { type: 'mpi', nodes: j.nodes, ntasks: j.ntasks, ...(consistent ? { ntasks_per_node: j.ntasksPerNode } : {}) };
-}
-
-/** The platform as a native platform file, one node entry per Slurm node (its name as `type`). */
-export function platformJson(p: Platform, nodeNames: readonly string[]): object {
-  const nodes = nodeNames.map((name, n) => {
-    const q0 = p.nodeFirstProc[n]!;
-    const processors = [];
-    for (let q = q0; q < q0 + p.nodeProcCount[n]!; q++)
-      processors.push({
-        cores: p.procCoreCount[q]!,
-        clock_rate: p.procClockRate[q]!,
-        dpflops_per_cycle: p.procMops[q]! / 1e3 / p.procClockRate[q]!,
-        static_power: p.procStaticPower[q]!,
-        dynamic_power: p.procDynamicPower[q]!,
-        min_power: p.procMinPower[q]!,
-      });
-    return { count: 1, type: name, memory_gb: p.nodeMemoryMb[n]! / 1024, comm_bw: p.nodeCommBw[n]!, processors };
-  });
-  return { name: p.name, models: p.models, clusters: [{ id: 'slurm', nodes }] };
 }

@@ -18,7 +18,7 @@
 import { execFile } from 'node:child_process';
 import { z } from 'zod';
 import { type SlurmRequest, requestOf } from './request.js';
-import { expandHostList, parseSlurmTime } from './slurmConf.js';
+import { expandHostList, parseSlurmTime } from './hostList.js';
 
 /** A job as `squeue --json` reports it (times in Unix seconds; 0 when not yet known). */
 export interface SlurmJob {

@@ -1,4 +1,10 @@
 /**
+ * (Over 600 lines, on purpose: the event loop, the job lifecycle (start, end, suspension, preemption,
+ * requeue) and the main scheduler share the engine's private state (event queue, running list, pending
+ * order, timers). What stands alone is in its own module: the backfill planners (`backfill*.ts`), jobs on
+ * specific nodes (`nodes.ts`), the priority formulas and usage ledger (`priority.ts`), the settings
+ * (`config.ts`).)
+ *
  * The Slurm engine: a discrete-event model of `slurmctld` on a `SlurmPlatform` (seed 004 §3, DESIGN
  * §10.4), sized for the seed's 57,600 cores and millions of jobs: jobs live in a recycled struct-of-arrays
  * table (`JobTable`), cores are counted per node group, and no event walks the platform.
@@ -57,7 +63,7 @@ import { NodeProfilePlanner } from './backfillNodes.js';
 import { WillRunPlanner } from './backfillWillRun.js';
 import { DEFAULT_SLURM, type EngineStats, type FinishListener, hashUnit, type SlurmConfig, type SlurmJobInput } from './config.js';
 import { JobState, JobTable } from './jobs.js';
-import { type NodeAlloc, NodeMap, type NodeRequest, allocOf, evalNodes, usableUnits } from './nodes.js';
+import { type NodeAlloc, NodeMap, type NodeRequest } from './nodes.js';
 import type { SlurmPlatform } from './platform.js';
 import { FairShare, UsageLedger, ageFactor, jobPriority, jobSizeFactor, jobSizeFactor22, type PriorityConfig } from './priority.js';
 
@@ -613,17 +619,10 @@ export class SlurmEngine implements BackfillView {
   private fitNow(s: number): number {
     const nm = this.nodeMap;
     if (nm !== null) {
-      const req = this.requests.get(s)!;
-      const P = nm.partitionNodes[this.jobs.part[s]!]!;
-      const avail = new Int32Array(P.length);
-      for (let i = 0; i < P.length; i++) {
-        const x = P[i]!;
-        avail[i] = usableUnits(req, nm.cap[x]!, nm.free[x]!, nm.memFree[x]!, nm.jobsOn[x] === 0);
-      }
-      const pick = evalNodes(avail, req);
-      if (pick === null) return -1;
-      this.picked = allocOf(req, pick, P, nm);
-      return nm.groupOf[this.picked.nodes[0]!]!;
+      const a = nm.fit(this.requests.get(s)!, this.jobs.part[s]!);
+      if (a === null) return -1;
+      this.picked = a;
+      return nm.groupOf[a.nodes[0]!]!;
     }
     const cores = this.jobs.cores[s]!;
     for (const g of this.platform.partitions[this.jobs.part[s]!]!.groups) if (this.free[g]! >= cores) return g;
@@ -709,33 +708,16 @@ export class SlurmEngine implements BackfillView {
     const nm = this.nodeMap!;
     const tier = this.tier[J.part[s]!]!;
     const parts = this.platform.partitions;
-    const P = nm.partitionNodes[J.part[s]!]!;
-    const at = new Map<number, number>();
-    for (let i = 0; i < P.length; i++) at.set(P[i]!, i);
+    const inP = new Set(nm.partitionNodes[J.part[s]!]!);
     const cands: number[] = [];
-    const free = Int32Array.from(P, (x) => nm.free[x]!);
-    const mem = Float64Array.from(P, (x) => nm.memFree[x]!);
-    const jobs = Int32Array.from(P, (x) => nm.jobsOn[x]!);
     for (let i = 0; i < this.nRunning; i++) {
       const r = this.running[i]!;
       if (J.state[r] !== JobState.Running) continue;
       const q = parts[J.part[r]!]!;
       if (q.priorityTier >= tier || q.preemptMode === 'off') continue;
-      const a = nm.held.get(r)!;
-      if (!a.nodes.some((x) => at.has(x))) continue;
-      cands.push(r);
-      for (let k = 0; k < a.nodes.length; k++) {
-        const x = at.get(a.nodes[k]!);
-        if (x === undefined) continue;
-        free[x]! += a.units[k]!;
-        mem[x]! += a.mem[k]!;
-        jobs[x]! -= 1;
-      }
+      if (nm.held.get(r)!.nodes.some((x) => inP.has(x))) cands.push(r);
     }
-    if (cands.length === 0) return -1;
-    const req = this.requests.get(s)!;
-    const avail = Int32Array.from(P, (x, i) => usableUnits(req, nm.cap[x]!, free[i]!, mem[i]!, jobs[i] === 0));
-    if (evalNodes(avail, req) === null) return -1;
+    if (cands.length === 0 || !nm.fitsWithout(this.requests.get(s)!, J.part[s]!, cands)) return -1;
     cands.sort((a, b) => this.tier[J.part[a]!]! - this.tier[J.part[b]!]! || J.lastResume[b]! - J.lastResume[a]! || J.id[b]! - J.id[a]!);
     for (const r of cands) {
       this.preempt(r);
@@ -777,22 +759,9 @@ export class SlurmEngine implements BackfillView {
    * them) when its partition's nodes are one unit each (a whole-node platform), else `cores` units anywhere.
    */
   private requestOf(input: SlurmJobInput): NodeRequest {
-    const nm = this.nodeMap!;
-    const sh = input.shape ?? {};
-    const P = nm.partitionNodes[input.partition ?? 0];
+    const P = this.nodeMap!.partitionNodes[input.partition ?? 0];
     if (P === undefined) throw new InputError(`job ${input.id}: partition ${input.partition} does not exist`);
-    const oneUnit = P.every((x) => nm.cap[x] === 1);
-    const whole = sh.whole ?? oneUnit;
-    const minNodes = Math.max(1, sh.minNodes ?? (whole ? input.cores : 1));
-    return {
-      units: whole ? minNodes : input.cores,
-      minNodes,
-      maxNodes: sh.maxNodes ?? 0,
-      whole,
-      cpusPerTask: Math.max(1, sh.cpusPerTask ?? 1),
-      memPerNode: sh.memPerNode ?? 0,
-      memPerUnit: sh.memPerCpu ?? 0,
-    };
+    return this.nodeMap!.request(input.cores, input.partition ?? 0, input.shape ?? {});
   }
 
   /**

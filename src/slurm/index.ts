@@ -23,28 +23,35 @@ export {
   type ConfNodeLine,
   type ConfPartition,
   type SlurmConf,
-  compressHostList,
-  expandHostList,
   parseSlurmConf,
-  parseSlurmTime,
   readSlurmConf,
 } from './slurmConf.js';
+export { compressHostList, expandHostList, parseSlurmTime } from './hostList.js';
 export {
   type ReplayJob,
   type ScheduleComparison,
   type ScheduleSummary,
   type ScheduledJob,
-  type Trace,
-  type TraceJob,
   compareSchedules,
   engineSchedule,
   ksDistance,
-  readTrace,
   replayJobs,
-  sleepTrace,
+  shapeOf,
   summarise,
-  traceToSwf,
 } from './trace.js';
+export { type Trace, type TraceJob, parseElapsed, readTrace, sleepTrace, traceToSacctJson, traceToSwf } from './records.js';
+export {
+  MATRIX_CPUS,
+  MATRIX_MEMORY,
+  MATRIX_NODES,
+  type MatrixCell,
+  type MatrixJobs,
+  cellConfLines,
+  cellWorkload,
+  matrixCell,
+  matrixCells,
+} from './liveMatrix.js';
+export { type MirrorShape, type SlurmClusterView, SlurmPlacement, parseConstraint } from './mirror.js';
 export { type LiveOptions, type LiveRun, liveReplay, readCtldLog } from './live.js';
 export { type Agreement, type MetricAgreement, agreement, compareWithLive } from './agreement.js';
 export {

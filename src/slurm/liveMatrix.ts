@@ -19,7 +19,7 @@
  * minutes, Poisson arrivals at an offered load of 1.2.
  */
 import { derive } from '../core/rng.js';
-import type { TraceJob } from './trace.js';
+import type { TraceJob } from './records.js';
 
 /** The cluster of every cell. */
 export const MATRIX_NODES = 8;

@@ -9,6 +9,7 @@
  * those of its partition's groups, in that order; consecutive runs of usable nodes do not cross a node
  * outside the partition.
  */
+import type { JobShape } from './config.js';
 import type { SlurmPlatform } from './platform.js';
 
 /** A running job's share of the nodes: node indices (ascending), units and memory (MB) on each. */
@@ -85,6 +86,54 @@ export class NodeMap {
       if (a.whole) this.slotOn[x] = s;
     }
     this.held.set(s, a);
+  }
+
+  /**
+   * What a job of `units` units in partition `part` asks of the nodes: its `shape`, or by default whole nodes
+   * (`units` of them) when the partition's nodes are one unit each (a whole-node platform), else `units`
+   * units anywhere.
+   */
+  request(units: number, part: number, shape: JobShape): NodeRequest {
+    const whole = shape.whole ?? this.partitionNodes[part]!.every((x) => this.cap[x] === 1);
+    const minNodes = Math.max(1, shape.minNodes ?? (whole ? units : 1));
+    return {
+      units: whole ? minNodes : units,
+      minNodes,
+      maxNodes: shape.maxNodes ?? 0,
+      whole,
+      cpusPerTask: Math.max(1, shape.cpusPerTask ?? 1),
+      memPerNode: shape.memPerNode ?? 0,
+      memPerUnit: shape.memPerCpu ?? 0,
+    };
+  }
+
+  /** Where the select plugin would put `req` now among the nodes of partition `part`, or null. */
+  fit(req: NodeRequest, part: number): NodeAlloc | null {
+    const P = this.partitionNodes[part]!;
+    const avail = Int32Array.from(P, (x) => usableUnits(req, this.cap[x]!, this.free[x]!, this.memFree[x]!, this.jobsOn[x] === 0));
+    const pick = evalNodes(avail, req);
+    return pick === null ? null : allocOf(req, pick, P, this);
+  }
+
+  /** Whether `req` would fit among the nodes of partition `part` with the jobs of `slots` gone. */
+  fitsWithout(req: NodeRequest, part: number, slots: readonly number[]): boolean {
+    const P = this.partitionNodes[part]!;
+    const at = new Map<number, number>();
+    for (let i = 0; i < P.length; i++) at.set(P[i]!, i);
+    const free = Int32Array.from(P, (x) => this.free[x]!);
+    const mem = Float64Array.from(P, (x) => this.memFree[x]!);
+    const jobs = Int32Array.from(P, (x) => this.jobsOn[x]!);
+    for (const s of slots) {
+      const a = this.held.get(s)!;
+      for (let k = 0; k < a.nodes.length; k++) {
+        const i = at.get(a.nodes[k]!);
+        if (i === undefined) continue;
+        free[i]! += a.units[k]!;
+        mem[i]! += a.mem[k]!;
+        jobs[i]! -= 1;
+      }
+    }
+    return evalNodes(Int32Array.from(P, (x, i) => usableUnits(req, this.cap[x]!, free[i]!, mem[i]!, jobs[i] === 0)), req) !== null;
   }
 
   /** Frees what slot `s` holds (if anything). */

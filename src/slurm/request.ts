@@ -17,7 +17,7 @@
  * - `-d` → `dependency` (`afterok:12(unfulfilled)`; empty once every part is met); `--nice` → `nice`;
  *   `-q` → `qos`; `--contiguous` → `contiguous`; `-x` → `excluded_nodes`.
  */
-import { expandHostList } from './slurmConf.js';
+import { expandHostList } from './hostList.js';
 
 /** The fields of a `squeue --json` job that make its request (Slurm 22.05). */
 export interface RequestFields {

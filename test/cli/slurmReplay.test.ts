@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSlurmConf } from '../../src/slurm/slurmConf.js';
-import { engineSchedule, readTrace, replayJobs, sleepTrace, traceToSwf } from '../../src/slurm/trace.js';
+import { readTrace, sleepTrace, traceToSwf } from '../../src/slurm/records.js';
+import { engineSchedule, replayJobs } from '../../src/slurm/trace.js';
 import { CLI, cli } from '../helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cg-sreplay-'));

@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleepTrace, traceToSwf } from '../../src/slurm/trace.js';
+import { sleepTrace, traceToSwf } from '../../src/slurm/records.js';
 import { CLI, ROOT } from '../helpers.js';
 
 const SCRIPT = join(ROOT, 'deploy/slurm/local-cluster.sh');

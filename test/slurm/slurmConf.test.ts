@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
-import { compressHostList, expandHostList, parseSlurmConf, parseSlurmTime, readSlurmConf } from '../../src/slurm/slurmConf.js';
+import { compressHostList, expandHostList, parseSlurmTime } from '../../src/slurm/hostList.js';
+import { parseSlurmConf, readSlurmConf } from '../../src/slurm/slurmConf.js';
 
 const SITE = `# a site
 ClusterName=site
@@ -153,13 +154,13 @@ describe('parseSlurmConf', () => {
     expect(lin.wholeNodes).toBe(true);
     expect(lin.config.nodeSelect).toBe(true);
     expect(lin.config.backfill).toBe(false);
-    expect(lin.platform.groups).toEqual([{ name: 'n[1-8]', count: 8, cores: 1 }]);
+    expect(lin.platform.groups).toEqual([{ name: 'n[1-8]', count: 8, cores: 1, cpus: 2 }]);
     const ex = parseSlurmConf('NodeName=n1 CPUs=2\nNodeName=n2 CPUs=2\nPartitionName=p Nodes=n[1-2] OverSubscribe=EXCLUSIVE\n');
     expect(ex.wholeNodes).toBe(true);
     expect(ex.config.nodeSelect).toBe(true);
     expect(ex.config.bfWillRun).toBe(true);
     expect(ex.groupCpus).toEqual([2]);
-    expect(ex.platform.groups).toEqual([{ name: 'n[1-2]', count: 2, cores: 1 }]);
+    expect(ex.platform.groups).toEqual([{ name: 'n[1-2]', count: 2, cores: 1, cpus: 2 }]);
   });
 
   it('malformed lines are errors with the file and line', () => {

@@ -5,19 +5,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readCtldLog } from '../../src/slurm/live.js';
 import { parseSlurmConf } from '../../src/slurm/slurmConf.js';
-import {
-  type ScheduledJob,
-  compareSchedules,
-  engineSchedule,
-  ksDistance,
-  parseElapsed,
-  quantile,
-  readTrace,
-  replayJobs,
-  sleepTrace,
-  summarise,
-  traceToSwf,
-} from '../../src/slurm/trace.js';
+import { parseElapsed, readTrace, sleepTrace, traceToSwf } from '../../src/slurm/records.js';
+import { type ScheduledJob, compareSchedules, engineSchedule, ksDistance, quantile, replayJobs, summarise } from '../../src/slurm/trace.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cg-trace-'));
 const file = (name: string, text: string) => {
