@@ -88,12 +88,12 @@ export class TestCluster {
     return p;
   }
 
-  /** Start times (epoch s, ms precision) of jobs from slurmctld's log. */
-  startTimes(): Map<string, number> {
+  /** Start and end times (epoch s, ms precision) of jobs from slurmctld's log. */
+  times(): Map<string, { start?: number; end?: number }> {
     const log = join(this.dir, 'log/slurmctld.log');
-    const out = new Map<string, number>();
+    const out = new Map<string, { start?: number; end?: number }>();
     if (!existsSync(log)) return out;
-    for (const [id, r] of readCtldLog(readFileSync(log, 'utf8'))) if (r.start !== undefined) out.set(String(id), r.start);
+    for (const [id, r] of readCtldLog(readFileSync(log, 'utf8'))) out.set(String(id), r);
     return out;
   }
 }

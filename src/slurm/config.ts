@@ -133,6 +133,16 @@ export interface SlurmConfig {
    */
   bgTickPhase: number;
   /**
+   * The engine time at which slurmctld started (a live run's, from its log), or undefined. Slurm's periodic
+   * threads keep their phase from there: with `bfGrid` and a `bf_interval` above 1 s the backfill thread
+   * passes at `timerOrigin + k x bf_interval` (it sleeps `bf_interval` after each pass from its start, and a
+   * pass takes milliseconds), and the background thread's `sched_interval` passes fall every `interval`
+   * whole seconds from its start (controller.c `last_full_sched_time`). The background thread's sub-second
+   * tick phase is not anchored (it drifts 4-13 ms a second with the load: `bgTickPhase`), nor is a 1 s
+   * backfill grid (docs/slurm.md).
+   */
+  timerOrigin?: number;
+  /**
    * Backfill passes on a fixed grid (multiples of `bfInterval` from time 0, as slurmctld's backfill
    * thread keeps its own timer) instead of `bfInterval` after the instant a job arrived to an idle queue.
    */

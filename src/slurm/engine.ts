@@ -268,9 +268,8 @@ export class SlurmEngine implements BackfillView {
     }
     let at = this.now;
     if (c.batchSchedDelay > 0) {
-      // the background thread's next tick (k + bgTickPhase s) at least batchSchedDelay after its last pass
-      const ph = c.bgTickPhase;
-      if (!this.passDue) at = Math.ceil(Math.max(this.now, this.lastBackground + c.batchSchedDelay) - ph - 1e-9) + ph;
+      // the background thread's next tick at least batchSchedDelay after its last pass
+      if (!this.passDue) at = this.bgTick(Math.max(this.now, this.lastBackground + c.batchSchedDelay));
     } else if (!this.passDue && c.schedDelay > 0) at = this.now + c.schedDelay;
     if (c.schedMinInterval > 0) at = Math.max(at, this.lastSchedule + c.schedMinInterval);
     if (at > this.now) {
@@ -354,14 +353,43 @@ export class SlurmEngine implements BackfillView {
     }
     if (this.config.backfill && !this.bfScheduled && this.pending.length > 0) {
       this.bfScheduled = true;
-      this.queue.push(this.nextTick(this.config.bfInterval, this.config.bfGrid), BACKFILL);
+      this.queue.push(this.nextBackfill(), BACKFILL);
     }
     if (this.config.schedInterval > 0 && !this.schedScheduled && this.pending.length > 0) {
       this.schedScheduled = true;
-      // with batchSchedDelay the periodic pass is the background thread's (controller.c): on its tick
-      const phase = this.config.batchSchedDelay > 0 ? this.config.bgTickPhase : 0;
-      this.queue.push(this.nextTick(this.config.schedInterval, true, phase), SCHED);
+      this.queue.push(this.nextSchedInterval(), SCHED);
     }
+  }
+
+  /** The background thread's first tick (`k + bgTickPhase`) at or after `t`. */
+  private bgTick(t: number): number {
+    const ph = this.config.bgTickPhase;
+    return Math.ceil(t - ph - 1e-9) + ph;
+  }
+
+  /**
+   * The next backfill pass: `bfInterval` after now, or on its grid (`bfGrid`): multiples of `bfInterval`
+   * from time 0, or with `timerOrigin` from slurmctld's start (the backfill thread sleeps `bf_interval` after
+   * each pass from its start).
+   */
+  private nextBackfill(): number {
+    const c = this.config;
+    const phase = c.timerOrigin !== undefined && c.bfInterval > 1 ? c.timerOrigin : 0;
+    return this.nextTick(c.bfInterval, c.bfGrid, phase);
+  }
+
+  /**
+   * The next periodic main pass (`sched_interval`): on the grid `k x interval` from time 0, with
+   * `batchSchedDelay` on the background thread's tick (controller.c); with `timerOrigin`, every `interval`
+   * whole seconds from slurmctld's start.
+   */
+  private nextSchedInterval(): number {
+    const c = this.config;
+    if (c.batchSchedDelay <= 0) return this.nextTick(c.schedInterval, true, 0);
+    if (c.timerOrigin === undefined) return this.nextTick(c.schedInterval, true, c.bgTickPhase);
+    const base = Math.floor(c.timerOrigin + 1e-9);
+    const k = Math.floor((this.now - base) / c.schedInterval + 1e-9) + 1;
+    return this.bgTick(base + k * c.schedInterval);
   }
 
   /** The next `PriorityCalcPeriod` tick: a period from now, or the next point of its grid (`calcPhase`). */
@@ -738,7 +766,7 @@ export class SlurmEngine implements BackfillView {
     }
     if (this.pending.length > 0 && (this.nRunning > 0 || this.queue.size > 0)) {
       this.bfScheduled = true;
-      this.queue.push(this.nextTick(cfg.bfInterval, cfg.bfGrid), BACKFILL);
+      this.queue.push(this.nextBackfill(), BACKFILL);
     }
   }
 

@@ -189,7 +189,8 @@ export function engineSchedule(
   const users = Math.max(1, ...jobs.map((j) => j.user + 1));
   const priority = { ...conf.config.priority! };
   if (ctldStart !== undefined) priority.calcPhase = (((ctldStart + clockPhase) % priority.calcPeriod) + priority.calcPeriod) % priority.calcPeriod;
-  const engine = new SlurmEngine(platform, { ...conf.config, priority, users });
+  const timers = ctldStart !== undefined ? { timerOrigin: ctldStart + clockPhase } : {};
+  const engine = new SlurmEngine(platform, { ...conf.config, priority, users, ...timers });
   const out: ScheduledJob[] = new Array(jobs.length);
   engine.onFinish((J, s) => {
     const k = J.id[s]!;

@@ -13,7 +13,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { HAVE_SLURM, TestCluster, decisions, exited, testPort } from '../slurmCluster.js';
+import { derive } from '../../src/core/rng.js';
+import { HAVE_SLURM, TestCluster, decisions, exited, testPort, waitFor } from '../slurmCluster.js';
 
 /**
  * The documented bound on decision-to-start (docs/slurm-agent.md, "Decision to start"): the release queues a
@@ -21,6 +22,9 @@ import { HAVE_SLURM, TestCluster, decisions, exited, testPort } from '../slurmCl
  * its previous one, plus the two `scontrol` commands: 3 + 1 + 1 s.
  */
 const START_BOUND = 5;
+
+/** The workloads' seed: fresh for every run (printed), or `CLUSTERGYM_SLURM_TEST_SEED`. */
+const SEED = Number(process.env.CLUSTERGYM_SLURM_TEST_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
 describe.skipIf(!HAVE_SLURM)('slurm-agent: node counts, exclusive nodes, tasks, memory, partitions, features, dependencies', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cg-slurm-req-'));
@@ -68,12 +72,12 @@ describe.skipIf(!HAVE_SLURM)('slurm-agent: node counts, exclusive nodes, tasks, 
     const dec = join(dir, `dec-${name}.jsonl`);
     const rec = join(dir, `rec-${name}`);
     const a = c.agent(['--policy', policy, '--exit-when-idle', '--decisions', dec, '--record', rec]);
-    expect(await exited(a), a.out.join('')).toBe(0);
+    expect(await exited(a), `seed ${SEED}: ${a.out.join('')}`).toBe(0);
     const out = a.out.join('');
     expect(out).not.toMatch(/without a decision|not on the decided/);
     const ds = decisions(dec);
     const q = c.queue(ids);
-    const starts = c.startTimes();
+    const times = c.times();
     const latencies: number[] = [];
     for (const id of ids) {
       const j = q.get(id)!;
@@ -89,7 +93,7 @@ describe.skipIf(!HAVE_SLURM)('slurm-agent: node counts, exclusive nodes, tasks, 
       const ran = c.expand(j.nodes).sort();
       expect(ran, `nodes of job ${id}`).toEqual([...mine[0]!.nodes].sort());
       if (nodes[id] !== undefined) expect(ran, `node count of job ${id}`).toHaveLength(nodes[id]!);
-      const start = starts.get(id)!;
+      const start = times.get(id)?.start as number;
       expect(start, `start of job ${id} in slurmctld's log`).toBeDefined();
       const lag = start - mine[0]!.t;
       expect(lag, `job ${id} started before its decision`).toBeGreaterThanOrEqual(0);
@@ -99,40 +103,98 @@ describe.skipIf(!HAVE_SLURM)('slurm-agent: node counts, exclusive nodes, tasks, 
     const cmp = JSON.parse(readFileSync(join(rec, 'sim-to-real.json'), 'utf8')) as { live_order: string[]; swaps_beyond_poll: unknown[] };
     expect(cmp.live_order).toEqual(ds.map((d) => d.job_id));
     expect(cmp.swaps_beyond_poll, out).toEqual([]);
-    console.log(`slurm-agent ${name}: decision to start ${latencies.map((x) => x.toFixed(2)).join(' ')} s`);
+    console.log(`slurm-agent ${name} (seed ${SEED}): decision to start ${latencies.map((x) => x.toFixed(2)).join(' ')} s`);
     return { out, latencies };
   };
 
-  it('whole nodes: -N 1..3 --exclusive runs on exactly its decided nodes, that many', async () => {
-    const shapes = [2, 1, 3, 1, 2, 3, 1];
-    const ids = shapes.map((n, i) => c.sbatch(['-H', '-N', String(n), '--exclusive', '-t', String(1 + (i % 2))], 2 + (i % 3)));
-    await runAndCheck('nodes', ids, Object.fromEntries(ids.map((id, i) => [id, shapes[i]!])));
+  /** A workload's jobs (sbatch options and sleep) drawn from the test's seed. */
+  const draw = (kind: 'nodes' | 'tasks' | 'mix', n: number): { args: string[]; sleep: number; nodes?: number }[] => {
+    const rng = derive(SEED, `slurm-agent-${kind}`);
+    return Array.from({ length: n }, () => {
+      const sleep = 2 + rng.int(3);
+      const t = ['-t', String(1 + rng.int(2))];
+      const nodes = () => {
+        const k = 1 + rng.int(3);
+        return { args: ['-H', '-N', String(k), '--exclusive', ...t], sleep, nodes: k };
+      };
+      const tasks = () => ({ args: ['-H', '-n', String(1 + rng.int(6)), ...t], sleep });
+      if (kind === 'nodes') return nodes();
+      if (kind === 'tasks') return tasks();
+      const u = rng.uniform(0, 1);
+      if (u < 0.25) return nodes();
+      const job = tasks();
+      if (rng.uniform(0, 1) < 0.6) job.args.push(`--mem=${500 * (1 + rng.int(7))}`);
+      const where = rng.int(4);
+      if (where === 1) job.args.push('-p', 'half');
+      else if (where === 2) job.args.push('-p', 'all,half');
+      else if (where === 3) job.args.push('-C', 'b');
+      return job;
+    });
+  };
+  const submitAll = (jobs: { args: string[]; sleep: number }[]) => jobs.map((j) => c.sbatch(j.args, j.sleep));
+
+  it('whole nodes: -N K --exclusive runs on exactly its decided nodes, K of them', async () => {
+    const jobs = draw('nodes', 7);
+    const ids = submitAll(jobs);
+    await runAndCheck('nodes', ids, Object.fromEntries(ids.map((id, i) => [id, jobs[i]!.nodes!])));
   }, 120_000);
 
   it('tasks: -n 1..6 on shared nodes (500 MB per CPU by default)', async () => {
-    const tasks = [3, 6, 1, 4, 2, 5, 2, 3];
-    const ids = tasks.map((n, i) => c.sbatch(['-H', '-n', String(n), '-t', '1'], 2 + (i % 3)));
+    const ids = submitAll(draw('tasks', 8));
     await runAndCheck('tasks', ids, {});
   }, 120_000);
 
   it('a mix with memory, partitions, a constraint, a dependency and a job no node can run', async () => {
-    const x1 = c.sbatch(['-H', '-N', '2', '--exclusive', '-t', '1'], 3);
-    const m1 = c.sbatch(['-H', '-n', '2', '--mem=3500', '-t', '1'], 3);
-    const m2 = c.sbatch(['-H', '-n', '2', '--mem=3000', '-p', 'half', '-t', '1'], 2);
-    const m3 = c.sbatch(['-H', '-n', '3', '-p', 'all,half', '-t', '1'], 2);
-    const f1 = c.sbatch(['-H', '-n', '1', '-C', 'b', '-t', '1'], 2);
-    const x2 = c.sbatch(['-H', '-N', '1', '--exclusive', '-p', 'half', '-t', '2'], 2);
-    const dep = c.sbatch(['-H', '-n', '4', '-t', '1', `--dependency=afterok:${m1}`], 2);
+    const jobs = draw('mix', 6);
+    const ids = submitAll(jobs);
+    const first = ids[0]!;
+    const dep = c.sbatch(['-H', '-n', '2', '-t', '1', `--dependency=afterok:${first}`], 2);
     const never = c.sbatch(['-H', '-n', '1', '-p', 'half', '-C', 'a', '-t', '1'], 1);
-    const ids = [x1, m1, m2, m3, f1, x2, dep, never];
-    const { out } = await runAndCheck('mix', ids, { [x1]: 2, [x2]: 1 }, [never]);
+    const all = [...ids, dep, never];
+    const { out } = await runAndCheck('mix', all, Object.fromEntries(ids.flatMap((id, i) => (jobs[i]!.nodes ? [[id, jobs[i]!.nodes!]] : []))), [never]);
     expect(out).toMatch(new RegExp(`job ${never} is left held: no node of partition half has what it asks`));
     const ds = decisions(join(dir, 'dec-mix.jsonl'));
     const at = (id: string) => ds.find((d) => d.job_id === id)!;
-    // where the request allows: half and -C b on n3-n4; the dependent job decided only after m1 ended
-    for (const id of [m2, f1, x2]) for (const n of at(id).nodes) expect(['n3', 'n4'], `job ${id} on ${n}`).toContain(n);
-    const m1End = c.queue([m1]).get(m1)!;
-    expect(m1End.job_state).toBe('COMPLETED');
-    expect(at(dep).t).toBeGreaterThan(at(m1).t);
+    // where the request allows: -p half and -C b on n3-n4
+    for (const [i, id] of ids.entries()) {
+      const a = jobs[i]!.args;
+      if (a.includes('half') && !a.includes('all,half')) for (const n of at(id).nodes) expect(['n3', 'n4'], `job ${id} (-p half) on ${n}`).toContain(n);
+      if (a.includes('b')) for (const n of at(id).nodes) expect(['n3', 'n4'], `job ${id} (-C b) on ${n}`).toContain(n);
+    }
+    // the dependent job is decided only once its dependency ended
+    expect(at(dep).t).toBeGreaterThan(c.times().get(first)?.end as number);
   }, 120_000);
+
+  it('SIGTERM releases every held job to Slurm; after SIGKILL held jobs stay held and a restarted agent finishes them: none lost', async () => {
+    const ids = submitAll(draw('mix', 8));
+    const dec = join(dir, 'dec-term.jsonl');
+    const a = c.agent(['--policy', 'fcfs', '--decisions', dec]);
+    await waitFor('a first decision', () => decisions(dec).length >= 1, 30_000);
+    a.kill('SIGTERM');
+    expect(await exited(a), a.out.join('')).toBe(0);
+    expect(a.out.join('')).toMatch(/released \d+ held job/);
+    for (const j of c.queue(ids).values()) expect(j.priority, `job ${j.job_id} not held`).toBeGreaterThan(0);
+    await waitFor('every job completed', c.allDone(ids), 90_000);
+    // SIGKILL: the held jobs stay held, the decided ones run; a restarted agent takes up the rest
+    const more = submitAll(draw('mix', 8).map((j) => ({ ...j, sleep: j.sleep + 1 })));
+    const dec1 = join(dir, 'dec-kill1.jsonl');
+    const b = c.agent(['--policy', 'fcfs', '--decisions', dec1]);
+    await waitFor('a first decision released', () => decisions(dec1).some((d) => c.queue([d.job_id]).get(d.job_id)!.priority > 0), 30_000);
+    b.kill('SIGKILL');
+    await exited(b);
+    const q = c.queue(more);
+    const decided = new Set(decisions(dec1).map((d) => d.job_id));
+    for (const id of more) if (!decided.has(id) && q.get(id)!.job_state === 'PENDING') expect(q.get(id)!.priority, `job ${id} still held`).toBe(0);
+    const dec2 = join(dir, 'dec-kill2.jsonl');
+    const r = c.agent(['--policy', 'fcfs', '--exit-when-idle', '--decisions', dec2]);
+    expect(await exited(r), r.out.join('')).toBe(0);
+    const final = c.queue(more);
+    const ds = [...decisions(dec1), ...decisions(dec2)];
+    for (const id of more) {
+      expect(final.get(id)!.job_state, `job ${id}`).toBe('COMPLETED');
+      const mine = ds.filter((d) => d.job_id === id);
+      expect(mine, `decisions of job ${id}`).toHaveLength(1);
+      expect(c.expand(final.get(id)!.nodes).sort(), `nodes of job ${id}`).toEqual([...mine[0]!.nodes].sort());
+    }
+  }, 240_000);
 });
