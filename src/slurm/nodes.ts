@@ -133,7 +133,12 @@ export class NodeMap {
         jobs[i]! -= 1;
       }
     }
-    return evalNodes(Int32Array.from(P, (x, i) => usableUnits(req, this.cap[x]!, free[i]!, mem[i]!, jobs[i] === 0)), req) !== null;
+    return (
+      evalNodes(
+        Int32Array.from(P, (x, i) => usableUnits(req, this.cap[x]!, free[i]!, mem[i]!, jobs[i] === 0)),
+        req,
+      ) !== null
+    );
   }
 
   /** Frees what slot `s` holds (if anything). */
