@@ -11,13 +11,24 @@ import { join } from 'node:path';
 import type { Platform } from '../../src/platform/platform.js';
 import type { SlurmJob } from '../../src/slurm/client.js';
 import type { Job } from '../../src/workload/job.js';
-import type { TrackedJob } from './agent.js';
+import type { SlurmRequest } from '../../src/slurm/request.js';
+
+/** What the record needs of a job the agent followed (`TrackedJob`). */
+export interface RecordedJob {
+  slurm: SlurmJob;
+  job: Job | null;
+  decision: { t: number; nodes: string[] } | null;
+  start: number;
+  end: number;
+  note?: string;
+  request?: SlurmRequest;
+}
 
 /** Writes the record of the jobs `tracked` to `dir` (times relative to `origin`, Unix s). */
 export function writeRecord(
   dir: string,
   origin: number,
-  tracked: readonly TrackedJob[],
+  tracked: readonly RecordedJob[],
   platform: Platform,
   nodeNames: readonly string[],
   reqTime: (j: SlurmJob) => number,
