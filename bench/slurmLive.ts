@@ -74,13 +74,16 @@ export async function runCell(cell: MatrixCell, dir: string, portBase: number, s
         summary: summarise(run.jobs, capacity, (id) => units.get(id) ?? 0),
         clock_phase: run.clockPhase,
         ...(run.ctldStart !== undefined ? { ctld_start: run.ctldStart } : {}),
+        ...(run.bgTicks ? { bg_ticks: run.bgTicks } : {}),
+        ...(run.bfTicks ? { bf_ticks: run.bfTicks } : {}),
       };
       writeFileSync(join(dir, `live-${r}.json`), `${JSON.stringify(saved, null, 1)}\n`);
       live.push(saved);
     }
-    const engine = engineSchedule(replay, conf, undefined, 0, live[0]!.ctld_start);
-    writeFileSync(join(dir, 'engine.json'), `${JSON.stringify(engine, null, 1)}\n`);
-    const cmp = compareWithLive(engine, live);
+    // the engine on each live run's own timers (slurmctld's log)
+    const engines = live.map((l) => engineSchedule(replay, conf, undefined, 0, l.ctld_start, { bg: l.bg_ticks, bf: l.bf_ticks }));
+    for (const [k, e] of engines.entries()) writeFileSync(join(dir, `engine-${k + 1}.json`), `${JSON.stringify(e, null, 1)}\n`);
+    const cmp = compareWithLive(engines, live);
     writeFileSync(join(dir, 'comparison.json'), `${JSON.stringify(cmp, null, 1)}\n`);
     const a = cmp.agreement;
     return {

@@ -68,7 +68,15 @@ export const flags = defineFlags({
  * A schedule; a live run's also says where its time 0 fell on the wall clock (`clock_phase`, s; unknown for
  * runs saved before it was recorded) and when slurmctld started (`ctld_start`, s in the run's time).
  */
-type Schedule = { jobs: ScheduledJob[]; summary: ScheduleSummary; clock_phase?: number; ctld_start?: number };
+type Schedule = {
+  jobs: ScheduledJob[];
+  summary: ScheduleSummary;
+  clock_phase?: number;
+  ctld_start?: number;
+  /** slurmctld's timer ticks (its log at debug2): the background thread's, the backfill passes. */
+  bg_ticks?: number[];
+  bf_ticks?: number[];
+};
 
 /** A live run as `--out` writes it (`live-K.json`). */
 const SavedRunSchema = z.object({
@@ -86,11 +94,13 @@ const SavedRunSchema = z.object({
   ),
   clock_phase: z.number().optional(),
   ctld_start: z.number().optional(),
+  bg_ticks: z.array(z.number()).optional(),
+  bf_ticks: z.array(z.number()).optional(),
 });
 
 /** The live runs saved in `dir` (`live-1.json`, `live-2.json`, ... while they exist), checked with zod. */
-function readSavedRuns(dir: string): { jobs: ScheduledJob[]; clock_phase?: number; ctld_start?: number }[] {
-  const runs: { jobs: ScheduledJob[]; clock_phase?: number; ctld_start?: number }[] = [];
+function readSavedRuns(dir: string): Omit<Schedule, 'summary'>[] {
+  const runs: Omit<Schedule, 'summary'>[] = [];
   for (let k = 1; existsSync(join(dir, `live-${k}.json`)); k++) {
     const file = join(dir, `live-${k}.json`);
     let raw: unknown;
@@ -101,8 +111,8 @@ function readSavedRuns(dir: string): { jobs: ScheduledJob[]; clock_phase?: numbe
     }
     const r = SavedRunSchema.safeParse(raw);
     if (!r.success) throw inputErrorFromIssues(file, r.error.issues);
-    const { jobs, clock_phase, ctld_start } = r.data;
-    runs.push({ jobs, ...(clock_phase !== undefined ? { clock_phase } : {}), ...(ctld_start !== undefined ? { ctld_start } : {}) });
+    const { jobs, ...rest } = r.data;
+    runs.push({ jobs, ...Object.fromEntries(Object.entries(rest).filter(([, x]) => x !== undefined)) });
   }
   if (runs.length === 0) throw new InputError(`--live-from ${dir}: no live-1.json there (write one with --live --out ${dir})`);
   return runs;
@@ -170,12 +180,20 @@ export const command: CliCommandModule = {
             summary: summarise(sched.jobs, capacity, (id) => units.get(id) ?? 0),
             clock_phase: sched.clockPhase,
             ...(sched.ctldStart !== undefined ? { ctld_start: sched.ctldStart } : {}),
+            ...(sched.bgTicks ? { bg_ticks: sched.bgTicks } : {}),
+            ...(sched.bfTicks ? { bf_ticks: sched.bfTicks } : {}),
           });
         }
       }
       // multifactor priorities are recomputed on slurmctld's decay ticks: from its start in the first live run
       const ctldStart = v['ctld-start'] ?? live[0]?.ctld_start;
-      const engine = engineSchedule(jobs, conf, undefined, v['clock-phase'], ctldStart);
+      // the engine on each live run's own timers when its log showed them (slurmctld's threads drift with the
+      // load); the engine's schedule reported is the first run's (or the nominal timers' without live runs)
+      const timed = live.length > 0 && live.every((l) => l.bg_ticks !== undefined || l.bf_ticks !== undefined);
+      const engines = timed
+        ? live.map((l) => engineSchedule(jobs, conf, undefined, v['clock-phase'], v['ctld-start'] ?? l.ctld_start, { bg: l.bg_ticks, bf: l.bf_ticks }))
+        : [engineSchedule(jobs, conf, undefined, v['clock-phase'], ctldStart)];
+      const engine = engines[0]!;
       const result: Record<string, unknown> = {
         workload,
         format: trace.format,
@@ -189,7 +207,8 @@ export const command: CliCommandModule = {
       };
       if (live.length > 0) {
         result.live = live;
-        result.comparison = compareWithLive(engine, live);
+        result.comparison = compareWithLive(timed ? engines : engine, live);
+        if (timed) result.engine_runs = engines.map((e) => e.summary);
       }
       if (v.out !== undefined) {
         mkdirSync(v.out, { recursive: true });

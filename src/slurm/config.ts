@@ -143,6 +143,14 @@ export interface SlurmConfig {
    */
   timerOrigin?: number;
   /**
+   * slurmctld's own timer ticks as a live run's log shows them (engine time, ascending; `LiveRun`): the
+   * background thread's (a sparse sample: its ticks in between are every `(b - a) / round(b - a)` s between
+   * two samples `a`, `b`, which gives their sub-second phase, drifting with the load) replaces `bgTickPhase`;
+   * the backfill passes' replace the backfill grid. Undefined: the nominal timers.
+   */
+  bgTickTimes?: readonly number[];
+  bfTickTimes?: readonly number[];
+  /**
    * Backfill passes on a fixed grid (multiples of `bfInterval` from time 0, as slurmctld's backfill
    * thread keeps its own timer) instead of `bfInterval` after the instant a job arrived to an idle queue.
    */

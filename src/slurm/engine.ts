@@ -140,6 +140,8 @@ export class SlurmEngine implements BackfillView {
   /** `nodeSelect`: which slot holds each node (null otherwise); the nodes chosen for the job being started. */
   readonly nodeMap: NodeMap | null;
   private picked: NodeAlloc | null = null;
+  /** During a main pass with several partitions: the groups of partitions whose jobs were left pending (1). */
+  private offGroups: Uint8Array | null = null;
   /** `nodeSelect`: what each job in the system asks of the nodes. */
   private readonly requests = new Map<number, NodeRequest>();
   /** The backfill planners (`backfill.ts`), one of which runs each pass by the configuration. */
@@ -361,10 +363,20 @@ export class SlurmEngine implements BackfillView {
     }
   }
 
-  /** The background thread's first tick (`k + bgTickPhase`) at or after `t`. */
+  /** The background thread's first tick at or after `t`: `k + bgTickPhase`, or from its measured ticks (`bgTickTimes`). */
   private bgTick(t: number): number {
-    const ph = this.config.bgTickPhase;
-    return Math.ceil(t - ph - 1e-9) + ph;
+    const xs = this.config.bgTickTimes;
+    if (xs === undefined || xs.length < 2) {
+      const ph = this.config.bgTickPhase;
+      return Math.ceil(t - ph - 1e-9) + ph;
+    }
+    // the two measured ticks around t (the first or last two outside), the ticks between them evenly spaced
+    let i = 0;
+    while (i < xs.length - 2 && xs[i + 1]! <= t) i++;
+    const a = xs[i]!;
+    const b = xs[i + 1]!;
+    const p = (b - a) / Math.max(1, Math.round(b - a));
+    return a + Math.ceil((t - a) / p - 1e-9) * p;
   }
 
   /**
@@ -374,6 +386,18 @@ export class SlurmEngine implements BackfillView {
    */
   private nextBackfill(): number {
     const c = this.config;
+    const xs = c.bfTickTimes;
+    if (xs !== undefined && xs.length > 0 && xs[xs.length - 1]! > this.now) {
+      // the next measured pass after now
+      let lo = 0;
+      let hi = xs.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (xs[mid]! > this.now + 1e-9) hi = mid;
+        else lo = mid + 1;
+      }
+      return xs[lo]!;
+    }
     const phase = c.timerOrigin !== undefined && c.bfInterval > 1 ? c.timerOrigin : 0;
     return this.nextTick(c.bfInterval, c.bfGrid, phase);
   }
@@ -646,14 +670,15 @@ export class SlurmEngine implements BackfillView {
    */
   private fitNow(s: number): number {
     const nm = this.nodeMap;
+    const off = this.offGroups;
     if (nm !== null) {
-      const a = nm.fit(this.requests.get(s)!, this.jobs.part[s]!);
+      const a = nm.fit(this.requests.get(s)!, this.jobs.part[s]!, off);
       if (a === null) return -1;
       this.picked = a;
       return nm.groupOf[a.nodes[0]!]!;
     }
     const cores = this.jobs.cores[s]!;
-    for (const g of this.platform.partitions[this.jobs.part[s]!]!.groups) if (this.free[g]! >= cores) return g;
+    for (const g of this.platform.partitions[this.jobs.part[s]!]!.groups) if (this.free[g]! >= cores && !(off !== null && off[g])) return g;
     return -1;
   }
 
@@ -672,7 +697,11 @@ export class SlurmEngine implements BackfillView {
     }
     const p = this.pending;
     if (p.length === 0) return;
-    const blocked = new Uint8Array(this.platform.partitions.length);
+    const parts = this.platform.partitions;
+    const blocked = new Uint8Array(parts.length);
+    // a job left pending takes its partition's nodes out of this pass for every partition (job_scheduler.c
+    // `_schedule`: "Do not schedule more jobs in this partition or on nodes in this partition")
+    this.offGroups = parts.length > 1 ? new Uint8Array(this.platform.groupNames.length) : null;
     let started = 0;
     const depth = Math.min(p.length, this.config.queueDepth);
     this.walking = true;
@@ -686,9 +715,13 @@ export class SlurmEngine implements BackfillView {
         p[i] = -1;
         started++;
         this.startJob(s, g);
-      } else blocked[part] = 1;
+      } else {
+        blocked[part] = 1;
+        if (this.offGroups !== null) for (const x of parts[part]!.groups) this.offGroups[x] = 1;
+      }
     }
     this.walking = false;
+    this.offGroups = null;
     if (started > 0) this.pending = p.filter((x) => x >= 0);
     if (this.requeued.length > 0) {
       for (const s of this.requeued) this.insertPending(s);

@@ -53,6 +53,13 @@ export interface LiveRun {
    * undefined without the log. Slurm's priority decay thread ticks every `PriorityCalcPeriod` from there.
    */
   ctldStart?: number;
+  /**
+   * slurmctld's timers as its log shows them (`SlurmctldDebug=debug2`), in the run's time: ticks of the
+   * background thread (`Testing job time limits`, every 30 s) and every backfill pass (`jobs to backfill`).
+   * Undefined without that log level. They drift with the machine's load; `engineSchedule` follows them.
+   */
+  bgTicks?: number[];
+  bfTicks?: number[];
 }
 
 const TERMINAL = new Set(['COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL', 'PREEMPTED', 'OUT_OF_MEMORY', 'BOOT_FAIL', 'DEADLINE']);
@@ -89,6 +96,18 @@ export function ctldStarts(text: string): number[] {
   const re = /^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})\] slurmctld version \S+ started/gm;
   for (let m = re.exec(text); m; m = re.exec(text)) out.push(Date.parse(`${m[1]}Z`) / 1000);
   return out;
+}
+
+/** slurmctld's timer ticks from its log (epoch s): the background thread's and the backfill passes. */
+export function ctldTimers(text: string): { bg: number[]; bf: number[] } {
+  const bg: number[] = [];
+  const bf: number[] = [];
+  const re = /^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})\] (.*)$/gm;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m[2]!.includes('Testing job time limits')) bg.push(Date.parse(`${m[1]}Z`) / 1000);
+    else if (/jobs to backfill/.test(m[2]!)) bf.push(Date.parse(`${m[1]}Z`) / 1000);
+  }
+  return { bg, bf };
 }
 
 /** `SlurmctldLogFile` of a slurm.conf, if any. */
@@ -181,11 +200,13 @@ export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Pr
     const logFile = ctldLogFile(o.slurmConf);
     let ctld = new Map<number, { submit?: number; start?: number; end?: number; backfill?: boolean }>();
     let starts: number[] = [];
+    let timers: { bg: number[]; bf: number[] } = { bg: [], bf: [] };
     if (logFile) {
       try {
         const text = readFileSync(logFile, 'utf8');
         ctld = readCtldLog(text);
         starts = ctldStarts(text);
+        timers = ctldTimers(text);
       } catch {
         log(`live: cannot read ${logFile}; times in whole seconds`);
       }
@@ -214,7 +235,18 @@ export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Pr
       };
     });
     const started = starts.filter((t) => t <= origin + first.submit + 1).pop();
-    return { jobs: scheduled, clockPhase, ...(useLog && started !== undefined ? { ctldStart: started - origin } : {}) };
+    // the timers over the run (from a minute before it to its end)
+    const last = Math.max(...scheduled.map((j) => j.end));
+    const within = (xs: number[]) => xs.map((t) => t - origin).filter((t) => t >= -60 && t <= last + 5);
+    const bgTicks = within(timers.bg);
+    const bfTicks = within(timers.bf);
+    return {
+      jobs: scheduled,
+      clockPhase,
+      ...(useLog && started !== undefined ? { ctldStart: started - origin } : {}),
+      ...(useLog && bgTicks.length >= 2 ? { bgTicks } : {}),
+      ...(useLog && bfTicks.length >= 2 ? { bfTicks } : {}),
+    };
   } catch (e) {
     await cancel();
     throw e;

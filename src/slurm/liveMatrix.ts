@@ -16,7 +16,8 @@
  * Multifactor: `PriorityWeightJobSize=1000`, `PriorityWeightPartition=1000`, `PriorityWeightAge=100000` (age
  * reorders jobs of one size after a minute or two of waiting), `PriorityCalcPeriod=1` (minute; the decay
  * thread ticks from slurmctld's start, which the live run records). Runs of 5-30 s, time limits of 1-3
- * minutes, Poisson arrivals at an offered load of 1.2.
+ * minutes, Poisson arrivals at an offered load of 1.2. `SlurmctldDebug=debug2`: slurmctld's log then shows
+ * its timers, which the comparison follows (`LiveRun.bgTicks`, `bfTicks`).
  */
 import { derive } from '../core/rng.js';
 import type { TraceJob } from './records.js';
@@ -73,7 +74,8 @@ export function matrixCell(name: string): MatrixCell {
 export function cellConfLines(c: MatrixCell): string {
   const sched = [`bf_interval=${c.bfInterval}`, `bf_resolution=${c.bfResolution}`];
   if (c.sched === 'changed') sched.push('sched_interval=20', 'batch_sched_delay=1');
-  const lines = ['SchedulerType=sched/backfill', `SchedulerParameters=${sched.join(',')}`, 'MinJobAge=3600'];
+  // debug2: slurmctld's timers in its log (the background thread's ticks, every backfill pass)
+  const lines = ['SchedulerType=sched/backfill', `SchedulerParameters=${sched.join(',')}`, 'MinJobAge=3600', 'SlurmctldDebug=debug2'];
   if (c.priority === 'basic') lines.push('PriorityType=priority/basic');
   else
     lines.push(

@@ -107,10 +107,12 @@ export class NodeMap {
     };
   }
 
-  /** Where the select plugin would put `req` now among the nodes of partition `part`, or null. */
-  fit(req: NodeRequest, part: number): NodeAlloc | null {
+  /** Where the select plugin would put `req` now among the nodes of partition `part` (but those of groups `off`), or null. */
+  fit(req: NodeRequest, part: number, off: Uint8Array | null = null): NodeAlloc | null {
     const P = this.partitionNodes[part]!;
-    const avail = Int32Array.from(P, (x) => usableUnits(req, this.cap[x]!, this.free[x]!, this.memFree[x]!, this.jobsOn[x] === 0));
+    const avail = Int32Array.from(P, (x) =>
+      off !== null && off[this.groupOf[x]!] ? 0 : usableUnits(req, this.cap[x]!, this.free[x]!, this.memFree[x]!, this.jobsOn[x] === 0),
+    );
     const pick = evalNodes(avail, req);
     return pick === null ? null : allocOf(req, pick, P, this);
   }

@@ -22,7 +22,7 @@
  * `max_x |F_a(x) - F_b(x)|` of the two wait distributions, each side's summary, and the jobs that
  * overtook in one schedule and not in the other, with the job they passed and when each side started it.
  */
-import type { JobShape, SlurmJobInput } from './config.js';
+import type { JobShape, SlurmConfig, SlurmJobInput } from './config.js';
 import { SlurmEngine } from './engine.js';
 import { JobState, STATE_NAMES } from './jobs.js';
 import { SlurmPlatform } from './platform.js';
@@ -184,13 +184,19 @@ export function engineSchedule(
   jobOverhead = SLURM_JOB_OVERHEAD,
   clockPhase = 0,
   ctldStart?: number,
+  timers?: { bg?: readonly number[]; bf?: readonly number[] },
 ): { jobs: ScheduledJob[]; summary: ScheduleSummary } {
   const platform = new SlurmPlatform(conf.platform, conf.file);
   const users = Math.max(1, ...jobs.map((j) => j.user + 1));
   const priority = { ...conf.config.priority! };
   if (ctldStart !== undefined) priority.calcPhase = (((ctldStart + clockPhase) % priority.calcPeriod) + priority.calcPeriod) % priority.calcPeriod;
-  const timers = ctldStart !== undefined ? { timerOrigin: ctldStart + clockPhase } : {};
-  const engine = new SlurmEngine(platform, { ...conf.config, priority, users, ...timers });
+  const shift = (xs: readonly number[] | undefined) => (xs === undefined ? undefined : xs.map((t) => t + clockPhase));
+  const clocks: Partial<SlurmConfig> = {
+    ...(ctldStart !== undefined ? { timerOrigin: ctldStart + clockPhase } : {}),
+    ...(timers?.bg && timers.bg.length >= 2 ? { bgTickTimes: shift(timers.bg)! } : {}),
+    ...(timers?.bf && timers.bf.length >= 1 ? { bfTickTimes: shift(timers.bf)! } : {}),
+  };
+  const engine = new SlurmEngine(platform, { ...conf.config, priority, users, ...clocks });
   const out: ScheduledJob[] = new Array(jobs.length);
   engine.onFinish((J, s) => {
     const k = J.id[s]!;
