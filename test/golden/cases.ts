@@ -16,6 +16,8 @@ import { MalleableSim } from '../../src/malleable/engine.js';
 import { dmrPolicy, neverPolicy } from '../../src/malleable/policy.js';
 import { paperWorkload } from '../../src/malleable/workload.js';
 import { loadPlatform } from '../../src/platform/loader.js';
+import type { Platform } from '../../src/platform/platform.js';
+import type { Job } from '../../src/workload/job.js';
 import { defaultPlatformFor } from '../../src/platform/homogeneous.js';
 import type { JobRecord } from '../../src/execution/simulator.js';
 import { makeScheduler } from '../../src/scheduling/policyName.js';
@@ -61,8 +63,8 @@ function mainCase(
     engine: 'main',
     run() {
       const records: JobRecord[] = [];
-      let platform;
-      let jobs;
+      let platform: Platform;
+      let jobs: Job[];
       if (opts.workload === 'mixed') {
         platform = loadPlatform(join(ROOT, 'data/platforms/hetero-20.json'));
         jobs = loadWorkload(join(ROOT, 'data/workloads/mixed-300.json')).jobs;
