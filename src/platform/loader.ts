@@ -78,7 +78,10 @@ const NativeNodeSchema = z
     memory_gb: positive,
     comm_bw: positive.default(DEFAULT_COMM_BW),
     processors: z.array(NativeProcessorSchema).min(1),
-    gpus: z.object({ count: z.number().int().nonnegative(), type: z.string().min(1) }).strict().optional(),
+    gpus: z
+      .object({ count: z.number().int().nonnegative(), type: z.string().min(1) })
+      .strict()
+      .optional(),
     pstates: z
       .array(z.object({ speed: nonNegative, idle: nonNegative.optional(), epsilon: nonNegative.optional(), all_cores: nonNegative.optional() }).strict())
       .min(1)

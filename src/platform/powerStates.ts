@@ -82,7 +82,12 @@ export function idleAndFullWatts(node: PowerSource): { idle: number; full: numbe
 export function nodePowerStates(node: PowerSource, name: string, coreSpeed: number): PState[] {
   const w = idleAndFullWatts(node);
   if (!node.pstates || node.pstates.length === 0) return [{ kind: 'compute', speed: coreSpeed, idleW: w.idle, fullW: w.full }];
-  const pstates: PState[] = node.pstates.map((ps) => ({ kind: 'compute', speed: ps.speed, idleW: ps.idle ?? w.idle, fullW: ps.all_cores ?? ps.idle ?? w.full }));
+  const pstates: PState[] = node.pstates.map((ps) => ({
+    kind: 'compute',
+    speed: ps.speed,
+    idleW: ps.idle ?? w.idle,
+    fullW: ps.all_cores ?? ps.idle ?? w.full,
+  }));
   for (const group of (node.properties?.['sleep_pstates'] ?? '').split(',').filter((g) => g.trim() !== '')) {
     const [sleep, off, on] = group.split(':').map((x) => Number(x.trim()));
     for (const k of [sleep, off, on])

@@ -37,9 +37,7 @@ import {
 /** A node-group platform (the Slurm engine's format; `partitions` optional here: one implicit `all`). */
 export const NodeGroupSpecSchema = z
   .object({
-    groups: z
-      .array(z.object({ name: z.string().min(1), count: z.number().int().positive(), cores: z.number().int().positive() }).strict())
-      .min(1),
+    groups: z.array(z.object({ name: z.string().min(1), count: z.number().int().positive(), cores: z.number().int().positive() }).strict()).min(1),
     partitions: z.array(PartitionSchema).optional(),
   })
   .strict();
