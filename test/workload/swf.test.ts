@@ -82,7 +82,11 @@ describe('SWF reader', () => {
   it('reads the user, group, queue and partition fields as facets; -1 is absent', () => {
     const f = write(
       'facets.swf',
-      ['1 0 -1 10 1 -1 -1 1 20 -1 1 17 4 -1 2 3 -1 -1', '2 5 -1 10 1 -1 -1 1 20 -1 1 -1 -1 -1 -1 -1 -1 -1', '3 6 -1 10 1 -1 -1 1 20 -1 1 0 0 -1 0 0 -1 -1'].join('\n'),
+      [
+        '1 0 -1 10 1 -1 -1 1 20 -1 1 17 4 -1 2 3 -1 -1',
+        '2 5 -1 10 1 -1 -1 1 20 -1 1 -1 -1 -1 -1 -1 -1 -1',
+        '3 6 -1 10 1 -1 -1 1 20 -1 1 0 0 -1 0 0 -1 -1',
+      ].join('\n'),
     );
     const facets = loadSwf(f).jobs.map((j) => [j.user, j.account, j.qos, j.partition]);
     expect(facets).toEqual([
