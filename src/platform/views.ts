@@ -22,7 +22,7 @@
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues, jsonPath } from '../core/errors.js';
 import { ruleNaming } from './nodeGroups.js';
-import { PartitionSchema, type PreemptMode } from './partitions.js';
+import { type Partition, PartitionSchema } from './partitions.js';
 import {
   DEFAULT_COMM_BW,
   DEFAULT_MODELS,
@@ -108,19 +108,11 @@ export function platformFromHostGroups(hostGroups: readonly HostGroup[], where =
   return Platform.fromDescription({ name: 'hosts', models: { ...DEFAULT_MODELS, memory: 'none' }, clusters: [{ name: 'cluster0', groups }] }, undefined, where);
 }
 
-/** A partition over whole node groups (the Slurm engine's `Partition`, user names as strings). */
-export interface GroupPartition {
-  readonly name: string;
-  /** Indices of its groups. */
-  readonly groups: readonly number[];
-  readonly maxTime: number;
-  /** `MaxNodes`, or the partition's largest group when unlimited. */
-  readonly maxNodes: number;
-  readonly allowUsers: ReadonlySet<string> | null;
-  readonly priorityTier: number;
-  readonly priorityJobFactor: number;
-  readonly preemptMode: PreemptMode;
-}
+/**
+ * A partition over whole node groups (the Slurm engine's `Partition`, user names as strings): a
+ * platform partition's limits, its groups, and `maxNodes` the partition's largest group when unlimited.
+ */
+export type GroupPartition = Pick<Partition, 'name' | 'groups' | 'maxTime' | 'maxNodes' | 'allowUsers' | 'priorityTier' | 'priorityJobFactor' | 'preemptMode'>;
 
 /** A platform as node counts per group (the fields of the Slurm engine's `SlurmPlatform`). */
 export interface NodeGroupView {
