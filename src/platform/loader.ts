@@ -198,7 +198,7 @@ interface EntryNames {
  * `id` (one node) or `id0, id1, ...`, else `node<first>, node<first + 1>, ...`; the group is named
  * `group`, else `id`, else `implicitGroupName`.
  */
-export function entryGroup(n: EntryNames, first: number, where: string, path: (string | number)[]): { name: string; count: number; naming: NodeNaming } {
+function entryGroup(n: EntryNames, first: number, where: string, path: (string | number)[]): { name: string; count: number; naming: NodeNaming } {
   const count = n.count ?? n.names?.length ?? 1;
   let naming: NodeNaming;
   if (n.names !== undefined) {
