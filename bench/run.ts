@@ -24,6 +24,8 @@
  * - `leaderboard`: `clustergym leaderboard` at its defaults (nine settings, seed 0, the shipped models): seconds per setting and in total.
  * - `flat-es`: flat ES training throughput (steps/s, episodes/s) on the fair, cosched and slurm training configs.
  * - `lookahead`: `leaderboard --lookahead`'s reference rows on the cluster settings at their default episodes: seconds, and the means against the base and the best heuristic.
+ * - `platform`: loading seed 004's Raijin platform (3,600 nodes x 16 cores) written as one node group, as
+ *   the Slurm engine's node-group file and node by node: median/min/max ms and the heap it keeps.
  * - `netsim`: the flow model: 10,000 transfers on a 128-host fat-tree, `clustergym netsim` and SimGrid's
  *   Python bindings (one actor per flow, and one driver actor) each as a whole process, interleaved over
  *   3 rounds (median wall and CPU times, ratios, largest difference).
@@ -36,6 +38,7 @@ import { benchFlatEs } from './flatEs.js';
 import { benchIrmasim } from './irmasim.js';
 import { benchLeaderboard, benchLookahead } from './leaderboard.js';
 import { benchMalleable } from './malleable.js';
+import { benchPlatform } from './platform.js';
 import { benchPpo } from './ppo.js';
 import { benchNetsim } from './netsim.js';
 import { benchMillionJobs } from './scheduling.js';
@@ -61,6 +64,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   'flat-es': benchFlatEs,
   lookahead: benchLookahead,
   netsim: () => benchNetsim(),
+  platform: () => benchPlatform(),
 };
 
 /** Sections run only when named (`npm run bench -- slurm-live`). */

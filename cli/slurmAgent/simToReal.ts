@@ -95,7 +95,7 @@ export function compareWithSimulation(
   runSimulation(platform, jobs, scheduler, {
     listeners: [
       {
-        onJobStarted: (sim, rj) =>
+        onStart: (sim, rj) =>
           starts.push({ id: rj.job.id, t: sim.now + sim.timeOrigin, nodes: Array.from(rj.nodes, (n) => platform.nodeType[n] ?? platform.nodeName[n]!) }),
       },
     ],

@@ -56,7 +56,8 @@
  * share of job ends whose main pass runs at once, drawn per job (`endSchedShare`: in Slurm a race).
  */
 import { InputError } from '../core/errors.js';
-import { EventQueue } from '../core/eventQueue.js';
+import { type DiscreteEventEngine, type EngineListener, JobPhase } from '../core/engine.js';
+import { EventLoop } from '../core/eventLoop.js';
 import type { BackfillView } from './backfill.js';
 import { CountedPlanner } from './backfillCounted.js';
 import { NodeProfilePlanner } from './backfillNodes.js';
@@ -67,7 +68,10 @@ import { type NodeAlloc, NodeMap, type NodeRequest } from './nodes.js';
 import type { SlurmPlatform } from './platform.js';
 import { FairShare, UsageLedger, ageFactor, jobPriority, jobSizeFactor, jobSizeFactor22, type PriorityConfig } from './priority.js';
 
-/** Event kinds (the low 3 bits of an event's payload; the rest is the slot and its version). */
+/** The engine's inputs and settings live in `config.ts`; their types are re-exported here for callers of the engine. */
+export type { EngineStats, FinishListener, JobShape, SlurmConfig, SlurmJobInput } from './config.js';
+
+/** Event kinds (`EventLoop` kinds; a job event carries its slot, stamped with the slot's version). */
 const ARRIVAL = 0;
 const END = 1;
 const OP_SUSPEND = 2;
@@ -76,10 +80,15 @@ const BACKFILL = 4;
 const PRIO = 5;
 const SCHED = 6;
 const DEFER = 7;
-const SLOT_LIMIT = 2 ** 24;
+
+/**
+ * Observers of the engine: the engine listener of `core/engine.ts`, a job's handle being its slot in
+ * `engine.jobs` (read its fields during the call: the slot is recycled once the job has left).
+ */
+export type SlurmListener = EngineListener<SlurmEngine, number>;
 
 /** The discrete-event Slurm model. */
-export class SlurmEngine implements BackfillView {
+export class SlurmEngine implements DiscreteEventEngine, BackfillView {
   readonly jobs = new JobTable();
   readonly config: SlurmConfig;
   readonly fairShare: FairShare;
@@ -107,9 +116,14 @@ export class SlurmEngine implements BackfillView {
   private nRunning = 0;
   /** Preempt-suspended slots, in suspension order. */
   private suspended: number[] = [];
-  private readonly queue = new EventQueue<number>(4096);
+  /**
+   * Job events (arrival, end, operator suspend/resume; payload the slot, stamp the slot's version: stale
+   * when the slot moved on) and timed passes (backfill, priority, periodic and deferred main passes), in
+   * scheduling order within an instant; the passes an instant asks for run after all its events.
+   */
+  private readonly queue = new EventLoop<number>({ capacity: 4096 });
   private source: Iterator<SlurmJobInput> | null = null;
-  private readonly listeners: FinishListener[] = [];
+  private readonly listeners: SlurmListener[] = [];
   /** Cores x seconds run per user since the last `PriorityCalcPeriod` tick (folded into `fairShare` there). */
   private readonly usage: UsageLedger;
   private dirty = false;
@@ -168,7 +182,18 @@ export class SlurmEngine implements BackfillView {
 
   /** Registers a listener for jobs leaving the system. */
   onFinish(l: FinishListener): void {
+    const leave = (e: SlurmEngine, s: number) => l(e.jobs, s);
+    this.listeners.push({ onEnd: leave, onReject: leave });
+  }
+
+  /** Adds an observer (submissions, starts, ends, refusals; see `SlurmListener`). */
+  addListener(l: SlurmListener): void {
     this.listeners.push(l);
+  }
+
+  /** Whether nothing is left: no event (job to come, running or pending job, timed pass) remains. */
+  get done(): boolean {
+    return this.queue.size === 0 && this.source === null;
   }
 
   /** Streams jobs from `source` (submit times nondecreasing); one job is read ahead. */
@@ -212,7 +237,7 @@ export class SlurmEngine implements BackfillView {
   }
 
   private push(t: number, type: number, s: number): void {
-    this.queue.push(t, type + 8 * (s + SLOT_LIMIT * this.jobs.ver[s]!));
+    this.queue.schedule(t, type, s, this.jobs.ver[s]!);
   }
 
   /** Whether events remain. */
@@ -230,12 +255,14 @@ export class SlurmEngine implements BackfillView {
     this.runUntil(Number.POSITIVE_INFINITY);
   }
 
-  /** Processes every event with time <= `t` (and schedules after each instant); `now` ends at `t` when finite. */
-  runUntil(t: number): void {
-    while (this.queue.size > 0 && this.queue.peekTime() <= t) {
-      const time = this.queue.peekTime();
+  /** Processes every event with time <= `t` (and schedules after each instant); `now` ends at `t` when finite. Returns `now`. */
+  runUntil(t: number): number {
+    const q = this.queue;
+    for (;;) {
+      const time = q.peekTime();
+      if (time === Number.POSITIVE_INFINITY || time > t) break;
       this.now = time;
-      while (this.queue.size > 0 && this.queue.peekTime() === time) this.handle(this.queue.pop());
+      while (q.peekTime() === time && q.next()) this.handle(q.kind, q.payload!, q.stamp);
       // the periodic passes see the instant's state after all its events (not only those pushed before them)
       if (this.prioDue) {
         this.prioDue = false;
@@ -249,6 +276,7 @@ export class SlurmEngine implements BackfillView {
       }
     }
     if (Number.isFinite(t) && t > this.now) this.now = t;
+    return this.now;
   }
 
   /**
@@ -277,7 +305,7 @@ export class SlurmEngine implements BackfillView {
     if (at > this.now) {
       if (!(this.deferredAt > this.now && this.deferredAt <= at)) {
         this.deferredAt = at;
-        this.queue.push(at, DEFER);
+        this.queue.schedule(at, DEFER, -1);
       }
       return;
     }
@@ -293,12 +321,8 @@ export class SlurmEngine implements BackfillView {
     this.schedule();
   }
 
-  private handle(payload: number): void {
+  private handle(type: number, s: number, ver: number): void {
     this.stats.events++;
-    const type = payload % 8;
-    const rest = (payload - type) / 8;
-    const s = rest % SLOT_LIMIT;
-    const ver = (rest - s) / SLOT_LIMIT;
     switch (type) {
       case BACKFILL:
         this.bfScheduled = false;
@@ -339,9 +363,12 @@ export class SlurmEngine implements BackfillView {
     if (why !== null) {
       J.state[s] = JobState.Refused;
       this.stats.refused++;
-      this.leave(s);
+      for (const l of this.listeners) l.onReject?.(this, s);
+      this.requests.delete(s);
+      this.jobs.release(s);
       return;
     }
+    for (const l of this.listeners) l.onSubmit?.(this, s);
     J.priority[s] = this.computePriority(s, this.fairShare.totalUsage());
     this.insertPending(s);
     if (this.config.schedOnSubmit || this.config.batchSchedDelay > 0) this.dirty = true;
@@ -351,15 +378,15 @@ export class SlurmEngine implements BackfillView {
   private ensureTicks(): void {
     if (!this.prioScheduled) {
       this.prioScheduled = true;
-      this.queue.push(this.nextPriorityTick(), PRIO);
+      this.queue.schedule(this.nextPriorityTick(), PRIO, -1);
     }
     if (this.config.backfill && !this.bfScheduled && this.pending.length > 0) {
       this.bfScheduled = true;
-      this.queue.push(this.nextBackfill(), BACKFILL);
+      this.queue.schedule(this.nextBackfill(), BACKFILL, -1);
     }
     if (this.config.schedInterval > 0 && !this.schedScheduled && this.pending.length > 0) {
       this.schedScheduled = true;
-      this.queue.push(this.nextSchedInterval(), SCHED);
+      this.queue.schedule(this.nextSchedInterval(), SCHED, -1);
     }
   }
 
@@ -440,6 +467,7 @@ export class SlurmEngine implements BackfillView {
     this.stats.started++;
     this.take(s, g);
     this.runStretch(s);
+    for (const l of this.listeners) l.onStart?.(this, s);
   }
 
   /** Takes the job's cores and schedules its next event (end or operator suspension) from now. */
@@ -521,8 +549,9 @@ export class SlurmEngine implements BackfillView {
     this.leave(s);
   }
 
+  /** A job that ran leaves the system: its listeners hear of it, then its slot is recycled. */
   private leave(s: number): void {
-    for (const l of this.listeners) l(this.jobs, s);
+    for (const l of this.listeners) l.onEnd?.(this, s, s);
     this.requests.delete(s);
     this.jobs.release(s);
   }
@@ -537,6 +566,7 @@ export class SlurmEngine implements BackfillView {
     J.openPeriod(s, this.now);
     this.stats.suspensions++;
     this.push(this.now + J.opFor[s]!, OP_RESUME, s);
+    for (const l of this.listeners) l.onSuspend?.(this, s, JobPhase.Suspended);
   }
 
   private opResume(s: number): void {
@@ -547,6 +577,7 @@ export class SlurmEngine implements BackfillView {
     J.lastResume[s] = this.now;
     J.ver[s] = (J.ver[s]! + 1) & 0xfffff;
     this.push(this.now + Math.min(J.runTime[s]!, J.timeLimit[s]!) - J.executed[s]!, END, s);
+    for (const l of this.listeners) l.onResume?.(this, s);
   }
 
   /** Preempts running job `s` by its partition's mode. */
@@ -561,6 +592,7 @@ export class SlurmEngine implements BackfillView {
       J.openPeriod(s, this.now);
       this.stats.suspensions++;
       this.suspended.push(s);
+      for (const l of this.listeners) l.onSuspend?.(this, s, JobPhase.Preempted);
     } else if (mode === 'requeue') {
       J.state[s] = JobState.Pending;
       J.executed[s] = 0;
@@ -574,6 +606,7 @@ export class SlurmEngine implements BackfillView {
       if (this.walking) this.requeued.push(s);
       else this.insertPending(s);
       this.ensureTicks();
+      for (const l of this.listeners) l.onRequeue?.(this, s);
     } else {
       J.state[s] = JobState.Cancelled;
       J.end[s] = this.now;
@@ -588,6 +621,7 @@ export class SlurmEngine implements BackfillView {
     J.state[s] = JobState.Running;
     this.take(s, g);
     this.runStretch(s);
+    for (const l of this.listeners) l.onResume?.(this, s);
   }
 
   // ---------------------------------------------------------------- priority
@@ -650,7 +684,7 @@ export class SlurmEngine implements BackfillView {
     this.recomputePriorities();
     if (this.nRunning > 0 || this.pending.length > 0 || this.queue.size > 0) {
       this.prioScheduled = true;
-      this.queue.push(this.nextPriorityTick(), PRIO);
+      this.queue.schedule(this.nextPriorityTick(), PRIO, -1);
     }
   }
 
@@ -799,7 +833,7 @@ export class SlurmEngine implements BackfillView {
     }
     if (this.pending.length > 0 && (this.nRunning > 0 || this.queue.size > 0)) {
       this.bfScheduled = true;
-      this.queue.push(this.nextBackfill(), BACKFILL);
+      this.queue.schedule(this.nextBackfill(), BACKFILL, -1);
     }
   }
 

@@ -22,6 +22,7 @@
  * `max_x |F_a(x) - F_b(x)|` of the two wait distributions, each side's summary, and the jobs that
  * overtook in one schedule and not in the other, with the job they passed and when each side started it.
  */
+import { quantile } from '../core/statistics.js';
 import type { JobShape, SlurmConfig, SlurmJobInput } from './config.js';
 import { SlurmEngine } from './engine.js';
 import { JobState, STATE_NAMES } from './jobs.js';
@@ -114,15 +115,6 @@ export interface ScheduleSummary {
   backfill_starts: number;
   /** Jobs that started while a job submitted before them waited. */
   overtaking: number;
-}
-
-/** The `q` quantile of sorted `xs` (linear interpolation, numpy's default). */
-export function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const h = (sorted.length - 1) * q;
-  const lo = Math.floor(h);
-  const hi = Math.ceil(h);
-  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
 }
 
 /** For each job, the ids of the jobs it overtook (submitted before it, same partition key, started after it). */

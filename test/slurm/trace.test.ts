@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { quantile } from '../../src/core/statistics.js';
 import { readCtldLog } from '../../src/slurm/live.js';
 import { parseSlurmConf } from '../../src/slurm/slurmConf.js';
 import { parseElapsed, readTrace, sleepTrace, traceToSwf } from '../../src/slurm/records.js';
-import { type ScheduledJob, compareSchedules, engineSchedule, ksDistance, quantile, replayJobs, summarise } from '../../src/slurm/trace.js';
+import { type ScheduledJob, compareSchedules, engineSchedule, ksDistance, replayJobs, summarise } from '../../src/slurm/trace.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cg-trace-'));
 const file = (name: string, text: string) => {
