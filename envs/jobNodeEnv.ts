@@ -90,24 +90,13 @@ export class JobNodeEnv extends ClusterEnv {
       if (job.ntasks > sim.freeCores) continue;
       const row = j * N;
       let rowAny = false;
-      if (this.livePlacement) {
-        // live: the cluster's rules decide, through the placement itself
-        for (let n = tree.findFirst(0, 1); n >= 0; n = tree.findFirst(n + 1, 1))
-          if (this.placeOnNode(job, n) !== null) {
-            mask[row + n] = 1;
-            rowAny = true;
-          }
-        if (rowAny) {
-          this.canStart[j] = 1;
-          any = true;
-        }
-        continue;
-      }
-      if (this.oneNode(job)) {
-        // the whole job on node n
+      const live = this.livePlacement !== null;
+      if (live || this.oneNode(job)) {
+        // the whole job on node n (live: the cluster's rules decide, through the placement itself)
         const mem = checkMem(sim, job);
-        for (let n = tree.findFirst(0, job.ntasks); n >= 0; n = tree.findFirst(n + 1, job.ntasks))
-          if (nodeCapacity(sim, n, mem) >= job.ntasks) {
+        const need = live ? 1 : job.ntasks;
+        for (let n = tree.findFirst(0, need); n >= 0; n = tree.findFirst(n + 1, need))
+          if (live ? this.placeOnNode(job, n) !== null : nodeCapacity(sim, n, mem) >= job.ntasks) {
             mask[row + n] = 1;
             rowAny = true;
           }

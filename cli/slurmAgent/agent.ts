@@ -27,7 +27,7 @@
 import { appendFileSync } from 'node:fs';
 import { ClusterSimulator, type RunningJob } from '../../src/execution/simulator.js';
 import type { Platform } from '../../src/platform/platform.js';
-import type { Job } from '../../src/workload/job.js';
+import { type Job, makeJob } from '../../src/workload/job.js';
 import type { ClusterEnv } from '../../envs/env.js';
 import type { Observation } from '../../envs/observation.js';
 import { SlurmCommandError, type SlurmClient, type SlurmJob } from '../../src/slurm/client.js';
@@ -248,26 +248,7 @@ export class SlurmAgent {
       return false;
     }
     t.request = j.request;
-    const job: Job = {
-      id: j.id,
-      subtime: j.submit,
-      ntasks: r.shape.ntasks,
-      reqTime: this.reqTime(j),
-      reqEnergy: 0,
-      type: r.shape.type,
-      work: 'delay',
-      ops: 0,
-      runtime: Infinity,
-      mem: 0,
-      memVol: 0,
-      commVol: 0,
-      tCompute: 1,
-      nodes: r.shape.type === 'seq' ? 1 : r.shape.nodes,
-      ntasksPerNode: r.shape.ntasksPerNode,
-      tasks: null,
-      source: `Slurm job ${j.id}`,
-    };
-    t.job = this.sim.liveSubmit(job);
+    t.job = this.sim.liveSubmit(this.mirrorJob(j, r.shape.ntasks, r.shape.type, r.shape.type === 'seq' ? 1 : r.shape.nodes, r.shape.ntasksPerNode));
     this.changed = true;
     this.seen++;
     this.lastSubmit = Math.max(this.lastSubmit, j.submit - this.origin);
@@ -380,26 +361,23 @@ export class SlurmAgent {
       cpus = 0;
       for (const c of j.allocation.values()) cpus += c;
     }
-    t.job = this.sim.liveSubmit({
+    t.job = this.sim.liveSubmit(this.mirrorJob(j, cpus, 'mpi', 0, 0));
+    this.changed = true;
+  }
+
+  /** A mirror job for Slurm job `j` (it ends only when Slurm says so: `runtime` Infinity). */
+  private mirrorJob(j: SlurmJob, ntasks: number, type: 'seq' | 'mpi', nodes: number, ntasksPerNode: number): Job {
+    return makeJob({
       id: j.id,
       subtime: j.submit,
-      ntasks: cpus,
+      ntasks,
       reqTime: this.reqTime(j),
-      reqEnergy: 0,
-      type: 'mpi',
-      work: 'delay',
-      ops: 0,
+      type,
       runtime: Infinity,
-      mem: 0,
-      memVol: 0,
-      commVol: 0,
-      tCompute: 1,
-      nodes: 0,
-      ntasksPerNode: 0,
-      tasks: null,
+      nodes,
+      ntasksPerNode,
       source: `Slurm job ${j.id}`,
     });
-    this.changed = true;
   }
 
   /**

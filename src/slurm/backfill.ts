@@ -73,6 +73,16 @@ export function endBucket(v: BackfillView, r: number, offset: number): number {
   return cfg.bfSlurmRounding ? Math.floor((left + offset) / res) : Math.ceil(left / res);
 }
 
+/** Buckets of `bf_resolution` a job of time limit `limit` starting now touches (bucket 0 began `offset` s ago). */
+export function bucketsNow(limit: number, offset: number, res: number): number {
+  return Math.max(1, Math.ceil((offset + limit) / res - 1e-9));
+}
+
+/** Buckets a reservation of a job of time limit `limit` holds: floored with `bfSlurmRounding`, else `now` (`bucketsNow`). */
+export function bucketsReserved(limit: number, res: number, slurmRounding: boolean, now: number): number {
+  return slurmRounding ? Math.max(1, Math.floor(limit / res + 1e-9)) : now;
+}
+
 /** Buckets of the backfill window. */
 export function bfBuckets(config: SlurmConfig): number {
   return Math.max(1, Math.ceil(config.bfWindow / config.bfResolution));

@@ -8,7 +8,7 @@
  * grid and reservations are floored as Slurm 22.05 does; `bfReserveIdle` says which units a reservation
  * holds among those idle now.
  */
-import { type BackfillPlanner, type BackfillView, bfBuckets, endBucket } from './backfill.js';
+import { type BackfillPlanner, type BackfillView, bfBuckets, bucketsNow, bucketsReserved, endBucket } from './backfill.js';
 
 /** The counted planner; keeps its profile buffers from pass to pass. */
 export class CountedPlanner implements BackfillPlanner {
@@ -55,8 +55,8 @@ export class CountedPlanner implements BackfillPlanner {
       const c = J.cores[s]!;
       const limit = J.timeLimit[s]!;
       // buckets a job starting now touches, and the length of a reservation
-      const Lnow = Math.max(1, Math.ceil((offset + limit) / res - 1e-9));
-      const Lres = cfg.bfSlurmRounding ? Math.max(1, Math.floor(limit / res + 1e-9)) : Lnow;
+      const Lnow = bucketsNow(limit, offset, res);
+      const Lres = bucketsReserved(limit, res, cfg.bfSlurmRounding, Lnow);
       let bestK = -1;
       let bestG = -1;
       for (const g of v.platform.partitions[J.part[s]!]!.groups) {

@@ -9,7 +9,7 @@
  * quadratic in the nodes of a partition, so meant for small ones). Whole nodes only (every unit a node,
  * every job holding its nodes whole: a whole-node platform).
  */
-import { type BackfillPlanner, type BackfillView, bfBuckets, endBucket } from './backfill.js';
+import { type BackfillPlanner, type BackfillView, bfBuckets, bucketsNow, bucketsReserved, endBucket } from './backfill.js';
 import { pickNodes, wholeAlloc } from './nodes.js';
 
 /** The planner (no state between passes). */
@@ -40,8 +40,8 @@ export class NodeProfilePlanner implements BackfillPlanner {
       const s = p[i]!;
       const c = J.cores[s]!;
       const limit = J.timeLimit[s]!;
-      const Lnow = Math.max(1, Math.ceil((offset + limit) / res - 1e-9));
-      const Lres = cfg.bfSlurmRounding ? Math.max(1, Math.floor(limit / res + 1e-9)) : Lnow;
+      const Lnow = bucketsNow(limit, offset, res);
+      const Lres = bucketsReserved(limit, res, cfg.bfSlurmRounding, Lnow);
       const Ltest = cfg.bfSlurmRounding ? Math.floor((offset + limit) / res + 1e-9) + 1 : Lnow;
       const Lhold = cfg.bfSlurmRounding ? Math.max(1, Math.floor((offset + limit) / res + 1e-9)) : Lnow;
       let bestK = -1;

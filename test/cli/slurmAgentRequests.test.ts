@@ -185,6 +185,8 @@ describe.skipIf(!HAVE_SLURM)('slurm-agent: node counts, exclusive nodes, tasks, 
     const q = c.queue(more);
     const decided = new Set(decisions(dec1).map((d) => d.job_id));
     for (const id of more) if (!decided.has(id) && q.get(id)!.job_state === 'PENDING') expect(q.get(id)!.priority, `job ${id} still held`).toBe(0);
+    // a decision written but not yet released when the agent was killed leaves its job held: decided again
+    const heldAtKill = new Set(more.filter((id) => q.get(id)!.job_state === 'PENDING' && q.get(id)!.priority === 0));
     const dec2 = join(dir, 'dec-kill2.jsonl');
     const r = c.agent(['--policy', 'fcfs', '--exit-when-idle', '--decisions', dec2]);
     expect(await exited(r), r.out.join('')).toBe(0);
@@ -193,8 +195,8 @@ describe.skipIf(!HAVE_SLURM)('slurm-agent: node counts, exclusive nodes, tasks, 
     for (const id of more) {
       expect(final.get(id)!.job_state, `job ${id}`).toBe('COMPLETED');
       const mine = ds.filter((d) => d.job_id === id);
-      expect(mine, `decisions of job ${id}`).toHaveLength(1);
-      expect(c.expand(final.get(id)!.nodes).sort(), `nodes of job ${id}`).toEqual([...mine[0]!.nodes].sort());
+      expect(mine.length, `decisions of job ${id}`).toBe(heldAtKill.has(id) && decided.has(id) ? 2 : 1);
+      expect(c.expand(final.get(id)!.nodes).sort(), `nodes of job ${id}`).toEqual([...mine[mine.length - 1]!.nodes].sort());
     }
   }, 240_000);
 });
