@@ -75,11 +75,12 @@ describe.skipIf(!HAVE_SLURM)(`engine vs a live slurmctld: the matrix cell ${CELL
     const rel = (a: number, b: number) => Math.abs(a - b) / b;
     const report = JSON.stringify({ seed: SEED, engine: e, live: l, start_diff: cmp.start_diff, ks: cmp.ks_wait });
     console.log(`live cell ${CELL.name}: ${report}`);
-    // Tolerances: about twice the errors measured on this workload (docs/slurm.md, "CI"), for a busier or
-    // quieter machine (CI runs other tests beside this one).
-    expect(rel(e.mean_wait, l.mean_wait), report).toBeLessThanOrEqual(0.3);
-    expect(rel(e.p90_wait, l.p90_wait), report).toBeLessThanOrEqual(0.3);
-    expect(rel(e.makespan, l.makespan), report).toBeLessThanOrEqual(0.06);
-    expect(cmp.start_diff.median, report).toBeLessThanOrEqual(2);
+    // Tolerances (docs/slurm.md, "CI"): on slurmctld's logged timers the engine was within 0.2 % and 0.001 s
+    // of the live run; on the nominal timers within 3 % and 0.46 s; the bounds are about five times the latter,
+    // for a busier or quieter machine (CI runs other tests beside this one).
+    expect(rel(e.mean_wait, l.mean_wait), report).toBeLessThanOrEqual(0.15);
+    expect(rel(e.p90_wait, l.p90_wait), report).toBeLessThanOrEqual(0.15);
+    expect(rel(e.makespan, l.makespan), report).toBeLessThanOrEqual(0.04);
+    expect(cmp.start_diff.median, report).toBeLessThanOrEqual(1);
   }, 200_000);
 });
