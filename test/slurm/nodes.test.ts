@@ -1,0 +1,105 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SlurmEngine, type SlurmJobInput } from '../../src/slurm/engine.js';
+import { JobState } from '../../src/slurm/jobs.js';
+import { type NodeRequest, evalNodes, pickNodes, usableUnits } from '../../src/slurm/nodes.js';
+import { SlurmPlatform } from '../../src/slurm/platform.js';
+
+const tasks = (units: number, o: Partial<NodeRequest> = {}): NodeRequest => ({
+  units,
+  minNodes: 1,
+  maxNodes: 0,
+  whole: false,
+  cpusPerTask: 1,
+  memPerNode: 0,
+  memPerUnit: 0,
+  ...o,
+});
+
+describe("cons_tres's node choice (evalNodes)", () => {
+  it('one node left: the node of the best run with the fewest CPUs that hold the job', () => {
+    // runs [0-1] (3+2 = 5 CPUs) and [3] (4): a job of 3 takes the sufficient run with the fewest CPUs: [3];
+    // within it, node 3 holds all three
+    expect(evalNodes(Int32Array.from([3, 2, 0, 4]), tasks(3))).toEqual({ pos: Int32Array.from([3]), units: Int32Array.from([3]) });
+    // a job of 2: runs [0-1] (5) and [3] (4) are sufficient; [3] has fewer CPUs: node 3, 2 CPUs
+    expect(evalNodes(Int32Array.from([3, 2, 0, 4]), tasks(2))).toEqual({ pos: Int32Array.from([3]), units: Int32Array.from([2]) });
+  });
+
+  it('no single node holds it: CPUs in node order, one kept for each node still to come', () => {
+    // 6 CPUs over runs [0-2] (2+2+2) and [4] (4): [0-2] is sufficient (6 >= 6) and [4] is not; nodes 0, 1, 2 take 2 each
+    expect(evalNodes(Int32Array.from([2, 2, 2, 0, 4]), tasks(6))).toEqual({ pos: Int32Array.from([0, 1, 2]), units: Int32Array.from([2, 2, 2]) });
+    // 5 CPUs on [4, 4]: node 0 takes 4 (5 - 0 nodes to come... rem_nodes is 1: no CPU kept), node 1 the last one
+    expect(evalNodes(Int32Array.from([4, 4]), tasks(5))).toEqual({ pos: Int32Array.from([0, 1]), units: Int32Array.from([4, 1]) });
+    // -N 2 -n 5: node 0 keeps one CPU for node 1 (_cpus_to_use): 4 and 1
+    expect(evalNodes(Int32Array.from([4, 4]), tasks(5, { minNodes: 2 }))).toEqual({ pos: Int32Array.from([0, 1]), units: Int32Array.from([4, 1]) });
+    // -N 2 -n 2 on [4, 4]: one each
+    expect(evalNodes(Int32Array.from([4, 4]), tasks(2, { minNodes: 2 }))).toEqual({ pos: Int32Array.from([0, 1]), units: Int32Array.from([1, 1]) });
+    // too few CPUs, or too few nodes
+    expect(evalNodes(Int32Array.from([2, 0, 1]), tasks(4))).toBeNull();
+    expect(evalNodes(Int32Array.from([4, 0, 0]), tasks(2, { minNodes: 2 }))).toBeNull();
+  });
+
+  it('whole nodes: every CPU of each node taken; on one-unit nodes the choice is pickNodes (property)', () => {
+    expect(evalNodes(Int32Array.from([4, 0, 4, 4]), tasks(2, { whole: true, minNodes: 2 }))).toEqual({
+      pos: Int32Array.from([2, 3]),
+      units: Int32Array.from([4, 4]),
+    });
+    fc.assert(
+      fc.property(fc.array(fc.boolean(), { minLength: 1, maxLength: 24 }), fc.integer({ min: 1, max: 8 }), (bits, n) => {
+        const avail = Uint8Array.from(bits, (b) => (b ? 1 : 0));
+        const want = pickNodes(avail, n);
+        const got = evalNodes(Int32Array.from(avail), tasks(n, { whole: true, minNodes: n }));
+        expect(got?.pos ?? null).toEqual(want);
+      }),
+      { numRuns: 400, seed: 43 },
+    );
+  });
+
+  it('usable CPUs on a node: whole tasks, limited by memory; whole nodes only when idle', () => {
+    expect(usableUnits(tasks(4, { cpusPerTask: 2 }), 4, 3, 4000, false)).toBe(2);
+    expect(usableUnits(tasks(4, { memPerUnit: 500 }), 4, 4, 1200, false)).toBe(2);
+    expect(usableUnits(tasks(4, { memPerNode: 3000 }), 4, 4, 2000, false)).toBe(0);
+    expect(usableUnits(tasks(4, { memPerNode: 3000 }), 4, 4, 3000, false)).toBe(4);
+    expect(usableUnits(tasks(1, { whole: true }), 4, 4, 4000, true)).toBe(4);
+    expect(usableUnits(tasks(1, { whole: true }), 4, 3, 4000, false)).toBe(0);
+  });
+});
+
+describe('the engine on CPU nodes with memory (nodeSelect)', () => {
+  const platform = new SlurmPlatform({
+    groups: [{ name: 'n', count: 2, cores: 4, memory_mb: 4000 }],
+    partitions: [{ name: 'p', groups: ['n'] }],
+  });
+  const config = { nodeSelect: true, bfWillRun: true, backfill: false, schedOnSubmit: true };
+  const run = (jobs: SlurmJobInput[]) => {
+    const e = new SlurmEngine(platform, config);
+    const out = new Map<number, { start: number; cores: number }>();
+    e.onFinish((J, s) => {
+      if (J.state[s] === JobState.Completed) out.set(J.id[s]!, { start: J.start[s]!, cores: J.cores[s]! });
+    });
+    e.stream(jobs);
+    e.run();
+    return out;
+  };
+  const job = (id: number, submit: number, cores: number, runTime: number, shape: SlurmJobInput['shape'] = {}): SlurmJobInput => ({
+    id,
+    submit,
+    cores,
+    runTime,
+    timeLimit: 600,
+    user: 0,
+    shape,
+  });
+
+  it('memory decides: two jobs of 3,000 MB cannot share a node, so the third waits although CPUs are free', () => {
+    const r = run([job(1, 0, 1, 100, { memPerNode: 3000 }), job(2, 0, 1, 100, { memPerNode: 3000 }), job(3, 0, 1, 50, { memPerNode: 3000 })]);
+    expect([r.get(1)!.start, r.get(2)!.start, r.get(3)!.start]).toEqual([0, 0, 100]);
+  });
+
+  it('a whole-node job waits for an idle node and holds all its CPUs; tasks share the other', () => {
+    const r = run([job(1, 0, 1, 100), job(2, 0, 4, 50, { whole: true, minNodes: 1 }), job(3, 0, 1, 30, { whole: true, minNodes: 1 })]);
+    // job 1 (1 CPU) on node 0; job 2 takes node 1 whole (4 CPUs); job 3 waits for an idle node: node 1 at 50
+    expect(r.get(2)).toEqual({ start: 0, cores: 4 });
+    expect(r.get(3)).toEqual({ start: 50, cores: 4 });
+  });
+});
