@@ -359,6 +359,50 @@ describe("Slurm 22.05's timing (configuration-driven; seed 004 keeps the default
     expect(run(one(4), jobs, { ...basic, backfill: false, schedMinInterval: 2 }).get(3)).toMatchObject({ start: 12 });
   });
 
+  it("timerOrigin: slurmctld's threads keep their phase from its start (bf_interval 30 from 7: passes at 7, 37)", () => {
+    // a job arriving at 0.3 to an idle node (no scheduling at submission) waits for the backfill pass
+    const cfg = { ...basic, bfInterval: 30, schedOnSubmit: false, bfGrid: true, backfill: true };
+    expect(run(one(4), [job(1, 0.3, 2, 10)], cfg).get(1)).toMatchObject({ start: 30 });
+    expect(run(one(4), [job(1, 0.3, 2, 10)], { ...cfg, timerOrigin: 7 }).get(1)).toMatchObject({ start: 7 });
+    expect(run(one(4), [job(1, 8, 2, 10)], { ...cfg, timerOrigin: 7 }).get(1)).toMatchObject({ start: 37 });
+    // a 1 s backfill grid is not anchored (its phase drifts with the load)
+    expect(run(one(4), [job(1, 0.3, 2, 10)], { ...cfg, bfInterval: 1, timerOrigin: 0.5 }).get(1)).toMatchObject({ start: 1 });
+  });
+
+  it('measured timers: backfill passes at the logged times, background ticks between logged samples', () => {
+    const cfg = { ...basic, bfInterval: 30, schedOnSubmit: false, bfGrid: true };
+    // passes where the log shows them; after the last one, the grid again
+    expect(run(one(4), [job(1, 0.3, 2, 10)], { ...cfg, bfTickTimes: [0.1, 4.2, 34.3] }).get(1)).toMatchObject({ start: 4.2 });
+    expect(run(one(4), [job(1, 40, 2, 10)], { ...cfg, bfTickTimes: [0.1, 4.2, 34.3] }).get(1)).toMatchObject({ start: 60 });
+    // batch_sched_delay's main pass on the background thread's tick: at k + 0.5 with the nominal phase; with
+    // logged samples at 0.25 and 30.55 (30 ticks of 1.01 s), at 0.25 + 5 x 1.01 = 5.3
+    const sched = { ...basic, backfill: false, schedOnSubmit: false, schedInterval: 20, batchSchedDelay: 1, timerOrigin: 0 };
+    expect(run(one(4), [job(1, 5, 1, 10)], { ...sched, bgTickPhase: 0.5 }).get(1)).toMatchObject({ start: 5.5 });
+    expect(run(one(4), [job(1, 5, 1, 10)], { ...sched, bgTickTimes: [0.25, 30.55] }).get(1)!.start).toBeCloseTo(5.3, 9);
+  });
+
+  it("a job left pending takes its partition's nodes out of the main pass for every partition (job_scheduler.c)", () => {
+    // p1 = nodes a and b, p2 = b. R1 holds a to 100, R2 half of b to 50; H (p1, a whole node) waits; L (p2,
+    // 2 CPUs) fits on b at 2, but b is H's partition's: L waits for the pass that starts H (50 on b), then H's end
+    const p = new SlurmPlatform({
+      groups: [
+        { name: 'a', count: 1, cores: 4 },
+        { name: 'b', count: 1, cores: 4 },
+      ],
+      partitions: [
+        { name: 'p1', groups: ['a', 'b'] },
+        { name: 'p2', groups: ['b'] },
+      ],
+    });
+    const jobs = [job(1, 0, 4, 100), job(2, 0, 2, 50, 50, { partition: 1 }), job(3, 1, 4, 100), job(4, 2, 2, 10, 10, { partition: 1 })];
+    const r = run(p, jobs, { ...basic, backfill: false });
+    expect(r.get(3)).toMatchObject({ start: 50 });
+    expect(r.get(4)).toMatchObject({ start: 150 });
+    // only the nodes of H's partition: R on b (p2), H (p2) waits; L (p1) starts on a at once
+    const other = [job(1, 0, 4, 100, 100, { partition: 1 }), job(3, 1, 4, 100, 100, { partition: 1 }), job(4, 2, 2, 10)];
+    expect(run(p, other, { ...basic, backfill: false }).get(4)).toMatchObject({ start: 2 });
+  });
+
   it('records which pass started a job (Scheduler=Main / Backfill)', () => {
     const e = new SlurmEngine(one(4), { ...basic, bfInterval: 1, schedOnSubmit: false, bfGrid: true });
     const how = new Map<number, number>();

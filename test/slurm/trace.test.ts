@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { quantile } from '../../src/core/statistics.js';
-import { readCtldLog } from '../../src/slurm/live.js';
+import { ctldStarts, ctldTimers, readCtldLog } from '../../src/slurm/live.js';
 import { parseSlurmConf } from '../../src/slurm/slurmConf.js';
 import { parseElapsed, readTrace, sleepTrace, traceToSwf } from '../../src/slurm/records.js';
 import { type ScheduledJob, compareSchedules, engineSchedule, ksDistance, replayJobs, summarise } from '../../src/slurm/trace.js';
@@ -227,5 +227,22 @@ describe("slurmctld's log", () => {
     expect(j4.start! - j4.submit!).toBeCloseTo(0.744, 6);
     expect(j4.end! - j4.start!).toBeCloseTo(3.025, 6);
     expect(m.get(5)).toMatchObject({ backfill: false });
+  });
+
+  it("reads slurmctld's start and its timers at debug2 (background thread's ticks, backfill passes)", () => {
+    const log = `[2026-11-28T16:04:23.469] slurmctld version 22.05.8 started on cluster cg6967
+[2026-11-28T16:04:24.486] debug:  sched/backfill: _attempt_backfill: no jobs to backfill
+[2026-11-28T16:04:30.498] debug:  sched/backfill: _attempt_backfill: 1 jobs to backfill
+[2026-11-28T16:04:53.604] debug2: Testing job time limits and checkpoints
+[2026-11-28T16:05:23.665] debug2: Testing job time limits and checkpoints
+[2026-11-28T16:05:30.001] slurmctld version 22.05.8 started on cluster cg6967
+`;
+    const t0 = Date.parse('2026-11-28T16:04:23.469Z') / 1000;
+    const starts = ctldStarts(log);
+    expect(starts).toHaveLength(2);
+    expect(starts[0]).toBeCloseTo(t0, 6);
+    const { bg, bf } = ctldTimers(log);
+    expect(bg.map((t) => Math.round((t - t0) * 1000))).toEqual([30135, 60196]);
+    expect(bf.map((t) => Math.round((t - t0) * 1000))).toEqual([1017, 7029]);
   });
 });
