@@ -12,8 +12,7 @@ describe('the live matrix', () => {
     expect(cells).toHaveLength(24);
     expect(new Set(cells.map((c) => c.name)).size).toBe(24);
     expect(new Set(cells.map((c) => `${c.bfInterval}/${c.bfResolution}/${c.priority}/${c.jobs}`)).size).toBe(24);
-    for (const jobs of ['nodes', 'tasks', 'mixed'])
-      expect(cells.filter((c) => c.jobs === jobs && c.sched === 'changed')).toHaveLength(4);
+    for (const jobs of ['nodes', 'tasks', 'mixed']) expect(cells.filter((c) => c.jobs === jobs && c.sched === 'changed')).toHaveLength(4);
     expect(matrixCell('bfi1-bfr60-basic-mixed-changed')).toMatchObject({ bfInterval: 1, bfResolution: 60, priority: 'basic', jobs: 'mixed' });
     expect(() => matrixCell('bfi2')).toThrow(/no matrix cell "bfi2"; cells: bfi1-bfr1-basic-nodes-default/);
   });

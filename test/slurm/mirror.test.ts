@@ -223,7 +223,9 @@ describe('placements Slurm accepts exactly (SlurmPlacement)', () => {
       const s = pl.register(id, r);
       if (!('shape' in s)) throw new Error(s.never);
       const { ntasks, type, nodes, ntasksPerNode } = s.shape;
-      return sim.liveSubmit(makeJob({ id, subtime: 0, ntasks, type, nodes: type === 'seq' ? 1 : nodes, ntasksPerNode, reqTime: 60, runtime: Infinity, work: 'delay' }));
+      return sim.liveSubmit(
+        makeJob({ id, subtime: 0, ntasks, type, nodes: type === 'seq' ? 1 : nodes, ntasksPerNode, reqTime: 60, runtime: Infinity, work: 'delay' }),
+      );
     };
     const place = (j: ReturnType<typeof job>) => layout(pl, policy.place(sim, j, 'first_fit'));
 
