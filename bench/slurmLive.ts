@@ -23,12 +23,12 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PACKAGE_ROOT } from '../src/core/paths.js';
-import { compareWithLive } from '../src/slurm/agreement.js';
+import { compareWithLive, engineForRun } from '../src/slurm/agreement.js';
 import { liveReplay } from '../src/slurm/live.js';
 import { MATRIX_CPUS, MATRIX_MEMORY, MATRIX_NODES, type MatrixCell, cellConfLines, cellWorkload, matrixCells } from '../src/slurm/liveMatrix.js';
 import { readSlurmConf } from '../src/slurm/slurmConf.js';
 import { readTrace, traceToSacctJson } from '../src/slurm/records.js';
-import { engineSchedule, replayJobs, summarise } from '../src/slurm/trace.js';
+import { replayJobs, summarise } from '../src/slurm/trace.js';
 
 const SCRIPT = resolve(PACKAGE_ROOT, 'deploy/slurm/local-cluster.sh');
 
@@ -80,8 +80,8 @@ export async function runCell(cell: MatrixCell, dir: string, portBase: number, s
       writeFileSync(join(dir, `live-${r}.json`), `${JSON.stringify(saved, null, 1)}\n`);
       live.push(saved);
     }
-    // the engine on each live run's own timers (slurmctld's log)
-    const engines = live.map((l) => engineSchedule(replay, conf, undefined, 0, l.ctld_start, { bg: l.bg_ticks, bf: l.bf_ticks }));
+    // the engine on each live run's own timers (slurmctld's log), its jobs as that run submitted and ran them
+    const engines = live.map((l) => engineForRun(replay, conf, l));
     for (const [k, e] of engines.entries()) writeFileSync(join(dir, `engine-${k + 1}.json`), `${JSON.stringify(e, null, 1)}\n`);
     const cmp = compareWithLive(engines, live);
     writeFileSync(join(dir, 'comparison.json'), `${JSON.stringify(cmp, null, 1)}\n`);

@@ -15,7 +15,7 @@ import { InputError, inputErrorFromIssues } from '../src/core/errors.js';
 import { DEFAULT_SLURM } from '../src/slurm/config.js';
 import { liveReplay } from '../src/slurm/live.js';
 import { readSlurmConf } from '../src/slurm/slurmConf.js';
-import { type Agreement, compareWithLive } from '../src/slurm/agreement.js';
+import { type Agreement, compareWithLive, engineForRun } from '../src/slurm/agreement.js';
 import { readTrace } from '../src/slurm/records.js';
 import { type ScheduleComparison, type ScheduleSummary, type ScheduledJob, engineSchedule, replayJobs, summarise } from '../src/slurm/trace.js';
 import { type CliCommandModule, addFlags, defineFlags, formatTable, int, num, readFlags, text } from './common.js';
@@ -188,10 +188,10 @@ export const command: CliCommandModule = {
       // multifactor priorities are recomputed on slurmctld's decay ticks: from its start in the first live run
       const ctldStart = v['ctld-start'] ?? live[0]?.ctld_start;
       // the engine on each live run's own timers when its log showed them (slurmctld's threads drift with the
-      // load); the engine's schedule reported is the first run's (or the nominal timers' without live runs)
+      // load), its jobs as that run submitted and ran them (engineForRun); the engine's schedule reported is the first run's (or the nominal timers' without live runs)
       const timed = live.length > 0 && live.every((l) => l.bg_ticks !== undefined || l.bf_ticks !== undefined);
       const engines = timed
-        ? live.map((l) => engineSchedule(jobs, conf, undefined, v['clock-phase'], v['ctld-start'] ?? l.ctld_start, { bg: l.bg_ticks, bf: l.bf_ticks }))
+        ? live.map((l) => engineForRun(jobs, conf, l, v['clock-phase'], v['ctld-start'] ?? l.ctld_start))
         : [engineSchedule(jobs, conf, undefined, v['clock-phase'], ctldStart)];
       const engine = engines[0]!;
       const result: Record<string, unknown> = {

@@ -7,9 +7,44 @@
  * (averaged over the live runs) at most 1.5 x the live-vs-live median + 1 s (needs two live runs). When
  * the live runs carry slurmctld's timer ticks (`LiveRun.bgTicks`, `bfTicks`), the engine runs once per live
  * run on that run's timers (Slurm's threads drift with the load, so which tick comes first after an event
- * differs from run to run) and the verdict compares the mean of those schedules' summaries.
+ * differs from run to run) and with that run's submission times (the submitter's `sbatch` calls lag the
+ * replay's times by up to seconds on a loaded machine: that is the workload Slurm received), and the
+ * verdict compares the mean of those schedules' summaries (`engineForRun`).
  */
-import { type ScheduleComparison, type ScheduleSummary, type ScheduledJob, compareSchedules } from './trace.js';
+import type { SlurmConf } from './slurmConf.js';
+import {
+  type ReplayJob,
+  SLURM_JOB_OVERHEAD,
+  type ScheduleComparison,
+  type ScheduleSummary,
+  type ScheduledJob,
+  compareSchedules,
+  engineSchedule,
+} from './trace.js';
+
+/** What the engine reads of a live run (`LiveRun` as saved: `live-N.json`). */
+export interface LiveClocks {
+  jobs: readonly { id: string; submit: number; start?: number; end?: number }[];
+  ctld_start?: number | undefined;
+  bg_ticks?: readonly number[] | undefined;
+  bf_ticks?: readonly number[] | undefined;
+}
+
+/**
+ * The engine's schedule of `jobs` on a live run's own clocks: each job submitted when the run submitted it
+ * (by record id; from the replay's start, as the run's times are), multifactor's decay and the timer grids
+ * from slurmctld's start (`ctldStart`, default the run's), and slurmctld's logged timer ticks.
+ */
+export function engineForRun(jobs: readonly ReplayJob[], conf: SlurmConf, run: LiveClocks, clockPhase = 0, ctldStart = run.ctld_start): Schedule {
+  const at = new Map(run.jobs.map((j) => [j.id, j]));
+  const asRun = jobs.map((j) => {
+    const r = at.get(j.id);
+    if (r === undefined) return j;
+    const ran = r.end !== undefined && r.start !== undefined && r.end > r.start ? r.end - r.start - SLURM_JOB_OVERHEAD : j.runTime;
+    return { ...j, submit: Math.max(0, r.submit), runTime: Math.max(0, ran) };
+  });
+  return engineSchedule(asRun, conf, undefined, clockPhase, ctldStart, { bg: run.bg_ticks, bf: run.bf_ticks });
+}
 
 /** One metric's verdict. */
 export interface MetricAgreement {

@@ -53,7 +53,7 @@ export {
 } from './liveMatrix.js';
 export { type MirrorShape, type SlurmClusterView, SlurmPlacement, parseConstraint } from './mirror.js';
 export { type LiveOptions, type LiveRun, liveReplay, readCtldLog } from './live.js';
-export { type Agreement, type MetricAgreement, agreement, compareWithLive } from './agreement.js';
+export { type Agreement, type LiveClocks, type MetricAgreement, agreement, compareWithLive, engineForRun } from './agreement.js';
 export {
   type SlurmJob,
   type SlurmNode,

@@ -204,8 +204,10 @@ export function engineSchedule(
       backfilled: J.state[s] === JobState.Refused ? null : J.backfilled[s] === 1,
     };
   });
+  // in submission order (a live run's submissions may come out of the replay's order: `engineForRun`)
+  const order = jobs.every((j, i) => i === 0 || jobs[i - 1]!.submit <= j.submit) ? jobs : [...jobs].sort((a, b) => a.submit - b.submit || a.index - b.index);
   engine.stream(
-    jobs.map(
+    order.map(
       (j): SlurmJobInput => ({
         id: j.index,
         submit: j.submit + clockPhase,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { quantile } from '../../src/core/statistics.js';
+import { engineForRun } from '../../src/slurm/agreement.js';
 import { ctldStarts, ctldTimers, readCtldLog } from '../../src/slurm/live.js';
 import { parseSlurmConf } from '../../src/slurm/slurmConf.js';
 import { parseElapsed, readTrace, sleepTrace, traceToSwf } from '../../src/slurm/records.js';
@@ -180,6 +181,35 @@ describe('schedules and their comparison', () => {
       expect(j.end).toBeCloseTo(want[k]![1], 9);
       expect(j.backfilled).toBe(want[k]![2]);
     }
+  });
+});
+
+describe('the engine on a live run (engineForRun)', () => {
+  it("takes the run's submissions (late, out of order), run times and backfill passes", () => {
+    const jobs = [
+      { id: 'A', index: 0, submit: 0, runTime: 10, limitMinutes: 1, units: 8, nodes: 0, memMb: 0, partition: 0, user: 0 },
+      { id: 'B', index: 1, submit: 0.5, runTime: 5, limitMinutes: 1, units: 4, nodes: 0, memMb: 0, partition: 0, user: 0 },
+      { id: 'C', index: 2, submit: 0.6, runTime: 20, limitMinutes: 1, units: 4, nodes: 0, memMb: 0, partition: 0, user: 0 },
+    ];
+    // the run: sbatch of B came 3 s late, after C; A held its nodes 12.05 s; backfill passes at 0.2, 13.3, 14.3
+    // (the first starts A)
+    const run = {
+      jobs: [
+        { id: 'A', submit: 0, start: 0.2, end: 12.25 },
+        { id: 'B', submit: 3.5, start: 13.3, end: 18.4 },
+        { id: 'C', submit: 0.6, start: 13.3, end: 33.4 },
+      ],
+      bf_ticks: [0.2, 13.3, 14.3],
+    };
+    const s = engineForRun(jobs, EXCL, run);
+    expect(s.jobs.map((j) => j.submit)).toEqual([0, 3.5, 0.6]);
+    expect(s.jobs.map((j) => j.id)).toEqual(['A', 'B', 'C']);
+    expect(s.jobs[0]!.start).toBeCloseTo(0.2, 9);
+    // A's run time is the run's: it ends at 12.25 (not 10.25), and the background tick at 12.5 starts B and C
+    expect(s.jobs[0]!.end).toBeCloseTo(12.25, 9);
+    expect(s.jobs[1]!.start).toBeCloseTo(12.5, 9);
+    expect(s.jobs[2]!.start).toBeCloseTo(12.5, 9);
+    expect(s.jobs[1]!.end - s.jobs[1]!.start).toBeCloseTo(5.1, 9);
   });
 });
 
