@@ -712,7 +712,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
       return nm.groupOf[a.nodes[0]!]!;
     }
     const cores = this.jobs.cores[s]!;
-    for (const g of this.platform.partitions[this.jobs.part[s]!]!.groups) if (this.free[g]! >= cores && !(off !== null && off[g])) return g;
+    for (const g of this.platform.partitions[this.jobs.part[s]!]!.groups) if (this.free[g]! >= cores && !off?.[g]) return g;
     return -1;
   }
 

@@ -111,7 +111,7 @@ export class NodeMap {
   fit(req: NodeRequest, part: number, off: Uint8Array | null = null): NodeAlloc | null {
     const P = this.partitionNodes[part]!;
     const avail = Int32Array.from(P, (x) =>
-      off !== null && off[this.groupOf[x]!] ? 0 : usableUnits(req, this.cap[x]!, this.free[x]!, this.memFree[x]!, this.jobsOn[x] === 0),
+      off?.[this.groupOf[x]!] ? 0 : usableUnits(req, this.cap[x]!, this.free[x]!, this.memFree[x]!, this.jobsOn[x] === 0),
     );
     const pick = evalNodes(avail, req);
     return pick === null ? null : allocOf(req, pick, P, this);
