@@ -43,6 +43,9 @@ import { JobNetwork } from '../platform/jobNetwork.js';
 import { bandwidthRequest, memoryModel } from '../platform/memoryContention.js';
 import type { ModelsConfig, Platform } from '../platform/platform.js';
 import { taskMem, taskMemVol, taskOps, taskRuntime, type Job } from '../workload/job.js';
+import { type ResizeCost, TABLE1_RESIZE_COST, validResize } from '../workload/malleability.js';
+import { MalleableProgress } from './malleableProgress.js';
+import { PLUGIN_KIND_BASE, type ProgressHost, type ProgressModel } from './progressModel.js';
 import { Allocation, type IdlePowerAccounting } from './allocation.js';
 import type { NodeFreeTree } from './nodeFreeTree.js';
 import { TaskProgress } from './progress.js';
@@ -53,6 +56,9 @@ export { roundHalfEven } from './progress.js';
 export type { IdlePowerAccounting } from './allocation.js';
 export { RunningJob, RunningTask, type EndState, type JobRecord } from './running.js';
 export { WaitingQueue } from './waitingQueue.js';
+
+/** A resize the engine refuses (outside the job's limits, or beyond the free nodes). */
+export class InvalidResizeError extends Error {}
 
 /** What to do with a job that can never fit the platform. */
 export type UnfitJobHandling = 'error' | 'reject';
@@ -80,7 +86,32 @@ export interface SimulatorOptions {
    * trajectory to its first job IN FILE ORDER; when that is not the earliest, time starts below 0.
    */
   timeOrigin?: number | undefined;
+  /**
+   * Progress of jobs with a `malleable` facet: `steps` runs their iterations at their size, resized at
+   * reconfiguration points by the resize policy (`malleableProgress.ts`); `rigid` (default) runs them as
+   * delay jobs of their nominal run time at their submitted size.
+   */
+  malleable?: 'steps' | 'rigid' | undefined;
+  /** Resize costs of malleable jobs without their own (default Table 1 of seed 002). */
+  resizeCost?: ResizeCost | undefined;
+  /** More progress models (`progressModel.ts`), tried in order before the built-in ones (after malleable steps). */
+  progress?: readonly ProgressModel[] | undefined;
+  /**
+   * When the scheduler is asked (the pass clock): after every instant with a change (default), or after
+   * every single event and arrival, the arrivals of an instant first (the DMR engine's order, `event`).
+   */
+  passClock?: 'instant' | 'event' | undefined;
 }
+
+/** A malleable job's size at its reconfiguration point: the new size (its current one: no action), and a waiting job to favour. */
+export interface ResizeDecision {
+  size: number;
+  /** A waiting job the resize is for (§4.3 of seed 002: it gets the highest priority), passed to the scheduler's `promote`. */
+  promote?: Job | undefined;
+}
+
+/** Decides a malleable job's size at its reconfiguration point (`rj.malleable` holds its state). */
+export type ResizeDecider = (sim: ClusterSimulator, rj: RunningJob) => ResizeDecision;
 
 /** Shortcuts of `ClusterSimulator.startJob` (the checks are made all the same). */
 export interface StartOptions {
@@ -103,6 +134,8 @@ export type SimulationListener = EngineListener<ClusterSimulator, Job, RunningJo
 /** What decides at decision points: a batch scheduler that starts (or rejects) waiting jobs. */
 export interface DecisionMaker {
   schedule(sim: ClusterSimulator): void;
+  /** A resize decision favours `job` (a scheduler with a priority order puts it first; others ignore it). */
+  promote?(sim: ClusterSimulator, job: Job): void;
 }
 
 /**
@@ -173,8 +206,23 @@ export class ClusterSimulator implements DiscreteEventEngine {
    */
   private readonly events = new EventLoop<EventPayload>({
     isLive: (kind, e, stamp) =>
-      kind === KIND_KILL ? !(e as RunningJob).ended : e.eventTime === stamp && (kind === KIND_JOB ? !(e as RunningJob).ended : !(e as RunningTask).done),
+      kind >= PLUGIN_KIND_BASE
+        ? !(e as RunningJob).ended && this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.isLive(kind & 7, e as RunningJob, stamp)
+        : kind === KIND_KILL
+          ? !(e as RunningJob).ended
+          : e.eventTime === stamp && (kind === KIND_JOB ? !(e as RunningJob).ended : !(e as RunningTask).done),
   });
+  /** Plugged-in progress models (`progressModel.ts`). */
+  private readonly progressModels: ProgressModel[] = [];
+  /** Malleable progress (`malleable: 'steps'`), else null. */
+  private readonly steps: MalleableProgress | null;
+  private readonly resizeCost: ResizeCost;
+  private resizePolicy: ResizeDecider | null = null;
+  /** A reconfiguration point waiting for the caller's decision (no resize policy attached). */
+  private pointPending: RunningJob | null = null;
+  private readonly eventClock: boolean;
+  /** The event clock: the event just handled freed resources (a job or task ended, a resize ended). */
+  private freed = false;
   private readonly source: Iterator<Job>;
   private nextJob: Job | null = null;
   private origin = NaN;
@@ -234,6 +282,19 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.nodeCommFactor = this.progress.nodeCommFactor;
     this.nodeCommLoad = this.progress.nodeCommLoad;
     this.procMemLoad = this.progress.procMemLoad;
+    this.steps = null;
+    if (options.malleable === 'steps') {
+      if (this.semantics === 'irmasim') throw new InputError('malleable progress is not part of the irmasim semantics', this.workloadName);
+      this.steps = new MalleableProgress();
+      this.progressModels.push(this.steps);
+    }
+    for (const m of options.progress ?? []) this.progressModels.push(m);
+    if (this.progressModels.length > 0 && this.semantics === 'irmasim')
+      throw new InputError('plugged-in progress models are not part of the irmasim semantics', this.workloadName);
+    this.progressModels.forEach((m, i) => m.attach(this.hostFor(i)));
+    this.resizeCost = options.resizeCost ?? TABLE1_RESIZE_COST;
+    this.eventClock = options.passClock === 'event';
+    if (this.eventClock && this.semantics === 'irmasim') throw new InputError('the event pass clock is not part of the irmasim semantics', this.workloadName);
     this.source = jobs[Symbol.iterator]();
     this.pullNext();
   }
@@ -320,6 +381,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
    */
   runUntil(t: number): number {
     for (;;) {
+      // a reconfiguration point for the caller (no resize policy attached): stop there
+      if (this.pointPending !== null) return this.now;
       if (this.decisionDue) {
         if (this.scheduler === null) return this.now;
         this.decisionDue = false;
@@ -355,12 +418,14 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.queue.tidy();
     if (this.semantics === 'irmasim') return this.advanceIrmasim(limit);
     for (;;) {
+      if (this.pointPending !== null) return true;
       const tEv = this.skipStale();
       const tSub = this.nextSubmitTime;
       const t = tEv < tSub ? tEv : tSub;
       if (t === Infinity) return this.nothingLeft();
       if (t > limit) return false;
-      const changed = this.runInstant(t);
+      const changed = this.eventClock ? this.runOneEvent(t, tSub === t) : this.runInstant(t);
+      if (this.pointPending !== null) return true;
       if (changed && this.queue.length > 0) return true;
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
         this.finishedFlag = true;
@@ -381,6 +446,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
       ev.next();
       this.handle(ev.kind, ev.payload!);
       changed = true;
+      // a reconfiguration point the caller decides: the rest of the instant waits
+      if (this.pointPending !== null) return changed;
     }
     if (changed) this.progress.flush(this.now);
     while (this.nextJob && this.nextJob.subtime === t) {
@@ -390,6 +457,27 @@ export class ClusterSimulator implements DiscreteEventEngine {
       changed = true;
     }
     return changed;
+  }
+
+  /**
+   * The event pass clock: moves the clock to `t` and runs ONE thing that happens then, an arrival first
+   * (`arrival`: one is due at `t`), else the next event. Whether it calls for a scheduling pass (anything
+   * but a reconfiguration point, which is a resize decision).
+   */
+  private runOneEvent(t: number, arrival: boolean): boolean {
+    this.advanceClock(t);
+    if (arrival) {
+      const job = this.nextJob!;
+      this.pullNext();
+      this.submit(job);
+      return true;
+    }
+    const ev = this.events;
+    ev.next();
+    this.freed = false;
+    this.handle(ev.kind, ev.payload!);
+    this.progress.flush(this.now);
+    return this.freed;
   }
 
   /**
@@ -546,6 +634,157 @@ export class ClusterSimulator implements DiscreteEventEngine {
     for (const l of this.listeners) l.onReject?.(this, rec);
   }
 
+  // ---------------------------------------------------------------- malleable jobs
+
+  /**
+   * Attaches the policy that decides every reconfiguration point of a malleable job (`malleable:
+   * 'steps'`) when it is reached; null: the engine stops there (`advance` returns, `pendingPoint` is the
+   * job) until the caller decides with `decideResize`.
+   */
+  setResizePolicy(policy: ResizeDecider | null): void {
+    this.resizePolicy = policy;
+  }
+
+  /** The running malleable job whose reconfiguration point waits for `decideResize`, or null. */
+  get pendingPoint(): RunningJob | null {
+    return this.pointPending;
+  }
+
+  /**
+   * Nodes a malleable job could expand onto now: nodes of its partition it does not hold with room for
+   * `tasksPerNode` of its tasks (cores and memory), in platform order; at most `max` of them.
+   */
+  expansionNodes(rj: RunningJob, max = Number.POSITIVE_INFINITY): number[] {
+    const run = rj.malleable!;
+    const job = rj.job;
+    const p = this.platform;
+    const part = job.partition !== undefined ? p.partitions[p.partitionIndex(job.partition)] : undefined;
+    const mem = this.enforceMemory ? job.mem * run.tasksPerNode : 0;
+    const held = new Set(rj.nodes);
+    const out: number[] = [];
+    for (let n = this.freeTree.findFirst(0, run.tasksPerNode); n >= 0 && out.length < max; n = this.freeTree.findFirst(n + 1, run.tasksPerNode)) {
+      if (held.has(n) || (part && part.nodeMask[n] === 0)) continue;
+      if (mem > this.nodeFreeMem[n]! + 1e-9) continue;
+      out.push(n);
+    }
+    return out;
+  }
+
+  /**
+   * Decides the pending reconfiguration point (`pendingPoint`): `size` (the job's current size for no
+   * action) and optionally a waiting job the resize favours. Throws, changing nothing, when the size
+   * breaks the job's limits (min, max, factor) or an expansion does not fit the free nodes.
+   */
+  decideResize(size: number, promote?: Job): void {
+    const rj = this.pointPending;
+    if (rj === null) throw new Error('no reconfiguration point is pending');
+    this.applyResize(rj, { size, promote });
+    this.pointPending = null;
+  }
+
+  private pointReached(rj: RunningJob): void {
+    if (this.resizePolicy === null) {
+      this.pointPending = rj;
+      return;
+    }
+    const d = this.resizePolicy(this, rj);
+    try {
+      this.applyResize(rj, d);
+    } catch (e) {
+      if (!(e instanceof InvalidResizeError)) throw e;
+      this.invalidResizes++;
+      this.applyResize(rj, { size: rj.malleable!.size });
+    }
+  }
+
+  /** Resizes refused (and applied as no action) under an attached resize policy. */
+  invalidResizes = 0;
+
+  private applyResize(rj: RunningJob, d: ResizeDecision): void {
+    const run = rj.malleable!;
+    const steps = this.steps!;
+    const cur = run.size;
+    const size = d.size;
+    if (size === cur) {
+      steps.segment(rj, this.now, false);
+      return;
+    }
+    const spec = run.work.spec;
+    if (spec === null || !validResize(spec, cur, size))
+      throw new InvalidResizeError(
+        `job ${rj.job.id}: a resize ${cur} -> ${size} breaks ${spec ? `min ${spec.min}, max ${spec.max} or factor ${spec.factor}` : 'its rigidity'}`,
+      );
+    const cost = run.work.resizeCost ?? this.resizeCost;
+    if (size > cur) {
+      const add = this.expansionNodes(rj, size - cur);
+      if (add.length < size - cur)
+        throw new InvalidResizeError(`job ${rj.job.id}: expanding ${cur} -> ${size} needs ${size - cur} more nodes, ${add.length} can take it`);
+      this.takeNodes(rj, add);
+      steps.setSize(rj, size, this.now);
+      steps.beginResize(rj, size, cost.expand, this.now);
+    } else steps.beginResize(rj, size, cost.shrink, this.now);
+    if (d.promote !== undefined) this.scheduler?.promote?.(this, d.promote);
+    for (const l of this.listeners) l.onResize?.(this, rj, cur, size);
+  }
+
+  private resizeEnded(rj: RunningJob): void {
+    this.freed = true;
+    const run = rj.malleable!;
+    if (run.target < run.size) {
+      this.dropNodes(rj, run.size - run.target);
+      this.steps!.setSize(rj, run.target, this.now);
+    }
+    this.steps!.endResize(rj, this.now);
+  }
+
+  /** A malleable job takes `tasksPerNode` cores on each of `add` (nodes with room, see `expansionNodes`). */
+  private takeNodes(rj: RunningJob, add: readonly number[]): void {
+    const k = rj.malleable!.tasksPerNode;
+    const extra = new Int32Array(add.length * k);
+    let i = 0;
+    for (const n of add) {
+      const c0 = this.platform.nodeFirstCore[n]!;
+      const cEnd = c0 + this.platform.nodeCoreCount[n]!;
+      let got = 0;
+      for (let c = c0; c < cEnd && got < k; c++)
+        if (this.coreOwner[c] === -1) {
+          extra[i++] = c;
+          got++;
+        }
+    }
+    this.allocation.move(rj.job, extra, rj.slot);
+    const all = new Int32Array(rj.cores.length + extra.length);
+    all.set(rj.cores);
+    all.set(extra, rj.cores.length);
+    this.setPlacement(rj, all);
+  }
+
+  /** A malleable job gives back its last `count` nodes (those it took last). */
+  private dropNodes(rj: RunningJob, count: number): void {
+    const k = rj.malleable!.tasksPerNode;
+    const keep = rj.cores.length - count * k;
+    this.allocation.move(rj.job, rj.cores.slice(keep), -1);
+    this.setPlacement(rj, rj.cores.slice(0, keep));
+  }
+
+  /** Sets a running job's cores (in the order it took them), and its nodes (ascending) and tasks per node from them. */
+  private setPlacement(rj: RunningJob, cores: Int32Array): void {
+    const coreNode = this.platform.coreNode;
+    const byNode = Int32Array.from(cores, (c) => coreNode[c]!).sort();
+    let distinct = 0;
+    for (let i = 0; i < byNode.length; i++) if (i === 0 || byNode[i] !== byNode[i - 1]) distinct++;
+    const nodes = new Int32Array(distinct);
+    const per = new Int32Array(distinct);
+    for (let i = 0, k = -1; i < byNode.length; i++) {
+      if (i === 0 || byNode[i] !== byNode[i - 1]) nodes[++k] = byNode[i]!;
+      per[k]!++;
+    }
+    rj.cores = cores;
+    rj.nodes = nodes;
+    rj.perNode = per;
+    rj.tasksLeft = cores.length;
+  }
+
   // ---------------------------------------------------------------- live mirrors
 
   /**
@@ -619,7 +858,27 @@ export class ClusterSimulator implements DiscreteEventEngine {
       const rj = e as RunningJob;
       rj.tasksLeft = 0;
       this.endJob(rj, 'finished');
-    } else this.killJob(e as RunningJob);
+    } else if (kind === KIND_KILL) this.killJob(e as RunningJob);
+    else this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.handle(kind & 7, e as RunningJob);
+  }
+
+  /** The engine as the `i`-th plugged-in progress model sees it. */
+  private hostFor(i: number): ProgressHost {
+    const sim = this;
+    const base = PLUGIN_KIND_BASE + 8 * i;
+    return {
+      get now() {
+        return sim.now;
+      },
+      platform: this.platform,
+      schedule: (time, kind, rj, stamp) => this.events.schedule(time, base + kind, rj, stamp),
+      complete: (rj) => {
+        rj.tasksLeft = 0;
+        this.endJob(rj, 'finished');
+      },
+      reconfigurationPoint: (rj) => this.pointReached(rj),
+      resizeEnded: (rj) => this.resizeEnded(rj),
+    };
   }
 
   // ---------------------------------------------------------------- the job lifecycle
@@ -656,7 +915,13 @@ export class ClusterSimulator implements DiscreteEventEngine {
     if (isMpi && !single) this.networkVolume += networkVolume(job.commVol, perNode);
 
     const stepped = this.semantics === 'irmasim';
-    if (job.work === 'delay' && (!job.tasks || isMpi) && !stepped) {
+    let model: ProgressModel | null = null;
+    const pm = this.progressModels;
+    for (let i = 0; i < pm.length && model === null; i++) if (pm[i]!.runs(job)) model = pm[i]!;
+    if (model !== null) {
+      rj.model = model;
+      model.start(rj);
+    } else if (job.work === 'delay' && (!job.tasks || isMpi) && !stepped) {
       // All tasks end together (MPI release waits for the longest task anyway).
       let d = job.runtime;
       if (job.tasks) for (let t = 0; t < job.ntasks; t++) d = Math.max(d, taskRuntime(job, t));
@@ -713,6 +978,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
   }
 
   private taskEnded(task: RunningTask): void {
+    this.freed = true;
     task.done = true;
     task.endedAt = this.now;
     task.remaining = 0;
@@ -780,8 +1046,13 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * slot is recycled, the counters move and the listeners get its record.
    */
   private endJob(rj: RunningJob, state: 'finished' | 'killed'): void {
+    this.freed = true;
     rj.ended = true;
     rj.eventTime = Infinity;
+    if (rj.model !== null) {
+      rj.model.stop(rj);
+      if (this.pointPending === rj) this.pointPending = null;
+    }
     const net = this.progress.network;
     if (net !== null) {
       net.remove(rj, this.now);
