@@ -48,8 +48,8 @@
  *   high-water mark.
  * - **Endpoints**: `tcp://HOST:PORT` (port 0 or `*` picks a free one; host `*` means every
  *   interface) and `ipc://PATH` (a Unix socket; a file left at PATH is unlinked first, as libzmq does,
- *   and the file is removed by `close()`; `ipc://@NAME` is Linux's abstract namespace). `inproc://`
- *   exists only inside libzmq.
+ *   and the file is removed by `close()`). `inproc://` exists only inside libzmq, and so, in
+ *   effect, do abstract Unix sockets (`ipc://@NAME`): Node pads their names (`libzmqOnly`).
  *
  * Not implemented: ZMTP 1.0/2.0 peers, PLAIN/CURVE/GSSAPI, socket types other than DEALER and REQ as
  * peers, outgoing connections (`connect`), ZMTP 3.1's SUBSCRIBE/CANCEL (PUB/SUB), `ZMQ_HEARTBEAT_TTL`.
@@ -399,6 +399,18 @@ function errorCommand(reason: string): Buffer {
   return encodeCommand('ERROR', Buffer.concat([Buffer.of(r.length), r]));
 }
 
+/**
+ * Why only libzmq binds `bind` (null when the ZMTP socket can): `inproc://` exists inside libzmq
+ * only, and Node binds an abstract Unix socket (`ipc://@NAME`) under its name padded with NUL bytes
+ * to 108, a name no ZeroMQ peer connects to (libzmq and Python use the name's own length).
+ */
+export function libzmqOnly(bind: string): string | null {
+  if (bind.startsWith('inproc://')) return "inproc:// is libzmq's in-process transport";
+  if (bind.startsWith('ipc://@'))
+    return "Node binds an abstract socket (ipc://@NAME) under its name padded with NUL bytes, which no ZeroMQ peer reaches; libzmq's socket binds the name itself";
+  return null;
+}
+
 /** The parts of a bound endpoint. */
 type Listen = { kind: 'tcp'; host: string; port: number } | { kind: 'ipc'; path: string };
 
@@ -416,9 +428,10 @@ export function parseEndpoint(endpoint: string): Listen {
   const ipc = /^ipc:\/\/(.+)$/.exec(endpoint);
   if (ipc) {
     if (ipc[1] === '*') throw new Error('ipc://* (a generated path) is not supported: name the socket file');
-    return { kind: 'ipc', path: ipc[1]!.startsWith('@') ? `\0${ipc[1]!.slice(1)}` : ipc[1]! };
+    if (ipc[1]!.startsWith('@')) throw new Error(`${endpoint}: ${libzmqOnly(endpoint)}; use the libzmq transport for it`);
+    return { kind: 'ipc', path: ipc[1]! };
   }
-  if (endpoint.startsWith('inproc://')) throw new Error(`${endpoint}: inproc:// is libzmq's in-process transport; use the libzmq transport for it`);
+  if (endpoint.startsWith('inproc://')) throw new Error(`${endpoint}: ${libzmqOnly(endpoint)}; use the libzmq transport for it`);
   throw new Error(`${endpoint}: expected tcp://HOST:PORT or ipc://PATH`);
 }
 
@@ -572,7 +585,7 @@ export class ZmtpRouter {
     if (this.server) throw new Error('this ZMTP router is already bound');
     const where = parseEndpoint(endpoint);
     const server = createServer({ noDelay: true }, (s) => this.accept(s, where.kind === 'tcp'));
-    if (where.kind === 'ipc' && !where.path.startsWith('\0')) {
+    if (where.kind === 'ipc') {
       // a file left by an earlier server: libzmq unlinks it before binding too
       try {
         unlinkSync(where.path);
@@ -597,7 +610,7 @@ export class ZmtpRouter {
       const a = server.address() as { address: string; port: number; family: string };
       this.lastEndpoint = `tcp://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
     } else {
-      this.ipcPath = where.path.startsWith('\0') ? null : where.path;
+      this.ipcPath = where.path;
       this.lastEndpoint = endpoint;
     }
   }

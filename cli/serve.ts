@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
 import { z } from 'zod';
-import { defaultTransport, isTransport, TRANSPORTS } from '../bridge/transport.js';
+import { defaultTransport, isTransport, libzmqOnly, TRANSPORTS } from '../bridge/transport.js';
 import { defineCommand, defineFlags, int, num, oneOf, type Values } from './common.js';
 
 /** The flags of `serve`. */
@@ -95,8 +95,9 @@ export async function serve(f: Values<typeof flags>): Promise<number> {
     console.error(`clustergym serve: error: ${transport}`);
     return 2;
   }
-  if (transport === 'zmtp' && f.bind.startsWith('inproc://')) {
-    console.error(`clustergym serve: error: --bind ${f.bind}: inproc:// is libzmq's in-process transport: give --transport libzmq`);
+  const onlyLibzmq = libzmqOnly(f.bind);
+  if (transport === 'zmtp' && onlyLibzmq !== null) {
+    console.error(`clustergym serve: error: --bind ${f.bind}: ${onlyLibzmq}: give --transport libzmq`);
     return 2;
   }
   let token: string | undefined;

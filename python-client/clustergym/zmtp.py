@@ -163,11 +163,15 @@ class Transport:
 
 
 def _parse_endpoint(endpoint: str) -> Tuple[int, Any]:
-    """(address family, address) of a ``tcp://host:port`` or ``ipc:///path`` endpoint."""
+    """(address family, address) of a ``tcp://host:port``, ``ipc:///path`` or ``ipc://@name`` (Linux's
+    abstract namespace: no file) endpoint."""
     if endpoint.startswith("ipc://"):
         path = endpoint[len("ipc://") :]
-        if not path or not hasattr(socket, "AF_UNIX"):
-            raise ValueError(f"bad ipc endpoint {endpoint!r} (expected ipc:///path/to/socket on a system with Unix sockets)")
+        if not path or path == "@" or not hasattr(socket, "AF_UNIX"):
+            raise ValueError(f"bad ipc endpoint {endpoint!r} (expected ipc:///path/to/socket or ipc://@name on a system with Unix sockets)")
+        if path.startswith("@"):
+            # Linux's abstract namespace, as libzmq spells it: the socket's name starts with a NUL byte
+            return socket.AF_UNIX, "\0" + path[1:]  # type: ignore[attr-defined]
         return socket.AF_UNIX, path  # type: ignore[attr-defined]
     if endpoint.startswith("tcp://"):
         rest = endpoint[len("tcp://") :]

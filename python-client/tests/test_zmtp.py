@@ -257,7 +257,7 @@ def _handshake_as_router(conn: socket.socket) -> None:
 def test_something_that_is_not_zeromq_is_a_protocol_error() -> None:
     address = _one_shot_server(lambda c: c.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n".ljust(80, b" ")))
     with pytest.raises(ProtocolError, match="not speak ZMTP"):
-        clustergym.Client(address, connect_timeout=2)
+        clustergym.Client(address, connect_timeout=2, transport="zmtp")
 
 
 def test_a_server_closing_mid_reply_is_an_error_not_a_hang() -> None:
