@@ -82,6 +82,13 @@ export interface BridgeServerOptions {
    * `clustergym serve --transport`.
    */
   transport?: Transport | undefined;
+  /**
+   * Heartbeats to the clients (ms; 0 turns each off): a PING to a client silent for
+   * `heartbeatIntervalMs`, and a client silent for `heartbeatTimeoutMs` disconnected (its host died or
+   * the network broke). Defaults `DEFAULT_HEARTBEAT` (5 s, 60 s). `clustergym serve --heartbeat-ivl/--heartbeat-timeout`.
+   */
+  heartbeatIntervalMs?: number | undefined;
+  heartbeatTimeoutMs?: number | undefined;
   /** Close envs idle for longer than this (ms); default 10 minutes. */
   idleTimeoutMs?: number | undefined;
   /** Called with each env reclaimed for idleness (logs, tests). */
@@ -107,6 +114,13 @@ export interface BridgeServerOptions {
 export function hardMessageCap(maxRequestBytes: number): number {
   return maxRequestBytes + Math.max(maxRequestBytes, 1 << 20);
 }
+
+/**
+ * The server's default heartbeats (ms): a PING after 5 s of a client's silence, the client dropped
+ * after 60 s of it. A client that computes between requests (the Python client's direct transport
+ * sends nothing then) and is dropped reconnects with its next request; its envs stay.
+ */
+export const DEFAULT_HEARTBEAT = { intervalMs: 5000, timeoutMs: 60_000 } as const;
 
 /** The server's default limits (each raised by a flag of `clustergym serve`, named in `limit_exceeded` errors). */
 export const DEFAULT_LIMITS = {
@@ -198,6 +212,8 @@ export class BridgeServer {
     // refuses anything over the hard cap (it drops the sender's connection without buffering it), so
     // what one message can hold in memory is bounded either way.
     sock.maxMessageSize = hardMessageCap(this.limits.maxRequestBytes);
+    sock.heartbeatInterval = this.options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT.intervalMs;
+    sock.heartbeatTimeout = this.options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT.timeoutMs;
     await sock.bind(bind);
     if (this.closed) {
       // closed while binding

@@ -44,6 +44,10 @@ export function isTransport(s: string): s is Transport {
 export interface RouterSocket {
   /** A frame or message over this many bytes drops its sender's connection (-1: no limit); set before `bind`. */
   maxMessageSize: number;
+  /** A PING to a peer after this many ms of silence (0: none); set before `bind` (`ZMQ_HEARTBEAT_IVL`). */
+  heartbeatInterval: number;
+  /** A peer silent for this many ms is disconnected (0: never); set before `bind` (`ZMQ_HEARTBEAT_TIMEOUT`). */
+  heartbeatTimeout: number;
   /** The endpoint bound (with the port picked for port `*`), once `bind` resolved. */
   readonly lastEndpoint: string | null;
   /** Binds `tcp://HOST:PORT|*` or `ipc://PATH` (and `inproc://NAME` with libzmq). */

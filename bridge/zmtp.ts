@@ -28,7 +28,14 @@
  *   (`ZmtpDecoder` is a state machine fed chunk by chunk).
  * - **Commands after the handshake**: `PING` (ZMTP 3.1 heartbeats, libzmq's `ZMQ_HEARTBEAT_IVL`) is
  *   answered by `PONG` with the ping's context; `PONG` and unknown commands are ignored; `ERROR`
- *   closes the connection. This side sends no heartbeats of its own and ignores the ping's TTL.
+ *   closes the connection.
+ * - **Heartbeats** (`heartbeatInterval`, `heartbeatTimeout`, in ms, libzmq's `ZMQ_HEARTBEAT_IVL` and
+ *   `ZMQ_HEARTBEAT_TIMEOUT`; 0 turns them off): a connection silent for `heartbeatInterval` gets a
+ *   `PING` (TTL 0: a client computing between requests is silent, and must not drop us), and one
+ *   silent for `heartbeatTimeout` is closed (its peer's host died, or the network broke: nothing
+ *   else closes it). A peer's `PING` with a TTL sets that connection's timeout to the TTL, as libzmq
+ *   does. Silence is counted on the event loop: while this process computes (one request that takes
+ *   long), nobody is heard, so a tick that comes late forgives the time it was late.
  * - **Handshake timeout**: a connection that has not sent its greeting and READY within 30 s
  *   (`HANDSHAKE_TIMEOUT_MS`, libzmq's `ZMQ_HANDSHAKE_IVL` default) is closed.
  * - **Limits**: `maxMessageSize` (bytes, -1 for none, as libzmq's `ZMQ_MAXMSGSIZE`): a frame or a
@@ -52,7 +59,7 @@
  *   effect, do abstract Unix sockets (`ipc://@NAME`): Node pads their names (`libzmqOnly`).
  *
  * Not implemented: ZMTP 1.0/2.0 peers, PLAIN/CURVE/GSSAPI, socket types other than DEALER and REQ as
- * peers, outgoing connections (`connect`), ZMTP 3.1's SUBSCRIBE/CANCEL (PUB/SUB), `ZMQ_HEARTBEAT_TTL`.
+ * peers, outgoing connections (`connect`), ZMTP 3.1's SUBSCRIBE/CANCEL (PUB/SUB), a TTL in our own PINGs.
  */
 import { randomInt } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
@@ -385,6 +392,9 @@ export class ZmtpDecoder {
 /** A peer's socket types this ROUTER serves. */
 const PEER_TYPES = new Set(['DEALER', 'REQ']);
 
+/** Our heartbeat: a PING with TTL 0 (the peer need not time us out) and a 2-byte context. */
+const PING = encodeCommand('PING', Buffer.from([0, 0, 0x63, 0x67]));
+
 const READY = encodeCommand(
   'READY',
   encodeProperties([
@@ -448,6 +458,10 @@ class Connection implements ZmtpSink {
   /** Its messages waiting in the router's queue. */
   queued = 0;
   paused = false;
+  /** When bytes last came from the peer (ms, `Date.now()`). */
+  heard = Date.now();
+  /** The peer's TTL from its PINGs (ms; 0: none). */
+  ttlMs = 0;
 
   constructor(
     readonly router: ZmtpRouter,
@@ -485,7 +499,8 @@ class Connection implements ZmtpSink {
       return;
     }
     if (name === 'PING') {
-      // PING: 2-byte TTL, then up to 16 bytes of context, echoed in the PONG
+      // PING: 2-byte TTL (tenths of a second), then up to 16 bytes of context, echoed in the PONG
+      if (data.length >= 2) this.ttlMs = data.readUInt16BE(0) * 100;
       this.write(encodeCommand('PONG', data.subarray(2, 18)));
     } else if (name === 'ERROR') this.decoder.fail('the peer sent ERROR');
   }
@@ -567,8 +582,15 @@ export class ZmtpRouter {
   sendHighWaterBytes = SEND_HIGH_WATER_BYTES;
   /** A connection without its greeting and READY after this many ms is closed (`HANDSHAKE_TIMEOUT_MS`). */
   handshakeTimeoutMs = HANDSHAKE_TIMEOUT_MS;
-  /** Called with each connection dropped for a protocol error or a limit (logs, tests). */
+  /** Called with each connection dropped for a protocol error, a limit or a heartbeat timeout (logs, tests). */
   onDrop: ((reason: string) => void) | null = null;
+  /** A PING to a connection silent for this many ms (0: no heartbeats); set before `bind`. libzmq's `ZMQ_HEARTBEAT_IVL`. */
+  heartbeatInterval = 0;
+  /** A connection silent for this many ms is closed (0: never, unless its peer's PING set a TTL); set before `bind`. */
+  heartbeatTimeout = 0;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private tickMs = 1000;
+  private lastTick = 0;
   private server: Server | null = null;
   private ipcPath: string | null = null;
   private closed = false;
@@ -606,6 +628,7 @@ export class ZmtpRouter {
       // a listening server's errors (none expected once bound) must not crash the process
     });
     this.server = server;
+    this.startHeartbeats();
     if (where.kind === 'tcp') {
       const a = server.address() as { address: string; port: number; family: string };
       this.lastEndpoint = `tcp://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
@@ -624,7 +647,10 @@ export class ZmtpRouter {
     const conn = new Connection(this, s);
     this.sockets.add(s);
     s.write(greeting(false));
-    s.on('data', (chunk: Buffer) => conn.decoder.push(chunk));
+    s.on('data', (chunk: Buffer) => {
+      conn.heard = Date.now();
+      conn.decoder.push(chunk);
+    });
     s.on('error', () => {
       // a reset connection: 'close' follows
     });
@@ -633,6 +659,34 @@ export class ZmtpRouter {
       if (conn.id !== null && this.peers.get(conn.key) === conn) this.peers.delete(conn.key);
       if (!conn.decoder.failed) conn.decoder.fail('closed');
     });
+  }
+
+  /** Starts the heartbeat ticks (when `heartbeatInterval` or `heartbeatTimeout` is set). */
+  private startHeartbeats(): void {
+    // a tick at least every second (a peer's PING may set a TTL even when ours are off)
+    const every = Math.min(this.heartbeatInterval > 0 ? this.heartbeatInterval : 1000, this.heartbeatTimeout > 0 ? this.heartbeatTimeout / 4 : 1000, 1000);
+    this.tickMs = Math.max(10, every);
+    this.lastTick = Date.now();
+    this.heartbeatTimer = setInterval(() => this.heartbeatTick(), this.tickMs);
+    this.heartbeatTimer.unref();
+  }
+
+  /** PINGs silent connections and closes those silent past their timeout. */
+  private heartbeatTick(): void {
+    const now = Date.now();
+    const late = now - this.lastTick;
+    this.lastTick = now;
+    const period = this.tickMs;
+    for (const conn of this.peers.values()) {
+      // this process was busy (a long request): nobody could be heard meanwhile
+      if (late > 2 * period + 250) conn.heard = Math.max(conn.heard, now - period);
+      const quiet = now - conn.heard;
+      const timeout = conn.ttlMs > 0 ? conn.ttlMs : this.heartbeatTimeout;
+      if (timeout > 0 && quiet >= timeout) {
+        this.onDrop?.(`heartbeat timeout: nothing from the peer for ${quiet} ms`);
+        conn.socket.destroy();
+      } else if (this.heartbeatInterval > 0 && quiet >= this.heartbeatInterval) conn.write(PING);
+    }
   }
 
   /** Gives a connection its routing id (its own, or a generated one); null if that id is taken. */
@@ -731,6 +785,7 @@ export class ZmtpRouter {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.heartbeatTimer !== null) clearInterval(this.heartbeatTimer);
     this.server?.close();
     for (const s of this.sockets) s.destroy();
     this.sockets.clear();

@@ -31,6 +31,13 @@ export const flags = defineFlags({
     help: "the socket: zmtp (ZeroMQ's wire protocol spoken by the server itself; default) or libzmq (zeromq.js; also for inproc://); default $CLUSTERGYM_TRANSPORT, else zmtp",
   },
   'idle-timeout': { value: 'S', schema: num({ gt: 0 }), default: 600, help: 'close environments unused for S seconds' },
+  'heartbeat-ivl': { value: 'S', schema: num({ gte: 0 }), default: 5, help: 'PING a client silent for S seconds (ZMTP heartbeats; 0: none)' },
+  'heartbeat-timeout': {
+    value: 'S',
+    schema: num({ gte: 0 }),
+    default: 60,
+    help: 'disconnect a client silent for S seconds (its host died or the network broke; 0: never)',
+  },
   'parent-pid': { value: 'PID', schema: int({ gte: 1 }), help: 'exit when the process PID is gone' },
   quiet: { help: 'no log on stderr' },
   'allow-remote': { help: 'allow binding an address other than loopback (anyone who reaches it can run simulations and read files under --data-root)' },
@@ -128,6 +135,8 @@ export async function serve(f: Values<typeof flags>): Promise<number> {
     maxRequestBytes: f['max-request-bytes'],
     token,
     idleTimeoutMs: f['idle-timeout'] * 1000,
+    heartbeatIntervalMs: f['heartbeat-ivl'] * 1000,
+    heartbeatTimeoutMs: f['heartbeat-timeout'] * 1000,
     onReclaim: (env) => {
       if (!f.quiet) console.error(`clustergym serve: closed ${env} after ${f['idle-timeout']} s idle`);
     },
