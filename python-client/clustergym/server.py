@@ -42,15 +42,28 @@ from typing import IO, Any, List, Optional, Sequence, Tuple
 
 from .errors import ServerStartError
 
-__all__ = ["LocalServer", "find_server_command", "token_for"]
+__all__ = ["LocalServer", "find_server_command", "token_for", "remember_token"]
+
+# tokens of servers this process started elsewhere (clustergym.dask.start_servers), by address
+_remembered: "dict[str, str]" = {}
+
+
+def remember_token(address: str, token: Optional[str]) -> None:
+    """Makes :class:`~clustergym.client.Client` objects of this process send ``token`` to the server at
+    ``address`` (a server this process started on another machine; ``None`` forgets it)."""
+    if token is None:
+        _remembered.pop(address, None)
+    else:
+        _remembered[address] = token
 
 
 def token_for(address: str) -> Optional[str]:
-    """The token of a running :class:`LocalServer` of this process at ``address``, if any."""
+    """The token of a running :class:`LocalServer` of this process at ``address``, or one remembered
+    for it (:func:`remember_token`), if any."""
     for s in list(_live):
         if s.address == address and s.token is not None and s.running:
             return s.token
-    return None
+    return _remembered.get(address)
 
 _PR_SET_PDEATHSIG = 1
 
