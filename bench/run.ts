@@ -21,6 +21,8 @@
  * - `leaderboard`: `clustergym leaderboard` at its defaults (nine settings, seed 0, the shipped models): seconds per setting and in total.
  * - `flat-es`: flat ES training throughput (steps/s, episodes/s) on the fair, cosched and slurm training configs.
  * - `lookahead`: `leaderboard --lookahead`'s reference rows on the cluster settings at their default episodes: seconds, and the means against the base and the best heuristic.
+ * - `fleet`: beyond one machine: env-steps/s of one learner against 1, 2, 4 servers (`make_vec(addresses=...)`),
+ *   and the leaderboard's wall time as one process against 2 and 4 `--shard` processes and their `--merge`.
  * - `netsim`: the flow model: 10,000 transfers on a 128-host fat-tree, `clustergym netsim` and SimGrid's
  *   Python bindings (one actor per flow, and one driver actor) each as a whole process, interleaved over
  *   3 rounds (median wall and CPU times, ratios, largest difference).
@@ -30,6 +32,7 @@ import { benchCore } from './core.js';
 import { benchEnvs } from './envs.js';
 import { benchFairness } from './fairness.js';
 import { benchFlatEs } from './flatEs.js';
+import { benchFleet } from './fleet.js';
 import { benchIrmasim } from './irmasim.js';
 import { benchLeaderboard, benchLookahead } from './leaderboard.js';
 import { benchMalleable } from './malleable.js';
@@ -56,6 +59,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   'flat-es': benchFlatEs,
   lookahead: benchLookahead,
   netsim: () => benchNetsim(),
+  fleet: benchFleet,
 };
 
 async function main(): Promise<void> {
