@@ -281,6 +281,18 @@ export async function playSetting(
 /** What a setting's result says of the setting itself. */
 export type SettingHeader = Pick<Setting, 'name' | 'description' | 'why' | 'metric' | 'lower_is_better'> & { env: Pick<Setting['env'], 'id'> };
 
+/** What a result (or a shard's piece of one, shard.ts) says of its setting, in the order it says it. */
+export function headerFields(setting: SettingHeader): Pick<SettingResult, 'name' | 'description' | 'why' | 'env_id' | 'metric' | 'lower_is_better'> {
+  return {
+    name: setting.name,
+    description: setting.description,
+    why: setting.why,
+    env_id: setting.env.id,
+    metric: setting.metric,
+    lower_is_better: setting.lower_is_better,
+  };
+}
+
 /** A setting's result from its rows (heuristics, learned, references) on the episodes of leaderboard seed `seed`. */
 export function settingResult(
   setting: SettingHeader,
@@ -291,12 +303,7 @@ export function settingResult(
 ): SettingResult {
   const { best, learned } = compareLearned(seed, setting.name, rows, setting.lower_is_better);
   return {
-    name: setting.name,
-    description: setting.description,
-    why: setting.why,
-    env_id: setting.env.id,
-    metric: setting.metric,
-    lower_is_better: setting.lower_is_better,
+    ...headerFields(setting),
     episode_seeds: episodes,
     policies: rows,
     best_heuristic: best.name,

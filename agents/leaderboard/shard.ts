@@ -25,6 +25,7 @@ import { parseJsonText } from '../../src/core/json.js';
 import {
   EVALUATION_SEEDS,
   episodeSeeds,
+  headerFields,
   type LearnedPlayer,
   playSetting,
   type PolicyRow,
@@ -87,12 +88,7 @@ export async function runSettingShard(setting: Setting, seed: number, n: number,
   const seeds = episodeSeeds(seed, n).slice(from, to);
   const played = seeds.length > 0 ? await playSetting(setting, seeds, learned) : { episodes: [], rows: [] };
   return {
-    name: setting.name,
-    description: setting.description,
-    why: setting.why,
-    env_id: setting.env.id,
-    metric: setting.metric,
-    lower_is_better: setting.lower_is_better,
+    ...headerFields(setting),
     episodes: n,
     from,
     to,

@@ -77,30 +77,19 @@ class ServerPlugin(_WorkerPlugin):  # type: ignore[misc, valid-type]
         self.data_roots = list(data_roots) if data_roots is not None else None
         self.extra_args = list(extra_args)
         self.server: Optional[LocalServer] = None
-        self._token_file: Optional[str] = None
 
     def setup(self, worker: Any) -> None:
         host = self.host or _host_of(worker.address)
-        fd, self._token_file = tempfile.mkstemp(prefix="clustergym-dask-token-")
-        with os.fdopen(fd, "w") as f:  # 0600
-            f.write(self.token + "\n")
-        args = ["--token-file", self._token_file, *self.extra_args]
-        if not _loopback(host):
-            args.append("--allow-remote")  # the token keeps others out; see docs/protocol.md
+        # the token keeps others out (docs/protocol.md, "Across hosts"), so the address may be the node's
+        args = [*self.extra_args] + ([] if _loopback(host) else ["--allow-remote"])
         bind = f"tcp://[{host}]:0" if ":" in host else f"tcp://{host}:0"
-        self.server = LocalServer(bind=bind, extra_args=args, data_roots=self.data_roots)
-        self.server.token = self.token
+        roots = self.data_roots if self.data_roots is not None else [os.getcwd()]
+        self.server = LocalServer(bind=bind, extra_args=args, data_roots=roots, private=True, token=self.token)
 
     def teardown(self, worker: Any) -> None:
         if self.server is not None:
             self.server.stop()
             self.server = None
-        if self._token_file is not None:
-            try:
-                os.unlink(self._token_file)
-            except OSError:
-                pass
-            self._token_file = None
 
 
 def _plugin_info(dask_worker: Any) -> Optional[Dict[str, Any]]:

@@ -29,7 +29,7 @@ import numpy as np
 
 from . import binary
 from .client import Client
-from .env import observation_from_wire
+from .env import close_envs, observation_from_wire
 from .errors import ClusterGymError, InvalidActionError
 from .server import LocalServer
 
@@ -201,18 +201,7 @@ class Fleet:
     def close(self, timeout: float) -> None:
         """Closes every part's envs, clients and local servers; never raises for a server that is gone."""
         for part in self.parts:
-            try:
-                if part.server is None and not part.client.closed:
-                    for h in part.handles:
-                        try:
-                            part.client.request("close", env=h, timeout=min(timeout, part.client.timeout or timeout))
-                        except (ClusterGymError, OSError, RuntimeError):
-                            break
-            finally:
-                if part.owns_client:
-                    part.client.close()
-                if part.server is not None:
-                    part.server.stop()
+            close_envs(part.client, part.handles, part.server, part.owns_client, timeout)
 
 
 def _concat(parts: Sequence[Any]) -> Any:

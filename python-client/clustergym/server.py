@@ -164,6 +164,8 @@ class LocalServer:
             find it by the address (:attr:`token`); other processes (and other local users) are
             refused. :func:`clustergym.make` without an address starts a private server. Default
             false. Ignored when ``extra_args`` has ``--token-file``.
+        token: the token of a private server (default: a random one; a Dask worker's server takes
+            the one its client made, :mod:`clustergym.dask`).
         start_timeout: seconds to wait for the endpoint line.
         env: environment of the child (default: this process's).
     """
@@ -179,6 +181,7 @@ class LocalServer:
         env: Optional[dict] = None,
         data_roots: Optional[Sequence[str]] = None,
         private: bool = False,
+        token: Optional[str] = None,
     ) -> None:
         cmd = list(command) if command is not None else find_server_command()
         self._ipc_folder: Optional[str] = None
@@ -194,7 +197,7 @@ class LocalServer:
         if "--data-root" not in extra and (data_roots is not None or private):
             args += ["--data-root", os.pathsep.join(data_roots) if data_roots is not None else os.sep]
         if private and "--token-file" not in extra:
-            self.token = secrets.token_hex(24)
+            self.token = token if token is not None else secrets.token_hex(24)
             fd, self._token_file = tempfile.mkstemp(prefix="clustergym-token-")
             with os.fdopen(fd, "w") as f:  # mkstemp creates it 0600
                 f.write(self.token + "\n")
