@@ -64,13 +64,7 @@ export function shardRange(n: number, s: Shard): { from: number; to: number } {
 }
 
 /** A setting's piece in a shard: what a merge needs to rebuild the setting's result. */
-export interface SettingShard {
-  name: string;
-  description: string;
-  why: string;
-  env_id: string;
-  metric: string;
-  lower_is_better: boolean;
+export interface SettingShard extends ReturnType<typeof headerFields> {
   /** The setting's episodes in the whole run, and this shard's range of them. */
   episodes: number;
   from: number;
