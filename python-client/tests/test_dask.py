@@ -138,6 +138,24 @@ def test_the_leaderboard_swept_over_the_workers_is_one_machines(cluster: Dict[st
     assert [p["kind"] for p in one["settings"][0]["policies"]].count("learned") == 1
 
 
+def test_dask_fleet_runs_a_learner_on_the_workers_servers(cluster: Dict[str, Any]) -> None:
+    """examples/dask_fleet.py: the learner gets the servers' addresses and token, its exit code is
+    the script's, and the servers are stopped after it."""
+    learner = (
+        "import os, sys, clustergym\n"
+        "a = os.environ['CLUSTERGYM_ADDRESSES'].split(',')\n"
+        "v = clustergym.make_vec('clustergym/Job-v0', 2, {'k': 8, 'trajectory': {'length': 10}}, addresses=a, seeds=0)\n"
+        "v.reset(); v.step(v.action_masks().argmax(axis=1)); print(len(v.fleet.parts)); v.close(); sys.exit(7)\n"
+    )
+    sched = cluster["tmp"] / "scheduler.json"
+    env = {**os.environ, "PYTHONPATH": str(PKG_ROOT)}
+    r = subprocess.run([PYTHON, str(PKG_ROOT / "examples" / "dask_fleet.py"), "--scheduler-file", str(sched), "--", PYTHON, "-c", learner], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 7, r.stderr
+    assert r.stdout.strip() == "2"
+    assert "dask_fleet: 2 servers: tcp://127.0.0.1:" in r.stderr
+    assert all(i is None for i in cgdask.server_pids(cluster["client"]).values())
+
+
 def test_a_worker_killed_takes_its_server_with_it(cluster: Dict[str, Any]) -> None:
     """SIGKILL of a worker (no teardown runs): its server exits too (the kernel's parent-death
     signal, and --parent-pid), leaving no process behind. Runs last: it kills a worker."""
