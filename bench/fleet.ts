@@ -10,8 +10,10 @@
  *   2 and 4 `--shard` processes run at once (an array job on one node) and their `--merge`: wall
  *   times, and whether the merge equals the one-process run (wall times aside).
  *
- * Skipped (with the reason) without a Python with the client's modules. Speed figures: read the load
- * averages they carry (`uptime` before and after); on a busy machine repeat them.
+ * Every leaderboard run reports its CPU seconds too (`times` of its shell): the largest shard's is
+ * the wall time of the shards with a core each, whatever the machine's load. Skipped (with the
+ * reason) without a Python with the client's modules. Speed figures: read the load averages they
+ * carry; on a busy machine repeat them.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -35,10 +37,14 @@ function envFleet(): Record<string, unknown> {
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
 }
 
-/** Runs `node dist/cli/main.js ARGS` as a child process; resolves with its exit code and stdout. */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * Runs `node dist/cli/main.js ARGS` as a child process (under bash, whose `times` gives the child's
+ * CPU seconds); resolves with its exit code, stdout, stderr and CPU seconds (user + system).
+ */
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; cpu: number }> {
   return new Promise((done) => {
-    const p = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const script = '"$@"; s=$?; times >&2; exit $s';
+    const p = spawn('bash', ['-c', script, 'bash', process.execPath, CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d: Buffer) => {
@@ -47,7 +53,12 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
     p.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
     });
-    p.on('close', (code) => done({ code, stdout, stderr }));
+    p.on('close', (code) => {
+      // `times`: the shell's user and system time, then its children's ("0m1.234s 0m0.056s")
+      const last = stderr.trim().split('\n').at(-1) ?? '';
+      const secs = [...last.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
+      done({ code, stdout, stderr, cpu: secs.reduce((a, b) => a + b, 0) });
+    });
   });
 }
 
@@ -62,7 +73,11 @@ async function leaderboardShards(): Promise<Record<string, unknown>> {
     let t0 = performance.now();
     const one = await cli([...base, '--json', '--out', join(dir, 'one')]);
     if (one.code !== 0) return { error: one.stderr.trim().split('\n').slice(-3).join(' | ') };
-    const out: Record<string, unknown> = { episodes_per_setting: Number(episodes), one_process_s: Number(((performance.now() - t0) / 1000).toFixed(1)) };
+    const out: Record<string, unknown> = {
+      episodes_per_setting: Number(episodes),
+      one_process_s: Number(((performance.now() - t0) / 1000).toFixed(1)),
+      one_process_cpu_s: Number(one.cpu.toFixed(1)),
+    };
     for (const n of [2, 4]) {
       t0 = performance.now();
       const pieces = await Promise.all(Array.from({ length: n }, (_, i) => cli([...base, '--shard', `${i}/${n}`, '--out', join(dir, `p${n}`)])));
@@ -75,6 +90,10 @@ async function leaderboardShards(): Promise<Record<string, unknown>> {
       const merge = (performance.now() - t1) / 1000;
       out[`shards_${n}`] = {
         shards_s: Number(shards.toFixed(1)),
+        // CPU: all the shards' (what sharding costs over one process), and the largest one shard's
+        // (the wall time of N shards with a free core each, as on N nodes)
+        shards_cpu_s: Number(pieces.reduce((a, p) => a + p.cpu, 0).toFixed(1)),
+        largest_shard_cpu_s: Number(Math.max(...pieces.map((p) => p.cpu)).toFixed(1)),
         merge_s: Number(merge.toFixed(1)),
         total_s: Number((shards + merge).toFixed(1)),
         speedup: Number(((out.one_process_s as number) / (shards + merge)).toFixed(2)),
