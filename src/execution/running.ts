@@ -79,14 +79,13 @@ export function rejectedRecord(job: Job, now: number): JobRecord {
   };
 }
 
-/** Kinds of events: a task ends, a job (of uniform delay tasks) ends, a job reaches its walltime. */
+/** Kinds of events (the engine's `EventLoop` kinds): a task ends, a job (of uniform delay tasks) ends, a job reaches its walltime. */
 export const KIND_TASK = 0;
 export const KIND_JOB = 1;
 export const KIND_KILL = 2;
 
 /** A task of a running job (only jobs that need per-task tracking have them). */
 export class RunningTask {
-  readonly kind = KIND_TASK;
   /** Remaining operations (ops model) or seconds at speed 1 (delay model). */
   remaining: number;
   /** Current progress rate (operations/s, or 1 for delay). */
@@ -130,7 +129,6 @@ export class RunningTask {
 
 /** A job that is running. */
 export class RunningJob {
-  readonly kind = KIND_JOB;
   /** Tasks (null for delay jobs with uniform tasks, which end all at once). */
   tasks: RunningTask[] | null = null;
   tasksLeft: number;
@@ -153,7 +151,6 @@ export class RunningJob {
   commLimitedSince = NaN;
   /** Seconds so far during which `commLimitedTasks > 0` (the record's `commTime`). */
   commTime = 0;
-  killMarker: { kind: number; job: RunningJob } | null = null;
   ended = false;
   constructor(
     readonly job: Job,
@@ -172,5 +169,5 @@ export class RunningJob {
   }
 }
 
-/** What the engine's event queue holds. */
-export type EventPayload = RunningTask | RunningJob | { kind: number; job: RunningJob };
+/** What the engine's event loop holds: a task (its end), a job (its end, or its walltime kill). */
+export type EventPayload = RunningTask | RunningJob;

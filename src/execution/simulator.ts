@@ -36,7 +36,8 @@
  * other than "rate times time" plugs into `TaskProgress`; observers subscribe with `addListener`.
  */
 import { InputError } from '../core/errors.js';
-import { EventQueue } from '../core/eventQueue.js';
+import type { DiscreteEventEngine, EngineListener } from '../core/engine.js';
+import { EventLoop } from '../core/eventLoop.js';
 import { commModel, networkVolume, type CommModel } from '../platform/communication.js';
 import { JobNetwork } from '../platform/jobNetwork.js';
 import { bandwidthRequest, memoryModel } from '../platform/memoryContention.js';
@@ -92,13 +93,16 @@ export interface StartOptions {
   queuePosition?: number;
 }
 
-/** Observers of a simulation (metrics collectors, reward functions, timelines). */
-export interface SimulationListener {
-  /** Time moves from `from` to `to` (called before the events at `to` are processed). */
-  onAdvance?(sim: ClusterSimulator, from: number, to: number): void;
-  onJobSubmitted?(sim: ClusterSimulator, job: Job): void;
-  onJobStarted?(sim: ClusterSimulator, job: RunningJob): void;
-  onJobEnded?(sim: ClusterSimulator, record: JobRecord, running: RunningJob | null): void;
+/**
+ * Observers of a simulation (metrics collectors, reward functions, timelines): the engine listener of
+ * `core/engine.ts` with this engine's handles (a `Job` submitted, a `RunningJob` started, a `JobRecord`
+ * when it left: `onEnd` for a job that ran, `onReject` for one that never will).
+ */
+export type SimulationListener = EngineListener<ClusterSimulator, Job, RunningJob, JobRecord>;
+
+/** What decides at decision points: a batch scheduler that starts (or rejects) waiting jobs. */
+export interface DecisionMaker {
+  schedule(sim: ClusterSimulator): void;
 }
 
 /**
@@ -107,8 +111,10 @@ export interface SimulationListener {
  * const sim = new ClusterSimulator(platform, workload.jobs)
  * while (sim.advance()) scheduler.schedule(sim)
  * ```
+ * or, as every engine runs (`core/engine.ts`), with the scheduler attached: `sim.setScheduler(s);
+ * sim.runUntil(Infinity)`.
  */
-export class ClusterSimulator {
+export class ClusterSimulator implements DiscreteEventEngine {
   readonly platform: Platform;
   readonly models: ModelsConfig;
   readonly enforceMemory: boolean;
@@ -161,13 +167,23 @@ export class ClusterSimulator {
   lastEnd = 0;
 
   private readonly comm: CommModel;
-  private readonly events = new EventQueue<EventPayload>();
+  /**
+   * Task ends, job ends and walltime kills, in scheduling order within an instant; an event's stamp is the
+   * time it was scheduled for, and it is stale once its task or job expects another time or has ended.
+   */
+  private readonly events = new EventLoop<EventPayload>({
+    isLive: (kind, e, stamp) =>
+      kind === KIND_KILL ? !(e as RunningJob).ended : e.eventTime === stamp && (kind === KIND_JOB ? !(e as RunningJob).ended : !(e as RunningTask).done),
+  });
   private readonly source: Iterator<Job>;
   private nextJob: Job | null = null;
   private origin = NaN;
   private readonly freeSlots: number[] = [];
   private readonly listeners: SimulationListener[] = [];
   private stallOffered = false;
+  /** `runUntil`: a decision point was reached and not decided yet. */
+  private decisionDue = false;
+  private scheduler: DecisionMaker | null = null;
   private finishedFlag = false;
   /** IRMaSim semantics: jobs whose tasks all ended at `now`, released after the submissions at `now`. */
   private readonly endedAtNow: RunningJob[] = [];
@@ -277,9 +293,44 @@ export class ClusterSimulator {
   }
 
   /** Time of the next event (completion or submission), Infinity if none. */
-  get nextEventTime(): number {
+  nextEventTime(): number {
     if (this.semantics === 'irmasim') return Math.min(this.now + this.progress.nextStep(), this.nextSubmitTime);
     return Math.min(this.skipStale(), this.nextSubmitTime);
+  }
+
+  /** Whether the run is over (`finished`; the engine contract's name). */
+  get done(): boolean {
+    return this.finishedFlag;
+  }
+
+  /**
+   * Attaches the decision maker that `runUntil` calls at each decision point (null: decisions are the
+   * caller's, and `runUntil` stops at the first decision point).
+   */
+  setScheduler(scheduler: DecisionMaker | null): void {
+    this.scheduler = scheduler;
+  }
+
+  /**
+   * The engine contract's `runUntil` (`core/engine.ts`): runs every instant up to and including `t`, the
+   * attached scheduler deciding at each decision point; without one, stops at the first decision point
+   * (the caller decides, then calls again). The clock then moves to `t` when it is finite, except under
+   * the irmasim semantics, whose clock only moves by IRMaSim's steps (splitting a step would change its
+   * rounding): it stays at the last step before `t`. Returns `now`.
+   */
+  runUntil(t: number): number {
+    for (;;) {
+      if (this.decisionDue) {
+        if (this.scheduler === null) return this.now;
+        this.decisionDue = false;
+        this.scheduler.schedule(this);
+        continue;
+      }
+      if (this.finishedFlag || !this.advanceUpTo(t)) break;
+      this.decisionDue = true;
+    }
+    if (this.semantics !== 'irmasim' && t < Infinity && t > this.now && !this.finishedFlag) this.advanceClock(t);
+    return this.now;
   }
 
   /** Iterates over running jobs. */
@@ -295,14 +346,20 @@ export class ClusterSimulator {
    * The caller may then start jobs with `startJob`; calling `advance` again moves time forward.
    */
   advance(): boolean {
+    return this.advanceUpTo(Infinity);
+  }
+
+  /** `advance`, but without running any instant after `limit` (false then, with `finished` still false). */
+  private advanceUpTo(limit: number): boolean {
     if (this.finishedFlag) return false;
     this.queue.tidy();
-    if (this.semantics === 'irmasim') return this.advanceIrmasim();
+    if (this.semantics === 'irmasim') return this.advanceIrmasim(limit);
     for (;;) {
       const tEv = this.skipStale();
       const tSub = this.nextSubmitTime;
       const t = tEv < tSub ? tEv : tSub;
       if (t === Infinity) return this.nothingLeft();
+      if (t > limit) return false;
       const changed = this.runInstant(t);
       if (changed && this.queue.length > 0) return true;
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
@@ -319,8 +376,10 @@ export class ClusterSimulator {
   private runInstant(t: number): boolean {
     this.advanceClock(t);
     let changed = false;
-    while (this.skipStale() === t) {
-      this.handle(this.events.pop());
+    const ev = this.events;
+    while (ev.peekTime() === t) {
+      ev.next();
+      this.handle(ev.kind, ev.payload!);
       changed = true;
     }
     if (changed) this.progress.flush(this.now);
@@ -358,7 +417,7 @@ export class ClusterSimulator {
    * the jobs whose tasks have all run out, frees their cores and updates the speeds of their
    * processors (a second decision point, also when no job ended).
    */
-  private advanceIrmasim(): boolean {
+  private advanceIrmasim(limit: number): boolean {
     for (;;) {
       if (this.endsPending) {
         this.endsPending = false;
@@ -374,6 +433,7 @@ export class ClusterSimulator {
       const dQueue = this.nextJob ? this.nextJob.subtime - this.now : Infinity;
       const delta = dPlat < dQueue ? dPlat : dQueue;
       if (delta === Infinity) return this.nothingLeft();
+      if (this.now + delta > limit) return false;
       if (delta !== 0) {
         const from = this.now;
         const to = from + delta;
@@ -483,7 +543,7 @@ export class ClusterSimulator {
     this.queue.removeAt(qi);
     this.jobsRejected++;
     const rec = rejectedRecord(job, this.now);
-    for (const l of this.listeners) l.onJobEnded?.(this, rec, null);
+    for (const l of this.listeners) l.onReject?.(this, rec);
   }
 
   // ---------------------------------------------------------------- live mirrors
@@ -541,17 +601,7 @@ export class ClusterSimulator {
 
   /** Time of the earliest valid event, dropping stale ones. */
   private skipStale(): number {
-    for (;;) {
-      const t = this.events.peekTime();
-      if (t === Infinity) return t;
-      const e = this.events.peek()!;
-      if (e.kind === KIND_KILL) {
-        if (!(e as { job: RunningJob }).job.ended) return t;
-      } else if ((e as RunningTask | RunningJob).eventTime === t) {
-        if (e.kind === KIND_JOB ? !(e as RunningJob).ended : !(e as RunningTask).done) return t;
-      }
-      this.events.pop();
-    }
+    return this.events.peekTime();
   }
 
   private advanceClock(t: number): void {
@@ -563,13 +613,13 @@ export class ClusterSimulator {
     }
   }
 
-  private handle(e: EventPayload): void {
-    if (e.kind === KIND_TASK) this.taskEnded(e as RunningTask);
-    else if (e.kind === KIND_JOB) {
+  private handle(kind: number, e: EventPayload): void {
+    if (kind === KIND_TASK) this.taskEnded(e as RunningTask);
+    else if (kind === KIND_JOB) {
       const rj = e as RunningJob;
       rj.tasksLeft = 0;
       this.endJob(rj, 'finished');
-    } else this.killJob((e as { job: RunningJob }).job);
+    } else this.killJob(e as RunningJob);
   }
 
   // ---------------------------------------------------------------- the job lifecycle
@@ -581,12 +631,12 @@ export class ClusterSimulator {
       if (this.unfit === 'error') throw new InputError(`${job.source}: job ${job.id} can never fit the platform: it ${reason}`, this.workloadName);
       this.jobsRejected++;
       const rec = rejectedRecord(job, this.now);
-      for (const l of this.listeners) l.onJobEnded?.(this, rec, null);
+      for (const l of this.listeners) l.onReject?.(this, rec);
       return;
     }
     this.queue.push(job);
     if (this.semantics === 'irmasim') this.arrival.set(job, this.jobsSubmitted);
-    for (const l of this.listeners) l.onJobSubmitted?.(this, job);
+    for (const l of this.listeners) l.onSubmit?.(this, job);
   }
 
   private launch(job: Job, cores: Int32Array): RunningJob {
@@ -611,7 +661,7 @@ export class ClusterSimulator {
       let d = job.runtime;
       if (job.tasks) for (let t = 0; t < job.ntasks; t++) d = Math.max(d, taskRuntime(job, t));
       rj.eventTime = this.now + d;
-      this.events.push(rj.eventTime, rj);
+      this.events.schedule(rj.eventTime, KIND_JOB, rj, rj.eventTime);
     } else {
       const tasks: RunningTask[] = new Array(job.ntasks);
       const communicating = isMpi && !single && (job.commVol > 0 || job.tCompute < 1) && job.work === 'ops';
@@ -628,7 +678,7 @@ export class ClusterSimulator {
           task.rate = 1;
           if (!stepped) {
             task.eventTime = this.now + d;
-            this.events.push(task.eventTime, task);
+            this.events.schedule(task.eventTime, KIND_TASK, task, task.eventTime);
           }
         } else {
           const ops = taskOps(job, t);
@@ -656,12 +706,9 @@ export class ClusterSimulator {
         rj.commFree = net.add(rj, nodes, perNode, job.commVol, T, this.now);
       }
     }
-    if (this.walltimeKill && job.reqTime > 0) {
-      rj.killMarker = { kind: KIND_KILL, job: rj };
-      this.events.push(this.now + job.reqTime, rj.killMarker);
-    }
+    if (this.walltimeKill && job.reqTime > 0) this.events.schedule(this.now + job.reqTime, KIND_KILL, rj);
     this.progress.flush(this.now);
-    for (const l of this.listeners) l.onJobStarted?.(this, rj);
+    for (const l of this.listeners) l.onStart?.(this, rj);
     return rj;
   }
 
@@ -752,6 +799,6 @@ export class ClusterSimulator {
     else this.jobsKilled++;
     this.lastEnd = this.now;
     const rec: JobRecord = new EndedJobRecord(rj, this.now, state);
-    for (const l of this.listeners) l.onJobEnded?.(this, rec, rj);
+    for (const l of this.listeners) l.onEnd?.(this, rec, rj);
   }
 }

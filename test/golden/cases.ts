@@ -77,7 +77,7 @@ function mainCase(
       const r = runSimulation(platform, jobs, scheduler, {
         semantics: opts.semantics,
         walltimeKill: opts.walltimeKill,
-        listeners: [{ onJobEnded: (_s, rec) => void records.push(rec) }],
+        listeners: [{ onEnd: (_s, rec) => void records.push(rec) }],
       });
       return `${mainRows(records)}# energy ${n(r.sim.energy)} makespan ${n(r.summary.makespan)}\n`;
     },
@@ -246,7 +246,7 @@ function fairCase(name: string, scheduler: string, f: number): GoldenCase {
       for (const u of TABLE_5_1) users.id(u.user);
       const rows: string[] = [];
       const engine = new FairEngine(hosts, users, schedulerByName(scheduler, f), table51Workload(4, 0.05));
-      engine.addListener({ onEnd: (task, now) => void rows.push([task.id, n(task.submit), n(task.start), n(now), task.host, task.user].join(',')) });
+      engine.addListener({ onEnd: (e, task) => void rows.push([task.id, n(task.submit), n(task.start), n(e.now), task.host, task.user].join(',')) });
       engine.run();
       rows.sort((a, b) => Number(a.split(',')[0]) - Number(b.split(',')[0]));
       return `id,submit,start,end,host,user\n${rows.join('\n')}\n# stats ${JSON.stringify(engine.stats)}\n`;
