@@ -430,7 +430,7 @@ class ZmtpDealer(Transport):
                 f"the clustergym server at {self.endpoint} sent nothing for {quiet:.1f} s (heartbeat timeout {hb.timeout:g} s): "
                 "it is dead, stopped, or unreachable"
             )
-        if now - self._pinged >= hb.interval:
+        if quiet >= hb.interval and now - self._pinged >= hb.interval:
             self._pinged = now
             try:
                 # TTL 0: the server need not drop us when we are silent (we compute between requests)
