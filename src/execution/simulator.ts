@@ -291,7 +291,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     for (const m of options.progress ?? []) this.progressModels.push(m);
     if (this.progressModels.length > 0 && this.semantics === 'irmasim')
       throw new InputError('plugged-in progress models are not part of the irmasim semantics', this.workloadName);
-    this.progressModels.forEach((m, i) => m.attach(this.hostFor(i)));
+    for (let i = 0; i < this.progressModels.length; i++) this.progressModels[i]!.attach(this.hostFor(i));
     this.resizeCost = options.resizeCost ?? TABLE1_RESIZE_COST;
     this.eventClock = options.passClock === 'event';
     if (this.eventClock && this.semantics === 'irmasim') throw new InputError('the event pass clock is not part of the irmasim semantics', this.workloadName);

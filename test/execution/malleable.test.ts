@@ -83,7 +83,11 @@ describe('malleable progress on the one engine', () => {
     const sim = new ClusterSimulator(platform, [mjob('J', 0, 2, 4, null)], { malleable: 'steps' });
     sim.setScheduler({ schedule: (s) => void s.startJob(s.waiting[0]!, [0, 1]) });
     let finish = Number.NaN;
-    sim.addListener({ onEnd: (_s, rec) => void (finish = rec.finish) });
+    sim.addListener({
+      onEnd: (_s, rec) => {
+        finish = rec.finish;
+      },
+    });
     sim.runUntil(Number.POSITIVE_INFINITY);
     expect(finish).toBe(4);
   });
@@ -131,7 +135,11 @@ describe('malleable progress on the one engine', () => {
     // expand as far as possible at every point: the job can only grow to the 2 nodes of its partition
     sim.setResizePolicy((s, rj) => ({ size: s.expansionNodes(rj).length >= rj.malleable!.size ? rj.malleable!.size * 2 : rj.malleable!.size }));
     let most = 0;
-    sim.addListener({ onResize: (_s, rj, _f, to) => void (most = Math.max(most, to, ...rj.nodes)) });
+    sim.addListener({
+      onResize: (_s, rj, _f, to) => {
+        most = Math.max(most, to, ...rj.nodes);
+      },
+    });
     sim.runUntil(Number.POSITIVE_INFINITY);
     expect(most).toBe(3);
     expect(sim.done).toBe(true);
