@@ -14,6 +14,7 @@
 import type { Platform } from '../platform/platform.js';
 import { processorPower } from '../platform/power.js';
 import { nodeTaskShare, perNodeCores, taskMem, type Job } from '../workload/job.js';
+import type { Capacity } from './capacity.js';
 import { NodeFreeTree } from './nodeFreeTree.js';
 import type { RunningTask } from './running.js';
 
@@ -27,8 +28,8 @@ interface NodeClass {
   count: number;
 }
 
-/** Cores, memory and power of a running simulation (see the module comment). */
-export class Allocation {
+/** Cores, memory and power of a running simulation (see the module comment); the engine's default capacity. */
+export class Allocation implements Capacity {
   /** Per core: owner slot or -1 when free. */
   readonly coreOwner: Int32Array;
   /** Per core: the task running there (tasks of jobs tracked per task). */

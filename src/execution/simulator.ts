@@ -47,6 +47,7 @@ import { type ResizeCost, TABLE1_RESIZE_COST, validResize } from '../workload/ma
 import { MalleableProgress } from './malleableProgress.js';
 import { PLUGIN_KIND_BASE, type ProgressHost, type ProgressModel } from './progressModel.js';
 import { Allocation, type IdlePowerAccounting } from './allocation.js';
+import type { Capacity } from './capacity.js';
 import type { NodeFreeTree } from './nodeFreeTree.js';
 import { TaskProgress } from './progress.js';
 import { EndedJobRecord, KIND_JOB, KIND_KILL, KIND_TASK, rejectedRecord, RunningJob, RunningTask, type EventPayload, type JobRecord } from './running.js';
@@ -165,7 +166,9 @@ export class ClusterSimulator implements DiscreteEventEngine {
   readonly runningBySlot: (RunningJob | null)[] = [];
   runningCount = 0;
 
-  /** Cores, memory and power (see `allocation.ts`); its arrays are also exposed below. */
+  /** What the platform offers and who holds it (the capacity dimension, `capacity.ts`). */
+  readonly capacity: Capacity;
+  /** The capacity as an allocation of cores and memory (`allocation.ts`, the default); its arrays are also exposed below. */
   readonly allocation: Allocation;
   /** Task speeds and ends (see `progress.ts`). */
   readonly progress: TaskProgress;
@@ -256,6 +259,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.comm = commModel(this.models.comm);
     const a = new Allocation(platform, this.enforceMemory, this.idlePower);
     this.allocation = a;
+    this.capacity = a;
     let network: JobNetwork<RunningJob> | null = null;
     if (this.models.comm === 'flow') {
       if (this.semantics === 'irmasim') throw new InputError('the flow communication model is not part of the irmasim semantics', this.workloadName);
@@ -301,17 +305,17 @@ export class ClusterSimulator implements DiscreteEventEngine {
 
   /** Free cores in all. */
   get freeCores(): number {
-    return this.allocation.freeCores;
+    return this.capacity.freeCores;
   }
 
   /** Busy (held) cores in all. */
   get busyCores(): number {
-    return this.allocation.busyCores;
+    return this.capacity.busyCores;
   }
 
   /** Platform power now, W. */
   get power(): number {
-    return this.allocation.power;
+    return this.capacity.power;
   }
 
   /**
@@ -558,12 +562,12 @@ export class ClusterSimulator implements DiscreteEventEngine {
 
   /** Whether `job` fits the platform when it is empty (under the placement constraints). */
   canEverFit(job: Job): boolean {
-    return this.allocation.unfitReason(job) === null;
+    return this.capacity.unfitReason(job) === null;
   }
 
   /** Why `job` can never fit the platform, or null when it can. */
   unfitReason(job: Job): string | null {
-    return this.allocation.unfitReason(job);
+    return this.capacity.unfitReason(job);
   }
 
   /**
@@ -572,7 +576,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * node memory. Returns null when valid, else the reason.
    */
   placementError(job: Job, cores: ArrayLike<number>): string | null {
-    return this.allocation.placementError(job, cores);
+    return this.capacity.placementError(job, cores);
   }
 
   /**
@@ -584,7 +588,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     const hint = options.queuePosition;
     const qi = hint !== undefined && this.queue.at(hint) === job ? hint : this.queue.indexOf(job);
     if (qi < 0) throw new Error(`job ${job.id} is not waiting`);
-    const err = this.allocation.placementError(job, cores);
+    const err = this.capacity.placementError(job, cores);
     if (err) throw new Error(`cannot start job ${job.id}: ${err}`);
     this.queue.removeAt(qi);
     return this.launch(job, options.transfer && cores instanceof Int32Array ? cores : Int32Array.from(cores));
@@ -752,7 +756,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
           got++;
         }
     }
-    this.allocation.move(rj.job, extra, rj.slot);
+    this.capacity.move(rj.job, extra, rj.slot);
     const all = new Int32Array(rj.cores.length + extra.length);
     all.set(rj.cores);
     all.set(extra, rj.cores.length);
@@ -763,7 +767,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private dropNodes(rj: RunningJob, count: number): void {
     const k = rj.malleable!.tasksPerNode;
     const keep = rj.cores.length - count * k;
-    this.allocation.move(rj.job, rj.cores.slice(keep), -1);
+    this.capacity.move(rj.job, rj.cores.slice(keep), -1);
     this.setPlacement(rj, rj.cores.slice(0, keep));
   }
 
@@ -885,7 +889,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
 
   private submit(job: Job): void {
     this.jobsSubmitted++;
-    const reason = this.allocation.unfitReason(job);
+    const reason = this.capacity.unfitReason(job);
     if (reason !== null) {
       if (this.unfit === 'error') throw new InputError(`${job.source}: job ${job.id} can never fit the platform: it ${reason}`, this.workloadName);
       this.jobsRejected++;
@@ -902,14 +906,14 @@ export class ClusterSimulator implements DiscreteEventEngine {
     const p = this.platform;
     const slot = this.freeSlots.length > 0 ? this.freeSlots.pop()! : this.runningBySlot.length;
     // distinct nodes (ascending) and tasks per node: the tally `placementError` just made
-    const { nodes, perNode } = this.allocation.lastPlacement();
+    const { nodes, perNode } = this.capacity.lastPlacement();
     const single = nodes.length === 1;
     this.stallOffered = false;
     const rj = new RunningJob(job, slot, this.now, cores, nodes, perNode);
     if (slot === this.runningBySlot.length) this.runningBySlot.push(rj);
     else this.runningBySlot[slot] = rj;
     this.runningCount++;
-    this.allocation.move(job, cores, slot);
+    this.capacity.move(job, cores, slot);
 
     const isMpi = job.type === 'mpi';
     if (isMpi && !single) this.networkVolume += networkVolume(job.commVol, perNode);
@@ -988,7 +992,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.progress.leave(task);
     if (rj.job.type === 'seq') {
       this.coreTask[task.core] = null;
-      this.allocation.releaseCore(task.core, taskMem(rj.job, task.index));
+      this.capacity.releaseCore(task.core, taskMem(rj.job, task.index));
     }
     if (rj.tasksLeft === 0) this.endJob(rj, 'finished');
   }
@@ -1030,7 +1034,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
           this.progress.leave(t);
           if (rj.job.type === 'seq') {
             this.coreTask[t.core] = null;
-            this.allocation.releaseCore(t.core, taskMem(rj.job, t.index));
+            this.capacity.releaseCore(t.core, taskMem(rj.job, t.index));
           }
         }
     this.progress.flush(this.now);
@@ -1061,7 +1065,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     const job = rj.job;
     if (job.type !== 'seq' || !rj.tasks || this.semantics === 'irmasim') {
       for (let t = 0; t < rj.cores.length; t++) this.coreTask[rj.cores[t]!] = null;
-      this.allocation.move(job, rj.cores, -1);
+      this.capacity.move(job, rj.cores, -1);
     }
     this.runningBySlot[rj.slot] = null;
     this.freeSlots.push(rj.slot);
