@@ -24,7 +24,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PACKAGE_ROOT } from '../src/core/paths.js';
 import { compareWithLive, engineForRun } from '../src/slurm/agreement.js';
-import { liveReplay } from '../src/slurm/live.js';
+import { liveReplay, savedRun } from '../src/slurm/live.js';
 import { MATRIX_CPUS, MATRIX_MEMORY, MATRIX_NODES, type MatrixCell, cellConfLines, cellWorkload, matrixCells } from '../src/slurm/liveMatrix.js';
 import { readSlurmConf } from '../src/slurm/slurmConf.js';
 import { readTrace, traceToSacctJson } from '../src/slurm/records.js';
@@ -69,14 +69,10 @@ export async function runCell(cell: MatrixCell, dir: string, portBase: number, s
         alignTo: (res * 30) / gcd(res, 30),
         log: (l) => console.error(`slurm-live ${cell.name} run ${r}: ${l}`),
       });
-      const saved = {
-        jobs: run.jobs,
-        summary: summarise(run.jobs, capacity, (id) => units.get(id) ?? 0),
-        clock_phase: run.clockPhase,
-        ...(run.ctldStart !== undefined ? { ctld_start: run.ctldStart } : {}),
-        ...(run.bgTicks ? { bg_ticks: run.bgTicks } : {}),
-        ...(run.bfTicks ? { bf_ticks: run.bfTicks } : {}),
-      };
+      const saved = savedRun(
+        run,
+        summarise(run.jobs, capacity, (id) => units.get(id) ?? 0),
+      );
       writeFileSync(join(dir, `live-${r}.json`), `${JSON.stringify(saved, null, 1)}\n`);
       live.push(saved);
     }

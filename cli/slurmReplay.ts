@@ -13,7 +13,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../src/core/errors.js';
 import { DEFAULT_SLURM } from '../src/slurm/config.js';
-import { liveReplay } from '../src/slurm/live.js';
+import { liveReplay, savedRun } from '../src/slurm/live.js';
 import { readSlurmConf } from '../src/slurm/slurmConf.js';
 import { type Agreement, compareWithLive, engineForRun } from '../src/slurm/agreement.js';
 import { readTrace } from '../src/slurm/records.js';
@@ -175,14 +175,12 @@ export const command: CliCommandModule = {
             // the will-run test's windows are multiples of 30 s, the backfill grid of bf_resolution
             alignTo: v['no-clock-align'] ? 0 : Number.isInteger(res) && res > 0 ? (res * 30) / gcd(res, 30) : 60,
           });
-          live.push({
-            jobs: sched.jobs,
-            summary: summarise(sched.jobs, capacity, (id) => units.get(id) ?? 0),
-            clock_phase: sched.clockPhase,
-            ...(sched.ctldStart !== undefined ? { ctld_start: sched.ctldStart } : {}),
-            ...(sched.bgTicks ? { bg_ticks: sched.bgTicks } : {}),
-            ...(sched.bfTicks ? { bf_ticks: sched.bfTicks } : {}),
-          });
+          live.push(
+            savedRun(
+              sched,
+              summarise(sched.jobs, capacity, (id) => units.get(id) ?? 0),
+            ),
+          );
         }
       }
       // multifactor priorities are recomputed on slurmctld's decay ticks: from its start in the first live run

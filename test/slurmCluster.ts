@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { readCtldLog } from '../src/slurm/live.js';
 import { CLI, ROOT } from './helpers.js';
 
@@ -33,6 +34,25 @@ export class TestCluster {
 
   stop(): void {
     spawnSync('bash', [SLURM_SCRIPT, 'stop', this.dir], { stdio: 'ignore' });
+  }
+
+  /**
+   * The suite's hooks: `setup` (which starts the cluster) before all tests; the queue cleared after each (a
+   * failed test leaves no job behind for the next); the cluster stopped after all, and on the process's exit
+   * whatever happens, then `cleanup`.
+   */
+  hooks(setup: () => void, cleanup: () => void): void {
+    const onExit = () => this.stop();
+    beforeAll(() => {
+      process.on('exit', onExit);
+      setup();
+    }, 120_000);
+    afterEach(() => this.clear(), 60_000);
+    afterAll(() => {
+      this.stop();
+      process.off('exit', onExit);
+      cleanup();
+    }, 60_000);
   }
 
   /** Runs a Slurm command; its stdout (throws on failure). */

@@ -21,7 +21,7 @@
 import { readFileSync } from 'node:fs';
 import { InputError } from '../core/errors.js';
 import { SlurmClient, type SlurmJob } from './client.js';
-import type { ReplayJob, ScheduledJob } from './trace.js';
+import type { ReplayJob, ScheduleSummary, ScheduledJob } from './trace.js';
 
 /** Options of a live replay. */
 export interface LiveOptions {
@@ -60,6 +60,28 @@ export interface LiveRun {
    */
   bgTicks?: number[];
   bfTicks?: number[];
+}
+
+/** A live run as saved (`live-N.json` of `slurm-replay --out` and `npm run bench -- slurm-live`) and compared. */
+export interface SavedLiveRun {
+  jobs: ScheduledJob[];
+  summary: ScheduleSummary;
+  clock_phase: number;
+  ctld_start?: number;
+  bg_ticks?: number[];
+  bf_ticks?: number[];
+}
+
+/** `run` with its summary, as saved. */
+export function savedRun(run: LiveRun, summary: ScheduleSummary): SavedLiveRun {
+  return {
+    jobs: run.jobs,
+    summary,
+    clock_phase: run.clockPhase,
+    ...(run.ctldStart !== undefined ? { ctld_start: run.ctldStart } : {}),
+    ...(run.bgTicks ? { bg_ticks: run.bgTicks } : {}),
+    ...(run.bfTicks ? { bf_ticks: run.bfTicks } : {}),
+  };
 }
 
 const TERMINAL = new Set(['COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL', 'PREEMPTED', 'OUT_OF_MEMORY', 'BOOT_FAIL', 'DEADLINE']);

@@ -12,7 +12,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { hostNames, parseJson, SlurmOutputError } from '../../src/slurm/client.js';
 import { CLI, ROOT } from '../helpers.js';
@@ -44,25 +44,18 @@ describe.skipIf(!HAVE_SLURM)('slurm-agent on a live Slurm (4 nodes x 2 CPUs)', (
   // .ci/run names the cluster directory so that its trap can stop the cluster whatever happens
   const cluster = process.env.CLUSTERGYM_SLURM_TEST_DIR ?? join(dir, 'cluster');
   const c = new TestCluster(cluster);
-  const onExit = () => c.stop();
-
-  beforeAll(() => {
-    process.on('exit', onExit);
-    mkdirSync(cluster, { recursive: true });
-    copyFileSync(join(ROOT, 'deploy/slurm/job_submit.lua'), join(cluster, 'job_submit.lua'));
-    writeFileSync(join(dir, 'extra.conf'), 'JobSubmitPlugins=lua\nMinJobAge=600\n');
-    c.start({ NODES: '4', CPUS: '2', PORT_BASE: testPort(9817), SLURM_CONF_EXTRA: join(dir, 'extra.conf') });
-  }, 120_000);
-
-  // a failed test leaves no job behind for the next one (the test's own jobs; the agent never cancels)
-  afterEach(() => c.clear(), 60_000);
-
-  afterAll(() => {
-    c.stop();
-    process.off('exit', onExit);
-    rmSync(dir, { recursive: true, force: true });
-    if (cluster !== join(dir, 'cluster')) rmSync(cluster, { recursive: true, force: true });
-  }, 60_000);
+  c.hooks(
+    () => {
+      mkdirSync(cluster, { recursive: true });
+      copyFileSync(join(ROOT, 'deploy/slurm/job_submit.lua'), join(cluster, 'job_submit.lua'));
+      writeFileSync(join(dir, 'extra.conf'), 'JobSubmitPlugins=lua\nMinJobAge=600\n');
+      c.start({ NODES: '4', CPUS: '2', PORT_BASE: testPort(9817), SLURM_CONF_EXTRA: join(dir, 'extra.conf') });
+    },
+    () => {
+      rmSync(dir, { recursive: true, force: true });
+      if (cluster !== join(dir, 'cluster')) rmSync(cluster, { recursive: true, force: true });
+    },
+  );
 
   const sh = (cmd: string, args: string[]): string => c.sh(cmd, args);
   /** Submits `sleep S` on `cpus` CPUs (time limit `minutes`); `hold`: with --hold, else job_submit.lua holds it. */

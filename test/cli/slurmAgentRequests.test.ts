@@ -12,7 +12,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { derive } from '../../src/core/rng.js';
 import { HAVE_SLURM, TestCluster, decisions, exited, testPort, waitFor } from '../slurmCluster.js';
 
@@ -31,37 +31,31 @@ describe.skipIf(!HAVE_SLURM)('slurm-agent: node counts, exclusive nodes, tasks, 
   const dir = mkdtempSync(join(tmpdir(), 'cg-slurm-req-'));
   const port = testPort(9917);
   const c = new TestCluster(join(dir, 'cluster'));
-  const onExit = () => c.stop();
-
-  beforeAll(() => {
-    process.on('exit', onExit);
-    const p = Number(port);
-    const feature = (k: number) => (k <= 2 ? 'a' : 'b');
-    const nodes = [1, 2, 3, 4].map(
-      (k) => `NodeName=n${k} NodeHostname=localhost NodeAddr=127.0.0.1 Port=${p + k} CPUs=4 RealMemory=4000 Features=${feature(k)} State=UNKNOWN`,
-    );
-    writeFileSync(
-      join(dir, 'extra.conf'),
-      [
-        'SelectTypeParameters=CR_CPU_Memory',
-        'DefMemPerCPU=500',
-        'MinJobAge=600',
-        ...nodes,
-        'PartitionName=all Nodes=n[1-4] Default=YES MaxTime=INFINITE State=UP',
-        'PartitionName=half Nodes=n[3-4] MaxTime=INFINITE State=UP',
-        '',
-      ].join('\n'),
-    );
-    c.start({ NODES: '4', CPUS: '4', MEMORY: '4000', PORT_BASE: port, SLURM_CONF_EXTRA: join(dir, 'extra.conf') });
-  }, 120_000);
-
-  afterEach(() => c.clear(), 60_000);
-
-  afterAll(() => {
-    c.stop();
-    process.off('exit', onExit);
-    rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+  c.hooks(
+    () => {
+      const p = Number(port);
+      const feature = (k: number) => (k <= 2 ? 'a' : 'b');
+      const nodes = [1, 2, 3, 4].map(
+        (k) => `NodeName=n${k} NodeHostname=localhost NodeAddr=127.0.0.1 Port=${p + k} CPUs=4 RealMemory=4000 Features=${feature(k)} State=UNKNOWN`,
+      );
+      writeFileSync(
+        join(dir, 'extra.conf'),
+        [
+          'SelectTypeParameters=CR_CPU_Memory',
+          'DefMemPerCPU=500',
+          'MinJobAge=600',
+          ...nodes,
+          'PartitionName=all Nodes=n[1-4] Default=YES MaxTime=INFINITE State=UP',
+          'PartitionName=half Nodes=n[3-4] MaxTime=INFINITE State=UP',
+          '',
+        ].join('\n'),
+      );
+      c.start({ NODES: '4', CPUS: '4', MEMORY: '4000', PORT_BASE: port, SLURM_CONF_EXTRA: join(dir, 'extra.conf') });
+    },
+    () => {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  );
 
   /**
    * Runs `fcfs` (or `policy`) until idle on the held jobs `ids`; checks that every job but `leftHeld`
