@@ -9,7 +9,22 @@
  * nodes.
  */
 import { type BackfillPlanner, type BackfillView, expectedEnd } from './backfill.js';
+import { JobState } from './jobs.js';
 import { type NodeAlloc, type NodeRequest, allocOf, evalNodes, usableUnits } from './nodes.js';
+
+/**
+ * A running job's expected end as slurmctld holds it (`end_time`): its start in whole seconds (`time_t`;
+ * the engine's clock is on the wall clock's seconds, `engineSchedule`'s `clockPhase`) plus its time limit.
+ * The will-run test's 30 s windows (`_will_run_test`: `end_time % time_window`) group running jobs by it:
+ * a job started at 60.53 s with a 2-minute limit ends at 180 s for Slurm, inside a window closing at 180 s.
+ * Only the windows follow it: a start found behind a window is the latest own expected end of the jobs
+ * removed (never before now while their nodes are held).
+ */
+function wallEnd(v: BackfillView, r: number, end: number): number {
+  if (v.jobs.state[r] !== JobState.Running) return end;
+  const t = v.jobs.lastResume[r]!;
+  return end - (t - Math.floor(t + 1e-9));
+}
 
 /** The planner (no state between passes). */
 export class WillRunPlanner implements BackfillPlanner {
@@ -73,10 +88,13 @@ export class WillRunPlanner implements BackfillPlanner {
       return false;
     };
     // running jobs in order of expected end (ties: slot order), with their ends
-    const run: { r: number; end: number }[] = [];
+    const run: { r: number; end: number; real: number }[] = [];
     for (let i = 0; i < v.runningCount; i++) {
       const r = v.runningSlots[i]!;
-      if (nodeMap.held.has(r)) run.push({ r, end: expectedEnd(v, r) });
+      if (nodeMap.held.has(r)) {
+        const real = expectedEnd(v, r);
+        run.push({ r, end: wallEnd(v, r, real), real });
+      }
     }
     run.sort((a, b) => a.end - b.end || a.r - b.r);
     let started = 0;
@@ -93,10 +111,11 @@ export class WillRunPlanner implements BackfillPlanner {
         started++;
         v.startByBackfill(s, nodeMap.groupOf[best.alloc.nodes[0]!]!, best.alloc);
         // the will-run tests of later jobs see it among the running jobs
-        const end = expectedEnd(v, s);
+        const real = expectedEnd(v, s);
+        const end = wallEnd(v, s, real);
         let at = run.length;
         while (at > 0 && run[at - 1]!.end > end) at--;
-        run.splice(at, 0, { r: s, end });
+        run.splice(at, 0, { r: s, end, real });
       } else addReservation(Math.floor(best.start / res + 1e-9) * res, Math.floor((best.start + limit) / res + 1e-9) * res, best.alloc.nodes);
     }
     return started;
@@ -115,7 +134,7 @@ function willRunStart(
   rb: readonly number[],
   re: readonly number[],
   rav: readonly Uint8Array[],
-  run: readonly { r: number; end: number }[],
+  run: readonly { r: number; end: number; real: number }[],
   overlaps: (nodes: Int32Array, start: number, end: number) => boolean,
 ): { start: number; alloc: NodeAlloc } | null {
   const res = v.config.bfResolution;
@@ -183,6 +202,7 @@ function willRunStart(
       let window = 30;
       let barrier = Number.NaN;
       let more = true;
+      let held = now; // the latest own expected end of the jobs removed so far
       while (more && start < 0) {
         let lastEnd = Number.NaN;
         for (;;) {
@@ -194,6 +214,7 @@ function willRunStart(
           if (!usable(q)) continue;
           if (Number.isNaN(barrier)) barrier = q.end + (30 - (q.end % 30));
           lastEnd = q.end;
+          held = Math.max(held, q.real);
           const a = nm.held.get(q.r)!;
           for (let i = 0; i < a.nodes.length; i++) {
             const x = at.get(a.nodes[i]!);
@@ -213,7 +234,7 @@ function willRunStart(
         while (k < run.length && run[k]!.end > barrier + window);
         for (let x = 0; x < m; x++) avail[x] = A[x] ? usableUnits(req, nm.cap[P[x]!]!, fFree[x]!, fMem[x]!, fJobs[x] === 0) : 0;
         pick = evalNodes(avail, req);
-        if (pick !== null) start = Math.max(lastEnd, now);
+        if (pick !== null) start = held;
       }
       for (let x = 0; x < m; x++) inA[P[x]!] = 0;
       if (start < 0) return null;
