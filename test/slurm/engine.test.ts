@@ -568,6 +568,20 @@ describe("sched/backfill's will-run test (bfWillRun) and the background main pas
     expect(r.get(6)).toMatchObject({ start: 100, end: 110 });
   });
 
+  it("the will-run batches group running jobs by their ends in whole seconds (slurmctld's end_time: start second + limit)", () => {
+    // 4 nodes, resolution 1 s. X (2 nodes, run 100, limit 120) starts at 0.5 on 0-1: end_time 120 (0 + 120), not
+    // 120.5. Y (1 node, run 50, limit 60) at 3.5 on 2: end_time 63. H (2 nodes) pends from 4 (only node 3 idle).
+    // H's will-run: Y first, barrier 63 + 27 = 90; X's 120 <= 90 + 30 joins the batch, so H is placed with all 4
+    // nodes free: on 0-1, from 120.5 (X's own end). Z (1 node, run 20, limit 60) at 10 then backfills on node 3,
+    // which no reservation holds. With ends of 120.5 and 63.5, X would stay out of the batch, H would reserve 2-3
+    // from 63 and Z (until 70) would wait for it: that is how the engine differed from Slurm on seed 550190737.
+    const p4 = new SlurmPlatform({ groups: [{ name: 'n', count: 4, cores: 1 }], partitions: [{ name: 'p', groups: ['n'] }] });
+    const j4 = [job(1, 0.5, 2, 100, 120), job(2, 3.5, 1, 50, 60), job(3, 4, 2, 10, 60), job(4, 10, 1, 20, 60)];
+    const r = run(p4, j4, { ...base, bfResolution: 1, schedOnSubmit: true, bfWillRun: true });
+    expect(r.get(4)).toMatchObject({ start: 10, end: 30 });
+    expect(r.get(3)).toMatchObject({ start: 53.5, end: 63.5 });
+  });
+
   it("the profile of expected ends (nodeSelect alone) reserves P at Y's end on 3-6 and Q at X's on 0-3: Z backfills at 2", () => {
     const r = run(p8, js, base);
     expect(r.get(5)).toMatchObject({ start: 2, end: 22 });
