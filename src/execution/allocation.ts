@@ -11,6 +11,7 @@
  * A system that changes what a running job holds (a resize, a suspension that frees cores) goes
  * through the same two calls.
  */
+import { coversAllNodes, partitionRefusal, requestPartition } from '../platform/partitions.js';
 import type { Platform } from '../platform/platform.js';
 import { processorPower } from '../platform/power.js';
 import { nodeTaskShare, perNodeCores, taskMem, type Job } from '../workload/job.js';
@@ -51,6 +52,10 @@ export class Allocation implements Capacity {
   power = 0;
 
   private readonly nodeClasses: NodeClass[];
+  /** Node classes of each partition that does not hold every node (built on first use). */
+  private readonly partitionClasses = new Map<number, NodeClass[]>();
+  /** Whether some partition leaves nodes out (else partitions restrict no placement). */
+  private readonly restricted: boolean;
   /** `after-first-task` idle power: processors that have run a task. */
   private readonly procUsed: Uint8Array | null;
   // scratch of placement checks (no allocation per start): marks by generation, per-node tallies
@@ -85,14 +90,39 @@ export class Allocation implements Capacity {
     this.idleNodes = N;
     this.procUsed = idlePower === 'after-first-task' ? new Uint8Array(platform.procCount) : null;
     this.power = this.idlePowerNow();
-    const classes = new Map<string, NodeClass>();
-    for (let n = 0; n < N; n++) {
-      const key = `${platform.nodeCoreCount[n]}/${platform.nodeMemoryMb[n]}`;
-      const c = classes.get(key);
-      if (c) c.count++;
-      else classes.set(key, { cores: platform.nodeCoreCount[n]!, memMb: platform.nodeMemoryMb[n]!, count: 1 });
+    this.nodeClasses = nodeClassesOf(platform, null);
+    this.restricted = platform.partitions.some((q) => !coversAllNodes(q, N));
+  }
+
+  /**
+   * The nodes `job` may use (its partition's mask: its `partition`, else the platform's default), or null
+   * when that partition holds every node (or the job names no known partition: `unfitReason` says so).
+   */
+  partitionMask(job: Job): Uint8Array | null {
+    if (!this.restricted && job.partition === undefined) return null;
+    const p = this.platform;
+    const i = requestPartition(p.partitions, p.defaultPartition, job);
+    if (typeof i === 'string') return null;
+    const q = p.partitions[i]!;
+    return coversAllNodes(q, p.nodeCount) ? null : q.nodeMask;
+  }
+
+  /** The node classes `job` may use (its partition's), and why it may use none at all (an unknown partition, its limits). */
+  private classesFor(job: Job): NodeClass[] | string {
+    if (!this.restricted && job.partition === undefined) return this.nodeClasses;
+    const p = this.platform;
+    const i = requestPartition(p.partitions, p.defaultPartition, job);
+    if (typeof i === 'string') return i;
+    const q = p.partitions[i]!;
+    const refusal = partitionRefusal(q, job);
+    if (refusal !== null) return refusal;
+    if (coversAllNodes(q, p.nodeCount)) return this.nodeClasses;
+    let c = this.partitionClasses.get(i);
+    if (!c) {
+      c = nodeClassesOf(p, q.nodeMask);
+      this.partitionClasses.set(i, c);
     }
-    this.nodeClasses = [...classes.values()];
+    return c;
   }
 
   /**
@@ -124,20 +154,24 @@ export class Allocation implements Capacity {
 
   /** Why `job` can never fit the platform, or null when it can. */
   unfitReason(job: Job): string | null {
+    const classes = this.classesFor(job);
+    if (typeof classes === 'string') return classes;
+    const where =
+      classes === this.nodeClasses ? 'the platform' : `partition ${job.partition ?? this.platform.partitions[this.platform.defaultPartition]!.name}`;
     const mem = this.enforceMemory ? job.mem : 0;
     if (job.tasks && this.enforceMemory) {
       // heterogeneous tasks: check with the largest task memory (conservative for seq, exact enough otherwise)
       let total = 0;
       for (const t of job.tasks) total += t.mem;
       if (job.type === 'seq') {
-        if (!this.nodeClasses.some((c) => c.cores >= job.ntasks && c.memMb >= total))
-          return `needs one node with ${job.ntasks} cores and ${total} MB of memory; the largest node has ${this.platform.maxNodeCores} cores and ${this.platform.maxNodeMemoryMb} MB`;
+        if (!classes.some((c) => c.cores >= job.ntasks && c.memMb >= total))
+          return `needs one node with ${job.ntasks} cores and ${total} MB of memory; ${where === 'the platform' ? 'the largest node' : `the largest node of ${where}`} has ${largestCores(classes)} cores and ${largestMem(classes)} MB`;
         return null;
       }
     }
     if (job.type === 'seq') {
-      if (!this.nodeClasses.some((c) => c.cores >= job.ntasks && c.memMb >= mem * job.ntasks))
-        return `needs one node with ${job.ntasks} cores${mem > 0 ? ` and ${mem * job.ntasks} MB of memory` : ''}; the largest node has ${this.platform.maxNodeCores} cores and ${this.platform.maxNodeMemoryMb} MB`;
+      if (!classes.some((c) => c.cores >= job.ntasks && c.memMb >= mem * job.ntasks))
+        return `needs one node with ${job.ntasks} cores${mem > 0 ? ` and ${mem * job.ntasks} MB of memory` : ''}; ${where === 'the platform' ? 'the largest node' : `the largest node of ${where}`} has ${largestCores(classes)} cores and ${largestMem(classes)} MB`;
       return null;
     }
     if (job.nodes > 0) {
@@ -145,13 +179,13 @@ export class Allocation implements Capacity {
       if (job.nodes > job.ntasks) return `cannot spread ${job.ntasks} tasks over exactly ${job.nodes} nodes`;
       const most = nodeTaskShare(job, 0);
       let ok = 0;
-      for (const c of this.nodeClasses) if (c.cores >= per && c.memMb >= mem * most) ok += c.count;
-      if (ok < job.nodes) return `needs ${job.nodes} nodes with ${per} cores${mem > 0 ? ` and ${mem * most} MB` : ''} each; the platform has ${ok}`;
+      for (const c of classes) if (c.cores >= per && c.memMb >= mem * most) ok += c.count;
+      if (ok < job.nodes) return `needs ${job.nodes} nodes with ${per} cores${mem > 0 ? ` and ${mem * most} MB` : ''} each; ${where} has ${ok}`;
       return null;
     }
     let capacity = 0;
-    for (const c of this.nodeClasses) capacity += c.count * (mem > 0 ? Math.min(c.cores, Math.floor(c.memMb / mem)) : c.cores);
-    if (capacity < job.ntasks) return `needs ${job.ntasks} cores${mem > 0 ? ` with ${mem} MB each` : ''}; the platform offers ${capacity}`;
+    for (const c of classes) capacity += c.count * (mem > 0 ? Math.min(c.cores, Math.floor(c.memMb / mem)) : c.cores);
+    if (capacity < job.ntasks) return `needs ${job.ntasks} cores${mem > 0 ? ` with ${mem} MB each` : ''}; ${where} offers ${capacity}`;
     return null;
   }
 
@@ -174,6 +208,11 @@ export class Allocation implements Capacity {
     this.lastTally = nt;
     if (nt < 0) return 'a core is given twice';
     const touched = this.scratchNodes;
+    const mask = this.partitionMask(job);
+    if (mask !== null)
+      for (let i = 0; i < nt; i++)
+        if (!mask[touched[i]!])
+          return `node ${touched[i]} is not in the job's partition ${job.partition ?? this.platform.partitions[this.platform.defaultPartition]!.name}`;
     if (job.type === 'seq' && nt !== 1) return `a seq job runs on one node; the placement spans ${nt}`;
     if (job.type === 'mpi' && job.nodes > 0) {
       if (nt !== job.nodes) return `the job asks for exactly ${job.nodes} nodes; the placement spans ${nt}`;
@@ -349,4 +388,25 @@ export class Allocation implements Capacity {
     for (let i = 0; i < nt; i++) perNode[i] = this.scratchCount[nodes[i]!]!;
     return { nodes, perNode };
   }
+}
+
+/** The distinct node shapes (cores, memory) of the platform's nodes, or of those `mask` selects. */
+function nodeClassesOf(platform: Platform, mask: Uint8Array | null): NodeClass[] {
+  const classes = new Map<string, NodeClass>();
+  for (let n = 0; n < platform.nodeCount; n++) {
+    if (mask !== null && !mask[n]) continue;
+    const key = `${platform.nodeCoreCount[n]}/${platform.nodeMemoryMb[n]}`;
+    const c = classes.get(key);
+    if (c) c.count++;
+    else classes.set(key, { cores: platform.nodeCoreCount[n]!, memMb: platform.nodeMemoryMb[n]!, count: 1 });
+  }
+  return [...classes.values()];
+}
+
+function largestCores(classes: readonly NodeClass[]): number {
+  return classes.reduce((m, c) => Math.max(m, c.cores), 0);
+}
+
+function largestMem(classes: readonly NodeClass[]): number {
+  return classes.reduce((m, c) => Math.max(m, c.memMb), 0);
 }

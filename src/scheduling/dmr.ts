@@ -181,3 +181,23 @@ export function dmrResizeDecider(scheduler: DmrScheduler, policy: ResizePolicy =
 export function dmrNominalRuntime(job: Job): number {
   return job.malleable ? nominalRuntime(job.malleable, sizeOf(job)) : job.runtime;
 }
+
+/**
+ * A resize decider from a reconfiguration policy for any scheduler (not only the DMR passes): the free
+ * nodes are those the job could expand onto now (`expansionNodes`: its partition's nodes with room for
+ * its tasks per node), the queue is the waiting jobs in arrival order, each counted in nodes (its exact
+ * node count, else `ceil(tasks / largest node's cores)`); a promotion goes to the scheduler's `promote`
+ * (a priority-ordered scheduler without one ignores it). docs/model.md states these rules.
+ */
+export function queueResizeDecider(policy: ResizePolicy = dmrPolicy): ResizeDecider {
+  return (sim, rj) => {
+    const s = rj.malleable!;
+    if (s.work.spec === null) return { size: s.size };
+    const waiting = sim.waiting;
+    const biggest = sim.platform.maxNodeCores;
+    const queue = waiting.map((j) => (j.nodes > 0 ? j.nodes : Math.ceil(j.ntasks / biggest)));
+    const ctx: PointContext = { time: sim.now, free: sim.expansionNodes(rj).length, size: s.size, spec: s.work.spec, queue, kind: 'point' };
+    const d = policy(ctx);
+    return { size: d.size, promote: d.promote >= 0 ? waiting[d.promote] : undefined };
+  };
+}
