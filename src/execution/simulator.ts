@@ -111,7 +111,10 @@ export interface ResizeDecision {
   promote?: Job | undefined;
 }
 
-/** Decides a malleable job's size at its reconfiguration point (`rj.malleable` holds its state). */
+/**
+ * Decides a malleable job's size at its reconfiguration point (`rj.malleable` holds its state); it may
+ * throw `InvalidResizeError` to refuse a decision (counted in `invalidResizes`, applied as no action).
+ */
 export type ResizeDecider = (sim: ClusterSimulator, rj: RunningJob) => ResizeDecision;
 
 /** Shortcuts of `ClusterSimulator.startJob` (the checks are made all the same). */
@@ -137,6 +140,12 @@ export interface DecisionMaker {
   schedule(sim: ClusterSimulator): void;
   /** A resize decision favours `job` (a scheduler with a priority order puts it first; others ignore it). */
   promote?(sim: ClusterSimulator, job: Job): void;
+  /**
+   * Asked before each event (not under the irmasim semantics): true pauses `runUntil` there, before the
+   * event, for a decision that is not an event of the engine (Malleable-v0's queue points); the next
+   * `runUntil` asks again before going on.
+   */
+  pause?(sim: ClusterSimulator): boolean;
 }
 
 /**
@@ -235,6 +244,10 @@ export class ClusterSimulator implements DiscreteEventEngine {
   /** `runUntil`: a decision point was reached and not decided yet. */
   private decisionDue = false;
   private scheduler: DecisionMaker | null = null;
+  /** The attached scheduler's `pause`, or null. */
+  private pauseHook: ((sim: ClusterSimulator) => boolean) | null = null;
+  /** `advanceUpTo` returned because `pauseHook` asked. */
+  private paused = false;
   private finishedFlag = false;
   /** IRMaSim semantics: jobs whose tasks all ended at `now`, released after the submissions at `now`. */
   private readonly endedAtNow: RunningJob[] = [];
@@ -374,12 +387,14 @@ export class ClusterSimulator implements DiscreteEventEngine {
    */
   setScheduler(scheduler: DecisionMaker | null): void {
     this.scheduler = scheduler;
+    this.pauseHook = scheduler?.pause ? (sim) => scheduler.pause!(sim) : null;
   }
 
   /**
    * The engine contract's `runUntil` (`core/engine.ts`): runs every instant up to and including `t`, the
    * attached scheduler deciding at each decision point; without one, stops at the first decision point
-   * (the caller decides, then calls again). The clock then moves to `t` when it is finite, except under
+   * (the caller decides, then calls again); it also stops where a reconfiguration point waits for the
+   * caller (`pendingPoint`) or the scheduler's `pause` asks. The clock then moves to `t` when it is finite, except under
    * the irmasim semantics, whose clock only moves by IRMaSim's steps (splitting a step would change its
    * rounding): it stays at the last step before `t`. Returns `now`.
    */
@@ -394,7 +409,12 @@ export class ClusterSimulator implements DiscreteEventEngine {
         continue;
       }
       if (this.finishedFlag || !this.advanceUpTo(t)) break;
-      this.decisionDue = true;
+      if (this.paused) {
+        // the scheduler's `pause`: a decision outside the engine, before the next event
+        this.paused = false;
+        return this.now;
+      }
+      if (this.pointPending === null) this.decisionDue = true;
     }
     if (this.semantics !== 'irmasim' && t < Infinity && t > this.now && !this.finishedFlag) this.advanceClock(t);
     return this.now;
@@ -410,10 +430,14 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * changed (a job ended or arrived). Processes all events at that time (completions, then
    * submissions). Returns false when the simulation is over (no job waiting, running or to come).
    *
-   * The caller may then start jobs with `startJob`; calling `advance` again moves time forward.
+   * The caller may then start jobs with `startJob`; calling `advance` again moves time forward. (A
+   * pause of the attached scheduler, `DecisionMaker.pause`, also returns true.)
    */
   advance(): boolean {
-    return this.advanceUpTo(Infinity);
+    const r = this.advanceUpTo(Infinity);
+    this.paused = false;
+    this.decisionDue = false;
+    return r;
   }
 
   /** `advance`, but without running any instant after `limit` (false then, with `finished` still false). */
@@ -423,13 +447,21 @@ export class ClusterSimulator implements DiscreteEventEngine {
     if (this.semantics === 'irmasim') return this.advanceIrmasim(limit);
     for (;;) {
       if (this.pointPending !== null) return true;
+      if (this.pauseHook?.(this)) {
+        this.paused = true;
+        return true;
+      }
       const tEv = this.skipStale();
       const tSub = this.nextSubmitTime;
       const t = tEv < tSub ? tEv : tSub;
       if (t === Infinity) return this.nothingLeft();
       if (t > limit) return false;
       const changed = this.eventClock ? this.runOneEvent(t, tSub === t) : this.runInstant(t);
-      if (this.pointPending !== null) return true;
+      if (this.pointPending !== null) {
+        // a point for the caller: the pass the event calls for (if any) runs once it is decided
+        if (changed && this.queue.length > 0) this.decisionDue = true;
+        return true;
+      }
       if (changed && this.queue.length > 0) return true;
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
         this.finishedFlag = true;
@@ -691,9 +723,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
       this.pointPending = rj;
       return;
     }
-    const d = this.resizePolicy(this, rj);
     try {
-      this.applyResize(rj, d);
+      this.applyResize(rj, this.resizePolicy(this, rj));
     } catch (e) {
       if (!(e instanceof InvalidResizeError)) throw e;
       this.invalidResizes++;
@@ -734,10 +765,9 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private resizeEnded(rj: RunningJob): void {
     this.freed = true;
     const run = rj.malleable!;
-    if (run.target < run.size) {
-      this.dropNodes(rj, run.size - run.target);
-      this.steps!.setSize(rj, run.target, this.now);
-    }
+    if (run.target < run.size) this.dropNodes(rj, run.size - run.target);
+    // node-seconds are summed up to the end of every resize, an expansion's too (the DMR engine's sums, bit for bit)
+    this.steps!.setSize(rj, run.target, this.now);
     this.steps!.endResize(rj, this.now);
   }
 
