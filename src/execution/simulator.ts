@@ -217,6 +217,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * time it was scheduled for, and it is stale once its task or job expects another time or has ended.
    */
   private readonly events = new EventLoop<EventPayload>({
+    capacity: 64,
     isLive: (kind, e, stamp) =>
       kind >= PLUGIN_KIND_BASE
         ? !(e as RunningJob).ended && this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.isLive(kind & 7, e as RunningJob, stamp)
@@ -774,22 +775,21 @@ export class ClusterSimulator implements DiscreteEventEngine {
   /** A malleable job takes `tasksPerNode` cores on each of `add` (nodes with room, see `expansionNodes`). */
   private takeNodes(rj: RunningJob, add: readonly number[]): void {
     const k = rj.malleable!.tasksPerNode;
-    const extra = new Int32Array(add.length * k);
-    let i = 0;
+    const had = rj.cores.length;
+    const all = new Int32Array(had + add.length * k);
+    all.set(rj.cores);
+    let i = had;
     for (const n of add) {
       const c0 = this.platform.nodeFirstCore[n]!;
       const cEnd = c0 + this.platform.nodeCoreCount[n]!;
       let got = 0;
       for (let c = c0; c < cEnd && got < k; c++)
         if (this.coreOwner[c] === -1) {
-          extra[i++] = c;
+          all[i++] = c;
           got++;
         }
     }
-    this.capacity.move(rj.job, extra, rj.slot);
-    const all = new Int32Array(rj.cores.length + extra.length);
-    all.set(rj.cores);
-    all.set(extra, rj.cores.length);
+    this.capacity.move(rj.job, all.subarray(had), rj.slot);
     this.setPlacement(rj, all);
   }
 
@@ -797,26 +797,35 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private dropNodes(rj: RunningJob, count: number): void {
     const k = rj.malleable!.tasksPerNode;
     const keep = rj.cores.length - count * k;
-    this.capacity.move(rj.job, rj.cores.slice(keep), -1);
-    this.setPlacement(rj, rj.cores.slice(0, keep));
+    // views: a job's core array is never written once it is set
+    this.capacity.move(rj.job, rj.cores.subarray(keep), -1);
+    this.setPlacement(rj, rj.cores.subarray(0, keep));
   }
+
+  /** Scratch of `setPlacement`: the nodes of a placement's cores. */
+  private byNode = new Int32Array(64);
 
   /** Sets a running job's cores (in the order it took them), and its nodes (ascending) and tasks per node from them. */
   private setPlacement(rj: RunningJob, cores: Int32Array): void {
     const coreNode = this.platform.coreNode;
-    const byNode = Int32Array.from(cores, (c) => coreNode[c]!).sort();
+    const n = cores.length;
+    if (this.byNode.length < n) this.byNode = new Int32Array(2 * n);
+    const byNode = this.byNode.subarray(0, n);
+    for (let i = 0; i < n; i++) byNode[i] = coreNode[cores[i]!]!;
+    byNode.sort();
     let distinct = 0;
-    for (let i = 0; i < byNode.length; i++) if (i === 0 || byNode[i] !== byNode[i - 1]) distinct++;
-    const nodes = new Int32Array(distinct);
-    const per = new Int32Array(distinct);
-    for (let i = 0, k = -1; i < byNode.length; i++) {
+    for (let i = 0; i < n; i++) if (i === 0 || byNode[i] !== byNode[i - 1]) distinct++;
+    const both = new Int32Array(2 * distinct);
+    const nodes = both.subarray(0, distinct);
+    const per = both.subarray(distinct);
+    for (let i = 0, k = -1; i < n; i++) {
       if (i === 0 || byNode[i] !== byNode[i - 1]) nodes[++k] = byNode[i]!;
       per[k]!++;
     }
     rj.cores = cores;
     rj.nodes = nodes;
     rj.perNode = per;
-    rj.tasksLeft = cores.length;
+    rj.tasksLeft = n;
   }
 
   // ---------------------------------------------------------------- live mirrors
@@ -1094,7 +1103,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
     }
     const job = rj.job;
     if (job.type !== 'seq' || !rj.tasks || this.semantics === 'irmasim') {
-      for (let t = 0; t < rj.cores.length; t++) this.coreTask[rj.cores[t]!] = null;
+      // a job without task objects never put any on its cores
+      if (rj.tasks !== null) for (let t = 0; t < rj.cores.length; t++) this.coreTask[rj.cores[t]!] = null;
       this.capacity.move(job, rj.cores, -1);
     }
     this.runningBySlot[rj.slot] = null;

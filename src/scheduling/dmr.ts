@@ -289,11 +289,15 @@ export class DmrScheduler implements DecisionMaker {
     const per = Math.ceil(job.ntasks / n);
     const cores = new Int32Array(job.ntasks);
     const p = sim.platform;
+    // the nodes are alike: a whole free node has all the cores of the largest
+    const whole = p.maxNodeCores;
+    const N = p.nodeCount;
     let found = 0;
-    for (let node = sim.freeTree.findFirst(0, 1); node >= 0 && found < n; node = sim.freeTree.findFirst(node + 1, 1)) {
-      if (sim.nodeFree[node] !== p.nodeCoreCount[node]) continue;
+    for (let node = sim.freeTree.findFirst(0, whole); node >= 0 && found < n; ) {
       for (let t = found, k = 0; t < job.ntasks; t += n, k++) cores[t] = p.nodeFirstCore[node]! + k;
       found++;
+      // free nodes come in runs: look at the next one before searching the tree
+      node = node + 1 < N && sim.nodeFree[node + 1] === whole ? node + 1 : sim.freeTree.findFirst(node + 1, whole);
     }
     if (found < n || per > p.maxNodeCores) throw new Error(`dmr: job ${job.id} needs ${n} whole nodes, ${found} are free`);
     const rj = sim.startJob(job, cores, { transfer: true });
