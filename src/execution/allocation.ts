@@ -11,6 +11,7 @@
  * A system that changes what a running job holds (a resize, a suspension that frees cores) goes
  * through the same two calls.
  */
+import { Int32Arena } from '../core/int32Arena.js';
 import type { Platform } from '../platform/platform.js';
 import { processorPower } from '../platform/power.js';
 import { nodeTaskShare, perNodeCores, taskMem, type Job } from '../workload/job.js';
@@ -64,6 +65,8 @@ export class Allocation implements Capacity {
   private readonly scratchNodes: Int32Array;
   private readonly scratchCount: Int32Array;
   private readonly scratchMem: Float64Array;
+  /** Where the nodes and tasks per node of placements are allocated (one array per start). */
+  readonly arena = new Int32Arena();
 
   constructor(
     readonly platform: Platform,
@@ -299,7 +302,7 @@ export class Allocation implements Capacity {
     for (let j = 0; j < this.orderedTrees.length; j++) this.orderedTrees[j]!.tree.commit();
     this.freeCores += take ? -k : k;
     this.busyCores += take ? k : -k;
-    if (!take && this.busyCores === 0) this.power = this.idlePowerNow();
+    if (!take && this.busyCores === 0 && !this.powerless) this.power = this.idlePowerNow();
   }
 
   /** Frees core `c` and `mem` MB of its node (a `seq` task that ended). */
@@ -324,7 +327,7 @@ export class Allocation implements Capacity {
     const b = this.procBusy[proc]!;
     if (!this.powerless) this.power += this.procPowerNow(proc, b - 1) - this.procPowerNow(proc, b);
     this.procBusy[proc] = b - 1;
-    if (this.busyCores === 0) this.power = this.idlePowerNow();
+    if (this.busyCores === 0 && !this.powerless) this.power = this.idlePowerNow();
   }
 
   /** Power of processor `proc` with `busy` busy cores under the idle-power accounting in use. */
@@ -347,8 +350,7 @@ export class Allocation implements Capacity {
    */
   lastPlacement(): { nodes: Int32Array; perNode: Int32Array } {
     const nt = this.lastTally;
-    // one buffer for both (one allocation per start)
-    const both = new Int32Array(2 * nt);
+    const both = this.arena.alloc(2 * nt);
     both.set(this.scratchNodes.subarray(0, nt));
     const nodes = both.subarray(0, nt);
     // placements usually list nodes in ascending order already (the sort is a native call)

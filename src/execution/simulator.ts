@@ -58,6 +58,20 @@ export type { IdlePowerAccounting } from './allocation.js';
 export { RunningJob, RunningTask, type EndState, type JobRecord } from './running.js';
 export { WaitingQueue } from './waitingQueue.js';
 
+/** Whether ascending `nodes` holds `n` (binary search). */
+function holds(nodes: Int32Array, n: number): boolean {
+  let lo = 0;
+  let hi = nodes.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = nodes[mid]!;
+    if (v === n) return true;
+    if (v < n) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
 /** A resize the engine refuses (outside the job's limits, or beyond the free nodes). */
 export class InvalidResizeError extends Error {}
 
@@ -697,10 +711,9 @@ export class ClusterSimulator implements DiscreteEventEngine {
     const p = this.platform;
     const part = job.partition !== undefined ? p.partitions[p.partitionIndex(job.partition)] : undefined;
     const mem = this.enforceMemory ? job.mem * run.tasksPerNode : 0;
-    const held = new Set(rj.nodes);
     const out: number[] = [];
     for (let n = this.freeTree.findFirst(0, run.tasksPerNode); n >= 0 && out.length < max; n = this.freeTree.findFirst(n + 1, run.tasksPerNode)) {
-      if (held.has(n) || (part && part.nodeMask[n] === 0)) continue;
+      if ((part && part.nodeMask[n] === 0) || holds(rj.nodes, n)) continue;
       if (mem > this.nodeFreeMem[n]! + 1e-9) continue;
       out.push(n);
     }
@@ -776,7 +789,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private takeNodes(rj: RunningJob, add: readonly number[]): void {
     const k = rj.malleable!.tasksPerNode;
     const had = rj.cores.length;
-    const all = new Int32Array(had + add.length * k);
+    const all = this.allocation.arena.alloc(had + add.length * k);
     all.set(rj.cores);
     let i = had;
     for (const n of add) {
@@ -815,7 +828,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     byNode.sort();
     let distinct = 0;
     for (let i = 0; i < n; i++) if (i === 0 || byNode[i] !== byNode[i - 1]) distinct++;
-    const both = new Int32Array(2 * distinct);
+    const both = this.allocation.arena.alloc(2 * distinct);
     const nodes = both.subarray(0, distinct);
     const per = both.subarray(distinct);
     for (let i = 0, k = -1; i < n; i++) {

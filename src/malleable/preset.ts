@@ -121,12 +121,6 @@ export interface DmrOptions {
   policy?: ResizePolicy | null;
 }
 
-/** A shrink requested at a queue point: the size, and the head it is for. */
-interface ShrinkRequest {
-  size: number;
-  head: Job;
-}
-
 /** One platform per node count (platforms are read-only; building one per episode costs more than a short run). */
 const PLATFORMS = new Map<number, Platform>();
 
@@ -152,6 +146,18 @@ export class DmrSim {
   private readonly workload: MWorkload;
   /** Workload position of each of the engine's jobs. */
   private readonly rank = new Map<Job, number>();
+  /**
+   * Per running job, by its engine slot (`RunningJob.slot`, reused once it ends): its workload position;
+   * with queue points, its smallest allowed size, the epoch it was last offered in, and its shrink
+   * request (size, 0 for none, and the head it is for).
+   */
+  private slotRank = new Int32Array(64);
+  private slotSmallest = new Int32Array(64);
+  private slotOffered = new Int32Array(64);
+  private slotRequest = new Int32Array(64);
+  private readonly slotHead: (Job | null)[] = [];
+  /** Requests not carried out yet. */
+  private pendingRequests = 0;
   private readonly ended: (MJobResult | undefined)[];
   private readonly t0: number;
   private readonly cost: ResizeCost;
@@ -172,9 +178,6 @@ export class DmrSim {
   /** The head the queue-point offers are about, and the epoch of those offers. */
   private qHead: Job | null = null;
   private qEpoch = 0;
-  private readonly requests = new Map<RunningJob, ShrinkRequest>();
-  /** Queue-point epoch in which each running job was last offered. */
-  private readonly offered = new Map<RunningJob, number>();
   readonly timeline: TimelineRow[] = [];
   private readonly recorder: TimelineRecorder | null = null;
 
@@ -207,6 +210,18 @@ export class DmrSim {
     if (this.policy !== null) engine.setResizePolicy(this.decider(dmrResizeDecider(dmr, this.policy, this.t0)));
     const nodes = this.nodes;
     engine.addListener({
+      onStart: (_e, rj) => {
+        const slot = rj.slot;
+        if (slot >= this.slotRank.length) this.growSlots(slot);
+        this.slotRank[slot] = this.rank.get(rj.job)!;
+        if (this.queuePointsOn) {
+          const spec = rj.malleable!.work.spec;
+          this.slotSmallest[slot] = spec === null ? 0 : allowedSizes(spec)[0]!;
+          this.slotOffered[slot] = 0;
+          this.slotRequest[slot] = 0;
+          this.slotHead[slot] = null;
+        }
+      },
       onAdvance: (e, from, to) => {
         const dt = to - from;
         const queued = e.queue.length;
@@ -221,8 +236,14 @@ export class DmrSim {
         this.resizeTime += c;
       },
       onEnd: (_e, rec, rj) => {
-        const i = this.rank.get(rec.job)!;
+        const slot = rj!.slot;
+        const i = this.slotRank[slot]!;
         const m = rj!.malleable!;
+        if (this.slotRequest[slot] !== 0) {
+          // (a job with a request reaches its point before its end; kept in step all the same)
+          this.slotRequest[slot] = 0;
+          this.pendingRequests--;
+        }
         const j = workload.jobs[i]!;
         this.ended[i] = {
           id: j.id,
@@ -237,10 +258,6 @@ export class DmrSim {
           shrinks: m.shrinks,
           nodeSeconds: m.nodeSeconds,
         };
-        if (this.queuePointsOn) {
-          this.requests.delete(rj!);
-          this.offered.delete(rj!);
-        }
       },
     });
     if (options.timeline) {
@@ -258,18 +275,33 @@ export class DmrSim {
     }
   }
 
+  private growSlots(slot: number): void {
+    const grow = (a: Int32Array) => {
+      const b = new Int32Array(Math.max(2 * a.length, slot + 1));
+      b.set(a);
+      return b;
+    };
+    this.slotRank = grow(this.slotRank);
+    this.slotSmallest = grow(this.slotSmallest);
+    this.slotOffered = grow(this.slotOffered);
+    this.slotRequest = grow(this.slotRequest);
+  }
+
+  /** Takes `rj`'s shrink request (made at a queue point) for its point, or null. */
+  private takeRequest(rj: RunningJob): { size: number; promote: Job } | null {
+    if (this.pendingRequests === 0) return null;
+    const size = this.slotRequest[rj.slot]!;
+    if (size === 0) return null;
+    this.slotRequest[rj.slot] = 0;
+    this.pendingRequests--;
+    return { size, promote: this.slotHead[rj.slot]! };
+  }
+
   /** The engine's resize decider: a pending request first (queue points), else `base`; counts the points. */
   private decider(base: ResizeDecider): ResizeDecider {
     return (sim, rj) => {
       this.points++;
-      if (this.requests.size > 0) {
-        const r = this.requests.get(rj);
-        if (r !== undefined) {
-          this.requests.delete(rj);
-          return { size: r.size, promote: r.head };
-        }
-      }
-      return base(sim, rj);
+      return this.takeRequest(rj) ?? base(sim, rj);
     };
   }
 
@@ -329,7 +361,7 @@ export class DmrSim {
   /** The job of the pending decision, or null. */
   get pendingJob(): MJob | null {
     const rj = this.pendingRun;
-    return rj === null ? null : this.workload.jobs[this.rank.get(rj.job)!]!;
+    return rj === null ? null : this.workload.jobs[this.slotRank[rj.slot]!]!;
   }
 
   /** Whether the pending decision is a queue point (see the module comment). */
@@ -406,15 +438,12 @@ export class DmrSim {
       if (engine.finished) return null;
       engine.runUntil(Number.POSITIVE_INFINITY);
       const rj = engine.pendingPoint;
-      if (rj !== null && this.requests.size > 0) {
-        const r = this.requests.get(rj);
-        if (r !== undefined) {
-          // a request made at a queue point: the answer of this point
-          this.requests.delete(rj);
-          engine.decideResize(r.size, r.head);
-          this.points++;
-          continue;
-        }
+      const r = rj === null ? null : this.takeRequest(rj);
+      if (r !== null) {
+        // a request made at a queue point: the answer of this point
+        engine.decideResize(r.size, r.promote);
+        this.points++;
+        continue;
       }
       if (rj === null && this.offer === null && !engine.finished) throw new Error('the DMR run stopped with no decision pending');
     }
@@ -436,7 +465,9 @@ export class DmrSim {
         throw new InvalidResizeError(`job ${offer.job.id}: at a queue point only a shrink to an allowed size below ${cur} can be requested, not ${size}`);
       this.offer = null;
       if (size !== cur) {
-        this.requests.set(offer, { size, head: this.qHead! });
+        this.slotRequest[offer.slot] = size;
+        this.slotHead[offer.slot] = this.qHead;
+        this.pendingRequests++;
         this.requestCount++;
       }
       return;
@@ -493,18 +524,18 @@ export class DmrSim {
         if (s.target < s.size) pledged += s.size - s.target;
         continue;
       }
-      const spec = s.work.spec;
-      if (spec === null) continue;
-      const r = this.requests.get(rj);
-      if (r !== undefined) {
-        pledged += s.size - r.size;
+      if (s.work.spec === null) continue;
+      const slot = rj.slot;
+      const r = this.slotRequest[slot]!;
+      if (r > 0) {
+        pledged += s.size - r;
         continue;
       }
-      if (s.nextPoint < 0 || this.offered.get(rj) === this.qEpoch) continue;
-      const smallest = allowedSizes(spec)[0]!;
+      if (s.nextPoint < 0 || this.slotOffered[slot] === this.qEpoch) continue;
+      const smallest = this.slotSmallest[slot]!;
       if (smallest >= s.size) continue;
       potential += s.size - smallest;
-      const rank = this.rank.get(rj.job)!;
+      const rank = this.slotRank[slot]!;
       if (s.nextPoint < bestAt || (s.nextPoint === bestAt && rank < bestRank)) {
         best = rj;
         bestAt = s.nextPoint;
@@ -512,7 +543,7 @@ export class DmrSim {
       }
     }
     if (best === null || free + pledged >= need || free + pledged + potential < need) return null;
-    this.offered.set(best, this.qEpoch);
+    this.slotOffered[best.slot] = this.qEpoch;
     this.queuePointCount++;
     return best;
   }

@@ -287,7 +287,7 @@ export class DmrScheduler implements DecisionMaker {
   private start(sim: ClusterSimulator, job: Job, n: number): void {
     this.left(n);
     const per = Math.ceil(job.ntasks / n);
-    const cores = new Int32Array(job.ntasks);
+    const cores = sim.allocation.arena.alloc(job.ntasks);
     const p = sim.platform;
     // the nodes are alike: a whole free node has all the cores of the largest
     const whole = p.maxNodeCores;
