@@ -11,6 +11,7 @@
  * A system that changes what a running job holds (a resize, a suspension that frees cores) goes
  * through the same two calls.
  */
+import { Int32Arena } from '../core/int32Arena.js';
 import { coversAllNodes, partitionRefusal, requestPartition } from '../platform/partitions.js';
 import type { Platform } from '../platform/platform.js';
 import { processorPower } from '../platform/power.js';
@@ -58,6 +59,8 @@ export class Allocation implements Capacity {
   private readonly restricted: boolean;
   /** `after-first-task` idle power: processors that have run a task. */
   private readonly procUsed: Uint8Array | null;
+  /** No processor draws power (no power figures): the power stays 0 and its updates are skipped. */
+  private readonly powerless: boolean;
   // scratch of placement checks (no allocation per start): marks by generation, per-node tallies
   private scratchGen = 0;
   /** Distinct nodes found by the last `placementError` (its tally is in the scratch arrays). */
@@ -67,6 +70,8 @@ export class Allocation implements Capacity {
   private readonly scratchNodes: Int32Array;
   private readonly scratchCount: Int32Array;
   private readonly scratchMem: Float64Array;
+  /** Where the nodes and tasks per node of placements are allocated (one array per start). */
+  readonly arena = new Int32Arena();
 
   constructor(
     readonly platform: Platform,
@@ -89,6 +94,10 @@ export class Allocation implements Capacity {
     this.freeCores = C;
     this.idleNodes = N;
     this.procUsed = idlePower === 'after-first-task' ? new Uint8Array(platform.procCount) : null;
+    let powerless = true;
+    for (let q = 0; q < platform.procCount && powerless; q++)
+      powerless = platform.procStaticPower[q] === 0 && platform.procDynamicPower[q] === 0 && platform.procMinPower[q] === 0;
+    this.powerless = powerless;
     this.power = this.idlePowerNow();
     this.nodeClasses = nodeClassesOf(platform, null);
     this.restricted = platform.partitions.some((q) => !coversAllNodes(q, N));
@@ -272,66 +281,67 @@ export class Allocation implements Capacity {
    */
   move(job: Job, cores: Int32Array, owner: number): void {
     const p = this.platform;
+    const coreNode = p.coreNode;
+    const coreProc = p.coreProc;
+    const coreOwner = this.coreOwner;
+    const nodeFree = this.nodeFree;
+    const nodeFreeMem = this.nodeFreeMem;
     const take = owner >= 0;
     const k = cores.length;
-    const memEach = job.tasks ? -1 : job.mem;
-    let node = -1;
-    let nodeCount = 0;
-    let nodeMem = 0;
-    let proc = -1;
-    let procCount = 0;
-    for (let t = 0; t <= k; t++) {
-      const c = t < k ? cores[t]! : -1;
-      const n = t < k ? p.coreNode[c]! : -1;
-      const q = t < k ? p.coreProc[c]! : -1;
-      if (n !== node) {
-        if (node >= 0) {
-          if (take) {
-            if (this.nodeFree[node] === p.nodeCoreCount[node]) this.idleNodes--;
-            this.nodeFree[node]! -= nodeCount;
-            this.nodeFreeMem[node]! -= nodeMem;
-          } else {
-            this.nodeFree[node]! += nodeCount;
-            this.nodeFreeMem[node]! += nodeMem;
-            if (this.nodeFree[node] === p.nodeCoreCount[node]) {
-              this.nodeFreeMem[node] = p.nodeMemoryMb[node]!; // no drift
-              this.idleNodes++;
-            }
-          }
-          const f = this.nodeFree[node]!;
-          this.freeTree.setLeaf(node, f);
-          for (let j = 0; j < this.orderedTrees.length; j++) {
-            const o = this.orderedTrees[j]!;
-            o.tree.setLeaf(o.pos[node]!, f);
-          }
-        }
-        node = n;
-        nodeCount = 0;
-        nodeMem = 0;
-      }
-      if (q !== proc) {
-        if (proc >= 0) {
-          const b = this.procBusy[proc]!;
-          const b2 = take ? b + procCount : b - procCount;
+    const tasks = job.tasks;
+    const memEach = job.mem;
+    const ordered = this.orderedTrees.length > 0;
+    let t = 0;
+    while (t < k) {
+      // a run of cores on one node, made of runs on one processor
+      const node = coreNode[cores[t]!]!;
+      let nodeCount = 0;
+      let nodeMem = 0;
+      do {
+        const proc = coreProc[cores[t]!]!;
+        let procCount = 0;
+        do {
+          const c = cores[t]!;
+          coreOwner[c] = owner;
+          nodeMem += tasks === null ? memEach : tasks[t]!.mem;
+          procCount++;
+          t++;
+        } while (t < k && coreProc[cores[t]!] === proc);
+        nodeCount += procCount;
+        const b = this.procBusy[proc]!;
+        const b2 = take ? b + procCount : b - procCount;
+        if (!this.powerless) {
           const before = this.procPowerNow(proc, b);
           if (this.procUsed) this.procUsed[proc] = 1;
           this.power += this.procPowerNow(proc, b2) - before;
-          this.procBusy[proc] = b2;
         }
-        proc = q;
-        procCount = 0;
+        this.procBusy[proc] = b2;
+      } while (t < k && coreNode[cores[t]!] === node);
+      if (take) {
+        if (nodeFree[node] === p.nodeCoreCount[node]) this.idleNodes--;
+        nodeFree[node]! -= nodeCount;
+        nodeFreeMem[node]! -= nodeMem;
+      } else {
+        nodeFree[node]! += nodeCount;
+        nodeFreeMem[node]! += nodeMem;
+        if (nodeFree[node] === p.nodeCoreCount[node]) {
+          nodeFreeMem[node] = p.nodeMemoryMb[node]!; // no drift
+          this.idleNodes++;
+        }
       }
-      if (t === k) break;
-      this.coreOwner[c] = owner;
-      nodeCount++;
-      nodeMem += memEach >= 0 ? memEach : job.tasks![t]!.mem;
-      procCount++;
+      const f = nodeFree[node]!;
+      this.freeTree.setLeaf(node, f);
+      if (ordered)
+        for (let j = 0; j < this.orderedTrees.length; j++) {
+          const o = this.orderedTrees[j]!;
+          o.tree.setLeaf(o.pos[node]!, f);
+        }
     }
     this.freeTree.commit();
     for (let j = 0; j < this.orderedTrees.length; j++) this.orderedTrees[j]!.tree.commit();
     this.freeCores += take ? -k : k;
     this.busyCores += take ? k : -k;
-    if (!take && this.busyCores === 0) this.power = this.idlePowerNow();
+    if (!take && this.busyCores === 0 && !this.powerless) this.power = this.idlePowerNow();
   }
 
   /** Frees core `c` and `mem` MB of its node (a `seq` task that ended). */
@@ -354,9 +364,9 @@ export class Allocation implements Capacity {
     this.busyCores--;
     const proc = p.coreProc[c]!;
     const b = this.procBusy[proc]!;
-    this.power += this.procPowerNow(proc, b - 1) - this.procPowerNow(proc, b);
+    if (!this.powerless) this.power += this.procPowerNow(proc, b - 1) - this.procPowerNow(proc, b);
     this.procBusy[proc] = b - 1;
-    if (this.busyCores === 0) this.power = this.idlePowerNow();
+    if (this.busyCores === 0 && !this.powerless) this.power = this.idlePowerNow();
   }
 
   /** Power of processor `proc` with `busy` busy cores under the idle-power accounting in use. */
@@ -379,12 +389,14 @@ export class Allocation implements Capacity {
    */
   lastPlacement(): { nodes: Int32Array; perNode: Int32Array } {
     const nt = this.lastTally;
-    const nodes = this.scratchNodes.slice(0, nt);
+    const both = this.arena.alloc(2 * nt);
+    both.set(this.scratchNodes.subarray(0, nt));
+    const nodes = both.subarray(0, nt);
     // placements usually list nodes in ascending order already (the sort is a native call)
     let sorted = true;
     for (let i = 1; i < nt && sorted; i++) if (nodes[i - 1]! > nodes[i]!) sorted = false;
     if (!sorted) nodes.sort();
-    const perNode = new Int32Array(nt);
+    const perNode = both.subarray(nt);
     for (let i = 0; i < nt; i++) perNode[i] = this.scratchCount[nodes[i]!]!;
     return { nodes, perNode };
   }
