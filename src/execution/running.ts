@@ -175,6 +175,21 @@ export class RunningJob {
   get expectedEnd(): number {
     return this.start + this.job.reqTime;
   }
+  /** The fraction of its work done at `now` (its slowest task's; a delay job's elapsed share of its runtime). */
+  workDone(now: number): number {
+    let done = 1;
+    if (this.tasks) {
+      for (const t of this.tasks) {
+        const total = t.tNominal * t.peakRate;
+        const left = t.done ? 0 : Math.max(0, t.remaining - t.rate * (now - t.last));
+        if (total > 0) done = Math.min(done, 1 - left / total);
+      }
+    } else {
+      const d = this.job.runtime;
+      done = d > 0 ? Math.min(1, (now - this.start) / d) : 1;
+    }
+    return done;
+  }
 }
 
 /** What the engine's event loop holds: a task (its end), a job (its end, or its walltime kill). */
