@@ -47,7 +47,7 @@ import zmq
 import _common  # noqa: F401
 import clustergym
 from clustergym import binary, wire
-from clustergym.zmtp import PyzmqDealer
+from clustergym.libzmq import PyzmqDealer
 
 REPO = Path(__file__).resolve().parents[2]
 
