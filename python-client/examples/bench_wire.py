@@ -173,7 +173,7 @@ def timed(loop: Any, count: int) -> float:
 def decode_us(b: "BridgeLoop", raw: bytes, reps: int = 2000) -> float:
     """Python's decoding of one real reply (binary frame or msgpack), infos batched as the vector env
     does, in microseconds (the client's own CPU per step besides the socket)."""
-    from clustergym.vector import batch_infos
+    from clustergym.infos import batch_infos
 
     layout = getattr(b.env, "_layout", None)
     if b.n == 1:
