@@ -12,7 +12,8 @@ import { FairEngine } from '../../src/fairness/engine.js';
 import { fairnessCluster, TABLE_5_1, table51Workload } from '../../src/fairness/experiment.js';
 import { HostTable, UserTable } from '../../src/fairness/model.js';
 import { schedulerByName } from '../../src/fairness/schedulers.js';
-import { dmrPreset, type MRunResult, simulate } from '../../src/malleable/preset.js';
+import type { MRunResult } from '../../src/malleable/model.js';
+import { dmrPreset, simulate } from '../../src/malleable/preset.js';
 import { dmrPolicy, neverPolicy } from '../../src/malleable/policy.js';
 import { paperWorkload } from '../../src/malleable/workload.js';
 import { loadPlatform } from '../../src/platform/loader.js';
@@ -93,13 +94,7 @@ function mainCase(
  * third offer and the rest are declined, decision by decision; without, the preset runs its policy
  * inside the run (`simulate`).
  */
-function malleableCase(
-  name: string,
-  policy: 'dmr' | 'never',
-  jobs: number,
-  seed: number,
-  queuePoints: boolean,
-): GoldenCase {
+function malleableCase(name: string, policy: 'dmr' | 'never', jobs: number, seed: number, queuePoints: boolean): GoldenCase {
   return {
     name,
     engine: 'one engine',
