@@ -62,6 +62,10 @@ export class Allocation implements Capacity {
   private readonly scratchNodes: Int32Array;
   private readonly scratchCount: Int32Array;
   private readonly scratchMem: Float64Array;
+  /** `lastPlacement`'s answer (reused), and its shared one-node arrays: `[n]` per node, `[k]` per task count. */
+  private readonly placementOut: { nodes: Int32Array; perNode: Int32Array } = { nodes: new Int32Array(0), perNode: new Int32Array(0) };
+  private readonly nodeUnits: (Int32Array | undefined)[] = [];
+  private readonly countUnits: (Int32Array | undefined)[] = [];
 
   constructor(
     readonly platform: Platform,
@@ -124,6 +128,8 @@ export class Allocation implements Capacity {
 
   /** Why `job` can never fit the platform, or null when it can. */
   unfitReason(job: Job): string | null {
+    if (job.cpusPerTask !== undefined && job.cpusPerTask !== 1)
+      return `asks for ${job.cpusPerTask} cores per task; the core allocation runs one task per core (the vector capacity holds fractions)`;
     const mem = this.enforceMemory ? job.mem : 0;
     if (job.tasks && this.enforceMemory) {
       // heterogeneous tasks: check with the largest task memory (conservative for seq, exact enough otherwise)
@@ -225,7 +231,8 @@ export class Allocation implements Capacity {
   }
 
   /**
-   * Takes all the cores of a placement for `owner` (a slot), or releases them (`owner` -1), batched
+   * Takes all the cores of a placement for `owner` (a slot), or releases them (`owner` -1: their tasks
+   * leave `coreTask` too), batched
    * over runs of consecutive cores on the same node and processor (placements list a node's cores
    * together): one free-tree leaf per run, the trees' inner nodes recomputed once for the whole
    * placement (`NodeFreeTree.commit`), and one power update per processor run: the same result as
@@ -284,6 +291,7 @@ export class Allocation implements Capacity {
       }
       if (t === k) break;
       this.coreOwner[c] = owner;
+      if (!take) this.coreTask[c] = null;
       nodeCount++;
       nodeMem += memEach >= 0 ? memEach : job.tasks![t]!.mem;
       procCount++;
@@ -336,10 +344,20 @@ export class Allocation implements Capacity {
 
   /**
    * The distinct nodes (ascending) and tasks per node of the placement the last `placementError`
-   * checked (valid until the next check).
+   * checked (the object is reused by the next call; the arrays are the job's). A placement on one node
+   * gets shared arrays (`[node]`, `[tasks]`, made once each and never modified): no allocation for the
+   * most common start.
    */
   lastPlacement(): { nodes: Int32Array; perNode: Int32Array } {
     const nt = this.lastTally;
+    const out = this.placementOut;
+    if (nt === 1) {
+      const n = this.scratchNodes[0]!;
+      const k = this.scratchCount[n]!;
+      out.nodes = this.nodeUnits[n] ??= Int32Array.of(n);
+      out.perNode = this.countUnits[k] ??= Int32Array.of(k);
+      return out;
+    }
     const nodes = this.scratchNodes.slice(0, nt);
     // placements usually list nodes in ascending order already (the sort is a native call)
     let sorted = true;
@@ -347,6 +365,8 @@ export class Allocation implements Capacity {
     if (!sorted) nodes.sort();
     const perNode = new Int32Array(nt);
     for (let i = 0; i < nt; i++) perNode[i] = this.scratchCount[nodes[i]!]!;
-    return { nodes, perNode };
+    out.nodes = nodes;
+    out.perNode = perNode;
+    return out;
   }
 }

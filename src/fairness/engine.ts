@@ -24,7 +24,7 @@ import { InputError } from '../core/errors.js';
 import type { FairTask, HostTable, UserTable } from './model.js';
 import type { Monitor } from './monitor.js';
 import type { FairScheduler, Placement, SchedulerView } from './schedulers.js';
-import { WaitingTasks } from './waiting.js';
+import { WaitingTasks } from '../scheduling/userQueues.js';
 
 /** A task as readers produce it (the user by name). */
 export interface TraceTask {
@@ -54,7 +54,7 @@ export interface EngineStats {
 export class FairEngine implements SchedulerView, DiscreteEventEngine {
   /** Current simulated time. */
   now = 0;
-  readonly waiting = new WaitingTasks();
+  readonly waiting = new WaitingTasks<FairTask>();
   readonly stats: EngineStats = { submitted: 0, started: 0, finished: 0, rejected: 0, totalWait: 0, end: 0 };
   /** Task ends (one kind of event; equal times in start order). */
   private readonly ends = new EventLoop<FairTask>();

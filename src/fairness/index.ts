@@ -11,4 +11,4 @@ export * from './monitor.js';
 export { type FairnessReproduceOptions, type FairnessReproduction, reproduceFairness } from './report.js';
 export * from './schedulers.js';
 export * as traces from './traces/index.js';
-export { TaskFifo, WaitingTasks } from './waiting.js';
+export { FairTask as QueuedFairTask, TaskFifo, WaitingTasks } from '../scheduling/userQueues.js';

@@ -30,13 +30,13 @@
  */
 import { InputError } from '../core/errors.js';
 import { alignmentScore, type FairTask, type HostTable, type UserTable } from './model.js';
-import type { WaitingTasks } from './waiting.js';
+import type { WaitingTasks } from '../scheduling/userQueues.js';
 
 /** What a scheduler sees. */
 export interface SchedulerView {
   readonly hosts: HostTable;
   readonly users: UserTable;
-  readonly waiting: WaitingTasks;
+  readonly waiting: WaitingTasks<FairTask>;
   readonly now: number;
 }
 

@@ -3,7 +3,7 @@ import { FairEngine, type TraceTask } from '../../src/fairness/engine.js';
 import { type FairTask, HostTable, UserTable } from '../../src/fairness/model.js';
 import { hostsCsv, loadCsv, Monitor, sharesCsv } from '../../src/fairness/monitor.js';
 import { bestFit, drf, firstFit, schedulerByName, tetris, tetrisCandidates } from '../../src/fairness/schedulers.js';
-import { WaitingTasks } from '../../src/fairness/waiting.js';
+import { WaitingTasks } from '../../src/scheduling/userQueues.js';
 
 function engineFor(groups: ConstructorParameters<typeof HostTable>[0], tasks: TraceTask[], sched = drf(), monitor: Monitor | null = null) {
   const hosts = new HostTable(groups);
@@ -224,7 +224,7 @@ describe('monitor integrals (property)', () => {
 
 describe('waiting queues stay bounded', () => {
   it('a task that never starts does not keep every task started after it', () => {
-    const w = new WaitingTasks();
+    const w = new WaitingTasks<FairTask>();
     const mk = (id: number, user: number): FairTask => ({ id, submit: id, cpu: 1, memory: 1, duration: 1, user, start: Number.NaN, host: -1 });
     const stuck = mk(0, 0);
     w.add(stuck);

@@ -11,7 +11,9 @@
 import { FairEngine } from '../../src/fairness/engine.js';
 import { fairnessCluster, TABLE_5_1, table51Workload } from '../../src/fairness/experiment.js';
 import { HostTable, UserTable } from '../../src/fairness/model.js';
-import { schedulerByName } from '../../src/fairness/schedulers.js';
+import { schedulerByName as oldSchedulerByName } from '../../src/fairness/schedulers.js';
+import { fairPreset, runFairPreset } from '../../src/fairness/preset.js';
+import { schedulerByName } from '../../src/scheduling/multiResource.js';
 import { MalleableSim } from '../../src/malleable/engine.js';
 import { dmrPolicy, neverPolicy } from '../../src/malleable/policy.js';
 import { malleableJobs, paperWorkload } from '../../src/malleable/workload.js';
@@ -285,11 +287,30 @@ function fairCase(name: string, scheduler: string, f: number): GoldenCase {
       const users = new UserTable(hosts.totalCpu, hosts.totalMem);
       for (const u of TABLE_5_1) users.id(u.user);
       const rows: string[] = [];
-      const engine = new FairEngine(hosts, users, schedulerByName(scheduler, f), table51Workload(4, 0.05));
+      const engine = new FairEngine(hosts, users, oldSchedulerByName(scheduler, f), table51Workload(4, 0.05));
       engine.addListener({ onEnd: (e, task) => void rows.push([task.id, n(task.submit), n(task.start), n(e.now), task.host, task.user].join(',')) });
       engine.run();
       rows.sort((a, b) => Number(a.split(',')[0]) - Number(b.split(',')[0]));
       return `id,submit,start,end,host,user\n${rows.join('\n')}\n# stats ${JSON.stringify(engine.stats)}\n`;
+    },
+  };
+}
+
+/** The fairness preset of the one engine (vector capacity, fixed durations, the multi-resource passes) on the fairness golden files. */
+function fairPresetCase(name: string, file: string, scheduler: string, f: number): GoldenCase {
+  return {
+    name,
+    file,
+    engine: 'one engine',
+    run() {
+      const rows: string[] = [];
+      const passes = fairPreset(fairnessCluster(2), table51Workload(4, 0.05), schedulerByName(scheduler, f), { users: TABLE_5_1.map((u) => u.user) });
+      passes.sim.addListener({
+        onEnd: (s, _rec, rj) => void rows.push([rj!.job.id, n(rj!.job.subtime), n(rj!.start), n(s.now), rj!.nodes[0], passes.userOf(rj!)].join(',')),
+      });
+      const stats = runFairPreset(passes);
+      rows.sort((a, b) => Number(a.split(',')[0]) - Number(b.split(',')[0]));
+      return `id,submit,start,end,host,user\n${rows.join('\n')}\n# stats ${JSON.stringify(stats)}\n`;
     },
   };
 }
@@ -332,6 +353,10 @@ export const GOLDEN_CASES: GoldenCase[] = [
   fairCase('fair-tetris-05', 'tetris', 0.5),
   fairCase('fair-first-fit', 'first-fit', 0),
   fairCase('fair-best-fit', 'best-fit', 0),
+  fairPresetCase('one-engine-fair-drf', 'fair-drf', 'drf', 0),
+  fairPresetCase('one-engine-fair-tetris-05', 'fair-tetris-05', 'tetris', 0.5),
+  fairPresetCase('one-engine-fair-first-fit', 'fair-first-fit', 'first-fit', 0),
+  fairPresetCase('one-engine-fair-best-fit', 'fair-best-fit', 'best-fit', 0),
   timesharingCase('timesharing-rr', 'rr'),
   timesharingCase('timesharing-csc', 'csc'),
   timesharingCase('timesharing-dyn', 'dyn'),
