@@ -119,6 +119,14 @@ export class HostVectors implements Capacity {
     return cpu <= this.freeCpu[h]! + CAPACITY_EPS && memory <= this.freeMem[h]! + CAPACITY_EPS;
   }
 
+  /** The first host from `from` on where `cpu` cores and `memory` fit, or -1 (one tight loop over the free arrays). */
+  firstFit(cpu: number, memory: number, from = 0): number {
+    const fc = this.freeCpu;
+    const fm = this.freeMem;
+    for (let h = from; h < this.count; h++) if (cpu <= fc[h]! + CAPACITY_EPS && memory <= fm[h]! + CAPACITY_EPS) return h;
+    return -1;
+  }
+
   /** Whether `cpu` cores and `memory` fit in host `h` when it is empty. */
   fitsEmpty(h: number, cpu: number, memory: number): boolean {
     return cpu <= this.cpuCap[h]! + CAPACITY_EPS && memory <= this.memCap[h]! + CAPACITY_EPS;

@@ -152,10 +152,8 @@ export function firstFit(): FairScheduler {
     next({ hosts, waiting }) {
       const task = waiting.oldest();
       if (task === undefined) return null;
-      const cpu = task.cpu;
-      const memory = task.memory;
-      for (let h = 0; h < hosts.count; h++) if (hosts.fits(h, cpu, memory)) return { task, host: h };
-      return null;
+      const h = hosts.firstFit(task.cpu, task.memory);
+      return h < 0 ? null : { task, host: h };
     },
   };
 }

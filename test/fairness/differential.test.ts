@@ -1,97 +1,86 @@
 /**
- * Differential test (issue 42): the fairness preset of the one engine (`fairPreset`: the vector
- * capacity, fixed durations, the multi-resource passes, the monitor as a listener) against the fairness
- * engine it replaces, on random hosts, tasks, users, quotas and policies: every task's start, end and
- * host, the run's totals and the monitor's rows agree exactly (===, no tolerance).
+ * Differential test (issue 42): the fairness preset of the one engine (`fairPreset`: the vector capacity,
+ * fixed durations, the multi-resource passes, the monitor as a listener) against the runs of the
+ * fairness engine it replaced, on 300 seeded random cases (hosts, tasks with integer and fractional
+ * sizes, gaps and durations, zero durations and zero gaps, four users, quotas, every policy, a monitor
+ * interval). The old engine's runs were recorded before it was retired (the recording run also checked
+ * that the preset gave them exactly): per case, every task's `id,start,end,host,user`, the run's totals,
+ * the users and the monitor's rows (with the hosts' loads), hashed (SHA-256) in
+ * test/golden/schedules/fair-differential.json. The preset must give the same hashes (exact, no
+ * tolerance). Together with test/golden's one-engine-fair-* cases (the golden schedules written by the
+ * old engine) this is the identity proof that let the old engine go.
  */
-import fc from 'fast-check';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FairEngine, type TraceTask } from '../../src/fairness/engine.js';
-import { HostTable, UserTable } from '../../src/fairness/model.js';
+import { Rng } from '../../src/core/rng.js';
 import { Monitor } from '../../src/fairness/monitor.js';
-import { fairPreset, runFairPreset } from '../../src/fairness/preset.js';
-import * as oldPolicies from '../../src/fairness/schedulers.js';
-import * as newPolicies from '../../src/scheduling/multiResource.js';
+import { fairPreset, runFairPreset, type TraceTask } from '../../src/fairness/preset.js';
+import { schedulerByName } from '../../src/scheduling/multiResource.js';
 
-const hostGroup = fc.record({
-  count: fc.integer({ min: 1, max: 4 }),
-  cpus: fc.integer({ min: 1, max: 16 }),
-  memory: fc.oneof(fc.integer({ min: 1, max: 64 }), fc.double({ min: 0.5, max: 64, noNaN: true })),
-});
+const FILE = join(import.meta.dirname, '..', 'golden', 'schedules', 'fair-differential.json');
+const CASES = 300;
 
-const task = fc.record({
-  gap: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 20 }), fc.double({ min: 0, max: 20, noNaN: true })),
-  cpu: fc.oneof(fc.integer({ min: 1, max: 12 }), fc.double({ min: 0.05, max: 12, noNaN: true })),
-  memory: fc.oneof(fc.integer({ min: 0, max: 40 }), fc.double({ min: 0, max: 40, noNaN: true })),
-  duration: fc.oneof(fc.integer({ min: 0, max: 30 }), fc.double({ min: 0, max: 30, noNaN: true })),
-  user: fc.constantFrom('a', 'b', 'c', 'd'),
-});
-
-const policy = fc.oneof(
-  fc.constant({ name: 'drf', f: 0 }),
-  fc.constant({ name: 'first-fit', f: 0 }),
-  fc.constant({ name: 'best-fit', f: 0 }),
-  fc.integer({ min: 0, max: 10 }).map((k) => ({ name: 'tetris', f: k / 10 })),
-);
-
-/** Per task `id,start,end,host,user`, the totals, and the monitor's rows: the old engine. */
-function oldRun(
-  groups: { count: number; cpus: number; memory: number }[],
-  tasks: TraceTask[],
-  p: { name: string; f: number },
-  weights: Record<string, number>,
-  interval: number,
-) {
-  const hosts = new HostTable(groups);
-  const users = new UserTable(hosts.totalCpu, hosts.totalMem, weights);
-  const monitor = new Monitor({ interval, hostLoad: true });
-  const e = new FairEngine(hosts, users, oldPolicies.schedulerByName(p.name, p.f), tasks, monitor);
-  const rows: string[] = [];
-  e.addListener({ onEnd: (eng, t) => void rows.push(`${t.id},${t.start},${eng.now},${t.host},${t.user}`) });
-  const stats = e.run();
-  return { rows, stats, monitor: monitor.rows, users: users.names };
+interface Case {
+  groups: { count: number; cpus: number; memory: number }[];
+  tasks: TraceTask[];
+  policy: { name: string; f: number };
+  weights: Record<string, number>;
+  interval: number;
 }
 
-/** The same of the preset. */
-function newRun(
-  groups: { count: number; cpus: number; memory: number }[],
-  tasks: TraceTask[],
-  p: { name: string; f: number },
-  weights: Record<string, number>,
-  interval: number,
-) {
-  const monitor = new Monitor({ interval, hostLoad: true });
-  const passes = fairPreset(groups, tasks, newPolicies.schedulerByName(p.name, p.f), { weights, monitor });
+/** Case `i` (its own seeded stream). */
+function differentialCase(i: number): Case {
+  const r = new Rng(`fair-differential/${i}`);
+  const int = (lo: number, hi: number) => lo + r.int(hi - lo + 1);
+  const pick = <T>(xs: readonly T[]) => xs[r.int(xs.length)]!;
+  // integers, fractions, and the boundary values
+  const value = (lo: number, hi: number, fracLo: number) => {
+    const k = r.int(5);
+    return k === 0 ? lo : k <= 2 ? int(lo, hi) : fracLo + r.next() * (hi - fracLo);
+  };
+  const groups = Array.from({ length: int(1, 3) }, () => ({ count: int(1, 4), cpus: int(1, 16), memory: r.next() < 0.5 ? int(1, 64) : 0.5 + r.next() * 63.5 }));
+  let t = 0;
+  const tasks = Array.from({ length: int(0, 80) }, () => {
+    t += value(0, 20, 0);
+    return { submit: t, cpu: value(1, 12, 0.05), memory: value(0, 40, 0), duration: value(0, 30, 0), user: pick(['a', 'b', 'c', 'd']) };
+  });
+  const policy = pick(['drf', 'first-fit', 'best-fit', 'tetris']);
+  return {
+    groups,
+    tasks,
+    policy: { name: policy, f: policy === 'tetris' ? int(0, 10) / 10 : 0 },
+    weights: { b: pick([1, 2, 0.5]), c: pick([1, 3]) },
+    interval: int(1, 40),
+  };
+}
+
+/** Per task `id,start,end,host,user`, the totals, the users and the monitor's rows of the preset on `c`. */
+function presetRun(c: Case): { rows: string[]; stats: object; users: string[]; monitor: object[] } {
+  const monitor = new Monitor({ interval: c.interval, hostLoad: true });
+  const passes = fairPreset(c.groups, c.tasks, schedulerByName(c.policy.name, c.policy.f), { weights: c.weights, monitor });
   const rows: string[] = [];
   passes.sim.addListener({ onEnd: (s, _rec, rj) => void rows.push(`${rj!.job.id},${rj!.start},${s.now},${rj!.nodes[0]},${passes.userOf(rj!)}`) });
   const stats = runFairPreset(passes, monitor);
-  return { rows, stats, monitor: monitor.rows, users: passes.users.names };
+  return { rows, stats: { ...stats }, users: [...passes.users.names], monitor: monitor.rows };
 }
 
-describe('the fairness preset gives the fairness engine’s runs exactly (property)', () => {
-  it('random hosts, tasks, users, quotas and policies', () => {
-    fc.assert(
-      fc.property(
-        fc.array(hostGroup, { minLength: 1, maxLength: 3 }),
-        fc.array(task, { maxLength: 80 }),
-        policy,
-        fc.record({ b: fc.constantFrom(1, 2, 0.5), c: fc.constantFrom(1, 3) }),
-        fc.integer({ min: 1, max: 40 }),
-        (groups, raw, p, weights, interval) => {
-          let t = 0;
-          const tasks: TraceTask[] = raw.map((x) => {
-            t += x.gap;
-            return { submit: t, cpu: x.cpu, memory: x.memory, duration: x.duration, user: x.user };
-          });
-          const a = oldRun(groups, tasks, p, weights, interval);
-          const b = newRun(groups, tasks, p, weights, interval);
-          expect(b.rows).toEqual(a.rows);
-          expect(b.stats).toEqual(a.stats);
-          expect(b.users).toEqual(a.users);
-          expect(b.monitor).toEqual(a.monitor);
-        },
-      ),
-      { numRuns: 300, seed: 42 },
-    );
+/** The digest of a run (key order as written). */
+const runDigest = (run: { rows: string[]; stats: object; users: string[]; monitor: object[] }): string =>
+  createHash('sha256').update(JSON.stringify([run.rows, run.stats, run.users, run.monitor])).digest('hex');
+
+describe('the fairness preset gives the retired fairness engine’s runs exactly', () => {
+  it(`${CASES} seeded random cases: hosts, tasks, users, quotas, policies, monitor`, () => {
+    const want = JSON.parse(readFileSync(FILE, 'utf8')) as { cases: number; tasks: number; digests: string[] };
+    expect(want.digests).toHaveLength(CASES);
+    let tasks = 0;
+    for (let i = 0; i < CASES; i++) {
+      const c = differentialCase(i);
+      tasks += c.tasks.length;
+      const run = presetRun(c);
+      expect(runDigest(run), `case ${i} (${c.policy.name} ${c.policy.f}, ${c.tasks.length} tasks)`).toBe(want.digests[i]);
+    }
+    expect(tasks).toBe(want.tasks);
   });
 });
