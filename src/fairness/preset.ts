@@ -41,7 +41,57 @@ export interface TraceTask {
 }
 
 /**
- * The jobs of a task trace, in its order: task `i` is job `"i"` of one task (`seq`, delay work of
+ * The job of one task: `id` its number in the trace, `subtime` its submission, `runtime` (= `reqTime`)
+ * its duration, `cpusPerTask` its cores, `mem` its memory, its user; the fields every task shares (one
+ * seq task of delay work on one host, no communication) live on the prototype, so a job is six fields
+ * (a trace of hundreds of millions of tasks allocates a small object per task, not a full `Job`
+ * literal). Spreading it (`{...job}`) would drop the shared fields: the preset's engine never does.
+ */
+class TaskJob implements Job {
+  declare readonly ntasks: number;
+  declare readonly reqEnergy: number;
+  declare readonly type: 'seq';
+  declare readonly work: 'delay';
+  declare readonly ops: number;
+  declare readonly memVol: number;
+  declare readonly commVol: number;
+  declare readonly tCompute: number;
+  declare readonly nodes: number;
+  declare readonly ntasksPerNode: number;
+  declare readonly tasks: null;
+  constructor(
+    readonly id: string,
+    readonly subtime: number,
+    readonly runtime: number,
+    readonly mem: number,
+    readonly cpusPerTask: number,
+    readonly user: string,
+  ) {}
+  /** The trace's task number. */
+  get source(): string {
+    return this.id;
+  }
+  /** Its duration (the user's estimate is exact). */
+  get reqTime(): number {
+    return this.runtime;
+  }
+}
+Object.assign(TaskJob.prototype, {
+  ntasks: 1,
+  reqEnergy: 0,
+  type: 'seq',
+  work: 'delay',
+  ops: 0,
+  memVol: 0,
+  commVol: 0,
+  tCompute: 1,
+  nodes: 1,
+  ntasksPerNode: 0,
+  tasks: null,
+});
+
+/**
+ * The jobs of a task trace, in its order: task `i` is job `"i"` (a `TaskJob`: one task, delay work of
  * `duration`, `cpusPerTask` its cores, `mem` its memory, its user). Refuses, with the task's number, a
  * trace that is not sorted by submission time and a task with `cpu <= 0`, `memory < 0`, `duration < 0`
  * or a submission time that is not finite. An iterator of its own rather than a generator: it hands
@@ -76,28 +126,7 @@ class TaskJobs implements IterableIterator<Job> {
         `task submitted at ${t.submit}: expected cpu > 0, memory >= 0, duration >= 0, found cpu ${t.cpu}, memory ${t.memory}, duration ${t.duration}`,
       );
     this.last = t.submit;
-    const id = String(this.i++);
-    this.result.value = {
-      id,
-      subtime: t.submit,
-      ntasks: 1,
-      reqTime: t.duration,
-      reqEnergy: 0,
-      type: 'seq',
-      work: 'delay',
-      ops: 0,
-      runtime: t.duration,
-      mem: t.memory,
-      memVol: 0,
-      commVol: 0,
-      tCompute: 1,
-      nodes: 1,
-      ntasksPerNode: 0,
-      tasks: null,
-      source: id,
-      user: t.user,
-      cpusPerTask: t.cpu,
-    };
+    this.result.value = new TaskJob(String(this.i++), t.submit, t.duration, t.memory, t.cpu, t.user);
     return this.result;
   }
 }

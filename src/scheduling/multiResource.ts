@@ -230,6 +230,8 @@ export class MultiResourcePasses implements DecisionMaker, SchedulerView {
   private starting: FairTask | null = null;
   /** The queue's generation the tasks' positions were taken in. */
   private generation: number;
+  /** The options of `startJob` (one object, its position set per start). */
+  private readonly startOptions = { transfer: true, queuePosition: -1 };
 
   /**
    * @param policy asked at each decision point; null for an external decision maker (an agent), which
@@ -313,13 +315,14 @@ export class MultiResourcePasses implements DecisionMaker, SchedulerView {
     const sim = this.sim;
     if (sim.queue.generation !== this.generation) this.refreshPositions();
     task.host = host;
-    task.start = sim.now;
     this.waiting.remove(task);
     this.users.take(task.user, task.cpu, task.memory);
     this.stats.started++;
     this.stats.totalWait += sim.now - task.submit;
     this.starting = task;
-    sim.startJob(task.job, hosts.unit(host), { transfer: true, queuePosition: task.pos });
+    const o = this.startOptions;
+    o.queuePosition = task.pos;
+    sim.startJob(task.job, hosts.unit(host), o);
   }
 
   /** The engine's queue compacted: the waiting tasks' positions, in the same order as its jobs. */

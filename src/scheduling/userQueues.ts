@@ -19,9 +19,7 @@ export interface QueuedTask {
  * it (its sizes are the job's). The passes let go of it when it starts: a running task is its job.
  */
 export class FairTask {
-  /** Start time, NaN while waiting. */
-  start = Number.NaN;
-  /** Host it runs on, -1 while waiting. */
+  /** Host it runs on, -1 while waiting (its start time is its running job's). */
   host = -1;
   constructor(
     /** Dense id in submission order (0, 1, ...). */
@@ -150,7 +148,7 @@ export class WaitingTasks<T extends QueuedTask = FairTask> {
     }
   }
 
-  /** Marks a waiting task started (the caller sets `t.host`/`t.start` first) and updates the counts. */
+  /** Marks a waiting task started (the caller sets `t.host` first) and updates the counts. */
   remove(t: T): void {
     this.size--;
     const u = t.user;

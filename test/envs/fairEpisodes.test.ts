@@ -21,7 +21,14 @@ const CONFIGS: Record<string, object> = {
   default: { task_scale: 0.03 },
   mixed2: { task_scale: 0.03, scale: 2, reward: 'mixed', fairness_weight: 0.3 },
   weighted3: { task_scale: 0.03, reward: 'fairness', slots: 3, weights: { u1: 2, u4: 0.5 } },
-  hosts: { task_scale: 0.02, hosts: [{ count: 2, cpus: 16, memory: 24 }, { count: 1, cpus: 4, memory: 64 }], max_steps: 150 },
+  hosts: {
+    task_scale: 0.02,
+    hosts: [
+      { count: 2, cpus: 16, memory: 24 },
+      { count: 1, cpus: 4, memory: 64 },
+    ],
+    max_steps: 150,
+  },
 };
 
 /** A seeded agent that picks uniformly among the allowed actions (the wait included): it reaches states no heuristic does. */
@@ -90,7 +97,7 @@ describe('Fair-v0 episodes step for step against the recorded ones', () => {
     for (const [cn, config] of Object.entries(CONFIGS))
       for (const [an, mk] of Object.entries(AGENTS)) for (const seed of [1, 2]) got[`${cn}/${an}/${seed}`] = episode(config, mk(seed), seed);
     if (WRITE) {
-      writeFileSync(FILE, `${JSON.stringify(got, null, 1)}\n`);
+      writeFileSync(FILE, `${JSON.stringify(got, null, 2)}\n`);
       return;
     }
     expect(existsSync(FILE), `${FILE} is missing`).toBe(true);

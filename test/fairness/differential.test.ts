@@ -68,7 +68,9 @@ function presetRun(c: Case): { rows: string[]; stats: object; users: string[]; m
 
 /** The digest of a run (key order as written). */
 const runDigest = (run: { rows: string[]; stats: object; users: string[]; monitor: object[] }): string =>
-  createHash('sha256').update(JSON.stringify([run.rows, run.stats, run.users, run.monitor])).digest('hex');
+  createHash('sha256')
+    .update(JSON.stringify([run.rows, run.stats, run.users, run.monitor]))
+    .digest('hex');
 
 describe('the fairness preset gives the retired fairness engine’s runs exactly', () => {
   it(`${CASES} seeded random cases: hosts, tasks, users, quotas, policies, monitor`, () => {

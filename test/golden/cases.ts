@@ -8,10 +8,7 @@
  *
  * The cases use no file of ../shared: every workload is generated here or embedded in the repository.
  */
-import { FairEngine } from '../../src/fairness/engine.js';
 import { fairnessCluster, TABLE_5_1, table51Workload } from '../../src/fairness/experiment.js';
-import { HostTable, UserTable } from '../../src/fairness/model.js';
-import { schedulerByName as oldSchedulerByName } from '../../src/fairness/schedulers.js';
 import { fairPreset, runFairPreset } from '../../src/fairness/preset.js';
 import { schedulerByName } from '../../src/scheduling/multiResource.js';
 import { MalleableSim } from '../../src/malleable/engine.js';
@@ -43,7 +40,7 @@ import { join } from 'node:path';
 /** A golden case: its name (the file `schedules/NAME.csv`) and the CSV it produces. */
 export interface GoldenCase {
   name: string;
-  engine: 'main' | 'malleable' | 'slurm' | 'fairness' | 'timesharing' | 'one engine';
+  engine: 'main' | 'malleable' | 'slurm' | 'timesharing' | 'one engine';
   /** The golden file (default `name`): a preset of the one engine is checked against its old engine's schedule. */
   file?: string;
   run(): string;
@@ -278,25 +275,11 @@ function slurmConfCase(name: string, text: string, unitsMax: number): GoldenCase
   };
 }
 
-function fairCase(name: string, scheduler: string, f: number): GoldenCase {
-  return {
-    name,
-    engine: 'fairness',
-    run() {
-      const hosts = new HostTable(fairnessCluster(2));
-      const users = new UserTable(hosts.totalCpu, hosts.totalMem);
-      for (const u of TABLE_5_1) users.id(u.user);
-      const rows: string[] = [];
-      const engine = new FairEngine(hosts, users, oldSchedulerByName(scheduler, f), table51Workload(4, 0.05));
-      engine.addListener({ onEnd: (e, task) => void rows.push([task.id, n(task.submit), n(task.start), n(e.now), task.host, task.user].join(',')) });
-      engine.run();
-      rows.sort((a, b) => Number(a.split(',')[0]) - Number(b.split(',')[0]));
-      return `id,submit,start,end,host,user\n${rows.join('\n')}\n# stats ${JSON.stringify(engine.stats)}\n`;
-    },
-  };
-}
-
-/** The fairness preset of the one engine (vector capacity, fixed durations, the multi-resource passes) on the fairness golden files. */
+/**
+ * The fairness preset of the one engine (vector capacity, fixed durations, the multi-resource passes) on
+ * the fairness golden files, which the retired fairness engine wrote (its own cases `fair-*` were removed
+ * with it; the files stay, never rewritten: `file` is set).
+ */
 function fairPresetCase(name: string, file: string, scheduler: string, f: number): GoldenCase {
   return {
     name,
@@ -349,10 +332,6 @@ export const GOLDEN_CASES: GoldenCase[] = [
   slurmPreemptCase('slurm-preempt-cancel', 'cancel'),
   slurmConfCase('slurm-conf-whole-nodes', CONF_WHOLE, 4),
   slurmConfCase('slurm-conf-tasks', CONF_TASKS, 12),
-  fairCase('fair-drf', 'drf', 0),
-  fairCase('fair-tetris-05', 'tetris', 0.5),
-  fairCase('fair-first-fit', 'first-fit', 0),
-  fairCase('fair-best-fit', 'best-fit', 0),
   fairPresetCase('one-engine-fair-drf', 'fair-drf', 'drf', 0),
   fairPresetCase('one-engine-fair-tetris-05', 'fair-tetris-05', 'tetris', 0.5),
   fairPresetCase('one-engine-fair-first-fit', 'fair-first-fit', 'first-fit', 0),
