@@ -10,7 +10,7 @@
  * The engine chooses it with `capacity: 'vectors'` (`simulator.ts`); under it the engine runs fixed
  * durations only (delay work, ended per job) and its per-core arrays do not exist. Capacity checks
  * allow `CAPACITY_EPS` (sizes are floating point: normalised trace sizes times a constant). The
- * arithmetic is the fairness engine's host table's (seed 001), operation for operation: a start takes
+ * arithmetic is that of the retired fairness engine's host table (seed 001), operation for operation: a start takes
  * `free = max(0, free - x)` and `used += x` per task in task order, an end gives back
  * `free = min(cap, free + x)` and `used -= x`, `used` snapped to 0 below `CAPACITY_EPS`.
  *
