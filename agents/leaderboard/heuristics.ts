@@ -24,7 +24,7 @@ import { makeScheduler, parsePolicyName, type PolicySpec } from '../../src/sched
 import { runSimulation } from '../../src/scheduling/run.js';
 import { type EngineConfig, multifactorOptionsOf } from '../../src/scheduling/engineConfig.js';
 import type { Job } from '../../src/workload/job.js';
-import type { GymEnv } from '../../envs/env.js';
+import type { GymEnv } from '../../envs/gym.js';
 import type { EnvAgent } from '../episode.js';
 import { bestFitAgent, drfAgent, firstFitAgent, tetrisAgent } from '../fairness/index.js';
 import { dmrAgent, neverAgent } from '../malleable/index.js';

@@ -44,7 +44,7 @@ import { fairPreset, type TraceTask } from '../../src/fairness/preset.js';
 import { readTrace, TRACE_FORMATS } from '../../src/fairness/traces/index.js';
 import { HostGroupsSchema } from '../../src/platform/views.js';
 import { drfOrder, type FairTask, type MultiResourcePasses } from '../../src/scheduling/multiResource.js';
-import type { GymEnv, GymInfo } from '../env.js';
+import type { GymEnv, GymInfo } from '../gym.js';
 import { EpisodeEnv, type EpisodeStep } from '../episodeEnv.js';
 import { type BoxSpace, box, type DiscreteSpace, discrete } from '../spaces.js';
 

@@ -48,7 +48,7 @@ import { allowedSizes, type MWorkload, stepTime, TABLE1_COST } from '../../src/m
 import { type DmrSim, dmrPreset, type MRunResult } from '../../src/malleable/preset.js';
 import type { PointContext } from '../../src/scheduling/resizePolicy.js';
 import { paperWorkload, readMalleableWorkload } from '../../src/malleable/workload.js';
-import type { GymEnv, GymInfo } from '../env.js';
+import type { GymEnv, GymInfo } from '../gym.js';
 import { EpisodeEnv, type EpisodeStep } from '../episodeEnv.js';
 import { box, type BoxSpace, type DiscreteSpace, discrete } from '../spaces.js';
 

@@ -1,7 +1,7 @@
 /**
  * The engine checker (src/core/engineChecker.ts) on every engine: the main engine (documented model
- * and IRMaSim's semantics, with walltime kills and rejections), the malleable engine (DMR, queue
- * points), the Slurm engine (seed 004's defaults, preemption, a slurm.conf), the one engine's fairness preset and
+ * and IRMaSim's semantics, with walltime kills and rejections), the DMR preset (queue
+ * points), the Slurm engine (seed 004's defaults, preemption, a slurm.conf), the fairness preset and
  * the time-sharing dispatcher; and the checker itself refuses a broken engine.
  */
 import { describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { derive } from '../../src/core/rng.js';
 import { ClusterSimulator } from '../../src/execution/simulator.js';
 import { fairnessCluster, TABLE_5_1, table51Workload } from '../../src/fairness/experiment.js';
 import { fairPreset } from '../../src/fairness/preset.js';
-import { MalleableSim } from '../../src/malleable/engine.js';
+import { dmrPreset } from '../../src/malleable/preset.js';
 import { dmrPolicy } from '../../src/malleable/policy.js';
 import { paperWorkload } from '../../src/malleable/workload.js';
 import { loadPlatform } from '../../src/platform/loader.js';
@@ -47,16 +47,15 @@ function mainRun(policy: string, semantics: 'clustergym' | 'irmasim', extra: { w
 
 function malleableRun(queuePoints: boolean): () => CheckedRun {
   return () => {
-    const sim = new MalleableSim(paperWorkload({ jobs: 40, seed: 3 }), { queuePoints });
-    sim.setPolicy(dmrPolicy);
+    const sim = dmrPreset(paperWorkload({ jobs: 40, seed: 3 }), { queuePoints, policy: dmrPolicy });
     const transcript: TranscriptEntry[] = [];
-    sim.addListener({
+    sim.engine.addListener({
       onSubmit: (e, job) => void transcript.push({ type: 'submit', job: job.id, time: e.now }),
-      onStart: (e, job) => void transcript.push({ type: 'start', job: job.id, time: e.now }),
-      onResize: (e, job, from, to) => void transcript.push({ type: 'resize', job: job.id, time: e.now, detail: `${from}->${to}` }),
-      onEnd: (e, rec) => void transcript.push({ type: 'end', job: rec.id, time: e.now, detail: `${rec.nodeSeconds}` }),
+      onStart: (e, rj) => void transcript.push({ type: 'start', job: rj.job.id, time: e.now, detail: String(rj.nodes.length) }),
+      onResize: (e, rj, from, to) => void transcript.push({ type: 'resize', job: rj.job.id, time: e.now, detail: `${from}->${to}` }),
+      onEnd: (e, rec) => void transcript.push({ type: 'end', job: rec.job.id, time: e.now, detail: rec.state }),
     });
-    return { engine: sim, transcript };
+    return { engine: sim.engine, transcript };
   };
 }
 
@@ -148,8 +147,8 @@ describe('the engine contract on every engine', () => {
       {},
     ],
     ['main engine, irmasim semantics', mainRun('fcfs:first', 'irmasim'), { steppedClock: true }],
-    ['malleable engine, dmr', malleableRun(false), {}],
-    ['malleable engine, dmr with queue points', malleableRun(true), {}],
+    ['DMR preset, dmr', malleableRun(false), {}],
+    ['DMR preset, dmr with queue points', malleableRun(true), {}],
     ['slurm engine, Raijin-like with operator suspensions', slurmRun('raijin'), {}],
     ['slurm engine, preemption by requeue and refusals', slurmRun('preempt'), {}],
     ['one engine, fairness preset, drf', fairRun('drf'), {}],

@@ -11,7 +11,6 @@
 import { fairnessCluster, TABLE_5_1, table51Workload } from '../../src/fairness/experiment.js';
 import { fairPreset, runFairPreset } from '../../src/fairness/preset.js';
 import { schedulerByName } from '../../src/scheduling/multiResource.js';
-import { MalleableSim, type MRunResult as OldRunResult } from '../../src/malleable/engine.js';
 import { dmrPreset, type MRunResult, simulate } from '../../src/malleable/preset.js';
 import { dmrPolicy, neverPolicy } from '../../src/malleable/policy.js';
 import { paperWorkload } from '../../src/malleable/workload.js';
@@ -38,7 +37,7 @@ import { join } from 'node:path';
 /** A golden case: its name (the file `schedules/NAME.csv`) and the CSV it produces. */
 export interface GoldenCase {
   name: string;
-  engine: 'main' | 'malleable' | 'slurm' | 'timesharing' | 'one engine';
+  engine: 'main' | 'slurm' | 'timesharing' | 'one engine';
   /** The golden file (default `name`): a preset of the one engine is checked against its old engine's schedule. */
   file?: string;
   run(): string;
@@ -87,10 +86,11 @@ function mainCase(
 }
 
 /**
- * A malleable case: the paper's workload under `dmr` or `never`, on the malleable engine or on the one
- * engine's DMR preset (checked against the malleable engine's file). With queue points, a shrink to the
- * smallest allowed size answers every third offer and the rest are declined, decision by decision;
- * without, the preset runs its policy inside the run (`simulate`).
+ * A malleable case: the paper's workload under `dmr` or `never` on the one engine's DMR preset (the
+ * files were written by the retired malleable engine, src/malleable/engine.ts until issue 42, and the
+ * preset gives them exactly). With queue points, a shrink to the smallest allowed size answers every
+ * third offer and the rest are declined, decision by decision; without, the preset runs its policy
+ * inside the run (`simulate`).
  */
 function malleableCase(
   name: string,
@@ -98,20 +98,17 @@ function malleableCase(
   jobs: number,
   seed: number,
   queuePoints: boolean,
-  engine: 'malleable' | 'one engine' = 'malleable',
-  file?: string,
 ): GoldenCase {
   return {
     name,
-    file,
-    engine,
+    engine: 'one engine',
     run() {
       const w = paperWorkload({ jobs, seed });
       const pol = policy === 'dmr' ? dmrPolicy : neverPolicy;
-      let r: MRunResult | OldRunResult;
-      if (engine === 'one engine' && !queuePoints) r = simulate(w, pol);
+      let r: MRunResult;
+      if (!queuePoints) r = simulate(w, pol);
       else {
-        const sim = engine === 'malleable' ? new MalleableSim(w, { queuePoints }) : dmrPreset(w, { queuePoints });
+        const sim = dmrPreset(w, { queuePoints });
         let offers = 0;
         while (sim.next() !== null) {
           if (sim.atQueuePoint) {
@@ -307,9 +304,6 @@ export const GOLDEN_CASES: GoldenCase[] = [
   malleableCase('malleable-dmr-60', 'dmr', 60, 1, false),
   malleableCase('malleable-rigid-60', 'never', 60, 1, false),
   malleableCase('malleable-queuepoints-60', 'dmr', 60, 2, true),
-  malleableCase('one-engine-dmr-60', 'dmr', 60, 1, false, 'one engine', 'malleable-dmr-60'),
-  malleableCase('one-engine-dmr-rigid-60', 'never', 60, 1, false, 'one engine', 'malleable-rigid-60'),
-  malleableCase('one-engine-dmr-queuepoints-60', 'dmr', 60, 2, true, 'one engine', 'malleable-queuepoints-60'),
   slurmRaijinCase('slurm-raijin-3000', {}),
   slurmRaijinCase('slurm-raijin-3000-nobackfill-fifo', { backfill: false, priority: { weightFairshare: 0, weightJobSize: 0 } as SlurmConfig['priority'] }),
   slurmPreemptCase('slurm-preempt-suspend', 'suspend'),
