@@ -92,13 +92,7 @@ function mainCase(
  * third offer and the rest are declined, decision by decision; without, the preset runs its policy
  * inside the run (`simulate`).
  */
-function malleableCase(
-  name: string,
-  policy: 'dmr' | 'never',
-  jobs: number,
-  seed: number,
-  queuePoints: boolean,
-): GoldenCase {
+function malleableCase(name: string, policy: 'dmr' | 'never', jobs: number, seed: number, queuePoints: boolean): GoldenCase {
   return {
     name,
     engine: 'one engine',
