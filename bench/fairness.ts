@@ -7,7 +7,7 @@
  * - `cpu_200k`: the same 200,000 tasks (generation included) over `rounds` rounds, timed in process CPU
  *   time (`process.cpuUsage`: the machine is shared, wall time is not the engine's alone; GC threads
  *   count): median, min and max tasks per CPU second. (Until the fairness engine was retired (issue 42)
- *   this section ran it beside the preset, interleaved: the preset made 0.56-0.60 of its tasks per CPU
+ *   this section ran it beside the preset, interleaved: the preset made 0.56-0.63 of its tasks per CPU
  *   second, docs/fairness.md.)
  * - `stream_10m`: a 10,000,000-task native CSV (written to the temporary directory first, then
  *   deleted) streamed through `readNativeCsv` into the preset: tasks/s, and the V8 heap sampled every
