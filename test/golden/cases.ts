@@ -8,12 +8,11 @@
  *
  * The cases use no file of ../shared: every workload is generated here or embedded in the repository.
  */
-import { FairEngine } from '../../src/fairness/engine.js';
 import { fairnessCluster, TABLE_5_1, table51Workload } from '../../src/fairness/experiment.js';
-import { HostTable, UserTable } from '../../src/fairness/model.js';
-import { schedulerByName } from '../../src/fairness/schedulers.js';
+import { fairPreset, runFairPreset } from '../../src/fairness/preset.js';
 import type { MRunResult } from '../../src/malleable/model.js';
 import { dmrPreset, simulate } from '../../src/malleable/preset.js';
+import { schedulerByName } from '../../src/scheduling/multiResource.js';
 import { dmrPolicy, neverPolicy } from '../../src/malleable/policy.js';
 import { paperWorkload } from '../../src/malleable/workload.js';
 import { loadPlatform } from '../../src/platform/loader.js';
@@ -39,7 +38,7 @@ import { join } from 'node:path';
 /** A golden case: its name (the file `schedules/NAME.csv`) and the CSV it produces. */
 export interface GoldenCase {
   name: string;
-  engine: 'main' | 'slurm' | 'fairness' | 'timesharing' | 'one engine';
+  engine: 'main' | 'slurm' | 'timesharing' | 'one engine';
   /** The golden file (default `name`): a preset of the one engine is checked against its old engine's schedule. */
   file?: string;
   run(): string;
@@ -252,20 +251,25 @@ function slurmConfCase(name: string, text: string, unitsMax: number): GoldenCase
   };
 }
 
-function fairCase(name: string, scheduler: string, f: number): GoldenCase {
+/**
+ * The fairness preset of the one engine (vector capacity, fixed durations, the multi-resource passes) on
+ * the fairness golden files, which the retired fairness engine wrote (its own cases `fair-*` were removed
+ * with it; the files stay, never rewritten: `file` is set).
+ */
+function fairPresetCase(name: string, file: string, scheduler: string, f: number): GoldenCase {
   return {
     name,
-    engine: 'fairness',
+    file,
+    engine: 'one engine',
     run() {
-      const hosts = new HostTable(fairnessCluster(2));
-      const users = new UserTable(hosts.totalCpu, hosts.totalMem);
-      for (const u of TABLE_5_1) users.id(u.user);
       const rows: string[] = [];
-      const engine = new FairEngine(hosts, users, schedulerByName(scheduler, f), table51Workload(4, 0.05));
-      engine.addListener({ onEnd: (e, task) => void rows.push([task.id, n(task.submit), n(task.start), n(e.now), task.host, task.user].join(',')) });
-      engine.run();
+      const passes = fairPreset(fairnessCluster(2), table51Workload(4, 0.05), schedulerByName(scheduler, f), { users: TABLE_5_1.map((u) => u.user) });
+      passes.sim.addListener({
+        onEnd: (s, _rec, rj) => void rows.push([rj!.job.id, n(rj!.job.subtime), n(rj!.start), n(s.now), rj!.nodes[0], passes.userOf(rj!)].join(',')),
+      });
+      const stats = runFairPreset(passes);
       rows.sort((a, b) => Number(a.split(',')[0]) - Number(b.split(',')[0]));
-      return `id,submit,start,end,host,user\n${rows.join('\n')}\n# stats ${JSON.stringify(engine.stats)}\n`;
+      return `id,submit,start,end,host,user\n${rows.join('\n')}\n# stats ${JSON.stringify(stats)}\n`;
     },
   };
 }
@@ -302,10 +306,10 @@ export const GOLDEN_CASES: GoldenCase[] = [
   slurmPreemptCase('slurm-preempt-cancel', 'cancel'),
   slurmConfCase('slurm-conf-whole-nodes', CONF_WHOLE, 4),
   slurmConfCase('slurm-conf-tasks', CONF_TASKS, 12),
-  fairCase('fair-drf', 'drf', 0),
-  fairCase('fair-tetris-05', 'tetris', 0.5),
-  fairCase('fair-first-fit', 'first-fit', 0),
-  fairCase('fair-best-fit', 'best-fit', 0),
+  fairPresetCase('one-engine-fair-drf', 'fair-drf', 'drf', 0),
+  fairPresetCase('one-engine-fair-tetris-05', 'fair-tetris-05', 'tetris', 0.5),
+  fairPresetCase('one-engine-fair-first-fit', 'fair-first-fit', 'first-fit', 0),
+  fairPresetCase('one-engine-fair-best-fit', 'fair-best-fit', 'best-fit', 0),
   timesharingCase('timesharing-rr', 'rr'),
   timesharingCase('timesharing-csc', 'csc'),
   timesharingCase('timesharing-dyn', 'dyn'),
