@@ -11,7 +11,6 @@ __all__ = ["batch_infos"]
 
 
 _PLAIN_NUMBERS = frozenset([bool, int, float])
-_INT = {int}
 
 
 def _kind(v: Any) -> str:

@@ -116,6 +116,9 @@ def _seed_list(seeds: SeedsLike, n: int) -> Optional[List[Optional[int]]]:
     return out
 
 
+_INT = {int}  # the types of actions that travel as int32 in a binary step frame
+
+
 # -- observations ----------------------------------------------------------------------------------
 
 
