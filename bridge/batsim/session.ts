@@ -437,23 +437,21 @@ export class BatsimSession {
     this.completed++;
     this.lastCompletion = now;
     this.energyAtLastCompletion = this.machines.energy(now);
-    this.addRow(job, {
+    this.addRow(job, { finalState: state, start: job.start, finish: now, alloc: formatIntervalSet(job.alloc), energy });
+  }
+
+  /** The `_jobs.csv` row of `job`, which left with `end` (its final state, times, machines, energy). */
+  private addRow(job: SessionJob, end: Pick<BatsimJobRow, 'finalState' | 'start' | 'finish' | 'alloc' | 'energy'>): void {
+    const row: BatsimJobRow = {
       name: job.name,
       workload: job.workload,
       profile: job.profile,
       submission: job.subtime,
       res: job.res,
       walltime: job.walltime,
-      finalState: state,
-      start: job.start,
-      finish: now,
-      alloc: formatIntervalSet(job.alloc),
-      energy,
+      ...end,
       metadata: job.metadata,
-    });
-  }
-
-  private addRow(job: SessionJob, row: BatsimJobRow): void {
+    };
     this.rows.push(row);
     this.rowOf.set(job.id, row);
   }
@@ -543,20 +541,7 @@ export class BatsimSession {
   private reject(job: SessionJob): void {
     job.state = 'REJECTED';
     this.completed++;
-    this.addRow(job, {
-      name: job.name,
-      workload: job.workload,
-      profile: job.profile,
-      submission: job.subtime,
-      res: job.res,
-      walltime: job.walltime,
-      finalState: 'REJECTED',
-      start: NaN,
-      finish: NaN,
-      alloc: '',
-      energy: 0,
-      metadata: job.metadata,
-    });
+    this.addRow(job, { finalState: 'REJECTED', start: NaN, finish: NaN, alloc: '', energy: 0 });
   }
 
   /**
