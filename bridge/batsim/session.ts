@@ -4,6 +4,10 @@
  * the scheduler) and carries out the scheduler's decisions on a `ClusterSimulator`. `run.ts` puts it
  * on a ZeroMQ REQ socket as Batsim does.
  *
+ * Over 600 lines: it is one protocol state machine (Batsim's clock, its twelve decision events and
+ * the job states they move, each with Batsim's own refusal); split, each part would need the others'
+ * state.
+ *
  * Time goes as in Batsim: a reply `{"now": T, "events": [...]}` applies each decision at its
  * timestamp (the simulation runs up to it first), then the simulation runs to `T` (the scheduler was
  * busy until then); what happened meanwhile is sent at once, else the simulation runs to the next
@@ -17,9 +21,6 @@
  * (`batsimExecutorJob` in `src/workload/batsim.ts`: executors onto cores, work at the pstate's speed,
  * the L07 time of a parallel task alone). Walltimes kill (`COMPLETED_WALLTIME_REACHED`). This module
  * keeps the protocol: requests, replies, the decisions applied, and Batsim's error messages.
- * Over 600 lines: it is one protocol state machine (Batsim's clock, its twelve decision events and
- * the job states they move, each with Batsim's own refusal); split, each part would need the others'
- * state.
  *
  * Anything Batsim refuses (an unknown or finished job, a busy, sleeping or unknown resource, a
  * malformed message, an unknown event) throws a `BatsimProtocolError` with Batsim's message: Batsim

@@ -1,6 +1,10 @@
 """Many environments stepped with one message: :func:`make_vec` and :class:`VectorEnv`, with
 Gymnasium 1.x vector semantics.
 
+Over 600 lines: one class, :class:`VectorEnv` (its autoreset modes, batched resets and steps on one
+server or a fleet, masks) and :func:`make_vec` that builds it; split, each part would reach into the
+others' state.
+
 * ``reset(seed=None, options=None) -> (observations, infos)`` and
   ``step(actions) -> (observations, rewards, terminations, truncations, infos)``; observations are
   stacked along a first axis of size ``num_envs`` (per key for ``Dict`` spaces), rewards float64,
@@ -21,10 +25,6 @@ Gymnasium's vector wrappers accept it) and :data:`AutoresetMode` is ``gymnasium.
 (gymnasium >= 1.1); otherwise they are this module's equivalents.
 
 Stable-Baselines3 users: see :mod:`clustergym.sb3`. The ``infos`` layout is :mod:`clustergym.infos`.
-
-Over 600 lines: one class, :class:`VectorEnv` (its autoreset modes, batched resets and steps on one
-server or a fleet, masks) and :func:`make_vec` that builds it; split, each part would reach into the
-others' state.
 """
 from __future__ import annotations
 

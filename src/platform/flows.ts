@@ -2,6 +2,10 @@
  * Flow-level network model: transfers (flows) share the links of their routes as SimGrid 3.32's CM02 and
  * LV08 models compute it (DESIGN §11), so completion times agree with SimGrid's.
  *
+ * Over 600 lines: this is one solver (the maxmin system, its precision rules, the lazy component
+ * updates and the completion heap share their arrays); split, each part would reach into the others'
+ * state.
+ *
  * A flow of `size` bytes from `src` to `dst` takes the route `R` (`routing.ts`) of latency `L = sum of
  * link latencies`. It first waits `L * latency_factor`, then transfers at the rate `x * bandwidth_factor`,
  * where the `x` of all transferring flows are the weighted max-min fair allocation (SimGrid's `maxmin`
@@ -21,9 +25,7 @@
  * the flows connected to it through shared links (its component) are re-solved; their progress is brought
  * up to date and their completion dates rescheduled in a heap (stale entries skipped).
  *
- * A set of transfers run to completion (netsim's flows files) is `flowScenario.ts`. Over 600 lines: this
- * is one solver (the maxmin system, its precision rules, the lazy component updates and the completion
- * heap share their arrays); split, each part would reach into the others' state.
+ * A set of transfers run to completion (netsim's flows files) is `flowScenario.ts`.
  */
 import type { RoutedNetwork } from './routing.js';
 
