@@ -66,7 +66,8 @@ import { DEFAULT_SLURM, type EngineStats, type FinishListener, hashUnit, type Sl
 import { JobState, JobTable } from './jobs.js';
 import { type NodeAlloc, NodeMap, type NodeRequest } from './nodes.js';
 import type { SlurmPlatform } from './platform.js';
-import { FairShare, UsageLedger, ageFactor, jobPriority, jobSizeFactor, jobSizeFactor22, type PriorityConfig } from './priority.js';
+import { UsageLedger, ageFactor, jobPriority, jobSizeFactor, jobSizeFactor22, type PriorityConfig } from './priority.js';
+import { UserLedger } from '../scheduling/userLedger.js';
 
 /** The engine's inputs and settings live in `config.ts`; their types are re-exported here for callers of the engine. */
 export type { EngineStats, FinishListener, JobShape, SlurmConfig, SlurmJobInput } from './config.js';
@@ -91,7 +92,8 @@ export type SlurmListener = EngineListener<SlurmEngine, number>;
 export class SlurmEngine implements DiscreteEventEngine, BackfillView {
   readonly jobs = new JobTable();
   readonly config: SlurmConfig;
-  readonly fairShare: FairShare;
+  /** Users' decayed usage and shares (the one user ledger, src/scheduling/userLedger.ts). */
+  readonly fairShare: UserLedger;
   /** Current time (s). */
   now = 0;
   /** Free cores per group. */
@@ -168,7 +170,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     config: Partial<SlurmConfig> = {},
   ) {
     this.config = { ...DEFAULT_SLURM, ...config, priority: { ...DEFAULT_SLURM.priority, ...config.priority } };
-    this.fairShare = new FairShare(this.config.users);
+    this.fairShare = UserLedger.numbered(this.config.users, platform.totalCores, 1);
     this.usage = new UsageLedger(this.config.users);
     this.free = Float64Array.from(platform.groupCores);
     this.maxQos = Math.max(1, ...this.config.qosPriorities);
@@ -633,7 +635,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     const part = this.platform.partitions[J.part[s]!]!;
     return jobPriority(c, {
       age: ageFactor(this.now - J.submit[s]!, c.maxAge),
-      fairshare: this.fairShare.factor(J.user[s]!, totalUsage, c.dampening),
+      fairshare: this.fairShare.fairShare(J.user[s]!, totalUsage, c.dampening),
       jobSize: c.jobSize === 'slurm22' ? this.sizeFactor22(s, c.favorSmall) : jobSizeFactor(J.cores[s]!, this.platform.totalCores, c.favorSmall),
       partition: part.priorityJobFactor / this.platform.maxPartitionFactor,
       qos: (this.config.qosPriorities[J.qos[s]!] ?? 0) / this.maxQos,

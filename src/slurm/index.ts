@@ -15,7 +15,7 @@ export { SlurmEngine } from './engine.js';
 export { earliestFit } from './backfillCounted.js';
 export { NodeMap, pickNodes } from './nodes.js';
 export type { BackfillPlanner, BackfillView } from './backfill.js';
-export { DEFAULT_PRIORITY, FairShare, type PriorityConfig, ageFactor, fairShareFactor, jobPriority, jobSizeFactor } from './priority.js';
+export { DEFAULT_PRIORITY, type PriorityConfig, ageFactor, fairShareFactor, jobPriority, jobSizeFactor } from './priority.js';
 export { type CalcMets, CalcMetsAccumulator, type ReplayOptions, replay, runworkload, shrinkFactors } from './replay.js';
 export { DEFAULT_RAIJIN_WORKLOAD, type RaijinJob, type RaijinWorkloadOptions, TABLE_4_1, raijinWorkload, workloadConstants } from './workload.js';
 export { type RaijinExperimentOptions, type RaijinReport, runRaijinExperiment } from './experiment.js';

@@ -25,10 +25,9 @@
  * Slurm truncates the sum to an integer; the scheduler then orders pending jobs by partition
  * `PriorityTier` (higher first), priority (higher first), submit time, job id.
  */
-import { fairShareFactor } from '../scheduling/userLedger.js';
-
 // the formula lives with the priority dimension (src/scheduling/multifactor.ts), for every preset
 import type { PriorityConfig as MultifactorConfig } from '../scheduling/multifactor.js';
+import type { UserLedger } from '../scheduling/userLedger.js';
 export { ageFactor, DEFAULT_PRIORITY, jobPriority, jobSizeFactor } from '../scheduling/multifactor.js';
 export { fairShareFactor } from '../scheduling/userLedger.js';
 
@@ -57,53 +56,9 @@ export function jobSizeFactor22(minNodes: number, cpus: number, nodes: number, t
 }
 
 /**
- * Decayed usage per user (dense: users are `0..n-1`) and equal shares unless given. `accrue` adds
- * cores x seconds; `decay(dt)` multiplies by `2^(-dt / halfLife)`; `factor(u)` is the classic F.
- */
-export class FairShare {
-  readonly usage: Float64Array;
-  readonly shares: Float64Array;
-  private totalShares: number;
-  private total = 0;
-
-  constructor(users: number, shares?: ArrayLike<number>) {
-    this.usage = new Float64Array(users);
-    this.shares = shares ? Float64Array.from(shares) : new Float64Array(users).fill(1);
-    this.totalShares = this.shares.reduce((a, b) => a + b, 0);
-  }
-
-  /** Adds `coreSeconds` of usage to user `u`. */
-  accrue(u: number, coreSeconds: number): void {
-    this.usage[u]! += coreSeconds;
-    this.total += coreSeconds;
-  }
-
-  /** Decays every user's usage over `dt` seconds with half-life `halfLife` (0: no decay). */
-  decay(dt: number, halfLife: number): void {
-    if (halfLife <= 0 || dt <= 0) return;
-    const k = 2 ** (-dt / halfLife);
-    const u = this.usage;
-    let t = 0;
-    for (let i = 0; i < u.length; i++) t += u[i]! *= k;
-    this.total = t;
-  }
-
-  /** Sum of usage (kept up to date by `accrue` and `decay`, so O(1)). */
-  totalUsage(): number {
-    return this.total;
-  }
-
-  /** Fair-share factor of user `u`, given the total usage (pass `totalUsage()`, computed once). */
-  factor(u: number, totalUsage: number, dampening: number): number {
-    const U = totalUsage > 0 ? this.usage[u]! / totalUsage : 0;
-    return fairShareFactor(U, this.shares[u]! / this.totalShares, dampening);
-  }
-}
-
-/**
  * The usage running jobs accrue between two `PriorityCalcPeriod` ticks: cores running per user (a dense
  * list of the users with cores, so that accruing walks only them) and each user's cores x seconds since
- * the last tick, which `tick` decays into a `FairShare` ledger (as Slurm's decay thread: the old usage
+ * the last tick, which `tick` decays into the user ledger (`UserLedger`) (as Slurm's decay thread: the old usage
  * decays, the period's own usage is added undecayed).
  */
 export class UsageLedger {
@@ -154,7 +109,7 @@ export class UsageLedger {
   }
 
   /** The `PriorityCalcPeriod` tick at `now`: `usage <- usage x 2^(-period / half-life) + the period's usage` in `fairShare`. */
-  tick(now: number, fairShare: FairShare, c: PriorityConfig): void {
+  tick(now: number, fairShare: UserLedger, c: PriorityConfig): void {
     this.accrue(now);
     fairShare.decay(c.calcPeriod, c.decayHalfLife);
     const p = this.period;
