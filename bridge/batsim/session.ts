@@ -72,7 +72,6 @@ export interface SessionOptions {
   schedConfig?: string | undefined;
 }
 
-/** Batsim's job states. */
 /** A job state as Batsim names it on the wire (its `job_state` values). */
 type BatsimJobState = 'SUBMITTED' | 'RUNNING' | 'COMPLETED_SUCCESSFULLY' | 'COMPLETED_FAILED' | 'COMPLETED_WALLTIME_REACHED' | 'COMPLETED_KILLED' | 'REJECTED';
 
