@@ -72,8 +72,8 @@ export interface SessionOptions {
   schedConfig?: string | undefined;
 }
 
-/** Batsim's job states. */
-type JobState = 'SUBMITTED' | 'RUNNING' | 'COMPLETED_SUCCESSFULLY' | 'COMPLETED_FAILED' | 'COMPLETED_WALLTIME_REACHED' | 'COMPLETED_KILLED' | 'REJECTED';
+/** A job state as Batsim names it on the wire (its `job_state` values). */
+type BatsimJobState = 'SUBMITTED' | 'RUNNING' | 'COMPLETED_SUCCESSFULLY' | 'COMPLETED_FAILED' | 'COMPLETED_WALLTIME_REACHED' | 'COMPLETED_KILLED' | 'REJECTED';
 
 /** A Batsim job in the session. */
 interface SessionJob {
@@ -85,7 +85,7 @@ interface SessionJob {
   res: number;
   walltime: number;
   subtime: number;
-  state: JobState | 'NOT_SUBMITTED';
+  state: BatsimJobState | 'NOT_SUBMITTED';
   alloc: number[];
   start: number;
   energyAtStart: number;
@@ -93,7 +93,7 @@ interface SessionJob {
   killRequested: boolean;
   running: RunningJob | null;
   /** The state a CHANGE_JOB_STATE gave a running job (its end then sends no JOB_COMPLETED), else null. */
-  forcedState: JobState | null;
+  forcedState: BatsimJobState | null;
   /** Parallel-task profile (full load on its machines) rather than a delay, known when it starts. */
   ptask: boolean;
 }
@@ -432,7 +432,7 @@ export class BatsimSession {
   }
 
   /** A job that ran leaves with `state` now: counters and its `_jobs.csv` row. */
-  private complete(job: SessionJob, state: JobState, energy: number): void {
+  private complete(job: SessionJob, state: BatsimJobState, energy: number): void {
     const now = this.sim.now;
     job.state = state;
     this.completed++;
@@ -562,9 +562,9 @@ export class BatsimSession {
       if (!completed.includes(state))
         throw new BatsimProtocolError(`Can only change the state of a running job to completed (successfully, failed, and killed). State was ${job.state}`);
       if (job.running) {
-        job.forcedState = state as JobState;
+        job.forcedState = state as BatsimJobState;
         this.sim.kill(job.running);
-      } else this.complete(job, state as JobState, 0);
+      } else this.complete(job, state as BatsimJobState, 0);
     } else throw new BatsimProtocolError(`Can only change the state of a submitted or running job. State was ${job.state}`);
   }
 
