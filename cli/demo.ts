@@ -24,8 +24,8 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../src/core/errors.js';
-import { BACKEND_CHOICES } from '../agents/ppo/config.js';
-import type { EvaluationResult, PolicyFigures } from '../agents/ppo/evaluate.js';
+import { BACKEND_CHOICES } from '../agents/learning/config.js';
+import type { EvaluationResult, PolicyFigures } from '../agents/learning/evaluate.js';
 import type { Setting, SettingResult } from '../agents/leaderboard/index.js';
 import { defineCommand, defineFlags, formatTable, int, oneOf, PACKAGE_ROOT, text, type Values } from './common.js';
 import { policyMeans } from './evaluate.js';
@@ -48,7 +48,7 @@ export const flags = defineFlags({
 /** Runs the command; returns the exit code. */
 export async function demo(f: Values<typeof flags>): Promise<number> {
   const say = f.json ? () => {} : (line: string) => console.log(line);
-  const ppo = await import('../agents/ppo/index.js');
+  const ppo = await import('../agents/learning/index.js');
   let config = ppo.loadPpoConfig(DEMO_CONFIG);
   if (f.steps !== undefined) config = { ...config, total_steps: f.steps };
   if (f.backend !== undefined) config = { ...config, backend: f.backend };

@@ -97,7 +97,7 @@ export function ppoPlayer(m: ModelEntry): LearnedPlayer {
     name: m.name,
     model: m.dir,
     async play(setting: Setting, seeds: readonly number[]) {
-      const ppo = await import('../ppo/index.js');
+      const ppo = await import('../learning/index.js');
       const { meta, config } = ppo.readModelMeta(m.dir);
       if (meta.env_id !== setting.env.id) throw new InputError(`the model plays ${meta.env_id}; setting ${setting.name} is ${setting.env.id}`, m.dir);
       if (meta.env_id !== 'clustergym/Job-v0' && meta.env_id !== 'clustergym/JobNode-v0')
@@ -127,13 +127,13 @@ export function ppoPlayer(m: ModelEntry): LearnedPlayer {
   };
 }
 
-/** A linear policy of a flat-observation env (agents/ppo/flat.ts), played greedily in the setting's env. */
+/** A linear policy of a flat-observation env (agents/learning/flat.ts), played greedily in the setting's env. */
 export function linearPlayer(m: ModelEntry): LearnedPlayer {
   return {
     name: m.name,
     model: m.dir,
     async play(setting: Setting, seeds: readonly number[]) {
-      const flat = await import('../ppo/flat.js');
+      const flat = await import('../learning/flat.js');
       const p = flat.readLinearPolicy(m.dir);
       if (p.env_id !== setting.env.id) throw new InputError(`the model plays ${p.env_id}; setting ${setting.name} is ${setting.env.id}`, m.dir);
       const env = makeEnv(loadEnv(setting.env.id, setting.env.config));

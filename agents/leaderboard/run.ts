@@ -4,7 +4,7 @@
  * (paired by episode, `stats.ts`).
  *
  * **Seeds.** Training and evaluation draw episode seeds from disjoint ranges: training below 2^31
- * (`TRAINING_SEEDS`; the PPO trainer never goes above, agents/ppo/train.ts), evaluation from 2^32
+ * (`TRAINING_SEEDS`; the PPO trainer never goes above, agents/learning/train.ts), evaluation from 2^32
  * (`EVALUATION_SEEDS`). Leaderboard seed `S` (0..65535) names the episodes
  * `2^32 + S * 65536 + i`, `i = 0..N-1` (`episodeSeeds`): the reset seeds of the env's episodes, and
  * of the episode's jobs (`EnvContext.episodeJobs`, the same draw as the env's reset) that the batch

@@ -12,8 +12,8 @@ import { ppoPlayer, readModelCard } from '../../agents/leaderboard/models.js';
 import { episodeSeeds } from '../../agents/leaderboard/run.js';
 import { loadSetting } from '../../agents/leaderboard/settings.js';
 import { playEpisode } from '../../agents/episode.js';
-import { initialTheta, linearAction, networkOf, ReferenceScores } from '../../agents/ppo/evolve.js';
-import { episodeMetric, fixedActionAgent, parseFlatEsConfig, trainFlat } from '../../agents/ppo/flat.js';
+import { initialTheta, linearAction, networkOf, ReferenceScores } from '../../agents/learning/evolve.js';
+import { episodeMetric, fixedActionAgent, parseFlatEsConfig, trainFlat } from '../../agents/learning/flat.js';
 import {
   appendState,
   FeatureBatch,
@@ -26,7 +26,7 @@ import {
   rowLayout,
   saveModelDir,
   selectBackend,
-} from '../../agents/ppo/index.js';
+} from '../../agents/learning/index.js';
 import { make, makeContext } from '../../envs/registry.js';
 import { derive } from '../../src/core/rng.js';
 import type { DictObservation } from '../../envs/observation.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadPpoConfig, readModelMeta } from '../../agents/ppo/index.js';
+import { loadPpoConfig, readModelMeta } from '../../agents/learning/index.js';
 import { PACKAGE_ROOT } from '../../src/core/paths.js';
 import { trajectoryOrigins } from '../../src/workload/trajectory.js';
 import { cli, HAVE_SHARED, SHARED_DATA, SHARED_MISSING } from '../helpers.js';

@@ -121,7 +121,7 @@ describe('clustergym train / evaluate', () => {
     mkdirSync(join(d, 'empty'));
     expectInputError(cli(['evaluate', '--model', join(d, 'empty')]), /policy\.json is missing: not a clustergym PPO model directory/);
     // a JobNode-v0 model evaluated on a Job-v0 env
-    const { buildModel, parsePpoConfig, PolicyNetwork, rowLayout, saveModelDir, selectBackend } = await import('../../agents/ppo/index.js');
+    const { buildModel, parsePpoConfig, PolicyNetwork, rowLayout, saveModelDir, selectBackend } = await import('../../agents/learning/index.js');
     await selectBackend('auto');
     const nodeConfig = parsePpoConfig({ ...TINY, env: { id: 'clustergym/JobNode-v0', config: { k: 8, trajectory: { length: 20, origin: 'random' } } } });
     const layout = rowLayout('clustergym/JobNode-v0', 8, 20);

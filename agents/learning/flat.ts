@@ -17,7 +17,7 @@
  * heuristics make; CoSched-v0: the MPL_TOTAL actions, see docs/agents.md); when none of them is
  * valid in a state it plays the env's mask.
  *
- * **Training: evolution strategies** (the same antithetic, rank-shaped step as evolve.ts): every
+ * **Training: evolution strategies** (the antithetic, rank-shaped step of es.ts): every
  * candidate of a generation plays the generation's `episodes` training episodes, and each episode's
  * metric `m` (the leaderboard setting's: the return or a number of the env's end `info.metrics`) is
  * compared with the reference heuristic agent's `r` on the same episode:
@@ -66,6 +66,7 @@ import { CLUSTER_METRICS } from '../leaderboard/settings.js';
 import { clusterMetric, systemMetric, TRAINING_SEEDS } from '../leaderboard/run.js';
 import { FEATURE_MAPS, featureAction, featureMap } from './actionFeatures.js';
 import { portableConfig, TrainingSeedSchema } from './config.js';
+import { esGeneration, keepBest } from './es.js';
 import { EsStateSchema } from './evolve.js';
 
 /** The format tag of a flat ES training config. */
@@ -509,37 +510,16 @@ export function trainFlat(
   const validate = (g: number) => {
     if (validation.length === 0) return;
     const f = fitness(theta, validation);
-    if (!state.best || f < state.best.fitness) state.best = { generation: g, fitness: f, theta: Array.from(theta) };
+    state.best = keepBest(state.best, g, f, theta);
     log(
       `generation ${g}: ${(100 * f).toFixed(2)}% against ${es.reference} on the ${validation.length} validation episodes (best: generation ${state.best.generation})`,
     );
   };
   if (state.generation === 0) validate(0);
-  const candidate = new Float64Array(size);
-  const step = new Float64Array(size);
   for (let g = state.generation; g < es.generations; g++) {
     const seeds = episodesOf(g);
-    const noiseRng = derive(c.seed, `es/noise/${g}`);
-    const noise: Float64Array[] = [];
-    const f: number[] = [];
-    for (let k = 0; k < es.population; k++) {
-      const e = new Float64Array(size);
-      for (let i = 0; i < size; i++) e[i] = noiseRng.normal();
-      noise.push(e);
-      for (const s of [1, -1]) {
-        for (let i = 0; i < size; i++) candidate[i] = theta[i]! + s * es.sigma * e[i]!;
-        f.push(fitness(candidate, seeds));
-      }
-    }
     const center = fitness(theta, seeds);
-    const sorted = [...f].sort((a, b) => a - b);
-    const rank = (x: number) => sorted.indexOf(x) / Math.max(1, f.length - 1) - 0.5;
-    step.fill(0);
-    for (let k = 0; k < es.population; k++) {
-      const w = rank(f[2 * k]!) - rank(f[2 * k + 1]!);
-      for (let i = 0; i < size; i++) step[i]! += w * noise[k]![i]!;
-    }
-    for (let i = 0; i < size; i++) theta[i]! -= (es.learning_rate * step[i]!) / es.population;
+    const f = esGeneration(theta, es, derive(c.seed, `es/noise/${g}`), (candidate) => fitness(candidate, seeds));
     state = { ...state, generation: g + 1, theta: Array.from(theta) };
     validate(g + 1);
     const seconds = (performance.now() - t0) / 1000;
@@ -564,8 +544,6 @@ export function trainFlat(
   // the model: the best theta on the validation episodes (or the last one without them)
   if (state.best) theta = Float64Array.from(state.best.theta);
   const modelDir = join(options.outDir, 'model');
-  // the model: the best theta on the validation episodes (or the last one without them)
-  if (state.best) theta = Float64Array.from(state.best.theta);
   writeLinear(modelDir, c.env.id, theta, A, D, scorer, c);
   writeFileSync(join(modelDir, 'config.json'), `${JSON.stringify(portableConfig(c, modelDir), null, 1)}\n`);
   const seconds = (performance.now() - t0) / 1000;

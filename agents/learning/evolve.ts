@@ -7,17 +7,13 @@
  * each candidate row `x` (a job, or a job x node pair on JobNode-v0, features.ts) scores
  * `w . x + b`, `wait` scores `v . p + c` on the state's pooled features `p`, and the policy plays the
  * highest score (greedy, ties to the first candidate: `choose` without a random stream). Its
- * parameters `theta = (w, b, v, c)` are trained by antithetic evolution strategies (Salimans et al.,
- * 2017) on whole episodes:
+ * parameters `theta = (w, b, v, c)` are trained by the antithetic, rank-shaped evolution-strategies
+ * step of es.ts on whole episodes, with
  *
  *     fitness(theta) = mean over the generation's episodes e of bsld(theta, e) / bsld(reference, e)
  *                      (`fitness: "ratio_of_means"`: sum over e of bsld(theta, e) / sum of bsld(reference, e))
- *     for k = 1..population:  eps_k ~ N(0, I);  f+_k = fitness(theta + sigma eps_k),  f-_k = fitness(theta - sigma eps_k)
- *     theta <- theta - learning_rate * sum_k (r(f+_k) - r(f-_k)) eps_k / population
  *
- * with `r` the centred rank of a fitness among the generation's 2 x population values (in
- * [-0.5, 0.5]: rank shaping, so one extreme episode cannot dominate a step). Every candidate of a
- * generation plays the same `episodes` training episodes (common random numbers), and each episode's
+ * Every candidate of a generation plays the same `episodes` training episodes (common random numbers), and each episode's
  * bsld is divided by the reference batch scheduler's on the same jobs (`reference`, e.g.
  * `unicep:high_gflops+easy`, run as `clustergym simulate` runs it), so a fitness of 0.95 is "5 %
  * below the reference" whatever the episode's load.
@@ -52,6 +48,7 @@ import { makeContext, makeFromContext } from '../../envs/registry.js';
 import { parseIrmasimName, runClusterHeuristic } from '../leaderboard/heuristics.js';
 import { selectBackend, tf } from './backend.js';
 import { checkpointDir } from './checkpoint.js';
+import { esGeneration, keepBest } from './es.js';
 import { type PpoConfig, portableConfig } from './config.js';
 import { appendState, FeatureBatch, POOLED_FEATURES, POOLED_SIZE, rowFeatureNames, rowLayout, type RowLayout } from './features.js';
 import { saveModelDir } from './io.js';
@@ -267,8 +264,6 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
   const batch = new FeatureBatch(layout.rowSize, 1, 1024);
   const rows: MetricsRow[] = [];
   const t0 = performance.now();
-  const eps = new Float64Array(size);
-  const noise: Float64Array[] = [];
   // over the episodes the reference could run (all of them with a policy-name reference): the mean
   // ratio, or the ratio of the sums
   const fitness = (th: Float64Array, seeds: readonly number[]) => {
@@ -295,7 +290,7 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
   const validate = (g: number) => {
     if (validation.length === 0) return;
     const f = fitness(theta, validation);
-    if (!state.best || f < state.best.fitness) state.best = { generation: g, fitness: f, theta: Array.from(theta) };
+    state.best = keepBest(state.best, g, f, theta);
     log(
       `generation ${g}: ${(100 * (f - 1)).toFixed(2)}% against ${es.reference} on the ${validation.length} validation episodes (best: generation ${state.best.generation})`,
     );
@@ -323,31 +318,11 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
     }
   }
   if (state.generation === 0) validate(0);
-  const candidate = new Float64Array(size);
   for (let g = state.generation; g < es.generations && state.steps < c.total_steps; g++) {
     const seedRng = derive(c.seed, `es/episodes/${g}`);
     const seeds = Array.from({ length: es.episodes }, () => seedRng.int(2 ** 31));
-    const noiseRng = derive(c.seed, `es/noise/${g}`);
-    noise.length = 0;
-    const f: number[] = [];
-    for (let k = 0; k < es.population; k++) {
-      const e = new Float64Array(size);
-      for (let i = 0; i < size; i++) e[i] = noiseRng.normal();
-      noise.push(e);
-      for (const sign of [1, -1]) {
-        for (let i = 0; i < size; i++) candidate[i] = theta[i]! + sign * es.sigma * e[i]!;
-        f.push(fitness(candidate, seeds));
-      }
-    }
     const center = fitness(theta, seeds);
-    const sorted = [...f].sort((a, b) => a - b);
-    const rank = (x: number) => sorted.indexOf(x) / Math.max(1, f.length - 1) - 0.5;
-    eps.fill(0);
-    for (let k = 0; k < es.population; k++) {
-      const w = rank(f[2 * k]!) - rank(f[2 * k + 1]!);
-      for (let i = 0; i < size; i++) eps[i]! += w * noise[k]![i]!;
-    }
-    for (let i = 0; i < size; i++) theta[i]! -= (es.learning_rate * eps[i]!) / es.population;
+    const f = esGeneration(theta, es, derive(c.seed, `es/noise/${g}`), (candidate) => fitness(candidate, seeds));
     state.generation = g + 1;
     state.theta = Array.from(theta);
     validate(g + 1);
