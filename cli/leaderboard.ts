@@ -35,7 +35,7 @@ const list = (s: string) =>
 export const flags = defineFlags({
   seed: { value: 'S', schema: int({ gte: 0, lte: 65535 }), default: 0, help: 'the held-out episodes: seed S names episodes 2^32 + S*65536 + i' },
   episodes: { value: 'N', schema: int({ gte: 1, lte: 65536 }), help: "episodes per setting (default: each setting's)" },
-  settings: { value: 'a,b,...', schema: text(true), help: 'the settings to run (default: all nine)' },
+  settings: { value: 'a,b,...', schema: text(true), help: 'the settings to run (default: all of them)' },
   models: {
     value: 'DIR,...',
     schema: text(true),
@@ -72,7 +72,7 @@ export async function leaderboard(f: Values<typeof flags>): Promise<number> {
   for (const s of settings) {
     const learned = [
       ...models.filter((m) => m.setting === s.name).map(lb.ppoPlayer),
-      ...results.filter((r) => r.setting === s.name).map((r) => lb.resultsPlayer(r, f.seed)),
+      ...results.filter((r) => r.setting === s.name).map((r) => lb.resultsPlayer(r, f.seed, s)),
     ];
     const references = f.lookahead ? lb.lookaheadPlayers(s) : [];
     const n = f.episodes ?? s.episodes;

@@ -23,7 +23,9 @@ import type { Job } from '../../src/workload/job.js';
 import type { EnvContext } from '../../envs/context.js';
 import { loadEnv, makeContext, makeEnv } from '../../envs/registry.js';
 import { playEpisode } from '../episode.js';
-import { clusterHeuristics, runClusterHeuristic, systemAgent } from './heuristics.js';
+import type { Observes } from '../../envs/observes.js';
+import { clusterHeuristics, heuristicObserves, runClusterHeuristic, systemAgent } from './heuristics.js';
+import { checkParity, heuristicsObserve, REFERENCE_OBSERVES } from './parity.js';
 import { isClusterSetting, type Setting } from './settings.js';
 import { pairedDiff, type PairedDiff, type Verdict, verdictOf } from './stats.js';
 
@@ -62,6 +64,11 @@ export interface PolicyRow {
   complete: boolean;
   /** Wall time of the row's runs. */
   seconds: number;
+  /** What the policy observed (envs/observes.ts; parity.ts). */
+  observes?: Observes;
+  /** A learned row's method (`es-linear`, `imitation+es`, ...) and whether it is a network with a hidden layer (agents/learning/card.ts). */
+  method?: string;
+  neural?: boolean;
 }
 
 /** A learned policy against the best heuristic. */
@@ -92,6 +99,8 @@ export interface SettingResult {
 export interface LearnedPlayer {
   name: string;
   model: string;
+  /** Its method, whether it is neural, and what it observes (checked against the heuristics', parity.ts). */
+  identity?: { method: string; neural: boolean; observes: Observes };
   /**
    * The metric per episode (same order as `seeds`) and whether each finished every job; a player
    * that ran the env may also say which episodes it played (`episodes`: trajectory origin and job
@@ -171,7 +180,15 @@ export function runHeuristics(
           return Number.NaN;
         }
       });
-      return { name: h.name, kind: 'heuristic', mean: mean(per), per_episode: per, complete, seconds: (performance.now() - t0) / 1000 };
+      return {
+        name: h.name,
+        kind: 'heuristic',
+        mean: mean(per),
+        per_episode: per,
+        complete,
+        seconds: (performance.now() - t0) / 1000,
+        observes: heuristicObserves(setting, h.name),
+      };
     });
     return { episodes: eps.map((e) => ({ seed: e.seed, origin: e.origin })), jobs: eps.map((e) => e.total), rows };
   }
@@ -181,7 +198,15 @@ export function runHeuristics(
     const agent = systemAgent(setting.env.id, name, `setting ${setting.name}`);
     const t0 = performance.now();
     const per = seeds.map((seed) => systemMetric(setting.metric, playEpisode(env, agent, seed)));
-    return { name, kind: 'heuristic', mean: mean(per), per_episode: per, complete: true, seconds: (performance.now() - t0) / 1000 };
+    return {
+      name,
+      kind: 'heuristic',
+      mean: mean(per),
+      per_episode: per,
+      complete: true,
+      seconds: (performance.now() - t0) / 1000,
+      observes: heuristicObserves(setting, name),
+    };
   });
   env.close();
   return { episodes: seeds.map((seed) => ({ seed, origin: -1 })), rows };
@@ -232,6 +257,7 @@ export async function runSetting(
   const seeds = episodeSeeds(seed, episodes);
   const h = runHeuristics(setting, seeds);
   const rows = [...h.rows];
+  for (const p of learned) if (p.identity) checkParity(setting.name, p.name, p.model, p.identity.observes, heuristicsObserve(h.rows));
   const plays: ['learned' | 'reference', LearnedPlayer | ReferencePlayer][] = [
     ...learned.map((p) => ['learned', p] as ['learned', LearnedPlayer]),
     ...references.map((p) => ['reference', p] as ['reference', ReferencePlayer]),
@@ -255,6 +281,7 @@ export async function runSetting(
       per_episode: r.per_episode,
       complete: r.complete,
       seconds: (performance.now() - t) / 1000,
+      ...(kind === 'learned' ? (p as LearnedPlayer).identity : { observes: REFERENCE_OBSERVES }),
     });
   }
   return settingResult(setting, seed, h.episodes, rows, (performance.now() - t0) / 1000);

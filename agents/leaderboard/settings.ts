@@ -26,8 +26,21 @@ import { resolveConfigPaths } from '../../envs/config.js';
 /** The format tag of a setting file. */
 export const SETTING_FORMAT = 'clustergym-leaderboard-setting';
 
-/** The nine settings of the leaderboard, in display order (each is `data/configs/NAME.json`). */
-export const SETTING_NAMES = ['rlsched', 'rlsched-easy', 'hetero', 'hetero-energy', 'policy-pair', 'malleable', 'cosched', 'fair', 'slurm'] as const;
+/** The settings of the leaderboard, in display order (each is `data/configs/NAME.json`). */
+export const SETTING_NAMES = [
+  'rlsched',
+  'rlsched-easy',
+  'rlsched-reorder',
+  'hetero',
+  'hetero-loaded',
+  'hetero-energy',
+  'hetero-energy-loaded',
+  'policy-pair',
+  'malleable',
+  'cosched',
+  'fair',
+  'slurm',
+] as const;
 
 /** The cluster envs' metrics (from the batch run's or the env's summary of the episode). */
 export const CLUSTER_METRICS = ['mean_bsld', 'mean_wait', 'edp'] as const;

@@ -43,13 +43,15 @@ import { ClusterSimulator } from '../../src/execution/simulator.js';
 import { makeScheduler, parsePolicyName } from '../../src/scheduling/policyName.js';
 import { runSimulation } from '../../src/scheduling/run.js';
 import type { EnvContext } from '../../envs/context.js';
+import type { Agent } from '../heuristics/index.js';
 import type { DictObservation } from '../../envs/observation.js';
 import { makeContext, makeFromContext } from '../../envs/registry.js';
 import { parseIrmasimName, runClusterHeuristic } from '../leaderboard/heuristics.js';
 import { selectBackend, tf } from './backend.js';
+import { modelIdentity } from './card.js';
 import { checkpointDir } from './checkpoint.js';
 import { esGeneration, keepBest } from './es.js';
-import { type PpoConfig, portableConfig } from './config.js';
+import { type EsConfig, type PpoConfig, portableConfig } from './config.js';
 import { appendState, FeatureBatch, POOLED_FEATURES, POOLED_SIZE, rowFeatureNames, rowLayout, type RowLayout } from './features.js';
 import { saveModelDir } from './io.js';
 import { buildModel, PolicyNetwork } from './network.js';
@@ -180,6 +182,52 @@ export class ReferenceScores {
   }
 }
 
+/**
+ * A policy's fitness relative to the reference over the episodes `seeds` (lower is better): the mean
+ * over episodes of its metric over the reference's (`mean_ratio`), or the ratio of the sums
+ * (`ratio_of_means`), over the episodes the reference could run (all of them with a policy-name
+ * reference; 1 when none). `play` plays one episode; its steps and the episodes are counted into `count`.
+ */
+export function relativeFitness(
+  es: Pick<EsConfig, 'fitness'>,
+  reference: ReferenceScores,
+  seeds: readonly number[],
+  play: (seed: number) => { value: number; steps: number },
+  count: { steps: number; episodes: number },
+): number {
+  let f = 0;
+  let sum = 0;
+  let refSum = 0;
+  let n = 0;
+  for (const seed of seeds) {
+    const ref = reference.bsld(seed);
+    if (!Number.isFinite(ref)) continue;
+    const r = play(seed);
+    count.steps += r.steps;
+    count.episodes++;
+    f += r.value / ref;
+    sum += r.value;
+    refSum += ref;
+    n++;
+  }
+  if (n === 0) return 1;
+  return es.fitness === 'ratio_of_means' ? sum / refSum : f / n;
+}
+
+/** Plays `agent` on the episode of reset seed `seed` in a fresh env of `context`; the episode's metric and its steps. */
+export function playAgent(agent: Agent, context: EnvContext, seed: number, metric: EsMetric): { value: number; steps: number } {
+  const env = makeFromContext(context);
+  try {
+    env.reset({ seed });
+    for (let steps = 1; ; steps++) {
+      const r = env.step(agent.act(env));
+      if (r.terminated || r.truncated) return { value: metricOf(metric, r.info.metrics!), steps };
+    }
+  } finally {
+    env.close();
+  }
+}
+
 /** es.json of a checkpoint: the generations done and theta after them (flat.ts extends it). */
 export const EsStateSchema = z
   .object({
@@ -264,27 +312,8 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
   const batch = new FeatureBatch(layout.rowSize, 1, 1024);
   const rows: MetricsRow[] = [];
   const t0 = performance.now();
-  // over the episodes the reference could run (all of them with a policy-name reference): the mean
-  // ratio, or the ratio of the sums
-  const fitness = (th: Float64Array, seeds: readonly number[]) => {
-    let f = 0;
-    let sum = 0;
-    let refSum = 0;
-    let n = 0;
-    for (const seed of seeds) {
-      const ref = reference.bsld(seed);
-      if (!Number.isFinite(ref)) continue;
-      const r = playLinear(th, context, layout, seed, batch, es.metric);
-      state.steps += r.steps;
-      state.episodes++;
-      f += r.value / ref;
-      sum += r.value;
-      refSum += ref;
-      n++;
-    }
-    if (n === 0) return 1;
-    return es.fitness === 'ratio_of_means' ? sum / refSum : f / n;
-  };
+  const fitness = (th: Float64Array, seeds: readonly number[]) =>
+    relativeFitness(es, reference, seeds, (seed) => playLinear(th, context, layout, seed, batch, es.metric), state);
   const validationRng = derive(c.seed, 'es/validation');
   const validation = Array.from({ length: es.validation_episodes }, () => validationRng.int(2 ** 31));
   const validate = (g: number) => {
@@ -371,6 +400,7 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
   writeModelCard(modelDir, {
     env_id: c.env.id,
     ...(c.setting !== undefined ? { setting: c.setting } : {}),
+    ...modelIdentity(c),
     algorithm: 'es',
     seed: c.seed,
     // every episode seed training draws is below 2^31; the leaderboard evaluates from 2^32
@@ -394,8 +424,9 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
   return { modelDir, steps: state.steps, episodes: state.episodes, seconds: (performance.now() - t0) / 1000, backend, metrics: rows, network, limits };
 }
 
-/** Trains `c` with its algorithm: evolution strategies when it has `es`, else PPO (`train`). */
-export function trainModel(c: PpoConfig, options: TrainOptions): Promise<TrainResult> {
+/** Trains `c` with its algorithm: imitation then ES when it has `imitation`, evolution strategies when it has `es`, else PPO (`train`). */
+export async function trainModel(c: PpoConfig, options: TrainOptions): Promise<TrainResult> {
+  if (c.imitation) return (await import('./imitation.js')).trainImitation(c, options);
   return c.es ? trainEs(c, options) : train(c, options);
 }
 

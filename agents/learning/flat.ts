@@ -66,6 +66,7 @@ import { CLUSTER_METRICS } from '../leaderboard/settings.js';
 import { clusterMetric, systemMetric, TRAINING_SEEDS } from '../leaderboard/run.js';
 import { FEATURE_MAPS, featureAction, featureMap } from './actionFeatures.js';
 import { portableConfig, TrainingSeedSchema } from './config.js';
+import { flatIdentity } from './card.js';
 import { esGeneration, keepBest } from './es.js';
 import { EsStateSchema } from './evolve.js';
 
@@ -554,6 +555,7 @@ export function trainFlat(
         format: 'clustergym-model-card',
         env_id: c.env.id,
         setting: c.setting,
+        ...flatIdentity(c),
         algorithm: 'es-linear-flat',
         seed: c.seed,
         // every episode seed training draws is below 2^31; the leaderboard evaluates from 2^32
