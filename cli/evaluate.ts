@@ -129,6 +129,8 @@ export async function evaluate(f: Values<typeof flags>): Promise<number> {
   try {
     r = ppo.evaluatePolicy({
       network: loaded.network,
+      // the model by its method (its card's, or its config's for a checkpoint without a card)
+      name: existsSync(join(f.model, 'card.json')) ? ppo.cardIdentity(f.model).method : ppo.modelIdentity(modelConfig).method,
       env: config.env,
       limits: meta.limits,
       episodes,

@@ -1,5 +1,7 @@
 /**
- * `clustergym train`: trains the tfjs PPO baseline (agents/learning, DESIGN §7).
+ * `clustergym train`: trains a learned policy (agents/learning, DESIGN §7): PPO, evolution strategies
+ * (the linear policy; the flat-observation envs' policies) or imitation of a lookahead teacher then ES
+ * fine-tuning (a neural policy), as the config says.
  *
  *     clustergym train --config FILE [--steps N] [--out DIR] [--resume DIR] [--backend auto|tensorflow|wasm|cpu]
  *
@@ -64,10 +66,13 @@ export async function trainRun(f: Values<typeof flags>): Promise<number> {
 
   const backend = await ppo.selectBackend(config.backend);
   const es = config.es;
+  const im = config.imitation;
   console.log(
-    es
-      ? `clustergym train: ${config.env.id}, evolution strategies (linear policy): ${es.generations} generations x ${2 * es.population + 1} candidates x ${es.episodes} episodes; ${ppo.describeBackend(backend)}`
-      : `clustergym train: ${config.env.id}, ${config.num_envs} envs x ${config.num_steps} steps per update, ${grouped(config.total_steps)} steps; ${ppo.describeBackend(backend)}`,
+    im && es
+      ? `clustergym train: ${config.env.id}, imitation of the lookahead over ${im.base} (${im.rounds} DAgger rounds x ${im.episodes} episodes) into a network ${JSON.stringify(config.network.kernel)}, then ES fine-tuning: ${es.generations} generations x ${2 * es.population + 1} candidates x ${es.episodes} episodes; ${ppo.describeBackend(backend)}`
+      : es
+        ? `clustergym train: ${config.env.id}, evolution strategies (linear policy): ${es.generations} generations x ${2 * es.population + 1} candidates x ${es.episodes} episodes; ${ppo.describeBackend(backend)}`
+        : `clustergym train: ${config.env.id}, ${config.num_envs} envs x ${config.num_steps} steps per update, ${grouped(config.total_steps)} steps; ${ppo.describeBackend(backend)}`,
   );
   const bar = new ProgressBar();
   // running means over the last RUNNING updates that ended episodes

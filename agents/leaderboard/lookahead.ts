@@ -122,17 +122,20 @@ export function lookaheadBase(setting: Setting, rows: readonly PolicyRow[]): Loo
   }
 }
 
-/** The proposals of the heuristics in `env`'s current state (see the module comment), in proposal order. */
-export function proposer(env: ClusterEnv, m: number, baseResource: string): () => number[] {
+/**
+ * The proposals of the heuristics in `env`'s current state (see the module comment), in proposal
+ * order; `orders` are the job orders that propose, in that order (default RLScheduler's five).
+ */
+export function proposer(env: ClusterEnv, m: number, baseResource: string, orders: readonly string[] = LOOKAHEAD_ORDERS): () => number[] {
   if (env instanceof PolicyPairEnv) {
     const all = env.pairs.map((_, a) => a);
     return () => all;
   }
-  const orders = LOOKAHEAD_ORDERS.map((o) => makeJobSelection(o, new Rng(0)));
+  const selections = orders.map((o) => makeJobSelection(o as never, new Rng(0)));
   if (env instanceof JobEnv)
     return () => {
       const out: number[] = [];
-      for (const o of orders) out.push(...rankedSlots(env, o, m));
+      for (const o of selections) out.push(...rankedSlots(env, o, m));
       return out;
     };
   if (!(env instanceof JobNodeEnv)) throw new TypeError(`no lookahead proposals on ${env.id}`);
@@ -142,7 +145,7 @@ export function proposer(env: ClusterEnv, m: number, baseResource: string): () =
     const sim = env.sim;
     const mask = env.actionMask();
     const out: number[] = [];
-    for (const o of orders)
+    for (const o of selections)
       for (const slot of rankedSlots(env, o, m)) {
         const job = env.visibleJob(slot)!;
         for (const r of resources) {

@@ -26,12 +26,21 @@ export interface ModelIdentity {
   observes: Observes;
 }
 
-/** The identity of a model trained by `clustergym train` with PPO config `c` (`esGenerations`: ES generations run after imitation). */
-export function modelIdentity(c: PpoConfig, o: { esGenerations?: number } = {}): ModelIdentity {
-  const neural = c.network.kernel.length > 0 || c.network.wait.length > 0;
+/**
+ * The identity of a model trained by `clustergym train` with PPO config `c`. An imitation run
+ * (imitation.ts) says where its selected weights came from (`lineage`: its start, an imitation
+ * round, ES generations after an imitation round, or ES generations from the start) and whether its
+ * hidden layers feed its scores (`hiddenUsed`: a residual network started at a linear model whose
+ * selected weights are its start still has zero output weights: it is that linear model).
+ */
+export function modelIdentity(c: PpoConfig, o: { lineage?: 'start' | 'imitation' | 'imitation+es' | 'es'; hiddenUsed?: boolean } = {}): ModelIdentity {
+  const layers = c.network.kernel.length > 0 || c.network.wait.length > 0;
+  const neural = layers && (o.hiddenUsed ?? true);
   let method: string;
-  if (c.imitation) method = (o.esGenerations ?? 0) > 0 ? 'imitation+es' : 'imitation';
-  else if (c.es) method = neural ? 'es-mlp' : 'es-linear';
+  if (c.imitation) {
+    const start = c.imitation.init === 'base' ? 'es-linear' : 'untrained';
+    method = { start, imitation: 'imitation', 'imitation+es': 'imitation+es', es: neural ? 'es-mlp' : start }[o.lineage ?? 'imitation+es'];
+  } else if (c.es) method = layers ? 'es-mlp' : 'es-linear';
   else method = c.baseline && c.baseline.warm_start_steps > 0 ? 'imitation+ppo' : 'ppo';
   return { method, neural, observes: envObserves(c.env.id, c.env.config) };
 }

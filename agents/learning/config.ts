@@ -180,8 +180,18 @@ export const ImitationSchema = z
      * `SchedulerAgent` (`PriorityAgent` of its order on Job-v0 with `unfit: "reserve"`).
      */
     base: z.string().min(1),
-    /** The lookahead: the best-ranked valid jobs each of RLScheduler's five orders proposes (agents/leaderboard/lookahead.ts). */
+    /** The lookahead: the best-ranked valid jobs each of `orders` proposes (agents/leaderboard/lookahead.ts). */
     m: z.number().int().min(1).max(16).default(2),
+    /** The job orders that propose candidates, in proposal order (the first `candidates` are tried). */
+    orders: z
+      .array(
+        z
+          .string()
+          .refine((o) => canonicalJobSelection(o) !== null && canonicalJobSelection(o) !== 'random', 'a deterministic job order')
+          .transform((o) => canonicalJobSelection(o)!),
+      )
+      .min(1)
+      .default(['fcfs', 'sjf', 'wfp3', 'unicep', 'f1']),
     /** Candidates per labelled decision (the base's action first, then `wait` when allowed and `wait` is set, then the proposals). */
     candidates: z.number().int().min(2).max(64).default(8),
     /** Whether `wait` is a candidate (where the mask allows it). */
@@ -197,7 +207,7 @@ export const ImitationSchema = z
     /** The base labels one other decision in `base_every` (0: none), each weighing `base_weight` in the loss. */
     base_every: z.number().int().min(0).max(1_000_000).default(4),
     base_weight: z.number().min(0).max(1).default(0.25),
-    /** Epochs over everything labelled so far, after each round. */
+    /** Epochs over everything labelled so far, after each round; the network is scored on the validation episodes after each, and the round keeps its best epoch. */
     epochs: z.number().int().min(1).max(1000).default(10),
     /** States per minibatch. */
     minibatch: z.number().int().min(1).max(65536).default(256),
@@ -210,6 +220,15 @@ export const ImitationSchema = z
      * same row features).
      */
     init: z.enum(['fresh', 'base']).default('fresh'),
+    /**
+     * With `init: "base"`, the linear paths are the base's weights times this: the same greedy
+     * policy (scores and the wait logit scale together), but a sharper softmax, so that the
+     * cross-entropy of the base's own choices starts small and the fit spends itself on the
+     * teacher's departures instead of sharpening (and disturbing) what the base already does.
+     */
+    init_scale: z.number().positive().max(1000).default(1),
+    /** With `network.skip`: the linear paths stay as they are during imitation (only the hidden layers and their output learn); ES fine-tunes every weight. */
+    freeze_linear: z.boolean().default(false),
   })
   .strict();
 

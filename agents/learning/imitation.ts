@@ -123,6 +123,8 @@ interface RoundFigures {
 export async function trainImitation(c: PpoConfig, options: TrainOptions): Promise<TrainResult> {
   const im = c.imitation!;
   const es = c.es!;
+  if (options.resume)
+    throw new InputError('an imitation run keeps no checkpoints to resume from: train it again (it is deterministic by its seed)', options.resume);
   const tStart = performance.now();
   const log = options.log ?? (() => {});
   const backend = await selectBackend(c.backend);
@@ -144,8 +146,10 @@ export async function trainImitation(c: PpoConfig, options: TrainOptions): Promi
   const layout = rowLayout(c.env.id, context.config.k, context.platform.nodeCount, c.network.row_features);
   const limits = { ...context.limits };
   const network = new PolicyNetwork(buildModel(layout.rowSize, c.network, c.seed), layout);
-  if (im.init === 'base') startAtBase(network, base, im.base);
-  const variables = network.model.trainableWeights.filter((w) => !w.name.startsWith('critic')).map((w) => w.read() as tf.Variable);
+  if (im.init === 'base') startAtBase(network, base, im.base, im.init_scale);
+  const variables = network.model.trainableWeights
+    .filter((w) => !w.name.startsWith('critic') && !(im.freeze_linear && w.name.includes('_skip')))
+    .map((w) => w.read() as tf.Variable);
   const optimizer = tf.train.adam(im.learning_rate, 0.9, 0.999, 1e-5);
   const teacher = new LookaheadTeacher(base, im, es.metric);
   const reference = new ReferenceScores(context, es.reference, es.metric, es.reference_commit_head);
@@ -212,10 +216,19 @@ export async function trainImitation(c: PpoConfig, options: TrainOptions): Promi
         env.close();
       }
     }
-    const fit = fitDataset(network, variables, optimizer, data, shuffleRng, im, c.max_grad_norm);
-    const policy = JsPolicy.of(network);
-    const f = validate(policy);
-    best = keepPhase(best, `imitation round ${round + 1}`, round + 1, f, policy.theta);
+    // fit epoch by epoch, each scored on the validation episodes; the round keeps its best epoch
+    let fit = { loss: Number.NaN, accuracy: Number.NaN };
+    let roundBest: { f: number; theta: Float64Array; epoch: number } | null = null;
+    for (let epoch = 0; epoch < im.epochs; epoch++) {
+      fit = fitDataset(network, variables, optimizer, data, shuffleRng, im, c.max_grad_norm);
+      const p = JsPolicy.of(network);
+      const fe = validate(p);
+      if (!roundBest || fe < roundBest.f) roundBest = { f: fe, theta: Float64Array.from(p.theta), epoch: epoch + 1 };
+    }
+    const policy = JsPolicy.of(network).withTheta(roundBest!.theta);
+    policy.writeTo(network);
+    const f = roundBest!.f;
+    best = keepPhase(best, `imitation round ${round + 1} (epoch ${roundBest!.epoch})`, round + 1, f, policy.theta);
     const r: RoundFigures = {
       round: round + 1,
       driver: student ? 'network' : 'teacher',
@@ -241,6 +254,7 @@ export async function trainImitation(c: PpoConfig, options: TrainOptions): Promi
   // ---- 2. ES fine-tuning of every policy weight, from the best round
   const t1 = performance.now();
   const start = JsPolicy.of(network).withTheta(best!.theta);
+  const esFrom = best!.phase;
   const theta = Float64Array.from(start.theta);
   for (let g = 0; g < es.generations; g++) {
     if (c.time_limit !== null && (performance.now() - tStart) / 1000 >= c.time_limit) {
@@ -269,7 +283,7 @@ export async function trainImitation(c: PpoConfig, options: TrainOptions): Promi
   writeModelCard(modelDir, {
     env_id: c.env.id,
     ...(c.setting !== undefined ? { setting: c.setting } : {}),
-    ...modelIdentity(c, { esGenerations: ran }),
+    ...modelIdentity(c, { lineage: lineageOf(best!.phase, esFrom), hiddenUsed: hiddenUsed(network) }),
     algorithm: 'imitation',
     seed: c.seed,
     // every episode seed training draws is below 2^31; the leaderboard evaluates from 2^32
@@ -290,10 +304,10 @@ export async function trainImitation(c: PpoConfig, options: TrainOptions): Promi
 }
 
 /**
- * `init: "base"`: the network's linear paths (`network.skip`) set to the linear base model's weights;
- * its MLPs' output layers are zero, so it plays exactly as the base.
+ * `init: "base"`: the network's linear paths (`network.skip`) set to the linear base model's weights
+ * times `scale`; its MLPs' output layers are zero, so it plays exactly as the base.
  */
-function startAtBase(network: PolicyNetwork, base: BasePolicy, spec: string): void {
+export function startAtBase(network: PolicyNetwork, base: Pick<BasePolicy, 'policy'>, spec: string, scale = 1): void {
   const p = base.policy;
   const R = network.layout.rowSize;
   if (!p || p.size !== R + 2 + POOLED_SIZE || p.layout.rowSize !== R)
@@ -303,12 +317,37 @@ function startAtBase(network: PolicyNetwork, base: BasePolicy, spec: string): vo
     );
   const t = p.theta;
   const set = (name: string, w: Float64Array, b: number) => {
-    const tensors = [tf.tensor2d(Float32Array.from(w), [w.length, 1]), tf.tensor1d([b])];
+    const tensors = [
+      tf.tensor2d(
+        Float32Array.from(w, (x) => x * scale),
+        [w.length, 1],
+      ),
+      tf.tensor1d([b * scale]),
+    ];
     network.model.getLayer(name).setWeights(tensors);
     for (const x of tensors) x.dispose();
   };
   set('kernel_skip', t.subarray(0, R), t[R]!);
   set('wait_skip', t.subarray(R + 1, R + 1 + POOLED_SIZE), t[R + 1 + POOLED_SIZE]!);
+}
+
+/** How the selected weights came about: the phase selected, and (for an ES generation) the phase ES started from. */
+function lineageOf(selected: string, esFrom: string): 'start' | 'imitation' | 'imitation+es' | 'es' {
+  if (selected === 'start') return 'start';
+  if (selected.startsWith('imitation')) return 'imitation';
+  return esFrom.startsWith('imitation') ? 'imitation+es' : 'es';
+}
+
+/** Whether the network's hidden layers feed its scores (some output-layer weight of a head's MLP is not zero). */
+function hiddenUsed(network: PolicyNetwork): boolean {
+  for (const name of ['kernel_out', 'wait_out']) {
+    const layer = network.model.layers.find((l) => l.name === name);
+    const inputs = (layer?.getWeights()[0]?.shape as number[] | undefined)?.[0] ?? 0;
+    // a head without hidden layers reads the features directly: that is not a hidden layer's output
+    const hidden = network.model.layers.some((l) => l.name.startsWith(name.replace('_out', '_')) && /_\d+$/.test(l.name));
+    if (hidden && inputs > 0 && (layer!.getWeights()[0]!.dataSync() as Float32Array).some((v) => v !== 0)) return true;
+  }
+  return false;
 }
 
 /** `best` kept with the phase that produced it. */
@@ -317,7 +356,7 @@ function keepPhase(best: (BestTheta & { phase: string }) | null, phase: string, 
   return b === best ? best : { ...b, phase };
 }
 
-/** `epochs` epochs of weighted cloning steps over the dataset; the last epoch's mean loss and agreement. */
+/** One epoch of weighted cloning steps over the dataset; its mean loss and agreement. */
 function fitDataset(
   network: PolicyNetwork,
   variables: tf.Variable[],
@@ -336,32 +375,28 @@ function fitDataset(
   let loss = 0;
   let accuracy = 0;
   let batches = 0;
-  for (let epoch = 0; epoch < im.epochs; epoch++) {
-    for (let i = n - 1; i > 0; i--) {
-      const j = rng.int(i + 1);
-      const x = order[i]!;
-      order[i] = order[j]!;
-      order[j] = x;
-    }
-    for (let s = 0; s < n; s += im.minibatch) {
-      mb.clear();
-      const idx = order.subarray(s, Math.min(n, s + im.minibatch));
-      idx.forEach((k, p) => {
-        mb.appendFrom(data.states, k);
-        mbChosen[p] = data.chosen[k]!;
-        mbWeights[p] = data.weights[k]!;
-        mbEquivalent[p] = data.equivalent(k);
-      });
-      const r = cloneStep(network, variables, optimizer, mb, mbChosen.subarray(0, idx.length), maxGradNorm, {
-        weights: mbWeights.subarray(0, idx.length),
-        equivalent: (i) => mbEquivalent[i]!,
-      });
-      if (epoch === im.epochs - 1) {
-        loss += r.loss;
-        accuracy += r.accuracy;
-        batches++;
-      }
-    }
+  for (let i = n - 1; i > 0; i--) {
+    const j = rng.int(i + 1);
+    const x = order[i]!;
+    order[i] = order[j]!;
+    order[j] = x;
+  }
+  for (let s = 0; s < n; s += im.minibatch) {
+    mb.clear();
+    const idx = order.subarray(s, Math.min(n, s + im.minibatch));
+    idx.forEach((k, p) => {
+      mb.appendFrom(data.states, k);
+      mbChosen[p] = data.chosen[k]!;
+      mbWeights[p] = data.weights[k]!;
+      mbEquivalent[p] = data.equivalent(k);
+    });
+    const r = cloneStep(network, variables, optimizer, mb, mbChosen.subarray(0, idx.length), maxGradNorm, {
+      weights: mbWeights.subarray(0, idx.length),
+      equivalent: (i) => mbEquivalent[i]!,
+    });
+    loss += r.loss;
+    accuracy += r.accuracy;
+    batches++;
   }
   return { loss: loss / Math.max(1, batches), accuracy: accuracy / Math.max(1, batches) };
 }

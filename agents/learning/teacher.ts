@@ -3,7 +3,8 @@
  * programming over a base policy, on env clones. At a labelled decision the candidates are the
  * base's own action, `wait` (when the mask allows it and the config asks for it), and the
  * heuristics' proposals of the leaderboard's lookahead (`proposer`: the `m` best-ranked valid jobs
- * of RLScheduler's five orders, on JobNode-v0 each on the nodes a few resource selections pick); at
+ * of each of the job `orders`, by default RLScheduler's five, on JobNode-v0 each on the nodes a few
+ * resource selections pick); at
  * most `candidates` of them are each taken on a clone of the env and the base plays the clone to the
  * end (`rolloutChoice`, a candidate that reaches a state already played is not played again); the
  * label is the candidate whose episode scores best by the training metric, the base's own unless
@@ -87,7 +88,7 @@ export class LookaheadTeacher {
 
   constructor(
     readonly base: BasePolicy,
-    readonly settings: Pick<ImitationConfig, 'm' | 'candidates' | 'wait' | 'margin'>,
+    readonly settings: Pick<ImitationConfig, 'm' | 'candidates' | 'wait' | 'margin' | 'orders'>,
     metric: EsMetric,
   ) {
     this.rollout = base.agent();
@@ -100,7 +101,7 @@ export class LookaheadTeacher {
     const wait = mask.length - 1;
     const cands = [baseAction];
     if (this.settings.wait && (env instanceof JobEnv ? !env.reserve : true) && mask[wait] === 1) cands.push(wait);
-    for (const a of proposer(env, this.settings.m, String(env.config.resource_policy))()) cands.push(a);
+    for (const a of proposer(env, this.settings.m, String(env.config.resource_policy), this.settings.orders)()) cands.push(a);
     const unique = [...new Set(cands)].slice(0, this.settings.candidates);
     if (unique.length < 2) return { action: baseAction, base: baseAction, rollouts: 0, gain: 0 };
     // the base's own episode first: the others must beat it by the margin

@@ -30,6 +30,7 @@ import {
 import { make, makeContext } from '../../envs/registry.js';
 import { derive } from '../../src/core/rng.js';
 import type { DictObservation } from '../../envs/observation.js';
+import { cardIdentity } from '../../agents/learning/card.js';
 import { ROOT } from '../helpers.js';
 
 const HETERO = join(ROOT, 'data/platforms/hetero-20.json');
@@ -187,7 +188,7 @@ describe('shipped hetero-energy model', () => {
     expect(config).toEqual(shipped);
     expect(config.env.config.placement).toBe('one_node');
     const setting = loadSetting(join(ROOT, 'data/configs/hetero-energy.json'));
-    const player = ppoPlayer({ dir, setting: 'hetero-energy', name: 'ppo:hetero-energy' });
+    const player = ppoPlayer({ dir, setting: 'hetero-energy', name: 'es-linear:hetero-energy', identity: cardIdentity(dir) });
     const seeds = episodeSeeds(0, 1);
     const a = await player.play(setting, seeds);
     const b = await player.play(setting, seeds);
