@@ -64,8 +64,8 @@ class Dataset {
   get size(): number {
     return this.states.size;
   }
-  /** Appends state `i` of `from` labelled `position` (the label's candidate position) with `weight`. */
-  add(from: FeatureBatch, i: number, position: number, weight: number): void {
+  /** Appends state `i` of `from` labelled `position` (the label's candidate position) with `weight`; `also`: positions as good as the label. */
+  add(from: FeatureBatch, i: number, position: number, weight: number, also: readonly number[] = []): void {
     const n = this.states.size;
     if (n >= this.chosen.length) {
       const c = new Int32Array(this.chosen.length * 2);
@@ -77,7 +77,7 @@ class Dataset {
     }
     this.chosen[n] = position;
     this.weights[n] = weight;
-    for (const p of equivalentRows(from, i, position)) this.equiv.push(p);
+    for (const p of new Set([...equivalentRows(from, i, position), ...also])) if (p !== position) this.equiv.push(p);
     this.equivStart.push(this.equiv.length);
     this.states.appendFrom(from, i);
   }
@@ -202,7 +202,13 @@ export async function trainImitation(c: PpoConfig, options: TrainOptions): Promi
             fig.teacher_labels++;
             fig.rollouts += l.rollouts;
             if (l.action !== baseAction) fig.departures++;
-            data.add(step, 0, candidatePosition(step, 0, l.action, layout.waitAction), 1);
+            data.add(
+              step,
+              0,
+              candidatePosition(step, 0, l.action, layout.waitAction),
+              1,
+              l.alternatives.map((a) => candidatePosition(step, 0, a, layout.waitAction)),
+            );
             if (!student) action = l.action;
           } else if (basePhase >= 0 && i % im.base_every === basePhase && im.base_weight > 0) {
             fig.base_labels++;

@@ -6,7 +6,7 @@
  * of each of the job `orders`, by default RLScheduler's five, on JobNode-v0 each on the nodes a few
  * resource selections pick); at
  * most `candidates` of them are each taken on a clone of the env and the base plays the clone to the
- * end (`rolloutChoice`, a candidate that reaches a state already played is not played again); the
+ * end (a candidate that reaches a state already played is not played again: it scores as that one); the
  * label is the candidate whose episode scores best by the training metric, the base's own unless
  * another beats the base's episode by more than `margin` (relative): in a deterministic episode
  * almost any change moves the metric a little, and a departure for a tiny gain is mostly what the
@@ -22,7 +22,7 @@
 import type { ClusterEnv, StepResult } from '../../envs/env.js';
 import { JobEnv } from '../../envs/jobEnv.js';
 import type { EnvContext } from '../../envs/context.js';
-import { type Agent, PriorityAgent, rolloutChoice, SchedulerAgent, irmasimAgent } from '../heuristics/index.js';
+import { type Agent, PriorityAgent, SchedulerAgent, irmasimAgent } from '../heuristics/index.js';
 import { parseIrmasimName } from '../leaderboard/heuristics.js';
 import { proposer, stateSignature } from '../leaderboard/lookahead.js';
 import { parsePolicyName } from '../../src/scheduling/policyName.js';
@@ -79,6 +79,8 @@ export interface Label {
   rollouts: number;
   /** The label's relative gain over the base's own episode (0 when it is the base's action). */
   gain: number;
+  /** The other candidates whose episodes score within the margin of the label's. */
+  alternatives: number[];
 }
 
 /** The lookahead teacher over `base` (see the module comment); `metric` scores the rollouts' episodes (lower is better). */
@@ -95,7 +97,12 @@ export class LookaheadTeacher {
     this.score = (r) => metricOf(metric, r.info.metrics!);
   }
 
-  /** The teacher's action in `env`'s current state, where the base plays `baseAction`. */
+  /**
+   * The teacher's action in `env`'s current state, where the base plays `baseAction`, and the other
+   * candidates that are as good (`alternatives`: their episodes score within `margin` of the
+   * label's): in a deterministic episode several actions often lead to the same outcome, and the
+   * student is then taught the set, not an arbitrary one of them.
+   */
   label(env: ClusterEnv, baseAction: number): Label {
     const mask = env.actionMask();
     const wait = mask.length - 1;
@@ -103,12 +110,38 @@ export class LookaheadTeacher {
     if (this.settings.wait && (env instanceof JobEnv ? !env.reserve : true) && mask[wait] === 1) cands.push(wait);
     for (const a of proposer(env, this.settings.m, String(env.config.resource_policy), this.settings.orders)()) cands.push(a);
     const unique = [...new Set(cands)].slice(0, this.settings.candidates);
-    if (unique.length < 2) return { action: baseAction, base: baseAction, rollouts: 0, gain: 0 };
-    // the base's own episode first: the others must beat it by the margin
-    const own = rolloutChoice(env, [baseAction], this.rollout, this.score);
-    const c = rolloutChoice(env, unique.slice(1), this.rollout, this.score, { signature: stateSignature });
-    const gain = (own.score - c.score) / Math.abs(own.score || 1);
-    const depart = c.score < own.score && gain > this.settings.margin;
-    return { action: depart ? c.action : baseAction, base: baseAction, rollouts: own.rollouts + c.rollouts, gain: depart ? gain : 0 };
+    if (unique.length < 2) return { action: baseAction, base: baseAction, rollouts: 0, gain: 0, alternatives: [] };
+    // every candidate's episode (one that reaches a state already played scores as that one)
+    const scores = new Map<number, number>();
+    const bySignature = new Map<string, number>();
+    let rollouts = 0;
+    for (const a of unique) {
+      const c = env.clone() as ClusterEnv;
+      try {
+        let r = c.step(a);
+        const sig = r.terminated || r.truncated ? null : stateSignature(c);
+        const known = sig === null ? undefined : bySignature.get(sig);
+        if (known !== undefined) {
+          scores.set(a, known);
+          continue;
+        }
+        while (!r.terminated && !r.truncated) r = c.step(this.rollout.act(c));
+        rollouts++;
+        const v = this.score(r);
+        scores.set(a, v);
+        if (sig !== null) bySignature.set(sig, v);
+      } finally {
+        c.close();
+      }
+    }
+    // the base's own unless another beats its episode by more than the margin
+    const own = scores.get(baseAction)!;
+    let best = baseAction;
+    for (const a of unique) if (scores.get(a)! < scores.get(best)!) best = a;
+    const gain = (own - scores.get(best)!) / Math.abs(own || 1);
+    const action = best !== baseAction && gain > this.settings.margin ? best : baseAction;
+    const target = scores.get(action)!;
+    const alternatives = unique.filter((a) => a !== action && scores.get(a)! <= target + this.settings.margin * Math.abs(target || 1));
+    return { action, base: baseAction, rollouts, gain: action === baseAction ? 0 : gain, alternatives };
   }
 }

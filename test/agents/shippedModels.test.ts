@@ -49,7 +49,7 @@ describe.skipIf(!HAVE_SHARED)(`shipped models ${HAVE_SHARED ? '' : SHARED_MISSIN
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       const policies = JSON.parse(r.stdout).policies as { name: string; mean_bsld: number }[];
-      expect(policies.map((p) => p.name)).toEqual(['ppo', 'f1']);
+      expect(policies.map((p) => p.name)).toEqual(['imitation+ppo', 'f1']);
       for (const p of policies) expect(p.mean_bsld).toBeGreaterThanOrEqual(1);
     }, 60_000);
   }
