@@ -16,7 +16,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJsonText } from '../../src/core/json.js';
-import { envObserves, type Observes } from '../../envs/observes.js';
+import { envObserves, LIVE_OBSERVES, type Observes } from '../../envs/observes.js';
 import type { PpoConfig } from './config.js';
 
 /** A model's method, whether it is neural, and what it observes. */
@@ -69,6 +69,8 @@ export function cardIdentity(dir: string): ModelIdentity {
   const card = read('card.json');
   if (typeof card['method'] === 'string' && typeof card['neural'] === 'boolean' && card['observes'] !== undefined)
     return { method: card['method'], neural: card['neural'], observes: card['observes'] as Observes };
+  // a directory without its training config (a card alone) cannot say what it is
+  if (!existsSync(join(dir, 'config.json'))) return { method: 'unknown', neural: false, observes: LIVE_OBSERVES };
   const config = read('config.json') as {
     env: { id: string; config: Record<string, unknown> };
     hidden?: number;

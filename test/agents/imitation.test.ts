@@ -117,7 +117,7 @@ describe('the lookahead teacher', () => {
       k: 8,
     });
     const base = await loadBase('sjf:first', context);
-    const teacher = new LookaheadTeacher(base, { m: 2, candidates: 6, wait: true, margin: 0 }, 'mean_bsld');
+    const teacher = new LookaheadTeacher(base, { m: 2, candidates: 6, wait: true, margin: 0, orders: ['fcfs', 'sjf', 'wfp3', 'unicep', 'f1'] }, 'mean_bsld');
     const env = makeFromContext(context) as ClusterEnv;
     env.reset({ seed: 4 });
     const agent = base.agent();

@@ -198,8 +198,8 @@ describe('the shipped rlsched models', () => {
     });
   it('supersede the PPO models on the leaderboard (lublin256*: played only when named)', () => {
     const names = shippedModels(join(ROOT, 'data/models')).map((m) => m.name);
-    expect(names).toEqual(expect.arrayContaining(['ppo:rlsched', 'ppo:rlsched-easy']));
-    expect(names).not.toContain('ppo:lublin256');
-    expect(names).not.toContain('ppo:lublin256-easy');
+    expect(names).toEqual(expect.arrayContaining(['es-linear:rlsched', 'es-linear:rlsched-easy']));
+    expect(names).not.toContain('imitation+ppo:lublin256');
+    expect(names).not.toContain('imitation+ppo:lublin256-easy');
   });
 });
