@@ -82,3 +82,9 @@ export function cardIdentity(dir: string): ModelIdentity {
   const method = config.es ? (neural ? 'es-mlp' : 'es-linear') : config.baseline && config.baseline.warm_start_steps > 0 ? 'imitation+ppo' : 'ppo';
   return { method, neural, observes };
 }
+
+/** The CPU seconds (user + system) this process spent since `start` (`process.cpuUsage()`): a model card's training cost. */
+export function cpuSeconds(start: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(start);
+  return (d.user + d.system) / 1e6;
+}

@@ -48,7 +48,7 @@ import type { DictObservation } from '../../envs/observation.js';
 import { makeContext, makeFromContext } from '../../envs/registry.js';
 import { parseIrmasimName, runClusterHeuristic } from '../leaderboard/heuristics.js';
 import { selectBackend, tf } from './backend.js';
-import { modelIdentity } from './card.js';
+import { cpuSeconds, modelIdentity } from './card.js';
 import { checkpointDir } from './checkpoint.js';
 import { esGeneration, keepBest } from './es.js';
 import { type EsConfig, type PpoConfig, portableConfig } from './config.js';
@@ -287,6 +287,7 @@ export function networkOf(theta: Float64Array, layout: RowLayout, c: PpoConfig):
 export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<TrainResult> {
   const es = c.es!;
   const tStart = performance.now();
+  const cpuStart = process.cpuUsage();
   const log = options.log ?? (() => {});
   const backend = await selectBackend(c.backend);
   const context = makeContext(c.env.id, c.env.config);
@@ -409,6 +410,7 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
     generations: state.generation,
     episodes: state.episodes,
     wall_seconds: (performance.now() - tStart) / 1000,
+    cpu_seconds: cpuSeconds(cpuStart),
     es_seconds: (performance.now() - t0) / 1000,
     resumed_from: options.resume ?? null,
     backend: backend.name,

@@ -66,7 +66,7 @@ import { CLUSTER_METRICS } from '../leaderboard/settings.js';
 import { clusterMetric, systemMetric, TRAINING_SEEDS } from '../leaderboard/run.js';
 import { FEATURE_MAPS, featureAction, featureMap } from './actionFeatures.js';
 import { portableConfig, TrainingSeedSchema } from './config.js';
-import { flatIdentity } from './card.js';
+import { cpuSeconds, flatIdentity } from './card.js';
 import { esGeneration, keepBest } from './es.js';
 import { EsStateSchema } from './evolve.js';
 
@@ -426,6 +426,7 @@ export function trainFlat(
 ): { modelDir: string; generations: number; steps: number; episodes: number; seconds: number } {
   const es = c.es;
   const t0 = performance.now();
+  const cpuStart = process.cpuUsage();
   const log = options.log ?? (() => {});
   const env = makeEnv(loadEnv(c.env.id, c.env.config));
   const refEnv = makeEnv(loadEnv(c.env.id, c.env.config));
@@ -564,6 +565,7 @@ export function trainFlat(
         generations: state.generation,
         episodes: state.episodes,
         wall_seconds: seconds,
+        cpu_seconds: cpuSeconds(cpuStart),
         resumed_from: options.resume ?? null,
         features: c.features,
         hidden: c.hidden,

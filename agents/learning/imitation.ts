@@ -37,7 +37,7 @@ import { envObserves } from '../../envs/observes.js';
 import { makeContext, makeFromContext } from '../../envs/registry.js';
 import { TRAINING_SEEDS } from '../leaderboard/run.js';
 import { selectBackend, tf } from './backend.js';
-import { modelIdentity } from './card.js';
+import { cpuSeconds, modelIdentity } from './card.js';
 import { type PpoConfig, portableConfig } from './config.js';
 import { esGeneration, keepBest, type BestTheta } from './es.js';
 import { playAgent, ReferenceScores, relativeFitness } from './evolve.js';
@@ -126,6 +126,7 @@ export async function trainImitation(c: PpoConfig, options: TrainOptions): Promi
   if (options.resume)
     throw new InputError('an imitation run keeps no checkpoints to resume from: train it again (it is deterministic by its seed)', options.resume);
   const tStart = performance.now();
+  const cpuStart = process.cpuUsage();
   const log = options.log ?? (() => {});
   const backend = await selectBackend(c.backend);
   // the student's env: the config's, with a model base's normalisation limits (the base sees what it was trained on)
@@ -297,6 +298,7 @@ export async function trainImitation(c: PpoConfig, options: TrainOptions): Promi
     steps: count.steps,
     episodes: count.episodes,
     wall_seconds: (performance.now() - tStart) / 1000,
+    cpu_seconds: cpuSeconds(cpuStart),
     imitation_seconds: imitationSeconds,
     es_seconds: esSeconds,
     backend: backend.name,
