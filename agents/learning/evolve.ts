@@ -55,7 +55,7 @@ import { type EsConfig, type PpoConfig, portableConfig } from './config.js';
 import { appendState, FeatureBatch, POOLED_FEATURES, POOLED_SIZE, rowFeatureNames, rowLayout, type RowLayout } from './features.js';
 import { saveModelDir } from './io.js';
 import { buildModel, PolicyNetwork } from './network.js';
-import { METRICS_COLUMNS, type MetricsRow, type TrainOptions, type TrainResult, train, writeModelCard } from './train.js';
+import { METRICS_COLUMNS, type MetricsRow, type TrainOptions, type TrainResult, writeModelCard } from './train.js';
 import { TRAINING_SEEDS } from '../leaderboard/run.js';
 
 /** The parameters of the linear policy, as a flat vector: kernel weights, kernel bias, wait weights, wait bias. */
@@ -424,12 +424,6 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
     },
   });
   return { modelDir, steps: state.steps, episodes: state.episodes, seconds: (performance.now() - t0) / 1000, backend, metrics: rows, network, limits };
-}
-
-/** Trains `c` with its algorithm: imitation then ES when it has `imitation`, evolution strategies when it has `es`, else PPO (`train`). */
-export async function trainModel(c: PpoConfig, options: TrainOptions): Promise<TrainResult> {
-  if (c.imitation) return (await import('./imitation.js')).trainImitation(c, options);
-  return c.es ? trainEs(c, options) : train(c, options);
 }
 
 /** A checkpoint of an ES run: the model directory, es.json and a trainer.json (so `resolveCheckpoint` finds it). */
