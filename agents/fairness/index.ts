@@ -29,33 +29,42 @@ import { type EnvAgent, playEpisode } from '../episode.js';
 /** An agent of Fair-v0. */
 export type FairAgent = EnvAgent<FairEnv>;
 
+/** The best-aligned allowed placement (action) of the candidate slots `from .. to`, or -1 when none fits. */
+function alignedPlacement(env: FairEnv, from: number, to: number): number {
+  const e = env.state!;
+  const mask = env.actionMask();
+  const H = env.hostCount;
+  let best = -1;
+  let bestScore = -1;
+  for (let s = from; s < Math.min(to, env.candidates().length); s++) {
+    const t = env.candidateTask(s)!;
+    for (let h = 0; h < H; h++) {
+      if (mask[s * H + h] !== 1) continue;
+      const score = alignmentScore(e.hosts, h, t.cpu, t.memory);
+      if (score > bestScore) {
+        bestScore = score;
+        best = s * H + h;
+      }
+    }
+  }
+  return best;
+}
+
+/** `wait` when allowed, else (nothing fits among the candidates and no event is to come) the first allowed placement. */
+function waitOrFirst(env: FairEnv): number {
+  const mask = env.actionMask();
+  return mask[env.waitAction] === 1 ? env.waitAction : mask.indexOf(1);
+}
+
 /** Tetris(f) as an agent (f = 1 is DRF). */
 export function tetrisAgent(f: number): FairAgent {
   return {
     name: `tetris(${f})`,
     act(env) {
       const e = env.state;
-      const mask = env.actionMask();
-      const H = env.hostCount;
       if (e === null) return env.waitAction;
-      const k = tetrisCandidates(f, e.waiting.activeUsers().length);
-      let best = -1;
-      let bestScore = -1;
-      for (let s = 0; s < Math.min(k, env.candidates().length); s++) {
-        const t = env.candidateTask(s)!;
-        for (let h = 0; h < H; h++) {
-          if (mask[s * H + h] !== 1) continue;
-          const score = alignmentScore(e.hosts, h, t.cpu, t.memory);
-          if (score > bestScore) {
-            bestScore = score;
-            best = s * H + h;
-          }
-        }
-      }
-      if (best >= 0) return best;
-      if (mask[env.waitAction] === 1) return env.waitAction;
-      // nothing of the first k fits and no event is to come: the first allowed placement
-      return mask.indexOf(1);
+      const best = alignedPlacement(env, 0, tetrisCandidates(f, e.waiting.activeUsers().length));
+      return best >= 0 ? best : waitOrFirst(env);
     },
   };
 }
@@ -86,22 +95,7 @@ export function durationAgent(order: 'sjf' | 'lpt', f: number): FairAgent {
           slot = s;
         }
       }
-      if (slot >= 0) {
-        const t = env.candidateTask(slot)!;
-        let best = -1;
-        let bestScore = -1;
-        for (let h = 0; h < H; h++) {
-          if (mask[slot * H + h] !== 1) continue;
-          const score = alignmentScore(e.hosts, h, t.cpu, t.memory);
-          if (score > bestScore) {
-            bestScore = score;
-            best = slot * H + h;
-          }
-        }
-        return best;
-      }
-      if (mask[env.waitAction] === 1) return env.waitAction;
-      return mask.indexOf(1);
+      return slot >= 0 ? alignedPlacement(env, slot, slot + 1) : waitOrFirst(env);
     },
   };
 }
@@ -143,8 +137,7 @@ function oldestTaskAgent(name: string, fit: 'first' | 'best'): FairAgent {
         }
         if (best >= 0) return slot * H + best;
       }
-      if (mask[env.waitAction] === 1) return env.waitAction;
-      return mask.indexOf(1);
+      return waitOrFirst(env);
     },
   };
 }
