@@ -53,7 +53,7 @@ export function benchFairness(streamTasks = 10_000_000): Record<string, unknown>
     const heap: number[] = [];
     let maxQueue = 0;
     engine.addListener({
-      onStart: (t) => {
+      onStart: (_e, t) => {
         if (engine.waiting.size > maxQueue) maxQueue = engine.waiting.size;
         if ((t.id + 1) % 1_000_000 === 0) heap.push(mb(process.memoryUsage().heapUsed));
       },

@@ -22,6 +22,10 @@
  * - `load`: each leaderboard setting's offered load and its heuristics' measured utilisation (the best's and the range).
  * - `flat-es`: flat ES training throughput (steps/s, episodes/s) on the fair, cosched and slurm training configs.
  * - `lookahead`: `leaderboard --lookahead`'s reference rows on the cluster settings at their default episodes: seconds, and the means against the base and the best heuristic.
+ * - `fleet`: beyond one machine: env-steps/s of one learner against 1, 2, 4 servers (`make_vec(addresses=...)`),
+ *   and the leaderboard's wall time as one process against 2 and 4 `--shard` processes and their `--merge`.
+ * - `platform`: loading seed 004's Raijin platform (3,600 nodes x 16 cores) written as one node group, as
+ *   the Slurm engine's node-group file and node by node: median/min/max ms and the heap it keeps.
  * - `netsim`: the flow model: 10,000 transfers on a 128-host fat-tree, `clustergym netsim` and SimGrid's
  *   Python bindings (one actor per flow, and one driver actor) each as a whole process, interleaved over
  *   3 rounds (median wall and CPU times, ratios, largest difference).
@@ -31,10 +35,12 @@ import { benchCore } from './core.js';
 import { benchEnvs } from './envs.js';
 import { benchFairness } from './fairness.js';
 import { benchFlatEs } from './flatEs.js';
+import { benchFleet } from './fleet.js';
 import { benchIrmasim } from './irmasim.js';
 import { benchLeaderboard, benchLookahead } from './leaderboard.js';
 import { benchLoad } from './load.js';
 import { benchMalleable } from './malleable.js';
+import { benchPlatform } from './platform.js';
 import { benchPpo } from './ppo.js';
 import { benchNetsim } from './netsim.js';
 import { benchMillionJobs } from './scheduling.js';
@@ -59,6 +65,8 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   'flat-es': benchFlatEs,
   lookahead: benchLookahead,
   netsim: () => benchNetsim(),
+  fleet: benchFleet,
+  platform: () => benchPlatform(),
 };
 
 async function main(): Promise<void> {

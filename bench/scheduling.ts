@@ -98,7 +98,7 @@ export function runScheduling(jobs: number, policy = 'fcfs:first+easy', nodes = 
     listeners: [
       {
         // under FCFS, a job that starts while an older one still waits was backfilled
-        onJobStarted: (sim, rj) => {
+        onStart: (sim, rj) => {
           const first = sim.queue.first();
           if (first && first.subtime < rj.job.subtime) backfilled++;
         },

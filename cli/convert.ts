@@ -1,6 +1,7 @@
 /**
- * `clustergym convert --workload FILE --out FILE [--format swf|batsim|native]`: turns an SWF trace or
- * a Batsim workload into the native JSON format (DESIGN §3), which loads back into the same jobs.
+ * `clustergym convert --workload FILE --out FILE [--format swf|batsim|native|malleable]`: turns an SWF
+ * trace, a Batsim workload or a malleable workload (docs/malleability.md; its jobs get the `malleable`
+ * facet) into the native JSON format (DESIGN §3), which loads back into the same jobs.
  *
  * `clustergym convert --platform FILE --out FILE`: turns a platform (SimGrid XML, IRMaSim or native JSON)
  * into the native platform JSON (with its `network` when it has one), which loads back into the same platform.
@@ -12,19 +13,30 @@
  * header name with `--header`).
  */
 import { writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { rmSync } from 'node:fs';
 import { externalSortCsv, readTrace, TRACE_FORMATS, writeNativeCsv } from '../src/fairness/traces/index.js';
 import { InputError } from '../src/core/errors.js';
 import { loadPlatform, writeNativePlatform } from '../src/platform/loader.js';
-import { loadWorkload, writeNativeWorkload } from '../src/workload/index.js';
+import { isMalleableWorkload, malleableJobs, parseMalleableWorkload } from '../src/malleable/workload.js';
+import { readJsonFile } from '../src/core/json.js';
+import { detectFileKind, loadWorkload, type Workload, writeNativeWorkload } from '../src/workload/index.js';
 import { defineCommand, defineFlags, int, num, oneOf, text, type Values } from './common.js';
 
 /** The flags of `convert`. */
 export const flags = defineFlags({
-  workload: { value: 'FILE', schema: text(), help: 'the SWF trace or Batsim workload to convert (this or --platform is required)' },
+  workload: {
+    value: 'FILE',
+    schema: text(),
+    help: 'the SWF trace, Batsim or malleable workload to convert (this or --platform is required)',
+  },
   platform: { value: 'FILE', schema: text(), help: 'a platform to convert to native JSON: SimGrid XML, IRMaSim or native JSON' },
   out: { value: 'FILE', schema: text(), required: 'Required (the native JSON file to write)', help: 'the native JSON file to write' },
-  format: { schema: oneOf(['auto', 'swf', 'batsim', 'native']), default: 'auto', help: 'the reader of --workload (auto: detected from the content)' },
+  format: {
+    schema: oneOf(['auto', 'swf', 'batsim', 'native', 'malleable']),
+    default: 'auto',
+    help: 'the reader of --workload (auto: detected from the content)',
+  },
   'req-time-from-runtime': { help: 'use the run time as the requested time (SWF)' },
   tasks: { schema: oneOf(TRACE_FORMATS), help: 'read --workload as a task trace of this format and write the native task CSV (fairness engine)' },
   sort: { help: 'sort by submission time in external memory (the task CSV, or with no --tasks the CSV --workload by --key-column)' },
@@ -62,6 +74,15 @@ function convertTasks(f: Values<typeof flags> & { workload: string }): number {
   return 0;
 }
 
+/** The workload to convert: a malleable workload (`--format malleable`, or detected) or any `loadWorkload` reads. */
+function readWorkload(file: string, format: Values<typeof flags>['format'], reqTimeFromRuntime: boolean): Workload {
+  if (format === 'malleable' || (format === 'auto' && detectFileKind(file) === 'json')) {
+    const data = readJsonFile(file);
+    if (format === 'malleable' || isMalleableWorkload(data)) return malleableJobs(parseMalleableWorkload(data, file), basename(file));
+  }
+  return loadWorkload(file, { format, swf: { reqTimeFromRuntime } });
+}
+
 /** Runs the command; returns the exit code. */
 export function convert(f: Values<typeof flags>): number {
   if (f.platform !== undefined) {
@@ -73,7 +94,7 @@ export function convert(f: Values<typeof flags>): number {
   }
   if (f.workload === undefined) throw new InputError('--workload: Required (the file to convert), or --platform to convert a platform');
   if (f.tasks !== undefined || f.sort) return convertTasks(f as Values<typeof flags> & { workload: string });
-  const w = loadWorkload(f.workload, { format: f.format, swf: { reqTimeFromRuntime: f['req-time-from-runtime'] } });
+  const w = readWorkload(f.workload, f.format, f['req-time-from-runtime']);
   writeFileSync(f.out, `${JSON.stringify(writeNativeWorkload(w))}\n`);
   const skipped = Object.entries(w.skipped)
     .map(([k, v]) => `${v} ${k}`)

@@ -138,8 +138,8 @@ function platformDescriptionJson(p: Platform): object {
     models: p.models,
     clusters: p.description.clusters.map((c) => ({
       id: c.name,
-      nodes: c.nodes.map((n) => ({
-        count: 1,
+      nodes: c.groups.map((n) => ({
+        count: n.count,
         ...(n.type !== undefined ? { type: n.type } : {}),
         memory_gb: n.memory_gb,
         comm_bw: n.comm_bw,

@@ -640,7 +640,7 @@ export abstract class ClusterEnv implements Env {
    */
   protected canWait(): boolean {
     const sim = this.simulator!;
-    return this.live || sim.runningCount > 0 || sim.nextEventTime < Infinity;
+    return this.live || sim.runningCount > 0 || sim.nextEventTime() < Infinity;
   }
 
   /** Whether some waiting job (visible or not) can start now. */

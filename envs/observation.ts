@@ -65,6 +65,7 @@
 import type { ClusterSimulator } from '../src/execution/simulator.js';
 import type { Platform } from '../src/platform/platform.js';
 import { InputError } from '../src/core/errors.js';
+import { quantile } from '../src/core/statistics.js';
 import { processorPower } from '../src/platform/power.js';
 import { platformNetwork } from '../src/platform/routing.js';
 import { maxTaskMem, type Job } from '../src/workload/job.js';
@@ -164,13 +165,7 @@ export function observationSizes(kind: ObservationKind, k: number, nodes: number
 
 /** The p-th percentile of sorted values, with numpy's default linear interpolation. */
 export function percentileSorted(sorted: ArrayLike<number>, p: number): number {
-  const n = sorted.length;
-  if (n === 0) return 0;
-  const pos = (p / 100) * (n - 1);
-  const lo = Math.floor(pos);
-  const hi = Math.min(n - 1, lo + 1);
-  const f = pos - lo;
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * f;
+  return sorted.length === 0 ? 0 : quantile(sorted, p / 100);
 }
 
 /** The 99th percentiles of req_time, ntasks, mem (largest task's) and mem_vol over `jobs`. */

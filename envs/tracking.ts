@@ -73,7 +73,7 @@ export class EpisodeTracker implements SimulationListener {
     this.moved = true;
   }
 
-  onJobSubmitted(sim: ClusterSimulator, job: Job): void {
+  onSubmit(sim: ClusterSimulator, job: Job): void {
     this.pendingWork += job.ntasks * this.duration(job);
     this.submitted++;
     this.lastSubmit = sim.now;
@@ -84,16 +84,20 @@ export class EpisodeTracker implements SimulationListener {
     }
   }
 
-  onJobStarted(sim: ClusterSimulator, rj: RunningJob): void {
+  onStart(sim: ClusterSimulator, rj: RunningJob): void {
     this.pendingWork = sim.queue.length === 0 ? 0 : this.pendingWork - rj.job.ntasks * this.duration(rj.job);
     this.markNodes(rj.nodes);
     if (rj.tasks) this.volatile.add(rj);
     if (this.trackWindow) this.leaveWindow(sim, rj.job);
   }
 
-  onJobEnded(_sim: ClusterSimulator, rec: JobRecord, rj: RunningJob | null): void {
+  onEnd(_sim: ClusterSimulator, rec: JobRecord, rj: RunningJob | null): void {
     this.markNodes(rec.nodes);
     if (rj) this.volatile.delete(rj);
+  }
+
+  onReject(sim: ClusterSimulator, rec: JobRecord): void {
+    this.onEnd(sim, rec, null);
   }
 
   /**

@@ -82,7 +82,7 @@ export function opsJob(id: string, ntasks: number, fields: Partial<Job> = {}): J
 /** Runs `jobs` on `platform` with the list scheduler (FCFS + first); adds each job's record, also by id. */
 export function runListScheduler(platform: Platform, jobs: Parameters<typeof runSimulation>[1]) {
   const records: JobRecord[] = [];
-  const res = runSimulation(platform, jobs, new ListScheduler(), { listeners: [{ onJobEnded: (_s, r) => records.push(r) }] });
+  const res = runSimulation(platform, jobs, new ListScheduler(), { listeners: [{ onEnd: (_s, r) => records.push(r) }] });
   const byId = new Map(records.map((r) => [r.job.id, r]));
   return { ...res, records, byId };
 }

@@ -11,6 +11,9 @@
  * (below it when lower is better), `worse` when wholly on the bad side, else `tie`.
  */
 import { derive } from '../../src/core/rng.js';
+import { quantile } from '../../src/core/statistics.js';
+
+export { quantile };
 
 /** Bootstrap resamples (enough for the 2.5 % tails to move by well under 0.1 % of the difference). */
 export const BOOTSTRAP_RESAMPLES = 10_000;
@@ -25,16 +28,6 @@ export interface PairedDiff {
 
 /** The verdict of a learned policy against the best heuristic. */
 export type Verdict = 'better' | 'worse' | 'tie';
-
-/** The `q` quantile of sorted `v` (linear interpolation, as numpy's default). */
-export function quantile(sorted: ArrayLike<number>, q: number): number {
-  const n = sorted.length;
-  if (n === 0) return Number.NaN;
-  const h = (n - 1) * q;
-  const lo = Math.floor(h);
-  const hi = Math.min(n - 1, lo + 1);
-  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
-}
 
 /** The relative paired difference of `x` against `y` (same episodes, same order) with its bootstrap interval. */
 export function pairedDiff(x: readonly number[], y: readonly number[], seed: number | string, resamples = BOOTSTRAP_RESAMPLES): PairedDiff {

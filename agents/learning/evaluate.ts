@@ -143,8 +143,7 @@ class TraceListener {
   readonly records: GanttRecordLike[] = [];
   readonly timeline: TimelineRow[] = [];
   readonly recorder = new TimelineRecorder((r) => this.timeline.push(r));
-  onJobEnded(_sim: ClusterSimulator, r: JobRecord): void {
-    if (r.state === 'rejected') return;
+  onEnd(_sim: ClusterSimulator, r: JobRecord): void {
     this.records.push({
       job: { id: r.job.id, type: r.job.type, ntasks: r.job.ntasks },
       start: r.start,

@@ -47,6 +47,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
 import { derive } from '../../src/core/rng.js';
+import { quantileLowerRank } from '../../src/core/statistics.js';
 import type { GymEnv } from '../../envs/env.js';
 import { loadEnv, makeEnv } from '../../envs/registry.js';
 import { type EnvAgent, playEpisode } from '../episode.js';
@@ -86,12 +87,6 @@ export function fixedActionAgent(a: number): EnvAgent<GymEnv> {
       return v;
     },
   };
-}
-
-/** The `q`-quantile (0..1) of `values` (sorted copy, nearest rank below). */
-function quantile(values: readonly number[], q: number): number {
-  const v = [...values].sort((a, b) => a - b);
-  return v[Math.min(v.length - 1, Math.floor(q * (v.length - 1)))]!;
 }
 
 /** Trains the linear policy of `c`; writes OUT/config.json, OUT/metrics.csv, OUT/checkpoints/gen-NNNNN/, OUT/model/. */
@@ -321,7 +316,7 @@ function searchStart(
   };
   for (const { a: b } of order.slice(1, 1 + search.alternatives))
     for (let i = 0; i < D; i++) {
-      const thresholds = [...new Set(search.quantiles.map((q) => quantile(seen[i]!, q)))];
+      const thresholds = [...new Set(search.quantiles.map((q) => quantileLowerRank(seen[i]!, q)))];
       for (const t of thresholds)
         for (const above of [true, false]) {
           withRule(b, i, above, t);

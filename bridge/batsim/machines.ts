@@ -2,40 +2,15 @@
  * Batsim's machines (resources) on a clustergym platform, with their power states and energy.
  *
  * A Batsim resource is a clustergym node (a SimGrid host): resource `i` is node `i` in platform
- * order. Each machine has power states (`pstates`) as SimGrid's energy plugin describes them: a
- * compute pstate has a core speed and two wattages, idle and full load; a sleep pstate has a wattage
- * and the two transition pstates that switch the machine off and back on (Batsim's `sleep_pstates`
- * host property `sleep:off:on`). Switching off (on) takes the time of one operation at the speed of
- * the off (on) transition pstate, as Batsim executes one flop in it, and draws its full wattage.
- *
- * Power of a machine, as Batsim's SimGrid energy plugin gives it:
- *
- *     P = full_p    while it computes a parallel-task job (its cores at full load)
- *     P = idle_p    while idle, sleeping (p a sleep pstate) or running a `delay` job (Batsim's delay
- *                   jobs sleep on their hosts)
- *     P = full_t    while switching (t the transition pstate)
- *
- * Energy is the integral of P over time, kept per machine and in total; each change of a machine's
- * state integrates that machine only (O(1)), never the whole platform.
+ * order. Each machine has the power states of its node (`src/platform/powerStates.ts`: compute, sleep
+ * and transition pstates, Batsim's `sleep_pstates`, and the power drawn in each); this module keeps
+ * what each machine is doing over time: its state, its pstate, and its energy, the integral of its power.
+ * Each change of a machine's state integrates that machine only (O(1)), never the whole platform.
  */
 import type { Platform } from '../../src/platform/platform.js';
-import { InputError } from '../../src/core/errors.js';
-import { processorPower } from '../../src/platform/power.js';
+import { type PState, pstateWatts, switchDuration } from '../../src/platform/powerStates.js';
 
-/** One power state of a machine. */
-export interface PState {
-  /** `compute`: runs jobs; `sleep`: a sleep state; `transition`: a switching-off or -on state. */
-  kind: 'compute' | 'sleep' | 'transition';
-  /** Core speed in operations per second in this state. */
-  speed: number;
-  /** Watts when idle (or asleep). */
-  idleW: number;
-  /** Watts at full load. */
-  fullW: number;
-  /** For a sleep pstate: the pstates that switch the machine off and on. */
-  off?: number;
-  on?: number;
-}
+export type { PState } from '../../src/platform/powerStates.js';
 
 /** What a machine is doing, with Batsim's names. */
 export const MACHINE_STATES = ['sleeping', 'idle', 'computing', 'switching_on', 'switching_off'] as const;
@@ -50,63 +25,28 @@ const SWITCHING_OFF = 4;
 export interface MachinePowerModel {
   /** Per machine (resource id): its node in the platform. */
   nodes: number[];
-  /** Per machine: its pstates, and the pstate it starts in. */
-  pstates: PState[][];
+  /** Per machine: its pstates (shared by the machines of a node group), and the pstate it starts in. */
+  pstates: (readonly PState[])[];
   initial: number[];
   /** Per machine: SimGrid host properties (forwarded in SIMULATION_BEGINS). */
   properties: Record<string, string>[];
 }
 
-/** The processors' power of node `n` with no core busy and with all busy (`src/platform/power.ts`). */
-function nodeWatts(platform: Platform, n: number): { idle: number; full: number } {
-  let idle = 0;
-  let full = 0;
-  const p0 = platform.nodeFirstProc[n]!;
-  for (let p = p0; p < p0 + platform.nodeProcCount[n]!; p++) {
-    const s = platform.procStaticPower[p]!;
-    const d = platform.procDynamicPower[p]!;
-    const m = platform.procMinPower[p]!;
-    idle += processorPower(0, s, d, m);
-    full += processorPower(platform.procCoreCount[p]!, s, d, m);
-  }
-  return { idle, full };
-}
-
 /**
  * The machines of `platform` as Batsim sees them: every node but the master host (named
  * `masterHost`, Batsim's `--master-host`) and the hosts whose `role` property is `master` or
- * `storage`. A SimGrid host keeps its power states (`wattage_per_state`: idle and all-cores watts;
- * the `sleep_pstates` property `sleep:off:on` marks the sleep and transition states); a node of a
- * JSON platform has one compute pstate whose speed is its cores' speed and whose wattages are its
- * processors' power with no core busy and with all busy.
+ * `storage`, each with its node's power states (`Platform.powerStates`) and initial pstate.
  */
 export function machineModel(platform: Platform, masterHost = 'master_host'): MachinePowerModel {
   const model: MachinePowerModel = { nodes: [], pstates: [], initial: [], properties: [] };
-  let n = 0;
-  for (const c of platform.description.clusters)
-    for (const d of c.nodes) {
-      const node = n++;
-      const props = d.properties ?? {};
-      if (d.name === masterHost || props['role'] === 'master' || props['role'] === 'storage') continue;
-      const w = nodeWatts(platform, node);
-      let pstates: PState[];
-      if (d.pstates && d.pstates.length > 0) {
-        pstates = d.pstates.map((ps) => ({ kind: 'compute', speed: ps.speed, idleW: ps.idle ?? w.idle, fullW: ps.all_cores ?? ps.idle ?? w.full }));
-        for (const group of (props['sleep_pstates'] ?? '').split(',').filter((g) => g.trim() !== '')) {
-          const [sleep, off, on] = group.split(':').map((x) => Number(x.trim()));
-          for (const k of [sleep, off, on])
-            if (k === undefined || !Number.isInteger(k) || k < 0 || k >= pstates.length)
-              throw new InputError(`host ${d.name}: prop sleep_pstates ${JSON.stringify(group)}: expected sleep:off:on, pstates below ${pstates.length}`);
-          pstates[sleep!] = { ...pstates[sleep!]!, kind: 'sleep', off: off!, on: on! };
-          pstates[off!] = { ...pstates[off!]!, kind: 'transition' };
-          pstates[on!] = { ...pstates[on!]!, kind: 'transition' };
-        }
-      } else pstates = [{ kind: 'compute', speed: platform.coreMops[platform.nodeFirstCore[node]!]! * 1e6, idleW: w.idle, fullW: w.full }];
-      model.nodes.push(node);
-      model.pstates.push(pstates);
-      model.initial.push(d.pstate ?? 0);
-      model.properties.push(props);
-    }
+  for (let node = 0; node < platform.nodeCount; node++) {
+    const props = platform.nodeDescription(node).properties ?? {};
+    if (platform.nodeName[node] === masterHost || props['role'] === 'master' || props['role'] === 'storage') continue;
+    model.nodes.push(node);
+    model.pstates.push(platform.powerStates(node));
+    model.initial.push(platform.initialPState(node));
+    model.properties.push(props);
+  }
   return model;
 }
 
@@ -148,13 +88,13 @@ export class Machines {
     for (let m = 0; m < this.count; m++) {
       const ps = model.pstates[m]![model.initial[m]!]!;
       this.state[m] = ps.kind === 'sleep' ? SLEEPING : IDLE;
-      this.watts[m] = ps.idleW;
-      this.totalW += ps.idleW;
+      this.watts[m] = pstateWatts(ps, false);
+      this.totalW += this.watts[m]!;
     }
   }
 
   /** The pstates of machine `m`. */
-  pstates(m: number): PState[] {
+  pstates(m: number): readonly PState[] {
     return this.model.pstates[m]!;
   }
 
@@ -195,36 +135,36 @@ export class Machines {
     const ps = this.pstates(m)[this.pstate[m]!]!;
     this.holder[m] = job;
     this.fullLoad[m] = full ? 1 : 0;
-    this.change(m, COMPUTING, full ? ps.fullW : ps.idleW, t);
+    this.change(m, COMPUTING, pstateWatts(ps, full), t);
   }
 
   /** Machine `m` is released by its job at `t`. */
   endJob(m: number, t: number): void {
     this.holder[m] = null;
     this.fullLoad[m] = 0;
-    this.change(m, IDLE, this.pstates(m)[this.pstate[m]!]!.idleW, t);
+    this.change(m, IDLE, pstateWatts(this.pstates(m)[this.pstate[m]!]!, false), t);
   }
 
   /** Machine `m` goes to compute pstate `p` at once (from a compute pstate). */
   setComputePState(m: number, p: number, t: number): void {
     this.pstate[m] = p;
     const ps = this.pstates(m)[p]!;
-    this.change(m, this.state[m]!, this.fullLoad[m] ? ps.fullW : ps.idleW, t);
+    this.change(m, this.state[m]!, pstateWatts(ps, this.fullLoad[m] === 1), t);
   }
 
   /** Machine `m` begins switching to pstate `p` through transition pstate `via`; returns the switch duration. */
   beginSwitch(m: number, p: number, via: number, t: number): number {
     const tr = this.pstates(m)[via]!;
     this.pstate[m] = via;
-    this.change(m, this.pstates(m)[p]!.kind === 'sleep' ? SWITCHING_OFF : SWITCHING_ON, tr.fullW, t);
-    return 1 / tr.speed;
+    this.change(m, this.pstates(m)[p]!.kind === 'sleep' ? SWITCHING_OFF : SWITCHING_ON, pstateWatts(tr, true), t);
+    return switchDuration(tr);
   }
 
   /** Machine `m` ends its switch in pstate `p`. */
   endSwitch(m: number, p: number, t: number): void {
     this.pstate[m] = p;
     const ps = this.pstates(m)[p]!;
-    this.change(m, ps.kind === 'sleep' ? SLEEPING : IDLE, ps.idleW, t);
+    this.change(m, ps.kind === 'sleep' ? SLEEPING : IDLE, pstateWatts(ps, false), t);
   }
 
   private change(m: number, state: number, watts: number, t: number): void {

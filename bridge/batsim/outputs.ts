@@ -5,6 +5,7 @@
  * double (six decimals), so scripts written for Batsim's files (evalys) read them unchanged.
  */
 import { writeFileSync } from 'node:fs';
+import { csvQuoted } from '../../src/core/csv.js';
 
 /** Columns of `_jobs.csv`, in Batsim's order. */
 export const JOBS_COLUMNS = [
@@ -74,7 +75,7 @@ export function jobsCsvLine(r: BatsimJobRow): string {
     rejected ? '' : cNumber((r.finish - r.submission) / run),
     r.alloc,
     rejected ? '' : cNumber(r.energy),
-    `"${r.metadata.replace(/"/g, '""')}"`,
+    csvQuoted(r.metadata),
   ];
   return cells.join(',');
 }

@@ -146,7 +146,7 @@ export class BatsimSession {
     const power = options.power ?? machineModel(platform, options.masterHost);
     this.machines = new Machines(platform, power);
     this.sim = new ClusterSimulator(platform, [], { walltimeKill: true, enforceMemory: false, workloadName: 'batsim' });
-    this.sim.addListener({ onJobEnded: (_s, rec) => this.jobEnded(rec) });
+    this.sim.addListener({ onEnd: (_s, rec) => this.jobEnded(rec), onReject: (_s, rec) => this.jobEnded(rec) });
     for (const w of options.workloads) {
       this.profiles.set(w.name, w.profiles);
       this.workloadPaths[w.name] = w.path;
@@ -256,7 +256,7 @@ export class BatsimSession {
 
   /** Time of the next thing that happens (engine events, arrivals, calls, switches). */
   private nextTime(): number {
-    let t = this.sim.nextEventTime;
+    let t = this.sim.nextEventTime();
     if (this.nextArrival < this.arrivals.length) t = Math.min(t, this.arrivals[this.nextArrival]!.subtime);
     if (this.waiters.length > 0) t = Math.min(t, this.waiters[0]!);
     for (const s of this.switches) if (s.t < t) t = s.t;

@@ -72,7 +72,7 @@ export function compareWithSimulation(dir: string, spec: string, agent: SlurmAge
   runSimulation(platform, jobs, makeScheduler(spec, { commitHead }), {
     listeners: [
       {
-        onJobStarted: (sim, rj) =>
+        onStart: (sim, rj) =>
           starts.push({ id: rj.job.id, t: sim.now + sim.timeOrigin, nodes: Array.from(rj.nodes, (n) => platform.nodeType[n] ?? platform.nodeName[n]!) }),
       },
     ],

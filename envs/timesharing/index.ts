@@ -136,7 +136,7 @@ export class CoSchedEnv extends EpisodeEnv<Float32Array, CoSchedEnvInfo> {
     s.parallelCap = 1 + (action % M);
     s.L = L_LEVELS[Math.floor(action / M)]!;
     s.readmit();
-    s.advanceTo(s.now + this.ctx.config.period);
+    s.runUntil(s.now + this.ctx.config.period);
     let sum = 0;
     for (; this.seen < s.records.length; this.seen++) {
       const r = s.records[this.seen]!;

@@ -19,12 +19,12 @@
  * new rates. A model of progress that is not "rate times time" (a malleable job's iterations, a task
  * suspended or time-sliced) plugs in here: it decides `remaining`, `rate` and the finish event.
  */
-import type { EventQueue } from '../core/eventQueue.js';
+import type { EventLoop } from '../core/eventLoop.js';
 import type { CommModel } from '../platform/communication.js';
 import type { JobNetwork } from '../platform/jobNetwork.js';
 import type { MemoryModel } from '../platform/memoryContention.js';
 import type { ModelsConfig, Platform } from '../platform/platform.js';
-import type { EventPayload, RunningJob, RunningTask } from './running.js';
+import { type EventPayload, KIND_TASK, type RunningJob, type RunningTask } from './running.js';
 
 /** Python's `round(x)` of a float: the nearest integer, halves to the even one (IRMaSim rounds operations so). */
 export function roundHalfEven(x: number): number {
@@ -69,7 +69,7 @@ export class TaskProgress {
     private readonly comm: CommModel,
     /** The allocation's core -> task map (read only here). */
     private readonly coreTask: readonly (RunningTask | null)[],
-    private readonly events: EventQueue<EventPayload>,
+    private readonly events: EventLoop<EventPayload>,
     /** Stepped (irmasim) semantics: `flush` sets rates only; `step` moves the work. */
     private readonly steppedSemantics: boolean,
     /** The `flow` communication model: the running jobs' streams on the network (null otherwise). */
@@ -243,7 +243,7 @@ export class TaskProgress {
       t.speed = s;
       t.rate = t.peakRate * s;
       t.eventTime = now + t.remaining / t.rate;
-      this.events.push(t.eventTime, t);
+      this.events.schedule(t.eventTime, KIND_TASK, t, t.eventTime);
     }
     this.dirtyTasks.length = 0;
   }

@@ -4,6 +4,8 @@
  * work forward; `allocation.ts` holds their cores.
  */
 import type { Job } from '../workload/job.js';
+import type { MalleableRun } from './malleableProgress.js';
+import type { ProgressModel } from './progressModel.js';
 
 export type EndState = 'finished' | 'killed' | 'rejected';
 
@@ -79,14 +81,13 @@ export function rejectedRecord(job: Job, now: number): JobRecord {
   };
 }
 
-/** Kinds of events: a task ends, a job (of uniform delay tasks) ends, a job reaches its walltime. */
+/** Kinds of events (the engine's `EventLoop` kinds): a task ends, a job (of uniform delay tasks) ends, a job reaches its walltime. */
 export const KIND_TASK = 0;
 export const KIND_JOB = 1;
 export const KIND_KILL = 2;
 
 /** A task of a running job (only jobs that need per-task tracking have them). */
 export class RunningTask {
-  readonly kind = KIND_TASK;
   /** Remaining operations (ops model) or seconds at speed 1 (delay model). */
   remaining: number;
   /** Current progress rate (operations/s, or 1 for delay). */
@@ -130,14 +131,19 @@ export class RunningTask {
 
 /** A job that is running. */
 export class RunningJob {
-  readonly kind = KIND_JOB;
   /** Tasks (null for delay jobs with uniform tasks, which end all at once). */
   tasks: RunningTask[] | null = null;
   tasksLeft: number;
   /** Job-level end time (delay jobs with uniform tasks), else Infinity. */
   eventTime = Infinity;
-  /** Tasks placed on each of `nodes`. */
-  readonly perNode: Int32Array;
+  /** Tasks placed on each of `nodes` (a malleable job's placement changes when it is resized). */
+  perNode: Int32Array;
+  /** The plugged-in progress model that runs it (`progressModel.ts`), null for the built-in ones. */
+  model: ProgressModel | null = null;
+  /** Malleable progress state (`malleableProgress.ts`), null for a job that runs as a rigid job. */
+  malleable: MalleableRun | null = null;
+  /** The state of another plugged-in progress model. */
+  extension: unknown = undefined;
   /** Whether some task has peers on other nodes and the job communicates. */
   communicating = false;
   /** Smallest link factor over the job's nodes (shared comm model). */
@@ -153,14 +159,13 @@ export class RunningJob {
   commLimitedSince = NaN;
   /** Seconds so far during which `commLimitedTasks > 0` (the record's `commTime`). */
   commTime = 0;
-  killMarker: { kind: number; job: RunningJob } | null = null;
   ended = false;
   constructor(
     readonly job: Job,
     readonly slot: number,
     readonly start: number,
-    readonly cores: Int32Array,
-    readonly nodes: Int32Array,
+    public cores: Int32Array,
+    public nodes: Int32Array,
     perNode: Int32Array,
   ) {
     this.tasksLeft = job.ntasks;
@@ -172,5 +177,5 @@ export class RunningJob {
   }
 }
 
-/** What the engine's event queue holds. */
-export type EventPayload = RunningTask | RunningJob | { kind: number; job: RunningJob };
+/** What the engine's event loop holds: a task (its end), a job (its end, or its walltime kill). */
+export type EventPayload = RunningTask | RunningJob;

@@ -18,7 +18,8 @@
  * A task that fits no host even when empty is rejected at arrival (counted in `rejected`): it
  * could only block a FIFO scheduler forever.
  */
-import { EventQueue } from '../core/eventQueue.js';
+import type { DiscreteEventEngine, EngineListener } from '../core/engine.js';
+import { EventLoop } from '../core/eventLoop.js';
 import { InputError } from '../core/errors.js';
 import type { FairTask, HostTable, UserTable } from './model.js';
 import type { Monitor } from './monitor.js';
@@ -34,12 +35,8 @@ export interface TraceTask {
   user: string;
 }
 
-/** Listeners of task starts and ends. */
-export interface EngineListener {
-  onStart?(task: FairTask, now: number): void;
-  onEnd?(task: FairTask, now: number): void;
-  onRejected?(task: FairTask, now: number): void;
-}
+/** Observers of task arrivals, starts, ends and refusals: the engine listener of `core/engine.ts` with tasks as handles (the engine's `now` is the time). */
+export type FairListener = EngineListener<FairEngine, FairTask>;
 
 /** Totals of a run. */
 export interface EngineStats {
@@ -54,17 +51,20 @@ export interface EngineStats {
 }
 
 /** The fairness engine. */
-export class FairEngine implements SchedulerView {
+export class FairEngine implements SchedulerView, DiscreteEventEngine {
   /** Current simulated time. */
   now = 0;
   readonly waiting = new WaitingTasks();
   readonly stats: EngineStats = { submitted: 0, started: 0, finished: 0, rejected: 0, totalWait: 0, end: 0 };
-  private readonly ends = new EventQueue<FairTask>();
+  /** Task ends (one kind of event; equal times in start order). */
+  private readonly ends = new EventLoop<FairTask>();
   private readonly source: Iterator<TraceTask>;
   private pending: TraceTask | undefined;
   private lastSubmit = -Infinity;
-  private readonly listeners: EngineListener[] = [];
+  private readonly listeners: FairListener[] = [];
   private fitAny: ((cpu: number, memory: number) => boolean) | null = null;
+  /** The first scheduling pass (before any event) was made. */
+  private started = false;
 
   /**
    * @param scheduler asked for placements at each decision point; null for an external decision
@@ -92,7 +92,7 @@ export class FairEngine implements SchedulerView {
   }
 
   /** Adds a listener. */
-  addListener(l: EngineListener): void {
+  addListener(l: FairListener): void {
     this.listeners.push(l);
   }
 
@@ -114,10 +114,32 @@ export class FairEngine implements SchedulerView {
   /** Runs to the end with the scheduler. */
   run(): EngineStats {
     if (this.scheduler === null) throw new Error('FairEngine.run needs a scheduler');
-    this.schedule();
-    while (this.step()) this.schedule();
+    this.runUntil(Number.POSITIVE_INFINITY);
     this.monitor?.finish(this.now);
     return this.stats;
+  }
+
+  /**
+   * The engine contract's `runUntil` (`core/engine.ts`): processes every event time up to and including
+   * `t` (ends, then arrivals), the scheduler placing tasks after each (and once before the first); the
+   * clock then moves to `t` when finite. Without a scheduler (an agent decides), it stops after the first
+   * event time that leaves tasks waiting. Returns `now`.
+   */
+  runUntil(t: number): number {
+    if (this.scheduler !== null && !this.started) this.schedule();
+    this.started = true;
+    for (;;) {
+      const next = this.nextEventTime();
+      if (next === Number.POSITIVE_INFINITY || next > t) break;
+      this.step();
+      if (this.scheduler !== null) this.schedule();
+      else if (this.waiting.size > 0) return this.now;
+    }
+    if (t < Number.POSITIVE_INFINITY && t > this.now && !this.done) {
+      this.monitor?.advance(t);
+      this.now = t;
+    }
+    return this.now;
   }
 
   /**
@@ -130,7 +152,8 @@ export class FairEngine implements SchedulerView {
     this.monitor?.advance(t);
     this.now = t;
     this.stats.end = t;
-    while (this.ends.peekTime() === t) this.finishTask(this.ends.pop());
+    const ends = this.ends;
+    while (ends.peekTime() === t && ends.next()) this.finishTask(ends.payload!);
     while (this.pending !== undefined && this.pending.submit <= t) {
       this.arrive(this.pending);
       this.pending = this.pull();
@@ -153,11 +176,11 @@ export class FairEngine implements SchedulerView {
     task.start = this.now;
     this.waiting.remove(task);
     this.users.take(task.user, task.cpu, task.memory);
-    this.ends.push(this.now + task.duration, task);
+    this.ends.schedule(this.now + task.duration, 0, task);
     this.stats.started++;
     this.stats.totalWait += this.now - task.submit;
     this.observe(task);
-    for (const l of this.listeners) l.onStart?.(task, this.now);
+    for (const l of this.listeners) l.onStart?.(this, task);
   }
 
   /** Closes the monitor's last interval at `now` (for callers that drive `step` themselves). */
@@ -170,7 +193,7 @@ export class FairEngine implements SchedulerView {
     this.users.give(task.user, task.cpu, task.memory);
     this.stats.finished++;
     this.observe(task);
-    for (const l of this.listeners) l.onEnd?.(task, this.now);
+    for (const l of this.listeners) l.onEnd?.(this, task, task);
   }
 
   private arrive(tt: TraceTask): void {
@@ -190,10 +213,11 @@ export class FairEngine implements SchedulerView {
     };
     if (!this.fitAny!(task.cpu, task.memory)) {
       this.stats.rejected++;
-      for (const l of this.listeners) l.onRejected?.(task, this.now);
+      for (const l of this.listeners) l.onReject?.(this, task);
       return;
     }
     this.waiting.add(task);
+    for (const l of this.listeners) l.onSubmit?.(this, task);
   }
 
   private pull(): TraceTask | undefined {

@@ -149,7 +149,8 @@ export function runFairness(scheduler: FairScheduler | number, opts: FairnessRun
     windowEnd = 0;
     firstOut = users.names[outAtZero]!;
   };
-  const update = (task: FairTask, now: number) => {
+  const update = (e: FairEngine, task: FairTask) => {
+    const now = e.now;
     if (closed) return;
     if (outAtZero >= 0 && now > 0) return closeEmpty();
     window.set(0, now, hosts.usedCpu / hosts.totalCpu);
@@ -157,8 +158,9 @@ export function runFairness(scheduler: FairScheduler | number, opts: FairnessRun
     window.set(2 + task.user, now, users.dominantShare(task.user));
   };
   engine.addListener({
-    onStart(task, now) {
-      update(task, now);
+    onStart(e, task) {
+      const now = e.now;
+      update(e, task);
       // every task is queued at 0: a user whose queue empties has no task left
       if (closed || engine.waiting.waitingOf(task.user) > 0) return;
       if (now > 0) close(task.user, now);

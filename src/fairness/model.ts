@@ -30,8 +30,8 @@
  *     score(t, h) = (d · r) / (|d| |r|),  d = (cpu_t / cpuCap_h, mem_t / memCap_h),
  *                                         r = (freeCpu_h / cpuCap_h, freeMem_h / memCap_h)
  */
-import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../core/errors.js';
+import { type HostGroup, HostGroupsSchema } from '../platform/views.js';
 
 /** Tolerance of the capacity checks (sizes are floating point: normalised trace sizes times a constant). */
 export const CAPACITY_EPS = 1e-9;
@@ -56,21 +56,8 @@ export interface FairTask {
   host: number;
 }
 
-/** A group of identical hosts, as in the thesis's configuration (Figure 4.10: `count`, `cpus`, `memory`, `name_prefix`). */
-export const HostGroupSchema = z
-  .object({
-    count: z.number().int().positive(),
-    cpus: z.number().positive(),
-    memory: z.number().positive(),
-    name_prefix: z.string().optional(),
-  })
-  .strict();
-
-/** A host group. */
-export type HostGroup = z.input<typeof HostGroupSchema>;
-
-/** The host groups of a cluster. */
-export const HostGroupsSchema = z.array(HostGroupSchema).min(1);
+/** Host groups (Figure 4.10: `count`, `cpus`, `memory`, `name_prefix`): the platform's (`src/platform/views.ts`). */
+export { type HostGroup, HostGroupSchema, HostGroupsSchema } from '../platform/views.js';
 
 /** Dense table of hosts: capacities and free resources per host (typed arrays). */
 export class HostTable {

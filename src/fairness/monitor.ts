@@ -16,6 +16,7 @@
  * - `shares`: `time, <user>...` — each user's mean dominant share `max(cpu_u / C, mem_u / M)`;
  * - `hosts` (optional, `hostLoad: true`): `time, <host>.cpu, <host>.memory...`.
  */
+import { csvField } from '../core/csv.js';
 
 /** Piecewise-constant signals integrated lazily over the current interval. */
 export class LazyIntegrator {
@@ -166,8 +167,4 @@ export function hostsCsv(rows: readonly MonitorRow[], hostNames: readonly string
   const lines = [['time', ...hostNames.flatMap((h) => [csvField(`${h}.cpu`), csvField(`${h}.memory`)])].join(',')];
   for (const r of rows) lines.push([r.time, ...hostNames.flatMap((_, h) => [r.hosts?.[2 * h] ?? 0, r.hosts?.[2 * h + 1] ?? 0])].join(','));
   return `${lines.join('\n')}\n`;
-}
-
-function csvField(s: string): string {
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }

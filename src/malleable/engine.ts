@@ -39,25 +39,16 @@
  * makespan) (Table 4's "resource utilization rate"); counts of expands, shrinks and no-actions and
  * the time spent resizing.
  */
-import { EventQueue } from '../core/eventQueue.js';
+import { type DiscreteEventEngine, type EngineListener, JobPhase } from '../core/engine.js';
+import { EventLoop } from '../core/eventLoop.js';
 import { allowedSizes, type MJob, type MWorkload, type ResizeCost, stepTime, TABLE1_COST, validResize } from './model.js';
 import type { PointContext, ResizePolicy } from './policy.js';
 
+/** Event kinds (an instant's events are processed in scheduling order: every kind ranks the same). */
 const ARRIVE = 0;
 const POINT = 1;
 const RESIZED = 2;
 const FINISH = 3;
-
-interface Ev {
-  kind: number;
-  job: number;
-  ver: number;
-}
-
-const QUEUED = 1;
-const RUNNING = 2;
-const RESIZING = 3;
-const DONE = 4;
 
 /** One resize (a row of resizes.csv). */
 export interface ResizeRecord {
@@ -133,8 +124,9 @@ export interface SimOptions {
 /** A resize the engine refused. */
 export class InvalidResizeError extends Error {}
 
-class JobState {
-  state = 0;
+/** The state of one job's run in the simulator. */
+class JobRun {
+  phase = JobPhase.None;
   size = 0;
   /** Size the job progresses at after the current resize. */
   target = 0;
@@ -161,11 +153,20 @@ class JobState {
   constructor(readonly job: MJob) {}
 }
 
-/** The simulator; drive it with `next()` / `decide()`, or use `simulate`. */
-export class MalleableSim {
+/** Observers of a malleable run: the engine listener of `core/engine.ts` (jobs as `MJob`, records as `MJobResult`). */
+export type MalleableListener = EngineListener<MalleableSim, MJob, MJob, MJobResult>;
+
+/**
+ * The simulator; drive it with `next()` / `decide()`, or attach a policy (`setPolicy`) and run it as
+ * every engine runs (`runUntil`, `core/engine.ts`), or use `simulate`.
+ */
+export class MalleableSim implements DiscreteEventEngine {
   readonly nodes: number;
-  private readonly jobs: JobState[];
-  private readonly events = new EventQueue<Ev>(256);
+  private readonly jobs: JobRun[];
+  /** Arrivals, reconfiguration points, resize ends and job ends; an event's stamp is its job's version. */
+  private readonly events: EventLoop<number>;
+  private readonly listeners: MalleableListener[] = [];
+  private policy: ResizePolicy | null = null;
   private readonly cost: ResizeCost;
   private readonly recordTimeline: boolean;
   private queue: number[] = [];
@@ -176,12 +177,13 @@ export class MalleableSim {
   private active: number[] = [];
   private free: number;
   private running = 0;
-  private now = 0;
+  /** The clock, in the workload's time (the contract's `now` is rebased to the first submission). */
+  private clock = 0;
   private area = 0;
   private waitArea = 0;
   private inSystemArea = 0;
   private lastT = 0;
-  private done = 0;
+  private done_ = 0;
   private pending = -1;
   /** Whether the pending decision is a queue point (else a reconfiguration point). */
   private pendingQueue = false;
@@ -205,19 +207,64 @@ export class MalleableSim {
     this.cost = options.cost ?? TABLE1_COST;
     this.recordTimeline = options.timeline ?? false;
     this.queuePointsOn = options.queuePoints ?? false;
-    this.jobs = workload.jobs.map((j) => new JobState(j));
+    this.jobs = workload.jobs.map((j) => new JobRun(j));
+    this.events = new EventLoop<number>({ capacity: 256, isLive: (_kind, i, stamp) => this.jobs[i]!.ver === stamp });
     this.t0 = workload.jobs.reduce((m, j) => Math.min(m, j.subtime), workload.jobs.length > 0 ? Infinity : 0);
-    this.now = this.t0;
+    this.clock = this.t0;
     this.lastT = this.t0;
     this.jobs.forEach((j, i) => {
       if (j.job.nodes > this.nodes) throw new InvalidResizeError(`job ${j.job.id} needs ${j.job.nodes} nodes, the platform has ${this.nodes}`);
-      this.events.push(j.job.subtime, { kind: ARRIVE, job: i, ver: 0 });
+      this.events.schedule(j.job.subtime, ARRIVE, i, 0);
     });
   }
 
   /** Simulated time (s since the first submission). */
   get time(): number {
-    return this.now - this.t0;
+    return this.clock - this.t0;
+  }
+
+  /** The engine contract's clock: simulated time (s since the first submission), as `time`. */
+  get now(): number {
+    return this.clock - this.t0;
+  }
+
+  /** Time of the next event (s since the first submission), Infinity when none. */
+  nextEventTime(): number {
+    return this.events.peekTime() - this.t0;
+  }
+
+  /** Whether every job has finished (and no point is pending). */
+  get done(): boolean {
+    return this.done_ === this.jobs.length && this.pending < 0;
+  }
+
+  /** Adds an observer (submissions, starts, resizes, ends). */
+  addListener(l: MalleableListener): void {
+    this.listeners.push(l);
+  }
+
+  /** Attaches the policy that `runUntil` asks at every point (null: the caller decides). */
+  setPolicy(policy: ResizePolicy | null): void {
+    this.policy = policy;
+  }
+
+  /**
+   * The engine contract's `runUntil` (`core/engine.ts`): processes every event up to and including `t`
+   * (s since the first submission), the attached policy deciding each point; without one, stops at the
+   * first point (decide it, then call again). The clock then moves to `t` when finite. Returns `now`.
+   */
+  runUntil(t: number): number {
+    const limit = t + this.t0;
+    for (;;) {
+      if (this.pending >= 0) {
+        if (this.policy === null) return this.now;
+        this.decideWith(this.policy);
+        continue;
+      }
+      if (!this.proceed(limit)) break;
+    }
+    if (limit < Infinity && limit > this.clock && !this.over) this.advanceTo(limit);
+    return this.now;
   }
 
   /** Free nodes. */
@@ -265,12 +312,12 @@ export class MalleableSim {
 
   /** Jobs finished. */
   get finished(): number {
-    return this.done;
+    return this.done_;
   }
 
   /** Whether every job has finished. */
   get over(): boolean {
-    return this.done === this.jobs.length;
+    return this.done_ === this.jobs.length;
   }
 
   /** The job of the pending reconfiguration point, or null. */
@@ -288,7 +335,7 @@ export class MalleableSim {
     if (this.pending < 0) return 0;
     const s = this.jobs[this.pending]!;
     if (!this.pendingQueue) return s.stepsDone / s.job.steps;
-    return Math.min(1, (s.anchorSteps + (this.now - s.anchorT) / stepTime(s.job.app, s.size)) / s.job.steps);
+    return Math.min(1, (s.anchorSteps + (this.clock - s.anchorT) / stepTime(s.job.app, s.size)) / s.job.steps);
   }
 
   /** The job at the head of the queue, or null. */
@@ -335,23 +382,33 @@ export class MalleableSim {
    */
   next(): PointContext | null {
     if (this.pending >= 0) return this.context();
+    return this.proceed(Infinity) ? this.context() : null;
+  }
+
+  /**
+   * Processes events up to `limit` (the workload's time) until a point is pending (true) or none is
+   * left before `limit` (false).
+   */
+  private proceed(limit: number): boolean {
+    const ev = this.events;
     for (;;) {
-      if (this.queuePointsOn && this.offerQueuePoint()) return this.context();
-      if (this.events.size === 0) break;
-      const t = this.events.peekTime();
-      const ev = this.events.pop();
-      const s = this.jobs[ev.job]!;
-      if (ev.ver !== s.ver) continue;
+      if (this.queuePointsOn && this.offerQueuePoint()) return true;
+      const t = ev.peekTime();
+      if (t === Infinity || t > limit) return false;
+      ev.next();
+      const i = ev.payload!;
+      const s = this.jobs[i]!;
       this.advanceTo(t);
       this.eventCount++;
       if (ev.kind === ARRIVE) {
-        s.state = QUEUED;
-        this.queue.push(ev.job);
+        s.phase = JobPhase.Waiting;
+        this.queue.push(i);
         this.sizesCache = null;
+        for (const l of this.listeners) l.onSubmit?.(this, s.job);
         this.schedule();
       } else if (ev.kind === POINT) {
         s.stepsDone += s.segSteps;
-        this.pending = ev.job;
+        this.pending = i;
         this.pendingQueue = false;
         if (s.request > 0) {
           // a request made at a queue point: the answer of this point (§4.3 priority for its head)
@@ -359,28 +416,31 @@ export class MalleableSim {
           const h = s.requestFor;
           s.request = 0;
           s.requestFor = -1;
-          const at = this.jobs[h]!.state === QUEUED ? this.queue.indexOf(h) : -1;
+          const at = this.jobs[h]!.phase === JobPhase.Waiting ? this.queue.indexOf(h) : -1;
           this.decide(size, at);
           continue;
         }
-        return this.context();
+        return true;
       } else if (ev.kind === RESIZED) {
         this.setSize(s, s.target);
-        s.state = RUNNING;
-        this.segment(ev.job, this.now, true);
+        s.phase = JobPhase.Running;
+        this.segment(i, this.clock, true);
         this.schedule();
       } else {
         s.stepsDone = s.job.steps;
         this.setSize(s, 0);
-        s.state = DONE;
-        s.finish = this.now;
+        s.phase = JobPhase.Completed;
+        s.finish = this.clock;
         this.running--;
-        this.removeActive(ev.job);
-        this.done++;
+        this.removeActive(i);
+        this.done_++;
+        if (this.listeners.length > 0) {
+          const rec = this.jobResult(s);
+          for (const l of this.listeners) l.onEnd?.(this, rec, s.job);
+        }
         this.schedule();
       }
     }
-    return null;
   }
 
   /**
@@ -418,7 +478,7 @@ export class MalleableSim {
     this.pending = -1;
     if (size === cur) {
       this.noActions++;
-      this.segment(i, this.now, false);
+      this.segment(i, this.clock, false);
       return;
     }
     if (promote > 0) {
@@ -429,17 +489,18 @@ export class MalleableSim {
     const expand = size > cur;
     const c = expand ? this.cost.expand : this.cost.shrink;
     this.resizes.push({ time: this.time, job: s.job.id, from: cur, to: size, cost: c });
+    for (const l of this.listeners) l.onResize?.(this, s.job, cur, size);
     this.resizeTime += c;
     if (expand) {
       s.expands++;
       this.setSize(s, size);
     } else s.shrinks++;
     s.target = size;
-    s.state = RESIZING;
-    s.resizeEnd = this.now + c;
+    s.phase = JobPhase.Resizing;
+    s.resizeEnd = this.clock + c;
     s.estEnd = s.resizeEnd + (s.job.steps - s.stepsDone) * stepTime(s.job.app, size);
     s.ver++;
-    this.events.push(s.resizeEnd, { kind: RESIZED, job: i, ver: s.ver });
+    this.events.schedule(s.resizeEnd, RESIZED, i, s.ver);
   }
 
   /** Decides the pending point with `policy` (refused decisions count as invalid and become no-action). */
@@ -473,11 +534,11 @@ export class MalleableSim {
     let bestAt = Infinity;
     for (const i of this.active) {
       const s = this.jobs[i]!;
-      if (s.state === RESIZING) {
+      if (s.phase === JobPhase.Resizing) {
         if (s.target < s.size) pledged += s.size - s.target;
         continue;
       }
-      if (s.state !== RUNNING || s.job.malleable === null) continue;
+      if (s.phase !== JobPhase.Running || s.job.malleable === null) continue;
       if (s.request > 0) {
         pledged += s.size - s.request;
         continue;
@@ -501,19 +562,7 @@ export class MalleableSim {
 
   /** The results (call when `over`). */
   result(): MRunResult {
-    const jobs: MJobResult[] = this.jobs.map((s) => ({
-      id: s.job.id,
-      app: s.job.app.name,
-      malleable: s.job.malleable !== null,
-      submit: s.job.subtime - this.t0,
-      start: s.start - this.t0,
-      finish: s.finish - this.t0,
-      startSize: s.job.nodes,
-      endSize: s.target || s.job.nodes,
-      expands: s.expands,
-      shrinks: s.shrinks,
-      nodeSeconds: s.nodeSeconds,
-    }));
+    const jobs: MJobResult[] = this.jobs.map((s) => this.jobResult(s));
     const n = Math.max(1, jobs.length);
     const makespan = this.lastT - this.t0;
     const sum = (f: (j: MJobResult) => number) => jobs.reduce((a, j) => a + f(j), 0) / n;
@@ -537,6 +586,23 @@ export class MalleableSim {
     };
   }
 
+  /** The record of job `s` (its row of jobs.csv). */
+  private jobResult(s: JobRun): MJobResult {
+    return {
+      id: s.job.id,
+      app: s.job.app.name,
+      malleable: s.job.malleable !== null,
+      submit: s.job.subtime - this.t0,
+      start: s.start - this.t0,
+      finish: s.finish - this.t0,
+      startSize: s.job.nodes,
+      endSize: s.target || s.job.nodes,
+      expands: s.expands,
+      shrinks: s.shrinks,
+      nodeSeconds: s.nodeSeconds,
+    };
+  }
+
   private advanceTo(t: number): void {
     if (t > this.lastT) {
       const dt = t - this.lastT;
@@ -545,13 +611,13 @@ export class MalleableSim {
       this.inSystemArea += (this.queue.length + this.running) * dt;
       this.lastT = t;
     }
-    this.now = t;
+    this.clock = t;
   }
 
   /** Changes the nodes `s` holds (0 at its end), keeping the free count, node-seconds and timeline. */
-  private setSize(s: JobState, size: number): void {
-    s.nodeSeconds += s.size * (this.now - s.sizeSince);
-    s.sizeSince = this.now;
+  private setSize(s: JobRun, size: number): void {
+    s.nodeSeconds += s.size * (this.clock - s.sizeSince);
+    s.sizeSince = this.clock;
     this.free += s.size - size;
     if (this.free < 0 || this.free > this.nodes) throw new Error(`node accounting broken: ${this.free} free of ${this.nodes}`);
     s.size = size;
@@ -583,11 +649,11 @@ export class MalleableSim {
     const k = spec ? Math.max(1, Math.ceil(spec.inhibit / d - 1e-9)) : remaining;
     if (k >= remaining) {
       s.nextPoint = -1;
-      this.events.push(s.estEnd, { kind: FINISH, job: i, ver: s.ver });
+      this.events.schedule(s.estEnd, FINISH, i, s.ver);
     } else {
       s.segSteps = k;
       s.nextPoint = s.anchorT + (s.stepsDone + k - s.anchorSteps) * d;
-      this.events.push(s.nextPoint, { kind: POINT, job: i, ver: s.ver });
+      this.events.schedule(s.nextPoint, POINT, i, s.ver);
     }
   }
 
@@ -598,13 +664,14 @@ export class MalleableSim {
 
   private startJob(i: number): void {
     const s = this.jobs[i]!;
-    s.state = RUNNING;
-    s.start = this.now;
+    s.phase = JobPhase.Running;
+    s.start = this.clock;
     this.running++;
     this.active.push(i);
-    s.sizeSince = this.now;
+    s.sizeSince = this.clock;
     this.setSize(s, s.job.nodes);
-    this.segment(i, this.now, true);
+    this.segment(i, this.clock, true);
+    for (const l of this.listeners) l.onStart?.(this, s.job);
   }
 
   /** FCFS + EASY backfilling over the queue (module comment). */
@@ -620,8 +687,8 @@ export class MalleableSim {
     const releases: [number, number][] = [];
     for (const a of this.active) {
       const s = this.jobs[a]!;
-      if (s.state === RUNNING) releases.push([s.estEnd, s.size]);
-      else if (s.state === RESIZING) {
+      if (s.phase === JobPhase.Running) releases.push([s.estEnd, s.size]);
+      else if (s.phase === JobPhase.Resizing) {
         releases.push([s.estEnd, s.target]);
         if (s.target < s.size) releases.push([s.resizeEnd, s.size - s.target]);
       }
@@ -641,7 +708,7 @@ export class MalleableSim {
       const i = q[k]!;
       const j = this.jobs[i]!.job;
       if (j.nodes <= this.free) {
-        const end = this.now + j.steps * stepTime(j.app, j.nodes);
+        const end = this.clock + j.steps * stepTime(j.app, j.nodes);
         if (end <= shadow) {
           this.startJob(i);
           continue;

@@ -49,31 +49,23 @@
  *    fraction `s = (1/p - rho/M) / (1/p - rho/M + rho - 1)` (p = pref, M = max).
  * 5. `t1` follows from `T(max) = steps * d(max)`.
  * This gives CG 460 s, Jacobi 115 s, N-body 1,119 s at `max` (s = 0.130, 0.130, 0.637).
+ *
+ * The job's facet (limits, speed-up models, sizes, resize checks) is the workload's
+ * (`src/workload/malleability.ts`, re-exported here); this module keeps the seed's workload and figures.
  */
+import type { AppModel, MalleableSpec, ResizeCost, SpeedupModel } from '../workload/malleability.js';
 
-/** Speed-up model of an application: Amdahl's law over the step time. */
-export interface AppModel {
-  /** Name (`cg`, `jacobi`, `nbody`, or a workload's own). */
-  name: string;
-  /** Duration of one step on one node (s). */
-  t1: number;
-  /** Serial (non-scaling) fraction of a step, in [0, 1]. */
-  serial: number;
-}
-
-/** The malleability parameters of a job (seed §5.1). */
-export interface MalleableSpec {
-  /** Minimum size (nodes). */
-  min: number;
-  /** Maximum size (nodes); the job is submitted at this size. */
-  max: number;
-  /** Preferred size (nodes), or null: no preference (only the wide optimisation, §4.3, applies). */
-  pref: number | null;
-  /** Resize factor (sizes are `pref * factor^k`). */
-  factor: number;
-  /** Scheduling-inhibitor period (s); 0 = a reconfiguration point at every step boundary. */
-  inhibit: number;
-}
+export {
+  type AppModel,
+  allowedSizes,
+  type MalleableSpec,
+  type ResizeCost,
+  type SpeedupModel,
+  specProblem,
+  type StepTable,
+  stepTime,
+  validResize,
+} from '../workload/malleability.js';
 
 /** A job of a malleable workload. */
 export interface MJob {
@@ -82,7 +74,7 @@ export interface MJob {
   /** Submission time (s). */
   subtime: number;
   /** Application (its speed-up model). */
-  app: AppModel;
+  app: SpeedupModel;
   /** Number of iterations. */
   steps: number;
   /** Size of a rigid job, or `max` of a malleable one (the size it is submitted at). */
@@ -98,48 +90,8 @@ export interface MWorkload {
   jobs: MJob[];
 }
 
-/** Resize costs (s), Table 1 (synchronous mode, average times). */
-export interface ResizeCost {
-  expand: number;
-  shrink: number;
-}
-
 /** Table 1, synchronous column: average expand 0.423 s, shrink 0.425 s. */
 export const TABLE1_COST: ResizeCost = { expand: 0.423, shrink: 0.425 };
-
-/** Duration of one step of `app` on `n` nodes: `t1 * (s + (1 - s) / n)`. */
-export function stepTime(app: AppModel, n: number): number {
-  return app.t1 * (app.serial + (1 - app.serial) / n);
-}
-
-/** The allowed sizes of `spec`, ascending: `pref * factor^k` (`max * factor^k` without pref) within `[min, max]`. */
-export function allowedSizes(spec: MalleableSpec): number[] {
-  const out: number[] = [];
-  let s = spec.pref ?? spec.max;
-  while (s / spec.factor >= spec.min && Number.isInteger(s / spec.factor)) s /= spec.factor;
-  for (; s <= spec.max; s *= spec.factor) if (s >= spec.min) out.push(s);
-  return out;
-}
-
-/** Why `spec` is not a valid malleability spec, or null when it is. */
-export function specProblem(spec: MalleableSpec): string | null {
-  if (spec.min > spec.max) return `expected min <= max, found min ${spec.min}, max ${spec.max}`;
-  if (spec.pref !== null && !(spec.min <= spec.pref && spec.pref <= spec.max))
-    return `expected min <= pref <= max, found min ${spec.min}, pref ${spec.pref}, max ${spec.max}`;
-  if (spec.factor < 2) return `factor must be an integer >= 2, found ${spec.factor}`;
-  if (!allowedSizes(spec).includes(spec.max))
-    return `max (${spec.max}) must be pref (${spec.pref}) times a power of factor (${spec.factor}): the job is submitted at max and resized by the factor`;
-  return null;
-}
-
-/** Whether a resize `from -> to` of a job with `spec` keeps min, max and the factor. */
-export function validResize(spec: MalleableSpec, from: number, to: number): boolean {
-  if (to < spec.min || to > spec.max || to === from) return false;
-  let r = to > from ? to / from : from / to;
-  if (!Number.isInteger(r)) return false;
-  while (r > 1 && r % spec.factor === 0) r /= spec.factor;
-  return r === 1;
-}
 
 /** Table 4 of the seed (averaged measures; allocation in %). */
 export const TABLE4 = {

@@ -4,6 +4,7 @@
  * module's `LineWriter`; wait, completion and bounded slowdown come from src/metrics/jobMetrics.
  */
 import { LineWriter } from '../metrics/writers.js';
+import { csvField } from '../core/csv.js';
 import { boundedSlowdown, turnaround, waitTime } from '../metrics/jobMetrics.js';
 import type { MRunResult } from './engine.js';
 
@@ -14,7 +15,7 @@ export const MALLEABLE_JOBS_HEADER =
 /** Header of `resizes.csv`. */
 export const RESIZES_HEADER = 'time,job,from,to,cost';
 
-const csv = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+const csv = csvField;
 
 /** Writes `jobs.csv` of a run. */
 export function writeMalleableJobsCsv(path: string, r: MRunResult): void {

@@ -20,11 +20,20 @@
  * (`n / 3` each, the remainder to the first applications), randomly sorted, with Table 3's
  * parameters; exponential inter-arrival times of mean 10 s ("a Poisson distribution of factor
  * 10", §7.1), the first job at 0. `rigid: true` gives the fixed workload: the same jobs at `max`.
+ *
+ * **As a native workload** (`malleableJobs`, what `clustergym convert` writes): each job becomes a job
+ * with the `malleable` facet (`src/workload/malleability.ts`: its limits, or none for a rigid job, its
+ * steps and its application's speed-up model written out), on exactly `nodes` nodes (`max` for a
+ * malleable job) with one task per node, whose `runtime` and `req_time` are its run time at that size;
+ * `max_procs` is the platform's node count (a homogeneous platform of that many one-core nodes).
+ * `malleableWorkloadOf` reads such a workload back into the engine's jobs (the same jobs).
  */
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues, jsonPath, unknownKeys } from '../core/errors.js';
 import { readJsonFile } from '../core/json.js';
 import { derive } from '../core/rng.js';
+import { makeJob, type Workload } from '../workload/job.js';
+import { type MalleableWork, nominalRuntime } from '../workload/malleability.js';
 import { type AppModel, type MJob, type MWorkload, PAPER_APPS, type PaperApp, paperSpec, specProblem, TABLE3 } from './model.js';
 
 const pos = z.number().finite().positive();
@@ -136,4 +145,47 @@ export function paperWorkload(o: PaperWorkloadOptions): MWorkload {
 /** The same workload with every job rigid at its submission size (`max` for a malleable job). */
 export function rigidVersion(w: MWorkload): MWorkload {
   return { nodes: w.nodes, jobs: w.jobs.map((j) => ({ ...j, malleable: null })) };
+}
+
+/** Whether parsed JSON is a malleable workload: an object whose jobs name an `app` and a number of `steps`. */
+export function isMalleableWorkload(data: unknown): boolean {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return false;
+  const jobs = (data as { jobs?: unknown }).jobs;
+  return Array.isArray(jobs) && jobs.length > 0 && jobs.every((j) => j !== null && typeof j === 'object' && 'app' in j && 'steps' in j);
+}
+
+/** A malleable workload as jobs with the `malleable` facet (see the module comment). */
+export function malleableJobs(w: MWorkload, name = 'malleable'): Workload {
+  const jobs = w.jobs.map((j, i) => {
+    const malleable: MalleableWork = { spec: j.malleable ? { ...j.malleable } : null, steps: j.steps, speedup: { ...j.app } };
+    const runtime = nominalRuntime(malleable, j.nodes);
+    const one = j.nodes === 1;
+    return makeJob({
+      id: j.id,
+      subtime: j.subtime,
+      ntasks: j.nodes,
+      type: one ? 'seq' : 'mpi',
+      nodes: j.nodes,
+      ntasksPerNode: one ? 0 : 1,
+      runtime,
+      reqTime: runtime,
+      source: jsonPath(['jobs', i]),
+      malleable,
+    });
+  });
+  return { name, jobs, maxProcs: w.nodes, skipped: {} };
+}
+
+/**
+ * The engine's malleable workload of `w`'s jobs, which must all carry the `malleable` facet, on `nodes`
+ * nodes (default: the workload's `maxProcs`, else 64, the paper's platform).
+ */
+export function malleableWorkloadOf(w: Workload, nodes = w.maxProcs ?? 64): MWorkload {
+  const jobs = w.jobs.map((j): MJob => {
+    const m = j.malleable;
+    if (!m) throw new InputError(`job ${JSON.stringify(j.id)} has no \`malleable\` facet (steps and a speed-up model)`, j.source);
+    if (j.nodes > nodes) throw new InputError(`job ${JSON.stringify(j.id)} needs ${j.nodes} nodes, the platform has ${nodes}`, j.source);
+    return { id: j.id, subtime: j.subtime, app: { ...m.speedup }, steps: m.steps, nodes: j.nodes, malleable: m.spec ? { ...m.spec } : null };
+  });
+  return { nodes, jobs: jobs.sort((a, b) => a.subtime - b.subtime) };
 }

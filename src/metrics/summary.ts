@@ -51,19 +51,21 @@ export class MetricsCollector implements SimulationListener {
     return this;
   }
 
-  onJobEnded(_sim: ClusterSimulator, r: JobRecord): void {
-    if (r.state === 'rejected') this.rejected++;
-    else {
-      if (r.state === 'finished') this.finished++;
-      else this.killed++;
-      this.sumWait += r.start - r.submit;
-      this.sumTurnaround += r.finish - r.submit;
-      this.sumSlowdown += slowdown(r.submit, r.start, r.finish);
-      const b = boundedSlowdown(r.submit, r.start, r.finish);
-      this.sumBsld += b;
-      if (b > this.maxBsld) this.maxBsld = b;
-      this.coreSeconds += (r.finish - r.start) * r.job.ntasks;
-    }
+  onReject(_sim: ClusterSimulator, r: JobRecord): void {
+    this.rejected++;
+    for (const s of this.sinks) s(r);
+  }
+
+  onEnd(_sim: ClusterSimulator, r: JobRecord): void {
+    if (r.state === 'finished') this.finished++;
+    else this.killed++;
+    this.sumWait += r.start - r.submit;
+    this.sumTurnaround += r.finish - r.submit;
+    this.sumSlowdown += slowdown(r.submit, r.start, r.finish);
+    const b = boundedSlowdown(r.submit, r.start, r.finish);
+    this.sumBsld += b;
+    if (b > this.maxBsld) this.maxBsld = b;
+    this.coreSeconds += (r.finish - r.start) * r.job.ntasks;
     for (const s of this.sinks) s(r);
   }
 

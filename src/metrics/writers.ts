@@ -5,16 +5,13 @@
  * equals the run's energy).
  */
 import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { csvField } from '../core/csv.js';
 import type { ClusterSimulator, JobRecord, SimulationListener } from '../execution/simulator.js';
 import { boundedSlowdown } from './jobMetrics.js';
 import type { Summary } from './summary.js';
 
 /** Header of `jobs.csv`. */
 export const JOBS_CSV_HEADER = 'job_id,type,ntasks,submit,start,finish,wait,turnaround,bsld,req_time,state,nodes,cores,comm_time';
-
-function csvField(s: string): string {
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
 
 /** Formats one `jobs.csv` row. */
 export function jobsCsvRow(r: JobRecord): string {

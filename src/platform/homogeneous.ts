@@ -5,7 +5,7 @@
 import { InputError } from '../core/errors.js';
 import { DEFAULT_PLATFORM } from '../core/paths.js';
 import { loadPlatform, parsePlatform } from './loader.js';
-import type { ModelsConfig, Platform } from './platform.js';
+import { DEFAULT_NODE_MEMORY_GB, type ModelsConfig, type Platform } from './platform.js';
 
 /**
  * A homogeneous cluster for a trace that names no platform: `maxProcs` single-core nodes would
@@ -26,8 +26,8 @@ export function homogeneousPlatformJson(maxProcs: number, coresPerNode = 1, mode
   const rest = maxProcs - full * coresPerNode;
   const proc = (cores: number) => ({ cores, clock_rate: 1, dpflops_per_cycle: 1, static_power: 0, dynamic_power: 0, min_power: 0 });
   const nodes = [];
-  if (full > 0) nodes.push({ count: full, memory_gb: 1024, processors: [proc(coresPerNode)] });
-  if (rest > 0) nodes.push({ count: 1, memory_gb: 1024, processors: [proc(rest)] });
+  if (full > 0) nodes.push({ count: full, memory_gb: DEFAULT_NODE_MEMORY_GB, processors: [proc(coresPerNode)] });
+  if (rest > 0) nodes.push({ count: 1, memory_gb: DEFAULT_NODE_MEMORY_GB, processors: [proc(rest)] });
   return { name: `homogeneous-${maxProcs}`, models: { memory: 'none', comm: 'shared', ...models }, clusters: [{ nodes }] };
 }
 

@@ -1,14 +1,24 @@
 /**
  * Platform files: the native format (DESIGN §2.1), IRMaSim's `platform`/`node`/`processor` group
- * format, loaded unchanged, and SimGrid platform XML (`simgridXml.ts`, DESIGN §11). The JSON formats
- * are validated with zod; all produce a `PlatformDescription`, then a compiled `Platform`. Every error
- * names the file and the JSON path (or XML element) of the bad field.
+ * format, loaded unchanged, SimGrid platform XML (`simgridXml.ts`, DESIGN §11) and node-group platforms
+ * (the Slurm engine's `{groups, partitions}`, `views.ts`). The JSON formats are validated with zod; all
+ * produce a `PlatformDescription`, then a compiled `Platform`. Every error names the file and the JSON
+ * path (or XML element) of the bad field.
+ *
+ * Native node entries are node groups (`nodeGroups.ts`): an entry with `count` describes that many
+ * identical nodes once. Naming fields: `id` (one node's name, or with `count` the prefix of `id0`,
+ * `id1`, ...), `names` (the nodes' names, one each), `group` (the group's name; default `id`, else
+ * `node[i-j]`). Other node fields: `memory_gb`, `comm_bw`, `processors`, `type`, `gpus` (`{count,
+ * type}`, a placeholder: no model uses them yet), SimGrid's `pstates`, `pstate`, `wattage_off`,
+ * `properties`. Top level: `name`, `models`, `clusters`, `network`, `partitions` (`partitions.ts`).
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues, jsonPath } from '../core/errors.js';
 import { parseJsonText, readJsonFile } from '../core/json.js';
 import { ZoneSchema, zoneHosts } from './network.js';
+import { implicitGroupName, type NodeNaming, namingOf, nodeNameOf, ruleNaming } from './nodeGroups.js';
+import { PartitionSchema } from './partitions.js';
 import {
   DEFAULT_COMM_BW,
   DEFAULT_MODELS,
@@ -17,10 +27,12 @@ import {
   type ContentionCoefficients,
   type ModelsConfig,
   type NodeDescription,
+  type NodeGroupDescription,
   type PlatformDescription,
   type ProcessorDescription,
 } from './platform.js';
 import { isSimGridXml, parseSimGridPlatform } from './simgridXml.js';
+import { isNodeGroupSpec, nodeGroupSpecDescription } from './views.js';
 
 const positive = z.number().finite().positive();
 const nonNegative = z.number().finite().nonnegative();
@@ -58,12 +70,18 @@ const NativeProcessorSchema = z.object({ count: count.default(1), type: z.string
 
 const NativeNodeSchema = z
   .object({
-    count: count.default(1),
+    count: count.optional(),
     id: z.string().min(1).optional(),
+    group: z.string().min(1).optional(),
+    names: z.array(z.string().min(1)).min(1).optional(),
     type: z.string().optional(),
     memory_gb: positive,
     comm_bw: positive.default(DEFAULT_COMM_BW),
     processors: z.array(NativeProcessorSchema).min(1),
+    gpus: z
+      .object({ count: z.number().int().nonnegative(), type: z.string().min(1) })
+      .strict()
+      .optional(),
     pstates: z
       .array(z.object({ speed: nonNegative, idle: nonNegative.optional(), epsilon: nonNegative.optional(), all_cores: nonNegative.optional() }).strict())
       .min(1)
@@ -81,6 +99,7 @@ export const NativePlatformSchema = z
     models: ModelsSchema.default({}),
     clusters: z.array(z.object({ id: z.string().min(1).optional(), nodes: z.array(NativeNodeSchema).min(1) }).strict()).min(1),
     network: ZoneSchema.optional(),
+    partitions: z.array(PartitionSchema).optional(),
   })
   .strict();
 
@@ -165,33 +184,65 @@ function mergeModels(m: Partial<ModelsConfig> | undefined): ModelsConfig {
   return out;
 }
 
+/** A native node entry's naming fields. */
+interface EntryNames {
+  count?: number | undefined;
+  id?: string | undefined;
+  group?: string | undefined;
+  names?: string[] | undefined;
+}
+
+/**
+ * The group of native (or IRMaSim) node entry `n` whose first node is the `first`-th of its cluster
+ * (`path` its JSON path): `count` nodes (default: the number of `names`, else 1) named by `names`, else
+ * `id` (one node) or `id0, id1, ...`, else `node<first>, node<first + 1>, ...`; the group is named
+ * `group`, else `id`, else `implicitGroupName`.
+ */
+function entryGroup(n: EntryNames, first: number, where: string, path: (string | number)[]): { name: string; count: number; naming: NodeNaming } {
+  const count = n.count ?? n.names?.length ?? 1;
+  let naming: NodeNaming;
+  if (n.names !== undefined) {
+    if (n.id !== undefined) throw new InputError(`${jsonPath([...path, 'names'])}: give either \`id\` or \`names\` (the nodes' names), not both`, where);
+    if (n.names.length !== count) throw new InputError(`${jsonPath([...path, 'names'])}: expected ${count} names (count), found ${n.names.length}`, where);
+    naming = namingOf(n.names);
+  } else if (n.id !== undefined) naming = count === 1 ? namingOf([n.id]) : ruleNaming(n.id, 0, '', count);
+  else naming = ruleNaming('node', first, '', count);
+  return { name: n.group ?? n.id ?? implicitGroupName(first, count), count, naming };
+}
+
 function fromNative(data: z.infer<typeof NativePlatformSchema>, where: string): PlatformDescription {
   const clusters: ClusterDescription[] = data.clusters.map((c, ci) => {
-    const nodes: NodeDescription[] = [];
+    const groups: NodeGroupDescription[] = [];
+    let first = 0;
     c.nodes.forEach((n, ni) => {
       const procs: ProcessorDescription[] = [];
       n.processors.forEach((p, pi) => {
         const d = processorDescription(p, where, ['clusters', ci, 'nodes', ni, 'processors', pi]);
         for (let k = 0; k < p.count; k++) procs.push(d);
       });
-      for (let k = 0; k < n.count; k++) {
-        const idx = nodes.length;
-        const name = n.id !== undefined ? (n.count === 1 ? n.id : `${n.id}${k}`) : `node${idx}`;
-        const node: NodeDescription = { name, type: n.type, memory_gb: n.memory_gb, comm_bw: n.comm_bw, processors: procs };
-        if (n.pstates !== undefined) node.pstates = n.pstates;
-        if (n.pstate !== undefined) node.pstate = n.pstate;
-        if (n.wattage_off !== undefined) node.wattage_off = n.wattage_off;
-        if (n.properties !== undefined) node.properties = n.properties;
-        nodes.push(node);
-      }
+      const g: NodeGroupDescription = {
+        ...entryGroup(n, first, where, ['clusters', ci, 'nodes', ni]),
+        type: n.type,
+        memory_gb: n.memory_gb,
+        comm_bw: n.comm_bw,
+        processors: procs,
+      };
+      if (n.gpus !== undefined) g.gpus = n.gpus;
+      if (n.pstates !== undefined) g.pstates = n.pstates;
+      if (n.pstate !== undefined) g.pstate = n.pstate;
+      if (n.wattage_off !== undefined) g.wattage_off = n.wattage_off;
+      if (n.properties !== undefined) g.properties = n.properties;
+      groups.push(g);
+      first += g.count;
     });
-    return { name: c.id ?? `cluster${ci}`, nodes };
+    return { name: c.id ?? `cluster${ci}`, groups };
   });
   const desc: PlatformDescription = { name: data.name, models: mergeModels(data.models), clusters };
   if (data.network !== undefined) {
     desc.network = data.network;
     checkNetworkHosts(desc, where);
   }
+  if (data.partitions !== undefined) desc.partitions = data.partitions;
   return desc;
 }
 
@@ -199,11 +250,13 @@ function fromNative(data: z.infer<typeof NativePlatformSchema>, where: string): 
 function checkNetworkHosts(desc: PlatformDescription, where: string): void {
   const nodes = new Set<string>();
   for (const c of desc.clusters)
-    for (const n of c.nodes) {
-      if (nodes.has(n.name))
-        throw new InputError(`$.clusters: node name ${JSON.stringify(n.name)} is used twice; a platform with a network needs unique node names`, where);
-      nodes.add(n.name);
-    }
+    for (const g of c.groups)
+      for (let k = 0; k < g.count; k++) {
+        const name = nodeNameOf(g.naming, k);
+        if (nodes.has(name))
+          throw new InputError(`$.clusters: node name ${JSON.stringify(name)} is used twice; a platform with a network needs unique node names`, where);
+        nodes.add(name);
+      }
   const hosts = zoneHosts(desc.network!);
   const inNetwork = new Set(hosts);
   for (const h of hosts) if (!nodes.has(h)) throw new InputError(`$.network: host ${JSON.stringify(h)} is not a node of the platform`, where);
@@ -221,7 +274,8 @@ function fromIrmaSim(data: z.infer<typeof IrmaSimPlatformFileSchema>, where: str
   const plat = data.platform[name];
   if (!plat) throw new InputError(`$.platform: no platform named ${JSON.stringify(name)}; the file defines ${names.join(', ')}`, where);
   const clusters: ClusterDescription[] = plat.clusters.map((c, ci) => {
-    const nodes: NodeDescription[] = [];
+    const groups: NodeGroupDescription[] = [];
+    let first = 0;
     c.nodes.forEach((entry, ni) => {
       const nodePath = ['platform', name!, 'clusters', ci, 'nodes', ni, 'type'];
       const nodeType = data.node[entry.type];
@@ -241,27 +295,24 @@ function fromIrmaSim(data: z.infer<typeof IrmaSimPlatformFileSchema>, where: str
         const d = processorDescription({ ...procType, type: pe.type }, where, ['processor', pe.type]);
         for (let k = 0; k < pe.number; k++) procs.push(d);
       });
-      for (let k = 0; k < entry.number; k++) {
-        const idx = nodes.length;
-        const nodeName = entry.id !== undefined ? (entry.number === 1 ? entry.id : `${entry.id}${k}`) : `node${idx}`;
-        nodes.push({
-          name: nodeName,
-          type: entry.type,
-          memory_gb: nodeType.memory.capacity,
-          comm_bw: nodeType.comm_bw ?? DEFAULT_COMM_BW,
-          processors: procs,
-        });
-      }
+      const g = entryGroup({ count: entry.number, id: entry.id }, first, where, ['platform', name!, 'clusters', ci, 'nodes', ni]);
+      groups.push({ ...g, type: entry.type, memory_gb: nodeType.memory.capacity, comm_bw: nodeType.comm_bw ?? DEFAULT_COMM_BW, processors: procs });
+      first += g.count;
     });
-    return { name: c.id ?? `cluster${ci}`, nodes };
+    return { name: c.id ?? `cluster${ci}`, groups };
   });
   return { name, models: mergeModels(plat.models), clusters };
 }
 
-/** Parses platform JSON already read (`where` names it in errors). Detects the format. */
+/**
+ * Parses platform JSON already read (`where` names it in errors). Detects the format: IRMaSim's group
+ * format (`platform`, `node`, `processor`), a node-group platform (`groups` and `partitions`, the Slurm
+ * engine's format, `views.ts`), else the native format.
+ */
 export function parsePlatform(data: unknown, where: string, options: { platformName?: string; models?: Partial<ModelsConfig> } = {}): Platform {
   let desc: PlatformDescription;
-  if (data !== null && typeof data === 'object' && 'platform' in data && !('clusters' in data)) {
+  if (isNodeGroupSpec(data)) desc = nodeGroupSpecDescription(data, where);
+  else if (data !== null && typeof data === 'object' && 'platform' in data && !('clusters' in data)) {
     const r = IrmaSimPlatformFileSchema.safeParse(data);
     if (!r.success) throw inputErrorFromIssues(where, r.error.issues);
     desc = fromIrmaSim(r.data, where, options.platformName);
@@ -270,7 +321,7 @@ export function parsePlatform(data: unknown, where: string, options: { platformN
     if (!r.success) throw inputErrorFromIssues(where, r.error.issues);
     desc = fromNative(r.data, where);
   }
-  return Platform.fromDescription(desc, options.models);
+  return Platform.fromDescription(desc, options.models, where);
 }
 
 /** Loads a platform file: native JSON, IRMaSim JSON, or SimGrid XML (a `.xml` name, or text starting with `<`). */
@@ -308,6 +359,7 @@ function nativeNode(n: NodeDescription): Record<string, unknown> {
     if (p.contention) Object.assign(q, p.contention);
     return q;
   });
+  if (n.gpus !== undefined) out.gpus = n.gpus;
   if (n.pstates !== undefined) out.pstates = n.pstates;
   if (n.pstate !== undefined) out.pstate = n.pstate;
   if (n.wattage_off !== undefined) out.wattage_off = n.wattage_off;
@@ -316,30 +368,41 @@ function nativeNode(n: NodeDescription): Record<string, unknown> {
 }
 
 /**
- * A description as a native platform file (JSON-ready) that loads back into the same platform. Runs of
- * identical nodes named `P0, P1, ..., P(k-1)` are written once with `id: P, count: k`.
+ * The shortest naming fields of a native node entry that read back (`entryGroup`) into group `g`, whose
+ * first node is the `first`-th of its cluster: nothing (`node<first>...`), `id`, `id` and `count`, then
+ * with `group`, else `group` and the nodes' `names`.
+ */
+function entryHead(g: NodeGroupDescription, first: number): Record<string, unknown> {
+  const count = g.count > 1 ? { count: g.count } : {};
+  const naming = g.naming;
+  const id = g.count === 1 ? nodeNameOf(naming, 0) : 'names' in naming || naming.first !== 0 || naming.suffix !== '' ? undefined : naming.prefix;
+  const candidates: EntryNames[] = [{}];
+  if (id !== undefined) candidates.push({ id }, { group: g.name, id });
+  const same = (a: NodeNaming, b: NodeNaming) => JSON.stringify(a) === JSON.stringify(b);
+  for (const c of candidates) {
+    const r = entryGroup({ ...c, count: g.count }, first, 'writer', []);
+    if (r.name === g.name && same(r.naming, naming)) return { ...c, ...count };
+  }
+  return { group: g.name, ...count, names: Array.from({ length: g.count }, (_, k) => nodeNameOf(naming, k)) };
+}
+
+/**
+ * A description as a native platform file (JSON-ready) that loads back into the same description: one
+ * node entry per node group (`count` nodes, named as briefly as `entryHead` can), the partitions and the
+ * network as described.
  */
 export function writeNativePlatform(desc: PlatformDescription): Record<string, unknown> {
   const clusters = desc.clusters.map((c, ci) => {
-    const nodes: Record<string, unknown>[] = [];
-    let i = 0;
-    while (i < c.nodes.length) {
-      const n = c.nodes[i]!;
-      const body = nativeNode(n);
-      const key = JSON.stringify(body);
-      const m = /^(.+?)0$/.exec(n.name);
-      let count = 1;
-      if (m)
-        while (i + count < c.nodes.length && c.nodes[i + count]!.name === `${m[1]}${count}` && JSON.stringify(nativeNode(c.nodes[i + count]!)) === key) count++;
-      // with no id the native loader names a node `node<index in cluster>`: keep that implicit when it holds
-      const implicit = count === 1 && n.name === `node${i}`;
-      const head: Record<string, unknown> = count > 1 ? { count, id: m![1] } : implicit ? {} : { id: n.name };
-      nodes.push({ ...head, ...body });
-      i += count;
-    }
+    let first = 0;
+    const nodes = c.groups.map((g) => {
+      const entry = { ...entryHead(g, first), ...nativeNode(g) };
+      first += g.count;
+      return entry;
+    });
     return { id: c.name === `cluster${ci}` ? undefined : c.name, nodes };
   });
   const out: Record<string, unknown> = { name: desc.name, models: desc.models, clusters };
   if (desc.network !== undefined) out.network = desc.network;
+  if (desc.partitions !== undefined && desc.partitions.length > 0) out.partitions = desc.partitions;
   return out;
 }

@@ -1,11 +1,22 @@
 /**
- * The compiled platform: the tree platform > clusters > nodes > processors > cores flattened into
- * dense typed arrays indexed by stable integer ids (cores `0..coreCount-1` in platform order,
- * likewise processors and nodes). The simulator, the schedulers and the observation builders read
- * these arrays directly; nothing walks an object tree on the hot path.
+ * The compiled platform: the tree platform > clusters > node groups > nodes > processors > cores
+ * flattened into dense typed arrays indexed by stable integer ids (cores `0..coreCount-1` in platform
+ * order, likewise processors, nodes and groups). The simulator, the schedulers and the observation
+ * builders read these arrays directly; nothing walks an object tree on the hot path.
+ *
+ * A node group (`nodeGroups.ts`) is `count` identical nodes described once; the platform keeps one
+ * description per group, never one per node. Each node has a resource vector (cores, memory in MB,
+ * GPUs; `resources.ts` sums them), power states (`powerStates.ts`, per group) and belongs to partitions
+ * (`partitions.ts`). `views.ts` shows a platform as node counts per group (the Slurm engine's view) or
+ * as CPU and memory vectors per host (the fairness engine's), and builds platforms from those.
  */
 
 import type { ZoneDescription } from './network.js';
+import { type NodeNaming, nodeNameOf } from './nodeGroups.js';
+import { compilePartitions, defaultPartitionIndex, type Partition, type PartitionDescription } from './partitions.js';
+import { nodePowerStates, type PowerStateDescription, type PState } from './powerStates.js';
+
+export type { PowerStateDescription } from './powerStates.js';
 
 /** IRMaSim modelV1 memory-contention coefficients of a processor. */
 export interface ContentionCoefficients {
@@ -33,6 +44,8 @@ export interface ModelsConfig {
 export const DEFAULT_MODELS: ModelsConfig = { memory: 'irmasim-v1', comm: 'shared', comm_penalty: 0.8 };
 /** Default node link bandwidth, bytes/s (1 Gb/s Ethernet). */
 export const DEFAULT_COMM_BW = 125e6;
+/** Memory of a node whose source does not give one, GB (SimGrid hosts, trace and node-group platforms). */
+export const DEFAULT_NODE_MEMORY_GB = 1024;
 /** MB per GB used to compare task memory (MB) with node capacity (GB). */
 export const MB_PER_GB = 1024;
 
@@ -48,25 +61,20 @@ export interface ProcessorDescription {
   type?: string | undefined;
 }
 
-/**
- * One power state of a SimGrid host: its speed (flop/s per core) and, when the platform gives them
- * (`wattage_per_state`), its power when idle, with one core busy ("epsilon") and with all cores busy, W.
- */
-export interface PowerStateDescription {
-  speed: number;
-  idle?: number | undefined;
-  epsilon?: number | undefined;
-  all_cores?: number | undefined;
+/** The accelerators of a node: how many, of which type (DESIGN §16 gives them a model later; none today). */
+export interface GpuDescription {
+  count: number;
+  type: string;
 }
 
-/** One node as described in a platform file (after expansion of counts). */
+/** One node as described in a platform file: the template every node of its group shares. */
 export interface NodeDescription {
-  /** Path segment of this node, e.g. `node3` or the id given in the file. */
-  name: string;
   type?: string | undefined;
   memory_gb: number;
   comm_bw: number;
   processors: ProcessorDescription[];
+  /** GPUs of the node (absent: none). */
+  gpus?: GpuDescription | undefined;
   /** SimGrid hosts: every power state (the processors describe the current one, `pstate`). */
   pstates?: PowerStateDescription[] | undefined;
   /** Index of the current power state in `pstates`. */
@@ -77,10 +85,20 @@ export interface NodeDescription {
   properties?: Record<string, string> | undefined;
 }
 
-/** A cluster as described in a platform file. */
+/** A node group: `count` identical nodes described once (`nodeGroups.ts`); a node alone is a group of one. */
+export interface NodeGroupDescription extends NodeDescription {
+  /** The group's name (the file's `group`, else its `id`, else `implicitGroupName`). */
+  name: string;
+  /** Number of nodes. */
+  count: number;
+  /** How its nodes are named. */
+  naming: NodeNaming;
+}
+
+/** A cluster as described in a platform file: its node groups, in platform order. */
 export interface ClusterDescription {
   name: string;
-  nodes: NodeDescription[];
+  groups: NodeGroupDescription[];
 }
 
 /** The whole platform description, format-independent (every loader produces it). */
@@ -90,6 +108,8 @@ export interface PlatformDescription {
   clusters: ClusterDescription[];
   /** The interconnect (network zones, links, routes); absent: nodes are linked by their `comm_bw` only. */
   network?: ZoneDescription | undefined;
+  /** Partitions (`partitions.ts`); absent or empty: one implicit partition of all nodes. */
+  partitions?: PartitionDescription[] | undefined;
 }
 
 /** Core speed in millions of operations per second: `clock_rate * dpflops_per_cycle * 1e3`. */
@@ -120,6 +140,21 @@ export class Platform {
   readonly nodeMops: Float64Array;
   readonly nodeName: string[];
   readonly nodeType: (string | undefined)[];
+  /** Per node: its GPUs and their type (an index into `gpuTypes`, -1 without GPUs). */
+  readonly nodeGpuCount: Int32Array;
+  readonly nodeGpuType: Int32Array;
+  /** GPU types, in order of first appearance. */
+  readonly gpuTypes: string[];
+
+  /** Node groups (`nodeGroups.ts`): per node its group; per group its name, cluster, first node and node count. */
+  readonly groupCount: number;
+  readonly nodeGroup: Int32Array;
+  readonly groupNames: string[];
+  readonly groupCluster: Int32Array;
+  readonly groupFirstNode: Int32Array;
+  readonly groupNodeCount: Int32Array;
+  /** Per group: its description (the template of its nodes). */
+  readonly groups: readonly NodeGroupDescription[];
 
   /** Per processor: its node, first core, core count, core speed (mops), power figures, contention coefficients. */
   readonly procNode: Int32Array;
@@ -138,29 +173,40 @@ export class Platform {
   readonly coreProc: Int32Array;
   readonly coreMops: Float64Array;
 
-  /** Largest number of cores of one node, and total memory. */
+  /** Largest number of cores, memory (MB) and GPUs of one node. */
   readonly maxNodeCores: number;
   readonly maxNodeMemoryMb: number;
+  readonly maxNodeGpus: number;
+  /** Total memory (MB) and GPUs. */
+  readonly totalMemoryMb: number;
+  readonly gpuCount: number;
 
-  private constructor(d: PlatformDescription) {
+  /** Partitions (`partitions.ts`; one implicit `all` when the description has none) and the default one. */
+  readonly partitions: readonly Partition[];
+  readonly defaultPartition: number;
+
+  /** Per group: its power states, computed on first use (`powerStates`). */
+  private readonly groupPStates: (readonly PState[] | undefined)[];
+
+  private constructor(d: PlatformDescription, where?: string) {
     this.description = d;
     this.name = d.name;
     this.models = { ...d.models };
     this.clusterNames = d.clusters.map((c) => c.name);
+    this.groups = d.clusters.flatMap((c) => c.groups);
     let nN = 0;
     let nP = 0;
     let nC = 0;
-    for (const c of d.clusters)
-      for (const n of c.nodes) {
-        nN++;
-        for (const p of n.processors) {
-          nP++;
-          nC += p.cores;
-        }
-      }
+    for (const g of this.groups) {
+      nN += g.count;
+      nP += g.count * g.processors.length;
+      for (const p of g.processors) nC += g.count * p.cores;
+    }
+    const nG = this.groups.length;
     this.nodeCount = nN;
     this.procCount = nP;
     this.coreCount = nC;
+    this.groupCount = nG;
     this.nodeCluster = new Int32Array(nN);
     this.nodeFirstCore = new Int32Array(nN);
     this.nodeCoreCount = new Int32Array(nN);
@@ -171,6 +217,15 @@ export class Platform {
     this.nodeMops = new Float64Array(nN);
     this.nodeName = [];
     this.nodeType = [];
+    this.nodeGpuCount = new Int32Array(nN);
+    this.nodeGpuType = new Int32Array(nN);
+    this.gpuTypes = [];
+    this.nodeGroup = new Int32Array(nN);
+    this.groupNames = this.groups.map((g) => g.name);
+    this.groupCluster = new Int32Array(nG);
+    this.groupFirstNode = new Int32Array(nG);
+    this.groupNodeCount = new Int32Array(nG);
+    this.groupPStates = new Array<readonly PState[] | undefined>(nG).fill(undefined);
     this.procNode = new Int32Array(nP);
     this.procFirstCore = new Int32Array(nP);
     this.procCoreCount = new Int32Array(nP);
@@ -186,60 +241,119 @@ export class Platform {
     let node = 0;
     let proc = 0;
     let core = 0;
+    let group = 0;
     let maxCores = 0;
     let maxMem = 0;
+    let maxGpus = 0;
+    let totalMem = 0;
+    let gpus = 0;
     d.clusters.forEach((c, ci) => {
-      for (const n of c.nodes) {
-        this.nodeCluster[node] = ci;
-        this.nodeFirstCore[node] = core;
-        this.nodeFirstProc[node] = proc;
-        this.nodeMemoryMb[node] = n.memory_gb * MB_PER_GB;
-        this.nodeCommBw[node] = n.comm_bw;
-        this.nodeName.push(n.name);
-        this.nodeType.push(n.type);
-        let nodeCores = 0;
-        let nodeMops = 0;
-        for (const p of n.processors) {
-          const mops = processorMops(p);
-          this.procNode[proc] = node;
-          this.procFirstCore[proc] = core;
-          this.procCoreCount[proc] = p.cores;
-          this.procMops[proc] = mops;
-          this.procClockRate[proc] = p.clock_rate;
-          this.procStaticPower[proc] = p.static_power;
-          this.procDynamicPower[proc] = p.dynamic_power;
-          this.procMinPower[proc] = p.min_power;
-          this.procContention.push(p.contention);
-          for (let k = 0; k < p.cores; k++) {
-            this.coreNode[core] = node;
-            this.coreProc[core] = proc;
-            this.coreMops[core] = mops;
-            core++;
-          }
-          nodeCores += p.cores;
-          nodeMops += mops * p.cores;
-          proc++;
+      for (const g of c.groups) {
+        this.groupCluster[group] = ci;
+        this.groupFirstNode[group] = node;
+        this.groupNodeCount[group] = g.count;
+        const memoryMb = g.memory_gb * MB_PER_GB;
+        const gpuCount = g.gpus?.count ?? 0;
+        let gpuType = -1;
+        if (g.gpus && gpuCount > 0) {
+          gpuType = this.gpuTypes.indexOf(g.gpus.type);
+          if (gpuType < 0) gpuType = this.gpuTypes.push(g.gpus.type) - 1;
         }
-        this.nodeCoreCount[node] = nodeCores;
-        this.nodeProcCount[node] = n.processors.length;
-        this.nodeMops[node] = nodeMops;
-        if (nodeCores > maxCores) maxCores = nodeCores;
-        if (n.memory_gb * MB_PER_GB > maxMem) maxMem = n.memory_gb * MB_PER_GB;
-        node++;
+        for (let k = 0; k < g.count; k++) {
+          this.nodeGroup[node] = group;
+          this.nodeCluster[node] = ci;
+          this.nodeFirstCore[node] = core;
+          this.nodeFirstProc[node] = proc;
+          this.nodeMemoryMb[node] = memoryMb;
+          this.nodeCommBw[node] = g.comm_bw;
+          this.nodeGpuCount[node] = gpuCount;
+          this.nodeGpuType[node] = gpuType;
+          this.nodeName.push(nodeNameOf(g.naming, k));
+          this.nodeType.push(g.type);
+          let nodeCores = 0;
+          let nodeMops = 0;
+          for (const p of g.processors) {
+            const mops = processorMops(p);
+            this.procNode[proc] = node;
+            this.procFirstCore[proc] = core;
+            this.procCoreCount[proc] = p.cores;
+            this.procMops[proc] = mops;
+            this.procClockRate[proc] = p.clock_rate;
+            this.procStaticPower[proc] = p.static_power;
+            this.procDynamicPower[proc] = p.dynamic_power;
+            this.procMinPower[proc] = p.min_power;
+            this.procContention.push(p.contention);
+            this.coreNode.fill(node, core, core + p.cores);
+            this.coreProc.fill(proc, core, core + p.cores);
+            this.coreMops.fill(mops, core, core + p.cores);
+            core += p.cores;
+            nodeCores += p.cores;
+            nodeMops += mops * p.cores;
+            proc++;
+          }
+          this.nodeCoreCount[node] = nodeCores;
+          this.nodeProcCount[node] = g.processors.length;
+          this.nodeMops[node] = nodeMops;
+          if (nodeCores > maxCores) maxCores = nodeCores;
+          if (memoryMb > maxMem) maxMem = memoryMb;
+          if (gpuCount > maxGpus) maxGpus = gpuCount;
+          totalMem += memoryMb;
+          gpus += gpuCount;
+          node++;
+        }
+        group++;
       }
     });
     this.maxNodeCores = maxCores;
     this.maxNodeMemoryMb = maxMem;
+    this.maxNodeGpus = maxGpus;
+    this.totalMemoryMb = totalMem;
+    this.gpuCount = gpus;
+    this.partitions = compilePartitions(d.partitions, this, where);
+    this.defaultPartition = defaultPartitionIndex(this.partitions);
   }
 
-  /** Compiles a description; `models` (partial) overrides the description's models. */
-  static fromDescription(d: PlatformDescription, models?: Partial<ModelsConfig>): Platform {
-    return new Platform(models ? { ...d, models: { ...d.models, ...models } } : d);
+  /**
+   * Compiles a description; `models` (partial) overrides the description's models. `where` (the file)
+   * names the description in errors (partitions naming unknown groups or nodes).
+   */
+  static fromDescription(d: PlatformDescription, models?: Partial<ModelsConfig>, where?: string): Platform {
+    return new Platform(models ? { ...d, models: { ...d.models, ...models } } : d, where);
   }
 
   /** A copy of this platform simulated with other models. */
   withModels(models: Partial<ModelsConfig>): Platform {
     return Platform.fromDescription(this.description, { ...this.models, ...models });
+  }
+
+  /** The description of node `node` (its group's template). */
+  nodeDescription(node: number): NodeGroupDescription {
+    return this.groups[this.nodeGroup[node]!]!;
+  }
+
+  /** Index of the partition named `name`, or -1. */
+  partitionIndex(name: string): number {
+    return this.partitions.findIndex((q) => q.name === name);
+  }
+
+  /**
+   * The power states of node `node` (`powerStates.ts`): its SimGrid power states with Batsim's
+   * `sleep_pstates`, else one compute state from its processors; the same array for every node of a
+   * group. An `InputError` names the node when its `sleep_pstates` is malformed.
+   */
+  powerStates(node: number): readonly PState[] {
+    const g = this.nodeGroup[node]!;
+    let states = this.groupPStates[g];
+    if (states === undefined) {
+      states = nodePowerStates(this.groups[g]!, this.nodeName[node]!, this.coreMops[this.nodeFirstCore[node]!]! * 1e6);
+      this.groupPStates[g] = states;
+    }
+    return states;
+  }
+
+  /** The power state node `node` starts in (SimGrid's `pstate`, default 0). */
+  initialPState(node: number): number {
+    return this.nodeDescription(node).pstate ?? 0;
   }
 
   /** Dotted path of a node: `platform.cluster0.node3`. */

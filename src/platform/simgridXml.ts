@@ -21,19 +21,23 @@
  *   `loopback_bw`, `loopback_lat`) and its `<prop>`s, which every host of the cluster gets.
  *
  * Each zone that holds hosts becomes one cluster of the platform (named by the zone id), hosts keep their
- * SimGrid names. `<config>`, `<actor>`, `<trace>` are ignored; elements clustergym does not model
+ * SimGrid names. A `<cluster>`'s hosts form one node group (named by the cluster id); a `<host>` is a
+ * group of its own (named by the host). `<config>`, `<actor>`, `<trace>` are ignored; elements clustergym does not model
  * (`<cabinet>`, `<peer>`, `<bypassRoute>`, `<include>`, disks) are an error naming them.
  */
 import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { ClusterNetworkDescription, LinkDescription, LinkRef, LinkSharing, RouteDescription, SharingPolicy, ZoneDescription } from './network.js';
+import { namingOf } from './nodeGroups.js';
 import {
   type ClusterDescription,
   DEFAULT_COMM_BW,
   DEFAULT_MODELS,
+  DEFAULT_NODE_MEMORY_GB,
   type ModelsConfig,
   type NodeDescription,
+  type NodeGroupDescription,
   type PlatformDescription,
   type PowerStateDescription,
 } from './platform.js';
@@ -51,7 +55,7 @@ function fastXmlParser(): typeof import('fast-xml-parser') {
 }
 
 /** Memory of a SimGrid host without a `memory_gb` prop, GB (SimGrid does not model memory). */
-export const DEFAULT_SIMGRID_MEMORY_GB = 1024;
+export const DEFAULT_SIMGRID_MEMORY_GB = DEFAULT_NODE_MEMORY_GB;
 
 /** A node of fast-xml-parser's `preserveOrder` output. */
 type XmlNode = { [tag: string]: XmlNode[] } & { ':@'?: Record<string, string> };
@@ -80,8 +84,8 @@ function elements(nodes: XmlNode[], parentPath: string): Element[] {
 /** Reads SimGrid XML text; `where` (the file) names it in errors. */
 export class SimGridPlatformReader {
   private readonly where: string;
-  private readonly nodes: NodeDescription[] = [];
-  private readonly nodeZone: string[] = [];
+  private readonly groups: NodeGroupDescription[] = [];
+  private readonly groupZone: string[] = [];
   private readonly names = new Set<string>();
   private readonly linkIds = new Set<string>();
 
@@ -141,17 +145,22 @@ export class SimGridPlatformReader {
     this.names.add(name);
   }
 
-  private addHost(
+  /**
+   * Hosts `names` of element `e` (a `<host>`, or a `<cluster>`'s hosts: identical but for their names)
+   * as one node group of `zone`, named `group`.
+   */
+  private addHosts(
     e: Element,
     zone: ZoneDescription,
-    name: string,
+    group: string,
+    names: string[],
     speeds: number[],
     cores: number,
     pstate: number,
     props: Record<string, string>,
     clusterBw?: number,
   ): void {
-    this.newName(e, name);
+    for (const name of names) this.newName(e, name);
     if (cores < 1) this.fail(e, `core must be at least 1, found ${cores}`);
     if (pstate < 0 || pstate >= speeds.length) this.fail(e, `pstate ${pstate} out of range: the host has ${speeds.length} power states`);
     const pstates: PowerStateDescription[] = speeds.map((speed) => ({ speed }));
@@ -188,8 +197,7 @@ export class SimGridPlatformReader {
     if (!(memory > 0)) this.fail(e, `prop memory_gb: expected a positive number of GB, found ${JSON.stringify(props.memory_gb)}`);
     const commBw = props.comm_bw !== undefined ? Number(props.comm_bw) : clusterBw !== undefined && clusterBw > 0 ? clusterBw : DEFAULT_COMM_BW;
     if (!(commBw > 0)) this.fail(e, `prop comm_bw: expected a positive bandwidth in bytes/s, found ${JSON.stringify(props.comm_bw)}`);
-    this.nodes.push({
-      name,
+    const node: NodeDescription = {
       type: props.type,
       memory_gb: memory,
       comm_bw: commBw,
@@ -208,9 +216,10 @@ export class SimGridPlatformReader {
       pstate,
       wattage_off: wattageOff,
       properties: props,
-    });
-    this.nodeZone.push(zone.id);
-    zone.hosts.push(name);
+    };
+    this.groups.push({ name: group, count: names.length, naming: namingOf(names), ...node });
+    this.groupZone.push(zone.id);
+    zone.hosts.push(...names);
   }
 
   private addLink(e: Element, zone: ZoneDescription, id: string, bandwidth: number, latency: number, policy: SharingPolicy): void {
@@ -293,7 +302,17 @@ export class SimGridPlatformReader {
     const zone: ZoneDescription = { id, routing: 'Cluster', hosts: [], routers: [], links: [], routes: [], zones: [], cluster: net };
     const props = this.props(e);
     const cores = this.int(e, 'core', '1');
-    for (const r of radicals) this.addHost(e, zone, `${prefix}${r}${suffix}`, speeds, cores, 0, props, net.bw);
+    this.addHosts(
+      e,
+      zone,
+      id,
+      radicals.map((r) => `${prefix}${r}${suffix}`),
+      speeds,
+      cores,
+      0,
+      props,
+      net.bw,
+    );
     if (topology === 'FLAT') {
       const router = net.router_id ?? `${prefix}${id}_router${suffix}`;
       this.newName(e, router);
@@ -320,7 +339,8 @@ export class SimGridPlatformReader {
         case 'host': {
           const speeds = this.speeds(c);
           if (c.children.some((d) => d.tag === 'disk' || d.tag === 'mount')) this.fail(c, 'disks are not modelled by clustergym');
-          this.addHost(c, zone, this.attr(c, 'id'), speeds, this.int(c, 'core', '1'), this.int(c, 'pstate', '0'), this.props(c));
+          const id = this.attr(c, 'id');
+          this.addHosts(c, zone, id, [id], speeds, this.int(c, 'core', '1'), this.int(c, 'pstate', '0'), this.props(c));
           break;
         }
         case 'router':
@@ -383,18 +403,18 @@ export class SimGridPlatformReader {
         this.fail(c, `<${c.tag}> is not supported by clustergym's SimGrid reader`);
     }
     if (roots.length !== 1) this.fail(platform, `expected one root <zone> (or <cluster>), found ${roots.length}`);
-    if (this.nodes.length === 0) this.fail(platform, 'the platform has no host');
+    if (this.groups.length === 0) this.fail(platform, 'the platform has no host');
     const clusters: ClusterDescription[] = [];
     const byZone = new Map<string, ClusterDescription>();
-    this.nodes.forEach((n, i) => {
-      const z = this.nodeZone[i]!;
+    this.groups.forEach((g, i) => {
+      const z = this.groupZone[i]!;
       let c = byZone.get(z);
       if (!c) {
-        c = { name: z, nodes: [] };
+        c = { name: z, groups: [] };
         byZone.set(z, c);
         clusters.push(c);
       }
-      c.nodes.push(n);
+      c.groups.push(g);
     });
     const models: ModelsConfig = { ...DEFAULT_MODELS };
     return { name: basename(this.where).replace(/\.xml$/i, '') || 'platform', models, clusters, network: roots[0]! };

@@ -92,11 +92,11 @@ export class RunningByEnd implements SimulationListener {
     this.heap.push(e);
   }
 
-  onJobStarted(_sim: ClusterSimulator, rj: RunningJob): void {
+  onStart(_sim: ClusterSimulator, rj: RunningJob): void {
     this.add(rj);
   }
 
-  onJobEnded(_sim: ClusterSimulator, _rec: unknown, rj: RunningJob | null): void {
+  onEnd(_sim: ClusterSimulator, _rec: unknown, rj: RunningJob | null): void {
     if (!rj) return;
     const e = this.bySlot[rj.slot];
     if (e && e.rj === rj) {

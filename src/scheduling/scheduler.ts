@@ -130,9 +130,9 @@ class StaticOrder implements QueueOrder, SimulationListener {
     private readonly selection: JobSelection,
     sim: ClusterSimulator,
   ) {
-    for (const j of sim.waiting) this.onJobSubmitted(sim, j);
+    for (const j of sim.waiting) this.onSubmit(sim, j);
   }
-  onJobSubmitted(sim: ClusterSimulator, job: Job): void {
+  onSubmit(sim: ClusterSimulator, job: Job): void {
     const e = { key: this.selection.key(job, sim.now, sim.timeOrigin), seq: this.seq++, job };
     this.entries.set(job, e);
     this.list.insert(e);
@@ -144,11 +144,11 @@ class StaticOrder implements QueueOrder, SimulationListener {
       this.list.delete(e);
     }
   }
-  onJobStarted(_sim: ClusterSimulator, rj: RunningJob): void {
+  onStart(_sim: ClusterSimulator, rj: RunningJob): void {
     this.remove(rj.job);
   }
-  onJobEnded(_sim: ClusterSimulator, rec: JobRecord): void {
-    if (rec.state === 'rejected') this.remove(rec.job);
+  onReject(_sim: ClusterSimulator, rec: JobRecord): void {
+    this.remove(rec.job);
   }
   begin(): void {}
   first(): Job | undefined {
@@ -249,26 +249,35 @@ export class PolicyScheduler implements Scheduler {
     this.index = index;
     // one listener for the queue order, the running jobs, the committed head and the EASY cache
     sim.addListener({
-      onJobSubmitted: (s, job) => {
-        if (this.sim === sim) sorted?.onJobSubmitted(s, job);
+      onSubmit: (s, job) => {
+        if (this.sim === sim) sorted?.onSubmit(s, job);
       },
-      onJobStarted: (s, rj) => {
+      onStart: (s, rj) => {
         if (this.sim !== sim) return;
-        sorted?.onJobStarted(s, rj);
-        index?.onJobStarted(s, rj);
+        sorted?.onStart(s, rj);
+        index?.onStart(s, rj);
         if (rj.job === this.committed) this.committed = null;
         if (this.reservations.size > 0) this.reservations.delete(rj.job);
         if (!this.starting) this.stamp++;
       },
-      onJobEnded: (s, rec, rj) => {
+      onEnd: (s, rec, rj) => {
         if (this.sim !== sim) return;
-        sorted?.onJobEnded(s, rec);
-        index?.onJobEnded(s, rec, rj);
-        if (rec.job === this.committed) this.committed = null;
-        if (this.reservations.size > 0) this.reservations.delete(rec.job);
-        this.stamp++;
+        index?.onEnd(s, rec, rj);
+        this.forget(rec.job);
+      },
+      onReject: (s, rec) => {
+        if (this.sim !== sim) return;
+        sorted?.onReject(s, rec);
+        this.forget(rec.job);
       },
     });
+  }
+
+  /** A job left the system (ended or rejected): it is no longer committed nor reserved, and cached plans are stale. */
+  private forget(job: Job): void {
+    if (job === this.committed) this.committed = null;
+    if (this.reservations.size > 0) this.reservations.delete(job);
+    this.stamp++;
   }
 
   private start(sim: ClusterSimulator, job: Job, cores: Int32Array, queuePosition?: number): void {

@@ -52,7 +52,8 @@
  * share of job ends whose main pass runs at once, drawn per job (`endSchedShare`: in Slurm a race).
  */
 import { InputError } from '../core/errors.js';
-import { EventQueue } from '../core/eventQueue.js';
+import { type DiscreteEventEngine, type EngineListener, JobPhase } from '../core/engine.js';
+import { EventLoop } from '../core/eventLoop.js';
 import { JobState, JobTable } from './jobs.js';
 import type { SlurmPlatform } from './platform.js';
 import { DEFAULT_PRIORITY, FairShare, ageFactor, jobPriority, jobSizeFactor, type PriorityConfig } from './priority.js';
@@ -243,6 +244,12 @@ export const DEFAULT_SLURM: SlurmConfig = {
 /** Called when a job leaves the system (completed, timeout, cancelled, refused); read its slot then. */
 export type FinishListener = (jobs: JobTable, slot: number) => void;
 
+/**
+ * Observers of the engine: the engine listener of `core/engine.ts`, a job's handle being its slot in
+ * `engine.jobs` (read its fields during the call: the slot is recycled once the job has left).
+ */
+export type SlurmListener = EngineListener<SlurmEngine, number>;
+
 const ARRIVAL = 0;
 const END = 1;
 const OP_SUSPEND = 2;
@@ -251,7 +258,6 @@ const BACKFILL = 4;
 const PRIO = 5;
 const SCHED = 6;
 const DEFER = 7;
-const SLOT_LIMIT = 2 ** 24;
 
 /** Counters of a run. */
 export interface EngineStats {
@@ -269,7 +275,7 @@ export interface EngineStats {
 }
 
 /** The discrete-event Slurm model. */
-export class SlurmEngine {
+export class SlurmEngine implements DiscreteEventEngine {
   readonly jobs = new JobTable();
   readonly config: SlurmConfig;
   readonly fairShare: FairShare;
@@ -297,9 +303,14 @@ export class SlurmEngine {
   private nRunning = 0;
   /** Preempt-suspended slots, in suspension order. */
   private suspended: number[] = [];
-  private readonly queue = new EventQueue<number>(4096);
+  /**
+   * Job events (arrival, end, operator suspend/resume; payload the slot, stamp the slot's version: stale
+   * when the slot moved on) and timed passes (backfill, priority, periodic and deferred main passes), in
+   * scheduling order within an instant; the passes an instant asks for run after all its events.
+   */
+  private readonly queue = new EventLoop<number>({ capacity: 4096 });
   private source: Iterator<SlurmJobInput> | null = null;
-  private readonly listeners: FinishListener[] = [];
+  private readonly listeners: SlurmListener[] = [];
   /** Cores per user running (for usage accrual). */
   private readonly userCores: Float64Array;
   /** Users with cores running (dense list and each user's position in it, -1 when absent). */
@@ -381,7 +392,18 @@ export class SlurmEngine {
 
   /** Registers a listener for jobs leaving the system. */
   onFinish(l: FinishListener): void {
+    const leave = (e: SlurmEngine, s: number) => l(e.jobs, s);
+    this.listeners.push({ onEnd: leave, onReject: leave });
+  }
+
+  /** Adds an observer (submissions, starts, ends, refusals; see `SlurmListener`). */
+  addListener(l: SlurmListener): void {
     this.listeners.push(l);
+  }
+
+  /** Whether nothing is left: no event (job to come, running or pending job, timed pass) remains. */
+  get done(): boolean {
+    return this.queue.size === 0 && this.source === null;
   }
 
   /** Streams jobs from `source` (submit times nondecreasing); one job is read ahead. */
@@ -424,7 +446,7 @@ export class SlurmEngine {
   }
 
   private push(t: number, type: number, s: number): void {
-    this.queue.push(t, type + 8 * (s + SLOT_LIMIT * this.jobs.ver[s]!));
+    this.queue.schedule(t, type, s, this.jobs.ver[s]!);
   }
 
   /** Whether events remain. */
@@ -442,12 +464,14 @@ export class SlurmEngine {
     this.runUntil(Number.POSITIVE_INFINITY);
   }
 
-  /** Processes every event with time <= `t` (and schedules after each instant); `now` ends at `t` when finite. */
-  runUntil(t: number): void {
-    while (this.queue.size > 0 && this.queue.peekTime() <= t) {
-      const time = this.queue.peekTime();
+  /** Processes every event with time <= `t` (and schedules after each instant); `now` ends at `t` when finite. Returns `now`. */
+  runUntil(t: number): number {
+    const q = this.queue;
+    for (;;) {
+      const time = q.peekTime();
+      if (time === Number.POSITIVE_INFINITY || time > t) break;
       this.now = time;
-      while (this.queue.size > 0 && this.queue.peekTime() === time) this.handle(this.queue.pop());
+      while (q.peekTime() === time && q.next()) this.handle(q.kind, q.payload!, q.stamp);
       // the periodic passes see the instant's state after all its events (not only those pushed before them)
       if (this.prioDue) {
         this.prioDue = false;
@@ -461,6 +485,7 @@ export class SlurmEngine {
       }
     }
     if (Number.isFinite(t) && t > this.now) this.now = t;
+    return this.now;
   }
 
   /**
@@ -490,7 +515,7 @@ export class SlurmEngine {
     if (at > this.now) {
       if (!(this.deferredAt > this.now && this.deferredAt <= at)) {
         this.deferredAt = at;
-        this.queue.push(at, DEFER);
+        this.queue.schedule(at, DEFER, -1);
       }
       return;
     }
@@ -506,12 +531,8 @@ export class SlurmEngine {
     this.schedule();
   }
 
-  private handle(payload: number): void {
+  private handle(type: number, s: number, ver: number): void {
     this.stats.events++;
-    const type = payload % 8;
-    const rest = (payload - type) / 8;
-    const s = rest % SLOT_LIMIT;
-    const ver = (rest - s) / SLOT_LIMIT;
     switch (type) {
       case BACKFILL:
         this.bfScheduled = false;
@@ -552,9 +573,11 @@ export class SlurmEngine {
     if (why !== null) {
       J.state[s] = JobState.Refused;
       this.stats.refused++;
-      this.leave(s);
+      for (const l of this.listeners) l.onReject?.(this, s);
+      this.jobs.release(s);
       return;
     }
+    for (const l of this.listeners) l.onSubmit?.(this, s);
     J.priority[s] = this.computePriority(s, this.fairShare.totalUsage());
     this.insertPending(s);
     if (this.config.schedOnSubmit || this.config.batchSchedDelay > 0) this.dirty = true;
@@ -564,17 +587,17 @@ export class SlurmEngine {
   private ensureTicks(): void {
     if (!this.prioScheduled) {
       this.prioScheduled = true;
-      this.queue.push(this.now + this.config.priority.calcPeriod, PRIO);
+      this.queue.schedule(this.now + this.config.priority.calcPeriod, PRIO, -1);
     }
     if (this.config.backfill && !this.bfScheduled && this.pending.length > 0) {
       this.bfScheduled = true;
-      this.queue.push(this.nextTick(this.config.bfInterval, this.config.bfGrid), BACKFILL);
+      this.queue.schedule(this.nextTick(this.config.bfInterval, this.config.bfGrid), BACKFILL, -1);
     }
     if (this.config.schedInterval > 0 && !this.schedScheduled && this.pending.length > 0) {
       this.schedScheduled = true;
       // with batchSchedDelay the periodic pass is the background thread's (controller.c): on its tick
       const phase = this.config.batchSchedDelay > 0 ? this.config.bgTickPhase : 0;
-      this.queue.push(this.nextTick(this.config.schedInterval, true, phase), SCHED);
+      this.queue.schedule(this.nextTick(this.config.schedInterval, true, phase), SCHED, -1);
     }
   }
 
@@ -596,6 +619,7 @@ export class SlurmEngine {
     this.stats.started++;
     this.take(s, g);
     this.runStretch(s);
+    for (const l of this.listeners) l.onStart?.(this, s);
   }
 
   /** Takes the job's cores and schedules its next event (end or operator suspension) from now. */
@@ -683,8 +707,9 @@ export class SlurmEngine {
     this.leave(s);
   }
 
+  /** A job that ran leaves the system: its listeners hear of it, then its slot is recycled. */
   private leave(s: number): void {
-    for (const l of this.listeners) l(this.jobs, s);
+    for (const l of this.listeners) l.onEnd?.(this, s, s);
     this.jobs.release(s);
   }
 
@@ -699,6 +724,7 @@ export class SlurmEngine {
     J.openPeriod(s, this.now);
     this.stats.suspensions++;
     this.push(this.now + J.opFor[s]!, OP_RESUME, s);
+    for (const l of this.listeners) l.onSuspend?.(this, s, JobPhase.Suspended);
   }
 
   private opResume(s: number): void {
@@ -710,6 +736,7 @@ export class SlurmEngine {
     J.lastResume[s] = this.now;
     J.ver[s] = (J.ver[s]! + 1) & 0xfffff;
     this.push(this.now + Math.min(J.runTime[s]!, J.timeLimit[s]!) - J.executed[s]!, END, s);
+    for (const l of this.listeners) l.onResume?.(this, s);
   }
 
   /** Preempts running job `s` by its partition's mode. */
@@ -724,6 +751,7 @@ export class SlurmEngine {
       J.openPeriod(s, this.now);
       this.stats.suspensions++;
       this.suspended.push(s);
+      for (const l of this.listeners) l.onSuspend?.(this, s, JobPhase.Preempted);
     } else if (mode === 'requeue') {
       J.state[s] = JobState.Pending;
       J.executed[s] = 0;
@@ -737,6 +765,7 @@ export class SlurmEngine {
       if (this.walking) this.requeued.push(s);
       else this.insertPending(s);
       this.ensureTicks();
+      for (const l of this.listeners) l.onRequeue?.(this, s);
     } else {
       J.state[s] = JobState.Cancelled;
       J.end[s] = this.now;
@@ -751,6 +780,7 @@ export class SlurmEngine {
     J.state[s] = JobState.Running;
     this.take(s, g);
     this.runStretch(s);
+    for (const l of this.listeners) l.onResume?.(this, s);
   }
 
   // ---------------------------------------------------------------- priority
@@ -841,7 +871,7 @@ export class SlurmEngine {
     this.recomputePriorities();
     if (this.nRunning > 0 || this.pending.length > 0 || this.queue.size > 0) {
       this.prioScheduled = true;
-      this.queue.push(this.now + c.calcPeriod, PRIO);
+      this.queue.schedule(this.now + c.calcPeriod, PRIO, -1);
     }
   }
 
@@ -1016,7 +1046,7 @@ export class SlurmEngine {
     }
     if (this.pending.length > 0 && (this.nRunning > 0 || this.queue.size > 0)) {
       this.bfScheduled = true;
-      this.queue.push(this.nextTick(cfg.bfInterval, cfg.bfGrid), BACKFILL);
+      this.queue.schedule(this.nextTick(cfg.bfInterval, cfg.bfGrid), BACKFILL, -1);
     }
   }
 

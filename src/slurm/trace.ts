@@ -26,6 +26,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../core/errors.js';
 import { derive } from '../core/rng.js';
+import { quantile } from '../core/statistics.js';
 import { loadSwf } from '../workload/swf.js';
 import { SlurmEngine, type SlurmJobInput } from './engine.js';
 import { JobState, STATE_NAMES } from './jobs.js';
@@ -320,15 +321,6 @@ export interface ScheduleSummary {
   backfill_starts: number;
   /** Jobs that started while a job submitted before them waited. */
   overtaking: number;
-}
-
-/** The `q` quantile of sorted `xs` (linear interpolation, numpy's default). */
-export function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const h = (sorted.length - 1) * q;
-  const lo = Math.floor(h);
-  const hi = Math.ceil(h);
-  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
 }
 
 /** For each job, the ids of the jobs it overtook (submitted before it, same partition key, started after it). */

@@ -70,7 +70,8 @@
  * Invariants (tested): every task's CPU time is exactly its work; a node's busy time is the sum of
  * its tasks' CPU and spin times; RQ, WQ and the running slot partition a node's live tasks.
  */
-import { EventQueue } from '../core/eventQueue.js';
+import type { DiscreteEventEngine, EngineListener } from '../core/engine.js';
+import { EventLoop } from '../core/eventLoop.js';
 import { derive, type Rng } from '../core/rng.js';
 import { type Policy, type TimeSharingConfig, type WaitMode, waitMode } from './config.js';
 import { generateJobs, type JobSpec } from './workload.js';
@@ -81,7 +82,7 @@ export type WaitReason = 'none' | 'comm' | 'fault' | 'io' | 'stop';
 /** A task on a node (mutable engine state; read it, never write it). */
 export interface Task {
   readonly id: number;
-  readonly job: JobState;
+  readonly job: TimeSharedJob;
   readonly node: number;
   readonly local: boolean;
   readonly work: number;
@@ -121,8 +122,8 @@ export interface Task {
   ioTotal: number;
 }
 
-/** A job in the system. */
-export interface JobState {
+/** A parallel or local job in the system: its tasks and how far they are. */
+export interface TimeSharedJob {
   readonly spec: JobSpec;
   readonly tasks: Task[];
   admitted: number;
@@ -176,14 +177,26 @@ export interface TaskRecord {
   work: number;
 }
 
+/** Event kinds (the `k` of each event; every kind ranks the same within an instant). */
+const EV_SLICE = 0;
+const EV_MSG = 1;
+const EV_ACK = 2;
+const EV_WAKE = 3;
+
 type Ev = { k: 'slice'; node: number; v: number } | { k: 'msg'; from: Task; phase: number } | { k: 'ack'; to: Task } | { k: 'wake'; task: Task };
 
 const EPS = 1e-9;
 /** Relative resolution of the clock: a few ulps of a double (2^-52 each). */
 const TIME_RESOLUTION = 2 ** -48;
 
+/**
+ * Observers of a time-sharing run: the engine listener of `core/engine.ts`. A job is submitted when it
+ * enters the admission window, starts when it is admitted (its tasks placed), ends with its record.
+ */
+export type TimeSharingListener = EngineListener<TimeSharingSimulator, JobSpec, JobSpec, JobRecord>;
+
 /** The time-sharing simulator of one configuration. */
-export class TimeSharingSimulator {
+export class TimeSharingSimulator implements DiscreteEventEngine {
   readonly cfg: TimeSharingConfig;
   readonly nodes: NodeState[];
   readonly jobs: JobSpec[];
@@ -196,7 +209,9 @@ export class TimeSharingSimulator {
   parallelCap: number;
   /** The share L in force (the agent may change it). */
   L: number;
-  private readonly q = new EventQueue<Ev>(4096);
+  /** Quantum ends, messages, acknowledgements and wake-ups, in scheduling order within an instant. */
+  private readonly q = new EventLoop<Ev>({ capacity: 4096 });
+  private readonly listeners: TimeSharingListener[] = [];
   private readonly rngPlace: Rng;
   private readonly rngLocal: Rng;
   private nextJob = 0;
@@ -209,7 +224,12 @@ export class TimeSharingSimulator {
   private readonly mno: number;
   private readonly M: number;
 
-  constructor(cfg: TimeSharingConfig, jobs: JobSpec[] = generateJobs(cfg)) {
+  /**
+   * @param listeners observers from the start: the first admissions happen in the constructor (a
+   *   listener added later with `addListener` hears only what follows).
+   */
+  constructor(cfg: TimeSharingConfig, jobs: JobSpec[] = generateJobs(cfg), listeners: readonly TimeSharingListener[] = []) {
+    this.listeners.push(...listeners);
     this.cfg = cfg;
     this.jobs = jobs;
     this.policy = cfg.policy;
@@ -259,25 +279,35 @@ export class TimeSharingSimulator {
 
   /** Runs to the end. */
   run(): this {
-    this.advanceTo(Infinity);
+    this.runUntil(Number.POSITIVE_INFINITY);
     return this;
   }
 
   /**
-   * Processes every event up to `time` (inclusive), then sets the clock to `time` (when finite and
+   * The engine contract's `runUntil` (`core/engine.ts`): processes every event up to `time` (inclusive), then sets the clock to `time` (when finite and
    * some job is still unfinished: once every job has finished the clock stays at the last finish, so
    * the makespan and the time averages (mem_load, busy) do not depend on how far a caller advanced).
    */
-  advanceTo(time: number): void {
-    while (this.q.size > 0 && this.q.peekTime() <= time) {
-      const t = this.q.peekTime();
-      const ev = this.q.pop();
-      this.now = t;
+  runUntil(time: number): number {
+    const q = this.q;
+    while (q.peekTime() <= time && q.next()) {
+      this.now = q.time;
       this.events++;
-      this.handle(ev);
+      this.handle(q.payload!);
     }
     if (Number.isFinite(time) && time > this.now && !this.finished) this.now = time;
-    if (this.q.size === 0 && !this.finished && this.admittedJobs < this.jobs.length) this.admit();
+    if (q.size === 0 && !this.finished && this.admittedJobs < this.jobs.length) this.admit();
+    return this.now;
+  }
+
+  /** Adds an observer (window entries, admissions, job ends). */
+  addListener(l: TimeSharingListener): void {
+    this.listeners.push(l);
+  }
+
+  /** Whether every job has finished (`finished`; the engine contract's name). */
+  get done(): boolean {
+    return this.finished;
   }
 
   /** Tries to admit jobs again (after the agent raised `parallelCap`). */
@@ -293,7 +323,11 @@ export class TimeSharingSimulator {
     const cands: number[] = [];
     for (let w = 0; w < window; ) {
       // the admission window: the first `lookahead` jobs not admitted yet, in stream order
-      while (this.pending.length < window && this.nextJob < this.jobs.length) this.pending.push(this.jobs[this.nextJob++]!);
+      while (this.pending.length < window && this.nextJob < this.jobs.length) {
+        const next = this.jobs[this.nextJob++]!;
+        this.pending.push(next);
+        for (const l of this.listeners) l.onSubmit?.(this, next);
+      }
       if (w >= this.pending.length) return;
       const spec = this.pending[w]!;
       cands.length = 0;
@@ -315,7 +349,8 @@ export class TimeSharingSimulator {
         cands[j] = tmp;
       }
       this.admittedJobs++;
-      const job: JobState = { spec, tasks: [], admitted: this.now, doneTasks: 0, stoppedBy: -1 };
+      const job: TimeSharedJob = { spec, tasks: [], admitted: this.now, doneTasks: 0, stoppedBy: -1 };
+      for (const l of this.listeners) l.onStart?.(this, spec);
       const local = spec.kind === 'local';
       const interval = !local && cfg.freq_com > 0 && spec.size > 1 ? cfg.quantum / cfg.freq_com : Infinity;
       const nEx = Number.isFinite(interval) ? Math.max(0, Math.ceil(spec.work / interval) - 1) : 0;
@@ -408,7 +443,7 @@ export class TimeSharingSimulator {
     return t.sent && t.recvCur >= t.job.spec.size - 1 && t.acksPending === 0;
   }
 
-  private jobHasLocalUser(job: JobState): boolean {
+  private jobHasLocalUser(job: TimeSharedJob): boolean {
     for (const t of job.tasks) if (t.state !== 'done' && this.nodes[t.node]!.locals > 0) return true;
     return false;
   }
@@ -526,7 +561,7 @@ export class TimeSharingSimulator {
     nd.running = t;
     t.lastRan = this.now;
     if (t.pendingAcks.length > 0) {
-      for (const s of t.pendingAcks) this.q.push(this.now + this.cfg.model.latency, { k: 'ack', to: s });
+      for (const s of t.pendingAcks) this.q.schedule(this.now + this.cfg.model.latency, EV_ACK, { k: 'ack', to: s });
       t.pendingAcks.length = 0;
     }
     if (t.quantumLeft <= EPS) t.quantumLeft = this.quantumFor(t);
@@ -582,7 +617,7 @@ export class TimeSharingSimulator {
           return;
         }
         const dt = Math.min(t.spinLeft, t.quantumLeft);
-        this.q.push(this.now + dt, { k: 'slice', node: nd.index, v: nd.sliceVersion });
+        this.q.schedule(this.now + dt, EV_SLICE, { k: 'slice', node: nd.index, v: nd.sliceVersion });
         return;
       }
       // communication point reached
@@ -616,7 +651,7 @@ export class TimeSharingSimulator {
         if (w > 0) {
           t.ioTotal += w;
           this.block(nd, t, 'io');
-          this.q.push(this.now + w, { k: 'wake', task: t });
+          this.q.schedule(this.now + w, EV_WAKE, { k: 'wake', task: t });
           return;
         }
         continue;
@@ -638,7 +673,7 @@ export class TimeSharingSimulator {
       let dt = Math.min(t.quantumLeft, t.work - t.done, toFault);
       if (!t.local && t.phase < t.nEx) dt = Math.min(dt, (t.phase + 1) * t.interval - t.done);
       if (t.local) dt = Math.min(dt, t.burstLeft);
-      this.q.push(this.now + dt, { k: 'slice', node: nd.index, v: nd.sliceVersion });
+      this.q.schedule(this.now + dt, EV_SLICE, { k: 'slice', node: nd.index, v: nd.sliceVersion });
       return;
     }
   }
@@ -665,7 +700,7 @@ export class TimeSharingSimulator {
     t.sent = true;
     const others = t.job.spec.size - 1;
     t.acksPending = this.cfg.send === 'blocking' ? others : 0;
-    this.q.push(this.now + this.cfg.model.latency, { k: 'msg', from: t, phase: t.phase });
+    this.q.schedule(this.now + this.cfg.model.latency, EV_MSG, { k: 'msg', from: t, phase: t.phase });
   }
 
   private completeExchange(t: Task): void {
@@ -699,7 +734,7 @@ export class TimeSharingSimulator {
     t.rss += got;
     nd.rssUsed += got;
     this.block(nd, t, 'fault');
-    this.q.push(this.now + m.fault_time, { k: 'wake', task: t });
+    this.q.schedule(this.now + m.fault_time, EV_WAKE, { k: 'wake', task: t });
   }
 
   /** The task whose pages are taken (global LRU; CSC's §3.2 rule). */
@@ -803,7 +838,9 @@ export class TimeSharingSimulator {
       const spec = job.spec;
       const lat = this.cfg.model.latency;
       const tc = spec.kind === 'local' ? spec.work + t.ioTotal : spec.work + t.nEx * (this.cfg.send === 'blocking' ? 2 * lat : lat);
-      this.records.push({ id: spec.id, kind: spec.kind, size: spec.size, tr: slow, tc, trFast: fast });
+      const record: JobRecord = { id: spec.id, kind: spec.kind, size: spec.size, tr: slow, tc, trFast: fast };
+      this.records.push(record);
+      for (const l of this.listeners) l.onEnd?.(this, record, spec);
     }
     if (this.policy === 'csc') {
       for (const o of this.nodes) if (o.stoptask !== null && (o === nd || o.stoptask === t)) this.cscResumeCheck(o);
@@ -833,7 +870,7 @@ export class TimeSharingSimulator {
           if (this.cfg.send === 'blocking') {
             // the receiver acknowledges when it is on the CPU: at once if it runs, else when it is
             // next dispatched (a receiver blocked in its own receive is woken to take the message)
-            if (t.state === 'running') this.q.push(this.now + this.cfg.model.latency, { k: 'ack', to: from });
+            if (t.state === 'running') this.q.schedule(this.now + this.cfg.model.latency, EV_ACK, { k: 'ack', to: from });
             else {
               t.pendingAcks.push(from);
               needsCpu = true;

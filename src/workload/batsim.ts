@@ -10,7 +10,8 @@
  *
  * A Batsim job asks for `res` resources; here it becomes an `mpi` job of `res` tasks that may go on
  * any cores (`nodes = 0`; option `jobType: 'seq'` keeps them on one node). `walltime` becomes
- * `reqTime`. Profiles map onto the work models of DESIGN §2.2 (both the current type names and the
+ * `reqTime`; a `user` field (a string or a number, which some converted traces carry) becomes the
+ * job's `user` facet. Profiles map onto the work models of DESIGN §2.2 (both the current type names and the
  * older ones are accepted):
  *
  * - `delay` (`DelayProfile`) `{delay}`: `delay` work model, every task runs `delay` seconds;
@@ -68,6 +69,10 @@ const BatsimJobSchema = z
     res: z.number().int().positive(),
     profile: z.string(),
     walltime: num.optional(),
+    user: z
+      .union([z.string().min(1), z.number().int()])
+      .transform(String)
+      .optional(),
   })
   .passthrough();
 
@@ -334,6 +339,7 @@ function batsimJob(raw: BatsimJob, id: string, at: string, work: Work, opts: Bat
     ntasksPerNode: 0,
     profile: raw.profile,
     source: at,
+    ...(raw.user !== undefined ? { user: raw.user } : {}),
   };
   if (work.kind === 'delay')
     return { ...base, reqTime: wall ?? work.seconds, work: 'delay', ops: 0, runtime: work.seconds, commVol: 0, tCompute: 1, tasks: null };

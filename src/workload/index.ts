@@ -12,18 +12,21 @@
  * `writeNativeWorkload` turns any `Workload` into a native JSON object that `parseNativeWorkload` loads
  * back into the same jobs (every field but `source`, which names where a job comes from). Jobs that
  * share a source profile whose fields agree are written against a shared native profile (with inline
- * overrides for what differs); the others carry their fields inline.
+ * overrides for what differs); the others carry their fields inline. Facets are written inline
+ * (`facets.ts`); a job with the `malleable` facet is written without its runtime (its steps are its work).
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { readJsonFile } from '../core/json.js';
 import { isBatsimWorkload, parseBatsimWorkload, type BatsimOptions } from './batsim.js';
+import { writeFacets } from './facets.js';
 import type { Job, Workload } from './job.js';
 import { parseNativeWorkload } from './nativeJson.js';
 import { loadSwf, SwfReader, type SwfOptions } from './swf.js';
 
 export * from './job.js';
+export * from './malleability.js';
 export { parseNativeWorkload, NativeWorkloadSchema } from './nativeJson.js';
 export * from './swf.js';
 export * from './batsim.js';
@@ -127,7 +130,8 @@ const FIELD_DEFAULTS: Record<string, unknown> = { mem: 0, mem_vol: 0, comm_vol: 
 function workFields(job: Job): Record<string, unknown> {
   const w: Record<string, unknown> = { type: job.type };
   const ops = job.work === 'ops';
-  if (ops ? job.ops !== 0 || !job.tasks : job.runtime !== 0 || !job.tasks) {
+  // a job with the malleable facet: its work is its steps (the facet), its runtime follows from them
+  if (!job.malleable && (ops ? job.ops !== 0 || !job.tasks : job.runtime !== 0 || !job.tasks)) {
     if (ops) w['req_ops'] = job.ops;
     else w['runtime'] = job.runtime;
   }
@@ -183,13 +187,14 @@ export function writeNativeWorkload(workload: Workload): NativeWorkloadJson {
   const jobs = workload.jobs.map((job) => {
     const head: Record<string, unknown> = { id: job.id, subtime: job.subtime, ...shapeFields(job) };
     const w = workFields(job);
+    const facets = writeFacets(job);
     if (job.profile !== undefined) {
       profiles[job.profile] ??= w;
       const p = profiles[job.profile] ?? w;
       const o = overrides(w, p);
-      if (o) return { ...head, profile: job.profile, ...o };
+      if (o) return { ...head, profile: job.profile, ...o, ...facets };
     }
-    return { ...head, ...w };
+    return { ...head, ...w, ...facets };
   });
   const out: NativeWorkloadJson = { name: workload.name, jobs, profiles };
   if (workload.maxProcs !== undefined) out.max_procs = workload.maxProcs;

@@ -9,7 +9,17 @@
  * `seq` jobs put all their tasks on one node, and each task frees its core when it ends. `mpi` jobs
  * may spread over nodes (exactly `nodes` nodes when that is set, see `nodeTaskShare`); no core of an
  * MPI job is freed before its last task ends.
+ *
+ * **Facets** are optional parts of a job that some engines use and the others ignore (absent = not
+ * given): who submits it (`user`, `account`), where (`partition`, `qos`), how its work scales and may be
+ * resized (`malleable`, `malleability.ts`), and what an operator does to it while it runs
+ * (`operatorEvents`). Every reader fills the facets its format has (docs/workloads.md); `makeJob` and
+ * `writeNativeWorkload` carry them. Slurm's request details (node count ranges, exclusive, CPUs per
+ * task, memory per CPU, features, dependencies, nice) are the Slurm engine's.
  */
+import type { MalleableWork } from './malleability.js';
+
+export type { MalleableWork } from './malleability.js';
 
 /** `seq`: all tasks on one node; `mpi`: tasks anywhere, synchronised release. */
 export type JobType = 'seq' | 'mpi';
@@ -26,6 +36,17 @@ export interface TaskWork {
   mem: number;
   /** Memory traffic, MB. */
   memVol: number;
+}
+
+/**
+ * A timed suspension of a running job by an operator (`scontrol suspend`, then `scontrol resume`): after
+ * `after` seconds of run (time suspended not counted), the job is suspended for `duration` seconds.
+ */
+export interface OperatorEvent {
+  /** Seconds of run before the suspension (>= 0). */
+  after: number;
+  /** Seconds suspended (> 0). */
+  duration: number;
 }
 
 /** A job, immutable once loaded. */
@@ -66,6 +87,22 @@ export interface Job {
   profile?: string | undefined;
   /** Where the job comes from in its source, for error messages: `$.jobs[3]` or `line 42`. */
   source: string;
+  /** Facet: the user who submits it (a name; SWF and Slurm user ids as decimal strings). */
+  user?: string | undefined;
+  /** Facet: the account it is charged to (Slurm's `--account`; SWF: the group id). */
+  account?: string | undefined;
+  /** Facet: the partition it asks for (`Platform.partitions`; absent: the default partition). */
+  partition?: string | undefined;
+  /** Facet: its quality of service, by name (SWF: the queue number). */
+  qos?: string | undefined;
+  /**
+   * Facet: an iterative MPI job's steps, speed-up model and malleability (`malleability.ts`). Its size
+   * (`nodes`) is the size it is submitted at (`max` when malleable); `runtime` is its nominal run time
+   * there, `steps * d(nodes)`, so that an engine without malleability runs it as a rigid `delay` job.
+   */
+  malleable?: MalleableWork | undefined;
+  /** Facet: timed operator suspensions while it runs, in increasing `after`. */
+  operatorEvents?: OperatorEvent[] | undefined;
 }
 
 /** Work of task `t` of a job (its own profile or the job's). */
@@ -122,7 +159,7 @@ export function nodeTaskShare(job: Job, i: number): number {
   return Math.ceil((job.ntasks - i) / job.nodes);
 }
 
-/** Builds a job with defaults for every field not given (a delay MPI job of one task). */
+/** Builds a job with defaults for every field not given (a delay MPI job of one task); facets are kept as given. */
 export function makeJob(fields: Partial<Job> & { id: string; subtime: number; ntasks: number }): Job {
   const work = fields.work ?? 'delay';
   const runtime = fields.runtime ?? 0;

@@ -22,6 +22,9 @@
  *
  * A job without `id` is named `job<i>`, `i` its index in the file (IRMaSim's naming).
  *
+ * Facets (`facets.ts`): `user`, `account`, `partition`, `qos`, `malleable` (an iterative job's steps,
+ * speed-up model and malleability: its work, instead of `req_ops`/`runtime`) and `operator_events`.
+ *
  * Fields are checked: an unknown field of a job, a profile or a task is an error that names it and
  * suggests the field it looks like (`memvol` -> `mem_vol`). `extra` (any JSON) is carried and ignored,
  * for a user's own annotations; profiles may also keep the Batsim fields `com` and `cpu` and a Batsim
@@ -29,7 +32,9 @@
  */
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues, jsonPath, unknownKeys } from '../core/errors.js';
+import { FACET_FIELDS, facetShape, jobFacets } from './facets.js';
 import { sortBySubmission, type Job, type JobType, type TaskWork, type Workload } from './job.js';
+import { malleableProblem, nominalRuntime } from './malleability.js';
 
 const num = z.number().finite();
 const nonNeg = num.nonnegative();
@@ -56,6 +61,7 @@ const JOB_FIELDS = [
   't_compute',
   'tasks',
   'extra',
+  ...FACET_FIELDS,
 ] as const;
 
 const taskShape = {
@@ -91,6 +97,7 @@ const JobSchema = z
     ntasks_per_node: count.optional(),
     ...commonShape,
     type: z.enum(['seq', 'mpi']).optional(),
+    ...facetShape,
   })
   .passthrough();
 
@@ -223,16 +230,20 @@ function parseJob(raw: RawJob, i: number, profiles: Record<string, RawProfile>, 
   const defined = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined));
   const f = { ...prof, ...defined } as RawProfile & RawJob;
   const jobType = f.type === 'seq' || f.type === 'mpi' ? f.type : undefined;
+  const sized = raw.res !== undefined || raw.ntasks !== undefined || raw.nodes !== undefined || f.tasks !== undefined;
   const shape = resolveShape({
     res: raw.res,
     ntasks: raw.ntasks,
-    nodes: raw.nodes,
+    // a malleable job is submitted at max: its default size
+    nodes: raw.nodes ?? (sized ? undefined : raw.malleable?.max),
     ntasks_per_node: raw.ntasks_per_node,
     type: jobType,
     tasks: f.tasks?.length,
   });
   if (typeof shape === 'string') return fail(shape);
   if (f.tasks && f.tasks.length !== shape.ntasks) fail(`expected ${shape.ntasks} task profiles (one per task), found ${f.tasks.length}`, 'tasks');
+  const facets = jobFacets(raw);
+  if (facets.malleable) return iterativeJob(raw, f, id, shape, facets, at(), fail);
 
   const hasOps = f.req_ops !== undefined || (f.tasks?.every((t) => t.req_ops !== undefined) ?? false);
   const hasRuntime = f.runtime !== undefined || (f.tasks?.every((t) => t.runtime !== undefined) ?? false);
@@ -269,6 +280,51 @@ function parseJob(raw: RawJob, i: number, profiles: Record<string, RawProfile>, 
     tasks,
     profile: raw.profile,
     source: at(),
+    ...facets,
+  };
+}
+
+/**
+ * A job with a `malleable` facet: its work is its steps (`delay` model, `runtime = steps * d(nodes)`),
+ * on an exact node count (`facets.ts`).
+ */
+function iterativeJob(
+  raw: RawJob,
+  f: RawProfile & RawJob,
+  id: string,
+  shape: ResolvedShape,
+  facets: Partial<Job>,
+  source: string,
+  fail: (msg: string, ...p: (string | number)[]) => never,
+): Job {
+  const w = facets.malleable!;
+  const work = (['req_ops', 'runtime', 'tasks'] as const).find((k) => f[k] !== undefined);
+  if (work) fail(`the work of a job with \`malleable\` is its steps; found \`${work}\` (inline or in its profile)`, work);
+  if (shape.nodes === 0) fail('a job with `malleable` runs on an exact node count: give `nodes`');
+  const problem = malleableProblem(w, shape.nodes);
+  if (problem) fail(problem, 'malleable');
+  const runtime = nominalRuntime(w, shape.nodes);
+  const isMpi = shape.type === 'mpi';
+  return {
+    id,
+    subtime: raw.subtime,
+    ntasks: shape.ntasks,
+    reqTime: f.req_time ?? runtime,
+    reqEnergy: f.req_energy ?? 0,
+    type: shape.type,
+    work: 'delay',
+    ops: 0,
+    runtime,
+    mem: f.mem ?? 0,
+    memVol: f.mem_vol ?? 0,
+    commVol: isMpi ? (f.comm_vol ?? 0) : 0,
+    tCompute: isMpi ? (f.t_compute ?? 1) : 1,
+    nodes: shape.nodes,
+    ntasksPerNode: shape.ntasksPerNode,
+    tasks: null,
+    profile: raw.profile,
+    source,
+    ...facets,
   };
 }
 

@@ -21,7 +21,9 @@
  * exactly the recorded run time); with option `mops` it becomes an `ops` job of
  * `ops = ceil(runtime * mops * 1e6)` operations per task, i.e. the recorded run time on a core of
  * `mops` millions of operations per second. Jobs with run time <= 0 or processors <= 0 (and jobs
- * whose status is filtered out) are skipped and counted by reason in `skipped`.
+ * whose status is filtered out) are skipped and counted by reason in `skipped`. Facets (`job.ts`), as
+ * decimal strings, absent when the field is -1: `user` = field 12 (user id), `account` = field 13
+ * (group id), `qos` = field 15 (queue number), `partition` = field 16 (partition number).
  *
  * Job lines are parsed directly on the bytes: fields split at whitespace, numbers read without
  * building strings. A malformed line (not 18 fields, a field that is not a number) is reported through
@@ -302,5 +304,14 @@ export function swfJob(f: Float64Array, cfg: SwfConfig, statusSet: ReadonlySet<n
     tasks: null,
     profile: undefined,
     source: `line ${lineNo}`,
+    user: facet(f[12]!),
+    account: facet(f[13]!),
+    partition: facet(f[16]!),
+    qos: facet(f[15]!),
   };
+}
+
+/** A facet from an SWF id field: its decimal string, or undefined for `-1` (unknown). */
+function facet(v: number): string | undefined {
+  return v === -1 ? undefined : String(v);
 }

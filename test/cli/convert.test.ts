@@ -1,6 +1,6 @@
 /**
- * `clustergym convert`: SWF and Batsim workloads to native JSON, which loads back into the same
- * jobs; bad input exits 2 naming the SWF line.
+ * `clustergym convert`: SWF, Batsim and malleable workloads to native JSON, which loads back into the
+ * same jobs; bad input exits 2 naming the SWF line or the JSON path.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,6 +51,43 @@ describe('convert --platform', () => {
     const bad = cli(['convert', '--platform', xml, '--out', out]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/c\.xml: <platform> > <zone id="AS0"> > <host id="h">: attribute speed: cannot read a number in "fast"/);
+  });
+});
+
+describe('convert a malleable workload', () => {
+  it('writes a native workload of jobs with the malleable facet (detected, or --format malleable) that reads back into the same jobs', () => {
+    const d = mkdtempSync(join(tmpdir(), 'cg-conv-'));
+    const f = join(d, 'm.json');
+    const source = {
+      nodes: 16,
+      apps: { st: { t1: 0.4, serial: 0.05 } },
+      jobs: [
+        { id: 'a', subtime: 0, app: 'st', steps: 500, malleable: { min: 2, max: 8, pref: 4, inhibit: 15 } },
+        { id: 'b', subtime: 12, app: 'st', steps: 100, nodes: 4 },
+      ],
+    };
+    writeFileSync(f, JSON.stringify(source));
+    for (const extra of [[], ['--format', 'malleable']]) {
+      const out = join(d, `o${extra.length}.json`);
+      const r = cli(['convert', '--workload', f, '--out', out, ...extra]);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/wrote 2 jobs/);
+      const native = JSON.parse(readFileSync(out, 'utf8'));
+      expect(native.max_procs).toBe(16);
+      expect(native.jobs[0].malleable).toEqual({ min: 2, max: 8, pref: 4, factor: 2, inhibit: 15, steps: 500, speedup: { name: 'st', t1: 0.4, serial: 0.05 } });
+      expect(native.jobs[1].malleable).toEqual({ steps: 100, speedup: { name: 'st', t1: 0.4, serial: 0.05 } });
+      const w = loadWorkload(out);
+      // d(8) = 0.4 x (0.05 + 0.95 / 8); rigid b at 4 nodes
+      expect(w.jobs.map((j) => [j.id, j.nodes, j.runtime])).toEqual([
+        ['a', 8, 500 * 0.4 * (0.05 + 0.95 / 8)],
+        ['b', 4, 100 * 0.4 * (0.05 + 0.95 / 4)],
+      ]);
+    }
+    writeFileSync(f, JSON.stringify({ jobs: [{ subtime: 0, app: 'nope', steps: 1, nodes: 1 }] }));
+    const unknown = cli(['convert', '--workload', f, '--out', join(d, 'x.json')]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/m\.json: \$\.jobs\[0\]\.app: unknown application "nope"/);
   });
 });
 

@@ -122,7 +122,7 @@ describe('mistakes on the command line: exit 2, one line naming the flag', () =>
   const BAD: [string[], string][] = [
     [['simulate', '--comm-penalty', 'x'], '--comm-penalty: expected a number in (0, 1], got "x"'],
     [['compare', '--trajectories', '3', '--length', '0'], '--length: expected an integer >= 1, got "0"'],
-    [['convert', '--workload', 'w.swf', '--out', 'o.json', '--format', 'xml'], '--format: expected one of auto, swf, batsim, native, got "xml"'],
+    [['convert', '--workload', 'w.swf', '--out', 'o.json', '--format', 'xml'], '--format: expected one of auto, swf, batsim, native, malleable, got "xml"'],
     [['bench', 'env', '--env', 'clustergym/Job-v0', '--k', 'many'], '--k: expected an integer >= 1, got "many"'],
     [['train', '--config', 'c.json', '--steps', '-5'], '--steps: expected an integer >= 1, got "-5"'],
     [['evaluate', '--model', 'm', '--seed-offset', '-1'], '--seed-offset: expected an integer in [0, 1073741824], got "-1"'],

@@ -65,9 +65,9 @@ function check(id: 'clustergym/Job-v0' | 'clustergym/JobNode-v0', seed: number, 
   const events: Ev[] = [];
   sim.addListener({
     onAdvance: (_s, _from, to) => events.push({ kind: 'advance', t: to }),
-    onJobSubmitted: (_s, job) => events.push({ kind: 'submit', job }),
-    onJobStarted: (_s, rj) => events.push({ kind: 'start', job: rj.job, cores: rj.cores.slice() }),
-    onJobEnded: (_s, _rec, rj) => {
+    onSubmit: (_s, job) => events.push({ kind: 'submit', job }),
+    onStart: (_s, rj) => events.push({ kind: 'start', job: rj.job, cores: rj.cores.slice() }),
+    onEnd: (_s, _rec, rj) => {
       if (rj) events.push({ kind: 'end', job: rj.job });
     },
   });

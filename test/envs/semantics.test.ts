@@ -200,7 +200,7 @@ describe('step semantics', () => {
     const r = env.reset({ seed: 0 });
     expect(Array.from(r.info.action_mask)).toEqual([1, 1, 1, 0]);
     const starts: string[] = [];
-    env.sim.addListener({ onJobStarted: (sim, rj) => starts.push(`${rj.job.id}@${sim.now}`) });
+    env.sim.addListener({ onStart: (sim, rj) => starts.push(`${rj.job.id}@${sim.now}`) });
     env.step(0);
     // reserve j1 (8 cores, 4 free): j2 (2 cores, 10 s) backfills at 0, j1 starts at 100; then nothing is left
     const s = env.step(0);
@@ -227,7 +227,7 @@ describe('step semantics', () => {
     // the MPI job (12) with node 1 first: the 5 free cores of node 1, then 7 of node 0
     expect(Array.from(env.actionMask())).toEqual([1, 1, 0, 0, 1]);
     let cores: number[] = [];
-    env.sim.addListener({ onJobStarted: (_s, rj) => (cores = Array.from(rj.cores)) });
+    env.sim.addListener({ onStart: (_s, rj) => (cores = Array.from(rj.cores)) });
     expect(env.step(0 * N + 1).terminated).toBe(true); // nothing left to decide: runs to the end
     expect(cores).toEqual([11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6]);
   });
@@ -248,7 +248,7 @@ describe('step semantics', () => {
     // every job fits on an empty 8-core node but the 12-task one, which keeps the spilling placement
     expect(Array.from(r.info.action_mask)).toEqual([1, 1, 1, 1, 1, 1, 0]);
     const starts: string[] = [];
-    env.sim.addListener({ onJobStarted: (_s, rj) => starts.push(`${rj.job.id}:${Array.from(rj.cores).join(',')}`) });
+    env.sim.addListener({ onStart: (_s, rj) => starts.push(`${rj.job.id}:${Array.from(rj.cores).join(',')}`) });
     env.step(0 * N + 1); // seq job (3) on node 1: cores 8..10, 5 left there
     // the 6-task MPI job fits node 0 (8 free) but not node 1 (5 free): with spill both were allowed
     // (the spill test above); the 12-task job spills from either node (13 cores free in all)
@@ -270,7 +270,7 @@ describe('step semantics', () => {
     const N = 2;
     env.reset({ seed: 0 });
     const starts: string[] = [];
-    env.sim.addListener({ onJobStarted: (_s, rj) => starts.push(`${rj.job.id}:${Array.from(rj.cores).join(',')}`) });
+    env.sim.addListener({ onStart: (_s, rj) => starts.push(`${rj.job.id}:${Array.from(rj.cores).join(',')}`) });
     env.step(0 * N + 0); // seq job (3) on node 0: cores 0..2, 5 left there
     expect(Array.from(env.actionMask())).toEqual([1, 1, 0, 0, 1]); // the 5-task job (now slot 0) fits node 0 exactly, and node 1; something runs: wait
     expect(env.step(0 * N + 0).terminated).toBe(true);

@@ -40,7 +40,7 @@ function ends(p: Platform, jobs: Job[], policy: string, semantics: ExecutionSema
   const r = runSimulation(p, jobs, makeScheduler(policy), {
     semantics,
     idlePower,
-    listeners: [{ onJobEnded: (_s, rec) => (out[rec.job.id] = { start: rec.start, finish: rec.finish, cores: Array.from(rec.cores) }) }],
+    listeners: [{ onEnd: (_s, rec) => (out[rec.job.id] = { start: rec.start, finish: rec.finish, cores: Array.from(rec.cores) }) }],
   });
   return { jobs: out, summary: r.summary };
 }
@@ -126,7 +126,7 @@ describe('irmasim semantics, by hand', () => {
       s.startJob(s.waiting[0]!, [0, 2]);
       s.startJob(s.waiting[0]!, [1]);
       const out: Record<string, number> = {};
-      s.addListener({ onJobEnded: (_q, rec) => (out[rec.job.id] = rec.finish) });
+      s.addListener({ onEnd: (_q, rec) => (out[rec.job.id] = rec.finish) });
       while (s.advance());
       return out;
     };

@@ -109,7 +109,7 @@ function simulate(platform: Platform, jobs: Job[]) {
   const records: JobRecord[] = [];
   const timeline: TimelineRow[] = [];
   const { summary, sim } = runSimulation(platform, jobs, new ListScheduler(), {
-    listeners: [{ onJobEnded: (_s, r) => records.push(r) }],
+    listeners: [{ onEnd: (_s, r) => records.push(r) }],
     onTimeline: (r) => timeline.push(r),
   });
   return { summary, records, timeline, sim };

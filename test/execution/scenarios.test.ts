@@ -72,7 +72,7 @@ describe('tfg-2x2x4, FCFS + first', () => {
     const p = tfg2x2x4();
     const jobs = [opsJob('long', 4, { reqTime: 0.5 }), opsJob('ok', 4, { reqTime: 2 })];
     const records: JobRecord[] = [];
-    const res = runSimulation(p, jobs, new ListScheduler(), { walltimeKill: true, listeners: [{ onJobEnded: (_s, r) => records.push(r) }] });
+    const res = runSimulation(p, jobs, new ListScheduler(), { walltimeKill: true, listeners: [{ onEnd: (_s, r) => records.push(r) }] });
     const long = records.find((r) => r.job.id === 'long')!;
     expect(long.state).toBe('killed');
     expect(long.finish).toBeCloseTo(0.5, 12);

@@ -93,7 +93,7 @@ describe('tetris by hand', () => {
     const b = engineFor([{ count: 3, cpus: 8, memory: 12 }], tasks, tetris(1));
     const starts = (e: FairEngine) => {
       const out: string[] = [];
-      e.addListener({ onStart: (t, now) => out.push(`${t.id}@${t.host}:${now}`) });
+      e.addListener({ onStart: (engine, t) => out.push(`${t.id}@${t.host}:${engine.now}`) });
       e.run();
       return out;
     };

@@ -1,8 +1,14 @@
-/** Malleable workload files (validation with JSON paths) and the paper's workload generator. */
+/**
+ * Malleable workload files (validation with JSON paths), the paper's workload generator, and malleable
+ * workloads as native workload files (jobs with the `malleable` facet) that give back the same run.
+ */
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
-import { PAPER_APPS } from '../../src/malleable/model.js';
-import { paperWorkload, parseMalleableWorkload, rigidVersion } from '../../src/malleable/workload.js';
+import { simulate } from '../../src/malleable/engine.js';
+import { PAPER_APPS, stepTime } from '../../src/malleable/model.js';
+import { dmrPolicy } from '../../src/malleable/policy.js';
+import { isMalleableWorkload, malleableJobs, malleableWorkloadOf, paperWorkload, parseMalleableWorkload, rigidVersion } from '../../src/malleable/workload.js';
+import { parseNativeWorkload, writeNativeWorkload } from '../../src/workload/index.js';
 
 describe('workload file', () => {
   it('reads rigid and malleable jobs, built-in and own applications', () => {
@@ -61,5 +67,33 @@ describe('paper workload', () => {
     expect(nb.malleable).toEqual({ min: 1, max: 16, pref: 1, factor: 2, inhibit: 0 });
     expect(nb.steps).toBe(25);
     expect(rigidVersion(w).jobs.every((j) => j.malleable === null && j.nodes === (j.app.name === 'nbody' ? 16 : 32))).toBe(true);
+  });
+});
+
+describe('as a native workload file (jobs with the malleable facet)', () => {
+  it('paper workload -> native JSON -> the same engine jobs and the same dmr run, bit for bit', () => {
+    const w = paperWorkload({ jobs: 60, seed: 5 });
+    const native = JSON.parse(JSON.stringify(writeNativeWorkload(malleableJobs(w, 'paper'))));
+    expect(native.max_procs).toBe(64);
+    const cg = native.jobs.find((j: { malleable: { speedup: { name: string } } }) => j.malleable.speedup.name === 'cg');
+    expect(cg.malleable).toEqual({ min: 2, max: 32, pref: 8, factor: 2, inhibit: 15, steps: 10000, speedup: { ...PAPER_APPS.cg } });
+    expect([cg.nodes, cg.ntasks, cg.ntasks_per_node]).toEqual([32, 32, 1]);
+    const workload = parseNativeWorkload(native, 'paper.json');
+    // its run time at max: steps x d(max)
+    const first = workload.jobs[0]!;
+    expect(first.runtime).toBe(first.malleable!.steps * stepTime(first.malleable!.speedup, first.nodes));
+    const back = malleableWorkloadOf({ ...workload, maxProcs: native.max_procs });
+    expect(back).toEqual(w);
+    expect(simulate(back, dmrPolicy)).toEqual(simulate(w, dmrPolicy));
+    // a rigid one keeps its jobs rigid (no limits: spec null)
+    const rigid = rigidVersion(w);
+    expect(malleableWorkloadOf(parseNativeWorkload(writeNativeWorkload(malleableJobs(rigid)), 'r.json'), 64)).toEqual(rigid);
+  });
+
+  it('recognises a malleable workload; a job without the facet cannot go back', () => {
+    expect(isMalleableWorkload({ jobs: [{ subtime: 0, app: 'cg', steps: 3, nodes: 2 }] })).toBe(true);
+    expect(isMalleableWorkload({ jobs: [{ subtime: 0, ntasks: 2, runtime: 3 }] })).toBe(false);
+    const w = parseNativeWorkload({ jobs: [{ id: 'x', subtime: 0, ntasks: 2, runtime: 3 }] }, 'x.json');
+    expect(() => malleableWorkloadOf(w)).toThrow('$.jobs[0]: job "x" has no `malleable` facet');
   });
 });

@@ -28,11 +28,11 @@ describe('MetricsCollector', () => {
     const m = new MetricsCollector();
     const seen: string[] = [];
     m.onRecord((r) => seen.push(r.job.id));
-    const sim = {} as ClusterSimulator; // onJobEnded does not read the simulator
+    const sim = {} as ClusterSimulator; // onEnd and onReject do not read the simulator
     // a: 2 tasks, wait 0, run 20; b: killed, wait 25, run 5 (slowdown 6, bsld 30 / 10); c: rejected
-    m.onJobEnded(sim, record('a', 2, 0, 0, 20, 'finished'));
-    m.onJobEnded(sim, record('c', 8, 3, 0, 0, 'rejected'));
-    m.onJobEnded(sim, record('b', 1, 5, 30, 35, 'killed'));
+    m.onEnd(sim, record('a', 2, 0, 0, 20, 'finished'));
+    m.onReject(sim, record('c', 8, 3, 0, 0, 'rejected'));
+    m.onEnd(sim, record('b', 1, 5, 30, 35, 'killed'));
     expect(seen).toEqual(['a', 'c', 'b']);
     const end = { lastEnd: 35, platform: { coreCount: 4 }, energy: 700, networkVolume: 3e8 } as unknown as ClusterSimulator;
     expect(m.summary(end)).toEqual({

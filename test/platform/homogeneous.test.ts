@@ -16,6 +16,13 @@ describe('homogeneous platforms', () => {
     expect(p.maxPower()).toBe(0);
     expect(p.models).toEqual({ memory: 'none', comm: 'shared', comm_penalty: 0.8 });
     expect(homogeneousPlatform(3).nodeCount).toBe(3); // one core per node by default
+    // two node groups: the full nodes, then the smaller last one
+    expect([p.groupNames, Array.from(p.groupNodeCount), p.nodeName]).toEqual([
+      ['node[0-1]', 'node2'],
+      [2, 1],
+      ['node0', 'node1', 'node2'],
+    ]);
+    expect(homogeneousPlatform(57_600, 16).groupCount).toBe(1);
     expect(homogeneousPlatform(8, 4, { comm: 'step' }).models.comm).toBe('step');
   });
 

@@ -77,9 +77,9 @@ describe('SimGrid platform XML', () => {
     expect(Array.from(p.procClockRate)).toEqual([1, 0.5, 2, 2, 2, 2]);
     // comm_bw: the cluster's bw, else 125 MB/s
     expect(Array.from(p.nodeCommBw)).toEqual([125e6, 125e6, 125e6, 125e6, 125e6, 125e6]);
-    expect(d.clusters[0]!.nodes[0]!.properties).toEqual({ wattage_per_state: '100:120:200, 90:95:150', wattage_off: '10', role: 'master' });
-    expect(d.clusters[0]!.nodes[0]!.wattage_off).toBe(10);
-    expect(d.clusters[0]!.nodes[0]!.pstates).toEqual([
+    expect(d.clusters[0]!.groups[0]!.properties).toEqual({ wattage_per_state: '100:120:200, 90:95:150', wattage_off: '10', role: 'master' });
+    expect(d.clusters[0]!.groups[0]!.wattage_off).toBe(10);
+    expect(d.clusters[0]!.groups[0]!.pstates).toEqual([
       { speed: 1e9, idle: 100, epsilon: 120, all_cores: 200 },
       { speed: 5e8, idle: 90, epsilon: 95, all_cores: 150 },
     ]);
@@ -131,22 +131,25 @@ describe('SimGrid platform XML', () => {
     expect(world.routes).toEqual([{ src: 'front', dst: 'nc', gw_src: 'gw', gw_dst: 'n0.x', links: [{ id: 'bb' }], symmetrical: true }]);
   });
 
-  it('the native JSON written for it loads back into the same description, runs of nodes written once', () => {
-    const native = writeNativePlatform(d) as { clusters: { nodes: { id?: string; count?: number }[] }[] };
-    expect(native.clusters[1]!.nodes.map((n) => [n.id, n.count])).toEqual([
-      ['n0.x', undefined],
-      ['n1.x', undefined],
-      ['n2.x', undefined],
-      ['n5.x', undefined],
+  it('the native JSON written for it loads back into the same description, a cluster written once as a node group', () => {
+    type Entry = { id?: string; group?: string; count?: number; names?: string[] };
+    const native = writeNativePlatform(d) as { clusters: { nodes: Entry[] }[] };
+    // the cluster's hosts n0.x, n1.x, n2.x, n5.x follow no rule: one group with their names
+    expect(native.clusters[1]!.nodes.map((n) => [n.group, n.id, n.count, n.names])).toEqual([['nc', undefined, 4, ['n0.x', 'n1.x', 'n2.x', 'n5.x']]]);
+    expect(native.clusters[0]!.nodes.map((n) => [n.group, n.id, n.count])).toEqual([
+      [undefined, 'h1', undefined],
+      [undefined, 'h2', undefined],
     ]);
+    expect(p.groupNames).toEqual(['h1', 'h2', 'nc']);
+    expect(Array.from(p.groupNodeCount)).toEqual([1, 1, 4]);
     expect(p.description.clusters).toEqual(d.clusters);
     expect(p.description.network).toEqual(d.network);
     const flat = parseSimGridPlatform(
       '<platform version="4.1"><cluster id="A" prefix="a" suffix="" radical="0-511" speed="1Gf" bw="1GBps" lat="5us" bb_bw="3GBps" bb_lat="3us"/></platform>',
       'c.xml',
     );
-    const w = writeNativePlatform(flat) as { clusters: { nodes: { id?: string; count?: number }[] }[] };
-    expect(w.clusters[0]!.nodes.map((n) => [n.id, n.count])).toEqual([['a', 512]]);
+    const w = writeNativePlatform(flat) as { clusters: { nodes: { id?: string; group?: string; count?: number }[] }[] };
+    expect(w.clusters[0]!.nodes.map((n) => [n.group, n.id, n.count])).toEqual([['A', 'a', 512]]);
     expect(parsePlatform(w, 'c.json').description.clusters).toEqual(flat.clusters);
     expect(flat.network!.routers).toEqual(['aA_router']);
   });

@@ -46,7 +46,7 @@ export interface PolicyRun {
 export function runPolicy(platform: Platform, jobs: Job[], policy: string | Scheduler, options: MakeSchedulerOptions = {}, run: RunOptions = {}): PolicyRun {
   const records: JobRecord[] = [];
   const scheduler = typeof policy === 'string' ? makeScheduler(policy, options) : policy;
-  runSimulation(platform, jobs, scheduler, { ...run, listeners: [...(run.listeners ?? []), { onJobEnded: (_s, r) => records.push(r) }] });
+  runSimulation(platform, jobs, scheduler, { ...run, listeners: [...(run.listeners ?? []), { onEnd: (_s, r) => records.push(r) }] });
   const byId = new Map(records.map((r) => [r.job.id, r]));
   const starts: Record<string, number> = {};
   const nodes: Record<string, number[]> = {};

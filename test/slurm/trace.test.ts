@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { quantile } from '../../src/core/statistics.js';
 import { readCtldLog } from '../../src/slurm/live.js';
 import { parseSlurmConf } from '../../src/slurm/slurmConf.js';
 import {
@@ -11,7 +12,6 @@ import {
   engineSchedule,
   ksDistance,
   parseElapsed,
-  quantile,
   readTrace,
   replayJobs,
   sleepTrace,

@@ -218,7 +218,7 @@ describe('invariants (property)', () => {
           const sim = new TimeSharingSimulator(cfg);
           // step through time and check the queues at each stop
           for (let t = 50; !sim.finished && t < 1e7; t += 50) {
-            sim.advanceTo(t);
+            sim.runUntil(t);
             for (const nd of sim.nodes) {
               const ready = nd.tasks.filter((x) => x.state === 'ready');
               expect(new Set(nd.rq)).toEqual(new Set(ready));

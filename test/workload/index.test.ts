@@ -116,7 +116,8 @@ describe('conversion to native JSON', () => {
     const nat = writeNativeWorkload(w);
     expect(nat.max_procs).toBe(32);
     expect(nat.skipped).toEqual({ 'runtime<=0': 1 });
-    expect(nat.jobs[0]).toEqual({ id: '1', subtime: 0, type: 'mpi', ntasks: 4, runtime: 100, req_time: 200 });
+    // the SWF user (field 12), group (13) and queue (15) are facets, written inline
+    expect(nat.jobs[0]).toEqual({ id: '1', subtime: 0, type: 'mpi', ntasks: 4, runtime: 100, req_time: 200, user: '1', account: '1', qos: '1' });
     // loadWorkload restores max_procs from a converted file
     expect(loadWorkload(write('c.native.json', nat)).maxProcs).toBe(32);
   });

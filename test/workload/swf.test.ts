@@ -44,7 +44,8 @@ const SAMPLE = [
 ].join('\n');
 
 function delayJob(id: string, subtime: number, ntasks: number, runtime: number, reqTime: number, lineNo: number): Job {
-  return makeJob({ id, subtime, ntasks, runtime, reqTime, type: 'mpi', work: 'delay', nodes: 0, source: `line ${lineNo}` });
+  // facets: user 3 (field 12), group 1 -> account (13), queue 1 -> qos (15); partition -1 (16): absent
+  return makeJob({ id, subtime, ntasks, runtime, reqTime, type: 'mpi', work: 'delay', nodes: 0, source: `line ${lineNo}`, user: '3', account: '1', qos: '1' });
 }
 
 describe('SWF reader', () => {
@@ -76,6 +77,23 @@ describe('SWF reader', () => {
       delayJob('6', 45.5, 1, 10, 100, 19),
     ]);
     expect(w.skipped).toEqual({ 'runtime<=0': 2, 'processors<=0': 1 });
+  });
+
+  it('reads the user, group, queue and partition fields as facets; -1 is absent', () => {
+    const f = write(
+      'facets.swf',
+      [
+        '1 0 -1 10 1 -1 -1 1 20 -1 1 17 4 -1 2 3 -1 -1',
+        '2 5 -1 10 1 -1 -1 1 20 -1 1 -1 -1 -1 -1 -1 -1 -1',
+        '3 6 -1 10 1 -1 -1 1 20 -1 1 0 0 -1 0 0 -1 -1',
+      ].join('\n'),
+    );
+    const facets = loadSwf(f).jobs.map((j) => [j.user, j.account, j.qos, j.partition]);
+    expect(facets).toEqual([
+      ['17', '4', '2', '3'],
+      [undefined, undefined, undefined, undefined],
+      ['0', '0', '0', '0'],
+    ]);
   });
 
   it('streams with a generator whose return value is the summary', () => {

@@ -13,6 +13,7 @@
  * Rows must be in submission order for the engine (sort with `clustergym convert --sort`).
  */
 import { z } from 'zod';
+import { csvField } from '../../core/csv.js';
 import { InputError, inputErrorFromIssues } from '../../core/errors.js';
 import type { TraceTask } from '../engine.js';
 import { newSummary, num, type ReadSummary, readLines } from './lines.js';
@@ -22,7 +23,7 @@ export const NATIVE_CSV_HEADER = 'submit,cpu,memory,duration,user';
 
 /** One native task as a CSV row. */
 export function nativeCsvRow(t: TraceTask): string {
-  const user = /[",\n\r]/.test(t.user) ? `"${t.user.replace(/"/g, '""')}"` : t.user;
+  const user = csvField(t.user);
   return `${t.submit},${t.cpu},${t.memory},${t.duration},${user}`;
 }
 

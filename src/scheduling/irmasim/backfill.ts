@@ -98,8 +98,8 @@ export class IrmasimBackfill implements Scheduler {
     this.assigned = new AssignedJobs(sim.platform);
     this.energy = new NodeEnergyEstimate(sim.platform);
     sim.addListener({
-      onJobStarted: (s, rj) => this.sim === sim && this.jobStarted(s, s.platform.coreNode[rj.cores[0]!]!),
-      onJobEnded: (s, rec) => this.sim === sim && this.jobEnded(s, rec),
+      onStart: (s, rj) => this.sim === sim && this.jobStarted(s, s.platform.coreNode[rj.cores[0]!]!),
+      onEnd: (s, rec) => this.sim === sim && this.jobEnded(s, rec),
     });
   }
 

@@ -65,21 +65,25 @@ export class Duplex implements Scheduler {
     this.speedup = Float64Array.from({ length: p.nodeCount }, (_, n) => p.procMops[p.nodeFirstProc[n]!]! / lowest);
     this.batch = sim.waiting.slice();
     sim.addListener({
-      onJobSubmitted: (_s, job) => {
+      onSubmit: (_s, job) => {
         if (this.sim === sim) this.batch.push(job);
       },
-      onJobStarted: (_s, rj) => {
+      onStart: (_s, rj) => {
         if (this.sim !== sim) return;
         for (const q of this.queues) for (const e of q) if (e.job === rj.job) e.running = true;
       },
-      onJobEnded: (_s, rec) => {
-        if (this.sim !== sim) return;
-        for (const q of this.queues) {
-          const i = q.findIndex((e) => e.job === rec.job);
-          if (i >= 0) q.splice(i, 1);
-        }
-      },
+      onEnd: (_s, rec) => this.forget(sim, rec.job),
+      onReject: (_s, rec) => this.forget(sim, rec.job),
     });
+  }
+
+  /** A job left the system (ended or rejected): its queue entry goes. */
+  private forget(sim: ClusterSimulator, job: Job): void {
+    if (this.sim !== sim) return;
+    for (const q of this.queues) {
+      const i = q.findIndex((e) => e.job === job);
+      if (i >= 0) q.splice(i, 1);
+    }
   }
 
   schedule(sim: ClusterSimulator): void {

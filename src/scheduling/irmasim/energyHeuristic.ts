@@ -93,10 +93,10 @@ export class EnergyHeuristic implements Scheduler {
     this.estimate = new NodeEnergyEstimate(sim.platform);
     for (const j of sim.waiting) this.enqueue(j);
     sim.addListener({
-      onJobSubmitted: (_s, job) => {
+      onSubmit: (_s, job) => {
         if (this.sim === sim) this.enqueue(job);
       },
-      onJobStarted: (s, rj) => {
+      onStart: (s, rj) => {
         if (this.sim !== sim) return;
         this.assigned.add(s.platform.coreNode[rj.cores[0]!]!, 1);
         // asked again after a start (an agent starts one job per step), a pass goes on where it was
@@ -107,8 +107,8 @@ export class EnergyHeuristic implements Scheduler {
           this.entries.delete(rj.job);
         }
       },
-      onJobEnded: (s, rec) => {
-        if (this.sim !== sim || rec.state === 'rejected') return;
+      onEnd: (s, rec) => {
+        if (this.sim !== sim) return;
         this.assigned.add(s.platform.coreNode[rec.cores[0]!]!, -1);
         this.triggered = true;
       },

@@ -72,7 +72,7 @@ export class IrmasimHeuristic implements Scheduler {
       this.sim = sim;
       if (this.drawPerJob) {
         for (let i = 0; i < sim.queue.length; i++) this.rng.next();
-        sim.addListener({ onJobSubmitted: () => this.sim === sim && this.rng.next() });
+        sim.addListener({ onSubmit: () => this.sim === sim && this.rng.next() });
       }
     }
     this.policy.schedule(sim);

@@ -31,7 +31,7 @@ function run(optionsFile: string, idlePower: 'always' | 'after-first-task' = 'af
     idlePower,
     listeners: [
       {
-        onJobEnded: (_s, rec) => {
+        onEnd: (_s, rec) => {
           jobs[rec.job.id] = [rec.start, rec.finish];
           cores[rec.job.id] = Array.from(rec.cores);
         },

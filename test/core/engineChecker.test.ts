@@ -1,0 +1,237 @@
+/**
+ * The engine checker (src/core/engineChecker.ts) on every engine: the main engine (documented model
+ * and IRMaSim's semantics, with walltime kills and rejections), the malleable engine (DMR, queue
+ * points), the Slurm engine (seed 004's defaults, preemption, a slurm.conf), the fairness engine and
+ * the time-sharing dispatcher; and the checker itself refuses a broken engine.
+ */
+import { describe, expect, it } from 'vitest';
+import type { DiscreteEventEngine } from '../../src/core/engine.js';
+import { type CheckedRun, checkEngine, EngineCheckError, type TranscriptEntry } from '../../src/core/engineChecker.js';
+import { derive } from '../../src/core/rng.js';
+import { ClusterSimulator } from '../../src/execution/simulator.js';
+import { FairEngine } from '../../src/fairness/engine.js';
+import { fairnessCluster, TABLE_5_1, table51Workload } from '../../src/fairness/experiment.js';
+import { HostTable, UserTable } from '../../src/fairness/model.js';
+import { schedulerByName } from '../../src/fairness/schedulers.js';
+import { MalleableSim } from '../../src/malleable/engine.js';
+import { dmrPolicy } from '../../src/malleable/policy.js';
+import { paperWorkload } from '../../src/malleable/workload.js';
+import { loadPlatform } from '../../src/platform/loader.js';
+import { makeScheduler } from '../../src/scheduling/policyName.js';
+import { SlurmEngine, type SlurmJobInput } from '../../src/slurm/engine.js';
+import { SlurmPlatform } from '../../src/slurm/platform.js';
+import { raijinWorkload } from '../../src/slurm/workload.js';
+import { timeSharingConfig } from '../../src/timesharing/config.js';
+import { TimeSharingSimulator } from '../../src/timesharing/simulator.js';
+import { loadWorkload } from '../../src/workload/index.js';
+import { makeJob } from '../../src/workload/job.js';
+import { ROOT } from '../helpers.js';
+
+function mainRun(policy: string, semantics: 'clustergym' | 'irmasim', extra: { walltimeKill?: boolean; reject?: boolean } = {}): () => CheckedRun {
+  return () => {
+    const platform = loadPlatform(`${ROOT}/data/platforms/hetero-20.json`);
+    let jobs = loadWorkload(`${ROOT}/data/workloads/mixed-300.json`).jobs.slice(0, 150);
+    if (extra.reject) jobs = [...jobs.slice(0, 10), makeJob({ id: 'too-wide', subtime: jobs[10]!.subtime, ntasks: 100_000, runtime: 5 }), ...jobs.slice(10)];
+    if (extra.walltimeKill) jobs = jobs.map((j, i) => (i % 7 === 0 ? { ...j, reqTime: Math.max(1, j.reqTime / 50) } : j));
+    const sim = new ClusterSimulator(platform, jobs, { semantics, walltimeKill: extra.walltimeKill, unfit: extra.reject ? 'reject' : 'error' });
+    sim.setScheduler(makeScheduler(policy));
+    const transcript: TranscriptEntry[] = [];
+    sim.addListener({
+      onSubmit: (s, job) => void transcript.push({ type: 'submit', job: job.id, time: s.now }),
+      onStart: (s, rj) => void transcript.push({ type: 'start', job: rj.job.id, time: s.now, detail: Array.from(rj.cores).join(' ') }),
+      onEnd: (s, rec) => void transcript.push({ type: 'end', job: rec.job.id, time: s.now, detail: rec.state }),
+      onReject: (s, rec) => void transcript.push({ type: 'reject', job: rec.job.id, time: s.now }),
+    });
+    return { engine: sim, transcript };
+  };
+}
+
+function malleableRun(queuePoints: boolean): () => CheckedRun {
+  return () => {
+    const sim = new MalleableSim(paperWorkload({ jobs: 40, seed: 3 }), { queuePoints });
+    sim.setPolicy(dmrPolicy);
+    const transcript: TranscriptEntry[] = [];
+    sim.addListener({
+      onSubmit: (e, job) => void transcript.push({ type: 'submit', job: job.id, time: e.now }),
+      onStart: (e, job) => void transcript.push({ type: 'start', job: job.id, time: e.now }),
+      onResize: (e, job, from, to) => void transcript.push({ type: 'resize', job: job.id, time: e.now, detail: `${from}->${to}` }),
+      onEnd: (e, rec) => void transcript.push({ type: 'end', job: rec.id, time: e.now, detail: `${rec.nodeSeconds}` }),
+    });
+    return { engine: sim, transcript };
+  };
+}
+
+function slurmRun(kind: 'raijin' | 'preempt'): () => CheckedRun {
+  return () => {
+    const transcript: TranscriptEntry[] = [];
+    let e: SlurmEngine;
+    if (kind === 'raijin') {
+      const platform = new SlurmPlatform({ groups: [{ name: 'r', count: 16, cores: 16 }], partitions: [{ name: 'p', groups: ['r'], max_time: 172800 }] });
+      e = new SlurmEngine(platform, { users: 10 });
+      e.stream(raijinWorkload({ jobs: 400, seed: 9, users: 10, totalCores: 256, maxRestCores: 128, suspendFraction: 0.1 }));
+    } else {
+      const platform = new SlurmPlatform({
+        groups: [{ name: 'a', count: 4, cores: 8 }],
+        partitions: [
+          { name: 'low', groups: ['a'], priority_tier: 1, preempt_mode: 'requeue' },
+          { name: 'high', groups: ['a'], priority_tier: 2, max_time: 5000 },
+        ],
+      });
+      e = new SlurmEngine(platform, { users: 3 });
+      const rng = derive(4, 'engine-checker/slurm');
+      const jobs: SlurmJobInput[] = [];
+      let t = 0;
+      for (let i = 0; i < 150; i++) {
+        t += Math.floor(rng.exponential(1 / 60));
+        const run = Math.floor(rng.uniform(10, 900));
+        // every 25th job asks for more than the high partition's MaxTime: refused
+        jobs.push({
+          id: i,
+          submit: t,
+          cores: 1 + Math.floor(rng.uniform(0, 16)),
+          runTime: run,
+          timeLimit: i % 25 === 0 ? 9000 : run * 2,
+          user: i % 3,
+          partition: i % 4 === 0 ? 1 : 0,
+        });
+      }
+      e.stream(jobs);
+    }
+    const J = e.jobs;
+    e.addListener({
+      onSubmit: (eng, s) => void transcript.push({ type: 'submit', job: String(J.id[s]), time: eng.now }),
+      onStart: (eng, s) => void transcript.push({ type: 'start', job: String(J.id[s]), time: eng.now, detail: String(J.group[s]) }),
+      onSuspend: (eng, s, phase) => void transcript.push({ type: 'suspend', job: String(J.id[s]), time: eng.now, detail: String(phase) }),
+      onResume: (eng, s) => void transcript.push({ type: 'resume', job: String(J.id[s]), time: eng.now }),
+      onRequeue: (eng, s) => void transcript.push({ type: 'requeue', job: String(J.id[s]), time: eng.now }),
+      onEnd: (eng, s) => void transcript.push({ type: 'end', job: String(J.id[s]), time: eng.now, detail: String(J.state[s]) }),
+      onReject: (eng, s) => void transcript.push({ type: 'reject', job: String(J.id[s]), time: eng.now }),
+    });
+    return { engine: e, transcript };
+  };
+}
+
+function fairRun(scheduler: string): () => CheckedRun {
+  return () => {
+    const hosts = new HostTable(fairnessCluster(1));
+    const users = new UserTable(hosts.totalCpu, hosts.totalMem);
+    for (const u of TABLE_5_1) users.id(u.user);
+    const e = new FairEngine(hosts, users, schedulerByName(scheduler, 0.5), table51Workload(2, 0.02));
+    const transcript: TranscriptEntry[] = [];
+    e.addListener({
+      onSubmit: (eng, t) => void transcript.push({ type: 'submit', job: String(t.id), time: eng.now }),
+      onStart: (eng, t) => void transcript.push({ type: 'start', job: String(t.id), time: eng.now, detail: String(t.host) }),
+      onEnd: (eng, t) => void transcript.push({ type: 'end', job: String(t.id), time: eng.now }),
+      onReject: (eng, t) => void transcript.push({ type: 'reject', job: String(t.id), time: eng.now }),
+    });
+    return { engine: e, transcript };
+  };
+}
+
+function timesharingRun(policy: 'rr' | 'csc'): () => CheckedRun {
+  return () => {
+    const transcript: TranscriptEntry[] = [];
+    const cfg = timeSharingConfig({ n: 4, n_jobs: 60, policy, seed: 5 });
+    const sim = new TimeSharingSimulator(cfg, undefined, [
+      {
+        onSubmit: (e, job) => void transcript.push({ type: 'submit', job: String(job.id), time: e.now }),
+        onStart: (e, job) => void transcript.push({ type: 'start', job: String(job.id), time: e.now }),
+        onEnd: (e, rec) => void transcript.push({ type: 'end', job: String(rec.id), time: e.now, detail: `${rec.tr}` }),
+      },
+    ]);
+    return { engine: sim, transcript };
+  };
+}
+
+describe('the engine contract on every engine', () => {
+  const cases: [string, () => CheckedRun, { steppedClock?: boolean }][] = [
+    ['main engine, fcfs+easy', mainRun('fcfs:first+easy', 'clustergym'), {}],
+    [
+      'main engine, sjf+conservative, walltime kills and a rejected job',
+      mainRun('sjf:high_gflops+conservative', 'clustergym', { walltimeKill: true, reject: true }),
+      {},
+    ],
+    ['main engine, irmasim semantics', mainRun('fcfs:first', 'irmasim'), { steppedClock: true }],
+    ['malleable engine, dmr', malleableRun(false), {}],
+    ['malleable engine, dmr with queue points', malleableRun(true), {}],
+    ['slurm engine, Raijin-like with operator suspensions', slurmRun('raijin'), {}],
+    ['slurm engine, preemption by requeue and refusals', slurmRun('preempt'), {}],
+    ['fairness engine, drf', fairRun('drf'), {}],
+    ['fairness engine, tetris', fairRun('tetris'), {}],
+    ['time-sharing engine, rr', timesharingRun('rr'), {}],
+    ['time-sharing engine, csc', timesharingRun('csc'), {}],
+  ];
+  for (const [name, make, opts] of cases) {
+    it(name, () => {
+      const r = checkEngine(make, { name, seed: 1, ...opts });
+      expect(r.jobs).toBeGreaterThan(10);
+      expect(r.ended + r.rejected).toBe(r.jobs);
+      // sliced at least at every instant with events (several jobs may share one)
+      expect(r.slices).toBeGreaterThan(r.jobs / 2);
+    }, 120_000);
+  }
+  it('rejections, resizes and requeues are exercised', () => {
+    expect(checkEngine(mainRun('fcfs:first', 'clustergym', { reject: true }), { name: 'reject' }).rejected).toBe(1);
+    expect(checkEngine(malleableRun(false), { name: 'resize' }).resizes).toBeGreaterThan(0);
+    const suspensions = { suspend: 0, requeue: 0 };
+    const counted = () => {
+      const run = slurmRun('preempt')();
+      const push = run.transcript.push.bind(run.transcript);
+      run.transcript.push = (...e: TranscriptEntry[]) => {
+        for (const x of e) if (x.type === 'suspend' || x.type === 'requeue') suspensions[x.type]++;
+        return push(...e);
+      };
+      return run;
+    };
+    checkEngine(counted, { name: 'requeue' });
+    expect(suspensions.requeue).toBeGreaterThan(0);
+  });
+});
+
+describe('the checker refuses a broken engine', () => {
+  /** A toy engine of jobs at times 1..n, each running 1 s; `bug` breaks one rule of the contract. */
+  function toy(bug: 'none' | 'clock' | 'end-twice' | 'random' | 'overshoot'): () => CheckedRun {
+    return () => {
+      const transcript: TranscriptEntry[] = [];
+      const events = Array.from({ length: 20 }, (_, i) => [i + 1, i + 2]);
+      let k = 0;
+      const engine: DiscreteEventEngine & { now: number } = {
+        now: 0,
+        nextEventTime: () => (k < events.length * 2 ? events[k >> 1]![k & 1]! : Number.POSITIVE_INFINITY),
+        get done() {
+          return k >= events.length * 2;
+        },
+        runUntil(t: number) {
+          while (k < events.length * 2 && engine.nextEventTime() <= (bug === 'overshoot' ? t + 5 : t)) {
+            const time = engine.nextEventTime();
+            engine.now = bug === 'clock' && k === 7 ? time - 10 : time;
+            const job = String(k >> 1);
+            if (k & 1) {
+              transcript.push({ type: 'end', job, time: engine.now });
+              if (bug === 'end-twice' && k === 5) transcript.push({ type: 'end', job, time: engine.now });
+            } else {
+              transcript.push({ type: 'submit', job, time: engine.now });
+              transcript.push({ type: 'start', job, time: engine.now, detail: bug === 'random' ? String(Math.random()) : undefined });
+            }
+            k++;
+          }
+          if (t < Number.POSITIVE_INFINITY && t > engine.now && !engine.done) engine.now = t;
+          return engine.now;
+        },
+      };
+      return { engine, transcript };
+    };
+  }
+  it('accepts the correct toy', () => {
+    expect(checkEngine(toy('none'), { name: 'toy' }).jobs).toBe(20);
+  });
+  it.each([
+    ['clock', /time went back|clock went back/],
+    ['end-twice', /ends that does not run/],
+    ['random', /second run \(determinism\)/],
+    ['overshoot', /after|past it|before the next event/],
+  ] as const)('refuses the toy with bug %s', (bug, message) => {
+    expect(() => checkEngine(toy(bug), { name: 'toy' })).toThrow(EngineCheckError);
+    expect(() => checkEngine(toy(bug), { name: 'toy' })).toThrow(message);
+  });
+});

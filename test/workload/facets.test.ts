@@ -1,0 +1,195 @@
+/**
+ * Job facets (src/workload/job.ts, facets.ts): the native reader fills them exactly (a malleable job's
+ * size defaults to max and its run time is steps x d(nodes)), errors name the JSON path, `makeJob` and
+ * `writeNativeWorkload` carry them through a write/read round trip, and Batsim's `user` is read.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseBatsimWorkload } from '../../src/workload/batsim.js';
+import { makeJob, type Job, type Workload } from '../../src/workload/job.js';
+import { allowedSizes, nominalRuntime, stepTime } from '../../src/workload/malleability.js';
+import { parseNativeWorkload } from '../../src/workload/nativeJson.js';
+import { writeNativeWorkload } from '../../src/workload/index.js';
+
+const parse = (jobs: unknown[], profiles: Record<string, unknown> = {}) => parseNativeWorkload({ jobs, profiles }, 'w.json').jobs;
+const error = (job: Record<string, unknown>) => () => parse([{ id: 'j', subtime: 0, ...job }]);
+const strip = (jobs: Job[]) => jobs.map(({ source: _s, ...j }) => j);
+
+const AMDAHL = { name: 'cg', t1: 10, serial: 0.2 };
+
+describe('facets in native JSON', () => {
+  it('user, account, partition, qos and operator events', () => {
+    const [j] = parse([
+      {
+        id: 'a',
+        subtime: 0,
+        ntasks: 2,
+        runtime: 100,
+        user: 'alice',
+        account: 7,
+        partition: 'debug',
+        qos: 'high',
+        operator_events: [
+          { after: 10, duration: 5 },
+          { after: 10, duration: 1 },
+        ],
+      },
+    ]);
+    expect([j!.user, j!.account, j!.partition, j!.qos]).toEqual(['alice', '7', 'debug', 'high']);
+    expect(j!.operatorEvents).toEqual([
+      { after: 10, duration: 5 },
+      { after: 10, duration: 1 },
+    ]);
+    // a job without facets has none of them
+    const [plain] = parse([{ id: 'b', subtime: 0, ntasks: 2, runtime: 100 }]);
+    expect(Object.keys(plain!).filter((k) => ['user', 'account', 'partition', 'qos', 'malleable', 'operatorEvents'].includes(k))).toEqual([]);
+  });
+
+  it('a malleable job: submitted at max by default, runtime = steps x d(max), its facet exact', () => {
+    const [j] = parse([{ id: 'm', subtime: 3, malleable: { min: 2, max: 8, pref: 4, inhibit: 15, steps: 100, speedup: AMDAHL } }]);
+    // d(8) = 10 x (0.2 + 0.8 / 8) = 3 s per step
+    expect(stepTime(AMDAHL, 8)).toBeCloseTo(3, 12);
+    expect([j!.type, j!.nodes, j!.ntasks, j!.ntasksPerNode, j!.work]).toEqual(['mpi', 8, 8, 1, 'delay']);
+    expect(j!.runtime).toBe(100 * stepTime(AMDAHL, 8));
+    expect(j!.reqTime).toBe(j!.runtime);
+    expect(j!.malleable).toEqual({ spec: { min: 2, max: 8, pref: 4, factor: 2, inhibit: 15 }, steps: 100, speedup: AMDAHL });
+    expect(allowedSizes(j!.malleable!.spec!)).toEqual([2, 4, 8]);
+  });
+
+  it('a rigid iterative job with a table of step times, 16 ranks per node, its own resize cost and req_time', () => {
+    const times = { '2': 6, '4': 3.5 };
+    const [j] = parse([
+      {
+        id: 'r',
+        subtime: 0,
+        nodes: 2,
+        ntasks_per_node: 16,
+        req_time: 999,
+        malleable: { steps: 10, speedup: { times }, resize_cost: { expand: 1, shrink: 2 } },
+      },
+    ]);
+    expect([j!.nodes, j!.ntasks, j!.runtime, j!.reqTime]).toEqual([2, 32, 60, 999]);
+    expect(j!.malleable).toEqual({ spec: null, steps: 10, speedup: { name: 'app', times: { 2: 6, 4: 3.5 } }, resizeCost: { expand: 1, shrink: 2 } });
+    expect(nominalRuntime(j!.malleable!, 4)).toBe(35);
+    expect(() => stepTime(j!.malleable!.speedup, 8)).toThrow('speed-up table "app" has no step time for 8 nodes');
+  });
+
+  it('errors name the JSON path', () => {
+    const m = (fields: Record<string, unknown>) => ({ malleable: { steps: 10, speedup: AMDAHL, ...fields } });
+    expect(error({ user: '' })).toThrow(/^w\.json: \$\.jobs\[0\]\.user: /);
+    expect(error({ ...m({ min: 2 }) })).toThrow('w.json: $.jobs[0].malleable: give `min` and `max` together');
+    expect(error({ ...m({ pref: 2 }), nodes: 2 })).toThrow('w.json: $.jobs[0].malleable: `pref`, `factor` and `inhibit` need the limits');
+    expect(error({ ...m({ min: 2, max: 6, pref: 4 }) })).toThrow('w.json: $.jobs[0].malleable (job "j"): max (6) must be pref (4) times a power of factor (2)');
+    expect(error({ ...m({ min: 2, max: 8 }), nodes: 4 })).toThrow(
+      'w.json: $.jobs[0].malleable (job "j"): a malleable job is submitted at max (8 nodes); its shape gives 4',
+    );
+    expect(error({ ...m({ min: 2, max: 8 }), runtime: 5 })).toThrow(
+      'w.json: $.jobs[0].runtime (job "j"): the work of a job with `malleable` is its steps; found `runtime`',
+    );
+    expect(error({ ...m({}), type: 'mpi', ntasks: 4 })).toThrow(
+      'w.json: $.jobs[0] (job "j"): a job with `malleable` runs on an exact node count: give `nodes`',
+    );
+    expect(error({ ...m({}) })).toThrow('w.json: $.jobs[0] (job "j"): the job has no size');
+    expect(error({ malleable: { steps: 10, speedup: { t1: 1 } }, nodes: 2 })).toThrow(
+      'w.json: $.jobs[0].malleable.speedup: expected `t1` and `serial` (Amdahl) or `times`',
+    );
+    expect(error({ malleable: { steps: 10, speedup: { times: { '2': 1 } } }, nodes: 4 })).toThrow(
+      'w.json: $.jobs[0].malleable (job "j"): the step-time table gives no time for 4 node(s); the job can run at 4',
+    );
+    expect(error({ malleable: { steps: 10, speedup: { times: { two: 1 } } }, nodes: 2 })).toThrow(
+      /\$\.jobs\[0\]\.malleable\.speedup\.times\.two: a node count/,
+    );
+    expect(
+      error({
+        ntasks: 1,
+        runtime: 1,
+        operator_events: [
+          { after: 5, duration: 1 },
+          { after: 2, duration: 1 },
+        ],
+      }),
+    ).toThrow('w.json: $.jobs[0].operator_events[1].after: operator events must come in increasing `after`');
+    expect(error({ ntasks: 1, runtime: 1, operator_events: [{ after: 5, duration: 0 }] })).toThrow(/\$\.jobs\[0\]\.operator_events\[0\]\.duration: /);
+  });
+});
+
+describe('round trip: makeJob -> writeNativeWorkload -> parseNativeWorkload', () => {
+  it('every facet comes back, on jobs with and without profiles', () => {
+    const malleable = {
+      spec: { min: 1, max: 4, pref: null, factor: 2, inhibit: 0 },
+      steps: 7,
+      speedup: { name: 'x', t1: 1.5, serial: 0.125 },
+      resizeCost: { expand: 0.5, shrink: 0.25 },
+    };
+    const runtime = nominalRuntime(malleable, 4);
+    const jobs = [
+      makeJob({
+        id: 'a',
+        subtime: 0,
+        ntasks: 3,
+        runtime: 10,
+        user: 'u1',
+        account: 'acc',
+        partition: 'p',
+        qos: 'q',
+        operatorEvents: [{ after: 1, duration: 2 }],
+      }),
+      makeJob({ id: 'b', subtime: 1, ntasks: 4, type: 'mpi', nodes: 4, ntasksPerNode: 1, runtime, reqTime: runtime, user: 'u2', malleable }),
+      makeJob({ id: 'c', subtime: 2, ntasks: 1, type: 'seq', runtime: 5, profile: 'p', user: 'u1' }),
+      makeJob({
+        id: 'd',
+        subtime: 3,
+        ntasks: 2,
+        type: 'mpi',
+        nodes: 2,
+        ntasksPerNode: 1,
+        runtime: 40,
+        reqTime: 50,
+        profile: 'it',
+        malleable: { spec: null, steps: 4, speedup: { name: 't', times: { 2: 10 } } },
+      }),
+    ];
+    expect(jobs[0]!.user).toBe('u1');
+    const w: Workload = { name: 'f', jobs, skipped: {} };
+    const json = JSON.parse(JSON.stringify(writeNativeWorkload(w)));
+    expect(json.jobs[1]).toEqual({
+      id: 'b',
+      subtime: 1,
+      ntasks: 4,
+      nodes: 4,
+      ntasks_per_node: 1,
+      type: 'mpi',
+      req_time: runtime,
+      user: 'u2',
+      malleable: {
+        min: 1,
+        max: 4,
+        pref: null,
+        factor: 2,
+        inhibit: 0,
+        steps: 7,
+        speedup: { name: 'x', t1: 1.5, serial: 0.125 },
+        resize_cost: { expand: 0.5, shrink: 0.25 },
+      },
+    });
+    const back = parseNativeWorkload(json, 'back.json');
+    expect(strip(back.jobs)).toEqual(strip(jobs));
+  });
+});
+
+describe('Batsim', () => {
+  it("a job's user (a string or a number) becomes its user facet", () => {
+    const w = parseBatsimWorkload(
+      {
+        nb_res: 4,
+        jobs: [
+          { id: 1, subtime: 0, res: 1, profile: 'd', user: 12 },
+          { id: 2, subtime: 0, res: 1, profile: 'd', user: 'bob' },
+          { id: 3, subtime: 0, res: 1, profile: 'd' },
+        ],
+        profiles: { d: { type: 'delay', delay: 5 } },
+      },
+      'b.json',
+    );
+    expect(w.jobs.map((j) => j.user)).toEqual(['12', 'bob', undefined]);
+  });
+});
