@@ -24,6 +24,7 @@
  */
 import { derive } from '../src/core/rng.js';
 import { ClusterSimulator, type RunningJob } from '../src/execution/simulator.js';
+import { attachEngineConfig, multifactorOptionsOf, simulatorOptionsOf } from '../src/scheduling/engineConfig.js';
 import { MetricsCollector, type Summary } from '../src/metrics/summary.js';
 import type { JobSelection } from '../src/scheduling/jobSelection.js';
 import type { NodeFit, ResourcePolicy } from '../src/scheduling/placement.js';
@@ -460,7 +461,8 @@ export abstract class ClusterEnv implements Env {
     this.live = true;
     this.metrics = null;
     const policyRng = derive(this.config.seed, 'policy');
-    this.queueOrder = jobSelection(this.config.queue_order, policyRng);
+    this.queueOrder = jobSelection(this.config.queue_order, policyRng, this.config.engine ? multifactorOptionsOf(this.config.engine) : undefined);
+    this.queueOrder.attach?.(sim);
     this.resources = resourcePolicy(this.config.resource_policy, policyRng);
     this.obs.reset();
     this.actions.length = 0;
@@ -547,7 +549,9 @@ export abstract class ClusterEnv implements Env {
       idlePower: c.idle_power,
       unfit: 'reject',
       workloadName: ctx.workload?.name ?? 'generated workload',
+      ...(c.engine ? simulatorOptionsOf(c.engine) : {}),
     });
+    if (c.engine) attachEngineConfig(sim, c.engine);
     const metrics = new MetricsCollector();
     sim.addListener(metrics);
     this.tracker.reset();
@@ -555,7 +559,8 @@ export abstract class ClusterEnv implements Env {
     this.simulator = sim;
     this.metrics = metrics;
     const policyRng = derive(seed, 'policy');
-    this.queueOrder = jobSelection(c.queue_order, policyRng);
+    this.queueOrder = jobSelection(c.queue_order, policyRng, c.engine ? multifactorOptionsOf(c.engine) : undefined);
+    this.queueOrder.attach?.(sim);
     this.resources = resourcePolicy(c.resource_policy, policyRng);
     this.episodeSeed = seed;
     this.episodeOrigin = origin;
@@ -658,7 +663,8 @@ export abstract class ClusterEnv implements Env {
   /** Whether `job` can start now under the env's resource policy. */
   protected fitsNow(job: Job): boolean {
     const sim = this.simulator!;
-    const f = fitsNowFast(sim, job);
+    // a job of a partition: the fast checks count every node; the placement knows its nodes
+    const f = sim.allocation.partitionMask(job) === null ? fitsNowFast(sim, job) : null;
     return f ?? this.resources.place(sim, job, this.fit) !== null;
   }
 

@@ -40,6 +40,7 @@ export const SETTING_NAMES = [
   'cosched',
   'fair',
   'slurm',
+  'combined',
 ] as const;
 
 /** The cluster envs' metrics (from the batch run's or the env's summary of the episode). */
