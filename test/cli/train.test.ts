@@ -240,7 +240,7 @@ describe('clustergym demo', () => {
     expect(lb.diff.ci95[0]).toBeLessThanOrEqual(lb.diff.ci95[1]);
     expect(lb.verdict).toMatch(/^(better|worse|tie)$/);
     const page = readFileSync(join(d, 'demo', 'report', 'index.html'), 'utf8');
-    expect(page).toMatch(/Leaderboard row of the demo(&#39;|')s setting/);
+    expect(page).toMatch(/Leaderboard rows of the demo(&#39;|')s setting/);
     expect(page).toContain(`verdict: ${lb.verdict}`);
   }, 180_000);
 
