@@ -17,7 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PACKAGE_ROOT } from '../src/core/paths.js';
-import type { FlowResult, FlowSpec } from '../src/platform/flows.js';
+import type { FlowResult, FlowSpec } from '../src/platform/flowScenario.js';
 import { mpiJobFlows, randomFlows, topologyCases } from '../tools/netsim/scenarios.js';
 import { simgridAvailable } from '../tools/netsim/validate.js';
 

@@ -1,5 +1,6 @@
 /**
- * The bridge's view of the gym registry: makes environments by id and config (one loaded
+ * What the bridge needs of environments (`BridgeEnv`, made by an `EnvFactory`), and the factory of
+ * the gym registry: makes environments by id and config (one loaded
  * `EnvContext` per distinct `(id, config)`, shared by the envs made with it, so `make_vec(16)` loads
  * a trace once), and turns the environments' errors into protocol errors:
  *
@@ -16,8 +17,39 @@ import { InputError } from '../src/core/errors.js';
 import { PACKAGE_ROOT } from '../src/core/paths.js';
 import { allEnvIds, EpisodeOverError, InvalidActionError, isEnvId, type LoadedEnv, loadEnv, makeEnv } from '../envs/index.js';
 import { encodeNdArray } from './ndarray.js';
-import { BridgeError, limitError } from './protocol.js';
-import type { BridgeEnv, EnvFactory } from './server.js';
+import { BridgeError, type ErrorCode, limitError, type SpaceDescriptor } from './protocol.js';
+
+/** What the bridge needs of an environment. */
+export interface BridgeEnv {
+  readonly observationSpace: SpaceDescriptor;
+  readonly actionSpace: SpaceDescriptor;
+  reset(args: { seed?: number | undefined; options?: Record<string, unknown> | undefined }): { observation: unknown; info: Record<string, unknown> };
+  /**
+   * Throws what `reset(args)` would throw for a bad seed or bad options, changing nothing (optional):
+   * `reset_batch` checks every env's reset with it before any env resets.
+   */
+  checkReset?(args: { seed?: number | undefined; options?: Record<string, unknown> | undefined }): void;
+  step(action: number): { observation: unknown; reward: number; terminated: boolean; truncated: boolean; info: Record<string, unknown> };
+  actionMask(): Uint8Array;
+  /**
+   * What the env does with an action its mask forbids: `noop` (the env steps it as a no-op, so a
+   * batch passes it through) or `raise`/absent (a batch refuses it before any env moves).
+   */
+  readonly invalidAction?: 'noop' | 'raise';
+  close(): void;
+}
+
+/** Makes environments and classifies their errors. */
+export interface EnvFactory {
+  /** Registered env ids. */
+  ids(): string[];
+  /** Makes an env; throws for an unknown id or a bad config. */
+  make(envId: string, config: Record<string, unknown>): BridgeEnv;
+  /** The factory's own limits, reported by `hello` (optional). */
+  limits?(): Record<string, number>;
+  /** Maps an error thrown by `make`, `reset` or `step` to an error reply, or null if it is a bug. */
+  classify(e: unknown): { code: ErrorCode; message: string; details?: unknown } | null;
+}
 
 /** What the factory lets a client load (each raised or set by a flag of `clustergym serve`). */
 export interface FactoryOptions {

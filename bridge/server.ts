@@ -12,11 +12,11 @@
  * does not leak its envs). `close()` stops cleanly; `clustergym serve` calls it on SIGINT/SIGTERM.
  *
  * The server holds no RL logic: it only maps messages to calls on `BridgeEnv`s made by an
- * `EnvFactory` (the gym registry in production, anything in tests).
+ * `EnvFactory` (the gym registry in production, anything in tests; both contracts are in bridge/envFactory.ts).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { defaultTransport, isTransport, openRouter, type RouterSocket, type Transport } from './transport.js';
-import { BridgeError, limitError, PROTOCOL_VERSION, parseRequest, requestIdOf, type ErrorCode, type Op, type Request } from './protocol.js';
+import { BridgeError, limitError, PROTOCOL_VERSION, parseRequest, requestIdOf, type Op, type Request } from './protocol.js';
 import { encodeNdArray } from './ndarray.js';
 import { BINARY_MAGIC, BINARY_VERSION, type BinaryLayout, binaryLayout, binaryRequestId, layoutMessage, parseBinaryRequest } from './binary.js';
 import {
@@ -34,43 +34,11 @@ import {
   unpackRequest,
 } from './codec.js';
 
-import type { SpaceDescriptor } from './protocol.js';
+import type { BridgeEnv, EnvFactory } from './envFactory.js';
 
 export type { SpaceDescriptor } from './protocol.js';
 // the codec's helpers, where clients of this module found them before bridge/codec.ts
 export { encodeValue, stackObservations, wire } from './codec.js';
-
-/** What the bridge needs of an environment. */
-export interface BridgeEnv {
-  readonly observationSpace: SpaceDescriptor;
-  readonly actionSpace: SpaceDescriptor;
-  reset(args: { seed?: number | undefined; options?: Record<string, unknown> | undefined }): { observation: unknown; info: Record<string, unknown> };
-  /**
-   * Throws what `reset(args)` would throw for a bad seed or bad options, changing nothing (optional):
-   * `reset_batch` checks every env's reset with it before any env resets.
-   */
-  checkReset?(args: { seed?: number | undefined; options?: Record<string, unknown> | undefined }): void;
-  step(action: number): { observation: unknown; reward: number; terminated: boolean; truncated: boolean; info: Record<string, unknown> };
-  actionMask(): Uint8Array;
-  /**
-   * What the env does with an action its mask forbids: `noop` (the env steps it as a no-op, so a
-   * batch passes it through) or `raise`/absent (a batch refuses it before any env moves).
-   */
-  readonly invalidAction?: 'noop' | 'raise';
-  close(): void;
-}
-
-/** Makes environments and classifies their errors. */
-export interface EnvFactory {
-  /** Registered env ids. */
-  ids(): string[];
-  /** Makes an env; throws for an unknown id or a bad config. */
-  make(envId: string, config: Record<string, unknown>): BridgeEnv;
-  /** The factory's own limits, reported by `hello` (optional). */
-  limits?(): Record<string, number>;
-  /** Maps an error thrown by `make`, `reset` or `step` to an error reply, or null if it is a bug. */
-  classify(e: unknown): { code: ErrorCode; message: string; details?: unknown } | null;
-}
 
 /** Options of the server. */
 export interface BridgeServerOptions {

@@ -5,7 +5,8 @@
  * order). The flows file is `[{id, src, dst, size, start}]` (host names, bytes, seconds). This is what
  * tools/netsim validates against SimGrid.
  */
-import { flowModel, readFlowsFile, simulateFlows } from '../src/platform/flows.js';
+import { readFlowsFile, simulateFlows } from '../src/platform/flowScenario.js';
+import { flowModel } from '../src/platform/flows.js';
 import { loadPlatform } from '../src/platform/loader.js';
 import { platformNetwork } from '../src/platform/routing.js';
 import { defineCommand, defineFlags, formatTable, oneOf, text } from './common.js';

@@ -25,7 +25,7 @@ import { makeScheduler, parsePolicyName, type PolicySpec } from '../../src/sched
 import { runSimulation } from '../../src/scheduling/run.js';
 import { type EngineConfig, multifactorOptionsOf } from '../../src/scheduling/engineConfig.js';
 import type { Job } from '../../src/workload/job.js';
-import type { GymEnv } from '../../envs/env.js';
+import type { GymEnv } from '../../envs/gym.js';
 import type { Observes } from '../../envs/observes.js';
 import type { EnvAgent } from '../episode.js';
 import { bestFitAgent, drfAgent, durationAgent, firstFitAgent, tetrisAgent } from '../fairness/index.js';

@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
-import type { GymEnv } from '../../envs/env.js';
+import type { GymEnv } from '../../envs/gym.js';
 import { resolveConfigPaths } from '../../envs/config.js';
 import { loadEnv } from '../../envs/registry.js';
 import { type EnvAgent, playEpisode } from '../episode.js';

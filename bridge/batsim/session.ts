@@ -4,6 +4,10 @@
  * the scheduler) and carries out the scheduler's decisions on a `ClusterSimulator`. `run.ts` puts it
  * on a ZeroMQ REQ socket as Batsim does.
  *
+ * Over 600 lines: it is one protocol state machine (Batsim's clock, its twelve decision events and
+ * the job states they move, each with Batsim's own refusal); split, each part would need the others'
+ * state.
+ *
  * Time goes as in Batsim: a reply `{"now": T, "events": [...]}` applies each decision at its
  * timestamp (the simulation runs up to it first), then the simulation runs to `T` (the scheduler was
  * busy until then); what happened meanwhile is sent at once, else the simulation runs to the next
@@ -11,13 +15,12 @@
  * one request. When every job has been submitted and has completed (or was rejected) and nothing
  * else is pending, `SIMULATION_ENDS` is sent; its reply ends the session.
  *
- * A job runs on clustergym's model (docs/batsim.md): resource `i` is node `i`; the job's executors
- * (one per allocated resource, or as `mapping` says) become the tasks of an engine job, one per core
- * of their node (executors beyond a node's core count share its cores: their work is added); a
- * `delay` profile runs its delay; a parallel-task profile runs `cpu` operations per executor at the
- * node's core speed in its current pstate, each executor taking at least the time to send its
- * remote bytes over its node's link (SimGrid's L07 model for a parallel task alone on its hosts,
- * latency ignored). Walltimes kill (`COMPLETED_WALLTIME_REACHED`).
+ * A job runs on clustergym's model (docs/batsim.md), which lives below the protocol: resource `i` is
+ * machine `i` (`src/platform/machines.ts`: states, pstates, energy); the job's executors (one per
+ * allocated resource, or as `mapping` says) become the tasks of an engine job
+ * (`batsimExecutorJob` in `src/workload/batsim.ts`: executors onto cores, work at the pstate's speed,
+ * the L07 time of a parallel task alone). Walltimes kill (`COMPLETED_WALLTIME_REACHED`). This module
+ * keeps the protocol: requests, replies, the decisions applied, and Batsim's error messages.
  *
  * Anything Batsim refuses (an unknown or finished job, a busy, sleeping or unknown resource, a
  * malformed message, an unknown event) throws a `BatsimProtocolError` with Batsim's message: Batsim
@@ -26,11 +29,10 @@
  */
 import { InputError } from '../../src/core/errors.js';
 import { ClusterSimulator, type JobRecord, type RunningJob } from '../../src/execution/simulator.js';
+import { Machines, type MachinePowerModel, machineModel } from '../../src/platform/machines.js';
 import type { Platform } from '../../src/platform/platform.js';
-import { BATSIM_PROFILE_TYPES, type BatsimWork, batsimProfileWork } from '../../src/workload/batsim.js';
-import { makeJob, type TaskWork } from '../../src/workload/job.js';
+import { type BatsimWork, batsimExecutorJob, batsimProfileAnySize, batsimProfileProgress, batsimProfileWork } from '../../src/workload/batsim.js';
 import { formatIntervalSet, parseIntervalSet } from './intervalSet.js';
-import { Machines, type MachinePowerModel, machineModel } from './machines.js';
 import type { BatsimJobRow } from './outputs.js';
 import { BatsimProtocolError, DATA_SCHEMAS, EventSchema, issuesText, MessageSchema, type OutEvent, UNSUPPORTED_EVENTS } from './protocol.js';
 
@@ -70,8 +72,8 @@ export interface SessionOptions {
   schedConfig?: string | undefined;
 }
 
-/** Batsim's job states. */
-type JobState = 'SUBMITTED' | 'RUNNING' | 'COMPLETED_SUCCESSFULLY' | 'COMPLETED_FAILED' | 'COMPLETED_WALLTIME_REACHED' | 'COMPLETED_KILLED' | 'REJECTED';
+/** A job state as Batsim names it on the wire (its `job_state` values). */
+type BatsimJobState = 'SUBMITTED' | 'RUNNING' | 'COMPLETED_SUCCESSFULLY' | 'COMPLETED_FAILED' | 'COMPLETED_WALLTIME_REACHED' | 'COMPLETED_KILLED' | 'REJECTED';
 
 /** A Batsim job in the session. */
 interface SessionJob {
@@ -83,7 +85,7 @@ interface SessionJob {
   res: number;
   walltime: number;
   subtime: number;
-  state: JobState | 'NOT_SUBMITTED';
+  state: BatsimJobState | 'NOT_SUBMITTED';
   alloc: number[];
   start: number;
   energyAtStart: number;
@@ -91,7 +93,7 @@ interface SessionJob {
   killRequested: boolean;
   running: RunningJob | null;
   /** The state a CHANGE_JOB_STATE gave a running job (its end then sends no JOB_COMPLETED), else null. */
-  forcedState: JobState | null;
+  forcedState: BatsimJobState | null;
   /** Parallel-task profile (full load on its machines) rather than a delay, known when it starts. */
   ptask: boolean;
 }
@@ -393,17 +395,6 @@ export class BatsimSession {
     return job;
   }
 
-  /** Whether a profile accepts any allocation size (`parallel_homogeneous_total`, or a sequence of them). */
-  private anySize(workload: string, profile: string, depth = 0): boolean {
-    const p = this.profiles.get(workload)?.[profile] as { type: string; generation_strategy?: unknown; seq?: unknown } | undefined;
-    if (!p) return false;
-    const kind = BATSIM_PROFILE_TYPES[p.type];
-    if (kind === 'parallel_homogeneous_total') return true;
-    if (kind === 'parallel_homogeneous') return p.generation_strategy === 'DefinedAmountsSpreadUniformly';
-    if (kind === 'composed' && Array.isArray(p.seq) && depth < 32) return p.seq.every((s) => typeof s === 'string' && this.anySize(workload, s, depth + 1));
-    return false;
-  }
-
   private submit(job: SessionJob, forwardDescription: boolean): void {
     job.state = 'SUBMITTED';
     job.subtime = this.sim.now;
@@ -441,29 +432,27 @@ export class BatsimSession {
   }
 
   /** A job that ran leaves with `state` now: counters and its `_jobs.csv` row. */
-  private complete(job: SessionJob, state: JobState, energy: number): void {
+  private complete(job: SessionJob, state: BatsimJobState, energy: number): void {
     const now = this.sim.now;
     job.state = state;
     this.completed++;
     this.lastCompletion = now;
     this.energyAtLastCompletion = this.machines.energy(now);
-    this.addRow(job, {
+    this.addRow(job, { finalState: state, start: job.start, finish: now, alloc: formatIntervalSet(job.alloc), energy });
+  }
+
+  /** The `_jobs.csv` row of `job`, which left with `end` (its final state, times, machines, energy). */
+  private addRow(job: SessionJob, end: Pick<BatsimJobRow, 'finalState' | 'start' | 'finish' | 'alloc' | 'energy'>): void {
+    const row: BatsimJobRow = {
       name: job.name,
       workload: job.workload,
       profile: job.profile,
       submission: job.subtime,
       res: job.res,
       walltime: job.walltime,
-      finalState: state,
-      start: job.start,
-      finish: now,
-      alloc: formatIntervalSet(job.alloc),
-      energy,
+      ...end,
       metadata: job.metadata,
-    });
-  }
-
-  private addRow(job: SessionJob, row: BatsimJobRow): void {
+    };
     this.rows.push(row);
     this.rowOf.set(job.id, row);
   }
@@ -553,20 +542,7 @@ export class BatsimSession {
   private reject(job: SessionJob): void {
     job.state = 'REJECTED';
     this.completed++;
-    this.addRow(job, {
-      name: job.name,
-      workload: job.workload,
-      profile: job.profile,
-      submission: job.subtime,
-      res: job.res,
-      walltime: job.walltime,
-      finalState: 'REJECTED',
-      start: NaN,
-      finish: NaN,
-      alloc: '',
-      energy: 0,
-      metadata: job.metadata,
-    });
+    this.addRow(job, { finalState: 'REJECTED', start: NaN, finish: NaN, alloc: '', energy: 0 });
   }
 
   /**
@@ -586,9 +562,9 @@ export class BatsimSession {
       if (!completed.includes(state))
         throw new BatsimProtocolError(`Can only change the state of a running job to completed (successfully, failed, and killed). State was ${job.state}`);
       if (job.running) {
-        job.forcedState = state as JobState;
+        job.forcedState = state as BatsimJobState;
         this.sim.kill(job.running);
-      } else this.complete(job, state as JobState, 0);
+      } else this.complete(job, state as BatsimJobState, 0);
     } else throw new BatsimProtocolError(`Can only change the state of a submitted or running job. State was ${job.state}`);
   }
 
@@ -637,7 +613,7 @@ export class BatsimSession {
         executors.push(alloc[v]!);
       });
     } else executors = alloc.slice();
-    if (!this.anySize(job.workload, job.profile) && executors.length !== job.res)
+    if (!batsimProfileAnySize(this.profiles.get(job.workload)!, job.profile) && executors.length !== job.res)
       throw new BatsimProtocolError(
         d.mapping
           ? `Job '${job.id}' allocation ('${formatIntervalSet(alloc)}') is invalid. The decision process set a custom mapping for this job, but the custom mapping size (${executors.length}) does not match the job requested number of machines (${job.res}).`
@@ -650,7 +626,15 @@ export class BatsimSession {
     } catch (e) {
       throw new BatsimProtocolError(`Job '${job.id}' cannot run on ${executors.length} executor(s): ${(e as Error).message}`);
     }
-    const { engineJob, cores } = this.engineJob(job, executors, work);
+    const { job: engineJob, cores } = batsimExecutorJob(
+      job.id,
+      this.sim.now,
+      job.walltime,
+      work,
+      executors.map((m) => this.machines.node[m]!),
+      executors.map((m) => this.machines.speed(m)),
+      this.opts.platform,
+    );
     job.ptask = work.kind === 'ops';
     job.state = 'RUNNING';
     job.alloc = alloc;
@@ -664,54 +648,6 @@ export class BatsimSession {
     this.byEngineJob.set(engineJob.id, job);
     this.sim.submitNow(engineJob);
     job.running = this.sim.startJob(engineJob, cores);
-  }
-
-  /**
-   * The engine job of `job` run by executors on machines `executors` (executor k on machine
-   * executors[k]): one task per used core; executors beyond a node's core count share its cores.
-   */
-  private engineJob(job: SessionJob, executors: number[], work: BatsimWork): { engineJob: ReturnType<typeof makeJob>; cores: number[] } {
-    const p = this.opts.platform;
-    const coreOf = new Map<number, number>(); // core -> task index
-    const cores: number[] = [];
-    const perCoreOps: number[] = [];
-    const usedOnNode = new Map<number, number>();
-    const perMachine = new Map<number, number>();
-    for (const m of executors) perMachine.set(m, (perMachine.get(m) ?? 0) + 1);
-    // bytes executor k sends to the executors on other machines
-    const remoteBytes = (k: number): number => (work.kind === 'ops' ? work.commVol * (executors.length - perMachine.get(executors[k]!)!) : 0);
-    executors.forEach((m, k) => {
-      const n = usedOnNode.get(m) ?? 0;
-      usedOnNode.set(m, n + 1);
-      const node = this.machines.node[m]!;
-      const core = p.nodeFirstCore[node]! + (n % p.nodeCoreCount[node]!);
-      let t = coreOf.get(core);
-      if (t === undefined) {
-        t = cores.length;
-        coreOf.set(core, t);
-        cores.push(core);
-        perCoreOps.push(0);
-      }
-      if (work.kind === 'ops') {
-        // the executor's time at the machine's pstate speed, at least its remote bytes over the link
-        const speed = this.machines.speed(m);
-        const seconds = Math.max(work.perTask[k]! / speed, remoteBytes(k) / p.nodeCommBw[node]!);
-        perCoreOps[t]! += seconds * p.coreMops[core]! * 1e6;
-      }
-    });
-    const walltime = job.walltime > 0 ? job.walltime : 0;
-    if (work.kind === 'delay')
-      return {
-        engineJob: makeJob({ id: job.id, subtime: this.sim.now, ntasks: cores.length, work: 'delay', runtime: work.seconds, reqTime: walltime }),
-        cores,
-      };
-    const ops = perCoreOps.map((x) => Math.max(1, Math.ceil(x)));
-    const uniform = ops.every((x) => x === ops[0]);
-    const tasks: TaskWork[] | null = uniform ? null : ops.map((x) => ({ ops: x, runtime: 0, mem: 0, memVol: 0 }));
-    return {
-      engineJob: makeJob({ id: job.id, subtime: this.sim.now, ntasks: cores.length, work: 'ops', ops: uniform ? ops[0]! : 0, tasks, reqTime: walltime }),
-      cores,
-    };
   }
 
   private killJobs(ids: string[], i: number): void {
@@ -739,47 +675,8 @@ export class BatsimSession {
 
   /** Batsim's `job_progress` of a running job: the fraction of its work done (its slowest task). */
   private progressOf(job: SessionJob): Record<string, unknown> {
-    const rj = job.running!;
-    const now = this.sim.now;
-    let done = 1;
-    if (rj.tasks) {
-      for (const t of rj.tasks) {
-        const total = t.tNominal * t.peakRate;
-        const left = t.done ? 0 : Math.max(0, t.remaining - t.rate * (now - t.last));
-        if (total > 0) done = Math.min(done, 1 - left / total);
-      }
-    } else {
-      const d = rj.job.runtime;
-      done = d > 0 ? Math.min(1, (now - rj.start) / d) : 1;
-    }
-    return this.progressTree(job.workload, job.profile, job.alloc.length, done, 0);
-  }
-
-  /**
-   * Batsim's progress of profile `name` done to fraction `done` of its work: `{profile, progress}`,
-   * or for a `composed` profile `{profile, current_task_index, current_task}` where the index counts
-   * the parts as they run (`repeat` times the sequence) and each part's share is its work for
-   * `executors` executors (seconds of a delay, operations of the largest executor).
-   */
-  private progressTree(workload: string, name: string, executors: number, done: number, depth: number): Record<string, unknown> {
-    const profiles = this.profiles.get(workload)!;
-    const p = profiles[name] as { type: string; seq?: unknown; repeat?: unknown } | undefined;
-    if (!p || BATSIM_PROFILE_TYPES[p.type] !== 'composed' || !Array.isArray(p.seq) || p.seq.length === 0 || depth > 32)
-      return { profile: name, progress: done };
-    const parts: string[] = [];
-    const repeat = typeof p.repeat === 'number' && p.repeat > 0 ? p.repeat : 1;
-    for (let r = 0; r < repeat; r++) for (const part of p.seq) parts.push(String(part));
-    const weight = (part: string): number => {
-      const w = batsimProfileWork(profiles, part, executors, `workload ${workload}`);
-      return w.kind === 'delay' ? w.seconds : Math.max(0, ...w.perTask);
-    };
-    const weights = parts.map(weight);
-    const total = weights.reduce((a, b) => a + b, 0);
-    let before = 0;
-    let i = 0;
-    while (i < parts.length - 1 && total > 0 && (before + weights[i]!) / total <= done) before += weights[i++]!;
-    const inner = total > 0 && weights[i]! > 0 ? Math.min(1, Math.max(0, (done * total - before) / weights[i]!)) : done;
-    return { profile: name, current_task_index: i, current_task: this.progressTree(workload, parts[i]!, executors, inner, depth + 1) };
+    const done = job.running!.workDone(this.sim.now);
+    return batsimProfileProgress(this.profiles.get(job.workload)!, job.profile, job.alloc.length, done, `workload ${job.workload}`);
   }
 
   private setResourceState(resources: string, state: string, i: number): void {
@@ -801,30 +698,11 @@ export class BatsimSession {
     this.machineSwitches += ids.length;
     for (const m of ids) {
       if (m >= this.machines.count) throw new BatsimProtocolError(`Invalid JSON message: in event ${i} (SET_RESOURCE_STATE): machine ${m} does not exist`);
-      const ps = this.machines.pstates(m);
-      if (p >= ps.length) throw new BatsimProtocolError(`machine ${m} has no pstate ${p} (it has ${ps.length}: 0-${ps.length - 1})`);
-      const target = ps[p]!;
-      const cur = ps[this.machines.pstate[m]!]!;
-      const st = this.machines.stateName(m);
-      if (st === 'switching_on' || st === 'switching_off')
-        throw new BatsimProtocolError(`machine ${m} ('${this.machines.names[m]}') is ${st.replace('_', ' ')}: its pstate cannot change before the switch ends`);
-      if (cur.kind === 'compute' && target.kind === 'compute') {
-        this.machines.setComputePState(m, p, now);
-      } else if (cur.kind === 'compute' && target.kind === 'sleep') {
-        if (st === 'computing')
-          throw new BatsimProtocolError(`machine ${m} ('${this.machines.names[m]}') is computing job ${this.machines.holder[m]}: it cannot be switched off`);
+      const r = this.machines.requestPState(m, p, now);
+      if ('refused' in r) throw new BatsimProtocolError(r.refused);
+      if (r.switchEnd !== null) {
         group.left++;
-        this.switches.push({ t: now + this.machines.beginSwitch(m, p, target.off!, now), m, p, group });
-      } else if (cur.kind === 'sleep' && target.kind === 'compute') {
-        const via = cur.on!;
-        group.left++;
-        this.switches.push({ t: now + this.machines.beginSwitch(m, p, via, now), m, p, group });
-      } else if (cur.kind === 'sleep' && target.kind === 'sleep') {
-        throw new BatsimProtocolError(
-          `Switching from a sleep pstate to a non-computation pstate on machine ${m} ('${this.machines.names[m]}') : ${this.machines.pstate[m]} -> ${p}, which is forbidden`,
-        );
-      } else {
-        throw new BatsimProtocolError(`machine ${m}: pstate ${p} is a transition pstate, which a scheduler cannot request`);
+        this.switches.push({ t: r.switchEnd, m, p, group });
       }
     }
     if (group.left === 0) this.push('RESOURCE_STATE_CHANGED', { resources: formatIntervalSet(ids), state });

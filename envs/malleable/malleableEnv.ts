@@ -52,10 +52,11 @@ import { z } from 'zod';
 import { InvalidActionFields } from '../invalidAction.js';
 import { inputErrorFromIssues } from '../../src/core/errors.js';
 import { allowedSizes, type MWorkload, stepTime, TABLE1_COST } from '../../src/malleable/model.js';
-import { type DmrSim, dmrPreset, type MRunResult } from '../../src/malleable/preset.js';
+import type { MRunResult } from '../../src/malleable/model.js';
+import { type DmrSim, dmrPreset } from '../../src/malleable/preset.js';
 import type { PointContext } from '../../src/scheduling/resizePolicy.js';
 import { paperWorkload, readMalleableWorkload } from '../../src/malleable/workload.js';
-import type { GymEnv, GymInfo } from '../env.js';
+import type { GymEnv, GymInfo } from '../gym.js';
 import { EpisodeEnv, type EpisodeStep } from '../episodeEnv.js';
 import { box, type BoxSpace, type DiscreteSpace, discrete } from '../spaces.js';
 

@@ -42,7 +42,8 @@ from .errors import (
     UnknownEnvIdError,
 )
 from .server import LocalServer, find_server_command
-from .vector import AutoresetMode, VectorEnv, batch_infos, make_vec
+from .infos import batch_infos
+from .vector import AutoresetMode, VectorEnv, make_vec
 from .registration import ENV_IDS, register_envs
 
 register_envs()  # the ids in Gymnasium's registry, when gymnasium imports (clustergym/registration.py)

@@ -22,7 +22,8 @@ from .errors import (
     ServerLostError,
     error_from_reply,
 )
-from .zmtp import ConnectionClosed, Heartbeat, PyzmqDealer, Transport, TransportTimeout, ZmtpError, heartbeat_from_env, make_transport
+from .libzmq import PyzmqDealer
+from .zmtp import ConnectionClosed, Heartbeat, Transport, TransportTimeout, ZmtpError, heartbeat_from_env, make_transport
 
 __all__ = ["Client", "PROTOCOL_VERSION", "DEFAULT_TIMEOUT", "CONNECT_TIMEOUT", "MAKE_TIMEOUT", "normalize_address", "check_seed"]
 

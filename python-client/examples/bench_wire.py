@@ -47,7 +47,7 @@ import zmq
 import _common  # noqa: F401
 import clustergym
 from clustergym import binary, wire
-from clustergym.zmtp import PyzmqDealer
+from clustergym.libzmq import PyzmqDealer
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -173,7 +173,7 @@ def timed(loop: Any, count: int) -> float:
 def decode_us(b: "BridgeLoop", raw: bytes, reps: int = 2000) -> float:
     """Python's decoding of one real reply (binary frame or msgpack), infos batched as the vector env
     does, in microseconds (the client's own CPU per step besides the socket)."""
-    from clustergym.vector import batch_infos
+    from clustergym.infos import batch_infos
 
     layout = getattr(b.env, "_layout", None)
     if b.n == 1:

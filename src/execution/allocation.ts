@@ -163,6 +163,8 @@ export class Allocation implements Capacity {
 
   /** Why `job` can never fit the platform, or null when it can. */
   unfitReason(job: Job): string | null {
+    if (job.cpusPerTask !== undefined && job.cpusPerTask !== 1)
+      return `asks for ${job.cpusPerTask} cores per task; the core allocation runs one task per core (the vector capacity holds fractions)`;
     const classes = this.classesFor(job);
     if (typeof classes === 'string') return classes;
     const where =

@@ -31,41 +31,6 @@ export interface JobRecord {
   commTime: number;
 }
 
-/**
- * The record of a job that ran. `releases` is computed on first use (most observers never read it, and
- * a per-job array costs a million allocations on a million-job run).
- */
-export class EndedJobRecord implements JobRecord {
-  readonly job: Job;
-  readonly submit: number;
-  readonly start: number;
-  readonly cores: Int32Array;
-  readonly nodes: Int32Array;
-  readonly commTime: number;
-  private rel: Float64Array | null = null;
-  constructor(
-    private readonly rj: RunningJob,
-    readonly finish: number,
-    readonly state: EndState,
-  ) {
-    this.job = rj.job;
-    this.submit = rj.job.subtime;
-    this.start = rj.start;
-    this.cores = rj.cores;
-    this.nodes = rj.nodes;
-    this.commTime = rj.commTime;
-  }
-  get releases(): Float64Array {
-    if (!this.rel) {
-      const rj = this.rj;
-      const r = new Float64Array(rj.cores.length).fill(this.finish);
-      if (rj.job.type === 'seq' && rj.tasks) for (let t = 0; t < rj.tasks.length; t++) r[t] = rj.tasks[t]!.endedAt;
-      this.rel = r;
-    }
-    return this.rel;
-  }
-}
-
 /** The record of a job that never ran (rejected at `now`). */
 export function rejectedRecord(job: Job, now: number): JobRecord {
   return {
@@ -129,8 +94,12 @@ export class RunningTask {
   }
 }
 
-/** A job that is running. */
-export class RunningJob {
+/**
+ * A job that is running, and, once it ended (`ended`), its own record (`JobRecord`: `finish` and `state`
+ * are set then; `releases` is computed on first use): the engine hands the running job itself to the
+ * listeners' `onEnd` rather than a copy, which a million-job run would allocate a million times.
+ */
+export class RunningJob implements JobRecord {
   /** Tasks (null for delay jobs with uniform tasks, which end all at once). */
   tasks: RunningTask[] | null = null;
   tasksLeft: number;
@@ -160,6 +129,11 @@ export class RunningJob {
   /** Seconds so far during which `commLimitedTasks > 0` (the record's `commTime`). */
   commTime = 0;
   ended = false;
+  /** Time it left the system (NaN while it runs). */
+  finish = Number.NaN;
+  /** How it left (valid once `ended`). */
+  state: EndState = 'finished';
+  private rel: Float64Array | null = null;
   constructor(
     readonly job: Job,
     readonly slot: number,
@@ -171,9 +145,37 @@ export class RunningJob {
     this.tasksLeft = job.ntasks;
     this.perNode = perNode;
   }
+  /** Rebased submission time. */
+  get submit(): number {
+    return this.job.subtime;
+  }
+  /** Time each of `cores` was released (a seq job frees each core when its task ends; others at `finish`). */
+  get releases(): Float64Array {
+    if (!this.rel) {
+      const r = new Float64Array(this.cores.length).fill(this.finish);
+      if (this.job.type === 'seq' && this.tasks) for (let t = 0; t < this.tasks.length; t++) r[t] = this.tasks[t]!.endedAt;
+      this.rel = r;
+    }
+    return this.rel;
+  }
   /** Expected end from the user's estimate: `start + req_time`. */
   get expectedEnd(): number {
     return this.start + this.job.reqTime;
+  }
+  /** The fraction of its work done at `now` (its slowest task's; a delay job's elapsed share of its runtime). */
+  workDone(now: number): number {
+    let done = 1;
+    if (this.tasks) {
+      for (const t of this.tasks) {
+        const total = t.tNominal * t.peakRate;
+        const left = t.done ? 0 : Math.max(0, t.remaining - t.rate * (now - t.last));
+        if (total > 0) done = Math.min(done, 1 - left / total);
+      }
+    } else {
+      const d = this.job.runtime;
+      done = d > 0 ? Math.min(1, (now - this.start) / d) : 1;
+    }
+    return done;
   }
 }
 

@@ -53,6 +53,7 @@
  * The job's facet (limits, speed-up models, sizes, resize checks) is the workload's
  * (`src/workload/malleability.ts`, re-exported here); this module keeps the seed's workload and figures.
  */
+import type { TimelineRow } from '../metrics/writers.js';
 import type { AppModel, MalleableSpec, ResizeCost, SpeedupModel } from '../workload/malleability.js';
 
 export {
@@ -176,4 +177,59 @@ export const PAPER_APPS: Readonly<Record<PaperApp, AppModel>> = deriveApps().app
 export function paperSpec(name: PaperApp): MalleableSpec {
   const t = TABLE3[name];
   return { min: t.min, max: t.max, pref: t.pref, factor: 2, inhibit: t.inhibit };
+}
+
+// ------------------------------------------------------------------ the outcome of a run (the DMR preset's, `preset.ts`)
+
+/** One resize (a row of resizes.csv). */
+export interface ResizeRecord {
+  time: number;
+  job: string;
+  from: number;
+  to: number;
+  cost: number;
+}
+
+/** Per-job outcome (a row of jobs.csv). */
+export interface MJobResult {
+  id: string;
+  app: string;
+  malleable: boolean;
+  submit: number;
+  start: number;
+  finish: number;
+  /** Size at start (`max` for a malleable job) and at the end. */
+  startSize: number;
+  endSize: number;
+  expands: number;
+  shrinks: number;
+  /** Node-seconds allocated. */
+  nodeSeconds: number;
+}
+
+/** Outcome of a run. */
+export interface MRunResult {
+  jobs: MJobResult[];
+  resizes: ResizeRecord[];
+  /** Allocated fraction and queue length over time (with `timeline`; module comment). */
+  timeline: TimelineRow[];
+  makespan: number;
+  /** Allocated node-seconds / (nodes * makespan). */
+  allocation: number;
+  meanWait: number;
+  meanExecution: number;
+  meanCompletion: number;
+  expands: number;
+  shrinks: number;
+  noActions: number;
+  /** Decisions refused (outside min/max/factor or beyond the free nodes); applied as no-action. */
+  invalidResizes: number;
+  /** Time spent resizing, summed over jobs (s). */
+  resizeTime: number;
+  /** Queue points offered (0 unless `queuePoints`). */
+  queuePoints: number;
+  /** Shrink requests made at queue points (each applied at the job's next point). */
+  shrinkRequests: number;
+  /** Events processed (arrivals, reconfiguration points, resize ends, job ends). */
+  events: number;
 }

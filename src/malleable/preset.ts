@@ -51,63 +51,10 @@ import { DmrScheduler, dmrResizeDecider } from '../scheduling/dmr.js';
 import type { PointContext, ResizePolicy } from '../scheduling/resizePolicy.js';
 import type { Job } from '../workload/job.js';
 import { allowedSizes, type MalleableSpec, stepTime, validResize } from '../workload/malleability.js';
-import { type MJob, type MWorkload, type ResizeCost, TABLE1_COST } from './model.js';
+import { type MJob, type MJobResult, type MRunResult, type MWorkload, type ResizeCost, type ResizeRecord, TABLE1_COST } from './model.js';
 import { malleableJobs } from './workload.js';
 
 export { InvalidResizeError } from '../execution/simulator.js';
-
-/** One resize (a row of resizes.csv). */
-export interface ResizeRecord {
-  time: number;
-  job: string;
-  from: number;
-  to: number;
-  cost: number;
-}
-
-/** Per-job outcome (a row of jobs.csv). */
-export interface MJobResult {
-  id: string;
-  app: string;
-  malleable: boolean;
-  submit: number;
-  start: number;
-  finish: number;
-  /** Size at start (`max` for a malleable job) and at the end. */
-  startSize: number;
-  endSize: number;
-  expands: number;
-  shrinks: number;
-  /** Node-seconds allocated. */
-  nodeSeconds: number;
-}
-
-/** Outcome of a run. */
-export interface MRunResult {
-  jobs: MJobResult[];
-  resizes: ResizeRecord[];
-  /** Allocated fraction and queue length over time (with `timeline`; module comment). */
-  timeline: TimelineRow[];
-  makespan: number;
-  /** Allocated node-seconds / (nodes * makespan). */
-  allocation: number;
-  meanWait: number;
-  meanExecution: number;
-  meanCompletion: number;
-  expands: number;
-  shrinks: number;
-  noActions: number;
-  /** Decisions refused (outside min/max/factor or beyond the free nodes); applied as no-action. */
-  invalidResizes: number;
-  /** Time spent resizing, summed over jobs (s). */
-  resizeTime: number;
-  /** Queue points offered (0 unless `queuePoints`). */
-  queuePoints: number;
-  /** Shrink requests made at queue points (each applied at the job's next point). */
-  shrinkRequests: number;
-  /** Events processed (arrivals, reconfiguration points, resize ends, job ends). */
-  events: number;
-}
 
 /** Options of the preset. */
 export interface DmrOptions {

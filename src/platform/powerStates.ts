@@ -23,8 +23,8 @@
  *     P = fullW_t    while switching
  *
  * Energy is the integral of P over time. The model is pure: `Platform.powerStates(node)` gives a node's
- * states (computed once per node group), and Batsim's machines (`bridge/batsim/machines.ts`) keep the
- * state of each machine over time.
+ * states (computed once per node group), and the machines (`machines.ts`) keep the state of each machine
+ * over time.
  */
 import { InputError } from '../core/errors.js';
 import { processorPower } from './power.js';

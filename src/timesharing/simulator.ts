@@ -1,6 +1,11 @@
 /**
  * Time-sharing engine of a non-dedicated cluster (seed 003: §2.1 model, §2.2 simulator, chapter 3
- * CSC), on the event core (core/eventQueue.ts) and seeded streams (core/rng.ts).
+ * CSC), on the event core (core/eventLoop.ts) and seeded streams (core/rng.ts).
+ *
+ * Over 600 lines: one engine, the quantum dispatcher of the exact reproduction (admission, RQ and WQ,
+ * quanta, communication, paging, and each policy's hooks into them all act on the same node and task
+ * state), and a tenth of it is the model's description below; split, each part would reach into the
+ * others' state.
  *
  * Model. n homogeneous single-CPU nodes. Each node has a ready queue RQ (tasks ordered by priority;
  * the running task is taken off it, §2.1.1 "RQ[0]"), a wait queue WQ (tasks blocked on a message,

@@ -38,10 +38,14 @@
  * Requested time: `walltime` when it is > 0; when it is -1, 0 or absent, the delay of a `delay` job,
  * or for an `ops` job the time of its largest task on a reference core of `refMops` MOPS.
  * `t_compute` of the ops jobs is `tCompute` (default 1: the operations are the whole uncontended time).
+ *
+ * Under the Batsim protocol (`bridge/batsim/`), a job's executors are known only when the scheduler
+ * executes it: `batsimProfileWork` resolves its profile for them, `batsimExecutorJob` makes the engine
+ * job that runs them on their nodes' cores, and `batsimProfileProgress` says how far a killed job got.
  */
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues, jsonPath } from '../core/errors.js';
-import { sortBySubmission, type Job, type JobType, type TaskWork, type Workload } from './job.js';
+import { makeJob, sortBySubmission, type Job, type JobType, type TaskWork, type Workload } from './job.js';
 
 /** Options of the Batsim reader. */
 export const BatsimOptionsSchema = z
@@ -343,21 +347,150 @@ function batsimJob(raw: BatsimJob, id: string, at: string, work: Work, opts: Bat
   };
   if (work.kind === 'delay')
     return { ...base, reqTime: wall ?? work.seconds, work: 'delay', ops: 0, runtime: work.seconds, commVol: 0, tCompute: 1, tasks: null };
-  const ops = work.perTask.map((x) => Math.max(1, Math.ceil(x)));
-  const uniform = ops.every((x) => x === ops[0]);
-  const maxOps = Math.max(...ops);
-  const tasks: TaskWork[] | null = uniform ? null : ops.map((x) => ({ ops: x, runtime: 0, mem: 0, memVol: 0 }));
+  const { ops, tasks, maxOps } = taskOps(work.perTask);
   const mpi = type === 'mpi';
   return {
     ...base,
     reqTime: wall ?? maxOps / (opts.refMops * 1e6),
     work: 'ops',
-    ops: uniform ? ops[0]! : 0,
+    ops,
     runtime: 0,
     commVol: mpi ? work.commVol : 0,
     tCompute: mpi ? opts.tCompute : 1,
     tasks,
   };
+}
+
+/**
+ * The operations of tasks that must do `perTask` operations each: `ceil` of each (at least 1), as
+ * one `ops` shared by all when they are equal, else listed per task; and the largest.
+ */
+function taskOps(perTask: readonly number[]): { ops: number; tasks: TaskWork[] | null; maxOps: number } {
+  const ops = perTask.map((x) => Math.max(1, Math.ceil(x)));
+  const uniform = ops.every((x) => x === ops[0]);
+  return {
+    ops: uniform ? ops[0]! : 0,
+    tasks: uniform ? null : ops.map((x) => ({ ops: x, runtime: 0, mem: 0, memVol: 0 })),
+    maxOps: Math.max(...ops),
+  };
+}
+
+// ------------------------------------------------------------------ jobs of the Batsim protocol
+
+/**
+ * Whether profile `name` of `profiles` accepts an allocation of any size (`parallel_homogeneous_total`,
+ * a spread-uniformly `parallel_homogeneous`, or a composition of such parts); any other profile needs
+ * as many executors as the job's `res`.
+ */
+export function batsimProfileAnySize(profiles: Record<string, { type: string }>, name: string, depth = 0): boolean {
+  const p = profiles[name] as { type: string; generation_strategy?: unknown; seq?: unknown } | undefined;
+  if (!p) return false;
+  const kind = BATSIM_PROFILE_TYPES[p.type];
+  if (kind === 'parallel_homogeneous_total') return true;
+  if (kind === 'parallel_homogeneous') return p.generation_strategy === 'DefinedAmountsSpreadUniformly';
+  if (kind === 'composed' && Array.isArray(p.seq) && depth < 32)
+    return p.seq.every((s) => typeof s === 'string' && batsimProfileAnySize(profiles, s, depth + 1));
+  return false;
+}
+
+/** Batsim's progress of a profile: `{profile, progress}`, or for a composition `{profile, current_task_index, current_task}`. */
+export type BatsimProgress = Record<string, unknown>;
+
+/**
+ * Batsim's progress of profile `name` of `profiles` (from `where`) done to fraction `done` of its work:
+ * `{profile, progress}`, or for a `composed` profile `{profile, current_task_index, current_task}`
+ * where the index counts the parts as they run (`repeat` times the sequence) and each part's share is
+ * its work for `executors` executors (seconds of a delay, operations of the largest executor).
+ */
+export function batsimProfileProgress(
+  profiles: Record<string, { type: string }>,
+  name: string,
+  executors: number,
+  done: number,
+  where: string,
+  depth = 0,
+): BatsimProgress {
+  const p = profiles[name] as { type: string; seq?: unknown; repeat?: unknown } | undefined;
+  if (!p || BATSIM_PROFILE_TYPES[p.type] !== 'composed' || !Array.isArray(p.seq) || p.seq.length === 0 || depth > 32) return { profile: name, progress: done };
+  const parts: string[] = [];
+  const repeat = typeof p.repeat === 'number' && p.repeat > 0 ? p.repeat : 1;
+  for (let r = 0; r < repeat; r++) for (const part of p.seq) parts.push(String(part));
+  const weight = (part: string): number => {
+    const w = batsimProfileWork(profiles, part, executors, where);
+    return w.kind === 'delay' ? w.seconds : Math.max(0, ...w.perTask);
+  };
+  const weights = parts.map(weight);
+  const total = weights.reduce((a, b) => a + b, 0);
+  let before = 0;
+  let i = 0;
+  while (i < parts.length - 1 && total > 0 && (before + weights[i]!) / total <= done) before += weights[i++]!;
+  const inner = total > 0 && weights[i]! > 0 ? Math.min(1, Math.max(0, (done * total - before) / weights[i]!)) : done;
+  return { profile: name, current_task_index: i, current_task: batsimProfileProgress(profiles, parts[i]!, executors, inner, where, depth + 1) };
+}
+
+/**
+ * The hosts executors run on, as the platform describes them (the fields of `Platform` this needs;
+ * the workload floor does not import the platform): per node its first core, core count and link
+ * bandwidth (bytes/s), per core its speed (MOPS).
+ */
+export interface ExecutorHosts {
+  readonly nodeFirstCore: ArrayLike<number>;
+  readonly nodeCoreCount: ArrayLike<number>;
+  readonly nodeCommBw: ArrayLike<number>;
+  readonly coreMops: ArrayLike<number>;
+}
+
+/**
+ * The engine job of a Batsim job `id` started at `now` with `work` (its profile resolved for its
+ * executors) and requested time `walltime` (<= 0: none), whose executor k runs on node `nodes[k]`
+ * whose cores go at `speeds[k]` operations per second in the node's current pstate; and the cores it
+ * holds, one task per core (docs/batsim.md):
+ *
+ * - the executors of a node take its cores in turn; executors beyond its core count share its cores
+ *   (their work is added on the core);
+ * - a `delay` job runs its delay on every task;
+ * - an `ops` executor takes `max(ops_k / speed_k, remote_k / bw)` seconds, where `remote_k` is the
+ *   bytes it sends to the executors on other nodes (`commVol` each) and `bw` its node's link: SimGrid's
+ *   L07 model for a parallel task alone on its hosts, latency ignored; its task gets the operations
+ *   its core does in that time (`ceil`, at least 1).
+ */
+export function batsimExecutorJob(
+  id: string,
+  now: number,
+  walltime: number,
+  work: BatsimWork,
+  nodes: readonly number[],
+  speeds: readonly number[],
+  hosts: ExecutorHosts,
+): { job: Job; cores: number[] } {
+  const taskOf = new Map<number, number>(); // core -> task index
+  const cores: number[] = [];
+  const perCoreOps: number[] = [];
+  const usedOnNode = new Map<number, number>();
+  const perNode = new Map<number, number>();
+  for (const n of nodes) perNode.set(n, (perNode.get(n) ?? 0) + 1);
+  // bytes executor k sends to the executors on other nodes
+  const remoteBytes = (k: number): number => (work.kind === 'ops' ? work.commVol * (nodes.length - perNode.get(nodes[k]!)!) : 0);
+  nodes.forEach((node, k) => {
+    const n = usedOnNode.get(node) ?? 0;
+    usedOnNode.set(node, n + 1);
+    const core = hosts.nodeFirstCore[node]! + (n % hosts.nodeCoreCount[node]!);
+    let t = taskOf.get(core);
+    if (t === undefined) {
+      t = cores.length;
+      taskOf.set(core, t);
+      cores.push(core);
+      perCoreOps.push(0);
+    }
+    if (work.kind === 'ops') {
+      const seconds = Math.max(work.perTask[k]! / speeds[k]!, remoteBytes(k) / hosts.nodeCommBw[node]!);
+      perCoreOps[t]! += seconds * hosts.coreMops[core]! * 1e6;
+    }
+  });
+  const reqTime = walltime > 0 ? walltime : 0;
+  if (work.kind === 'delay') return { job: makeJob({ id, subtime: now, ntasks: cores.length, work: 'delay', runtime: work.seconds, reqTime }), cores };
+  const { ops, tasks } = taskOps(perCoreOps);
+  return { job: makeJob({ id, subtime: now, ntasks: cores.length, work: 'ops', ops, tasks, reqTime }), cores };
 }
 
 /**

@@ -6,7 +6,7 @@
  *   "malleable": { "min": 2, "max": 32, "pref": 8, "factor": 2, "inhibit": 15, "steps": 10000,
  *                  "speedup": { "name": "cg", "t1": 0.2765, "serial": 0.1301 },
  *                  "resize_cost": { "expand": 0.423, "shrink": 0.425 } },
- *   "operator_events": [{ "after": 600, "duration": 120 }] }
+ *   "operator_events": [{ "after": 600, "duration": 120 }], "cpus_per_task": 0.5 }
  * ```
  *
  * - `user`, `account`, `partition`, `qos`: names (a number is read as its decimal string).
@@ -17,6 +17,7 @@
  *   job it defaults to `max` and must equal it); its work is its steps, so it gives no `req_ops`,
  *   `runtime` or `tasks`, and its `runtime` is `steps * d(nodes)` (`req_time` defaults to it).
  * - `operator_events`: `[{after, duration}]`, in increasing `after` (seconds of run, seconds suspended).
+ * - `cpus_per_task`: the cores each task holds (> 0, possibly fractional; `Job.cpusPerTask`).
  */
 import { z } from 'zod';
 import type { Job, OperatorEvent } from './job.js';
@@ -28,7 +29,7 @@ const count = z.number().int().positive();
 const name = z.union([z.string().min(1), z.number().int()]).transform(String);
 
 /** The facet fields of a native job. */
-export const FACET_FIELDS = ['user', 'account', 'partition', 'qos', 'malleable', 'operator_events'] as const;
+export const FACET_FIELDS = ['user', 'account', 'partition', 'qos', 'malleable', 'operator_events', 'cpus_per_task'] as const;
 
 const SpeedupSchema = z
   .object({
@@ -76,6 +77,7 @@ export const facetShape = {
   qos: name.optional(),
   malleable: MalleableSchema.optional(),
   operator_events: OperatorEventsSchema.optional(),
+  cpus_per_task: positive.optional(),
 };
 
 /** The facet fields of a parsed native job. */
@@ -107,6 +109,7 @@ export function jobFacets(raw: RawFacets): Partial<Job> {
   if (raw.qos !== undefined) out.qos = raw.qos;
   if (raw.malleable !== undefined) out.malleable = malleableWork(raw.malleable);
   if (raw.operator_events !== undefined) out.operatorEvents = raw.operator_events.map((e): OperatorEvent => ({ after: e.after, duration: e.duration }));
+  if (raw.cpus_per_task !== undefined) out.cpusPerTask = raw.cpus_per_task;
   return out;
 }
 
@@ -128,5 +131,6 @@ export function writeFacets(job: Job): Record<string, unknown> {
     out['malleable'] = w;
   }
   if (job.operatorEvents !== undefined) out['operator_events'] = job.operatorEvents.map((e) => ({ after: e.after, duration: e.duration }));
+  if (job.cpusPerTask !== undefined) out['cpus_per_task'] = job.cpusPerTask;
   return out;
 }

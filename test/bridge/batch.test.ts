@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decodeNdArray, type NdArrayMessage } from '../../bridge/ndarray.js';
-import { type BridgeEnv, BridgeServer, type EnvFactory, wire } from '../../bridge/server.js';
+import type { BridgeEnv, EnvFactory } from '../../bridge/envFactory.js';
+import { BridgeServer, wire } from '../../bridge/server.js';
 
 const L = 5; // values per key
 const A = 3; // actions

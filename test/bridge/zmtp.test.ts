@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseEndpoint } from '../../bridge/zmtp.js';
 import {
   encodeCommand,
   encodeMessage,
@@ -17,12 +18,11 @@ import {
   frameHeader,
   GREETING_BYTES,
   greeting,
-  parseEndpoint,
   parseGreeting,
   parseProperties,
   ZmtpDecoder,
   type ZmtpSink,
-} from '../../bridge/zmtp.js';
+} from '../../bridge/zmtpFrames.js';
 
 type Item = { greeting: Buffer } | { command: string; data: Buffer } | { message: Buffer[] } | { error: string };
 

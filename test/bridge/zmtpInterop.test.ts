@@ -15,7 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Dealer, Request } from 'zeromq';
-import { encodeCommand, encodeProperties, GREETING_BYTES, greeting, ZmtpDecoder, ZmtpRouter } from '../../bridge/zmtp.js';
+import { ZmtpRouter } from '../../bridge/zmtp.js';
+import { encodeCommand, encodeProperties, GREETING_BYTES, greeting, ZmtpDecoder } from '../../bridge/zmtpFrames.js';
 import { CLI } from '../helpers.js';
 
 /** Serves `router` as an echo: every message goes back to its sender as it came. */

@@ -7,7 +7,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CM02, FlowSolver, LV08, simulateFlows } from '../../src/platform/flows.js';
+import { simulateFlows } from '../../src/platform/flowScenario.js';
+import { CM02, FlowSolver, LV08 } from '../../src/platform/flows.js';
 import { RoutedNetwork } from '../../src/platform/routing.js';
 import { parseSimGridPlatform } from '../../src/platform/simgridXml.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
-import { isBatsimWorkload, parseBatsimWorkload } from '../../src/workload/batsim.js';
+import { batsimExecutorJob, batsimProfileAnySize, batsimProfileProgress, isBatsimWorkload, parseBatsimWorkload } from '../../src/workload/batsim.js';
 import type { Job } from '../../src/workload/job.js';
 
 const base = { nb_res: 8 };
@@ -207,5 +207,60 @@ describe('Batsim reader', () => {
     expect(isBatsimWorkload({ nb_res: 4, jobs: [], profiles: {} })).toBe(true);
     expect(isBatsimWorkload({ jobs: [{ id: 1, subtime: 0, res: 1, runtime: 4 }] })).toBe(false);
     expect(isBatsimWorkload([1, 2])).toBe(false);
+  });
+});
+
+describe('jobs of the Batsim protocol (executors known at EXECUTE_JOB)', () => {
+  // two nodes of two cores at 1,000 MOPS, links of 1e8 bytes/s
+  const hosts = { nodeFirstCore: [0, 2], nodeCoreCount: [2, 2], nodeCommBw: [1e8, 1e8], coreMops: [1000, 1000, 1000, 1000] };
+
+  it('an ops job: each executor takes max(ops / pstate speed, remote bytes / link) (L07 alone), as operations of its core', () => {
+    // executors 0, 1 on node 0 (2e9 ops/s), executor 2 on node 1 (1e9 ops/s); 2e8 bytes to each other executor
+    const work = { kind: 'ops' as const, perTask: [4e9, 4e9, 1e9], commVol: 2e8 };
+    const { job, cores } = batsimExecutorJob('w0!7', 5, 10, work, [0, 0, 1], [2e9, 2e9, 1e9], hosts);
+    // executors 0, 1: max(4e9 / 2e9, 2e8 x 1 / 1e8) = 2 s; executor 2: max(1e9 / 1e9, 2e8 x 2 / 1e8) = 4 s; x 1e9 ops/s
+    expect(cores).toEqual([0, 1, 2]);
+    expect(job).toMatchObject({ id: 'w0!7', subtime: 5, ntasks: 3, work: 'ops', ops: 0, reqTime: 10 });
+    expect(job.tasks!.map((t) => t.ops)).toEqual([2e9, 2e9, 4e9]);
+  });
+
+  it("executors beyond a node's core count share its cores (their work adds up); a delay job runs its delay; no walltime: no requested time", () => {
+    const ops = batsimExecutorJob('a', 0, -1, { kind: 'ops', perTask: [1e9, 1e9, 1e9], commVol: 0 }, [1, 1, 1], [1e9, 1e9, 1e9], hosts);
+    // cores 2, 3, then 2 again: core 2 does 2 s of work, core 3 one
+    expect(ops.cores).toEqual([2, 3]);
+    expect(ops.job.tasks!.map((t) => t.ops)).toEqual([2e9, 1e9]);
+    expect(ops.job.reqTime).toBe(0);
+    const delay = batsimExecutorJob('b', 3, 100, { kind: 'delay', seconds: 7 }, [0, 1], [1e9, 1e9], hosts);
+    expect(delay.cores).toEqual([0, 2]);
+    expect(delay.job).toMatchObject({ ntasks: 2, work: 'delay', runtime: 7, reqTime: 100, tasks: null });
+  });
+
+  it('which profiles take an allocation of any size, and the progress tree of a composition', () => {
+    const profiles = {
+      tot: { type: 'parallel_homogeneous_total', cpu: 1e9, com: 0 },
+      spread: { type: 'parallel_homogeneous', cpu: 1e9, com: 0, generation_strategy: 'DefinedAmountsSpreadUniformly' },
+      each: { type: 'parallel_homogeneous', cpu: 1e9, com: 0 },
+      both: { type: 'composed', seq: ['tot', 'spread'] },
+      mixed: { type: 'composed', seq: ['tot', 'each'] },
+      a: { type: 'delay', delay: 10 },
+      b: { type: 'delay', delay: 30 },
+      ab: { type: 'composed', seq: ['a', 'b'] },
+    };
+    expect(['tot', 'spread', 'each', 'both', 'mixed', 'a', 'nope'].map((p) => batsimProfileAnySize(profiles, p))).toEqual([
+      true,
+      true,
+      false,
+      true,
+      false,
+      false,
+      false,
+    ]);
+    // half of 40 s: part a (10 s) done, part b at (20 - 10) / 30
+    expect(batsimProfileProgress(profiles, 'ab', 1, 0.5, 'w0')).toEqual({
+      profile: 'ab',
+      current_task_index: 1,
+      current_task: { profile: 'b', progress: 1 / 3 },
+    });
+    expect(batsimProfileProgress(profiles, 'a', 1, 0.25, 'w0')).toEqual({ profile: 'a', progress: 0.25 });
   });
 });

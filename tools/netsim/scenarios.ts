@@ -5,7 +5,7 @@
  * `n` transfers between random hosts with random sizes and staggered starts (seeded).
  */
 import { Rng } from '../../src/core/rng.js';
-import type { FlowSpec } from '../../src/platform/flows.js';
+import type { FlowSpec } from '../../src/platform/flowScenario.js';
 
 /** A platform to validate on: SimGrid XML text and its host names. */
 export interface TopologyCase {

@@ -16,7 +16,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type FlowResult, type FlowSpec, flowModel, simulateFlows } from '../../src/platform/flows.js';
+import { type FlowResult, type FlowSpec, simulateFlows } from '../../src/platform/flowScenario.js';
+import { flowModel } from '../../src/platform/flows.js';
 import { Platform } from '../../src/platform/platform.js';
 import { RoutedNetwork } from '../../src/platform/routing.js';
 import { parseSimGridPlatform } from '../../src/platform/simgridXml.js';

@@ -1,16 +1,18 @@
 /**
- * Batsim's machines (resources) on a clustergym platform, with their power states and energy.
+ * Machines over time: the nodes of a platform seen as powered hosts (Batsim's compute resources),
+ * each with its power states, what it is doing, and its energy.
  *
- * A Batsim resource is a clustergym node (a SimGrid host): resource `i` is node `i` in platform
- * order. Each machine has the power states of its node (`src/platform/powerStates.ts`: compute, sleep
- * and transition pstates, Batsim's `sleep_pstates`, and the power drawn in each); this module keeps
- * what each machine is doing over time: its state, its pstate, and its energy, the integral of its power.
- * Each change of a machine's state integrates that machine only (O(1)), never the whole platform.
+ * Machine `i` is the `i`-th node that computes (`machineModel`). Each machine has the power states of
+ * its node (`powerStates.ts`: compute, sleep and transition pstates, Batsim's `sleep_pstates`, and the
+ * power drawn in each); this module keeps what each machine is doing over time: its state (Batsim's
+ * names), its pstate, and its energy, the integral of its power. Switching between pstates follows
+ * Batsim's rules (`requestPState`). Each change of a machine's state integrates that machine only
+ * (O(1)), never the whole platform. `bridge/batsim/session.ts` drives it from the protocol.
  */
-import type { Platform } from '../../src/platform/platform.js';
-import { type PState, pstateWatts, switchDuration } from '../../src/platform/powerStates.js';
+import type { Platform } from './platform.js';
+import { type PState, pstateWatts, switchDuration } from './powerStates.js';
 
-export type { PState } from '../../src/platform/powerStates.js';
+export type { PState } from './powerStates.js';
 
 /** What a machine is doing, with Batsim's names. */
 export const MACHINE_STATES = ['sleeping', 'idle', 'computing', 'switching_on', 'switching_off'] as const;
@@ -165,6 +167,38 @@ export class Machines {
     this.pstate[m] = p;
     const ps = this.pstates(m)[p]!;
     this.change(m, ps.kind === 'sleep' ? SLEEPING : IDLE, pstateWatts(ps, false), t);
+  }
+
+  /**
+   * Machine `m` is asked at `t` to go to pstate `p`, by Batsim's rules: from a compute pstate to
+   * another at once; an idle machine from a compute pstate to a sleep pstate through the sleep
+   * pstate's `off` transition, a sleeping one to a compute pstate through its sleep pstate's `on`
+   * transition (`beginSwitch`; `endSwitch` ends it at the returned time). Refused (with the reason,
+   * nothing changed): a pstate it does not have, a machine switching or computing (to sleep), sleep to
+   * sleep, a transition pstate.
+   */
+  requestPState(m: number, p: number, t: number): { switchEnd: number | null } | { refused: string } {
+    const ps = this.pstates(m);
+    if (p >= ps.length) return { refused: `machine ${m} has no pstate ${p} (it has ${ps.length}: 0-${ps.length - 1})` };
+    const target = ps[p]!;
+    const cur = ps[this.pstate[m]!]!;
+    const st = this.stateName(m);
+    if (st === 'switching_on' || st === 'switching_off')
+      return { refused: `machine ${m} ('${this.names[m]}') is ${st.replace('_', ' ')}: its pstate cannot change before the switch ends` };
+    if (cur.kind === 'compute' && target.kind === 'compute') {
+      this.setComputePState(m, p, t);
+      return { switchEnd: null };
+    }
+    if (cur.kind === 'compute' && target.kind === 'sleep') {
+      if (st === 'computing') return { refused: `machine ${m} ('${this.names[m]}') is computing job ${this.holder[m]}: it cannot be switched off` };
+      return { switchEnd: t + this.beginSwitch(m, p, target.off!, t) };
+    }
+    if (cur.kind === 'sleep' && target.kind === 'compute') return { switchEnd: t + this.beginSwitch(m, p, cur.on!, t) };
+    if (cur.kind === 'sleep' && target.kind === 'sleep')
+      return {
+        refused: `Switching from a sleep pstate to a non-computation pstate on machine ${m} ('${this.names[m]}') : ${this.pstate[m]} -> ${p}, which is forbidden`,
+      };
+    return { refused: `machine ${m}: pstate ${p} is a transition pstate, which a scheduler cannot request` };
   }
 
   private change(m: number, state: number, watts: number, t: number): void {
