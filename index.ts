@@ -1,6 +1,6 @@
 /**
  * The package's entry point (`import ... from 'clustergym'`): the gym environments, the heuristic
- * agents, and the simulator's main pieces. The tfjs PPO baseline is `clustergym/agents/ppo` (it loads
+ * agents, and the simulator's main pieces. The tfjs PPO baseline is `clustergym/agents/learning` (it loads
  * TensorFlow.js), the ZeroMQ bridge `clustergym/bridge`.
  */
 export * from './envs/index.js';

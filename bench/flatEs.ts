@@ -1,5 +1,5 @@
 /**
- * Bench section `flat-es`: training throughput of the flat ES trainer (agents/ppo/flat.ts) on the
+ * Bench section `flat-es`: training throughput of the flat ES trainer (agents/learning/flat.ts) on the
  * shipped training configs of the system settings, `data/configs/train-{fair,cosched,slurm}.json`:
  * one generation of each (2 antithetic pairs x 2 episodes, plus the centre and the reference's
  * episodes; no validation episodes), in a temporary directory. Figures: env steps/s and episodes/s
@@ -8,7 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseFlatEsConfig, trainFlat } from '../agents/ppo/flat.js';
+import { parseFlatEsConfig, trainFlat } from '../agents/learning/flat.js';
 import { PACKAGE_ROOT } from '../src/core/paths.js';
 
 const SETTINGS = ['fair', 'cosched', 'slurm'] as const;

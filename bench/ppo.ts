@@ -17,8 +17,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseFlatEsConfig, trainFlat } from '../agents/ppo/flat.js';
-import { loadPpoConfig, selectBackend, train, trainEs, type PpoConfig } from '../agents/ppo/index.js';
+import { parseFlatEsConfig, trainFlat } from '../agents/learning/flat.js';
+import { loadPpoConfig, selectBackend, train, trainEs, type PpoConfig } from '../agents/learning/index.js';
 import { PACKAGE_ROOT } from '../src/core/paths.js';
 
 const DEMO_CONFIG = resolve(PACKAGE_ROOT, 'data/configs/ppo-demo.json');

@@ -21,7 +21,8 @@
  * - `fairness`: seed 001: 200,000 independent tasks (tasks/s vs DSLab's 80,000), the f sweep, a
  *   10,000,000-task CSV streamed through the engine (tasks/s, heap per million tasks, peak RSS).
  * - `malleable`: seed 002 (DMR): 400-job rigid/malleable simulation time, `reproduce dmr` on 3 seeds, Malleable-v0 steps/s.
- * - `leaderboard`: `clustergym leaderboard` at its defaults (nine settings, seed 0, the shipped models): seconds per setting and in total.
+ * - `leaderboard`: `clustergym leaderboard` at its defaults (every setting, seed 0, the shipped models): seconds per setting and in total.
+ * - `load`: each leaderboard setting's offered load and its heuristics' measured utilisation (the best's and the range).
  * - `flat-es`: flat ES training throughput (steps/s, episodes/s) on the fair, cosched and slurm training configs.
  * - `lookahead`: `leaderboard --lookahead`'s reference rows on the cluster settings at their default episodes: seconds, and the means against the base and the best heuristic.
  * - `fleet`: beyond one machine: env-steps/s of one learner against 1, 2, 4 servers (`make_vec(addresses=...)`),
@@ -42,6 +43,7 @@ import { benchFlatEs } from './flatEs.js';
 import { benchFleet } from './fleet.js';
 import { benchIrmasim } from './irmasim.js';
 import { benchLeaderboard, benchLookahead } from './leaderboard.js';
+import { benchLoad } from './load.js';
 import { benchMalleable } from './malleable.js';
 import { benchPlatform } from './platform.js';
 import { benchPpo } from './ppo.js';
@@ -66,6 +68,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   timesharing: benchTimesharing,
   fairness: () => benchFairness(),
   leaderboard: benchLeaderboard,
+  load: benchLoad,
   'flat-es': benchFlatEs,
   lookahead: benchLookahead,
   netsim: () => benchNetsim(),

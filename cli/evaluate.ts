@@ -1,6 +1,6 @@
 /**
  * `clustergym evaluate`: a trained PPO model and the heuristics on the same held-out trajectories
- * (agents/ppo/evaluate.ts, DESIGN §7).
+ * (agents/learning/evaluate.ts, DESIGN §7).
  *
  *     clustergym evaluate --model DIR [--workload FILE]
  *                         [--origins A,B,... | --trajectories K [--seed S] | --episodes N] [--length L]
@@ -15,7 +15,7 @@
  * draws K distinct origins as `compare --trajectories K --seed S` cuts them (`trajectoryOrigins`),
  * so a test set is named by its seed; otherwise `--episodes` held-out seeds draw random origins.
  * In RLScheduler's setting (Job-v0, `unfit: "reserve"`) plain priority names play in the same env
- * as the model (agents/ppo/evaluate.ts). Prints the table (mean bsld, mean wait, utilisation,
+ * as the model (agents/learning/evaluate.ts). Prints the table (mean bsld, mean wait, utilisation,
  * makespan, energy per policy) and writes `evaluation.json` (every policy's means and
  * `per_trajectory` figures) and a report (`report/index.html` with the comparison bars) into
  * `--out` (default: `clustergym-evaluation/` in the current directory; never beside the model, which
@@ -27,11 +27,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { PolicyMeans } from '../src/scheduling/compare.js';
 import { parsePolicyName } from '../src/scheduling/policyName.js';
-import { BACKEND_CHOICES } from '../agents/ppo/config.js';
-import type { EvaluationResult } from '../agents/ppo/evaluate.js';
+import { BACKEND_CHOICES } from '../agents/learning/config.js';
+import type { EvaluationResult } from '../agents/learning/evaluate.js';
 import { InputError } from '../src/core/errors.js';
 import { trajectoryOrigins } from '../src/workload/trajectory.js';
-import type { PpoConfig } from '../agents/ppo/config.js';
+import type { PpoConfig } from '../agents/learning/config.js';
 import { defineCommand, defineFlags, formatTable, int, intList, oneOf, text, type Values } from './common.js';
 
 /** The flags of `evaluate`. */
@@ -76,7 +76,7 @@ export const flags = defineFlags(
 
 /** Runs the command; returns the exit code. */
 export async function evaluate(f: Values<typeof flags>): Promise<number> {
-  const ppo = await import('../agents/ppo/index.js');
+  const ppo = await import('../agents/learning/index.js');
   const { meta, config: modelConfig } = ppo.readModelMeta(f.model);
   const base = f.config !== undefined ? ppo.loadPpoConfig(f.config) : modelConfig;
   const env = evaluationEnv(base.env, f);
@@ -129,6 +129,8 @@ export async function evaluate(f: Values<typeof flags>): Promise<number> {
   try {
     r = ppo.evaluatePolicy({
       network: loaded.network,
+      // the model by its method (its card's, or its config's for a checkpoint without a card)
+      name: existsSync(join(f.model, 'card.json')) ? ppo.cardIdentity(f.model).method : ppo.modelIdentity(modelConfig).method,
       env: config.env,
       limits: meta.limits,
       episodes,

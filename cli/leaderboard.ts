@@ -43,7 +43,7 @@ const list = (s: string) =>
 export const flags = defineFlags({
   seed: { value: 'S', schema: int({ gte: 0, lte: 65535 }), default: 0, help: 'the held-out episodes: seed S names episodes 2^32 + S*65536 + i' },
   episodes: { value: 'N', schema: int({ gte: 1, lte: 65536 }), help: "episodes per setting (default: each setting's)" },
-  settings: { value: 'a,b,...', schema: text(true), help: 'the settings to run (default: all nine)' },
+  settings: { value: 'a,b,...', schema: text(true), help: 'the settings to run (default: all of them)' },
   models: {
     value: 'DIR,...',
     schema: text(true),
@@ -91,7 +91,7 @@ export async function leaderboard(f: Values<typeof flags>, files: readonly strin
     const all = lb.episodeSeeds(f.seed, n);
     const learned = [
       ...models.filter((m) => m.setting === s.name).map(lb.ppoPlayer),
-      ...results.filter((r) => r.setting === s.name).map((r) => lb.resultsPlayer(r, f.seed, all)),
+      ...results.filter((r) => r.setting === s.name).map((r) => lb.resultsPlayer(r, f.seed, s, all)),
     ];
     if (shard !== null) {
       const piece = await lb.runSettingShard(s, f.seed, n, shard, learned);

@@ -224,7 +224,7 @@ export async function slurmAgent(f: Flags): Promise<number> {
   let policy: LivePolicy;
   let env: ClusterEnv;
   if (f.model !== undefined) {
-    const ppo = await import('../agents/ppo/index.js');
+    const ppo = await import('../agents/learning/index.js');
     await ppo.selectBackend('auto');
     const { meta, config } = ppo.readModelMeta(f.model);
     if (f.env !== undefined && envId !== meta.env_id) throw new InputError(`the model was trained on ${meta.env_id}, not ${envId}`, '--env');

@@ -1,9 +1,11 @@
 /**
- * `clustergym train`: trains the tfjs PPO baseline (agents/ppo, DESIGN §7).
+ * `clustergym train`: trains a learned policy (agents/learning, DESIGN §7): PPO, evolution strategies
+ * (the linear policy; the flat-observation envs' policies) or imitation of a lookahead teacher then ES
+ * fine-tuning (a neural policy), as the config says.
  *
  *     clustergym train --config FILE [--steps N] [--out DIR] [--resume DIR] [--backend auto|tensorflow|wasm|cpu]
  *
- * `--config` is a training configuration (agents/ppo/config.ts, docs/agents.md); `--steps`
+ * `--config` is a training configuration (agents/learning/config.ts, docs/agents.md); `--steps`
  * overrides its `total_steps`. The output directory (default `runs/ppo`) receives `config.json`,
  * `metrics.csv` (one row per update), `checkpoints/step-N/` and the final model directory `model/`.
  * An output directory that already holds a run is refused unless `--resume` names it (or one of its
@@ -18,7 +20,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { InputError } from '../src/core/errors.js';
 import { parseJsonText } from '../src/core/json.js';
-import { BACKEND_CHOICES, type PpoConfig } from '../agents/ppo/config.js';
+import { BACKEND_CHOICES, type PpoConfig } from '../agents/learning/config.js';
 import { defineCommand, defineFlags, int, oneOf, text, type Values } from './common.js';
 import { grouped, ProgressBar } from './progress.js';
 
@@ -46,7 +48,7 @@ function short(v: number): string {
 export async function trainRun(f: Values<typeof flags>): Promise<number> {
   const flat = await flatRun(f);
   if (flat !== null) return flat;
-  const ppo = await import('../agents/ppo/index.js');
+  const ppo = await import('../agents/learning/index.js');
   let checkpoint: string | undefined;
   let config: PpoConfig;
   if (f.resume !== undefined) {
@@ -64,10 +66,13 @@ export async function trainRun(f: Values<typeof flags>): Promise<number> {
 
   const backend = await ppo.selectBackend(config.backend);
   const es = config.es;
+  const im = config.imitation;
   console.log(
-    es
-      ? `clustergym train: ${config.env.id}, evolution strategies (linear policy): ${es.generations} generations x ${2 * es.population + 1} candidates x ${es.episodes} episodes; ${ppo.describeBackend(backend)}`
-      : `clustergym train: ${config.env.id}, ${config.num_envs} envs x ${config.num_steps} steps per update, ${grouped(config.total_steps)} steps; ${ppo.describeBackend(backend)}`,
+    im && es
+      ? `clustergym train: ${config.env.id}, imitation of the lookahead over ${im.base} (${im.rounds} DAgger rounds x ${im.episodes} episodes) into a network ${JSON.stringify(config.network.kernel)}, then ES fine-tuning: ${es.generations} generations x ${2 * es.population + 1} candidates x ${es.episodes} episodes; ${ppo.describeBackend(backend)}`
+      : es
+        ? `clustergym train: ${config.env.id}, evolution strategies (linear policy): ${es.generations} generations x ${2 * es.population + 1} candidates x ${es.episodes} episodes; ${ppo.describeBackend(backend)}`
+        : `clustergym train: ${config.env.id}, ${config.num_envs} envs x ${config.num_steps} steps per update, ${grouped(config.total_steps)} steps; ${ppo.describeBackend(backend)}`,
   );
   const bar = new ProgressBar();
   // running means over the last RUNNING updates that ended episodes
@@ -113,11 +118,11 @@ export async function trainRun(f: Values<typeof flags>): Promise<number> {
 }
 
 /**
- * A flat ES config (`"format": "clustergym-es-flat"`, agents/ppo/flat.ts: the linear policy of the
+ * A flat ES config (`"format": "clustergym-es-flat"`, agents/learning/flat.ts: the linear policy of the
  * flat-observation envs), or a resumed run of one; null for the PPO configs.
  */
 async function flatRun(f: Values<typeof flags>): Promise<number | null> {
-  const flatEs = await import('../agents/ppo/flat.js');
+  const flatEs = await import('../agents/learning/flat.js');
   let resume: string | undefined;
   let file = f.config;
   if (f.resume !== undefined) {

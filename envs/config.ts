@@ -35,6 +35,14 @@ const rewardTerm = z.string().refine(
 
 const positive = z.number().finite().positive();
 
+/** The cluster envs' `observe` field (envs/observes.ts says what each value means). */
+export const ObserveSchema = z
+  .object({
+    durations: z.enum(['requested', 'actual']).default('requested'),
+    horizon: z.enum(['seen', 'trajectory']).default('seen'),
+  })
+  .strict();
+
 /** The configuration object as zod sees it. */
 export const EnvConfigSchema = z
   .object({
@@ -66,6 +74,16 @@ export const EnvConfigSchema = z
     queue_order: z.string().default('fcfs'),
     /** Observation variant. */
     observation: z.enum(['dict', 'flat', 'jobs', 'minimal']).default('dict'),
+    /**
+     * What the policy may observe (DESIGN §14; the defaults are what a live scheduler knows):
+     * `durations` the jobs' `requested` run times (walltimes, the default) or their `actual` run
+     * times (fixed-duration `delay` jobs only: an oracle, for studies); `horizon` how the global
+     * features are normalised: `seen` (default) by the jobs submitted so far (the time feature by the
+     * last submission so far + L.req_time, the queue and running features by the jobs seen so far),
+     * or `trajectory` by the whole trajectory's last submission and length (future arrivals a live
+     * scheduler cannot know; models trained before this option saw it).
+     */
+    observe: ObserveSchema.default({}),
     /**
      * `dict` observation on a platform with a network: add `switch_use` (per node, the busiest link its
      * traffic to other switches can cross) and `hops` (node x node route lengths) for placement.

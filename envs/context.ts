@@ -124,6 +124,18 @@ export class EnvContext {
         ]);
     }
 
+    // actual durations exist only for fixed-duration jobs
+    if (c.observe.durations === 'actual') {
+      const ops = this.workload ? this.workload.jobs.find((j) => j.work === 'ops') : (this.generator as { work?: string }).work === 'ops' ? true : undefined;
+      if (ops)
+        throw inputErrorFromIssues(`${id} config`, [
+          {
+            path: ['observe', 'durations'],
+            message: `"actual" durations need fixed-duration (delay) jobs; ${this.workload ? `job ${(ops as Job).id} is` : "the generator's jobs are"} an ops job, whose run time depends on its placement`,
+          },
+        ]);
+    }
+
     // every job of a workload must fit the platform (generated jobs that cannot are rejected)
     if (this.workload) checkFits(this.platform, this.workload, c.enforce_memory);
 

@@ -40,7 +40,7 @@ import { EnvContext } from './context.js';
 import { EpisodeOverError, InvalidActionError } from './errors.js';
 import { fitsNowFast } from './fit.js';
 import { InvalidActionRule, type InvalidActionMode } from './invalidAction.js';
-import { ObservationBuilder, observationSpace, type EpisodeScale, type Limits, type Observation } from './observation.js';
+import { ObservationBuilder, observationSpace, observedDuration, type EpisodeScale, type Limits, type Observation } from './observation.js';
 import { isArrivalOrder, jobSelection, resourcePolicy } from './policies.js';
 import { RewardFunction } from './rewards.js';
 import { EpisodeTracker } from './tracking.js';
@@ -207,10 +207,11 @@ export abstract class ClusterEnv implements Env {
       context.config.max_wait,
       context.config.queue_sensitivity,
       context.config.topology,
+      observedDuration(context.config.observe.durations),
     );
     this.reward = new RewardFunction(context.config.reward);
     this.canStart = new Uint8Array(this.k);
-    this.tracker = new EpisodeTracker(this.nodeCount, this.k, isArrivalOrder(context.config.queue_order));
+    this.tracker = new EpisodeTracker(this.nodeCount, this.k, isArrivalOrder(context.config.queue_order), observedDuration(context.config.observe.durations));
     this.seedBase = context.config.seed;
     this.invalid = new InvalidActionRule(context.config);
     this.invalidAction = this.invalid.mode;
@@ -245,6 +246,11 @@ export abstract class ClusterEnv implements Env {
   /** The job in visible slot `j`, or undefined. */
   visibleJob(j: number): Job | undefined {
     return j < this.windowCount ? this.window[j] : undefined;
+  }
+
+  /** The current state's observation (the env's buffers, as the last `reset`/`step` returned them): what an agent that acts on `env` alone reads. */
+  get observation(): Observation {
+    return this.obs.value;
   }
 
   /** The normalisation limits in use. */
@@ -626,11 +632,22 @@ export abstract class ClusterEnv implements Env {
       obs.writeJobs(sim.now, this.window, this.windowCount, this.canStart);
       const d = this.tracker.nodesToRefresh();
       obs.writeNodes(sim, d.all, d.list, d.count);
-      obs.writeGlobal(sim, { horizon: this.horizon, length: this.episodeLength }, this.tracker.pendingWork);
+      obs.writeGlobal(sim, this.scale(), this.tracker.pendingWork);
       obs.writeTopology(sim);
     }
     this.tracker.clearDirty();
     return obs.value;
+  }
+
+  /**
+   * The global features' episode quantities: under `observe.horizon: "seen"` (and in live mode,
+   * where the caller passes them) the jobs submitted so far, else the trajectory's.
+   */
+  private scale(): EpisodeScale {
+    const c = this.config;
+    if (this.live || c.observe.horizon === 'trajectory') return { horizon: this.horizon, length: this.episodeLength };
+    const t = this.tracker;
+    return { horizon: c.max_sim_time ?? t.lastSubmit + this.context.limits.req_time, length: t.submitted };
   }
 
   private info(): EnvInfo {

@@ -8,7 +8,7 @@
  * |-------------------------|--------------------------------------------------------------|
  * | `present`               | 1 when the slot holds a job, else the whole row is 0          |
  * | `wait`                  | `min(1, (now - submit) / max_wait)`                           |
- * | `req_time`              | `min(1, req_time / L.req_time)`                               |
+ * | `req_time`              | `min(1, d / L.req_time)`, `d` the job's observed duration: its requested time (walltime), or its actual run time under `observe.durations: "actual"` |
  * | `ntasks`                | `min(1, ntasks / L.ntasks)`                                   |
  * | `mem`                   | `min(1, mem / L.mem)` (MB per task; the largest task's)       |
  * | `mem_bw`                | `min(1, mem_vol / L.mem_vol)` (MB of traffic per task)        |
@@ -27,11 +27,15 @@
  *
  * | global          | value                                                                           |
  * |-----------------|---------------------------------------------------------------------------------|
- * | `time`          | `min(1, now / horizon)`, horizon = last submission of the trajectory + L.req_time (or `max_sim_time`) |
- * | `queue_length`  | `log(1 + waiting) / log(1 + trajectory length)`                                 |
- * | `running_jobs`  | running jobs / min(total cores, trajectory length)                               |
+ * | `time`          | `min(1, now / horizon)`, horizon = last submission so far + L.req_time (or `max_sim_time`) |
+ * | `queue_length`  | `log(1 + waiting) / log(1 + jobs submitted so far)`                             |
+ * | `running_jobs`  | running jobs / min(total cores, jobs submitted so far)                           |
  * | `utilisation`   | busy cores / total cores                                                         |
- * | `pending_work`  | `min(1, sum over waiting jobs of ntasks * req_time / (total cores * L.req_time))` |
+ * | `pending_work`  | `min(1, sum over waiting jobs of ntasks * d / (total cores * L.req_time))`      |
+ *
+ * "So far" is `observe.horizon: "seen"` (the default: what a live scheduler knows, envs/observes.ts);
+ * `horizon: "trajectory"` uses the trajectory's last submission and length instead, which reveal its
+ * future arrivals (what models trained before the option saw).
  *
  * `L` are the normalisation limits: the workload's 99th percentiles of req_time, ntasks, mem and
  * mem_vol (or the config's `limits`); a limit of 0 makes its feature 0.
@@ -189,6 +193,21 @@ function maxTaskMemVol(job: Job): number {
 }
 
 const inv = (x: number): number => (x > 0 ? 1 / x : 0);
+
+/**
+ * A job's duration as the policy observes it: its requested time, or (`actual`) its run time, the
+ * longest of its tasks' (fixed-duration `delay` jobs; EnvContext refuses `actual` on `ops` jobs,
+ * whose run time depends on where and beside what they run).
+ */
+export function observedDuration(kind: 'requested' | 'actual'): (job: Job) => number {
+  if (kind === 'requested') return (job) => job.reqTime;
+  return (job) => {
+    if (!job.tasks) return job.runtime;
+    let m = 0;
+    for (const t of job.tasks) if (t.runtime > m) m = t.runtime;
+    return m;
+  };
+}
 const clip1 = (x: number): number => (x < 1 ? (x > 0 ? x : 0) : 1);
 
 /** Static per-node figures used by the node features. */
@@ -275,6 +294,8 @@ export class ObservationBuilder {
     maxWait: number,
     readonly queueSensitivity: number,
     topology = false,
+    /** A job's observed duration (`observedDuration`). */
+    private readonly duration: (job: Job) => number = (job) => job.reqTime,
   ) {
     this.kind = kind;
     this.k = k;
@@ -359,7 +380,7 @@ export class ObservationBuilder {
           a.fill(0, this.rowCount * FJ, (this.rowCount + 1) * FJ);
         } else {
           a[o] = 1;
-          a[o + 2] = clip1(job.reqTime * this.invReq);
+          a[o + 2] = clip1(this.duration(job) * this.invReq);
           a[o + 3] = clip1(job.ntasks * this.invTasks);
           a[o + 4] = clip1((job.tasks ? maxTaskMem(job) : job.mem) * this.invMem);
           a[o + 5] = clip1((job.tasks ? maxTaskMemVol(job) : job.memVol) * this.invMemVol);
@@ -424,7 +445,7 @@ export class ObservationBuilder {
     if (this.scratch.length < q) this.scratch = new Float64Array(Math.max(q, this.scratch.length * 2));
     const v = this.scratch.subarray(0, q);
     const fields: [(j: Job) => number, number][] = [
-      [(j) => j.reqTime, this.invReq],
+      [this.duration, this.invReq],
       [(j) => j.ntasks, this.invTasks],
       [(j) => (j.tasks ? maxTaskMem(j) : j.mem), this.invMem],
       [(j) => (j.tasks ? maxTaskMemVol(j) : j.memVol), this.invMemVol],

@@ -3,7 +3,10 @@
  * queue, the platform or the finished jobs:
  *
  * - the flowtime integral (jobs in the system x time) and the pending work (sum of ntasks x
- *   req_time over waiting jobs), for the `flowtime` reward and the `pending_work` feature;
+ *   observed duration over waiting jobs: the requested time, or the actual one under
+ *   `observe.durations: "actual"`), for the `flowtime` reward and the `pending_work` feature;
+ * - the jobs submitted so far and the last submission time, the `seen` horizon of the global
+ *   features (`observe.horizon`);
  * - the nodes whose observation row may have changed: the nodes of jobs that started or ended, and,
  *   when time moved, those of running jobs with task-level events (tasks of `seq` jobs free their
  *   cores one by one; `ops` tasks change memory and link loads when they end);
@@ -17,8 +20,12 @@ import type { Job } from '../src/workload/job.js';
 export class EpisodeTracker implements SimulationListener {
   /** Integral of the number of jobs in the system over time (job-seconds). */
   flow = 0;
-  /** Sum of ntasks * req_time over the waiting jobs. */
+  /** Sum of ntasks * observed duration over the waiting jobs. */
   pendingWork = 0;
+  /** Jobs submitted so far in the episode. */
+  submitted = 0;
+  /** Simulated time of the last submission so far (s; 0 before the first). */
+  lastSubmit = 0;
   /** The first K waiting jobs in arrival order (`window[0 .. count)`), when tracked. */
   readonly window: Job[] = [];
   count = 0;
@@ -38,6 +45,8 @@ export class EpisodeTracker implements SimulationListener {
     private readonly k: number,
     /** Keep the arrival-order window. */
     readonly trackWindow: boolean,
+    /** A job's duration as the policy observes it (observation.ts `observedDuration`). */
+    private readonly duration: (job: Job) => number = (job) => job.reqTime,
   ) {
     this.mark = new Uint8Array(nodeCount);
     this.dirty = new Int32Array(nodeCount);
@@ -47,6 +56,8 @@ export class EpisodeTracker implements SimulationListener {
   reset(): void {
     this.flow = 0;
     this.pendingWork = 0;
+    this.submitted = 0;
+    this.lastSubmit = 0;
     this.count = 0;
     this.window.length = 0;
     this.lastPos = -1;
@@ -63,7 +74,9 @@ export class EpisodeTracker implements SimulationListener {
   }
 
   onSubmit(sim: ClusterSimulator, job: Job): void {
-    this.pendingWork += job.ntasks * job.reqTime;
+    this.pendingWork += job.ntasks * this.duration(job);
+    this.submitted++;
+    this.lastSubmit = sim.now;
     if (this.trackWindow && this.count < this.k) {
       this.window[this.count++] = job;
       this.lastPos = sim.queue.end - 1;
@@ -72,7 +85,7 @@ export class EpisodeTracker implements SimulationListener {
   }
 
   onStart(sim: ClusterSimulator, rj: RunningJob): void {
-    this.pendingWork = sim.queue.length === 0 ? 0 : this.pendingWork - rj.job.ntasks * rj.job.reqTime;
+    this.pendingWork = sim.queue.length === 0 ? 0 : this.pendingWork - rj.job.ntasks * this.duration(rj.job);
     this.markNodes(rj.nodes);
     if (rj.tasks) this.volatile.add(rj);
     if (this.trackWindow) this.leaveWindow(sim, rj.job);

@@ -7,6 +7,12 @@
  * | `tetrisAgent(f)` | the best packing score over the first `max(1, floor((1 - f) U))` slots and their hosts; waits when none fits |
  * | `firstFitAgent` | the oldest visible task (lowest submission id) on the first host where it fits; waits when it fits nowhere |
  * | `bestFitAgent`  | the oldest visible task on the host left with the least normalised free capacity `Σ_r free_r/cap_r`; waits when it fits nowhere |
+ * | `durationAgent('sjf', f)` (`sjf-drf(f)`) | among Tetris(f)'s candidate slots (the first `max(1, floor((1 - f) U))` in DRF order), the task with the shortest observed duration that fits some host (ties: DRF order), on its best-aligned host; waits when none fits |
+ * | `durationAgent('lpt', f)` (`lpt-drf(f)`) | the same with the LONGEST observed duration first: Graham's LPT rule for the makespan, restricted to Tetris(f)'s candidates (the learned fair model was found to start long tasks early, docs/agents.md) |
+ *
+ * The duration agents read the duration the env shows the policy (`FairEnv.observedDuration`, its
+ * `observe.durations`: by default what the task's user declared), so they use exactly the
+ * information a learned policy of the same env config sees; the other agents use no duration.
  *
  * The env's slots are the users with waiting tasks in DRF order, so on the same workload these
  * agents make exactly the decisions of the `drf()` and `tetris(f)` policies (src/scheduling/multiResource.ts) (the
@@ -22,33 +28,73 @@ import { type EnvAgent, playEpisode } from '../episode.js';
 /** An agent of Fair-v0. */
 export type FairAgent = EnvAgent<FairEnv>;
 
+/** The best-aligned allowed placement (action) of the candidate slots `from .. to`, or -1 when none fits. */
+function alignedPlacement(env: FairEnv, from: number, to: number): number {
+  const e = env.state!;
+  const mask = env.actionMask();
+  const H = env.hostCount;
+  let best = -1;
+  let bestScore = -1;
+  for (let s = from; s < Math.min(to, env.candidates().length); s++) {
+    const t = env.candidateTask(s)!;
+    for (let h = 0; h < H; h++) {
+      if (mask[s * H + h] !== 1) continue;
+      const score = alignmentScore(e.hosts, h, t.cpu, t.memory);
+      if (score > bestScore) {
+        bestScore = score;
+        best = s * H + h;
+      }
+    }
+  }
+  return best;
+}
+
+/** `wait` when allowed, else (nothing fits among the candidates and no event is to come) the first allowed placement. */
+function waitOrFirst(env: FairEnv): number {
+  const mask = env.actionMask();
+  return mask[env.waitAction] === 1 ? env.waitAction : mask.indexOf(1);
+}
+
 /** Tetris(f) as an agent (f = 1 is DRF). */
 export function tetrisAgent(f: number): FairAgent {
   return {
     name: `tetris(${f})`,
     act(env) {
       const e = env.state;
+      if (e === null) return env.waitAction;
+      const best = alignedPlacement(env, 0, tetrisCandidates(f, e.waiting.activeUsers().length));
+      return best >= 0 ? best : waitOrFirst(env);
+    },
+  };
+}
+
+/**
+ * Shortest (`sjf`) or longest (`lpt`) observed duration first among Tetris(f)'s candidate slots, on
+ * the chosen task's best-aligned host (f = 1: DRF's slot alone, i.e. DRF).
+ */
+export function durationAgent(order: 'sjf' | 'lpt', f: number): FairAgent {
+  const sign = order === 'sjf' ? 1 : -1;
+  return {
+    name: `${order}-drf(${f})`,
+    act(env) {
+      const e = env.state;
       const mask = env.actionMask();
       const H = env.hostCount;
       if (e === null) return env.waitAction;
-      const k = tetrisCandidates(f, e.waiting.activeUsers().length);
-      let best = -1;
-      let bestScore = -1;
-      for (let s = 0; s < Math.min(k, env.candidates().length); s++) {
-        const t = env.candidateTask(s)!;
-        for (let h = 0; h < H; h++) {
-          if (mask[s * H + h] !== 1) continue;
-          const score = alignmentScore(e.hosts, h, t.cpu, t.memory);
-          if (score > bestScore) {
-            bestScore = score;
-            best = s * H + h;
-          }
+      const k = Math.min(tetrisCandidates(f, e.waiting.activeUsers().length), env.candidates().length);
+      let slot = -1;
+      let bestKey = Infinity;
+      for (let s = 0; s < k; s++) {
+        let fits = false;
+        for (let h = 0; h < H && !fits; h++) fits = mask[s * H + h] === 1;
+        if (!fits) continue;
+        const key = sign * env.observedDuration(env.candidateTask(s)!);
+        if (key < bestKey) {
+          bestKey = key;
+          slot = s;
         }
       }
-      if (best >= 0) return best;
-      if (mask[env.waitAction] === 1) return env.waitAction;
-      // nothing of the first k fits and no event is to come: the first allowed placement
-      return mask.indexOf(1);
+      return slot >= 0 ? alignedPlacement(env, slot, slot + 1) : waitOrFirst(env);
     },
   };
 }
@@ -90,8 +136,7 @@ function oldestTaskAgent(name: string, fit: 'first' | 'best'): FairAgent {
         }
         if (best >= 0) return slot * H + best;
       }
-      if (mask[env.waitAction] === 1) return env.waitAction;
-      return mask.indexOf(1);
+      return waitOrFirst(env);
     },
   };
 }

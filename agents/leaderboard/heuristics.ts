@@ -9,9 +9,10 @@
  *   its energy/EDP orders) are IRMaSim's managers on clustergym's engine, their jobs shaped as their
  *   layout says (one node per job).
  * - Other systems' envs: heuristic agents of the env (`systemAgent`), each of which makes its
- *   system's batch policy's decisions (dmr and never on Malleable-v0; unlimited, DYN(L) and CSC on
- *   CoSched-v0; DRF, Tetris(f), first-fit and best-fit on Fair-v0; each fixed profile x backfill
- *   setting and the queue-adaptive operator on Slurm-v0).
+ *   system's batch policy's decisions (dmr and never on Malleable-v0, and the rules that use what
+ *   its policy observes: dmr+shrink, min, srpt; unlimited, DYN(L) and CSC on CoSched-v0; DRF,
+ *   Tetris(f), first-fit, best-fit and the duration orders sjf-drf(f), lpt-drf(f) on Fair-v0; each
+ *   fixed profile x backfill setting and the queue-adaptive operator on Slurm-v0).
  */
 import { InputError } from '../../src/core/errors.js';
 import { PythonRandom } from '../../src/core/rng.js';
@@ -25,9 +26,10 @@ import { runSimulation } from '../../src/scheduling/run.js';
 import { type EngineConfig, multifactorOptionsOf } from '../../src/scheduling/engineConfig.js';
 import type { Job } from '../../src/workload/job.js';
 import type { GymEnv } from '../../envs/gym.js';
+import type { Observes } from '../../envs/observes.js';
 import type { EnvAgent } from '../episode.js';
-import { bestFitAgent, drfAgent, firstFitAgent, tetrisAgent } from '../fairness/index.js';
-import { dmrAgent, neverAgent } from '../malleable/index.js';
+import { bestFitAgent, drfAgent, durationAgent, firstFitAgent, tetrisAgent } from '../fairness/index.js';
+import { malleableAgent } from '../malleable/index.js';
 import { FixedSettingAgent, QueueAdaptiveAgent } from '../slurm/index.js';
 import { CscAgent, FixedShareAgent, UnlimitedAgent } from '../timesharing/index.js';
 import type { Setting } from './settings.js';
@@ -122,6 +124,40 @@ export function runClusterHeuristic(h: ClusterHeuristic, platform: Platform, job
   return { ...summary, jobs_rejected: summary.jobs_rejected + shaped.length - runnable.length };
 }
 
+/** The job selections whose key reads the requested run time (the others: arrival order, size, memory, random). */
+const DURATION_ORDERS: readonly string[] = ['sjf', 'ljf', 'wfp3', 'unicep', 'f1'];
+
+/**
+ * What heuristic `name` of `setting` observes (envs/observes.ts): every heuristic knows only the jobs
+ * submitted so far (`seen`); it reads `requested` durations when its job order does (SJF, LJF, WFP3,
+ * UNICEP, F1), when it backfills (EASY's reservations are computed from requested times, as is
+ * Slurm's backfill), on IRMaSim's managers (their estimates use req_time), and for the duration
+ * rules of Fair-v0 (sjf-drf, lpt-drf) and Malleable-v0 (srpt); else `none`.
+ */
+export function heuristicObserves(setting: Setting, name: string): Observes {
+  const seen = (durations: Observes['durations']): Observes => ({ durations, horizon: 'seen' });
+  switch (setting.env.id) {
+    case 'clustergym/Job-v0':
+    case 'clustergym/JobNode-v0':
+    case 'clustergym/PolicyPair-v0': {
+      if (name.startsWith('irmasim:')) return seen('requested');
+      const p = parsePolicyName(name);
+      return seen(DURATION_ORDERS.includes(p.job) || p.backfill !== 'none' ? 'requested' : 'none');
+    }
+    case 'clustergym/Fair-v0':
+      return seen(/^(sjf|lpt)-drf\(/.test(name) ? 'requested' : 'none');
+    case 'clustergym/Malleable-v0':
+      return seen(name.startsWith('srpt(') ? 'requested' : 'none');
+    case 'clustergym/Slurm-v0': {
+      // fixed-A backfills unless its backfill setting (floor(A / 4)) is sched/builtin; the operator changes settings
+      const fixed = /^fixed-(\d+)$/.exec(name);
+      return seen(fixed && Math.floor(Number(fixed[1]) / 4) === 2 ? 'none' : 'requested');
+    }
+    default:
+      return seen('none');
+  }
+}
+
 /** The heuristic agents of an env, by name (see the module comment). */
 export function systemAgent(envId: string, name: string, where: string): EnvAgent<GymEnv> {
   const bad = (known: string) => new InputError(`$.heuristics.agents: no agent ${JSON.stringify(name)} for ${envId}; known: ${known}`, where);
@@ -129,11 +165,12 @@ export function systemAgent(envId: string, name: string, where: string): EnvAgen
   const share = /^share-(0\.25|0\.5|0\.75)$/.exec(name);
   const csc = /^csc(?:-(0\.25|0\.5|0\.75|1))?$/.exec(name);
   const tetris = /^tetris\((0(?:\.\d+)?|1)\)$/.exec(name);
+  const byDuration = /^(sjf|lpt)-drf\((0(?:\.\d+)?|1)\)$/.exec(name);
   const fixed = /^fixed-(\d+)$/.exec(name);
   switch (envId) {
     case 'clustergym/Malleable-v0':
-      agent = name === 'dmr' ? dmrAgent : name === 'never' ? neverAgent : undefined;
-      if (!agent) throw bad('dmr, never');
+      agent = malleableAgent(name);
+      if (!agent) throw bad('dmr, never, dmr+shrink, min, srpt(T) for T seconds');
       break;
     case 'clustergym/CoSched-v0':
       if (name === 'unlimited') agent = new UnlimitedAgent();
@@ -146,7 +183,8 @@ export function systemAgent(envId: string, name: string, where: string): EnvAgen
       else if (name === 'first-fit') agent = firstFitAgent;
       else if (name === 'best-fit') agent = bestFitAgent;
       else if (tetris) agent = tetrisAgent(Number(tetris[1]));
-      else throw bad('drf, tetris(f) for f in [0, 1], first-fit, best-fit');
+      else if (byDuration) agent = durationAgent(byDuration[1] as 'sjf' | 'lpt', Number(byDuration[2]));
+      else throw bad('drf, tetris(f), sjf-drf(f), lpt-drf(f) for f in [0, 1], first-fit, best-fit');
       break;
     case 'clustergym/Slurm-v0':
       if (name === 'queue-adaptive') agent = new QueueAdaptiveAgent();

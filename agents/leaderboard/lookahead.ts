@@ -4,7 +4,9 @@
  * PolicyPair-v0).
  *
  * **The base** is the setting's best heuristic as an agent plays it in the env
- * (`lookaheadBase`): Job-v0: `PriorityAgent` of the best heuristic's job order; JobNode-v0:
+ * (`lookaheadBase`): Job-v0: `PriorityAgent` of the best heuristic's job order (the committed head
+ * of `unfit: "reserve"`), or with `unfit: "mask"` `SchedulerAgent` of the best batch scheduler (it
+ * re-chooses at every decision, EASY included); JobNode-v0:
  * `SchedulerAgent` of the best batch scheduler, or `irmasimAgent` of the best IRMaSim manager, in
  * an env that shows it the whole queue (`k` = the episode's jobs: the manager keeps its own queue
  * order, which is no window order of the env; so it reproduces the batch run within 0.1 % on
@@ -107,6 +109,8 @@ export function lookaheadBase(setting: Setting, rows: readonly PolicyRow[]): Loo
   switch (setting.env.id) {
     case 'clustergym/Job-v0':
       config.resource_policy = spec.resource;
+      // the committed head (unfit: reserve): the priority agent; re-choosing (unfit: mask): the batch scheduler itself, EASY included
+      if (makeContext(setting.env.id, setting.env.config).config.unfit === 'mask') return { heuristic, config, agent: () => new SchedulerAgent(spec.name) };
       return { heuristic, config, agent: () => new PriorityAgent(spec.job) };
     case 'clustergym/JobNode-v0':
       config.resource_policy = spec.resource;
@@ -118,17 +122,20 @@ export function lookaheadBase(setting: Setting, rows: readonly PolicyRow[]): Loo
   }
 }
 
-/** The proposals of the heuristics in `env`'s current state (see the module comment), in proposal order. */
-function proposer(env: ClusterEnv, m: number, baseResource: string): () => number[] {
+/**
+ * The proposals of the heuristics in `env`'s current state (see the module comment), in proposal
+ * order; `orders` are the job orders that propose, in that order (default RLScheduler's five).
+ */
+export function proposer(env: ClusterEnv, m: number, baseResource: string, orders: readonly string[] = LOOKAHEAD_ORDERS): () => number[] {
   if (env instanceof PolicyPairEnv) {
     const all = env.pairs.map((_, a) => a);
     return () => all;
   }
-  const orders = LOOKAHEAD_ORDERS.map((o) => makeJobSelection(o, new Rng(0)));
+  const selections = orders.map((o) => makeJobSelection(o as never, new Rng(0)));
   if (env instanceof JobEnv)
     return () => {
       const out: number[] = [];
-      for (const o of orders) out.push(...rankedSlots(env, o, m));
+      for (const o of selections) out.push(...rankedSlots(env, o, m));
       return out;
     };
   if (!(env instanceof JobNodeEnv)) throw new TypeError(`no lookahead proposals on ${env.id}`);
@@ -138,7 +145,7 @@ function proposer(env: ClusterEnv, m: number, baseResource: string): () => numbe
     const sim = env.sim;
     const mask = env.actionMask();
     const out: number[] = [];
-    for (const o of orders)
+    for (const o of selections)
       for (const slot of rankedSlots(env, o, m)) {
         const job = env.visibleJob(slot)!;
         for (const r of resources) {
@@ -153,7 +160,7 @@ function proposer(env: ClusterEnv, m: number, baseResource: string): () => numbe
 }
 
 /** A state's signature: the time and the running jobs with their cores (two candidates that reach the same one play the same episode). */
-function stateSignature(env: ClusterEnv): string {
+export function stateSignature(env: ClusterEnv): string {
   const sim = env.sim;
   const parts: string[] = [];
   for (const rj of sim.running()) parts.push(`${rj.job.id}@${rj.cores.join('.')}`);

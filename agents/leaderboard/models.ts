@@ -20,7 +20,9 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
 import { parseJsonText } from '../../src/core/json.js';
+import { DURATION_KNOWLEDGE, envObserves, HORIZON_KNOWLEDGE, type Observes } from '../../envs/observes.js';
 import { loadEnv, makeContext, makeEnv } from '../../envs/registry.js';
+import { cardIdentity, type ModelIdentity } from '../learning/card.js';
 import { clusterMetric, EVALUATION_SEEDS, type LearnedPlayer, meetsEvaluationSeeds } from './run.js';
 import type { Setting } from './settings.js';
 
@@ -32,11 +34,12 @@ const CardSchema = z
   })
   .passthrough();
 
-/** A learned model to play: its directory, its setting and its display name. */
+/** A learned model to play: its directory, its setting, its display name (`METHOD:DIR NAME`) and what it is. */
 export interface ModelEntry {
   dir: string;
   setting: string;
   name: string;
+  identity: ModelIdentity;
 }
 
 /** Reads a model directory's card (setting, training seeds), checking the seeds against the evaluation range. */
@@ -67,7 +70,8 @@ export function modelEntries(specs: readonly string[]): ModelEntry[] {
     const card = readModelCard(dir);
     const setting = eq > 0 ? spec.slice(0, eq) : card.setting;
     if (!setting) throw new InputError('the card names no setting; write --models SETTING=DIR', dir);
-    return { dir, setting, name: `ppo:${dir.replace(/[\\/]+$/, '').replace(/^.*[\\/]/, '')}` };
+    const identity = cardIdentity(dir);
+    return { dir, setting, name: `${identity.method}:${dir.replace(/[\\/]+$/, '').replace(/^.*[\\/]/, '')}`, identity };
   });
 }
 
@@ -85,10 +89,11 @@ export function shippedModels(modelsRoot: string): ModelEntry[] {
 
 /**
  * Env config fields a model brings from its own training config: how its window is ordered,
- * where an MPI job's tasks spill and whether a job goes whole onto its node (JobNode-v0). They shape the agent's view and actions, never the
- * episode's jobs or platform, which stay the setting's.
+ * where an MPI job's tasks spill, whether a job goes whole onto its node (JobNode-v0), and what it
+ * observes (`observe`: checked against the setting's heuristics by parity.ts). They shape the agent's
+ * view and actions, never the episode's jobs or platform, which stay the setting's.
  */
-export const AGENT_SIDE = ['queue_order', 'resource_policy', 'placement'] as const;
+export const AGENT_SIDE = ['queue_order', 'resource_policy', 'placement', 'observe'] as const;
 
 /** A model directory as a learned player: a PPO/ES network, or a linear policy of a flat-observation env (linear.json). */
 export function ppoPlayer(m: ModelEntry): LearnedPlayer {
@@ -96,16 +101,19 @@ export function ppoPlayer(m: ModelEntry): LearnedPlayer {
   return {
     name: m.name,
     model: m.dir,
+    identity: m.identity,
     async play(setting: Setting, seeds: readonly number[]) {
-      const ppo = await import('../ppo/index.js');
+      const ppo = await import('../learning/index.js');
       const { meta, config } = ppo.readModelMeta(m.dir);
       if (meta.env_id !== setting.env.id) throw new InputError(`the model plays ${meta.env_id}; setting ${setting.name} is ${setting.env.id}`, m.dir);
       if (meta.env_id !== 'clustergym/Job-v0' && meta.env_id !== 'clustergym/JobNode-v0')
         throw new InputError(`PPO models play Job-v0 or JobNode-v0, not ${meta.env_id}`, m.dir);
       await ppo.selectBackend(config.backend);
       // the episode (platform, jobs, seeds) is the setting's; what the agent sees and how its action
-      // maps to a start (window order, spill order) is the model's own decision model (AGENT_SIDE)
+      // maps to a start (window order, spill order) is the model's own decision model (AGENT_SIDE);
+      // a card without `observe` in its config saw the trajectory horizon (card.ts `legacyObserves`)
       const agentSide = Object.fromEntries(AGENT_SIDE.filter((k) => k in config.env.config).map((k) => [k, config.env.config[k]]));
+      agentSide['observe'] = { durations: m.identity.observes.durations, horizon: m.identity.observes.horizon };
       const context = makeContext(setting.env.id, { ...setting.env.config, ...agentSide, limits: ppo.limitsForConfig(meta.limits) });
       const loaded = await ppo.loadModelDir(m.dir, ppo.rowLayout(meta.env_id, context.config.k, context.platform.nodeCount));
       try {
@@ -127,16 +135,18 @@ export function ppoPlayer(m: ModelEntry): LearnedPlayer {
   };
 }
 
-/** A linear policy of a flat-observation env (agents/ppo/flat.ts), played greedily in the setting's env. */
+/** A linear policy of a flat-observation env (agents/learning/flat.ts), played greedily in the setting's env. */
 export function linearPlayer(m: ModelEntry): LearnedPlayer {
   return {
     name: m.name,
     model: m.dir,
+    identity: m.identity,
     async play(setting: Setting, seeds: readonly number[]) {
-      const flat = await import('../ppo/flat.js');
+      const flat = await import('../learning/flat.js');
       const p = flat.readLinearPolicy(m.dir);
       if (p.env_id !== setting.env.id) throw new InputError(`the model plays ${p.env_id}; setting ${setting.name} is ${setting.env.id}`, m.dir);
-      const env = makeEnv(loadEnv(setting.env.id, setting.env.config));
+      // what the model observed during training (its card's `observes`), in the setting's episodes
+      const env = makeEnv(loadEnv(setting.env.id, { ...setting.env.config, ...systemObserve(setting.env.id, m.identity.observes) }));
       try {
         const theta = flat.thetaOf(p);
         return { per_episode: seeds.map((seed) => flat.playFlat(env, theta, seed, setting.metric, p).value), complete: true };
@@ -145,6 +155,13 @@ export function linearPlayer(m: ModelEntry): LearnedPlayer {
       }
     },
   };
+}
+
+/** The `observe` config of a system env (Fair-v0, Malleable-v0: durations; Slurm-v0, CoSched-v0: horizon) that shows `o`. */
+function systemObserve(envId: string, o: Observes): Record<string, unknown> {
+  if (envId === 'clustergym/Fair-v0' || envId === 'clustergym/Malleable-v0') return { observe: { durations: o.durations } };
+  if (envId === 'clustergym/Slurm-v0' || envId === 'clustergym/CoSched-v0') return { observe: { horizon: o.horizon } };
+  return { observe: o };
 }
 
 /** The format tag of a results file. */
@@ -158,6 +175,13 @@ export const ResultsSchema = z
     name: z.string().min(1),
     seed: z.number().int(),
     per_episode: z.array(z.object({ seed: z.number().int(), metric: z.number().finite(), complete: z.boolean().default(true) }).strict()).min(1),
+    /** How the policy was obtained (default `external`), whether it is a network with a hidden layer, and what it observed (default: the setting env's `observe`, what the exported episodes show). */
+    method: z.string().min(1).default('external'),
+    neural: z.boolean().default(false),
+    observes: z
+      .object({ durations: z.enum(DURATION_KNOWLEDGE), horizon: z.enum(HORIZON_KNOWLEDGE) })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -173,14 +197,15 @@ export function readResults(file: string): ResultsFile & { file: string } {
 }
 
 /**
- * A results file as a learned player: checks that its episodes are exactly the leaderboard's
- * (`allSeeds`, the setting's episodes; default: those it is asked to play), and plays those asked
- * (a shard's: shard.ts) from it.
+ * A results file as a learned player of `setting`: checks that its episodes are exactly the
+ * leaderboard's (`allSeeds`, the setting's episodes; default: those it is asked to play), and plays
+ * those asked (a shard's: shard.ts) from it.
  */
-export function resultsPlayer(r: ResultsFile & { file: string }, leaderboardSeed: number, allSeeds?: readonly number[]): LearnedPlayer {
+export function resultsPlayer(r: ResultsFile & { file: string }, leaderboardSeed: number, setting: Setting, allSeeds?: readonly number[]): LearnedPlayer {
   return {
     name: r.name,
     model: r.file,
+    identity: { method: r.method, neural: r.neural, observes: r.observes ?? envObserves(setting.env.id, setting.env.config) },
     async play(setting: Setting, seeds: readonly number[]) {
       if (r.seed !== leaderboardSeed) throw new InputError(`$.seed: the results are for leaderboard seed ${r.seed}, not ${leaderboardSeed}`, r.file);
       const all = allSeeds ?? seeds;

@@ -4,7 +4,7 @@
  * (paired by episode, `stats.ts`).
  *
  * **Seeds.** Training and evaluation draw episode seeds from disjoint ranges: training below 2^31
- * (`TRAINING_SEEDS`; the PPO trainer never goes above, agents/ppo/train.ts), evaluation from 2^32
+ * (`TRAINING_SEEDS`; the PPO trainer never goes above, agents/learning/train.ts), evaluation from 2^32
  * (`EVALUATION_SEEDS`). Leaderboard seed `S` (0..65535) names the episodes
  * `2^32 + S * 65536 + i`, `i = 0..N-1` (`episodeSeeds`): the reset seeds of the env's episodes, and
  * of the episode's jobs (`EnvContext.episodeJobs`, the same draw as the env's reset) that the batch
@@ -23,7 +23,9 @@ import type { Job } from '../../src/workload/job.js';
 import type { EnvContext } from '../../envs/context.js';
 import { loadEnv, makeContext, makeEnv } from '../../envs/registry.js';
 import { playEpisode } from '../episode.js';
-import { clusterHeuristics, runClusterHeuristic, systemAgent } from './heuristics.js';
+import type { Observes } from '../../envs/observes.js';
+import { clusterHeuristics, heuristicObserves, runClusterHeuristic, systemAgent } from './heuristics.js';
+import { checkParity, heuristicsObserve, REFERENCE_OBSERVES } from './parity.js';
 import { isClusterSetting, type Setting } from './settings.js';
 import { pairedDiff, type PairedDiff, type Verdict, verdictOf } from './stats.js';
 
@@ -62,6 +64,11 @@ export interface PolicyRow {
   complete: boolean;
   /** Wall time of the row's runs. */
   seconds: number;
+  /** What the policy observed (envs/observes.ts; parity.ts). */
+  observes?: Observes;
+  /** A learned row's method (`es-linear`, `imitation+es`, ...) and whether it is a network with a hidden layer (agents/learning/card.ts). */
+  method?: string;
+  neural?: boolean;
 }
 
 /** A learned policy against the best heuristic. */
@@ -92,6 +99,8 @@ export interface SettingResult {
 export interface LearnedPlayer {
   name: string;
   model: string;
+  /** Its method, whether it is neural, and what it observes (checked against the heuristics', parity.ts). */
+  identity?: { method: string; neural: boolean; observes: Observes };
   /**
    * The metric per episode (same order as `seeds`) and whether each finished every job; a player
    * that ran the env may also say which episodes it played (`episodes`: trajectory origin and job
@@ -175,7 +184,15 @@ export function runHeuristics(
           return Number.NaN;
         }
       });
-      return { name: h.name, kind: 'heuristic', mean: mean(per), per_episode: per, complete, seconds: (performance.now() - t0) / 1000 };
+      return {
+        name: h.name,
+        kind: 'heuristic',
+        mean: mean(per),
+        per_episode: per,
+        complete,
+        seconds: (performance.now() - t0) / 1000,
+        observes: heuristicObserves(setting, h.name),
+      };
     });
     return { episodes: eps.map((e) => ({ seed: e.seed, origin: e.origin })), jobs: eps.map((e) => e.total), rows };
   }
@@ -185,7 +202,15 @@ export function runHeuristics(
     const agent = systemAgent(setting.env.id, name, `setting ${setting.name}`);
     const t0 = performance.now();
     const per = seeds.map((seed) => systemMetric(setting.metric, playEpisode(env, agent, seed)));
-    return { name, kind: 'heuristic', mean: mean(per), per_episode: per, complete: true, seconds: (performance.now() - t0) / 1000 };
+    return {
+      name,
+      kind: 'heuristic',
+      mean: mean(per),
+      per_episode: per,
+      complete: true,
+      seconds: (performance.now() - t0) / 1000,
+      observes: heuristicObserves(setting, name),
+    };
   });
   env.close();
   return { episodes: seeds.map((seed) => ({ seed, origin: -1 })), rows };
@@ -250,6 +275,7 @@ export async function playSetting(
 ): Promise<{ episodes: { seed: number; origin: number }[]; rows: PolicyRow[] }> {
   const h = runHeuristics(setting, seeds);
   const rows = [...h.rows];
+  for (const p of learned) if (p.identity) checkParity(setting.name, p.name, p.model, p.identity.observes, heuristicsObserve(h.rows));
   const plays: ['learned' | 'reference', LearnedPlayer | ReferencePlayer][] = [
     ...learned.map((p) => ['learned', p] as ['learned', LearnedPlayer]),
     ...references.map((p) => ['reference', p] as ['reference', ReferencePlayer]),
@@ -273,6 +299,7 @@ export async function playSetting(
       per_episode: r.per_episode,
       complete: r.complete,
       seconds: (performance.now() - t) / 1000,
+      ...(kind === 'learned' ? (p as LearnedPlayer).identity : { observes: REFERENCE_OBSERVES }),
     });
   }
   return { episodes: h.episodes, rows };

@@ -26,12 +26,15 @@ import { resolveConfigPaths } from '../../envs/config.js';
 /** The format tag of a setting file. */
 export const SETTING_FORMAT = 'clustergym-leaderboard-setting';
 
-/** The nine settings of the leaderboard, in display order (each is `data/configs/NAME.json`). */
+/** The settings of the leaderboard, in display order (each is `data/configs/NAME.json`). */
 export const SETTING_NAMES = [
   'rlsched',
   'rlsched-easy',
+  'rlsched-reorder',
   'hetero',
+  'hetero-loaded',
   'hetero-energy',
+  'hetero-energy-loaded',
   'policy-pair',
   'malleable',
   'cosched',

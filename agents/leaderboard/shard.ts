@@ -18,6 +18,7 @@
  * twice; episode ranges that do not tile the setting's episodes. `--lookahead` does not shard: its
  * base is the best heuristic over all of a setting's episodes, which no shard knows.
  */
+import { DURATION_KNOWLEDGE, HORIZON_KNOWLEDGE } from '../../envs/observes.js';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
@@ -114,6 +115,13 @@ const RowSchema = z
     per_episode: z.array(Figure),
     complete: z.boolean(),
     seconds: z.number(),
+    // what the row observed, and a learned row's method (parity.ts)
+    observes: z
+      .object({ durations: z.enum(DURATION_KNOWLEDGE), horizon: z.enum(HORIZON_KNOWLEDGE) })
+      .strict()
+      .optional(),
+    method: z.string().optional(),
+    neural: z.boolean().optional(),
   })
   .strict();
 
@@ -249,5 +257,9 @@ function row(p: Omit<PolicyRow, 'mean'>, perEpisode: number[]): PolicyRow {
     per_episode: perEpisode,
     complete: p.complete,
     seconds: p.seconds,
+    // in the whole run's order: a learned row's identity (method, neural, observes), another's observes
+    ...(p.method !== undefined ? { method: p.method } : {}),
+    ...(p.neural !== undefined ? { neural: p.neural } : {}),
+    ...(p.observes !== undefined ? { observes: p.observes } : {}),
   };
 }

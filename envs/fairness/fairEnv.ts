@@ -18,9 +18,16 @@
  *
  * **Observation.** `Box(0, 1, [4H + 6 slots + 4])`: per host its free cores and free memory (/ its
  * capacity) and its capacities (/ the largest); per slot a presence flag, the task's cores and
- * memory (/ the largest host's), its duration (/ `duration_scale`), its user's dominant share and
- * its user's waiting tasks (/ 100); then the cluster's CPU and memory load, the waiting tasks
- * (/ 1000) and the users with waiting tasks (/ slots). Values are clipped to [0, 1].
+ * memory (/ the largest host's), its observed duration (/ `duration_scale`), its user's dominant
+ * share and its user's waiting tasks (/ 100); then the cluster's CPU and memory load, the waiting
+ * tasks (/ 1000) and the users with waiting tasks (/ slots). Values are clipped to [0, 1].
+ *
+ * **What the duration feature shows** (`observe.durations`, envs/observes.ts): `requested` (the
+ * default: what a live scheduler is told) the duration the task's user declares for it, which on
+ * Table 5.1's workload is the mean duration of that user's tasks in Table 5.1 (the same for every
+ * task of a user: the per-task draw is unknown until the task ends), and 0 on a trace (traces carry
+ * no request); `actual` the task's true duration (an oracle: what the env showed before the option);
+ * `none` 0.
  *
  * **Reward** (`reward`), integrated over the simulated time each step advances, divided by
  * `time_scale`: `utilisation` (default) the mean of CPU and memory load; `fairness` Jain's index of
@@ -39,7 +46,7 @@ import { z } from 'zod';
 import { InvalidActionFields } from '../invalidAction.js';
 import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
 import { jainIndex } from '../../src/core/statistics.js';
-import { fairnessCluster, table51Workload } from '../../src/fairness/experiment.js';
+import { fairnessCluster, TABLE_5_1, table51Workload } from '../../src/fairness/experiment.js';
 import { fairPreset, type TraceTask } from '../../src/fairness/preset.js';
 import { readTrace, TRACE_FORMATS } from '../../src/fairness/traces/index.js';
 import { HostGroupsSchema } from '../../src/platform/views.js';
@@ -73,6 +80,11 @@ export const FairConfigSchema = z
     time_scale: z.number().positive().default(1000),
     /** Divisor of task durations in the observation (s). */
     duration_scale: z.number().positive().default(1000),
+    /** What the policy observes of durations (the module comment; envs/observes.ts). */
+    observe: z
+      .object({ durations: z.enum(['none', 'requested', 'actual']).default('requested') })
+      .strict()
+      .default({}),
     max_steps: z.number().int().positive().default(1_000_000),
     /** Seed of the episodes started by `reset()` without a seed. */
     seed: z.number().int().default(0),
@@ -140,6 +152,8 @@ export class FairEnv extends EpisodeEnv<Float32Array, FairInfo> {
   private jainInt = 0;
   private shareInt: number[] = [];
   private maxCap = { cpu: 1, memory: 1 };
+  /** Table 5.1's declared duration of each user, by name (empty on a trace). */
+  private declared: ReadonlyMap<string, number> = new Map();
 
   constructor(private readonly ctx: FairContext) {
     const c = ctx.config;
@@ -185,6 +199,7 @@ export class FairEnv extends EpisodeEnv<Float32Array, FairInfo> {
     const tasks: Iterable<TraceTask> = c.trace !== undefined ? inSubmitOrder(c.trace, readTrace(c.trace, c.format)) : table51Workload(seed, c.task_scale);
     this.engine = fairPreset(c.hosts ?? fairnessCluster(c.scale), tasks, null, { weights: c.weights });
     this.maxCap = this.engine.hosts.maxCapacity();
+    this.declared = c.trace !== undefined ? new Map() : new Map(TABLE_5_1.map((u) => [u.user, u.durationMean]));
     this.utilInt = 0;
     this.jainInt = 0;
     this.shareInt = [];
@@ -221,6 +236,13 @@ export class FairEnv extends EpisodeEnv<Float32Array, FairInfo> {
 
   protected override release(): void {
     this.engine = null;
+  }
+
+  /** A task's duration as the policy observes it (`observe.durations`). */
+  observedDuration(t: FairTask): number {
+    const d = this.ctx.config.observe.durations;
+    if (d === 'actual') return t.duration;
+    return d === 'requested' ? (this.declared.get(this.engine!.users.names[t.user]!) ?? 0) : 0;
   }
 
   /** Rates of the reward signals in the current state. */
@@ -318,7 +340,7 @@ export class FairEnv extends EpisodeEnv<Float32Array, FairInfo> {
       o[k] = 1;
       o[k + 1] = clip(t.cpu / this.maxCap.cpu);
       o[k + 2] = clip(t.memory / this.maxCap.memory);
-      o[k + 3] = clip(t.duration / c.duration_scale);
+      o[k + 3] = clip(this.observedDuration(t) / c.duration_scale);
       o[k + 4] = clip(e.users.dominantShare(u));
       o[k + 5] = clip(e.waiting.waitingOf(u) / 100);
       for (let j = 0; j < H; j++) if (h.fits(j, t.cpu, t.memory)) this.mask[s * H + j] = 1;

@@ -24,10 +24,17 @@
  *
  * Observation: `Box(0, 1, [12 + K])`, all fractions clipped to [0, 1]: the job's size, pref
  * (0 without), min, max (/ nodes), its progress (steps done / steps, mid-step at a queue point),
- * its remaining time at its size (/ 10,000 s); free nodes (/ nodes), queued jobs (/ 100), running
+ * its remaining time at its size (/ 10,000 s; `observe.durations`, below); free nodes (/ nodes), queued jobs (/ 100), running
  * jobs (/ nodes), the head job's size (/ nodes, 0 when the queue is empty), the summed size of the
  * queue (/ 10 nodes), the kind of decision (0 reconfiguration point, 1 queue point); then the K
  * allowed sizes of the job (/ nodes, 0 past its last).
+ *
+ * What the remaining-time feature shows (`observe.durations`, envs/observes.ts): `requested` (the
+ * default) the remaining time the job declares at its current size, its remaining iterations times
+ * its application's step time at that size (Table 3's model): a DMR job's application declares its
+ * iteration count and the runtime counts the iterations done, as the progress feature shows. The
+ * model has no estimation error (a step takes exactly its model time), so this declared figure is
+ * also the true one; `none` shows 0 (progress stays).
  *
  * Reward (`reward`): `wait` (default) gives at each step minus the waiting time the queued jobs
  * accumulated during it, divided by the number of jobs and `scale` (1,000 s): the episode's return
@@ -74,6 +81,11 @@ export const MalleableConfigSchema = z
     scale: z.number().finite().positive().default(1000),
     /** Stop at queue points too (a shrink request when the head of the queue waits for nodes). */
     queue_points: z.boolean().default(true),
+    /** What the policy observes of durations (the module comment; envs/observes.ts). */
+    observe: z
+      .object({ durations: z.enum(['none', 'requested']).default('requested') })
+      .strict()
+      .default({}),
     /** Seed of the episodes started by `reset()` without a seed. */
     seed: z.number().int().default(0),
     /** What `step` does with an action the mask forbids (envs/invalidAction.ts). */
@@ -236,7 +248,7 @@ export class MalleableEnv extends EpisodeEnv<Float32Array, MalleableInfo> {
     o[3] = clip(p.spec.max / n);
     const progress = sim.pendingProgress;
     o[4] = clip(progress);
-    o[5] = clip(((1 - progress) * job.steps * stepTime(job.app, p.size)) / 10_000);
+    if (c.observe.durations === 'requested') o[5] = clip(((1 - progress) * job.steps * stepTime(job.app, p.size)) / 10_000);
     o[11] = queuePoint ? 1 : 0;
     o[6] = clip(p.free / n);
     o[7] = clip(p.queue.length / 100);

@@ -26,7 +26,9 @@
  * Observation `Box(0, 1, [9 + 12])`: cores in use / total, pending jobs / 1000, pending cores / total,
  * running jobs / 10,000, share of one-core jobs among the pending, mean wait so far of the pending
  * jobs / 3,600 s, jobs finished / jobs, time / (jobs x mean inter-arrival x 2), suspended
- * jobs / 100 (all clipped to [0, 1]), then the one-hot of the last action.
+ * jobs / 100 (all clipped to [0, 1]), then the one-hot of the last action. "jobs" is the jobs
+ * submitted so far under `observe.horizon: "seen"` (the default: what an operator knows,
+ * envs/observes.ts), the episode's under `"trajectory"` (what the env showed before the option).
  *
  * Reward: minus the sum over the jobs finished in the period of `(slowdown - 1)`, divided by the jobs
  * of the episode: the return is `1 - mean slowdown` (calcmets' slowdown). `info.metrics` at the end:
@@ -63,6 +65,11 @@ export const SlurmEnvConfigSchema = z
     users: z.number().int().min(1).max(100_000).default(50),
     /** Length of one operating period (s). */
     period: z.number().positive().default(3600),
+    /** What the policy observes of the episode's arrivals (the module comment; envs/observes.ts). */
+    observe: z
+      .object({ horizon: z.enum(['seen', 'trajectory']).default('seen') })
+      .strict()
+      .default({}),
     /** Truncate after this many periods. */
     max_steps: z.number().int().positive().default(100_000),
     /** Seed of the episodes started by `reset()` without a seed. */
@@ -218,8 +225,9 @@ export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
     o[3] = clip(e.runningCount / 10_000);
     o[4] = e.pending.length > 0 ? pendOne / e.pending.length : 0;
     o[5] = clip(e.pending.length > 0 ? waitSum / e.pending.length / 3600 : 0);
-    o[6] = clip(this.finished / c.jobs);
-    o[7] = clip(e.now / (c.jobs * DEFAULT_RAIJIN_WORKLOAD.meanGap * 2));
+    const jobs = c.observe.horizon === 'seen' ? Math.max(1, e.stats.submitted) : c.jobs;
+    o[6] = clip(this.finished / jobs);
+    o[7] = clip(e.now / (jobs * DEFAULT_RAIJIN_WORKLOAD.meanGap * 2));
     o[8] = clip(e.suspendedCount / 100);
     o.fill(0, FEATURES);
     if (this.steps > 0) o[FEATURES + this.lastAction] = 1;

@@ -15,6 +15,8 @@
  * Observation `Box(0, 1, [9])`: mean tasks per node / MPL_TOTAL, mean parallel tasks per node /
  * MPL_TOTAL, share of nodes with a local user, mean node.mem / node.M / 2, share of overflowed nodes,
  * mean ready-queue length / MPL_TOTAL, jobs finished / jobs, the MPL in force / MPL_TOTAL, L in force.
+ * "jobs" is the jobs admitted so far under `observe.horizon: "seen"` (the default: what the
+ * scheduler has seen, envs/observes.ts), the episode's under `"trajectory"` (before the option).
  *
  * Reward: minus the sum over the jobs finished in the period of `(slowdown - 1)` (eq. 2.4's ratio; a
  * local job's term weighted by `local_weight`), divided by the jobs of the episode. `info.metrics` at
@@ -45,6 +47,11 @@ export const CoSchedEnvConfigSchema = z
     sim: z.record(z.unknown()).default({}),
     /** Length of a decision period, u.t. */
     period: z.number().positive().default(2000),
+    /** What the policy observes of the episode's jobs (the module comment; envs/observes.ts). */
+    observe: z
+      .object({ horizon: z.enum(['seen', 'trajectory']).default('seen') })
+      .strict()
+      .default({}),
     /** Weight of local jobs in the reward. */
     local_weight: z.number().nonnegative().default(1),
     /** Truncate after this many periods. */
@@ -179,7 +186,7 @@ export class CoSchedEnv extends EpisodeEnv<Float32Array, CoSchedEnvInfo> {
     o[3] = clip(mem / n / 2);
     o[4] = over / n;
     o[5] = clip(rq / n / M);
-    o[6] = clip(s.records.length / s.jobs.length);
+    o[6] = clip(s.records.length / Math.max(1, this.ctx.config.observe.horizon === 'seen' ? s.admitted : s.jobs.length));
     o[7] = clip(s.parallelCap / M);
     o[8] = clip(s.L);
   }

@@ -1,5 +1,5 @@
 /**
- * The per-action feature maps of the flat linear policy (agents/ppo/actionFeatures.ts) and the
+ * The per-action feature maps of the flat linear policy (agents/learning/actionFeatures.ts) and the
  * action restriction of flat.ts: Fair-v0's pair features on a hand-made observation (every value
  * computed by hand), the DRF theta's choices there, the layout solved from the env's sizes, and a
  * CoSched-v0 policy restricted to the MPL_TOTAL actions; the trainer with a feature map and hidden
@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { playEpisode } from '../../agents/episode.js';
-import { fairLayout, featureAction, featureMap } from '../../agents/ppo/actionFeatures.js';
-import { flatShape, linearAgent, linearScorer, parseFlatEsConfig, readLinearPolicy, thetaOf, trainFlat } from '../../agents/ppo/flat.js';
+import { fairLayout, featureAction, featureMap } from '../../agents/learning/actionFeatures.js';
+import { flatShape, linearAgent, linearScorer, parseFlatEsConfig, readLinearPolicy, thetaOf, trainFlat } from '../../agents/learning/flat.js';
 import { make } from '../../envs/registry.js';
 
 const FAIR = 'clustergym/Fair-v0';

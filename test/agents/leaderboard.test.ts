@@ -106,7 +106,8 @@ describe('model cards', () => {
       mkdirSync(join(root, d));
       writeFileSync(join(root, d, 'card.json'), JSON.stringify(c));
     }
-    expect(shippedModels(root).map((m) => m.name)).toEqual(['ppo:new']);
+    // a card without method and without config.json: its method is unknown
+    expect(shippedModels(root).map((m) => m.name)).toEqual(['unknown:new']);
     expect(modelEntries([join(root, 'old')]).map((m) => m.setting)).toEqual(['rlsched']);
   });
   it('the shipped models name their settings and training seeds', () => {
@@ -176,9 +177,9 @@ describe('clustergym leaderboard', () => {
     }
     expect(doc.settings[0]!.policies.filter((p) => p.kind === 'heuristic').length).toBeGreaterThanOrEqual(84);
     expect(readFileSync(join(out, 'leaderboard.md'), 'utf8')).toContain('## hetero');
-    // the SVG: one point per row (fair's 7 heuristics), each its paired difference to the best
+    // the SVG: one point per row (fair's 12 heuristics: at most 12 are drawn), each its paired difference to the best
     const svg = checkSvg(readFileSync(join(out, 'fair.svg'), 'utf8'));
-    expect(findAll(svg, 'circle')).toHaveLength(7);
+    expect(findAll(svg, 'circle')).toHaveLength(12);
   });
 
   it('a results file is a learned row; its interval recomputed from per_episode agrees with the report', () => {
@@ -314,15 +315,35 @@ describe('clustergym leaderboard', () => {
       '--settings',
       'rlsched',
       '--models',
-      join(ROOT, 'data/models/lublin256'),
+      join(ROOT, 'data/models/rlsched'),
       '--out',
       out,
     ]).doc.settings[0]!;
-    const ppo = s.policies.find((p) => p.kind === 'learned')!;
-    expect(ppo.name).toBe('ppo:lublin256');
-    expect(ppo.model).toBe(join(ROOT, 'data/models/lublin256'));
-    expect(ppo.per_episode).toHaveLength(2);
-    expect(s.learned.map((l) => l.name)).toEqual(['ppo:lublin256']);
+    const learned = s.policies.find((p) => p.kind === 'learned')!;
+    expect(learned.name).toBe('es-linear:rlsched');
+    expect(learned.model).toBe(join(ROOT, 'data/models/rlsched'));
+    expect(learned).toMatchObject({ method: 'es-linear', neural: false, observes: { durations: 'requested', horizon: 'seen' } });
+    expect(learned.per_episode).toHaveLength(2);
+    expect(s.learned.map((l) => l.name)).toEqual(['es-linear:rlsched']);
+    // every heuristic row says what it observes: FCFS reads no run time, the others the requested ones
+    for (const p of s.policies.filter((p) => p.kind === 'heuristic'))
+      expect(p.observes).toEqual({ durations: p.name === 'fcfs:first' ? 'none' : 'requested', horizon: 'seen' });
+    // a model that saw the trajectory's horizon is not ranked against heuristics that see the jobs so far
+    const unfair = cli([
+      'leaderboard',
+      '--configs',
+      configs,
+      '--episodes',
+      '1',
+      '--settings',
+      'rlsched',
+      '--models',
+      join(ROOT, 'data/models/lublin256'),
+      '--out',
+      out,
+    ]);
+    expect(unfair.code).toBe(2);
+    expect(unfair.stderr).toMatch(/imitation\+ppo:lublin256 observes more than the heuristics of setting rlsched are given \(horizon: trajectory > seen\)/);
     // a model for another setting is refused
     const bad = cli([
       'leaderboard',
@@ -333,7 +354,7 @@ describe('clustergym leaderboard', () => {
       '--settings',
       'hetero',
       '--models',
-      `hetero=${join(ROOT, 'data/models/lublin256')}`,
+      `hetero=${join(ROOT, 'data/models/rlsched')}`,
       '--out',
       out,
     ]);

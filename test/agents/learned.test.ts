@@ -13,11 +13,12 @@ import { systemAgent } from '../../agents/leaderboard/heuristics.js';
 import { episodeSeeds } from '../../agents/leaderboard/run.js';
 import { playEpisode } from '../../agents/episode.js';
 import { loadSetting } from '../../agents/leaderboard/settings.js';
-import { initialTheta, linearAction, networkOf } from '../../agents/ppo/evolve.js';
-import { type FlatEsConfig, flatAction, linearAgent, parseFlatEsConfig, readLinearPolicy, thetaOf, trainFlat } from '../../agents/ppo/flat.js';
-import { appendState, FeatureBatch, parsePpoConfig, rowLayout, selectBackend } from '../../agents/ppo/index.js';
+import { initialTheta, linearAction, networkOf } from '../../agents/learning/evolve.js';
+import { type FlatEsConfig, flatAction, linearAgent, parseFlatEsConfig, readLinearPolicy, thetaOf, trainFlat } from '../../agents/learning/flat.js';
+import { appendState, FeatureBatch, parsePpoConfig, rowLayout, selectBackend } from '../../agents/learning/index.js';
 import type { DictObservation } from '../../envs/observation.js';
 import { make } from '../../envs/registry.js';
+import { cardIdentity } from '../../agents/learning/card.js';
 import { ROOT } from '../helpers.js';
 
 const MODELS = join(ROOT, 'data/models');
@@ -43,7 +44,7 @@ describe('shipped linear models', () => {
       expect(parseFlatEsConfig(ownRaw, ownFile, dir)).toEqual(shipped);
       const policy = readLinearPolicy(dir);
       expect(policy.env_id).toBe(setting.env.id);
-      const player = linearPlayer({ dir, setting: card.setting!, name });
+      const player = linearPlayer({ dir, setting: card.setting!, name, identity: cardIdentity(dir) });
       const seeds = episodeSeeds(0, 2);
       const a = await player.play(setting, seeds);
       const b = await player.play(setting, seeds);

@@ -12,8 +12,8 @@ import { ppoPlayer, readModelCard } from '../../agents/leaderboard/models.js';
 import { episodeSeeds } from '../../agents/leaderboard/run.js';
 import { loadSetting } from '../../agents/leaderboard/settings.js';
 import { playEpisode } from '../../agents/episode.js';
-import { initialTheta, linearAction, networkOf, ReferenceScores } from '../../agents/ppo/evolve.js';
-import { episodeMetric, fixedActionAgent, parseFlatEsConfig, trainFlat } from '../../agents/ppo/flat.js';
+import { initialTheta, linearAction, networkOf, ReferenceScores } from '../../agents/learning/evolve.js';
+import { episodeMetric, fixedActionAgent, parseFlatEsConfig, trainFlat } from '../../agents/learning/flat.js';
 import {
   appendState,
   FeatureBatch,
@@ -26,10 +26,11 @@ import {
   rowLayout,
   saveModelDir,
   selectBackend,
-} from '../../agents/ppo/index.js';
+} from '../../agents/learning/index.js';
 import { make, makeContext } from '../../envs/registry.js';
 import { derive } from '../../src/core/rng.js';
 import type { DictObservation } from '../../envs/observation.js';
+import { cardIdentity } from '../../agents/learning/card.js';
 import { ROOT } from '../helpers.js';
 
 const HETERO = join(ROOT, 'data/platforms/hetero-20.json');
@@ -187,7 +188,7 @@ describe('shipped hetero-energy model', () => {
     expect(config).toEqual(shipped);
     expect(config.env.config.placement).toBe('one_node');
     const setting = loadSetting(join(ROOT, 'data/configs/hetero-energy.json'));
-    const player = ppoPlayer({ dir, setting: 'hetero-energy', name: 'ppo:hetero-energy' });
+    const player = ppoPlayer({ dir, setting: 'hetero-energy', name: 'es-linear:hetero-energy', identity: cardIdentity(dir) });
     const seeds = episodeSeeds(0, 1);
     const a = await player.play(setting, seeds);
     const b = await player.play(setting, seeds);

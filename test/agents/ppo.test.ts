@@ -29,7 +29,7 @@ import {
   train,
   type PpoConfig,
   type PpoEnvId,
-} from '../../agents/ppo/index.js';
+} from '../../agents/learning/index.js';
 import { evaluate, PriorityAgent } from '../../agents/heuristics/index.js';
 import { make, makeContext, type DictObservation } from '../../envs/index.js';
 import { Rng } from '../../src/core/rng.js';

@@ -1,5 +1,5 @@
 /**
- * The PPO trainer's baseline heuristic (agents/ppo/baseline.ts, warmStart.ts): the relative reward,
+ * The PPO trainer's baseline heuristic (agents/learning/baseline.ts, warmStart.ts): the relative reward,
  * the trajectory filter and its origin pool, the behaviour-cloning warm start, the config checks,
  * and the in-env heuristics of evaluation in RLScheduler's setting.
  */
@@ -21,7 +21,7 @@ import {
   train,
   warmStart,
   type BaselineConfig,
-} from '../../agents/ppo/index.js';
+} from '../../agents/learning/index.js';
 import { PriorityAgent } from '../../agents/heuristics/index.js';
 import { make, makeContext, type DictObservation } from '../../envs/index.js';
 import type { JobEnv } from '../../envs/jobEnv.js';

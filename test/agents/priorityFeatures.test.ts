@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { initialTheta, linearAction, playLinear, ReferenceScores } from '../../agents/ppo/evolve.js';
+import { initialTheta, linearAction, playLinear, ReferenceScores } from '../../agents/learning/evolve.js';
 import { readModelCard, shippedModels } from '../../agents/leaderboard/models.js';
 import {
   appendState,
@@ -25,7 +25,7 @@ import {
   rowLayout,
   selectBackend,
   trainEs,
-} from '../../agents/ppo/index.js';
+} from '../../agents/learning/index.js';
 import { makeContext, makeFromContext } from '../../envs/registry.js';
 import type { DictObservation } from '../../envs/observation.js';
 import { ROOT } from '../helpers.js';
@@ -198,8 +198,8 @@ describe('the shipped rlsched models', () => {
     });
   it('supersede the PPO models on the leaderboard (lublin256*: played only when named)', () => {
     const names = shippedModels(join(ROOT, 'data/models')).map((m) => m.name);
-    expect(names).toEqual(expect.arrayContaining(['ppo:rlsched', 'ppo:rlsched-easy']));
-    expect(names).not.toContain('ppo:lublin256');
-    expect(names).not.toContain('ppo:lublin256-easy');
+    expect(names).toEqual(expect.arrayContaining(['es-linear:rlsched', 'es-linear:rlsched-easy']));
+    expect(names).not.toContain('imitation+ppo:lublin256');
+    expect(names).not.toContain('imitation+ppo:lublin256-easy');
   });
 });

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadPpoConfig, readModelMeta } from '../../agents/ppo/index.js';
+import { loadPpoConfig, readModelMeta } from '../../agents/learning/index.js';
 import { PACKAGE_ROOT } from '../../src/core/paths.js';
 import { trajectoryOrigins } from '../../src/workload/trajectory.js';
 import { cli, HAVE_SHARED, SHARED_DATA, SHARED_MISSING } from '../helpers.js';
@@ -49,7 +49,7 @@ describe.skipIf(!HAVE_SHARED)(`shipped models ${HAVE_SHARED ? '' : SHARED_MISSIN
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       const policies = JSON.parse(r.stdout).policies as { name: string; mean_bsld: number }[];
-      expect(policies.map((p) => p.name)).toEqual(['ppo', 'f1']);
+      expect(policies.map((p) => p.name)).toEqual(['imitation+ppo', 'f1']);
       for (const p of policies) expect(p.mean_bsld).toBeGreaterThanOrEqual(1);
     }, 60_000);
   }

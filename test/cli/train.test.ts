@@ -121,7 +121,7 @@ describe('clustergym train / evaluate', () => {
     mkdirSync(join(d, 'empty'));
     expectInputError(cli(['evaluate', '--model', join(d, 'empty')]), /policy\.json is missing: not a clustergym PPO model directory/);
     // a JobNode-v0 model evaluated on a Job-v0 env
-    const { buildModel, parsePpoConfig, PolicyNetwork, rowLayout, saveModelDir, selectBackend } = await import('../../agents/ppo/index.js');
+    const { buildModel, parsePpoConfig, PolicyNetwork, rowLayout, saveModelDir, selectBackend } = await import('../../agents/learning/index.js');
     await selectBackend('auto');
     const nodeConfig = parsePpoConfig({ ...TINY, env: { id: 'clustergym/JobNode-v0', config: { k: 8, trajectory: { length: 20, origin: 'random' } } } });
     const layout = rowLayout('clustergym/JobNode-v0', 8, 20);
@@ -183,7 +183,8 @@ describe('clustergym evaluate on named trajectories', () => {
     expect(e.code).toBe(0);
     expect(e.stdout).toMatch(/3 trajectories of 16 jobs, backfilling easy/);
     const ev = JSON.parse(readFileSync(join(d, 'ev', 'evaluation.json'), 'utf8'));
-    expect(ev.policies.map((p: { name: string }) => p.name)).toEqual(['ppo', 'fcfs', 'sjf', 'f1', 'wfp3', 'unicep']);
+    // the model by its method: PPO after a behaviour-cloning warm start
+    expect(ev.policies.map((p: { name: string }) => p.name)).toEqual(['imitation+ppo', 'fcfs', 'sjf', 'f1', 'wfp3', 'unicep']);
     expect(ev.origins).toEqual([3, 50, 64]);
     expect(ev.backfilling).toBe('easy');
     for (const p of ev.policies) {
@@ -214,7 +215,13 @@ describe('clustergym demo', () => {
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(JSON.parse(readFileSync(join(d, 'demo', 'demo.json'), 'utf8'))).toEqual(out);
-    expect(out.policies.map((p: { name: string }) => p.name)).toEqual(['ppo', 'fcfs', 'fcfs+easy', 'sjf', 'sjf+easy', 'f1', 'f1+easy']);
+    // the linear policy it trains and the shipped neural one, each named by its method
+    const neural = `${JSON.parse(readFileSync('data/models/hetero-neural/card.json', 'utf8')).method}:hetero-neural`;
+    expect(out.policies.map((p: { name: string }) => p.name)).toEqual(['es-linear:demo', neural, 'fcfs', 'fcfs+easy', 'sjf', 'sjf+easy', 'f1', 'f1+easy']);
+    expect(out.learned.map((l: { name: string; neural: boolean }) => [l.name, l.neural])).toEqual([
+      ['es-linear:demo', false],
+      [neural, true],
+    ]);
     for (const p of out.policies) expect(Object.keys(p)).toEqual(['name', 'mean_bsld', 'mean_wait', 'utilisation', 'makespan', 'energy']);
     expect(out.train_seconds).toBeGreaterThan(0);
     expect(out.backend).toMatch(/^(wasm|tensorflow|cpu)$/);
@@ -233,20 +240,26 @@ describe('clustergym demo', () => {
     expect(lb.diff.ci95[0]).toBeLessThanOrEqual(lb.diff.ci95[1]);
     expect(lb.verdict).toMatch(/^(better|worse|tie)$/);
     const page = readFileSync(join(d, 'demo', 'report', 'index.html'), 'utf8');
-    expect(page).toMatch(/Leaderboard row of the demo(&#39;|')s setting/);
+    expect(page).toMatch(/Leaderboard rows of the demo(&#39;|')s setting/);
     expect(page).toContain(`verdict: ${lb.verdict}`);
   }, 180_000);
 
-  it('closes with the verdict against the best heuristic, with the interval', () => {
+  it("closes with each learned policy's verdict against the best heuristic, with the interval", () => {
     const d = tmp();
     const r = cli(['demo', '--out', join(d, 'demo'), '--steps', '1024', '--episodes', '2']);
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n');
-    const lb = JSON.parse(readFileSync(join(d, 'demo', 'demo.json'), 'utf8')).leaderboard;
+    const demo = JSON.parse(readFileSync(join(d, 'demo', 'demo.json'), 'utf8'));
     const pc = (v: number) => `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}%`;
-    expect(lines.at(-1)).toMatch(
-      new RegExp(`^ppo mean bsld [0-9.]+ vs the best heuristic ${lb.best_heuristic.replace(/[+]/g, '\\+')} [0-9.]+ \\(best of 220, same 2 episodes\\): `),
-    );
-    expect(lines.at(-1)).toContain(`95% CI [${pc(lb.diff.ci95[0])}, ${pc(lb.diff.ci95[1])}]; verdict: ${lb.verdict}`);
+    const best = demo.leaderboard.best_heuristic.replace(/[+]/g, '\\+');
+    demo.learned.forEach((l: { name: string; neural: boolean; diff: { ci95: [number, number] }; verdict: string }, i: number) => {
+      const line = lines.at(i - demo.learned.length)!;
+      expect(line).toMatch(
+        new RegExp(
+          `^${l.name.replace(/[+]/g, '\\+')} \\(${l.neural ? 'neural' : 'linear'}\\) mean bsld [0-9.]+ vs the best heuristic ${best} [0-9.]+ \\(best of 220, same 2 episodes\\): `,
+        ),
+      );
+      expect(line).toContain(`95% CI [${pc(l.diff.ci95[0])}, ${pc(l.diff.ci95[1])}]; verdict: ${l.verdict}`);
+    });
   }, 180_000);
 });

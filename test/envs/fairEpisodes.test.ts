@@ -17,11 +17,15 @@ import { Rng } from '../../src/core/rng.js';
 const FILE = join(import.meta.dirname, '..', 'golden', 'schedules', 'fair-env-episodes.json');
 const WRITE = process.env.CLUSTERGYM_GOLDEN_WRITE === '1';
 
+// the episodes were recorded when the duration feature showed each task's actual duration (before
+// `observe.durations`, whose default is now the declared one): the same observation here
+const ACTUAL = { observe: { durations: 'actual' } };
 const CONFIGS: Record<string, object> = {
-  default: { task_scale: 0.03 },
-  mixed2: { task_scale: 0.03, scale: 2, reward: 'mixed', fairness_weight: 0.3 },
-  weighted3: { task_scale: 0.03, reward: 'fairness', slots: 3, weights: { u1: 2, u4: 0.5 } },
+  default: { task_scale: 0.03, ...ACTUAL },
+  mixed2: { task_scale: 0.03, scale: 2, reward: 'mixed', fairness_weight: 0.3, ...ACTUAL },
+  weighted3: { task_scale: 0.03, reward: 'fairness', slots: 3, weights: { u1: 2, u4: 0.5 }, ...ACTUAL },
   hosts: {
+    ...ACTUAL,
     task_scale: 0.02,
     hosts: [
       { count: 2, cpus: 16, memory: 24 },

@@ -8,41 +8,82 @@ import { delayWorkload, TFG_PLATFORM } from './envHelpers.js';
 const LIMITS = { req_time: 200, ntasks: 16, mem: 1, mem_vol: 1 };
 
 describe('observations (hand-computed)', () => {
-  it('jobs, nodes and global features at reset and after a placement', () => {
-    const env = make('clustergym/Job-v0', {
-      platform: TFG_PLATFORM,
-      workload: delayWorkload([
-        [0, 4, 100, 'mpi'],
-        [0, 8, 50, 'seq'],
-        [10, 16, 10, 'mpi'],
-      ]),
-      k: 4,
-      limits: LIMITS,
-    });
-    expect(JOB_FEATURES.length).toBe(8);
-    expect(NODE_FEATURES.length).toBe(7);
-    expect(GLOBAL_FEATURES.length).toBe(5);
-    const r = env.reset({ seed: 0 });
-    const o = r.observation as DictObservation;
-    const row = (a: Float32Array, i: number, w: number) => Array.from(a.subarray(i * w, (i + 1) * w));
-    const f = (x: number) => Math.fround(x);
-    expect(row(o.jobs, 0, 8)).toEqual([1, 0, 0.5, 0.25, 0, 0, 1, 1]);
-    expect(row(o.jobs, 1, 8)).toEqual([1, 0, 0.25, 0.5, 0, 0, 0, 1]);
-    expect(row(o.jobs, 2, 8)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
-    // idle node: 2 processors x 4 cores x 0.05 x 20/4 W = 2 W of 120 W peak
-    expect(row(o.nodes, 0, 7)).toEqual([1, 1, 1, 1, 0, f(2 / 120), 0]);
-    expect(row(o.nodes, 1, 7)).toEqual([1, 1, 1, 1, 0, f(2 / 120), 0]);
-    expect(Array.from(o.global)).toEqual([0, f(Math.log1p(2) / Math.log1p(3)), 0, 0, f(800 / 3200)]);
-    expect(Array.from(r.info.action_mask)).toEqual([1, 1, 0, 0, 1]);
+  for (const horizon of ['seen', 'trajectory'] as const)
+    it(`jobs, nodes and global features at reset and after a placement (horizon ${horizon})`, () => {
+      const env = make('clustergym/Job-v0', {
+        observe: { horizon },
+        platform: TFG_PLATFORM,
+        workload: delayWorkload([
+          [0, 4, 100, 'mpi'],
+          [0, 8, 50, 'seq'],
+          [10, 16, 10, 'mpi'],
+        ]),
+        k: 4,
+        limits: LIMITS,
+      });
+      expect(JOB_FEATURES.length).toBe(8);
+      expect(NODE_FEATURES.length).toBe(7);
+      expect(GLOBAL_FEATURES.length).toBe(5);
+      const r = env.reset({ seed: 0 });
+      const o = r.observation as DictObservation;
+      const row = (a: Float32Array, i: number, w: number) => Array.from(a.subarray(i * w, (i + 1) * w));
+      const f = (x: number) => Math.fround(x);
+      expect(row(o.jobs, 0, 8)).toEqual([1, 0, 0.5, 0.25, 0, 0, 1, 1]);
+      expect(row(o.jobs, 1, 8)).toEqual([1, 0, 0.25, 0.5, 0, 0, 0, 1]);
+      expect(row(o.jobs, 2, 8)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+      // idle node: 2 processors x 4 cores x 0.05 x 20/4 W = 2 W of 120 W peak
+      expect(row(o.nodes, 0, 7)).toEqual([1, 1, 1, 1, 0, f(2 / 120), 0]);
+      expect(row(o.nodes, 1, 7)).toEqual([1, 1, 1, 1, 0, f(2 / 120), 0]);
+      // seen: the 2 jobs submitted at t = 0 (the third comes at t = 10); trajectory: its 3 jobs
+      const jobs = horizon === 'seen' ? 2 : 3;
+      expect(Array.from(o.global)).toEqual([0, f(Math.log1p(2) / Math.log1p(jobs)), 0, 0, f(800 / 3200)]);
+      expect(Array.from(r.info.action_mask)).toEqual([1, 1, 0, 0, 1]);
 
-    const s = env.step(0); // j0: 4 tasks on node 0 (first policy), time does not move
-    expect(s.info.time).toBe(0);
-    const o2 = s.observation as DictObservation;
-    expect(row(o2.jobs, 0, 8)).toEqual([1, 0, 0.25, 0.5, 0, 0, 0, 1]);
-    // node 0: 4 of 8 busy; processor 0 busy: 20 + 4 x 10 = 60 W, processor 1 idle: 1 W
-    expect(row(o2.nodes, 0, 7)).toEqual([0.5, 1, 1, 1, 0, f(61 / 120), 0]);
-    expect(Array.from(o2.global)).toEqual([0, f(Math.log1p(1) / Math.log1p(3)), f(1 / 3), 0.25, f(400 / 3200)]);
-    expect(s.reward).toBe(0);
+      const s = env.step(0); // j0: 4 tasks on node 0 (first policy), time does not move
+      expect(s.info.time).toBe(0);
+      const o2 = s.observation as DictObservation;
+      expect(row(o2.jobs, 0, 8)).toEqual([1, 0, 0.25, 0.5, 0, 0, 0, 1]);
+      // node 0: 4 of 8 busy; processor 0 busy: 20 + 4 x 10 = 60 W, processor 1 idle: 1 W
+      expect(row(o2.nodes, 0, 7)).toEqual([0.5, 1, 1, 1, 0, f(61 / 120), 0]);
+      expect(Array.from(o2.global)).toEqual([0, f(Math.log1p(1) / Math.log1p(jobs)), f(1 / jobs), 0.25, f(400 / 3200)]);
+      expect(s.reward).toBe(0);
+    });
+
+  it("observe: the time feature by the last submission so far (seen) or the trajectory's; durations requested or actual", () => {
+    // j0 requests 150 s and runs 100; j1 (t = 50) requests 100 s and runs 50; j2 comes at 300; L.req_time = 200
+    const workload = {
+      jobs: [
+        { id: 'j0', subtime: 0, type: 'mpi', ntasks: 16, runtime: 100, req_time: 150 },
+        { id: 'j1', subtime: 50, type: 'mpi', ntasks: 16, runtime: 50, req_time: 100 },
+        { id: 'j2', subtime: 300, type: 'mpi', ntasks: 1, runtime: 10, req_time: 10 },
+      ],
+    };
+    const f = (x: number) => Math.fround(x);
+    const run = (observe: Record<string, string>) => {
+      const env = make('clustergym/Job-v0', { platform: TFG_PLATFORM, workload, k: 2, limits: LIMITS, observe });
+      const o0 = env.reset({ seed: 0 }).observation as DictObservation;
+      const at0 = { time: o0.global[0]!, req: o0.jobs[2]!, pending: o0.global[4]! };
+      // j0 takes all 16 cores; j1 arrives at 50 and can start only at 100, when j0 ends
+      const o1 = env.step(0).observation as DictObservation;
+      return { at0, time100: o1.global[0]!, queue100: o1.global[1]!, req1: o1.jobs[2]!, now: env.sim.now };
+    };
+    const seen = run({});
+    expect(seen.now).toBe(100);
+    // seen: at 0 the last submission so far is 0 (horizon 0 + 200); at 100 it is j1's, 50 (horizon 250)
+    expect(seen.at0).toEqual({ time: 0, req: 0.75, pending: f((16 * 150) / (16 * 200)) });
+    expect(seen.time100).toBe(f(100 / 250));
+    expect(seen.queue100).toBe(f(Math.log1p(1) / Math.log1p(2)));
+    expect(seen.req1).toBe(0.5);
+    // trajectory: the trajectory's last submission (300) + 200 and its 3 jobs, from the start
+    const trajectory = run({ horizon: 'trajectory' });
+    expect(trajectory.time100).toBe(f(100 / 500));
+    expect(trajectory.queue100).toBe(f(Math.log1p(1) / Math.log1p(3)));
+    // actual durations: the run times (100 and 50 s), in req_time and pending_work
+    const actual = run({ durations: 'actual' });
+    expect(actual.at0).toEqual({ time: 0, req: 0.5, pending: f((16 * 100) / (16 * 200)) });
+    expect(actual.req1).toBe(0.25);
+    // an ops workload has no fixed run time to show
+    expect(() => make('clustergym/JobNode-v0', { observe: { durations: 'actual' } })).toThrow(/"actual" durations need fixed-duration \(delay\) jobs/);
   });
 
   it('the wait feature grows with time and saturates at max_wait', () => {

@@ -43,7 +43,7 @@ describe('shard ranges', () => {
 });
 
 describe('leaderboard --shard / --merge', () => {
-  // rlsched: a PPO model; policy-pair and malleable: linear models (shipped)
+  // rlsched: the shipped linear and neural models; policy-pair and malleable: linear models (shipped)
   const base = ['leaderboard', '--settings', 'rlsched,policy-pair,malleable', '--episodes', '5', '--seed', '7'];
   const one = cli([...base, '--json', '--out', join(dir, 'one')]);
 
@@ -64,8 +64,8 @@ describe('leaderboard --shard / --merge', () => {
     for (let s = 0; s < a.settings.length; s++)
       for (let p = 0; p < a.settings[s]!.policies.length; p++)
         expect(JSON.stringify(b.settings[s]!.policies[p]!.per_episode)).toBe(JSON.stringify(a.settings[s]!.policies[p]!.per_episode));
-    // learned rows took part (a PPO model and a linear one)
-    expect(a.settings.map((s) => s.policies.filter((p) => p.kind === 'learned').length)).toEqual([1, 1, 1]);
+    // learned rows took part (rlsched: the linear model and the neural one; the others a linear one)
+    expect(a.settings.map((s) => s.policies.filter((p) => p.kind === 'learned').length)).toEqual([2, 1, 1]);
     // the files it writes are the one-machine run's too
     for (const f of ['leaderboard.json', 'leaderboard.md'])
       expect(withoutTimes(readFileSync(join(dir, 'merged', f), 'utf8'))).toBe(withoutTimes(readFileSync(join(dir, 'one', f), 'utf8')));

@@ -14,7 +14,7 @@
  * fields are errors. See docs/agents.md for the meaning of each field.
  */
 import { readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
 import { EnvConfigSchema, parseEnvConfig, relativeConfigPaths, resolveConfigPaths } from '../../envs/config.js';
@@ -58,6 +58,12 @@ export const NetworkSchema = z
      * a linear score needs to say "this job on that node"). A saved model's rows are its own.
      */
     row_features: z.enum(['base', 'priority', 'pair_products']).default('base'),
+    /**
+     * A linear path beside each head's MLP (residual: score = MLP(x) + w . x + b; the same for the
+     * wait logit), whose MLP output layer starts at zero: with imitation's `init: "base"` the network
+     * starts as the linear base model and its hidden layers learn the corrections (network.ts).
+     */
+    skip: z.boolean().default(false),
   })
   .strict();
 
@@ -113,8 +119,8 @@ export const BaselineSchema = z
  */
 export const EsSchema = z
   .object({
-    /** Generations (one ES step each). */
-    generations: z.number().int().min(1).max(100_000).default(30),
+    /** Generations (one ES step each; 0: only the search, or with `imitation` no fine-tuning). */
+    generations: z.number().int().min(0).max(100_000).default(30),
     /** Antithetic pairs per generation (2 x population candidates). */
     population: z.number().int().min(1).max(1024).default(8),
     /** Training episodes every candidate of a generation plays (the same for all). */
@@ -158,6 +164,76 @@ export const EsSchema = z
 
 /** The evolution-strategies settings. */
 export type EsConfig = z.output<typeof EsSchema>;
+
+/**
+ * Imitation of a lookahead teacher (imitation.ts, docs/agents.md): DAgger rounds on training
+ * episodes in which a teacher labels the states the driver visits, the network fitted on everything
+ * labelled so far after each round; then the `es` settings fine-tune the network's weights (the
+ * model: the best of every round and generation on the `es` validation episodes).
+ */
+export const ImitationSchema = z
+  .object({
+    /**
+     * The policy whose lookahead teaches (and that labels the states the teacher does not): `model:DIR`,
+     * a model directory (relative to the config file; a linear ES or network model of the same env), or
+     * a batch scheduler's name (`JOB:RESOURCE[+BACKFILL]`, e.g. `f1:first`), played in the env by
+     * `SchedulerAgent` (`PriorityAgent` of its order on Job-v0 with `unfit: "reserve"`).
+     */
+    base: z.string().min(1),
+    /** The lookahead: the best-ranked valid jobs each of `orders` proposes (agents/leaderboard/lookahead.ts). */
+    m: z.number().int().min(1).max(16).default(2),
+    /** The job orders that propose candidates, in proposal order (the first `candidates` are tried). */
+    orders: z
+      .array(
+        z
+          .string()
+          .refine((o) => canonicalJobSelection(o) !== null && canonicalJobSelection(o) !== 'random', 'a deterministic job order')
+          .transform((o) => canonicalJobSelection(o)!),
+      )
+      .min(1)
+      .default(['fcfs', 'sjf', 'wfp3', 'unicep', 'f1']),
+    /** Candidates per labelled decision (the base's action first, then `wait` when allowed and `wait` is set, then the proposals). */
+    candidates: z.number().int().min(2).max(64).default(8),
+    /** Whether `wait` is a candidate (where the mask allows it). */
+    wait: z.boolean().default(true),
+    /** The teacher departs from the base only for a relative gain of the episode's metric above this (teacher.ts). */
+    margin: z.number().min(0).max(1).default(0),
+    /** DAgger rounds: the first driven by the teacher (the base between labelled decisions), the others by the network (greedy). */
+    rounds: z.number().int().min(1).max(100).default(4),
+    /** Training episodes per round. */
+    episodes: z.number().int().min(1).max(4096).default(8),
+    /** The teacher labels one decision in `label_every` (at a phase drawn per episode). */
+    label_every: z.number().int().min(1).max(1_000_000).default(8),
+    /** The base labels one other decision in `base_every` (0: none), each weighing `base_weight` in the loss. */
+    base_every: z.number().int().min(0).max(1_000_000).default(4),
+    base_weight: z.number().min(0).max(1).default(0.25),
+    /** Epochs over everything labelled so far, after each round; the network is scored on the validation episodes after each, and the round keeps its best epoch. */
+    epochs: z.number().int().min(1).max(1000).default(10),
+    /** States per minibatch. */
+    minibatch: z.number().int().min(1).max(65536).default(256),
+    /** Adam's learning rate. */
+    learning_rate: z.number().positive().max(1).default(1e-3),
+    /**
+     * The network's start: `fresh` (initialised from the seed) or `base` (with `network.skip`: the
+     * linear paths set to a linear base model's weights, the MLPs' output layers at zero, so the
+     * network plays exactly as the base before imitation; the base must be a linear model with the
+     * same row features).
+     */
+    init: z.enum(['fresh', 'base']).default('fresh'),
+    /**
+     * With `init: "base"`, the linear paths are the base's weights times this: the same greedy
+     * policy (scores and the wait logit scale together), but a sharper softmax, so that the
+     * cross-entropy of the base's own choices starts small and the fit spends itself on the
+     * teacher's departures instead of sharpening (and disturbing) what the base already does.
+     */
+    init_scale: z.number().positive().max(1000).default(1),
+    /** With `network.skip`: the linear paths stay as they are during imitation (only the hidden layers and their output learn); ES fine-tunes every weight. */
+    freeze_linear: z.boolean().default(false),
+  })
+  .strict();
+
+/** The imitation settings. */
+export type ImitationConfig = z.output<typeof ImitationSchema>;
 
 /** The PPO configuration as zod sees it. */
 export const PpoConfigSchema = z
@@ -221,6 +297,8 @@ export const PpoConfigSchema = z
     setting: z.string().min(1).optional(),
     /** Train by evolution strategies instead of PPO (null: PPO). */
     es: EsSchema.nullable().default(null),
+    /** Imitation of a lookahead teacher, then ES fine-tuning with `es` (null: none). */
+    imitation: ImitationSchema.nullable().default(null),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -230,8 +308,26 @@ export const PpoConfigSchema = z
         path: ['network', 'row_features'],
         message: 'the pair_products rows are for JobNode-v0 (their products pair a job with a node)',
       });
-    if (c.es && (c.network.kernel.length > 0 || c.network.wait.length > 0))
-      ctx.addIssue({ code: 'custom', path: ['network'], message: 'evolution strategies train the linear policy: set network.kernel and network.wait to []' });
+    if (c.es && !c.imitation && (c.network.kernel.length > 0 || c.network.wait.length > 0))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['network'],
+        message: 'evolution strategies alone train the linear policy: set network.kernel and network.wait to [] (or add `imitation` to fine-tune a network)',
+      });
+    if (c.imitation && !c.es)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['es'],
+        message: '`imitation` validates and fine-tunes with the `es` settings (reference, metric, validation_episodes; generations 0: no fine-tuning)',
+      });
+    if (c.imitation && c.es && c.es.validation_episodes === 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['es', 'validation_episodes'],
+        message: '`imitation` keeps the best round on the validation episodes: set es.validation_episodes > 0',
+      });
+    if (c.imitation && c.baseline)
+      ctx.addIssue({ code: 'custom', path: ['baseline'], message: '`imitation` and `baseline` (the PPO warm start) are two ways to the same thing: give one' });
     if (c.num_envs * c.num_steps < c.num_minibatches)
       ctx.addIssue({
         code: 'custom',
@@ -319,6 +415,8 @@ export function loadPpoConfig(file: string): PpoConfig {
   }
   const env = (raw as { env?: { config?: Record<string, unknown> } } | null)?.env;
   if (env?.config && typeof env.config === 'object') env.config = resolveConfigPaths(env.config, dirname(file));
+  const imitation = (raw as { imitation?: { base?: unknown } } | null)?.imitation;
+  if (imitation && typeof imitation.base === 'string') imitation.base = resolveBase(imitation.base, dirname(file));
   return parsePpoConfig(raw, file);
 }
 
@@ -328,5 +426,19 @@ export function loadPpoConfig(file: string): PpoConfig {
  * (every reader resolves relative paths against the config file's directory).
  */
 export function portableConfig<C extends { env: { config: Record<string, unknown> } }>(config: C, dir: string): C {
-  return { ...config, env: { ...config.env, config: relativeConfigPaths(config.env.config, dir) } };
+  const out = { ...config, env: { ...config.env, config: relativeConfigPaths(config.env.config, dir) } };
+  const imitation = (config as { imitation?: ImitationConfig | null }).imitation;
+  if (imitation?.base.startsWith(MODEL_PREFIX) && isAbsolute(imitation.base.slice(MODEL_PREFIX.length)))
+    Object.assign(out, { imitation: { ...imitation, base: MODEL_PREFIX + (relative(resolve(dir), imitation.base.slice(MODEL_PREFIX.length)) || '.') } });
+  return out;
+}
+
+/** The prefix of an imitation base that is a model directory. */
+export const MODEL_PREFIX = 'model:';
+
+/** An imitation base with a relative model directory taken relative to `dir` (a heuristic name is returned as is). */
+export function resolveBase(base: string, dir: string): string {
+  if (!base.startsWith(MODEL_PREFIX)) return base;
+  const path = base.slice(MODEL_PREFIX.length);
+  return MODEL_PREFIX + (isAbsolute(path) ? path : resolve(dir, path));
 }

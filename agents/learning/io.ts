@@ -7,7 +7,7 @@
  * DIR/weights.bin   the weights, little-endian float32, in the manifest's order
  * DIR/policy.json   what the network expects: env id, row and pooled feature names, K and N it was
  *                   trained with, the normalisation limits, training steps
- * DIR/config.json   the training configuration (agents/ppo/config.ts), env config included
+ * DIR/config.json   the training configuration (agents/learning/config.ts), env config included
  * ```
  *
  * `model.json` + `weights.bin` is exactly what `tf.loadLayersModel('file://DIR/model.json')` reads

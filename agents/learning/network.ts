@@ -12,6 +12,9 @@
  * states go through the kernel as one batch (R rows for B states); `features.ts` says which rows
  * belong to which state.
  *
+ * With `network.skip` each policy head also has a linear path added to its MLP's output (a residual
+ * network: `score = MLP(row) + w . row + b`, the wait logit likewise), both zero at the start.
+ *
  * Initialisation follows CleanRL's gains with a scaled normal instead of orthogonal matrices:
  * weights ~ truncated normal of variance gain^2 / fan_in, gain sqrt(2) in hidden layers, 0.01 on
  * the policy outputs (so the first policy is close to uniform over the valid actions) and 1 on the
@@ -27,12 +30,16 @@ function dense(units: number, name: string, activation: 'tanh' | 'relu' | 'linea
     units,
     name,
     activation,
-    kernelInitializer: tf.initializers.varianceScaling({
-      scale: gain * gain,
-      mode: 'fanIn',
-      distribution: 'truncatedNormal',
-      seed: derive(seed, `init/${name}`).int(2 ** 31),
-    }),
+    // gain 0: zeros (a residual path's output layer and linear path start at 0)
+    kernelInitializer:
+      gain === 0
+        ? 'zeros'
+        : tf.initializers.varianceScaling({
+            scale: gain * gain,
+            mode: 'fanIn',
+            distribution: 'truncatedNormal',
+            seed: derive(seed, `init/${name}`).int(2 ** 31),
+          }),
     biasInitializer: 'zeros',
   });
 }
@@ -45,12 +52,31 @@ function mlp(input: tf.SymbolicTensor, hidden: number[], prefix: string, activat
   return dense(1, `${prefix}_out`, 'linear', outGain, seed).apply(h) as tf.SymbolicTensor;
 }
 
+/**
+ * A head: its MLP, or with `skip` the MLP plus a linear path (`PREFIX_skip`, zero-initialised like
+ * the MLP's output layer, so the head starts at 0 and `setSkip` can make it any linear score).
+ */
+function head(
+  input: tf.SymbolicTensor,
+  hidden: number[],
+  prefix: string,
+  activation: 'tanh' | 'relu',
+  outGain: number,
+  seed: number,
+  skip: boolean,
+): tf.SymbolicTensor {
+  const out = mlp(input, hidden, prefix, activation, skip ? 0 : outGain, seed);
+  if (!skip) return out;
+  const linear = dense(1, `${prefix}_skip`, 'linear', 0, seed).apply(input) as tf.SymbolicTensor;
+  return tf.layers.add({ name: `${prefix}_sum` }).apply([out, linear]) as tf.SymbolicTensor;
+}
+
 /** Builds a freshly initialised model for rows of `rowSize` features. */
 export function buildModel(rowSize: number, network: NetworkConfig, seed: number): tf.LayersModel {
   const rows = tf.input({ shape: [rowSize], name: 'rows' });
   const pooled = tf.input({ shape: [POOLED_SIZE], name: 'pooled' });
-  const score = mlp(rows, network.kernel, 'kernel', network.activation, 0.01, seed);
-  const wait = mlp(pooled, network.wait, 'wait', network.activation, 0.01, seed);
+  const score = head(rows, network.kernel, 'kernel', network.activation, 0.01, seed, network.skip);
+  const wait = head(pooled, network.wait, 'wait', network.activation, 0.01, seed, network.skip);
   const value = mlp(pooled, network.critic, 'critic', network.activation, 1, seed);
   return tf.model({ inputs: [rows, pooled], outputs: [score, wait, value], name: 'clustergym_ppo' });
 }

@@ -143,10 +143,14 @@ export function minibatchStep(
 }
 
 /**
- * One behaviour-cloning step (the warm start, warmStart.ts): the cross-entropy `-mean log p(a*|s)`
- * of the teacher's candidate positions `chosen` (one per state of `mb`) under the masked policy,
- * gradients clipped to `max_grad_norm`, Adam. Returns the loss and the fraction of states whose most
- * probable action is the teacher's.
+ * One behaviour-cloning step (the warm start, warmStart.ts; imitation, imitation.ts): the
+ * cross-entropy `-mean log p(a*|s)` of the teacher's candidate positions `chosen` (one per state of
+ * `mb`) under the masked policy, gradients clipped to `max_grad_norm`, Adam. Options: `weights`
+ * (one per state) make it the weighted mean `-sum w log p / sum w`; `equivalent(i)` lists, for state
+ * i, the other candidate positions that are the same choice as the label (candidates whose rows are
+ * identical, e.g. one job on two identical idle nodes): the loss is then `-log` of the probability
+ * of the whole set, so the network is not taught to tell identical rows apart. Returns the loss and
+ * the fraction of states whose most probable action is in the label's set.
  */
 export function cloneStep(
   network: PolicyNetwork,
@@ -155,22 +159,34 @@ export function cloneStep(
   mb: FeatureBatch,
   chosen: Int32Array,
   maxGradNorm: number,
+  o: { weights?: Float32Array; equivalent?: (i: number) => ArrayLike<number> } = {},
 ): { loss: number; accuracy: number } {
   const B = mb.size;
   const idx = Int32Array.from({ length: B }, (_, i) => i);
   const zeros = new Float32Array(B);
   const m = minibatchInputs(mb, idx, { positions: chosen, logps: zeros, values: zeros, advantages: zeros, targets: zeros });
+  // the label's set per state, as a 0/1 matrix [B, P]
+  const target = new Float32Array(B * m.P);
+  for (let i = 0; i < B; i++) {
+    target[i * m.P + m.chosen[i]!] = 1;
+    if (o.equivalent) for (const p of Array.from(o.equivalent(i))) target[i * m.P + p] = 1;
+  }
   const kept: tf.Tensor[] = [];
   tf.tidy(() => {
     const R = mb.rowCount;
     const rows = tf.tensor2d(mb.rows.subarray(0, R * mb.rowSize), [R, mb.rowSize]);
     const pooled = tf.tensor2d(mb.pooled.subarray(0, B * POOLED_SIZE), [B, POOLED_SIZE]);
     const gather = tf.tensor1d(m.gather, 'int32');
-    const target = tf.oneHot(tf.tensor1d(m.chosen, 'int32'), m.P).toFloat();
+    const inSet = tf.tensor2d(target, [B, m.P]);
     const { value: loss, grads } = tf.variableGrads(() => {
       const logpAll = paddedLogProbs(network.apply(rows, pooled), gather, B, m.P);
-      kept.push(tf.keep(tf.equal(tf.argMax(logpAll, 1), tf.tensor1d(m.chosen, 'int32')).toFloat().mean()));
-      return tf.neg(tf.sum(tf.mul(logpAll, target), 1).mean()) as tf.Scalar;
+      const best = tf.oneHot(tf.argMax(logpAll, 1), m.P).toFloat();
+      kept.push(tf.keep(tf.sum(tf.mul(best, inSet), 1).mean()));
+      // log of the set's probability: logsumexp over the set's columns
+      const logp = tf.logSumExp(tf.add(logpAll, tf.mul(tf.sub(inSet, 1), 1e9)), 1);
+      if (!o.weights) return tf.neg(logp.mean()) as tf.Scalar;
+      const w = tf.tensor1d(o.weights.subarray(0, B));
+      return tf.neg(tf.div(tf.sum(tf.mul(logp, w)), tf.maximum(tf.sum(w), 1e-9))) as tf.Scalar;
     }, variables);
     kept.push(tf.keep(loss));
     applyClippedGradients(optimizer, variables, grads, maxGradNorm);

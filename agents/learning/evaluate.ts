@@ -174,6 +174,7 @@ export function evaluateNetwork(
   context: EnvContext,
   episodes: readonly EvalEpisode[],
   traceAt = -1,
+  name = 'ppo',
 ): { result: PolicyFigures; trace: EpisodeTrace | null } {
   const layout = network.layout;
   const envs: ClusterEnv[] = episodes.map(() => makeFromContext(context));
@@ -209,7 +210,7 @@ export function evaluateNetwork(
   }
   for (const e of envs) e.close();
   return {
-    result: means('ppo', done as EpisodeFigures[]),
+    result: means(name, done as EpisodeFigures[]),
     trace: tracer ? { seed: episodes[traceAt]!.seed, records: tracer.records, timeline: tracer.timeline } : null,
   };
 }
@@ -317,6 +318,8 @@ export interface ReportInput {
   title: string;
   intro: string;
   policies: PolicyFigures[];
+  /** The learned policy's name (highlighted; default `ppo`). */
+  highlight?: string | undefined;
   /** Training metrics (learning curve), when known. */
   metrics?: MetricsRow[] | undefined;
   context: EnvContext;
@@ -356,7 +359,8 @@ export function writeEvaluationReport(dir: string, r: ReportInput): string[] {
         (withBaseline ? '; with a baseline heuristic, its mean bsld on the same trajectories (the return is then relative to it: (b - bsld) / b).' : '.'),
     });
   }
-  const ppo = r.policies.find((p) => p.name === 'ppo');
+  const highlight = r.highlight ?? 'ppo';
+  const ppo = r.policies.find((p) => p.name === highlight);
   figures.push({
     file: 'comparison.svg',
     svg: comparisonBarsSvg(
@@ -365,7 +369,7 @@ export function writeEvaluationReport(dir: string, r: ReportInput): string[] {
         values: { mean_bsld: p.mean_bsld, mean_wait: p.mean_wait, utilisation: p.utilisation, makespan: p.makespan, energy: p.energy },
       })),
       [...EVAL_METRICS],
-      { title: `Held-out trajectories (${r.policies[0]?.per_trajectory.length ?? 0} episodes)`, ...(ppo ? { highlight: 'ppo' } : {}) },
+      { title: `Held-out trajectories (${r.policies[0]?.per_trajectory.length ?? 0} episodes)`, ...(ppo ? { highlight } : {}) },
     ),
     title: 'Comparison',
     caption: 'Means over the held-out episodes, the same jobs for every policy; the best value of each panel is starred.',
@@ -395,7 +399,7 @@ export function writeEvaluationReport(dir: string, r: ReportInput): string[] {
     title: r.title,
     intro: r.intro,
     tables: [
-      { caption: 'Means over the held-out episodes', columns: EVAL_COLUMNS, rows: evaluationRows(r.policies), ...(ppo ? { highlight: 'ppo' } : {}) },
+      { caption: 'Means over the held-out episodes', columns: EVAL_COLUMNS, rows: evaluationRows(r.policies), ...(ppo ? { highlight } : {}) },
       ...(r.extras?.tables ?? []),
     ],
     figures: [...figures, ...(r.extras?.figures ?? [])],
@@ -422,6 +426,13 @@ export function parseMetricsCsv(text: string): MetricsRow[] {
 export interface EvaluationOptions {
   /** The loaded policy network. */
   network: PolicyNetwork;
+  /** Its name in the tables (default `ppo`; the CLI and the demo name a model by its method). */
+  name?: string | undefined;
+  /**
+   * More learned policies played on the same episodes, each in the env with its own normalisation
+   * limits and agent-side fields (`agentSide`: window order, spill order, placement, observe).
+   */
+  others?: readonly { name: string; network: PolicyNetwork; limits: PolicyMeta['limits']; agentSide?: Record<string, unknown> }[] | undefined;
   /** The env to evaluate on: the training config's env (its limits are replaced by `limits`). */
   env: { id: string; config: Record<string, unknown> };
   /** The normalisation limits the network was trained with. */
@@ -449,7 +460,7 @@ export interface EvaluationOptions {
 
 /** What `evaluatePolicy` returns. */
 export interface EvaluationResult {
-  /** `ppo` first, then the heuristics. */
+  /** The learned policy first (then `others`), then the heuristics. */
   policies: PolicyFigures[];
   seeds: number[];
   /** The trajectories' origins (-1 for generated episodes). */
@@ -470,8 +481,14 @@ export function evaluatePolicy(o: EvaluationOptions): EvaluationResult {
   const episodes = heldOutEpisodes(o.episodes, o.seedOffset ?? 0, o.origins);
   const seeds = episodes.map((e) => e.seed);
   const heuristics = o.heuristics ?? defaultHeuristics(context);
-  const { result, trace } = evaluateNetwork(o.network, context, episodes, 0);
-  const policies = [result, ...evaluateHeuristics(context, episodes, heuristics)];
+  const name = o.name ?? 'ppo';
+  const { result, trace } = evaluateNetwork(o.network, context, episodes, 0, name);
+  const others = (o.others ?? []).map(
+    (x) =>
+      evaluateNetwork(x.network, makeContext(o.env.id, { ...o.env.config, ...(x.agentSide ?? {}), limits: limitsForConfig(x.limits) }), episodes, -1, x.name)
+        .result,
+  );
+  const policies = [result, ...others, ...evaluateHeuristics(context, episodes, heuristics)];
   const origins = result.per_trajectory.map((t) => t.origin);
   mkdirSync(o.outDir, { recursive: true });
   const json = join(o.outDir, 'evaluation.json');
@@ -486,8 +503,8 @@ export function evaluatePolicy(o: EvaluationOptions): EvaluationResult {
     policies,
   });
   const traces: { name: string; trace: EpisodeTrace }[] = [];
-  if (trace) traces.push({ name: 'ppo', trace });
-  const best = policies.slice(1).reduce<PolicyFigures | null>((b, p) => (b === null || p.mean_bsld < b.mean_bsld ? p : b), null);
+  if (trace) traces.push({ name, trace });
+  const best = policies.slice(1 + others.length).reduce<PolicyFigures | null>((b, p) => (b === null || p.mean_bsld < b.mean_bsld ? p : b), null);
   if (best) traces.push({ name: best.name, trace: heuristicTrace(context, episodes[0]!, best.name) });
   const inEnv = heuristics.filter((h) => playsInEnv(h, context));
   const which =
@@ -502,6 +519,7 @@ export function evaluatePolicy(o: EvaluationOptions): EvaluationResult {
         (inEnv.length ? ` ${inEnv.join(', ')} pick jobs in the same env (RLScheduler's heuristic baselines);` : '') +
         (inEnv.length < heuristics.length ? ' the other heuristics are the batch schedulers on the same jobs.' : ''),
     policies,
+    highlight: name,
     metrics: o.metrics,
     context,
     traces,

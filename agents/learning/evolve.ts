@@ -7,17 +7,13 @@
  * each candidate row `x` (a job, or a job x node pair on JobNode-v0, features.ts) scores
  * `w . x + b`, `wait` scores `v . p + c` on the state's pooled features `p`, and the policy plays the
  * highest score (greedy, ties to the first candidate: `choose` without a random stream). Its
- * parameters `theta = (w, b, v, c)` are trained by antithetic evolution strategies (Salimans et al.,
- * 2017) on whole episodes:
+ * parameters `theta = (w, b, v, c)` are trained by the antithetic, rank-shaped evolution-strategies
+ * step of es.ts on whole episodes, with
  *
  *     fitness(theta) = mean over the generation's episodes e of bsld(theta, e) / bsld(reference, e)
  *                      (`fitness: "ratio_of_means"`: sum over e of bsld(theta, e) / sum of bsld(reference, e))
- *     for k = 1..population:  eps_k ~ N(0, I);  f+_k = fitness(theta + sigma eps_k),  f-_k = fitness(theta - sigma eps_k)
- *     theta <- theta - learning_rate * sum_k (r(f+_k) - r(f-_k)) eps_k / population
  *
- * with `r` the centred rank of a fitness among the generation's 2 x population values (in
- * [-0.5, 0.5]: rank shaping, so one extreme episode cannot dominate a step). Every candidate of a
- * generation plays the same `episodes` training episodes (common random numbers), and each episode's
+ * Every candidate of a generation plays the same `episodes` training episodes (common random numbers), and each episode's
  * bsld is divided by the reference batch scheduler's on the same jobs (`reference`, e.g.
  * `unicep:high_gflops+easy`, run as `clustergym simulate` runs it), so a fitness of 0.95 is "5 %
  * below the reference" whatever the episode's load.
@@ -47,16 +43,19 @@ import { ClusterSimulator } from '../../src/execution/simulator.js';
 import { makeScheduler, parsePolicyName } from '../../src/scheduling/policyName.js';
 import { runSimulation } from '../../src/scheduling/run.js';
 import type { EnvContext } from '../../envs/context.js';
+import type { Agent } from '../heuristics/index.js';
 import type { DictObservation } from '../../envs/observation.js';
 import { makeContext, makeFromContext } from '../../envs/registry.js';
 import { parseIrmasimName, runClusterHeuristic } from '../leaderboard/heuristics.js';
 import { selectBackend, tf } from './backend.js';
+import { cpuSeconds, modelIdentity } from './card.js';
 import { checkpointDir } from './checkpoint.js';
-import { type PpoConfig, portableConfig } from './config.js';
+import { esGeneration, keepBest } from './es.js';
+import { type EsConfig, type PpoConfig, portableConfig } from './config.js';
 import { appendState, FeatureBatch, POOLED_FEATURES, POOLED_SIZE, rowFeatureNames, rowLayout, type RowLayout } from './features.js';
 import { saveModelDir } from './io.js';
 import { buildModel, PolicyNetwork } from './network.js';
-import { METRICS_COLUMNS, type MetricsRow, type TrainOptions, type TrainResult, train, writeModelCard } from './train.js';
+import { METRICS_COLUMNS, type MetricsRow, type TrainOptions, type TrainResult, writeModelCard } from './train.js';
 import { TRAINING_SEEDS } from '../leaderboard/run.js';
 
 /** The parameters of the linear policy, as a flat vector: kernel weights, kernel bias, wait weights, wait bias. */
@@ -183,6 +182,52 @@ export class ReferenceScores {
   }
 }
 
+/**
+ * A policy's fitness relative to the reference over the episodes `seeds` (lower is better): the mean
+ * over episodes of its metric over the reference's (`mean_ratio`), or the ratio of the sums
+ * (`ratio_of_means`), over the episodes the reference could run (all of them with a policy-name
+ * reference; 1 when none). `play` plays one episode; its steps and the episodes are counted into `count`.
+ */
+export function relativeFitness(
+  es: Pick<EsConfig, 'fitness'>,
+  reference: ReferenceScores,
+  seeds: readonly number[],
+  play: (seed: number) => { value: number; steps: number },
+  count: { steps: number; episodes: number },
+): number {
+  let f = 0;
+  let sum = 0;
+  let refSum = 0;
+  let n = 0;
+  for (const seed of seeds) {
+    const ref = reference.bsld(seed);
+    if (!Number.isFinite(ref)) continue;
+    const r = play(seed);
+    count.steps += r.steps;
+    count.episodes++;
+    f += r.value / ref;
+    sum += r.value;
+    refSum += ref;
+    n++;
+  }
+  if (n === 0) return 1;
+  return es.fitness === 'ratio_of_means' ? sum / refSum : f / n;
+}
+
+/** Plays `agent` on the episode of reset seed `seed` in a fresh env of `context`; the episode's metric and its steps. */
+export function playAgent(agent: Agent, context: EnvContext, seed: number, metric: EsMetric): { value: number; steps: number } {
+  const env = makeFromContext(context);
+  try {
+    env.reset({ seed });
+    for (let steps = 1; ; steps++) {
+      const r = env.step(agent.act(env));
+      if (r.terminated || r.truncated) return { value: metricOf(metric, r.info.metrics!), steps };
+    }
+  } finally {
+    env.close();
+  }
+}
+
 /** es.json of a checkpoint: the generations done and theta after them (flat.ts extends it). */
 export const EsStateSchema = z
   .object({
@@ -242,6 +287,7 @@ export function networkOf(theta: Float64Array, layout: RowLayout, c: PpoConfig):
 export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<TrainResult> {
   const es = c.es!;
   const tStart = performance.now();
+  const cpuStart = process.cpuUsage();
   const log = options.log ?? (() => {});
   const backend = await selectBackend(c.backend);
   const context = makeContext(c.env.id, c.env.config);
@@ -267,35 +313,14 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
   const batch = new FeatureBatch(layout.rowSize, 1, 1024);
   const rows: MetricsRow[] = [];
   const t0 = performance.now();
-  const eps = new Float64Array(size);
-  const noise: Float64Array[] = [];
-  // over the episodes the reference could run (all of them with a policy-name reference): the mean
-  // ratio, or the ratio of the sums
-  const fitness = (th: Float64Array, seeds: readonly number[]) => {
-    let f = 0;
-    let sum = 0;
-    let refSum = 0;
-    let n = 0;
-    for (const seed of seeds) {
-      const ref = reference.bsld(seed);
-      if (!Number.isFinite(ref)) continue;
-      const r = playLinear(th, context, layout, seed, batch, es.metric);
-      state.steps += r.steps;
-      state.episodes++;
-      f += r.value / ref;
-      sum += r.value;
-      refSum += ref;
-      n++;
-    }
-    if (n === 0) return 1;
-    return es.fitness === 'ratio_of_means' ? sum / refSum : f / n;
-  };
+  const fitness = (th: Float64Array, seeds: readonly number[]) =>
+    relativeFitness(es, reference, seeds, (seed) => playLinear(th, context, layout, seed, batch, es.metric), state);
   const validationRng = derive(c.seed, 'es/validation');
   const validation = Array.from({ length: es.validation_episodes }, () => validationRng.int(2 ** 31));
   const validate = (g: number) => {
     if (validation.length === 0) return;
     const f = fitness(theta, validation);
-    if (!state.best || f < state.best.fitness) state.best = { generation: g, fitness: f, theta: Array.from(theta) };
+    state.best = keepBest(state.best, g, f, theta);
     log(
       `generation ${g}: ${(100 * (f - 1)).toFixed(2)}% against ${es.reference} on the ${validation.length} validation episodes (best: generation ${state.best.generation})`,
     );
@@ -323,31 +348,11 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
     }
   }
   if (state.generation === 0) validate(0);
-  const candidate = new Float64Array(size);
   for (let g = state.generation; g < es.generations && state.steps < c.total_steps; g++) {
     const seedRng = derive(c.seed, `es/episodes/${g}`);
     const seeds = Array.from({ length: es.episodes }, () => seedRng.int(2 ** 31));
-    const noiseRng = derive(c.seed, `es/noise/${g}`);
-    noise.length = 0;
-    const f: number[] = [];
-    for (let k = 0; k < es.population; k++) {
-      const e = new Float64Array(size);
-      for (let i = 0; i < size; i++) e[i] = noiseRng.normal();
-      noise.push(e);
-      for (const sign of [1, -1]) {
-        for (let i = 0; i < size; i++) candidate[i] = theta[i]! + sign * es.sigma * e[i]!;
-        f.push(fitness(candidate, seeds));
-      }
-    }
     const center = fitness(theta, seeds);
-    const sorted = [...f].sort((a, b) => a - b);
-    const rank = (x: number) => sorted.indexOf(x) / Math.max(1, f.length - 1) - 0.5;
-    eps.fill(0);
-    for (let k = 0; k < es.population; k++) {
-      const w = rank(f[2 * k]!) - rank(f[2 * k + 1]!);
-      for (let i = 0; i < size; i++) eps[i]! += w * noise[k]![i]!;
-    }
-    for (let i = 0; i < size; i++) theta[i]! -= (es.learning_rate * eps[i]!) / es.population;
+    const f = esGeneration(theta, es, derive(c.seed, `es/noise/${g}`), (candidate) => fitness(candidate, seeds));
     state.generation = g + 1;
     state.theta = Array.from(theta);
     validate(g + 1);
@@ -396,6 +401,7 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
   writeModelCard(modelDir, {
     env_id: c.env.id,
     ...(c.setting !== undefined ? { setting: c.setting } : {}),
+    ...modelIdentity(c),
     algorithm: 'es',
     seed: c.seed,
     // every episode seed training draws is below 2^31; the leaderboard evaluates from 2^32
@@ -404,6 +410,7 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
     generations: state.generation,
     episodes: state.episodes,
     wall_seconds: (performance.now() - tStart) / 1000,
+    cpu_seconds: cpuSeconds(cpuStart),
     es_seconds: (performance.now() - t0) / 1000,
     resumed_from: options.resume ?? null,
     backend: backend.name,
@@ -417,11 +424,6 @@ export async function trainEs(c: PpoConfig, options: TrainOptions): Promise<Trai
     },
   });
   return { modelDir, steps: state.steps, episodes: state.episodes, seconds: (performance.now() - t0) / 1000, backend, metrics: rows, network, limits };
-}
-
-/** Trains `c` with its algorithm: evolution strategies when it has `es`, else PPO (`train`). */
-export function trainModel(c: PpoConfig, options: TrainOptions): Promise<TrainResult> {
-  return c.es ? trainEs(c, options) : train(c, options);
 }
 
 /** A checkpoint of an ES run: the model directory, es.json and a trainer.json (so `resolveCheckpoint` finds it). */

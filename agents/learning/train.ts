@@ -45,6 +45,7 @@ import { basename, join } from 'node:path';
 import { derive } from '../../src/core/rng.js';
 import { makeVec, type SyncVecEnv } from '../../envs/vector.js';
 import { selectBackend, tf, type BackendInfo } from './backend.js';
+import { cpuSeconds, modelIdentity } from './card.js';
 import { checkpointDir, initialTrainerState, loadOptimizer, readTrainerState, saveCheckpoint, type TrainerState } from './checkpoint.js';
 import type { PpoConfig } from './config.js';
 import { rowLayout, type RowLayout } from './features.js';
@@ -127,6 +128,7 @@ export interface TrainResult {
 export async function train(config: PpoConfig, options: TrainOptions): Promise<TrainResult> {
   const c = config;
   const tStart = performance.now();
+  const cpuStart = process.cpuUsage();
   const log = options.log ?? (() => {});
   const backend = await selectBackend(c.backend);
 
@@ -209,6 +211,7 @@ export async function train(config: PpoConfig, options: TrainOptions): Promise<T
   writeModelCard(modelDir, {
     env_id: c.env.id,
     ...(c.setting !== undefined ? { setting: c.setting } : {}),
+    ...modelIdentity(c),
     workload: typeof c.env.config.workload === 'string' ? basename(c.env.config.workload) : null,
     trajectory_length: env.venv.envs[0]!.context.length,
     backfilling: env.venv.envs[0]!.config.backfilling,
@@ -228,6 +231,7 @@ export async function train(config: PpoConfig, options: TrainOptions): Promise<T
     updates: state.updates,
     episodes: state.episodes,
     wall_seconds: (performance.now() - tStart) / 1000,
+    cpu_seconds: cpuSeconds(cpuStart),
     ppo_seconds: (performance.now() - t0) / 1000,
     resumed_from: options.resume ?? null,
     backend: backend.name,

@@ -1,8 +1,10 @@
 /**
- * The tfjs PPO baseline (DESIGN §7): a masked actor-critic whose actor is one small "kernel" MLP
- * scoring each valid job (Job-v0) or job-node pair (JobNode-v0), trained with PPO (GAE, clipped
- * objective, entropy bonus) over a vector env, saved as a model directory, and evaluated against
- * the heuristics on held-out trajectories. See docs/agents.md.
+ * Learned policies in tfjs (DESIGN §7): a masked actor-critic whose actor is one small "kernel" MLP
+ * scoring each valid job (Job-v0) or job-node pair (JobNode-v0), trained by PPO (GAE, clipped
+ * objective, entropy bonus), by evolution strategies (the linear policy, and the flat-observation
+ * envs' policies) or by imitation of a lookahead teacher (DAgger on env clones) then ES fine-tuning;
+ * saved as a model directory with a card naming its method, and evaluated against the heuristics
+ * on held-out episodes. See docs/agents.md.
  *
  * - `config.ts`: the one training configuration (zod); `parsePpoConfig`, `loadPpoConfig`.
  * - `backend.ts`: tfjs backend selection (tfjs-node, wasm, cpu); `selectBackend`.
@@ -14,6 +16,9 @@
  * - `update.ts`: the PPO update (minibatch gradient steps, learning rate); `minibatchStep`.
  * - `checkpoint.ts`: checkpoints written and resumed; `resolveCheckpoint`, `checkpointConfig`, `runDirOf`.
  * - `evaluate.ts`: held-out evaluation against the heuristics and the report.
+ * - `es.ts`: the evolution-strategies step; `evolve.ts`: ES of the linear policy; `flat.ts`: ES of the flat-observation envs' policies.
+ * - `imitation.ts`, `teacher.ts`: DAgger on a lookahead teacher, then ES fine-tuning; `jsPolicy.ts`: a network's greedy policy in JavaScript.
+ * - `card.ts`: a model's method, whether it is neural, and what it observes.
  */
 export * from './config.js';
 export * from './backend.js';
@@ -27,4 +32,8 @@ export { checkpointConfig, resolveCheckpoint, runDirOf } from './checkpoint.js';
 export * from './evaluate.js';
 export * from './baseline.js';
 export * from './warmStart.js';
-export { trainEs, trainModel } from './evolve.js';
+export { trainEs } from './evolve.js';
+export { trainModel } from './trainModel.js';
+export { trainImitation } from './imitation.js';
+export { JsPolicy } from './jsPolicy.js';
+export { cardIdentity, flatIdentity, modelIdentity, type ModelIdentity } from './card.js';
