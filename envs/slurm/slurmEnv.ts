@@ -40,7 +40,7 @@ import { z } from 'zod';
 import { InvalidActionFields } from '../invalidAction.js';
 import { inputErrorFromIssues } from '../../src/core/errors.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
-import { JobState } from '../../src/slurm/jobs.js';
+import { JobPhase } from '../../src/core/engine.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
 import { DEFAULT_PRIORITY, type PriorityConfig } from '../../src/slurm/priority.js';
 import { CalcMetsAccumulator, type CalcMets } from '../../src/slurm/replay.js';
@@ -163,7 +163,7 @@ export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
       acc.add(J, s);
       this.finished++;
       const st = J.state[s]!;
-      if (st === JobState.Completed || st === JobState.Timeout) {
+      if (st === JobPhase.Completed || st === JobPhase.TimedOut) {
         const run = Math.max(1, Math.min(J.runTime[s]!, J.timeLimit[s]!));
         this.sdSum += (J.end[s]! - J.submit[s]!) / run - 1;
       }

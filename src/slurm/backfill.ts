@@ -15,7 +15,8 @@
  * `view.startByBackfill`; the engine schedules the passes (`bf_interval`) and keeps the queue.
  */
 import type { SlurmConfig } from './config.js';
-import { JobState, type JobTable } from './jobs.js';
+import { JobPhase } from '../core/engine.js';
+import type { JobTable } from './jobs.js';
 import type { NodeAlloc, NodeMap, NodeRequest } from './nodes.js';
 import type { SlurmPlatform } from './platform.js';
 
@@ -52,7 +53,7 @@ export interface BackfillPlanner {
 export function timeLeft(v: BackfillView, r: number): number {
   const J = v.jobs;
   let left = J.timeLimit[r]! - J.executed[r]!;
-  if (J.state[r] === JobState.Running) left -= v.now - J.lastResume[r]!;
+  if (J.state[r] === JobPhase.Running) left -= v.now - J.lastResume[r]!;
   else left += J.suspendedAt[r]! + J.opFor[r]! - v.now; // operator-suspended: back at its resume
   return Math.max(0, left);
 }

@@ -9,7 +9,7 @@
  * nodes.
  */
 import { type BackfillPlanner, type BackfillView, expectedEnd } from './backfill.js';
-import { JobState } from './jobs.js';
+import { JobPhase } from '../core/engine.js';
 import { type NodeAlloc, type NodeRequest, allocOf, evalNodes, usableUnits } from './nodes.js';
 
 /**
@@ -21,7 +21,7 @@ import { type NodeAlloc, type NodeRequest, allocOf, evalNodes, usableUnits } fro
  * removed (never before now while their nodes are held).
  */
 function wallEnd(v: BackfillView, r: number, end: number): number {
-  if (v.jobs.state[r] !== JobState.Running) return end;
+  if (v.jobs.state[r] !== JobPhase.Running) return end;
   const t = v.jobs.lastResume[r]!;
   return end - (t - Math.floor(t + 1e-9));
 }

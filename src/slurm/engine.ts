@@ -63,7 +63,7 @@ import { CountedPlanner } from './backfillCounted.js';
 import { NodeProfilePlanner } from './backfillNodes.js';
 import { WillRunPlanner } from './backfillWillRun.js';
 import { DEFAULT_SLURM, type EngineStats, type FinishListener, hashUnit, type SlurmConfig, type SlurmJobInput } from './config.js';
-import { JobState, JobTable } from './jobs.js';
+import { JobTable } from './jobs.js';
 import { type NodeAlloc, NodeMap, type NodeRequest } from './nodes.js';
 import type { SlurmPlatform } from './platform.js';
 import { UsageLedger, ageFactor, jobPriority, jobSizeFactor, jobSizeFactor22, type PriorityConfig } from './priority.js';
@@ -222,7 +222,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     J.qos[s] = input.qos ?? 0;
     J.opAfter[s] = input.opAfter ?? -1;
     J.opFor[s] = input.opFor ?? 0;
-    J.state[s] = JobState.Pending;
+    J.state[s] = JobPhase.Waiting;
     if (this.nodeMap !== null) this.requests.set(s, this.requestOf(input));
     this.push(Math.max(input.submit, this.now), ARRIVAL, s);
     return s;
@@ -363,7 +363,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     this.pull();
     const why = this.platform.refusal(J.part[s]!, J.cores[s]!, J.timeLimit[s]!, J.user[s]!);
     if (why !== null) {
-      J.state[s] = JobState.Refused;
+      J.state[s] = JobPhase.Rejected;
       this.stats.refused++;
       for (const l of this.listeners) l.onReject?.(this, s);
       this.requests.delete(s);
@@ -462,7 +462,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
   private startJob(s: number, g: number, byBackfill = false): void {
     const J = this.jobs;
     J.backfilled[s] = byBackfill ? 1 : 0;
-    J.state[s] = JobState.Running;
+    J.state[s] = JobPhase.Running;
     J.group[s] = g;
     J.start[s] = this.now;
     J.executed[s] = 0;
@@ -545,9 +545,9 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     this.give(s);
     J.end[s] = this.now;
     if (J.runTime[s]! > J.timeLimit[s]!) {
-      J.state[s] = JobState.Timeout;
+      J.state[s] = JobPhase.TimedOut;
       this.stats.timeouts++;
-    } else J.state[s] = JobState.Completed;
+    } else J.state[s] = JobPhase.Completed;
     this.leave(s);
   }
 
@@ -563,7 +563,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     this.stopStretch(s);
     this.usage.addCores(J.user[s]!, -J.cores[s]!, this.now);
     J.opDone[s] = 1;
-    J.state[s] = JobState.OpSuspended;
+    J.state[s] = JobPhase.Suspended;
     J.suspendedAt[s] = this.now;
     J.openPeriod(s, this.now);
     this.stats.suspensions++;
@@ -574,7 +574,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
   private opResume(s: number): void {
     const J = this.jobs;
     J.closePeriod(s, this.now);
-    J.state[s] = JobState.Running;
+    J.state[s] = JobPhase.Running;
     this.usage.addCores(J.user[s]!, J.cores[s]!, this.now);
     J.lastResume[s] = this.now;
     J.ver[s] = (J.ver[s]! + 1) & 0xfffff;
@@ -590,13 +590,13 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     this.give(s);
     this.stats.preempted++;
     if (mode === 'suspend') {
-      J.state[s] = JobState.Suspended;
+      J.state[s] = JobPhase.Preempted;
       J.openPeriod(s, this.now);
       this.stats.suspensions++;
       this.suspended.push(s);
       for (const l of this.listeners) l.onSuspend?.(this, s, JobPhase.Preempted);
     } else if (mode === 'requeue') {
-      J.state[s] = JobState.Pending;
+      J.state[s] = JobPhase.Waiting;
       J.executed[s] = 0;
       J.clearPeriods(s);
       J.start[s] = Number.NaN;
@@ -610,7 +610,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
       this.ensureTicks();
       for (const l of this.listeners) l.onRequeue?.(this, s);
     } else {
-      J.state[s] = JobState.Cancelled;
+      J.state[s] = JobPhase.Cancelled;
       J.end[s] = this.now;
       this.stats.cancelled++;
       this.leave(s);
@@ -620,7 +620,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
   private resumePreempted(s: number, g: number): void {
     const J = this.jobs;
     J.closePeriod(s, this.now);
-    J.state[s] = JobState.Running;
+    J.state[s] = JobPhase.Running;
     this.take(s, g);
     this.runStretch(s);
     for (const l of this.listeners) l.onResume?.(this, s);
@@ -778,7 +778,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
       let avail = this.free[g]!;
       for (let i = 0; i < this.nRunning; i++) {
         const r = this.running[i]!;
-        if (J.group[r] !== g || J.state[r] !== JobState.Running) continue;
+        if (J.group[r] !== g || J.state[r] !== JobPhase.Running) continue;
         const q = parts[J.part[r]!]!;
         if (q.priorityTier >= tier || q.preemptMode === 'off') continue;
         cands.push(r);
@@ -809,7 +809,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     const cands: number[] = [];
     for (let i = 0; i < this.nRunning; i++) {
       const r = this.running[i]!;
-      if (J.state[r] !== JobState.Running) continue;
+      if (J.state[r] !== JobPhase.Running) continue;
       const q = parts[J.part[r]!]!;
       if (q.priorityTier >= tier || q.preemptMode === 'off') continue;
       if (nm.held.get(r)!.nodes.some((x) => inP.has(x))) cands.push(r);

@@ -9,7 +9,7 @@ export {
   type SlurmPlatformSpec,
   loadSlurmPlatform,
 } from './platform.js';
-export { JobState, JobTable, STATE_NAMES } from './jobs.js';
+export { JobTable, STATE_NAMES } from './jobs.js';
 export { DEFAULT_SLURM, type EngineStats, type FinishListener, type SlurmConfig, type SlurmJobInput, hashUnit } from './config.js';
 export { SlurmEngine } from './engine.js';
 export { earliestFit } from './backfillCounted.js';

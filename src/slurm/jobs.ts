@@ -8,26 +8,28 @@
  * with their own free list.
  */
 
-/** Job states. */
-export enum JobState {
-  Free = 0,
-  Pending = 1,
-  Running = 2,
-  /** Suspended by preemption (`PreemptMode=SUSPEND`): cores released, resumed when they are free. */
-  Suspended = 3,
-  /** Suspended by an operator event (`scontrol suspend`): cores kept, resumed at the timed event. */
-  OpSuspended = 4,
-  Completed = 5,
-  /** Killed at its time limit. */
-  Timeout = 6,
-  /** Cancelled by preemption (`PreemptMode=CANCEL`). */
-  Cancelled = 7,
-  /** Refused at submission (partition limits). */
-  Refused = 8,
-}
+import { JobPhase } from '../core/engine.js';
 
-/** Names of the states, for outputs. */
-export const STATE_NAMES = ['free', 'pending', 'running', 'suspended', 'op_suspended', 'completed', 'timeout', 'cancelled', 'refused'] as const;
+/**
+ * Slurm's names of the job phases (the one enum, `JobPhase` of src/core/engine.ts), indexed by phase, for
+ * outputs: a job preempted with `PreemptMode=SUSPEND` (cores released, resumed when they are free) is
+ * `suspended`, one suspended by an operator (`scontrol suspend`: cores kept, resumed at the timed event)
+ * is `op_suspended`, a job refused at submission (partition limits) is `refused`.
+ */
+export const STATE_NAMES: readonly string[] = (() => {
+  const names: string[] = [];
+  names[JobPhase.None] = 'free';
+  names[JobPhase.Waiting] = 'pending';
+  names[JobPhase.Running] = 'running';
+  names[JobPhase.Suspended] = 'op_suspended';
+  names[JobPhase.Preempted] = 'suspended';
+  names[JobPhase.Resizing] = 'resizing';
+  names[JobPhase.Completed] = 'completed';
+  names[JobPhase.TimedOut] = 'timeout';
+  names[JobPhase.Cancelled] = 'cancelled';
+  names[JobPhase.Rejected] = 'refused';
+  return names;
+})();
 
 function grow<T extends Float64Array | Int32Array | Uint8Array>(a: T, n: number): T {
   const b = new (a.constructor as new (n: number) => T)(n);
@@ -152,7 +154,7 @@ export class JobTable {
   /** Releases a slot and its suspend periods. */
   release(s: number): void {
     this.clearPeriods(s);
-    this.state[s] = JobState.Free;
+    this.state[s] = JobPhase.None;
     this.ver[s] = (this.ver[s]! + 1) & 0xfffff;
     this.freeSlots.push(s);
   }

@@ -25,7 +25,8 @@
  */
 import type { SlurmConfig, SlurmJobInput } from './config.js';
 import { SlurmEngine } from './engine.js';
-import { JobState, type JobTable } from './jobs.js';
+import { JobPhase } from '../core/engine.js';
+import type { JobTable } from './jobs.js';
 import type { SlurmPlatform } from './platform.js';
 
 /** runworkload's parameters for one shrink factor. */
@@ -141,15 +142,15 @@ export class CalcMetsAccumulator {
     const cores = J.cores[s]!;
     this.sizes.set(cores, (this.sizes.get(cores) ?? 0) + 1);
     const state = J.state[s]!;
-    if (state === JobState.Refused) {
+    if (state === JobPhase.Rejected) {
       this.refused++;
       return;
     }
-    if (state === JobState.Cancelled) {
+    if (state === JobPhase.Cancelled) {
       this.cancelled++;
       return;
     }
-    if (state === JobState.Timeout) this.timeouts++;
+    if (state === JobPhase.TimedOut) this.timeouts++;
     const submit = J.submit[s]!;
     const start = J.start[s]!;
     const end = J.end[s]!;

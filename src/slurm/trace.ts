@@ -25,7 +25,8 @@
 import { quantile } from '../core/statistics.js';
 import type { JobShape, SlurmConfig, SlurmJobInput } from './config.js';
 import { SlurmEngine } from './engine.js';
-import { JobState, STATE_NAMES } from './jobs.js';
+import { JobPhase } from '../core/engine.js';
+import { STATE_NAMES } from './jobs.js';
 import { SlurmPlatform } from './platform.js';
 import type { Trace } from './records.js';
 import type { SlurmConf } from './slurmConf.js';
@@ -201,7 +202,7 @@ export function engineSchedule(
       end: J.end[s]! - clockPhase,
       nodes: g >= 0 ? Math.ceil(J.cores[s]! / cpn) : 0,
       state: STATE_NAMES[J.state[s]!]!,
-      backfilled: J.state[s] === JobState.Refused ? null : J.backfilled[s] === 1,
+      backfilled: J.state[s] === JobPhase.Rejected ? null : J.backfilled[s] === 1,
     };
   });
   // in submission order (a live run's submissions may come out of the replay's order: `engineForRun`)

@@ -3,7 +3,8 @@ import { earliestFit } from '../../src/slurm/backfillCounted.js';
 import { type SlurmConfig, type SlurmJobInput, hashUnit } from '../../src/slurm/config.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
 import { pickNodes } from '../../src/slurm/nodes.js';
-import { JobState, STATE_NAMES } from '../../src/slurm/jobs.js';
+import { JobPhase } from '../../src/core/engine.js';
+import { STATE_NAMES } from '../../src/slurm/jobs.js';
 import { type PreemptMode, SlurmPlatform } from '../../src/slurm/platform.js';
 
 interface Rec {
@@ -296,8 +297,8 @@ describe('multifactor order in the engine', () => {
 
 describe('job states', () => {
   it('names every state', () => {
-    expect(STATE_NAMES[JobState.Timeout]).toBe('timeout');
-    expect(STATE_NAMES[JobState.OpSuspended]).toBe('op_suspended');
+    expect(STATE_NAMES[JobPhase.TimedOut]).toBe('timeout');
+    expect(STATE_NAMES[JobPhase.Suspended]).toBe('op_suspended');
   });
 });
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SlurmEngine, type SlurmJobInput } from '../../src/slurm/engine.js';
-import { JobState } from '../../src/slurm/jobs.js';
+import { JobPhase } from '../../src/core/engine.js';
 import { type NodeRequest, evalNodes, pickNodes, usableUnits } from '../../src/slurm/nodes.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
 
@@ -75,7 +75,7 @@ describe('the engine on CPU nodes with memory (nodeSelect)', () => {
     const e = new SlurmEngine(platform, config);
     const out = new Map<number, { start: number; cores: number }>();
     e.onFinish((J, s) => {
-      if (J.state[s] === JobState.Completed) out.set(J.id[s]!, { start: J.start[s]!, cores: J.cores[s]! });
+      if (J.state[s] === JobPhase.Completed) out.set(J.id[s]!, { start: J.start[s]!, cores: J.cores[s]! });
     });
     e.stream(jobs);
     e.run();

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SlurmConfig, SlurmJobInput } from '../../src/slurm/config.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
-import { JobState } from '../../src/slurm/jobs.js';
+import { JobPhase } from '../../src/core/engine.js';
 import { PREEMPT_MODES, SlurmPlatform } from '../../src/slurm/platform.js';
 
 const jobArb = fc.record({
@@ -88,7 +88,7 @@ describe('Slurm engine invariants', () => {
             const id = J.id[s]!;
             seen.set(id, (seen.get(id) ?? 0) + 1);
             const st = J.state[s]!;
-            if (st === JobState.Refused || st === JobState.Cancelled) return;
+            if (st === JobPhase.Rejected || st === JobPhase.Cancelled) return;
             const start = J.start[s]!;
             const end = J.end[s]!;
             expect(start).toBeGreaterThanOrEqual(J.submit[s]!);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SlurmJobInput } from '../../src/slurm/config.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
-import { JobState } from '../../src/slurm/jobs.js';
+import { JobPhase } from '../../src/core/engine.js';
 import { RAIJIN_PLATFORM, SlurmPlatform } from '../../src/slurm/platform.js';
 import { CalcMetsAccumulator, replay, runworkload, shrinkFactors } from '../../src/slurm/replay.js';
 import { DEFAULT_RAIJIN_WORKLOAD, TABLE_4_1, raijinWorkload, workloadConstants } from '../../src/slurm/workload.js';
@@ -139,7 +139,7 @@ describe('the standard error of the one-core service-unit share', () => {
         J.submit[s] = j.submit;
         J.start[s] = j.submit;
         J.end[s] = j.submit + Math.min(j.runTime, j.timeLimit);
-        J.state[s] = JobState.Completed;
+        J.state[s] = JobPhase.Completed;
         acc.add(J, s);
         J.release(s);
       }
