@@ -25,6 +25,7 @@ import type { Job, Workload } from './job.js';
 import { parseNativeWorkload } from './nativeJson.js';
 import { loadSwf, SwfReader, type SwfOptions } from './swf.js';
 
+export * from './gpuRequest.js';
 export * from './job.js';
 export * from './malleability.js';
 export { parseNativeWorkload, NativeWorkloadSchema } from './nativeJson.js';
