@@ -37,7 +37,10 @@ describe('the gpus facet in native JSON', () => {
   });
 
   it('names the JSON path of a bad request', () => {
-    const one = (gpus: unknown, shape: Record<string, unknown> = { type: 'mpi', ntasks: 2 }) => () => parse([{ id: 'g', subtime: 0, runtime: 1, ...shape, gpus }]);
+    const one =
+      (gpus: unknown, shape: Record<string, unknown> = { type: 'mpi', ntasks: 2 }) =>
+      () =>
+        parse([{ id: 'g', subtime: 0, runtime: 1, ...shape, gpus }]);
     expect(one({ count: 2, per_node: true })).toThrow(/\$\.jobs\[0\]\.gpus \(job "g"\): `per_node` GPUs need an exact node count: give `nodes`/);
     expect(one({ count: 2, job_type: 'A3C' })).toThrow(/\$\.jobs\[0\]\.gpus: give `job_type` and `steps` together/);
     expect(one({ count: 0 })).toThrow(/\$\.jobs\[0\]\.gpus\.count/);
