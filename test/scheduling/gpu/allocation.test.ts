@@ -18,7 +18,9 @@ import { orderJobs } from '../../../src/scheduling/gpu/jobOrders.js';
 
 const close = (a: ArrayLike<number>, b: number[], digits = 5) => {
   expect(a.length).toBe(b.length);
-  b.forEach((v, i) => expect(a[i]).toBeCloseTo(v, digits));
+  b.forEach((v, i) => {
+    expect(a[i]).toBeCloseTo(v, digits);
+  });
 };
 
 // job A: 1 step/s on a K80, 4 on a V100; job B: 1 and 2; one K80 and one V100
