@@ -64,9 +64,9 @@ describe('GPUs in native JSON', () => {
   });
 
   it('a node with 0 GPUs has no type, and a figure given once is the type’s', () => {
-    const d = structuredClone(NATIVE);
+    const d = structuredClone(NATIVE) as unknown as { clusters: { nodes: Record<string, unknown>[] }[] };
     d.clusters[0]!.nodes[1]!.gpus = { count: 0, type: 'p100', busy_power: 1 };
-    d.clusters[0]!.nodes.push({ id: 'w', count: 1, memory_gb: 64, processors: [cpu], gpus: { count: 8, type: 'v100', memory_gb: 16 } } as never);
+    d.clusters[0]!.nodes.push({ id: 'w', count: 1, memory_gb: 64, processors: [cpu], gpus: { count: 8, type: 'v100', memory_gb: 16 } });
     const p = parsePlatform(d, 'd.json');
     expect(p.gpuTypes).toEqual(['v100']);
     expect(Array.from(p.nodeGpuType)).toEqual([0, 0, -1, -1, -1, -1, 0]);
