@@ -21,6 +21,8 @@
  * - `leaderboard`: `clustergym leaderboard` at its defaults (nine settings, seed 0, the shipped models): seconds per setting and in total.
  * - `flat-es`: flat ES training throughput (steps/s, episodes/s) on the fair, cosched and slurm training configs.
  * - `lookahead`: `leaderboard --lookahead`'s reference rows on the cluster settings at their default episodes: seconds, and the means against the base and the best heuristic.
+ * - `fleet`: beyond one machine: env-steps/s of one learner against 1, 2, 4 servers (`make_vec(addresses=...)`),
+ *   and the leaderboard's wall time as one process against 2 and 4 `--shard` processes and their `--merge`.
  * - `platform`: loading seed 004's Raijin platform (3,600 nodes x 16 cores) written as one node group, as
  *   the Slurm engine's node-group file and node by node: median/min/max ms and the heap it keeps.
  * - `netsim`: the flow model: 10,000 transfers on a 128-host fat-tree, `clustergym netsim` and SimGrid's
@@ -32,6 +34,7 @@ import { benchCore } from './core.js';
 import { benchEnvs } from './envs.js';
 import { benchFairness } from './fairness.js';
 import { benchFlatEs } from './flatEs.js';
+import { benchFleet } from './fleet.js';
 import { benchIrmasim } from './irmasim.js';
 import { benchLeaderboard, benchLookahead } from './leaderboard.js';
 import { benchMalleable } from './malleable.js';
@@ -59,6 +62,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   'flat-es': benchFlatEs,
   lookahead: benchLookahead,
   netsim: () => benchNetsim(),
+  fleet: benchFleet,
   platform: () => benchPlatform(),
 };
 

@@ -2,8 +2,9 @@
  * The ZeroMQ bridge server (DESIGN §6): a ROUTER socket that maps each request to an environment
  * call and replies. Clients use DEALER (any number of requests in flight) or REQ sockets; the reply
  * goes back with the request's envelope. The socket speaks ZMTP itself by default, or is libzmq's
- * (`transport`, bridge/transport.ts); clients see the same ZeroMQ ROUTER either way. Messages are msgpack maps (msgpackr with records off, so
- * any standard msgpack library reads them); typed arrays travel as `__ndarray__` maps.
+ * (`transport`, bridge/transport.ts); clients see the same ZeroMQ ROUTER either way. How messages
+ * travel (msgpack maps readable by any msgpack library, `__ndarray__` maps, binary step frames) is
+ * bridge/codec.ts's: this module decodes a request, calls the env and hands the result to the codec.
  *
  * The server never dies of a message: anything wrong in a request (not msgpack, unknown op, bad
  * fields, unknown env, invalid action, bad config) becomes an error reply and the server goes on.
@@ -14,27 +15,30 @@
  * `EnvFactory` (the gym registry in production, anything in tests).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { Packr, Unpackr } from 'msgpackr';
 import { defaultTransport, isTransport, openRouter, type RouterSocket, type Transport } from './transport.js';
 import { BridgeError, limitError, PROTOCOL_VERSION, parseRequest, requestIdOf, type ErrorCode, type Op, type Request } from './protocol.js';
-import { encodeNdArray, isNdArrayMessage, type WireTypedArray } from './ndarray.js';
+import { encodeNdArray } from './ndarray.js';
+import { BINARY_MAGIC, BINARY_VERSION, type BinaryLayout, binaryLayout, binaryRequestId, layoutMessage, parseBinaryRequest } from './binary.js';
 import {
-  BINARY_MAGIC,
-  BINARY_VERSION,
-  type BinaryLayout,
-  binaryLayout,
-  binaryRequestId,
-  columnSpec,
-  encodeBinaryReply,
-  type InfoColumns,
-  layoutMessage,
-  parseBinaryRequest,
-  splitInfoColumns,
-} from './binary.js';
+  type BatchResult,
+  BinaryReplies,
+  batchInfo,
+  copyObservation,
+  encodeObservation,
+  encodeValue,
+  errorReply,
+  okReply,
+  resetBatchReply,
+  stepBatchReply,
+  stepReply,
+  unpackRequest,
+} from './codec.js';
 
 import type { SpaceDescriptor } from './protocol.js';
 
 export type { SpaceDescriptor } from './protocol.js';
+// the codec's helpers, where clients of this module found them before bridge/codec.ts
+export { encodeValue, stackObservations, wire } from './codec.js';
 
 /** What the bridge needs of an environment. */
 export interface BridgeEnv {
@@ -78,6 +82,13 @@ export interface BridgeServerOptions {
    * `clustergym serve --transport`.
    */
   transport?: Transport | undefined;
+  /**
+   * Heartbeats to the clients (ms; 0 turns each off): a PING to a client silent for
+   * `heartbeatIntervalMs`, and a client silent for `heartbeatTimeoutMs` disconnected (its host died or
+   * the network broke). Defaults `DEFAULT_HEARTBEAT` (5 s, 60 s). `clustergym serve --heartbeat-ivl/--heartbeat-timeout`.
+   */
+  heartbeatIntervalMs?: number | undefined;
+  heartbeatTimeoutMs?: number | undefined;
   /** Close envs idle for longer than this (ms); default 10 minutes. */
   idleTimeoutMs?: number | undefined;
   /** Called with each env reclaimed for idleness (logs, tests). */
@@ -103,6 +114,13 @@ export interface BridgeServerOptions {
 export function hardMessageCap(maxRequestBytes: number): number {
   return maxRequestBytes + Math.max(maxRequestBytes, 1 << 20);
 }
+
+/**
+ * The server's default heartbeats (ms): a PING after 5 s of a client's silence, the client dropped
+ * after 60 s of it. A client that computes between requests (the Python client's direct transport
+ * sends nothing then) and is dropped reconnects with its next request; its envs stay.
+ */
+export const DEFAULT_HEARTBEAT = { intervalMs: 5000, timeoutMs: 60_000 } as const;
 
 /** The server's default limits (each raised by a flag of `clustergym serve`, named in `limit_exceeded` errors). */
 export const DEFAULT_LIMITS = {
@@ -132,26 +150,6 @@ interface Slot {
   layout: BinaryLayout | null;
 }
 
-/** The results of stepping a batch of envs (before encoding, in msgpack or binary). */
-interface BatchResult {
-  slots: Slot[];
-  rewards: Float64Array;
-  terminated: Uint8Array;
-  truncated: Uint8Array;
-  /** Each env's observation after the step (the first of the next episode when it was reset). */
-  observations: unknown[];
-  infos: Record<string, unknown>[];
-}
-
-const packr = new Packr({ useRecords: false, variableMapSize: true });
-// msgpackr packs into one buffer, reply after reply, and allocates the next one (of the same size)
-// when fewer than 2 KB are left: with its default 8 KB, a 5 KB `step` reply needed a fresh buffer
-// (and a partial copy to a larger one) nearly every time. 1 MB buffers hold ~200 such replies.
-// Replies are views of these buffers, never overwritten (ZeroMQ sends them without a copy).
-packr.useBuffer(Buffer.allocUnsafeSlow(1 << 20));
-// 'auto': 64-bit integers beyond 2^53 arrive as bigint (seeds up to 2^64 keep their value); msgpackr supports it, its types do not list it
-const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'auto' as 'number' });
-
 /** Compares a given secret with the server's token in constant time (for equal lengths). */
 function sameSecret(given: Buffer, token: Buffer): boolean {
   return given.length === token.length && timingSafeEqual(given, token);
@@ -160,103 +158,6 @@ function sameSecret(given: Buffer, token: Buffer): boolean {
 /** A fresh seed from the OS's entropy (53 bits), for a first reset without a seed (as Gymnasium does). */
 function entropySeed(): number {
   return Number(randomBytes(8).readBigUInt64LE() >> 11n);
-}
-
-function isTypedArray(v: unknown): v is WireTypedArray {
-  return ArrayBuffer.isView(v) && !(v instanceof DataView);
-}
-
-/** Encodes a value for the wire: typed arrays become ndarrays (shaped by `space` when it says). */
-export function encodeValue(v: unknown, space?: SpaceDescriptor): unknown {
-  if (isNdArrayMessage(v)) return v;
-  if (isTypedArray(v)) return encodeNdArray(v, space?.shape && space.shape.reduce((a, b) => a * b, 1) === v.length ? space.shape : [v.length]);
-  if (Array.isArray(v)) return v.map((x) => encodeValue(x));
-  if (v !== null && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = encodeValue(x, space?.spaces?.[k]);
-    return out;
-  }
-  return v;
-}
-
-/**
- * The wire form of an observation, from the slot's cache when the env returned the same buffers as
- * before (the ndarray maps hold views of the buffers, so they stay valid; msgpack reads them at pack
- * time). Envs reuse their observation buffers, so a step allocates no wire objects.
- */
-function encodeObservation(cache: Map<object, unknown>, obs: unknown, space: SpaceDescriptor): unknown {
-  if (obs === null || typeof obs !== 'object') return obs;
-  const hit = cache.get(obs);
-  if (hit !== undefined && stillValid(hit, obs)) return hit;
-  const enc = encodeValue(obs, space);
-  if (cache.size > 64) cache.clear();
-  cache.set(obs, enc);
-  return enc;
-}
-
-/** Whether a cached wire form still describes `obs` (same keys, same buffers, same sizes). */
-function stillValid(enc: unknown, obs: object): boolean {
-  if (isTypedArray(obs)) {
-    const m = enc as { data: Uint8Array };
-    return m.data.buffer === obs.buffer && m.data.byteOffset === obs.byteOffset && m.data.byteLength === obs.byteLength;
-  }
-  if (Array.isArray(obs)) return false;
-  const e = enc as Record<string, unknown>;
-  let n = 0;
-  for (const k in obs) {
-    n++;
-    const v = (obs as Record<string, unknown>)[k];
-    const w = e[k];
-    if (isTypedArray(v)) {
-      if (!isNdArrayMessage(w) || !stillValid(w, v)) return false;
-    } else if (v !== w) return false;
-  }
-  return n === Object.keys(e).length;
-}
-
-/**
- * Scratch arrays of the batched observations and masks, one per (key path, type, length), reused
- * from one reply to the next: a reply is packed (its bytes copied into the msgpack buffer) before
- * the next request is handled, so a batch allocates and zero-fills no new arrays (at 64 envs that
- * was a third of the server's time per `step_batch`).
- */
-const scratch = new Map<string, WireTypedArray>();
-
-function scratchArray(path: string, Ctor: new (n: number) => WireTypedArray, n: number): WireTypedArray {
-  const key = `${path}|${Ctor.name}|${n}`;
-  let a = scratch.get(key);
-  if (a === undefined) {
-    if (scratch.size > 256) scratch.clear();
-    a = new Ctor(n);
-    scratch.set(key, a);
-  }
-  return a;
-}
-
-/**
- * Stacks one observation per env into batched ndarrays (`[n, ...shape]`), per key for dicts. The
- * arrays are the scratch arrays of `path`: valid until the next call with the same path, so the
- * reply holding them must be packed before that.
- */
-export function stackObservations(obs: unknown[], space: SpaceDescriptor, path = ''): unknown {
-  const first = obs[0];
-  if (isTypedArray(first)) {
-    const len = first.length;
-    const out = scratchArray(path, first.constructor as new (n: number) => WireTypedArray, len * obs.length) as Float32Array;
-    for (let i = 0; i < obs.length; i++) out.set(obs[i] as Float32Array, i * len);
-    const shape = space.shape && space.shape.reduce((a, b) => a * b, 1) === len ? space.shape : [len];
-    return encodeNdArray(out, [obs.length, ...shape]);
-  }
-  if (first !== null && typeof first === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(first)) {
-      const column: unknown[] = new Array(obs.length);
-      for (let i = 0; i < obs.length; i++) column[i] = (obs[i] as Record<string, unknown>)[k];
-      out[k] = stackObservations(column, space.spaces?.[k] ?? { type: 'Box' }, `${path}/${k}`);
-    }
-    return out;
-  }
-  return obs;
 }
 
 /** The bridge server. `start()` binds and serves until `close()`. */
@@ -283,8 +184,8 @@ export class BridgeServer {
   private encodeSeconds = 0;
   /** The token's bytes (binary frames carry it as bytes). */
   private readonly tokenBytes: Buffer | null;
-  /** Packed info-column specs by their keys and kinds (binary `step_batch` with info columns). */
-  private readonly columnSpecs = new Map<string, Uint8Array>();
+  /** The binary replies (with their packed info-column specs). */
+  private readonly binaryReplies = new BinaryReplies();
 
   constructor(
     private readonly factory: EnvFactory,
@@ -311,6 +212,8 @@ export class BridgeServer {
     // refuses anything over the hard cap (it drops the sender's connection without buffering it), so
     // what one message can hold in memory is bounded either way.
     sock.maxMessageSize = hardMessageCap(this.limits.maxRequestBytes);
+    sock.heartbeatInterval = this.options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT.intervalMs;
+    sock.heartbeatTimeout = this.options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT.timeoutMs;
     await sock.bind(bind);
     if (this.closed) {
       // closed while binding
@@ -361,7 +264,7 @@ export class BridgeServer {
       const reply =
         frames.length === 2 || req
           ? this.handle(frames[frames.length - 1]!, identity.toString('hex'))
-          : this.errorReply(
+          : errorReply(
               null,
               new BridgeError('bad_message', `a request is one frame (DEALER: [payload]; REQ: [empty delimiter, payload]); got ${frames.length - 1} frames`, {
                 frames: frames.length - 1,
@@ -388,13 +291,13 @@ export class BridgeServer {
 
   private handleTimed(payload: Buffer, client: string): Buffer {
     if (payload.length > this.limits.maxRequestBytes)
-      return this.errorReply(null, limitError('request size (bytes)', payload.length, this.limits.maxRequestBytes, '--max-request-bytes'));
+      return errorReply(null, limitError('request size (bytes)', payload.length, this.limits.maxRequestBytes, '--max-request-bytes'));
     if (payload[0] === BINARY_MAGIC) return this.handleBinary(payload);
     let msg: unknown;
     try {
-      msg = unpackr.unpack(payload);
+      msg = unpackRequest(payload);
     } catch (e) {
-      return this.errorReply(null, new BridgeError('bad_message', `not msgpack: ${(e as Error).message}`));
+      return errorReply(null, new BridgeError('bad_message', `not msgpack: ${(e as Error).message}`));
     }
     const id = requestIdOf(msg);
     if (this.tokenBytes === null) {
@@ -403,19 +306,14 @@ export class BridgeServer {
     } else {
       const given = (msg as { token?: unknown } | null)?.token;
       if (typeof given !== 'string' || !sameSecret(Buffer.from(given, 'utf8'), this.tokenBytes))
-        return this.errorReply(
-          id,
-          new BridgeError('unauthorized', 'this server needs its token in every request (the `token` field; Python: CLUSTERGYM_TOKEN)'),
-        );
+        return errorReply(id, new BridgeError('unauthorized', 'this server needs its token in every request (the `token` field; Python: CLUSTERGYM_TOKEN)'));
       delete (msg as { token?: unknown }).token;
     }
     try {
       const { op, req } = parseRequest(msg);
       const result = this.dispatch(op, req, client);
-      result.id = id;
-      result.ok = true;
       const t0 = performance.now();
-      const out = packr.pack(result);
+      const out = okReply(id, result);
       this.encodeSeconds += (performance.now() - t0) / 1000;
       return out;
     } catch (e) {
@@ -440,21 +338,7 @@ export class BridgeServer {
         throw new BridgeError('bad_request', `environment ${q.envs[0]} (${first.envId}) has no binary layout: step it with msgpack requests`);
       const b = q.op === 'step' ? this.runStep(q.envs[0]!, q.actions[0]!, true) : this.runBatch(q.envs, q.actions, q.autoreset);
       const t0 = performance.now();
-      const masks: Uint8Array[] = new Array(b.slots.length);
-      for (let i = 0; i < masks.length; i++) masks[i] = b.slots[i]!.env.actionMask();
-      // info columns (a step_batch whose client reads them): the numbers as columns, the rest msgpack
-      const split = q.op === 'step_batch' && q.infoColumns ? splitInfoColumns(b.infos) : null;
-      const out = encodeBinaryReply(layout, {
-        op: q.op,
-        id: q.id,
-        rewards: b.rewards,
-        terminated: b.terminated,
-        truncated: b.truncated,
-        observations: b.observations,
-        masks,
-        info: packr.pack(split ? split.rest : q.op === 'step' ? b.infos[0] : b.infos),
-        ...(split ? { columns: { split, infos: b.infos, spec: this.columnSpecBytes(split) } } : {}),
-      });
+      const out = this.binaryReplies.encode(layout, q, b);
       this.encodeSeconds += (performance.now() - t0) / 1000;
       return out;
     } catch (e) {
@@ -462,29 +346,12 @@ export class BridgeServer {
     }
   }
 
-  /** The msgpack bytes of a columns' spec, packed once per distinct spec (steps repeat the same one). */
-  private columnSpecBytes(split: InfoColumns): Uint8Array {
-    let key = '';
-    for (let j = 0; j < split.keys.length; j++) key += `${split.ints[j] ? 'i' : 'f'}${split.keys[j]}\u0000`;
-    let spec = this.columnSpecs.get(key);
-    if (spec === undefined) {
-      // a copy: packr's buffer is reused by later replies
-      spec = Uint8Array.from(packr.pack(columnSpec(split)));
-      if (this.columnSpecs.size < 1024) this.columnSpecs.set(key, spec);
-    }
-    return spec;
-  }
-
   /** The error reply of anything thrown while handling a request: its own, the factory's classification, or `internal`. */
   private failure(id: number | string | null, e: unknown): Buffer {
-    if (e instanceof BridgeError) return this.errorReply(id, e);
+    if (e instanceof BridgeError) return errorReply(id, e);
     const c = this.factory.classify(e);
-    if (c) return this.errorReply(id, new BridgeError(c.code, c.message, c.details ?? null));
-    return this.errorReply(id, new BridgeError('internal', (e as Error)?.message ?? String(e)));
-  }
-
-  private errorReply(id: number | string | null, e: BridgeError): Buffer {
-    return packr.pack({ id, ok: false, error: { code: e.code, message: e.message, details: encodeValue(e.details) } });
+    if (c) return errorReply(id, new BridgeError(c.code, c.message, c.details ?? null));
+    return errorReply(id, new BridgeError('internal', (e as Error)?.message ?? String(e)));
   }
 
   private slot(handle: string, now = Date.now()): Slot {
@@ -564,22 +431,19 @@ export class BridgeServer {
       }
       case 'step': {
         const q = r as Request<'step'>;
-        const b = this.runStep(q.env, q.action, false);
-        const s = b.slots[0]!;
-        return {
-          observation: encodeObservation(s.obsCache, b.observations[0], s.env.observationSpace),
-          reward: b.rewards[0],
-          terminated: b.terminated[0] === 1,
-          truncated: b.truncated[0] === 1,
-          info: encodeValue(b.infos[0]),
-        };
+        return stepReply(this.runStep(q.env, q.action, false));
       }
       case 'action_mask': {
         const q = r as Request<'action_mask'>;
         return { mask: encodeNdArray(this.slot(q.env).env.actionMask()) };
       }
-      case 'step_batch':
-        return this.stepBatch(r as Request<'step_batch'>);
+      case 'step_batch': {
+        // with `autoreset` (default), an env whose episode ends is reset at once (seed continuing its
+        // stream): its row of `observations` is the first observation of the new episode, and the last
+        // observation of the ended one is in its `infos[i].final_observation`
+        const q = r as Request<'step_batch'>;
+        return stepBatchReply(this.runBatch(q.envs, q.actions, q.autoreset));
+      }
       case 'reset_batch': {
         const q = r as Request<'reset_batch'>;
         const slots = this.batchSlots(q.envs);
@@ -596,15 +460,11 @@ export class BridgeServer {
           }
         }
         const outs = slots.map((s, i) => this.resetSlot(s, q.seeds?.[i], options));
-        const masks = slots.map((s) => s.env.actionMask());
-        return {
-          observations: stackObservations(
-            outs.map((o) => o.observation),
-            slots[0]!.env.observationSpace,
-          ),
-          action_masks: stackMasks(masks),
-          infos: outs.map((o) => batchInfo(o.info)),
-        };
+        return resetBatchReply(
+          slots[0]!.env.observationSpace,
+          outs,
+          slots.map((s) => s.env.actionMask()),
+        );
       }
       case 'close': {
         const q = r as Request<'close'>;
@@ -613,24 +473,6 @@ export class BridgeServer {
         return { closed: s !== undefined };
       }
     }
-  }
-
-  /**
-   * Steps several envs with one message. With `autoreset` (default), an env whose episode ends is
-   * reset at once (seed continuing its stream): its row of `observations` is the first observation
-   * of the new episode, and the last observation of the ended one is in its `infos[i].final_observation`
-   * (with the episode metrics in `infos[i]`).
-   */
-  private stepBatch(q: Request<'step_batch'>): Record<string, unknown> {
-    const b = this.runBatch(q.envs, q.actions, q.autoreset);
-    return {
-      observations: stackObservations(b.observations, b.slots[0]!.env.observationSpace),
-      rewards: encodeNdArray(b.rewards),
-      terminated: encodeNdArray(b.terminated),
-      truncated: encodeNdArray(b.truncated),
-      action_masks: stackMasks(b.slots.map((s) => s.env.actionMask())),
-      infos: b.infos,
-    };
   }
 
   /**
@@ -645,7 +487,9 @@ export class BridgeServer {
     this.envSeconds += (performance.now() - t0) / 1000;
     if (out.terminated || out.truncated) s.active = false;
     return {
-      slots: [s],
+      space: s.env.observationSpace,
+      cache: s.obsCache,
+      masks: [s.env.actionMask()],
       rewards: Float64Array.of(out.reward),
       terminated: Uint8Array.of(out.terminated ? 1 : 0),
       truncated: Uint8Array.of(out.truncated ? 1 : 0),
@@ -703,7 +547,9 @@ export class BridgeServer {
       observations[i] = obs;
       infos[i] = info;
     }
-    return { slots, rewards, terminated, truncated, observations, infos };
+    const masks: Uint8Array[] = new Array(n);
+    for (let i = 0; i < n; i++) masks[i] = slots[i]!.env.actionMask();
+    return { space: slots[0]!.env.observationSpace, cache: slots[0]!.obsCache, masks, rewards, terminated, truncated, observations, infos };
   }
 
   /**
@@ -759,35 +605,6 @@ export class BridgeServer {
   }
 }
 
-/** A deep copy of an observation (typed arrays sliced). */
-function copyObservation(o: unknown): unknown {
-  if (isTypedArray(o)) return o.slice();
-  if (o !== null && typeof o === 'object' && !Array.isArray(o)) return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, copyObservation(v)]));
-  return o;
-}
-
-function stackMasks(masks: Uint8Array[]): unknown {
-  const a = masks[0]!.length;
-  const out = scratchArray('#mask', Uint8Array, a * masks.length) as Uint8Array;
-  for (let i = 0; i < masks.length; i++) out.set(masks[i]!, i * a);
-  return encodeNdArray(out, [masks.length, a]);
-}
-
-/**
- * The wire form of a step's `info` in a batch: without `action_mask` (batches carry the masks
- * stacked), plain values as they are, typed arrays and nested objects encoded. One loop, no rest
- * spread nor `Object.entries` (it runs once per env per `step_batch`).
- */
-function batchInfo(info: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k in info) {
-    if (k === 'action_mask') continue;
-    const v = info[k];
-    out[k] = v !== null && typeof v === 'object' ? encodeValue(v) : v;
-  }
-  return out;
-}
-
 function allowed(mask: Uint8Array): string {
   const a: number[] = [];
   for (let i = 0; i < mask.length && a.length < 20; i++) if (mask[i]) a.push(i);
@@ -801,9 +618,3 @@ function safeClose(env: BridgeEnv): void {
     // closing must not fail the server
   }
 }
-
-/** msgpack encoder/decoder with the settings the wire uses (for clients written in TypeScript). */
-export const wire = {
-  pack: (v: unknown): Buffer => packr.pack(v),
-  unpack: (b: Buffer | Uint8Array): unknown => unpackr.unpack(b),
-};

@@ -7,10 +7,12 @@
  *   a request is read and its reply written on the event loop's thread, with no hop through
  *   libzmq's I/O thread.
  * - `libzmq`: zeromq.js's `Router` (libzmq and its I/O thread), the bridge's socket before; also
- *   the only one that binds `inproc://` endpoints.
+ *   the only one that binds `inproc://` and abstract `ipc://@NAME` endpoints (`libzmqOnly`).
  */
 import { z } from 'zod';
-import { ZmtpRouter } from './zmtp.js';
+import { libzmqOnly, ZmtpRouter } from './zmtp.js';
+
+export { libzmqOnly } from './zmtp.js';
 
 /** The bridge's transports (`clustergym serve --transport`). */
 export const TRANSPORTS = ['zmtp', 'libzmq'] as const;
@@ -22,16 +24,15 @@ export type Transport = (typeof TRANSPORTS)[number];
 export const TransportSchema = z.enum(TRANSPORTS);
 
 /**
- * The transport when none is named: `$CLUSTERGYM_TRANSPORT` when set (so that servers started by a
- * client, such as Python's `make()`, and test runs can be switched), else `zmtp`, except for
- * `inproc://` endpoints (libzmq). Returns an error message for a bad variable.
+ * The transport when none is named: the endpoint's own when only libzmq binds it (`libzmqOnly`:
+ * `inproc://`, `ipc://@NAME`), else `$CLUSTERGYM_TRANSPORT` when set (so that servers started by a
+ * client, such as Python's `make()`, and test runs can be switched), else `zmtp`. Returns an error
+ * message for a bad variable.
  */
 export function defaultTransport(bind: string, env = process.env.CLUSTERGYM_TRANSPORT): Transport | string {
-  if (env !== undefined && env !== '') {
-    if (!isTransport(env)) return `CLUSTERGYM_TRANSPORT: expected one of ${TRANSPORTS.join(', ')}, got ${JSON.stringify(env)}`;
-    return env;
-  }
-  return bind.startsWith('inproc://') ? 'libzmq' : 'zmtp';
+  if (env !== undefined && env !== '' && !isTransport(env)) return `CLUSTERGYM_TRANSPORT: expected one of ${TRANSPORTS.join(', ')}, got ${JSON.stringify(env)}`;
+  if (libzmqOnly(bind) !== null) return 'libzmq';
+  return env !== undefined && env !== '' ? (env as Transport) : 'zmtp';
 }
 
 /** Whether `s` names a transport. */
@@ -43,6 +44,10 @@ export function isTransport(s: string): s is Transport {
 export interface RouterSocket {
   /** A frame or message over this many bytes drops its sender's connection (-1: no limit); set before `bind`. */
   maxMessageSize: number;
+  /** A PING to a peer after this many ms of silence (0: none); set before `bind` (`ZMQ_HEARTBEAT_IVL`). */
+  heartbeatInterval: number;
+  /** A peer silent for this many ms is disconnected (0: never); set before `bind` (`ZMQ_HEARTBEAT_TIMEOUT`). */
+  heartbeatTimeout: number;
   /** The endpoint bound (with the port picked for port `*`), once `bind` resolved. */
   readonly lastEndpoint: string | null;
   /** Binds `tcp://HOST:PORT|*` or `ipc://PATH` (and `inproc://NAME` with libzmq). */

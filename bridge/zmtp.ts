@@ -28,7 +28,14 @@
  *   (`ZmtpDecoder` is a state machine fed chunk by chunk).
  * - **Commands after the handshake**: `PING` (ZMTP 3.1 heartbeats, libzmq's `ZMQ_HEARTBEAT_IVL`) is
  *   answered by `PONG` with the ping's context; `PONG` and unknown commands are ignored; `ERROR`
- *   closes the connection. This side sends no heartbeats of its own and ignores the ping's TTL.
+ *   closes the connection.
+ * - **Heartbeats** (`heartbeatInterval`, `heartbeatTimeout`, in ms, libzmq's `ZMQ_HEARTBEAT_IVL` and
+ *   `ZMQ_HEARTBEAT_TIMEOUT`; 0 turns them off): a connection silent for `heartbeatInterval` gets a
+ *   `PING` (TTL 0: a client computing between requests is silent, and must not drop us), and one
+ *   silent for `heartbeatTimeout` is closed (its peer's host died, or the network broke: nothing
+ *   else closes it). A peer's `PING` with a TTL sets that connection's timeout to the TTL, as libzmq
+ *   does. Silence is counted on the event loop: while this process computes (one request that takes
+ *   long), nobody is heard, so a tick that comes late forgives the time it was late.
  * - **Handshake timeout**: a connection that has not sent its greeting and READY within 30 s
  *   (`HANDSHAKE_TIMEOUT_MS`, libzmq's `ZMQ_HANDSHAKE_IVL` default) is closed.
  * - **Limits**: `maxMessageSize` (bytes, -1 for none, as libzmq's `ZMQ_MAXMSGSIZE`): a frame or a
@@ -48,11 +55,11 @@
  *   high-water mark.
  * - **Endpoints**: `tcp://HOST:PORT` (port 0 or `*` picks a free one; host `*` means every
  *   interface) and `ipc://PATH` (a Unix socket; a file left at PATH is unlinked first, as libzmq does,
- *   and the file is removed by `close()`; `ipc://@NAME` is Linux's abstract namespace). `inproc://`
- *   exists only inside libzmq.
+ *   and the file is removed by `close()`). `inproc://` exists only inside libzmq, and so, in
+ *   effect, do abstract Unix sockets (`ipc://@NAME`): Node pads their names (`libzmqOnly`).
  *
  * Not implemented: ZMTP 1.0/2.0 peers, PLAIN/CURVE/GSSAPI, socket types other than DEALER and REQ as
- * peers, outgoing connections (`connect`), ZMTP 3.1's SUBSCRIBE/CANCEL (PUB/SUB), `ZMQ_HEARTBEAT_TTL`.
+ * peers, outgoing connections (`connect`), ZMTP 3.1's SUBSCRIBE/CANCEL (PUB/SUB), a TTL in our own PINGs.
  */
 import { randomInt } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
@@ -385,6 +392,9 @@ export class ZmtpDecoder {
 /** A peer's socket types this ROUTER serves. */
 const PEER_TYPES = new Set(['DEALER', 'REQ']);
 
+/** Our heartbeat: a PING with TTL 0 (the peer need not time us out) and a 2-byte context. */
+const PING = encodeCommand('PING', Buffer.from([0, 0, 0x63, 0x67]));
+
 const READY = encodeCommand(
   'READY',
   encodeProperties([
@@ -397,6 +407,18 @@ const READY = encodeCommand(
 function errorCommand(reason: string): Buffer {
   const r = Buffer.from(reason, 'latin1').subarray(0, 255);
   return encodeCommand('ERROR', Buffer.concat([Buffer.of(r.length), r]));
+}
+
+/**
+ * Why only libzmq binds `bind` (null when the ZMTP socket can): `inproc://` exists inside libzmq
+ * only, and Node binds an abstract Unix socket (`ipc://@NAME`) under its name padded with NUL bytes
+ * to 108, a name no ZeroMQ peer connects to (libzmq and Python use the name's own length).
+ */
+export function libzmqOnly(bind: string): string | null {
+  if (bind.startsWith('inproc://')) return "inproc:// is libzmq's in-process transport";
+  if (bind.startsWith('ipc://@'))
+    return "Node binds an abstract socket (ipc://@NAME) under its name padded with NUL bytes, which no ZeroMQ peer reaches; libzmq's socket binds the name itself";
+  return null;
 }
 
 /** The parts of a bound endpoint. */
@@ -416,9 +438,10 @@ export function parseEndpoint(endpoint: string): Listen {
   const ipc = /^ipc:\/\/(.+)$/.exec(endpoint);
   if (ipc) {
     if (ipc[1] === '*') throw new Error('ipc://* (a generated path) is not supported: name the socket file');
-    return { kind: 'ipc', path: ipc[1]!.startsWith('@') ? `\0${ipc[1]!.slice(1)}` : ipc[1]! };
+    if (ipc[1]!.startsWith('@')) throw new Error(`${endpoint}: ${libzmqOnly(endpoint)}; use the libzmq transport for it`);
+    return { kind: 'ipc', path: ipc[1]! };
   }
-  if (endpoint.startsWith('inproc://')) throw new Error(`${endpoint}: inproc:// is libzmq's in-process transport; use the libzmq transport for it`);
+  if (endpoint.startsWith('inproc://')) throw new Error(`${endpoint}: ${libzmqOnly(endpoint)}; use the libzmq transport for it`);
   throw new Error(`${endpoint}: expected tcp://HOST:PORT or ipc://PATH`);
 }
 
@@ -435,6 +458,10 @@ class Connection implements ZmtpSink {
   /** Its messages waiting in the router's queue. */
   queued = 0;
   paused = false;
+  /** When bytes last came from the peer (ms, `Date.now()`). */
+  heard = Date.now();
+  /** The peer's TTL from its PINGs (ms; 0: none). */
+  ttlMs = 0;
 
   constructor(
     readonly router: ZmtpRouter,
@@ -472,7 +499,8 @@ class Connection implements ZmtpSink {
       return;
     }
     if (name === 'PING') {
-      // PING: 2-byte TTL, then up to 16 bytes of context, echoed in the PONG
+      // PING: 2-byte TTL (tenths of a second), then up to 16 bytes of context, echoed in the PONG
+      if (data.length >= 2) this.ttlMs = data.readUInt16BE(0) * 100;
       this.write(encodeCommand('PONG', data.subarray(2, 18)));
     } else if (name === 'ERROR') this.decoder.fail('the peer sent ERROR');
   }
@@ -554,8 +582,15 @@ export class ZmtpRouter {
   sendHighWaterBytes = SEND_HIGH_WATER_BYTES;
   /** A connection without its greeting and READY after this many ms is closed (`HANDSHAKE_TIMEOUT_MS`). */
   handshakeTimeoutMs = HANDSHAKE_TIMEOUT_MS;
-  /** Called with each connection dropped for a protocol error or a limit (logs, tests). */
+  /** Called with each connection dropped for a protocol error, a limit or a heartbeat timeout (logs, tests). */
   onDrop: ((reason: string) => void) | null = null;
+  /** A PING to a connection silent for this many ms (0: no heartbeats); set before `bind`. libzmq's `ZMQ_HEARTBEAT_IVL`. */
+  heartbeatInterval = 0;
+  /** A connection silent for this many ms is closed (0: never, unless its peer's PING set a TTL); set before `bind`. */
+  heartbeatTimeout = 0;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private tickMs = 1000;
+  private lastTick = 0;
   private server: Server | null = null;
   private ipcPath: string | null = null;
   private closed = false;
@@ -572,7 +607,7 @@ export class ZmtpRouter {
     if (this.server) throw new Error('this ZMTP router is already bound');
     const where = parseEndpoint(endpoint);
     const server = createServer({ noDelay: true }, (s) => this.accept(s, where.kind === 'tcp'));
-    if (where.kind === 'ipc' && !where.path.startsWith('\0')) {
+    if (where.kind === 'ipc') {
       // a file left by an earlier server: libzmq unlinks it before binding too
       try {
         unlinkSync(where.path);
@@ -593,11 +628,12 @@ export class ZmtpRouter {
       // a listening server's errors (none expected once bound) must not crash the process
     });
     this.server = server;
+    this.startHeartbeats();
     if (where.kind === 'tcp') {
       const a = server.address() as { address: string; port: number; family: string };
       this.lastEndpoint = `tcp://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
     } else {
-      this.ipcPath = where.path.startsWith('\0') ? null : where.path;
+      this.ipcPath = where.path;
       this.lastEndpoint = endpoint;
     }
   }
@@ -611,7 +647,10 @@ export class ZmtpRouter {
     const conn = new Connection(this, s);
     this.sockets.add(s);
     s.write(greeting(false));
-    s.on('data', (chunk: Buffer) => conn.decoder.push(chunk));
+    s.on('data', (chunk: Buffer) => {
+      conn.heard = Date.now();
+      conn.decoder.push(chunk);
+    });
     s.on('error', () => {
       // a reset connection: 'close' follows
     });
@@ -620,6 +659,34 @@ export class ZmtpRouter {
       if (conn.id !== null && this.peers.get(conn.key) === conn) this.peers.delete(conn.key);
       if (!conn.decoder.failed) conn.decoder.fail('closed');
     });
+  }
+
+  /** Starts the heartbeat ticks (when `heartbeatInterval` or `heartbeatTimeout` is set). */
+  private startHeartbeats(): void {
+    // a tick at least every second (a peer's PING may set a TTL even when ours are off)
+    const every = Math.min(this.heartbeatInterval > 0 ? this.heartbeatInterval : 1000, this.heartbeatTimeout > 0 ? this.heartbeatTimeout / 4 : 1000, 1000);
+    this.tickMs = Math.max(10, every);
+    this.lastTick = Date.now();
+    this.heartbeatTimer = setInterval(() => this.heartbeatTick(), this.tickMs);
+    this.heartbeatTimer.unref();
+  }
+
+  /** PINGs silent connections and closes those silent past their timeout. */
+  private heartbeatTick(): void {
+    const now = Date.now();
+    const late = now - this.lastTick;
+    this.lastTick = now;
+    const period = this.tickMs;
+    for (const conn of this.peers.values()) {
+      // this process was busy (a long request): nobody could be heard meanwhile
+      if (late > 2 * period + 250) conn.heard = Math.max(conn.heard, now - period);
+      const quiet = now - conn.heard;
+      const timeout = conn.ttlMs > 0 ? conn.ttlMs : this.heartbeatTimeout;
+      if (timeout > 0 && quiet >= timeout) {
+        this.onDrop?.(`heartbeat timeout: nothing from the peer for ${quiet} ms`);
+        conn.socket.destroy();
+      } else if (this.heartbeatInterval > 0 && quiet >= this.heartbeatInterval) conn.write(PING);
+    }
   }
 
   /** Gives a connection its routing id (its own, or a generated one); null if that id is taken. */
@@ -718,6 +785,7 @@ export class ZmtpRouter {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.heartbeatTimer !== null) clearInterval(this.heartbeatTimer);
     this.server?.close();
     for (const s of this.sockets) s.destroy();
     this.sockets.clear();

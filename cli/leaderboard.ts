@@ -5,7 +5,13 @@
  * heuristic and its 95 % bootstrap interval (agents/leaderboard, docs/leaderboard.md).
  *
  *     clustergym leaderboard [--seed S] [--episodes N] [--settings a,b,...] [--models DIR|SETTING=DIR,...|none]
- *                            [--results FILE,...] [--json] [--out DIR] [--export DIR] [--lookahead]
+ *                            [--results FILE,...] [--json] [--out DIR] [--export DIR] [--lookahead] [--shard I/N]
+ *     clustergym leaderboard --merge SHARD.json... [--json] [--out DIR]
+ *
+ * `--shard I/N` plays shard I of N of every setting's episodes (an array job's piece) and writes it
+ * to `--out DIR/shard-I-of-N.json` (and prints it with `--json`); `--merge` puts the pieces together
+ * into the whole run's leaderboard, identical to one machine's but for the wall times
+ * (agents/leaderboard/shard.ts).
  *
  * A progress line per setting goes to stderr. Writes `leaderboard.json` (the `--json` object),
  * `leaderboard.md` (a table per setting) and `SETTING.svg` (each policy's difference to the best
@@ -17,7 +23,9 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../src/core/errors.js';
-import { defineCommand, defineFlags, formatTable, int, PACKAGE_ROOT, text, type Values } from './common.js';
+import type { Command } from 'commander';
+import type { SettingResult, SettingShard } from '../agents/leaderboard/index.js';
+import { addFlags, type CliCommandModule, defineFlags, formatTable, int, PACKAGE_ROOT, readFlags, text, type Values } from './common.js';
 import { duration } from './progress.js';
 
 /** The directory of the setting files. */
@@ -49,11 +57,20 @@ export const flags = defineFlags({
     help: 'add reference rows on the cluster settings (Job-v0, JobNode-v0, PolicyPair-v0): a lookahead over the heuristics on env clones, and its base in the env',
   },
   configs: { value: 'DIR', schema: text(true), default: SETTINGS_DIR, help: 'the directory of the setting files' },
+  shard: { value: 'I/N', schema: text(true), help: "play shard I of N (from 0) of every setting's episodes: an array job's piece, for --merge" },
+  merge: { help: "merge the shard files given after the flags (the --shard runs' outputs) into the whole leaderboard" },
 });
 
-/** Runs the command; returns the exit code. */
-export async function leaderboard(f: Values<typeof flags>): Promise<number> {
+/** Runs the command (`files`: the shard files of `--merge`); returns the exit code. */
+export async function leaderboard(f: Values<typeof flags>, files: readonly string[] = []): Promise<number> {
   const lb = await import('../agents/leaderboard/index.js');
+  if (f.merge) return mergeCommand(f, files);
+  if (files.length > 0) throw new InputError(`unexpected argument ${JSON.stringify(files[0])}: files are given to --merge only`);
+  const shard = f.shard !== undefined ? lb.parseShard(f.shard) : null;
+  if (shard !== null && f.lookahead)
+    throw new InputError("does not shard with --lookahead: the lookahead's base is the best heuristic over all of a setting's episodes", '--shard');
+  if (shard !== null && f.export !== undefined)
+    throw new InputError('export the episodes in an unsharded run (--export writes every episode of a setting)', '--shard');
   const names = f.settings !== undefined ? list(f.settings) : [...lb.SETTING_NAMES];
   const known = (n: string) => existsSync(lb.settingFile(f.configs, n));
   for (const n of names)
@@ -67,19 +84,27 @@ export async function leaderboard(f: Values<typeof flags>): Promise<number> {
   for (const m of models)
     if (!known(m.setting)) throw new InputError(`the model's setting ${JSON.stringify(m.setting)} has no setting file in ${f.configs}`, m.dir);
   const results = f.results !== undefined ? list(f.results).map(lb.readResults) : [];
-  const out: unknown[] = [];
-  const rows: import('../agents/leaderboard/index.js').SettingResult[] = [];
+  const rows: SettingResult[] = [];
+  const pieces: SettingShard[] = [];
   for (const s of settings) {
+    const n = f.episodes ?? s.episodes;
+    const all = lb.episodeSeeds(f.seed, n);
     const learned = [
       ...models.filter((m) => m.setting === s.name).map(lb.ppoPlayer),
-      ...results.filter((r) => r.setting === s.name).map((r) => lb.resultsPlayer(r, f.seed)),
+      ...results.filter((r) => r.setting === s.name).map((r) => lb.resultsPlayer(r, f.seed, all)),
     ];
+    if (shard !== null) {
+      const piece = await lb.runSettingShard(s, f.seed, n, shard, learned);
+      pieces.push(piece);
+      process.stderr.write(
+        `leaderboard: ${s.name} shard ${shard.index}/${shard.count}: episodes ${piece.from}..${piece.to - 1} of ${n}, ${piece.policies.length} rows; ${duration(piece.seconds)}\n`,
+      );
+      continue;
+    }
     const references = f.lookahead ? lb.lookaheadPlayers(s) : [];
-    const n = f.episodes ?? s.episodes;
     if (f.export !== undefined) lb.exportSetting(s, f.seed, n, join(f.export, s.name));
     const r = await lb.runSetting(s, f.seed, n, learned, references);
     rows.push(r);
-    out.push(r);
     const best = r.policies.find((p) => p.name === r.best_heuristic)!;
     const verdicts = r.learned.map((l) => `${l.name} ${l.verdict} (${pct(l.diff.mean)} [${pct(l.diff.ci95[0])}, ${pct(l.diff.ci95[1])}])`);
     process.stderr.write(
@@ -87,16 +112,41 @@ export async function leaderboard(f: Values<typeof flags>): Promise<number> {
         `best ${best.name} ${fmtNum(best.mean)}${verdicts.length ? `; ${verdicts.join('; ')}` : ''}; ${duration(r.seconds)}\n`,
     );
   }
-  const doc = {
-    seed: f.seed,
-    episodes: f.episodes ?? Object.fromEntries(settings.map((s) => [s.name, s.episodes])),
-    seed_ranges: { training: lb.TRAINING_SEEDS, evaluation: lb.EVALUATION_SEEDS },
-    settings: rows,
-  };
+  const episodes = f.episodes ?? Object.fromEntries(settings.map((s) => [s.name, s.episodes]));
+  const seedRanges = { training: lb.TRAINING_SEEDS, evaluation: lb.EVALUATION_SEEDS };
+  if (shard !== null) {
+    const piece = { format: lb.SHARD_FORMAT, shard, seed: f.seed, episodes, seed_ranges: seedRanges, settings: pieces };
+    mkdirSync(f.out, { recursive: true });
+    const file = join(f.out, `shard-${shard.index}-of-${shard.count}.json`);
+    writeFileSync(file, `${JSON.stringify(piece)}\n`);
+    if (f.json) process.stdout.write(`${JSON.stringify(piece)}\n`);
+    else console.log(`${file}: shard ${shard.index}/${shard.count} of ${settings.length} settings (merge with clustergym leaderboard --merge FILE...)`);
+    return 0;
+  }
+  return writeLeaderboard(f, { seed: f.seed, episodes, seed_ranges: seedRanges, settings: rows });
+}
+
+/** `--merge FILE...`: the shards' pieces as the whole leaderboard. */
+async function mergeCommand(f: Values<typeof flags>, files: readonly string[]): Promise<number> {
+  const lb = await import('../agents/leaderboard/index.js');
+  if (f.shard !== undefined) throw new InputError('give --shard to the pieces, not to their merge', '--merge');
+  if (files.length === 0) throw new InputError("no shard files: write clustergym leaderboard --merge SHARD.json... (the --shard runs' outputs)", '--merge');
+  const doc = lb.mergeShards(files.map((file) => ({ file, doc: lb.readShard(file) })));
+  process.stderr.write(`leaderboard: merged ${files.length} shards: ${doc.settings.map((s) => `${s.name} (${s.episode_seeds.length} episodes)`).join(', ')}\n`);
+  return writeLeaderboard(f, doc);
+}
+
+/** Writes leaderboard.json, leaderboard.md and the SVGs into `--out`, and prints the JSON (`--json`) or the tables. */
+async function writeLeaderboard(
+  f: Values<typeof flags>,
+  doc: { seed: number; episodes: unknown; seed_ranges: unknown; settings: SettingResult[] },
+): Promise<number> {
+  const lb = await import('../agents/leaderboard/index.js');
+  const rows = doc.settings;
   mkdirSync(f.out, { recursive: true });
   writeFileSync(join(f.out, 'leaderboard.json'), `${JSON.stringify(doc, null, 1)}\n`);
   writeFileSync(join(f.out, 'leaderboard.md'), lb.leaderboardMarkdown(doc));
-  for (const r of rows) writeFileSync(join(f.out, `${r.name}.svg`), lb.settingSvg(r, f.seed));
+  for (const r of rows) writeFileSync(join(f.out, `${r.name}.svg`), lb.settingSvg(r, doc.seed));
   if (f.json) {
     process.stdout.write(`${JSON.stringify(doc)}\n`);
     return 0;
@@ -114,5 +164,14 @@ export async function leaderboard(f: Values<typeof flags>): Promise<number> {
 const pct = (v: number) => `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}%`;
 const fmtNum = (v: number) => (Math.abs(v) >= 1e5 || (Math.abs(v) < 1e-2 && v !== 0) ? v.toExponential(3) : v.toFixed(3));
 
-/** `clustergym leaderboard`. */
-export const command = defineCommand(flags, leaderboard);
+/** `clustergym leaderboard` (files after the flags are `--merge`'s shards). */
+export const command: CliCommandModule = {
+  configure(cmd: Command, done) {
+    cmd.argument('[shards...]', 'the shard files of --merge');
+    addFlags(cmd, flags);
+    cmd.action(async (shards: string[], _options: unknown, self: Command) => {
+      const { values } = readFlags(self, flags);
+      done(await leaderboard(values, shards));
+    });
+  },
+};

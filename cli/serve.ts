@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
 import { z } from 'zod';
-import { defaultTransport, isTransport, TRANSPORTS } from '../bridge/transport.js';
+import { defaultTransport, isTransport, libzmqOnly, TRANSPORTS } from '../bridge/transport.js';
 import { defineCommand, defineFlags, int, num, oneOf, type Values } from './common.js';
 
 /** The flags of `serve`. */
@@ -31,6 +31,13 @@ export const flags = defineFlags({
     help: "the socket: zmtp (ZeroMQ's wire protocol spoken by the server itself; default) or libzmq (zeromq.js; also for inproc://); default $CLUSTERGYM_TRANSPORT, else zmtp",
   },
   'idle-timeout': { value: 'S', schema: num({ gt: 0 }), default: 600, help: 'close environments unused for S seconds' },
+  'heartbeat-ivl': { value: 'S', schema: num({ gte: 0 }), default: 5, help: 'PING a client silent for S seconds (ZMTP heartbeats; 0: none)' },
+  'heartbeat-timeout': {
+    value: 'S',
+    schema: num({ gte: 0 }),
+    default: 60,
+    help: 'disconnect a client silent for S seconds (its host died or the network broke; 0: never)',
+  },
   'parent-pid': { value: 'PID', schema: int({ gte: 1 }), help: 'exit when the process PID is gone' },
   quiet: { help: 'no log on stderr' },
   'allow-remote': { help: 'allow binding an address other than loopback (anyone who reaches it can run simulations and read files under --data-root)' },
@@ -95,8 +102,9 @@ export async function serve(f: Values<typeof flags>): Promise<number> {
     console.error(`clustergym serve: error: ${transport}`);
     return 2;
   }
-  if (transport === 'zmtp' && f.bind.startsWith('inproc://')) {
-    console.error(`clustergym serve: error: --bind ${f.bind}: inproc:// is libzmq's in-process transport: give --transport libzmq`);
+  const onlyLibzmq = libzmqOnly(f.bind);
+  if (transport === 'zmtp' && onlyLibzmq !== null) {
+    console.error(`clustergym serve: error: --bind ${f.bind}: ${onlyLibzmq}: give --transport libzmq`);
     return 2;
   }
   let token: string | undefined;
@@ -127,6 +135,8 @@ export async function serve(f: Values<typeof flags>): Promise<number> {
     maxRequestBytes: f['max-request-bytes'],
     token,
     idleTimeoutMs: f['idle-timeout'] * 1000,
+    heartbeatIntervalMs: f['heartbeat-ivl'] * 1000,
+    heartbeatTimeoutMs: f['heartbeat-timeout'] * 1000,
     onReclaim: (env) => {
       if (!f.quiet) console.error(`clustergym serve: closed ${env} after ${f['idle-timeout']} s idle`);
     },

@@ -11,3 +11,4 @@ export * from './models.js';
 export * from './report.js';
 export * from './export.js';
 export * from './lookahead.js';
+export * from './shard.js';

@@ -172,20 +172,27 @@ export function readResults(file: string): ResultsFile & { file: string } {
   return { ...r.data, file: resolve(file) };
 }
 
-/** A results file as a learned player: checks that its episodes are exactly the leaderboard's. */
-export function resultsPlayer(r: ResultsFile & { file: string }, leaderboardSeed: number): LearnedPlayer {
+/**
+ * A results file as a learned player: checks that its episodes are exactly the leaderboard's
+ * (`allSeeds`, the setting's episodes; default: those it is asked to play), and plays those asked
+ * (a shard's: shard.ts) from it.
+ */
+export function resultsPlayer(r: ResultsFile & { file: string }, leaderboardSeed: number, allSeeds?: readonly number[]): LearnedPlayer {
   return {
     name: r.name,
     model: r.file,
     async play(setting: Setting, seeds: readonly number[]) {
       if (r.seed !== leaderboardSeed) throw new InputError(`$.seed: the results are for leaderboard seed ${r.seed}, not ${leaderboardSeed}`, r.file);
+      const all = allSeeds ?? seeds;
       const got = r.per_episode.map((e) => e.seed);
-      if (got.length !== seeds.length || got.some((s, i) => s !== seeds[i]))
+      if (got.length !== all.length || got.some((s, i) => s !== all[i]))
         throw new InputError(
-          `$.per_episode: the episode seeds differ from setting ${setting.name}'s ${seeds.length} episodes of seed ${leaderboardSeed} (${seeds[0]}..${seeds[seeds.length - 1]}); rerun on the exported episodes with the same --episodes`,
+          `$.per_episode: the episode seeds differ from setting ${setting.name}'s ${all.length} episodes of seed ${leaderboardSeed} (${all[0]}..${all[all.length - 1]}); rerun on the exported episodes with the same --episodes`,
           r.file,
         );
-      return { per_episode: r.per_episode.map((e) => e.metric), complete: r.per_episode.every((e) => e.complete) };
+      const at = new Map(got.map((s, i) => [s, i]));
+      const mine = seeds.map((s) => r.per_episode[at.get(s)!]!);
+      return { per_episode: mine.map((e) => e.metric), complete: mine.every((e) => e.complete) };
     },
   };
 }

@@ -107,7 +107,11 @@ export interface ReferencePlayer {
   play(setting: Setting, seeds: readonly number[], heuristics: readonly PolicyRow[]): Promise<{ per_episode: number[]; complete: boolean }>;
 }
 
-const mean = (v: readonly number[]) => v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
+/** A row's mean: its per-episode figures summed in episode order (NaN when one is NaN), over their count. */
+export function rowMean(v: readonly number[]): number {
+  return v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
+}
+const mean = rowMean;
 
 /** `jobs` without those that can never fit the env's platform (the env rejects them). */
 export function fittingJobs(context: EnvContext, jobs: readonly Job[]): Job[] {
@@ -229,7 +233,21 @@ export async function runSetting(
   references: readonly ReferencePlayer[] = [],
 ): Promise<SettingResult> {
   const t0 = performance.now();
-  const seeds = episodeSeeds(seed, episodes);
+  const played = await playSetting(setting, episodeSeeds(seed, episodes), learned, references);
+  return settingResult(setting, seed, played.episodes, played.rows, (performance.now() - t0) / 1000);
+}
+
+/**
+ * Plays the episodes of `seeds` (all of a setting's, or a shard's: shard.ts) under the setting's
+ * heuristics, learned players and reference players: their rows, each episode's figure in `seeds`'
+ * order, before any comparison.
+ */
+export async function playSetting(
+  setting: Setting,
+  seeds: readonly number[],
+  learned: readonly LearnedPlayer[] = [],
+  references: readonly ReferencePlayer[] = [],
+): Promise<{ episodes: { seed: number; origin: number }[]; rows: PolicyRow[] }> {
   const h = runHeuristics(setting, seeds);
   const rows = [...h.rows];
   const plays: ['learned' | 'reference', LearnedPlayer | ReferencePlayer][] = [
@@ -257,12 +275,14 @@ export async function runSetting(
       seconds: (performance.now() - t) / 1000,
     });
   }
-  return settingResult(setting, seed, h.episodes, rows, (performance.now() - t0) / 1000);
+  return { episodes: h.episodes, rows };
 }
 
-/** A setting's result from its rows (heuristics, learned, references) on the episodes of leaderboard seed `seed`. */
-export function settingResult(setting: Setting, seed: number, episodes: { seed: number; origin: number }[], rows: PolicyRow[], seconds: number): SettingResult {
-  const { best, learned } = compareLearned(seed, setting.name, rows, setting.lower_is_better);
+/** What a setting's result says of the setting itself. */
+export type SettingHeader = Pick<Setting, 'name' | 'description' | 'why' | 'metric' | 'lower_is_better'> & { env: Pick<Setting['env'], 'id'> };
+
+/** What a result (or a shard's piece of one, shard.ts) says of its setting, in the order it says it. */
+export function headerFields(setting: SettingHeader): Pick<SettingResult, 'name' | 'description' | 'why' | 'env_id' | 'metric' | 'lower_is_better'> {
   return {
     name: setting.name,
     description: setting.description,
@@ -270,6 +290,20 @@ export function settingResult(setting: Setting, seed: number, episodes: { seed: 
     env_id: setting.env.id,
     metric: setting.metric,
     lower_is_better: setting.lower_is_better,
+  };
+}
+
+/** A setting's result from its rows (heuristics, learned, references) on the episodes of leaderboard seed `seed`. */
+export function settingResult(
+  setting: SettingHeader,
+  seed: number,
+  episodes: { seed: number; origin: number }[],
+  rows: PolicyRow[],
+  seconds: number,
+): SettingResult {
+  const { best, learned } = compareLearned(seed, setting.name, rows, setting.lower_is_better);
+  return {
+    ...headerFields(setting),
     episode_seeds: episodes,
     policies: rows,
     best_heuristic: best.name,

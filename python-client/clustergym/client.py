@@ -19,10 +19,10 @@ from .errors import (
     ClusterGymTimeoutError,
     ProtocolError,
     ServerDiedError,
-    ServerError,
+    ServerLostError,
     error_from_reply,
 )
-from .zmtp import ConnectionClosed, PyzmqDealer, Transport, TransportTimeout, ZmtpError, make_transport
+from .zmtp import ConnectionClosed, Heartbeat, PyzmqDealer, Transport, TransportTimeout, ZmtpError, heartbeat_from_env, make_transport
 
 __all__ = ["Client", "PROTOCOL_VERSION", "DEFAULT_TIMEOUT", "CONNECT_TIMEOUT", "MAKE_TIMEOUT", "normalize_address", "check_seed"]
 
@@ -63,6 +63,10 @@ _DEFAULT = _Default()
 # How often a waiting request checks that a local server process is still alive (ms).
 _LIVENESS_SLICE_MS = 250
 
+# Requests the server may take long over (a `make` that loads a large trace): silence does not end
+# their wait, only their timeout does (the server answers heartbeats between requests).
+_PATIENT_OPS = frozenset(["make"])
+
 
 def normalize_address(address: str) -> str:
     """A ZeroMQ endpoint for ``address``: ``tcp://host:port`` as is, ``host:port`` and ``:port``
@@ -97,6 +101,13 @@ class Client:
         binary: send ``step`` and ``step_batch`` as binary frames (:mod:`clustergym.binary`) when
             the server offers them (default: yes, unless ``$CLUSTERGYM_BINARY`` is ``0``); False
             keeps every request msgpack.
+        heartbeat: a :class:`~clustergym.zmtp.Heartbeat` (``interval``, ``timeout`` in seconds), or
+            ``None`` for none: while a reply is awaited the server is PINGed after ``interval``
+            seconds of silence, and taken for dead after ``timeout`` seconds of it
+            (:class:`~clustergym.errors.ServerLostError` naming it; ``make`` waits for its own
+            timeout). Default ``$CLUSTERGYM_HEARTBEAT`` (``"1,10"``; ``"0"`` for none), else
+            :data:`~clustergym.zmtp.DEFAULT_HEARTBEAT` (1 s, 10 s). A server that is killed is seen
+            at once, heartbeat or not (its connection closes).
     """
 
     def __init__(
@@ -111,8 +122,11 @@ class Client:
         token: Optional[str] = None,
         binary: Optional[bool] = None,
         transport: Optional[str] = None,
+        heartbeat: Union[Heartbeat, None, _Default] = _DEFAULT,
     ) -> None:
         self.address = normalize_address(address)
+        #: The heartbeat in use (None: none).
+        self.heartbeat: Optional[Heartbeat] = heartbeat_from_env() if isinstance(heartbeat, _Default) else heartbeat
         if binary is None:
             binary = os.environ.get("CLUSTERGYM_BINARY", "1") != "0"
         self._want_binary = bool(binary)
@@ -133,7 +147,7 @@ class Client:
         self._slice_ms = -1
         ct = timeout if connect_timeout is None else connect_timeout if timeout is None else min(timeout, connect_timeout)
         try:
-            self._sock: Optional[Transport] = make_transport(self.address, transport, connect_timeout=ct, context=context)
+            self._sock: Optional[Transport] = make_transport(self.address, transport, connect_timeout=ct, context=context, heartbeat=self.heartbeat)
         except TransportTimeout as e:
             raise ClusterGymTimeoutError(
                 "timeout",
@@ -168,6 +182,15 @@ class Client:
         within ``timeout`` seconds (default: the client's), and
         :class:`~clustergym.errors.ServerDiedError` when the local server is gone.
         """
+        rid = self.submit(op, **fields)
+        reply = self.result(rid, op, timeout)
+        assert isinstance(reply, dict)
+        return reply
+
+    def submit(self, op: str, **fields: Any) -> int:
+        """Sends ``{id, op, **fields}`` without waiting; returns the request's id, whose reply
+        :meth:`result` waits for. With one client per server, a caller keeps one request in flight on
+        each server at once (:class:`~clustergym.vector.VectorEnv` over several servers does)."""
         sock = self._sock
         if sock is None:
             raise RuntimeError("the clustergym client is closed")
@@ -176,10 +199,33 @@ class Client:
         msg.update(fields)
         if self._token is not None:
             msg["token"] = self._token
+        sock.patient = op in _PATIENT_OPS
         self._send(sock, wire.pack(msg), op)
-        reply = self._receive(sock, rid, op, timeout)
-        assert isinstance(reply, dict)
-        return reply
+        return rid
+
+    def result(self, rid: int, op: str, timeout: Union[float, None, _Default] = _DEFAULT) -> Union[Dict[str, Any], bytes]:
+        """The reply to request ``rid`` (of :meth:`submit` or :meth:`submit_step_frame`): the reply map
+        without ``id`` and ``ok``, or a binary reply's bytes. Raises as :meth:`request` does."""
+        sock = self._sock
+        if sock is None:
+            raise RuntimeError("the clustergym client is closed")
+        if not sock.patient:
+            return self._receive(sock, rid, op, timeout)
+        try:
+            return self._receive(sock, rid, op, timeout)
+        finally:
+            sock.patient = False
+
+    def submit_step_frame(self, op: str, handles: Sequence[int], actions: Sequence[int], autoreset: bool = True, columns: bool = False) -> int:
+        """Sends a binary ``step`` / ``step_batch`` frame (see :meth:`step_frame`) without waiting;
+        returns its id for :meth:`result`."""
+        sock = self._sock
+        if sock is None:
+            raise RuntimeError("the clustergym client is closed")
+        rid = next(self._ids) & 0xFFFFFFFF
+        sock.patient = False
+        self._send(sock, binary.encode_request(op, rid, handles, actions, autoreset, self._token_bytes, columns), op)
+        return rid
 
     @property
     def binary(self) -> bool:
@@ -288,7 +334,7 @@ class Client:
                 if time.monotonic() >= end:
                     break
                 time.sleep(0.01)
-        raise ServerError("connection_closed", f"{e} (during {op!r})") from None
+        raise ServerLostError("server_lost", f"{e} (during {op!r})") from None
 
     def _receive(self, sock: Transport, rid: int, op: str, timeout: Union[float, None, _Default]) -> Union[Dict[str, Any], bytes]:
         """Waits for the reply to request ``rid``: the reply map, or the bytes of a binary reply."""

@@ -81,6 +81,24 @@ def action_to_wire(a: Any) -> Any:
     return a
 
 
+def close_envs(client: Client, handles: Sequence[str], server: Optional[LocalServer], owns_client: bool, timeout: float) -> None:
+    """Closes envs ``handles`` on ``client``'s server (not when ``server``, a local server, is about to
+    stop anyway), then the client if ``owns_client`` and the local server; never raises for a server
+    that is already gone (``timeout``: seconds to wait for each acknowledgement)."""
+    try:
+        if server is None and not client.closed:
+            for h in handles:
+                try:
+                    client.request("close", env=h, timeout=min(timeout, client.timeout or timeout))
+                except (ClusterGymError, OSError, RuntimeError):
+                    break
+    finally:
+        if owns_client:
+            client.close()
+        if server is not None:
+            server.stop()
+
+
 class _ServerResource:
     """What :class:`Env` and :class:`~clustergym.vector.VectorEnv` share: closing their envs on the
     server (and the local server :func:`make` started), the context manager, and the closed check.
@@ -99,18 +117,7 @@ class _ServerResource:
         if self._closed:
             return
         self._closed = True
-        try:
-            if self.server is None and not self.client.closed:
-                for h in self._env_handles():
-                    try:
-                        self.client.request("close", env=h, timeout=min(timeout, self.client.timeout or timeout))
-                    except (ClusterGymError, OSError, RuntimeError):
-                        break
-        finally:
-            if self._owns_client:
-                self.client.close()
-            if self.server is not None:
-                self.server.stop()
+        close_envs(self.client, self._env_handles(), self.server, self._owns_client, timeout)
 
     def __enter__(self) -> Any:
         return self

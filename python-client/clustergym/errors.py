@@ -33,6 +33,7 @@ __all__ = [
     "ServerError",
     "ServerStartError",
     "ServerDiedError",
+    "ServerLostError",
     "ClusterGymTimeoutError",
     "ERROR_CLASSES",
     "error_from_reply",
@@ -191,6 +192,12 @@ class ServerStartError(ServerError):
 
 class ServerDiedError(ServerError):
     """The local server process exited while a request was waiting for its reply."""
+
+
+class ServerLostError(ServerError):
+    """The connection to a server was lost while a request waited for its reply: the server closed it
+    (it was killed, or stopped), or sent nothing for the heartbeat's timeout (its host died, the
+    network broke, or it is stopped). The message names the server's address."""
 
 
 class ClusterGymTimeoutError(ClusterGymError, TimeoutError):

@@ -42,15 +42,28 @@ from typing import IO, Any, List, Optional, Sequence, Tuple
 
 from .errors import ServerStartError
 
-__all__ = ["LocalServer", "find_server_command", "token_for"]
+__all__ = ["LocalServer", "find_server_command", "token_for", "remember_token"]
+
+# tokens of servers this process started elsewhere (clustergym.dask.start_servers), by address
+_remembered: "dict[str, str]" = {}
+
+
+def remember_token(address: str, token: Optional[str]) -> None:
+    """Makes :class:`~clustergym.client.Client` objects of this process send ``token`` to the server at
+    ``address`` (a server this process started on another machine; ``None`` forgets it)."""
+    if token is None:
+        _remembered.pop(address, None)
+    else:
+        _remembered[address] = token
 
 
 def token_for(address: str) -> Optional[str]:
-    """The token of a running :class:`LocalServer` of this process at ``address``, if any."""
+    """The token of a running :class:`LocalServer` of this process at ``address``, or one remembered
+    for it (:func:`remember_token`), if any."""
     for s in list(_live):
         if s.address == address and s.token is not None and s.running:
             return s.token
-    return None
+    return _remembered.get(address)
 
 _PR_SET_PDEATHSIG = 1
 
@@ -151,6 +164,8 @@ class LocalServer:
             find it by the address (:attr:`token`); other processes (and other local users) are
             refused. :func:`clustergym.make` without an address starts a private server. Default
             false. Ignored when ``extra_args`` has ``--token-file``.
+        token: the token of a private server (default: a random one; a Dask worker's server takes
+            the one its client made, :mod:`clustergym.dask`).
         start_timeout: seconds to wait for the endpoint line.
         env: environment of the child (default: this process's).
     """
@@ -166,6 +181,7 @@ class LocalServer:
         env: Optional[dict] = None,
         data_roots: Optional[Sequence[str]] = None,
         private: bool = False,
+        token: Optional[str] = None,
     ) -> None:
         cmd = list(command) if command is not None else find_server_command()
         self._ipc_folder: Optional[str] = None
@@ -181,7 +197,7 @@ class LocalServer:
         if "--data-root" not in extra and (data_roots is not None or private):
             args += ["--data-root", os.pathsep.join(data_roots) if data_roots is not None else os.sep]
         if private and "--token-file" not in extra:
-            self.token = secrets.token_hex(24)
+            self.token = token if token is not None else secrets.token_hex(24)
             fd, self._token_file = tempfile.mkstemp(prefix="clustergym-token-")
             with os.fdopen(fd, "w") as f:  # mkstemp creates it 0600
                 f.write(self.token + "\n")

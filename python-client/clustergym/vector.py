@@ -35,6 +35,7 @@ from . import binary
 from .client import DEFAULT_TIMEOUT, Client, check_seed
 from .env import Observation, _GymnasiumSurface, _ServerResource, _merge_config, action_to_wire, connect, observation_from_wire
 from .errors import ClusterGymError, InvalidActionError
+from .fleet import Fleet, Part, split_envs
 from .server import LocalServer
 from .spaces import batch_space, from_descriptor
 
@@ -267,7 +268,7 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
 
     def __init__(
         self,
-        client: Client,
+        client: Optional[Client],
         handles: Sequence[str],
         env_id: str,
         config: Mapping[str, Any],
@@ -279,7 +280,14 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
         seeds: SeedsLike = None,
         autoreset_mode: Any = "NextStep",
         binary_layout: Optional[Mapping[str, Any]] = None,
+        fleet: Optional[Fleet] = None,
     ) -> None:
+        #: The envs' servers when there are several (:mod:`clustergym.fleet`), else None.
+        self.fleet = fleet
+        if fleet is not None:
+            client = fleet.parts[0].client
+            handles = [h for p in fleet.parts for h in p.handles]
+            owns_client = False
         self.client = client
         self.handles = list(handles)
         self.num_envs = len(self.handles)
@@ -307,11 +315,11 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
         # binary step frames when the server offers them and the envs have a layout (make's reply)
         numbers = [binary.handle_number(h) for h in self.handles]
         self._layout = (
-            binary.Layout.from_make_reply({"binary": binary_layout}) if client.binary and all(x is not None for x in numbers) else None
+            binary.Layout.from_make_reply({"binary": binary_layout}) if fleet is None and client.binary and all(x is not None for x in numbers) else None
         )
         self._handle_numbers: List[int] = [x or 0 for x in numbers]
         # binary step_batch replies with the numeric infos as columns (when the server has them)
-        self._columns = self._layout is not None and client.binary_columns
+        self._columns = (self._layout is not None and client.binary_columns) or (fleet is not None and all(p.columns for p in fleet.parts))
         self._all_rows: List[int] = list(range(self.num_envs))
 
     # -- API --------------------------------------------------------------------------------------
@@ -349,7 +357,10 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
         """The valid actions of every env: bool ``[num_envs, A]`` (True = valid)."""
         self._check_open()
         if self._masks is None:
-            rows = [np.asarray(self.client.request("action_mask", env=h)["mask"], dtype=np.uint8) for h in self.handles]
+            if self.fleet is not None:
+                rows = [self.fleet.action_mask(i) for i in range(self.num_envs)]
+            else:
+                rows = [np.asarray(self.client.request("action_mask", env=h)["mask"], dtype=np.uint8) for h in self.handles]
             self._masks = np.stack(rows)
         return self._masks.view(np.bool_)
 
@@ -370,12 +381,7 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
             if not mask.all() and self._obs is None:
                 raise RuntimeError(f"{self.env_id}: reset(options={{'reset_mask': ...}}) needs a full reset() first")
         idx = np.flatnonzero(mask)
-        fields: Dict[str, Any] = {"envs": [self.handles[i] for i in idx]}
-        if seeds is not None:
-            fields["seeds"] = [seeds[i] for i in idx]
-        if opts is not None:
-            fields["options"] = opts
-        r = self.client.request("reset_batch", **fields)
+        r = self._reset_batch([int(i) for i in idx], None if seeds is None else [seeds[i] for i in idx], opts)
         self._initial_seeds = None
         if isinstance(seed, (int, np.integer)):
             self._np_random = np.random.default_rng(int(seed))
@@ -463,7 +469,7 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
             columns = r.get("info_columns")
             for j, info in enumerate(binary.merged_infos(columns, r["infos"]) if columns is not None else r.get("infos") or [{} for _ in step_idx]):
                 infos[step_idx[j]] = info
-        rr = self.client.request("reset_batch", envs=[self.handles[i] for i in reset_idx])
+        rr = self._reset_batch([int(i) for i in reset_idx], None, None)
         parts.append((reset_idx, observation_from_wire(rr["observations"])))
         masks[reset_idx] = np.asarray(rr["action_masks"], dtype=np.uint8)
         for j, info in enumerate(rr.get("infos") or [{} for _ in reset_idx]):
@@ -476,18 +482,35 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
 
     def _batched_columns(self, columns: Mapping[str, np.ndarray]) -> Dict[str, Any]:
         """The batched info (:func:`batch_infos`'s layout) of info columns that every env has."""
-        present = binary.all_present(self._layout, self.num_envs)  # type: ignore[arg-type]
+        layout = self._layout if self.fleet is None else self.fleet.parts[0].layout
+        present = binary.all_present(layout, self.num_envs)  # type: ignore[arg-type]
         out: Dict[str, Any] = {}
         for k, v in columns.items():
             out[k] = v
             out["_" + k] = present
         return out
 
+    def _reset_batch(self, idx: List[int], seeds: Optional[List[Optional[int]]], options: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+        """``reset_batch`` of the envs ``idx`` (on their servers at once when there are several):
+        the reply's ``observations``, ``action_masks`` and ``infos``."""
+        if self.fleet is not None:
+            obs, masks, infos = self.fleet.reset_batch(idx, seeds, options)
+            return {"observations": obs, "action_masks": masks, "infos": infos}
+        fields: Dict[str, Any] = {"envs": [self.handles[i] for i in idx]}
+        if seeds is not None:
+            fields["seeds"] = seeds
+        if options is not None:
+            fields["options"] = options
+        return self.client.request("reset_batch", **fields)
+
     def _step_batch(self, idx: List[int], actions: List[Any], autoreset: bool, columns: bool = False) -> Dict[str, Any]:
         """``step_batch`` over the envs ``idx``: a binary frame when the server offers them and every
         action is an int32 (with info columns when ``columns`` and the server has them: the batched
         infos of :meth:`step` are views of them; per-env dicts, as SB3 wants, come faster from msgpack
         maps), else msgpack (whose reply names what is wrong with an action)."""
+        if self.fleet is not None:
+            n = getattr(self.single_action_space, "n", None)
+            return self.fleet.step_batch(idx, actions, autoreset, columns and self._columns, self._masks, None if n is None else int(n))
         layout = self._layout
         if layout is not None and actions and set(map(type, actions)) == _INT and -(2**31) <= min(actions) and max(actions) < 2**31:
             numbers = self._handle_numbers
@@ -507,11 +530,22 @@ class VectorEnv(_ServerResource, _VecBase):  # type: ignore[misc, valid-type]
     def _env_handles(self) -> Sequence[str]:
         return self.handles
 
+    def close(self, timeout: float = 5.0) -> None:
+        """Closes the envs on their server(s), and stops the local server :func:`make_vec` started.
+        Idempotent; never raises for a server that is already gone."""
+        if self.fleet is None:
+            super().close(timeout)
+            return
+        if self._closed:
+            return
+        self._closed = True
+        self.fleet.close(timeout)
+
     def __len__(self) -> int:
         return self.num_envs
 
     def __repr__(self) -> str:
-        state = "closed" if self._closed else self.client.address
+        state = "closed" if self._closed else self.client.address if self.fleet is None else ", ".join(self.fleet.addresses)
         return f"<clustergym.VectorEnv {self.env_id} x{self.num_envs} {self.autoreset_mode.value} @ {state}>"
 
 
@@ -589,6 +623,7 @@ def make_vec(
     client: Optional[Client] = None,
     server_command: Optional[Sequence[str]] = None,
     server_args: Sequence[str] = (),
+    addresses: Optional[Sequence[str]] = None,
     **config_overrides: Any,
 ) -> VectorEnv:
     """Makes ``num_envs`` environments of ``env_id`` stepped together over ``step_batch``.
@@ -600,6 +635,13 @@ def make_vec(
     ``autoreset_mode`` (an :data:`AutoresetMode` or its value: ``"NextStep"``, the default as in
     Gymnasium, ``"SameStep"`` or ``"Disabled"``). Without ``address`` one local server hosts all
     the envs.
+
+    ``addresses`` (a list of running servers' endpoints, e.g. those of
+    :func:`clustergym.dask.start_servers` or of a Slurm job's servers) spreads the envs over them in
+    contiguous blocks (env ``i`` on server ``i * len(addresses) // num_envs``, roughly; see
+    :mod:`clustergym.fleet`) and steps every server's part at once; the semantics (autoreset, seeds,
+    infos, masks) are those of one server, and the same seeds give the same episodes. A server lost
+    mid-training raises :class:`~clustergym.errors.ServerLostError` naming it.
     """
     if "autoreset" in config_overrides:
         raise TypeError("make_vec(autoreset=...) is gone: pass autoreset_mode='SameStep' (the old autoreset=True), 'Disabled' (autoreset=False) or 'NextStep' (the default)")
@@ -609,6 +651,16 @@ def make_vec(
     mode = _parse_mode(autoreset_mode)
     cfg = _merge_config(config, config_overrides)
     _seed_list(seeds, num_envs)  # validate early
+    if addresses is not None:
+        if address is not None or client is not None:
+            raise TypeError("make_vec: give addresses=[...] (several servers) or address=/client= (one), not both")
+        addresses = [str(a) for a in addresses]
+        if len(addresses) > 1:
+            fleet = _make_fleet(env_id, num_envs, cfg, addresses, timeout)
+            return VectorEnv(None, [], env_id, cfg, fleet.spaces[0], fleet.spaces[1], seeds=seeds, autoreset_mode=mode, fleet=fleet)
+        address = addresses[0] if addresses else None
+        if address is None:
+            raise ValueError("addresses must name at least one server")
     server: Optional[LocalServer] = None
     owns = client is None
     c = client
@@ -635,3 +687,46 @@ def make_vec(
     return VectorEnv(
         c, handles, env_id, cfg, r["observation_space"], r["action_space"], server=server, owns_client=owns, seeds=seeds, autoreset_mode=mode, binary_layout=r.get("binary")
     )
+
+
+def _make_fleet(env_id: str, num_envs: int, cfg: Dict[str, Any], addresses: List[str], timeout: Optional[float]) -> Fleet:
+    """Connects to every server and makes its block of envs, the servers' ``make`` requests in flight
+    at once; closes whatever was opened when anything fails."""
+    counts = split_envs(num_envs, len(addresses))
+    clients: List[Client] = []
+    handles: List[List[str]] = [[] for _ in addresses]
+    replies: List[Dict[str, Any]] = [{} for _ in addresses]
+    try:
+        for a in addresses:
+            clients.append(Client(a, timeout=timeout))
+        for round_ in range(max(counts)):
+            pending = [(k, c.submit("make", env_id=env_id, config=cfg)) for k, c in enumerate(clients) if round_ < counts[k]]
+            for k, rid in pending:
+                r = clients[k].result(rid, "make", timeout=clients[k].make_timeout())
+                assert isinstance(r, dict)
+                handles[k].append(r["env"])
+                replies[k] = r
+        spaces = (replies[0]["observation_space"], replies[0]["action_space"])
+        for k, r in enumerate(replies):
+            if (r["observation_space"], r["action_space"]) != spaces:
+                raise ClusterGymError(
+                    "bad_request",
+                    f"the server at {addresses[k]} makes {env_id} with other spaces than the server at {addresses[0]}: run the same clustergym version everywhere",
+                )
+    except BaseException:
+        for c, hs in zip(clients, handles):
+            for h in hs:
+                try:
+                    c.request("close", env=h, timeout=2)
+                except (ClusterGymError, OSError, RuntimeError):
+                    break
+            c.close()
+        raise
+    parts: List[Part] = []
+    start = 0
+    for c, hs, r in zip(clients, handles, replies):
+        parts.append(Part(c, hs, start, r.get("binary")))
+        start += len(hs)
+    fleet = Fleet(parts, invalid_raises=cfg.get("invalid_action") == "raise")
+    fleet.spaces = spaces
+    return fleet

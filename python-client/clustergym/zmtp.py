@@ -22,7 +22,21 @@ gives :class:`~clustergym.client.Client` two DEALERs behind one small interface
 What the direct transport does not do that libzmq's DEALER does: it does not queue messages while
 disconnected nor reconnect in the background. It connects when made (retrying until the connect
 timeout, so a server that is still starting is waited for), and a connection the server closes is an
-error of the request that was waiting (``ConnectionClosed``), the next request connecting afresh.
+error of the request that was waiting (``ConnectionClosed``), the next request connecting afresh. A
+connection the server closed while no request waited (its heartbeat timeout dropped an idle client)
+is found before the next request is sent, and that request goes out on a fresh connection.
+
+**Heartbeats** (:class:`Heartbeat`; ZMTP 3.1's ``PING``/``PONG``, libzmq's ``ZMQ_HEARTBEAT_*``): while a
+request waits for its reply, either transport PINGs the server after ``interval`` seconds without
+traffic from it, and a server from which nothing came for ``timeout`` seconds is taken for dead:
+``ConnectionClosed`` naming it (the direct transport closes its connection; pyzmq's DEALER is
+watched through its socket monitor, which reports libzmq's heartbeat timeout as a disconnection). A
+server killed outright is seen at once (its kernel closes the connection); the heartbeat is for a
+host that died or a network that broke, which close nothing. The PINGs carry a TTL of 0: a client
+that computes between requests sends nothing and must not be dropped for it. The server answers
+PINGs between requests; one request that keeps it busy longer than ``timeout`` (a ``make`` of a
+huge trace) would look dead, so a request may lift the limit (``Transport.patient``: the client
+does for ``make``).
 """
 from __future__ import annotations
 
@@ -33,6 +47,9 @@ import time
 from typing import Any, List, Optional, Tuple
 
 __all__ = [
+    "Heartbeat",
+    "DEFAULT_HEARTBEAT",
+    "heartbeat_from_env",
     "Transport",
     "ZmtpDealer",
     "PyzmqDealer",
@@ -61,6 +78,45 @@ class ConnectionClosed(Exception):
 
 class ZmtpError(Exception):
     """The peer broke the protocol, or refused us with an ``ERROR`` command."""
+
+
+class Heartbeat:
+    """When a waiting client PINGs its server (``interval`` seconds without traffic) and when it takes
+    the server for dead (``timeout`` seconds without traffic). Both in seconds, ``timeout`` at least
+    ``interval``."""
+
+    __slots__ = ("interval", "timeout")
+
+    def __init__(self, interval: float, timeout: float) -> None:
+        if not (interval > 0 and timeout >= interval):
+            raise ValueError(f"a heartbeat needs 0 < interval <= timeout, got interval {interval!r}, timeout {timeout!r}")
+        self.interval = float(interval)
+        self.timeout = float(timeout)
+
+    def __repr__(self) -> str:
+        return f"Heartbeat(interval={self.interval:g}, timeout={self.timeout:g})"
+
+
+#: The default heartbeat: a PING after 1 s of silence, the server dead after 10 s of it.
+DEFAULT_HEARTBEAT = Heartbeat(1.0, 10.0)
+
+
+def heartbeat_from_env(value: Optional[str] = None) -> Optional[Heartbeat]:
+    """The heartbeat of ``$CLUSTERGYM_HEARTBEAT`` (``value`` when given): ``"INTERVAL,TIMEOUT"`` in
+    seconds, ``"0"`` or ``"off"`` for none; unset or empty: :data:`DEFAULT_HEARTBEAT`."""
+    v = os.environ.get("CLUSTERGYM_HEARTBEAT", "") if value is None else value
+    v = v.strip().lower()
+    if v == "":
+        return DEFAULT_HEARTBEAT
+    if v in ("0", "off", "none"):
+        return None
+    parts = v.split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        return Heartbeat(float(parts[0]), float(parts[1]))
+    except ValueError:
+        raise ValueError(f"CLUSTERGYM_HEARTBEAT must be INTERVAL,TIMEOUT in seconds (e.g. 1,10) or 0 for none, got {v!r}") from None
 
 
 # -- the wire format (pure functions, unit-tested) --------------------------------------------
@@ -144,10 +200,16 @@ def frame_header(buf: Any, i: int, end: int) -> Optional[Tuple[int, int, int]]:
 
 class Transport:
     """A DEALER connected to one server: ``send`` one single-frame message, ``recv`` the next one
-    (raising :class:`TransportTimeout` after the timeout set by ``set_timeout``, in ms, -1 for none),
-    ``close``."""
+    (raising :class:`TransportTimeout` after the timeout set by ``set_timeout``, in ms, -1 for none;
+    :class:`ConnectionClosed` when the server is gone, or silent for longer than the heartbeat's
+    timeout while a reply is awaited, unless ``patient`` is set), ``close``."""
 
     endpoint: str
+    #: The heartbeat (None: none).
+    heartbeat: Optional[Heartbeat] = None
+    #: While true, silence does not end a wait (only the caller's timeout does): set by a client for
+    #: a request the server may take long over (``make``).
+    patient: bool = False
 
     def send(self, data: bytes) -> None:  # pragma: no cover - interface
         raise NotImplementedError
@@ -163,11 +225,15 @@ class Transport:
 
 
 def _parse_endpoint(endpoint: str) -> Tuple[int, Any]:
-    """(address family, address) of a ``tcp://host:port`` or ``ipc:///path`` endpoint."""
+    """(address family, address) of a ``tcp://host:port``, ``ipc:///path`` or ``ipc://@name`` (Linux's
+    abstract namespace: no file) endpoint."""
     if endpoint.startswith("ipc://"):
         path = endpoint[len("ipc://") :]
-        if not path or not hasattr(socket, "AF_UNIX"):
-            raise ValueError(f"bad ipc endpoint {endpoint!r} (expected ipc:///path/to/socket on a system with Unix sockets)")
+        if not path or path == "@" or not hasattr(socket, "AF_UNIX"):
+            raise ValueError(f"bad ipc endpoint {endpoint!r} (expected ipc:///path/to/socket or ipc://@name on a system with Unix sockets)")
+        if path.startswith("@"):
+            # Linux's abstract namespace, as libzmq spells it: the socket's name starts with a NUL byte
+            return socket.AF_UNIX, "\0" + path[1:]  # type: ignore[attr-defined]
         return socket.AF_UNIX, path  # type: ignore[attr-defined]
     if endpoint.startswith("tcp://"):
         rest = endpoint[len("tcp://") :]
@@ -184,19 +250,25 @@ class ZmtpDealer(Transport):
     """A ZeroMQ DEALER speaking ZMTP 3.1 itself over one blocking socket (see the module's text).
 
     Args:
-        endpoint: ``tcp://host:port`` or ``ipc:///path``.
+        endpoint: ``tcp://host:port``, ``ipc:///path`` or ``ipc://@name``.
         connect_timeout: seconds to keep trying to connect and handshake (a server still starting
             is waited for); :class:`TransportTimeout` after it.
         max_message: the largest reply accepted, in bytes.
+        heartbeat: PINGs while waiting and the silence that ends a wait (:class:`Heartbeat`; None:
+            none, a wait ends only by the timeout or the connection closing).
     """
 
-    def __init__(self, endpoint: str, connect_timeout: Optional[float] = 5.0, max_message: int = 1 << 34) -> None:
+    def __init__(self, endpoint: str, connect_timeout: Optional[float] = 5.0, max_message: int = 1 << 34, heartbeat: Optional[Heartbeat] = DEFAULT_HEARTBEAT) -> None:
         self.endpoint = endpoint
         self._family, self._addr = _parse_endpoint(endpoint)
         self._connect_timeout = connect_timeout
         self._max = max_message
+        self.heartbeat = heartbeat
         self._sock: Optional[socket.socket] = None
         self._timeout_s: Optional[float] = None
+        # heartbeats: when the last bytes came (or the last request left), and the last PING
+        self._heard = time.monotonic()
+        self._pinged = 0.0
         self._buf = bytearray(1 << 16)
         self._view = memoryview(self._buf)
         self._start = 0  # unread bytes are self._buf[self._start:self._end]
@@ -265,7 +337,8 @@ class ZmtpDealer(Transport):
             stype = self.peer_properties.get("socket-type", b"")
             if stype != b"ROUTER":
                 raise ZmtpError(f"the peer is a ZeroMQ {stype.decode('ascii', 'replace') or '?'} socket; a clustergym server is a ROUTER")
-            s.settimeout(self._timeout_s)
+            self._heard = time.monotonic()
+            s.settimeout(self._wait_s())
             return s
         except BaseException:
             s.close()
@@ -274,12 +347,18 @@ class ZmtpDealer(Transport):
     # messages -----------------------------------------------------------------------------------
 
     def send(self, data: bytes) -> None:
-        """Sends ``data`` as a one-frame message (one ``sendall``)."""
+        """Sends ``data`` as a one-frame message (one ``sendall``). After a pause longer than the
+        heartbeat interval, a connection the server closed meanwhile is replaced first."""
         sock = self._sock
+        now = time.monotonic()
+        hb = self.heartbeat
+        if sock is not None and hb is not None and now - self._heard > hb.interval and self._closed_while_idle(sock):
+            sock = None
         if sock is None:
             self._connect()
             sock = self._sock
             assert sock is not None
+        self._heard = now  # silence is counted from the request on
         n = len(data)
         try:
             if n <= 255:
@@ -290,11 +369,75 @@ class ZmtpDealer(Transport):
             self._drop()
             raise ConnectionClosed(f"the connection to {self.endpoint} broke while sending: {e}") from None
 
+    def _closed_while_idle(self, sock: socket.socket) -> bool:
+        """Whether the server closed the connection while no request waited (its PINGs, if any,
+        are answered on the way); the connection is dropped then."""
+        try:
+            sock.setblocking(False)
+            try:
+                while True:
+                    got = sock.recv_into(self._view[self._end :]) if self._end < len(self._buf) else -1
+                    if got == 0:
+                        self._drop()
+                        return True
+                    if got < 0:
+                        break
+                    self._end += got
+                    self._ensure(1)
+            finally:
+                if self._sock is sock:
+                    sock.settimeout(self._wait_s())
+        except (BlockingIOError, InterruptedError):
+            pass
+        except OSError:
+            self._drop()
+            return True
+        # whole commands that came meanwhile (PINGs) are handled now; a partial frame stays buffered
+        while True:
+            h = frame_header(self._buf, self._start, self._end)
+            if h is None or not h[0] & _FLAG_COMMAND or self._end - self._start < h[1] + h[2]:
+                return False
+            _, body = self._next_frame()
+            try:
+                self._command(body)
+            except ZmtpError:
+                return True
+
+    def _wait_s(self) -> Optional[float]:
+        """The socket's timeout: the caller's, cut to the heartbeat interval (PINGs go out between)."""
+        t, hb = self._timeout_s, self.heartbeat
+        if hb is None:
+            return t
+        return hb.interval if t is None else min(t, hb.interval)
+
     def set_timeout(self, ms: int) -> None:
         """The receive timeout in ms (-1: wait forever)."""
         self._timeout_s = None if ms < 0 else ms / 1000.0
         if self._sock is not None:
-            self._sock.settimeout(self._timeout_s)
+            self._sock.settimeout(self._wait_s())
+
+    def _silence(self) -> None:
+        """The socket timed out: PINGs the server once per interval of silence; raises
+        ConnectionClosed (dropping the connection) after the heartbeat's timeout of it."""
+        hb = self.heartbeat
+        if hb is None or self._sock is None:
+            return
+        now = time.monotonic()
+        quiet = now - self._heard
+        if quiet >= hb.timeout and not self.patient:
+            self._drop()
+            raise ConnectionClosed(
+                f"the clustergym server at {self.endpoint} sent nothing for {quiet:.1f} s (heartbeat timeout {hb.timeout:g} s): "
+                "it is dead, stopped, or unreachable"
+            )
+        if quiet >= hb.interval and now - self._pinged >= hb.interval:
+            self._pinged = now
+            try:
+                # TTL 0: the server need not drop us when we are silent (we compute between requests)
+                self._sock.sendall(command(b"PING", b"\x00\x00" + b"cg"))
+            except OSError as e:
+                self._drop()
+                raise ConnectionClosed(f"the connection to {self.endpoint} broke: {e}") from None
 
     def _ensure(self, extra: int) -> None:
         """Room for ``extra`` more bytes after the unread ones (compacting, then growing)."""
@@ -314,14 +457,24 @@ class ZmtpDealer(Transport):
         self._start, self._end = 0, unread
 
     def _fill(self, need: int) -> None:
-        """Reads until at least ``need`` unread bytes are buffered."""
+        """Reads until at least ``need`` unread bytes are buffered (TransportTimeout after the caller's
+        timeout; the heartbeat's checks at each interval of silence)."""
         sock = self._sock
         assert sock is not None
         self._ensure(need - (self._end - self._start))
+        started = None
         while self._end - self._start < need:
             try:
                 got = sock.recv_into(self._view[self._end :])
             except socket.timeout:
+                self._silence()
+                t = self._timeout_s
+                if self.heartbeat is not None and (t is None or t > self.heartbeat.interval):
+                    now = time.monotonic()
+                    if started is None:
+                        started = now - self.heartbeat.interval
+                    if t is None or now - started < t:
+                        continue
                 raise TransportTimeout() from None
             except OSError as e:
                 self._drop()
@@ -330,6 +483,7 @@ class ZmtpDealer(Transport):
                 self._drop()
                 raise ConnectionClosed(f"the clustergym server at {self.endpoint} closed the connection")
             self._end += got
+            self._heard = time.monotonic()
 
     def recv(self) -> bytes:
         """The next message's one frame (PING commands are answered on the way). A message of
@@ -399,16 +553,30 @@ class ZmtpDealer(Transport):
 
 class PyzmqDealer(Transport):
     """pyzmq's DEALER (libzmq), with ``LINGER`` 0: any endpoint libzmq knows, reconnecting in the
-    background."""
+    background. With a heartbeat, libzmq's ``ZMQ_HEARTBEAT_IVL`` / ``ZMQ_HEARTBEAT_TIMEOUT`` (and a
+    TTL of 0) are set, and a socket monitor reports the connection's loss: a wait for a reply ends
+    with :class:`ConnectionClosed` when libzmq disconnects (the server closed the connection, or its
+    heartbeat timed out), where libzmq alone would reconnect and leave the request unanswered."""
 
-    def __init__(self, endpoint: str, context: Any = None) -> None:
+    def __init__(self, endpoint: str, context: Any = None, heartbeat: Optional[Heartbeat] = DEFAULT_HEARTBEAT) -> None:
         import zmq
 
         self.endpoint = endpoint
+        self.heartbeat = heartbeat
         self._zmq = zmq
         ctx = context or zmq.Context.instance()
         self.socket = ctx.socket(zmq.DEALER)
         self.socket.setsockopt(zmq.LINGER, 0)
+        self._monitor: Any = None
+        self._timeout_ms = -1
+        if heartbeat is not None:
+            self.socket.setsockopt(zmq.HEARTBEAT_IVL, max(1, int(heartbeat.interval * 1000)))
+            self.socket.setsockopt(zmq.HEARTBEAT_TIMEOUT, max(1, int(heartbeat.timeout * 1000)))
+            self.socket.setsockopt(zmq.HEARTBEAT_TTL, 0)
+            self._monitor = self.socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+            self._poller = zmq.Poller()
+            self._poller.register(self.socket, zmq.POLLIN)
+            self._poller.register(self._monitor, zmq.POLLIN)
         self.socket.connect(endpoint)
         send = None
         for base in zmq.Socket.__mro__[1:]:  # pyzmq's compiled send (the Python wrapper costs ~1.4 us)
@@ -416,33 +584,75 @@ class PyzmqDealer(Transport):
             if send is not None:
                 break
         sock, compiled = self.socket, send or zmq.Socket.send
-        self.send = lambda data: compiled(sock, data)  # type: ignore[method-assign]
+        if self._monitor is None:
+            self.send = lambda data: compiled(sock, data)  # type: ignore[method-assign]
+        else:
+            monitor = self._monitor
+
+            def send_watched(data: bytes) -> None:
+                # a disconnection while no request waited is past: libzmq reconnected (or will)
+                while monitor.poll(0):
+                    monitor.recv_multipart()
+                compiled(sock, data)
+
+            self.send = send_watched  # type: ignore[method-assign]
         self._recv = sock.recv
 
     def recv(self) -> bytes:
+        if self._monitor is not None:
+            return self._recv_watched()
         try:
             return self._recv()  # type: ignore[no-any-return]
         except self._zmq.Again:
             raise TransportTimeout() from None
 
+    def _recv_watched(self) -> bytes:
+        """The next message, or ConnectionClosed as soon as the monitor reports a disconnection."""
+        zmq = self._zmq
+        deadline = None if self._timeout_ms < 0 else time.monotonic() + self._timeout_ms / 1000
+        while True:
+            left = None if deadline is None else max(0, int((deadline - time.monotonic()) * 1000))
+            events = dict(self._poller.poll(left))
+            if self.socket in events:
+                return self.socket.recv(zmq.NOBLOCK)  # type: ignore[no-any-return]
+            if self._monitor not in events:
+                raise TransportTimeout()
+            self._monitor.recv_multipart()
+            if self.patient:
+                continue  # a long request: only its timeout ends the wait
+            raise ConnectionClosed(
+                f"lost the connection to the clustergym server at {self.endpoint} (libzmq disconnected: the server closed it, "
+                f"or sent nothing for the heartbeat timeout of {self.heartbeat.timeout:g} s)"  # type: ignore[union-attr]
+            )
+
     def set_timeout(self, ms: int) -> None:
+        self._timeout_ms = ms
         self.socket.setsockopt(self._zmq.RCVTIMEO, ms)
 
     def close(self) -> None:
+        if self._monitor is not None:
+            try:
+                self.socket.disable_monitor()
+            except Exception:
+                pass
+            self._monitor.close(linger=0)
+            self._monitor = None
         self.socket.close(linger=0)
 
 
-def make_transport(endpoint: str, transport: Optional[str] = None, *, connect_timeout: Optional[float] = 5.0, context: Any = None) -> Transport:
+def make_transport(
+    endpoint: str, transport: Optional[str] = None, *, connect_timeout: Optional[float] = 5.0, context: Any = None, heartbeat: Optional[Heartbeat] = DEFAULT_HEARTBEAT
+) -> Transport:
     """The DEALER for ``endpoint``: ``transport`` ``"zmtp"`` (the default for ``tcp://`` and
     ``ipc://``; ``$CLUSTERGYM_TRANSPORT`` when not given) or ``"libzmq"`` (pyzmq's DEALER: the default for other
-    endpoints, and whenever a pyzmq ``context`` is passed)."""
+    endpoints, and whenever a pyzmq ``context`` is passed), with ``heartbeat``."""
     if transport is None:
         transport = os.environ.get("CLUSTERGYM_TRANSPORT") or None
     if transport is None:
         direct = endpoint.startswith("tcp://") or (endpoint.startswith("ipc://") and hasattr(socket, "AF_UNIX"))
         transport = "zmtp" if direct and context is None else "libzmq"
     if transport == "zmtp":
-        return ZmtpDealer(endpoint, connect_timeout=connect_timeout)
+        return ZmtpDealer(endpoint, connect_timeout=connect_timeout, heartbeat=heartbeat)
     if transport == "libzmq":
-        return PyzmqDealer(endpoint, context)
+        return PyzmqDealer(endpoint, context, heartbeat=heartbeat)
     raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}, got {transport!r}")

@@ -26,6 +26,12 @@ the same numbers (except ``seconds``). Prints one JSON line at the end:
     python3 examples/ppo_torch.py                       # default budget (see Args)
     python3 examples/ppo_torch.py --total-steps 8192    # a short run
     python3 examples/ppo_torch.py --address tcp://127.0.0.1:5555 --platform /abs/path/hetero-20.json
+    python3 examples/ppo_torch.py --addresses tcp://node1:5555,tcp://node2:5555   # envs over several servers
+
+With ``--addresses`` (or ``$CLUSTERGYM_ADDRESSES``, as deploy/slurm/fleet.sbatch sets it) the vector
+env spreads over several servers (clustergym.fleet), each server stepping its envs at the same time;
+the run is the same as on one server, number for number: ``first_episodes`` in the JSON line (the
+first training episodes that ended: step, env, return) says so at a glance.
 """
 import argparse
 import dataclasses
@@ -50,6 +56,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 class Args:
     address: Optional[str] = None
     """endpoint of a running `clustergym serve` (default: start a local server)"""
+    addresses: str = os.environ.get("CLUSTERGYM_ADDRESSES", "")
+    """comma-separated endpoints of several running servers: the envs spread over them (default $CLUSTERGYM_ADDRESSES)"""
     platform: str = os.path.join(REPO, "data", "platforms", "hetero-20.json")
     """platform file, as a path the server can read (absolute: the server's working directory may differ)"""
     jobs: int = 256
@@ -99,6 +107,12 @@ def parse_args() -> Args:
         else:
             p.add_argument(flag, type=type(f.default) if f.default is not None else str, default=f.default)
     return Args(**vars(p.parse_args()))
+
+
+def where(args: Args) -> Dict[str, Any]:
+    """make_vec's server arguments: several servers, one, or a local one."""
+    many = [a for a in args.addresses.split(",") if a.strip()]
+    return {"addresses": many} if many else {"address": args.address}
 
 
 def env_config(args: Args) -> Dict[str, Any]:
@@ -177,7 +191,7 @@ def fcfs_actions(obs: Dict[str, np.ndarray], masks: np.ndarray) -> np.ndarray:
 
 def evaluate(args: Args, policy, seeds: List[int]) -> List[float]:
     """Mean bsld of one episode per seed (one env per seed, stepped together); policy(obs, masks) -> actions."""
-    with clustergym.make_vec("clustergym/Job-v0", len(seeds), env_config(args), address=args.address, autoreset_mode="SameStep") as venv:
+    with clustergym.make_vec("clustergym/Job-v0", len(seeds), env_config(args), autoreset_mode="SameStep", **where(args)) as venv:
         obs, _ = venv.reset(seed=seeds)
         bsld: List[Optional[float]] = [None] * len(seeds)
         while any(b is None for b in bsld):
@@ -201,7 +215,9 @@ def main() -> None:
 
     # env i plays seeds base_i, base_i + 1, ... (its own stream); bases 100,000 apart so envs never share an episode
     seeds = [args.seed * 10_000_000 + i * 100_000 for i in range(args.num_envs)]
-    envs = clustergym.make_vec("clustergym/Job-v0", args.num_envs, env_config(args), address=args.address, seeds=seeds, autoreset_mode="SameStep")
+    envs = clustergym.make_vec("clustergym/Job-v0", args.num_envs, env_config(args), seeds=seeds, autoreset_mode="SameStep", **where(args))
+    servers = 1 if envs.fleet is None else len(envs.fleet.parts)
+    log(f"{args.num_envs} envs on {servers} server(s): {envs!r}")
     K, fj = envs.single_observation_space["jobs"].shape
     fg = envs.single_observation_space["global"].shape[0]
     A = envs.single_action_space.n
@@ -220,6 +236,7 @@ def main() -> None:
     values = torch.zeros((S, N))
     ret_sq, ret_n = 0.0, 0  # running mean of squared episode returns (reward scale)
     recent: List[float] = []  # mean bsld of the training episodes of the last update
+    first_episodes: List[List[Any]] = []  # the first training episodes that ended: [step, env, return]
 
     global_step = 0
     obs, _ = envs.reset()
@@ -245,6 +262,8 @@ def main() -> None:
             next_done = torch.as_tensor(ended, dtype=torch.float32)
             for i in np.flatnonzero(ended):
                 ep_return = float(infos["final_info"]["episode"]["return"][i])
+                if len(first_episodes) < 8:
+                    first_episodes.append([global_step, int(i), ep_return])
                 ret_sq, ret_n = ret_sq + ep_return**2, ret_n + 1
                 recent.append(float(infos["final_info"]["metrics"]["mean_bsld"][i]))
 
@@ -332,6 +351,8 @@ def main() -> None:
         "eval_episodes": len(eval_seeds),
         "steps": global_step,
         "updates": num_updates,
+        "servers": servers,
+        "first_episodes": first_episodes,
         "seconds": round(time.perf_counter() - t0, 2),
     }
     print(json.dumps(out))

@@ -136,3 +136,14 @@ def test_optional_library_examples_say_what_is_missing(script: str, mods: Any) -
     env = dict(os.environ, PYTHONPATH=str(PKG_ROOT))
     r = subprocess.run([sys.executable, str(EXAMPLES / script)], capture_output=True, text=True, timeout=60, env=env)
     assert r.returncode == 3 and "skipped:" in r.stderr and "pip install" in r.stderr
+
+
+def test_bench_fleet_measures_one_learner_against_several_servers() -> None:
+    out = _last_json(_run("bench_fleet.py", ["--servers", "1,2", "--envs", "4", "--seconds", "0.3", "--rounds", "2", "--env-id", "clustergym/Job-v0"]))
+    assert [s["servers"] for s in out["servers"]] == [1, 2]
+    for s in out["servers"]:
+        assert s["steps_per_s_min"] > 0 and s["steps_per_s_min"] <= s["steps_per_s_median"] <= s["steps_per_s_max"]
+        assert s["server_max_us"] <= s["servers_sum_us"] and s["learner_cpu_us"] > 0
+    assert out["servers"][0]["speedup_over_first"] == 1.0
+    # with one server, that server does all of a step's serving
+    assert out["servers"][0]["server_max_us"] == out["servers"][0]["servers_sum_us"]

@@ -144,3 +144,19 @@ def test_the_local_server_binds_a_private_unix_socket_by_default_and_tcp_on_requ
     monkeypatch.setenv("CLUSTERGYM_LOCAL_TRANSPORT", "tcp")
     with clustergym.LocalServer() as s:
         assert s.address.startswith("tcp://127.0.0.1:")
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the abstract socket namespace is Linux's")
+@pytest.mark.parametrize("transport", ["zmtp", "libzmq"])
+def test_an_abstract_unix_socket_address_works_from_python(transport: str) -> None:
+    """``ipc://@NAME`` (Linux's abstract namespace, no file) as the server binds it: the client connects
+    over either transport (the direct one used to take the ``@`` as a file name and time out)."""
+    name = f"ipc://@clustergym-test-{os.getpid()}-{transport}"
+    with clustergym.LocalServer(bind=name) as s:
+        assert s.address == name
+        with clustergym.Client(s.address, transport=transport, connect_timeout=5) as c:
+            assert c.transport == transport
+            assert c.ping() < 5
+        with clustergym.make("clustergym/Job-v0", small_config("clustergym/Job-v0"), address=s.address) as env:
+            env.reset(seed=3)
+            assert env.step(int(env.action_masks().argmax()))[4]["steps"] == 1
+

@@ -5,7 +5,9 @@ libzmq (pyzmq's ROUTER, in a thread of this process) is the reference peer: what
 answers, the direct DEALER must too."""
 from __future__ import annotations
 
+import os
 import random
+import signal
 import socket
 import struct
 import threading
@@ -18,7 +20,7 @@ import zmq
 
 import clustergym
 from clustergym import zmtp
-from clustergym.errors import ClusterGymTimeoutError, ProtocolError, ServerError
+from clustergym.errors import ClusterGymTimeoutError, ProtocolError, ServerError, ServerLostError
 from conftest import small_config
 
 JOB = "clustergym/Job-v0"
@@ -257,7 +259,7 @@ def _handshake_as_router(conn: socket.socket) -> None:
 def test_something_that_is_not_zeromq_is_a_protocol_error() -> None:
     address = _one_shot_server(lambda c: c.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n".ljust(80, b" ")))
     with pytest.raises(ProtocolError, match="not speak ZMTP"):
-        clustergym.Client(address, connect_timeout=2)
+        clustergym.Client(address, connect_timeout=2, transport="zmtp")
 
 
 def test_a_server_closing_mid_reply_is_an_error_not_a_hang() -> None:
@@ -345,3 +347,62 @@ def test_a_closed_connection_from_a_live_server_is_a_server_error(address: str) 
         assert c.hello()["protocol"] == clustergym.PROTOCOL_VERSION
     finally:
         c.close()
+
+
+# -- heartbeats --------------------------------------------------------------------------------
+
+
+def test_heartbeat_settings_from_the_environment() -> None:
+    assert zmtp.heartbeat_from_env("") is zmtp.DEFAULT_HEARTBEAT
+    assert (zmtp.DEFAULT_HEARTBEAT.interval, zmtp.DEFAULT_HEARTBEAT.timeout) == (1.0, 10.0)
+    h = zmtp.heartbeat_from_env(" 0.5, 4 ")
+    assert h is not None and (h.interval, h.timeout) == (0.5, 4.0)
+    assert zmtp.heartbeat_from_env("0") is None and zmtp.heartbeat_from_env("off") is None
+    for bad in ("1", "a,b", "2,1", "0,1"):
+        with pytest.raises(ValueError):
+            zmtp.heartbeat_from_env(bad)
+
+
+@pytest.mark.parametrize("server_transport", ["zmtp", "libzmq"])
+def test_an_idle_client_that_the_server_dropped_reconnects_with_its_next_request(server_transport: str) -> None:
+    """The server's heartbeat drops a client silent past --heartbeat-timeout (the direct transport
+    sends nothing between requests); the client's next request goes out on a fresh connection, and its
+    envs are still there."""
+    args = ["--transport", server_transport, "--heartbeat-ivl", "0.1", "--heartbeat-timeout", "0.4"]
+    with clustergym.LocalServer(bind="tcp://127.0.0.1:0", extra_args=args) as s:
+        with clustergym.Client(s.address, transport="zmtp") as c, clustergym.make("clustergym/Job-v0", {"k": 8, "trajectory": {"length": 20}}, client=c) as env:
+            env.reset(seed=4)
+            before = env.client._sock._sock  # noqa: SLF001 -- the connection itself
+            time.sleep(1.2)
+            _, _, _, _, info = env.step(int(env.action_masks().argmax()))
+            assert info["steps"] == 1
+            assert env.client._sock._sock is not before  # noqa: SLF001 -- a new connection was made
+
+
+def test_a_make_longer_than_the_heartbeat_timeout_waits_for_its_reply() -> None:
+    """The server answers heartbeats between requests; a ``make`` that keeps it busy longer than the
+    client's heartbeat timeout (here a 300,000-job generator, about a second) is waited for."""
+    with clustergym.LocalServer(bind="tcp://127.0.0.1:0") as s:
+        with clustergym.Client(s.address, heartbeat=zmtp.Heartbeat(0.05, 0.25), transport="zmtp") as c:
+            t0 = time.monotonic()
+            r = c.request("make", env_id="clustergym/Job-v0", config={"generator": {"model": "poisson", "jobs": 300_000}})
+            assert time.monotonic() - t0 > 0.25, "the make should outlast the heartbeat timeout for this test to say anything"
+            assert r["env"].startswith("e")
+            assert c.request("ping")["pong"] is True
+
+
+@pytest.mark.parametrize("transport", ["zmtp", "libzmq"])
+def test_a_stopped_server_ends_a_wait_without_timeout_naming_it(transport: str) -> None:
+    """timeout=None used to wait forever on a half-open connection: the heartbeat ends it with
+    ServerLostError naming the server."""
+    with clustergym.LocalServer(bind="tcp://127.0.0.1:0") as s:
+        with clustergym.Client(s.address, timeout=None, heartbeat=zmtp.Heartbeat(0.1, 0.6), transport=transport) as c:
+            c.request("ping")
+            os.kill(s.pid, signal.SIGSTOP)
+            try:
+                t0 = time.monotonic()
+                with pytest.raises(ServerLostError, match=s.address.replace(".", r"\.")):
+                    c.request("ping")
+                assert 0.55 <= time.monotonic() - t0 < 2.5
+            finally:
+                os.kill(s.pid, signal.SIGCONT)

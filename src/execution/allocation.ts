@@ -14,6 +14,7 @@
 import type { Platform } from '../platform/platform.js';
 import { processorPower } from '../platform/power.js';
 import { nodeTaskShare, perNodeCores, taskMem, type Job } from '../workload/job.js';
+import type { Capacity } from './capacity.js';
 import { NodeFreeTree } from './nodeFreeTree.js';
 import type { RunningTask } from './running.js';
 
@@ -27,8 +28,8 @@ interface NodeClass {
   count: number;
 }
 
-/** Cores, memory and power of a running simulation (see the module comment). */
-export class Allocation {
+/** Cores, memory and power of a running simulation (see the module comment); the engine's default capacity. */
+export class Allocation implements Capacity {
   /** Per core: owner slot or -1 when free. */
   readonly coreOwner: Int32Array;
   /** Per core: the task running there (tasks of jobs tracked per task). */
@@ -44,6 +45,8 @@ export class Allocation {
   private readonly orderedTrees: { key: string; pos: Int32Array; tree: NodeFreeTree }[] = [];
   freeCores: number;
   busyCores = 0;
+  /** Nodes with every core free. */
+  idleNodes: number;
   /** Platform power now, W. */
   power = 0;
 
@@ -79,6 +82,7 @@ export class Allocation {
     this.scratchCount = new Int32Array(N);
     this.scratchMem = new Float64Array(N);
     this.freeCores = C;
+    this.idleNodes = N;
     this.procUsed = idlePower === 'after-first-task' ? new Uint8Array(platform.procCount) : null;
     this.power = this.idlePowerNow();
     const classes = new Map<string, NodeClass>();
@@ -244,12 +248,16 @@ export class Allocation {
       if (n !== node) {
         if (node >= 0) {
           if (take) {
+            if (this.nodeFree[node] === p.nodeCoreCount[node]) this.idleNodes--;
             this.nodeFree[node]! -= nodeCount;
             this.nodeFreeMem[node]! -= nodeMem;
           } else {
             this.nodeFree[node]! += nodeCount;
             this.nodeFreeMem[node]! += nodeMem;
-            if (this.nodeFree[node] === p.nodeCoreCount[node]) this.nodeFreeMem[node] = p.nodeMemoryMb[node]!; // no drift
+            if (this.nodeFree[node] === p.nodeCoreCount[node]) {
+              this.nodeFreeMem[node] = p.nodeMemoryMb[node]!; // no drift
+              this.idleNodes++;
+            }
           }
           const f = this.nodeFree[node]!;
           this.freeTree.setLeaf(node, f);
@@ -294,7 +302,10 @@ export class Allocation {
     const n = p.coreNode[c]!;
     this.nodeFree[n]!++;
     this.nodeFreeMem[n]! += mem;
-    if (this.nodeFree[n] === p.nodeCoreCount[n]) this.nodeFreeMem[n] = p.nodeMemoryMb[n]!; // no drift
+    if (this.nodeFree[n] === p.nodeCoreCount[n]) {
+      this.nodeFreeMem[n] = p.nodeMemoryMb[n]!; // no drift
+      this.idleNodes++;
+    }
     this.freeTree.update(n, this.nodeFree[n]!);
     for (let i = 0; i < this.orderedTrees.length; i++) {
       const o = this.orderedTrees[i]!;

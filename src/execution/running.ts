@@ -4,6 +4,8 @@
  * work forward; `allocation.ts` holds their cores.
  */
 import type { Job } from '../workload/job.js';
+import type { MalleableRun } from './malleableProgress.js';
+import type { ProgressModel } from './progressModel.js';
 
 export type EndState = 'finished' | 'killed' | 'rejected';
 
@@ -134,8 +136,14 @@ export class RunningJob {
   tasksLeft: number;
   /** Job-level end time (delay jobs with uniform tasks), else Infinity. */
   eventTime = Infinity;
-  /** Tasks placed on each of `nodes`. */
-  readonly perNode: Int32Array;
+  /** Tasks placed on each of `nodes` (a malleable job's placement changes when it is resized). */
+  perNode: Int32Array;
+  /** The plugged-in progress model that runs it (`progressModel.ts`), null for the built-in ones. */
+  model: ProgressModel | null = null;
+  /** Malleable progress state (`malleableProgress.ts`), null for a job that runs as a rigid job. */
+  malleable: MalleableRun | null = null;
+  /** The state of another plugged-in progress model. */
+  extension: unknown = undefined;
   /** Whether some task has peers on other nodes and the job communicates. */
   communicating = false;
   /** Smallest link factor over the job's nodes (shared comm model). */
@@ -156,8 +164,8 @@ export class RunningJob {
     readonly job: Job,
     readonly slot: number,
     readonly start: number,
-    readonly cores: Int32Array,
-    readonly nodes: Int32Array,
+    public cores: Int32Array,
+    public nodes: Int32Array,
     perNode: Int32Array,
   ) {
     this.tasksLeft = job.ntasks;

@@ -43,7 +43,11 @@ import { JobNetwork } from '../platform/jobNetwork.js';
 import { bandwidthRequest, memoryModel } from '../platform/memoryContention.js';
 import type { ModelsConfig, Platform } from '../platform/platform.js';
 import { taskMem, taskMemVol, taskOps, taskRuntime, type Job } from '../workload/job.js';
+import { type ResizeCost, TABLE1_RESIZE_COST, validResize } from '../workload/malleability.js';
+import { MalleableProgress } from './malleableProgress.js';
+import { PLUGIN_KIND_BASE, type ProgressHost, type ProgressModel } from './progressModel.js';
 import { Allocation, type IdlePowerAccounting } from './allocation.js';
+import type { Capacity } from './capacity.js';
 import type { NodeFreeTree } from './nodeFreeTree.js';
 import { TaskProgress } from './progress.js';
 import { EndedJobRecord, KIND_JOB, KIND_KILL, KIND_TASK, rejectedRecord, RunningJob, RunningTask, type EventPayload, type JobRecord } from './running.js';
@@ -53,6 +57,9 @@ export { roundHalfEven } from './progress.js';
 export type { IdlePowerAccounting } from './allocation.js';
 export { RunningJob, RunningTask, type EndState, type JobRecord } from './running.js';
 export { WaitingQueue } from './waitingQueue.js';
+
+/** A resize the engine refuses (outside the job's limits, or beyond the free nodes). */
+export class InvalidResizeError extends Error {}
 
 /** What to do with a job that can never fit the platform. */
 export type UnfitJobHandling = 'error' | 'reject';
@@ -80,7 +87,32 @@ export interface SimulatorOptions {
    * trajectory to its first job IN FILE ORDER; when that is not the earliest, time starts below 0.
    */
   timeOrigin?: number | undefined;
+  /**
+   * Progress of jobs with a `malleable` facet: `steps` runs their iterations at their size, resized at
+   * reconfiguration points by the resize policy (`malleableProgress.ts`); `rigid` (default) runs them as
+   * delay jobs of their nominal run time at their submitted size.
+   */
+  malleable?: 'steps' | 'rigid' | undefined;
+  /** Resize costs of malleable jobs without their own (default Table 1 of seed 002). */
+  resizeCost?: ResizeCost | undefined;
+  /** More progress models (`progressModel.ts`), tried in order before the built-in ones (after malleable steps). */
+  progress?: readonly ProgressModel[] | undefined;
+  /**
+   * When the scheduler is asked (the pass clock): after every instant with a change (default), or after
+   * every single event and arrival, the arrivals of an instant first (the DMR engine's order, `event`).
+   */
+  passClock?: 'instant' | 'event' | undefined;
 }
+
+/** A malleable job's size at its reconfiguration point: the new size (its current one: no action), and a waiting job to favour. */
+export interface ResizeDecision {
+  size: number;
+  /** A waiting job the resize is for (§4.3 of seed 002: it gets the highest priority), passed to the scheduler's `promote`. */
+  promote?: Job | undefined;
+}
+
+/** Decides a malleable job's size at its reconfiguration point (`rj.malleable` holds its state). */
+export type ResizeDecider = (sim: ClusterSimulator, rj: RunningJob) => ResizeDecision;
 
 /** Shortcuts of `ClusterSimulator.startJob` (the checks are made all the same). */
 export interface StartOptions {
@@ -103,6 +135,8 @@ export type SimulationListener = EngineListener<ClusterSimulator, Job, RunningJo
 /** What decides at decision points: a batch scheduler that starts (or rejects) waiting jobs. */
 export interface DecisionMaker {
   schedule(sim: ClusterSimulator): void;
+  /** A resize decision favours `job` (a scheduler with a priority order puts it first; others ignore it). */
+  promote?(sim: ClusterSimulator, job: Job): void;
 }
 
 /**
@@ -132,7 +166,9 @@ export class ClusterSimulator implements DiscreteEventEngine {
   readonly runningBySlot: (RunningJob | null)[] = [];
   runningCount = 0;
 
-  /** Cores, memory and power (see `allocation.ts`); its arrays are also exposed below. */
+  /** What the platform offers and who holds it (the capacity dimension, `capacity.ts`). */
+  readonly capacity: Capacity;
+  /** The capacity as an allocation of cores and memory (`allocation.ts`, the default); its arrays are also exposed below. */
   readonly allocation: Allocation;
   /** Task speeds and ends (see `progress.ts`). */
   readonly progress: TaskProgress;
@@ -173,8 +209,23 @@ export class ClusterSimulator implements DiscreteEventEngine {
    */
   private readonly events = new EventLoop<EventPayload>({
     isLive: (kind, e, stamp) =>
-      kind === KIND_KILL ? !(e as RunningJob).ended : e.eventTime === stamp && (kind === KIND_JOB ? !(e as RunningJob).ended : !(e as RunningTask).done),
+      kind >= PLUGIN_KIND_BASE
+        ? !(e as RunningJob).ended && this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.isLive(kind & 7, e as RunningJob, stamp)
+        : kind === KIND_KILL
+          ? !(e as RunningJob).ended
+          : e.eventTime === stamp && (kind === KIND_JOB ? !(e as RunningJob).ended : !(e as RunningTask).done),
   });
+  /** Plugged-in progress models (`progressModel.ts`). */
+  private readonly progressModels: ProgressModel[] = [];
+  /** Malleable progress (`malleable: 'steps'`), else null. */
+  private readonly steps: MalleableProgress | null;
+  private readonly resizeCost: ResizeCost;
+  private resizePolicy: ResizeDecider | null = null;
+  /** A reconfiguration point waiting for the caller's decision (no resize policy attached). */
+  private pointPending: RunningJob | null = null;
+  private readonly eventClock: boolean;
+  /** The event clock: the event just handled freed resources (a job or task ended, a resize ended). */
+  private freed = false;
   private readonly source: Iterator<Job>;
   private nextJob: Job | null = null;
   private origin = NaN;
@@ -208,6 +259,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.comm = commModel(this.models.comm);
     const a = new Allocation(platform, this.enforceMemory, this.idlePower);
     this.allocation = a;
+    this.capacity = a;
     let network: JobNetwork<RunningJob> | null = null;
     if (this.models.comm === 'flow') {
       if (this.semantics === 'irmasim') throw new InputError('the flow communication model is not part of the irmasim semantics', this.workloadName);
@@ -234,23 +286,36 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.nodeCommFactor = this.progress.nodeCommFactor;
     this.nodeCommLoad = this.progress.nodeCommLoad;
     this.procMemLoad = this.progress.procMemLoad;
+    this.steps = null;
+    if (options.malleable === 'steps') {
+      if (this.semantics === 'irmasim') throw new InputError('malleable progress is not part of the irmasim semantics', this.workloadName);
+      this.steps = new MalleableProgress();
+      this.progressModels.push(this.steps);
+    }
+    for (const m of options.progress ?? []) this.progressModels.push(m);
+    if (this.progressModels.length > 0 && this.semantics === 'irmasim')
+      throw new InputError('plugged-in progress models are not part of the irmasim semantics', this.workloadName);
+    for (let i = 0; i < this.progressModels.length; i++) this.progressModels[i]!.attach(this.hostFor(i));
+    this.resizeCost = options.resizeCost ?? TABLE1_RESIZE_COST;
+    this.eventClock = options.passClock === 'event';
+    if (this.eventClock && this.semantics === 'irmasim') throw new InputError('the event pass clock is not part of the irmasim semantics', this.workloadName);
     this.source = jobs[Symbol.iterator]();
     this.pullNext();
   }
 
   /** Free cores in all. */
   get freeCores(): number {
-    return this.allocation.freeCores;
+    return this.capacity.freeCores;
   }
 
   /** Busy (held) cores in all. */
   get busyCores(): number {
-    return this.allocation.busyCores;
+    return this.capacity.busyCores;
   }
 
   /** Platform power now, W. */
   get power(): number {
-    return this.allocation.power;
+    return this.capacity.power;
   }
 
   /**
@@ -320,6 +385,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
    */
   runUntil(t: number): number {
     for (;;) {
+      // a reconfiguration point for the caller (no resize policy attached): stop there
+      if (this.pointPending !== null) return this.now;
       if (this.decisionDue) {
         if (this.scheduler === null) return this.now;
         this.decisionDue = false;
@@ -355,12 +422,14 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.queue.tidy();
     if (this.semantics === 'irmasim') return this.advanceIrmasim(limit);
     for (;;) {
+      if (this.pointPending !== null) return true;
       const tEv = this.skipStale();
       const tSub = this.nextSubmitTime;
       const t = tEv < tSub ? tEv : tSub;
       if (t === Infinity) return this.nothingLeft();
       if (t > limit) return false;
-      const changed = this.runInstant(t);
+      const changed = this.eventClock ? this.runOneEvent(t, tSub === t) : this.runInstant(t);
+      if (this.pointPending !== null) return true;
       if (changed && this.queue.length > 0) return true;
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
         this.finishedFlag = true;
@@ -381,6 +450,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
       ev.next();
       this.handle(ev.kind, ev.payload!);
       changed = true;
+      // a reconfiguration point the caller decides: the rest of the instant waits
+      if (this.pointPending !== null) return changed;
     }
     if (changed) this.progress.flush(this.now);
     while (this.nextJob && this.nextJob.subtime === t) {
@@ -390,6 +461,27 @@ export class ClusterSimulator implements DiscreteEventEngine {
       changed = true;
     }
     return changed;
+  }
+
+  /**
+   * The event pass clock: moves the clock to `t` and runs ONE thing that happens then, an arrival first
+   * (`arrival`: one is due at `t`), else the next event. Whether it calls for a scheduling pass (anything
+   * but a reconfiguration point, which is a resize decision).
+   */
+  private runOneEvent(t: number, arrival: boolean): boolean {
+    this.advanceClock(t);
+    if (arrival) {
+      const job = this.nextJob!;
+      this.pullNext();
+      this.submit(job);
+      return true;
+    }
+    const ev = this.events;
+    ev.next();
+    this.freed = false;
+    this.handle(ev.kind, ev.payload!);
+    this.progress.flush(this.now);
+    return this.freed;
   }
 
   /**
@@ -470,12 +562,12 @@ export class ClusterSimulator implements DiscreteEventEngine {
 
   /** Whether `job` fits the platform when it is empty (under the placement constraints). */
   canEverFit(job: Job): boolean {
-    return this.allocation.unfitReason(job) === null;
+    return this.capacity.unfitReason(job) === null;
   }
 
   /** Why `job` can never fit the platform, or null when it can. */
   unfitReason(job: Job): string | null {
-    return this.allocation.unfitReason(job);
+    return this.capacity.unfitReason(job);
   }
 
   /**
@@ -484,7 +576,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * node memory. Returns null when valid, else the reason.
    */
   placementError(job: Job, cores: ArrayLike<number>): string | null {
-    return this.allocation.placementError(job, cores);
+    return this.capacity.placementError(job, cores);
   }
 
   /**
@@ -496,7 +588,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     const hint = options.queuePosition;
     const qi = hint !== undefined && this.queue.at(hint) === job ? hint : this.queue.indexOf(job);
     if (qi < 0) throw new Error(`job ${job.id} is not waiting`);
-    const err = this.allocation.placementError(job, cores);
+    const err = this.capacity.placementError(job, cores);
     if (err) throw new Error(`cannot start job ${job.id}: ${err}`);
     this.queue.removeAt(qi);
     return this.launch(job, options.transfer && cores instanceof Int32Array ? cores : Int32Array.from(cores));
@@ -544,6 +636,157 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.jobsRejected++;
     const rec = rejectedRecord(job, this.now);
     for (const l of this.listeners) l.onReject?.(this, rec);
+  }
+
+  // ---------------------------------------------------------------- malleable jobs
+
+  /**
+   * Attaches the policy that decides every reconfiguration point of a malleable job (`malleable:
+   * 'steps'`) when it is reached; null: the engine stops there (`advance` returns, `pendingPoint` is the
+   * job) until the caller decides with `decideResize`.
+   */
+  setResizePolicy(policy: ResizeDecider | null): void {
+    this.resizePolicy = policy;
+  }
+
+  /** The running malleable job whose reconfiguration point waits for `decideResize`, or null. */
+  get pendingPoint(): RunningJob | null {
+    return this.pointPending;
+  }
+
+  /**
+   * Nodes a malleable job could expand onto now: nodes of its partition it does not hold with room for
+   * `tasksPerNode` of its tasks (cores and memory), in platform order; at most `max` of them.
+   */
+  expansionNodes(rj: RunningJob, max = Number.POSITIVE_INFINITY): number[] {
+    const run = rj.malleable!;
+    const job = rj.job;
+    const p = this.platform;
+    const part = job.partition !== undefined ? p.partitions[p.partitionIndex(job.partition)] : undefined;
+    const mem = this.enforceMemory ? job.mem * run.tasksPerNode : 0;
+    const held = new Set(rj.nodes);
+    const out: number[] = [];
+    for (let n = this.freeTree.findFirst(0, run.tasksPerNode); n >= 0 && out.length < max; n = this.freeTree.findFirst(n + 1, run.tasksPerNode)) {
+      if (held.has(n) || (part && part.nodeMask[n] === 0)) continue;
+      if (mem > this.nodeFreeMem[n]! + 1e-9) continue;
+      out.push(n);
+    }
+    return out;
+  }
+
+  /**
+   * Decides the pending reconfiguration point (`pendingPoint`): `size` (the job's current size for no
+   * action) and optionally a waiting job the resize favours. Throws, changing nothing, when the size
+   * breaks the job's limits (min, max, factor) or an expansion does not fit the free nodes.
+   */
+  decideResize(size: number, promote?: Job): void {
+    const rj = this.pointPending;
+    if (rj === null) throw new Error('no reconfiguration point is pending');
+    this.applyResize(rj, { size, promote });
+    this.pointPending = null;
+  }
+
+  private pointReached(rj: RunningJob): void {
+    if (this.resizePolicy === null) {
+      this.pointPending = rj;
+      return;
+    }
+    const d = this.resizePolicy(this, rj);
+    try {
+      this.applyResize(rj, d);
+    } catch (e) {
+      if (!(e instanceof InvalidResizeError)) throw e;
+      this.invalidResizes++;
+      this.applyResize(rj, { size: rj.malleable!.size });
+    }
+  }
+
+  /** Resizes refused (and applied as no action) under an attached resize policy. */
+  invalidResizes = 0;
+
+  private applyResize(rj: RunningJob, d: ResizeDecision): void {
+    const run = rj.malleable!;
+    const steps = this.steps!;
+    const cur = run.size;
+    const size = d.size;
+    if (size === cur) {
+      steps.segment(rj, this.now, false);
+      return;
+    }
+    const spec = run.work.spec;
+    if (spec === null || !validResize(spec, cur, size))
+      throw new InvalidResizeError(
+        `job ${rj.job.id}: a resize ${cur} -> ${size} breaks ${spec ? `min ${spec.min}, max ${spec.max} or factor ${spec.factor}` : 'its rigidity'}`,
+      );
+    const cost = run.work.resizeCost ?? this.resizeCost;
+    if (size > cur) {
+      const add = this.expansionNodes(rj, size - cur);
+      if (add.length < size - cur)
+        throw new InvalidResizeError(`job ${rj.job.id}: expanding ${cur} -> ${size} needs ${size - cur} more nodes, ${add.length} can take it`);
+      this.takeNodes(rj, add);
+      steps.setSize(rj, size, this.now);
+      steps.beginResize(rj, size, cost.expand, this.now);
+    } else steps.beginResize(rj, size, cost.shrink, this.now);
+    if (d.promote !== undefined) this.scheduler?.promote?.(this, d.promote);
+    for (const l of this.listeners) l.onResize?.(this, rj, cur, size);
+  }
+
+  private resizeEnded(rj: RunningJob): void {
+    this.freed = true;
+    const run = rj.malleable!;
+    if (run.target < run.size) {
+      this.dropNodes(rj, run.size - run.target);
+      this.steps!.setSize(rj, run.target, this.now);
+    }
+    this.steps!.endResize(rj, this.now);
+  }
+
+  /** A malleable job takes `tasksPerNode` cores on each of `add` (nodes with room, see `expansionNodes`). */
+  private takeNodes(rj: RunningJob, add: readonly number[]): void {
+    const k = rj.malleable!.tasksPerNode;
+    const extra = new Int32Array(add.length * k);
+    let i = 0;
+    for (const n of add) {
+      const c0 = this.platform.nodeFirstCore[n]!;
+      const cEnd = c0 + this.platform.nodeCoreCount[n]!;
+      let got = 0;
+      for (let c = c0; c < cEnd && got < k; c++)
+        if (this.coreOwner[c] === -1) {
+          extra[i++] = c;
+          got++;
+        }
+    }
+    this.capacity.move(rj.job, extra, rj.slot);
+    const all = new Int32Array(rj.cores.length + extra.length);
+    all.set(rj.cores);
+    all.set(extra, rj.cores.length);
+    this.setPlacement(rj, all);
+  }
+
+  /** A malleable job gives back its last `count` nodes (those it took last). */
+  private dropNodes(rj: RunningJob, count: number): void {
+    const k = rj.malleable!.tasksPerNode;
+    const keep = rj.cores.length - count * k;
+    this.capacity.move(rj.job, rj.cores.slice(keep), -1);
+    this.setPlacement(rj, rj.cores.slice(0, keep));
+  }
+
+  /** Sets a running job's cores (in the order it took them), and its nodes (ascending) and tasks per node from them. */
+  private setPlacement(rj: RunningJob, cores: Int32Array): void {
+    const coreNode = this.platform.coreNode;
+    const byNode = Int32Array.from(cores, (c) => coreNode[c]!).sort();
+    let distinct = 0;
+    for (let i = 0; i < byNode.length; i++) if (i === 0 || byNode[i] !== byNode[i - 1]) distinct++;
+    const nodes = new Int32Array(distinct);
+    const per = new Int32Array(distinct);
+    for (let i = 0, k = -1; i < byNode.length; i++) {
+      if (i === 0 || byNode[i] !== byNode[i - 1]) nodes[++k] = byNode[i]!;
+      per[k]!++;
+    }
+    rj.cores = cores;
+    rj.nodes = nodes;
+    rj.perNode = per;
+    rj.tasksLeft = cores.length;
   }
 
   // ---------------------------------------------------------------- live mirrors
@@ -619,14 +862,34 @@ export class ClusterSimulator implements DiscreteEventEngine {
       const rj = e as RunningJob;
       rj.tasksLeft = 0;
       this.endJob(rj, 'finished');
-    } else this.killJob(e as RunningJob);
+    } else if (kind === KIND_KILL) this.killJob(e as RunningJob);
+    else this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.handle(kind & 7, e as RunningJob);
+  }
+
+  /** The engine as the `i`-th plugged-in progress model sees it. */
+  private hostFor(i: number): ProgressHost {
+    const sim = this;
+    const base = PLUGIN_KIND_BASE + 8 * i;
+    return {
+      get now() {
+        return sim.now;
+      },
+      platform: this.platform,
+      schedule: (time, kind, rj, stamp) => this.events.schedule(time, base + kind, rj, stamp),
+      complete: (rj) => {
+        rj.tasksLeft = 0;
+        this.endJob(rj, 'finished');
+      },
+      reconfigurationPoint: (rj) => this.pointReached(rj),
+      resizeEnded: (rj) => this.resizeEnded(rj),
+    };
   }
 
   // ---------------------------------------------------------------- the job lifecycle
 
   private submit(job: Job): void {
     this.jobsSubmitted++;
-    const reason = this.allocation.unfitReason(job);
+    const reason = this.capacity.unfitReason(job);
     if (reason !== null) {
       if (this.unfit === 'error') throw new InputError(`${job.source}: job ${job.id} can never fit the platform: it ${reason}`, this.workloadName);
       this.jobsRejected++;
@@ -643,20 +906,26 @@ export class ClusterSimulator implements DiscreteEventEngine {
     const p = this.platform;
     const slot = this.freeSlots.length > 0 ? this.freeSlots.pop()! : this.runningBySlot.length;
     // distinct nodes (ascending) and tasks per node: the tally `placementError` just made
-    const { nodes, perNode } = this.allocation.lastPlacement();
+    const { nodes, perNode } = this.capacity.lastPlacement();
     const single = nodes.length === 1;
     this.stallOffered = false;
     const rj = new RunningJob(job, slot, this.now, cores, nodes, perNode);
     if (slot === this.runningBySlot.length) this.runningBySlot.push(rj);
     else this.runningBySlot[slot] = rj;
     this.runningCount++;
-    this.allocation.move(job, cores, slot);
+    this.capacity.move(job, cores, slot);
 
     const isMpi = job.type === 'mpi';
     if (isMpi && !single) this.networkVolume += networkVolume(job.commVol, perNode);
 
     const stepped = this.semantics === 'irmasim';
-    if (job.work === 'delay' && (!job.tasks || isMpi) && !stepped) {
+    let model: ProgressModel | null = null;
+    const pm = this.progressModels;
+    for (let i = 0; i < pm.length && model === null; i++) if (pm[i]!.runs(job)) model = pm[i]!;
+    if (model !== null) {
+      rj.model = model;
+      model.start(rj);
+    } else if (job.work === 'delay' && (!job.tasks || isMpi) && !stepped) {
       // All tasks end together (MPI release waits for the longest task anyway).
       let d = job.runtime;
       if (job.tasks) for (let t = 0; t < job.ntasks; t++) d = Math.max(d, taskRuntime(job, t));
@@ -713,6 +982,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
   }
 
   private taskEnded(task: RunningTask): void {
+    this.freed = true;
     task.done = true;
     task.endedAt = this.now;
     task.remaining = 0;
@@ -722,7 +992,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.progress.leave(task);
     if (rj.job.type === 'seq') {
       this.coreTask[task.core] = null;
-      this.allocation.releaseCore(task.core, taskMem(rj.job, task.index));
+      this.capacity.releaseCore(task.core, taskMem(rj.job, task.index));
     }
     if (rj.tasksLeft === 0) this.endJob(rj, 'finished');
   }
@@ -764,7 +1034,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
           this.progress.leave(t);
           if (rj.job.type === 'seq') {
             this.coreTask[t.core] = null;
-            this.allocation.releaseCore(t.core, taskMem(rj.job, t.index));
+            this.capacity.releaseCore(t.core, taskMem(rj.job, t.index));
           }
         }
     this.progress.flush(this.now);
@@ -780,8 +1050,13 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * slot is recycled, the counters move and the listeners get its record.
    */
   private endJob(rj: RunningJob, state: 'finished' | 'killed'): void {
+    this.freed = true;
     rj.ended = true;
     rj.eventTime = Infinity;
+    if (rj.model !== null) {
+      rj.model.stop(rj);
+      if (this.pointPending === rj) this.pointPending = null;
+    }
     const net = this.progress.network;
     if (net !== null) {
       net.remove(rj, this.now);
@@ -790,7 +1065,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     const job = rj.job;
     if (job.type !== 'seq' || !rj.tasks || this.semantics === 'irmasim') {
       for (let t = 0; t < rj.cores.length; t++) this.coreTask[rj.cores[t]!] = null;
-      this.allocation.move(job, rj.cores, -1);
+      this.capacity.move(job, rj.cores, -1);
     }
     this.runningBySlot[rj.slot] = null;
     this.freeSlots.push(rj.slot);

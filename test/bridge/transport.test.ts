@@ -72,17 +72,23 @@ describe('the transport', () => {
     // '' is an unset variable (an explicit undefined would read the real one)
     expect(defaultTransport('tcp://127.0.0.1:0', '')).toBe('zmtp');
     expect(defaultTransport('inproc://x', '')).toBe('libzmq');
+    // only libzmq binds an abstract socket under its own name, whatever the variable says
+    expect(defaultTransport('ipc://@name', '')).toBe('libzmq');
+    expect(defaultTransport('ipc://@name', 'zmtp')).toBe('libzmq');
     expect(defaultTransport('tcp://127.0.0.1:0', 'libzmq')).toBe('libzmq');
     expect(defaultTransport('ipc:///tmp/x', 'zmtp')).toBe('zmtp');
     expect(defaultTransport('tcp://127.0.0.1:0', 'zmq')).toMatch(/CLUSTERGYM_TRANSPORT: expected one of zmtp, libzmq, got "zmq"/);
   });
 
-  it('clustergym serve refuses a bad --transport and inproc:// with zmtp (exit 2, one line)', () => {
+  it('clustergym serve refuses a bad --transport, and inproc:// and ipc://@ with zmtp (exit 2, one line)', () => {
     const bad = cli(['serve', '--transport', 'tcp']);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim()).toBe('clustergym serve: error: --transport: expected one of zmtp, libzmq, got "tcp"');
     const inproc = cli(['serve', '--bind', 'inproc://x', '--transport', 'zmtp']);
     expect(inproc.code).toBe(2);
     expect(inproc.stderr).toMatch(/inproc:\/\/ is libzmq's in-process transport: give --transport libzmq\n$/);
+    const abstract = cli(['serve', '--bind', 'ipc://@x', '--transport', 'zmtp']);
+    expect(abstract.code).toBe(2);
+    expect(abstract.stderr).toMatch(/ipc:\/\/@x: Node binds an abstract socket .* give --transport libzmq\n$/);
   });
 });

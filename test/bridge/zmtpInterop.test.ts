@@ -357,6 +357,65 @@ describe('ZmtpRouter refusals and edges (raw connections)', () => {
     r.close();
   });
 
+  it('heartbeats: a silent peer is PINGed after heartbeatInterval and closed after heartbeatTimeout; one that talks stays', async () => {
+    const r = new ZmtpRouter();
+    r.heartbeatInterval = 50;
+    r.heartbeatTimeout = 300;
+    const drops: string[] = [];
+    r.onDrop = (why) => drops.push(why);
+    await r.bind('tcp://127.0.0.1:*');
+    const silent = await rawPeer(r.lastEndpoint!);
+    const talker = await rawPeer(r.lastEndpoint!);
+    for (const p of [silent, talker]) p.sock.write(Buffer.concat([greeting(false), ready('DEALER')]));
+    // the talker answers every PING with a PONG, as a ZeroMQ peer's I/O thread does
+    const answer = setInterval(() => talker.sock.write(encodeCommand('PONG', Buffer.from('cg'))), 40);
+    const t0 = Date.now();
+    await silent.closed;
+    const took = Date.now() - t0;
+    clearInterval(answer);
+    expect(took).toBeGreaterThanOrEqual(250);
+    expect(took).toBeLessThan(1500);
+    // PINGs with TTL 0 and our 2-byte context came before the close
+    expect(silent.items.filter((x) => x === 'PING:\u0000\u0000cg').length).toBeGreaterThanOrEqual(2);
+    expect(drops).toEqual([expect.stringMatching(/^heartbeat timeout: nothing from the peer for \d+ ms$/)]);
+    expect(talker.sock.destroyed).toBe(false);
+    talker.sock.destroy();
+    r.close();
+  });
+
+  it("a peer's PING with a TTL closes its connection after that much silence, with our own heartbeats off", async () => {
+    const r = await tcpRouter();
+    const p = await rawPeer(r.lastEndpoint!);
+    // TTL 3: 300 ms (tenths of a second)
+    p.sock.write(Buffer.concat([greeting(false), ready('DEALER'), encodeCommand('PING', Buffer.from([0, 3]))]));
+    const t0 = Date.now();
+    await p.closed;
+    const took = Date.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(250);
+    expect(took).toBeLessThan(2500);
+    r.close();
+  });
+
+  it('a router busy on its event loop longer than the timeout does not take its peers for dead', async () => {
+    const r = new ZmtpRouter();
+    r.heartbeatInterval = 50;
+    r.heartbeatTimeout = 200;
+    await r.bind('tcp://127.0.0.1:*');
+    const p = await rawPeer(r.lastEndpoint!);
+    p.sock.write(Buffer.concat([greeting(false), ready('DEALER')]));
+    await sleep(30);
+    const busyUntil = Date.now() + 600; // a long request: no timer, no socket read meanwhile
+    while (Date.now() < busyUntil) {
+      // spin
+    }
+    p.sock.write(encodeCommand('PONG', Buffer.from('cg')));
+    await sleep(120);
+    expect(p.sock.destroyed).toBe(false);
+    // and silence after that is timed from then on
+    await p.closed;
+    r.close();
+  });
+
   it('the greeting is 64 bytes and comes before anything else', async () => {
     const r = await tcpRouter();
     const m = /^tcp:\/\/([^:]+):(\d+)$/.exec(r.lastEndpoint!)!;

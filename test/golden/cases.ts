@@ -14,7 +14,10 @@ import { HostTable, UserTable } from '../../src/fairness/model.js';
 import { schedulerByName } from '../../src/fairness/schedulers.js';
 import { MalleableSim } from '../../src/malleable/engine.js';
 import { dmrPolicy, neverPolicy } from '../../src/malleable/policy.js';
-import { paperWorkload } from '../../src/malleable/workload.js';
+import { malleableJobs, paperWorkload } from '../../src/malleable/workload.js';
+import { homogeneousPlatform } from '../../src/platform/homogeneous.js';
+import { ClusterSimulator } from '../../src/execution/simulator.js';
+import { DmrScheduler, dmrResizeDecider } from '../../src/scheduling/dmr.js';
 import { loadPlatform } from '../../src/platform/loader.js';
 import type { Platform } from '../../src/platform/platform.js';
 import type { Job } from '../../src/workload/job.js';
@@ -38,7 +41,9 @@ import { join } from 'node:path';
 /** A golden case: its name (the file `schedules/NAME.csv`) and the CSV it produces. */
 export interface GoldenCase {
   name: string;
-  engine: 'main' | 'malleable' | 'slurm' | 'fairness' | 'timesharing';
+  engine: 'main' | 'malleable' | 'slurm' | 'fairness' | 'timesharing' | 'one engine';
+  /** The golden file (default `name`): a preset of the one engine is checked against its old engine's schedule. */
+  file?: string;
   run(): string;
 }
 
@@ -104,7 +109,42 @@ function malleableCase(name: string, policy: 'dmr' | 'never', jobs: number, seed
       const r = sim.result();
       const rows = r.jobs.map((j) => [j.id, n(j.submit), n(j.start), n(j.finish), j.startSize, j.endSize, j.expands, j.shrinks, n(j.nodeSeconds)].join(','));
       const resizes = r.resizes.map((x) => `# resize ${n(x.time)} ${x.job} ${x.from}->${x.to}`);
-      return `id,submit,start,finish,start_size,end_size,expands,shrinks,node_seconds\n${rows.join('\n')}\n${resizes.join('\n')}\n# makespan ${n(r.makespan)} allocation ${n(r.allocation)} queue_points ${r.queuePoints} requests ${r.shrinkRequests}\n`;
+      const tail = queuePoints ? ` allocation ${n(r.allocation)} queue_points ${r.queuePoints} requests ${r.shrinkRequests}` : '';
+      return `${MALLEABLE_HEADER}\n${rows.join('\n')}\n${resizes.join('\n')}\n# makespan ${n(r.makespan)}${tail}\n`;
+    },
+  };
+}
+
+const MALLEABLE_HEADER = 'id,submit,start,finish,start_size,end_size,expands,shrinks,node_seconds';
+
+/** The DMR preset of the one engine (64 single-core nodes, malleable steps, the event pass clock, the DMR passes). */
+function dmrPresetCase(name: string, file: string, policy: 'dmr' | 'never', jobs: number, seed: number): GoldenCase {
+  return {
+    name,
+    file,
+    engine: 'one engine',
+    run() {
+      const w = paperWorkload({ jobs, seed });
+      const sim = new ClusterSimulator(homogeneousPlatform(64, 1), malleableJobs(w).jobs, { malleable: 'steps', passClock: 'event' });
+      const dmr = new DmrScheduler();
+      dmr.attach(sim);
+      sim.setScheduler(dmr);
+      sim.setResizePolicy(dmrResizeDecider(dmr, policy === 'dmr' ? dmrPolicy : neverPolicy));
+      const rows = new Map<string, string>();
+      const resizes: string[] = [];
+      sim.addListener({
+        onResize: (s, rj, from, to) => void resizes.push(`# resize ${n(s.now)} ${rj.job.id} ${from}->${to}`),
+        onEnd: (_s, rec, rj) => {
+          const m = rj!.malleable!;
+          rows.set(
+            rec.job.id,
+            [rec.job.id, n(rec.submit), n(rec.start), n(rec.finish), rec.job.nodes, m.target, m.expands, m.shrinks, n(m.nodeSeconds)].join(','),
+          );
+        },
+      });
+      sim.runUntil(Number.POSITIVE_INFINITY);
+      const ordered = w.jobs.map((j) => rows.get(j.id)!);
+      return `${MALLEABLE_HEADER}\n${ordered.join('\n')}\n${resizes.join('\n')}\n# makespan ${n(sim.now)}\n`;
     },
   };
 }
@@ -279,6 +319,8 @@ export const GOLDEN_CASES: GoldenCase[] = [
   malleableCase('malleable-dmr-60', 'dmr', 60, 1, false),
   malleableCase('malleable-rigid-60', 'never', 60, 1, false),
   malleableCase('malleable-queuepoints-60', 'dmr', 60, 2, true),
+  dmrPresetCase('one-engine-dmr-60', 'malleable-dmr-60', 'dmr', 60, 1),
+  dmrPresetCase('one-engine-dmr-rigid-60', 'malleable-rigid-60', 'never', 60, 1),
   slurmRaijinCase('slurm-raijin-3000', {}),
   slurmRaijinCase('slurm-raijin-3000-nobackfill-fifo', { backfill: false, priority: { weightFairshare: 0, weightJobSize: 0 } as SlurmConfig['priority'] }),
   slurmPreemptCase('slurm-preempt-suspend', 'suspend'),

@@ -1,0 +1,34 @@
+/**
+ * The capacity dimension (DESIGN §15): what the platform offers and who holds it. The engine asks its
+ * capacity whether a job could ever fit, whether a placement is valid now, and takes and releases
+ * placements through it; nothing else writes the capacity's state.
+ *
+ * A placement is an `Int32Array` of the capacity's units, one per task: a core id for the allocation of
+ * cores on heterogeneous nodes (`allocation.ts`, the default: per-core ownership, memory per node, node
+ * counts and whole nodes expressed as placements of whole nodes' cores); other capacities give their
+ * units their own meaning (a host index for continuous CPU and memory vectors).
+ */
+import type { Job } from '../workload/job.js';
+
+/** What the engine needs of a capacity model (see the module comment). */
+export interface Capacity {
+  /** Why `job` can never fit the empty platform (a sentence after "it"), or null when it can. */
+  unfitReason(job: Job): string | null;
+  /**
+   * Why `placement` (task `t` on unit `placement[t]`) is not a valid placement for `job` now, or null.
+   * A valid check is remembered for `lastPlacement`.
+   */
+  placementError(job: Job, placement: ArrayLike<number>): string | null;
+  /** The distinct nodes (ascending) and tasks per node of the placement the last `placementError` accepted. */
+  lastPlacement(): { nodes: Int32Array; perNode: Int32Array };
+  /** Takes a whole placement for `owner` (a running job's slot), or releases it (`owner` -1). */
+  move(job: Job, placement: Int32Array, owner: number): void;
+  /** Releases one unit of a placement early (a `seq` job's task that ended), with `mem` MB of its node. */
+  releaseCore(unit: number, mem: number): void;
+  /** Cores free and held, nodes with nothing held. */
+  readonly freeCores: number;
+  readonly busyCores: number;
+  readonly idleNodes: number;
+  /** The platform's power now (W), kept as a running sum. */
+  readonly power: number;
+}

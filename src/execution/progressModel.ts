@@ -1,0 +1,50 @@
+/**
+ * Progress models plugged into the engine (DESIGN §15, the `progress` dimension). The engine runs a job
+ * by the first plugged-in model that `runs` it, else by its built-in models: IRMaSim's rate model with
+ * contention and flows (`progress.ts`) for `ops` work, fixed durations for `delay` work. The models of
+ * this project: malleable steps (`malleableProgress.ts`); a model of DL jobs' measured throughputs plugs
+ * in the same way.
+ *
+ * A model keeps its state on the running job (`RunningJob.malleable`, or `RunningJob.extension` for a
+ * model of its own), schedules its events through the host (kinds local to the model, 0-7, stamped; an
+ * event is stale once `isLive` says so) and tells the host when the job's work is done (`complete`) or
+ * when it reached a point where its size may change (`reconfigurationPoint`).
+ */
+import type { Platform } from '../platform/platform.js';
+import type { Job } from '../workload/job.js';
+import type { RunningJob } from './running.js';
+
+/** What a progress model may ask of the engine. */
+export interface ProgressHost {
+  readonly now: number;
+  readonly platform: Platform;
+  /** Schedules an event of the calling model (its own kind, 0-7) for `rj` at `time`, stamped with `stamp`. */
+  schedule(time: number, kind: number, rj: RunningJob, stamp: number): void;
+  /** The job's work is done: it ends now, completed. */
+  complete(rj: RunningJob): void;
+  /** A malleable job reached a reconfiguration point: the engine's resize policy (or its caller) decides its size. */
+  reconfigurationPoint(rj: RunningJob): void;
+  /** A resize's cost is over: the engine gives back a shrink's surplus nodes, then the model runs on. */
+  resizeEnded(rj: RunningJob): void;
+}
+
+/** A progress model (see the module comment). */
+export interface ProgressModel {
+  /** Its name (for messages). */
+  readonly name: string;
+  /** Called once, when the engine is built. */
+  attach(host: ProgressHost): void;
+  /** Whether this model runs `job`. */
+  runs(job: Job): boolean;
+  /** `rj` starts now on its placement: set its state up and schedule its first event. */
+  start(rj: RunningJob): void;
+  /** Whether an event of this model is still current. */
+  isLive(kind: number, rj: RunningJob, stamp: number): boolean;
+  /** An event of this model happened (it is current). */
+  handle(kind: number, rj: RunningJob): void;
+  /** `rj` leaves now (its end, a kill, a preemption): stop its events and settle its accounts. */
+  stop(rj: RunningJob): void;
+}
+
+/** Event kinds below this are the engine's own; model `i` uses kinds `PLUGIN_KIND_BASE + 8 i` to `+ 8 i + 7`. */
+export const PLUGIN_KIND_BASE = 8;
