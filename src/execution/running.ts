@@ -29,10 +29,16 @@ export interface JobRecord {
    * `progress.ts`); 0 for jobs that do not communicate.
    */
   commTime: number;
+  /** GPU ids it last ran on (empty without GPUs, and when rejected). */
+  gpus: Int32Array;
 }
 
+/** No GPU (the GPU placement of a job without GPUs). */
+export const NO_GPUS: Int32Array = new Int32Array(0);
+
 /**
- * The record of a job that ran. `releases` is computed on first use (most observers never read it, and
+ * The record of a job that ran. `start` is its FIRST start (a job preempted back to the queue and
+ * started again keeps it: `RunningJob.firstStart`); `cores`, `nodes` and `gpus` are its last run's. `releases` is computed on first use (most observers never read it, and
  * a per-job array costs a million allocations on a million-job run).
  */
 export class EndedJobRecord implements JobRecord {
@@ -42,6 +48,7 @@ export class EndedJobRecord implements JobRecord {
   readonly cores: Int32Array;
   readonly nodes: Int32Array;
   readonly commTime: number;
+  readonly gpus: Int32Array;
   private rel: Float64Array | null = null;
   constructor(
     private readonly rj: RunningJob,
@@ -50,8 +57,9 @@ export class EndedJobRecord implements JobRecord {
   ) {
     this.job = rj.job;
     this.submit = rj.job.subtime;
-    this.start = rj.start;
+    this.start = rj.firstStart;
     this.cores = rj.cores;
+    this.gpus = rj.gpus;
     this.nodes = rj.nodes;
     this.commTime = rj.commTime;
   }
@@ -78,6 +86,7 @@ export function rejectedRecord(job: Job, now: number): JobRecord {
     nodes: new Int32Array(0),
     releases: new Float64Array(0),
     commTime: 0,
+    gpus: NO_GPUS,
   };
 }
 
@@ -160,6 +169,10 @@ export class RunningJob {
   /** Seconds so far during which `commLimitedTasks > 0` (the record's `commTime`). */
   commTime = 0;
   ended = false;
+  /** GPU ids it holds (`NO_GPUS` without GPUs), given at its start. */
+  gpus: Int32Array = NO_GPUS;
+  /** Its first start: `start`, or, for a job preempted back to the queue and started again, its first run's. */
+  firstStart: number;
   constructor(
     readonly job: Job,
     readonly slot: number,
@@ -170,6 +183,7 @@ export class RunningJob {
   ) {
     this.tasksLeft = job.ntasks;
     this.perNode = perNode;
+    this.firstStart = start;
   }
   /** Expected end from the user's estimate: `start + req_time`. */
   get expectedEnd(): number {

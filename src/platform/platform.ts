@@ -139,6 +139,9 @@ export class Platform {
   /** Per node: its GPUs and their type (an index into `gpuTypes`, -1 without GPUs). */
   readonly nodeGpuCount: Int32Array;
   readonly nodeGpuType: Int32Array;
+  /** Per node: the id of its first GPU (GPU ids are dense over the platform, a node's consecutive); per GPU: its node. */
+  readonly nodeFirstGpu: Int32Array;
+  readonly gpuNode: Int32Array;
   /** GPU types, in order of first appearance. */
   readonly gpuTypes: string[];
   /** Per GPU type (as `gpuTypes`): its count, memory and power (`gpus.ts`). */
@@ -217,6 +220,7 @@ export class Platform {
     this.nodeType = [];
     this.nodeGpuCount = new Int32Array(nN);
     this.nodeGpuType = new Int32Array(nN);
+    this.nodeFirstGpu = new Int32Array(nN);
     this.gpuTypeSpecs = compileGpuTypes(this.groups, where);
     this.gpuTypes = this.gpuTypeSpecs.map((t) => t.name);
     this.nodeGroup = new Int32Array(nN);
@@ -263,6 +267,7 @@ export class Platform {
           this.nodeCommBw[node] = g.comm_bw;
           this.nodeGpuCount[node] = gpuCount;
           this.nodeGpuType[node] = gpuType;
+          this.nodeFirstGpu[node] = gpus;
           this.nodeName.push(nodeNameOf(g.naming, k));
           this.nodeType.push(g.type);
           let nodeCores = 0;
@@ -304,6 +309,8 @@ export class Platform {
     this.maxNodeGpus = maxGpus;
     this.totalMemoryMb = totalMem;
     this.gpuCount = gpus;
+    this.gpuNode = new Int32Array(gpus);
+    for (let n = 0; n < node; n++) this.gpuNode.fill(n, this.nodeFirstGpu[n]!, this.nodeFirstGpu[n]! + this.nodeGpuCount[n]!);
     this.partitions = compilePartitions(d.partitions, this, where);
     this.defaultPartition = defaultPartitionIndex(this.partitions);
   }
