@@ -340,7 +340,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
     const pc = options.passClock;
     this.roundEvery = typeof pc === 'object' ? pc.every : 0;
     if (typeof pc === 'object') {
-      if (!(Number.isFinite(pc.every) && pc.every > 0)) throw new InputError(`passClock.every: expected a round length in seconds > 0, found ${pc.every}`, this.workloadName);
+      if (!(Number.isFinite(pc.every) && pc.every > 0))
+        throw new InputError(`passClock.every: expected a round length in seconds > 0, found ${pc.every}`, this.workloadName);
       if (this.semantics === 'irmasim') throw new InputError('the round pass clock is not part of the irmasim semantics', this.workloadName);
     }
     this.source = jobs[Symbol.iterator]();
@@ -509,6 +510,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       if (this.pointPending !== null) return true;
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
         this.finishedFlag = true;
+        this.nextRound = Number.POSITIVE_INFINITY;
         return false;
       }
       const boundary =

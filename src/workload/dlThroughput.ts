@@ -26,8 +26,15 @@
  * 64 and 128) is taken as the consolidated one; a GPU count the table lacks (3, 16, ...) has no rate: the
  * readers never make such a job, and a placement cannot give one.
  */
+import { resolve } from 'node:path';
 import { InputError, jsonPath } from '../core/errors.js';
 import { readJsonFile } from '../core/json.js';
+import { PACKAGE_ROOT } from '../core/paths.js';
+
+/** Where Gavel's measured table is, beside the repository (third-party data, read at run time). */
+export const GAVEL_THROUGHPUTS = resolve(PACKAGE_ROOT, '../shared/data/gavel/simulation_throughputs.json');
+/** The synthetic fixture table of the repository (invented numbers). */
+export const SYNTHETIC_THROUGHPUTS = resolve(PACKAGE_ROOT, 'data/gpu/throughputs-synthetic.json');
 
 /** Suffix of a GPU type whose measurements are spread over servers. */
 export const SPREAD_SUFFIX = '_unconsolidated';

@@ -70,14 +70,38 @@ describe('DL progress follows the throughput table', () => {
   it.each([
     ['V100, 1 GPU', [[0, 1]], [0], 720 / 20],
     ['V100, 2 GPUs on one server', [[0, 2]], [0, 1], 720 / 36],
-    ['V100, 2 GPUs spread over two servers', [[0, 1], [1, 1]], [0, 4], 720 / 24],
+    [
+      'V100, 2 GPUs spread over two servers',
+      [
+        [0, 1],
+        [1, 1],
+      ],
+      [0, 4],
+      720 / 24,
+    ],
     ['V100, 4 GPUs on one server', [[1, 4]], [4, 5, 6, 7], 720 / 64.8],
-    ['V100, 4 GPUs spread (3 + 1)', [[0, 3], [1, 1]], [0, 1, 2, 4], 720 / 28.8],
+    [
+      'V100, 4 GPUs spread (3 + 1)',
+      [
+        [0, 3],
+        [1, 1],
+      ],
+      [0, 1, 2, 4],
+      720 / 28.8,
+    ],
     ['P100, 1 GPU', [[2, 1]], [8], 720 / 10],
     ['P100, 2 GPUs on one server', [[2, 2]], [8, 9], 720 / 18],
     ['K80, 1 GPU', [[3, 1]], [12], 720 / 4],
     ['K80, 2 GPUs on one server', [[3, 2]], [12, 13], 720 / 7.2],
-    ['K80, 2 GPUs spread over two servers', [[3, 1], [4, 1]], [12, 14], 720 / 4.8],
+    [
+      'K80, 2 GPUs spread over two servers',
+      [
+        [3, 1],
+        [4, 1],
+      ],
+      [12, 14],
+      720 / 4.8,
+    ],
   ] as [string, [number, number][], number[], number][])('%s', (_name, c, gpus, duration) => {
     const job = conv32('a', gpus.length, 720);
     const r = runPlaced([job], { a: [cores(...c), gpus] }).get('a')!;

@@ -15,6 +15,8 @@
  * (`DlProgress` with `spreadRates: false`), and the round mechanism is `GavelRounds` (`rounds.ts`).
  */
 import { DlProgress } from '../../execution/dlProgress.js';
+import type { Finding, ReproduceReport } from '../../report/findings.js';
+import { learningCurveSvg } from '../../report/learningCurve.js';
 import { ClusterSimulator } from '../../execution/simulator.js';
 import type { Platform } from '../../platform/platform.js';
 import { platformFromNodeGroups } from '../../platform/views.js';
@@ -130,4 +132,202 @@ export function runFigurePoint(table: ThroughputTable, policy: FigurePolicy, rat
     preemptions,
     seconds: (performance.now() - t0) / 1000,
   };
+}
+
+/** Options of the reproduction. */
+export interface GavelFigureOptions extends PointOptions {
+  /** The throughput table (Gavel's). */
+  table: ThroughputTable;
+  /** Input job rates, jobs/h (the figure: 0.2 to 3.0 by 0.2). */
+  rates: readonly number[];
+  /** Seeds (the figure's line: 0, 1, 2). */
+  seeds: readonly number[];
+}
+
+/** The figure's input rates: 0.2 to 3.0 jobs/h by 0.2. */
+export const FIGURE_RATES: readonly number[] = Array.from({ length: 15 }, (_, i) => Math.round((i + 1) * 2) / 10);
+
+const key = (rate: number) => rate.toFixed(1);
+
+/** The paper's seed-0 JCT of `policy` at `rate` (hours), or NaN when it printed none. */
+export function paperJct(policy: FigurePolicy, rate: number): number {
+  const row = PAPER_SEED0_JCT[key(rate)];
+  return row === undefined ? Number.NaN : row[policy === 'max_min_fairness' ? 0 : 1];
+}
+
+/** Runs every point of `o` (rates x policies x seeds), logging each. */
+export function runFigure(o: GavelFigureOptions, log: (line: string) => void = () => {}): FigurePoint[] {
+  const out: FigurePoint[] = [];
+  for (const seed of o.seeds)
+    for (const rate of o.rates)
+      for (const policy of FIGURE_POLICIES) {
+        const p = runFigurePoint(o.table, policy, rate, seed, o);
+        log(
+          `${policy} rate ${key(rate)} seed ${seed}: mean JCT ${Number.isNaN(p.jct) ? `unfinished (${p.ended} of ${o.to - o.from} ended)` : `${p.jct.toFixed(2)} h`} (${p.seconds.toFixed(1)} s)`,
+        );
+        out.push(p);
+      }
+  return out;
+}
+
+/** One line of the figure's table: a rate, both policies' JCT (seed 0 or a mean over seeds), the paper's. */
+export interface FigureRow {
+  rate: number;
+  agnostic: number;
+  aware: number;
+  paperAgnostic: number;
+  paperAware: number;
+}
+
+/** The rows of `points` for seed `seed`, or the mean over all seeds (`seed` undefined; NaN when any seed is unfinished). */
+export function figureRows(points: readonly FigurePoint[], rates: readonly number[], seed?: number): FigureRow[] {
+  const mean = (policy: FigurePolicy, rate: number) => {
+    const ps = points.filter((p) => p.policy === policy && p.rate === rate && (seed === undefined || p.seed === seed));
+    return ps.length === 0 ? Number.NaN : ps.reduce((s, p) => s + p.jct, 0) / ps.length;
+  };
+  return rates.map((rate) => ({
+    rate,
+    agnostic: mean('max_min_fairness', rate),
+    aware: mean('max_min_fairness_perf', rate),
+    paperAgnostic: paperJct('max_min_fairness', rate),
+    paperAware: paperJct('max_min_fairness_perf', rate),
+  }));
+}
+
+/** The lowest rate at which a JCT series exceeds twice its value at 0.4 jobs/h (or is unfinished), or NaN. */
+export function saturationRate(rows: readonly FigureRow[], which: 'agnostic' | 'aware'): number {
+  const base = rows.find((r) => key(r.rate) === '0.4')?.[which];
+  if (base === undefined || Number.isNaN(base)) return Number.NaN;
+  for (const r of rows) if (r.rate > 0.4 && (Number.isNaN(r[which]) || r[which] > 2 * base)) return r.rate;
+  return Number.NaN;
+}
+
+/** The figure's load ranges (docs/gavel-reproduction.md, the band fixed before any run). */
+const LOW = (r: number) => r <= 1.6 + 1e-9;
+const RISING = (r: number) => r > 1.6 + 1e-9 && r <= 2.4 + 1e-9;
+
+const pct = (v: number) => `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}%`;
+const hours = (v: number) => (Number.isNaN(v) ? 'unfinished' : `${v.toFixed(2)} h`);
+
+/** The band's findings on `rows` (one seed, or the mean over seeds: `what` says which). */
+export function figureFindings(rows: readonly FigureRow[], what: string): Finding[] {
+  const out: Finding[] = [];
+  const low = rows.filter((r) => LOW(r.rate) && !Number.isNaN(r.paperAware));
+  const rising = rows.filter((r) => RISING(r.rate));
+  if (low.length > 0) {
+    for (const [which, paper, name] of [
+      ['aware', 'paperAware', 'Gavel (heterogeneity-aware)'],
+      ['agnostic', 'paperAgnostic', 'LAS (heterogeneity-agnostic)'],
+    ] as const) {
+      const dev = low.map((r) => r[which] / r[paper] - 1);
+      const worst = dev.reduce((w, d, i) => (Math.abs(d) > Math.abs(dev[w]!) || Number.isNaN(d) ? i : w), 0);
+      out.push({
+        id: `low-load-${which}-${what}`,
+        claim: `at low load (0.2-1.6 jobs/h) the mean JCT of ${name} is the figure's within 15 % (${what})`,
+        paper: `${low.map((r) => r[paper].toFixed(1)).join(', ')} h`,
+        measured: `${low.map((r) => r[which].toFixed(1)).join(', ')} h (worst ${pct(dev[worst]!)} at ${low[worst]!.rate} jobs/h)`,
+        holds: dev.every((d) => Math.abs(d) <= 0.15),
+      });
+    }
+    const margins = low.map((r) => r.agnostic / r.aware - r.paperAgnostic / r.paperAware);
+    out.push({
+      id: `low-load-margin-${what}`,
+      claim: `at low load the agnostic policy's JCT over the aware one's is the figure's within 0.15 (${what})`,
+      paper: low.map((r) => (r.paperAgnostic / r.paperAware).toFixed(2)).join(', '),
+      measured: low.map((r) => (r.agnostic / r.aware).toFixed(2)).join(', '),
+      holds: margins.every((d) => Math.abs(d) <= 0.15),
+    });
+  }
+  if (rising.length > 0) {
+    out.push({
+      id: `rising-load-${what}`,
+      claim: `at rising load (1.8-2.4 jobs/h) the aware policy's mean JCT is below the agnostic one's and their ratio is the figure's within 0.25 (${what})`,
+      paper: rising.map((r) => `${r.rate}: ${(r.paperAgnostic / r.paperAware).toFixed(2)}`).join(', '),
+      measured: rising.map((r) => `${r.rate}: ${(r.agnostic / r.aware).toFixed(2)}`).join(', '),
+      holds: rising.every((r) => r.aware < r.agnostic && Math.abs(r.agnostic / r.aware - r.paperAgnostic / r.paperAware) <= 0.25),
+    });
+  }
+  const hasBase = rows.some((r) => key(r.rate) === '0.4');
+  const sAgn = saturationRate(rows, 'agnostic');
+  if (hasBase && !Number.isNaN(sAgn)) {
+    const sAware = saturationRate(rows, 'aware');
+    const top = rows[rows.length - 1]!.rate;
+    out.push({
+      id: `saturation-${what}`,
+      claim: `the agnostic policy saturates first, at least 0.2 jobs/h before the aware one (the lowest rate whose JCT exceeds twice the one at 0.4 jobs/h) (${what})`,
+      paper: 'LAS 2.6, Gavel 2.8 jobs/h',
+      measured: `agnostic ${sAgn}, aware ${Number.isNaN(sAware) ? `above ${top}` : sAware} jobs/h`,
+      holds: Number.isNaN(sAware) ? top >= sAgn + 0.2 - 1e-9 : sAware >= sAgn + 0.2 - 1e-9,
+    });
+  }
+  return out;
+}
+
+/** Runs the reproduction: the report (tables `seed<S>`, `mean` and `points`, the findings) and the chart. */
+export function reproduceGavelFigure(
+  o: GavelFigureOptions,
+  log: (line: string) => void = () => {},
+): { report: ReproduceReport; files: Record<string, string> } {
+  const t0 = performance.now();
+  const points = runFigure(o, log);
+  const first = o.seeds[0]!;
+  const bySeed = figureRows(points, o.rates, first);
+  const findings = figureFindings(bySeed, `seed ${first}`);
+  const tables: ReproduceReport['tables'] = {
+    [`seed${first}`]: bySeed.map((r) => ({ ...r })),
+    points: points.map((p) => ({ ...p })),
+  };
+  let mean: FigureRow[] | undefined;
+  if (o.seeds.length > 1) {
+    mean = figureRows(points, o.rates);
+    findings.push(...figureFindings(mean, `mean of seeds ${o.seeds.join(', ')}`));
+    tables.mean = mean.map((r) => ({ ...r }));
+  }
+  const shown = mean ?? bySeed;
+  const line = (name: string, pick: (r: FigureRow) => number) => ({
+    name,
+    points: shown.filter((r) => !Number.isNaN(pick(r))).map((r) => ({ x: r.rate, y: pick(r) })),
+  });
+  const svg = learningCurveSvg(
+    [
+      line('LAS (agnostic), this run', (r) => r.agnostic),
+      line('Gavel (aware), this run', (r) => r.aware),
+      line("LAS, Gavel's notebook (seed 0)", (r) => r.paperAgnostic),
+      line("Gavel, Gavel's notebook (seed 0)", (r) => r.paperAware),
+    ],
+    {
+      title: `Mean JCT of jobs ${o.from}-${o.to - 1} vs input rate (Gavel, Figure 9)`,
+      xLabel: 'input job rate (jobs/h)',
+      yLabel: 'mean JCT (h)',
+      idPrefix: 'gavel-fig9',
+    },
+  );
+  return {
+    report: {
+      name: 'gavel',
+      source: 'Narayanan et al., OSDI 2020, Figure 9 (github.com/stanford-futuredata/gavel, commit c4fa400; docs/gavel-reproduction.md)',
+      seed: first,
+      parameters: { rates: o.rates, seeds: o.seeds, from: o.from, to: o.to, round: o.round ?? 360, perType: o.perType ?? 36, maxHours: o.maxHours ?? 2000 },
+      tables,
+      findings,
+      seconds: (performance.now() - t0) / 1000,
+    },
+    files: { 'gavel-figure9.svg': svg },
+  };
+}
+
+/** The figure's table as text rows (rate, both policies, the paper's, the ratio). */
+export function figureTableRows(rows: readonly Record<string, number | string>[]): string[][] {
+  return rows.map((r) => {
+    const a = Number(r.agnostic);
+    const g = Number(r.aware);
+    return [
+      Number(r.rate).toFixed(1),
+      hours(a),
+      hours(g),
+      (a / g).toFixed(2),
+      Number.isNaN(Number(r.paperAgnostic)) ? '-' : `${Number(r.paperAgnostic).toFixed(2)} / ${Number(r.paperAware).toFixed(2)}`,
+      Number.isNaN(Number(r.paperAgnostic)) ? '-' : (Number(r.paperAgnostic) / Number(r.paperAware)).toFixed(2),
+    ];
+  });
 }

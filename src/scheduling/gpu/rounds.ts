@@ -102,7 +102,8 @@ export function activeGpuJobs(sim: ClusterSimulator, dl: DlProgress, seen: Map<J
 export function bestOption(plan: RoundPlan, v: GpuJobView): { type: number; servers: Servers; rate: number } | null {
   let best: { type: number; servers: Servers; rate: number } | null = null;
   for (let t = 0; t < v.rates.length; t++) {
-    if (v.rates[t]! > 0 && (best === null || v.rates[t]! > best.rate) && plan.find(v.job, t, 'one') !== null) best = { type: t, servers: 'one', rate: v.rates[t]! };
+    if (v.rates[t]! > 0 && (best === null || v.rates[t]! > best.rate) && plan.find(v.job, t, 'one') !== null)
+      best = { type: t, servers: 'one', rate: v.rates[t]! };
     if (v.spreadRates[t]! > 0 && (best === null || v.spreadRates[t]! > best.rate) && plan.find(v.job, t, 'several') !== null)
       best = { type: t, servers: 'several', rate: v.spreadRates[t]! };
   }
@@ -204,7 +205,16 @@ export class GavelRounds extends RoundScheduler {
   /** Allocations computed (for reports). */
   allocations = 0;
 
-  constructor(policy: 'max_min_fairness_perf' | 'max_min_fairness' | 'finish_time_fairness_perf' | 'finish_time_fairness', dl: DlProgress, options: GavelOptions) {
+  /** The allocation in force for `job` (its fraction of time per platform GPU type), or undefined. */
+  allocationOf(job: Job): Float64Array | undefined {
+    return this.allocation.get(job);
+  }
+
+  constructor(
+    policy: 'max_min_fairness_perf' | 'max_min_fairness' | 'finish_time_fairness_perf' | 'finish_time_fairness',
+    dl: DlProgress,
+    options: GavelOptions,
+  ) {
     super(policy, dl);
     this.aware = policy.endsWith('_perf');
     this.objective = policy.startsWith('max_min') ? 'max-min' : 'finish-time';
@@ -242,10 +252,11 @@ export class GavelRounds extends RoundScheduler {
     this.updatePriorities(sim, now);
     // the round: per type, its jobs by priority, deficit, allocation (descending; ties: arrival)
     const order = gavelTypeOrder(sim.platform.gpuTypes);
-    if (this.shuffler !== null) for (let i = order.length - 1; i > 0; i--) {
-      const k = this.shuffler.int(i + 1);
-      [order[i], order[k]] = [order[k]!, order[i]!];
-    }
+    if (this.shuffler !== null)
+      for (let i = order.length - 1; i > 0; i--) {
+        const k = this.shuffler.int(i + 1);
+        [order[i], order[k]] = [order[k]!, order[i]!];
+      }
     const left = Float64Array.from(sim.platform.gpuTypeSpecs, (t) => t.count);
     const done = new Set<Job>();
     const list = [...this.jobs.values()];
