@@ -29,8 +29,8 @@ export interface JobRecord {
    * `progress.ts`); 0 for jobs that do not communicate.
    */
   commTime: number;
-  /** GPU ids it last ran on (empty without GPUs, and when rejected). */
-  gpus: Int32Array;
+  /** GPU ids it last ran on (empty or absent without GPUs, and when rejected). */
+  gpus?: Int32Array | undefined;
 }
 
 /** No GPU (the GPU placement of a job without GPUs). */

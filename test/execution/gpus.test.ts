@@ -106,7 +106,7 @@ describe('DL progress follows the throughput table', () => {
     const job = conv32('a', gpus.length, 720);
     const r = runPlaced([job], { a: [cores(...c), gpus] }).get('a')!;
     expect(r.finish - r.start).toBeCloseTo(duration, 9);
-    expect(Array.from(r.gpus)).toEqual(gpus);
+    expect(Array.from(r.gpus ?? [])).toEqual(gpus);
   });
 
   it('Seq2Seq has no spread K80 rate: the one-server rate applies (9 steps/s on 2 K80s)', () => {

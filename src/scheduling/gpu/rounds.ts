@@ -347,7 +347,7 @@ export class GavelRounds extends RoundScheduler {
         capacity,
       );
     }
-    list.forEach((j, i) => out.set(j.view.job, a.x.slice(i * G, (i + 1) * G)));
+    for (let i = 0; i < list.length; i++) out.set(list[i]!.view.job, a.x.slice(i * G, (i + 1) * G));
     return out;
   }
 }

@@ -210,7 +210,11 @@ describe("Gavel's mechanism", () => {
       const sim = new ClusterSimulator(p, generateGavel({ jobs: 80, arrivalsPerHour: 3 }, 5, table).jobs, { progress: [dl], passClock: { every: 360 } });
       sim.setScheduler(makeGpuScheduler(policy, dl, { round: 360, seed: 5 }));
       let sum = 0;
-      sim.addListener({ onEnd: (_s, r) => void (sum += r.finish - r.submit) });
+      sim.addListener({
+        onEnd: (_s, r) => {
+          sum += r.finish - r.submit;
+        },
+      });
       sim.runUntil(Number.POSITIVE_INFINITY);
       return sum / 80;
     };
