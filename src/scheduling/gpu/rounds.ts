@@ -27,12 +27,12 @@
  *   turn its jobs by priority, deficit and allocation, descending (ties: arrival); a job runs on the
  *   first type where it comes up with enough GPUs left of that type and a positive rate.
  *
- * The time a job ran in a round is read from its DL progress (`DlRun.runSecondsAt`), so a job that ends
- * within the round counts until its end, as in Gavel.
+ * The time a job ran in a round is from the round's start to the next one, or to its end when it ended
+ * within the round (an engine listener records the ends), as in Gavel.
  */
 import { InputError } from '../../core/errors.js';
 import { PythonRandom } from '../../core/rng.js';
-import type { DlProgress, DlRun } from '../../execution/dlProgress.js';
+import type { DlProgress } from '../../execution/dlProgress.js';
 import type { ClusterSimulator, DecisionMaker } from '../../execution/simulator.js';
 import { jobGpus } from '../../workload/gpuRequest.js';
 import type { Job } from '../../workload/job.js';
@@ -124,18 +124,21 @@ abstract class RoundScheduler implements DecisionMaker {
   ) {}
 
   schedule(sim: ClusterSimulator): void {
-    const views = activeGpuJobs(sim, this.dl, this.seen);
     const plan = new RoundPlan(sim);
-    this.plan(sim, views, plan);
+    this.choose(sim, plan);
     plan.apply();
-    this.applied(sim, plan);
+  }
+
+  /**
+   * Makes this round's choices in `plan` (a fresh plan of `sim` at the round boundary), without carrying
+   * them out: `schedule` applies them; an environment agent plays them as actions. Call once per round.
+   */
+  choose(sim: ClusterSimulator, plan: RoundPlan): void {
+    this.plan(sim, activeGpuJobs(sim, this.dl, this.seen), plan);
   }
 
   /** Chooses the round's jobs in `plan`. */
   protected abstract plan(sim: ClusterSimulator, views: GpuJobView[], plan: RoundPlan): void;
-
-  /** After the round is carried out. */
-  protected applied(_sim: ClusterSimulator, _plan: RoundPlan): void {}
 }
 
 /** The greedy orders (see the module comment). */
@@ -200,8 +203,12 @@ export class GavelRounds extends RoundScheduler {
   private needUpdate = false;
   private allocation = new Map<Job, Float64Array>();
   private readonly ftf = new FinishTimeFairness();
-  /** What ran in the last round: the job's DL progress, type and run seconds at the round's start. */
-  private lastRound: { job: Job; run: DlRun; type: number; base: number }[] = [];
+  /** What the last round ran (job and GPU type), and when it began. */
+  private lastRound: { job: Job; type: number }[] = [];
+  private roundStart = 0;
+  /** Ends of jobs since the last round (an engine listener fills it). */
+  private readonly ends = new Map<Job, number>();
+  private listening: ClusterSimulator | null = null;
   /** Allocations computed (for reports). */
   allocations = 0;
 
@@ -226,14 +233,19 @@ export class GavelRounds extends RoundScheduler {
   protected plan(sim: ClusterSimulator, views: GpuJobView[], plan: RoundPlan): void {
     const now = sim.now;
     const G = sim.platform.gpuTypes.length;
+    if (this.listening !== sim) {
+      this.listening = sim;
+      sim.addListener({ onEnd: (s, rec) => void (this.listening === s && this.ends.set(rec.job, s.now)) });
+    }
     if (this.workerTime.length !== G) this.workerTime = new Float64Array(G);
     // the last round's times (jobs that ended in it count until their end)
     for (const r of this.lastRound) {
-      const exec = r.run.runSecondsAt(now) - r.base;
+      const exec = (this.ends.get(r.job) ?? now) - this.roundStart;
       const j = this.jobs.get(r.job);
       if (j !== undefined) j.time[r.type]! += exec;
       this.workerTime[r.type]! += exec;
     }
+    this.ends.clear();
     // jobs that left, jobs that arrived
     const active = new Set(views.map((v) => v.job));
     for (const job of this.jobs.keys())
@@ -249,6 +261,8 @@ export class GavelRounds extends RoundScheduler {
         this.needUpdate = true;
       }
     }
+    this.lastRound = [];
+    this.roundStart = now;
     this.updatePriorities(sim, now);
     // the round: per type, its jobs by priority, deficit, allocation (descending; ties: arrival)
     const order = gavelTypeOrder(sim.platform.gpuTypes);
@@ -279,18 +293,8 @@ export class GavelRounds extends RoundScheduler {
         left[t]! -= v.scale;
         done.add(v.job);
         // a job without an allocation holds its place and takes no GPU (Gavel selects it, then skips it)
-        if (this.allocation.has(v.job)) plan.choose(v.job, t, 'any');
+        if (this.allocation.has(v.job) && plan.choose(v.job, t, 'any')) this.lastRound.push({ job: v.job, type: t });
       }
-    }
-  }
-
-  protected override applied(sim: ClusterSimulator, plan: RoundPlan): void {
-    const now = sim.now;
-    this.lastRound = [];
-    for (const c of plan.choices) {
-      const run = this.dl.progressOf(c.job);
-      if (run === undefined) continue;
-      this.lastRound.push({ job: c.job, run, type: run.gpuType, base: run.runSecondsAt(now) });
     }
   }
 
