@@ -89,6 +89,9 @@ export interface SlurmJobInput {
   /** Operator suspension: after this many seconds of run, for `opFor` seconds. */
   opAfter?: number;
   opFor?: number;
+  /** GPUs (`--gres=gpu[:TYPE]:N`, over the job), optionally of one type (issue 45: `gpuFits`). */
+  gpus?: number;
+  gpuType?: string;
 }
 
 /** Scheduler configuration (slurm.conf names in the comments). */
@@ -283,6 +286,15 @@ export class SlurmEngine implements DiscreteEventEngine {
   now = 0;
   /** Free cores per group. */
   readonly free: Float64Array;
+  /**
+   * GPUs (issue 45): free per group, each group's GPU type (index into `gpuTypes`, -1: none). A GPU job
+   * runs in a group with its GPUs free beside its cores (counted per group, as cores are); the backfill
+   * pass keeps a GPU profile beside the core profile once a GPU job was submitted. Not with `nodeSelect`.
+   */
+  readonly freeGpus: Float64Array;
+  private readonly gpuTypes: string[];
+  private readonly groupGpuType: Int32Array;
+  private gpuProfile: Float64Array[] | null = null;
   readonly stats: EngineStats = {
     submitted: 0,
     started: 0,
@@ -365,6 +377,9 @@ export class SlurmEngine implements DiscreteEventEngine {
     this.activePos = new Int32Array(this.config.users).fill(-1);
     this.periodUsage = new Float64Array(this.config.users);
     this.free = Float64Array.from(platform.groupCores);
+    this.freeGpus = Float64Array.from(platform.groupGpus);
+    this.gpuTypes = [...new Set(platform.groupGpuType.filter((t) => t !== null))] as string[];
+    this.groupGpuType = Int32Array.from(platform.groupGpuType, (t) => (t === null ? -1 : this.gpuTypes.indexOf(t)));
     this.maxQos = Math.max(1, ...this.config.qosPriorities);
     this.tier = Int32Array.from(platform.partitions, (p) => p.priorityTier);
     const parts = platform.partitions;
@@ -430,9 +445,38 @@ export class SlurmEngine implements DiscreteEventEngine {
     J.qos[s] = input.qos ?? 0;
     J.opAfter[s] = input.opAfter ?? -1;
     J.opFor[s] = input.opFor ?? 0;
+    this.submitGpus(input, s);
     J.state[s] = JobState.Pending;
     this.push(Math.max(input.submit, this.now), ARRIVAL, s);
     return s;
+  }
+
+  /** The job's GPU request (issue 45), checked: a whole count, a known type, some group of its partition that holds it. */
+  private submitGpus(input: SlurmJobInput, s: number): void {
+    const J = this.jobs;
+    const n = input.gpus ?? 0;
+    J.gpus[s] = n;
+    J.gpuType[s] = -1;
+    if (n === 0) return;
+    const what = `job ${input.id}: ${n} GPUs${input.gpuType !== undefined ? ` of type ${input.gpuType}` : ''}`;
+    if (!(Number.isInteger(n) && n > 0)) throw new InputError(`${what}: expected a whole number of GPUs >= 0`);
+    if (this.config.nodeSelect) throw new InputError(`${what}: GPU jobs on whole-node allocation (nodeSelect) are not modelled`);
+    if (input.gpuType !== undefined) {
+      J.gpuType[s] = this.gpuTypes.indexOf(input.gpuType);
+      if (J.gpuType[s]! < 0) throw new InputError(`${what}: no node has GPUs of that type (the types: ${this.gpuTypes.join(', ') || 'none'})`);
+    }
+    const part = this.platform.partitions[input.partition ?? 0];
+    if (part !== undefined && !part.groups.some((g) => this.gpuFits(s, g, this.platform.groupGpus[g]!)))
+      throw new InputError(`${what}: no node group of partition ${part.name} has that many GPUs${input.gpuType !== undefined ? ' of that type' : ''}`);
+    this.gpuProfile ??= Array.from(this.platform.groupNames, () => new Float64Array(this.bfBuckets()));
+  }
+
+  /** Whether job `s`'s GPUs fit in group `g` with `free` GPUs free there. */
+  private gpuFits(s: number, g: number, free: number): boolean {
+    const n = this.jobs.gpus[s]!;
+    if (n === 0) return true;
+    const t = this.jobs.gpuType[s]!;
+    return this.groupGpuType[g]! >= 0 && (t < 0 || t === this.groupGpuType[g]) && free >= n;
   }
 
   private pull(): void {
@@ -653,6 +697,7 @@ export class SlurmEngine implements DiscreteEventEngine {
       this.jobNodes.set(s, nodes);
     }
     this.free[g]! -= J.cores[s]!;
+    this.freeGpus[g]! -= J.gpus[s]!;
     this.accrue(); // charge the time so far at the old core count before this job's cores count
     this.addUserCores(J.user[s]!, J.cores[s]!);
     if (this.nRunning === this.running.length) {
@@ -668,6 +713,7 @@ export class SlurmEngine implements DiscreteEventEngine {
     const J = this.jobs;
     const g = J.group[s]!;
     this.free[g]! += J.cores[s]!;
+    this.freeGpus[g]! += J.gpus[s]!;
     const nodes = this.jobNodes.get(s);
     if (nodes !== undefined) {
       for (const x of nodes) this.nodeJob[x] = -1;
@@ -888,7 +934,7 @@ export class SlurmEngine implements DiscreteEventEngine {
   /** A group of the job's partition with `cores` free now, or -1. */
   private fitNow(s: number): number {
     const cores = this.jobs.cores[s]!;
-    for (const g of this.platform.partitions[this.jobs.part[s]!]!.groups) if (this.free[g]! >= cores) return g;
+    for (const g of this.platform.partitions[this.jobs.part[s]!]!.groups) if (this.free[g]! >= cores && this.gpuFits(s, g, this.freeGpus[g]!)) return g;
     return -1;
   }
 
@@ -899,7 +945,7 @@ export class SlurmEngine implements DiscreteEventEngine {
       const keep: number[] = [];
       for (const s of this.suspended) {
         const g = J.group[s]!;
-        if (this.free[g]! >= J.cores[s]!) this.resumePreempted(s, g);
+        if (this.free[g]! >= J.cores[s]! && this.gpuFits(s, g, this.freeGpus[g]!)) this.resumePreempted(s, g);
         else keep.push(s);
       }
       this.suspended = keep;
@@ -940,6 +986,7 @@ export class SlurmEngine implements DiscreteEventEngine {
     for (const g of parts[J.part[s]!]!.groups) {
       const cands: number[] = [];
       let avail = this.free[g]!;
+      let availGpus = this.freeGpus[g]!;
       for (let i = 0; i < this.nRunning; i++) {
         const r = this.running[i]!;
         if (J.group[r] !== g || J.state[r] !== JobState.Running) continue;
@@ -947,11 +994,12 @@ export class SlurmEngine implements DiscreteEventEngine {
         if (q.priorityTier >= tier || q.preemptMode === 'off') continue;
         cands.push(r);
         avail += J.cores[r]!;
+        availGpus += J.gpus[r]!;
       }
-      if (avail < need) continue;
+      if (avail < need || !this.gpuFits(s, g, availGpus)) continue;
       cands.sort((a, b) => this.tier[J.part[a]!]! - this.tier[J.part[b]!]! || J.lastResume[b]! - J.lastResume[a]! || J.id[b]! - J.id[a]!);
       for (const r of cands) {
-        if (this.free[g]! >= need) break;
+        if (this.free[g]! >= need && this.gpuFits(s, g, this.freeGpus[g]!)) break;
         this.preempt(r);
       }
       return g;
@@ -991,6 +1039,7 @@ export class SlurmEngine implements DiscreteEventEngine {
           f += d[k]!;
           prof[k] = f;
         }
+        if (this.gpuProfile !== null) this.fillGpuProfile(g, K, offset);
       }
       const p = this.pending;
       const n = Math.min(p.length, cfg.bfMaxJobTest);
@@ -1008,15 +1057,19 @@ export class SlurmEngine implements DiscreteEventEngine {
         const Lres = cfg.bfSlurmRounding ? Math.max(1, Math.floor(limit / res + 1e-9)) : Lnow;
         let bestK = -1;
         let bestG = -1;
+        const gp = J.gpus[s]!;
         for (const g of this.platform.partitions[J.part[s]!]!.groups) {
+          if (gp > 0 && !this.gpuFits(s, g, this.platform.groupGpus[g]!)) continue;
           const prof = this.profile[g]!;
-          let k = earliestFit(prof, K, c, Lnow);
+          // with GPUs, the first bucket where both the cores and the GPUs fit (issue 45)
+          const fit = (L: number, from: number) => (gp > 0 ? jointFit(prof, this.gpuProfile![g]!, K, c, gp, L, from) : earliestFit(prof, K, c, L, from));
+          let k = fit(Lnow, 0);
           if (k === 0) {
             // idle cores held for a reservation that starts before this job would end are not for it
             let usable = this.free[g]!;
             if (holdIdle) for (let a = 0; a < heldFrom[g]!.length; a++) if (heldFrom[g]![a]! < Lnow) usable -= heldCores[g]![a]!;
-            if (usable < c) k = earliestFit(prof, K, c, Lres, 1);
-          } else if (k > 0 && Lres !== Lnow) k = earliestFit(prof, K, c, Lres, 1);
+            if (usable < c) k = fit(Lres, 1);
+          } else if (k > 0 && Lres !== Lnow) k = fit(Lres, 1);
           if (k >= 0 && (bestK < 0 || k < bestK)) {
             bestK = k;
             bestG = g;
@@ -1035,7 +1088,8 @@ export class SlurmEngine implements DiscreteEventEngine {
           }
         }
         for (let k = bestK; k < e; k++) prof[k]! -= c;
-        if (bestK === 0 && this.free[bestG]! >= c) {
+        if (gp > 0) for (let k = bestK; k < e; k++) this.gpuProfile![bestG]![k]! -= gp;
+        if (bestK === 0 && this.free[bestG]! >= c && this.gpuFits(s, bestG, this.freeGpus[bestG]!)) {
           p[i] = -1;
           started++;
           this.stats.backfilled++;
@@ -1047,6 +1101,27 @@ export class SlurmEngine implements DiscreteEventEngine {
     if (this.pending.length > 0 && (this.nRunning > 0 || this.queue.size > 0)) {
       this.bfScheduled = true;
       this.queue.schedule(this.nextTick(cfg.bfInterval, cfg.bfGrid), BACKFILL, -1);
+    }
+  }
+
+  /** Group `g`'s free GPUs over the backfill window, as its core profile (issue 45). */
+  private fillGpuProfile(g: number, K: number, offset: number): void {
+    const J = this.jobs;
+    if (this.gpuProfile![g]!.length !== K) this.gpuProfile![g] = new Float64Array(K);
+    const prof = this.gpuProfile![g]!;
+    const d = this.delta;
+    d.fill(0);
+    for (let i = 0; i < this.nRunning; i++) {
+      const r = this.running[i]!;
+      if (J.group[r] === g && J.gpus[r]! > 0) {
+        const b = this.endBucket(r, offset);
+        if (b < K) d[b]! += J.gpus[r]!;
+      }
+    }
+    let f = this.freeGpus[g]!;
+    for (let k = 0; k < K; k++) {
+      f += d[k]!;
+      prof[k] = f;
     }
   }
 
@@ -1420,6 +1495,17 @@ export class SlurmEngine implements DiscreteEventEngine {
     let f = 0;
     for (const x of this.free) f += x;
     return this.platform.totalCores - f;
+  }
+}
+
+/** The first bucket from `from` where both `c` cores and `n` GPUs are free for `L` buckets (issue 45), or -1. */
+export function jointFit(cores: Float64Array, gpus: Float64Array, K: number, c: number, n: number, L: number, from = 0): number {
+  let k = earliestFit(cores, K, c, L, from);
+  for (;;) {
+    if (k < 0) return -1;
+    const kg = earliestFit(gpus, K, n, L, k);
+    if (kg === k || kg < 0) return kg;
+    k = earliestFit(cores, K, c, L, kg);
   }
 }
 

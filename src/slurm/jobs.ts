@@ -49,6 +49,8 @@ const COLUMNS = [
   'opAfter',
   'opFor',
   'cores',
+  'gpus',
+  'gpuType',
   'user',
   'part',
   'qos',
@@ -84,6 +86,9 @@ export class JobTable {
   opAfter = new Float64Array(0);
   opFor = new Float64Array(0);
   cores = new Int32Array(0);
+  /** GPUs (`--gres=gpu[:TYPE]:N` over the job) and their type (index into the engine's GPU types, -1: any; issue 45). */
+  gpus = new Int32Array(0);
+  gpuType = new Int32Array(0);
   user = new Int32Array(0);
   part = new Int32Array(0);
   qos = new Int32Array(0);

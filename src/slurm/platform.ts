@@ -34,6 +34,11 @@ const GroupSchema = z
     name: z.string().min(1),
     count: z.number().int().positive(),
     cores: z.number().int().positive(),
+    /** GPUs per node (`Gres=gpu:TYPE:N`; issue 45). */
+    gpus: z
+      .object({ count: z.number().int().positive(), type: z.string().min(1) })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -87,6 +92,9 @@ export class SlurmPlatform {
   readonly partitions: readonly Partition[];
   /** Total cores. */
   readonly totalCores: number;
+  /** GPUs of each group (nodes x GPUs per node; 0 without) and their type (null without; issue 45). */
+  readonly groupGpus: Float64Array;
+  readonly groupGpuType: readonly (string | null)[];
   /** Largest `priority_job_factor` (the partition factor's normaliser). */
   readonly maxPartitionFactor: number;
 
@@ -105,6 +113,8 @@ export class SlurmPlatform {
     this.coresPerNode = Int32Array.from(p.groups, (g) => g.cores);
     this.groupCores = Float64Array.from(p.groups, (g) => g.count * g.cores);
     this.totalCores = this.groupCores.reduce((a, b) => a + b, 0);
+    this.groupGpus = Float64Array.from(p.groups, (g) => g.count * (g.gpus?.count ?? 0));
+    this.groupGpuType = p.groups.map((g) => g.gpus?.type ?? null);
     const pnames = new Set<string>();
     this.partitions = p.partitions.map((q, i) => {
       if (pnames.has(q.name)) throw new InputError(`$.partitions[${i}].name: duplicate partition ${JSON.stringify(q.name)}`, where);

@@ -436,7 +436,8 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
     used.add(k);
     return get(k)?.value;
   };
-  for (const u of undeclaredGpus(val('grestypes'), nodeLines)) ignore('Gres', u.value, u, u.why);
+  const undeclared = undeclaredGpus(val('grestypes'), nodeLines);
+  for (const u of undeclared) ignore('Gres', u.value, u, u.why);
   const config: Partial<SlurmConfig> = {
     backfill: true,
     bfInterval: 30,
@@ -632,7 +633,16 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
   const groupOf = new Int32Array(allNodes.length);
   for (const [g, names] of groupNodes.entries()) for (const n of names) groupOf[nodeIndex.get(n)!] = g;
   const platform: SlurmPlatformSpec = {
-    groups: groupNodes.map((names, g) => ({ name: groupNames[g]!, count: names.length, cores: wholeNodes ? 1 : groupCpus[g]! })),
+    groups: groupNodes.map((names, g) => {
+      // the group's GPUs for the engine (issue 45), when GresTypes declares them
+      const gpus = undeclared.length === 0 ? nodeLines[lineOf[nodeIndex.get(names[0]!)!]!]!.gpus : undefined;
+      return {
+        name: groupNames[g]!,
+        count: names.length,
+        cores: wholeNodes ? 1 : groupCpus[g]!,
+        ...(gpus ? { gpus: { count: gpus.count, type: gpus.type } } : {}),
+      };
+    }),
     partitions: partitions.map((p) => ({
       name: p.name,
       groups: [...new Set(p.nodes.map((n) => groupOf[nodeIndex.get(n)!]!))].map((g) => groupNames[g]!),

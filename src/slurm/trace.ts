@@ -47,6 +47,23 @@ export interface TraceJob {
   nodes: number;
   user: string;
   partition: string | undefined;
+  /** GPUs allocated (`gres/gpu[:TYPE]` of its TRES; issue 45), absent without. */
+  gpus?: { count: number; type: string | undefined } | undefined;
+}
+
+/**
+ * The GPUs of a TRES list (`sacct -P`'s AllocTRES/ReqTRES: `cpu=8,gres/gpu:v100=2,gres/gpu=2,...`;
+ * `sacct --json`'s `{ type: "gres", name: "gpu" | "gpu:v100", count }`): the typed entry when there is one.
+ */
+export function tresGpus(entries: readonly { name: string; count: number }[]): TraceJob['gpus'] {
+  let out: TraceJob['gpus'];
+  for (const e of entries) {
+    const m = /^(?:gres\/)?gpu(?::([^=,]+))?$/.exec(e.name.trim());
+    if (m === null || !(e.count > 0)) continue;
+    if (m[1] !== undefined) return { count: e.count, type: m[1] };
+    out = { count: e.count, type: undefined };
+  }
+  return out;
 }
 
 /** The records of a file, and its format. */
@@ -100,7 +117,7 @@ const SacctJsonSchema = z
             .passthrough(),
           required: z.object({ CPUs: z.number().int().optional() }).passthrough().optional(),
           tres: z
-            .object({ allocated: z.array(z.object({ type: z.string(), count: z.number() }).passthrough()).optional() })
+            .object({ allocated: z.array(z.object({ type: z.string(), name: z.string().nullish(), count: z.number() }).passthrough()).optional() })
             .passthrough()
             .optional(),
         })
@@ -144,6 +161,7 @@ function readSacctJson(text: string, file: string): Trace {
       nodes: j.allocation_nodes ?? 0,
       user: j.user ?? '0',
       partition: j.partition,
+      gpus: tresGpus((j.tres?.allocated ?? []).filter((x) => x.type === 'gres').map((x) => ({ name: x.name ?? '', count: x.count }))),
     });
   }
   return { format: 'sacct-json', jobs, skipped };
@@ -164,6 +182,7 @@ function readSacctParsable(text: string, file: string): Trace {
   const cNodes = col('nnodes');
   const cUser = col('user', 'uid');
   const cPart = col('partition');
+  const cTres = col('alloctres', 'reqtres');
   const missing = [
     ['JobID', cId],
     ['Submit', cSubmit],
@@ -214,6 +233,15 @@ function readSacctParsable(text: string, file: string): Trace {
       nodes: Number.isInteger(nodes) ? nodes : 0,
       user: cUser >= 0 ? f[cUser]! : '0',
       partition: cPart >= 0 && f[cPart] !== '' ? f[cPart] : undefined,
+      gpus:
+        cTres >= 0
+          ? tresGpus(
+              f[cTres]!.split(',').map((kv) => {
+                const eq = kv.indexOf('=');
+                return { name: kv.slice(0, eq), count: Number(kv.slice(eq + 1)) };
+              }),
+            )
+          : undefined,
     });
   }
   return { format: 'sacct-parsable', jobs, skipped };
@@ -269,6 +297,9 @@ export interface ReplayJob {
   units: number;
   partition: number;
   user: number;
+  /** GPUs (issue 45). */
+  gpus?: number;
+  gpuType?: string;
 }
 
 /** The jobs of `trace` as replayed on `conf` with shrink divisor `shrink` (see the module comment). */
@@ -289,7 +320,18 @@ export function replayJobs(trace: Trace, conf: SlurmConf, shrink = 1): ReplayJob
     const limit = Number.isFinite(j.timeLimit) ? j.timeLimit : conf.partitions[partition]!.maxTime;
     const limitMinutes = Number.isFinite(limit) ? Math.max(1, Math.ceil(limit / shrink / 60 - 1e-9)) : 365 * 1440;
     const units = conf.wholeNodes ? (j.nodes > 0 ? j.nodes : Math.ceil(j.cpus / minCpus[partition]!)) : j.cpus;
-    return { id: j.id, index, submit: (j.submit - t0) / shrink, runTime: j.runTime / shrink, limitMinutes, units, partition, user: users.get(j.user)! };
+    const gpus = j.gpus ? { gpus: j.gpus.count, ...(j.gpus.type !== undefined ? { gpuType: j.gpus.type } : {}) } : {};
+    return {
+      id: j.id,
+      index,
+      submit: (j.submit - t0) / shrink,
+      runTime: j.runTime / shrink,
+      limitMinutes,
+      units,
+      partition,
+      user: users.get(j.user)!,
+      ...gpus,
+    };
   });
 }
 
@@ -408,6 +450,7 @@ export function engineSchedule(
         runTime: Math.min(j.runTime + jobOverhead, j.limitMinutes * 60),
         user: j.user,
         partition: j.partition,
+        ...(j.gpus !== undefined ? { gpus: j.gpus, gpuType: j.gpuType } : {}),
       }),
     ),
   );
