@@ -26,8 +26,20 @@ import { resolveConfigPaths } from '../../envs/config.js';
 /** The format tag of a setting file. */
 export const SETTING_FORMAT = 'clustergym-leaderboard-setting';
 
-/** The nine settings of the leaderboard, in display order (each is `data/configs/NAME.json`). */
-export const SETTING_NAMES = ['rlsched', 'rlsched-easy', 'hetero', 'hetero-energy', 'policy-pair', 'malleable', 'cosched', 'fair', 'slurm'] as const;
+/** The eleven settings of the leaderboard, in display order (each is `data/configs/NAME.json`). */
+export const SETTING_NAMES = [
+  'rlsched',
+  'rlsched-easy',
+  'hetero',
+  'hetero-energy',
+  'policy-pair',
+  'malleable',
+  'cosched',
+  'fair',
+  'slurm',
+  'gpu',
+  'gpu-philly',
+] as const;
 
 /** The cluster envs' metrics (from the batch run's or the env's summary of the episode). */
 export const CLUSTER_METRICS = ['mean_bsld', 'mean_wait', 'edp'] as const;
