@@ -2,7 +2,7 @@
  * Agents of any registered environment, and the loop that plays one episode with one (the seed
  * systems' agents use it; the cluster envs' `runEpisode` in agents/heuristics adds trajectories).
  */
-import type { GymEnv } from '../envs/env.js';
+import type { GymEnv } from '../envs/gym.js';
 
 /** What an env's `step` puts in `info.metrics` at the end. */
 export type MetricsOf<E extends GymEnv> = NonNullable<ReturnType<E['step']>['info']['metrics']>;

@@ -31,7 +31,7 @@ import { registryFactory } from '../bridge/envFactory.js';
 import { BridgeServer } from '../bridge/server.js';
 import { openRouter, type Transport, TransportSchema } from '../bridge/transport.js';
 import { make } from '../envs/registry.js';
-import type { GymEnv } from '../envs/env.js';
+import type { GymEnv } from '../envs/gym.js';
 
 /** One step of `env` with its first valid action (a reset when the episode ended). */
 function stepFirstValid(env: GymEnv): void {

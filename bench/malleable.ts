@@ -1,64 +1,141 @@
 /**
- * Bench section `malleable` (seed 002, DMR): simulation time of the paper's 400-job workload,
- * rigid and malleable (median of 5 runs each; the issue asks for well under a second), the full
- * `reproduce dmr` experiment (50/100/200/400 jobs, rigid and malleable) with its findings on three
- * seeds, and Malleable-v0 steps/s with the dmr agent.
+ * Bench section `malleable` (seed 002, DMR, on the one engine's DMR preset): simulation time of the
+ * paper's 400-job workload, rigid and malleable (median of 7 runs each; the issue asks for well under a
+ * second), the full `reproduce dmr` experiment (50/100/200/400 jobs, rigid and malleable) with its
+ * findings on three seeds, and Malleable-v0 steps/s with the dmr agent. Times are process CPU time
+ * (`process.cpuUsage`: steady on a loaded machine, where wall time is not) and wall time.
+ *
+ * **Side by side with a baseline**: with `CLUSTERGYM_BENCH_BASELINE=DIR` (the `dist/` of another build,
+ * e.g. of main: `git archive main | tar -x -C /tmp/base && cd /tmp/base && npm ci && npx tsc`, then
+ * `DIR=/tmp/base/dist`), every figure is measured for both builds in the same process, runs interleaved,
+ * and `baseline` holds the baseline's figures, `ratio` this build's CPU time over the baseline's (below 1:
+ * faster), and `same_results` whether both gave the same simulations, `reproduce dmr` tables and episodes.
  */
-import { dmrAgent } from '../agents/malleable/index.js';
-import { loadMalleableContext, MalleableEnv } from '../envs/malleable/index.js';
-import { simulate } from '../src/malleable/engine.js';
-import { runDmrExperiment } from '../src/malleable/experiment.js';
-import { dmrPolicy, neverPolicy } from '../src/malleable/policy.js';
-import { paperWorkload, rigidVersion } from '../src/malleable/workload.js';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { quantileOf } from '../src/core/statistics.js';
 
-function median(v: number[]): number {
-  const s = [...v].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
+const median = (v: number[]): number => quantileOf(v, 0.5);
+
+/** What the section measures, from one build. */
+interface Subject {
+  malleable: typeof import('../src/malleable/index.js');
+  env: typeof import('../envs/malleable/index.js');
+  agents: typeof import('../agents/malleable/index.js');
 }
 
-function timeIt(f: () => unknown, runs = 5): number {
-  const t: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    f();
-    t.push(performance.now() - t0);
-  }
-  return median(t) / 1000;
-}
-
-/** The section's figures. */
-export function benchMalleable(): Record<string, unknown> {
-  const w = paperWorkload({ jobs: 400, seed: 1 });
-  const rigid = rigidVersion(w);
-  const m = simulate(w, dmrPolicy);
-  const experiments = [1, 2, 3].map((seed) => {
-    const r = runDmrExperiment({ seed });
-    return {
-      seed,
-      seconds: r.seconds,
-      findings_hold: r.findings.every((f) => f.holds),
-      changes: r.tables.changes,
-    };
-  });
-  const env = new MalleableEnv(loadMalleableContext({ jobs: 200 }));
-  let steps = 0;
-  const t0 = performance.now();
-  for (let seed = 0; seed < 3; seed++) {
-    let o = env.reset({ seed }).observation;
-    for (;;) {
-      steps++;
-      const r = env.step(dmrAgent.act(env, o));
-      if (r.terminated) break;
-      o = r.observation;
-    }
-  }
-  const envSeconds = (performance.now() - t0) / 1000;
+async function load(dist: string | null): Promise<Subject> {
+  const at = (p: string) => (dist === null ? new URL(`../${p}`, import.meta.url).href : pathToFileURL(join(dist, p)).href);
   return {
-    simulate_400_malleable_s: timeIt(() => simulate(w, dmrPolicy)),
-    simulate_400_rigid_s: timeIt(() => simulate(rigid, neverPolicy)),
-    events_400_malleable: m.events,
-    reconfiguration_points_400: m.expands + m.shrinks + m.noActions,
-    reproduce_dmr: experiments,
-    env_steps_per_s: Math.round(steps / envSeconds),
+    malleable: await import(at('src/malleable/index.js')),
+    env: await import(at('envs/malleable/index.js')),
+    agents: await import(at('agents/malleable/index.js')),
   };
+}
+
+/** CPU time (s) of the process so far. */
+function cpu(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
+/** Runs `f`; its CPU and wall seconds and its result. */
+function timed<T>(f: () => T): { cpu: number; wall: number; value: T } {
+  const c0 = cpu();
+  const t0 = performance.now();
+  const value = f();
+  return { cpu: cpu() - c0, wall: (performance.now() - t0) / 1000, value };
+}
+
+/** One measurement of every figure for subject `s`. */
+function measure(s: Subject) {
+  const m = s.malleable;
+  const w = m.paperWorkload({ jobs: 400, seed: 1 });
+  const rigid = m.rigidVersion(w);
+  const mall = timed(() => m.simulate(w, m.dmrPolicy));
+  const rig = timed(() => m.simulate(rigid, m.neverPolicy));
+  const reproduce = [1, 2, 3].map((seed) => timed(() => m.runDmrExperiment({ seed })));
+  const env = new s.env.MalleableEnv(s.env.loadMalleableContext({ jobs: 200 }));
+  const episodes: number[][] = [];
+  const ep = timed(() => {
+    let steps = 0;
+    for (let seed = 0; seed < 3; seed++) {
+      let o = env.reset({ seed }).observation;
+      const rewards: number[] = [];
+      for (;;) {
+        steps++;
+        const r = env.step(s.agents.dmrAgent.act(env, o));
+        rewards.push(r.reward);
+        if (r.terminated) break;
+        o = r.observation;
+      }
+      episodes.push(rewards);
+    }
+    return steps;
+  });
+  return { mall, rig, reproduce, ep, episodes };
+}
+
+type Measure = ReturnType<typeof measure>;
+
+/** The figures of `runs` (repeated measurements of one subject). */
+function figures(runs: Measure[]): Record<string, unknown> {
+  const med = (f: (r: Measure) => number) => median(runs.map(f));
+  const last = runs[runs.length - 1]!;
+  return {
+    simulate_400_malleable_cpu_s: med((r) => r.mall.cpu),
+    simulate_400_malleable_s: med((r) => r.mall.wall),
+    simulate_400_rigid_cpu_s: med((r) => r.rig.cpu),
+    simulate_400_rigid_s: med((r) => r.rig.wall),
+    events_400_malleable: last.mall.value.events,
+    reconfiguration_points_400: last.mall.value.expands + last.mall.value.shrinks + last.mall.value.noActions,
+    reproduce_dmr_cpu_s: med((r) => r.reproduce.reduce((a, x) => a + x.cpu, 0)),
+    reproduce_dmr: last.reproduce.map((x) => ({
+      seed: x.value.seed,
+      seconds: x.wall,
+      cpu_seconds: x.cpu,
+      findings_hold: x.value.findings.every((f) => f.holds),
+      changes: x.value.tables.changes,
+    })),
+    env_steps: last.ep.value,
+    env_steps_per_cpu_s: Math.round(median(runs.map((r) => r.ep.value / r.ep.cpu))),
+    env_steps_per_s: Math.round(median(runs.map((r) => r.ep.value / r.ep.wall))),
+  };
+}
+
+/** The section's figures (and a baseline's beside them, see the module comment). */
+export async function benchMalleable(): Promise<Record<string, unknown>> {
+  const current = await load(null);
+  const dir = process.env.CLUSTERGYM_BENCH_BASELINE;
+  const base = dir ? await load(dir) : null;
+  // warm-up, then interleaved measurements
+  measure(current);
+  if (base) measure(base);
+  const mine: Measure[] = [];
+  const theirs: Measure[] = [];
+  for (let i = 0; i < 7; i++) {
+    mine.push(measure(current));
+    if (base) theirs.push(measure(base));
+  }
+  const out = figures(mine);
+  if (base) {
+    const b = figures(theirs);
+    const ratio = (k: string) => (out[k] as number) / (b[k] as number);
+    const a = mine[0]!;
+    const z = theirs[0]!;
+    const strip = (r: { value: { seconds: number } }) => JSON.stringify({ ...r.value, seconds: 0 });
+    out.baseline = { dist: dir, ...b };
+    out.ratio = {
+      simulate_400_malleable_cpu: ratio('simulate_400_malleable_cpu_s'),
+      simulate_400_rigid_cpu: ratio('simulate_400_rigid_cpu_s'),
+      reproduce_dmr_cpu: ratio('reproduce_dmr_cpu_s'),
+      env_cpu_per_step: (b.env_steps_per_cpu_s as number) / (out.env_steps_per_cpu_s as number),
+    };
+    out.same_results = {
+      simulate_400: JSON.stringify(a.mall.value.jobs) === JSON.stringify(z.mall.value.jobs) && a.mall.value.makespan === z.mall.value.makespan,
+      reproduce_dmr: a.reproduce.every((r, i) => strip(r) === strip(z.reproduce[i]!)),
+      env_rewards: JSON.stringify(a.episodes) === JSON.stringify(z.episodes),
+    };
+  }
+  return out;
 }

@@ -23,6 +23,7 @@
  * - `lookahead`: `leaderboard --lookahead`'s reference rows on the cluster settings at their default episodes: seconds, and the means against the base and the best heuristic.
  * - `fleet`: beyond one machine: env-steps/s of one learner against 1, 2, 4 servers (`make_vec(addresses=...)`),
  *   and the leaderboard's wall time as one process against 2 and 4 `--shard` processes and their `--merge`.
+ * - `combined`: the one engine's combined scenario (issue 42) and what each dimension changes when it alone is off.
  * - `platform`: loading seed 004's Raijin platform (3,600 nodes x 16 cores) written as one node group, as
  *   the Slurm engine's node-group file and node by node: median/min/max ms and the heap it keeps.
  * - `netsim`: the flow model: 10,000 transfers on a 128-host fat-tree, `clustergym netsim` and SimGrid's
@@ -30,6 +31,7 @@
  *   3 rounds (median wall and CPU times, ratios, largest difference).
  */
 import { benchBridge } from './bridge.js';
+import { benchCombined } from './combined.js';
 import { benchCore } from './core.js';
 import { benchEnvs } from './envs.js';
 import { benchFairness } from './fairness.js';
@@ -64,6 +66,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   netsim: () => benchNetsim(),
   fleet: benchFleet,
   platform: () => benchPlatform(),
+  combined: benchCombined,
 };
 
 async function main(): Promise<void> {

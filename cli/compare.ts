@@ -29,7 +29,7 @@ import { parsePolicyName } from '../src/scheduling/policyName.js';
 import { DEFAULT_WORKLOAD, defineCommand, defineFlags, formatTable, int, intList, oneOf, text, type Values } from './common.js';
 import { ProgressBar } from './progress.js';
 import { checkWorkloadFits } from './simulate.js';
-import { loadWorkloadFile, resolvePlatform } from './workloadInput.js';
+import { engineConfigArg, loadWorkloadFile, resolvePlatform } from './workloadInput.js';
 
 /** `N` (an integer >= 0) or `random`. */
 const originValue = z.string().transform((s, ctx): number | 'random' => {
@@ -66,6 +66,11 @@ export const flags = defineFlags(
     'node-fit': { schema: oneOf(['first_fit', 'best_fit']), default: 'first_fit', help: 'node choice of seq jobs' },
     'bf-max-job-test': { value: 'N', schema: int({ gte: 1 }), default: DEFAULT_MAX_JOB_TEST, help: 'jobs examined after the head per backfilling pass' },
     'walltime-kill': { help: 'kill jobs still running at start + requested time' },
+    engine: {
+      value: 'FILE|JSON',
+      schema: text(),
+      help: 'the engine\'s dimensions by name: malleable progress, resize policy, multifactor priority (docs/model.md, "One engine")',
+    },
     'no-memory-limit': { help: 'do not treat node memory as a placement constraint' },
     'memory-model': { schema: oneOf(['irmasim-v1', 'none']), help: "override the platform's memory-bandwidth model" },
     'comm-model': { schema: oneOf(['step', 'shared', 'flow']), help: "override the platform's communication model (flow: on the platform's network)" },
@@ -125,6 +130,7 @@ export function compare(f: Values<typeof flags>): number {
     maxJobTest: f['bf-max-job-test'],
     enforceMemory,
     walltimeKill: f['walltime-kill'],
+    engine: engineConfigArg(f.engine),
     onProgress: (done, total) => bar.update(done, total, [['simulations', `${done}/${total}`]]),
   });
   bar.done();

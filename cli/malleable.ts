@@ -11,7 +11,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { simulate } from '../src/malleable/engine.js';
+import { simulate } from '../src/malleable/preset.js';
 import { TABLE1_COST } from '../src/malleable/model.js';
 import { writeMalleableJobsCsv, writeResizesCsv } from '../src/malleable/output.js';
 import { RESIZE_POLICIES } from '../src/malleable/policy.js';

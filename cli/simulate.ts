@@ -46,7 +46,8 @@ import { makeScheduler, parsePolicyName } from '../src/scheduling/policyName.js'
 import { prepareIrmasimRun } from '../src/scheduling/irmasim/options.js';
 import type { Job, Workload } from '../src/workload/job.js';
 import { detectFileKind, SwfReader } from '../src/workload/index.js';
-import { loadWorkloadFile, resolvePlatform } from './workloadInput.js';
+import { multifactorOptionsOf } from '../src/scheduling/engineConfig.js';
+import { engineConfigArg, loadWorkloadFile, resolvePlatform } from './workloadInput.js';
 import { DEFAULT_WORKLOAD, defineCommand, defineFlags, formatTable, int, num, oneOf, text, type Values } from './common.js';
 
 /** The flags of `simulate`. */
@@ -66,6 +67,11 @@ export const flags = defineFlags({
   'comm-model': { schema: oneOf(['step', 'shared', 'flow']), help: "override the platform's communication model (flow: on the platform's network)" },
   'comm-penalty': { value: 'X', schema: num({ gt: 0, lte: 1 }), help: "override the platform's communication penalty" },
   'walltime-kill': { help: 'kill jobs still running at start + requested time' },
+  engine: {
+    value: 'FILE|JSON',
+    schema: text(),
+    help: 'the engine\'s dimensions by name: malleable progress, resize policy, multifactor priority (docs/model.md, "One engine")',
+  },
   'no-memory-limit': { help: 'do not treat node memory as a placement constraint' },
   'cores-per-node': { value: 'N', schema: int({ gte: 1 }), default: 1, help: 'node size of the homogeneous machine built for a trace' },
   seed: { value: 'N', schema: int(), default: 0, help: 'seed of the random policies' },
@@ -381,12 +387,16 @@ export function simulate(f: Flags, given: (flag: keyof typeof flags.specs) => bo
     jobCount = () => workload.jobs.length;
     skipped = () => workload.skipped;
   }
+  const engine = engineConfigArg(f.engine);
   const scheduler = makeScheduler(policy, {
     seed: f.seed,
     fit: f['node-fit'],
     commitHead: f['commit-head'],
     maxJobTest: f['bf-max-job-test'],
+    multifactor: multifactorOptionsOf(engine),
   });
+  const resizes = { expand: 0, shrink: 0 };
+  const countResizes = { onResize: (_s: unknown, _rj: unknown, from: number, to: number) => void (to > from ? resizes.expand++ : resizes.shrink++) };
   const stage = f.out !== undefined ? stageOutputs(f.out) : undefined;
   const t0 = performance.now();
   let summary: Summary;
@@ -399,6 +409,8 @@ export function simulate(f: Flags, given: (flag: keyof typeof flags.specs) => bo
       workloadName: f.workload,
       semantics: f.semantics,
       idlePower: f['idle-power'],
+      engine,
+      listeners: engine.malleable === 'steps' ? [countResizes] : [],
     }).summary;
     if (jobCount() === 0) throw new InputError(`--workload ${f.workload}: the workload holds no jobs; nothing to simulate`);
   } catch (e) {
@@ -418,6 +430,10 @@ export function simulate(f: Flags, given: (flag: keyof typeof flags.specs) => bo
       `workload ${basename(f.workload)} (${jobCount()} jobs${skippedText(skipped())}), policy ${scheduler.name}`,
   );
   console.log(summaryTable(summary));
+  if (engine.malleable === 'steps')
+    console.log(
+      `malleable jobs resized ${resizes.expand + resizes.shrink} times (${resizes.expand} expansions, ${resizes.shrink} shrinks; resize policy ${engine.resize})`,
+    );
   console.log(`simulated in ${seconds.toFixed(3)} s${f.out ? `; outputs in ${f.out}/ (summary.json, jobs.csv${f.timeline ? ', timeline.csv' : ''})` : ''}`);
   return 0;
 }

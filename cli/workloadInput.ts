@@ -7,6 +7,20 @@ import { loadPlatform } from '../src/platform/loader.js';
 import type { ModelsConfig, Platform } from '../src/platform/platform.js';
 import type { Workload } from '../src/workload/job.js';
 import { loadWorkload, type LoadWorkloadOptions } from '../src/workload/index.js';
+import { readJsonFile } from '../src/core/json.js';
+import { parseJsonText } from '../src/core/json.js';
+import { type EngineConfig, parseEngineConfig } from '../src/scheduling/engineConfig.js';
+
+/**
+ * The engine configuration `--engine` names (src/scheduling/engineConfig.ts): a JSON file, or the JSON
+ * object itself (text starting with `{`); the documented model when absent.
+ */
+export function engineConfigArg(value: string | undefined, flag = '--engine'): EngineConfig {
+  if (value === undefined) return parseEngineConfig({});
+  const inline = value.trimStart().startsWith('{');
+  const raw = inline ? parseJsonText(value, flag) : readJsonFile(value);
+  return parseEngineConfig(raw, inline ? flag : `${flag} ${value}`);
+}
 
 /** Loads a workload file for a command (format detected). */
 export function loadWorkloadFile(file: string, options: LoadWorkloadOptions = {}): Workload {

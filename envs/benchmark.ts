@@ -4,7 +4,7 @@
  * `npm run bench`.
  */
 import { Rng } from '../src/core/rng.js';
-import type { GymEnv } from './env.js';
+import type { GymEnv } from './gym.js';
 import { sampleMasked } from './spaces.js';
 import type { VecEnv } from './vector.js';
 

@@ -22,7 +22,7 @@
  * `checkEnv` throws an `EnvCheckError` naming the first failed check, or returns what it checked.
  */
 import { Rng } from '../src/core/rng.js';
-import type { GymEnv as Env, GymObservation } from './env.js';
+import type { GymEnv as Env, GymObservation } from './gym.js';
 import { EpisodeOverError, InvalidActionError } from './errors.js';
 import { sampleMasked, spaceViolation } from './spaces.js';
 

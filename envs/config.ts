@@ -11,6 +11,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { inputErrorFromIssues } from '../src/core/errors.js';
 import { ModelsSchema } from '../src/platform/loader.js';
+import { EngineConfigSchema } from '../src/scheduling/engineConfig.js';
 import { InvalidActionFields } from './invalidAction.js';
 import { isPolicyPairName, isJobSelectionName, isResourcePolicyName, JOB_SELECTION_LIST, RESOURCE_POLICY_LIST } from './policies.js';
 
@@ -105,6 +106,12 @@ export const EnvConfigSchema = z
     enforce_memory: z.boolean().default(true),
     /** Kill jobs still running at start + req_time. */
     walltime_kill: z.boolean().default(false),
+    /**
+     * The engine's dimensions by name (src/scheduling/engineConfig.ts): malleable progress and the resize
+     * policy at reconfiguration points (the agent decides starts; resizes are the policy's), the
+     * `multifactor` queue order's weights and shares. Absent: the documented model.
+     */
+    engine: EngineConfigSchema.optional(),
     /** Idle processors draw power from t = 0 (`always`, documented) or from their first task (IRMaSim's accounting). */
     idle_power: z.enum(['always', 'after-first-task']).default('always'),
     /** Seed of the episodes started by `reset()` without a seed. */

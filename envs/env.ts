@@ -21,9 +21,14 @@
  * Seeds. `reset({ seed })` starts the episode with that seed and reseeds the stream of later
  * unseeded resets; `reset()` without a seed takes the next seed of that stream (starting from the
  * config's `seed`). The same seed and the same actions give the same episode, bit for bit.
+ *
+ * The Gym contract itself (`GymEnv`) is envs/gym.ts. Over 600 lines: this is one state machine (decision
+ * points, time advance, truncation, the live mode of slurm-agent) that the three action modes share;
+ * split, one invariant would be spread over files.
  */
 import { derive } from '../src/core/rng.js';
 import { ClusterSimulator, type RunningJob } from '../src/execution/simulator.js';
+import { attachEngineConfig, multifactorOptionsOf, simulatorOptionsOf } from '../src/scheduling/engineConfig.js';
 import { MetricsCollector, type Summary } from '../src/metrics/summary.js';
 import type { JobSelection } from '../src/scheduling/jobSelection.js';
 import type { NodeFit, ResourcePolicy } from '../src/scheduling/placement.js';
@@ -40,6 +45,7 @@ import { isArrivalOrder, jobSelection, resourcePolicy } from './policies.js';
 import { RewardFunction } from './rewards.js';
 import { EpisodeTracker } from './tracking.js';
 import type { DiscreteSpace, Space } from './spaces.js';
+import type { EpisodeInfo, GymEnv } from './gym.js';
 
 /** Options of `reset`. */
 export interface ResetOptions {
@@ -54,22 +60,6 @@ export interface ResetArgs {
   /** Seed of the episode (an integer). */
   seed?: number | undefined;
   options?: ResetOptions | undefined;
-}
-
-/** Summary of a finished (terminated or truncated) episode. */
-export interface EpisodeInfo {
-  /** Sum of the episode's rewards. */
-  return: number;
-  /** Steps taken. */
-  steps: number;
-  /** Simulated time at the end (s). */
-  time: number;
-  /** Seed of the episode. */
-  seed: number;
-  /** Index of the trajectory's first job (-1 for generated episodes). */
-  origin: number;
-  /** Jobs in the trajectory. */
-  length: number;
 }
 
 /** The `info` of `reset` and `step`. */
@@ -106,63 +96,6 @@ export interface StepResult {
   terminated: boolean;
   truncated: boolean;
   info: EnvInfo;
-}
-
-/** An observation of any clustergym environment: one box, or a dict of named boxes (row-major). */
-export type GymObservation = Float32Array | { readonly [name: string]: Float32Array };
-
-/** The `info` every environment returns; environments add their own keys. */
-export interface GymInfo {
-  /** The action mask of the new state (the env's buffer; all zeros once the episode is over). */
-  action_mask: Uint8Array;
-  /** Simulated time (s). */
-  time: number;
-  /** Steps taken in this episode. */
-  steps: number;
-  /** At episode end (terminated or truncated): the environment's episode metrics. */
-  metrics?: object;
-  /** At episode end: return, length, seed. */
-  episode?: EpisodeInfo;
-  /** Set (true) on a step whose action the mask forbade (envs/invalidAction.ts). */
-  invalid_action?: boolean;
-  /** With `invalid_action`, when the forbidden action was replaced: the action taken instead. */
-  action_taken?: number;
-}
-
-/**
- * The contract every registered environment keeps (the checker, the bridge and the vector envs
- * rely on nothing else), whatever the system it simulates:
- *
- * - `reset({ seed?, options? })` starts an episode and returns `{ observation, info }` at the first
- *   decision point. The same seed (and the same actions) give the same episode, bit for bit; a
- *   reset without a seed takes the next seed of the env's own stream. Unknown `options` keys are an
- *   `InputError`.
- * - `step(action)` takes any action of `actionSpace`: an action allowed by the mask returns `{ observation,
- *   reward, terminated, truncated, info }` at the next decision point or at the end; a forbidden one
- *   follows the env's `invalid_action` rule (envs/invalidAction.ts: by default a no-op with
- *   `info.invalid_action`, or `InvalidActionError` changing nothing with `invalid_action: "raise"`).
- *   A value outside the action space throws `InvalidActionError`; a step after the end throws
- *   `EpisodeOverError`. At the end `info.metrics` and `info.episode` are set and the mask is all zeros.
- * - `invalidAction` is the env's mode (`noop` or `raise`; absent means `raise`): vector envs and the
- *   bridge check a batch's actions against the masks before any env moves only in `raise` mode.
- * - `actionMask()` is the mask of the current state (1 = allowed; the env's buffer); some action is
- *   allowed at every decision point.
- * - Observations lie in `observationSpace`; the arrays are the env's buffers, overwritten by the
- *   next `reset`/`step`.
- * - `clone()` is an independent env in the same state; `close()` releases it (idempotent).
- */
-export interface GymEnv {
-  readonly id: string;
-  readonly observationSpace: Space;
-  readonly actionSpace: DiscreteSpace;
-  readonly invalidAction?: InvalidActionMode;
-  reset(args?: { seed?: number | undefined; options?: Record<string, unknown> | undefined }): { observation: GymObservation; info: GymInfo };
-  /** Throws what `reset(args)` would throw for bad arguments (seed, options), changing nothing (optional). */
-  checkReset?(args?: { seed?: number | undefined; options?: Record<string, unknown> | undefined }): void;
-  step(action: number): { observation: GymObservation; reward: number; terminated: boolean; truncated: boolean; info: GymInfo };
-  actionMask(): Uint8Array;
-  clone(): GymEnv;
-  close(): void;
 }
 
 /**
@@ -454,7 +387,8 @@ export abstract class ClusterEnv implements Env {
     this.live = true;
     this.metrics = null;
     const policyRng = derive(this.config.seed, 'policy');
-    this.queueOrder = jobSelection(this.config.queue_order, policyRng);
+    this.queueOrder = jobSelection(this.config.queue_order, policyRng, this.config.engine ? multifactorOptionsOf(this.config.engine) : undefined);
+    this.queueOrder.attach?.(sim);
     this.resources = resourcePolicy(this.config.resource_policy, policyRng);
     this.obs.reset();
     this.actions.length = 0;
@@ -541,7 +475,9 @@ export abstract class ClusterEnv implements Env {
       idlePower: c.idle_power,
       unfit: 'reject',
       workloadName: ctx.workload?.name ?? 'generated workload',
+      ...(c.engine ? simulatorOptionsOf(c.engine) : {}),
     });
+    if (c.engine) attachEngineConfig(sim, c.engine);
     const metrics = new MetricsCollector();
     sim.addListener(metrics);
     this.tracker.reset();
@@ -549,7 +485,8 @@ export abstract class ClusterEnv implements Env {
     this.simulator = sim;
     this.metrics = metrics;
     const policyRng = derive(seed, 'policy');
-    this.queueOrder = jobSelection(c.queue_order, policyRng);
+    this.queueOrder = jobSelection(c.queue_order, policyRng, c.engine ? multifactorOptionsOf(c.engine) : undefined);
+    this.queueOrder.attach?.(sim);
     this.resources = resourcePolicy(c.resource_policy, policyRng);
     this.episodeSeed = seed;
     this.episodeOrigin = origin;
@@ -652,7 +589,8 @@ export abstract class ClusterEnv implements Env {
   /** Whether `job` can start now under the env's resource policy. */
   protected fitsNow(job: Job): boolean {
     const sim = this.simulator!;
-    const f = fitsNowFast(sim, job);
+    // a job of a partition: the fast checks count every node; the placement knows its nodes
+    const f = sim.allocation.partitionMask(job) === null ? fitsNowFast(sim, job) : null;
     return f ?? this.resources.place(sim, job, this.fit) !== null;
   }
 

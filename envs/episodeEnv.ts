@@ -20,7 +20,7 @@
  *   deterministic, so the clone is in the same state), with the same seed stream.
  */
 import { InputError } from '../src/core/errors.js';
-import type { EpisodeInfo, GymEnv, GymInfo, GymObservation } from './env.js';
+import type { EpisodeInfo, GymEnv, GymInfo, GymObservation } from './gym.js';
 import { EpisodeOverError } from './errors.js';
 import { InvalidActionRule, type InvalidActionMode, type InvalidActionSettings } from './invalidAction.js';
 import type { DiscreteSpace, Space } from './spaces.js';

@@ -32,16 +32,13 @@ export { EnvContext, type EpisodeJobs } from './context.js';
 export {
   ClusterEnv,
   type Env,
-  type GymEnv,
-  type GymInfo,
-  type GymObservation,
   type EnvInfo,
-  type EpisodeInfo,
   type ResetArgs,
   type ResetOptions,
   type ResetResult,
   type StepResult,
 } from './env.js';
+export type { EpisodeInfo, GymEnv, GymInfo, GymObservation } from './gym.js';
 export { JobNodeEnv } from './jobNodeEnv.js';
 export { JobEnv } from './jobEnv.js';
 export { PolicyPairEnv } from './policyPairEnv.js';

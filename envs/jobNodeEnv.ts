@@ -90,6 +90,20 @@ export class JobNodeEnv extends ClusterEnv {
       if (job.ntasks > sim.freeCores) continue;
       const row = j * N;
       let rowAny = false;
+      const partition = sim.allocation.partitionMask(job);
+      if (partition !== null) {
+        // a job of a partition (docs/environments.md): only its nodes, each checked by the placement itself
+        for (let n = tree.findFirst(0, 1); n >= 0; n = tree.findFirst(n + 1, 1))
+          if (partition[n] && this.placeOnNode(job, n) !== null) {
+            mask[row + n] = 1;
+            rowAny = true;
+          }
+        if (rowAny) {
+          this.canStart[j] = 1;
+          any = true;
+        }
+        continue;
+      }
       if (this.oneNode(job)) {
         // the whole job on node n
         const mem = checkMem(sim, job);

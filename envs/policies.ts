@@ -13,6 +13,7 @@
  * high_mem_bw, low_power`, 36 pairs, action `j * 6 + r` (IRMaSim's numbering, without its void
  * action).
  */
+import type { MultifactorOptions } from '../src/scheduling/multifactor.js';
 import type { Rng } from '../src/core/rng.js';
 import type { ClusterSimulator } from '../src/execution/simulator.js';
 import type { BackfillName } from '../src/scheduling/backfilling.js';
@@ -57,10 +58,10 @@ export function isArrivalOrder(name: string): boolean {
 }
 
 /** The job selection `name` (validated beforehand); `rng` serves `random`. */
-export function jobSelection(name: string, rng: Rng): JobSelection {
+export function jobSelection(name: string, rng: Rng, multifactor?: MultifactorOptions): JobSelection {
   const c = canonicalJobSelection(name);
   if (!c) throw new Error(`unknown job-selection policy ${JSON.stringify(name)}`);
-  return makeJobSelection(c, rng);
+  return makeJobSelection(c, rng, multifactor);
 }
 
 /** The resource policy `name` (validated beforehand); `rng` serves `random`. */

@@ -18,7 +18,8 @@
 import { InputError } from '../src/core/errors.js';
 import { ENV_IDS, type EnvId } from './config.js';
 import { EnvContext } from './context.js';
-import type { ClusterEnv, GymEnv } from './env.js';
+import type { ClusterEnv } from './env.js';
+import type { GymEnv } from './gym.js';
 import { fairRegistration } from './fairness/index.js';
 import { gpuRegistration } from './gpu/index.js';
 import { JobEnv } from './jobEnv.js';

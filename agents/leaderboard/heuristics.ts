@@ -24,8 +24,9 @@ import { makeIrmasimManager } from '../../src/scheduling/irmasim/index.js';
 import type { NodeFit } from '../../src/scheduling/placement.js';
 import { makeScheduler, parsePolicyName, type PolicySpec } from '../../src/scheduling/policyName.js';
 import { runSimulation } from '../../src/scheduling/run.js';
+import { type EngineConfig, multifactorOptionsOf } from '../../src/scheduling/engineConfig.js';
 import type { Job } from '../../src/workload/job.js';
-import type { GymEnv } from '../../envs/env.js';
+import type { GymEnv } from '../../envs/gym.js';
 import type { EnvAgent } from '../episode.js';
 import { bestFitAgent, drfAgent, firstFitAgent, tetrisAgent } from '../fairness/index.js';
 import { gpuSchedulerAgent } from '../gpu/index.js';
@@ -99,13 +100,20 @@ export interface BatchOptions {
   commitHead: boolean;
   enforceMemory: boolean;
   walltimeKill: boolean;
+  /** The env's engine dimensions (its config's `engine`), for the batch runs too. */
+  engine?: EngineConfig | undefined;
 }
 
 /** Runs heuristic `h` on `jobs` (an episode's exact jobs) on `platform`; the run's summary. */
 export function runClusterHeuristic(h: ClusterHeuristic, platform: Platform, jobs: readonly Job[], o: BatchOptions): Summary {
   if (h.kind === 'policy') {
-    const scheduler = makeScheduler(h.spec, { seed: 0, fit: o.fit, commitHead: o.commitHead });
-    return runSimulation(platform, jobs, scheduler, { enforceMemory: o.enforceMemory, walltimeKill: o.walltimeKill }).summary;
+    const scheduler = makeScheduler(h.spec, {
+      seed: 0,
+      fit: o.fit,
+      commitHead: o.commitHead,
+      multifactor: o.engine ? multifactorOptionsOf(o.engine) : undefined,
+    });
+    return runSimulation(platform, jobs, scheduler, { enforceMemory: o.enforceMemory, walltimeKill: o.walltimeKill, engine: o.engine }).summary;
   }
   const manager = makeIrmasimManager(h.manager, new PythonRandom(0), h.name);
   // a shaped job that can never fit (larger than any node, under a one-node layout) is rejected by

@@ -159,7 +159,7 @@ export function runHeuristics(
     const context = makeContext(setting.env.id, setting.env.config);
     const eps = settingEpisodes(context, seeds);
     const c = context.config;
-    const o = { fit: c.node_fit, commitHead: setting.heuristics.commit_head, enforceMemory: c.enforce_memory, walltimeKill: c.walltime_kill };
+    const o = { fit: c.node_fit, commitHead: setting.heuristics.commit_head, enforceMemory: c.enforce_memory, walltimeKill: c.walltime_kill, engine: c.engine };
     const rows = clusterHeuristics(setting).map((h): PolicyRow => {
       const t0 = performance.now();
       let complete = true;

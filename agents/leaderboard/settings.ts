@@ -26,7 +26,7 @@ import { resolveConfigPaths } from '../../envs/config.js';
 /** The format tag of a setting file. */
 export const SETTING_FORMAT = 'clustergym-leaderboard-setting';
 
-/** The eleven settings of the leaderboard, in display order (each is `data/configs/NAME.json`). */
+/** The settings of the leaderboard, in display order (each is `data/configs/NAME.json`). */
 export const SETTING_NAMES = [
   'rlsched',
   'rlsched-easy',
@@ -37,6 +37,7 @@ export const SETTING_NAMES = [
   'cosched',
   'fair',
   'slurm',
+  'combined',
   'gpu',
   'gpu-philly',
 ] as const;

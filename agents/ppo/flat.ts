@@ -57,7 +57,7 @@ import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
 import { derive } from '../../src/core/rng.js';
 import { quantileLowerRank } from '../../src/core/statistics.js';
-import type { GymEnv } from '../../envs/env.js';
+import type { GymEnv } from '../../envs/gym.js';
 import { resolveConfigPaths } from '../../envs/config.js';
 import { loadEnv, makeEnv } from '../../envs/registry.js';
 import { type EnvAgent, playEpisode } from '../episode.js';

@@ -42,7 +42,7 @@ import { fairnessCluster, table51Workload } from '../../src/fairness/experiment.
 import { type FairTask, HostGroupsSchema, HostTable, jainIndex, UserTable } from '../../src/fairness/model.js';
 import { drfOrder } from '../../src/fairness/schedulers.js';
 import { readTrace, TRACE_FORMATS } from '../../src/fairness/traces/index.js';
-import type { GymEnv, GymInfo } from '../env.js';
+import type { GymEnv, GymInfo } from '../gym.js';
 import { EpisodeEnv, type EpisodeStep } from '../episodeEnv.js';
 import { type BoxSpace, box, type DiscreteSpace, discrete } from '../spaces.js';
 

@@ -52,7 +52,7 @@ import { GAVEL_THROUGHPUTS, loadThroughputTable, type ThroughputTable } from '..
 import { dlJob, drawJobType, gavelJobs, jobTypeDraw } from '../../src/workload/gavel.js';
 import type { Job } from '../../src/workload/job.js';
 import { loadPhillyJobs } from '../../src/workload/philly.js';
-import type { GymEnv, GymInfo } from '../env.js';
+import type { GymEnv, GymInfo } from '../gym.js';
 import { EpisodeEnv, type EpisodeStep } from '../episodeEnv.js';
 import { InvalidActionFields } from '../invalidAction.js';
 import { box, type BoxSpace, type DiscreteSpace, discrete } from '../spaces.js';

@@ -1,11 +1,11 @@
 /**
  * `clustergym/Malleable-v0` (DESIGN §10.1): the reconfiguration decision of seed 002's DMR
- * framework given to an agent. The simulator is src/malleable (FCFS + EASY underneath, jobs
- * submitted at `max`); the episode stops at two kinds of decision, both about one running malleable
- * job:
+ * framework given to an agent. The simulator is the one engine's DMR preset (src/malleable/preset.ts:
+ * FCFS + EASY underneath, jobs submitted at `max`); the episode stops at two kinds of decision, both
+ * about one running malleable job:
  * - its reconfiguration point (a step boundary past the scheduling inhibitor): the agent answers
  *   for that job, applied at once;
- * - a queue point (`queue_points`, on by default; src/malleable/engine.ts): the head of the queue does
+ * - a queue point (`queue_points`, on by default; src/malleable/preset.ts): the head of the queue does
  *   not fit in the free nodes but would if running malleable jobs shrank. The DMR runtime only
  *   resizes a job at its own points, so the answer is a shrink *request* carried out at the job's
  *   next point (that point is then not offered; the head, if still queued, gets the highest
@@ -44,10 +44,11 @@
 import { z } from 'zod';
 import { InvalidActionFields } from '../invalidAction.js';
 import { inputErrorFromIssues } from '../../src/core/errors.js';
-import { type MRunResult, MalleableSim } from '../../src/malleable/engine.js';
 import { allowedSizes, type MWorkload, stepTime, TABLE1_COST } from '../../src/malleable/model.js';
+import { type DmrSim, dmrPreset, type MRunResult } from '../../src/malleable/preset.js';
+import type { PointContext } from '../../src/scheduling/resizePolicy.js';
 import { paperWorkload, readMalleableWorkload } from '../../src/malleable/workload.js';
-import type { GymEnv, GymInfo } from '../env.js';
+import type { GymEnv, GymInfo } from '../gym.js';
 import { EpisodeEnv, type EpisodeStep } from '../episodeEnv.js';
 import { box, type BoxSpace, type DiscreteSpace, discrete } from '../spaces.js';
 
@@ -129,7 +130,7 @@ export class MalleableEnv extends EpisodeEnv<Float32Array, MalleableInfo> {
   readonly actionSpace: DiscreteSpace;
   private readonly k: number;
   private readonly nodes: number;
-  private sim: MalleableSim | null = null;
+  private sim: DmrSim | null = null;
   private readonly obs: Float32Array;
   private sizes: number[] = [];
   private lastIntegral = 0;
@@ -148,7 +149,7 @@ export class MalleableEnv extends EpisodeEnv<Float32Array, MalleableInfo> {
   protected start(seed: number): { observation: Float32Array; info: MalleableInfo } {
     const c = this.ctx.config;
     const w = this.ctx.fileWorkload ?? paperWorkload({ jobs: c.jobs, seed, interArrival: c.inter_arrival });
-    this.sim = new MalleableSim(w, { cost: { expand: c.expand_cost, shrink: c.shrink_cost }, queuePoints: c.queue_points });
+    this.sim = dmrPreset(w, { cost: { expand: c.expand_cost, shrink: c.shrink_cost }, queuePoints: c.queue_points });
     this.lastIntegral = 0;
     const { info } = this.advance();
     // what accrued before the first decision goes into the first step's reward, so that the
@@ -192,7 +193,7 @@ export class MalleableEnv extends EpisodeEnv<Float32Array, MalleableInfo> {
   }
 
   /** What the `dmr` agent needs: the pending point (null at the end) and the allowed sizes, ascending. */
-  point(): { context: ReturnType<MalleableSim['context']>; sizes: readonly number[] } | null {
+  point(): { context: PointContext; sizes: readonly number[] } | null {
     if (!this.sim || this.ended) return null;
     return { context: this.sim.context(), sizes: this.sizes };
   }

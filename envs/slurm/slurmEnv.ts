@@ -43,7 +43,7 @@ import { SlurmPlatform } from '../../src/slurm/platform.js';
 import { DEFAULT_PRIORITY, type PriorityConfig } from '../../src/slurm/priority.js';
 import { CalcMetsAccumulator, type CalcMets } from '../../src/slurm/replay.js';
 import { DEFAULT_RAIJIN_WORKLOAD, raijinWorkload } from '../../src/slurm/workload.js';
-import type { EpisodeInfo, GymEnv, GymInfo } from '../env.js';
+import type { EpisodeInfo, GymEnv, GymInfo } from '../gym.js';
 import { EpisodeEnv, type EpisodeStep } from '../episodeEnv.js';
 import { box, type BoxSpace, type DiscreteSpace, discrete } from '../spaces.js';
 

@@ -28,7 +28,7 @@ import { inputErrorFromIssues } from '../../src/core/errors.js';
 import { parseTimeSharingConfig, type TimeSharingConfig, timeSharingConfigSchema } from '../../src/timesharing/config.js';
 import { type RunMetrics, runMetrics } from '../../src/timesharing/metrics.js';
 import { TimeSharingSimulator } from '../../src/timesharing/simulator.js';
-import type { EpisodeInfo, GymInfo } from '../env.js';
+import type { EpisodeInfo, GymInfo } from '../gym.js';
 import { EpisodeEnv, type EpisodeStep } from '../episodeEnv.js';
 import { type BoxSpace, box, type DiscreteSpace, discrete } from '../spaces.js';
 

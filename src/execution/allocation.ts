@@ -20,6 +20,8 @@
  * node. `moveGpus` takes and frees them. A GPU draws its type's idle power always and its busy
  * power while held, in the same running power sum as the processors.
  */
+import { Int32Arena } from '../core/int32Arena.js';
+import { coversAllNodes, partitionRefusal, requestPartition } from '../platform/partitions.js';
 import type { Platform } from '../platform/platform.js';
 import { processorPower } from '../platform/power.js';
 import { jobGpus } from '../workload/gpuRequest.js';
@@ -73,8 +75,14 @@ export class Allocation implements Capacity {
   private readonly nodeGpuTally: Int32Array;
 
   private readonly nodeClasses: NodeClass[];
+  /** Node classes of each partition that does not hold every node (built on first use). */
+  private readonly partitionClasses = new Map<number, NodeClass[]>();
+  /** Whether some partition leaves nodes out (else partitions restrict no placement). */
+  private readonly restricted: boolean;
   /** `after-first-task` idle power: processors that have run a task. */
   private readonly procUsed: Uint8Array | null;
+  /** No processor draws power (no power figures): the power stays 0 and its updates are skipped. */
+  private readonly powerless: boolean;
   // scratch of placement checks (no allocation per start): marks by generation, per-node tallies
   private scratchGen = 0;
   /** Distinct nodes found by the last `placementError` (its tally is in the scratch arrays). */
@@ -84,6 +92,8 @@ export class Allocation implements Capacity {
   private readonly scratchNodes: Int32Array;
   private readonly scratchCount: Int32Array;
   private readonly scratchMem: Float64Array;
+  /** Where the nodes and tasks per node of placements are allocated (one array per start). */
+  readonly arena = new Int32Arena();
 
   constructor(
     readonly platform: Platform,
@@ -112,15 +122,44 @@ export class Allocation implements Capacity {
     this.gpuPowerStep = Float64Array.from(platform.gpuTypeSpecs, (t) => t.busyPower - t.idlePower);
     this.gpuMark = new Int32Array(platform.gpuCount);
     this.nodeGpuTally = new Int32Array(N);
+    let powerless = true;
+    for (let q = 0; q < platform.procCount && powerless; q++)
+      powerless = platform.procStaticPower[q] === 0 && platform.procDynamicPower[q] === 0 && platform.procMinPower[q] === 0;
+    this.powerless = powerless;
     this.power = this.idlePowerNow();
-    const classes = new Map<string, NodeClass>();
-    for (let n = 0; n < N; n++) {
-      const key = `${platform.nodeCoreCount[n]}/${platform.nodeMemoryMb[n]}`;
-      const c = classes.get(key);
-      if (c) c.count++;
-      else classes.set(key, { cores: platform.nodeCoreCount[n]!, memMb: platform.nodeMemoryMb[n]!, count: 1 });
+    this.nodeClasses = nodeClassesOf(platform, null);
+    this.restricted = platform.partitions.some((q) => !coversAllNodes(q, N));
+  }
+
+  /**
+   * The nodes `job` may use (its partition's mask: its `partition`, else the platform's default), or null
+   * when that partition holds every node (or the job names no known partition: `unfitReason` says so).
+   */
+  partitionMask(job: Job): Uint8Array | null {
+    if (!this.restricted && job.partition === undefined) return null;
+    const p = this.platform;
+    const i = requestPartition(p.partitions, p.defaultPartition, job);
+    if (typeof i === 'string') return null;
+    const q = p.partitions[i]!;
+    return coversAllNodes(q, p.nodeCount) ? null : q.nodeMask;
+  }
+
+  /** The node classes `job` may use (its partition's), and why it may use none at all (an unknown partition, its limits). */
+  private classesFor(job: Job): NodeClass[] | string {
+    if (!this.restricted && job.partition === undefined) return this.nodeClasses;
+    const p = this.platform;
+    const i = requestPartition(p.partitions, p.defaultPartition, job);
+    if (typeof i === 'string') return i;
+    const q = p.partitions[i]!;
+    const refusal = partitionRefusal(q, job);
+    if (refusal !== null) return refusal;
+    if (coversAllNodes(q, p.nodeCount)) return this.nodeClasses;
+    let c = this.partitionClasses.get(i);
+    if (!c) {
+      c = nodeClassesOf(p, q.nodeMask);
+      this.partitionClasses.set(i, c);
     }
-    this.nodeClasses = [...classes.values()];
+    return c;
   }
 
   /**
@@ -156,20 +195,24 @@ export class Allocation implements Capacity {
       const why = this.gpuUnfitReason(job);
       if (why !== null) return why;
     }
+    const classes = this.classesFor(job);
+    if (typeof classes === 'string') return classes;
+    const where =
+      classes === this.nodeClasses ? 'the platform' : `partition ${job.partition ?? this.platform.partitions[this.platform.defaultPartition]!.name}`;
     const mem = this.enforceMemory ? job.mem : 0;
     if (job.tasks && this.enforceMemory) {
       // heterogeneous tasks: check with the largest task memory (conservative for seq, exact enough otherwise)
       let total = 0;
       for (const t of job.tasks) total += t.mem;
       if (job.type === 'seq') {
-        if (!this.nodeClasses.some((c) => c.cores >= job.ntasks && c.memMb >= total))
-          return `needs one node with ${job.ntasks} cores and ${total} MB of memory; the largest node has ${this.platform.maxNodeCores} cores and ${this.platform.maxNodeMemoryMb} MB`;
+        if (!classes.some((c) => c.cores >= job.ntasks && c.memMb >= total))
+          return `needs one node with ${job.ntasks} cores and ${total} MB of memory; ${where === 'the platform' ? 'the largest node' : `the largest node of ${where}`} has ${largestCores(classes)} cores and ${largestMem(classes)} MB`;
         return null;
       }
     }
     if (job.type === 'seq') {
-      if (!this.nodeClasses.some((c) => c.cores >= job.ntasks && c.memMb >= mem * job.ntasks))
-        return `needs one node with ${job.ntasks} cores${mem > 0 ? ` and ${mem * job.ntasks} MB of memory` : ''}; the largest node has ${this.platform.maxNodeCores} cores and ${this.platform.maxNodeMemoryMb} MB`;
+      if (!classes.some((c) => c.cores >= job.ntasks && c.memMb >= mem * job.ntasks))
+        return `needs one node with ${job.ntasks} cores${mem > 0 ? ` and ${mem * job.ntasks} MB of memory` : ''}; ${where === 'the platform' ? 'the largest node' : `the largest node of ${where}`} has ${largestCores(classes)} cores and ${largestMem(classes)} MB`;
       return null;
     }
     if (job.nodes > 0) {
@@ -177,13 +220,13 @@ export class Allocation implements Capacity {
       if (job.nodes > job.ntasks) return `cannot spread ${job.ntasks} tasks over exactly ${job.nodes} nodes`;
       const most = nodeTaskShare(job, 0);
       let ok = 0;
-      for (const c of this.nodeClasses) if (c.cores >= per && c.memMb >= mem * most) ok += c.count;
-      if (ok < job.nodes) return `needs ${job.nodes} nodes with ${per} cores${mem > 0 ? ` and ${mem * most} MB` : ''} each; the platform has ${ok}`;
+      for (const c of classes) if (c.cores >= per && c.memMb >= mem * most) ok += c.count;
+      if (ok < job.nodes) return `needs ${job.nodes} nodes with ${per} cores${mem > 0 ? ` and ${mem * most} MB` : ''} each; ${where} has ${ok}`;
       return null;
     }
     let capacity = 0;
-    for (const c of this.nodeClasses) capacity += c.count * (mem > 0 ? Math.min(c.cores, Math.floor(c.memMb / mem)) : c.cores);
-    if (capacity < job.ntasks) return `needs ${job.ntasks} cores${mem > 0 ? ` with ${mem} MB each` : ''}; the platform offers ${capacity}`;
+    for (const c of classes) capacity += c.count * (mem > 0 ? Math.min(c.cores, Math.floor(c.memMb / mem)) : c.cores);
+    if (capacity < job.ntasks) return `needs ${job.ntasks} cores${mem > 0 ? ` with ${mem} MB each` : ''}; ${where} offers ${capacity}`;
     return null;
   }
 
@@ -206,6 +249,11 @@ export class Allocation implements Capacity {
     this.lastTally = nt;
     if (nt < 0) return 'a core is given twice';
     const touched = this.scratchNodes;
+    const mask = this.partitionMask(job);
+    if (mask !== null)
+      for (let i = 0; i < nt; i++)
+        if (!mask[touched[i]!])
+          return `node ${touched[i]} is not in the job's partition ${job.partition ?? this.platform.partitions[this.platform.defaultPartition]!.name}`;
     if (job.type === 'seq' && nt !== 1) return `a seq job runs on one node; the placement spans ${nt}`;
     if (job.type === 'mpi' && job.nodes > 0) {
       if (nt !== job.nodes) return `the job asks for exactly ${job.nodes} nodes; the placement spans ${nt}`;
@@ -265,66 +313,67 @@ export class Allocation implements Capacity {
    */
   move(job: Job, cores: Int32Array, owner: number): void {
     const p = this.platform;
+    const coreNode = p.coreNode;
+    const coreProc = p.coreProc;
+    const coreOwner = this.coreOwner;
+    const nodeFree = this.nodeFree;
+    const nodeFreeMem = this.nodeFreeMem;
     const take = owner >= 0;
     const k = cores.length;
-    const memEach = job.tasks ? -1 : job.mem;
-    let node = -1;
-    let nodeCount = 0;
-    let nodeMem = 0;
-    let proc = -1;
-    let procCount = 0;
-    for (let t = 0; t <= k; t++) {
-      const c = t < k ? cores[t]! : -1;
-      const n = t < k ? p.coreNode[c]! : -1;
-      const q = t < k ? p.coreProc[c]! : -1;
-      if (n !== node) {
-        if (node >= 0) {
-          if (take) {
-            if (this.nodeFree[node] === p.nodeCoreCount[node]) this.idleNodes--;
-            this.nodeFree[node]! -= nodeCount;
-            this.nodeFreeMem[node]! -= nodeMem;
-          } else {
-            this.nodeFree[node]! += nodeCount;
-            this.nodeFreeMem[node]! += nodeMem;
-            if (this.nodeFree[node] === p.nodeCoreCount[node]) {
-              this.nodeFreeMem[node] = p.nodeMemoryMb[node]!; // no drift
-              this.idleNodes++;
-            }
-          }
-          const f = this.nodeFree[node]!;
-          this.freeTree.setLeaf(node, f);
-          for (let j = 0; j < this.orderedTrees.length; j++) {
-            const o = this.orderedTrees[j]!;
-            o.tree.setLeaf(o.pos[node]!, f);
-          }
-        }
-        node = n;
-        nodeCount = 0;
-        nodeMem = 0;
-      }
-      if (q !== proc) {
-        if (proc >= 0) {
-          const b = this.procBusy[proc]!;
-          const b2 = take ? b + procCount : b - procCount;
+    const tasks = job.tasks;
+    const memEach = job.mem;
+    const ordered = this.orderedTrees.length > 0;
+    let t = 0;
+    while (t < k) {
+      // a run of cores on one node, made of runs on one processor
+      const node = coreNode[cores[t]!]!;
+      let nodeCount = 0;
+      let nodeMem = 0;
+      do {
+        const proc = coreProc[cores[t]!]!;
+        let procCount = 0;
+        do {
+          const c = cores[t]!;
+          coreOwner[c] = owner;
+          nodeMem += tasks === null ? memEach : tasks[t]!.mem;
+          procCount++;
+          t++;
+        } while (t < k && coreProc[cores[t]!] === proc);
+        nodeCount += procCount;
+        const b = this.procBusy[proc]!;
+        const b2 = take ? b + procCount : b - procCount;
+        if (!this.powerless) {
           const before = this.procPowerNow(proc, b);
           if (this.procUsed) this.procUsed[proc] = 1;
           this.power += this.procPowerNow(proc, b2) - before;
-          this.procBusy[proc] = b2;
         }
-        proc = q;
-        procCount = 0;
+        this.procBusy[proc] = b2;
+      } while (t < k && coreNode[cores[t]!] === node);
+      if (take) {
+        if (nodeFree[node] === p.nodeCoreCount[node]) this.idleNodes--;
+        nodeFree[node]! -= nodeCount;
+        nodeFreeMem[node]! -= nodeMem;
+      } else {
+        nodeFree[node]! += nodeCount;
+        nodeFreeMem[node]! += nodeMem;
+        if (nodeFree[node] === p.nodeCoreCount[node]) {
+          nodeFreeMem[node] = p.nodeMemoryMb[node]!; // no drift
+          this.idleNodes++;
+        }
       }
-      if (t === k) break;
-      this.coreOwner[c] = owner;
-      nodeCount++;
-      nodeMem += memEach >= 0 ? memEach : job.tasks![t]!.mem;
-      procCount++;
+      const f = nodeFree[node]!;
+      this.freeTree.setLeaf(node, f);
+      if (ordered)
+        for (let j = 0; j < this.orderedTrees.length; j++) {
+          const o = this.orderedTrees[j]!;
+          o.tree.setLeaf(o.pos[node]!, f);
+        }
     }
     this.freeTree.commit();
     for (let j = 0; j < this.orderedTrees.length; j++) this.orderedTrees[j]!.tree.commit();
     this.freeCores += take ? -k : k;
     this.busyCores += take ? k : -k;
-    if (!take && this.busyCores === 0 && this.busyGpus === 0) this.power = this.idlePowerNow();
+    if (!take && this.busyCores === 0 && this.busyGpus === 0 && !this.powerless) this.power = this.idlePowerNow();
   }
 
   /** Frees core `c` and `mem` MB of its node (a `seq` task that ended). */
@@ -347,9 +396,9 @@ export class Allocation implements Capacity {
     this.busyCores--;
     const proc = p.coreProc[c]!;
     const b = this.procBusy[proc]!;
-    this.power += this.procPowerNow(proc, b - 1) - this.procPowerNow(proc, b);
+    if (!this.powerless) this.power += this.procPowerNow(proc, b - 1) - this.procPowerNow(proc, b);
     this.procBusy[proc] = b - 1;
-    if (this.busyCores === 0 && this.busyGpus === 0) this.power = this.idlePowerNow();
+    if (this.busyCores === 0 && this.busyGpus === 0 && !this.powerless) this.power = this.idlePowerNow();
   }
 
   /** Power of processor `proc` with `busy` busy cores under the idle-power accounting in use. */
@@ -456,13 +505,36 @@ export class Allocation implements Capacity {
    */
   lastPlacement(): { nodes: Int32Array; perNode: Int32Array } {
     const nt = this.lastTally;
-    const nodes = this.scratchNodes.slice(0, nt);
+    const both = this.arena.alloc(2 * nt);
+    both.set(this.scratchNodes.subarray(0, nt));
+    const nodes = both.subarray(0, nt);
     // placements usually list nodes in ascending order already (the sort is a native call)
     let sorted = true;
     for (let i = 1; i < nt && sorted; i++) if (nodes[i - 1]! > nodes[i]!) sorted = false;
     if (!sorted) nodes.sort();
-    const perNode = new Int32Array(nt);
+    const perNode = both.subarray(nt);
     for (let i = 0; i < nt; i++) perNode[i] = this.scratchCount[nodes[i]!]!;
     return { nodes, perNode };
   }
+}
+
+/** The distinct node shapes (cores, memory) of the platform's nodes, or of those `mask` selects. */
+function nodeClassesOf(platform: Platform, mask: Uint8Array | null): NodeClass[] {
+  const classes = new Map<string, NodeClass>();
+  for (let n = 0; n < platform.nodeCount; n++) {
+    if (mask !== null && !mask[n]) continue;
+    const key = `${platform.nodeCoreCount[n]}/${platform.nodeMemoryMb[n]}`;
+    const c = classes.get(key);
+    if (c) c.count++;
+    else classes.set(key, { cores: platform.nodeCoreCount[n]!, memMb: platform.nodeMemoryMb[n]!, count: 1 });
+  }
+  return [...classes.values()];
+}
+
+function largestCores(classes: readonly NodeClass[]): number {
+  return classes.reduce((m, c) => Math.max(m, c.cores), 0);
+}
+
+function largestMem(classes: readonly NodeClass[]): number {
+  return classes.reduce((m, c) => Math.max(m, c.memMb), 0);
 }

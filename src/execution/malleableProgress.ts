@@ -91,13 +91,20 @@ export class MalleableProgress implements ProgressModel {
   private coreMops!: Float64Array;
   /** The reference speed: the platform's fastest core (MOPS). */
   private refMops = 0;
+  /** Every core runs at the reference speed (every scale is 1). */
+  private uniform = false;
 
   attach(host: ProgressHost): void {
     this.host = host;
     this.coreMops = host.platform.coreMops;
     let ref = 0;
-    for (const m of this.coreMops) if (m > ref) ref = m;
+    let slowest = Number.POSITIVE_INFINITY;
+    for (const m of this.coreMops) {
+      if (m > ref) ref = m;
+      if (m < slowest) slowest = m;
+    }
     this.refMops = ref;
+    this.uniform = slowest === ref;
   }
 
   runs(job: Job): boolean {
@@ -136,6 +143,7 @@ export class MalleableProgress implements ProgressModel {
 
   /** The step-time multiplier of a job on `cores`: reference speed / slowest core (1 on the fastest). */
   scaleOf(cores: ArrayLike<number>): number {
+    if (this.uniform) return 1;
     let slowest = Number.POSITIVE_INFINITY;
     for (let i = 0; i < cores.length; i++) {
       const m = this.coreMops[cores[i]!]!;

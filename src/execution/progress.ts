@@ -159,6 +159,8 @@ export class TaskProgress {
    * finish events.
    */
   flush(now: number): void {
+    // nothing touched since the last flush (most events of a run without `ops` tasks)
+    if (this.dirtyTasks.length === 0 && this.dirtyProcs.length === 0 && this.dirtyNodes.length === 0 && this.network === null) return;
     const p = this.platform;
     // communication: node loads and factors, then the jobs on changed nodes
     if (this.dirtyNodes.length > 0) {

@@ -88,6 +88,20 @@ export type { IdlePowerAccounting } from './allocation.js';
 export { RunningJob, RunningTask, type EndState, type JobRecord } from './running.js';
 export { WaitingQueue } from './waitingQueue.js';
 
+/** Whether ascending `nodes` holds `n` (binary search). */
+function holds(nodes: Int32Array, n: number): boolean {
+  let lo = 0;
+  let hi = nodes.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = nodes[mid]!;
+    if (v === n) return true;
+    if (v < n) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
 /** A resize the engine refuses (outside the job's limits, or beyond the free nodes). */
 export class InvalidResizeError extends Error {}
 
@@ -142,7 +156,10 @@ export interface ResizeDecision {
   promote?: Job | undefined;
 }
 
-/** Decides a malleable job's size at its reconfiguration point (`rj.malleable` holds its state). */
+/**
+ * Decides a malleable job's size at its reconfiguration point (`rj.malleable` holds its state); it may
+ * throw `InvalidResizeError` to refuse a decision (counted in `invalidResizes`, applied as no action).
+ */
 export type ResizeDecider = (sim: ClusterSimulator, rj: RunningJob) => ResizeDecision;
 
 /** Shortcuts of `ClusterSimulator.startJob` (the checks are made all the same). */
@@ -170,6 +187,12 @@ export interface DecisionMaker {
   schedule(sim: ClusterSimulator): void;
   /** A resize decision favours `job` (a scheduler with a priority order puts it first; others ignore it). */
   promote?(sim: ClusterSimulator, job: Job): void;
+  /**
+   * Asked before each event (not under the irmasim semantics): true pauses `runUntil` there, before the
+   * event, for a decision that is not an event of the engine (Malleable-v0's queue points); the next
+   * `runUntil` asks again before going on.
+   */
+  pause?(sim: ClusterSimulator): boolean;
 }
 
 /**
@@ -241,6 +264,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * time it was scheduled for, and it is stale once its task or job expects another time or has ended.
    */
   private readonly events = new EventLoop<EventPayload>({
+    capacity: 64,
     isLive: (kind, e, stamp) =>
       kind >= PLUGIN_KIND_BASE
         ? !(e as RunningJob).ended && this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.isLive(kind & 7, e as RunningJob, stamp)
@@ -273,6 +297,10 @@ export class ClusterSimulator implements DiscreteEventEngine {
   /** `runUntil`: a decision point was reached and not decided yet. */
   private decisionDue = false;
   private scheduler: DecisionMaker | null = null;
+  /** The attached scheduler's `pause`, or null. */
+  private pauseHook: ((sim: ClusterSimulator) => boolean) | null = null;
+  /** `advanceUpTo` returned because `pauseHook` asked. */
+  private paused = false;
   private finishedFlag = false;
   /** IRMaSim semantics: jobs whose tasks all ended at `now`, released after the submissions at `now`. */
   private readonly endedAtNow: RunningJob[] = [];
@@ -419,12 +447,14 @@ export class ClusterSimulator implements DiscreteEventEngine {
    */
   setScheduler(scheduler: DecisionMaker | null): void {
     this.scheduler = scheduler;
+    this.pauseHook = scheduler?.pause ? (sim) => scheduler.pause!(sim) : null;
   }
 
   /**
    * The engine contract's `runUntil` (`core/engine.ts`): runs every instant up to and including `t`, the
    * attached scheduler deciding at each decision point; without one, stops at the first decision point
-   * (the caller decides, then calls again). The clock then moves to `t` when it is finite, except under
+   * (the caller decides, then calls again); it also stops where a reconfiguration point waits for the
+   * caller (`pendingPoint`) or the scheduler's `pause` asks. The clock then moves to `t` when it is finite, except under
    * the irmasim semantics, whose clock only moves by IRMaSim's steps (splitting a step would change its
    * rounding): it stays at the last step before `t`. Returns `now`.
    */
@@ -439,7 +469,12 @@ export class ClusterSimulator implements DiscreteEventEngine {
         continue;
       }
       if (this.finishedFlag || !this.advanceUpTo(t)) break;
-      this.decisionDue = true;
+      if (this.paused) {
+        // the scheduler's `pause`: a decision outside the engine, before the next event
+        this.paused = false;
+        return this.now;
+      }
+      if (this.pointPending === null) this.decisionDue = true;
     }
     if (this.semantics !== 'irmasim' && t < Infinity && t > this.now && !this.finishedFlag) this.advanceClock(t);
     return this.now;
@@ -455,10 +490,14 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * changed (a job ended or arrived). Processes all events at that time (completions, then
    * submissions). Returns false when the simulation is over (no job waiting, running or to come).
    *
-   * The caller may then start jobs with `startJob`; calling `advance` again moves time forward.
+   * The caller may then start jobs with `startJob`; calling `advance` again moves time forward. (A
+   * pause of the attached scheduler, `DecisionMaker.pause`, also returns true.)
    */
   advance(): boolean {
-    return this.advanceUpTo(Infinity);
+    const r = this.advanceUpTo(Infinity);
+    this.paused = false;
+    this.decisionDue = false;
+    return r;
   }
 
   /** `advance`, but without running any instant after `limit` (false then, with `finished` still false). */
@@ -469,13 +508,21 @@ export class ClusterSimulator implements DiscreteEventEngine {
     if (this.roundEvery > 0) return this.advanceRounds(limit);
     for (;;) {
       if (this.pointPending !== null) return true;
+      if (this.pauseHook?.(this)) {
+        this.paused = true;
+        return true;
+      }
       const tEv = this.skipStale();
       const tSub = this.nextSubmitTime;
       const t = tEv < tSub ? tEv : tSub;
       if (t === Infinity) return this.nothingLeft();
       if (t > limit) return false;
       const changed = this.eventClock ? this.runOneEvent(t, tSub === t) : this.runInstant(t);
-      if (this.pointPending !== null) return true;
+      if (this.pointPending !== null) {
+        // a point for the caller: the pass the event calls for (if any) runs once it is decided
+        if (changed && this.queue.length > 0) this.decisionDue = true;
+        return true;
+      }
       if (changed && this.queue.length > 0) return true;
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
         this.finishedFlag = true;
@@ -782,10 +829,9 @@ export class ClusterSimulator implements DiscreteEventEngine {
     const p = this.platform;
     const part = job.partition !== undefined ? p.partitions[p.partitionIndex(job.partition)] : undefined;
     const mem = this.enforceMemory ? job.mem * run.tasksPerNode : 0;
-    const held = new Set(rj.nodes);
     const out: number[] = [];
     for (let n = this.freeTree.findFirst(0, run.tasksPerNode); n >= 0 && out.length < max; n = this.freeTree.findFirst(n + 1, run.tasksPerNode)) {
-      if (held.has(n) || (part && part.nodeMask[n] === 0)) continue;
+      if ((part && part.nodeMask[n] === 0) || holds(rj.nodes, n)) continue;
       if (mem > this.nodeFreeMem[n]! + 1e-9) continue;
       out.push(n);
     }
@@ -809,9 +855,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
       this.pointPending = rj;
       return;
     }
-    const d = this.resizePolicy(this, rj);
     try {
-      this.applyResize(rj, d);
+      this.applyResize(rj, this.resizePolicy(this, rj));
     } catch (e) {
       if (!(e instanceof InvalidResizeError)) throw e;
       this.invalidResizes++;
@@ -852,32 +897,30 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private resizeEnded(rj: RunningJob): void {
     this.freed = true;
     const run = rj.malleable!;
-    if (run.target < run.size) {
-      this.dropNodes(rj, run.size - run.target);
-      this.steps!.setSize(rj, run.target, this.now);
-    }
+    if (run.target < run.size) this.dropNodes(rj, run.size - run.target);
+    // node-seconds are summed up to the end of every resize, an expansion's too (the DMR engine's sums, bit for bit)
+    this.steps!.setSize(rj, run.target, this.now);
     this.steps!.endResize(rj, this.now);
   }
 
   /** A malleable job takes `tasksPerNode` cores on each of `add` (nodes with room, see `expansionNodes`). */
   private takeNodes(rj: RunningJob, add: readonly number[]): void {
     const k = rj.malleable!.tasksPerNode;
-    const extra = new Int32Array(add.length * k);
-    let i = 0;
+    const had = rj.cores.length;
+    const all = this.allocation.arena.alloc(had + add.length * k);
+    all.set(rj.cores);
+    let i = had;
     for (const n of add) {
       const c0 = this.platform.nodeFirstCore[n]!;
       const cEnd = c0 + this.platform.nodeCoreCount[n]!;
       let got = 0;
       for (let c = c0; c < cEnd && got < k; c++)
         if (this.coreOwner[c] === -1) {
-          extra[i++] = c;
+          all[i++] = c;
           got++;
         }
     }
-    this.capacity.move(rj.job, extra, rj.slot);
-    const all = new Int32Array(rj.cores.length + extra.length);
-    all.set(rj.cores);
-    all.set(extra, rj.cores.length);
+    this.capacity.move(rj.job, all.subarray(had), rj.slot);
     this.setPlacement(rj, all);
   }
 
@@ -885,26 +928,35 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private dropNodes(rj: RunningJob, count: number): void {
     const k = rj.malleable!.tasksPerNode;
     const keep = rj.cores.length - count * k;
-    this.capacity.move(rj.job, rj.cores.slice(keep), -1);
-    this.setPlacement(rj, rj.cores.slice(0, keep));
+    // views: a job's core array is never written once it is set
+    this.capacity.move(rj.job, rj.cores.subarray(keep), -1);
+    this.setPlacement(rj, rj.cores.subarray(0, keep));
   }
+
+  /** Scratch of `setPlacement`: the nodes of a placement's cores. */
+  private byNode = new Int32Array(64);
 
   /** Sets a running job's cores (in the order it took them), and its nodes (ascending) and tasks per node from them. */
   private setPlacement(rj: RunningJob, cores: Int32Array): void {
     const coreNode = this.platform.coreNode;
-    const byNode = Int32Array.from(cores, (c) => coreNode[c]!).sort();
+    const n = cores.length;
+    if (this.byNode.length < n) this.byNode = new Int32Array(2 * n);
+    const byNode = this.byNode.subarray(0, n);
+    for (let i = 0; i < n; i++) byNode[i] = coreNode[cores[i]!]!;
+    byNode.sort();
     let distinct = 0;
-    for (let i = 0; i < byNode.length; i++) if (i === 0 || byNode[i] !== byNode[i - 1]) distinct++;
-    const nodes = new Int32Array(distinct);
-    const per = new Int32Array(distinct);
-    for (let i = 0, k = -1; i < byNode.length; i++) {
+    for (let i = 0; i < n; i++) if (i === 0 || byNode[i] !== byNode[i - 1]) distinct++;
+    const both = this.allocation.arena.alloc(2 * distinct);
+    const nodes = both.subarray(0, distinct);
+    const per = both.subarray(distinct);
+    for (let i = 0, k = -1; i < n; i++) {
       if (i === 0 || byNode[i] !== byNode[i - 1]) nodes[++k] = byNode[i]!;
       per[k]!++;
     }
     rj.cores = cores;
     rj.nodes = nodes;
     rj.perNode = per;
-    rj.tasksLeft = cores.length;
+    rj.tasksLeft = n;
   }
 
   /**
@@ -928,7 +980,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
     const job = rj.job;
     if (rj.gpus.length > 0) this.capacity.moveGpus(rj.gpus, -1);
     if (job.type !== 'seq' || !rj.tasks || this.semantics === 'irmasim') {
-      for (let t = 0; t < rj.cores.length; t++) this.coreTask[rj.cores[t]!] = null;
+      // a job without task objects never put any on its cores
+      if (rj.tasks !== null) for (let t = 0; t < rj.cores.length; t++) this.coreTask[rj.cores[t]!] = null;
       this.capacity.move(job, rj.cores, -1);
     }
     this.runningBySlot[rj.slot] = null;

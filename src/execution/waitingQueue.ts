@@ -17,7 +17,7 @@ import type { Job } from '../workload/job.js';
 export class WaitingQueue {
   private buf: (Job | null)[] = [];
   /** Union-find "next position still holding a job": `next[i] = i` where a job is, else a later position. */
-  private next = new Int32Array(1024);
+  private next = new Int32Array(64);
   private head = 0;
   private holes = 0;
   private snapshot: Job[] | null = [];

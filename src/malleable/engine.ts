@@ -76,7 +76,7 @@ export interface MJobResult {
   nodeSeconds: number;
 }
 
-/** A point of the allocated-nodes timeline (Figure 6). */
+/** A point of the allocated-nodes timeline (Figure 6): the state after an instant at which the allocation or the queue changed. */
 export interface TimelinePoint {
   time: number;
   allocated: number;
@@ -562,6 +562,7 @@ export class MalleableSim implements DiscreteEventEngine {
 
   /** The results (call when `over`). */
   result(): MRunResult {
+    if (this.recordTimeline && this.over) this.timelinePoint();
     const jobs: MJobResult[] = this.jobs.map((s) => this.jobResult(s));
     const n = Math.max(1, jobs.length);
     const makespan = this.lastT - this.t0;
@@ -603,8 +604,17 @@ export class MalleableSim implements DiscreteEventEngine {
     };
   }
 
+  /** A timeline point for the state since the last instant, when the allocation or the queue changed (the zero state before the first). */
+  private timelinePoint(): void {
+    const allocated = this.nodes - this.free;
+    const last = this.timeline[this.timeline.length - 1];
+    if ((last?.allocated ?? 0) === allocated && (last?.queue ?? 0) === this.queue.length) return;
+    this.timeline.push({ time: this.lastT - this.t0, allocated, running: this.running, queue: this.queue.length });
+  }
+
   private advanceTo(t: number): void {
     if (t > this.lastT) {
+      if (this.recordTimeline) this.timelinePoint();
       const dt = t - this.lastT;
       this.area += (this.nodes - this.free) * dt;
       this.waitArea += this.queue.length * dt;
@@ -621,12 +631,6 @@ export class MalleableSim implements DiscreteEventEngine {
     this.free += s.size - size;
     if (this.free < 0 || this.free > this.nodes) throw new Error(`node accounting broken: ${this.free} free of ${this.nodes}`);
     s.size = size;
-    if (this.recordTimeline) {
-      const p = { time: this.time, allocated: this.nodes - this.free, running: this.running, queue: this.queue.length };
-      const last = this.timeline[this.timeline.length - 1];
-      if (last && last.time === p.time) this.timeline[this.timeline.length - 1] = p;
-      else this.timeline.push(p);
-    }
   }
 
   /**

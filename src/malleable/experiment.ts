@@ -1,7 +1,7 @@
 /**
  * The seed's throughput evaluation (seed 002 §7.5, Table 4, Figures 4-6) rerun: for each workload
  * size, the paper's workload (workload.ts) fixed (every job rigid at `max`, no reconfiguration
- * point) and malleable (policy `dmr`), on 64 nodes, and the changes from the first to the second
+ * point) and malleable (policy `dmr`), on 64 nodes (the one engine's DMR preset, preset.ts), and the changes from the first to the second
  * checked against the published ones (`findings`). `clustergym reproduce dmr` prints it; bench
  * times it.
  */
@@ -10,7 +10,7 @@ import { comparisonBarsSvg } from '../report/comparisonBars.js';
 import { type Finding, finding, formatPercent, percentChange, type ReproduceReport } from '../report/findings.js';
 import { writeReport } from '../report/html.js';
 import { utilisationSvg } from '../report/utilisation.js';
-import { type MRunResult, simulate } from './engine.js';
+import { type MRunResult, simulate } from './preset.js';
 import { type ResizeCost, TABLE1_COST, TABLE4 } from './model.js';
 import { writeMalleableJobsCsv, writeResizesCsv } from './output.js';
 import { dmrPolicy, neverPolicy } from './policy.js';
@@ -313,10 +313,9 @@ function writePage(out: string, runs: readonly DmrRun[], smallest: { rigid?: MRu
   for (const v of ['rigid', 'malleable'] as const) {
     const r = smallest[v];
     if (!r) continue;
-    const tl = r.timeline.map((p) => ({ time: p.time, utilisation: p.allocated / 64, queue: p.queue, power: 0 }));
     figures.push({
       file: `dmr-figure6-${v}.svg`,
-      svg: utilisationSvg(tl, {
+      svg: utilisationSvg(r.timeline, {
         panels: ['utilisation', 'queue'],
         title: `Allocated nodes and queued jobs, ${v === 'rigid' ? 'fixed' : 'malleable'}, ${r.jobs.length} jobs`,
       }),

@@ -6,7 +6,7 @@
 import { LineWriter } from '../metrics/writers.js';
 import { csvField } from '../core/csv.js';
 import { boundedSlowdown, turnaround, waitTime } from '../metrics/jobMetrics.js';
-import type { MRunResult } from './engine.js';
+import type { MRunResult } from './preset.js';
 
 /** Header of a malleable run's `jobs.csv`. */
 export const MALLEABLE_JOBS_HEADER =

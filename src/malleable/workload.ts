@@ -32,7 +32,7 @@ import { z } from 'zod';
 import { InputError, inputErrorFromIssues, jsonPath, unknownKeys } from '../core/errors.js';
 import { readJsonFile } from '../core/json.js';
 import { derive } from '../core/rng.js';
-import { makeJob, type Workload } from '../workload/job.js';
+import type { Job, Workload } from '../workload/job.js';
 import { type MalleableWork, nominalRuntime } from '../workload/malleability.js';
 import { type AppModel, type MJob, type MWorkload, PAPER_APPS, type PaperApp, paperSpec, specProblem, TABLE3 } from './model.js';
 
@@ -156,22 +156,36 @@ export function isMalleableWorkload(data: unknown): boolean {
 
 /** A malleable workload as jobs with the `malleable` facet (see the module comment). */
 export function malleableJobs(w: MWorkload, name = 'malleable'): Workload {
-  const jobs = w.jobs.map((j, i) => {
-    const malleable: MalleableWork = { spec: j.malleable ? { ...j.malleable } : null, steps: j.steps, speedup: { ...j.app } };
+  // one object literal per job (`makeJob`'s fields and defaults, written out: an episode converts its whole workload)
+  const jobs = w.jobs.map((j, i): Job => {
+    const spec = j.malleable;
+    const malleable: MalleableWork = {
+      spec: spec ? { min: spec.min, max: spec.max, pref: spec.pref, factor: spec.factor, inhibit: spec.inhibit } : null,
+      steps: j.steps,
+      speedup: { ...j.app },
+    };
     const runtime = nominalRuntime(malleable, j.nodes);
     const one = j.nodes === 1;
-    return makeJob({
+    return {
       id: j.id,
       subtime: j.subtime,
       ntasks: j.nodes,
+      reqTime: runtime,
+      reqEnergy: 0,
       type: one ? 'seq' : 'mpi',
+      work: 'delay',
+      ops: 0,
+      runtime,
+      mem: 0,
+      memVol: 0,
+      commVol: 0,
+      tCompute: 1,
       nodes: j.nodes,
       ntasksPerNode: one ? 0 : 1,
-      runtime,
-      reqTime: runtime,
-      source: jsonPath(['jobs', i]),
+      tasks: null,
+      source: `$.jobs[${i}]`,
       malleable,
-    });
+    };
   });
   return { name, jobs, maxProcs: w.nodes, skipped: {} };
 }

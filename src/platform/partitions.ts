@@ -9,8 +9,8 @@
  *     "allow_accounts": ["staff"], "priority_tier": 2, "preempt_mode": "suspend" } ]
  * ```
  *
- * A partition holds the nodes of its `groups` (node groups, by name) and its `nodes` (by name); a node
- * may be in several partitions. Its limits:
+ * A partition holds the nodes of its `clusters` (by name), its `groups` (node groups, by name) and its
+ * `nodes` (by name); a node may be in several partitions. Its limits:
  * - `max_time` (`MaxTime`, s; default unlimited): a job asking for more is refused at submission;
  * - `max_nodes` (`MaxNodes`; default unlimited): the most nodes one job may use;
  * - `allow_users` (user names; Slurm's `AllowGroups` reduced to users, as the Slurm engine's user ids
@@ -40,6 +40,7 @@ export const IMPLICIT_PARTITION = 'all';
 export const PartitionSchema = z
   .object({
     name: z.string().min(1),
+    clusters: z.array(z.string().min(1)).optional(),
     groups: z.array(z.string().min(1)).optional(),
     nodes: z.array(z.string().min(1)).optional(),
     max_time: z.number().positive().optional(),
@@ -90,6 +91,8 @@ export interface PartitionTarget {
   readonly groupNodeCount: Int32Array;
   readonly nodeGroup: Int32Array;
   readonly nodeName: readonly string[];
+  readonly clusterNames: readonly string[];
+  readonly nodeCluster: Int32Array;
 }
 
 /** Index of each name in `names`; -2 for a name used more than once. */
@@ -144,6 +147,12 @@ function compileOne(
     inGroups[k] = 1;
     mask.fill(1, t.groupFirstNode[k]!, t.groupFirstNode[k]! + t.groupNodeCount[k]!);
   });
+  q.clusters?.forEach((c, j) => {
+    const k = t.clusterNames.indexOf(c);
+    if (k < 0) fail([i, 'clusters', j], `unknown cluster ${JSON.stringify(c)}${didYouMean(c, t.clusterNames)}`);
+    if (t.clusterNames.indexOf(c, k + 1) >= 0) fail([i, 'clusters', j], `${JSON.stringify(c)} names several clusters; give the clusters distinct ids`);
+    for (let n = 0; n < t.nodeCount; n++) if (t.nodeCluster[n] === k) mask[n] = 1;
+  });
   q.nodes?.forEach((n, j) => {
     const k = nodeIndex!.get(n) ?? -1;
     if (k === -1) fail([i, 'nodes', j], `unknown node ${JSON.stringify(n)}${t.nodeName.length <= 10_000 ? didYouMean(n, t.nodeName) : ''}`);
@@ -152,7 +161,7 @@ function compileOne(
   });
   let count = 0;
   for (let n = 0; n < t.nodeCount; n++) count += mask[n]!;
-  if (count === 0) fail([i], `partition ${JSON.stringify(q.name)} has no node: give \`groups\` or \`nodes\``);
+  if (count === 0) fail([i], `partition ${JSON.stringify(q.name)} has no node: give \`clusters\`, \`groups\` or \`nodes\``);
   const nodes = new Int32Array(count);
   let w = 0;
   for (let n = 0; n < t.nodeCount; n++) if (mask[n]) nodes[w++] = n;
@@ -183,4 +192,45 @@ function compileOne(
 export function defaultPartitionIndex(partitions: readonly Partition[]): number {
   const i = partitions.findIndex((q) => q.isDefault);
   return i < 0 ? 0 : i;
+}
+
+/** What a partition's limits look at of a job (the engine's `Job` has these fields). */
+export interface PartitionRequest {
+  partition?: string | undefined;
+  user?: string | undefined;
+  account?: string | undefined;
+  /** Requested time (s). */
+  reqTime: number;
+  /** Exact node count (0: any). */
+  nodes: number;
+}
+
+/**
+ * The index of the partition a job runs in: its `partition` (by name), else the default partition; a
+ * string saying why when it names none of them.
+ */
+export function requestPartition(partitions: readonly Partition[], defaultIndex: number, job: PartitionRequest): number | string {
+  if (job.partition === undefined) return defaultIndex;
+  const i = partitions.findIndex((q) => q.name === job.partition);
+  if (i >= 0) return i;
+  return `asks for partition ${JSON.stringify(job.partition)}, which the platform does not have (it has ${partitions.map((q) => q.name).join(', ')})`;
+}
+
+/**
+ * Why partition `q`'s limits refuse `job` at submission (Slurm refuses such a job: `MaxTime`, `MaxNodes`,
+ * `AllowAccounts`/`AllowGroups`), or null.
+ */
+export function partitionRefusal(q: Partition, job: PartitionRequest): string | null {
+  if (job.reqTime > q.maxTime) return `asks for ${job.reqTime} s in partition ${q.name}, whose MaxTime is ${q.maxTime} s`;
+  if (job.nodes > q.maxNodes) return `asks for ${job.nodes} nodes in partition ${q.name}, whose MaxNodes is ${q.maxNodes}`;
+  if (q.allowUsers !== null && !(job.user !== undefined && q.allowUsers.has(job.user)))
+    return `user ${job.user === undefined ? '(none)' : JSON.stringify(job.user)} is not allowed in partition ${q.name}`;
+  if (q.allowAccounts !== null && !(job.account !== undefined && q.allowAccounts.has(job.account)))
+    return `account ${job.account === undefined ? '(none)' : JSON.stringify(job.account)} is not allowed in partition ${q.name}`;
+  return null;
+}
+
+/** Whether partition `q` holds every node of the platform (then it restricts no placement). */
+export function coversAllNodes(q: Partition, nodeCount: number): boolean {
+  return q.nodes.length === nodeCount;
 }

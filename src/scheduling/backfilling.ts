@@ -147,7 +147,7 @@ export function forEachHeld(sim: ClusterSimulator, rj: RunningJob, fn: (node: nu
 
 /** Whether a job only needs a number of cores (mpi, any nodes, no memory to place). */
 export function isCountBased(sim: ClusterSimulator, job: Job): boolean {
-  return job.type === 'mpi' && job.nodes === 0 && (!sim.enforceMemory || maxTaskMem(job) === 0);
+  return job.type === 'mpi' && job.nodes === 0 && (!sim.enforceMemory || maxTaskMem(job) === 0) && sim.allocation.partitionMask(job) === null;
 }
 
 /** Tasks of `job` a node with `free` cores and `mem` MB can hold (memory per task: the largest task's). */
@@ -277,7 +277,10 @@ export function easyReservation(sim: ClusterSimulator, head: Job, index: Running
   let total = 0;
   const qualifies = (cap: number) => (shape.kind === 'sum' ? cap > 0 : cap >= shape.need);
   const tree = sim.freeTree;
+  // the head's partition: only its nodes count
+  const mask = sim.allocation.partitionMask(head);
   for (let n = tree.findFirst(0, shape.need); n >= 0; n = tree.findFirst(n + 1, shape.need)) {
+    if (mask !== null && !mask[n]) continue;
     const c = capOf(n);
     if (!qualifies(c)) continue;
     total += shape.kind === 'sum' ? c : 1;
@@ -289,6 +292,7 @@ export function easyReservation(sim: ClusterSimulator, head: Job, index: Running
       const end = e.end > now ? e.end : now;
       if (end > t) return false;
       forEachHeld(sim, e.rj, (n, cores, mem) => {
+        if (mask !== null && !mask[n]) return;
         const before = capOf(n);
         pFree.set(n, freeOf(n) + cores);
         pMem.set(n, memOf(n) + mem);

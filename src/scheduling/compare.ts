@@ -13,6 +13,7 @@
  * time to the trajectory's first job itself and keeps the original origin (`sim.timeOrigin`), which
  * the `f1` priority needs (it uses the original submit time, as RLScheduler does).
  */
+import { type EngineConfig, multifactorOptionsOf } from './engineConfig.js';
 import type { ModelsConfig, Platform } from '../platform/platform.js';
 import type { Summary } from '../metrics/summary.js';
 import type { Job, Workload } from '../workload/job.js';
@@ -50,6 +51,8 @@ export interface CompareOptions {
   enforceMemory?: boolean;
   walltimeKill?: boolean;
   models?: Partial<ModelsConfig>;
+  /** The engine's dimensions by name (`engineConfig.ts`): malleable progress, resize policy, multifactor parameters. */
+  engine?: EngineConfig | undefined;
   /** Called after each simulation (progress display). */
   onProgress?: (done: number, total: number) => void;
 }
@@ -124,11 +127,13 @@ export function comparePolicies(
         fit: options.fit,
         commitHead: options.commitHead,
         maxJobTest: options.maxJobTest,
+        multifactor: options.engine ? multifactorOptionsOf(options.engine) : undefined,
       });
       const { summary } = runSimulation(plat, t.jobs, scheduler, {
         enforceMemory: options.enforceMemory,
         walltimeKill: options.walltimeKill,
         workloadName: `trajectory ${t.label}`,
+        engine: options.engine,
       });
       options.onProgress?.(++done, total);
       return perTrajectory(t.label, t.jobs.length, summary);

@@ -19,7 +19,7 @@
  * more than the nodes left over at the shadow time. A backfilled malleable job that is shrunk later
  * runs longer than estimated, as in Slurm.
  */
-import type { ClusterSimulator, DecisionMaker, ResizeDecider, RunningJob } from '../execution/simulator.js';
+import { type ClusterSimulator, type DecisionMaker, InvalidResizeError, type ResizeDecider, type RunningJob } from '../execution/simulator.js';
 import type { Job } from '../workload/job.js';
 import { nominalRuntime, stepTime } from '../workload/malleability.js';
 import { type Decision, dmrPolicy, type PointContext, type ResizePolicy } from './resizePolicy.js';
@@ -29,15 +29,34 @@ function sizeOf(job: Job): number {
   return job.nodes > 0 ? job.nodes : job.ntasks;
 }
 
-/** The batch scheduler of the DMR model (module comment). */
+/** Run time of a waiting job at its size: the estimate EASY uses (its steps at that size, else its `runtime`). */
+function estimateOf(job: Job): number {
+  const m = job.malleable;
+  return m ? m.steps * stepTime(m.speedup, sizeOf(job)) : job.runtime;
+}
+
+/**
+ * The batch scheduler of the DMR model (module comment). A pass is O(running jobs) when no waiting job
+ * fits the free nodes (the smallest waiting size is known), else O(queue) with no allocation.
+ */
 export class DmrScheduler implements DecisionMaker {
   readonly name = 'dmr-fcfs+easy';
-  /** Waiting jobs in priority order. */
+  /** Waiting jobs in priority order, their sizes and their run-time estimates (parallel arrays). */
   private order: Job[] = [];
+  private need: number[] = [];
+  private est: number[] = [];
   /** Running jobs in start order. */
   private readonly active: RunningJob[] = [];
   /** `queuedSizes` cached until the order changes. */
   private sizes: number[] | null = null;
+  /** Nodes the waiting jobs ask for, summed. */
+  private needed = 0;
+  /** Waiting jobs per size, and a size no waiting job is below (raised lazily). */
+  private bySize = new Int32Array(65);
+  private minNeed = Number.POSITIVE_INFINITY;
+  /** Scratch of the reservation: release times and node counts. */
+  private relTime = new Float64Array(64);
+  private relNodes = new Int32Array(64);
   private sim: ClusterSimulator | null = null;
 
   /** Attaches to `sim` (once): follows its arrivals, starts and ends. */
@@ -45,22 +64,57 @@ export class DmrScheduler implements DecisionMaker {
     if (this.sim === sim) return;
     if (this.sim !== null) throw new Error('a DmrScheduler serves one engine');
     this.sim = sim;
-    for (const j of sim.waiting) this.order.push(j);
+    for (const j of sim.waiting) this.enqueue(j);
     sim.addListener({
-      onSubmit: (_s, job) => {
-        this.order.push(job);
-        this.sizes = null;
-      },
+      onSubmit: (_s, job) => this.enqueue(job),
       onEnd: (_s, _rec, rj) => {
         const at = rj ? this.active.indexOf(rj) : -1;
         if (at >= 0) this.active.splice(at, 1);
       },
       onReject: (_s, rec) => {
         const at = this.order.indexOf(rec.job);
-        if (at >= 0) this.order.splice(at, 1);
-        this.sizes = null;
+        if (at >= 0) this.dequeue(at);
       },
     });
+  }
+
+  private enqueue(job: Job): void {
+    const n = sizeOf(job);
+    this.order.push(job);
+    this.need.push(n);
+    this.est.push(estimateOf(job));
+    this.needed += n;
+    if (n >= this.bySize.length) {
+      const grown = new Int32Array(n * 2);
+      grown.set(this.bySize);
+      this.bySize = grown;
+    }
+    this.bySize[n]!++;
+    if (n < this.minNeed) this.minNeed = n;
+    this.sizes = null;
+  }
+
+  private dequeue(at: number): void {
+    this.left(this.need[at]!);
+    this.order.splice(at, 1);
+    this.need.splice(at, 1);
+    this.est.splice(at, 1);
+    this.sizes = null;
+  }
+
+  /** A waiting job of `n` nodes left the queue (started or rejected). */
+  private left(n: number): void {
+    this.needed -= n;
+    this.bySize[n]!--;
+  }
+
+  /** Whether some waiting job asks for at most `free` nodes. */
+  private someFits(free: number): boolean {
+    const by = this.bySize;
+    let m = this.minNeed;
+    while (m < by.length && by[m] === 0) m++;
+    this.minNeed = m;
+    return m <= free;
   }
 
   /** Nodes no job holds (jobs hold whole nodes: the idle ones). */
@@ -70,8 +124,18 @@ export class DmrScheduler implements DecisionMaker {
 
   /** Sizes (nodes) of the waiting jobs in priority order. */
   queuedSizes(): readonly number[] {
-    if (this.sizes === null) this.sizes = this.order.map(sizeOf);
+    if (this.sizes === null) this.sizes = this.need.slice();
     return this.sizes;
+  }
+
+  /** Nodes the waiting jobs ask for, summed. */
+  get queuedNodes(): number {
+    return this.needed;
+  }
+
+  /** Jobs waiting. */
+  get waitingCount(): number {
+    return this.order.length;
   }
 
   /** The waiting job at position `i` of the priority order. */
@@ -79,11 +143,22 @@ export class DmrScheduler implements DecisionMaker {
     return this.order[i];
   }
 
+  /** The running jobs, in start order (do not modify). */
+  get running(): readonly RunningJob[] {
+    return this.active;
+  }
+
   promote(_sim: ClusterSimulator, job: Job): void {
     const at = this.order.indexOf(job);
     if (at > 0) {
+      const n = this.need[at]!;
+      const e = this.est[at]!;
       this.order.splice(at, 1);
+      this.need.splice(at, 1);
+      this.est.splice(at, 1);
       this.order.unshift(job);
+      this.need.unshift(n);
+      this.est.unshift(e);
       this.sizes = null;
     }
   }
@@ -91,70 +166,138 @@ export class DmrScheduler implements DecisionMaker {
   schedule(sim: ClusterSimulator): void {
     this.attach(sim);
     const q = this.order;
-    this.sizes = null;
+    const need = this.need;
+    const est = this.est;
+    let len = q.length;
+    if (len === 0) return;
     let free = this.freeNodes(sim);
     let h = 0;
-    while (h < q.length && sizeOf(q[h]!) <= free) {
-      free -= sizeOf(q[h]!);
-      this.start(sim, q[h++]!);
+    while (h < len && need[h]! <= free) {
+      free -= need[h]!;
+      this.start(sim, q[h]!, need[h]!);
+      h++;
     }
-    if (h > 0) q.splice(0, h);
-    if (q.length <= 1 || free === 0) return;
-    // the head's reservation
-    const need = sizeOf(q[0]!);
-    const releases: [number, number][] = [];
-    for (const rj of this.active) {
-      const s = rj.malleable;
-      if (s === null) releases.push([rj.start + rj.job.runtime, rj.nodes.length]);
-      else if (!s.resizing) releases.push([s.estEnd, s.size]);
-      else {
-        releases.push([s.estEnd, s.target]);
-        if (s.target < s.size) releases.push([s.resizeEnd, s.size - s.target]);
-      }
+    if (h > 0) {
+      q.splice(0, h);
+      need.splice(0, h);
+      est.splice(0, h);
+      len -= h;
+      this.sizes = null;
     }
-    releases.sort((a, b) => a[0] - b[0]);
-    let avail = free;
-    let shadow = Number.POSITIVE_INFINITY;
-    for (const [t, n] of releases) {
-      if (avail >= need && t > shadow) break;
-      avail += n;
-      if (avail >= need && shadow === Number.POSITIVE_INFINITY) shadow = t;
-    }
-    let extra = avail - need;
-    const keep: Job[] = [q[0]!];
-    for (let k = 1; k < q.length; k++) {
-      const j = q[k]!;
-      const n = sizeOf(j);
+    if (len <= 1 || free === 0 || !this.someFits(free)) return;
+    const shadow = this.reservation(free, need[0]!);
+    let extra = shadow.extra;
+    // backfilling: later jobs that fit start now if they end by the shadow time or use only extra nodes
+    const now = sim.now;
+    let w = 1;
+    let k = 1;
+    for (; k < len && free > 0; k++) {
+      const n = need[k]!;
       if (n <= free) {
-        const end = sim.now + (j.malleable ? j.malleable.steps * stepTime(j.malleable.speedup, n) : j.runtime);
-        if (end <= shadow) {
+        if (now + est[k]! <= shadow.time) {
           free -= n;
-          this.start(sim, j);
+          this.start(sim, q[k]!, n);
           continue;
         }
         if (n <= extra) {
           extra -= n;
           free -= n;
-          this.start(sim, j);
+          this.start(sim, q[k]!, n);
           continue;
         }
       }
-      keep.push(j);
+      if (w !== k) {
+        q[w] = q[k]!;
+        need[w] = n;
+        est[w] = est[k]!;
+      }
+      w++;
     }
-    this.order = keep;
+    if (w === k) return;
+    // no node left: the rest keep their places
+    for (; k < len; k++, w++) {
+      q[w] = q[k]!;
+      need[w] = need[k]!;
+      est[w] = est[k]!;
+    }
+    q.length = w;
+    need.length = w;
+    est.length = w;
+    this.sizes = null;
   }
 
-  /** Starts `job` on the first whole free nodes, its tasks dealt over them (task `t` on the `t mod n`-th). */
-  private start(sim: ClusterSimulator, job: Job): void {
-    const n = sizeOf(job);
+  /**
+   * The head's reservation: the shadow time, the earliest release (of running jobs at their current
+   * sizes and speeds, and of ongoing shrinks) at which the free nodes and those released by then cover
+   * `need`, and the extra nodes, what is left over then (every release at the shadow time counts,
+   * whatever their order).
+   */
+  private reservation(free: number, need: number): { time: number; extra: number } {
+    let k = 0;
+    for (const rj of this.active) {
+      const s = rj.malleable;
+      if (s === null) k = this.release(k, rj.start + rj.job.runtime, rj.nodes.length);
+      else if (!s.resizing) k = this.release(k, s.estEnd, s.size);
+      else {
+        k = this.release(k, s.estEnd, s.target);
+        if (s.target < s.size) k = this.release(k, s.resizeEnd, s.size - s.target);
+      }
+    }
+    // a handful of releases: insertion sort by time
+    const t = this.relTime;
+    const c = this.relNodes;
+    for (let i = 1; i < k; i++) {
+      const ti = t[i]!;
+      const ci = c[i]!;
+      let j = i - 1;
+      while (j >= 0 && t[j]! > ti) {
+        t[j + 1] = t[j]!;
+        c[j + 1] = c[j]!;
+        j--;
+      }
+      t[j + 1] = ti;
+      c[j + 1] = ci;
+    }
+    let avail = free;
+    let shadow = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < k; i++) {
+      if (avail >= need && t[i]! > shadow) break;
+      avail += c[i]!;
+      if (avail >= need && shadow === Number.POSITIVE_INFINITY) shadow = t[i]!;
+    }
+    return { time: shadow, extra: avail - need };
+  }
+
+  /** Adds a release of `nodes` at `time` to the scratch (entry `k`); returns the next entry. */
+  private release(k: number, time: number, nodes: number): number {
+    if (k === this.relTime.length) {
+      const t = new Float64Array(k * 2);
+      t.set(this.relTime);
+      this.relTime = t;
+      const c = new Int32Array(k * 2);
+      c.set(this.relNodes);
+      this.relNodes = c;
+    }
+    this.relTime[k] = time;
+    this.relNodes[k] = nodes;
+    return k + 1;
+  }
+
+  /** Starts `job` (`n` nodes) on the first whole free nodes, its tasks dealt over them (task `t` on the `t mod n`-th). */
+  private start(sim: ClusterSimulator, job: Job, n: number): void {
+    this.left(n);
     const per = Math.ceil(job.ntasks / n);
-    const cores = new Int32Array(job.ntasks);
+    const cores = sim.allocation.arena.alloc(job.ntasks);
     const p = sim.platform;
+    // the nodes are alike: a whole free node has all the cores of the largest
+    const whole = p.maxNodeCores;
+    const N = p.nodeCount;
     let found = 0;
-    for (let node = sim.freeTree.findFirst(0, 1); node >= 0 && found < n; node = sim.freeTree.findFirst(node + 1, 1)) {
-      if (sim.nodeFree[node] !== p.nodeCoreCount[node]) continue;
+    for (let node = sim.freeTree.findFirst(0, whole); node >= 0 && found < n; ) {
       for (let t = found, k = 0; t < job.ntasks; t += n, k++) cores[t] = p.nodeFirstCore[node]! + k;
       found++;
+      // free nodes come in runs: look at the next one before searching the tree
+      node = node + 1 < N && sim.nodeFree[node + 1] === whole ? node + 1 : sim.freeTree.findFirst(node + 1, whole);
     }
     if (found < n || per > p.maxNodeCores) throw new Error(`dmr: job ${job.id} needs ${n} whole nodes, ${found} are free`);
     const rj = sim.startJob(job, cores, { transfer: true });
@@ -164,15 +307,18 @@ export class DmrScheduler implements DecisionMaker {
 
 /**
  * A resize decider of the engine from a reconfiguration policy (`dmr`, `never`, or a learned one): it
- * sees the DMR scheduler's view (free nodes, the waiting jobs' sizes in priority order) and promotes the
- * job its decision names.
+ * sees the DMR scheduler's view (free nodes, the waiting jobs' sizes in priority order; the time since
+ * `t0`, the engine's time of the first submission when it runs in the workload's own time) and promotes
+ * the job its decision names (a position past the queue is refused, as an invalid resize).
  */
-export function dmrResizeDecider(scheduler: DmrScheduler, policy: ResizePolicy = dmrPolicy): ResizeDecider {
+export function dmrResizeDecider(scheduler: DmrScheduler, policy: ResizePolicy = dmrPolicy, t0 = 0): ResizeDecider {
   return (sim, rj) => {
     const s = rj.malleable!;
     if (s.work.spec === null) return { size: s.size };
-    const ctx: PointContext = { time: sim.now, free: scheduler.freeNodes(sim), size: s.size, spec: s.work.spec, queue: scheduler.queuedSizes(), kind: 'point' };
+    const queue = scheduler.queuedSizes();
+    const ctx: PointContext = { time: sim.now - t0, free: scheduler.freeNodes(sim), size: s.size, spec: s.work.spec, queue, kind: 'point' };
     const d: Decision = policy(ctx);
+    if (d.promote >= queue.length) throw new InvalidResizeError(`no queued job at position ${d.promote}`);
     return { size: d.size, promote: d.promote >= 0 ? scheduler.queued(d.promote) : undefined };
   };
 }
@@ -180,4 +326,24 @@ export function dmrResizeDecider(scheduler: DmrScheduler, policy: ResizePolicy =
 /** The rigid nominal run time of a job of the DMR model at its submitted size (its steps at `max`). */
 export function dmrNominalRuntime(job: Job): number {
   return job.malleable ? nominalRuntime(job.malleable, sizeOf(job)) : job.runtime;
+}
+
+/**
+ * A resize decider from a reconfiguration policy for any scheduler (not only the DMR passes): the free
+ * nodes are those the job could expand onto now (`expansionNodes`: its partition's nodes with room for
+ * its tasks per node), the queue is the waiting jobs in arrival order, each counted in nodes (its exact
+ * node count, else `ceil(tasks / largest node's cores)`); a promotion goes to the scheduler's `promote`
+ * (a priority-ordered scheduler without one ignores it). docs/model.md states these rules.
+ */
+export function queueResizeDecider(policy: ResizePolicy = dmrPolicy): ResizeDecider {
+  return (sim, rj) => {
+    const s = rj.malleable!;
+    if (s.work.spec === null) return { size: s.size };
+    const waiting = sim.waiting;
+    const biggest = sim.platform.maxNodeCores;
+    const queue = waiting.map((j) => (j.nodes > 0 ? j.nodes : Math.ceil(j.ntasks / biggest)));
+    const ctx: PointContext = { time: sim.now, free: sim.expansionNodes(rj).length, size: s.size, spec: s.work.spec, queue, kind: 'point' };
+    const d = policy(ctx);
+    return { size: d.size, promote: d.promote >= 0 ? waiting[d.promote] : undefined };
+  };
 }

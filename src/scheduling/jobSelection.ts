@@ -15,6 +15,7 @@
  * | `wfp3`                | `-(wait / req_time)^3 * ntasks`                        | dynamic  |
  * | `unicep`              | `-wait / (log2(ntasks) * req_time)`, `log2(1)` taken as 1 | dynamic |
  * | `f1`                  | `log10(req_time) * ntasks + 870 * log10(subtime)`      | static   |
+ * | `multifactor`         | `-(partition tier, Slurm's multifactor priority)` (`multifactor.ts`) | dynamic |
  *
  * `wait = now - submit`. The last three are the priority functions of RLScheduler (Zhang et al.,
  * SC'20) and its F1 of Carastan-Santos & de Camargo (SC'17). Guards, as RLScheduler's own code does for
@@ -32,27 +33,13 @@
  */
 import type { Rng } from '../core/rng.js';
 import { maxTaskMem, type Job } from '../workload/job.js';
+import { type MultifactorOptions, MultifactorSelection } from './multifactor.js';
+import type { JobSelection } from './selection.js';
 
-/** How the order of a policy evolves (see the module comment). */
-export type SelectionKind = 'arrival' | 'static' | 'dynamic';
-
-/** A job-selection policy: the order in which waiting jobs are considered. */
-export interface JobSelection {
-  /** Canonical name (`fcfs`, `sjf`, ...). */
-  readonly name: string;
-  readonly kind: SelectionKind;
-  /**
-   * Priority of `job` at time `now` (lower first). `origin` is the original submit time of the
-   * simulation's first job (`sim.timeOrigin`), so `job.subtime + origin` is the job's original submit
-   * time.
-   */
-  key(job: Job, now: number, origin: number): number;
-  /** The waiting jobs in the order to consider them (a new array; `queue` is in arrival order). */
-  order(queue: readonly Job[], now: number, origin?: number): Job[];
-}
+export type { JobSelection, SelectionKind } from './selection.js';
 
 /** Names of the job-selection policies, canonical first. */
-export const JOB_SELECTION_NAMES = ['fcfs', 'random', 'sjf', 'ljf', 'smallest', 'low_mem', 'low_mem_bw', 'wfp3', 'unicep', 'f1'] as const;
+export const JOB_SELECTION_NAMES = ['fcfs', 'random', 'sjf', 'ljf', 'smallest', 'low_mem', 'low_mem_bw', 'wfp3', 'unicep', 'f1', 'multifactor'] as const;
 /** A canonical job-selection name. */
 export type JobSelectionName = (typeof JOB_SELECTION_NAMES)[number];
 /** Other accepted spellings (IRMaSim's names). */
@@ -168,7 +155,7 @@ export function randomSelection(rng: Rng): JobSelection {
   };
 }
 
-const FIXED: Readonly<Record<Exclude<JobSelectionName, 'random'>, JobSelection>> = {
+const FIXED: Readonly<Record<Exclude<JobSelectionName, 'random' | 'multifactor'>, JobSelection>> = {
   fcfs: fcfsSelection,
   sjf: sjfSelection,
   ljf: ljfSelection,
@@ -186,7 +173,9 @@ export function canonicalJobSelection(name: string): JobSelectionName | null {
   return JOB_SELECTION_ALIASES[name] ?? null;
 }
 
-/** The job-selection policy `name` (canonical); `rng` serves `random`. */
-export function makeJobSelection(name: JobSelectionName, rng: Rng): JobSelection {
-  return name === 'random' ? randomSelection(rng) : FIXED[name];
+/** The job-selection policy `name` (canonical); `rng` serves `random`, `multifactor` its options (a fresh one each call). */
+export function makeJobSelection(name: JobSelectionName, rng: Rng, multifactor?: MultifactorOptions): JobSelection {
+  if (name === 'random') return randomSelection(rng);
+  if (name === 'multifactor') return new MultifactorSelection(multifactor);
+  return FIXED[name];
 }

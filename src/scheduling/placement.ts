@@ -72,6 +72,22 @@ export class TreeOrder implements NodeOrder {
   }
 }
 
+/** An order restricted to the nodes `mask` selects (a job's partition). */
+export class MaskedOrder implements NodeOrder {
+  constructor(
+    readonly inner: NodeOrder,
+    readonly mask: Uint8Array,
+  ) {}
+  next(from: number, k: number): number {
+    let p = this.inner.next(from, k);
+    while (p >= 0 && !this.mask[this.inner.node(p)]) p = this.inner.next(p + 1, k);
+    return p;
+  }
+  node(p: number): number {
+    return this.inner.node(p);
+  }
+}
+
 /** An explicit list of candidate nodes (an order computed for one placement). */
 export class ListOrder implements NodeOrder {
   constructor(
@@ -155,6 +171,9 @@ export function placeInOrder(
 ): Int32Array | null {
   const n = job.ntasks;
   if (n > sim.freeCores) return null;
+  // a job's partition restricts its nodes (docs/model.md)
+  const mask = sim.allocation.partitionMask(job);
+  if (mask !== null) order = new MaskedOrder(order, mask);
   const out = new Int32Array(n);
   if (job.type === 'seq') {
     let best = -1;

@@ -5,6 +5,7 @@
  * BACKFILL `none`, `easy` or `conservative` (default: the caller's default, else `none`). Names are
  * case-insensitive. A bad name is an `InputError` that lists every valid name (CLI exit code 2).
  */
+import type { MultifactorOptions } from './multifactor.js';
 import { InputError } from '../core/errors.js';
 import { BACKFILL_NAMES, type BackfillName } from './backfilling.js';
 import { canonicalJobSelection, JOB_SELECTION_ALIASES, JOB_SELECTION_NAMES, makeJobSelection, type JobSelectionName } from './jobSelection.js';
@@ -76,6 +77,8 @@ export interface MakeSchedulerOptions {
   /** Backfilling for names without `+BACKFILL`. */
   defaultBackfill?: BackfillName;
   onReservation?: (r: ReservationEvent) => void;
+  /** Options of the `multifactor` job selection (weights, shares, QOS; `engineConfig.ts`). */
+  multifactor?: MultifactorOptions | undefined;
 }
 
 /** A fresh scheduler for a policy name or spec (one per simulation: it binds to its simulator). */
@@ -83,7 +86,7 @@ export function makeScheduler(policy: string | PolicySpec, options: MakeSchedule
   const spec = typeof policy === 'string' ? parsePolicyName(policy, options.defaultBackfill) : policy;
   const rng = policyRng(options.seed ?? 0);
   return new PolicyScheduler({
-    selection: makeJobSelection(spec.job, rng),
+    selection: makeJobSelection(spec.job, rng, options.multifactor),
     resources: makeResourcePolicy(spec.resource, rng),
     fit: options.fit ?? 'first_fit',
     backfill: spec.backfill,

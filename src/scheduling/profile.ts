@@ -249,7 +249,10 @@ export class NodeProfile {
     const sim = this.sim;
     const N = sim.platform.nodeCount;
     const memPerTask = sim.enforceMemory ? maxTaskMem(job) : 0;
+    // the job's partition: other nodes have no room for it
+    const mask = sim.allocation.partitionMask(job);
     const cap = (n: number) => {
+      if (mask !== null && !mask[n]) return 0;
       const [f, m] = this.windowMin(n, t, d);
       if (memPerTask <= 0) return f;
       return Math.min(f, Math.floor((m + 1e-9) / memPerTask));
@@ -292,10 +295,12 @@ export class NodeProfile {
     const required = job.type === 'seq' ? 1 : byNodes ? job.nodes : job.ntasks;
     const capOf = (f: number, m: number) => (memPerTask <= 0 ? f : Math.min(f, Math.floor((m + 1e-9) / memPerTask)));
     const gain = (cap: number) => (byNodes ? (cap >= per ? 1 : 0) : cap > 0 ? cap : 0);
+    const mask = sim.allocation.partitionMask(job);
     // nodes without steps keep their current capacity
     let fixed = 0;
     const windows: SlidingMin[] = [];
     for (let n = 0; n < N; n++) {
+      if (mask !== null && !mask[n]) continue;
       const s = this.steps.get(n);
       if (s) windows.push(new SlidingMin(s, capOf));
       else fixed += gain(capOf(sim.nodeFree[n]!, sim.nodeFreeMem[n]!));

@@ -8,6 +8,7 @@ import { MetricsCollector, type Summary } from '../metrics/summary.js';
 import { JobsCsvWriter, LineWriter, TIMELINE_CSV_HEADER, TimelineRecorder, timelineCsvRow, writeSummary, type TimelineRow } from '../metrics/writers.js';
 import type { Platform } from '../platform/platform.js';
 import type { Job } from '../workload/job.js';
+import { attachEngineConfig, type EngineConfig, simulatorOptionsOf } from './engineConfig.js';
 import type { Scheduler } from './scheduler.js';
 
 /** Options of `runSimulation`. */
@@ -20,6 +21,8 @@ export interface RunOptions extends SimulatorOptions {
   onTimeline?: ((row: TimelineRow) => void) | undefined;
   /** Extra observers. */
   listeners?: SimulationListener[] | undefined;
+  /** The engine's dimensions by name (`engineConfig.ts`); the scheduler's `multifactor` options come with it through `makeScheduler`. */
+  engine?: EngineConfig | undefined;
 }
 
 /** Result of a run. */
@@ -31,7 +34,8 @@ export interface RunResult {
 
 /** Simulates `jobs` on `platform` under `scheduler` until every job has left. */
 export function runSimulation(platform: Platform, jobs: Iterable<Job>, scheduler: Scheduler, options: RunOptions = {}): RunResult {
-  const sim = new ClusterSimulator(platform, jobs, options);
+  const sim = new ClusterSimulator(platform, jobs, options.engine ? { ...options, ...simulatorOptionsOf(options.engine) } : options);
+  if (options.engine) attachEngineConfig(sim, options.engine);
   const metrics = new MetricsCollector();
   sim.addListener(metrics);
   for (const l of options.listeners ?? []) sim.addListener(l);

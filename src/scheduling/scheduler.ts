@@ -236,6 +236,7 @@ export class PolicyScheduler implements Scheduler {
   private attach(sim: ClusterSimulator): void {
     if (this.sim === sim) return;
     this.sim = sim;
+    this.selection.attach?.(sim);
     this.committed = null;
     this.easyCache = null;
     this.reservations.clear();

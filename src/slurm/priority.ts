@@ -25,73 +25,11 @@
  * Slurm truncates the sum to an integer; the scheduler then orders pending jobs by partition
  * `PriorityTier` (higher first), priority (higher first), submit time, job id.
  */
+import { fairShareFactor } from '../scheduling/userLedger.js';
 
-/** Multifactor weights and parameters (slurm.conf names in the comments). */
-export interface PriorityConfig {
-  /** PriorityWeightAge. */
-  weightAge: number;
-  /** PriorityWeightFairshare. */
-  weightFairshare: number;
-  /** PriorityWeightJobSize. */
-  weightJobSize: number;
-  /** PriorityWeightPartition. */
-  weightPartition: number;
-  /** PriorityWeightQOS. */
-  weightQos: number;
-  /** PriorityMaxAge (s). */
-  maxAge: number;
-  /** PriorityFavorSmall. */
-  favorSmall: boolean;
-  /** PriorityDecayHalfLife (s); 0 = no decay. */
-  decayHalfLife: number;
-  /** PriorityCalcPeriod (s): how often usage decays and priorities are recomputed. */
-  calcPeriod: number;
-  /** PriorityDampeningFactor. */
-  dampening: number;
-}
-
-/**
- * Defaults: Slurm's for `PriorityMaxAge` (7-0), `PriorityDecayHalfLife` (7-0), `PriorityCalcPeriod`
- * (5 min), `PriorityDampeningFactor` (1), `PriorityFavorSmall` (NO). Slurm's weights default to 0
- * (FIFO); these are a typical production setting where fair share dominates, then age, size, partition.
- */
-export const DEFAULT_PRIORITY: PriorityConfig = {
-  weightAge: 1000,
-  weightFairshare: 10000,
-  weightJobSize: 1000,
-  weightPartition: 1000,
-  weightQos: 0,
-  maxAge: 7 * 86400,
-  favorSmall: false,
-  decayHalfLife: 7 * 86400,
-  calcPeriod: 300,
-  dampening: 1,
-};
-
-/** Age factor: `min(1, age / maxAge)` (0 before submission). */
-export function ageFactor(age: number, maxAge: number): number {
-  if (age <= 0) return 0;
-  return maxAge <= 0 ? 1 : Math.min(1, age / maxAge);
-}
-
-/** Job size factor: `cores / total`, or `(total - cores + 1) / total` favouring small jobs. */
-export function jobSizeFactor(cores: number, totalCores: number, favorSmall: boolean): number {
-  const f = favorSmall ? (totalCores - cores + 1) / totalCores : cores / totalCores;
-  return Math.min(1, Math.max(0, f));
-}
-
-/** Classic fair-share factor `2^(-U / S / d)` (`S = 0` gives 0: a user without shares). */
-export function fairShareFactor(normUsage: number, normShares: number, dampening: number): number {
-  if (normShares <= 0) return 0;
-  return 2 ** (-normUsage / normShares / dampening);
-}
-
-/** The weighted, truncated sum of the factors (each in [0, 1]). */
-export function jobPriority(cfg: PriorityConfig, f: { age: number; fairshare: number; jobSize: number; partition: number; qos: number }): number {
-  return Math.floor(
-    cfg.weightAge * f.age + cfg.weightFairshare * f.fairshare + cfg.weightJobSize * f.jobSize + cfg.weightPartition * f.partition + cfg.weightQos * f.qos,
-  );
-}
+// the formula lives with the priority dimension (src/scheduling/multifactor.ts), for every preset
+export { ageFactor, DEFAULT_PRIORITY, jobPriority, jobSizeFactor, type PriorityConfig } from '../scheduling/multifactor.js';
+export { fairShareFactor } from '../scheduling/userLedger.js';
 
 /**
  * Decayed usage per user (dense: users are `0..n-1`) and equal shares unless given. `accrue` adds

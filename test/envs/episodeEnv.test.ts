@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
 import { checkEnv } from '../../envs/checker.js';
-import type { GymInfo } from '../../envs/env.js';
+import type { GymInfo } from '../../envs/gym.js';
 import { EpisodeEnv, type EpisodeStep } from '../../envs/episodeEnv.js';
 import { EpisodeOverError, InvalidActionError } from '../../envs/errors.js';
 import type { InvalidActionSettings } from '../../envs/invalidAction.js';

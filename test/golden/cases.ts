@@ -12,12 +12,10 @@ import { FairEngine } from '../../src/fairness/engine.js';
 import { fairnessCluster, TABLE_5_1, table51Workload } from '../../src/fairness/experiment.js';
 import { HostTable, UserTable } from '../../src/fairness/model.js';
 import { schedulerByName } from '../../src/fairness/schedulers.js';
-import { MalleableSim } from '../../src/malleable/engine.js';
+import { MalleableSim, type MRunResult as OldRunResult } from '../../src/malleable/engine.js';
+import { dmrPreset, type MRunResult, simulate } from '../../src/malleable/preset.js';
 import { dmrPolicy, neverPolicy } from '../../src/malleable/policy.js';
-import { malleableJobs, paperWorkload } from '../../src/malleable/workload.js';
-import { homogeneousPlatform } from '../../src/platform/homogeneous.js';
-import { ClusterSimulator } from '../../src/execution/simulator.js';
-import { DmrScheduler, dmrResizeDecider } from '../../src/scheduling/dmr.js';
+import { paperWorkload } from '../../src/malleable/workload.js';
 import { loadPlatform } from '../../src/platform/loader.js';
 import type { Platform } from '../../src/platform/platform.js';
 import type { Job } from '../../src/workload/job.js';
@@ -89,24 +87,42 @@ function mainCase(
   };
 }
 
-function malleableCase(name: string, policy: 'dmr' | 'never', jobs: number, seed: number, queuePoints: boolean): GoldenCase {
+/**
+ * A malleable case: the paper's workload under `dmr` or `never`, on the malleable engine or on the one
+ * engine's DMR preset (checked against the malleable engine's file). With queue points, a shrink to the
+ * smallest allowed size answers every third offer and the rest are declined, decision by decision;
+ * without, the preset runs its policy inside the run (`simulate`).
+ */
+function malleableCase(
+  name: string,
+  policy: 'dmr' | 'never',
+  jobs: number,
+  seed: number,
+  queuePoints: boolean,
+  engine: 'malleable' | 'one engine' = 'malleable',
+  file?: string,
+): GoldenCase {
   return {
     name,
-    engine: 'malleable',
+    file,
+    engine,
     run() {
       const w = paperWorkload({ jobs, seed });
-      const sim = new MalleableSim(w, { queuePoints });
       const pol = policy === 'dmr' ? dmrPolicy : neverPolicy;
-      // at queue points: accept a shrink to the smallest allowed size for every third offer, decline the rest
-      let offers = 0;
-      while (sim.next() !== null) {
-        if (sim.atQueuePoint) {
-          const ctx = sim.context();
-          const smallest = ctx.spec.min;
-          sim.decide(offers++ % 3 === 0 && smallest < ctx.size ? Math.max(smallest, ctx.size / ctx.spec.factor) : ctx.size);
-        } else sim.decideWith(pol);
+      let r: MRunResult | OldRunResult;
+      if (engine === 'one engine' && !queuePoints) r = simulate(w, pol);
+      else {
+        const sim = engine === 'malleable' ? new MalleableSim(w, { queuePoints }) : dmrPreset(w, { queuePoints });
+        let offers = 0;
+        while (sim.next() !== null) {
+          if (sim.atQueuePoint) {
+            const ctx = sim.context();
+            const smallest = ctx.spec.min;
+            sim.decide(offers++ % 3 === 0 && smallest < ctx.size ? Math.max(smallest, ctx.size / ctx.spec.factor) : ctx.size);
+          } else sim.decideWith(pol);
+        }
+        r = sim.result();
       }
-      const r = sim.result();
       const rows = r.jobs.map((j) => [j.id, n(j.submit), n(j.start), n(j.finish), j.startSize, j.endSize, j.expands, j.shrinks, n(j.nodeSeconds)].join(','));
       const resizes = r.resizes.map((x) => `# resize ${n(x.time)} ${x.job} ${x.from}->${x.to}`);
       const tail = queuePoints ? ` allocation ${n(r.allocation)} queue_points ${r.queuePoints} requests ${r.shrinkRequests}` : '';
@@ -116,38 +132,6 @@ function malleableCase(name: string, policy: 'dmr' | 'never', jobs: number, seed
 }
 
 const MALLEABLE_HEADER = 'id,submit,start,finish,start_size,end_size,expands,shrinks,node_seconds';
-
-/** The DMR preset of the one engine (64 single-core nodes, malleable steps, the event pass clock, the DMR passes). */
-function dmrPresetCase(name: string, file: string, policy: 'dmr' | 'never', jobs: number, seed: number): GoldenCase {
-  return {
-    name,
-    file,
-    engine: 'one engine',
-    run() {
-      const w = paperWorkload({ jobs, seed });
-      const sim = new ClusterSimulator(homogeneousPlatform(64, 1), malleableJobs(w).jobs, { malleable: 'steps', passClock: 'event' });
-      const dmr = new DmrScheduler();
-      dmr.attach(sim);
-      sim.setScheduler(dmr);
-      sim.setResizePolicy(dmrResizeDecider(dmr, policy === 'dmr' ? dmrPolicy : neverPolicy));
-      const rows = new Map<string, string>();
-      const resizes: string[] = [];
-      sim.addListener({
-        onResize: (s, rj, from, to) => void resizes.push(`# resize ${n(s.now)} ${rj.job.id} ${from}->${to}`),
-        onEnd: (_s, rec, rj) => {
-          const m = rj!.malleable!;
-          rows.set(
-            rec.job.id,
-            [rec.job.id, n(rec.submit), n(rec.start), n(rec.finish), rec.job.nodes, m.target, m.expands, m.shrinks, n(m.nodeSeconds)].join(','),
-          );
-        },
-      });
-      sim.runUntil(Number.POSITIVE_INFINITY);
-      const ordered = w.jobs.map((j) => rows.get(j.id)!);
-      return `${MALLEABLE_HEADER}\n${ordered.join('\n')}\n${resizes.join('\n')}\n# makespan ${n(sim.now)}\n`;
-    },
-  };
-}
 
 function slurmRows(engine: SlurmEngine, run: () => void): string {
   const rows: string[] = [];
@@ -319,8 +303,9 @@ export const GOLDEN_CASES: GoldenCase[] = [
   malleableCase('malleable-dmr-60', 'dmr', 60, 1, false),
   malleableCase('malleable-rigid-60', 'never', 60, 1, false),
   malleableCase('malleable-queuepoints-60', 'dmr', 60, 2, true),
-  dmrPresetCase('one-engine-dmr-60', 'malleable-dmr-60', 'dmr', 60, 1),
-  dmrPresetCase('one-engine-dmr-rigid-60', 'malleable-rigid-60', 'never', 60, 1),
+  malleableCase('one-engine-dmr-60', 'dmr', 60, 1, false, 'one engine', 'malleable-dmr-60'),
+  malleableCase('one-engine-dmr-rigid-60', 'never', 60, 1, false, 'one engine', 'malleable-rigid-60'),
+  malleableCase('one-engine-dmr-queuepoints-60', 'dmr', 60, 2, true, 'one engine', 'malleable-queuepoints-60'),
   slurmRaijinCase('slurm-raijin-3000', {}),
   slurmRaijinCase('slurm-raijin-3000-nobackfill-fifo', { backfill: false, priority: { weightFairshare: 0, weightJobSize: 0 } as SlurmConfig['priority'] }),
   slurmPreemptCase('slurm-preempt-suspend', 'suspend'),

@@ -197,7 +197,7 @@ describe('errors name the file and the JSON path', () => {
   it('partitions', () => {
     expect(withParts([{ name: 'q', groups: ['rr'] }])).toThrow('p.json: $.partitions[0].groups[0]: unknown group "rr" (did you mean "r"?)');
     expect(withParts([{ name: 'q', nodes: ['r2'] }])).toThrow('p.json: $.partitions[0].nodes[0]: unknown node "r2"');
-    expect(withParts([{ name: 'q' }])).toThrow('p.json: $.partitions[0]: partition "q" has no node: give `groups` or `nodes`');
+    expect(withParts([{ name: 'q' }])).toThrow('p.json: $.partitions[0]: partition "q" has no node: give `clusters`, `groups` or `nodes`');
     expect(
       withParts([
         { name: 'q', groups: ['r'] },

@@ -1,0 +1,100 @@
+/**
+ * The engine configuration: the dimensions of the one engine chosen by name (DESIGN §15), one JSON
+ * object that `simulate --engine`, `compare --engine`, the cluster environments (`engine` in their
+ * config) and the leaderboard's settings share. Every field has a default, and the defaults are the
+ * documented model (IRMaSim's): `{}` changes nothing.
+ *
+ * ```json
+ * { "malleable": "steps", "resize": "dmr", "pass_clock": "instant",
+ *   "multifactor": { "weights": { "age": 1000, "fairshare": 10000, "job_size": 1000, "partition": 1000 },
+ *                    "shares": { "alice": 2, "bob": 1 }, "calc_period": 300, "decay_half_life": 604800 } }
+ * ```
+ *
+ * - `malleable` (progress of jobs with a `malleable` facet): `rigid` runs them at their submitted size
+ *   for their nominal run time; `steps` runs their iterations and resizes them at their reconfiguration
+ *   points (src/execution/malleableProgress.ts).
+ * - `resize` (the resize policy at those points): `dmr` (seed 002's) or `never`; `resize_cost` (s).
+ * - `pass_clock`: the scheduler is asked after every `instant` with a change, or after every `event`.
+ * - `multifactor`: the parameters of the job selection `multifactor` (Slurm's multifactor priority with
+ *   classic fair share, src/scheduling/multifactor.ts): weights, `PriorityMaxAge` and the other
+ *   parameters (Slurm's names in snake case), shares by user, QOS priorities by name.
+ *
+ * Partitions need no switch: a job's `partition` (else the platform's default) restricts where it runs,
+ * and the partition's limits refuse it at submission (src/platform/partitions.ts).
+ */
+import { z } from 'zod';
+import { inputErrorFromIssues } from '../core/errors.js';
+import type { ClusterSimulator, SimulatorOptions } from '../execution/simulator.js';
+import { queueResizeDecider } from './dmr.js';
+import type { MultifactorOptions, PriorityConfig } from './multifactor.js';
+import { dmrPolicy, neverPolicy } from './resizePolicy.js';
+
+const nonNeg = z.number().finite().nonnegative();
+const positive = z.number().finite().positive();
+
+/** The engine configuration as zod sees it. */
+export const EngineConfigSchema = z
+  .object({
+    malleable: z.enum(['rigid', 'steps']).default('rigid'),
+    resize: z.enum(['dmr', 'never']).default('dmr'),
+    resize_cost: z.object({ expand: nonNeg, shrink: nonNeg }).strict().optional(),
+    pass_clock: z.enum(['instant', 'event']).default('instant'),
+    multifactor: z
+      .object({
+        weights: z.object({ age: nonNeg, fairshare: nonNeg, job_size: nonNeg, partition: nonNeg, qos: nonNeg }).partial().strict().default({}),
+        max_age: positive.optional(),
+        favor_small: z.boolean().optional(),
+        decay_half_life: nonNeg.optional(),
+        calc_period: positive.optional(),
+        dampening: positive.optional(),
+        shares: z.record(z.string(), positive).default({}),
+        qos: z.record(z.string(), nonNeg).default({}),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+/** An engine configuration as written. */
+export type EngineConfigInput = z.input<typeof EngineConfigSchema>;
+/** A validated engine configuration, defaults filled in. */
+export type EngineConfig = z.output<typeof EngineConfigSchema>;
+
+/** Validates `raw` (an `InputError` naming every bad field with its JSON path in `where`). */
+export function parseEngineConfig(raw: unknown, where = 'engine config'): EngineConfig {
+  const r = EngineConfigSchema.safeParse(raw ?? {});
+  if (!r.success) throw inputErrorFromIssues(where, r.error.issues);
+  return r.data;
+}
+
+/** The engine's constructor options an engine configuration sets. */
+export function simulatorOptionsOf(cfg: EngineConfig): Partial<SimulatorOptions> {
+  return {
+    malleable: cfg.malleable,
+    resizeCost: cfg.resize_cost,
+    passClock: cfg.pass_clock,
+  };
+}
+
+/** The `multifactor` job selection's options an engine configuration sets (its defaults otherwise). */
+export function multifactorOptionsOf(cfg: EngineConfig): MultifactorOptions | undefined {
+  const m = cfg.multifactor;
+  if (m === undefined) return undefined;
+  const priority: Partial<PriorityConfig> = {};
+  if (m.weights.age !== undefined) priority.weightAge = m.weights.age;
+  if (m.weights.fairshare !== undefined) priority.weightFairshare = m.weights.fairshare;
+  if (m.weights.job_size !== undefined) priority.weightJobSize = m.weights.job_size;
+  if (m.weights.partition !== undefined) priority.weightPartition = m.weights.partition;
+  if (m.weights.qos !== undefined) priority.weightQos = m.weights.qos;
+  if (m.max_age !== undefined) priority.maxAge = m.max_age;
+  if (m.favor_small !== undefined) priority.favorSmall = m.favor_small;
+  if (m.decay_half_life !== undefined) priority.decayHalfLife = m.decay_half_life;
+  if (m.calc_period !== undefined) priority.calcPeriod = m.calc_period;
+  if (m.dampening !== undefined) priority.dampening = m.dampening;
+  return { priority, shares: m.shares, qos: m.qos };
+}
+
+/** Sets on a built engine what its configuration asks for beyond the constructor's options: the resize policy. */
+export function attachEngineConfig(sim: ClusterSimulator, cfg: EngineConfig): void {
+  if (cfg.malleable === 'steps') sim.setResizePolicy(queueResizeDecider(cfg.resize === 'dmr' ? dmrPolicy : neverPolicy));
+}

@@ -1,0 +1,250 @@
+/**
+ * Slurm's multifactor priority (`priority/multifactor`) as a priority dimension of the one engine
+ * (DESIGN §15): the formula, as Slurm's documentation states it
+ * (https://slurm.schedmd.com/priority_multifactor.html; fair share by the classic algorithm of
+ * https://slurm.schedmd.com/classic_fair_share.html, kept in the user ledger, `userLedger.ts`):
+ *
+ *     priority = floor( W_age * age + W_fs * fairshare + W_size * jobsize + W_part * partition + W_qos * qos )
+ *
+ * every factor a number in [0, 1]:
+ * - **age** = `min(1, (now - submit) / PriorityMaxAge)`;
+ * - **job size** = `cores / total cores` (`PriorityFavorSmall=YES`: `(total - cores + 1) / total`);
+ * - **partition** = the partition's `PriorityJobFactor` / the platform's largest;
+ * - **QOS** = the QOS's priority / the largest QOS priority;
+ * - **fair share** = `2^(-U / S / d)` of the job's user (`userLedger.ts`).
+ *
+ * Slurm truncates the sum to an integer and orders pending jobs by partition `PriorityTier` (higher
+ * first), then priority (higher first), submit time, job id. The Slurm engine (src/slurm/) and the job
+ * selection `multifactor` of the batch schedulers (`MultifactorSelection` below) use this one formula.
+ *
+ * **Usage accounting** (`MultifactorSelection`): each user's running jobs add their cores x seconds;
+ * every `PriorityCalcPeriod` the ledger's usage decays by `2^(-period / half_life)` and takes the period's
+ * core-seconds, and priorities are recomputed then (between ticks they hold, as in Slurm). A resized job
+ * accrues at its new size from the resize decision on (docs/model.md).
+ */
+import type { ClusterSimulator, RunningJob } from '../execution/simulator.js';
+import type { Job } from '../workload/job.js';
+import type { JobSelection } from './selection.js';
+import { UserLedger } from './userLedger.js';
+
+/** Multifactor weights and parameters (slurm.conf names in the comments). */
+export interface PriorityConfig {
+  /** PriorityWeightAge. */
+  weightAge: number;
+  /** PriorityWeightFairshare. */
+  weightFairshare: number;
+  /** PriorityWeightJobSize. */
+  weightJobSize: number;
+  /** PriorityWeightPartition. */
+  weightPartition: number;
+  /** PriorityWeightQOS. */
+  weightQos: number;
+  /** PriorityMaxAge (s). */
+  maxAge: number;
+  /** PriorityFavorSmall. */
+  favorSmall: boolean;
+  /** PriorityDecayHalfLife (s); 0 = no decay. */
+  decayHalfLife: number;
+  /** PriorityCalcPeriod (s): how often usage decays and priorities are recomputed. */
+  calcPeriod: number;
+  /** PriorityDampeningFactor. */
+  dampening: number;
+}
+
+/**
+ * Defaults: Slurm's for `PriorityMaxAge` (7-0), `PriorityDecayHalfLife` (7-0), `PriorityCalcPeriod`
+ * (5 min), `PriorityDampeningFactor` (1), `PriorityFavorSmall` (NO). Slurm's weights default to 0
+ * (FIFO); these are a typical production setting where fair share dominates, then age, size, partition.
+ */
+export const DEFAULT_PRIORITY: PriorityConfig = {
+  weightAge: 1000,
+  weightFairshare: 10000,
+  weightJobSize: 1000,
+  weightPartition: 1000,
+  weightQos: 0,
+  maxAge: 7 * 86400,
+  favorSmall: false,
+  decayHalfLife: 7 * 86400,
+  calcPeriod: 300,
+  dampening: 1,
+};
+
+/** Age factor: `min(1, age / maxAge)` (0 before submission). */
+export function ageFactor(age: number, maxAge: number): number {
+  if (age <= 0) return 0;
+  return maxAge <= 0 ? 1 : Math.min(1, age / maxAge);
+}
+
+/** Job size factor: `cores / total`, or `(total - cores + 1) / total` favouring small jobs. */
+export function jobSizeFactor(cores: number, totalCores: number, favorSmall: boolean): number {
+  const f = favorSmall ? (totalCores - cores + 1) / totalCores : cores / totalCores;
+  return Math.min(1, Math.max(0, f));
+}
+
+/** The weighted, truncated sum of the factors (each in [0, 1]). */
+export function jobPriority(cfg: PriorityConfig, f: { age: number; fairshare: number; jobSize: number; partition: number; qos: number }): number {
+  return Math.floor(
+    cfg.weightAge * f.age + cfg.weightFairshare * f.fairshare + cfg.weightJobSize * f.jobSize + cfg.weightPartition * f.partition + cfg.weightQos * f.qos,
+  );
+}
+
+/** Options of the `multifactor` job selection (`PriorityConfig` plus what the cluster and the users give). */
+export interface MultifactorOptions {
+  priority?: Partial<PriorityConfig> | undefined;
+  /** Shares by user name (Slurm's `Shares`; default 1). */
+  shares?: Readonly<Record<string, number>> | undefined;
+  /** Priority of each QOS by name (default 0; a job without `qos` has 0). */
+  qos?: Readonly<Record<string, number>> | undefined;
+}
+
+/**
+ * The job selection `multifactor` (module comment): attached to an engine (`attach`), it accounts each
+ * user's usage from the engine's starts, resizes and ends, and orders the waiting jobs by partition tier
+ * then priority (higher first); ties keep arrival order.
+ */
+export class MultifactorSelection implements JobSelection {
+  readonly name = 'multifactor';
+  readonly kind = 'dynamic' as const;
+  readonly config: PriorityConfig;
+  private ledger: UserLedger | null = null;
+  private sim: ClusterSimulator | null = null;
+  /** Cores each user's running jobs hold, by ledger index, and the users that hold some. */
+  private userCores: number[] = [];
+  private periodUsage: number[] = [];
+  private readonly active = new Set<number>();
+  private lastAccrual = 0;
+  private nextTick = 0;
+  private totalCores = 1;
+  private maxQos = 1;
+  private maxPartitionFactor = 1;
+  /** Priority of each waiting job, computed at the last tick (or on its arrival). */
+  private readonly priority = new Map<Job, number>();
+
+  constructor(readonly options: MultifactorOptions = {}) {
+    this.config = { ...DEFAULT_PRIORITY, ...(options.priority ?? {}) };
+    const q = Object.values(options.qos ?? {});
+    this.maxQos = Math.max(1, ...q);
+  }
+
+  /** The user ledger (after `attach`). */
+  get users(): UserLedger {
+    if (this.ledger === null) throw new Error('multifactor: not attached to an engine');
+    return this.ledger;
+  }
+
+  /** Follows `sim`'s starts, resizes and ends for usage (once per engine). */
+  attach(sim: ClusterSimulator): void {
+    if (this.sim === sim) return;
+    this.sim = sim;
+    const p = sim.platform;
+    this.totalCores = p.coreCount;
+    this.maxPartitionFactor = Math.max(1, ...p.partitions.map((x) => x.priorityJobFactor));
+    this.ledger = new UserLedger(p.coreCount, p.totalMemoryMb, this.options.shares ?? {});
+    for (const name of Object.keys(this.options.shares ?? {})) this.userOf(name);
+    this.lastAccrual = sim.now;
+    this.nextTick = sim.now + this.config.calcPeriod;
+    this.priority.clear();
+    const held = new Map<RunningJob, number>();
+    sim.addListener({
+      // a user is known from its first submission (its share normalised over the users known)
+      onSubmit: (_s, job) => void this.userOf(job.user ?? ''),
+      onStart: (s, rj) => {
+        held.set(rj, rj.cores.length);
+        this.hold(s, rj.job, rj.cores.length);
+      },
+      onResize: (s, rj, _from, to) => {
+        // a resized job accrues at its new size from the decision (docs/model.md)
+        const now = to * (rj.malleable?.tasksPerNode ?? 1);
+        this.hold(s, rj.job, now - (held.get(rj) ?? 0));
+        held.set(rj, now);
+      },
+      onEnd: (s, rec, rj) => {
+        const h = rj !== null ? (held.get(rj) ?? rec.cores.length) : rec.cores.length;
+        if (rj !== null) held.delete(rj);
+        this.hold(s, rec.job, -h);
+      },
+    });
+  }
+
+  private userOf(name: string): number {
+    const u = this.ledger!.id(name);
+    while (this.userCores.length <= u) {
+      this.userCores.push(0);
+      this.periodUsage.push(0);
+    }
+    return u;
+  }
+
+  /** A running job of `job`'s user holds `dCores` more cores from now. */
+  private hold(sim: ClusterSimulator, job: Job, dCores: number): void {
+    this.advance(sim.now);
+    const u = this.userOf(job.user ?? '');
+    this.userCores[u]! += dCores;
+    if (this.userCores[u]! > 0) this.active.add(u);
+    else {
+      this.userCores[u] = 0;
+      this.active.delete(u);
+    }
+  }
+
+  /** Brings usage up to `now`: accrues core-seconds, and at each calc-period tick decays and folds them in. */
+  private advance(now: number): void {
+    const L = this.ledger!;
+    while (this.nextTick <= now) {
+      this.accrue(this.nextTick);
+      L.decay(this.config.calcPeriod, this.config.decayHalfLife);
+      for (let u = 0; u < this.periodUsage.length; u++) {
+        if (this.periodUsage[u]! > 0) L.accrue(u, this.periodUsage[u]!);
+        this.periodUsage[u] = 0;
+      }
+      this.priority.clear();
+      this.nextTick += this.config.calcPeriod;
+    }
+    this.accrue(now);
+  }
+
+  private accrue(t: number): void {
+    const dt = t - this.lastAccrual;
+    if (dt <= 0) return;
+    this.lastAccrual = t;
+    for (const u of this.active) this.periodUsage[u]! += this.userCores[u]! * dt;
+  }
+
+  /** The multifactor priority of waiting `job` now (Slurm's integer). */
+  priorityOf(job: Job, now: number): number {
+    const sim = this.sim;
+    if (sim === null) throw new Error('multifactor: not attached to an engine');
+    const cached = this.priority.get(job);
+    if (cached !== undefined) return cached;
+    const L = this.ledger!;
+    const p = sim.platform;
+    const part = job.partition !== undefined ? p.partitions[p.partitionIndex(job.partition)] : p.partitions[p.defaultPartition];
+    const prio = jobPriority(this.config, {
+      age: ageFactor(now - job.subtime, this.config.maxAge),
+      fairshare: L.fairShare(this.userOf(job.user ?? ''), L.totalUsage(), this.config.dampening),
+      jobSize: jobSizeFactor(job.ntasks, this.totalCores, this.config.favorSmall),
+      partition: (part?.priorityJobFactor ?? 1) / this.maxPartitionFactor,
+      qos: job.qos !== undefined ? (this.options.qos?.[job.qos] ?? 0) / this.maxQos : 0,
+    });
+    this.priority.set(job, prio);
+    return prio;
+  }
+
+  key(job: Job, now: number): number {
+    if (this.sim === null) throw new Error('the multifactor job selection orders the jobs of an engine: attach it first (`attach(sim)`)');
+    this.advance(now);
+    const p = this.sim.platform;
+    const part = job.partition !== undefined ? p.partitions[p.partitionIndex(job.partition)] : p.partitions[p.defaultPartition];
+    // higher tier first, then higher priority (the key is ascending)
+    return -((part?.priorityTier ?? 1) * 2 ** 40 + this.priorityOf(job, now));
+  }
+
+  order(queue: readonly Job[], now: number): Job[] {
+    const keys = new Map<Job, number>();
+    for (const j of queue) keys.set(j, this.key(j, now));
+    return queue
+      .map((j, i) => ({ j, i }))
+      .sort((a, b) => keys.get(a.j)! - keys.get(b.j)! || a.i - b.i)
+      .map((x) => x.j);
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * The job-selection interface (DESIGN §4): the order in which a scheduler considers the waiting jobs.
+ * The policies are in `jobSelection.ts` (and `multifactor.ts`); this module holds only the types, so that
+ * every policy module can implement them without importing the others.
+ */
+import type { ClusterSimulator } from '../execution/simulator.js';
+import type { Job } from '../workload/job.js';
+
+/** How the order of a policy evolves (see the module comment). */
+export type SelectionKind = 'arrival' | 'static' | 'dynamic';
+
+/** A job-selection policy: the order in which waiting jobs are considered. */
+export interface JobSelection {
+  /** Canonical name (`fcfs`, `sjf`, ...). */
+  readonly name: string;
+  readonly kind: SelectionKind;
+  /**
+   * Priority of `job` at time `now` (lower first). `origin` is the original submit time of the
+   * simulation's first job (`sim.timeOrigin`), so `job.subtime + origin` is the job's original submit
+   * time.
+   */
+  key(job: Job, now: number, origin: number): number;
+  /** The waiting jobs in the order to consider them (a new array; `queue` is in arrival order). */
+  order(queue: readonly Job[], now: number, origin?: number): Job[];
+  /** Binds to the engine it orders jobs of (a selection that follows the engine's events: `multifactor`). */
+  attach?(sim: ClusterSimulator): void;
+}
