@@ -1062,14 +1062,14 @@ export class SlurmEngine implements DiscreteEventEngine {
           if (gp > 0 && !this.gpuFits(s, g, this.platform.groupGpus[g]!)) continue;
           const prof = this.profile[g]!;
           // with GPUs, the first bucket where both the cores and the GPUs fit (issue 45)
-          const fit = (L: number, from: number) => (gp > 0 ? jointFit(prof, this.gpuProfile![g]!, K, c, gp, L, from) : earliestFit(prof, K, c, L, from));
-          let k = fit(Lnow, 0);
+          const firstBucket = (L: number, from: number) => (gp > 0 ? jointFit(prof, this.gpuProfile![g]!, K, c, gp, L, from) : earliestFit(prof, K, c, L, from));
+          let k = firstBucket(Lnow, 0);
           if (k === 0) {
             // idle cores held for a reservation that starts before this job would end are not for it
             let usable = this.free[g]!;
             if (holdIdle) for (let a = 0; a < heldFrom[g]!.length; a++) if (heldFrom[g]![a]! < Lnow) usable -= heldCores[g]![a]!;
-            if (usable < c) k = fit(Lres, 1);
-          } else if (k > 0 && Lres !== Lnow) k = fit(Lres, 1);
+            if (usable < c) k = firstBucket(Lres, 1);
+          } else if (k > 0 && Lres !== Lnow) k = firstBucket(Lres, 1);
           if (k >= 0 && (bestK < 0 || k < bestK)) {
             bestK = k;
             bestG = g;
