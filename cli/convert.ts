@@ -6,7 +6,7 @@
  * `clustergym convert --platform FILE --out FILE`: turns a platform (SimGrid XML, IRMaSim or native JSON)
  * into the native platform JSON (with its `network` when it has one), which loads back into the same platform.
  *
- * Task traces of the fairness engine (docs/fairness.md): `--tasks FORMAT` reads a task-level trace
+ * Task traces of the fairness preset (docs/fairness.md): `--tasks FORMAT` reads a task-level trace
  * (Google 2011/2019, Alibaba 2018, SWF, native JSON Lines) and writes the native task CSV, streamed;
  * `--sort` sorts the output by submission time in external memory (bounded RAM, `--chunk-lines`).
  * `--sort` without `--tasks` sorts any large CSV by the numeric column `--key-column` (an index, or a
@@ -38,7 +38,7 @@ export const flags = defineFlags({
     help: 'the reader of --workload (auto: detected from the content)',
   },
   'req-time-from-runtime': { help: 'use the run time as the requested time (SWF)' },
-  tasks: { schema: oneOf(TRACE_FORMATS), help: 'read --workload as a task trace of this format and write the native task CSV (fairness engine)' },
+  tasks: { schema: oneOf(TRACE_FORMATS), help: 'read --workload as a task trace of this format and write the native task CSV (fairness preset)' },
   sort: { help: 'sort by submission time in external memory (the task CSV, or with no --tasks the CSV --workload by --key-column)' },
   'key-column': {
     value: 'COL',

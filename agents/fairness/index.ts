@@ -9,15 +9,14 @@
  * | `bestFitAgent`  | the oldest visible task on the host left with the least normalised free capacity `Σ_r free_r/cap_r`; waits when it fits nowhere |
  *
  * The env's slots are the users with waiting tasks in DRF order, so on the same workload these
- * agents make exactly the decisions of src/fairness's `drf()` and `tetris(f)` schedulers (the
+ * agents make exactly the decisions of the `drf()` and `tetris(f)` policies (src/scheduling/multiResource.ts) (the
  * tests compare the episodes with the engine's runs). Each user's next task is its oldest (FIFO
  * within a user), so when every user with waiting tasks has a slot (`slots` >= users) the oldest
  * visible task is the oldest waiting task, and `firstFitAgent`/`bestFitAgent` make the decisions of
  * `firstFit()`/`bestFit()`.
  */
 import type { FairEnv } from '../../envs/fairness/fairEnv.js';
-import { alignmentScore } from '../../src/fairness/model.js';
-import { tetrisCandidates } from '../../src/fairness/schedulers.js';
+import { alignmentScore, tetrisCandidates } from '../../src/scheduling/multiResource.js';
 import { type EnvAgent, playEpisode } from '../episode.js';
 
 /** An agent of Fair-v0. */

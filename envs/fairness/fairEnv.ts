@@ -1,8 +1,9 @@
 /**
  * `clustergym/Fair-v0` (DESIGN §10.3): the placement decision of seed 001's multi-user,
- * multi-resource cluster given to an agent. The simulator is src/fairness (hosts with CPU and
- * memory as hard capacities, users with quotas, the streaming engine); the agent decides, at each
- * decision point, which waiting task starts on which host.
+ * multi-resource cluster given to an agent. The simulator is the fairness preset of the one engine
+ * (src/fairness/preset.ts: hosts with CPU and memory as hard capacities, users with quotas, the task
+ * stream) without a policy; the agent decides, at each decision point, which waiting task starts on
+ * which host.
  *
  * **Candidates.** As in §5.2, the queue the agent sees has one entry per user with waiting tasks
  * (that user's next task, FIFO within the user), in DRF order (`ds_u / w_u` ascending): slot 0 is
@@ -37,11 +38,12 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { InvalidActionFields } from '../invalidAction.js';
 import { InputError, inputErrorFromIssues } from '../../src/core/errors.js';
-import { FairEngine, type TraceTask } from '../../src/fairness/engine.js';
+import { jainIndex } from '../../src/core/statistics.js';
 import { fairnessCluster, table51Workload } from '../../src/fairness/experiment.js';
-import { type FairTask, HostGroupsSchema, HostTable, jainIndex, UserTable } from '../../src/fairness/model.js';
-import { drfOrder } from '../../src/fairness/schedulers.js';
+import { fairPreset, type TraceTask } from '../../src/fairness/preset.js';
 import { readTrace, TRACE_FORMATS } from '../../src/fairness/traces/index.js';
+import { HostGroupsSchema } from '../../src/platform/views.js';
+import { drfOrder, type FairTask, type MultiResourcePasses } from '../../src/scheduling/multiResource.js';
 import type { GymEnv, GymInfo } from '../gym.js';
 import { EpisodeEnv, type EpisodeStep } from '../episodeEnv.js';
 import { type BoxSpace, box, type DiscreteSpace, discrete } from '../spaces.js';
@@ -89,7 +91,6 @@ export function loadFairContext(config: unknown = {}): FairContext {
   const parsed = FairConfigSchema.safeParse(config ?? {});
   if (!parsed.success) throw inputErrorFromIssues(`${FAIR_ENV_ID} config`, parsed.error.issues);
   const c = parsed.data;
-  new HostTable(c.hosts ?? fairnessCluster(c.scale));
   if (c.trace !== undefined && !existsSync(c.trace)) throw new InputError(`$.trace: ${JSON.stringify(c.trace)} not found`, `${FAIR_ENV_ID} config`);
   return { config: c };
 }
@@ -133,7 +134,7 @@ export class FairEnv extends EpisodeEnv<Float32Array, FairInfo> {
   private readonly nHosts: number;
   private readonly slots: number;
   private readonly obs: Float32Array;
-  private engine: FairEngine | null = null;
+  private engine: MultiResourcePasses | null = null;
   private cand: number[] = [];
   private utilInt = 0;
   private jainInt = 0;
@@ -142,7 +143,8 @@ export class FairEnv extends EpisodeEnv<Float32Array, FairInfo> {
 
   constructor(private readonly ctx: FairContext) {
     const c = ctx.config;
-    const hosts = new HostTable(c.hosts ?? fairnessCluster(c.scale)).count;
+    let hosts = 0;
+    for (const g of c.hosts ?? fairnessCluster(c.scale)) hosts += g.count;
     super(c.slots * hosts + 1, c.seed, c);
     this.nHosts = hosts;
     this.slots = c.slots;
@@ -152,8 +154,8 @@ export class FairEnv extends EpisodeEnv<Float32Array, FairInfo> {
     this.obs = new Float32Array(size);
   }
 
-  /** The engine of the episode (hosts, users, waiting tasks): what heuristic agents read. */
-  get state(): FairEngine | null {
+  /** The preset's passes of the episode (hosts, users, waiting tasks, the engine): what heuristic agents read. */
+  get state(): MultiResourcePasses | null {
     return this.engine;
   }
 
@@ -180,11 +182,9 @@ export class FairEnv extends EpisodeEnv<Float32Array, FairInfo> {
 
   protected start(seed: number): { observation: Float32Array; info: FairInfo } {
     const c = this.ctx.config;
-    const hosts = new HostTable(c.hosts ?? fairnessCluster(c.scale));
-    this.maxCap = hosts.maxCapacity();
-    const users = new UserTable(hosts.totalCpu, hosts.totalMem, c.weights);
     const tasks: Iterable<TraceTask> = c.trace !== undefined ? inSubmitOrder(c.trace, readTrace(c.trace, c.format)) : table51Workload(seed, c.task_scale);
-    this.engine = new FairEngine(hosts, users, null, tasks);
+    this.engine = fairPreset(c.hosts ?? fairnessCluster(c.scale), tasks, null, { weights: c.weights });
+    this.maxCap = this.engine.hosts.maxCapacity();
     this.utilInt = 0;
     this.jainInt = 0;
     this.shareInt = [];
@@ -235,7 +235,7 @@ export class FairEnv extends EpisodeEnv<Float32Array, FairInfo> {
   /** Advances the engine one event time, integrating the reward signals over the gap. */
   private advanceTime(): boolean {
     const e = this.engine!;
-    const t = e.nextEventTime();
+    const t = e.sim.nextEventTime();
     if (t === Infinity) return false;
     const dt = t - e.now;
     if (dt > 0) {
@@ -244,7 +244,8 @@ export class FairEnv extends EpisodeEnv<Float32Array, FairInfo> {
       this.jainInt += r.jain * dt;
       for (let u = 0; u < e.users.count; u++) this.shareInt[u] = (this.shareInt[u] ?? 0) + e.users.dominantShare(u) * dt;
     }
-    return e.step();
+    e.sim.advanceUntil(t);
+    return true;
   }
 
   /** Runs to the next decision point (after a wait: at least one event); fills observation and mask. */
@@ -327,7 +328,7 @@ export class FairEnv extends EpisodeEnv<Float32Array, FairInfo> {
     o[g + 1] = clip(h.usedMem / h.totalMem);
     o[g + 2] = clip(e.waiting.size / 1000);
     o[g + 3] = clip(active.length / this.slots);
-    if (e.nextEventTime() < Infinity) this.mask[this.waitAction] = 1;
+    if (e.sim.nextEventTime() < Infinity) this.mask[this.waitAction] = 1;
   }
 }
 

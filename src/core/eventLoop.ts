@@ -131,6 +131,22 @@ export class EventLoop<T> {
     return true;
   }
 
+  /**
+   * `next()` for the events of one instant: takes the earliest (live) event when its time is `t` and
+   * returns true; otherwise takes nothing and returns false. One liveness check of the top per call
+   * (`while (peekTime() === t) next()` makes two).
+   */
+  nextAt(t: number): boolean {
+    if (this.isLive !== null) this.dropStale();
+    if (this.n === 0 || this.times[0] !== t) return false;
+    this.time = t;
+    this.kind = this.kinds[0]!;
+    this.stamp = this.stamps[0]!;
+    this.payload = this.payloads[0];
+    this.removeTop();
+    return true;
+  }
+
   /** Removes every event. */
   clear(): void {
     this.payloads.fill(undefined, 0, this.n);

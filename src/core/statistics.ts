@@ -1,7 +1,7 @@
 /**
  * Statistics helpers, written once: quantiles (numpy's default, linear interpolation between the
  * closest ranks: the `q` quantile of `n` sorted values is at position `h = (n - 1) q`, `x[floor h] +
- * (h - floor h)(x[floor h + 1] - x[floor h])`), and means.
+ * (h - floor h)(x[floor h + 1] - x[floor h])`), means, and Jain's fairness index.
  */
 
 /** The `q` (0..1) quantile of ascending `sorted`, linear interpolation (numpy's default); NaN when empty. */
@@ -34,4 +34,15 @@ export function mean(values: ArrayLike<number>): number {
   let s = 0;
   for (let i = 0; i < n; i++) s += values[i]!;
   return s / n;
+}
+
+/** Jain's fairness index of non-negative values: `(Σx)² / (n Σx²)`, 1 when all are equal; 1 for all zeros. */
+export function jainIndex(xs: ArrayLike<number>): number {
+  let s = 0;
+  let s2 = 0;
+  for (let i = 0; i < xs.length; i++) {
+    s += xs[i]!;
+    s2 += xs[i]! * xs[i]!;
+  }
+  return s2 === 0 ? 1 : (s * s) / (xs.length * s2);
 }

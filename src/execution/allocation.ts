@@ -195,6 +195,8 @@ export class Allocation implements Capacity {
       const why = this.gpuUnfitReason(job);
       if (why !== null) return why;
     }
+    if (job.cpusPerTask !== undefined && job.cpusPerTask !== 1)
+      return `asks for ${job.cpusPerTask} cores per task; the core allocation runs one task per core (the vector capacity holds fractions)`;
     const classes = this.classesFor(job);
     if (typeof classes === 'string') return classes;
     const where =

@@ -23,7 +23,11 @@ export interface Capacity {
    * A valid check is remembered for `lastPlacement`.
    */
   placementError(job: Job, placement: ArrayLike<number>): string | null;
-  /** The distinct nodes (ascending) and tasks per node of the placement the last `placementError` accepted. */
+  /**
+   * The distinct nodes (ascending) and tasks per node of the placement the last `placementError` accepted
+   * (the answer object may be reused by the next call; the arrays become the running job's and are never
+   * modified afterwards, so a capacity may share them between jobs).
+   */
   lastPlacement(): { nodes: Int32Array; perNode: Int32Array };
   /** Takes a whole placement for `owner` (a running job's slot), or releases it (`owner` -1). */
   move(job: Job, placement: Int32Array, owner: number): void;

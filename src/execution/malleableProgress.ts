@@ -14,7 +14,7 @@
  *     d(n) x scale,   scale = reference speed / slowest speed among the job's cores,
  *
  * recomputed when its nodes change. On a homogeneous platform `scale` is exactly 1, and every time below
- * is bit for bit the DMR engine's (`src/malleable/engine.ts`).
+ * is bit for bit the retired DMR engine's (the golden schedules of test/golden it wrote).
  *
  * **Reconfiguration points** are step boundaries no closer than `inhibit` seconds to the previous point:
  * running at size `n` from an anchor (a time `t` and a count of steps done there), the next point is

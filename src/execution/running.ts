@@ -36,44 +36,6 @@ export interface JobRecord {
 /** No GPU (the GPU placement of a job without GPUs). */
 export const NO_GPUS: Int32Array = new Int32Array(0);
 
-/**
- * The record of a job that ran. `start` is its FIRST start (a job preempted back to the queue and
- * started again keeps it: `RunningJob.firstStart`); `cores`, `nodes` and `gpus` are its last run's. `releases` is computed on first use (most observers never read it, and
- * a per-job array costs a million allocations on a million-job run).
- */
-export class EndedJobRecord implements JobRecord {
-  readonly job: Job;
-  readonly submit: number;
-  readonly start: number;
-  readonly cores: Int32Array;
-  readonly nodes: Int32Array;
-  readonly commTime: number;
-  readonly gpus: Int32Array;
-  private rel: Float64Array | null = null;
-  constructor(
-    private readonly rj: RunningJob,
-    readonly finish: number,
-    readonly state: EndState,
-  ) {
-    this.job = rj.job;
-    this.submit = rj.job.subtime;
-    this.start = rj.firstStart;
-    this.cores = rj.cores;
-    this.gpus = rj.gpus;
-    this.nodes = rj.nodes;
-    this.commTime = rj.commTime;
-  }
-  get releases(): Float64Array {
-    if (!this.rel) {
-      const rj = this.rj;
-      const r = new Float64Array(rj.cores.length).fill(this.finish);
-      if (rj.job.type === 'seq' && rj.tasks) for (let t = 0; t < rj.tasks.length; t++) r[t] = rj.tasks[t]!.endedAt;
-      this.rel = r;
-    }
-    return this.rel;
-  }
-}
-
 /** The record of a job that never ran (rejected at `now`). */
 export function rejectedRecord(job: Job, now: number): JobRecord {
   return {
@@ -138,8 +100,12 @@ export class RunningTask {
   }
 }
 
-/** A job that is running. */
-export class RunningJob {
+/**
+ * A job that is running, and, once it ended (`ended`), its own record (`JobRecord`: `finish` and `state`
+ * are set then; `releases` is computed on first use): the engine hands the running job itself to the
+ * listeners' `onEnd` rather than a copy, which a million-job run would allocate a million times.
+ */
+export class RunningJob implements JobRecord {
   /** Tasks (null for delay jobs with uniform tasks, which end all at once). */
   tasks: RunningTask[] | null = null;
   tasksLeft: number;
@@ -173,6 +139,11 @@ export class RunningJob {
   gpus: Int32Array = NO_GPUS;
   /** Its first start: `start`, or, for a job preempted back to the queue and started again, its first run's. */
   firstStart: number;
+  /** Time it left the system (NaN while it runs). */
+  finish = Number.NaN;
+  /** How it left (valid once `ended`). */
+  state: EndState = 'finished';
+  private rel: Float64Array | null = null;
   constructor(
     readonly job: Job,
     readonly slot: number,
@@ -184,6 +155,19 @@ export class RunningJob {
     this.tasksLeft = job.ntasks;
     this.perNode = perNode;
     this.firstStart = start;
+  }
+  /** Rebased submission time. */
+  get submit(): number {
+    return this.job.subtime;
+  }
+  /** Time each of `cores` was released (a seq job frees each core when its task ends; others at `finish`). */
+  get releases(): Float64Array {
+    if (!this.rel) {
+      const r = new Float64Array(this.cores.length).fill(this.finish);
+      if (this.job.type === 'seq' && this.tasks) for (let t = 0; t < this.tasks.length; t++) r[t] = this.tasks[t]!.endedAt;
+      this.rel = r;
+    }
+    return this.rel;
   }
   /** Expected end from the user's estimate: `start + req_time`. */
   get expectedEnd(): number {

@@ -39,8 +39,8 @@
  * (it leaves, `killed`), and `preempt` (it stops now and goes back to the end of the waiting queue,
  * `Waiting` again: its cores and GPUs are freed, its listeners get `onRequeue`, and a plugged-in
  * progress model keeps its progress for its next start (`progressModel.ts`); the built-in models
- * start it again from scratch, as Slurm's `PreemptMode=REQUEUE` does. Its record's `start` stays its
- * first start). Round-based GPU schedulers preempt between rounds; Slurm's requeue is the other use.
+ * start it again from scratch, as Slurm's `PreemptMode=REQUEUE` does. Its record (the `RunningJob` of
+ * its last run) has that run's `start`, and `firstStart` its first run's). Round-based GPU schedulers preempt between rounds; Slurm's requeue is the other use.
  *
  * GPUs (DESIGN §16): a job with a `gpus` facet starts with its GPU ids beside its cores
  * (`startJob(job, cores, { gpus })`), checked by the capacity (`allocation.ts`) and by the progress
@@ -61,26 +61,17 @@ import { commModel, networkVolume, type CommModel } from '../platform/communicat
 import { JobNetwork } from '../platform/jobNetwork.js';
 import { bandwidthRequest, memoryModel } from '../platform/memoryContention.js';
 import type { ModelsConfig, Platform } from '../platform/platform.js';
+import { hostVectorView } from '../platform/views.js';
 import { taskMem, taskMemVol, taskOps, taskRuntime, type Job } from '../workload/job.js';
 import { type ResizeCost, TABLE1_RESIZE_COST, validResize } from '../workload/malleability.js';
 import { MalleableProgress } from './malleableProgress.js';
 import { PLUGIN_KIND_BASE, type ProgressHost, type ProgressModel } from './progressModel.js';
 import { Allocation, type IdlePowerAccounting } from './allocation.js';
 import type { Capacity } from './capacity.js';
+import { HostVectors } from './hostVectors.js';
 import type { NodeFreeTree } from './nodeFreeTree.js';
 import { TaskProgress } from './progress.js';
-import {
-  EndedJobRecord,
-  KIND_JOB,
-  KIND_KILL,
-  KIND_TASK,
-  NO_GPUS,
-  rejectedRecord,
-  RunningJob,
-  RunningTask,
-  type EventPayload,
-  type JobRecord,
-} from './running.js';
+import { KIND_JOB, KIND_KILL, KIND_TASK, NO_GPUS, rejectedRecord, RunningJob, RunningTask, type EventPayload, type JobRecord } from './running.js';
 import { WaitingQueue } from './waitingQueue.js';
 
 export { roundHalfEven } from './progress.js';
@@ -147,6 +138,15 @@ export interface SimulatorOptions {
    * or at round boundaries every `every` seconds (the module comment).
    */
   passClock?: 'instant' | 'event' | { every: number } | undefined;
+  /**
+   * The capacity dimension (`capacity.ts`): `cores` (default), the allocation of cores and memory on the
+   * platform's nodes (`allocation.ts`); `vectors`, continuous CPU and memory per host (`hostVectors.ts`:
+   * a task holds its job's `cpusPerTask` cores and its `mem` of one host; a placement is a host per task).
+   * Under `vectors` jobs run fixed durations only (delay work, ended whole), the per-core arrays
+   * (`allocation`, `coreOwner`, `nodeFree`, `freeTree`...) do not exist, and the irmasim semantics and
+   * malleable steps are refused.
+   */
+  capacity?: 'cores' | 'vectors' | undefined;
 }
 
 /** A malleable job's size at its reconfiguration point: the new size (its current one: no action), and a waiting job to favour. */
@@ -222,29 +222,20 @@ export class ClusterSimulator implements DiscreteEventEngine {
   readonly runningBySlot: (RunningJob | null)[] = [];
   runningCount = 0;
 
-  /** What the platform offers and who holds it (the capacity dimension, `capacity.ts`). */
+  /** What the platform offers and who holds it (the capacity dimension, `capacity.ts`; option `capacity`). */
   readonly capacity: Capacity;
-  /** The capacity as an allocation of cores and memory (`allocation.ts`, the default); its arrays are also exposed below. */
-  readonly allocation: Allocation;
+  /** The capacity as continuous CPU and memory vectors per host (`capacity: 'vectors'`), else null. */
+  readonly hostVectors: HostVectors | null;
   /** Task speeds and ends (see `progress.ts`). */
   readonly progress: TaskProgress;
+  /** The allocation of cores (`capacity: 'cores'`), else null (see `allocation`). */
+  private readonly alloc: Allocation | null;
 
-  /** Per core: owner slot or -1 when free. */
-  readonly coreOwner: Int32Array;
-  /** Per core: the task running there (tasks of jobs tracked per task). */
-  readonly coreTask: (RunningTask | null)[];
-  /** Per node: free cores, free memory (MB). */
-  readonly nodeFree: Int32Array;
-  readonly nodeFreeMem: Float64Array;
-  /** Per processor: busy (held) cores. */
-  readonly procBusy: Int32Array;
   /** Per node: current link factor, and link load. */
   readonly nodeCommFactor: Float64Array;
   readonly nodeCommLoad: Float64Array;
   /** Per processor: sum of bandwidth requests of its running tasks (MB/s). */
   readonly procMemLoad: Float64Array;
-  /** Free cores per node in platform order. */
-  readonly freeTree: NodeFreeTree;
 
   /** Energy so far (J), network volume so far (B). */
   energy = 0;
@@ -323,9 +314,17 @@ export class ClusterSimulator implements DiscreteEventEngine {
     if (this.semantics === 'irmasim' && this.walltimeKill)
       throw new InputError('walltime kill is not part of the irmasim semantics (IRMaSim never kills a job)', this.workloadName);
     this.comm = commModel(this.models.comm);
-    const a = new Allocation(platform, this.enforceMemory, this.idlePower);
-    this.allocation = a;
-    this.capacity = a;
+    if (options.capacity === 'vectors') {
+      if (this.semantics === 'irmasim') throw new InputError('the vector capacity is not part of the irmasim semantics', this.workloadName);
+      if (options.malleable === 'steps') throw new InputError('malleable steps resize jobs by whole nodes of cores: use the core capacity', this.workloadName);
+      this.alloc = null;
+      this.hostVectors = new HostVectors(hostVectorView(platform));
+      this.capacity = this.hostVectors;
+    } else {
+      this.alloc = new Allocation(platform, this.enforceMemory, this.idlePower);
+      this.hostVectors = null;
+      this.capacity = this.alloc;
+    }
     let network: JobNetwork<RunningJob> | null = null;
     if (this.models.comm === 'flow') {
       if (this.semantics === 'irmasim') throw new InputError('the flow communication model is not part of the irmasim semantics', this.workloadName);
@@ -338,17 +337,11 @@ export class ClusterSimulator implements DiscreteEventEngine {
       this.models,
       memoryModel(this.models.memory),
       this.comm,
-      a.coreTask,
+      this.alloc?.coreTask ?? [],
       this.events,
       this.semantics === 'irmasim',
       network,
     );
-    this.coreOwner = a.coreOwner;
-    this.coreTask = a.coreTask;
-    this.nodeFree = a.nodeFree;
-    this.nodeFreeMem = a.nodeFreeMem;
-    this.procBusy = a.procBusy;
-    this.freeTree = a.freeTree;
     this.nodeCommFactor = this.progress.nodeCommFactor;
     this.nodeCommLoad = this.progress.nodeCommLoad;
     this.procMemLoad = this.progress.procMemLoad;
@@ -374,6 +367,48 @@ export class ClusterSimulator implements DiscreteEventEngine {
     }
     this.source = jobs[Symbol.iterator]();
     this.pullNext();
+  }
+
+  /**
+   * The capacity as an allocation of cores and memory (`allocation.ts`, the default capacity); its arrays
+   * are also exposed below. Under `capacity: 'vectors'` there are no cores to allocate: an error.
+   */
+  get allocation(): Allocation {
+    if (this.alloc === null)
+      throw new Error(
+        'this engine runs the vector capacity (`capacity: "vectors"`): it has no per-core allocation (coreOwner, coreTask, nodeFree, nodeFreeMem, procBusy, freeTree); read `hostVectors`',
+      );
+    return this.alloc;
+  }
+
+  /** Per core: owner slot or -1 when free. */
+  get coreOwner(): Int32Array {
+    return this.allocation.coreOwner;
+  }
+
+  /** Per core: the task running there (tasks of jobs tracked per task). */
+  get coreTask(): (RunningTask | null)[] {
+    return this.allocation.coreTask;
+  }
+
+  /** Per node: free cores. */
+  get nodeFree(): Int32Array {
+    return this.allocation.nodeFree;
+  }
+
+  /** Per node: free memory (MB). */
+  get nodeFreeMem(): Float64Array {
+    return this.allocation.nodeFreeMem;
+  }
+
+  /** Per processor: busy (held) cores. */
+  get procBusy(): Int32Array {
+    return this.allocation.procBusy;
+  }
+
+  /** Free cores per node in platform order. */
+  get freeTree(): NodeFreeTree {
+    return this.allocation.freeTree;
   }
 
   /** Free cores in all. */
@@ -463,8 +498,9 @@ export class ClusterSimulator implements DiscreteEventEngine {
       // a reconfiguration point for the caller (no resize policy attached): stop there
       if (this.pointPending !== null) return this.now;
       if (this.decisionDue) {
-        if (this.scheduler === null) return this.now;
         this.decisionDue = false;
+        // no scheduler: the caller decides now, and the next call runs on
+        if (this.scheduler === null) return this.now;
         this.scheduler.schedule(this);
         continue;
       }
@@ -580,8 +616,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.advanceClock(t);
     let changed = false;
     const ev = this.events;
-    while (ev.peekTime() === t) {
-      ev.next();
+    while (ev.nextAt(t)) {
       this.handle(ev.kind, ev.payload!);
       changed = true;
       // a reconfiguration point the caller decides: the rest of the instant waits
@@ -1089,6 +1124,11 @@ export class ClusterSimulator implements DiscreteEventEngine {
 
   private submit(job: Job): void {
     this.jobsSubmitted++;
+    if (this.hostVectors !== null && (job.work !== 'delay' || (job.tasks !== null && job.type === 'seq')))
+      throw new InputError(
+        `${job.source}: job ${job.id} has ${job.work === 'delay' ? 'tasks of their own durations on one node' : 'ops work'}; the vector capacity runs fixed durations of whole jobs (delay work)`,
+        this.workloadName,
+      );
     const reason = this.capacity.unfitReason(job);
     if (reason !== null) {
       if (this.unfit === 'error') throw new InputError(`${job.source}: job ${job.id} can never fit the platform: it ${reason}`, this.workloadName);
@@ -1263,7 +1303,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
     if (state === 'finished') this.jobsFinished++;
     else this.jobsKilled++;
     this.lastEnd = this.now;
-    const rec: JobRecord = new EndedJobRecord(rj, this.now, state);
-    for (const l of this.listeners) l.onEnd?.(this, rec, rj);
+    rj.finish = this.now;
+    rj.state = state;
+    for (const l of this.listeners) l.onEnd?.(this, rj, rj);
   }
 }

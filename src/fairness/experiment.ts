@@ -1,5 +1,5 @@
 /**
- * The experiments of seed 001's chapter 5, on the fairness engine.
+ * The experiments of seed 001's chapter 5, on the fairness preset of the one engine (`preset.ts`).
  *
  * **Fairness (§5.2).** Ten users with equal quotas submit the tasks of Table 5.1 (cores, memory,
  * count, duration ~ Normal(mean, dev) truncated at 1 s; "каждый пользователь непрерывно
@@ -26,11 +26,12 @@
  * (80,000 tasks/s) for DSLab, 25 s for AccaSim.
  */
 import { derive } from '../core/rng.js';
+import { jainIndex } from '../core/statistics.js';
+import type { HostGroup } from '../platform/views.js';
 import type { Finding } from '../report/findings.js';
-import { type FairTask, HostTable, type HostGroup, jainIndex, UserTable } from './model.js';
-import { FairEngine, type TraceTask } from './engine.js';
+import { type FairScheduler, firstFit, tetris } from '../scheduling/multiResource.js';
 import { LazyIntegrator, Monitor, type MonitorRow } from './monitor.js';
-import { type FairScheduler, firstFit, tetris } from './schedulers.js';
+import { fairPreset, runFairPreset, type TraceTask } from './preset.js';
 
 /** One user of Table 5.1. */
 export interface Table51User {
@@ -129,11 +130,12 @@ export interface FairnessRunOptions {
 /** Runs Table 5.1's workload under `scheduler` (tetris(f) when a number). */
 export function runFairness(scheduler: FairScheduler | number, opts: FairnessRunOptions): FairnessRun {
   const sched = typeof scheduler === 'number' ? tetris(scheduler) : scheduler;
-  const hosts = new HostTable(opts.hosts ?? fairnessCluster(opts.scale ?? 10));
-  const users = new UserTable(hosts.totalCpu, hosts.totalMem);
-  for (const u of TABLE_5_1) users.id(u.user);
   const monitor = opts.interval !== undefined ? new Monitor({ interval: opts.interval }) : null;
-  const engine = new FairEngine(hosts, users, sched, table51Workload(opts.seed, opts.taskScale ?? 1), monitor);
+  const passes = fairPreset(opts.hosts ?? fairnessCluster(opts.scale ?? 10), table51Workload(opts.seed, opts.taskScale ?? 1), sched, {
+    users: TABLE_5_1.map((u) => u.user),
+    monitor,
+  });
+  const { sim, hosts, users, waiting } = passes;
   const nu = users.count;
   const window = new LazyIntegrator(0);
   let closed = false;
@@ -149,24 +151,24 @@ export function runFairness(scheduler: FairScheduler | number, opts: FairnessRun
     windowEnd = 0;
     firstOut = users.names[outAtZero]!;
   };
-  const update = (e: FairEngine, task: FairTask) => {
-    const now = e.now;
+  const update = (now: number, u: number) => {
     if (closed) return;
     if (outAtZero >= 0 && now > 0) return closeEmpty();
     window.set(0, now, hosts.usedCpu / hosts.totalCpu);
     window.set(1, now, hosts.usedMem / hosts.totalMem);
-    window.set(2 + task.user, now, users.dominantShare(task.user));
+    window.set(2 + u, now, users.dominantShare(u));
   };
-  engine.addListener({
-    onStart(e, task) {
-      const now = e.now;
-      update(e, task);
+  sim.addListener({
+    onStart(s, rj) {
+      const now = s.now;
+      const u = passes.userOf(rj);
+      update(now, u);
       // every task is queued at 0: a user whose queue empties has no task left
-      if (closed || engine.waiting.waitingOf(task.user) > 0) return;
-      if (now > 0) close(task.user, now);
-      else if (outAtZero < 0) outAtZero = task.user;
+      if (closed || waiting.waitingOf(u) > 0) return;
+      if (now > 0) close(u, now);
+      else if (outAtZero < 0) outAtZero = u;
     },
-    onEnd: update,
+    onEnd: (s, _rec, rj) => update(s.now, passes.userOf(rj!)),
   });
   function close(u: number, now: number) {
     for (let i = 0; i < nu; i++) window.set(2 + i, now, users.dominantShare(i));
@@ -175,7 +177,7 @@ export function runFairness(scheduler: FairScheduler | number, opts: FairnessRun
     windowEnd = now;
     firstOut = users.names[u]!;
   }
-  engine.run();
+  const stats = runFairPreset(passes, monitor);
   // every task is queued at 0 and runs at least 1 s, so a user runs out either after t = 0
   // (`close`) or in the first pass (then the first event after it closes the empty window)
   if (!closed) throw new Error('fairness run: no user ran out of tasks');
@@ -198,7 +200,7 @@ export function runFairness(scheduler: FairScheduler | number, opts: FairnessRun
     memory,
     windowEnd,
     firstOut,
-    makespan: engine.stats.end,
+    makespan: stats.end,
     meanDominantShare,
     jain: jainIndex(shares),
     shareRatio: shareRatio(shares),
@@ -266,14 +268,11 @@ export function* independentTasks(seed: number, n: number): Generator<TraceTask>
  */
 export function speedExperiment(seed: number, tasks = 200_000): SpeedResult {
   const t0 = performance.now();
-  const hosts = new HostTable(SPEED_CLUSTER);
-  const users = new UserTable(hosts.totalCpu, hosts.totalMem);
-  const tasksIt = independentTasks(seed, tasks);
-  const engine = new FairEngine(hosts, users, firstFit(), tasksIt);
-  const stats = engine.run();
+  const passes = fairPreset(SPEED_CLUSTER, independentTasks(seed, tasks), firstFit());
+  const stats = runFairPreset(passes);
   const seconds = (performance.now() - t0) / 1000;
   if (stats.finished !== tasks) throw new Error(`speed experiment: ${stats.finished} of ${tasks} tasks finished`);
-  return { tasks, seconds, tasks_per_s: tasks / seconds, scheduler: 'first-fit', hosts: hosts.count };
+  return { tasks, seconds, tasks_per_s: tasks / seconds, scheduler: 'first-fit', hosts: passes.hosts.count };
 }
 
 /** Half the median of the users' mean dominant shares: below it a user is "starving" (the thesis: "получают долю в два раза меньше, чем получает большинство"). */

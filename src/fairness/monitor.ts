@@ -1,5 +1,6 @@
 /**
- * Monitoring of the fairness engine (seed 001, §4.6 "Выходные данные симуляции"): the component
+ * Monitoring of the fairness preset (seed 001, §4.6 "Выходные данные симуляции"), a listener of the
+ * engine (`attach`): the component
  * "собирает данные о мгновенной загрузке серверов и размере очереди, и агрегирует их, считая
  * среднее значение на заданных временных промежутках", plus the dominant share of each user over
  * time (§5.2, Figures 5.3 and 5.4).
@@ -17,6 +18,8 @@
  * - `hosts` (optional, `hostLoad: true`): `time, <host>.cpu, <host>.memory...`.
  */
 import { csvField } from '../core/csv.js';
+import type { MultiResourcePasses } from '../scheduling/multiResource.js';
+import type { RunningJob } from '../execution/simulator.js';
 
 /** Piecewise-constant signals integrated lazily over the current interval. */
 export class LazyIntegrator {
@@ -84,7 +87,10 @@ export interface MonitorOptions {
   sink?: (row: MonitorRow) => void;
 }
 
-/** The monitor: the engine calls `advance(t)` before changing the state at time `t`, then the `on*` hooks. */
+/**
+ * The monitor: `advance(t)` before the state changes at time `t`, then the signals that change; `attach`
+ * makes it a listener of the preset's engine, which does both.
+ */
 export class Monitor {
   /** Rows kept when no sink is given. */
   readonly rows: MonitorRow[] = [];
@@ -104,6 +110,40 @@ export class Monitor {
     this.shares = new LazyIntegrator(start);
     this.hostsI = options.hostLoad ? new LazyIntegrator(start) : null;
     this.nextBoundary = start + options.interval;
+  }
+
+  /**
+   * Listens to the engine of `passes` (attach before the run starts, after the passes): every host and
+   * every user known so far has a signal (0) from time 0, so that rows have a column for each; a user
+   * first named later gets its signal (0) when it first arrives. Then the clock's moves close intervals,
+   * and each start or end sets its host's load, its user's dominant share and the cluster's loads and
+   * queue, each arrival the cluster's.
+   */
+  attach(passes: MultiResourcePasses): void {
+    const { sim, hosts, users, waiting } = passes;
+    let known = users.count;
+    for (let u = 0; u < known; u++) this.share(u, 0, 0);
+    for (let h = 0; h < hosts.count; h++) this.host(h, 0, 0, 0);
+    const cluster = () => this.cluster3(sim.now, hosts.usedCpu / hosts.totalCpu, hosts.usedMem / hosts.totalMem, waiting.size);
+    const observe = (rj: RunningJob) => {
+      const h = rj.nodes[0]!;
+      const u = passes.userOf(rj);
+      this.host(h, sim.now, 1 - hosts.freeCpu[h]! / hosts.cpuCap[h]!, 1 - hosts.freeMem[h]! / hosts.memCap[h]!);
+      this.share(u, sim.now, users.dominantShare(u));
+      cluster();
+    };
+    const arrive = () => {
+      for (let u = known; u < users.count; u++) this.share(u, sim.now, 0);
+      known = users.count;
+      cluster();
+    };
+    sim.addListener({
+      onAdvance: (_s, _from, to) => this.advance(to),
+      onSubmit: arrive,
+      onReject: arrive,
+      onStart: (_s, rj) => observe(rj),
+      onEnd: (_s, _rec, rj) => observe(rj!),
+    });
   }
 
   /** Closes every interval that ends at or before `t`. */

@@ -15,8 +15,8 @@
  *   Its nodes have one processor of `cores` cores at 1 GHz x 1 operation per cycle, no power figures,
  *   1024 GB of memory (what a Slurm platform does not say) and are named `<group>0`, `<group>1`, ...;
  *   a group may carry `gpus` (`gpus.ts`: a slurm.conf's `Gres=gpu:TYPE:N`, `src/slurm/gres.ts`).
- * - **Host vectors** (`hostVectorView`): per host its CPU and memory capacity, the fields of the fairness
- *   engine's `HostTable` (src/fairness/model.ts), memory in MB. Built the other way by
+ * - **Host vectors** (`hostVectorView`): per host its CPU and memory capacity, what the vector capacity
+ *   (src/execution/hostVectors.ts, the fairness preset's) reads, memory in MB. Built the other way by
  *   `platformFromHostGroups` from its `HostGroup`s (`{count, cpus, memory, name_prefix}`: `cpus` whole
  *   cores, `memory` in MB; hosts named `<name_prefix>0`, ..., default prefix `g<i>-`).
  */
@@ -49,7 +49,7 @@ export const NodeGroupSpecSchema = z
 /** A node-group platform as written. */
 export type NodeGroupSpec = z.input<typeof NodeGroupSpecSchema>;
 
-/** A group of identical hosts (the fairness engine's configuration, seed 001 Figure 4.10). */
+/** A group of identical hosts (the fairness preset's configuration, seed 001 Figure 4.10). */
 export const HostGroupSchema = z
   .object({
     count: z.number().int().positive(),
@@ -104,7 +104,7 @@ export function platformFromNodeGroups(spec: NodeGroupSpec, where = 'platform'):
   return Platform.fromDescription(nodeGroupSpecDescription(spec, where), undefined, where);
 }
 
-/** A platform from the fairness engine's host groups (`cpus` whole cores, `memory` in MB). */
+/** A platform from the fairness preset's host groups (`cpus` whole cores, `memory` in MB). */
 export function platformFromHostGroups(hostGroups: readonly HostGroup[], where = 'hosts'): Platform {
   const r = HostGroupsSchema.safeParse(hostGroups);
   if (!r.success) throw inputErrorFromIssues(where, r.error.issues);
@@ -181,7 +181,7 @@ export function nodeGroupView(p: Platform): NodeGroupView {
   };
 }
 
-/** A platform as CPU and memory capacities per host (the fields of the fairness engine's `HostTable`). */
+/** A platform as CPU and memory capacities per host (what the vector capacity, `HostVectors`, reads). */
 export interface HostVectorView {
   /** Number of hosts (nodes). */
   readonly count: number;

@@ -28,7 +28,7 @@
  * is what §7.5's Figure 6 discussion describes: five jobs on 40 nodes, the next one needs 32, "unless
  * one of the running jobs completes its execution, the pending job will not start").
  *
- * At a queue point (src/malleable/engine.ts, Malleable-v0 only) `dmr` declines: the DMR plug-in answers only when
+ * At a queue point (src/malleable/preset.ts, Malleable-v0 only) `dmr` declines: the DMR plug-in answers only when
  * the job itself reaches a reconfiguration point (synchronous mode), where rules 2 and 3 already
  * shrink for the queue. So `dmr` with queue points is exactly `dmr` without them.
  *

@@ -56,7 +56,8 @@ import { type DiscreteEventEngine, type EngineListener, JobPhase } from '../core
 import { EventLoop } from '../core/eventLoop.js';
 import { JobState, JobTable } from './jobs.js';
 import type { SlurmPlatform } from './platform.js';
-import { DEFAULT_PRIORITY, FairShare, ageFactor, jobPriority, jobSizeFactor, type PriorityConfig } from './priority.js';
+import { DEFAULT_PRIORITY, ageFactor, jobPriority, jobSizeFactor, type PriorityConfig } from './priority.js';
+import { UserLedger } from '../scheduling/userLedger.js';
 
 /**
  * A number in [0, 1) from a job id and a seed, the same on every run (murmur3's 32-bit finaliser over
@@ -281,7 +282,8 @@ export interface EngineStats {
 export class SlurmEngine implements DiscreteEventEngine {
   readonly jobs = new JobTable();
   readonly config: SlurmConfig;
-  readonly fairShare: FairShare;
+  /** Users' decayed usage and shares (the one user ledger, src/scheduling/userLedger.ts). */
+  readonly fairShare: UserLedger;
   /** Current time (s). */
   now = 0;
   /** Free cores per group. */
@@ -371,7 +373,7 @@ export class SlurmEngine implements DiscreteEventEngine {
     config: Partial<SlurmConfig> = {},
   ) {
     this.config = { ...DEFAULT_SLURM, ...config, priority: { ...DEFAULT_SLURM.priority, ...config.priority } };
-    this.fairShare = new FairShare(this.config.users);
+    this.fairShare = UserLedger.numbered(this.config.users, platform.totalCores, 1);
     this.userCores = new Float64Array(this.config.users);
     this.activeUsers = new Int32Array(this.config.users);
     this.activePos = new Int32Array(this.config.users).fill(-1);
@@ -869,7 +871,7 @@ export class SlurmEngine implements DiscreteEventEngine {
     const part = this.platform.partitions[J.part[s]!]!;
     return jobPriority(c, {
       age: ageFactor(this.now - J.submit[s]!, c.maxAge),
-      fairshare: this.fairShare.factor(J.user[s]!, totalUsage, c.dampening),
+      fairshare: this.fairShare.fairShare(J.user[s]!, totalUsage, c.dampening),
       jobSize: jobSizeFactor(J.cores[s]!, this.platform.totalCores, c.favorSmall),
       partition: part.priorityJobFactor / this.platform.maxPartitionFactor,
       qos: (this.config.qosPriorities[J.qos[s]!] ?? 0) / this.maxQos,

@@ -11,7 +11,7 @@ export {
 } from './platform.js';
 export { JobState, JobTable, STATE_NAMES } from './jobs.js';
 export { DEFAULT_SLURM, type EngineStats, type FinishListener, type SlurmConfig, SlurmEngine, type SlurmJobInput, earliestFit } from './engine.js';
-export { DEFAULT_PRIORITY, FairShare, type PriorityConfig, ageFactor, fairShareFactor, jobPriority, jobSizeFactor } from './priority.js';
+export { DEFAULT_PRIORITY, type PriorityConfig, ageFactor, fairShareFactor, jobPriority, jobSizeFactor } from './priority.js';
 export { type CalcMets, CalcMetsAccumulator, type ReplayOptions, replay, runworkload, shrinkFactors } from './replay.js';
 export { DEFAULT_RAIJIN_WORKLOAD, type RaijinJob, type RaijinWorkloadOptions, TABLE_4_1, raijinWorkload, workloadConstants } from './workload.js';
 export { type RaijinExperimentOptions, type RaijinReport, runRaijinExperiment } from './experiment.js';

@@ -25,52 +25,7 @@
  * Slurm truncates the sum to an integer; the scheduler then orders pending jobs by partition
  * `PriorityTier` (higher first), priority (higher first), submit time, job id.
  */
-import { fairShareFactor } from '../scheduling/userLedger.js';
-
 // the formula lives with the priority dimension (src/scheduling/multifactor.ts), for every preset
 export { ageFactor, DEFAULT_PRIORITY, jobPriority, jobSizeFactor, type PriorityConfig } from '../scheduling/multifactor.js';
 export { fairShareFactor } from '../scheduling/userLedger.js';
-
-/**
- * Decayed usage per user (dense: users are `0..n-1`) and equal shares unless given. `accrue` adds
- * cores x seconds; `decay(dt)` multiplies by `2^(-dt / halfLife)`; `factor(u)` is the classic F.
- */
-export class FairShare {
-  readonly usage: Float64Array;
-  readonly shares: Float64Array;
-  private totalShares: number;
-  private total = 0;
-
-  constructor(users: number, shares?: ArrayLike<number>) {
-    this.usage = new Float64Array(users);
-    this.shares = shares ? Float64Array.from(shares) : new Float64Array(users).fill(1);
-    this.totalShares = this.shares.reduce((a, b) => a + b, 0);
-  }
-
-  /** Adds `coreSeconds` of usage to user `u`. */
-  accrue(u: number, coreSeconds: number): void {
-    this.usage[u]! += coreSeconds;
-    this.total += coreSeconds;
-  }
-
-  /** Decays every user's usage over `dt` seconds with half-life `halfLife` (0: no decay). */
-  decay(dt: number, halfLife: number): void {
-    if (halfLife <= 0 || dt <= 0) return;
-    const k = 2 ** (-dt / halfLife);
-    const u = this.usage;
-    let t = 0;
-    for (let i = 0; i < u.length; i++) t += u[i]! *= k;
-    this.total = t;
-  }
-
-  /** Sum of usage (kept up to date by `accrue` and `decay`, so O(1)). */
-  totalUsage(): number {
-    return this.total;
-  }
-
-  /** Fair-share factor of user `u`, given the total usage (pass `totalUsage()`, computed once). */
-  factor(u: number, totalUsage: number, dampening: number): number {
-    const U = totalUsage > 0 ? this.usage[u]! / totalUsage : 0;
-    return fairShareFactor(U, this.shares[u]! / this.totalShares, dampening);
-  }
-}
+// users' decayed usage and shares: the one user ledger (src/scheduling/userLedger.ts, `UserLedger`)

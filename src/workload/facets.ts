@@ -6,7 +6,7 @@
  *   "malleable": { "min": 2, "max": 32, "pref": 8, "factor": 2, "inhibit": 15, "steps": 10000,
  *                  "speedup": { "name": "cg", "t1": 0.2765, "serial": 0.1301 },
  *                  "resize_cost": { "expand": 0.423, "shrink": 0.425 } },
- *   "operator_events": [{ "after": 600, "duration": 120 }],
+ *   "operator_events": [{ "after": 600, "duration": 120 }], "cpus_per_task": 0.5,
  *   "gpus": { "count": 4, "type": "v100", "job_type": "ResNet-50 (batch size 64)", "steps": 120000 } }
  * ```
  *
@@ -23,6 +23,7 @@
  *   a deep-learning job gives `job_type` (a job type of the throughput table) and `steps` (its work; its
  *   `runtime` is what engines without the DL progress model run); `weight` is Gavel's priority weight
  *   (default 1).
+ * - `cpus_per_task`: the cores each task holds (> 0, possibly fractional; `Job.cpusPerTask`).
  */
 import { z } from 'zod';
 import type { GpuRequest } from './gpuRequest.js';
@@ -35,7 +36,7 @@ const count = z.number().int().positive();
 const name = z.union([z.string().min(1), z.number().int()]).transform(String);
 
 /** The facet fields of a native job. */
-export const FACET_FIELDS = ['user', 'account', 'partition', 'qos', 'malleable', 'operator_events', 'gpus'] as const;
+export const FACET_FIELDS = ['user', 'account', 'partition', 'qos', 'malleable', 'operator_events', 'cpus_per_task', 'gpus'] as const;
 
 const SpeedupSchema = z
   .object({
@@ -96,6 +97,7 @@ export const facetShape = {
   malleable: MalleableSchema.optional(),
   operator_events: OperatorEventsSchema.optional(),
   gpus: GpusSchema.optional(),
+  cpus_per_task: positive.optional(),
 };
 
 /** The facet fields of a parsed native job. */
@@ -137,6 +139,7 @@ export function jobFacets(raw: RawFacets): Partial<Job> {
   if (raw.malleable !== undefined) out.malleable = malleableWork(raw.malleable);
   if (raw.operator_events !== undefined) out.operatorEvents = raw.operator_events.map((e): OperatorEvent => ({ after: e.after, duration: e.duration }));
   if (raw.gpus !== undefined) out.gpus = gpuRequest(raw.gpus);
+  if (raw.cpus_per_task !== undefined) out.cpusPerTask = raw.cpus_per_task;
   return out;
 }
 
@@ -167,5 +170,6 @@ export function writeFacets(job: Job): Record<string, unknown> {
     if (g.weight !== 1) w['weight'] = g.weight;
     out['gpus'] = w;
   }
+  if (job.cpusPerTask !== undefined) out['cpus_per_task'] = job.cpusPerTask;
   return out;
 }

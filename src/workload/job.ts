@@ -13,8 +13,9 @@
  * **Facets** are optional parts of a job that some engines use and the others ignore (absent = not
  * given): who submits it (`user`, `account`), where (`partition`, `qos`), how its work scales and may be
  * resized (`malleable`, `malleability.ts`), what an operator does to it while it runs
- * (`operatorEvents`), and the GPUs it needs with, for a deep-learning job, its training steps (`gpus`,
- * `gpuRequest.ts`). Every reader fills the facets its format has (docs/workloads.md); `makeJob` and
+ * (`operatorEvents`), the GPUs it needs with, for a deep-learning job, its training steps (`gpus`,
+ * `gpuRequest.ts`), and the cores each task holds when that is not one whole core (`cpusPerTask`).
+ * Every reader fills the facets its format has (docs/workloads.md); `makeJob` and
  * `writeNativeWorkload` carry them. Slurm's request details (node count ranges, exclusive, CPUs per
  * task, memory per CPU, features, dependencies, nice) are the Slurm engine's.
  */
@@ -108,6 +109,18 @@ export interface Job {
   operatorEvents?: OperatorEvent[] | undefined;
   /** Facet: the GPUs it needs and, for a deep-learning job, its steps of a job type (`gpuRequest.ts`). */
   gpus?: GpuRequest | undefined;
+  /**
+   * Facet: the cores each task holds (> 0, possibly fractional: a share of a host's CPU, as task traces
+   * give it); absent: 1. The capacity of continuous CPU and memory vectors (`capacity: 'vectors'`,
+   * src/execution/hostVectors.ts) holds it with the task's `mem`; the core allocation runs one task per
+   * core and refuses a job that sets it to anything but 1.
+   */
+  cpusPerTask?: number | undefined;
+}
+
+/** Cores each task of `job` holds (its `cpusPerTask` facet, else 1). */
+export function taskCpus(job: Job): number {
+  return job.cpusPerTask ?? 1;
 }
 
 /** Work of task `t` of a job (its own profile or the job's). */

@@ -1,7 +1,7 @@
 /**
  * The engine checker (src/core/engineChecker.ts) on every engine: the main engine (documented model
- * and IRMaSim's semantics, with walltime kills and rejections), the malleable engine (DMR, queue
- * points), the Slurm engine (seed 004's defaults, preemption, a slurm.conf), the fairness engine and
+ * and IRMaSim's semantics, with walltime kills and rejections), the DMR preset (queue
+ * points), the Slurm engine (seed 004's defaults, preemption, a slurm.conf), the fairness preset and
  * the time-sharing dispatcher; and the checker itself refuses a broken engine.
  */
 import { describe, expect, it } from 'vitest';
@@ -10,14 +10,13 @@ import { type CheckedRun, checkEngine, EngineCheckError, type TranscriptEntry } 
 import { derive } from '../../src/core/rng.js';
 import { DlProgress } from '../../src/execution/dlProgress.js';
 import { ClusterSimulator } from '../../src/execution/simulator.js';
-import { FairEngine } from '../../src/fairness/engine.js';
 import { fairnessCluster, TABLE_5_1, table51Workload } from '../../src/fairness/experiment.js';
-import { HostTable, UserTable } from '../../src/fairness/model.js';
-import { schedulerByName } from '../../src/fairness/schedulers.js';
-import { MalleableSim } from '../../src/malleable/engine.js';
+import { fairPreset } from '../../src/fairness/preset.js';
+import { dmrPreset } from '../../src/malleable/preset.js';
 import { dmrPolicy } from '../../src/malleable/policy.js';
 import { paperWorkload } from '../../src/malleable/workload.js';
 import { loadPlatform } from '../../src/platform/loader.js';
+import { schedulerByName } from '../../src/scheduling/multiResource.js';
 import { makeScheduler } from '../../src/scheduling/policyName.js';
 import { makeGpuScheduler } from '../../src/scheduling/gpu/rounds.js';
 import { platformFromNodeGroups } from '../../src/platform/views.js';
@@ -82,16 +81,15 @@ function gpuRun(policy: string): () => CheckedRun {
 
 function malleableRun(queuePoints: boolean): () => CheckedRun {
   return () => {
-    const sim = new MalleableSim(paperWorkload({ jobs: 40, seed: 3 }), { queuePoints });
-    sim.setPolicy(dmrPolicy);
+    const sim = dmrPreset(paperWorkload({ jobs: 40, seed: 3 }), { queuePoints, policy: dmrPolicy });
     const transcript: TranscriptEntry[] = [];
-    sim.addListener({
+    sim.engine.addListener({
       onSubmit: (e, job) => void transcript.push({ type: 'submit', job: job.id, time: e.now }),
-      onStart: (e, job) => void transcript.push({ type: 'start', job: job.id, time: e.now }),
-      onResize: (e, job, from, to) => void transcript.push({ type: 'resize', job: job.id, time: e.now, detail: `${from}->${to}` }),
-      onEnd: (e, rec) => void transcript.push({ type: 'end', job: rec.id, time: e.now, detail: `${rec.nodeSeconds}` }),
+      onStart: (e, rj) => void transcript.push({ type: 'start', job: rj.job.id, time: e.now, detail: String(rj.nodes.length) }),
+      onResize: (e, rj, from, to) => void transcript.push({ type: 'resize', job: rj.job.id, time: e.now, detail: `${from}->${to}` }),
+      onEnd: (e, rec) => void transcript.push({ type: 'end', job: rec.job.id, time: e.now, detail: rec.state }),
     });
-    return { engine: sim, transcript };
+    return { engine: sim.engine, transcript };
   };
 }
 
@@ -147,18 +145,15 @@ function slurmRun(kind: 'raijin' | 'preempt'): () => CheckedRun {
 
 function fairRun(scheduler: string): () => CheckedRun {
   return () => {
-    const hosts = new HostTable(fairnessCluster(1));
-    const users = new UserTable(hosts.totalCpu, hosts.totalMem);
-    for (const u of TABLE_5_1) users.id(u.user);
-    const e = new FairEngine(hosts, users, schedulerByName(scheduler, 0.5), table51Workload(2, 0.02));
+    const passes = fairPreset(fairnessCluster(1), table51Workload(2, 0.02), schedulerByName(scheduler, 0.5), { users: TABLE_5_1.map((u) => u.user) });
     const transcript: TranscriptEntry[] = [];
-    e.addListener({
-      onSubmit: (eng, t) => void transcript.push({ type: 'submit', job: String(t.id), time: eng.now }),
-      onStart: (eng, t) => void transcript.push({ type: 'start', job: String(t.id), time: eng.now, detail: String(t.host) }),
-      onEnd: (eng, t) => void transcript.push({ type: 'end', job: String(t.id), time: eng.now }),
-      onReject: (eng, t) => void transcript.push({ type: 'reject', job: String(t.id), time: eng.now }),
+    passes.sim.addListener({
+      onSubmit: (s, job) => void transcript.push({ type: 'submit', job: job.id, time: s.now }),
+      onStart: (s, rj) => void transcript.push({ type: 'start', job: rj.job.id, time: s.now, detail: String(rj.nodes[0]) }),
+      onEnd: (s, rec) => void transcript.push({ type: 'end', job: rec.job.id, time: s.now }),
+      onReject: (s, rec) => void transcript.push({ type: 'reject', job: rec.job.id, time: s.now }),
     });
-    return { engine: e, transcript };
+    return { engine: passes.sim, transcript };
   };
 }
 
@@ -188,12 +183,12 @@ describe('the engine contract on every engine', () => {
     ['main engine, irmasim semantics', mainRun('fcfs:first', 'irmasim'), { steppedClock: true }],
     ['main engine, GPU rounds, las (preemption between rounds)', gpuRun('las'), {}],
     ['main engine, GPU rounds, Gavel max-min fairness (agnostic)', gpuRun('max_min_fairness'), {}],
-    ['malleable engine, dmr', malleableRun(false), {}],
-    ['malleable engine, dmr with queue points', malleableRun(true), {}],
+    ['DMR preset, dmr', malleableRun(false), {}],
+    ['DMR preset, dmr with queue points', malleableRun(true), {}],
     ['slurm engine, Raijin-like with operator suspensions', slurmRun('raijin'), {}],
     ['slurm engine, preemption by requeue and refusals', slurmRun('preempt'), {}],
-    ['fairness engine, drf', fairRun('drf'), {}],
-    ['fairness engine, tetris', fairRun('tetris'), {}],
+    ['one engine, fairness preset, drf', fairRun('drf'), {}],
+    ['one engine, fairness preset, tetris', fairRun('tetris'), {}],
     ['time-sharing engine, rr', timesharingRun('rr'), {}],
     ['time-sharing engine, csc', timesharingRun('csc'), {}],
   ];

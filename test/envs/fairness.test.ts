@@ -4,18 +4,14 @@ import { checkEnv } from '../../envs/checker.js';
 import { InvalidActionError } from '../../envs/errors.js';
 import { FairEnv, loadFairContext } from '../../envs/fairness/index.js';
 import { allEnvIds, make } from '../../envs/registry.js';
-import { FairEngine } from '../../src/fairness/engine.js';
 import { fairnessCluster, table51Workload } from '../../src/fairness/experiment.js';
-import { HostTable, UserTable } from '../../src/fairness/model.js';
-import { drf, type FairScheduler, tetris } from '../../src/fairness/schedulers.js';
+import { fairPreset, runFairPreset } from '../../src/fairness/preset.js';
+import { drf, type FairScheduler, tetris } from '../../src/scheduling/multiResource.js';
 
 const env = (config: object = {}) => new FairEnv(loadFairContext(config));
 
 function engineRun(sched: FairScheduler, seed: number, taskScale: number) {
-  const hosts = new HostTable(fairnessCluster(1));
-  const users = new UserTable(hosts.totalCpu, hosts.totalMem);
-  const e = new FairEngine(hosts, users, sched, table51Workload(seed, taskScale));
-  const stats = e.run();
+  const stats = runFairPreset(fairPreset(fairnessCluster(1), table51Workload(seed, taskScale), sched));
   return { makespan: stats.end, meanWait: stats.totalWait / stats.started, finished: stats.finished };
 }
 
@@ -27,7 +23,7 @@ describe('Fair-v0', () => {
     expect(report.steps).toBeGreaterThan(100);
   });
 
-  it('the drf and tetris agents make the engine schedulers’ runs', () => {
+  it('the drf and tetris agents make the preset’s policies’ runs', () => {
     for (const seed of [1, 2]) {
       for (const [agent, sched] of [
         [drfAgent, drf()],

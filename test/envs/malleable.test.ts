@@ -12,7 +12,7 @@ import { InvalidActionError } from '../../envs/errors.js';
 import type { MalleableInfo } from '../../envs/malleable/malleableEnv.js';
 import { loadMalleableContext, MalleableEnv } from '../../envs/malleable/index.js';
 import { make } from '../../envs/registry.js';
-import { simulate } from '../../src/malleable/engine.js';
+import { simulate } from '../../src/malleable/preset.js';
 import { dmrPolicy, neverPolicy } from '../../src/malleable/policy.js';
 import { paperWorkload, rigidVersion } from '../../src/malleable/workload.js';
 

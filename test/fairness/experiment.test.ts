@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fairnessFindings, fairnessSweep, runFairness, shareRatio, speedExperiment, TABLE_5_1 } from '../../src/fairness/experiment.js';
-import { drf } from '../../src/fairness/schedulers.js';
+import { drf } from '../../src/scheduling/multiResource.js';
 
 describe('§5.2 fairness findings hold for several seeds', () => {
   for (const seed of [1, 7, 2024, 31337]) {

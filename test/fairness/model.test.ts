@@ -1,15 +1,23 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FairEngine, type TraceTask } from '../../src/fairness/engine.js';
-import { alignmentScore, HostTable, jainIndex, UserTable } from '../../src/fairness/model.js';
-import { bestFit, drf, firstFit, tetris } from '../../src/fairness/schedulers.js';
+import { jainIndex } from '../../src/core/statistics.js';
+import { fairPreset, runFairPreset, type TraceTask } from '../../src/fairness/preset.js';
+import { alignmentScore, bestFit, drf, firstFit, tetris } from '../../src/scheduling/multiResource.js';
+import { UserLedger } from '../../src/scheduling/userLedger.js';
 
-describe('HostTable', () => {
-  it('builds hosts from groups with totals and names', () => {
-    const h = new HostTable([
-      { count: 2, cpus: 20, memory: 20, name_prefix: 'c' },
-      { count: 1, cpus: 5, memory: 60 },
-    ]);
+/** A task submitted at 0. */
+const atZero = (cpu: number, memory: number, duration = 10, user = 'a'): TraceTask => ({ submit: 0, cpu, memory, duration, user });
+
+describe('hosts of the preset (the vector capacity)', () => {
+  it('built from groups with totals and names', () => {
+    const h = fairPreset(
+      [
+        { count: 2, cpus: 20, memory: 20, name_prefix: 'c' },
+        { count: 1, cpus: 5, memory: 60 },
+      ],
+      [],
+      firstFit(),
+    ).hosts;
     expect(h.count).toBe(3);
     expect(h.names).toEqual(['c0', 'c1', 'g1-0']);
     expect(h.totalCpu).toBe(45);
@@ -17,35 +25,40 @@ describe('HostTable', () => {
     expect(h.maxCapacity()).toEqual({ cpu: 20, memory: 60 });
   });
 
-  it('refuses to oversubscribe either resource', () => {
-    const h = new HostTable([{ count: 1, cpus: 4, memory: 10 }]);
-    h.allocate(0, 3, 4);
-    expect(h.fits(0, 1, 6)).toBe(true);
-    expect(h.fits(0, 2, 1)).toBe(false);
-    expect(h.fits(0, 1, 7)).toBe(false);
-    expect(() => h.allocate(0, 1, 7)).toThrow(/does not fit/);
-    h.release(0, 3, 4);
-    expect(h.usedCpu).toBe(0);
-    expect(h.freeMem[0]).toBe(10);
+  it('a start that oversubscribes either resource is refused, changing nothing', () => {
+    const p = fairPreset([{ count: 1, cpus: 4, memory: 10 }], [atZero(3, 4), atZero(2, 1), atZero(1, 7)], null);
+    p.sim.advanceUntil(0);
+    const [a, b, c] = [...p.waiting.tasks()];
+    p.start({ task: a!, host: 0 });
+    expect(p.hosts.fits(0, 1, 6)).toBe(true);
+    expect(p.hosts.fits(0, 2, 1)).toBe(false);
+    expect(() => p.start({ task: b!, host: 0 })).toThrow(/1 cores and 6 memory free; a task of 2 cores and 1 memory does not fit/);
+    expect(() => p.start({ task: c!, host: 0 })).toThrow(/does not fit/);
+    expect(() => p.start({ task: c!, host: 1 })).toThrow(/no host 1/);
+    expect([p.hosts.usedCpu, p.hosts.usedMem, p.waiting.size, p.stats.started]).toEqual([3, 4, 2, 1]);
+    p.sim.advanceUntil(Number.POSITIVE_INFINITY);
+    expect([p.hosts.usedCpu, p.hosts.freeMem[0]]).toEqual([0, 10]);
   });
 
   it('rejects bad groups with the JSON path', () => {
-    expect(() => new HostTable([{ count: 0, cpus: 1, memory: 1 }])).toThrow(/count/);
+    expect(() => fairPreset([{ count: 0, cpus: 1, memory: 1 }], [], firstFit())).toThrow(/count/);
   });
 });
 
 describe('scores and shares', () => {
   it('alignment score by hand: cosine of capacity-normalised demand and free vectors', () => {
-    const h = new HostTable([{ count: 1, cpus: 20, memory: 20 }]);
+    const p = fairPreset([{ count: 1, cpus: 20, memory: 20 }], [atZero(10, 0)], null);
+    const h = p.hosts;
     // d = (0.5, 0.1), r = (1, 1): 0.6 / (sqrt(0.26) * sqrt(2))
     expect(alignmentScore(h, 0, 10, 2)).toBeCloseTo(0.6 / (Math.sqrt(0.26) * Math.SQRT2), 12);
-    h.allocate(0, 10, 0); // r = (0.5, 1)
+    p.sim.advanceUntil(0);
+    p.start({ task: p.waiting.oldest()!, host: 0 }); // r = (0.5, 1)
     // d = (0.25, 0.25), r = (0.5, 1): 0.375 / (sqrt(0.125) * sqrt(1.25))
     expect(alignmentScore(h, 0, 5, 5)).toBeCloseTo(0.375 / (Math.sqrt(0.125) * Math.sqrt(1.25)), 12);
   });
 
   it('dominant share is the larger of the CPU and memory fractions, divided by the weight for DRF', () => {
-    const u = new UserTable(100, 1000, { b: 2 });
+    const u = new UserLedger(100, 1000, { b: 2 });
     const a = u.id('a');
     const b = u.id('b');
     u.take(a, 10, 50); // 0.1 vs 0.05
@@ -84,12 +97,15 @@ describe('placement never oversubscribes (property)', () => {
       fc.assert(
         fc.property(fc.array(task, { maxLength: 60 }), (raw) => {
           const tasks: TraceTask[] = raw.sort((x, y) => x.submit - y.submit);
-          const hosts = new HostTable([
-            { count: 2, cpus: 8, memory: 16 },
-            { count: 1, cpus: 4, memory: 40 },
-          ]);
-          const users = new UserTable(hosts.totalCpu, hosts.totalMem);
-          const engine = new FairEngine(hosts, users, mk(), tasks);
+          const engine = fairPreset(
+            [
+              { count: 2, cpus: 8, memory: 16 },
+              { count: 1, cpus: 4, memory: 40 },
+            ],
+            tasks,
+            mk(),
+          );
+          const hosts = engine.hosts;
           const check = () => {
             for (let h = 0; h < hosts.count; h++) {
               expect(hosts.freeCpu[h]).toBeGreaterThanOrEqual(0);
@@ -98,8 +114,8 @@ describe('placement never oversubscribes (property)', () => {
               expect(hosts.freeMem[h]).toBeLessThanOrEqual(hosts.memCap[h]!);
             }
           };
-          engine.addListener({ onStart: check, onEnd: check });
-          const stats = engine.run();
+          engine.sim.addListener({ onStart: check, onEnd: check });
+          const stats = runFairPreset(engine);
           // every task that fits some empty host eventually runs
           expect(stats.finished + stats.rejected).toBe(tasks.length);
           expect(stats.rejected).toBe(tasks.filter((t) => !(t.cpu <= 8 && t.memory <= 16) && !(t.cpu <= 4 && t.memory <= 40)).length);

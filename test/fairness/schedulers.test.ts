@@ -1,14 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { FairEngine, type TraceTask } from '../../src/fairness/engine.js';
-import { type FairTask, HostTable, UserTable } from '../../src/fairness/model.js';
 import { hostsCsv, loadCsv, Monitor, sharesCsv } from '../../src/fairness/monitor.js';
-import { bestFit, drf, firstFit, schedulerByName, tetris, tetrisCandidates } from '../../src/fairness/schedulers.js';
-import { WaitingTasks } from '../../src/fairness/waiting.js';
+import { fairPreset, runFairPreset, type TraceTask } from '../../src/fairness/preset.js';
+import type { HostGroup } from '../../src/platform/views.js';
+import { bestFit, drf, type FairScheduler, firstFit, schedulerByName, tetris, tetrisCandidates } from '../../src/scheduling/multiResource.js';
+import { type QueuedTask, WaitingTasks } from '../../src/scheduling/userQueues.js';
 
-function engineFor(groups: ConstructorParameters<typeof HostTable>[0], tasks: TraceTask[], sched = drf(), monitor: Monitor | null = null) {
-  const hosts = new HostTable(groups);
-  const users = new UserTable(hosts.totalCpu, hosts.totalMem);
-  return { engine: new FairEngine(hosts, users, sched, tasks, monitor), hosts, users };
+/** The fairness preset on `groups` and `tasks`: its passes (`engine`), hosts and users; `arrive()` runs the first event time without a pass, `run()` to the end. */
+function engineFor(
+  groups: HostGroup[],
+  tasks: TraceTask[],
+  sched: FairScheduler = drf(),
+  monitor: Monitor | null = null,
+  weights: Record<string, number> = {},
+) {
+  const engine = fairPreset(groups, tasks, sched, { monitor, weights });
+  return {
+    engine,
+    hosts: engine.hosts,
+    users: engine.users,
+    arrive: () => engine.sim.advanceUntil(Number.POSITIVE_INFINITY),
+    run: () => runFairPreset(engine, monitor),
+  };
 }
 
 const many = (user: string, n: number, cpu: number, memory: number, duration = 10, submit = 0): TraceTask[] =>
@@ -37,8 +49,8 @@ describe('drf by hand', () => {
   it('alternates by dominant share and waits when the most deprived user does not fit', () => {
     // one host 10 cores / 10 memory; A's tasks (2, 1): ds 0.2 each; B's (1, 3): ds 0.3 each
     const tasks = [...many('A', 5, 2, 1), ...many('B', 5, 1, 3)];
-    const { engine, users } = engineFor([{ count: 1, cpus: 10, memory: 10 }], tasks);
-    engine.step(); // t = 0: arrivals
+    const { engine, users, arrive } = engineFor([{ count: 1, cpus: 10, memory: 10 }], tasks);
+    arrive(); // t = 0: arrivals
     engine.schedule();
     // A 0 -> 0.2, B 0 -> 0.3, A -> 0.4, B -> 0.6, A -> 0.6, tie to A -> 0.8 (10 cores, 10 memory... B's (1, 3) no longer fits)
     expect(users.running).toEqual([4, 2]);
@@ -49,10 +61,8 @@ describe('drf by hand', () => {
   });
 
   it('weights: a user with weight 2 gets twice the dominant share', () => {
-    const hosts = new HostTable([{ count: 1, cpus: 12, memory: 100 }]);
-    const users = new UserTable(hosts.totalCpu, hosts.totalMem, { B: 2 });
-    const engine = new FairEngine(hosts, users, drf(), [...many('A', 12, 1, 0), ...many('B', 12, 1, 0)]);
-    engine.step();
+    const { engine, users, arrive } = engineFor([{ count: 1, cpus: 12, memory: 100 }], [...many('A', 12, 1, 0), ...many('B', 12, 1, 0)], drf(), null, { B: 2 });
+    arrive();
     engine.schedule();
     expect(users.running).toEqual([4, 8]);
   });
@@ -66,15 +76,15 @@ describe('tetris by hand', () => {
       [drf(), 'X'],
       [tetris(0), 'Y'],
     ] as const) {
-      const { engine, users } = engineFor([{ count: 1, cpus: 20, memory: 20 }], tasks, sched);
-      engine.step();
+      const { engine, users, arrive } = engineFor([{ count: 1, cpus: 20, memory: 20 }], tasks, sched);
+      arrive();
       const p = sched.next(engine)!;
       expect(users.names[p.task.user]).toBe(user);
     }
   });
 
   it('picks the host by packing score', () => {
-    const { engine } = engineFor(
+    const { engine, arrive } = engineFor(
       [
         { count: 1, cpus: 20, memory: 20 },
         { count: 1, cpus: 5, memory: 60 },
@@ -82,7 +92,7 @@ describe('tetris by hand', () => {
       many('Z', 1, 1, 15),
       tetris(0.5),
     );
-    engine.step();
+    arrive();
     // (1/20, 15/20) vs (1, 1): 0.8 / (0.7517 * 1.4142) = 0.7526; (1/5, 15/60) vs (1, 1): 0.45 / (0.3202 * 1.4142) = 0.9938
     expect(tetris(0.5).next(engine)!.host).toBe(1);
   });
@@ -91,13 +101,15 @@ describe('tetris by hand', () => {
     const tasks = [...many('A', 30, 2, 1, 7), ...many('B', 20, 1, 3, 11), ...many('C', 10, 3, 3, 5)];
     const a = engineFor([{ count: 3, cpus: 8, memory: 12 }], tasks, drf());
     const b = engineFor([{ count: 3, cpus: 8, memory: 12 }], tasks, tetris(1));
-    const starts = (e: FairEngine) => {
+    const starts = (e: typeof a) => {
       const out: string[] = [];
-      e.addListener({ onStart: (engine, t) => out.push(`${t.id}@${t.host}:${engine.now}`) });
+      e.engine.sim.addListener({ onStart: (s, rj) => void out.push(`${rj.job.id}@${rj.nodes[0]}:${s.now}`) });
       e.run();
       return out;
     };
-    expect(starts(a.engine)).toEqual(starts(b.engine));
+    const sa = starts(a);
+    expect(sa).toHaveLength(60);
+    expect(sa).toEqual(starts(b));
   });
 });
 
@@ -111,28 +123,28 @@ describe('first-fit and best-fit', () => {
       [firstFit(), 0],
       [bestFit(), 1],
     ] as const) {
-      const { engine } = engineFor(groups, many('A', 1, 2, 2), s);
-      engine.step();
+      const { engine, arrive } = engineFor(groups, many('A', 1, 2, 2), s);
+      arrive();
       expect(s.next(engine)!.host).toBe(host);
     }
   });
 });
 
-describe('engine', () => {
+describe('the preset', () => {
   it('refuses an unsorted trace with a message pointing to convert --sort', () => {
-    const { engine } = engineFor(
+    const { run } = engineFor(
       [{ count: 1, cpus: 1, memory: 1 }],
       [
         { submit: 5, cpu: 1, memory: 0, duration: 1, user: 'a' },
         { submit: 3, cpu: 1, memory: 0, duration: 1, user: 'a' },
       ],
     );
-    expect(() => engine.run()).toThrow(/not sorted.*convert --sort/);
+    expect(() => run()).toThrow(/not sorted.*convert --sort/);
   });
 
   it('rejects tasks no host can hold and counts them', () => {
-    const { engine } = engineFor([{ count: 1, cpus: 4, memory: 4 }], [...many('a', 1, 5, 1), ...many('a', 1, 1, 1)]);
-    expect(engine.run()).toMatchObject({ submitted: 2, rejected: 1, finished: 1 });
+    const { run } = engineFor([{ count: 1, cpus: 4, memory: 4 }], [...many('a', 1, 5, 1), ...many('a', 1, 1, 1)]);
+    expect(run()).toMatchObject({ submitted: 2, rejected: 1, finished: 1 });
   });
 });
 
@@ -140,7 +152,7 @@ describe('monitor by hand', () => {
   it('averages load, queue and shares over intervals', () => {
     const m = new Monitor({ interval: 10, hostLoad: true });
     // A: 5 of 10 cores from 0 to 15; B: 2 cores from 12 to 25; memory unused
-    const { engine } = engineFor(
+    const { run } = engineFor(
       [{ count: 1, cpus: 10, memory: 10, name_prefix: 'h' }],
       [
         { submit: 0, cpu: 5, memory: 0, duration: 15, user: 'A' },
@@ -149,7 +161,7 @@ describe('monitor by hand', () => {
       firstFit(),
       m,
     );
-    engine.run();
+    run();
     expect(m.rows.map((r) => r.time)).toEqual([0, 10, 20]);
     expect(m.rows[0]!.cpu).toBeCloseTo(0.5);
     expect(m.rows[1]!.cpu).toBeCloseTo((0.5 * 5 + 0.2 * 8) / 10);
@@ -164,8 +176,8 @@ describe('monitor by hand', () => {
 
   it('queue length is time-averaged', () => {
     const m = new Monitor({ interval: 10 });
-    const { engine } = engineFor([{ count: 1, cpus: 1, memory: 1 }], many('A', 2, 1, 0, 4), firstFit(), m);
-    engine.run();
+    const { run } = engineFor([{ count: 1, cpus: 1, memory: 1 }], many('A', 2, 1, 0, 4), firstFit(), m);
+    run();
     // one task waits from 0 to 4
     expect(m.rows[0]!.queue).toBeCloseTo(4 / 8);
   });
@@ -189,8 +201,8 @@ describe('monitor integrals (property)', () => {
         (raw, interval) => {
           const tasks = raw.map((t, i) => ({ ...t, user: `u${i % 3}` })).sort((a, b) => a.submit - b.submit);
           const m = new Monitor({ interval, hostLoad: true });
-          const { engine, hosts, users } = engineFor([{ count: 2, cpus: 4, memory: 8 }], tasks, firstFit(), m);
-          const stats = engine.run();
+          const { run, hosts, users } = engineFor([{ count: 2, cpus: 4, memory: 8 }], tasks, firstFit(), m);
+          const stats = run();
           const end = stats.end;
           const len = (i: number) => Math.min(interval, end - m.rows[i]!.time);
           let cpu = 0;
@@ -224,8 +236,8 @@ describe('monitor integrals (property)', () => {
 
 describe('waiting queues stay bounded', () => {
   it('a task that never starts does not keep every task started after it', () => {
-    const w = new WaitingTasks();
-    const mk = (id: number, user: number): FairTask => ({ id, submit: id, cpu: 1, memory: 1, duration: 1, user, start: Number.NaN, host: -1 });
+    const w = new WaitingTasks<QueuedTask & { id: number; host: number }>();
+    const mk = (id: number, user: number) => ({ id, user, host: -1 });
     const stuck = mk(0, 0);
     w.add(stuck);
     for (let i = 1; i <= 10_000; i++) {
@@ -233,7 +245,6 @@ describe('waiting queues stay bounded', () => {
       w.add(t);
       expect(w.headOf(1)).toBe(t);
       t.host = 0;
-      t.start = i;
       w.remove(t);
     }
     expect(w.size).toBe(1);

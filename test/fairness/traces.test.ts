@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FairEngine } from '../../src/fairness/engine.js';
-import { HostTable, UserTable } from '../../src/fairness/model.js';
-import { firstFit } from '../../src/fairness/schedulers.js';
+import { fairPreset, runFairPreset } from '../../src/fairness/preset.js';
+import { firstFit } from '../../src/scheduling/multiResource.js';
 import {
   externalSortCsv,
   type GoogleSummary,
@@ -91,13 +90,11 @@ describe('Google 2011 task_events', () => {
     const sorted = join(dir, 'g-sorted.csv');
     expect(writeNativeCsv(readGoogle2011(file(rows), { cpuScale: 16, memoryScale: 64 }), native)).toBe(3);
     expect(() => {
-      const hosts = new HostTable([{ count: 1, cpus: 16, memory: 64 }]);
-      new FairEngine(hosts, new UserTable(16, 64), firstFit(), readNativeCsv(native)).run();
+      runFairPreset(fairPreset([{ count: 1, cpus: 16, memory: 64 }], readNativeCsv(native), firstFit()));
     }).toThrow(/not sorted/);
     expect(externalSortCsv(native, sorted, { key: 'submit', header: true, chunkLines: 2 })).toEqual({ rows: 3, runs: 2 });
     expect([...readNativeCsv(sorted)].map((t) => t.submit)).toEqual([0, 1, 6]);
-    const hosts = new HostTable([{ count: 1, cpus: 16, memory: 64 }]);
-    const stats = new FairEngine(hosts, new UserTable(16, 64), firstFit(), readNativeCsv(sorted)).run();
+    const stats = runFairPreset(fairPreset([{ count: 1, cpus: 16, memory: 64 }], readNativeCsv(sorted), firstFit()));
     expect(stats.finished).toBe(3);
   });
 });

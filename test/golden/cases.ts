@@ -8,11 +8,9 @@
  *
  * The cases use no file of ../shared: every workload is generated here or embedded in the repository.
  */
-import { FairEngine } from '../../src/fairness/engine.js';
 import { fairnessCluster, TABLE_5_1, table51Workload } from '../../src/fairness/experiment.js';
-import { HostTable, UserTable } from '../../src/fairness/model.js';
-import { schedulerByName } from '../../src/fairness/schedulers.js';
-import { MalleableSim, type MRunResult as OldRunResult } from '../../src/malleable/engine.js';
+import { fairPreset, runFairPreset } from '../../src/fairness/preset.js';
+import { schedulerByName } from '../../src/scheduling/multiResource.js';
 import { dmrPreset, type MRunResult, simulate } from '../../src/malleable/preset.js';
 import { dmrPolicy, neverPolicy } from '../../src/malleable/policy.js';
 import { paperWorkload } from '../../src/malleable/workload.js';
@@ -39,7 +37,7 @@ import { join } from 'node:path';
 /** A golden case: its name (the file `schedules/NAME.csv`) and the CSV it produces. */
 export interface GoldenCase {
   name: string;
-  engine: 'main' | 'malleable' | 'slurm' | 'fairness' | 'timesharing' | 'one engine';
+  engine: 'main' | 'slurm' | 'timesharing' | 'one engine';
   /** The golden file (default `name`): a preset of the one engine is checked against its old engine's schedule. */
   file?: string;
   run(): string;
@@ -88,31 +86,23 @@ function mainCase(
 }
 
 /**
- * A malleable case: the paper's workload under `dmr` or `never`, on the malleable engine or on the one
- * engine's DMR preset (checked against the malleable engine's file). With queue points, a shrink to the
- * smallest allowed size answers every third offer and the rest are declined, decision by decision;
- * without, the preset runs its policy inside the run (`simulate`).
+ * A malleable case: the paper's workload under `dmr` or `never` on the one engine's DMR preset (the
+ * files were written by the retired malleable engine, src/malleable/engine.ts until issue 42, and the
+ * preset gives them exactly). With queue points, a shrink to the smallest allowed size answers every
+ * third offer and the rest are declined, decision by decision; without, the preset runs its policy
+ * inside the run (`simulate`).
  */
-function malleableCase(
-  name: string,
-  policy: 'dmr' | 'never',
-  jobs: number,
-  seed: number,
-  queuePoints: boolean,
-  engine: 'malleable' | 'one engine' = 'malleable',
-  file?: string,
-): GoldenCase {
+function malleableCase(name: string, policy: 'dmr' | 'never', jobs: number, seed: number, queuePoints: boolean): GoldenCase {
   return {
     name,
-    file,
-    engine,
+    engine: 'one engine',
     run() {
       const w = paperWorkload({ jobs, seed });
       const pol = policy === 'dmr' ? dmrPolicy : neverPolicy;
-      let r: MRunResult | OldRunResult;
-      if (engine === 'one engine' && !queuePoints) r = simulate(w, pol);
+      let r: MRunResult;
+      if (!queuePoints) r = simulate(w, pol);
       else {
-        const sim = engine === 'malleable' ? new MalleableSim(w, { queuePoints }) : dmrPreset(w, { queuePoints });
+        const sim = dmrPreset(w, { queuePoints });
         let offers = 0;
         while (sim.next() !== null) {
           if (sim.atQueuePoint) {
@@ -260,20 +250,25 @@ function slurmConfCase(name: string, text: string, unitsMax: number): GoldenCase
   };
 }
 
-function fairCase(name: string, scheduler: string, f: number): GoldenCase {
+/**
+ * The fairness preset of the one engine (vector capacity, fixed durations, the multi-resource passes) on
+ * the fairness golden files, which the retired fairness engine wrote (its own cases `fair-*` were removed
+ * with it; the files stay, never rewritten: `file` is set).
+ */
+function fairPresetCase(name: string, file: string, scheduler: string, f: number): GoldenCase {
   return {
     name,
-    engine: 'fairness',
+    file,
+    engine: 'one engine',
     run() {
-      const hosts = new HostTable(fairnessCluster(2));
-      const users = new UserTable(hosts.totalCpu, hosts.totalMem);
-      for (const u of TABLE_5_1) users.id(u.user);
       const rows: string[] = [];
-      const engine = new FairEngine(hosts, users, schedulerByName(scheduler, f), table51Workload(4, 0.05));
-      engine.addListener({ onEnd: (e, task) => void rows.push([task.id, n(task.submit), n(task.start), n(e.now), task.host, task.user].join(',')) });
-      engine.run();
+      const passes = fairPreset(fairnessCluster(2), table51Workload(4, 0.05), schedulerByName(scheduler, f), { users: TABLE_5_1.map((u) => u.user) });
+      passes.sim.addListener({
+        onEnd: (s, _rec, rj) => void rows.push([rj!.job.id, n(rj!.job.subtime), n(rj!.start), n(s.now), rj!.nodes[0], passes.userOf(rj!)].join(',')),
+      });
+      const stats = runFairPreset(passes);
       rows.sort((a, b) => Number(a.split(',')[0]) - Number(b.split(',')[0]));
-      return `id,submit,start,end,host,user\n${rows.join('\n')}\n# stats ${JSON.stringify(engine.stats)}\n`;
+      return `id,submit,start,end,host,user\n${rows.join('\n')}\n# stats ${JSON.stringify(stats)}\n`;
     },
   };
 }
@@ -303,9 +298,6 @@ export const GOLDEN_CASES: GoldenCase[] = [
   malleableCase('malleable-dmr-60', 'dmr', 60, 1, false),
   malleableCase('malleable-rigid-60', 'never', 60, 1, false),
   malleableCase('malleable-queuepoints-60', 'dmr', 60, 2, true),
-  malleableCase('one-engine-dmr-60', 'dmr', 60, 1, false, 'one engine', 'malleable-dmr-60'),
-  malleableCase('one-engine-dmr-rigid-60', 'never', 60, 1, false, 'one engine', 'malleable-rigid-60'),
-  malleableCase('one-engine-dmr-queuepoints-60', 'dmr', 60, 2, true, 'one engine', 'malleable-queuepoints-60'),
   slurmRaijinCase('slurm-raijin-3000', {}),
   slurmRaijinCase('slurm-raijin-3000-nobackfill-fifo', { backfill: false, priority: { weightFairshare: 0, weightJobSize: 0 } as SlurmConfig['priority'] }),
   slurmPreemptCase('slurm-preempt-suspend', 'suspend'),
@@ -313,10 +305,10 @@ export const GOLDEN_CASES: GoldenCase[] = [
   slurmPreemptCase('slurm-preempt-cancel', 'cancel'),
   slurmConfCase('slurm-conf-whole-nodes', CONF_WHOLE, 4),
   slurmConfCase('slurm-conf-tasks', CONF_TASKS, 12),
-  fairCase('fair-drf', 'drf', 0),
-  fairCase('fair-tetris-05', 'tetris', 0.5),
-  fairCase('fair-first-fit', 'first-fit', 0),
-  fairCase('fair-best-fit', 'best-fit', 0),
+  fairPresetCase('one-engine-fair-drf', 'fair-drf', 'drf', 0),
+  fairPresetCase('one-engine-fair-tetris-05', 'fair-tetris-05', 'tetris', 0.5),
+  fairPresetCase('one-engine-fair-first-fit', 'fair-first-fit', 'first-fit', 0),
+  fairPresetCase('one-engine-fair-best-fit', 'fair-best-fit', 'best-fit', 0),
   timesharingCase('timesharing-rr', 'rr'),
   timesharingCase('timesharing-csc', 'csc'),
   timesharingCase('timesharing-dyn', 'dyn'),

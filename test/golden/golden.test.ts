@@ -12,9 +12,9 @@ const DIR = join(import.meta.dirname, 'schedules');
 const WRITE = process.env.CLUSTERGYM_GOLDEN_WRITE === '1';
 
 describe('golden per-job schedules', () => {
-  it('every engine has golden cases', () => {
+  it('every engine and preset has golden cases', () => {
     const engines = new Set(GOLDEN_CASES.map((c) => c.engine));
-    expect([...engines].sort()).toEqual(['fairness', 'main', 'malleable', 'one engine', 'slurm', 'timesharing']);
+    expect([...engines].sort()).toEqual(['main', 'one engine', 'slurm', 'timesharing']);
     expect(new Set(GOLDEN_CASES.map((c) => c.name)).size).toBe(GOLDEN_CASES.length);
   });
   for (const c of GOLDEN_CASES) {

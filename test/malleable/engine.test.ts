@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InvalidResizeError, MalleableSim, simulate } from '../../src/malleable/engine.js';
+import { InvalidResizeError, DmrSim, simulate } from '../../src/malleable/preset.js';
 import { type AppModel, allowedSizes, type MJob, type MWorkload, validResize } from '../../src/malleable/model.js';
 import { dmrPolicy, neverPolicy } from '../../src/malleable/policy.js';
 import { malleableWorkloadArb } from './arbitraries.js';
@@ -66,7 +66,7 @@ describe('hand-computed run', () => {
     expect(r.resizes).toEqual([]);
   });
   it('refuses a resize outside min/max/factor or beyond the free nodes, changing nothing', () => {
-    const sim = new MalleableSim(w);
+    const sim = new DmrSim(w);
     const p = sim.next()!;
     expect(p.size).toBe(4);
     expect(() => sim.decide(3)).toThrow(InvalidResizeError);
@@ -80,7 +80,7 @@ describe('hand-computed run', () => {
       nodes: 4,
       jobs: [{ id: 'A', subtime: 5, app: lin, steps: 100, nodes: 4, malleable: { min: 1, max: 4, pref: 4, factor: 2, inhibit: 1.1 } }],
     };
-    const sim = new MalleableSim(one);
+    const sim = new DmrSim(one);
     const times: number[] = [];
     while (sim.next()) {
       times.push(sim.time);
@@ -112,7 +112,7 @@ describe('properties on random workloads', () => {
   it('dmr: every resize respects min, max and factor; nodes never oversubscribed; node-seconds add up', () => {
     fc.assert(
       fc.property(workloadArb, (w) => {
-        const sim = new MalleableSim(w);
+        const sim = new DmrSim(w);
         const byId = new Map(w.jobs.map((j) => [j.id, j]));
         for (let p = sim.next(); p !== null; p = sim.next()) {
           expect(sim.freeNodes).toBeGreaterThanOrEqual(0);
@@ -140,7 +140,7 @@ describe('properties on random workloads', () => {
   it('a random agent choosing any allowed size keeps the same invariants', () => {
     fc.assert(
       fc.property(workloadArb, fc.integer({ min: 0, max: 1e6 }), (w, seed) => {
-        const sim = new MalleableSim(w);
+        const sim = new DmrSim(w);
         let x = seed;
         for (let p = sim.next(); p !== null; p = sim.next()) {
           const options = allowedSizes(p.spec).filter((s) => s - p.size <= p.free);
@@ -195,7 +195,7 @@ describe('the queue a point sees is the current queue', () => {
         // without pref, §4.3's shrinks promote queued jobs
         const w = paperWorkload({ jobs: 60, seed });
         const noPref = { ...w, jobs: w.jobs.map((j) => ({ ...j, malleable: j.malleable && { ...j.malleable, pref: null } })) };
-        const sim = new MalleableSim(seed === 5 ? w : noPref, { queuePoints });
+        const sim = new DmrSim(seed === 5 ? w : noPref, { queuePoints });
         let points = 0;
         for (let p = sim.next(); p !== null; p = sim.next()) {
           expect(p.queue.length).toBe(sim.queueLength);

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InvalidResizeError, MalleableSim, simulate } from '../../src/malleable/engine.js';
+import { InvalidResizeError, DmrSim, simulate } from '../../src/malleable/preset.js';
 import { type AppModel, allowedSizes, type MWorkload, validResize } from '../../src/malleable/model.js';
 import { dmrPolicy, type ResizePolicy } from '../../src/malleable/policy.js';
 import { paperWorkload } from '../../src/malleable/workload.js';
@@ -34,7 +34,7 @@ const requesting =
 
 describe('queue points: hand-computed', () => {
   it('is offered at the arrival of the blocked head, with the job and the queue', () => {
-    const sim = new MalleableSim(w, { queuePoints: true });
+    const sim = new DmrSim(w, { queuePoints: true });
     const p = sim.next()!;
     expect(p.kind).toBe('queue');
     expect(sim.atQueuePoint).toBe(true);
@@ -118,7 +118,7 @@ describe('queue points: properties on random workloads', () => {
   it('a random agent at both kinds: offers only for a blocked head, each job once per head; requests carried out at the next point', () => {
     fc.assert(
       fc.property(workloadArb, fc.integer({ min: 0, max: 1e6 }), (w, seed) => {
-        const sim = new MalleableSim(w, { queuePoints: true });
+        const sim = new DmrSim(w, { queuePoints: true });
         const byId = new Map(w.jobs.map((j) => [j.id, j]));
         // jobs offered while the current head waits; requests: job -> [size, its resizes when made]
         let head = '';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
-import { simulate } from '../../src/malleable/engine.js';
+import { simulate } from '../../src/malleable/preset.js';
 import { PAPER_APPS, stepTime } from '../../src/malleable/model.js';
 import { dmrPolicy } from '../../src/malleable/policy.js';
 import { isMalleableWorkload, malleableJobs, malleableWorkloadOf, paperWorkload, parseMalleableWorkload, rigidVersion } from '../../src/malleable/workload.js';

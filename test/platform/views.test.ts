@@ -1,12 +1,12 @@
 /**
  * Views of one platform for the engines that count nodes per group (Slurm) or capacity vectors per host
- * (fairness): a platform built from a Slurm platform spec (or from fairness host groups) shows, through
- * its view, exactly the fields of the Slurm engine's `SlurmPlatform` (the fairness engine's `HostTable`)
- * built from the same input; the seed's Raijin file loads as a platform of 57,600 cores.
+ * (the fairness preset): a platform built from a Slurm platform spec shows, through its view, exactly the
+ * fields of the Slurm engine's `SlurmPlatform` built from the same input; one built from fairness host
+ * groups shows the per-host capacities, names, groups and totals (by hand); the seed's Raijin file loads
+ * as a platform of 57,600 cores.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HostTable } from '../../src/fairness/model.js';
 import { loadPlatform, parsePlatform } from '../../src/platform/loader.js';
 import { hostVectorView, nodeGroupView, platformFromHostGroups, platformFromNodeGroups } from '../../src/platform/views.js';
 import { RAIJIN_PLATFORM, SlurmPlatform, type SlurmPlatformSpec } from '../../src/slurm/platform.js';
@@ -97,17 +97,25 @@ describe('node-group view (the Slurm engine)', () => {
   });
 });
 
-describe('host-vector view (the fairness engine)', () => {
+describe('host-vector view (the fairness preset)', () => {
   const GROUPS = [
     { count: 2, cpus: 16, memory: 64, name_prefix: 'a' },
     { count: 3, cpus: 16, memory: 48.5 },
     { count: 1, cpus: 32, memory: 0.1, name_prefix: 'h1' },
   ];
 
-  it("the view of the converted platform equals HostTable's capacities, names, groups and totals", () => {
-    const t = new HostTable(GROUPS);
+  it('the view of the converted platform: capacities, names, groups and totals per host', () => {
     const v = hostVectorView(platformFromHostGroups(GROUPS));
-    expect(v).toEqual({ count: t.count, cpuCap: t.cpuCap, memCap: t.memCap, names: t.names, group: t.group, totalCpu: t.totalCpu, totalMem: t.totalMem });
+    expect(v).toEqual({
+      count: 6,
+      cpuCap: Float64Array.from([16, 16, 16, 16, 16, 32]),
+      memCap: Float64Array.from([64, 64, 48.5, 48.5, 48.5, 0.1]),
+      names: ['a0', 'a1', 'g1-0', 'g1-1', 'g1-2', 'h10'],
+      group: Int32Array.from([0, 0, 1, 1, 1, 2]),
+      totalCpu: 112,
+      // summed host by host, as the fairness engine's HostTable did
+      totalMem: 64 + 64 + 48.5 + 48.5 + 48.5 + 0.1,
+    });
     expect(v.names).toEqual(['a0', 'a1', 'g1-0', 'g1-1', 'g1-2', 'h10']);
   });
 

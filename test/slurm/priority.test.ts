@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PRIORITY, FairShare, ageFactor, fairShareFactor, jobPriority, jobSizeFactor } from '../../src/slurm/priority.js';
+import { UserLedger } from '../../src/scheduling/userLedger.js';
+import { DEFAULT_PRIORITY, ageFactor, fairShareFactor, jobPriority, jobSizeFactor } from '../../src/slurm/priority.js';
 
 describe('multifactor factors (Slurm priority_multifactor)', () => {
   it('age: linear up to PriorityMaxAge, then 1', () => {
@@ -29,7 +30,7 @@ describe('multifactor factors (Slurm priority_multifactor)', () => {
   });
 
   it('the kept total usage equals the sum over users after accruals and decays', () => {
-    const fs = new FairShare(3);
+    const fs = UserLedger.numbered(3, 1, 1);
     expect(fs.totalUsage()).toBe(0);
     fs.accrue(2, 40);
     fs.decay(5, 10);
@@ -43,7 +44,7 @@ describe('multifactor factors (Slurm priority_multifactor)', () => {
   });
 
   it('usage decays with the half-life and normalises over users', () => {
-    const fs = new FairShare(2);
+    const fs = UserLedger.numbered(2, 1, 1);
     fs.accrue(0, 100);
     fs.accrue(1, 300);
     fs.decay(10, 10);
@@ -51,8 +52,8 @@ describe('multifactor factors (Slurm priority_multifactor)', () => {
     const total = fs.totalUsage();
     expect(total).toBe(200);
     // U = 0.25, S = 0.5 -> 2^-0.5; U = 0.75 -> 2^-1.5
-    expect(fs.factor(0, total, 1)).toBeCloseTo(2 ** -0.5, 15);
-    expect(fs.factor(1, total, 1)).toBeCloseTo(2 ** -1.5, 15);
+    expect(fs.fairShare(0, total, 1)).toBeCloseTo(2 ** -0.5, 15);
+    expect(fs.fairShare(1, total, 1)).toBeCloseTo(2 ** -1.5, 15);
     fs.decay(10, 0);
     expect(fs.totalUsage()).toBe(200);
   });

@@ -41,7 +41,11 @@ describe('facets in native JSON', () => {
     ]);
     // a job without facets has none of them
     const [plain] = parse([{ id: 'b', subtime: 0, ntasks: 2, runtime: 100 }]);
-    expect(Object.keys(plain!).filter((k) => ['user', 'account', 'partition', 'qos', 'malleable', 'operatorEvents'].includes(k))).toEqual([]);
+    expect(Object.keys(plain!).filter((k) => ['user', 'account', 'partition', 'qos', 'malleable', 'operatorEvents', 'cpusPerTask'].includes(k))).toEqual([]);
+    // fractional cores per task, for the vector capacity
+    const [half] = parse([{ id: 'c', subtime: 0, ntasks: 1, runtime: 10, cpus_per_task: 0.25 }]);
+    expect(half!.cpusPerTask).toBe(0.25);
+    expect(() => parse([{ id: 'd', subtime: 0, ntasks: 1, runtime: 10, cpus_per_task: 0 }])).toThrow(/\$\.jobs\[0\]\.cpus_per_task/);
   });
 
   it('a malleable job: submitted at max by default, runtime = steps x d(max), its facet exact', () => {
@@ -132,6 +136,7 @@ describe('round trip: makeJob -> writeNativeWorkload -> parseNativeWorkload', ()
         partition: 'p',
         qos: 'q',
         operatorEvents: [{ after: 1, duration: 2 }],
+        cpusPerTask: 0.5,
       }),
       makeJob({ id: 'b', subtime: 1, ntasks: 4, type: 'mpi', nodes: 4, ntasksPerNode: 1, runtime, reqTime: runtime, user: 'u2', malleable }),
       makeJob({ id: 'c', subtime: 2, ntasks: 1, type: 'seq', runtime: 5, profile: 'p', user: 'u1' }),

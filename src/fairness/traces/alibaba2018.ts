@@ -20,7 +20,7 @@
  * sort it once (`clustergym convert --format alibaba2018 --sort`, or the raw table with
  * `convert --sort --key-column 5`). Each row is expanded lazily: memory is one row.
  */
-import type { TraceTask } from '../engine.js';
+import type { TraceTask } from '../preset.js';
 import type { ScaleOptions } from './googleEvents.js';
 import { newSummary, num, type ReadSummary, readLines, skip } from './lines.js';
 

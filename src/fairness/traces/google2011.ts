@@ -20,7 +20,7 @@
  * line. The table ships as 500 gzipped parts in time order: decompress and concatenate them.
  */
 import { InputError } from '../../core/errors.js';
-import type { TraceTask } from '../engine.js';
+import type { TraceTask } from '../preset.js';
 import { type GoogleEvent, type GoogleEventRow, type GoogleSummary, pairGoogleEvents, type ScaleOptions } from './googleEvents.js';
 import { num, readLines, skip } from './lines.js';
 

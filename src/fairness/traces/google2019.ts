@@ -17,7 +17,7 @@
  * collection id -> user, one entry per collection), else `collection:<id>`.
  */
 import { InputError } from '../../core/errors.js';
-import type { TraceTask } from '../engine.js';
+import type { TraceTask } from '../preset.js';
 import { type GoogleEvent, type GoogleEventRow, type GoogleSummary, pairGoogleEvents, type ScaleOptions } from './googleEvents.js';
 import { readLines } from './lines.js';
 

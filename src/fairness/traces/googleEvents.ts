@@ -26,7 +26,7 @@
  * `clustergym convert --sort --key-column 0`).
  */
 import { InputError } from '../../core/errors.js';
-import type { TraceTask } from '../engine.js';
+import type { TraceTask } from '../preset.js';
 import { type ReadSummary, skip } from './lines.js';
 
 /** The event kinds both versions share (each version maps its own codes to these). */

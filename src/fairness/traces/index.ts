@@ -1,10 +1,10 @@
 /**
- * Task-trace readers of the fairness engine, by format name, and the conversion to the native CSV.
+ * Task-trace readers of the fairness preset, by format name, and the conversion to the native CSV.
  * Every reader streams (one chunk of the file and the open tasks in memory, see each module).
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { InputError } from '../../core/errors.js';
-import type { TraceTask } from '../engine.js';
+import type { TraceTask } from '../preset.js';
 import { readAlibaba2018 } from './alibaba2018.js';
 import { readGoogle2011 } from './google2011.js';
 import { readGoogle2019 } from './google2019.js';

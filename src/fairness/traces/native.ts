@@ -1,5 +1,5 @@
 /**
- * The native task format of the fairness engine, in two spellings, both streamed:
+ * The native task format of the fairness preset, in two spellings, both streamed:
  *
  * - **CSV** with a header naming the columns (any order, extra columns ignored):
  *   `submit,cpu,memory,duration,user` — `submit` and `duration` in seconds, `cpu` in cores,
@@ -15,7 +15,7 @@
 import { z } from 'zod';
 import { csvField } from '../../core/csv.js';
 import { InputError, inputErrorFromIssues } from '../../core/errors.js';
-import type { TraceTask } from '../engine.js';
+import type { TraceTask } from '../preset.js';
 import { newSummary, num, type ReadSummary, readLines } from './lines.js';
 
 /** The native CSV header. */

@@ -15,7 +15,7 @@
  * SWF files are sorted by submission time, so they stream straight into the engine (§4.5.1).
  */
 import { InputError } from '../../core/errors.js';
-import type { TraceTask } from '../engine.js';
+import type { TraceTask } from '../preset.js';
 import { newSummary, type ReadSummary, readLines, skip } from './lines.js';
 
 /** Options of the SWF task reader. */

@@ -89,7 +89,7 @@ export function runGpuSimulation(
           csvField(rec.job.gpus?.dl?.jobType ?? ''),
           gpus.length,
           rec.submit,
-          rec.start,
+          rj?.firstStart ?? rec.start,
           rec.finish,
           rec.finish - rec.submit,
           type >= 0 ? platform.gpuTypes[type] : '',

@@ -1,15 +1,57 @@
 /**
- * The waiting tasks of the fairness engine: one FIFO per user (DRF and Tetris look at each user's
- * next task, §5.2) and one FIFO over all users in submission order (the greedy packers). A task
- * sits in both; starting a task marks it (`start` set) and the other queue drops it lazily when it
- * reaches the head, so every operation is O(1) amortised and no queue is ever walked.
- * The users with waiting tasks are kept in a dense list with positions (O(1) add and remove).
+ * The waiting tasks of the multi-resource scheduling passes (`multiResource.ts`, seed 001): one FIFO per
+ * user (DRF and Tetris look at each user's next task, §5.2) and one FIFO over all users in submission
+ * order (the greedy packers). A task sits in both; starting a task marks it (`host` set) and the other
+ * queue drops it lazily when it reaches the head, so every operation is O(1) amortised and no queue is
+ * ever walked. The users with waiting tasks are kept in a dense list with positions (O(1) add and
+ * remove).
  */
-import type { FairTask } from './model.js';
+import { type Job, taskCpus } from '../workload/job.js';
+
+/** What the queues read of a task: its user, and its host (>= 0 once it started). */
+export interface QueuedTask {
+  readonly user: number;
+  readonly host: number;
+}
+
+/**
+ * A waiting task of the passes: a job of one task on the vector capacity, and what the queues keep of
+ * it (its sizes are the job's). The passes let go of it when it starts: a running task is its job.
+ */
+export class FairTask {
+  /** Host it runs on, -1 while waiting (its start time is its running job's). */
+  host = -1;
+  constructor(
+    /** Dense id in submission order (0, 1, ...). */
+    readonly id: number,
+    /** User index (`UserLedger`). */
+    readonly user: number,
+    /** The engine's job. */
+    readonly job: Job,
+    /** Its position in the engine's waiting queue (a hint for `startJob`, refreshed after the queue compacts). */
+    public pos: number,
+  ) {}
+  /** Submission time (s). */
+  get submit(): number {
+    return this.job.subtime;
+  }
+  /** Cores held while running (> 0). */
+  get cpu(): number {
+    return taskCpus(this.job);
+  }
+  /** Memory held while running (>= 0, the hosts' units). */
+  get memory(): number {
+    return this.job.mem;
+  }
+  /** Run time once started (s, >= 0). */
+  get duration(): number {
+    return this.job.runtime;
+  }
+}
 
 /** A FIFO of tasks on a growable array with a moving head (compacted when half is dead). */
-export class TaskFifo {
-  private items: FairTask[] = [];
+export class TaskFifo<T extends QueuedTask = FairTask> {
+  private items: T[] = [];
   private head = 0;
   /** Started tasks still in the array (behind a waiting head: `noteStarted` counts them). */
   private dead = 0;
@@ -39,19 +81,19 @@ export class TaskFifo {
     return this.items.length - this.head;
   }
 
-  push(t: FairTask): void {
+  push(t: T): void {
     this.items.push(t);
   }
 
   /** The first task, or undefined. */
-  peek(): FairTask | undefined {
+  peek(): T | undefined {
     return this.items[this.head];
   }
 
   /** Removes the first task. */
   shift(): void {
     if (this.items[this.head] !== undefined && this.items[this.head]!.host >= 0 && this.dead > 0) this.dead--;
-    this.items[this.head] = undefined as unknown as FairTask;
+    this.items[this.head] = undefined as unknown as T;
     this.head++;
     if (this.head > 1024 && this.head * 2 > this.items.length) {
       this.items = this.items.slice(this.head);
@@ -60,7 +102,7 @@ export class TaskFifo {
   }
 
   /** Drops started tasks at the head; returns the first waiting task. */
-  firstWaiting(): FairTask | undefined {
+  firstWaiting(): T | undefined {
     let t = this.items[this.head];
     while (t !== undefined && t.host >= 0) {
       this.shift();
@@ -70,7 +112,7 @@ export class TaskFifo {
   }
 
   /** The waiting tasks in order (for tests and observations; O(length)). */
-  *waiting(): Generator<FairTask> {
+  *waiting(): Generator<T> {
     for (let i = this.head; i < this.items.length; i++) {
       const t = this.items[i]!;
       if (t.host < 0) yield t;
@@ -79,21 +121,21 @@ export class TaskFifo {
 }
 
 /** The waiting tasks, by user and in submission order. */
-export class WaitingTasks {
+export class WaitingTasks<T extends QueuedTask = FairTask> {
   /** Number of waiting tasks. */
   size = 0;
   /** Per-user FIFOs (only waiting tasks: tasks start from the head of their user's queue or by `take`). */
-  private readonly perUser: TaskFifo[] = [];
+  private readonly perUser: TaskFifo<T>[] = [];
   private readonly waitingOfUser: number[] = [];
-  private readonly all = new TaskFifo();
+  private readonly all = new TaskFifo<T>();
   /** Users with at least one waiting task, in the order they became active. */
   private readonly active: number[] = [];
   private readonly activePos: number[] = [];
 
   /** Adds a task that arrived. */
-  add(t: FairTask): void {
+  add(t: T): void {
     while (this.perUser.length <= t.user) {
-      this.perUser.push(new TaskFifo());
+      this.perUser.push(new TaskFifo<T>());
       this.waitingOfUser.push(0);
       this.activePos.push(-1);
     }
@@ -106,8 +148,8 @@ export class WaitingTasks {
     }
   }
 
-  /** Marks a waiting task started (the caller sets `t.host`/`t.start` first) and updates the counts. */
-  remove(t: FairTask): void {
+  /** Marks a waiting task started (the caller sets `t.host` first) and updates the counts. */
+  remove(t: T): void {
     this.size--;
     const u = t.user;
     // drop started tasks at the heads now, so that a queue nobody reads (the per-user queues under
@@ -128,12 +170,12 @@ export class WaitingTasks {
   }
 
   /** User `u`'s next waiting task (FIFO within the user). */
-  headOf(u: number): FairTask | undefined {
+  headOf(u: number): T | undefined {
     return this.perUser[u]?.firstWaiting();
   }
 
   /** The oldest waiting task over all users. */
-  oldest(): FairTask | undefined {
+  oldest(): T | undefined {
     return this.all.firstWaiting();
   }
 
@@ -153,7 +195,7 @@ export class WaitingTasks {
   }
 
   /** All waiting tasks in submission order (O(queue)). */
-  *tasks(): Generator<FairTask> {
+  *tasks(): Generator<T> {
     yield* this.all.waiting();
   }
 }
