@@ -1064,7 +1064,8 @@ export class SlurmEngine implements DiscreteEventEngine {
           if (gp > 0 && !this.gpuFits(s, g, this.platform.groupGpus[g]!)) continue;
           const prof = this.profile[g]!;
           // with GPUs, the first bucket where both the cores and the GPUs fit (issue 45)
-          const firstBucket = (L: number, from: number) => (gp > 0 ? jointFit(prof, this.gpuProfile![g]!, K, c, gp, L, from) : earliestFit(prof, K, c, L, from));
+          const firstBucket = (L: number, from: number) =>
+            gp > 0 ? jointFit(prof, this.gpuProfile![g]!, K, c, gp, L, from) : earliestFit(prof, K, c, L, from);
           let k = firstBucket(Lnow, 0);
           if (k === 0) {
             // idle cores held for a reservation that starts before this job would end are not for it
