@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DlProgress } from '../../src/execution/dlProgress.js';
-import { ClusterSimulator, type DecisionMaker, type JobRecord } from '../../src/execution/simulator.js';
+import { ClusterSimulator, type DecisionMaker, type JobRecord, type RunningJob } from '../../src/execution/simulator.js';
 import { parsePlatform } from '../../src/platform/loader.js';
 import type { Platform } from '../../src/platform/platform.js';
 import { loadThroughputTable } from '../../src/workload/dlThroughput.js';
@@ -205,7 +205,8 @@ describe('preemption keeps the steps done', () => {
     sim.startJob(sim.waiting[0]!, [0], { gpus: [0] }); // V100: 20 steps/s, 680 steps left
     sim.runUntil(Number.POSITIVE_INFINITY);
     expect(events).toEqual(['start 0 gpu 12', 'requeue 10', 'start 10 gpu 0']);
-    expect(rec!.start).toBe(0); // the first start
+    expect(rec!.start).toBe(10); // the record is its last run's (main's RunningJob), its first start kept beside
+    expect((rec as unknown as RunningJob).firstStart).toBe(0);
     expect(rec!.finish).toBeCloseTo(10 + 680 / 20, 9);
     expect(dl.progressOf(rec!.job)).toBeUndefined();
   });
