@@ -28,6 +28,7 @@
  * - `fleet`: beyond one machine: env-steps/s of one learner against 1, 2, 4 servers (`make_vec(addresses=...)`),
  *   and the leaderboard's wall time as one process against 2 and 4 `--shard` processes and their `--merge`.
  * - `combined`: the one engine's combined scenario (issue 42) and what each dimension changes when it alone is off.
+ * - `gavel`: `reproduce gavel` at full size (Gavel's Figure 9, issue 45: hours of CPU; needs ../shared/data/gavel).
  * - `platform`: loading seed 004's Raijin platform (3,600 nodes x 16 cores) written as one node group, as
  *   the Slurm engine's node-group file and node by node: median/min/max ms and the heap it keeps.
  * - `netsim`: the flow model: 10,000 transfers on a 128-host fat-tree, `clustergym netsim` and SimGrid's
@@ -40,6 +41,7 @@ import { benchCore } from './core.js';
 import { benchEnvs } from './envs.js';
 import { benchFairness } from './fairness.js';
 import { benchFlatEs } from './flatEs.js';
+import { benchGavel } from './gavel.js';
 import { benchFleet } from './fleet.js';
 import { benchIrmasim } from './irmasim.js';
 import { benchLeaderboard, benchLookahead } from './leaderboard.js';
@@ -75,6 +77,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   fleet: benchFleet,
   platform: () => benchPlatform(),
   combined: benchCombined,
+  gavel: benchGavel,
 };
 
 /** Sections run only when named (`npm run bench -- slurm-live`). */

@@ -36,6 +36,10 @@ const EXPERIMENTS: Record<string, { summary: string; load: () => Promise<Reprodu
     summary: 'seed 003 (CSC thesis): RR/DYN/IMPLI/DYN_MOD/CSC time sharing, MPL, L and memory sweeps',
     load: async () => (await import('./reproduce/cosched.js')).reproduceCommand,
   },
+  gavel: {
+    summary: "Gavel (OSDI'20) Figure 9: mean JCT vs input rate, heterogeneity-agnostic vs aware max-min fairness on 36 V100/P100/K80",
+    load: async () => (await import('./reproduce/gavel.js')).reproduceCommand,
+  },
   raijin: {
     summary: 'seed 004 (Slurm on Raijin): 57,600 cores, runworkload shrink sweep, calcmets, Tables 4.1/4.2',
     load: async () => (await import('./reproduce/raijin.js')).reproduceCommand,

@@ -15,6 +15,13 @@
  * `--backfill` applies to a policy name without `+BACKFILL`; `--commit-head` commits the job ranked
  * first until it starts (RLScheduler) instead of re-ordering at every decision point (Slurm).
  *
+ * GPU workloads (DESIGN §16, docs/gpus.md): a Gavel trace (`*.trace`), Philly jobs (`*.csv`, Pollux's
+ * `philly.csv`; `--philly-cluster`, `--skip`, `--limit` take a sample) or a native workload of DL jobs
+ * run under a round-based GPU policy (`--policy fifo|las|srtf|max_min_fairness_perf|...`,
+ * src/scheduling/gpu/rounds.ts) with the DL throughput table (`--throughputs`, Gavel's by default) on
+ * `data/platforms/gpu-3types.json` (4 servers of 4 GPUs of each of V100, P100, K80) unless `--platform`;
+ * `--round S` sets the round length; the outputs add `gpu_jobs.csv`.
+ *
  * With no arguments it runs the embedded default (`data/platforms/hetero-20.json` with
  * `data/workloads/mixed-300.json`). Without `--platform`, a trace runs on a homogeneous cluster of
  * its `MaxProcs` (see `resolvePlatform`). JSON inputs are validated whole before anything is
@@ -25,8 +32,15 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { ClusterSimulator } from '../src/execution/simulator.js';
 import { InputError } from '../src/core/errors.js';
 import type { Summary } from '../src/metrics/summary.js';
+import { loadPlatform } from '../src/platform/loader.js';
 import type { Platform } from '../src/platform/platform.js';
 import { runSimulation } from '../src/scheduling/run.js';
+import { GPU_POLICIES } from '../src/scheduling/gpu/rounds.js';
+import { runGpuSimulation } from '../src/scheduling/gpu/run.js';
+import { PACKAGE_ROOT } from '../src/core/paths.js';
+import { GAVEL_THROUGHPUTS, loadThroughputTable } from '../src/workload/dlThroughput.js';
+import { loadGavelTrace } from '../src/workload/gavel.js';
+import { loadPhillyJobs } from '../src/workload/philly.js';
 import { BACKFILL_NAMES, DEFAULT_MAX_JOB_TEST } from '../src/scheduling/backfilling.js';
 import { makeScheduler, parsePolicyName } from '../src/scheduling/policyName.js';
 import { prepareIrmasimRun } from '../src/scheduling/irmasim/options.js';
@@ -67,6 +81,21 @@ export const flags = defineFlags({
     default: 'always',
     help: "idle processors draw power from t = 0 or from their first task (IRMaSim's accounting)",
   },
+  throughputs: {
+    value: 'FILE',
+    schema: text(true),
+    default: GAVEL_THROUGHPUTS,
+    help: "DL throughput table of a GPU run (Gavel's simulation_throughputs.json format)",
+  },
+  round: { value: 'S', schema: num({ gt: 0 }), default: 360, help: 'round length of a GPU run, s (Gavel: 360)' },
+  'spread-rates': {
+    schema: oneOf(['table', 'one-server']),
+    default: 'table',
+    help: "GPUs over several servers run at the table's spread rates, or at its one-server rates (Gavel's simulator)",
+  },
+  'philly-cluster': { value: 'ID', schema: text(true), help: 'Philly jobs: keep this virtual cluster only (e.g. 6214e9)' },
+  skip: { value: 'N', schema: int({ gte: 0 }), default: 0, help: 'Philly jobs: skip the first N (in submission order)' },
+  limit: { value: 'N', schema: int({ gte: 1 }), help: 'Philly jobs: keep at most N' },
   irmasim: {
     value: 'OPTIONS.json',
     schema: text(),
@@ -94,7 +123,97 @@ const NOT_WITH_IRMASIM: (keyof typeof flags.specs)[] = [
   'memory-model',
   'comm-model',
   'comm-penalty',
+  'throughputs',
+  'round',
+  'spread-rates',
+  'philly-cluster',
+  'skip',
+  'limit',
 ];
+
+/** The default platform of a GPU run. */
+export const DEFAULT_GPU_PLATFORM = resolve(PACKAGE_ROOT, 'data/platforms/gpu-3types.json');
+
+/** Whether a workload file is a GPU workload by its name: a Gavel trace (`.trace`) or Philly jobs (`.csv`). */
+function gpuWorkloadKind(file: string): 'gavel' | 'philly' | null {
+  if (/\.trace$/i.test(file)) return 'gavel';
+  if (/\.csv$/i.test(file)) return 'philly';
+  return null;
+}
+
+/** A GPU run (see the module comment). */
+function simulateGpu(f: Flags, given: (flag: keyof typeof flags.specs) => boolean): number {
+  const kind = gpuWorkloadKind(f.workload);
+  checkPathKinds([
+    { flag: '--workload', path: f.workload, kind: 'file' },
+    { flag: '--platform', path: f.platform, kind: 'file' },
+    { flag: '--throughputs', path: f.throughputs, kind: 'file' },
+    { flag: '--out', path: f.out, kind: 'dir' },
+  ]);
+  if (kind !== 'philly') {
+    const philly = (['philly-cluster', 'skip', 'limit'] as const).filter(given);
+    if (philly.length > 0) throw new InputError(`${philly.map((k) => `--${k}`).join(', ')}: only for Philly jobs (a .csv workload)`);
+  }
+  const table = loadThroughputTable(f.throughputs);
+  const platform = loadPlatform(f.platform ?? DEFAULT_GPU_PLATFORM, f['platform-name'] ? { platformName: f['platform-name'] } : {});
+  if (platform.gpuCount === 0) throw new InputError(`--platform ${platform.name}: a GPU policy needs a platform with GPUs (docs/model.md, "GPUs")`);
+  const workload =
+    kind === 'gavel'
+      ? loadGavelTrace(f.workload, { table })
+      : kind === 'philly'
+        ? loadPhillyJobs(f.workload, {
+            table,
+            seed: f.seed,
+            skip: f.skip,
+            ...(f['philly-cluster'] !== undefined ? { cluster: f['philly-cluster'] } : {}),
+            ...(f.limit !== undefined ? { limit: f.limit } : {}),
+          })
+        : loadWorkloadFile(f.workload);
+  if (workload.jobs.length === 0) throw new InputError(`--workload ${f.workload}: the workload holds no jobs; nothing to simulate`);
+  const notDl = workload.jobs.find((j) => j.gpus?.dl === undefined);
+  if (notDl !== undefined)
+    throw new InputError(
+      `${notDl.source}: job ${notDl.id} is not a deep-learning job (a gpus facet with job_type and steps): a GPU policy runs DL jobs`,
+      f.workload,
+    );
+  checkWorkloadFits(platform, workload, f.workload, true);
+  const stage = f.out !== undefined ? stageOutputs(f.out) : undefined;
+  const t0 = performance.now();
+  let run: ReturnType<typeof runGpuSimulation>;
+  try {
+    run = runGpuSimulation(platform, workload.jobs, {
+      policy: f.policy,
+      table,
+      round: f.round,
+      seed: f.seed,
+      spreadRates: f['spread-rates'] === 'table',
+      outDir: stage?.dir,
+      workloadName: f.workload,
+    });
+  } catch (e) {
+    stage?.abort();
+    throw e;
+  }
+  stage?.commit();
+  const seconds = (performance.now() - t0) / 1000;
+  if (f.json) {
+    process.stdout.write(`${JSON.stringify({ ...run.summary, ...run.gpu })}\n`);
+    return 0;
+  }
+  console.log(
+    `platform ${platform.name} (${platform.nodeCount} nodes, ${platform.gpuTypeSpecs.map((t) => `${t.count} ${t.name}`).join(', ')}), ` +
+      `workload ${basename(f.workload)} (${workload.jobs.length} DL jobs${skippedText(workload.skipped)}), policy ${f.policy}, rounds of ${f.round} s`,
+  );
+  console.log(summaryTable(run.summary));
+  const rows: [string, string | number][] = [
+    ['mean JCT (h)', run.gpu.mean_jct / 3600],
+    ['preemptions', run.gpu.preemptions],
+    ...Object.entries(run.gpu.gpu_utilisation).map(([t, u]): [string, number] => [`${t} utilisation`, u]),
+  ];
+  console.log(formatTable(['GPU metric', 'value'], rows));
+  console.log(`simulated in ${seconds.toFixed(3)} s${f.out ? `; outputs in ${f.out}/ (summary.json, jobs.csv, gpu_jobs.csv)` : ''}`);
+  return 0;
+}
 
 /** Checks every job can fit the platform before anything runs or is written. */
 export function checkWorkloadFits(platform: Platform, workload: Workload, file: string, enforceMemory: boolean): void {
@@ -224,6 +343,11 @@ export function simulate(f: Flags, given: (flag: keyof typeof flags.specs) => bo
       );
     return simulateIrmasim(f, f.irmasim);
   }
+  if ((GPU_POLICIES as readonly string[]).includes(f.policy)) return simulateGpu(f, given);
+  if (gpuWorkloadKind(f.workload) !== null)
+    throw new InputError(`--workload ${basename(f.workload)} holds DL jobs: give a GPU policy, --policy ${GPU_POLICIES.join('|')} (docs/gpus.md)`);
+  const gpuOnly = (['throughputs', 'round', 'spread-rates', 'philly-cluster', 'skip', 'limit'] as const).filter(given);
+  if (gpuOnly.length > 0) throw new InputError(`${gpuOnly.map((k) => `--${k}`).join(', ')}: only with a GPU policy (--policy ${GPU_POLICIES.join('|')})`);
   checkPathKinds([
     { flag: '--workload', path: f.workload, kind: 'file' },
     { flag: '--platform', path: f.platform, kind: 'file' },

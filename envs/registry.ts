@@ -11,7 +11,7 @@
  * loaded context (the vector envs do, so the platform and workload are loaded once).
  *
  * The three cluster environments (`Job-v0`, `JobNode-v0`, `PolicyPair-v0`) share `EnvContext`.
- * The other systems' environments (malleable jobs, time sharing, fairness, Slurm) register an
+ * The other systems' environments (malleable jobs, time sharing, fairness, Slurm, GPUs) register an
  * `EnvRegistration` in `SYSTEM_ENVS`: how to load their context from a config and make an env on
  * it. `loadEnv`/`makeEnv` and `make` work for every id; the bridge and the checker see `GymEnv`.
  */
@@ -21,6 +21,7 @@ import { EnvContext } from './context.js';
 import type { ClusterEnv } from './env.js';
 import type { GymEnv } from './gym.js';
 import { fairRegistration } from './fairness/index.js';
+import { gpuRegistration } from './gpu/index.js';
 import { JobEnv } from './jobEnv.js';
 import { JobNodeEnv } from './jobNodeEnv.js';
 import { malleableRegistration } from './malleable/index.js';
@@ -48,7 +49,7 @@ export interface EnvRegistration<C = unknown> {
 
 /** The other systems' environments (each system's env module exports its registrations). */
 // biome-ignore lint/suspicious/noExplicitAny: each registration has its own context type
-const SYSTEM_ENVS: readonly EnvRegistration<any>[] = [malleableRegistration, slurmRegistration, fairRegistration, coschedRegistration];
+const SYSTEM_ENVS: readonly EnvRegistration<any>[] = [malleableRegistration, slurmRegistration, fairRegistration, coschedRegistration, gpuRegistration];
 
 const SYSTEM_BY_ID = new Map(SYSTEM_ENVS.map((r) => [r.id, r]));
 

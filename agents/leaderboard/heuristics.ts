@@ -12,13 +12,15 @@
  *   system's batch policy's decisions (dmr and never on Malleable-v0, and the rules that use what
  *   its policy observes: dmr+shrink, min, srpt; unlimited, DYN(L) and CSC on CoSched-v0; DRF,
  *   Tetris(f), first-fit, best-fit and the duration orders sjf-drf(f), lpt-drf(f) on Fair-v0; each
- *   fixed profile x backfill setting and the queue-adaptive operator on Slurm-v0).
+ *   fixed profile x backfill setting and the queue-adaptive operator on Slurm-v0; the round
+ *   schedulers of src/scheduling/gpu on Gpu-v0).
  */
 import { InputError } from '../../src/core/errors.js';
 import { PythonRandom } from '../../src/core/rng.js';
 import { ClusterSimulator } from '../../src/execution/simulator.js';
 import type { Summary } from '../../src/metrics/summary.js';
 import type { Platform } from '../../src/platform/platform.js';
+import { GPU_POLICIES } from '../../src/scheduling/gpu/rounds.js';
 import { makeIrmasimManager } from '../../src/scheduling/irmasim/index.js';
 import type { NodeFit } from '../../src/scheduling/placement.js';
 import { makeScheduler, parsePolicyName, type PolicySpec } from '../../src/scheduling/policyName.js';
@@ -29,6 +31,7 @@ import type { GymEnv } from '../../envs/gym.js';
 import type { Observes } from '../../envs/observes.js';
 import type { EnvAgent } from '../episode.js';
 import { bestFitAgent, drfAgent, durationAgent, firstFitAgent, tetrisAgent } from '../fairness/index.js';
+import { gpuSchedulerAgent } from '../gpu/index.js';
 import { malleableAgent } from '../malleable/index.js';
 import { FixedSettingAgent, QueueAdaptiveAgent } from '../slurm/index.js';
 import { CscAgent, FixedShareAgent, UnlimitedAgent } from '../timesharing/index.js';
@@ -190,6 +193,10 @@ export function systemAgent(envId: string, name: string, where: string): EnvAgen
       if (name === 'queue-adaptive') agent = new QueueAdaptiveAgent();
       else if (fixed && Number(fixed[1]) < 12) agent = new FixedSettingAgent(Number(fixed[1]));
       else throw bad('fixed-A for A in 0..11 (profile A % 4 x backfill floor(A / 4)), queue-adaptive');
+      break;
+    case 'clustergym/Gpu-v0':
+      if (!(GPU_POLICIES as readonly string[]).includes(name)) throw bad(GPU_POLICIES.join(', '));
+      agent = gpuSchedulerAgent(name);
       break;
     default:
       throw new InputError(`$.env.id: no heuristic agents for ${envId}`, where);

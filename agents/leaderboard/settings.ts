@@ -41,6 +41,8 @@ export const SETTING_NAMES = [
   'fair',
   'slurm',
   'combined',
+  'gpu',
+  'gpu-philly',
 ] as const;
 
 /** The cluster envs' metrics (from the batch run's or the env's summary of the episode). */

@@ -35,9 +35,10 @@
  * best-aligned host, else wait): the initial theta of the shipped fair model.
  */
 import { InputError } from '../../src/core/errors.js';
+import { gpuPlacements } from '../gpu/features.js';
 
-/** The names of the feature maps. */
-export const FEATURE_MAPS = ['fair-pairs'] as const;
+/** The names of the feature maps (`gpu-placements`: Gpu-v0's, agents/gpu/features.ts). */
+export const FEATURE_MAPS = ['fair-pairs', 'gpu-placements'] as const;
 /** A feature map's name. */
 export type FeatureMapName = (typeof FEATURE_MAPS)[number];
 
@@ -160,6 +161,10 @@ export function featureMap(name: FeatureMapName, envId: string, A: number, D: nu
   if (name === 'fair-pairs') {
     if (envId !== 'clustergym/Fair-v0') throw new InputError(`features "fair-pairs" are Fair-v0's; the env is ${envId}`, 'features');
     return fairPairs(A, D);
+  }
+  if (name === 'gpu-placements') {
+    if (envId !== 'clustergym/Gpu-v0') throw new InputError(`features "gpu-placements" are Gpu-v0's; the env is ${envId}`, 'features');
+    return gpuPlacements(A, D);
   }
   throw new InputError(`unknown feature map ${JSON.stringify(name)}; expected one of ${FEATURE_MAPS.join(', ')}`, 'features');
 }

@@ -39,6 +39,7 @@ ENV_IDS = (
     "clustergym/Slurm-v0",
     "clustergym/Fair-v0",
     "clustergym/CoSched-v0",
+    "clustergym/Gpu-v0",
 )
 
 _CONNECTION_KEYS = ("address", "timeout", "client", "server_command", "server_args")

@@ -64,6 +64,10 @@ def case(request: Any, address: str) -> Any:
     missing = _missing_file(cfg)
     if missing:
         pytest.skip(f"{name} needs {missing} (../shared/data is absent)")
+    # Gpu-v0 reads Gavel's throughput table (and Philly's jobs) from ../shared by default (issue 45)
+    shared = REPO.parent / "shared" / "data"
+    if env_id == "clustergym/Gpu-v0" and not ((shared / "gavel").exists() and (shared / "pollux").exists()):
+        pytest.skip(f"{name} needs Gavel's table and Philly's jobs in {shared} (absent)")
     return env_id, cfg
 
 

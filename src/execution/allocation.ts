@@ -10,11 +10,21 @@
  * node and processor) and `releaseCore` (one core of a `seq` task); nothing else writes this state.
  * A system that changes what a running job holds (a resize, a suspension that frees cores) goes
  * through the same two calls.
+ *
+ * **GPUs** (DESIGN §16) are units like cores: ids dense over the platform (`Platform.nodeFirstGpu`),
+ * each on one node and of its node's GPU type; `gpuOwner` says who holds each, `nodeFreeGpus` and
+ * `freeGpusByType` what is free. A job with a `gpus` facet gets its GPUs with its cores, all at once
+ * (gang), checked by `gpuPlacementError` against the cores the last `placementError` accepted: the
+ * right count, free, each on a node of the job's cores, of the job's type (and of one type for a
+ * deep-learning job, whose rate needs one), `count` on each of its nodes when the request is per
+ * node. `moveGpus` takes and frees them. A GPU draws its type's idle power always and its busy
+ * power while held, in the same running power sum as the processors.
  */
 import { Int32Arena } from '../core/int32Arena.js';
 import { coversAllNodes, partitionRefusal, requestPartition } from '../platform/partitions.js';
 import type { Platform } from '../platform/platform.js';
 import { processorPower } from '../platform/power.js';
+import { jobGpus } from '../workload/gpuRequest.js';
 import { nodeTaskShare, perNodeCores, taskMem, type Job } from '../workload/job.js';
 import type { Capacity } from './capacity.js';
 import { NodeFreeTree } from './nodeFreeTree.js';
@@ -51,6 +61,18 @@ export class Allocation implements Capacity {
   idleNodes: number;
   /** Platform power now, W. */
   power = 0;
+  /** Per GPU: owner slot or -1 when free. */
+  readonly gpuOwner: Int32Array;
+  /** Per node: free GPUs. */
+  readonly nodeFreeGpus: Int32Array;
+  /** Per GPU type (`Platform.gpuTypes`): free GPUs. */
+  readonly freeGpusByType: Int32Array;
+  busyGpus = 0;
+  /** Per GPU type: busy minus idle power of one GPU, W. */
+  private readonly gpuPowerStep: Float64Array;
+  private readonly gpuMark: Int32Array;
+  private gpuGen = 0;
+  private readonly nodeGpuTally: Int32Array;
 
   private readonly nodeClasses: NodeClass[];
   /** Node classes of each partition that does not hold every node (built on first use). */
@@ -94,6 +116,12 @@ export class Allocation implements Capacity {
     this.freeCores = C;
     this.idleNodes = N;
     this.procUsed = idlePower === 'after-first-task' ? new Uint8Array(platform.procCount) : null;
+    this.gpuOwner = new Int32Array(platform.gpuCount).fill(-1);
+    this.nodeFreeGpus = Int32Array.from(platform.nodeGpuCount);
+    this.freeGpusByType = Int32Array.from(platform.gpuTypeSpecs, (t) => t.count);
+    this.gpuPowerStep = Float64Array.from(platform.gpuTypeSpecs, (t) => t.busyPower - t.idlePower);
+    this.gpuMark = new Int32Array(platform.gpuCount);
+    this.nodeGpuTally = new Int32Array(N);
     let powerless = true;
     for (let q = 0; q < platform.procCount && powerless; q++)
       powerless = platform.procStaticPower[q] === 0 && platform.procDynamicPower[q] === 0 && platform.procMinPower[q] === 0;
@@ -163,6 +191,10 @@ export class Allocation implements Capacity {
 
   /** Why `job` can never fit the platform, or null when it can. */
   unfitReason(job: Job): string | null {
+    if (job.gpus !== undefined) {
+      const why = this.gpuUnfitReason(job);
+      if (why !== null) return why;
+    }
     if (job.cpusPerTask !== undefined && job.cpusPerTask !== 1)
       return `asks for ${job.cpusPerTask} cores per task; the core allocation runs one task per core (the vector capacity holds fractions)`;
     const classes = this.classesFor(job);
@@ -343,7 +375,7 @@ export class Allocation implements Capacity {
     for (let j = 0; j < this.orderedTrees.length; j++) this.orderedTrees[j]!.tree.commit();
     this.freeCores += take ? -k : k;
     this.busyCores += take ? k : -k;
-    if (!take && this.busyCores === 0 && !this.powerless) this.power = this.idlePowerNow();
+    if (!take && this.busyCores === 0 && this.busyGpus === 0 && !this.powerless) this.power = this.idlePowerNow();
   }
 
   /** Frees core `c` and `mem` MB of its node (a `seq` task that ended). */
@@ -368,7 +400,7 @@ export class Allocation implements Capacity {
     const b = this.procBusy[proc]!;
     if (!this.powerless) this.power += this.procPowerNow(proc, b - 1) - this.procPowerNow(proc, b);
     this.procBusy[proc] = b - 1;
-    if (this.busyCores === 0 && !this.powerless) this.power = this.idlePowerNow();
+    if (this.busyCores === 0 && this.busyGpus === 0 && !this.powerless) this.power = this.idlePowerNow();
   }
 
   /** Power of processor `proc` with `busy` busy cores under the idle-power accounting in use. */
@@ -382,7 +414,91 @@ export class Allocation implements Capacity {
   idlePowerNow(): number {
     let w = 0;
     for (let q = 0; q < this.platform.procCount; q++) w += this.procPowerNow(q, 0);
+    for (const t of this.platform.gpuTypeSpecs) w += t.idlePower * t.count;
     return w;
+  }
+
+  /** Why `job`'s GPU request can never be met on the empty platform (count and type; per node: nodes with that many), or null. */
+  private gpuUnfitReason(job: Job): string | null {
+    const g = job.gpus!;
+    const p = this.platform;
+    const type = g.type === undefined ? -1 : p.gpuTypeIndex(g.type);
+    if (g.type !== undefined && type < 0)
+      return `asks for GPUs of type ${JSON.stringify(g.type)}; the platform has ${p.gpuTypes.length > 0 ? p.gpuTypes.join(', ') : 'no GPU'}`;
+    const need = jobGpus(job);
+    if (g.perNode) {
+      let nodes = 0;
+      for (let n = 0; n < p.nodeCount; n++) if (p.nodeGpuCount[n]! >= g.count && (type < 0 || p.nodeGpuType[n] === type)) nodes++;
+      if (nodes < job.nodes) return `needs ${job.nodes} nodes with ${g.count} GPUs${g.type ? ` of type ${g.type}` : ''} each; the platform has ${nodes}`;
+      return null;
+    }
+    // a deep-learning job runs on GPUs of one type
+    const one = type >= 0 || g.dl !== undefined;
+    let most = 0;
+    for (let t = 0; t < p.gpuTypeSpecs.length; t++)
+      if (type < 0 || t === type) most = one ? Math.max(most, p.gpuTypeSpecs[t]!.count) : most + p.gpuTypeSpecs[t]!.count;
+    if (most < need) return `needs ${need} GPUs${g.type ? ` of type ${g.type}` : one ? ' of one type' : ''}; the platform has ${most}`;
+    return null;
+  }
+
+  /**
+   * Whether `gpus` are a valid GPU placement for `job` with the cores the last `placementError` accepted
+   * (see the module comment); null when valid, else the reason.
+   */
+  gpuPlacementError(job: Job, gpus: ArrayLike<number>): string | null {
+    const need = jobGpus(job);
+    if (gpus.length !== need) return `expected ${need} GPUs, got ${gpus.length}`;
+    if (need === 0) return null;
+    const p = this.platform;
+    const g = job.gpus!;
+    const gen = this.scratchGen;
+    if (++this.gpuGen >= 0x7fffffff) {
+      this.gpuGen = 1;
+      this.gpuMark.fill(0);
+    }
+    const mark = this.gpuGen;
+    const type = g.type === undefined ? -1 : p.gpuTypeIndex(g.type);
+    let first = -1;
+    for (let i = 0; i < gpus.length; i++) {
+      const u = gpus[i]!;
+      if (!(Number.isInteger(u) && u >= 0 && u < p.gpuCount)) return `GPU ${u} does not exist`;
+      if (this.gpuOwner[u] !== -1) return `GPU ${u} is busy`;
+      if (this.gpuMark[u] === mark) return 'a GPU is given twice';
+      this.gpuMark[u] = mark;
+      const n = p.gpuNode[u]!;
+      if (this.nodeMark[n] !== gen) return `GPU ${u} is on node ${n}, where the job has no core`;
+      const t = p.nodeGpuType[n]!;
+      if (type >= 0 && t !== type) return `GPU ${u} is a ${p.gpuTypes[t]}; the job asks for ${g.type}`;
+      if (i === 0) first = t;
+      else if (g.dl !== undefined && t !== first) return `a deep-learning job runs on GPUs of one type; found ${p.gpuTypes[first]} and ${p.gpuTypes[t]}`;
+    }
+    if (g.perNode) {
+      const nt = this.lastTally;
+      for (let i = 0; i < nt; i++) this.nodeGpuTally[this.scratchNodes[i]!] = 0;
+      for (let i = 0; i < gpus.length; i++) this.nodeGpuTally[p.gpuNode[gpus[i]!]!]!++;
+      for (let i = 0; i < nt; i++) {
+        const n = this.scratchNodes[i]!;
+        if (this.nodeGpuTally[n] !== g.count) return `node ${n} gets ${this.nodeGpuTally[n]} GPUs; the job asks for ${g.count} on each of its nodes`;
+      }
+    }
+    return null;
+  }
+
+  /** Takes `gpus` for `owner` (a slot), or releases them (`owner` -1); power follows. */
+  moveGpus(gpus: Int32Array, owner: number): void {
+    const p = this.platform;
+    const take = owner >= 0;
+    for (let i = 0; i < gpus.length; i++) {
+      const u = gpus[i]!;
+      const n = p.gpuNode[u]!;
+      const t = p.nodeGpuType[n]!;
+      this.gpuOwner[u] = owner;
+      this.nodeFreeGpus[n]! += take ? -1 : 1;
+      this.freeGpusByType[t]! += take ? -1 : 1;
+      this.power += take ? this.gpuPowerStep[t]! : -this.gpuPowerStep[t]!;
+    }
+    this.busyGpus += take ? gpus.length : -gpus.length;
+    if (!take && this.busyCores === 0 && this.busyGpus === 0) this.power = this.idlePowerNow();
   }
 
   /**

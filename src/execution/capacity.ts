@@ -7,6 +7,10 @@
  * cores on heterogeneous nodes (`allocation.ts`, the default: per-core ownership, memory per node, node
  * counts and whole nodes expressed as placements of whole nodes' cores); other capacities give their
  * units their own meaning (a host index for continuous CPU and memory vectors).
+ *
+ * GPUs (DESIGN §16) are a second kind of unit of the same placement: a job with a `gpus` facet gives its
+ * GPU ids beside its cores when it starts (gang: all at once), checked against the cores just accepted
+ * (`gpuPlacementError`), and takes and releases them with `moveGpus`.
  */
 import type { Job } from '../workload/job.js';
 
@@ -27,12 +31,21 @@ export interface Capacity {
   lastPlacement(): { nodes: Int32Array; perNode: Int32Array };
   /** Takes a whole placement for `owner` (a running job's slot), or releases it (`owner` -1). */
   move(job: Job, placement: Int32Array, owner: number): void;
+  /**
+   * Why `gpus` (GPU ids) are not a valid GPU placement for `job` with the placement the last
+   * `placementError` accepted, or null (also for a job without GPUs given none).
+   */
+  gpuPlacementError(job: Job, gpus: ArrayLike<number>): string | null;
+  /** Takes GPUs for `owner` (a running job's slot), or releases them (`owner` -1). */
+  moveGpus(gpus: Int32Array, owner: number): void;
   /** Releases one unit of a placement early (a `seq` job's task that ended), with `mem` MB of its node. */
   releaseCore(unit: number, mem: number): void;
   /** Cores free and held, nodes with nothing held. */
   readonly freeCores: number;
   readonly busyCores: number;
   readonly idleNodes: number;
+  /** GPUs held. */
+  readonly busyGpus: number;
   /** The platform's power now (W), kept as a running sum. */
   readonly power: number;
 }

@@ -59,6 +59,8 @@ export class HostVectors implements Capacity {
   idleNodes: number;
   /** No power model: hosts draw nothing. */
   readonly power = 0;
+  /** GPUs are not held by host vectors (issue 45: the core allocation holds them): none busy, none given. */
+  readonly busyGpus = 0;
   private readonly shapes: HostShape[];
   /** `[h]` for each host: the placement of a task of one on `h` (never modified: the engine keeps it as the job's). */
   private readonly units: Int32Array[];
@@ -149,7 +151,16 @@ export class HostVectors implements Capacity {
   }
 
   /** Why `job` can never fit the empty hosts, or null when it can. */
+  gpuPlacementError(): string | null {
+    return 'the vector capacity holds no GPUs (the core allocation does)';
+  }
+
+  moveGpus(): void {
+    throw new Error('the vector capacity holds no GPUs (the core allocation does)');
+  }
+
   unfitReason(job: Job): string | null {
+    if (job.gpus !== undefined) return 'needs GPUs; the vector capacity holds none (the core allocation does)';
     const cpu = taskCpus(job);
     const shapes = this.shapes;
     if (job.ntasks === 1) {

@@ -9,6 +9,12 @@
  * model of its own), schedules its events through the host (kinds local to the model, 0-7, stamped; an
  * event is stale once `isLive` says so) and tells the host when the job's work is done (`complete`) or
  * when it reached a point where its size may change (`reconfigurationPoint`).
+ *
+ * A preemption (`ClusterSimulator.preempt`: the job goes back to the queue) calls `stop`, like an end;
+ * whatever the model leaves in `rj.extension` is handed to the job's next run (the new `RunningJob`'s
+ * `extension`, set before `start`), so a model that keeps its progress there resumes the job where it
+ * stopped (DL steps: `dlProgress.ts`). The built-in models keep nothing: their jobs start again from
+ * scratch, as Slurm's requeue does.
  */
 import type { Platform } from '../platform/platform.js';
 import type { Job } from '../workload/job.js';
@@ -36,7 +42,12 @@ export interface ProgressModel {
   attach(host: ProgressHost): void;
   /** Whether this model runs `job`. */
   runs(job: Job): boolean;
-  /** `rj` starts now on its placement: set its state up and schedule its first event. */
+  /**
+   * Why this model cannot run `job` on GPUs `gpus` (ids, checked by the capacity already), or null; absent:
+   * it runs anywhere. `startJob` refuses such a placement, changing nothing.
+   */
+  placementError?(job: Job, gpus: ArrayLike<number>): string | null;
+  /** `rj` starts now on its placement: set its state up (from `rj.extension` after a preemption) and schedule its first event. */
   start(rj: RunningJob): void;
   /** Whether an event of this model is still current. */
   isLive(kind: number, rj: RunningJob, stamp: number): boolean;

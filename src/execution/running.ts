@@ -29,7 +29,12 @@ export interface JobRecord {
    * `progress.ts`); 0 for jobs that do not communicate.
    */
   commTime: number;
+  /** GPU ids it last ran on (empty or absent without GPUs, and when rejected). */
+  gpus?: Int32Array | undefined;
 }
+
+/** No GPU (the GPU placement of a job without GPUs). */
+export const NO_GPUS: Int32Array = new Int32Array(0);
 
 /** The record of a job that never ran (rejected at `now`). */
 export function rejectedRecord(job: Job, now: number): JobRecord {
@@ -43,6 +48,7 @@ export function rejectedRecord(job: Job, now: number): JobRecord {
     nodes: new Int32Array(0),
     releases: new Float64Array(0),
     commTime: 0,
+    gpus: NO_GPUS,
   };
 }
 
@@ -129,6 +135,10 @@ export class RunningJob implements JobRecord {
   /** Seconds so far during which `commLimitedTasks > 0` (the record's `commTime`). */
   commTime = 0;
   ended = false;
+  /** GPU ids it holds (`NO_GPUS` without GPUs), given at its start. */
+  gpus: Int32Array = NO_GPUS;
+  /** Its first start: `start`, or, for a job preempted back to the queue and started again, its first run's. */
+  firstStart: number;
   /** Time it left the system (NaN while it runs). */
   finish = Number.NaN;
   /** How it left (valid once `ended`). */
@@ -144,6 +154,7 @@ export class RunningJob implements JobRecord {
   ) {
     this.tasksLeft = job.ntasks;
     this.perNode = perNode;
+    this.firstStart = start;
   }
   /** Rebased submission time. */
   get submit(): number {

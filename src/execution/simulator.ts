@@ -34,6 +34,25 @@
  * Extension points (docs/architecture.md): a lifecycle step that takes or frees cores of a running
  * job goes through `Allocation.move`/`releaseCore` and ends jobs through `endJob`; a progress model
  * other than "rate times time" plugs into `TaskProgress`; observers subscribe with `addListener`.
+ *
+ * Lifecycle operations a caller (a scheduler) may apply to a running job besides its end: `kill`
+ * (it leaves, `killed`), and `preempt` (it stops now and goes back to the end of the waiting queue,
+ * `Waiting` again: its cores and GPUs are freed, its listeners get `onRequeue`, and a plugged-in
+ * progress model keeps its progress for its next start (`progressModel.ts`); the built-in models
+ * start it again from scratch, as Slurm's `PreemptMode=REQUEUE` does. Its record (the `RunningJob` of
+ * its last run) has that run's `start`, and `firstStart` its first run's). Round-based GPU schedulers preempt between rounds; Slurm's requeue is the other use.
+ *
+ * GPUs (DESIGN §16): a job with a `gpus` facet starts with its GPU ids beside its cores
+ * (`startJob(job, cores, { gpus })`), checked by the capacity (`allocation.ts`) and by the progress
+ * model that runs it (a DL job needs a rate where it runs).
+ *
+ * The pass clock (`passClock`, when decision points are): after every instant with a change while
+ * jobs wait (`instant`, the default); after every single event or arrival (`event`); or in **rounds**
+ * (`{ every: r }`, Gavel's round-based mechanism): a decision point at each round boundary only, even
+ * with no job waiting (a round-based scheduler may preempt running jobs). A round lasts `r` seconds
+ * and ends early at an instant when no job runs any more (they all ended); after a decision point
+ * where no job was left running, the next round begins when the next job arrives. Arrivals and ends
+ * within a round make no decision point.
  */
 import { InputError } from '../core/errors.js';
 import type { DiscreteEventEngine, EngineListener } from '../core/engine.js';
@@ -52,7 +71,7 @@ import type { Capacity } from './capacity.js';
 import { HostVectors } from './hostVectors.js';
 import type { NodeFreeTree } from './nodeFreeTree.js';
 import { TaskProgress } from './progress.js';
-import { KIND_JOB, KIND_KILL, KIND_TASK, rejectedRecord, RunningJob, RunningTask, type EventPayload, type JobRecord } from './running.js';
+import { KIND_JOB, KIND_KILL, KIND_TASK, NO_GPUS, rejectedRecord, RunningJob, RunningTask, type EventPayload, type JobRecord } from './running.js';
 import { WaitingQueue } from './waitingQueue.js';
 
 export { roundHalfEven } from './progress.js';
@@ -114,10 +133,11 @@ export interface SimulatorOptions {
   /** More progress models (`progressModel.ts`), tried in order before the built-in ones (after malleable steps). */
   progress?: readonly ProgressModel[] | undefined;
   /**
-   * When the scheduler is asked (the pass clock): after every instant with a change (default), or after
-   * every single event and arrival, the arrivals of an instant first (the DMR engine's order, `event`).
+   * When the scheduler is asked (the pass clock): after every instant with a change (default), after
+   * every single event and arrival, the arrivals of an instant first (the DMR engine's order, `event`),
+   * or at round boundaries every `every` seconds (the module comment).
    */
-  passClock?: 'instant' | 'event' | undefined;
+  passClock?: 'instant' | 'event' | { every: number } | undefined;
   /**
    * The capacity dimension (`capacity.ts`): `cores` (default), the allocation of cores and memory on the
    * platform's nodes (`allocation.ts`); `vectors`, continuous CPU and memory per host (`hostVectors.ts`:
@@ -151,6 +171,8 @@ export interface StartOptions {
   transfer?: boolean;
   /** The job's position in `queue` if the caller knows it (checked; else the queue is searched). */
   queuePosition?: number;
+  /** The job's GPU ids (a job with a `gpus` facet: all of them, on the nodes of its cores; `allocation.ts`). */
+  gpus?: ArrayLike<number>;
 }
 
 /**
@@ -250,6 +272,11 @@ export class ClusterSimulator implements DiscreteEventEngine {
   /** A reconfiguration point waiting for the caller's decision (no resize policy attached). */
   private pointPending: RunningJob | null = null;
   private readonly eventClock: boolean;
+  /** The round pass clock: its round length (s), 0 without; the next round boundary (Infinity: at the next arrival). */
+  private readonly roundEvery: number;
+  private nextRound = Number.POSITIVE_INFINITY;
+  /** Jobs preempted back to the queue: what their next run takes over (a progress model's state, their first start). */
+  private readonly requeued = new Map<Job, { extension: unknown; firstStart: number }>();
   /** The event clock: the event just handled freed resources (a job or task ended, a resize ended). */
   private freed = false;
   private readonly source: Iterator<Job>;
@@ -331,6 +358,13 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.resizeCost = options.resizeCost ?? TABLE1_RESIZE_COST;
     this.eventClock = options.passClock === 'event';
     if (this.eventClock && this.semantics === 'irmasim') throw new InputError('the event pass clock is not part of the irmasim semantics', this.workloadName);
+    const pc = options.passClock;
+    this.roundEvery = typeof pc === 'object' ? pc.every : 0;
+    if (typeof pc === 'object') {
+      if (!(Number.isFinite(pc.every) && pc.every > 0))
+        throw new InputError(`passClock.every: expected a round length in seconds > 0, found ${pc.every}`, this.workloadName);
+      if (this.semantics === 'irmasim') throw new InputError('the round pass clock is not part of the irmasim semantics', this.workloadName);
+    }
     this.source = jobs[Symbol.iterator]();
     this.pullNext();
   }
@@ -434,7 +468,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
   /** Time of the next event (completion or submission), Infinity if none. */
   nextEventTime(): number {
     if (this.semantics === 'irmasim') return Math.min(this.now + this.progress.nextStep(), this.nextSubmitTime);
-    return Math.min(this.skipStale(), this.nextSubmitTime);
+    return Math.min(this.skipStale(), this.nextSubmitTime, this.nextRound);
   }
 
   /** Whether the run is over (`finished`; the engine contract's name). */
@@ -507,6 +541,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     if (this.finishedFlag) return false;
     this.queue.tidy();
     if (this.semantics === 'irmasim') return this.advanceIrmasim(limit);
+    if (this.roundEvery > 0) return this.advanceRounds(limit);
     for (;;) {
       if (this.pointPending !== null) return true;
       if (this.pauseHook?.(this)) {
@@ -528,6 +563,47 @@ export class ClusterSimulator implements DiscreteEventEngine {
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
         this.finishedFlag = true;
         return false;
+      }
+    }
+  }
+
+  /**
+   * `advanceUpTo` under the round pass clock (module comment): runs instants until a round boundary
+   * (a decision point, true), the end (false, `finished`), or `limit` (false).
+   */
+  private advanceRounds(limit: number): boolean {
+    // after a decision point that left no job running, the next round begins at the next arrival
+    if (this.runningCount === 0) this.nextRound = Number.POSITIVE_INFINITY;
+    for (;;) {
+      if (this.pointPending !== null) return true;
+      const tEv = this.skipStale();
+      const tSub = this.nextSubmitTime;
+      let t = tEv < tSub ? tEv : tSub;
+      if (this.nextRound < t) t = this.nextRound;
+      if (t === Infinity) {
+        // jobs wait and nothing will change: one more decision point (`nothingLeft`), which starts a round
+        const stalled = this.nothingLeft();
+        if (stalled) this.nextRound = this.now + this.roundEvery;
+        return stalled;
+      }
+      if (t > limit) return false;
+      const wasRunning = this.runningCount > 0;
+      const arrived = tSub === t;
+      this.runInstant(t);
+      if (this.pointPending !== null) return true;
+      if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
+        this.finishedFlag = true;
+        this.nextRound = Number.POSITIVE_INFINITY;
+        return false;
+      }
+      const boundary =
+        t === this.nextRound ||
+        (wasRunning && this.runningCount === 0 && this.queue.length > 0) ||
+        (this.nextRound === Number.POSITIVE_INFINITY && arrived && this.queue.length > 0);
+      if (this.runningCount === 0 && this.queue.length === 0) this.nextRound = Number.POSITIVE_INFINITY;
+      if (boundary) {
+        this.nextRound = t + this.roundEvery;
+        return true;
       }
     }
   }
@@ -683,8 +759,38 @@ export class ClusterSimulator implements DiscreteEventEngine {
     if (qi < 0) throw new Error(`job ${job.id} is not waiting`);
     const err = this.capacity.placementError(job, cores);
     if (err) throw new Error(`cannot start job ${job.id}: ${err}`);
+    const model = this.progressModels.length > 0 ? this.modelFor(job) : null;
+    let gpus = NO_GPUS;
+    if (job.gpus !== undefined || (options.gpus !== undefined && options.gpus.length > 0)) {
+      const given = options.gpus ?? NO_GPUS;
+      const gerr = this.capacity.gpuPlacementError(job, given) ?? model?.placementError?.(job, given) ?? null;
+      if (gerr) throw new Error(`cannot start job ${job.id}: ${gerr}`);
+      gpus = Int32Array.from(given);
+    }
     this.queue.removeAt(qi);
-    return this.launch(job, options.transfer && cores instanceof Int32Array ? cores : Int32Array.from(cores));
+    return this.launch(job, options.transfer && cores instanceof Int32Array ? cores : Int32Array.from(cores), gpus, model);
+  }
+
+  /** The plugged-in progress model that runs `job` (the first that `runs` it), or null for the built-in ones. */
+  private modelFor(job: Job): ProgressModel | null {
+    const pm = this.progressModels;
+    for (let i = 0; i < pm.length; i++) if (pm[i]!.runs(job)) return pm[i]!;
+    return null;
+  }
+
+  /**
+   * Preempts a running job (see the module comment): it stops now and goes back to the end of the
+   * waiting queue, keeping what its progress model keeps; its cores and GPUs are freed. Not part of
+   * the irmasim semantics.
+   */
+  preempt(running: RunningJob): void {
+    if (running.ended) throw new Error(`job ${running.job.id} is not running`);
+    if (this.semantics === 'irmasim') throw new Error('preemption is not part of the irmasim semantics');
+    this.stopTasks(running);
+    this.releaseRun(running);
+    this.requeued.set(running.job, { extension: running.extension, firstStart: running.firstStart });
+    this.queue.push(running.job);
+    for (const l of this.listeners) l.onRequeue?.(this, running);
   }
 
   /**
@@ -726,6 +832,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     const qi = this.queue.indexOf(job);
     if (qi < 0) throw new Error(`job ${job.id} is not waiting`);
     this.queue.removeAt(qi);
+    this.requeued.delete(job);
     this.jobsRejected++;
     const rec = rejectedRecord(job, this.now);
     for (const l of this.listeners) l.onReject?.(this, rec);
@@ -887,6 +994,36 @@ export class ClusterSimulator implements DiscreteEventEngine {
     rj.tasksLeft = n;
   }
 
+  /**
+   * A running job stops holding anything (its end, or a preemption): its progress model stops, its
+   * streams leave the network, its cores (those its tasks still hold) and GPUs are freed, its slot is
+   * recycled.
+   */
+  private releaseRun(rj: RunningJob): void {
+    this.freed = true;
+    rj.ended = true;
+    rj.eventTime = Infinity;
+    if (rj.model !== null) {
+      rj.model.stop(rj);
+      if (this.pointPending === rj) this.pointPending = null;
+    }
+    const net = this.progress.network;
+    if (net !== null) {
+      net.remove(rj, this.now);
+      this.progress.flush(this.now);
+    }
+    const job = rj.job;
+    if (rj.gpus.length > 0) this.capacity.moveGpus(rj.gpus, -1);
+    if (job.type !== 'seq' || !rj.tasks || this.semantics === 'irmasim') {
+      // a job without task objects never put any on its cores
+      if (rj.tasks !== null) for (let t = 0; t < rj.cores.length; t++) this.coreTask[rj.cores[t]!] = null;
+      this.capacity.move(job, rj.cores, -1);
+    }
+    this.runningBySlot[rj.slot] = null;
+    this.freeSlots.push(rj.slot);
+    this.runningCount--;
+  }
+
   // ---------------------------------------------------------------- live mirrors
 
   /**
@@ -1005,7 +1142,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     for (const l of this.listeners) l.onSubmit?.(this, job);
   }
 
-  private launch(job: Job, cores: Int32Array): RunningJob {
+  private launch(job: Job, cores: Int32Array, gpus: Int32Array, model: ProgressModel | null): RunningJob {
     const p = this.platform;
     const slot = this.freeSlots.length > 0 ? this.freeSlots.pop()! : this.runningBySlot.length;
     // distinct nodes (ascending) and tasks per node: the tally `placementError` just made
@@ -1017,14 +1154,23 @@ export class ClusterSimulator implements DiscreteEventEngine {
     else this.runningBySlot[slot] = rj;
     this.runningCount++;
     this.capacity.move(job, cores, slot);
+    if (gpus.length > 0) {
+      rj.gpus = gpus;
+      this.capacity.moveGpus(gpus, slot);
+    }
+    if (this.requeued.size > 0) {
+      const carried = this.requeued.get(job);
+      if (carried !== undefined) {
+        this.requeued.delete(job);
+        rj.extension = carried.extension;
+        rj.firstStart = carried.firstStart;
+      }
+    }
 
     const isMpi = job.type === 'mpi';
     if (isMpi && !single) this.networkVolume += networkVolume(job.commVol, perNode);
 
     const stepped = this.semantics === 'irmasim';
-    let model: ProgressModel | null = null;
-    const pm = this.progressModels;
-    for (let i = 0; i < pm.length && model === null; i++) if (pm[i]!.runs(job)) model = pm[i]!;
     if (model !== null) {
       rj.model = model;
       model.start(rj);
@@ -1153,27 +1299,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * slot is recycled, the counters move and the listeners get its record.
    */
   private endJob(rj: RunningJob, state: 'finished' | 'killed'): void {
-    this.freed = true;
-    rj.ended = true;
-    rj.eventTime = Infinity;
-    if (rj.model !== null) {
-      rj.model.stop(rj);
-      if (this.pointPending === rj) this.pointPending = null;
-    }
-    const net = this.progress.network;
-    if (net !== null) {
-      net.remove(rj, this.now);
-      this.progress.flush(this.now);
-    }
-    const job = rj.job;
-    if (job.type !== 'seq' || !rj.tasks || this.semantics === 'irmasim') {
-      // a job without task objects never put any on its cores
-      if (rj.tasks !== null) for (let t = 0; t < rj.cores.length; t++) this.coreTask[rj.cores[t]!] = null;
-      this.capacity.move(job, rj.cores, -1);
-    }
-    this.runningBySlot[rj.slot] = null;
-    this.freeSlots.push(rj.slot);
-    this.runningCount--;
+    this.releaseRun(rj);
     if (state === 'finished') this.jobsFinished++;
     else this.jobsKilled++;
     this.lastEnd = this.now;

@@ -9,13 +9,14 @@
  * identical nodes once. Naming fields: `id` (one node's name, or with `count` the prefix of `id0`,
  * `id1`, ...), `names` (the nodes' names, one each), `group` (the group's name; default `id`, else
  * `node[i-j]`). Other node fields: `memory_gb`, `comm_bw`, `processors`, `type`, `gpus` (`{count,
- * type}`, a placeholder: no model uses them yet), SimGrid's `pstates`, `pstate`, `wattage_off`,
+ * type, memory_gb, idle_power, busy_power}`, `gpus.ts`), SimGrid's `pstates`, `pstate`, `wattage_off`,
  * `properties`. Top level: `name`, `models`, `clusters`, `network`, `partitions` (`partitions.ts`).
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues, jsonPath } from '../core/errors.js';
 import { parseJsonText, readJsonFile } from '../core/json.js';
+import { GpuSchema } from './gpus.js';
 import { ZoneSchema, zoneHosts } from './network.js';
 import { implicitGroupName, type NodeNaming, namingOf, nodeNameOf, ruleNaming } from './nodeGroups.js';
 import { PartitionSchema } from './partitions.js';
@@ -78,10 +79,7 @@ const NativeNodeSchema = z
     memory_gb: positive,
     comm_bw: positive.default(DEFAULT_COMM_BW),
     processors: z.array(NativeProcessorSchema).min(1),
-    gpus: z
-      .object({ count: z.number().int().nonnegative(), type: z.string().min(1) })
-      .strict()
-      .optional(),
+    gpus: GpuSchema.optional(),
     pstates: z
       .array(z.object({ speed: nonNegative, idle: nonNegative.optional(), epsilon: nonNegative.optional(), all_cores: nonNegative.optional() }).strict())
       .min(1)

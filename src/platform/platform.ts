@@ -11,11 +11,13 @@
  * as CPU and memory vectors per host (the fairness preset's), and builds platforms from those.
  */
 
+import { compileGpuTypes, type GpuDescription, type GpuTypeSpec } from './gpus.js';
 import type { ZoneDescription } from './network.js';
 import { type NodeNaming, nodeNameOf } from './nodeGroups.js';
 import { compilePartitions, defaultPartitionIndex, type Partition, type PartitionDescription } from './partitions.js';
 import { nodePowerStates, type PowerStateDescription, type PState } from './powerStates.js';
 
+export type { GpuDescription } from './gpus.js';
 export type { PowerStateDescription } from './powerStates.js';
 
 /** IRMaSim modelV1 memory-contention coefficients of a processor. */
@@ -59,12 +61,6 @@ export interface ProcessorDescription {
   min_power: number;
   contention: ContentionCoefficients | null;
   type?: string | undefined;
-}
-
-/** The accelerators of a node: how many, of which type (DESIGN §16 gives them a model later; none today). */
-export interface GpuDescription {
-  count: number;
-  type: string;
 }
 
 /** One node as described in a platform file: the template every node of its group shares. */
@@ -143,8 +139,13 @@ export class Platform {
   /** Per node: its GPUs and their type (an index into `gpuTypes`, -1 without GPUs). */
   readonly nodeGpuCount: Int32Array;
   readonly nodeGpuType: Int32Array;
+  /** Per node: the id of its first GPU (GPU ids are dense over the platform, a node's consecutive); per GPU: its node. */
+  readonly nodeFirstGpu: Int32Array;
+  readonly gpuNode: Int32Array;
   /** GPU types, in order of first appearance. */
   readonly gpuTypes: string[];
+  /** Per GPU type (as `gpuTypes`): its count, memory and power (`gpus.ts`). */
+  readonly gpuTypeSpecs: readonly GpuTypeSpec[];
 
   /** Node groups (`nodeGroups.ts`): per node its group; per group its name, cluster, first node and node count. */
   readonly groupCount: number;
@@ -219,7 +220,9 @@ export class Platform {
     this.nodeType = [];
     this.nodeGpuCount = new Int32Array(nN);
     this.nodeGpuType = new Int32Array(nN);
-    this.gpuTypes = [];
+    this.nodeFirstGpu = new Int32Array(nN);
+    this.gpuTypeSpecs = compileGpuTypes(this.groups, where);
+    this.gpuTypes = this.gpuTypeSpecs.map((t) => t.name);
     this.nodeGroup = new Int32Array(nN);
     this.groupNames = this.groups.map((g) => g.name);
     this.groupCluster = new Int32Array(nG);
@@ -254,11 +257,7 @@ export class Platform {
         this.groupNodeCount[group] = g.count;
         const memoryMb = g.memory_gb * MB_PER_GB;
         const gpuCount = g.gpus?.count ?? 0;
-        let gpuType = -1;
-        if (g.gpus && gpuCount > 0) {
-          gpuType = this.gpuTypes.indexOf(g.gpus.type);
-          if (gpuType < 0) gpuType = this.gpuTypes.push(g.gpus.type) - 1;
-        }
+        const gpuType = g.gpus && gpuCount > 0 ? this.gpuTypes.indexOf(g.gpus.type) : -1;
         for (let k = 0; k < g.count; k++) {
           this.nodeGroup[node] = group;
           this.nodeCluster[node] = ci;
@@ -268,6 +267,7 @@ export class Platform {
           this.nodeCommBw[node] = g.comm_bw;
           this.nodeGpuCount[node] = gpuCount;
           this.nodeGpuType[node] = gpuType;
+          this.nodeFirstGpu[node] = gpus;
           this.nodeName.push(nodeNameOf(g.naming, k));
           this.nodeType.push(g.type);
           let nodeCores = 0;
@@ -309,6 +309,8 @@ export class Platform {
     this.maxNodeGpus = maxGpus;
     this.totalMemoryMb = totalMem;
     this.gpuCount = gpus;
+    this.gpuNode = new Int32Array(gpus);
+    for (let n = 0; n < node; n++) this.gpuNode.fill(n, this.nodeFirstGpu[n]!, this.nodeFirstGpu[n]! + this.nodeGpuCount[n]!);
     this.partitions = compilePartitions(d.partitions, this, where);
     this.defaultPartition = defaultPartitionIndex(this.partitions);
   }
@@ -373,10 +375,16 @@ export class Platform {
     return `${this.procPath(proc)}.core${core - this.procFirstCore[proc]!}`;
   }
 
-  /** Total peak power (all cores busy), W. */
+  /** Total peak power (all cores and GPUs busy), W. */
   maxPower(): number {
     let w = 0;
     for (let p = 0; p < this.procCount; p++) w += this.procStaticPower[p]! + this.procDynamicPower[p]! * this.procCoreCount[p]!;
+    for (const t of this.gpuTypeSpecs) w += t.busyPower * t.count;
     return w;
+  }
+
+  /** Index of the GPU type named `name` in `gpuTypes`, or -1. */
+  gpuTypeIndex(name: string): number {
+    return this.gpuTypes.indexOf(name);
   }
 }

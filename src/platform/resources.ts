@@ -3,7 +3,8 @@
  * per-node arrays (`nodeCoreCount`, `nodeMemoryMb`, `nodeGpuCount`), and the sums and maxima a capacity
  * model needs: per node, per node of a group, per group, per partition, for the whole platform, and the
  * largest node (what a job must fit to run at all on one node). Every node of a group offers the same
- * vector. GPUs are counted only (their type is `Platform.nodeGpuType`); none today (DESIGN §16).
+ * vector. GPUs are counted in the vector; their type is `Platform.nodeGpuType` (`gpus.ts`), and
+ * `gpusByType` counts them per type.
  */
 import type { Platform } from './platform.js';
 
@@ -57,4 +58,21 @@ export function maxNodeResources(p: Platform): ResourceVector {
 /** Whether a node offering `node` can hold `need` (every component). */
 export function fitsIn(need: ResourceVector, node: ResourceVector): boolean {
   return need.cores <= node.cores && need.memoryMb <= node.memoryMb && need.gpus <= node.gpus;
+}
+
+/** GPUs of each type (indexed as `Platform.gpuTypes`) on the nodes `nodes` (all nodes when absent). */
+export function gpusByType(p: Platform, nodes?: ArrayLike<number>): Int32Array {
+  const out = new Int32Array(p.gpuTypes.length);
+  if (nodes === undefined) {
+    p.gpuTypeSpecs.forEach((t, i) => {
+      out[i] = t.count;
+    });
+    return out;
+  }
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i]!;
+    const t = p.nodeGpuType[n]!;
+    if (t >= 0) out[t]! += p.nodeGpuCount[n]!;
+  }
+  return out;
 }

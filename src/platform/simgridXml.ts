@@ -12,7 +12,8 @@
  *   `static_power = epsilon`, `dynamic_power = (all_cores - epsilon) / n`, and `P(0) = idle` =
  *   `min_power * static_power` with `min_power = idle / epsilon`.
  *   Optional props `memory_gb` (default 1024) and `comm_bw` (bytes/s, for the `step`/`shared` models;
- *   default: the cluster's `bw`, else 125 MB/s) fill what SimGrid does not describe.
+ *   default: the cluster's `bw`, else 125 MB/s) fill what SimGrid does not describe, and so do the GPU
+ *   props `gpus`, `gpu_type`, `gpu_memory_gb`, `gpu_idle_power`, `gpu_busy_power` (`gpus.ts`).
  * - `<link id bandwidth latency sharing_policy>` (a `SPLITDUPLEX` link becomes `id_UP` and `id_DOWN`),
  *   `<router>`, `<route>` and `<zoneRoute>` (`<ASroute>`) with their `<link_ctn id direction>`.
  * - `<zone>` (`<AS>`) trees with their routing, and `<cluster>` with all its attributes (`prefix`,
@@ -29,6 +30,7 @@ import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { ClusterNetworkDescription, LinkDescription, LinkRef, LinkSharing, RouteDescription, SharingPolicy, ZoneDescription } from './network.js';
+import { gpusFromProperties } from './gpus.js';
 import { namingOf } from './nodeGroups.js';
 import {
   type ClusterDescription,
@@ -197,6 +199,7 @@ export class SimGridPlatformReader {
     if (!(memory > 0)) this.fail(e, `prop memory_gb: expected a positive number of GB, found ${JSON.stringify(props.memory_gb)}`);
     const commBw = props.comm_bw !== undefined ? Number(props.comm_bw) : clusterBw !== undefined && clusterBw > 0 ? clusterBw : DEFAULT_COMM_BW;
     if (!(commBw > 0)) this.fail(e, `prop comm_bw: expected a positive bandwidth in bytes/s, found ${JSON.stringify(props.comm_bw)}`);
+    const gpus = gpusFromProperties(props, (m) => this.fail(e, m));
     const node: NodeDescription = {
       type: props.type,
       memory_gb: memory,
@@ -217,6 +220,7 @@ export class SimGridPlatformReader {
       wattage_off: wattageOff,
       properties: props,
     };
+    if (gpus !== undefined) node.gpus = gpus;
     this.groups.push({ name: group, count: names.length, naming: namingOf(names), ...node });
     this.groupZone.push(zone.id);
     zone.hosts.push(...names);

@@ -13,7 +13,8 @@
  *   ```
  *
  *   Its nodes have one processor of `cores` cores at 1 GHz x 1 operation per cycle, no power figures,
- *   1024 GB of memory (what a Slurm platform does not say) and are named `<group>0`, `<group>1`, ...
+ *   1024 GB of memory (what a Slurm platform does not say) and are named `<group>0`, `<group>1`, ...;
+ *   a group may carry `gpus` (`gpus.ts`: a slurm.conf's `Gres=gpu:TYPE:N`, `src/slurm/gres.ts`).
  * - **Host vectors** (`hostVectorView`): per host its CPU and memory capacity, what the vector capacity
  *   (src/execution/hostVectors.ts, the fairness preset's) reads, memory in MB. Built the other way by
  *   `platformFromHostGroups` from its `HostGroup`s (`{count, cpus, memory, name_prefix}`: `cpus` whole
@@ -21,6 +22,7 @@
  */
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues, jsonPath } from '../core/errors.js';
+import { GpuSchema } from './gpus.js';
 import { ruleNaming } from './nodeGroups.js';
 import { type Partition, PartitionSchema } from './partitions.js';
 import {
@@ -37,7 +39,9 @@ import {
 /** A node-group platform (the Slurm engine's format; `partitions` optional here: one implicit `all`). */
 export const NodeGroupSpecSchema = z
   .object({
-    groups: z.array(z.object({ name: z.string().min(1), count: z.number().int().positive(), cores: z.number().int().positive() }).strict()).min(1),
+    groups: z
+      .array(z.object({ name: z.string().min(1), count: z.number().int().positive(), cores: z.number().int().positive(), gpus: GpuSchema.optional() }).strict())
+      .min(1),
     partitions: z.array(PartitionSchema).optional(),
   })
   .strict();
@@ -85,7 +89,11 @@ export function nodeGroupSpecDescription(spec: unknown, where: string, name = 'p
     if (seen.has(g.name)) throw new InputError(`${jsonPath(['groups', i, 'name'])}: duplicate group ${JSON.stringify(g.name)}`, where);
     seen.add(g.name);
   });
-  const groups = r.data.groups.map((g) => plainGroup(g.name, g.name, g.count, g.cores, DEFAULT_NODE_MEMORY_GB));
+  const groups = r.data.groups.map((g) => {
+    const group = plainGroup(g.name, g.name, g.count, g.cores, DEFAULT_NODE_MEMORY_GB);
+    if (g.gpus !== undefined) group.gpus = g.gpus;
+    return group;
+  });
   const desc: PlatformDescription = { name, models: { ...DEFAULT_MODELS }, clusters: [{ name: 'cluster0', groups }] };
   if (r.data.partitions !== undefined) desc.partitions = r.data.partitions;
   return desc;

@@ -6,7 +6,8 @@
  *   "malleable": { "min": 2, "max": 32, "pref": 8, "factor": 2, "inhibit": 15, "steps": 10000,
  *                  "speedup": { "name": "cg", "t1": 0.2765, "serial": 0.1301 },
  *                  "resize_cost": { "expand": 0.423, "shrink": 0.425 } },
- *   "operator_events": [{ "after": 600, "duration": 120 }], "cpus_per_task": 0.5 }
+ *   "operator_events": [{ "after": 600, "duration": 120 }], "cpus_per_task": 0.5,
+ *   "gpus": { "count": 4, "type": "v100", "job_type": "ResNet-50 (batch size 64)", "steps": 120000 } }
  * ```
  *
  * - `user`, `account`, `partition`, `qos`: names (a number is read as its decimal string).
@@ -17,9 +18,15 @@
  *   job it defaults to `max` and must equal it); its work is its steps, so it gives no `req_ops`,
  *   `runtime` or `tasks`, and its `runtime` is `steps * d(nodes)` (`req_time` defaults to it).
  * - `operator_events`: `[{after, duration}]`, in increasing `after` (seconds of run, seconds suspended).
+ * - `gpus` (`gpuRequest.ts`): `{count, type, per_node, job_type, steps, weight}`: `count` GPUs at once
+ *   (in total, or on each of the job's `nodes` when `per_node`, default false), of `type` (default any);
+ *   a deep-learning job gives `job_type` (a job type of the throughput table) and `steps` (its work; its
+ *   `runtime` is what engines without the DL progress model run); `weight` is Gavel's priority weight
+ *   (default 1).
  * - `cpus_per_task`: the cores each task holds (> 0, possibly fractional; `Job.cpusPerTask`).
  */
 import { z } from 'zod';
+import type { GpuRequest } from './gpuRequest.js';
 import type { Job, OperatorEvent } from './job.js';
 import type { MalleableWork, SpeedupModel } from './malleability.js';
 
@@ -29,7 +36,7 @@ const count = z.number().int().positive();
 const name = z.union([z.string().min(1), z.number().int()]).transform(String);
 
 /** The facet fields of a native job. */
-export const FACET_FIELDS = ['user', 'account', 'partition', 'qos', 'malleable', 'operator_events', 'cpus_per_task'] as const;
+export const FACET_FIELDS = ['user', 'account', 'partition', 'qos', 'malleable', 'operator_events', 'cpus_per_task', 'gpus'] as const;
 
 const SpeedupSchema = z
   .object({
@@ -69,6 +76,18 @@ const OperatorEventsSchema = z.array(z.object({ after: num.nonnegative(), durati
     if (es[i]!.after < es[i - 1]!.after) ctx.addIssue({ code: 'custom', path: [i, 'after'], message: 'operator events must come in increasing `after`' });
 });
 
+const GpusSchema = z
+  .object({
+    count: count,
+    type: z.string().min(1).optional(),
+    per_node: z.boolean().default(false),
+    job_type: z.string().min(1).optional(),
+    steps: positive.optional(),
+    weight: positive.default(1),
+  })
+  .strict()
+  .refine((g) => (g.job_type === undefined) === (g.steps === undefined), { message: 'give `job_type` and `steps` together (a deep-learning job), or neither' });
+
 /** The zod shape of the facet fields (spread into the native job schema). */
 export const facetShape = {
   user: name.optional(),
@@ -77,6 +96,7 @@ export const facetShape = {
   qos: name.optional(),
   malleable: MalleableSchema.optional(),
   operator_events: OperatorEventsSchema.optional(),
+  gpus: GpusSchema.optional(),
   cpus_per_task: positive.optional(),
 };
 
@@ -100,6 +120,15 @@ export function malleableWork(raw: RawFacets['malleable']): MalleableWork | unde
   return w;
 }
 
+/** The GPU facet of `raw` (validated by zod), or undefined. */
+export function gpuRequest(raw: RawFacets['gpus']): GpuRequest | undefined {
+  if (raw === undefined) return undefined;
+  const g: GpuRequest = { count: raw.count, perNode: raw.per_node, weight: raw.weight };
+  if (raw.type !== undefined) g.type = raw.type;
+  if (raw.job_type !== undefined) g.dl = { jobType: raw.job_type, steps: raw.steps! };
+  return g;
+}
+
 /** The facets of a parsed native job, as `Job` fields (only those given). */
 export function jobFacets(raw: RawFacets): Partial<Job> {
   const out: Partial<Job> = {};
@@ -109,6 +138,7 @@ export function jobFacets(raw: RawFacets): Partial<Job> {
   if (raw.qos !== undefined) out.qos = raw.qos;
   if (raw.malleable !== undefined) out.malleable = malleableWork(raw.malleable);
   if (raw.operator_events !== undefined) out.operatorEvents = raw.operator_events.map((e): OperatorEvent => ({ after: e.after, duration: e.duration }));
+  if (raw.gpus !== undefined) out.gpus = gpuRequest(raw.gpus);
   if (raw.cpus_per_task !== undefined) out.cpusPerTask = raw.cpus_per_task;
   return out;
 }
@@ -131,6 +161,15 @@ export function writeFacets(job: Job): Record<string, unknown> {
     out['malleable'] = w;
   }
   if (job.operatorEvents !== undefined) out['operator_events'] = job.operatorEvents.map((e) => ({ after: e.after, duration: e.duration }));
+  const g = job.gpus;
+  if (g !== undefined) {
+    const w: Record<string, unknown> = { count: g.count };
+    if (g.type !== undefined) w['type'] = g.type;
+    if (g.perNode) w['per_node'] = true;
+    if (g.dl !== undefined) Object.assign(w, { job_type: g.dl.jobType, steps: g.dl.steps });
+    if (g.weight !== 1) w['weight'] = g.weight;
+    out['gpus'] = w;
+  }
   if (job.cpusPerTask !== undefined) out['cpus_per_task'] = job.cpusPerTask;
   return out;
 }

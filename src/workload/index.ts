@@ -25,12 +25,16 @@ import type { Job, Workload } from './job.js';
 import { parseNativeWorkload } from './nativeJson.js';
 import { loadSwf, SwfReader, type SwfOptions } from './swf.js';
 
+export * from './dlThroughput.js';
+export * from './gavel.js';
+export * from './gpuRequest.js';
 export * from './job.js';
 export * from './malleability.js';
 export { parseNativeWorkload, NativeWorkloadSchema } from './nativeJson.js';
 export * from './swf.js';
 export * from './batsim.js';
 export * from './generators.js';
+export * from './philly.js';
 export * from './trajectory.js';
 
 /** A workload file format. */

@@ -13,12 +13,16 @@
  * **Facets** are optional parts of a job that some engines use and the others ignore (absent = not
  * given): who submits it (`user`, `account`), where (`partition`, `qos`), how its work scales and may be
  * resized (`malleable`, `malleability.ts`), what an operator does to it while it runs
- * (`operatorEvents`), and the cores each task holds when that is not one whole core (`cpusPerTask`). Every reader fills the facets its format has (docs/workloads.md); `makeJob` and
+ * (`operatorEvents`), the GPUs it needs with, for a deep-learning job, its training steps (`gpus`,
+ * `gpuRequest.ts`), and the cores each task holds when that is not one whole core (`cpusPerTask`).
+ * Every reader fills the facets its format has (docs/workloads.md); `makeJob` and
  * `writeNativeWorkload` carry them. Slurm's request details (node count ranges, exclusive, CPUs per
  * task, memory per CPU, features, dependencies, nice) are the Slurm engine's.
  */
+import type { GpuRequest } from './gpuRequest.js';
 import type { MalleableWork } from './malleability.js';
 
+export type { DlWork, GpuRequest } from './gpuRequest.js';
 export type { MalleableWork } from './malleability.js';
 
 /** `seq`: all tasks on one node; `mpi`: tasks anywhere, synchronised release. */
@@ -103,6 +107,8 @@ export interface Job {
   malleable?: MalleableWork | undefined;
   /** Facet: timed operator suspensions while it runs, in increasing `after`. */
   operatorEvents?: OperatorEvent[] | undefined;
+  /** Facet: the GPUs it needs and, for a deep-learning job, its steps of a job type (`gpuRequest.ts`). */
+  gpus?: GpuRequest | undefined;
   /**
    * Facet: the cores each task holds (> 0, possibly fractional: a share of a host's CPU, as task traces
    * give it); absent: 1. The capacity of continuous CPU and memory vectors (`capacity: 'vectors'`,

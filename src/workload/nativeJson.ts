@@ -23,7 +23,8 @@
  * A job without `id` is named `job<i>`, `i` its index in the file (IRMaSim's naming).
  *
  * Facets (`facets.ts`): `user`, `account`, `partition`, `qos`, `malleable` (an iterative job's steps,
- * speed-up model and malleability: its work, instead of `req_ops`/`runtime`) and `operator_events`.
+ * speed-up model and malleability: its work, instead of `req_ops`/`runtime`), `operator_events` and
+ * `gpus` (GPUs and a deep-learning job's steps).
  *
  * Fields are checked: an unknown field of a job, a profile or a task is an error that names it and
  * suggests the field it looks like (`memvol` -> `mem_vol`). `extra` (any JSON) is carried and ignored,
@@ -33,6 +34,7 @@
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues, jsonPath, unknownKeys } from '../core/errors.js';
 import { FACET_FIELDS, facetShape, jobFacets } from './facets.js';
+import { gpuRequestProblem } from './gpuRequest.js';
 import { sortBySubmission, type Job, type JobType, type TaskWork, type Workload } from './job.js';
 import { malleableProblem, nominalRuntime } from './malleability.js';
 
@@ -243,6 +245,8 @@ function parseJob(raw: RawJob, i: number, profiles: Record<string, RawProfile>, 
   if (typeof shape === 'string') return fail(shape);
   if (f.tasks && f.tasks.length !== shape.ntasks) fail(`expected ${shape.ntasks} task profiles (one per task), found ${f.tasks.length}`, 'tasks');
   const facets = jobFacets(raw);
+  const gpuProblem = facets.gpus && gpuRequestProblem(facets.gpus, shape.nodes);
+  if (gpuProblem) fail(gpuProblem, 'gpus');
   if (facets.malleable) return iterativeJob(raw, f, id, shape, facets, at(), fail);
 
   const hasOps = f.req_ops !== undefined || (f.tasks?.every((t) => t.req_ops !== undefined) ?? false);

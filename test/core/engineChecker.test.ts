@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { DiscreteEventEngine } from '../../src/core/engine.js';
 import { type CheckedRun, checkEngine, EngineCheckError, type TranscriptEntry } from '../../src/core/engineChecker.js';
 import { derive } from '../../src/core/rng.js';
+import { DlProgress } from '../../src/execution/dlProgress.js';
 import { ClusterSimulator } from '../../src/execution/simulator.js';
 import { fairnessCluster, TABLE_5_1, table51Workload } from '../../src/fairness/experiment.js';
 import { fairPreset } from '../../src/fairness/preset.js';
@@ -17,6 +18,10 @@ import { paperWorkload } from '../../src/malleable/workload.js';
 import { loadPlatform } from '../../src/platform/loader.js';
 import { schedulerByName } from '../../src/scheduling/multiResource.js';
 import { makeScheduler } from '../../src/scheduling/policyName.js';
+import { makeGpuScheduler } from '../../src/scheduling/gpu/rounds.js';
+import { platformFromNodeGroups } from '../../src/platform/views.js';
+import { loadThroughputTable, SYNTHETIC_THROUGHPUTS } from '../../src/workload/dlThroughput.js';
+import { generateGavel } from '../../src/workload/gavel.js';
 import { SlurmEngine, type SlurmJobInput } from '../../src/slurm/engine.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
 import { raijinWorkload } from '../../src/slurm/workload.js';
@@ -40,6 +45,35 @@ function mainRun(policy: string, semantics: 'clustergym' | 'irmasim', extra: { w
       onStart: (s, rj) => void transcript.push({ type: 'start', job: rj.job.id, time: s.now, detail: Array.from(rj.cores).join(' ') }),
       onEnd: (s, rec) => void transcript.push({ type: 'end', job: rec.job.id, time: s.now, detail: rec.state }),
       onReject: (s, rec) => void transcript.push({ type: 'reject', job: rec.job.id, time: s.now }),
+    });
+    return { engine: sim, transcript };
+  };
+}
+
+/** The GPU preset: DL jobs (Gavel's generator on the synthetic table), rounds of 360 s, a round scheduler that preempts. */
+function gpuRun(policy: string): () => CheckedRun {
+  return () => {
+    const table = loadThroughputTable(SYNTHETIC_THROUGHPUTS);
+    const platform = platformFromNodeGroups({
+      groups: [
+        { name: 'v', count: 2, cores: 8, gpus: { count: 4, type: 'v100' } },
+        { name: 'p', count: 2, cores: 8, gpus: { count: 4, type: 'p100' } },
+        { name: 'k', count: 4, cores: 8, gpus: { count: 2, type: 'k80' } },
+      ],
+    });
+    const dl = new DlProgress(table);
+    const jobs = generateGavel({ jobs: 60, arrivalsPerHour: 6 }, 3, table).jobs.map((j) => ({
+      ...j,
+      gpus: { ...j.gpus!, dl: { ...j.gpus!.dl!, steps: j.gpus!.dl!.steps / 20 } },
+    }));
+    const sim = new ClusterSimulator(platform, jobs, { progress: [dl], passClock: { every: 360 } });
+    sim.setScheduler(makeGpuScheduler(policy, dl, { round: 360, seed: 3 }));
+    const transcript: TranscriptEntry[] = [];
+    sim.addListener({
+      onSubmit: (s, job) => void transcript.push({ type: 'submit', job: job.id, time: s.now }),
+      onStart: (s, rj) => void transcript.push({ type: 'start', job: rj.job.id, time: s.now, detail: Array.from(rj.gpus).join(' ') }),
+      onRequeue: (s, rj) => void transcript.push({ type: 'requeue', job: rj.job.id, time: s.now }),
+      onEnd: (s, rec) => void transcript.push({ type: 'end', job: rec.job.id, time: s.now, detail: rec.state }),
     });
     return { engine: sim, transcript };
   };
@@ -147,6 +181,8 @@ describe('the engine contract on every engine', () => {
       {},
     ],
     ['main engine, irmasim semantics', mainRun('fcfs:first', 'irmasim'), { steppedClock: true }],
+    ['main engine, GPU rounds, las (preemption between rounds)', gpuRun('las'), {}],
+    ['main engine, GPU rounds, Gavel max-min fairness (agnostic)', gpuRun('max_min_fairness'), {}],
     ['DMR preset, dmr', malleableRun(false), {}],
     ['DMR preset, dmr with queue points', malleableRun(true), {}],
     ['slurm engine, Raijin-like with operator suspensions', slurmRun('raijin'), {}],

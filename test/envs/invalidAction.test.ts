@@ -1,6 +1,6 @@
 /**
  * Every element of the action space is a legal argument of `step` (envs/invalidAction.ts), in all
- * seven environments with their default invalid-action rule: an action the mask forbids is a no-op
+ * eight environments with their default invalid-action rule: an action the mask forbids is a no-op
  * (same observation, mask and time, reward minus the penalty, `info.invalid_action`), and a policy
  * that picks forbidden actions whenever it can still ends its episodes (past `invalid_action_limit`
  * the lowest allowed action is taken). `invalid_action: "raise"` keeps the strict behaviour.
@@ -12,6 +12,7 @@ import { InvalidActionError } from '../../envs/errors.js';
 import { allEnvIds, make } from '../../envs/registry.js';
 import { spaceViolation } from '../../envs/spaces.js';
 import { Rng } from '../../src/core/rng.js';
+import { SYNTHETIC_THROUGHPUTS } from '../../src/workload/dlThroughput.js';
 import { SMALL } from './envHelpers.js';
 
 /** Small configs of every env id (defaults otherwise: the invalid-action rule is the default one). */
@@ -23,6 +24,7 @@ const SMALL_CONFIGS: Record<string, Record<string, unknown>> = {
   'clustergym/Slurm-v0': { jobs: 60, nodes: 16, period: 1800, users: 4 },
   'clustergym/Fair-v0': {},
   'clustergym/CoSched-v0': { sim: { n_jobs: 40, MPL_TOTAL: 3, n: 4 }, period: 1000 },
+  'clustergym/Gpu-v0': { jobs: 8, arrivals_per_hour: 12, throughputs: SYNTHETIC_THROUGHPUTS },
 };
 
 function maskDigest(m: Uint8Array): string {
@@ -30,7 +32,7 @@ function maskDigest(m: Uint8Array): string {
 }
 
 describe('invalid actions (default rule: a no-op)', () => {
-  it('covers the seven registered envs', () => {
+  it('covers the eight registered envs', () => {
     expect(Object.keys(SMALL_CONFIGS).sort()).toEqual(allEnvIds().sort());
   });
 
