@@ -12,7 +12,8 @@
  * has them) and the `seen` horizon. The cluster envs (Job-v0, JobNode-v0, PolicyPair-v0) take
  * `observe: { durations, horizon }`; Fair-v0 and Malleable-v0 `observe: { durations }` (their
  * features never depend on the episode's extent); Slurm-v0 and CoSched-v0 `observe: { horizon }`
- * (they show no duration). `envObserves` reads an env config's declaration.
+ * (they show no duration); Gpu-v0 always shows the jobs' remaining steps (`actual`, as Gavel's SRTF and
+ * finish-time fairness know them) and takes no `observe`. `envObserves` reads an env config's declaration.
  */
 
 /** What a policy may observe of durations, from less to more. */
@@ -63,6 +64,9 @@ export function envObserves(envId: string, config: Record<string, unknown>): Obs
     case 'clustergym/Fair-v0':
     case 'clustergym/Malleable-v0':
       return { durations: o.durations ?? 'requested', horizon: 'seen' };
+    case 'clustergym/Gpu-v0':
+      // every job's remaining time at its rates (its steps are known, as Gavel's schedulers know them)
+      return { durations: 'actual', horizon: 'seen' };
     default:
       return { durations: 'none', horizon: o.horizon ?? 'seen' };
   }

@@ -135,7 +135,8 @@ const DURATION_ORDERS: readonly string[] = ['sjf', 'ljf', 'wfp3', 'unicep', 'f1'
  * submitted so far (`seen`); it reads `requested` durations when its job order does (SJF, LJF, WFP3,
  * UNICEP, F1), when it backfills (EASY's reservations are computed from requested times, as is
  * Slurm's backfill), on IRMaSim's managers (their estimates use req_time), and for the duration
- * rules of Fair-v0 (sjf-drf, lpt-drf) and Malleable-v0 (srpt); else `none`.
+ * rules of Fair-v0 (sjf-drf, lpt-drf) and Malleable-v0 (srpt); `actual` for SRTF and finish-time fairness
+ * on Gpu-v0 (remaining steps, as Gavel's); else `none`.
  */
 export function heuristicObserves(setting: Setting, name: string): Observes {
   const seen = (durations: Observes['durations']): Observes => ({ durations, horizon: 'seen' });
@@ -156,6 +157,9 @@ export function heuristicObserves(setting: Setting, name: string): Observes {
       const fixed = /^fixed-(\d+)$/.exec(name);
       return seen(fixed && Math.floor(Number(fixed[1]) / 4) === 2 ? 'none' : 'requested');
     }
+    case 'clustergym/Gpu-v0':
+      // SRTF and finish-time fairness read the jobs' remaining steps; FIFO, LAS and max-min fairness do not
+      return seen(name === 'srtf' || name.startsWith('finish_time_fairness') ? 'actual' : 'none');
     default:
       return seen('none');
   }

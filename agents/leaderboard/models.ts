@@ -161,6 +161,7 @@ export function linearPlayer(m: ModelEntry): LearnedPlayer {
 function systemObserve(envId: string, o: Observes): Record<string, unknown> {
   if (envId === 'clustergym/Fair-v0' || envId === 'clustergym/Malleable-v0') return { observe: { durations: o.durations } };
   if (envId === 'clustergym/Slurm-v0' || envId === 'clustergym/CoSched-v0') return { observe: { horizon: o.horizon } };
+  if (envId === 'clustergym/Gpu-v0') return {}; // one declaration, no option (envs/observes.ts)
   return { observe: o };
 }
 

@@ -30,8 +30,8 @@
  * several-server rate / its best rate (0 for one GPU), and where it ran in the last round (1 on one server
  * of that type, 0.5 on several, else 0). Per type: free GPUs in this round's plan / the type's GPUs, the
  * most free on one server / the most GPUs a server has, the type's GPUs / all GPUs. Global: waiting jobs
- * / K, active jobs / K, jobs chosen this round / K, the round's elapsed share of the episode's arrivals
- * (time / the last arrival, clipped).
+ * / K, active jobs / K, jobs chosen this round / K, the time / T (clipped; never the episode's last arrival,
+ * which a live scheduler does not know: envs/observes.ts).
  *
  * **Reward.** Minus the job-seconds spent in the system during the step, divided by the episode's jobs
  * and `scale` (3,600 s): the return is minus the mean job completion time (JCT) in hours. `info.metrics`
@@ -195,7 +195,6 @@ export class GpuEnv extends EpisodeEnv<Float32Array, GpuEnvInfo> {
   views: GpuJobView[] = [];
   private seen = new Map<Job, number>();
   private jobCount = 0;
-  private lastArrival = 1;
   private inSystem = 0;
   private integral = 0;
   private lastIntegral = 0;
@@ -226,7 +225,6 @@ export class GpuEnv extends EpisodeEnv<Float32Array, GpuEnvInfo> {
     const c = this.ctx.config;
     const jobs = gpuEpisodeJobs(this.ctx, seed);
     this.jobCount = jobs.length;
-    this.lastArrival = Math.max(1, ...jobs.map((j) => j.subtime));
     const dl = new DlProgress(this.ctx.table, { spreadRates: c.spread_rates });
     const sim = new ClusterSimulator(this.ctx.platform, jobs, {
       progress: [dl],
@@ -410,7 +408,7 @@ export class GpuEnv extends EpisodeEnv<Float32Array, GpuEnvInfo> {
     o[h] = clip(sim.queue.length / this.K);
     o[h + 1] = clip(this.views.length / this.K);
     o[h + 2] = clip(plan.choices.length / this.K);
-    o[h + 3] = clip(now / this.lastArrival);
+    o[h + 3] = clip(now / this.ctx.config.time_scale);
   }
 }
 
