@@ -10,7 +10,15 @@
  *   processor, the placement checks;
  * - `progress.ts`: how fast each task goes (memory and communication contention) and when it ends;
  * - `running.ts`: running jobs and tasks, events, the records of jobs that left;
- * - `waitingQueue.ts`: the waiting jobs.
+ * - `waitingQueue.ts`: the waiting jobs;
+ * - `simulatorOptions.ts`: what callers give and get (options, `DecisionMaker`, `ResizeDecider`, listeners);
+ * - `progressModel.ts`, `malleableProgress.ts`, `dlProgress.ts`, `capacity.ts`, `hostVectors.ts`: the
+ *   dimensions that plug in.
+ *
+ * Over 600 lines: what remains is one state machine, the clock and the lifecycle every dimension's
+ * events go through (submission, start, task and job ends, kills, rejection, resizes, preemption, the
+ * pass clocks, IRMaSim's stepping); its transitions share the private event loop, the running-job slots
+ * and the dirty marks, and split across files they would have to be exposed to each other.
  *
  * Time. Time 0 is the first job's submission: every submit time is rebased by the first one (or by
  * `timeOrigin`). Events at the same time are processed completions first, then submissions, each in
@@ -55,7 +63,7 @@
  * within a round make no decision point.
  */
 import { InputError } from '../core/errors.js';
-import type { DiscreteEventEngine, EngineListener } from '../core/engine.js';
+import type { DiscreteEventEngine } from '../core/engine.js';
 import { EventLoop } from '../core/eventLoop.js';
 import { commModel, networkVolume, type CommModel } from '../platform/communication.js';
 import { JobNetwork } from '../platform/jobNetwork.js';
@@ -71,13 +79,36 @@ import type { Capacity } from './capacity.js';
 import { HostVectors } from './hostVectors.js';
 import type { NodeFreeTree } from './nodeFreeTree.js';
 import { TaskProgress } from './progress.js';
-import { KIND_JOB, KIND_KILL, KIND_TASK, NO_GPUS, rejectedRecord, RunningJob, RunningTask, type EventPayload, type JobRecord } from './running.js';
+import { KIND_JOB, KIND_KILL, KIND_TASK, NO_GPUS, rejectedRecord, RunningJob, RunningTask, type EventPayload } from './running.js';
 import { WaitingQueue } from './waitingQueue.js';
+import type {
+  DecisionMaker,
+  ExecutionSemantics,
+  ResizeDecider,
+  ResizeDecision,
+  SimulationListener,
+  SimulatorOptions,
+  StartOptions,
+  UnfitJobHandling,
+} from './simulatorOptions.js';
 
 export { roundHalfEven } from './progress.js';
 export type { IdlePowerAccounting } from './allocation.js';
 export { RunningJob, RunningTask, type EndState, type JobRecord } from './running.js';
 export { WaitingQueue } from './waitingQueue.js';
+export type {
+  DecisionMaker,
+  ExecutionSemantics,
+  ResizeDecider,
+  ResizeDecision,
+  SimulationListener,
+  SimulatorOptions,
+  StartOptions,
+  UnfitJobHandling,
+} from './simulatorOptions.js';
+
+/** A resize the engine refuses (outside the job's limits, or beyond the free nodes). */
+export class InvalidResizeError extends Error {}
 
 /** Whether ascending `nodes` holds `n` (binary search). */
 function holds(nodes: Int32Array, n: number): boolean {
@@ -91,108 +122,6 @@ function holds(nodes: Int32Array, n: number): boolean {
     else hi = mid - 1;
   }
   return false;
-}
-
-/** A resize the engine refuses (outside the job's limits, or beyond the free nodes). */
-export class InvalidResizeError extends Error {}
-
-/** What to do with a job that can never fit the platform. */
-export type UnfitJobHandling = 'error' | 'reject';
-/** Execution semantics: the documented model, or IRMaSim's simulator loop (see the module comment). */
-export type ExecutionSemantics = 'clustergym' | 'irmasim';
-
-/** Options of a simulation run. */
-export interface SimulatorOptions {
-  /** Overrides of the platform's models. */
-  models?: Partial<ModelsConfig> | undefined;
-  /** Node memory is a placement constraint (default true). */
-  enforceMemory?: boolean | undefined;
-  /** Kill jobs still running at `start + req_time` (default false). */
-  walltimeKill?: boolean | undefined;
-  /** A job that can never fit: throw an `InputError` (default) or reject it (counted, never run). */
-  unfit?: UnfitJobHandling | undefined;
-  /** Name of the workload, used in error messages. */
-  workloadName?: string | undefined;
-  /** Execution semantics (default `clustergym`, the documented model). */
-  semantics?: ExecutionSemantics | undefined;
-  /** Idle-power accounting (default `always`). */
-  idlePower?: IdlePowerAccounting | undefined;
-  /**
-   * Original submit time that becomes time 0 (default: the first job's, the earliest). IRMaSim rebases a
-   * trajectory to its first job IN FILE ORDER; when that is not the earliest, time starts below 0.
-   */
-  timeOrigin?: number | undefined;
-  /**
-   * Progress of jobs with a `malleable` facet: `steps` runs their iterations at their size, resized at
-   * reconfiguration points by the resize policy (`malleableProgress.ts`); `rigid` (default) runs them as
-   * delay jobs of their nominal run time at their submitted size.
-   */
-  malleable?: 'steps' | 'rigid' | undefined;
-  /** Resize costs of malleable jobs without their own (default Table 1 of seed 002). */
-  resizeCost?: ResizeCost | undefined;
-  /** More progress models (`progressModel.ts`), tried in order before the built-in ones (after malleable steps). */
-  progress?: readonly ProgressModel[] | undefined;
-  /**
-   * When the scheduler is asked (the pass clock): after every instant with a change (default), after
-   * every single event and arrival, the arrivals of an instant first (the DMR engine's order, `event`),
-   * or at round boundaries every `every` seconds (the module comment).
-   */
-  passClock?: 'instant' | 'event' | { every: number } | undefined;
-  /**
-   * The capacity dimension (`capacity.ts`): `cores` (default), the allocation of cores and memory on the
-   * platform's nodes (`allocation.ts`); `vectors`, continuous CPU and memory per host (`hostVectors.ts`:
-   * a task holds its job's `cpusPerTask` cores and its `mem` of one host; a placement is a host per task).
-   * Under `vectors` jobs run fixed durations only (delay work, ended whole), the per-core arrays
-   * (`allocation`, `coreOwner`, `nodeFree`, `freeTree`...) do not exist, and the irmasim semantics and
-   * malleable steps are refused.
-   */
-  capacity?: 'cores' | 'vectors' | undefined;
-}
-
-/** A malleable job's size at its reconfiguration point: the new size (its current one: no action), and a waiting job to favour. */
-export interface ResizeDecision {
-  size: number;
-  /** A waiting job the resize is for (§4.3 of seed 002: it gets the highest priority), passed to the scheduler's `promote`. */
-  promote?: Job | undefined;
-}
-
-/**
- * Decides a malleable job's size at its reconfiguration point (`rj.malleable` holds its state); it may
- * throw `InvalidResizeError` to refuse a decision (counted in `invalidResizes`, applied as no action).
- */
-export type ResizeDecider = (sim: ClusterSimulator, rj: RunningJob) => ResizeDecision;
-
-/** Shortcuts of `ClusterSimulator.startJob` (the checks are made all the same). */
-export interface StartOptions {
-  /**
-   * Keep an `Int32Array` of cores as the job's (`RunningJob.cores`) instead of copying it: the caller
-   * must not modify it afterwards (schedulers pass the fresh array a placement returned).
-   */
-  transfer?: boolean;
-  /** The job's position in `queue` if the caller knows it (checked; else the queue is searched). */
-  queuePosition?: number;
-  /** The job's GPU ids (a job with a `gpus` facet: all of them, on the nodes of its cores; `allocation.ts`). */
-  gpus?: ArrayLike<number>;
-}
-
-/**
- * Observers of a simulation (metrics collectors, reward functions, timelines): the engine listener of
- * `core/engine.ts` with this engine's handles (a `Job` submitted, a `RunningJob` started, a `JobRecord`
- * when it left: `onEnd` for a job that ran, `onReject` for one that never will).
- */
-export type SimulationListener = EngineListener<ClusterSimulator, Job, RunningJob, JobRecord>;
-
-/** What decides at decision points: a batch scheduler that starts (or rejects) waiting jobs. */
-export interface DecisionMaker {
-  schedule(sim: ClusterSimulator): void;
-  /** A resize decision favours `job` (a scheduler with a priority order puts it first; others ignore it). */
-  promote?(sim: ClusterSimulator, job: Job): void;
-  /**
-   * Asked before each event (not under the irmasim semantics): true pauses `runUntil` there, before the
-   * event, for a decision that is not an event of the engine (Malleable-v0's queue points); the next
-   * `runUntil` asks again before going on.
-   */
-  pause?(sim: ClusterSimulator): boolean;
 }
 
 /**
