@@ -177,24 +177,18 @@ function simulateGpu(f: Flags, given: (flag: keyof typeof flags.specs) => boolea
       f.workload,
     );
   checkWorkloadFits(platform, workload, f.workload, true);
-  const stage = f.out !== undefined ? stageOutputs(f.out) : undefined;
   const t0 = performance.now();
-  let run: ReturnType<typeof runGpuSimulation>;
-  try {
-    run = runGpuSimulation(platform, workload.jobs, {
+  const run = withStagedOutputs(f.out, (outDir) =>
+    runGpuSimulation(platform, workload.jobs, {
       policy: f.policy,
       table,
       round: f.round,
       seed: f.seed,
       spreadRates: f['spread-rates'] === 'table',
-      outDir: stage?.dir,
+      outDir,
       workloadName: f.workload,
-    });
-  } catch (e) {
-    stage?.abort();
-    throw e;
-  }
-  stage?.commit();
+    }),
+  );
   const seconds = (performance.now() - t0) / 1000;
   if (f.json) {
     process.stdout.write(`${JSON.stringify({ ...run.summary, ...run.gpu })}\n`);
@@ -288,6 +282,23 @@ export function stageOutputs(out: string): { dir: string; commit: () => void; ab
     },
     abort: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * Runs `run` with the staged folder of `out` (undefined without `--out`; `stageOutputs`): its outputs
+ * reach `out` when it returns, and nothing does when it throws.
+ */
+function withStagedOutputs<T>(out: string | undefined, run: (dir: string | undefined) => T): T {
+  const stage = out !== undefined ? stageOutputs(out) : undefined;
+  let value: T;
+  try {
+    value = run(stage?.dir);
+  } catch (e) {
+    stage?.abort();
+    throw e;
+  }
+  stage?.commit();
+  return value;
 }
 
 /** Removes what a failed run wrote to `dir` (the directory too when the run created it). */
@@ -397,12 +408,11 @@ export function simulate(f: Flags, given: (flag: keyof typeof flags.specs) => bo
   });
   const resizes = { expand: 0, shrink: 0 };
   const countResizes = { onResize: (_s: unknown, _rj: unknown, from: number, to: number) => void (to > from ? resizes.expand++ : resizes.shrink++) };
-  const stage = f.out !== undefined ? stageOutputs(f.out) : undefined;
   const t0 = performance.now();
-  let summary: Summary;
-  try {
-    summary = runSimulation(platform, jobs, scheduler, {
-      outDir: stage?.dir,
+  // bad input found while streaming (an SWF line, a job that can never fit): the previous outputs stay
+  const summary: Summary = withStagedOutputs(f.out, (outDir) => {
+    const s = runSimulation(platform, jobs, scheduler, {
+      outDir,
       timeline: f.timeline,
       walltimeKill: f['walltime-kill'],
       enforceMemory,
@@ -413,12 +423,8 @@ export function simulate(f: Flags, given: (flag: keyof typeof flags.specs) => bo
       listeners: engine.malleable === 'steps' ? [countResizes] : [],
     }).summary;
     if (jobCount() === 0) throw new InputError(`--workload ${f.workload}: the workload holds no jobs; nothing to simulate`);
-  } catch (e) {
-    // bad input found while streaming (an SWF line, a job that can never fit): the previous outputs stay
-    stage?.abort();
-    throw e;
-  }
-  stage?.commit();
+    return s;
+  });
   const seconds = (performance.now() - t0) / 1000;
   if (f.json) {
     process.stdout.write(`${JSON.stringify(summary)}\n`);

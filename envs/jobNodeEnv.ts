@@ -90,27 +90,15 @@ export class JobNodeEnv extends ClusterEnv {
       if (job.ntasks > sim.freeCores) continue;
       const row = j * N;
       let rowAny = false;
+      // a job of a partition (docs/environments.md) or a live cluster's: each node checked by the placement itself
       const partition = sim.allocation.partitionMask(job);
-      if (partition !== null) {
-        // a job of a partition (docs/environments.md): only its nodes, each checked by the placement itself
-        for (let n = tree.findFirst(0, 1); n >= 0; n = tree.findFirst(n + 1, 1))
-          if (partition[n] && this.placeOnNode(job, n) !== null) {
-            mask[row + n] = 1;
-            rowAny = true;
-          }
-        if (rowAny) {
-          this.canStart[j] = 1;
-          any = true;
-        }
-        continue;
-      }
-      const live = this.livePlacement !== null;
-      if (live || this.oneNode(job)) {
-        // the whole job on node n (live: the cluster's rules decide, through the placement itself)
+      const byPlacement = partition !== null || this.livePlacement !== null;
+      if (byPlacement || this.oneNode(job)) {
+        // the whole job on node n (a one-node job), or the first node of its placement
         const mem = checkMem(sim, job);
-        const need = live ? 1 : job.ntasks;
+        const need = byPlacement ? 1 : job.ntasks;
         for (let n = tree.findFirst(0, need); n >= 0; n = tree.findFirst(n + 1, need))
-          if (live ? this.placeOnNode(job, n) !== null : nodeCapacity(sim, n, mem) >= job.ntasks) {
+          if ((partition === null || partition[n] !== 0) && (byPlacement ? this.placeOnNode(job, n) !== null : nodeCapacity(sim, n, mem) >= job.ntasks)) {
             mask[row + n] = 1;
             rowAny = true;
           }
