@@ -144,7 +144,9 @@ describe.skipIf(!HAVE_SLURM || !HAVE_PY)('deploy/slurm on a live Slurm (2 nodes 
     // slurmctld keeps the ended job for MinJobAge (300 s): failed, with the learner's exit code
     const shown = spawnSync('scontrol', ['show', 'job', id], { encoding: 'utf8', env }).stdout;
     expect(shown).toMatch(/JobState=FAILED .*ExitCode=3:0/s);
-    expect(readFileSync(join(run, 'server-0.log'), 'utf8')).toMatch(/SIGTERM, closing/);
+    // the surviving server is stopped with the step; whether it logs the step's SIGTERM first is the known
+    // race of the recipe (docs/distributed.md): what must hold is that it ran and that no process is left
+    expect(readFileSync(join(run, 'server-0.log'), 'utf8')).toMatch(/clustergym serve: listening on/);
     expect(processesNaming(run)).toEqual([]);
   });
 
