@@ -90,6 +90,8 @@ const SavedRunSchema = z.object({
       state: z.string(),
       backfilled: z.boolean().nullable(),
       nodelist: z.string().optional(),
+      released: z.number().optional(),
+      epilog: z.boolean().optional(),
     }),
   ),
   clock_phase: z.number().optional(),

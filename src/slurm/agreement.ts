@@ -24,7 +24,7 @@ import {
 
 /** What the engine reads of a live run (`LiveRun` as saved: `live-N.json`). */
 export interface LiveClocks {
-  jobs: readonly { id: string; submit: number; start?: number; end?: number }[];
+  jobs: readonly { id: string; submit: number; start?: number; end?: number; released?: number | undefined; epilog?: boolean | undefined }[];
   ctld_start?: number | undefined;
   bg_ticks?: readonly number[] | undefined;
   bf_ticks?: readonly number[] | undefined;
@@ -41,7 +41,9 @@ export function engineForRun(jobs: readonly ReplayJob[], conf: SlurmConf, run: L
     const r = at.get(j.id);
     if (r === undefined) return j;
     const ran = r.end !== undefined && r.start !== undefined && r.end > r.start ? r.end - r.start - SLURM_JOB_OVERHEAD : j.runTime;
-    return { ...j, submit: Math.max(0, r.submit), runTime: Math.max(0, ran) };
+    // the nodes' release as slurmctld logged it (`ctldCompletions`): COMPLETING from the end until then
+    const done = r.released !== undefined && r.end !== undefined ? { completing: Math.max(0, r.released - r.end), epilogPass: r.epilog === true } : {};
+    return { ...j, submit: Math.max(0, r.submit), runTime: Math.max(0, ran), ...done };
   });
   return engineSchedule(asRun, conf, undefined, clockPhase, ctldStart, { bg: run.bg_ticks, bf: run.bf_ticks });
 }

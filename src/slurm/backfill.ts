@@ -34,6 +34,8 @@ export interface BackfillView {
   readonly runningCount: number;
   /** Whole nodes (`nodeSelect`): which slot holds each node; null otherwise. */
   readonly nodeMap: NodeMap | null;
+  /** With `nodeSelect`: jobs still `COMPLETING` on each node (`SlurmJobInput.completing`), or null when none has been. */
+  readonly completingNodes: Int32Array | null;
   /** With `nodeSelect`: what pending slot `s` asks of the nodes. */
   nodeRequest(s: number): NodeRequest;
   /** Starts pending slot `s` now on group `g` (with `nodeSelect`: as `alloc` says), as a backfill start. */

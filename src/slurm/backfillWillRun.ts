@@ -97,6 +97,9 @@ export class WillRunPlanner implements BackfillPlanner {
       }
     }
     run.sort((a, b) => a.end - b.end || a.r - b.r);
+    // nodes still COMPLETING (a job ended, slurmd has not answered yet: `SlurmJobInput.completing`); the select
+    // plugin has their CPUs back, so the will-run test may choose them
+    const cg = v.completingNodes;
     let started = 0;
     for (let i = 0; i < n; i++) {
       const s = p[i]!;
@@ -104,6 +107,9 @@ export class WillRunPlanner implements BackfillPlanner {
       const req = v.nodeRequest(s);
       const best = willRunStart(v, req, limit, nodeMap.partitionNodes[J.part[s]!]!, rb, re, rav, run, overlaps);
       if (best === null) continue; // no start within the window: no reservation
+      // a start now on nodes still completing waits a second: a reservation from now + 1 (backfill.c: "Need
+      // to wait for in-progress completion/epilog", `start_time = now + 1`)
+      if (best.start <= now + 1e-9 && cg !== null && best.alloc.nodes.some((x) => cg[x]! > 0)) best.start = now + 1;
       if (best.start <= now + 1e-9) {
         // a job started now is in the map only when it holds its nodes whole (_bf_reserve_running)
         if (best.alloc.whole) addReservation(g0, Math.floor((now + limit) / res + 1e-9) * res, best.alloc.nodes);

@@ -44,6 +44,22 @@ export interface SlurmJobInput {
    * units on any nodes.
    */
   shape?: JobShape;
+  /**
+   * Seconds after its end during which the job's nodes stay `COMPLETING` (a live record's, from slurmctld's
+   * log: slurmd's answer to the terminate request, or its epilog message): the main scheduler does not place
+   * jobs on them (node_scheduler.c: `idle_node_bitmap`, `cg_node_bitmap`), a backfill start on them waits a
+   * second (backfill.c: "Need to wait for in-progress completion/epilog"), and the main pass the release asks
+   * for is queued then, not at the end (agent.c). With `nodeSelect` and `bfWillRun`; absent or 0: the nodes are
+   * free at the end (a site trace).
+   */
+  completing?: number;
+  /**
+   * The release is reported by slurmd's `MESSAGE_EPILOG_COMPLETE` (a live record's log shows
+   * `_slurm_rpc_epilog_complete`): its handler runs the main scheduler at once (proc_req.c
+   * `_slurm_rpc_epilog_complete`: `schedule(false)`), outside the background thread's queue and timer.
+   * Absent: the "already complete" answer, which only queues a pass (agent.c `queue_job_scheduler`).
+   */
+  epilogPass?: boolean;
 }
 
 /** How a job asks for nodes (`sbatch` options in the comments). */

@@ -81,6 +81,8 @@ const BACKFILL = 4;
 const PRIO = 5;
 const SCHED = 6;
 const DEFER = 7;
+/** A job's nodes leave `COMPLETING` (`SlurmJobInput.completing`). */
+const RELEASE = 8;
 
 /**
  * Observers of the engine: the engine listener of `core/engine.ts`, a job's handle being its slot in
@@ -156,6 +158,18 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
   /** `nodeSelect`: which slot holds each node (null otherwise); the nodes chosen for the job being started. */
   readonly nodeMap: NodeMap | null;
   private picked: NodeAlloc | null = null;
+  /**
+   * Jobs whose nodes stay `COMPLETING` after their end (`SlurmJobInput.completing`, `epilogPass`; with
+   * `nodeSelect` and `bfWillRun`): slot -> seconds after the end, and whether the release is an epilog message.
+   */
+  private readonly completion = new Map<number, { after: number; epilog: boolean; nodes?: Int32Array }>();
+  /**
+   * Jobs `COMPLETING` on each node (`nodeSelect`; null until one is). The select plugin has their CPUs back at the
+   * end (node_scheduler.c `deallocate_nodes`: `select_g_job_fini`), but the main scheduler places no job on such a
+   * node, shared or not (`_pick_best_nodes`: `idle_node_bitmap`, `bit_and_not(..., cg_node_bitmap)`), and a backfill
+   * start on one waits (`backfillWillRun.ts`).
+   */
+  completingNodes: Int32Array | null = null;
   /** During a main pass with several partitions: the groups of partitions whose jobs were left pending (1). */
   private offGroups: Uint8Array | null = null;
   /** `nodeSelect`: what each job in the system asks of the nodes. */
@@ -224,6 +238,10 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     J.opFor[s] = input.opFor ?? 0;
     J.state[s] = JobPhase.Waiting;
     if (this.nodeMap !== null) this.requests.set(s, this.requestOf(input));
+    if ((input.completing ?? 0) > 0 || input.epilogPass === true) {
+      const after = this.nodeMap !== null && this.config.bfWillRun ? Math.max(0, input.completing ?? 0) : 0;
+      this.completion.set(s, { after, epilog: input.epilogPass === true });
+    }
     this.push(Math.max(input.submit, this.now), ARRIVAL, s);
     return s;
   }
@@ -301,7 +319,8 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     let at = this.now;
     if (c.batchSchedDelay > 0) {
       // the background thread's next tick at least batchSchedDelay after its last pass
-      if (!this.passDue) at = this.bgTick(Math.max(this.now, this.lastBackground + c.batchSchedDelay));
+      // (controller.c `_slurmctld_background`: `difftime(now, last_sched_time) >= batch_sched_delay`, time_t)
+      if (!this.passDue) at = this.bgTick(Math.max(this.now, Math.floor(this.lastBackgroundPass() + 1e-9) + c.batchSchedDelay));
     } else if (!this.passDue && c.schedDelay > 0) at = this.now + c.schedDelay;
     if (c.schedMinInterval > 0) at = Math.max(at, this.lastSchedule + c.schedMinInterval);
     if (at > this.now) {
@@ -340,6 +359,9 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
         this.passDue = true;
         this.ensureTicks();
         return;
+      case RELEASE:
+        if (this.jobs.ver[s] === ver) this.release(s);
+        return;
       case DEFER:
         // with batchSchedDelay a background pass since it was queued has served its requests (mainPass)
         if (this.config.batchSchedDelay > 0 && this.deferredAt !== this.now) return;
@@ -367,6 +389,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
       this.stats.refused++;
       for (const l of this.listeners) l.onReject?.(this, s);
       this.requests.delete(s);
+      this.completion.delete(s);
       this.jobs.release(s);
       return;
     }
@@ -406,6 +429,37 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     const b = xs[i + 1]!;
     const p = (b - a) / Math.max(1, Math.round(b - a));
     return a + Math.ceil((t - a) / p - 1e-9) * p;
+  }
+
+  /**
+   * When slurmctld's background thread last ran a main pass, as `batch_sched_delay` counts from it
+   * (controller.c `_slurmctld_background`, `last_sched_time`): the later of the last queued or periodic pass
+   * the engine ran, the last periodic `sched_interval` pass (which runs whether jobs pend or not: `schedule()`
+   * on an empty queue), and the thread's start (`last_sched_time = now` when it starts: slurmctld's start,
+   * `timerOrigin`). Without `timerOrigin` (no log) the periodic passes are on their nominal grid from time 0
+   * (`nextSchedInterval`) and slurmctld started long before.
+   */
+  private lastBackgroundPass(): number {
+    const c = this.config;
+    let last = this.lastBackground;
+    if (c.timerOrigin !== undefined) last = Math.max(last, c.timerOrigin);
+    const I = c.schedInterval;
+    if (I > 0) {
+      if (c.timerOrigin === undefined) {
+        const ph = c.bgTickPhase;
+        last = Math.max(last, Math.floor((this.now - ph) / I + 1e-9) * I + ph);
+      } else {
+        const base = Math.floor(c.timerOrigin + 1e-9);
+        for (let k = Math.floor((this.now - base) / I + 1e-9); k >= 1; k--) {
+          const t = this.bgTick(base + k * I);
+          if (t <= this.now + 1e-9) {
+            last = Math.max(last, t);
+            break;
+          }
+        }
+      }
+    }
+    return last;
   }
 
   /**
@@ -537,6 +591,30 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
   private finishRun(s: number): void {
     const J = this.jobs;
     const c = this.config;
+    const done = this.completion.get(s);
+    if (done !== undefined && done.after > 0) {
+      // the job has ended and its CPUs are free; its nodes stay COMPLETING until slurmd answers (`release`), and
+      // the main pass that answer asks for is not queued before it
+      this.stopStretch(s);
+      const nodes = Int32Array.from(this.nodeMap!.held.get(s)!.nodes);
+      const dirty = this.dirty;
+      this.give(s);
+      this.dirty = dirty;
+      J.end[s] = this.now;
+      if (J.runTime[s]! > J.timeLimit[s]!) {
+        J.state[s] = JobPhase.TimedOut;
+        this.stats.timeouts++;
+      } else J.state[s] = JobPhase.Completed;
+      done.nodes = nodes;
+      this.completingNodes ??= new Int32Array(this.nodeMap!.cap.length);
+      for (const x of nodes) this.completingNodes[x]! += 1;
+      this.push(this.now + done.after, RELEASE, s);
+      return;
+    }
+    if (done?.epilog === true && c.batchSchedDelay > 0 && !this.endNow) {
+      this.endNow = true;
+      this.queuedBeforeEnd = this.dirty;
+    }
     if (c.endSchedShare > 0 && c.batchSchedDelay > 0 && !this.endNow && hashUnit(J.id[s]!, c.endSchedSeed) < c.endSchedShare) {
       this.endNow = true;
       this.queuedBeforeEnd = this.dirty;
@@ -551,10 +629,27 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     this.leave(s);
   }
 
+  /**
+   * The nodes of an ended job leave `COMPLETING` (`SlurmJobInput.completing`): freed now; the main pass this asks
+   * for is queued for the background thread (agent.c: the "already complete" answer), or run at once when the
+   * release is an epilog message (proc_req.c `_slurm_rpc_epilog_complete`: `schedule(false)`).
+   */
+  private release(s: number): void {
+    const done = this.completion.get(s)!;
+    for (const x of done.nodes!) this.completingNodes![x]! -= 1;
+    if (done.epilog && this.config.batchSchedDelay > 0 && !this.endNow) {
+      this.endNow = true;
+      this.queuedBeforeEnd = this.dirty;
+    }
+    this.dirty = true;
+    this.leave(s);
+  }
+
   /** A job that ran leaves the system: its listeners hear of it, then its slot is recycled. */
   private leave(s: number): void {
     for (const l of this.listeners) l.onEnd?.(this, s, s);
     this.requests.delete(s);
+    this.completion.delete(s);
     this.jobs.release(s);
   }
 
@@ -708,7 +803,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     const nm = this.nodeMap;
     const off = this.offGroups;
     if (nm !== null) {
-      const a = nm.fit(this.requests.get(s)!, this.jobs.part[s]!, off);
+      const a = nm.fit(this.requests.get(s)!, this.jobs.part[s]!, off, this.completingNodes);
       if (a === null) return -1;
       this.picked = a;
       return nm.groupOf[a.nodes[0]!]!;

@@ -21,6 +21,7 @@
 import { readFileSync } from 'node:fs';
 import { InputError } from '../core/errors.js';
 import { SlurmClient, type SlurmJob } from './client.js';
+import { expandHostList } from './hostList.js';
 import type { ReplayJob, ScheduleSummary, ScheduledJob } from './trace.js';
 
 /** Options of a live replay. */
@@ -55,8 +56,9 @@ export interface LiveRun {
   ctldStart?: number;
   /**
    * slurmctld's timers as its log shows them (`SlurmctldDebug=debug2`), in the run's time: ticks of the
-   * background thread (`Testing job time limits`, every 30 s) and every backfill pass (`jobs to backfill`).
-   * Undefined without that log level. They drift with the machine's load; `engineSchedule` follows them.
+   * background thread (`Testing job time limits`, every 30 s, and the main passes it runs: `ctldTimers`) and every
+   * backfill pass (`jobs to backfill`). Undefined without that log level. They drift with the machine's load;
+   * `engineSchedule` follows them.
    */
   bgTicks?: number[];
   bfTicks?: number[];
@@ -112,6 +114,91 @@ export function readCtldLog(text: string): Map<number, { submit?: number; start?
   return out;
 }
 
+/**
+ * When each job's nodes left `COMPLETING`, from slurmctld's log at `debug2` (epoch s, per Slurm job id), and
+ * whether the last of them was released by an epilog message. After `_job_complete: JobId=N done` slurmctld
+ * sends `REQUEST_TERMINATE_JOB` to the job's nodes (`Spawning RPC agent for msg_type REQUEST_TERMINATE_JOB`,
+ * one agent per job, in the order of the ends); a node whose processes are gone answers "already complete"
+ * (`node_did_resp NODE`: agent.c releases the node, `job_epilog_complete`, and queues a main pass), otherwise
+ * it answers, waits for the step and sends `MESSAGE_EPILOG_COMPLETE` (`_slurm_rpc_epilog_complete: JobId=N
+ * Node=NODE`: the node is released then, and the main scheduler runs at once). The job's nodes come from its
+ * start line (`sched: Allocate JobId=N NodeList=...`, `_start_job: Started JobId=N in P on ...`). A job
+ * without these lines (an older log level) is left out.
+ */
+export function ctldCompletions(text: string): Map<number, { released: number; epilog: boolean }> {
+  const nodesOf = new Map<number, string[]>();
+  const ended: number[] = [];
+  let spawned = 0;
+  /** Terminate agents in the order spawned: the job and its nodes not yet answered. */
+  const open: { job: number; waiting: Set<string> }[] = [];
+  const answered = new Map<number, Map<string, number>>();
+  const epilogs = new Map<number, Map<string, number>>();
+  const re = /^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})\] (.*)$/gm;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const t = Date.parse(`${m[1]}Z`) / 1000;
+    const msg = m[2]!;
+    let x = /sched: Allocate JobId=(\d+) NodeList=(\S+)/.exec(msg) ?? /_start_job: Started JobId=(\d+) in \S+ on (\S+)/.exec(msg);
+    if (x) {
+      nodesOf.set(Number(x[1]), expandHostList(x[2]!));
+      continue;
+    }
+    // an end and its terminate agent, logged in either order within the same millisecond
+    x = /_job_complete: JobId=(\d+) done/.exec(msg);
+    if (x) ended.push(Number(x[1]));
+    else if (msg.includes('Spawning RPC agent for msg_type REQUEST_TERMINATE_JOB')) spawned++;
+    if (x || msg.includes('REQUEST_TERMINATE_JOB')) {
+      while (ended.length > 0 && spawned > 0) {
+        const job = ended.shift()!;
+        spawned--;
+        if (nodesOf.has(job)) {
+          open.push({ job, waiting: new Set(nodesOf.get(job)) });
+          answered.set(job, new Map());
+        }
+      }
+      continue;
+    }
+    x = /node_did_resp (\S+)/.exec(msg);
+    if (x) {
+      const i = open.findIndex((a) => a.waiting.has(x![1]!));
+      if (i >= 0) {
+        const a = open[i]!;
+        a.waiting.delete(x[1]!);
+        answered.get(a.job)!.set(x[1]!, t);
+        if (a.waiting.size === 0) open.splice(i, 1);
+      }
+      continue;
+    }
+    x = /_slurm_rpc_epilog_complete: JobId=(\d+) Node=(\S+)/.exec(msg);
+    if (x) {
+      const job = Number(x[1]);
+      if (!epilogs.has(job)) epilogs.set(job, new Map());
+      epilogs.get(job)!.set(x[2]!, t);
+    }
+  }
+  const out = new Map<number, { released: number; epilog: boolean }>();
+  for (const [job, got] of answered) {
+    const nodes = nodesOf.get(job)!;
+    const ep = epilogs.get(job);
+    let released = Number.NEGATIVE_INFINITY;
+    let epilog = false;
+    let complete = true;
+    for (const n of nodes) {
+      const e = ep?.get(n);
+      const at = e ?? got.get(n);
+      if (at === undefined) {
+        complete = false;
+        break;
+      }
+      if (at >= released) {
+        released = at;
+        epilog = e !== undefined;
+      }
+    }
+    if (complete) out.set(job, { released, epilog });
+  }
+  return out;
+}
+
 /** The epoch times (s) at which slurmctld started, from its log (`slurmctld version ... started`). */
 export function ctldStarts(text: string): number[] {
   const out: number[] = [];
@@ -120,14 +207,26 @@ export function ctldStarts(text: string): number[] {
   return out;
 }
 
-/** slurmctld's timer ticks from its log (epoch s): the background thread's and the backfill passes. */
+/**
+ * slurmctld's timer ticks from its log (epoch s): the background thread's and the backfill passes. The background
+ * thread's are every line it logs on a tick: `Testing job time limits` (every 30 s) and each main pass it runs
+ * (`sched: Running job scheduler`: a queued pass or the periodic `sched_interval` one), but not the passes an
+ * epilog message runs (`_slurm_rpc_epilog_complete` up to 0.3 s before: proc_req.c runs `schedule()` itself); of
+ * lines less than 0.5 s apart (the same tick) the first. Measured on the saved matrix runs (docs/slurm.md,
+ * "Denser tick samples"), these place the ticks between samples far better than the 30 s ones alone.
+ */
 export function ctldTimers(text: string): { bg: number[]; bf: number[] } {
   const bg: number[] = [];
   const bf: number[] = [];
+  let epilog = Number.NEGATIVE_INFINITY;
   const re = /^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})\] (.*)$/gm;
   for (let m = re.exec(text); m; m = re.exec(text)) {
-    if (m[2]!.includes('Testing job time limits')) bg.push(Date.parse(`${m[1]}Z`) / 1000);
-    else if (/jobs to backfill/.test(m[2]!)) bf.push(Date.parse(`${m[1]}Z`) / 1000);
+    const t = Date.parse(`${m[1]}Z`) / 1000;
+    const msg = m[2]!;
+    if (msg.includes('_slurm_rpc_epilog_complete')) epilog = t;
+    else if (msg.includes('Testing job time limits') || (msg.includes('sched: Running job scheduler') && t - epilog > 0.3)) {
+      if (bg.length === 0 || t - bg[bg.length - 1]! >= 0.5) bg.push(t);
+    } else if (/jobs to backfill/.test(msg)) bf.push(t);
   }
   return { bg, bf };
 }
@@ -223,12 +322,14 @@ export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Pr
     let ctld = new Map<number, { submit?: number; start?: number; end?: number; backfill?: boolean }>();
     let starts: number[] = [];
     let timers: { bg: number[]; bf: number[] } = { bg: [], bf: [] };
+    let completions = new Map<number, { released: number; epilog: boolean }>();
     if (logFile) {
       try {
         const text = readFileSync(logFile, 'utf8');
         ctld = readCtldLog(text);
         starts = ctldStarts(text);
         timers = ctldTimers(text);
+        completions = ctldCompletions(text);
       } catch {
         log(`live: cannot read ${logFile}; times in whole seconds`);
       }
@@ -245,6 +346,7 @@ export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Pr
       const r = byId.get(id)!;
       const c = ctld.get(id);
       const start = useLog ? c!.start! : r.start;
+      const done = useLog ? completions.get(id) : undefined;
       return {
         id: j.id,
         submit: (useLog ? c!.submit! : r.submit) - origin,
@@ -254,6 +356,7 @@ export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Pr
         state: r.state.toLowerCase(),
         backfilled: c?.backfill ?? null,
         nodelist: r.nodeList,
+        ...(done !== undefined ? { released: done.released - origin, epilog: done.epilog } : {}),
       };
     });
     const started = starts.filter((t) => t <= origin + first.submit + 1).pop();

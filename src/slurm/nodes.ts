@@ -107,11 +107,16 @@ export class NodeMap {
     };
   }
 
-  /** Where the select plugin would put `req` now among the nodes of partition `part` (but those of groups `off`), or null. */
-  fit(req: NodeRequest, part: number, off: Uint8Array | null = null): NodeAlloc | null {
+  /**
+   * Where the select plugin would put `req` now among the nodes of partition `part` (but those of groups `off` and
+   * the nodes with `offNodes[x] > 0`), or null.
+   */
+  fit(req: NodeRequest, part: number, off: Uint8Array | null = null, offNodes: Int32Array | null = null): NodeAlloc | null {
     const P = this.partitionNodes[part]!;
     const avail = Int32Array.from(P, (x) =>
-      off?.[this.groupOf[x]!] ? 0 : usableUnits(req, this.cap[x]!, this.free[x]!, this.memFree[x]!, this.jobsOn[x] === 0),
+      off?.[this.groupOf[x]!] || (offNodes !== null && offNodes[x]! > 0)
+        ? 0
+        : usableUnits(req, this.cap[x]!, this.free[x]!, this.memFree[x]!, this.jobsOn[x] === 0),
     );
     const pick = evalNodes(avail, req);
     return pick === null ? null : allocOf(req, pick, P, this);

@@ -51,6 +51,9 @@ export interface ReplayJob {
   memMb: number;
   partition: number;
   user: number;
+  /** A live run's (`engineForRun`): seconds its nodes stayed `COMPLETING` after its end, and whether an epilog message released them (`SlurmJobInput.completing`, `epilogPass`). */
+  completing?: number;
+  epilogPass?: boolean;
 }
 
 /** The jobs of `trace` as replayed on `conf` with shrink divisor `shrink` (see the module comment). */
@@ -101,6 +104,12 @@ export interface ScheduledJob {
   backfilled: boolean | null;
   /** Slurm's node list (live runs only). */
   nodelist?: string;
+  /**
+   * Live runs with slurmctld's log at `debug2`: when the job's nodes left `COMPLETING` (s, the run's time), and
+   * whether by an epilog message (`ctldCompletions`); the engine replays them (`ReplayJob.completing`).
+   */
+  released?: number;
+  epilog?: boolean;
 }
 
 /** The summary of a schedule (see the module comment). */
@@ -218,6 +227,8 @@ export function engineSchedule(
         runTime: Math.min(j.runTime + jobOverhead, j.limitMinutes * 60),
         user: j.user,
         partition: j.partition,
+        ...(j.completing !== undefined ? { completing: j.completing } : {}),
+        ...(j.epilogPass !== undefined ? { epilogPass: j.epilogPass } : {}),
       }),
     ),
   );

@@ -641,6 +641,76 @@ describe("sched/backfill's will-run test (bfWillRun) and the background main pas
     expect(run(one(4), [job(1, 0, 4, 10.2), job(2, 1, 4, 1)], { ...cfg, endSchedShare: 0 }).get(2)).toMatchObject({ start: 11.5 });
   });
 
+  it("batch_sched_delay counts from the last background pass: slurmctld's start, a periodic pass on an empty queue", () => {
+    // one node, no backfill, batch_sched_delay 3. slurmctld started at -1.9 (timerOrigin): its background thread
+    // set last_sched_time then, so a job at 0 is served by the first tick at or after floor(-1.9) + 3 = 1: 1.5.
+    // Without the start (no log) and without sched_interval, the first tick: 0.5.
+    const cfg = { ...fifo, backfill: false, schedOnSubmit: false, batchSchedDelay: 3 };
+    expect(run(one(4), [job(1, 0, 1, 5)], { ...cfg, timerOrigin: -1.9 }).get(1)).toMatchObject({ start: 1.5 });
+    expect(run(one(4), [job(1, 0, 1, 5)], cfg).get(1)).toMatchObject({ start: 0.5 });
+    // sched_interval 20 (nominal grid k x 20 + 0.5): the periodic pass at 20.5 runs on an empty queue, so a job
+    // at 21 waits for floor(20.5) + 3 = 23: the tick at 23.5 (before this rule: 21.5); a job at 24 does not wait
+    expect(run(one(4), [job(1, 21, 1, 5)], { ...cfg, schedInterval: 20 }).get(1)).toMatchObject({ start: 23.5 });
+    expect(run(one(4), [job(1, 24, 1, 5)], { ...cfg, schedInterval: 20 }).get(1)).toMatchObject({ start: 24.5 });
+    // with slurmctld's start at 7.3 the periodic passes are at floor(7.3) + k x 20 = 27, 47 (on the tick after:
+    // 27.5): a job at 28 waits for 30.5, the start itself is long past
+    expect(run(one(4), [job(1, 28, 1, 5)], { ...cfg, schedInterval: 20, timerOrigin: 7.3 }).get(1)).toMatchObject({ start: 30.5 });
+  });
+
+  it('batch_sched_delay in whole seconds (time_t): a tick 2.03 s after the last pass may run the queued one', () => {
+    // logged ticks 0.9 and 11.0 (10 ticks of 1.01 s): ticks at 9.99, 11.0, 12.01, 13.02. A (0.2 s) at 9.5 starts at
+    // the tick at 9.99; B at 10.5 needs a tick with floor(t) - floor(9.99) >= 3, t >= 12: 12.01 (in fractional
+    // seconds it would wait for 9.99 + 3: 13.02)
+    const cfg = { ...fifo, backfill: false, schedOnSubmit: false, batchSchedDelay: 3, bgTickTimes: [0.9, 11.0] };
+    const r = run(one(4), [job(1, 9.5, 4, 0.2), job(2, 10.5, 4, 1)], cfg);
+    expect(r.get(1)!.start).toBeCloseTo(9.99, 9);
+    expect(r.get(2)!.start).toBeCloseTo(12.01, 9);
+  });
+
+  it('nodes COMPLETING after an end: no start on them until released; the release queues the pass, an epilog message runs it', () => {
+    // 2 whole nodes, no backfill, batch_sched_delay 3 (ticks k + 0.5). A (2 nodes) 0.5-10.49; B (2 nodes) at 1
+    // waits; the last background pass was at 1.5 (B's). Nodes free at the end: the tick at 10.5 starts B.
+    const p2 = new SlurmPlatform({ groups: [{ name: 'n', count: 2, cores: 1 }], partitions: [{ name: 'p', groups: ['n'] }] });
+    const cfg: Partial<SlurmConfig> = { ...fifo, backfill: false, schedOnSubmit: false, batchSchedDelay: 3, nodeSelect: true, bfWillRun: true };
+    const jobs = (extra: Partial<SlurmJobInput>) => [job(1, 0, 2, 9.99, 60, extra), job(2, 1, 2, 1, 60)];
+    expect(run(p2, jobs({}), cfg).get(2)!.start).toBeCloseTo(10.5, 9);
+    // COMPLETING for 0.02 s: released at 10.51, after that tick; the pass it queues runs at 11.5. A's end stays 10.49
+    const c = run(p2, jobs({ completing: 0.02 }), cfg);
+    expect(c.get(1)!.end).toBeCloseTo(10.49, 9);
+    expect(c.get(2)!.start).toBeCloseTo(11.5, 9);
+    // released by an epilog message at 10.52: the main pass runs then
+    expect(run(p2, jobs({ completing: 0.03, epilogPass: true }), cfg).get(2)!.start).toBeCloseTo(10.52, 9);
+    // an epilog end without a completing time: at the end
+    expect(run(p2, jobs({ epilogPass: true }), cfg).get(2)!.start).toBeCloseTo(10.49, 9);
+  });
+
+  it('a backfill start on nodes still COMPLETING waits: the pass reserves them from now + 1 s', () => {
+    // 2 whole nodes, backfill every second on the grid (passes at k), resolution 1, batch_sched_delay 3 (ticks
+    // k + 0.5). A (2 nodes) at 0.2 starts at the tick at 0.5 and ends at 10.98; B (1 node, at 2) waits (its queued
+    // pass at 3.5 finds no node). Without COMPLETING the backfill pass at 11 starts B. With 0.04 s (released 11.02)
+    // the pass at 11 finds A's nodes completing: B reserves them from 12; the release queues a main pass, which
+    // the tick at 11.5 runs (the last background pass was at 3.5): B starts at 11.5.
+    const p2 = new SlurmPlatform({ groups: [{ name: 'n', count: 2, cores: 1 }], partitions: [{ name: 'p', groups: ['n'] }] });
+    const cfg: Partial<SlurmConfig> = {
+      ...fifo,
+      backfill: true,
+      bfInterval: 1,
+      bfResolution: 1,
+      bfGrid: true,
+      bfSlurmRounding: true,
+      schedOnSubmit: false,
+      batchSchedDelay: 3,
+      nodeSelect: true,
+      bfWillRun: true,
+    };
+    const jobs = (extra: Partial<SlurmJobInput>) => [job(1, 0.2, 2, 10.48, 60, extra), job(2, 2, 1, 1, 60)];
+    const free = run(p2, jobs({}), cfg);
+    expect(free.get(1)).toMatchObject({ start: 0.5, end: 10.98 });
+    expect(free.get(2)).toMatchObject({ start: 11 });
+    const cg = run(p2, jobs({ completing: 0.04 }), cfg);
+    expect(cg.get(2)).toMatchObject({ start: 11.5 });
+  });
+
   it('hashUnit: in [0, 1), a fixed draw per id and seed, a share of ids near the threshold', () => {
     expect(hashUnit(17, 3)).toBe(hashUnit(17, 3));
     expect(hashUnit(17, 3)).not.toBe(hashUnit(17, 4));

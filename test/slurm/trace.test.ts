@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { quantile } from '../../src/core/statistics.js';
 import { engineForRun } from '../../src/slurm/agreement.js';
-import { ctldStarts, ctldTimers, readCtldLog } from '../../src/slurm/live.js';
+import { ctldCompletions, ctldStarts, ctldTimers, readCtldLog } from '../../src/slurm/live.js';
 import { parseSlurmConf } from '../../src/slurm/slurmConf.js';
 import { parseElapsed, readTrace, sleepTrace, traceToSwf } from '../../src/slurm/records.js';
 import { type ScheduledJob, compareSchedules, engineSchedule, ksDistance, replayJobs, summarise } from '../../src/slurm/trace.js';
@@ -274,5 +274,43 @@ describe("slurmctld's log", () => {
     const { bg, bf } = ctldTimers(log);
     expect(bg.map((t) => Math.round((t - t0) * 1000))).toEqual([30135, 60196]);
     expect(bf.map((t) => Math.round((t - t0) * 1000))).toEqual([1017, 7029]);
+  });
+
+  it("takes the background thread's main passes as ticks too, but not an epilog message's pass nor a second line of one tick", () => {
+    const log = `[2026-11-28T16:04:23.469] slurmctld version 22.05.8 started on cluster cg6967
+[2026-11-28T16:04:25.100] debug:  sched: Running job scheduler for default depth.
+[2026-11-28T16:04:27.000] debug2: _slurm_rpc_epilog_complete: JobId=3 Node=n2
+[2026-11-28T16:04:27.030] debug:  sched: Running job scheduler for default depth.
+[2026-11-28T16:04:28.104] debug2: Testing job time limits and checkpoints
+[2026-11-28T16:04:28.106] debug:  sched: Running job scheduler for full queue.
+[2026-11-28T16:04:31.110] debug:  sched: Running job scheduler for default depth.
+`;
+    const t0 = Date.parse('2026-11-28T16:04:23.469Z') / 1000;
+    // 25.100 (a tick's pass), not 27.030 (the epilog's), 28.104 (not 28.106: the same tick), 31.110
+    expect(ctldTimers(log).bg.map((t) => Math.round((t - t0) * 1000))).toEqual([1631, 4635, 7641]);
+  });
+
+  it("reads when each job's nodes left COMPLETING: the last node's answer, or its epilog message", () => {
+    // job 1 on n[1-2]: ended 10.000 (terminate agent logged first), n2 answers 10.012, n1 10.020: released 10.020 by
+    // the answer. Job 2 on n3: ended 12.000; n3 answers 12.005 (SUCCESS: the step still exits), epilog 12.040.
+    // A ping's answer from n1 at 11.000 belongs to no terminate agent.
+    const log = `[2026-11-28T16:04:00.000] sched: Allocate JobId=1 NodeList=n[1-2] #CPUs=8 Partition=debug
+[2026-11-28T16:04:01.000] sched/backfill: _start_job: Started JobId=2 in debug on n3
+[2026-11-28T16:04:10.000] debug2: Spawning RPC agent for msg_type REQUEST_TERMINATE_JOB
+[2026-11-28T16:04:10.000] _job_complete: JobId=1 done
+[2026-11-28T16:04:10.012] debug2: node_did_resp n2
+[2026-11-28T16:04:10.020] debug2: node_did_resp n1
+[2026-11-28T16:04:11.000] debug2: node_did_resp n1
+[2026-11-28T16:04:12.000] _job_complete: JobId=2 done
+[2026-11-28T16:04:12.000] debug2: Spawning RPC agent for msg_type REQUEST_TERMINATE_JOB
+[2026-11-28T16:04:12.005] debug2: node_did_resp n3
+[2026-11-28T16:04:12.040] debug2: _slurm_rpc_epilog_complete: JobId=2 Node=n3
+`;
+    const t0 = Date.parse('2026-11-28T16:04:00.000Z') / 1000;
+    const c = ctldCompletions(log);
+    expect(c.get(1)!.released - t0).toBeCloseTo(10.02, 6);
+    expect(c.get(1)!.epilog).toBe(false);
+    expect(c.get(2)!.released - t0).toBeCloseTo(12.04, 6);
+    expect(c.get(2)!.epilog).toBe(true);
   });
 });
