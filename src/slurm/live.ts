@@ -116,7 +116,7 @@ export function readCtldLog(text: string): Map<number, { submit?: number; start?
 
 /**
  * When each job's nodes left `COMPLETING`, from slurmctld's log at `debug2` (epoch s, per Slurm job id), and
- * whether the last of them was released by an epilog message. After `_job_complete: JobId=N done` slurmctld
+ * whether by an epilog message. After `_job_complete: JobId=N done` slurmctld
  * sends `REQUEST_TERMINATE_JOB` to the job's nodes (`Spawning RPC agent for msg_type REQUEST_TERMINATE_JOB`,
  * one agent per job, in the order of the ends); a node whose processes are gone answers "already complete"
  * (`node_did_resp NODE`: agent.c releases the node, `job_epilog_complete`, and queues a main pass), otherwise
@@ -177,24 +177,16 @@ export function ctldCompletions(text: string): Map<number, { released: number; e
   }
   const out = new Map<number, { released: number; epilog: boolean }>();
   for (const [job, got] of answered) {
-    const nodes = nodesOf.get(job)!;
     const ep = epilogs.get(job);
-    let released = Number.NEGATIVE_INFINITY;
-    let epilog = false;
-    let complete = true;
-    for (const n of nodes) {
-      const e = ep?.get(n);
-      const at = e ?? got.get(n);
-      if (at === undefined) {
-        complete = false;
-        break;
-      }
-      if (at >= released) {
-        released = at;
-        epilog = e !== undefined;
-      }
+    if (ep !== undefined) {
+      // the nodes that answered "already complete" were released as each answer came (agent.c
+      // `_thread_per_group_rpc`), though `node_did_resp` is logged when the whole agent is done, after the
+      // slower node that sends the epilog message: the job's last node leaves COMPLETING with that message
+      out.set(job, { released: Math.max(...ep.values()), epilog: true });
+      continue;
     }
-    if (complete) out.set(job, { released, epilog });
+    const nodes = nodesOf.get(job)!;
+    if (nodes.every((n) => got.has(n))) out.set(job, { released: Math.max(...nodes.map((n) => got.get(n)!)), epilog: false });
   }
   return out;
 }

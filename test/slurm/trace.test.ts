@@ -293,7 +293,7 @@ describe("slurmctld's log", () => {
   it("reads when each job's nodes left COMPLETING: the last node's answer, or its epilog message", () => {
     // job 1 on n[1-2]: ended 10.000 (terminate agent logged first), n2 answers 10.012, n1 10.020: released 10.020 by
     // the answer. Job 2 on n3: ended 12.000; n3 answers 12.005 (SUCCESS: the step still exits), epilog 12.040.
-    // A ping's answer from n1 at 11.000 belongs to no terminate agent.
+    // A ping's answer from n1 at 11.000 belongs to no terminate agent. Job 3: below.
     const log = `[2026-11-28T16:04:00.000] sched: Allocate JobId=1 NodeList=n[1-2] #CPUs=8 Partition=debug
 [2026-11-28T16:04:01.000] sched/backfill: _start_job: Started JobId=2 in debug on n3
 [2026-11-28T16:04:10.000] debug2: Spawning RPC agent for msg_type REQUEST_TERMINATE_JOB
@@ -305,6 +305,12 @@ describe("slurmctld's log", () => {
 [2026-11-28T16:04:12.000] debug2: Spawning RPC agent for msg_type REQUEST_TERMINATE_JOB
 [2026-11-28T16:04:12.005] debug2: node_did_resp n3
 [2026-11-28T16:04:12.040] debug2: _slurm_rpc_epilog_complete: JobId=2 Node=n3
+[2026-11-28T16:04:13.000] sched: Allocate JobId=3 NodeList=n[4-5] #CPUs=8 Partition=debug
+[2026-11-28T16:04:20.000] _job_complete: JobId=3 done
+[2026-11-28T16:04:20.000] debug2: Spawning RPC agent for msg_type REQUEST_TERMINATE_JOB
+[2026-11-28T16:04:20.017] debug2: _slurm_rpc_epilog_complete: JobId=3 Node=n4
+[2026-11-28T16:04:20.035] debug2: node_did_resp n5
+[2026-11-28T16:04:20.035] debug2: node_did_resp n4
 `;
     const t0 = Date.parse('2026-11-28T16:04:00.000Z') / 1000;
     const c = ctldCompletions(log);
@@ -312,5 +318,9 @@ describe("slurmctld's log", () => {
     expect(c.get(1)!.epilog).toBe(false);
     expect(c.get(2)!.released - t0).toBeCloseTo(12.04, 6);
     expect(c.get(2)!.epilog).toBe(true);
+    // job 3 on n[4-5]: n5's "already complete" answer released it as it came, though node_did_resp is logged when
+    // the agent is done (20.035, after n4's answer); the job's last node leaves COMPLETING with n4's epilog (20.017)
+    expect(c.get(3)!.released - t0).toBeCloseTo(20.017, 6);
+    expect(c.get(3)!.epilog).toBe(true);
   });
 });
