@@ -123,7 +123,9 @@ export interface SlurmConfig {
    * `Epilog`, for most job ends (the nodes of a job whose processes are gone by the time slurmctld asks
    * them to terminate answer "already complete", and that reply only queues a pass) from its background
    * thread: a tick every second (at `k + bgTickPhase` s), which runs a
-   * queued pass once at least this long has passed since the last one it ran. When on, every pass
+   * queued pass once at least this long has passed since the last one it ran, in whole seconds (`time_t`), the last
+   * being any the thread ran: a queued one, a periodic `sched_interval` one (also on an empty queue), or its start
+   * (slurmctld's, `timerOrigin`) (controller.c `_slurmctld_background`). When on, every pass
    * the engine would run after a submission or a job end waits for that tick, and `schedDelay` is not
    * used. (The end of a job whose batch step is still exiting is reported by an epilog message that
    * runs the main scheduler at once: `endSchedShare`.)
