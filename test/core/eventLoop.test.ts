@@ -26,7 +26,10 @@ describe('EventLoop', () => {
   });
 
   it('drops the events isLive says are stale, and keeps the fields of the last taken', () => {
-    const current = new Map<string, number>([['x', 2], ['y', 1]]);
+    const current = new Map<string, number>([
+      ['x', 2],
+      ['y', 1],
+    ]);
     const loop = new EventLoop<string>({ isLive: (_k, p, stamp) => current.get(p) === stamp });
     loop.schedule(1, 0, 'x', 1); // stale: x's stamp is now 2
     loop.schedule(3, 0, 'x', 2);
