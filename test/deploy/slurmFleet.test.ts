@@ -143,7 +143,7 @@ describe.skipIf(!HAVE_SLURM || !HAVE_PY)('deploy/slurm on a live Slurm (2 nodes 
     const shown = spawnSync('scontrol', ['show', 'job', id], { encoding: 'utf8', env }).stdout;
     expect(shown).toMatch(/JobState=FAILED .*ExitCode=3:0/s);
     // the surviving server closed on the step's SIGTERM, and no process is left
-    expect(readFileSync(join(run, 'server-0.log'), 'utf8')).toMatch(/clustergym serve: listening on[^]*SIGTERM, closing/);
+    expect(readFileSync(join(run, 'server-0.log'), 'utf8')).toMatch(/clustergym serve: listening on[\s\S]*SIGTERM, closing/);
     expect(processesNaming(run)).toEqual([]);
   });
 
