@@ -27,6 +27,37 @@ export interface TraceJob {
   exclusive?: boolean;
   /** Memory per node asked (MB; `--mem`); absent: the cluster's default. */
   memMb?: number;
+  /** GPUs allocated over the job (`gres/gpu[:TYPE]` of its TRES; issue 45), absent without. */
+  gpus?: TraceGpus | undefined;
+}
+
+/** A record's GPUs: how many over the job, and their type when the TRES names one. */
+export interface TraceGpus {
+  count: number;
+  type: string | undefined;
+}
+
+/**
+ * The GPUs of a TRES list (`sacct -P`'s AllocTRES/ReqTRES: `cpu=8,gres/gpu:v100=2,gres/gpu=2,...`;
+ * `sacct --json`'s `{ type: "gres", name: "gpu" | "gpu:v100", count }`): the typed entry when there is one.
+ */
+export function tresGpus(entries: readonly { name: string; count: number }[]): TraceGpus | undefined {
+  let out: TraceGpus | undefined;
+  for (const e of entries) {
+    const m = /^(?:gres\/)?gpu(?::([^=,]+))?$/.exec(e.name.trim());
+    if (m === null || !(e.count > 0)) continue;
+    if (m[1] !== undefined) return { count: e.count, type: m[1] };
+    out = { count: e.count, type: undefined };
+  }
+  return out;
+}
+
+/** A `sacct -P` TRES string (`billing=2,cpu=2,gres/gpu:v100=4,gres/gpu=4,node=1`) as entries. */
+function tresEntries(s: string): { name: string; count: number }[] {
+  return s
+    .split(',')
+    .filter((kv) => kv.includes('='))
+    .map((kv) => ({ name: kv.slice(0, kv.indexOf('=')), count: Number(kv.slice(kv.indexOf('=') + 1)) }));
 }
 
 /** The records of a file, and its format. */
@@ -81,7 +112,7 @@ const SacctJsonSchema = z
           required: z.object({ CPUs: z.number().int().optional(), memory: z.number().optional() }).passthrough().optional(),
           exclusive: z.boolean().optional(),
           tres: z
-            .object({ allocated: z.array(z.object({ type: z.string(), count: z.number() }).passthrough()).optional() })
+            .object({ allocated: z.array(z.object({ type: z.string(), name: z.string().nullish(), count: z.number() }).passthrough()).optional() })
             .passthrough()
             .optional(),
         })
@@ -120,6 +151,7 @@ function readSacctJson(text: string, file: string): Trace {
       continue;
     }
     const cpus = j.required?.CPUs ?? j.tres?.allocated?.find((x) => x.type === 'cpu')?.count ?? 1;
+    const gpus = tresGpus((j.tres?.allocated ?? []).filter((x) => x.type === 'gres').map((x) => ({ name: x.name ?? '', count: x.count })));
     jobs.push({
       id: String(j.job_id),
       submit: t.submission,
@@ -131,6 +163,7 @@ function readSacctJson(text: string, file: string): Trace {
       partition: j.partition,
       ...(j.exclusive ? { exclusive: true } : {}),
       ...(j.required?.memory !== undefined && j.required.memory > 0 && j.required.memory < 2 ** 40 ? { memMb: j.required.memory } : {}),
+      ...(gpus !== undefined ? { gpus } : {}),
     });
   }
   return { format: 'sacct-json', jobs, skipped };
@@ -151,6 +184,7 @@ function readSacctParsable(text: string, file: string): Trace {
   const cNodes = col('nnodes');
   const cUser = col('user', 'uid');
   const cPart = col('partition');
+  const cTres = col('alloctres', 'reqtres');
   const missing = [
     ['JobID', cId],
     ['Submit', cSubmit],
@@ -192,6 +226,7 @@ function readSacctParsable(text: string, file: string): Trace {
     const cpus = Number(f[cCpus]);
     if (!Number.isInteger(cpus) || cpus < 0) throw new InputError(`CPUs: expected an integer, found ${JSON.stringify(f[cCpus])}`, where);
     const nodes = cNodes >= 0 ? Number(f[cNodes]) : 0;
+    const gpus = cTres >= 0 ? tresGpus(tresEntries(f[cTres]!)) : undefined;
     jobs.push({
       id,
       submit,
@@ -201,6 +236,7 @@ function readSacctParsable(text: string, file: string): Trace {
       nodes: Number.isInteger(nodes) ? nodes : 0,
       user: cUser >= 0 ? f[cUser]! : '0',
       partition: cPart >= 0 && f[cPart] !== '' ? f[cPart] : undefined,
+      ...(gpus !== undefined ? { gpus } : {}),
     });
   }
   return { format: 'sacct-parsable', jobs, skipped };
@@ -278,7 +314,7 @@ export function sleepTrace(o: SleepTraceOptions): TraceJob[] {
 
 /**
  * `sacct --json`-shaped text of records (what `readTrace` reads back; `time.limit` in minutes,
- * `required.memory` MB per node, `exclusive` clustergym's), for workloads SWF cannot carry.
+ * `required.memory` MB per node, `exclusive` clustergym's, GPUs as `tres.allocated` gres), for workloads SWF cannot carry.
  */
 export function traceToSacctJson(jobs: readonly TraceJob[]): string {
   // epoch seconds (sacct's), so that a submission at 0 is not read as "never started"
@@ -291,6 +327,7 @@ export function traceToSacctJson(jobs: readonly TraceJob[]): string {
     time: { submission: T0 + j.submit, start: T0 + j.submit, end: T0 + j.submit + j.runTime, elapsed: j.runTime, limit: j.timeLimit / 60 },
     required: { CPUs: j.cpus, ...(j.memMb !== undefined ? { memory: j.memMb } : {}) },
     ...(j.exclusive ? { exclusive: true } : {}),
+    ...(j.gpus !== undefined ? { tres: { allocated: [{ type: 'gres', name: j.gpus.type === undefined ? 'gpu' : `gpu:${j.gpus.type}`, count: j.gpus.count }] } } : {}),
   }));
   return `${JSON.stringify({ jobs: out }, null, 1)}\n`;
 }
