@@ -253,7 +253,9 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     const perNode = this.nodeMap !== null;
     const part = p.partitions[input.partition ?? 0];
     if (part !== undefined && !part.groups.some((g) => gpuFits(this, s, g, p.gpusPerNode[g]! * (perNode ? 1 : p.nodes[g]!))))
-      throw new InputError(`${what}: no ${perNode ? 'node' : 'node group'} of partition ${part.name} has that many GPUs${input.gpuType !== undefined ? ' of that type' : ''}`);
+      throw new InputError(
+        `${what}: no ${perNode ? 'node' : 'node group'} of partition ${part.name} has that many GPUs${input.gpuType !== undefined ? ' of that type' : ''}`,
+      );
   }
 
   private pull(): void {

@@ -133,7 +133,9 @@ export class NodeMap {
   fit(req: NodeRequest, part: number, off: Uint8Array | null = null): NodeAlloc | null {
     const P = this.partitionNodes[part]!;
     const avail = Int32Array.from(P, (x) =>
-      off?.[this.groupOf[x]!] ? 0 : usableUnits(req, this.cap[x]!, this.free[x]!, this.memFree[x]!, this.jobsOn[x] === 0, this.gpusFor(req, x, this.gpuFree[x]!)),
+      off?.[this.groupOf[x]!]
+        ? 0
+        : usableUnits(req, this.cap[x]!, this.free[x]!, this.memFree[x]!, this.jobsOn[x] === 0, this.gpusFor(req, x, this.gpuFree[x]!)),
     );
     const pick = evalNodes(avail, req);
     return pick === null ? null : allocOf(req, pick, P, this);

@@ -290,6 +290,12 @@ export interface SleepTraceOptions {
   load: number;
   /** Time limit = run x U(1, limitFactor), whole minutes (Slurm's unit). */
   limitFactor: number;
+  /**
+   * GPU jobs (issue 45): each job with probability `share` asks for 1..`perNode` GPUs on each of its nodes,
+   * of a type drawn uniformly from `types` (`undefined` there: any type); drawn from their own stream
+   * (`derive(seed, 'slurm-sleep-trace-gpus')`), so the jobs' other fields are those of the trace without GPUs.
+   */
+  gpus?: { share: number; perNode: number; types: readonly (string | undefined)[] };
 }
 
 /**
@@ -300,6 +306,8 @@ export function sleepTrace(o: SleepTraceOptions): TraceJob[] {
   const rng = derive(o.seed, 'slurm-sleep-trace');
   const meanWork = ((o.minRun + o.maxRun) / 2) * ((1 + o.maxNodes) / 2);
   const gap = meanWork / (o.platformNodes * o.load);
+  const g = o.gpus;
+  const grng = g === undefined ? null : derive(o.seed, 'slurm-sleep-trace-gpus');
   const out: TraceJob[] = [];
   let t = 0;
   for (let i = 0; i < o.jobs; i++) {
@@ -307,7 +315,21 @@ export function sleepTrace(o: SleepTraceOptions): TraceJob[] {
     const run = o.minRun + rng.int(o.maxRun - o.minRun + 1);
     const nodes = 1 + rng.int(o.maxNodes);
     const limit = Math.ceil((run * rng.uniform(1, o.limitFactor)) / 60) * 60;
-    out.push({ id: String(i + 1), submit: Math.round(t * 10) / 10, runTime: run, timeLimit: limit, cpus: nodes, nodes, user: '1', partition: undefined });
+    const job: TraceJob = {
+      id: String(i + 1),
+      submit: Math.round(t * 10) / 10,
+      runTime: run,
+      timeLimit: limit,
+      cpus: nodes,
+      nodes,
+      user: '1',
+      partition: undefined,
+    };
+    if (g !== undefined && grng!.uniform(0, 1) < g.share) {
+      const perNode = 1 + grng!.int(g.perNode);
+      job.gpus = { count: perNode * nodes, type: g.types[grng!.int(g.types.length)] };
+    }
+    out.push(job);
   }
   return out;
 }
@@ -327,7 +349,9 @@ export function traceToSacctJson(jobs: readonly TraceJob[]): string {
     time: { submission: T0 + j.submit, start: T0 + j.submit, end: T0 + j.submit + j.runTime, elapsed: j.runTime, limit: j.timeLimit / 60 },
     required: { CPUs: j.cpus, ...(j.memMb !== undefined ? { memory: j.memMb } : {}) },
     ...(j.exclusive ? { exclusive: true } : {}),
-    ...(j.gpus !== undefined ? { tres: { allocated: [{ type: 'gres', name: j.gpus.type === undefined ? 'gpu' : `gpu:${j.gpus.type}`, count: j.gpus.count }] } } : {}),
+    ...(j.gpus !== undefined
+      ? { tres: { allocated: [{ type: 'gres', name: j.gpus.type === undefined ? 'gpu' : `gpu:${j.gpus.type}`, count: j.gpus.count }] } }
+      : {}),
   }));
   return `${JSON.stringify({ jobs: out }, null, 1)}\n`;
 }
