@@ -2,7 +2,7 @@
  * `npm run bench -- slurm-gpu` (issue 45): GPU jobs replayed on the Slurm engine configured by a slurm.conf
  * with `Gres=gpu:TYPE:N` nodes, against two live runs on Slurm 22.05 (`deploy/slurm/local-cluster.sh` with
  * `GPUS`: emulated GPUs, a gres.conf of character devices). The cluster is issue 43's matrix cell
- * `bfi1-bfr60-basic-tasks-default` (8 nodes of 4 CPUs, `CR_CPU`, bf_interval 1 s, priority/basic) with
+ * `bfi1-bfr60-basic-tasks-changed` (8 nodes of 4 CPUs, `CR_CPU`, bf_interval 1 s, bf_resolution 60 s, priority/basic, sched_interval 20 s, batch_sched_delay 1 s) with
  * 2 V100s on n1-n2 and 2 K80s on n3-n4; the workload `sleepTrace` with GPUs: one-node jobs of 1 CPU, 5-30 s,
  * 70 % of them asking for 1-2 GPUs per node of type V100, K80 or any (`--gres=gpu[:TYPE]:N`), Poisson
  * arrivals at an offered load of 2 on 4 nodes (about 8 GPUs' worth of GPU demand). The verdict is the matrix's
@@ -39,7 +39,7 @@ export async function benchSlurmGpu(): Promise<Record<string, unknown>> {
     gpus: { share: 0.7, perNode: 2, types: ['v100', 'k80', undefined] },
   });
   const load = loadavg()[0];
-  const row = await runCell(matrixCell('bfi1-bfr60-basic-tasks-default'), out, Number(process.env.SLURM_GPU_PORT ?? 7117), seed, jobs, {
+  const row = await runCell(matrixCell('bfi1-bfr60-basic-tasks-changed'), out, Number(process.env.SLURM_GPU_PORT ?? 7117), seed, jobs, {
     gpus: GPU_NODES,
     workload,
   });

@@ -13,7 +13,8 @@
  * metric `m` (the leaderboard setting's: the return or a number of the env's end `info.metrics`) is
  * compared with the reference heuristic agent's `r` on the same episode:
  * `fitness = mean(sign x (m - r) / |r|)`, sign +1 when lower is better, -1 otherwise (so a fitness
- * of -0.05 is "5 % better than the reference"). `init: "reference"` starts from a theta that makes
+ * of -0.05 is "5 % better than the reference"); with `fitness: "relative_of_means"`,
+ * `sign x (mean m - mean r) / |mean r|` (the leaderboard's comparison). `init: "reference"` starts from a theta that makes
  * the reference's most frequent choice (the action it takes most often on the first generation's
  * episodes gets bias 1): the search starts near the heuristic rather than at random; with a
  * feature map, `init` may instead name feature weights (`{"rank": -30, "align": 1, "wait": -0.5}`
@@ -170,14 +171,18 @@ export function trainFlat(
 
   const fitness = (th: Float64Array, seeds: readonly number[]) => {
     let f = 0;
+    let sum = 0;
+    let refSum = 0;
     for (const seed of seeds) {
       const r = playFlat(env, th, seed, c.metric, c);
       state.steps += r.steps;
       state.episodes++;
       const ref = refValue(seed);
       f += (sign * (r.value - ref)) / (Math.abs(ref) || 1);
+      sum += r.value;
+      refSum += ref;
     }
-    return f / seeds.length;
+    return es.fitness === 'relative_of_means' ? (sign * (sum - refSum)) / (Math.abs(refSum) || 1) : f / seeds.length;
   };
   const validate = (g: number) => {
     if (validation.length === 0) return;
