@@ -13,12 +13,16 @@
  * counter, or the time the owner expects it at). Cancelling an event is changing the owner's current
  * stamp; the stale event stays in the heap and is dropped when it reaches the top, if the loop was
  * given an `isLive(kind, payload, stamp)` predicate (or handed to the owner, which checks `stamp`
- * itself, if not). `push` and `pop` stay O(log n) and nothing searches the heap.
+ * itself, if not). `push` and `pop` stay O(log n) and nothing searches the heap. An owner that moves
+ * one event often (a task whose speed changes) keeps its handle and calls `reschedule` instead: the
+ * event moves in place (O(log n)), with the order a cancel-and-schedule gives, and the heap stays the
+ * size of the pending events rather than of their history.
  *
- * Dense storage: times, keys (rank and seq packed into one float64: `rank * 2^44 + seq`, exact up to
- * 2^44 events and 256 ranks), kinds and stamps live in parallel growable typed arrays; only the
- * payloads are an array of references. Reading an event allocates nothing: `next()` moves its
- * fields into `time`, `kind`, `payload` and `stamp`.
+ * Dense storage: the heap holds what ordering reads, times and keys (rank and seq packed into one
+ * float64: `rank * 2^44 + seq`, exact up to 2^44 events and 256 ranks), and each event's slot; kinds,
+ * stamps and payloads stay in their slot (recycled through a free list), so a sift moves three typed
+ * arrays, not five. Reading an event allocates nothing: `next()` moves its fields into `time`, `kind`,
+ * `payload` and `stamp`.
  */
 
 const SEQ_SPAN = 2 ** 44;
@@ -44,11 +48,18 @@ export class EventLoop<T> {
   payload: T | undefined = undefined;
   stamp = 0;
 
+  // the heap: what ordering reads (time, key) and the event's slot, moved together
   private times: Float64Array;
   private keys: Float64Array;
+  private slots: Int32Array;
+  // per slot: what only the event's owner reads, written once and never moved
   private stamps: Float64Array;
   private kinds: Uint8Array;
   private payloads: (T | undefined)[];
+  /** Heap index of each slot's event, -1 for a free slot. */
+  private pos: Int32Array;
+  private freeSlots: Int32Array;
+  private nFree: number;
   private n = 0;
   private seq = 0;
   private readonly rankOf: Float64Array | null;
@@ -58,9 +69,14 @@ export class EventLoop<T> {
     const cap = Math.max(16, options.capacity ?? 1024);
     this.times = new Float64Array(cap);
     this.keys = new Float64Array(cap);
+    this.slots = new Int32Array(cap);
     this.stamps = new Float64Array(cap);
     this.kinds = new Uint8Array(cap);
-    this.payloads = new Array<T | undefined>(cap);
+    this.payloads = new Array<T | undefined>(cap).fill(undefined);
+    this.pos = new Int32Array(cap).fill(-1);
+    this.freeSlots = new Int32Array(cap);
+    for (let i = 0; i < cap; i++) this.freeSlots[i] = cap - 1 - i;
+    this.nFree = cap;
     const r = options.ranks;
     if (r && r.length > 256) throw new Error('EventLoop: at most 256 event kinds');
     let ranked = false;
@@ -79,30 +95,38 @@ export class EventLoop<T> {
     return this.n;
   }
 
-  /** Schedules `payload` as an event of `kind` (an integer in [0, 256)) at `time`, with `stamp`. */
-  schedule(time: number, kind: number, payload: T, stamp = 0): void {
-    if (this.n === this.times.length) this.grow();
+  /**
+   * Schedules `payload` as an event of `kind` (an integer in [0, 256)) at `time`, with `stamp`. Returns
+   * the event's handle (for `reschedule`), valid until the event is taken or dropped.
+   */
+  schedule(time: number, kind: number, payload: T, stamp = 0): number {
+    if (this.nFree === 0) this.grow();
+    const slot = this.freeSlots[--this.nFree]!;
+    this.stamps[slot] = stamp;
+    this.kinds[slot] = kind;
+    this.payloads[slot] = payload;
+    const rank = this.rankOf !== null ? (this.rankOf[kind] ?? 0) : 0;
+    this.siftUp(this.n++, time, rank + this.seq++, slot);
+    return slot;
+  }
+
+  /**
+   * Moves the pending event `handle` (from `schedule`) of `kind` and `payload` to `time` with `stamp`,
+   * as if it were cancelled and scheduled anew (it takes the next seq: the order is the one lazy
+   * cancellation gives, without the stale event left in the heap). False, and nothing changed, when
+   * `handle` is no longer that event (taken, dropped, or -1): schedule a new one then.
+   */
+  reschedule(handle: number, kind: number, payload: T, time: number, stamp = 0): boolean {
+    if (handle < 0 || handle >= this.pos.length) return false;
+    const i = this.pos[handle]!;
+    if (i < 0 || this.payloads[handle] !== payload || this.kinds[handle] !== kind) return false;
+    this.stamps[handle] = stamp;
     const rank = this.rankOf !== null ? (this.rankOf[kind] ?? 0) : 0;
     const key = rank + this.seq++;
-    let i = this.n++;
-    const times = this.times;
-    const keys = this.keys;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      const pt = times[p]!;
-      if (pt < time || (pt === time && keys[p]! < key)) break;
-      times[i] = pt;
-      keys[i] = keys[p]!;
-      this.stamps[i] = this.stamps[p]!;
-      this.kinds[i] = this.kinds[p]!;
-      this.payloads[i] = this.payloads[p];
-      i = p;
-    }
-    times[i] = time;
-    keys[i] = key;
-    this.stamps[i] = stamp;
-    this.kinds[i] = kind;
-    this.payloads[i] = payload;
+    // the new key is the largest: the event moves up only to an earlier time
+    if (i > 0 && time < this.times[(i - 1) >> 1]!) this.siftUp(i, time, key, handle);
+    else this.siftDown(i, time, key, handle);
+    return true;
   }
 
   /** Time of the earliest event (stale events dropped first when `isLive` was given), Infinity when none. */
@@ -113,7 +137,7 @@ export class EventLoop<T> {
 
   /** Kind of the earliest event (after `peekTime`), -1 when none. */
   peekKind(): number {
-    return this.n > 0 ? this.kinds[0]! : -1;
+    return this.n > 0 ? this.kinds[this.slots[0]!]! : -1;
   }
 
   /**
@@ -124,9 +148,7 @@ export class EventLoop<T> {
     if (this.isLive !== null) this.dropStale();
     if (this.n === 0) return false;
     this.time = this.times[0]!;
-    this.kind = this.kinds[0]!;
-    this.stamp = this.stamps[0]!;
-    this.payload = this.payloads[0];
+    this.take(this.slots[0]!);
     this.removeTop();
     return true;
   }
@@ -140,76 +162,130 @@ export class EventLoop<T> {
     if (this.isLive !== null) this.dropStale();
     if (this.n === 0 || this.times[0] !== t) return false;
     this.time = t;
-    this.kind = this.kinds[0]!;
-    this.stamp = this.stamps[0]!;
-    this.payload = this.payloads[0];
+    this.take(this.slots[0]!);
     this.removeTop();
     return true;
   }
 
   /** Removes every event. */
   clear(): void {
-    this.payloads.fill(undefined, 0, this.n);
+    for (let i = 0; i < this.n; i++) this.release(this.slots[i]!);
     this.n = 0;
+  }
+
+  /** Moves the event of `slot` into the public fields and frees the slot. */
+  private take(slot: number): void {
+    this.kind = this.kinds[slot]!;
+    this.stamp = this.stamps[slot]!;
+    this.payload = this.payloads[slot];
+    this.release(slot);
+  }
+
+  private release(slot: number): void {
+    this.payloads[slot] = undefined;
+    this.pos[slot] = -1;
+    this.freeSlots[this.nFree++] = slot;
   }
 
   private dropStale(): void {
     const live = this.isLive!;
-    while (this.n > 0 && !live(this.kinds[0]!, this.payloads[0] as T, this.stamps[0]!)) this.removeTop();
+    const slots = this.slots;
+    while (this.n > 0) {
+      const s = slots[0]!;
+      if (live(this.kinds[s]!, this.payloads[s] as T, this.stamps[s]!)) return;
+      this.release(s);
+      this.removeTop();
+    }
   }
 
+  /** Removes the heap's top (its slot already released or taken). */
   private removeTop(): void {
     const last = --this.n;
-    const times = this.times;
-    const keys = this.keys;
-    if (last > 0) {
-      const t = times[last]!;
-      const k = keys[last]!;
-      const st = this.stamps[last]!;
-      const kd = this.kinds[last]!;
-      const pl = this.payloads[last];
-      let i = 0;
-      const half = last >> 1;
-      while (i < half) {
-        let c = 2 * i + 1;
-        const r = c + 1;
-        if (r < last) {
-          const ctm = times[c]!;
-          const rt = times[r]!;
-          if (rt < ctm || (rt === ctm && keys[r]! < keys[c]!)) c = r;
-        }
-        const ct = times[c]!;
-        if (t < ct || (t === ct && k < keys[c]!)) break;
-        times[i] = ct;
-        keys[i] = keys[c]!;
-        this.stamps[i] = this.stamps[c]!;
-        this.kinds[i] = this.kinds[c]!;
-        this.payloads[i] = this.payloads[c];
-        i = c;
-      }
-      times[i] = t;
-      keys[i] = k;
-      this.stamps[i] = st;
-      this.kinds[i] = kd;
-      this.payloads[i] = pl;
-    }
-    this.payloads[last] = undefined;
+    if (last === 0) return;
+    this.siftDown(0, this.times[last]!, this.keys[last]!, this.slots[last]!);
   }
 
+  /** Puts the event (`time`, `key`, `slot`) at heap index `i` or above it. */
+  private siftUp(i: number, time: number, key: number, slot: number): void {
+    const times = this.times;
+    const keys = this.keys;
+    const slots = this.slots;
+    const pos = this.pos;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const pt = times[p]!;
+      if (pt < time || (pt === time && keys[p]! < key)) break;
+      times[i] = pt;
+      keys[i] = keys[p]!;
+      const ps = slots[p]!;
+      slots[i] = ps;
+      pos[ps] = i;
+      i = p;
+    }
+    times[i] = time;
+    keys[i] = key;
+    slots[i] = slot;
+    pos[slot] = i;
+  }
+
+  /** Puts the event (`time`, `key`, `slot`) at heap index `i` or below it, in a heap of `n` events. */
+  private siftDown(i: number, time: number, key: number, slot: number): void {
+    const times = this.times;
+    const keys = this.keys;
+    const slots = this.slots;
+    const pos = this.pos;
+    const n = this.n;
+    const half = n >> 1;
+    while (i < half) {
+      let c = 2 * i + 1;
+      const r = c + 1;
+      if (r < n) {
+        const ctm = times[c]!;
+        const rt = times[r]!;
+        if (rt < ctm || (rt === ctm && keys[r]! < keys[c]!)) c = r;
+      }
+      const ct = times[c]!;
+      if (time < ct || (time === ct && key < keys[c]!)) break;
+      times[i] = ct;
+      keys[i] = keys[c]!;
+      const cs = slots[c]!;
+      slots[i] = cs;
+      pos[cs] = i;
+      i = c;
+    }
+    times[i] = time;
+    keys[i] = key;
+    slots[i] = slot;
+    pos[slot] = i;
+  }
+
+  /** Doubles the capacity: the heap and the slots (every slot in use when it is called). */
   private grow(): void {
-    const cap = this.times.length * 2;
+    const old = this.times.length;
+    const cap = old * 2;
     const t = new Float64Array(cap);
     t.set(this.times);
     this.times = t;
     const k = new Float64Array(cap);
     k.set(this.keys);
     this.keys = k;
+    const sl = new Int32Array(cap);
+    sl.set(this.slots);
+    this.slots = sl;
+    const ps = new Int32Array(cap).fill(-1);
+    ps.set(this.pos);
+    this.pos = ps;
     const s = new Float64Array(cap);
     s.set(this.stamps);
     this.stamps = s;
     const kd = new Uint8Array(cap);
     kd.set(this.kinds);
     this.kinds = kd;
-    this.payloads.length = cap;
+    const pl = this.payloads;
+    for (let i = old; i < cap; i++) pl.push(undefined);
+    const fr = new Int32Array(cap);
+    for (let i = 0; i < cap - old; i++) fr[i] = cap - 1 - i;
+    this.freeSlots = fr;
+    this.nFree = cap - old;
   }
 }

@@ -6,8 +6,9 @@
  * (`platform/memoryContention.ts`) combined with communication contention per node
  * (`platform/communication.ts`). When a task starts or ends, `enter`/`leave` mark only the processor
  * and the node it touches; `flush` recomputes the factors of the tasks there, brings their progress up
- * to date and pushes their new finish events on the engine's event queue (stale ones are skipped when
- * popped). Nothing walks the whole platform per event.
+ * to date and moves their finish events in the engine's event loop (`EventLoop.reschedule`: no stale
+ * event is left behind, so the heap holds the running tasks' ends, not their history). Nothing walks
+ * the whole platform per event.
  *
  * Communication time: a job's `commTime` sums the intervals during which at least one of its running
  * tasks has `S_comm` below its job's `commFree` (1, or under `flow` the job's uncontended factor with its
@@ -245,7 +246,9 @@ export class TaskProgress {
       t.speed = s;
       t.rate = t.peakRate * s;
       t.eventTime = now + t.remaining / t.rate;
-      this.events.schedule(t.eventTime, KIND_TASK, t, t.eventTime);
+      // the task's pending end moves (no stale event left behind), or a first one is scheduled
+      if (!this.events.reschedule(t.eventHandle, KIND_TASK, t, t.eventTime, t.eventTime))
+        t.eventHandle = this.events.schedule(t.eventTime, KIND_TASK, t, t.eventTime);
     }
     this.dirtyTasks.length = 0;
   }

@@ -67,6 +67,8 @@ export class RunningTask {
   last: number;
   /** Time this task currently expects to end (its valid event time), Infinity when none. */
   eventTime = Infinity;
+  /** The handle of its pending end event in the engine's `EventLoop` (for `reschedule`), -1 before the first. */
+  eventHandle = -1;
   /** Current speed factors. */
   sMem = 1;
   sComm = 1;
