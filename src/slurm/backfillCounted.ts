@@ -32,39 +32,10 @@ export class CountedPlanner implements BackfillPlanner {
       this.gpuProfile = gpus ? Array.from({ length: G }, () => new Float64Array(K)) : [];
       this.delta = new Float64Array(K + 1);
     }
-    const running = v.runningSlots;
-    const nRunning = v.runningCount;
     for (let g = 0; g < G; g++) {
-      const d = this.delta;
-      d.fill(0);
-      for (let i = 0; i < nRunning; i++) {
-        const r = running[i]!;
-        if (J.group[r] !== g) continue;
-        const b = endBucket(v, r, offset);
-        if (b < K) d[b]! += J.cores[r]!;
-      }
-      const prof = this.profile[g]!;
-      let f = v.free[g]!;
-      for (let k = 0; k < K; k++) {
-        f += d[k]!;
-        prof[k] = f;
-      }
-      if (gpus && v.platform.gpusPerNode[g]! > 0) {
-        // the group's free GPUs over the window, as its cores
-        d.fill(0);
-        for (let i = 0; i < nRunning; i++) {
-          const r = running[i]!;
-          if (J.group[r] !== g || J.gpus[r] === 0) continue;
-          const b = endBucket(v, r, offset);
-          if (b < K) d[b]! += J.gpus[r]!;
-        }
-        const gp = this.gpuProfile[g]!;
-        let fg = v.freeGpus[g]!;
-        for (let k = 0; k < K; k++) {
-          fg += d[k]!;
-          gp[k] = fg;
-        }
-      }
+      this.fillProfile(v, g, K, offset, this.profile[g]!, v.free[g]!, J.cores);
+      // the group's free GPUs over the window, as its cores
+      if (gpus && v.platform.gpusPerNode[g]! > 0) this.fillProfile(v, g, K, offset, this.gpuProfile[g]!, v.freeGpus[g]!, J.gpus);
     }
     let started = 0;
     // bfReserveIdle: per group, the idle cores held by reservations and the bucket each starts at
@@ -116,6 +87,24 @@ export class CountedPlanner implements BackfillPlanner {
       }
     }
     return started;
+  }
+
+  /** `prof[k]`: `free` plus the `amount` (cores, GPUs) of group `g`'s running jobs expected to end by bucket `k`. */
+  private fillProfile(v: BackfillView, g: number, K: number, offset: number, prof: Float64Array, free: number, amount: Int32Array): void {
+    const J = v.jobs;
+    const d = this.delta;
+    d.fill(0);
+    for (let i = 0; i < v.runningCount; i++) {
+      const r = v.runningSlots[i]!;
+      if (J.group[r] !== g || amount[r] === 0) continue;
+      const b = endBucket(v, r, offset);
+      if (b < K) d[b]! += amount[r]!;
+    }
+    let f = free;
+    for (let k = 0; k < K; k++) {
+      f += d[k]!;
+      prof[k] = f;
+    }
   }
 
   /** Group `g`'s first bucket from `from` with `c` cores (and `n` GPUs) free for `L` buckets, or -1. */

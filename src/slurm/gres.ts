@@ -17,6 +17,7 @@ import { type GpuDescription, UNTYPED_GPU } from '../platform/gpus.js';
 import { namingOf } from '../platform/nodeGroups.js';
 import { Platform } from '../platform/platform.js';
 import { nodeGroupSpecDescription } from '../platform/views.js';
+import { splitTopLevel } from './hostList.js';
 import type { SlurmPlatformSpec } from './platform.js';
 
 /** What these functions read of a node line (`slurmConf.ts`'s `ConfNodeLine`). */
@@ -46,19 +47,9 @@ const SUFFIX: Record<string, number> = { K: 1024, M: 1024 ** 2, G: 1024 ** 3, T:
 
 /** Splits at commas outside parentheses (`gpu:2(S:0,1),mps:100`). */
 function items(value: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let cur = '';
-  for (const c of value) {
-    if (c === '(') depth++;
-    else if (c === ')') depth--;
-    if (c === ',' && depth === 0) {
-      out.push(cur);
-      cur = '';
-    } else cur += c;
-  }
-  out.push(cur);
-  return out.map((s) => s.trim()).filter((s) => s !== '');
+  return splitTopLevel(value, '(', ')')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 /** Parses a `Gres` value (see the module comment); a malformed item throws an `Error` saying what was expected. */
