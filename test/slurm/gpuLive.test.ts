@@ -8,14 +8,14 @@
  * on a node with its GPUs, a job waits while its GPUs are taken and starts once they are back. About 40 s.
  * Skipped, with a message, where slurmctld is not installed or the test does not run as root.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TraceJob, traceToSacctJson } from '../../src/slurm/records.js';
-import { CLI, ROOT } from '../helpers.js';
-import { testPort } from '../slurmCluster.js';
+import { ROOT } from '../helpers.js';
+import { slurmReplayLive, testPort } from '../slurmCluster.js';
 
 const SCRIPT = join(ROOT, 'deploy/slurm/local-cluster.sh');
 const HAVE_SLURM = existsSync('/usr/sbin/slurmctld') && existsSync('/usr/sbin/slurmd') && process.getuid?.() === 0;
@@ -68,16 +68,7 @@ describe.skipIf(!HAVE_SLURM)(`GPU jobs on a live slurmctld and on the engine ${W
       ]),
     );
     const conf = join(cluster, 'slurm.conf');
-    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const p = spawn(process.execPath, [CLI, 'slurm-replay', workload, '--slurm-conf', conf, '--live', '--no-clock-align', '--json'], {
-        env: { ...process.env, SLURM_CONF: conf },
-      });
-      let out = '';
-      let err = '';
-      p.stdout.on('data', (d) => (out += d));
-      p.stderr.on('data', (d) => (err += d));
-      p.on('close', (c) => resolve({ code: c, stdout: out, stderr: err }));
-    });
+    const { code, stdout, stderr } = await slurmReplayLive(workload, conf, ['--no-clock-align']);
     expect(code, stderr).toBe(0);
     const r = JSON.parse(stdout);
     const live = r.live[0];

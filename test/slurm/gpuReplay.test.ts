@@ -47,16 +47,8 @@ describe('GPU jobs on the Slurm engine', () => {
     engine.onFinish((J, s) => {
       ran[J.id[s]!] = [J.start[s]!, J.end[s]!, J.group[s]!, J.backfilled[s] === 1];
     });
-    const job = (id: number, submit: number, cores: number, runTime: number, timeLimit: number, gpus = 0, gpuType?: string): SlurmJobInput => ({
-      id,
-      submit,
-      cores,
-      runTime,
-      timeLimit,
-      user: 0,
-      ...(gpus > 0 ? { gpus } : {}),
-      ...(gpuType ? { gpuType } : {}),
-    });
+    const job = (id: number, submit: number, cores: number, runTime: number, timeLimit: number, gpus = 0, gpuType?: string): SlurmJobInput =>
+      Object.assign({ id, submit, cores, runTime, timeLimit, user: 0 }, gpus > 0 ? { gpus } : {}, gpuType ? { gpuType } : {});
     engine.stream([
       job(0, 0, 2, 100, 300, 4, 'v100'), // all 4 V100s (group 0)
       job(1, 0, 1, 100, 300, 2), // any type: no V100 left, the 2 K80s (group 1)
