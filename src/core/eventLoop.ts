@@ -209,31 +209,20 @@ export class EventLoop<T> {
   private siftUp(i: number, time: number, key: number, slot: number): void {
     const times = this.times;
     const keys = this.keys;
-    const slots = this.slots;
-    const pos = this.pos;
     while (i > 0) {
       const p = (i - 1) >> 1;
       const pt = times[p]!;
       if (pt < time || (pt === time && keys[p]! < key)) break;
-      times[i] = pt;
-      keys[i] = keys[p]!;
-      const ps = slots[p]!;
-      slots[i] = ps;
-      pos[ps] = i;
+      this.put(i, pt, keys[p]!, this.slots[p]!);
       i = p;
     }
-    times[i] = time;
-    keys[i] = key;
-    slots[i] = slot;
-    pos[slot] = i;
+    this.put(i, time, key, slot);
   }
 
   /** Puts the event (`time`, `key`, `slot`) at heap index `i` or below it, in a heap of `n` events. */
   private siftDown(i: number, time: number, key: number, slot: number): void {
     const times = this.times;
     const keys = this.keys;
-    const slots = this.slots;
-    const pos = this.pos;
     const n = this.n;
     const half = n >> 1;
     while (i < half) {
@@ -246,17 +235,18 @@ export class EventLoop<T> {
       }
       const ct = times[c]!;
       if (time < ct || (time === ct && key < keys[c]!)) break;
-      times[i] = ct;
-      keys[i] = keys[c]!;
-      const cs = slots[c]!;
-      slots[i] = cs;
-      pos[cs] = i;
+      this.put(i, ct, keys[c]!, this.slots[c]!);
       i = c;
     }
-    times[i] = time;
-    keys[i] = key;
-    slots[i] = slot;
-    pos[slot] = i;
+    this.put(i, time, key, slot);
+  }
+
+  /** Writes an event at heap index `i`. */
+  private put(i: number, time: number, key: number, slot: number): void {
+    this.times[i] = time;
+    this.keys[i] = key;
+    this.slots[i] = slot;
+    this.pos[slot] = i;
   }
 
   /** Doubles the capacity: the heap and the slots (every slot in use when it is called). */

@@ -60,16 +60,21 @@ class TaskJob implements Job {
   declare readonly ntasksPerNode: number;
   declare readonly tasks: null;
   constructor(
-    readonly id: string,
+    /** The trace's task number (its `id` as a string, made when asked: most tasks are never named). */
+    readonly index: number,
     readonly subtime: number,
     readonly runtime: number,
     readonly mem: number,
     readonly cpusPerTask: number,
     readonly user: string,
   ) {}
+  /** The trace's task number, as the job's id. */
+  get id(): string {
+    return String(this.index);
+  }
   /** The trace's task number. */
   get source(): string {
-    return this.id;
+    return String(this.index);
   }
   /** Its duration (the user's estimate is exact). */
   get reqTime(): number {
@@ -126,7 +131,7 @@ class TaskJobs implements IterableIterator<Job> {
         `task submitted at ${t.submit}: expected cpu > 0, memory >= 0, duration >= 0, found cpu ${t.cpu}, memory ${t.memory}, duration ${t.duration}`,
       );
     this.last = t.submit;
-    this.result.value = new TaskJob(String(this.i++), t.submit, t.duration, t.memory, t.cpu, t.user);
+    this.result.value = new TaskJob(this.i++, t.submit, t.duration, t.memory, t.cpu, t.user);
     return this.result;
   }
 }
