@@ -118,7 +118,8 @@ export function drfOrder(users: UserLedger, active: readonly number[], k = activ
   // the first m of (share, index) ascending, by insertion into a sorted prefix: one share per user and
   // no object per user (this runs at every decision of Fair-v0 and of the DRF passes)
   const out: number[] = new Array(m);
-  const keys = drfScratch.length >= m ? drfScratch : (drfScratch = new Float64Array(2 * m));
+  if (drfScratch.length < m) drfScratch = new Float64Array(2 * m);
+  const keys = drfScratch;
   let len = 0;
   for (let i = 0; i < n; i++) {
     const u = active[i]!;
