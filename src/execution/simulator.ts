@@ -908,8 +908,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
     const byNode = this.byNode;
     for (let i = 0; i < n; i++) byNode[i] = coreNode[cores[i]!]!;
     if (n > 32) byNode.subarray(0, n).sort();
+    // a few nodes (the common resize): an insertion sort in place, no view
     else
-      // a few nodes (the common resize): an insertion sort in place, no view
       for (let i = 1; i < n; i++) {
         const v = byNode[i]!;
         let j = i - 1;
