@@ -907,8 +907,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
     if (this.byNode.length < n) this.byNode = new Int32Array(2 * n);
     const byNode = this.byNode;
     for (let i = 0; i < n; i++) byNode[i] = coreNode[cores[i]!]!;
+    // a few nodes (the common resize): an insertion sort in place, no view; more: a sort of a view
     if (n > 32) byNode.subarray(0, n).sort();
-    // a few nodes (the common resize): an insertion sort in place, no view
     else
       for (let i = 1; i < n; i++) {
         const v = byNode[i]!;
