@@ -162,8 +162,11 @@ export async function serve(f: Values<typeof flags>): Promise<number> {
       if (!f.quiet) console.error(`clustergym serve: ${why}, closing`);
       void server.close().then(() => resolve(0));
     };
+    // SIGTERM stays handled while the server closes: a second one (a supervisor that signals both the
+    // process group and the server, as Slurm's slurmstepd and fleet-server.sh's trap do) must not take
+    // Node's default action and kill the server before it has closed. A second Ctrl-C does (`once`).
     process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
     const parent = f['parent-pid'];
     if (parent !== undefined) {
       const t = setInterval(() => {

@@ -258,8 +258,8 @@ describe('bridge over real sockets', () => {
 });
 
 describe('clustergym serve', () => {
-  it('prints the endpoint first, serves, and exits 0 on SIGTERM', async () => {
-    const p = spawn(process.execPath, [CLI, 'serve', '--bind', 'tcp://127.0.0.1:0', '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  it('prints the endpoint first, serves, and exits 0 on SIGTERM, also when a second SIGTERM comes while it closes', async () => {
+    const p = spawn(process.execPath, [CLI, 'serve', '--bind', 'tcp://127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const endpoint = await new Promise<string>((resolve, reject) => {
       let buf = '';
       p.stdout.on('data', (d: Buffer) => {
@@ -273,11 +273,21 @@ describe('clustergym serve', () => {
     const c = new Client(endpoint);
     expect((await c.ok('hello')).protocol).toBe(1);
     c.close();
-    const code = await new Promise<number | null>((resolve) => {
-      p.on('exit', (code) => resolve(code));
+    // a supervisor signals the process group and the server itself (Slurm's slurmstepd and
+    // deploy/slurm/fleet-server.sh's trap): the second signal, here sent once the server has begun to
+    // close, must not kill it before it has closed
+    let log = '';
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => {
+      p.on('exit', (code, signal) => resolve([code, signal]));
+      p.stderr.on('data', (d: Buffer) => {
+        const before = log;
+        log += d.toString();
+        if (!before.includes('SIGTERM, closing') && log.includes('SIGTERM, closing')) p.kill('SIGTERM');
+      });
       p.kill('SIGTERM');
     });
-    expect(code).toBe(0);
+    expect(log).toContain('clustergym serve: SIGTERM, closing');
+    expect([code, signal]).toEqual([0, null]);
   });
 
   it('exits when its --parent-pid is gone', async () => {
