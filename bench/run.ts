@@ -14,6 +14,7 @@
  *   (and IRMaSim's own on the same file when `IRMASIM` points at a checkout).
  * - `slurm`: seed 004's Raijin at scale: `reproduce raijin` with 1,000,000 jobs (six shrink factors on
  *   57,600 cores), then 4,417,018 jobs (the trace's size) at shrink 100; jobs/s, wall time, peak RSS.
+ * - `slurm-gpu`: GPU jobs (`Gres=gpu:TYPE:N`) on the Slurm engine against two live runs (`bench/slurmGpu.ts`; issue 45).
  * - `slurm-live`: issue 43's live matrix (`bench/slurmLive.ts`): the Slurm engine against two live runs of a
  *   fresh workload on each of 24 slurm.conf cells (root and slurm-wlm; about 10 minutes a cell, two at once);
  *   run only when named.
@@ -52,6 +53,7 @@ import { benchPpo } from './ppo.js';
 import { benchNetsim } from './netsim.js';
 import { benchMillionJobs } from './scheduling.js';
 import { benchSlurm } from './slurm.js';
+import { benchSlurmGpu } from './slurmGpu.js';
 import { benchSlurmLive } from './slurmLive.js';
 import { benchSwf } from './swf.js';
 import { benchTimesharing } from './timesharing.js';
@@ -66,6 +68,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   irmasim: benchIrmasim,
   slurm: () => benchSlurm(),
   'slurm-live': benchSlurmLive,
+  'slurm-gpu': benchSlurmGpu,
   malleable: benchMalleable,
   timesharing: benchTimesharing,
   fairness: () => benchFairness(),
@@ -81,7 +84,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
 };
 
 /** Sections run only when named (`npm run bench -- slurm-live`). */
-const OPT_IN = new Set(['slurm-live']);
+const OPT_IN = new Set(['slurm-live', 'slurm-gpu']);
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);

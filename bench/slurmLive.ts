@@ -27,15 +27,25 @@ import { compareWithLive, engineForRun } from '../src/slurm/agreement.js';
 import { liveReplay, savedRun } from '../src/slurm/live.js';
 import { MATRIX_CPUS, MATRIX_MEMORY, MATRIX_NODES, type MatrixCell, cellConfLines, cellWorkload, matrixCells } from '../src/slurm/liveMatrix.js';
 import { readSlurmConf } from '../src/slurm/slurmConf.js';
-import { readTrace, traceToSacctJson } from '../src/slurm/records.js';
+import { type TraceJob, readTrace, traceToSacctJson } from '../src/slurm/records.js';
 import { replayJobs, summarise } from '../src/slurm/trace.js';
 
 const SCRIPT = resolve(PACKAGE_ROOT, 'deploy/slurm/local-cluster.sh');
 
 const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 
-/** One cell: cluster up, workload, two live runs, engine, verdict, cluster down. */
-export async function runCell(cell: MatrixCell, dir: string, portBase: number, seed: number, jobs: number): Promise<Record<string, unknown>> {
+/**
+ * One cell: cluster up, workload, two live runs, engine, verdict, cluster down. `gpu` (issue 45, `bench/slurmGpu.ts`):
+ * the cluster's emulated GPUs (local-cluster.sh's `GPUS`) and the workload to run instead of the cell's.
+ */
+export async function runCell(
+  cell: MatrixCell,
+  dir: string,
+  portBase: number,
+  seed: number,
+  jobs: number,
+  gpu?: { gpus: string; workload: TraceJob[] },
+): Promise<Record<string, unknown>> {
   mkdirSync(dir, { recursive: true });
   const cluster = join(dir, 'cluster');
   writeFileSync(join(dir, 'extra.conf'), cellConfLines(cell));
@@ -46,6 +56,7 @@ export async function runCell(cell: MatrixCell, dir: string, portBase: number, s
     MEMORY: String(MATRIX_MEMORY),
     PORT_BASE: String(portBase),
     SLURM_CONF_EXTRA: join(dir, 'extra.conf'),
+    ...(gpu ? { GPUS: gpu.gpus } : {}),
   };
   const up = spawnSync('bash', [SCRIPT, 'start', cluster], { env, encoding: 'utf8', timeout: 120_000 });
   if (up.status !== 0) return { cell: cell.name, error: `local-cluster.sh start: ${up.stderr.trim().split('\n').slice(-2).join(' | ')}` };
@@ -55,7 +66,7 @@ export async function runCell(cell: MatrixCell, dir: string, portBase: number, s
     copyFileSync(confFile, join(dir, 'slurm.conf'));
     const conf = readSlurmConf(confFile);
     const workload = join(dir, 'workload.json');
-    writeFileSync(workload, traceToSacctJson(cellWorkload(cell.jobs, seed, jobs)));
+    writeFileSync(workload, traceToSacctJson(gpu?.workload ?? cellWorkload(cell.jobs, seed, jobs)));
     const replay = replayJobs(readTrace(workload), conf);
     const units = new Map(replay.map((j) => [j.id, j.units]));
     const capacity = conf.platform.groups.reduce((a, g) => a + g.count * g.cores, 0);

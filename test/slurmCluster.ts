@@ -14,6 +14,23 @@ import { CLI, ROOT } from './helpers.js';
 export const SLURM_SCRIPT = join(ROOT, 'deploy/slurm/local-cluster.sh');
 export const HAVE_SLURM = spawnSync('sh', ['-c', 'command -v slurmctld && command -v slurmd && command -v sbatch'], { encoding: 'utf8' }).status === 0;
 
+/**
+ * `clustergym slurm-replay WORKLOAD --slurm-conf CONF --live --json FLAGS` against the live Slurm of `conf`
+ * (its `SLURM_CONF`), as a real process: its exit code and output.
+ */
+export function slurmReplayLive(workload: string, conf: string, flags: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [CLI, 'slurm-replay', workload, '--slurm-conf', conf, '--live', ...flags, '--json'], {
+      env: { ...process.env, SLURM_CONF: conf },
+    });
+    let out = '';
+    let err = '';
+    p.stdout!.on('data', (d) => (out += d));
+    p.stderr!.on('data', (d) => (err += d));
+    p.on('close', (c) => resolve({ code: c, stdout: out, stderr: err }));
+  });
+}
+
 /** A test cluster's PORT_BASE: `base` shifted by `CLUSTERGYM_SLURM_PORT_OFFSET`. */
 export function testPort(base: number): string {
   return String(base + Number(process.env.CLUSTERGYM_SLURM_PORT_OFFSET ?? 0));

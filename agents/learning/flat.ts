@@ -13,7 +13,8 @@
  * metric `m` (the leaderboard setting's: the return or a number of the env's end `info.metrics`) is
  * compared with the reference heuristic agent's `r` on the same episode:
  * `fitness = mean(sign x (m - r) / |r|)`, sign +1 when lower is better, -1 otherwise (so a fitness
- * of -0.05 is "5 % better than the reference"). `init: "reference"` starts from a theta that makes
+ * of -0.05 is "5 % better than the reference"); with `fitness: "relative_of_means"`,
+ * `sign x (mean m - mean r) / |mean r|` (the leaderboard's comparison). `init: "reference"` starts from a theta that makes
  * the reference's most frequent choice (the action it takes most often on the first generation's
  * episodes gets bias 1): the search starts near the heuristic rather than at random; with a
  * feature map, `init` may instead name feature weights (`{"rank": -30, "align": 1, "wait": -0.5}`
@@ -169,15 +170,13 @@ export function trainFlat(
   if (!options.resume || !existsSync(metricsFile)) writeFileSync(metricsFile, 'generation,steps,episodes,fitness,best_candidate,reference_mean,seconds\n');
 
   const fitness = (th: Float64Array, seeds: readonly number[]) => {
-    let f = 0;
-    for (const seed of seeds) {
+    const values = seeds.map((seed) => {
       const r = playFlat(env, th, seed, c.metric, c);
       state.steps += r.steps;
       state.episodes++;
-      const ref = refValue(seed);
-      f += (sign * (r.value - ref)) / (Math.abs(ref) || 1);
-    }
-    return f / seeds.length;
+      return r.value;
+    });
+    return flatFitness(es.fitness, sign, values, seeds.map(refValue));
   };
   const validate = (g: number) => {
     if (validation.length === 0) return;
@@ -248,6 +247,23 @@ export function trainFlat(
     )}\n`,
   );
   return { modelDir, generations: state.generation, steps: state.steps, episodes: state.episodes, seconds };
+}
+
+/**
+ * A candidate's fitness from its metric `values` and the reference's `refs` on the same episodes (module
+ * comment): `mean_relative`, the mean of `sign x (m - r) / |r|`; `relative_of_means`, `sign x (sum m - sum r)
+ * / |sum r|` (a |r| or sum of 0 counts as 1).
+ */
+export function flatFitness(mode: FlatEsConfig['es']['fitness'], sign: number, values: readonly number[], refs: readonly number[]): number {
+  let f = 0;
+  let sum = 0;
+  let refSum = 0;
+  for (let i = 0; i < values.length; i++) {
+    f += (sign * (values[i]! - refs[i]!)) / (Math.abs(refs[i]!) || 1);
+    sum += values[i]!;
+    refSum += refs[i]!;
+  }
+  return mode === 'relative_of_means' ? (sign * (sum - refSum)) / (Math.abs(refSum) || 1) : f / values.length;
 }
 
 /**

@@ -69,6 +69,12 @@ export const FlatEsConfigSchema = z
         init: z.union([z.enum(['zero', 'reference', 'best_fixed']), z.record(z.number())]).default('reference'),
         /** Fixed training episodes scoring the initial theta and each generation's; the model is the best (0: the last theta). */
         validation_episodes: z.number().int().min(0).max(1024).default(0),
+        /**
+         * How a candidate's episodes combine: `mean_relative` (the mean over episodes of the relative
+         * difference with the reference: every episode weighs alike) or `relative_of_means` (the difference of
+         * the means over the reference's mean: what the leaderboard compares, ruled by the heavy episodes).
+         */
+        fitness: z.enum(['mean_relative', 'relative_of_means']).default('mean_relative'),
         /** One-feature switching rules tried before ES (see the module comment; needs `init: "best_fixed"`). */
         switch_search: z
           .object({

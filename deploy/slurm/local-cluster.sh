@@ -20,7 +20,9 @@
 # slurmctld port; node k listens on PORT_BASE+k), SLURM_CONF_EXTRA (a file of slurm.conf lines
 # appended last: a line whose key the generated file already has replaces the generated line;
 # NodeName=/PartitionName= lines replace the generated line of the same name), START_TIMEOUT
-# (seconds to wait for idle nodes, default 60).
+# (seconds to wait for idle nodes, default 60), GPUS (emulated GPUs: `n1:v100:2,n3:k80:2` gives node n1
+# `Gres=gpu:v100:2` and so on, with `GresTypes=gpu` and a DIR/gres.conf whose `File=` entries are character
+# devices made under DIR/dev: slurmd drops GPUs without `File=`, and warns of files that are not devices).
 # Several clusters run at once when their DIRs and PORT_BASEs differ (and port ranges do not
 # overlap).
 set -euo pipefail
@@ -38,6 +40,8 @@ CPUS=${CPUS:-2}
 MEMORY=${MEMORY:-1000}
 PORT_BASE=${PORT_BASE:-6817}
 START_TIMEOUT=${START_TIMEOUT:-60}
+GPUS=${GPUS:-}
+[[ -z $GPUS || $GPUS =~ ^n[0-9]+:[A-Za-z0-9_.-]+:[0-9]+(,n[0-9]+:[A-Za-z0-9_.-]+:[0-9]+)*$ ]] || { echo "local-cluster: error: GPUS must look like n1:v100:2,n3:k80:2, found '$GPUS'" >&2; exit 1; }
 # Clusters started by this script register here (one file per DIR), so that stop knows
 # whether another one still needs munged.
 REGISTRY=/run/clustergym-slurm
@@ -164,9 +168,11 @@ SlurmctldTimeout=30
 SlurmdTimeout=60
 MailProg=/bin/true
 EOF
-  local k
+  local k gres
+  [[ -n $GPUS ]] && echo "GresTypes=gpu"
   for ((k = 1; k <= NODES; k++)); do
-    echo "NodeName=n$k NodeHostname=$host NodeAddr=127.0.0.1 Port=$((PORT_BASE + k)) CPUs=$CPUS RealMemory=$MEMORY State=UNKNOWN"
+    gres=$(tr ',' '\n' <<<"$GPUS" | awk -F: -v n="n$k" '$1 == n { printf " Gres=gpu:%s:%s", $2, $3 }')
+    echo "NodeName=n$k NodeHostname=$host NodeAddr=127.0.0.1 Port=$((PORT_BASE + k)) CPUs=$CPUS RealMemory=$MEMORY$gres State=UNKNOWN"
   done
   echo "PartitionName=debug Nodes=n[1-$NODES] Default=YES MaxTime=INFINITE State=UP"
 }
@@ -214,6 +220,17 @@ start() {
   mkdir -p "$DIR/state" "$DIR/log" "$REGISTRY"
   for ((k = 1; k <= NODES; k++)); do mkdir -p "$DIR/spool/n$k"; done
   generated_conf >"$DIR/slurm.conf.generated"
+  rm -f "$DIR/gres.conf"
+  if [[ -n $GPUS ]]; then
+    # each emulated GPU a character device (as /dev/null: 1,3) under DIR/dev
+    local item node type count i
+    mkdir -p "$DIR/dev"
+    for item in ${GPUS//,/ }; do
+      IFS=: read -r node type count <<<"$item"
+      for ((i = 0; i < count; i++)); do [[ -c $DIR/dev/$node-gpu$i ]] || mknod "$DIR/dev/$node-gpu$i" c 1 3; done
+      echo "NodeName=$node Name=gpu Type=$type File=$DIR/dev/$node-gpu$( ((count > 1)) && echo "[0-$((count - 1))]" || echo 0)" >>"$DIR/gres.conf"
+    done
+  fi
   if [[ -n ${SLURM_CONF_EXTRA:-} ]]; then
     [[ -r $SLURM_CONF_EXTRA ]] || die "SLURM_CONF_EXTRA=$SLURM_CONF_EXTRA is not a readable file"
     merge_conf "$DIR/slurm.conf.generated" "$SLURM_CONF_EXTRA" "$CONF"

@@ -905,14 +905,25 @@ export class ClusterSimulator implements DiscreteEventEngine {
     const coreNode = this.platform.coreNode;
     const n = cores.length;
     if (this.byNode.length < n) this.byNode = new Int32Array(2 * n);
-    const byNode = this.byNode.subarray(0, n);
+    const byNode = this.byNode;
     for (let i = 0; i < n; i++) byNode[i] = coreNode[cores[i]!]!;
-    byNode.sort();
+    // a few nodes (the common resize): an insertion sort in place, no view; more: a sort of a view
+    if (n > 32) byNode.subarray(0, n).sort();
+    else
+      for (let i = 1; i < n; i++) {
+        const v = byNode[i]!;
+        let j = i - 1;
+        while (j >= 0 && byNode[j]! > v) {
+          byNode[j + 1] = byNode[j]!;
+          j--;
+        }
+        byNode[j + 1] = v;
+      }
     let distinct = 0;
     for (let i = 0; i < n; i++) if (i === 0 || byNode[i] !== byNode[i - 1]) distinct++;
-    const both = this.allocation.arena.alloc(2 * distinct);
-    const nodes = both.subarray(0, distinct);
-    const per = both.subarray(distinct);
+    const arena = this.allocation.arena;
+    const nodes = arena.alloc(distinct);
+    const per = arena.alloc(distinct);
     for (let i = 0, k = -1; i < n; i++) {
       if (i === 0 || byNode[i] !== byNode[i - 1]) nodes[++k] = byNode[i]!;
       per[k]!++;

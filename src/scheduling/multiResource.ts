@@ -107,12 +107,38 @@ export function tetrisCandidates(f: number, users: number): number {
 
 /** The users with waiting tasks in DRF order (`ds_u / w_u` ascending, then index); the first `k` only. */
 export function drfOrder(users: UserLedger, active: readonly number[], k = active.length): number[] {
-  const keyed = active.map((u) => ({ u, s: users.weightedShare(u) }));
-  keyed.sort((a, b) => a.s - b.s || a.u - b.u);
-  const out: number[] = [];
-  for (let i = 0; i < Math.min(k, keyed.length); i++) out.push(keyed[i]!.u);
+  const n = active.length;
+  const m = Math.min(k, n);
+  if (m > 32) {
+    // many kept: a sort of the users by their shares
+    const share = new Map<number, number>();
+    for (const u of active) share.set(u, users.weightedShare(u));
+    return [...active].sort((a, b) => share.get(a)! - share.get(b)! || a - b).slice(0, m);
+  }
+  // the first m of (share, index) ascending, by insertion into a sorted prefix: one share per user and
+  // no object per user (this runs at every decision of Fair-v0 and of the DRF passes)
+  const out: number[] = new Array(m);
+  if (drfScratch.length < m) drfScratch = new Float64Array(2 * m);
+  const keys = drfScratch;
+  let len = 0;
+  for (let i = 0; i < n; i++) {
+    const u = active[i]!;
+    const s = users.weightedShare(u);
+    if (len === m && !(s < keys[m - 1]! || (s === keys[m - 1]! && u < out[m - 1]!))) continue;
+    let j = len < m ? len++ : m - 1;
+    while (j > 0 && (s < keys[j - 1]! || (s === keys[j - 1]! && u < out[j - 1]!))) {
+      keys[j] = keys[j - 1]!;
+      out[j] = out[j - 1]!;
+      j--;
+    }
+    keys[j] = s;
+    out[j] = u;
+  }
   return out;
 }
+
+/** `drfOrder`'s shares of the users it has kept (grown as needed). */
+let drfScratch = new Float64Array(64);
 
 /** Tetris with fairness knob `f` in [0, 1] (DRF as the fairness order). */
 export function tetris(f: number): FairScheduler {

@@ -29,6 +29,8 @@ export interface BackfillView {
   readonly now: number;
   /** Free units per group. */
   readonly free: Float64Array;
+  /** Free GPUs per group (issue 45). */
+  readonly freeGpus: Float64Array;
   /** Slots holding units (running or operator-suspended): the first `runningCount` entries. */
   readonly runningSlots: Int32Array;
   readonly runningCount: number;
@@ -49,6 +51,19 @@ export interface BackfillPlanner {
    * entry to -1) or reserves its earliest start for the rest of the pass. Returns the number started.
    */
   pass(view: BackfillView, pending: number[], n: number): number;
+}
+
+/**
+ * Whether slot `s`'s GPUs fit in group `g` with `free` GPUs free there, jobs counted per group (no
+ * `nodeSelect`: `nodes.ts` checks them per node): the group has GPUs of the job's type (any when it names
+ * none) and `free` holds its count. A job without GPUs fits anywhere (issue 45).
+ */
+export function gpuFits(v: Pick<BackfillView, 'jobs' | 'platform'>, s: number, g: number, free: number): boolean {
+  const n = v.jobs.gpus[s]!;
+  if (n === 0) return true;
+  const t = v.jobs.gpuType[s]!;
+  const gt = v.platform.groupGpuType[g]!;
+  return gt >= 0 && (t < 0 || t === gt) && free >= n;
 }
 
 /** Seconds until running slot `r` is expected to end (its time limit; an operator-suspended job resumes first), at least 0. */

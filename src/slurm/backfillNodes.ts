@@ -7,7 +7,8 @@
  * time limit, on the nodes `pickNodes` chooses among them. Cost per pass: for each job tested,
  * candidates x nodes of its groups x reservations per node (a few thousand operations on 8-64 nodes;
  * quadratic in the nodes of a partition, so meant for small ones). Whole nodes only (every unit a node,
- * every job holding its nodes whole: a whole-node platform).
+ * every job holding its nodes whole: a whole-node platform). A job asking for GPUs only considers the nodes
+ * with that many of its type (a whole node's GPUs are all its job's).
  */
 import { type BackfillPlanner, type BackfillView, bfBuckets, bucketsNow, bucketsReserved, endBucket } from './backfill.js';
 import { pickNodes, wholeAlloc } from './nodes.js';
@@ -47,10 +48,12 @@ export class NodeProfilePlanner implements BackfillPlanner {
       let bestK = -1;
       let bestNodes: Int32Array | null = null;
       let bestG = -1;
+      const req = v.nodeRequest(s);
       for (const g of v.platform.partitions[J.part[s]!]!.groups) {
         const b0 = nodeMap.base[g]!;
         const m = nodeMap.base[g + 1]! - b0;
-        if (m < c) continue;
+        // nodes of a group are alike: all or none hold the job's GPUs
+        if (m < c || (req.gpus > 0 && nodeMap.gpusFor(req, b0, nodeMap.gpuCap[b0]!) < req.gpus)) continue;
         const avail = new Uint8Array(m);
         // now: idle nodes no reservation touches while the job would run
         let count = 0;

@@ -153,6 +153,7 @@ function willRunStart(
   const fFree = new Int32Array(m);
   const fMem = new Float64Array(m);
   const fJobs = new Int32Array(m);
+  const fGpus = new Int32Array(m);
   let startRes = now;
   for (let attempt = 0; attempt < 64; attempt++) {
     const endTime = Math.max(startRes, now) + limit;
@@ -192,7 +193,8 @@ function willRunStart(
       fFree[x] = nm.free[g]!;
       fMem[x] = nm.memFree[g]!;
       fJobs[x] = nm.jobsOn[g]!;
-      avail[x] = A[x] ? usableUnits(req, nm.cap[g]!, fFree[x]!, fMem[x]!, fJobs[x] === 0) : 0;
+      fGpus[x] = nm.gpuFree[g]!;
+      avail[x] = A[x] ? usableUnits(req, nm.cap[g]!, fFree[x]!, fMem[x]!, fJobs[x] === 0, nm.gpusFor(req, g, fGpus[x]!)) : 0;
     }
     let start = -1;
     let pick = evalNodes(avail, req);
@@ -228,6 +230,7 @@ function willRunStart(
             fFree[x]! += a.units[i]!;
             fMem[x]! += a.mem[i]!;
             fJobs[x]! -= 1;
+            fGpus[x]! += a.gpus[i]!;
           }
           if (k >= run.length) {
             more = false;
@@ -238,7 +241,8 @@ function willRunStart(
         if (Number.isNaN(lastEnd)) break;
         do window *= 2;
         while (k < run.length && run[k]!.end > barrier + window);
-        for (let x = 0; x < m; x++) avail[x] = A[x] ? usableUnits(req, nm.cap[P[x]!]!, fFree[x]!, fMem[x]!, fJobs[x] === 0) : 0;
+        for (let x = 0; x < m; x++)
+          avail[x] = A[x] ? usableUnits(req, nm.cap[P[x]!]!, fFree[x]!, fMem[x]!, fJobs[x] === 0, nm.gpusFor(req, P[x]!, fGpus[x]!)) : 0;
         pick = evalNodes(avail, req);
         if (pick !== null) start = held;
       }

@@ -39,6 +39,12 @@ export interface SlurmJobInput {
   opAfter?: number;
   opFor?: number;
   /**
+   * GPUs (`--gres=gpu[:TYPE]:N`): on each node the job runs on (with `nodeSelect`), else on its group (jobs
+   * counted per group); `gpuType` one of the platform's GPU types, absent: any (issue 45).
+   */
+  gpus?: number;
+  gpuType?: string;
+  /**
    * With `nodeSelect`: how the job asks for nodes (`cores` is then its units in all). Absent: whole nodes
    * (`cores` of them) when its partition's nodes are one unit each (a whole-node platform), else `cores`
    * units on any nodes.

@@ -58,7 +58,7 @@
 import { InputError } from '../core/errors.js';
 import { type DiscreteEventEngine, type EngineListener, JobPhase } from '../core/engine.js';
 import { EventLoop } from '../core/eventLoop.js';
-import type { BackfillView } from './backfill.js';
+import { type BackfillView, gpuFits } from './backfill.js';
 import { CountedPlanner } from './backfillCounted.js';
 import { NodeProfilePlanner } from './backfillNodes.js';
 import { WillRunPlanner } from './backfillWillRun.js';
@@ -100,6 +100,12 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
   now = 0;
   /** Free cores per group. */
   readonly free: Float64Array;
+  /**
+   * Free GPUs per group (issue 45). A job asking for GPUs (`SlurmJobInput.gpus`) runs where they are free
+   * beside its cores: counted per group as cores are (`gpuFits`, and a GPU profile in the counted backfill
+   * pass), or with `nodeSelect` on each of its nodes (`NodeMap`).
+   */
+  readonly freeGpus: Float64Array;
   readonly stats: EngineStats = {
     submitted: 0,
     started: 0,
@@ -187,6 +193,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     this.fairShare = UserLedger.numbered(this.config.users, platform.totalCores, 1);
     this.usage = new UsageLedger(this.config.users);
     this.free = Float64Array.from(platform.groupCores);
+    this.freeGpus = Float64Array.from(platform.gpusPerNode, (n, g) => n * platform.nodes[g]!);
     this.maxQos = Math.max(1, ...this.config.qosPriorities);
     this.tier = Int32Array.from(platform.partitions, (p) => p.priorityTier);
     const parts = platform.partitions;
@@ -237,13 +244,36 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     J.opAfter[s] = input.opAfter ?? -1;
     J.opFor[s] = input.opFor ?? 0;
     J.state[s] = JobPhase.Waiting;
-    if (this.nodeMap !== null) this.requests.set(s, this.requestOf(input));
+    this.submitGpus(input, s);
+    if (this.nodeMap !== null) this.requests.set(s, this.requestOf(input, s));
     if ((input.completing ?? 0) > 0 || input.epilogPass === true) {
       const after = this.nodeMap !== null && this.config.bfWillRun ? Math.max(0, input.completing ?? 0) : 0;
       this.completion.set(s, { after, epilog: input.epilogPass === true });
     }
     this.push(Math.max(input.submit, this.now), ARRIVAL, s);
     return s;
+  }
+
+  /** The job's GPU request (issue 45), checked: a whole count, a known type, a group (a node with `nodeSelect`) of its partition that holds it. */
+  private submitGpus(input: SlurmJobInput, s: number): void {
+    const J = this.jobs;
+    const p = this.platform;
+    const n = input.gpus ?? 0;
+    J.gpus[s] = n;
+    J.gpuType[s] = -1;
+    if (n === 0) return;
+    const what = `job ${input.id}: ${n} GPUs${input.gpuType !== undefined ? ` of type ${input.gpuType}` : ''}`;
+    if (!(Number.isInteger(n) && n > 0)) throw new InputError(`${what}: expected a whole number of GPUs >= 0`);
+    if (input.gpuType !== undefined) {
+      J.gpuType[s] = p.gpuTypes.indexOf(input.gpuType);
+      if (J.gpuType[s]! < 0) throw new InputError(`${what}: no node has GPUs of that type (the types: ${p.gpuTypes.join(', ') || 'none'})`);
+    }
+    const perNode = this.nodeMap !== null;
+    const part = p.partitions[input.partition ?? 0];
+    if (part !== undefined && !part.groups.some((g) => gpuFits(this, s, g, p.gpusPerNode[g]! * (perNode ? 1 : p.nodes[g]!))))
+      throw new InputError(
+        `${what}: no ${perNode ? 'node' : 'node group'} of partition ${part.name} has that many GPUs${input.gpuType !== undefined ? ' of that type' : ''}`,
+      );
   }
 
   private pull(): void {
@@ -550,9 +580,13 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
       for (let i = 0; i < a.nodes.length; i++) {
         units += a.units[i]!;
         this.free[nm.groupOf[a.nodes[i]!]!]! -= a.units[i]!;
+        this.freeGpus[nm.groupOf[a.nodes[i]!]!]! -= a.gpus[i]!;
       }
       J.cores[s] = units;
-    } else this.free[g]! -= J.cores[s]!;
+    } else {
+      this.free[g]! -= J.cores[s]!;
+      this.freeGpus[g]! -= J.gpus[s]!;
+    }
     // the time so far is charged at the old core count before this job's cores count
     this.usage.addCores(J.user[s]!, J.cores[s]!, this.now);
     if (this.nRunning === this.running.length) {
@@ -569,9 +603,15 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     const nm = this.nodeMap;
     const a = nm?.held.get(s);
     if (nm && a) {
-      for (let i = 0; i < a.nodes.length; i++) this.free[nm.groupOf[a.nodes[i]!]!]! += a.units[i]!;
+      for (let i = 0; i < a.nodes.length; i++) {
+        this.free[nm.groupOf[a.nodes[i]!]!]! += a.units[i]!;
+        this.freeGpus[nm.groupOf[a.nodes[i]!]!]! += a.gpus[i]!;
+      }
       nm.release(s);
-    } else this.free[J.group[s]!]! += J.cores[s]!;
+    } else {
+      this.free[J.group[s]!]! += J.cores[s]!;
+      this.freeGpus[J.group[s]!]! += J.gpus[s]!;
+    }
     this.usage.addCores(J.user[s]!, -J.cores[s]!, this.now);
     const i = J.runPos[s]!;
     const last = this.running[--this.nRunning]!;
@@ -809,7 +849,8 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
       return nm.groupOf[a.nodes[0]!]!;
     }
     const cores = this.jobs.cores[s]!;
-    for (const g of this.platform.partitions[this.jobs.part[s]!]!.groups) if (this.free[g]! >= cores && !off?.[g]) return g;
+    for (const g of this.platform.partitions[this.jobs.part[s]!]!.groups)
+      if (this.free[g]! >= cores && !off?.[g] && gpuFits(this, s, g, this.freeGpus[g]!)) return g;
     return -1;
   }
 
@@ -821,7 +862,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
       for (const s of this.suspended) {
         // on specific nodes: where the select plugin would put it now (fitNow keeps it for take)
         const g = this.nodeMap !== null ? this.fitNow(s) : J.group[s]!;
-        if (g >= 0 && (this.nodeMap !== null || this.free[g]! >= J.cores[s]!)) this.resumePreempted(s, g);
+        if (g >= 0 && (this.nodeMap !== null || (this.free[g]! >= J.cores[s]! && gpuFits(this, s, g, this.freeGpus[g]!)))) this.resumePreempted(s, g);
         else keep.push(s);
       }
       this.suspended = keep;
@@ -871,6 +912,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     for (const g of parts[J.part[s]!]!.groups) {
       const cands: number[] = [];
       let avail = this.free[g]!;
+      let availGpus = this.freeGpus[g]!;
       for (let i = 0; i < this.nRunning; i++) {
         const r = this.running[i]!;
         if (J.group[r] !== g || J.state[r] !== JobPhase.Running) continue;
@@ -878,11 +920,12 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
         if (q.priorityTier >= tier || q.preemptMode === 'off') continue;
         cands.push(r);
         avail += J.cores[r]!;
+        availGpus += J.gpus[r]!;
       }
-      if (avail < need) continue;
+      if (avail < need || !gpuFits(this, s, g, availGpus)) continue;
       cands.sort((a, b) => this.tier[J.part[a]!]! - this.tier[J.part[b]!]! || J.lastResume[b]! - J.lastResume[a]! || J.id[b]! - J.id[a]!);
       for (const r of cands) {
-        if (this.free[g]! >= need) break;
+        if (this.free[g]! >= need && gpuFits(this, s, g, this.freeGpus[g]!)) break;
         this.preempt(r);
       }
       return g;
@@ -950,10 +993,10 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
    * What a submitted job asks of the nodes (`nodeSelect`): its shape, or by default whole nodes (`cores` of
    * them) when its partition's nodes are one unit each (a whole-node platform), else `cores` units anywhere.
    */
-  private requestOf(input: SlurmJobInput): NodeRequest {
+  private requestOf(input: SlurmJobInput, s: number): NodeRequest {
     const P = this.nodeMap!.partitionNodes[input.partition ?? 0];
     if (P === undefined) throw new InputError(`job ${input.id}: partition ${input.partition} does not exist`);
-    return this.nodeMap!.request(input.cores, input.partition ?? 0, input.shape ?? {});
+    return this.nodeMap!.request(input.cores, input.partition ?? 0, input.shape ?? {}, this.jobs.gpus[s]!, this.jobs.gpuType[s]!);
   }
 
   /**

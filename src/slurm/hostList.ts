@@ -78,14 +78,14 @@ export function compressHostList(names: readonly string[]): string {
   return out.join(',');
 }
 
-/** Splits at commas outside brackets. */
-function splitTopLevel(s: string): string[] {
+/** Splits at commas outside brackets (`open`/`close`: `[` and `]` by default). */
+export function splitTopLevel(s: string, open = '[', close = ']'): string[] {
   const parts: string[] = [];
   let depth = 0;
   let cur = '';
   for (const c of s) {
-    if (c === '[') depth++;
-    else if (c === ']') depth--;
+    if (c === open) depth++;
+    else if (c === close) depth--;
     if (c === ',' && depth === 0) {
       parts.push(cur);
       cur = '';

@@ -51,6 +51,8 @@ const COLUMNS = [
   'opAfter',
   'opFor',
   'cores',
+  'gpus',
+  'gpuType',
   'user',
   'part',
   'qos',
@@ -86,6 +88,9 @@ export class JobTable {
   opAfter = new Float64Array(0);
   opFor = new Float64Array(0);
   cores = new Int32Array(0);
+  /** GPUs (`SlurmJobInput.gpus`) and their type (index into `SlurmPlatform.gpuTypes`, -1: any; issue 45). */
+  gpus = new Int32Array(0);
+  gpuType = new Int32Array(0);
   user = new Int32Array(0);
   part = new Int32Array(0);
   qos = new Int32Array(0);

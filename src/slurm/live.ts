@@ -2,7 +2,8 @@
  * Replays jobs on a live Slurm (the one of `SLURM_CONF`) as seed 004's runworkload does (§3.3.2):
  * each job is an `sbatch --wrap "sleep RUN"` submitted at its replay time on the wall clock (a grid
  * from the start of the replay, not from the previous submission), with its time limit in whole minutes
- * (`-t`), `-N NODES --exclusive` (whole nodes) or `-n CPUS`, in its partition. The schedule is then read
+ * (`-t`), `-N NODES --exclusive` (whole nodes) or `-n CPUS`, in its partition, with `--gres=gpu[:TYPE]:N`
+ * (and `-N` its nodes) when it has GPUs. The schedule is then read
  * back from Slurm (through `client.ts`): `squeue --json --states=all` (every job's submit/start/end in whole seconds, its node
  * list and state) and, when slurmctld's log is readable, the millisecond times of the log lines
  * `_slurm_rpc_submit_batch_job: JobId=N`, `sched: Allocate JobId=N` (main scheduler), `_start_job:
@@ -280,7 +281,8 @@ export async function liveReplay(jobs: readonly ReplayJob[], o: LiveOptions): Pr
           ? [`--nodes=${j.units}`, '--exclusive']
           : j.nodes > 0
             ? [`--nodes=${j.nodes}`, '--exclusive']
-            : [`--ntasks=${j.units}`, ...(j.memMb > 0 ? [`--mem=${j.memMb}`] : [])]),
+            : [`--ntasks=${j.units}`, ...(j.memMb > 0 ? [`--mem=${j.memMb}`] : []), ...(j.gpuNodes !== undefined ? [`--nodes=${j.gpuNodes}`] : [])]),
+        ...(j.gpus !== undefined ? [`--gres=gpu${j.gpuType !== undefined ? `:${j.gpuType}` : ''}:${j.gpus}`] : []),
         '--output=/dev/null',
         `--wrap=exec sleep ${j.runTime.toFixed(3)}`,
       ];

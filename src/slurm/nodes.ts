@@ -1,8 +1,10 @@
 /**
  * Jobs on specific nodes (`nodeSelect`): what each node has free (`NodeMap`: units, which are CPUs, or
- * whole nodes of one unit on a whole-node platform, and memory), what each running job holds there, and
+ * whole nodes of one unit on a whole-node platform, memory, and GPUs: issue 45), what each running job holds there, and
  * which nodes a job gets, as Slurm 22.05's select plugin chooses them without topology, node weights or
- * GRES (`evalNodes`: cons_tres `choose_nodes` and `_eval_nodes`; `pickNodes`, the whole-node case).
+ * GRES placement (`evalNodes`: cons_tres `choose_nodes` and `_eval_nodes`; `pickNodes`, the whole-node case).
+ * GPUs (`--gres=gpu[:TYPE]:N`, N on each node of the job) only make a node usable or not: a node is usable
+ * by a GPU job when it has N GPUs of the job's type free (`NodeMap.gpusFor`, `usableUnits`).
  *
  * Node order is the platform's: groups in order, the nodes of a group consecutive (slurm.conf order when
  * each group's nodes are consecutive there, as on the measured clusters). A job's candidate nodes are
@@ -12,11 +14,12 @@
 import type { JobShape } from './config.js';
 import type { SlurmPlatform } from './platform.js';
 
-/** A running job's share of the nodes: node indices (ascending), units and memory (MB) on each. */
+/** A running job's share of the nodes: node indices (ascending), units, memory (MB) and GPUs on each. */
 export interface NodeAlloc {
   nodes: Int32Array;
   units: Int32Array;
   mem: Float64Array;
+  gpus: Int32Array;
   /** Held whole (`--exclusive`, or a whole-node platform): nothing else may use these nodes. */
   whole: boolean;
 }
@@ -33,6 +36,10 @@ export class NodeMap {
   /** Units and memory free on each node now. */
   readonly free: Int32Array;
   readonly memFree: Float64Array;
+  /** GPUs of each node, their type (index into the platform's `gpuTypes`, -1: none) and GPUs free now. */
+  readonly gpuCap: Int32Array;
+  readonly gpuTypeOf: Int32Array;
+  readonly gpuFree: Int32Array;
   /** Jobs on each node. */
   readonly jobsOn: Int32Array;
   /** The slot holding each node whole (-1: none). */
@@ -51,14 +58,19 @@ export class NodeMap {
     this.groupOf = new Int32Array(N);
     this.cap = new Int32Array(N);
     this.memCap = new Float64Array(N);
+    this.gpuCap = new Int32Array(N);
+    this.gpuTypeOf = new Int32Array(N);
     for (let g = 0; g < G; g++)
       for (let x = this.base[g]!; x < this.base[g + 1]!; x++) {
         this.groupOf[x] = g;
         this.cap[x] = platform.coresPerNode[g]!;
         this.memCap[x] = platform.memoryPerNode[g]!;
+        this.gpuCap[x] = platform.gpusPerNode[g]!;
+        this.gpuTypeOf[x] = platform.groupGpuType[g]!;
       }
     this.free = Int32Array.from(this.cap);
     this.memFree = Float64Array.from(this.memCap);
+    this.gpuFree = Int32Array.from(this.gpuCap);
     this.jobsOn = new Int32Array(N);
     this.slotOn = new Int32Array(N).fill(-1);
     this.partitionNodes = platform.partitions.map((p) => {
@@ -80,8 +92,10 @@ export class NodeMap {
       if (this.slotOn[x]! >= 0) throw new Error(`nodeSelect: job ${id(s)} given node ${x}, which job ${id(this.slotOn[x]!)} holds`);
       if (a.whole && this.jobsOn[x]! > 0) throw new Error(`nodeSelect: job ${id(s)} given node ${x} whole, which runs another job`);
       if (this.free[x]! < a.units[i]!) throw new Error(`nodeSelect: job ${id(s)} given ${a.units[i]} units of node ${x}, which has ${this.free[x]} free`);
+      if (this.gpuFree[x]! < a.gpus[i]!) throw new Error(`nodeSelect: job ${id(s)} given ${a.gpus[i]} GPUs of node ${x}, which has ${this.gpuFree[x]} free`);
       this.free[x]! -= a.units[i]!;
       this.memFree[x]! -= a.mem[i]!;
+      this.gpuFree[x]! -= a.gpus[i]!;
       this.jobsOn[x]! += 1;
       if (a.whole) this.slotOn[x] = s;
     }
@@ -91,9 +105,9 @@ export class NodeMap {
   /**
    * What a job of `units` units in partition `part` asks of the nodes: its `shape`, or by default whole nodes
    * (`units` of them) when the partition's nodes are one unit each (a whole-node platform), else `units`
-   * units anywhere.
+   * units anywhere; with `gpus` GPUs (of type `gpuType`, -1: any) on each of its nodes.
    */
-  request(units: number, part: number, shape: JobShape): NodeRequest {
+  request(units: number, part: number, shape: JobShape, gpus = 0, gpuType = -1): NodeRequest {
     const whole = shape.whole ?? this.partitionNodes[part]!.every((x) => this.cap[x] === 1);
     const minNodes = Math.max(1, shape.minNodes ?? (whole ? units : 1));
     return {
@@ -104,7 +118,15 @@ export class NodeMap {
       cpusPerTask: Math.max(1, shape.cpusPerTask ?? 1),
       memPerNode: shape.memPerNode ?? 0,
       memPerUnit: shape.memPerCpu ?? 0,
+      gpus,
+      gpuType,
     };
+  }
+
+  /** GPUs of node `x` that `req` may use when `free` of them are free: `free`, or 0 when they are not of its type or it asks for none. */
+  gpusFor(req: NodeRequest, x: number, free: number): number {
+    if (req.gpus === 0 || this.gpuTypeOf[x]! < 0 || (req.gpuType >= 0 && req.gpuType !== this.gpuTypeOf[x])) return 0;
+    return free;
   }
 
   /**
@@ -116,7 +138,7 @@ export class NodeMap {
     const avail = Int32Array.from(P, (x) =>
       off?.[this.groupOf[x]!] || (offNodes !== null && offNodes[x]! > 0)
         ? 0
-        : usableUnits(req, this.cap[x]!, this.free[x]!, this.memFree[x]!, this.jobsOn[x] === 0),
+        : usableUnits(req, this.cap[x]!, this.free[x]!, this.memFree[x]!, this.jobsOn[x] === 0, this.gpusFor(req, x, this.gpuFree[x]!)),
     );
     const pick = evalNodes(avail, req);
     return pick === null ? null : allocOf(req, pick, P, this);
@@ -130,6 +152,7 @@ export class NodeMap {
     const free = Int32Array.from(P, (x) => this.free[x]!);
     const mem = Float64Array.from(P, (x) => this.memFree[x]!);
     const jobs = Int32Array.from(P, (x) => this.jobsOn[x]!);
+    const gpus = Int32Array.from(P, (x) => this.gpuFree[x]!);
     for (const s of slots) {
       const a = this.held.get(s)!;
       for (let k = 0; k < a.nodes.length; k++) {
@@ -138,11 +161,12 @@ export class NodeMap {
         free[i]! += a.units[k]!;
         mem[i]! += a.mem[k]!;
         jobs[i]! -= 1;
+        gpus[i]! += a.gpus[k]!;
       }
     }
     return (
       evalNodes(
-        Int32Array.from(P, (x, i) => usableUnits(req, this.cap[x]!, free[i]!, mem[i]!, jobs[i] === 0)),
+        Int32Array.from(P, (x, i) => usableUnits(req, this.cap[x]!, free[i]!, mem[i]!, jobs[i] === 0, this.gpusFor(req, x, gpus[i]!))),
         req,
       ) !== null
     );
@@ -156,6 +180,7 @@ export class NodeMap {
       const x = a.nodes[i]!;
       this.free[x]! += a.units[i]!;
       this.memFree[x]! += a.mem[i]!;
+      this.gpuFree[x]! += a.gpus[i]!;
       this.jobsOn[x]! -= 1;
       if (this.slotOn[x] === s) this.slotOn[x] = -1;
     }
@@ -177,14 +202,19 @@ export interface NodeRequest {
   /** Memory (MB) per node, per unit (0: none). */
   memPerNode: number;
   memPerUnit: number;
+  /** GPUs on each of its nodes, of type `gpuType` (index into the platform's `gpuTypes`; -1: any). */
+  gpus: number;
+  gpuType: number;
 }
 
 /**
- * Units job `r` may use on node `x` given what is free there (`free`, `memFree`; the caller's view,
- * now or in the future): all of them for a whole-node job on an idle node (`idle`), else the free units
- * in whole tasks, as many as the free memory allows; 0 when it cannot use the node.
+ * Units job `r` may use on node `x` given what is free there (`free`, `memFree`, and `gpus` of its GPU
+ * type, `NodeMap.gpusFor`; the caller's view, now or in the future): all of them for a whole-node job on
+ * an idle node (`idle`), else the free units in whole tasks, as many as the free memory allows; 0 when it
+ * cannot use the node (or its GPUs are fewer than the job asks for on each node).
  */
-export function usableUnits(r: NodeRequest, cap: number, free: number, memFree: number, idle: boolean): number {
+export function usableUnits(r: NodeRequest, cap: number, free: number, memFree: number, idle: boolean, gpus: number): number {
+  if (gpus < r.gpus) return 0;
   if (r.whole) return idle ? cap : 0;
   let u = free - (free % r.cpusPerTask);
   if (r.memPerUnit > 0) {
@@ -342,15 +372,18 @@ function evalOnce(avail: Int32Array, r: NodeRequest, maxNodesIn: number, reqNode
 export function allocOf(req: NodeRequest, pick: { pos: Int32Array; units: Int32Array }, P: Int32Array, nm: NodeMap): NodeAlloc {
   const nodes = new Int32Array(pick.pos.length);
   const mem = new Float64Array(pick.pos.length);
+  // GPUs: a whole node's all, else what the job asks for on each node
+  const gpus = new Int32Array(pick.pos.length);
   for (let i = 0; i < nodes.length; i++) {
     const x = P[pick.pos[i]!]!;
     nodes[i] = x;
+    gpus[i] = req.whole ? nm.gpuCap[x]! : req.gpus;
     const cap = nm.memCap[x]!;
     if (!Number.isFinite(cap)) mem[i] = 0;
     else if (req.whole) mem[i] = cap;
     else mem[i] = Math.min(cap, req.memPerNode > 0 ? req.memPerNode : req.memPerUnit * pick.units[i]!);
   }
-  return { nodes, units: Int32Array.from(pick.units), mem, whole: req.whole };
+  return { nodes, units: Int32Array.from(pick.units), mem, gpus, whole: req.whole };
 }
 
 /** Whole nodes `nodes` (global indices) of a whole-node platform (one unit each) as an allocation. */
@@ -359,6 +392,7 @@ export function wholeAlloc(nodes: Int32Array, nm: NodeMap): NodeAlloc {
     nodes,
     units: Int32Array.from(nodes, (x) => nm.cap[x]!),
     mem: Float64Array.from(nodes, (x) => (Number.isFinite(nm.memCap[x]!) ? nm.memCap[x]! : 0)),
+    gpus: Int32Array.from(nodes, (x) => nm.gpuCap[x]!),
     whole: true,
   };
 }

@@ -10,7 +10,7 @@
  * A group is `count` identical nodes of `cores` cores (the seed's emulated Raijin is one group: 3,600
  * x 16 = 57,600 cores) and, when memory is a consumable resource, `memory_mb` MB each (absent: not
  * consumable), and `cpus` per node when a group counts whole nodes (`cores` 1: the CPUs behind them,
- * for Slurm 22.05's job size factor). A partition is a set of groups with Slurm's partition limits: `max_time`
+ * for Slurm 22.05's job size factor), and `gpus` per node (`{count, type}`, a slurm.conf's `Gres=gpu:TYPE:N`). A partition is a set of groups with Slurm's partition limits: `max_time`
  * (`MaxTime`, s; a job asking for more is refused at submission), `max_nodes` (`MaxNodes`: a job's
  * nodes are `ceil(cores / cores per node)`), `allow_users` (`AllowAccounts`/`AllowGroups` reduced to
  * user ids; absent = everyone), `priority_tier` (`PriorityTier`: the scheduler looks at higher tiers
@@ -38,6 +38,11 @@ const GroupSchema = z
     cores: z.number().int().positive(),
     memory_mb: z.number().positive().optional(),
     cpus: z.number().int().positive().optional(),
+    /** GPUs per node (`Gres=gpu:TYPE:N`; issue 45). */
+    gpus: z
+      .object({ count: z.number().int().positive(), type: z.string().min(1) })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -98,6 +103,11 @@ export class SlurmPlatform {
   readonly totalCpus: number;
   /** Largest `priority_job_factor` (the partition factor's normaliser). */
   readonly maxPartitionFactor: number;
+  /** The GPU types of the groups, in order of first appearance (issue 45). */
+  readonly gpuTypes: readonly string[];
+  /** GPUs per node of each group (0 without), and their type (an index into `gpuTypes`, -1 without). */
+  readonly gpusPerNode: Int32Array;
+  readonly groupGpuType: Int32Array;
 
   constructor(spec: SlurmPlatformSpec, where = 'platform') {
     const parsed = SlurmPlatformSchema.safeParse(spec);
@@ -117,6 +127,9 @@ export class SlurmPlatform {
     this.totalCores = this.groupCores.reduce((a, b) => a + b, 0);
     this.nodeCount = p.groups.reduce((a, g) => a + g.count, 0);
     this.totalCpus = p.groups.reduce((a, g) => a + g.count * (g.cpus ?? g.cores), 0);
+    this.gpuTypes = [...new Set(p.groups.flatMap((g) => (g.gpus ? [g.gpus.type] : [])))];
+    this.gpusPerNode = Int32Array.from(p.groups, (g) => g.gpus?.count ?? 0);
+    this.groupGpuType = Int32Array.from(p.groups, (g) => (g.gpus ? this.gpuTypes.indexOf(g.gpus.type) : -1));
     const pnames = new Set<string>();
     this.partitions = p.partitions.map((q, i) => {
       if (pnames.has(q.name)) throw new InputError(`$.partitions[${i}].name: duplicate partition ${JSON.stringify(q.name)}`, where);

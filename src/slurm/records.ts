@@ -27,6 +27,37 @@ export interface TraceJob {
   exclusive?: boolean;
   /** Memory per node asked (MB; `--mem`); absent: the cluster's default. */
   memMb?: number;
+  /** GPUs allocated over the job (`gres/gpu[:TYPE]` of its TRES; issue 45), absent without. */
+  gpus?: TraceGpus | undefined;
+}
+
+/** A record's GPUs: how many over the job, and their type when the TRES names one. */
+export interface TraceGpus {
+  count: number;
+  type: string | undefined;
+}
+
+/**
+ * The GPUs of a TRES list (`sacct -P`'s AllocTRES/ReqTRES: `cpu=8,gres/gpu:v100=2,gres/gpu=2,...`;
+ * `sacct --json`'s `{ type: "gres", name: "gpu" | "gpu:v100", count }`): the typed entry when there is one.
+ */
+export function tresGpus(entries: readonly { name: string; count: number }[]): TraceGpus | undefined {
+  let out: TraceGpus | undefined;
+  for (const e of entries) {
+    const m = /^(?:gres\/)?gpu(?::([^=,]+))?$/.exec(e.name.trim());
+    if (m === null || !(e.count > 0)) continue;
+    if (m[1] !== undefined) return { count: e.count, type: m[1] };
+    out = { count: e.count, type: undefined };
+  }
+  return out;
+}
+
+/** A `sacct -P` TRES string (`billing=2,cpu=2,gres/gpu:v100=4,gres/gpu=4,node=1`) as entries. */
+function tresEntries(s: string): { name: string; count: number }[] {
+  return s
+    .split(',')
+    .filter((kv) => kv.includes('='))
+    .map((kv) => ({ name: kv.slice(0, kv.indexOf('=')), count: Number(kv.slice(kv.indexOf('=') + 1)) }));
 }
 
 /** The records of a file, and its format. */
@@ -81,7 +112,7 @@ const SacctJsonSchema = z
           required: z.object({ CPUs: z.number().int().optional(), memory: z.number().optional() }).passthrough().optional(),
           exclusive: z.boolean().optional(),
           tres: z
-            .object({ allocated: z.array(z.object({ type: z.string(), count: z.number() }).passthrough()).optional() })
+            .object({ allocated: z.array(z.object({ type: z.string(), name: z.string().nullish(), count: z.number() }).passthrough()).optional() })
             .passthrough()
             .optional(),
         })
@@ -120,6 +151,7 @@ function readSacctJson(text: string, file: string): Trace {
       continue;
     }
     const cpus = j.required?.CPUs ?? j.tres?.allocated?.find((x) => x.type === 'cpu')?.count ?? 1;
+    const gpus = tresGpus((j.tres?.allocated ?? []).filter((x) => x.type === 'gres').map((x) => ({ name: x.name ?? '', count: x.count })));
     jobs.push({
       id: String(j.job_id),
       submit: t.submission,
@@ -131,6 +163,7 @@ function readSacctJson(text: string, file: string): Trace {
       partition: j.partition,
       ...(j.exclusive ? { exclusive: true } : {}),
       ...(j.required?.memory !== undefined && j.required.memory > 0 && j.required.memory < 2 ** 40 ? { memMb: j.required.memory } : {}),
+      ...(gpus !== undefined ? { gpus } : {}),
     });
   }
   return { format: 'sacct-json', jobs, skipped };
@@ -151,6 +184,7 @@ function readSacctParsable(text: string, file: string): Trace {
   const cNodes = col('nnodes');
   const cUser = col('user', 'uid');
   const cPart = col('partition');
+  const cTres = col('alloctres', 'reqtres');
   const missing = [
     ['JobID', cId],
     ['Submit', cSubmit],
@@ -192,6 +226,7 @@ function readSacctParsable(text: string, file: string): Trace {
     const cpus = Number(f[cCpus]);
     if (!Number.isInteger(cpus) || cpus < 0) throw new InputError(`CPUs: expected an integer, found ${JSON.stringify(f[cCpus])}`, where);
     const nodes = cNodes >= 0 ? Number(f[cNodes]) : 0;
+    const gpus = cTres >= 0 ? tresGpus(tresEntries(f[cTres]!)) : undefined;
     jobs.push({
       id,
       submit,
@@ -201,6 +236,7 @@ function readSacctParsable(text: string, file: string): Trace {
       nodes: Number.isInteger(nodes) ? nodes : 0,
       user: cUser >= 0 ? f[cUser]! : '0',
       partition: cPart >= 0 && f[cPart] !== '' ? f[cPart] : undefined,
+      ...(gpus !== undefined ? { gpus } : {}),
     });
   }
   return { format: 'sacct-parsable', jobs, skipped };
@@ -254,6 +290,12 @@ export interface SleepTraceOptions {
   load: number;
   /** Time limit = run x U(1, limitFactor), whole minutes (Slurm's unit). */
   limitFactor: number;
+  /**
+   * GPU jobs (issue 45): each job with probability `share` asks for 1..`perNode` GPUs on each of its nodes,
+   * of a type drawn uniformly from `types` (`undefined` there: any type); drawn from their own stream
+   * (`derive(seed, 'slurm-sleep-trace-gpus')`), so the jobs' other fields are those of the trace without GPUs.
+   */
+  gpus?: { share: number; perNode: number; types: readonly (string | undefined)[] };
 }
 
 /**
@@ -264,6 +306,8 @@ export function sleepTrace(o: SleepTraceOptions): TraceJob[] {
   const rng = derive(o.seed, 'slurm-sleep-trace');
   const meanWork = ((o.minRun + o.maxRun) / 2) * ((1 + o.maxNodes) / 2);
   const gap = meanWork / (o.platformNodes * o.load);
+  const g = o.gpus;
+  const grng = g === undefined ? null : derive(o.seed, 'slurm-sleep-trace-gpus');
   const out: TraceJob[] = [];
   let t = 0;
   for (let i = 0; i < o.jobs; i++) {
@@ -271,14 +315,28 @@ export function sleepTrace(o: SleepTraceOptions): TraceJob[] {
     const run = o.minRun + rng.int(o.maxRun - o.minRun + 1);
     const nodes = 1 + rng.int(o.maxNodes);
     const limit = Math.ceil((run * rng.uniform(1, o.limitFactor)) / 60) * 60;
-    out.push({ id: String(i + 1), submit: Math.round(t * 10) / 10, runTime: run, timeLimit: limit, cpus: nodes, nodes, user: '1', partition: undefined });
+    const job: TraceJob = {
+      id: String(i + 1),
+      submit: Math.round(t * 10) / 10,
+      runTime: run,
+      timeLimit: limit,
+      cpus: nodes,
+      nodes,
+      user: '1',
+      partition: undefined,
+    };
+    if (g !== undefined && grng!.uniform(0, 1) < g.share) {
+      const perNode = 1 + grng!.int(g.perNode);
+      job.gpus = { count: perNode * nodes, type: g.types[grng!.int(g.types.length)] };
+    }
+    out.push(job);
   }
   return out;
 }
 
 /**
  * `sacct --json`-shaped text of records (what `readTrace` reads back; `time.limit` in minutes,
- * `required.memory` MB per node, `exclusive` clustergym's), for workloads SWF cannot carry.
+ * `required.memory` MB per node, `exclusive` clustergym's, GPUs as `tres.allocated` gres), for workloads SWF cannot carry.
  */
 export function traceToSacctJson(jobs: readonly TraceJob[]): string {
   // epoch seconds (sacct's), so that a submission at 0 is not read as "never started"
@@ -291,6 +349,9 @@ export function traceToSacctJson(jobs: readonly TraceJob[]): string {
     time: { submission: T0 + j.submit, start: T0 + j.submit, end: T0 + j.submit + j.runTime, elapsed: j.runTime, limit: j.timeLimit / 60 },
     required: { CPUs: j.cpus, ...(j.memMb !== undefined ? { memory: j.memMb } : {}) },
     ...(j.exclusive ? { exclusive: true } : {}),
+    ...(j.gpus !== undefined
+      ? { tres: { allocated: [{ type: 'gres', name: j.gpus.type === undefined ? 'gpu' : `gpu:${j.gpus.type}`, count: j.gpus.count }] } }
+      : {}),
   }));
   return `${JSON.stringify({ jobs: out }, null, 1)}\n`;
 }

@@ -7,7 +7,8 @@
  *
  * - `NodeName=n[1-64] CPUs=16 RealMemory=64000 Features=a,b` (host lists with ranges and lists,
  *   `n[01-16,20]`, `r[1-2]n[1-3]`; `NodeName=DEFAULT` sets the defaults of the following lines;
- *   `CPUs` else `Boards x SocketsPerBoard x CoresPerSocket x ThreadsPerCore`, else `Sockets x ...`, else 1);
+ *   `CPUs` else `Boards x SocketsPerBoard x CoresPerSocket x ThreadsPerCore`, else `Sockets x ...`, else 1;
+ *   `Gres=gpu:TYPE:N` with `GresTypes=gpu`: the nodes' GPUs, `gres.ts`);
  * - `PartitionName=p Nodes=... MaxTime=... PriorityTier= PreemptMode= PriorityJobFactor= Default=YES
  *   MaxNodes= OverSubscribe=EXCLUSIVE` (`Nodes=ALL`; `PartitionName=DEFAULT`);
  * - `SchedulerType` (`sched/backfill`, `sched/builtin`), `SchedulerParameters` (`bf_interval`,
@@ -35,7 +36,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { InputError, inputErrorFromIssues } from '../core/errors.js';
+import type { GpuDescription } from '../platform/gpus.js';
 import type { SlurmConfig } from './config.js';
+import { nodeLineGpus, undeclaredGpus } from './gres.js';
 import { PREEMPT_MODES, type PreemptMode, SlurmPlatform, type SlurmPlatformSpec } from './platform.js';
 import { DEFAULT_PRIORITY, type PriorityConfig } from './priority.js';
 import { compressHostList, expandHostList, parseSlurmTime } from './hostList.js';
@@ -59,6 +62,8 @@ export interface ConfNodeLine {
   cpus: number;
   realMemory: number;
   features: string[];
+  /** Its GPUs (`Gres=gpu:TYPE:N`, `gres.ts`). */
+  gpus?: GpuDescription | undefined;
   line: number;
 }
 
@@ -176,7 +181,7 @@ const SchedParamsSchema = z.object({
 });
 
 /** Node, partition and scheduling keys this reader models (lower case). */
-const NODE_KEYS = new Set(['nodename', 'cpus', 'boards', 'socketsperboard', 'sockets', 'corespersocket', 'threadspercore', 'realmemory', 'features']);
+const NODE_KEYS = new Set(['nodename', 'cpus', 'boards', 'socketsperboard', 'sockets', 'corespersocket', 'threadspercore', 'realmemory', 'features', 'gres']);
 const PART_KEYS = new Set([
   'partitionname',
   'nodes',
@@ -310,6 +315,7 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
         cpus,
         realMemory: n.realmemory ?? 1,
         features: n.features ? n.features.split(',').filter((x) => x !== '') : [],
+        gpus: nodeLineGpus(o.gres, at(r), (g) => ignore(`Gres:${g.name}`, o.gres!, r, 'generic resource not modelled (GPUs are)')),
         line: r.line,
       });
     } else if (k0 === 'partitionname') {
@@ -333,6 +339,8 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
     used.add(k);
     return get(k)?.value;
   };
+  const undeclared = undeclaredGpus(val('grestypes'), nodeLines);
+  for (const u of undeclared) ignore('Gres', u.value, u, u.why);
   const config: Partial<SlurmConfig> = {
     backfill: true,
     bfInterval: 30,
@@ -530,9 +538,10 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
   const groupNodes: string[][] = [];
   const groupCpus: number[] = [];
   const groupMem: number[] = [];
+  const groupGpus: (GpuDescription | undefined)[] = []; // its nodes' GPUs, when GresTypes declares them
   for (const [i, n] of allNodes.entries()) {
     const nl = nodeLines[lineOf[i]!]!;
-    const key = `${nl.cpus}|${nl.realMemory}|${[...nl.features].sort().join(',')}|${sig[i]!.join(',')}`;
+    const key = `${nl.cpus}|${nl.realMemory}|${[...nl.features].sort().join(',')}|${sig[i]!.join(',')}|${nl.gpus?.type}:${nl.gpus?.count}`;
     let g = groupKey.get(key);
     if (g === undefined) {
       g = groupNodes.length;
@@ -540,6 +549,7 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
       groupNodes.push([]);
       groupCpus.push(nodeLines[lineOf[i]!]!.cpus);
       groupMem.push(nl.realMemory);
+      groupGpus.push(undeclared.length === 0 ? nl.gpus : undefined);
     }
     groupNodes[g]!.push(n);
   }
@@ -553,6 +563,7 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
       cores: wholeNodes ? 1 : groupCpus[g]!,
       ...(memory && !wholeNodes ? { memory_mb: groupMem[g]! } : {}),
       ...(wholeNodes ? { cpus: groupCpus[g]! } : {}),
+      ...(groupGpus[g] ? { gpus: { count: groupGpus[g].count, type: groupGpus[g].type } } : {}),
     })),
     partitions: partitions.map((p) => ({
       name: p.name,

@@ -8,7 +8,9 @@
  * rounded up to whole minutes (at least one), because Slurm keeps time limits in minutes (`sbatch -t`).
  * With whole nodes (`select/linear` or `OverSubscribe=EXCLUSIVE`) a job asks for its node count (the
  * record's, else `ceil(cpus / CPUs per node)` of its partition's smallest node); otherwise for its CPUs.
- * Users are numbered in order of appearance.
+ * Users are numbered in order of appearance. A record with GPUs (its TRES) asks for `ceil(GPUs / nodes)` on
+ * each of its nodes (`--gres=gpu[:TYPE]:N`, the record's type), and, unless it has whole nodes, for exactly
+ * its node count (the record's, else 1: `-N`), so that it gets the GPUs it had (issue 45).
  *
  * **Schedule**: per job `{id, submit, start, end, nodes, state, backfilled}` (`backfilled`: started by
  * a backfill pass, Slurm's `Scheduler=Backfill`) and a summary: mean, 90th-percentile and largest wait
@@ -51,6 +53,10 @@ export interface ReplayJob {
   memMb: number;
   partition: number;
   user: number;
+  /** GPUs on each of its nodes and their type (absent: none, any type); a job with GPUs on CPUs runs on `gpuNodes` nodes. */
+  gpus?: number;
+  gpuType?: string;
+  gpuNodes?: number;
   /** A live run's (`engineForRun`): seconds its nodes stayed `COMPLETING` after its end, and whether an epilog message released them (`SlurmJobInput.completing`, `epilogPass`). */
   completing?: number;
   epilogPass?: boolean;
@@ -87,6 +93,13 @@ export function replayJobs(trace: Trace, conf: SlurmConf, shrink = 1): ReplayJob
       memMb: j.memMb ?? 0,
       partition,
       user: users.get(j.user)!,
+      ...(j.gpus !== undefined
+        ? {
+            gpus: Math.ceil(j.gpus.count / Math.max(1, j.nodes)),
+            ...(j.gpus.type !== undefined ? { gpuType: j.gpus.type } : {}),
+            gpuNodes: Math.max(1, j.nodes),
+          }
+        : {}),
     };
   });
 }
@@ -227,6 +240,7 @@ export function engineSchedule(
         runTime: Math.min(j.runTime + jobOverhead, j.limitMinutes * 60),
         user: j.user,
         partition: j.partition,
+        ...(j.gpus !== undefined ? { gpus: j.gpus, ...(j.gpuType !== undefined ? { gpuType: j.gpuType } : {}) } : {}),
         ...(j.completing !== undefined ? { completing: j.completing } : {}),
         ...(j.epilogPass !== undefined ? { epilogPass: j.epilogPass } : {}),
       }),
@@ -245,13 +259,15 @@ export function engineSchedule(
 export function shapeOf(j: ReplayJob, conf: SlurmConf): JobShape {
   if (conf.wholeNodes) return { whole: true, minNodes: j.units };
   if (j.nodes > 0) return { whole: true, minNodes: j.nodes };
-  if (j.memMb > 0) return { memPerNode: j.memMb };
+  // a GPU job on exactly its nodes (`-N`)
+  const n = j.gpuNodes !== undefined ? { minNodes: j.gpuNodes, maxNodes: j.gpuNodes } : {};
+  if (j.memMb > 0) return { memPerNode: j.memMb, ...n };
   const part = conf.partitions[j.partition]!;
   const perCpu = part.defMemPerCpu ?? conf.defMemPerCpu;
   const perNode = part.defMemPerNode ?? conf.defMemPerNode;
-  if (perCpu !== undefined) return { memPerCpu: perCpu };
-  if (perNode !== undefined) return { memPerNode: perNode };
-  return conf.memory ? { memPerNode: Number.MAX_SAFE_INTEGER } : {};
+  if (perCpu !== undefined) return { memPerCpu: perCpu, ...n };
+  if (perNode !== undefined) return { memPerNode: perNode, ...n };
+  return conf.memory ? { memPerNode: Number.MAX_SAFE_INTEGER, ...n } : n;
 }
 
 /** Per-job start differences and distribution distances of two schedules of the same jobs. */

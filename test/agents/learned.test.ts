@@ -14,7 +14,16 @@ import { episodeSeeds } from '../../agents/leaderboard/run.js';
 import { playEpisode } from '../../agents/episode.js';
 import { loadSetting } from '../../agents/leaderboard/settings.js';
 import { initialTheta, linearAction, networkOf } from '../../agents/learning/evolve.js';
-import { type FlatEsConfig, flatAction, linearAgent, parseFlatEsConfig, readLinearPolicy, thetaOf, trainFlat } from '../../agents/learning/flat.js';
+import {
+  type FlatEsConfig,
+  flatAction,
+  flatFitness,
+  linearAgent,
+  parseFlatEsConfig,
+  readLinearPolicy,
+  thetaOf,
+  trainFlat,
+} from '../../agents/learning/flat.js';
 import { appendState, FeatureBatch, parsePpoConfig, rowLayout, selectBackend } from '../../agents/learning/index.js';
 import type { DictObservation } from '../../envs/observation.js';
 import { make } from '../../envs/registry.js';
@@ -95,6 +104,14 @@ describe('fair model', () => {
 });
 
 describe('flat ES trainer', () => {
+  it('combines episodes as the mean of relative differences, or as the difference of means (by hand)', () => {
+    // a policy 10 % better on a light episode (99 vs 110) and 20 % worse on a heavy one (1200 vs 1000)
+    expect(flatFitness('mean_relative', 1, [99, 1200], [110, 1000])).toBeCloseTo((-11 / 110 + 200 / 1000) / 2, 12);
+    expect(flatFitness('relative_of_means', 1, [99, 1200], [110, 1000])).toBeCloseTo(189 / 1110, 12);
+    // higher is better: the sign turns
+    expect(flatFitness('relative_of_means', -1, [99, 1200], [110, 1000])).toBeCloseTo(-189 / 1110, 12);
+  });
+
   const config = (generations: number): FlatEsConfig =>
     parseFlatEsConfig(
       {

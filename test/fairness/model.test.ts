@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jainIndex } from '../../src/core/statistics.js';
 import { fairPreset, runFairPreset, type TraceTask } from '../../src/fairness/preset.js';
-import { alignmentScore, bestFit, drf, firstFit, tetris } from '../../src/scheduling/multiResource.js';
+import { alignmentScore, bestFit, drf, drfOrder, firstFit, tetris } from '../../src/scheduling/multiResource.js';
 import { UserLedger } from '../../src/scheduling/userLedger.js';
 
 /** A task submitted at 0. */
@@ -126,4 +126,35 @@ describe('placement never oversubscribes (property)', () => {
       );
     });
   }
+});
+
+describe('drfOrder', () => {
+  it('gives the users with waiting tasks by weighted dominant share, then index: the first k of a full sort (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ cpu: fc.integer({ min: 0, max: 6 }), mem: fc.integer({ min: 0, max: 6 }), weight: fc.integer({ min: 1, max: 3 }) }), {
+          minLength: 1,
+          maxLength: 70,
+        }),
+        fc.integer({ min: 0, max: 80 }),
+        fc.integer(),
+        (spec, k, salt) => {
+          const weights: Record<string, number> = {};
+          spec.forEach((s, u) => {
+            weights[`u${u}`] = s.weight;
+          });
+          const ledger = new UserLedger(40, 40, weights);
+          spec.forEach((s, u) => {
+            ledger.id(`u${u}`);
+            if (s.cpu + s.mem > 0) ledger.take(u, s.cpu, s.mem);
+          });
+          // the active users in some order (the queue's), ties of share on purpose (equal takes)
+          const active = spec.map((_, u) => u).sort((a, b) => ((a * 7919 + salt) % 13) - ((b * 7919 + salt) % 13) || a - b);
+          const full = [...active].sort((a, b) => ledger.weightedShare(a) - ledger.weightedShare(b) || a - b);
+          expect(drfOrder(ledger, active, k)).toEqual(full.slice(0, Math.min(k, active.length)));
+        },
+      ),
+      { seed: 77, numRuns: 400 },
+    );
+  });
 });

@@ -9,15 +9,15 @@
  * and held to the tolerances measured for it (docs/slurm.md, "CI"). The cluster is always stopped. Skipped,
  * with a message, where slurmctld is not installed or the test does not run as root.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MATRIX_CPUS, MATRIX_MEMORY, MATRIX_NODES, cellConfLines, cellWorkload, matrixCell } from '../../src/slurm/liveMatrix.js';
 import { traceToSacctJson } from '../../src/slurm/records.js';
-import { CLI, ROOT } from '../helpers.js';
-import { testPort } from '../slurmCluster.js';
+import { ROOT } from '../helpers.js';
+import { slurmReplayLive, testPort } from '../slurmCluster.js';
 
 const SCRIPT = join(ROOT, 'deploy/slurm/local-cluster.sh');
 const HAVE_SLURM = existsSync('/usr/sbin/slurmctld') && existsSync('/usr/sbin/slurmd') && process.getuid?.() === 0;
@@ -50,16 +50,7 @@ describe.skipIf(!HAVE_SLURM)(`engine vs a live slurmctld: the matrix cell ${CELL
     const workload = join(dir, 'w.json');
     writeFileSync(workload, traceToSacctJson(cellWorkload(CELL.jobs, SEED, 24)));
     const conf = join(cluster, 'slurm.conf');
-    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const p = spawn(process.execPath, [CLI, 'slurm-replay', workload, '--slurm-conf', conf, '--live', '--json'], {
-        env: { ...process.env, SLURM_CONF: conf },
-      });
-      let out = '';
-      let err = '';
-      p.stdout.on('data', (d) => (out += d));
-      p.stderr.on('data', (d) => (err += d));
-      p.on('close', (c) => resolve({ code: c, stdout: out, stderr: err }));
-    });
+    const { code, stdout, stderr } = await slurmReplayLive(workload, conf);
     expect(code, stderr).toBe(0);
     const r = JSON.parse(stdout);
     const live = r.live[0];

@@ -13,6 +13,8 @@ const tasks = (units: number, o: Partial<NodeRequest> = {}): NodeRequest => ({
   cpusPerTask: 1,
   memPerNode: 0,
   memPerUnit: 0,
+  gpus: 0,
+  gpuType: -1,
   ...o,
 });
 
@@ -56,12 +58,16 @@ describe("cons_tres's node choice (evalNodes)", () => {
   });
 
   it('usable CPUs on a node: whole tasks, limited by memory; whole nodes only when idle', () => {
-    expect(usableUnits(tasks(4, { cpusPerTask: 2 }), 4, 3, 4000, false)).toBe(2);
-    expect(usableUnits(tasks(4, { memPerUnit: 500 }), 4, 4, 1200, false)).toBe(2);
-    expect(usableUnits(tasks(4, { memPerNode: 3000 }), 4, 4, 2000, false)).toBe(0);
-    expect(usableUnits(tasks(4, { memPerNode: 3000 }), 4, 4, 3000, false)).toBe(4);
-    expect(usableUnits(tasks(1, { whole: true }), 4, 4, 4000, true)).toBe(4);
-    expect(usableUnits(tasks(1, { whole: true }), 4, 3, 4000, false)).toBe(0);
+    expect(usableUnits(tasks(4, { cpusPerTask: 2 }), 4, 3, 4000, false, 0)).toBe(2);
+    expect(usableUnits(tasks(4, { memPerUnit: 500 }), 4, 4, 1200, false, 0)).toBe(2);
+    expect(usableUnits(tasks(4, { memPerNode: 3000 }), 4, 4, 2000, false, 0)).toBe(0);
+    expect(usableUnits(tasks(4, { memPerNode: 3000 }), 4, 4, 3000, false, 0)).toBe(4);
+    expect(usableUnits(tasks(1, { whole: true }), 4, 4, 4000, true, 0)).toBe(4);
+    expect(usableUnits(tasks(1, { whole: true }), 4, 3, 4000, false, 0)).toBe(0);
+    // GPUs per node (issue 45): the node's GPUs of the job's type (NodeMap.gpusFor) must hold its count
+    expect(usableUnits(tasks(2, { gpus: 2 }), 4, 4, 4000, false, 1)).toBe(0);
+    expect(usableUnits(tasks(2, { gpus: 2 }), 4, 4, 4000, false, 2)).toBe(4);
+    expect(usableUnits(tasks(1, { whole: true, gpus: 4 }), 4, 4, 4000, true, 2)).toBe(0);
   });
 });
 
