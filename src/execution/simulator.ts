@@ -96,16 +96,8 @@ export { roundHalfEven } from './progress.js';
 export type { IdlePowerAccounting } from './allocation.js';
 export { RunningJob, RunningTask, type EndState, type JobRecord } from './running.js';
 export { WaitingQueue } from './waitingQueue.js';
-export type {
-  DecisionMaker,
-  ExecutionSemantics,
-  ResizeDecider,
-  ResizeDecision,
-  SimulationListener,
-  SimulatorOptions,
-  StartOptions,
-  UnfitJobHandling,
-} from './simulatorOptions.js';
+// every caller-facing type of the engine, for callers that import the engine alone
+export type * from './simulatorOptions.js';
 
 /** A resize the engine refuses (outside the job's limits, or beyond the free nodes). */
 export class InvalidResizeError extends Error {}
