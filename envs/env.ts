@@ -36,12 +36,13 @@ import type { Job } from '../src/workload/job.js';
 import { z } from 'zod';
 import { inputErrorFromIssues } from '../src/core/errors.js';
 import type { EnvId, ResolvedEnvConfig } from './config.js';
-import { EnvContext } from './context.js';
+import { EnvContext, type EpisodeJobs } from './context.js';
 import { EpisodeOverError, InvalidActionError } from './errors.js';
 import { fitsNowFast } from './fit.js';
 import { InvalidActionRule, type InvalidActionMode } from './invalidAction.js';
 import { ObservationBuilder, observationSpace, observedDuration, type EpisodeScale, type Limits, type Observation } from './observation.js';
 import { isArrivalOrder, jobSelection, resourcePolicy } from './policies.js';
+import { knownFutureJobs, type RolloutFuture } from './knownFuture.js';
 import { RewardFunction } from './rewards.js';
 import { EpisodeTracker } from './tracking.js';
 import type { DiscreteSpace, Space } from './spaces.js';
@@ -111,6 +112,9 @@ export interface StepResult {
  * - `actionMask()` returns the mask of the current state (`Uint8Array`, 1 = valid; the env's buffer).
  * - `observationSpace` / `actionSpace` are JSON-serialisable descriptors.
  * - `clone()` returns an independent environment in the same state (same episode, same step).
+ *   The cluster envs' `clone({ future: 'known' })` reaches the same state on the episode's known
+ *   future instead (envs/knownFuture.ts: the jobs submitted so far, each still in the system running
+ *   its requested time): a what-if rollout under information parity.
  * - `close()` releases the episode; calling it again does nothing.
  */
 export interface Env extends GymEnv {
@@ -183,6 +187,8 @@ export abstract class ClusterEnv implements Env {
   private episodeOrigin = 0;
   private episodeLength = 0;
   private resetOptions: ResetOptions | undefined;
+  /** The episode's jobs, as given to its simulator (`clone({ future: 'known' })` cuts them). */
+  private episodeJobList: readonly Job[] = [];
   private readonly actions: number[] = [];
   private seedBase: number;
   private seedCounter = 0;
@@ -362,19 +368,50 @@ export abstract class ClusterEnv implements Env {
     return this.mask;
   }
 
-  clone(): Env {
+  /**
+   * An independent environment in the same state; with `future: 'known'`, on the episode's known
+   * future (envs/knownFuture.ts; its metrics are then those of the known jobs).
+   */
+  clone(options: { future?: RolloutFuture } = {}): Env {
     if (this.closed) throw new Error(`${this.id}: cannot clone a closed environment`);
     const c = this.fresh();
     if (this.simulator) {
-      c.startEpisode(this.episodeSeed, this.resetOptions);
+      const known = options.future === 'known' && !this.over;
+      const jobs: EpisodeJobs | undefined = known
+        ? { jobs: knownFutureJobs(this.episodeJobList, this.simulator, this.referenceMops()), origin: this.episodeOrigin }
+        : undefined;
+      c.startEpisode(this.episodeSeed, this.resetOptions, jobs);
       for (const a of this.actions) c.step(a);
       if (this.over && !c.over) c.forceOver();
+      if (known) this.checkSameState(c);
       // the clone's observation buffers hold the current state (a no-op step returns them as they are)
       c.observe();
     }
     c.seedBase = this.seedBase;
     c.seedCounter = this.seedCounter;
     return c;
+  }
+
+  /** The speed (MOPS) at which an `ops` job's requested time is meant: the generator's, else the platform's mean core. */
+  private referenceMops(): number {
+    const g = this.context.generator?.mops;
+    if (g !== undefined) return g;
+    const m = this.context.platform.coreMops;
+    let sum = 0;
+    for (let i = 0; i < m.length; i++) sum += m[i]!;
+    return sum / m.length;
+  }
+
+  /** A known-future clone reached this env's state (time, running jobs and their cores, waiting jobs): else the replay diverged. */
+  private checkSameState(c: ClusterEnv): void {
+    const state = (e: ClusterEnv): string => {
+      const running: string[] = [];
+      for (const rj of e.sim.running()) running.push(`${rj.job.id}@${rj.cores.join('.')}`);
+      return `${e.sim.now}|${running.sort().join(',')}|${e.sim.waiting.map((j) => j.id).join(',')}|${e.over}`;
+    };
+    const mine = state(this);
+    const its = state(c);
+    if (mine !== its) throw new Error(`${this.id}: the known-future clone diverged from the episode at t=${this.sim.now}: ${its} instead of ${mine}`);
   }
 
   close(): void {
@@ -484,10 +521,12 @@ export abstract class ClusterEnv implements Env {
 
   // ------------------------------------------------------------------ internals
 
-  private startEpisode(seed: number, options: ResetOptions | undefined): void {
+  /** Starts the episode of `seed` (`given`: its jobs instead of the context's, for `clone({ future: 'known' })`). */
+  private startEpisode(seed: number, options: ResetOptions | undefined, given?: EpisodeJobs): void {
     const ctx = this.context;
     const c = this.config;
-    const { jobs, origin } = ctx.episodeJobs(seed, options?.origin);
+    const { jobs, origin } = given ?? ctx.episodeJobs(seed, options?.origin);
+    this.episodeJobList = jobs;
     this.live = false;
     this.livePlacement = null;
     const sim = new ClusterSimulator(ctx.platform, jobs, {

@@ -29,6 +29,7 @@ import { makeScheduler } from '../../src/scheduling/policyName.js';
 import type { Scheduler } from '../../src/scheduling/scheduler.js';
 import type { Job } from '../../src/workload/job.js';
 import type { ClusterEnv, StepResult } from '../../envs/env.js';
+import type { RolloutFuture } from '../../envs/knownFuture.js';
 import { JobEnv } from '../../envs/jobEnv.js';
 import { JobNodeEnv } from '../../envs/jobNodeEnv.js';
 import { PolicyPairEnv } from '../../envs/policyPairEnv.js';
@@ -275,23 +276,24 @@ export function heuristicAgents(env: ClusterEnv): Agent[] {
  * episode's score is already known: the base's own, when the caller has followed the episode it
  * scored), that action is not played again and the candidates must beat its score. With
  * `signature`, a candidate whose clone, after its step, has the signature of one already played is
- * not played again (the same state: the same episode).
+ * not played again (the same state: the same episode). With `future: "known"` the clones hold the
+ * episode's known future (`ClusterEnv.clone`, envs/knownFuture.ts) instead of the episode itself.
  */
 export function rolloutChoice(
   env: ClusterEnv,
   candidates: readonly number[],
   base: Agent,
   score: (end: StepResult) => number,
-  options: { signature?: (env: ClusterEnv) => string; incumbent?: { action: number; score: number } } = {},
+  options: { signature?: (env: ClusterEnv) => string; incumbent?: { action: number; score: number }; future?: RolloutFuture } = {},
 ): { action: number; score: number; rollouts: number } {
-  const { signature, incumbent } = options;
+  const { signature, incumbent, future = 'episode' } = options;
   let best = incumbent ? incumbent.action : candidates[0]!;
   let bestScore = incumbent ? incumbent.score : Infinity;
   let rollouts = 0;
   const seen = new Set<string>();
   for (const a of candidates) {
     if (incumbent && a === incumbent.action) continue;
-    const c = env.clone() as ClusterEnv;
+    const c = env.clone({ future }) as ClusterEnv;
     try {
       let r = c.step(a);
       if (signature && !r.terminated && !r.truncated) {

@@ -28,6 +28,21 @@
  * is strictly better. Between lookahead decisions the base acts. By the rollout argument the row is
  * never worse than the base in the env on any episode (a test checks it on every episode).
  *
+ * **Two references: oracle and parity.** The clone of the rollouts is either the episode itself
+ * (`future: "episode"`, the **oracle** row `lookahead(...) (oracle: future arrivals, actual run
+ * times)`): its rollouts contain the jobs not yet submitted and every job's actual run time, which no
+ * policy on the leaderboard may observe; or the episode's known future (`future: "known"`, the
+ * **parity** row `lookahead(...) (parity: known jobs, requested times)`): a clone with only the jobs
+ * submitted so far, each still in the system running its requested time
+ * (`ClusterEnv.clone({ future: 'known' })`, envs/knownFuture.ts), what a live scheduler knows at
+ * that decision; the candidate is chosen on the metric of the known jobs in that rollout, and the
+ * row's figure is, as every row's, the real episode's. The parity row is the reference a learned
+ * policy can be held to (it observes what the policies observe: requested durations, the seen
+ * horizon); the oracle row is how much knowing the future is worth on top. The rollout argument holds
+ * for the oracle only: the parity search predicts a future that is not the episode's, so its row may
+ * end an episode worse than its base, and the base's own action is played again at every lookahead
+ * decision (the score of an earlier rollout is over other known jobs, no incumbent).
+ *
  * **Cost.** A clone replays the episode's actions (`ClusterEnv.clone`), and a rollout plays the
  * rest of the episode, so each candidate costs about one episode of the base in the env: a
  * lookahead at every decision of a 256-job JobNode-v0 episode (about 500 decisions, up to 8
@@ -53,9 +68,12 @@ import { JobEnv } from '../../envs/jobEnv.js';
 import { JobNodeEnv } from '../../envs/jobNodeEnv.js';
 import { PolicyPairEnv } from '../../envs/policyPairEnv.js';
 import type { EnvContext } from '../../envs/context.js';
+import type { RolloutFuture } from '../../envs/knownFuture.js';
+import { LIVE_OBSERVES, type Observes } from '../../envs/observes.js';
 import { makeContext, makeFromContext } from '../../envs/registry.js';
 import { type Agent, irmasimAgent, PolicyPairAgent, PriorityAgent, rankedSlots, rolloutChoice, SchedulerAgent } from '../heuristics/index.js';
 import { irmasimName } from './heuristics.js';
+import { REFERENCE_OBSERVES } from './parity.js';
 import { bestHeuristic, clusterMetric, type PolicyRow, type ReferencePlayer } from './run.js';
 import type { Setting } from './settings.js';
 
@@ -168,10 +186,19 @@ export function stateSignature(env: ClusterEnv): string {
   return `${sim.now}|${parts.join(',')}`;
 }
 
+/** The two lookahead references: what their rollouts' clones hold, their rows' names and what they observe. */
+export const LOOKAHEAD_FUTURES: Record<RolloutFuture, { label: string; observes: Observes }> = {
+  episode: { label: 'oracle: future arrivals, actual run times', observes: REFERENCE_OBSERVES },
+  known: { label: 'parity: known jobs, requested times', observes: LIVE_OBSERVES },
+};
+
 /** One episode of a lookahead: its metric, the base's in the env, and the work done. */
 export interface LookaheadEpisode {
   metric: number;
-  /** The metric the search predicted for the episode it chose last (equal to `metric`: episodes are deterministic). */
+  /**
+   * The metric the search predicted for the episode it chose last (oracle: equal to `metric`, episodes
+   * are deterministic; parity: the metric of the jobs known at that decision in its rollout).
+   */
   predicted: number;
   base: number;
   /** Whether both episodes ended with every job done (not truncated). */
@@ -183,7 +210,8 @@ export interface LookaheadEpisode {
 
 /**
  * Plays the episode of `seed` with the lookahead over `base` (see the module comment); `lowerIsBetter`
- * and `metric` are the setting's.
+ * and `metric` are the setting's; `future` is what the rollouts' clones hold (the oracle's episode,
+ * or the known future of the parity reference).
  */
 export function lookaheadEpisode(
   context: EnvContext,
@@ -192,6 +220,7 @@ export function lookaheadEpisode(
   metric: string,
   lowerIsBetter: boolean,
   budget: LookaheadBudget,
+  future: RolloutFuture = 'episode',
 ): LookaheadEpisode {
   const value = (r: StepResult) => clusterMetric(metric, r.info.metrics!);
   const score = (r: StepResult) => (lowerIsBetter ? 1 : -1) * value(r);
@@ -228,10 +257,15 @@ export function lookaheadEpisode(
       if (i >= next && lookaheads < budget.decisions) {
         const cands = [...new Set([a, ...propose()])].slice(0, budget.candidates);
         if (cands.length > 1) {
-          const c = rolloutChoice(env, cands, rollout, score, { signature: stateSignature, incumbent: { action: a, score: ownScore } });
+          const c = rolloutChoice(env, cands, rollout, score, {
+            signature: stateSignature,
+            future,
+            ...(future === 'episode' ? { incumbent: { action: a, score: ownScore } } : {}),
+          });
           rollouts += c.rollouts;
           lookaheads++;
           next = i + stride;
+          if (future === 'known') ownScore = c.score;
           if (c.action !== a) {
             a = c.action;
             ownScore = c.score;
@@ -254,9 +288,15 @@ export function lookaheadBudget(setting: Setting): LookaheadBudget {
   return { ...DEFAULT_LOOKAHEAD, ...(setting.lookahead ?? {}) };
 }
 
+/** The name of a lookahead row of `budget` whose rollouts hold `future`. */
+export function lookaheadName(budget: LookaheadBudget, future: RolloutFuture): string {
+  return `lookahead(m=${budget.m},c=${budget.candidates},d=${budget.decisions}) (${LOOKAHEAD_FUTURES[future].label})`;
+}
+
 /**
- * The reference players of a setting under `--lookahead`: the lookahead and its base in the env
- * (none on the seed systems' envs). The base row reuses the lookahead's episodes (it is played there).
+ * The reference players of a setting under `--lookahead`: the oracle lookahead, the parity lookahead
+ * and their base in the env (none on the seed systems' envs). The base row reuses the oracle's
+ * episodes (it is played there).
  */
 export function lookaheadPlayers(setting: Setting): ReferencePlayer[] {
   if (!CLUSTER_ENVS.includes(setting.env.id)) return [];
@@ -265,24 +305,26 @@ export function lookaheadPlayers(setting: Setting): ReferencePlayer[] {
   const baseRow: ReferencePlayer = {
     name: 'lookahead base (in env)',
     model: 'reference',
+    observes: LIVE_OBSERVES,
     async play(_s, seeds) {
       if (!played || played.seeds !== seeds) throw new Error('internal error: the lookahead base row plays after the lookahead row');
       return { per_episode: played.episodes.map((e) => e.base), complete: played.episodes.every((e) => e.complete) };
     },
   };
-  return [
-    {
-      name: `lookahead(m=${budget.m},c=${budget.candidates},d=${budget.decisions})`,
-      model: 'reference',
-      async play(s, seeds, heuristics) {
-        const base = lookaheadBase(s, heuristics);
+  const search = (future: RolloutFuture): ReferencePlayer => ({
+    name: lookaheadName(budget, future),
+    model: 'reference',
+    observes: LOOKAHEAD_FUTURES[future].observes,
+    async play(s, seeds, heuristics) {
+      const base = lookaheadBase(s, heuristics);
+      const context = makeContext(s.env.id, base.config);
+      const episodes = seeds.map((seed) => lookaheadEpisode(context, seed, base, s.metric, s.lower_is_better, budget, future));
+      if (future === 'episode') {
         baseRow.name = `lookahead base: ${base.heuristic.name} (in env)`;
-        const context = makeContext(s.env.id, base.config);
-        const episodes = seeds.map((seed) => lookaheadEpisode(context, seed, base, s.metric, s.lower_is_better, budget));
         played = { seeds, episodes };
-        return { per_episode: episodes.map((e) => e.metric), complete: episodes.every((e) => e.complete) };
-      },
+      }
+      return { per_episode: episodes.map((e) => e.metric), complete: episodes.every((e) => e.complete) };
     },
-    baseRow,
-  ];
+  });
+  return [search('episode'), search('known'), baseRow];
 }

@@ -113,6 +113,8 @@ export interface LearnedPlayer {
 export interface ReferencePlayer {
   name: string;
   model: string;
+  /** What it observes (default `REFERENCE_OBSERVES`: the actual durations and the future). */
+  observes?: Observes;
   play(setting: Setting, seeds: readonly number[], heuristics: readonly PolicyRow[]): Promise<{ per_episode: number[]; complete: boolean }>;
 }
 
@@ -299,7 +301,7 @@ export async function playSetting(
       per_episode: r.per_episode,
       complete: r.complete,
       seconds: (performance.now() - t) / 1000,
-      ...(kind === 'learned' ? (p as LearnedPlayer).identity : { observes: REFERENCE_OBSERVES }),
+      ...(kind === 'learned' ? (p as LearnedPlayer).identity : { observes: (p as ReferencePlayer).observes ?? REFERENCE_OBSERVES }),
     });
   }
   return { episodes: h.episodes, rows };

@@ -198,6 +198,13 @@ export const ImitationSchema = z
     wait: z.boolean().default(true),
     /** The teacher departs from the base only for a relative gain of the episode's metric above this (teacher.ts). */
     margin: z.number().min(0).max(1).default(0),
+    /**
+     * What the teacher's rollouts hold (teacher.ts): `oracle`, the episode itself (its future arrivals
+     * and the jobs' actual run times); `known`, the episode's known future (the jobs submitted so far,
+     * each still in the system running its requested time: envs/knownFuture.ts), what the student
+     * and every heuristic may know.
+     */
+    teacher_future: z.enum(['oracle', 'known']).default('oracle'),
     /** DAgger rounds: the first driven by the teacher (the base between labelled decisions), the others by the network (greedy). */
     rounds: z.number().int().min(1).max(100).default(4),
     /** Training episodes per round. */

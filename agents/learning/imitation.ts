@@ -164,7 +164,7 @@ export async function trainImitation(c: PpoConfig, options: TrainOptions): Promi
   writeFileSync(metricsFile, `${METRICS_COLUMNS.join(',')}\n`);
   const baseFitness = relativeFitness(es, reference, validation, (seed) => playAgent(base.agent(), context, seed, es.metric), count);
   log(
-    `imitation: the lookahead over ${base.name} (m ${im.m}, ${im.candidates} candidates${im.wait ? ', wait' : ''}, margin ${im.margin}) teaches a network of ${layout.rowSize}-feature rows; ` +
+    `imitation: the lookahead over ${base.name} (m ${im.m}, ${im.candidates} candidates${im.wait ? ', wait' : ''}, margin ${im.margin}, ${im.teacher_future} future) teaches a network of ${layout.rowSize}-feature rows; ` +
       `the base: ${(100 * (baseFitness - 1)).toFixed(2)}% against ${es.reference} on the ${validation.length} validation episodes`,
   );
 

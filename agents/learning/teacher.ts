@@ -13,6 +13,12 @@
  * future arrivals happened to be, which no state predicts. Following the label and then the base is
  * never worse than the base alone (the policy-improvement argument), and the teacher sees the
  * episode's future arrivals: the student learns what of its choices the current state predicts.
+ * With `teacher_future: "known"` the clones hold the episode's known future instead
+ * (`ClusterEnv.clone({ future: 'known' })`, envs/knownFuture.ts: the jobs submitted so far, each
+ * still in the system running its requested time) and the label is scored on the known jobs: the
+ * teacher then knows what the student and the heuristics know, and its labels are a function of
+ * the state (up to the base's rollout), not of a future no state predicts; the policy-improvement
+ * guarantee is then over the predicted future, not the episode.
  *
  * The base is a model directory (`model:DIR`: a linear ES or network model, played greedily in
  * JavaScript, jsPolicy.ts) or a batch scheduler by name, played in the env as the leaderboard's
@@ -90,7 +96,7 @@ export class LookaheadTeacher {
 
   constructor(
     readonly base: BasePolicy,
-    readonly settings: Pick<ImitationConfig, 'm' | 'candidates' | 'wait' | 'margin' | 'orders'>,
+    readonly settings: Pick<ImitationConfig, 'm' | 'candidates' | 'wait' | 'margin' | 'orders'> & Partial<Pick<ImitationConfig, 'teacher_future'>>,
     metric: EsMetric,
   ) {
     this.rollout = base.agent();
@@ -116,7 +122,7 @@ export class LookaheadTeacher {
     const bySignature = new Map<string, number>();
     let rollouts = 0;
     for (const a of unique) {
-      const c = env.clone() as ClusterEnv;
+      const c = env.clone({ future: this.settings.teacher_future === 'known' ? 'known' : 'episode' }) as ClusterEnv;
       try {
         let r = c.step(a);
         const sig = r.terminated || r.truncated ? null : stateSignature(c);

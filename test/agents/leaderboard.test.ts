@@ -386,9 +386,19 @@ describe('clustergym leaderboard', () => {
           expect(ref).toEqual([]);
           continue;
         }
-        expect(ref.map((p) => p.name.replace(/: .* \(in env\)$/, ''))).toEqual(['lookahead(m=2,c=8,d=8)', 'lookahead base']);
+        expect(ref.map((p) => p.name.replace(/: .* \(in env\)$/, ''))).toEqual([
+          'lookahead(m=2,c=8,d=8) (oracle: future arrivals, actual run times)',
+          'lookahead(m=2,c=8,d=8) (parity: known jobs, requested times)',
+          'lookahead base',
+        ]);
+        expect(ref.map((p) => p.observes)).toEqual([
+          { durations: 'actual', horizon: 'future' },
+          { durations: 'requested', horizon: 'seen' },
+          { durations: 'requested', horizon: 'seen' },
+        ]);
         expect(ref[0]!.per_episode).toHaveLength(1);
-        expect(ref[0]!.per_episode[0]!).toBeLessThanOrEqual(ref[1]!.per_episode[0]!);
+        expect(ref[0]!.per_episode[0]!).toBeLessThanOrEqual(ref[2]!.per_episode[0]!);
+        expect(Number.isFinite(ref[1]!.mean)).toBe(true);
         expect(Number.isFinite(ref[0]!.mean)).toBe(true);
         expect(s.learned).toEqual([]);
         expect(s.best_heuristic).not.toMatch(/lookahead/);

@@ -73,7 +73,9 @@ describe('lookahead reference', () => {
     for (const setting of [PAIR, DEMO, ENERGY]) {
       const r = await runSetting(setting, 3, 2, [], lookaheadPlayers({ ...setting, lookahead: { decisions: 2 } }));
       const ref = r.policies.filter((p) => p.kind === 'reference');
-      expect(ref[0]!.name).toBe('lookahead(m=2,c=8,d=2)');
+      expect(ref[0]!.name).toBe('lookahead(m=2,c=8,d=2) (oracle: future arrivals, actual run times)');
+      expect(ref[1]!.name).toBe('lookahead(m=2,c=8,d=2) (parity: known jobs, requested times)');
+      ref.splice(1, 1);
       const name = /^lookahead base: (.+) \(in env\)$/.exec(ref[1]!.name)![1]!;
       const batch = r.policies.find((p) => p.name === name && p.kind === 'heuristic')!;
       expect(batch.mean).toBeGreaterThan(0);
@@ -81,6 +83,25 @@ describe('lookahead reference', () => {
       expect(ref[1]!.per_episode).toEqual(batch.per_episode);
       for (const [i, v] of ref[0]!.per_episode.entries()) expect(v).toBeLessThanOrEqual(ref[1]!.per_episode[i]!);
       expect(r.learned).toEqual([]);
+    }
+  });
+
+  it('the parity lookahead (rollouts on the known future) is deterministic, searches, and plays the real episode', () => {
+    for (const setting of [DEMO, HETERO]) {
+      const seeds = episodeSeeds(5, 2);
+      const base = lookaheadBase(setting, runHeuristics(setting, seeds).rows);
+      const context = makeContext(setting.env.id, base.config);
+      const budget = { m: 2, candidates: 6, decisions: 6 };
+      for (const seed of seeds) {
+        const a = lookaheadEpisode(context, seed, base, setting.metric, setting.lower_is_better, budget, 'known');
+        const b = lookaheadEpisode(context, seed, base, setting.metric, setting.lower_is_better, budget, 'known');
+        expect(a).toEqual(b);
+        expect(a.complete).toBe(true);
+        expect(a.lookaheads).toBeGreaterThan(0);
+        expect(a.rollouts).toBeGreaterThan(a.lookaheads);
+        // the base's figure is the real episode's, as the oracle's run has it
+        expect(a.base).toBe(lookaheadEpisode(context, seed, base, setting.metric, setting.lower_is_better, budget).base);
+      }
     }
   });
 
