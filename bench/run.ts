@@ -25,7 +25,8 @@
  * - `leaderboard`: `clustergym leaderboard` at its defaults (every setting, seed 0, the shipped models): seconds per setting and in total.
  * - `load`: each leaderboard setting's offered load and its heuristics' measured utilisation (the best's and the range).
  * - `flat-es`: flat ES training throughput (steps/s, episodes/s) on the fair, cosched and slurm training configs.
- * - `lookahead`: `leaderboard --lookahead`'s reference rows on the cluster settings at their default episodes: seconds, and the means against the base and the best heuristic.
+ * - `lookahead`: `leaderboard --lookahead`'s reference rows (the oracle and the parity lookahead) on the cluster settings at their default episodes: seconds, and the means against the base and the best heuristic.
+ * - `lookahead-information`: the lookahead with each of the four rollout futures (oracle, parity, and the two halves) on the three rlsched settings, 40 episodes: where the oracle's gain comes from.
  * - `fleet`: beyond one machine: env-steps/s of one learner against 1, 2, 4 servers (`make_vec(addresses=...)`),
  *   and the leaderboard's wall time as one process against 2 and 4 `--shard` processes and their `--merge`.
  * - `combined`: the one engine's combined scenario (issue 42) and what each dimension changes when it alone is off.
@@ -45,7 +46,7 @@ import { benchFlatEs } from './flatEs.js';
 import { benchGavel } from './gavel.js';
 import { benchFleet } from './fleet.js';
 import { benchIrmasim } from './irmasim.js';
-import { benchLeaderboard, benchLookahead } from './leaderboard.js';
+import { benchLeaderboard, benchLookahead, benchLookaheadInformation } from './leaderboard.js';
 import { benchLoad } from './load.js';
 import { benchMalleable } from './malleable.js';
 import { benchPlatform } from './platform.js';
@@ -75,7 +76,8 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   leaderboard: benchLeaderboard,
   load: benchLoad,
   'flat-es': benchFlatEs,
-  lookahead: benchLookahead,
+  lookahead: () => benchLookahead(),
+  'lookahead-information': benchLookaheadInformation,
   netsim: () => benchNetsim(),
   fleet: benchFleet,
   platform: () => benchPlatform(),

@@ -370,15 +370,16 @@ export abstract class ClusterEnv implements Env {
 
   /**
    * An independent environment in the same state; with `future: 'known'`, on the episode's known
-   * future (envs/knownFuture.ts; its metrics are then those of the known jobs).
+   * future (envs/knownFuture.ts; its metrics are then those of the known jobs; the other
+   * `RolloutFuture`s hold one half of it).
    */
   clone(options: { future?: RolloutFuture } = {}): Env {
     if (this.closed) throw new Error(`${this.id}: cannot clone a closed environment`);
     const c = this.fresh();
     if (this.simulator) {
-      const known = options.future === 'known' && !this.over;
+      const known = options.future !== undefined && options.future !== 'episode' && !this.over;
       const jobs: EpisodeJobs | undefined = known
-        ? { jobs: knownFutureJobs(this.episodeJobList, this.simulator, this.referenceMops()), origin: this.episodeOrigin }
+        ? { jobs: knownFutureJobs(this.episodeJobList, this.simulator, this.referenceMops(), options.future), origin: this.episodeOrigin }
         : undefined;
       c.startEpisode(this.episodeSeed, this.resetOptions, jobs);
       for (const a of this.actions) c.step(a);

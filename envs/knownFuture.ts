@@ -29,8 +29,22 @@
 import type { ClusterSimulator } from '../src/execution/simulator.js';
 import type { Job, TaskWork } from '../src/workload/job.js';
 
-/** What a policy may use of the future in a rollout: the episode's (an oracle) or the known jobs with requested times. */
-export type RolloutFuture = 'episode' | 'known';
+/**
+ * What a rollout's clone holds of the future: the episode's (`episode`, an oracle: its future
+ * arrivals and actual run times), its known future (`known`: the jobs submitted so far, requested
+ * times), or one of the two halves, to tell which information an oracle's gain comes from
+ * (`known-jobs-actual-times`: no future arrival, actual run times; `all-jobs-requested-times`: the
+ * future arrivals, every job running its requested time).
+ */
+export type RolloutFuture = 'episode' | 'known' | 'known-jobs-actual-times' | 'all-jobs-requested-times';
+
+/** What each rollout future holds: the arrivals (all, or those submitted so far) and the run times (actual or requested). */
+export const ROLLOUT_FUTURES: Record<RolloutFuture, { arrivals: 'all' | 'submitted'; durations: 'actual' | 'requested' }> = {
+  episode: { arrivals: 'all', durations: 'actual' },
+  known: { arrivals: 'submitted', durations: 'requested' },
+  'known-jobs-actual-times': { arrivals: 'submitted', durations: 'actual' },
+  'all-jobs-requested-times': { arrivals: 'all', durations: 'requested' },
+};
 
 /** A running job past its request is taken to end this (relative) bit after what it has done. */
 const END_NOW = 1e-9;
@@ -62,17 +76,20 @@ export function scaleWork(job: Job, f: number): Job {
 /**
  * The known future of the episode of `jobs` (the episode's job list, as given to the simulator) in
  * `sim`'s current state (see the module comment); `referenceMops` is the speed at which an `ops`
- * job's requested time is meant.
+ * job's requested time is meant. `future` may ask for one half of it only (`ROLLOUT_FUTURES`).
  */
-export function knownFutureJobs(jobs: readonly Job[], sim: ClusterSimulator, referenceMops: number): Job[] {
-  const known = jobs.slice(0, sim.jobsSubmitted);
+export function knownFutureJobs(jobs: readonly Job[], sim: ClusterSimulator, referenceMops: number, future: RolloutFuture = 'known'): Job[] {
+  const { arrivals, durations } = ROLLOUT_FUTURES[future];
+  const known = arrivals === 'submitted' ? jobs.slice(0, sim.jobsSubmitted) : jobs;
+  if (durations === 'actual') return [...known];
+  const submitted = sim.jobsSubmitted;
   const waiting = new Set<string>();
   for (const j of sim.waiting) waiting.add(j.id);
   const done = new Map<string, number>();
   for (const rj of sim.running()) done.set(rj.job.id, rj.workDone(sim.now));
-  return known.map((job) => {
+  return known.map((job, i) => {
     const running = done.get(job.id);
-    if (running === undefined && !waiting.has(job.id)) return job; // ended (or rejected): what happened
+    if (i < submitted && running === undefined && !waiting.has(job.id)) return job; // ended (or rejected): what happened
     const nominal = nominalDuration(job, referenceMops);
     if (!(job.reqTime > 0) || !(nominal > 0)) return job;
     let f = job.reqTime / nominal;

@@ -190,6 +190,8 @@ export function stateSignature(env: ClusterEnv): string {
 export const LOOKAHEAD_FUTURES: Record<RolloutFuture, { label: string; observes: Observes }> = {
   episode: { label: 'oracle: future arrivals, actual run times', observes: REFERENCE_OBSERVES },
   known: { label: 'parity: known jobs, requested times', observes: LIVE_OBSERVES },
+  'known-jobs-actual-times': { label: 'half oracle: known jobs, actual run times', observes: { durations: 'actual', horizon: 'seen' } },
+  'all-jobs-requested-times': { label: 'half oracle: future arrivals, requested times', observes: { durations: 'requested', horizon: 'future' } },
 };
 
 /** One episode of a lookahead: its metric, the base's in the env, and the work done. */
@@ -295,10 +297,11 @@ export function lookaheadName(budget: LookaheadBudget, future: RolloutFuture): s
 
 /**
  * The reference players of a setting under `--lookahead`: the oracle lookahead, the parity lookahead
- * and their base in the env (none on the seed systems' envs). The base row reuses the oracle's
- * episodes (it is played there).
+ * and their base in the env (none on the seed systems' envs); `futures`: the lookaheads' (the first
+ * must be `episode`: the base row reuses the oracle's episodes, it is played there).
  */
-export function lookaheadPlayers(setting: Setting): ReferencePlayer[] {
+export function lookaheadPlayers(setting: Setting, futures: readonly RolloutFuture[] = ['episode', 'known']): ReferencePlayer[] {
+  if (futures[0] !== 'episode') throw new Error(`internal error: the first lookahead must be the oracle's, got ${futures[0]}`);
   if (!CLUSTER_ENVS.includes(setting.env.id)) return [];
   const budget = lookaheadBudget(setting);
   let played: { seeds: readonly number[]; episodes: LookaheadEpisode[] } | null = null;
@@ -326,5 +329,5 @@ export function lookaheadPlayers(setting: Setting): ReferencePlayer[] {
       return { per_episode: episodes.map((e) => e.metric), complete: episodes.every((e) => e.complete) };
     },
   });
-  return [search('episode'), search('known'), baseRow];
+  return [...futures.map(search), baseRow];
 }

@@ -22,7 +22,9 @@ function workload(jobs: [number, number, number, number][]): Record<string, unkn
 }
 
 function env(jobs: [number, number, number, number][], extra: Record<string, unknown> = {}): ClusterEnv {
-  const e = makeFromContext(makeContext('clustergym/Job-v0', { platform: TFG_PLATFORM, workload: workload(jobs), k: 4, unfit: 'mask', ...extra })) as ClusterEnv;
+  const e = makeFromContext(
+    makeContext('clustergym/Job-v0', { platform: TFG_PLATFORM, workload: workload(jobs), k: 4, unfit: 'mask', ...extra }),
+  ) as ClusterEnv;
   e.reset({ seed: 1 });
   return e;
 }
