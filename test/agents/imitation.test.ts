@@ -145,6 +145,33 @@ describe('the lookahead teacher', () => {
   });
 });
 
+describe('the lookahead teacher on the known future (teacher_future: "known")', () => {
+  it('labels the base’s start where the oracle teacher waits for a job only the future holds', async () => {
+    // 16 cores; t=0: j0 (4 tasks, 100 s) is the only job, j1 (16 tasks, 1 s) arrives at t=1. SJF starts j0 at once.
+    // The oracle's rollouts know j1: waiting for it (j1 runs 1..2, j0 2..102: mean wait 1) beats starting j0 (j1 waits 99 s: 49.5).
+    // The known future holds j0 alone: waiting changes nothing (the next decision is at once), so the label is the base's.
+    const workload = {
+      jobs: [
+        { id: 'j0', subtime: 0, type: 'mpi', ntasks: 4, runtime: 100, req_time: 100 },
+        { id: 'j1', subtime: 1, type: 'mpi', ntasks: 16, runtime: 1, req_time: 1 },
+      ],
+    };
+    const context = makeContext('clustergym/Job-v0', { platform: TFG_PLATFORM, workload, k: 4, unfit: 'mask' });
+    const base = await loadBase('sjf:first', context);
+    const settings = { m: 1, candidates: 4, wait: true, margin: 0, orders: ['sjf'] };
+    const env = makeFromContext(context) as ClusterEnv;
+    env.reset({ seed: 1 });
+    const own = base.agent().act(env);
+    const wait = env.actionMask().length - 1;
+    expect(own).toBe(0);
+    const oracle = new LookaheadTeacher(base, settings, 'mean_wait').label(env, own);
+    expect(oracle.action).toBe(wait);
+    expect(oracle.gain).toBeCloseTo((49.5 - 1) / 49.5, 12);
+    const known = new LookaheadTeacher(base, { ...settings, teacher_future: 'known' }, 'mean_wait').label(env, own);
+    expect([known.action, known.gain, known.alternatives]).toEqual([own, 0, [wait]]); // both score 0: the wait is an equal alternative
+  });
+});
+
 describe('imitation then ES fine-tuning, smoke-sized', () => {
   let out = '';
   const config = {

@@ -64,6 +64,14 @@ describe('the known future of an episode', () => {
     expect(rk.info.metrics!.jobs_finished).toBe(2);
     expect(rk.info.metrics!.mean_wait).toBeCloseTo(5 / 2, 12);
     expect(rk.info.metrics!.makespan).toBe(40);
+    // the two halves: the known jobs at their actual times (j1 ends at 13), every job at its requested time (j1 10..40, j2 50..51)
+    const half = finish(e.clone({ future: 'known-jobs-actual-times' }) as ClusterEnv, new SchedulerAgent('fcfs:first')).info.metrics!;
+    expect([half.jobs_finished, half.makespan]).toEqual([2, 13]);
+    const other = e.clone({ future: 'all-jobs-requested-times' }) as ClusterEnv;
+    expect(other.sim.waiting.map((j) => [j.id, j.runtime])).toEqual([['j1', 30]]);
+    const rest = finish(other, new SchedulerAgent('fcfs:first')).info.metrics!;
+    expect([rest.jobs_finished, rest.makespan]).toEqual([3, 51]);
+    expect(rest.mean_wait).toBeCloseTo(5 / 3, 12);
     // the env itself is untouched: it plays the real episode
     expect(finish(e, new SchedulerAgent('fcfs:first')).info.metrics!.makespan).toBe(51);
   });
