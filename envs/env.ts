@@ -42,7 +42,7 @@ import { fitsNowFast } from './fit.js';
 import { InvalidActionRule, type InvalidActionMode } from './invalidAction.js';
 import { ObservationBuilder, observationSpace, observedDuration, type EpisodeScale, type Limits, type Observation } from './observation.js';
 import { isArrivalOrder, jobSelection, resourcePolicy } from './policies.js';
-import { knownFutureJobs, type RolloutFuture } from './knownFuture.js';
+import { knownFutureJobs, requestRunningTimes, ROLLOUT_FUTURES, type RolloutFuture } from './knownFuture.js';
 import { RewardFunction } from './rewards.js';
 import { EpisodeTracker } from './tracking.js';
 import type { DiscreteSpace, Space } from './spaces.js';
@@ -384,7 +384,10 @@ export abstract class ClusterEnv implements Env {
       c.startEpisode(this.episodeSeed, this.resetOptions, jobs);
       for (const a of this.actions) c.step(a);
       if (this.over && !c.over) c.forceOver();
-      if (known) this.checkSameState(c);
+      if (known) {
+        this.checkSameState(c);
+        if (ROLLOUT_FUTURES[options.future!].durations === 'requested') requestRunningTimes(c.sim, this.referenceMops());
+      }
       // the clone's observation buffers hold the current state (a no-op step returns them as they are)
       c.observe();
     }
@@ -403,11 +406,11 @@ export abstract class ClusterEnv implements Env {
     return sum / m.length;
   }
 
-  /** A known-future clone reached this env's state (time, running jobs and their cores, waiting jobs): else the replay diverged. */
+  /** A known-future clone reached this env's state (time, running jobs with their cores and tasks left, waiting jobs): else the replay diverged. */
   private checkSameState(c: ClusterEnv): void {
     const state = (e: ClusterEnv): string => {
       const running: string[] = [];
-      for (const rj of e.sim.running()) running.push(`${rj.job.id}@${rj.cores.join('.')}`);
+      for (const rj of e.sim.running()) running.push(`${rj.job.id}@${rj.cores.join('.')}/${rj.tasksLeft}`);
       return `${e.sim.now}|${running.sort().join(',')}|${e.sim.waiting.map((j) => j.id).join(',')}|${e.over}`;
     };
     const mine = state(this);

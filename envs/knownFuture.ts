@@ -12,19 +12,23 @@
  *   scaled by the same `f`, so its intensities, and thus its speed under contention, are unchanged:
  *   on a core of the reference speed without contention it runs exactly its requested time. Jobs
  *   that have ended keep what happened (their end is in the past, which a live scheduler saw).
- * - **A running job past its request** (only without `walltime_kill`: its work done at the decision,
- *   `RunningJob.workDone`, is at least `f`) is taken to **end now**: right after the decision (its
- *   scaled work is what it has done plus a relative 1e-9). A live scheduler has no estimate left for
- *   it, and "any moment now" is what it would assume (Slurm's backfill plans such a job to end now);
- *   its end cannot be put at the decision itself, because the decision's state (its cores still
- *   held) is the one the candidates are chosen in.
+ * - **A running job past its request** (only without `walltime_kill`: it has done more than its
+ *   requested share of its work) is taken to **end now**: right after the decision (a relative 1e-9
+ *   of its work later). A live scheduler has no estimate left for it, and "any moment now" is what it
+ *   would assume (Slurm's backfill plans such a job to end now); its end cannot be put at the
+ *   decision itself, because the decision's state (its cores still held) is the one the candidates
+ *   are chosen in.
  * - A job without a requested time or without work (`reqTime` or `nominal` 0) keeps its own (there is
  *   no estimate to take; none of the shipped settings has such a job).
  *
- * A clone of the known future replays the episode's actions on these jobs: until the decision every
- * running job does exactly what it did (its scaled work is more than it has done, and its rates are
- * the same), so the clone reaches the same state (`ClusterEnv.clone` checks it), and from there the
- * rollout plays a future that holds no unsubmitted job and no actual run time.
+ * A clone of the known future replays the episode's actions on the known jobs, the waiting ones
+ * already at their requested times and the running ones with their own work, so that until the
+ * decision everything happens as it did (a job not yet submitted touches nothing before its
+ * submission; a waiting job has not started): the clone reaches the episode's state, which
+ * `ClusterEnv.clone` checks (time, running jobs and their cores, queue). Then each running job's
+ * work is scaled from its start to its requested time, what it has done kept
+ * (`ClusterSimulator.scaleRunningWork`: its tasks' remaining work and end events), and the rollout
+ * plays a future that holds no unsubmitted job and no actual run time.
  */
 import type { ClusterSimulator } from '../src/execution/simulator.js';
 import type { Job, TaskWork } from '../src/workload/job.js';
@@ -45,9 +49,6 @@ export const ROLLOUT_FUTURES: Record<RolloutFuture, { arrivals: 'all' | 'submitt
   'known-jobs-actual-times': { arrivals: 'submitted', durations: 'actual' },
   'all-jobs-requested-times': { arrivals: 'all', durations: 'requested' },
 };
-
-/** A running job past its request is taken to end this (relative) bit after what it has done. */
-const END_NOW = 1e-9;
 
 /** A job's run time on a core of `referenceMops` (its longest task's), seconds. */
 export function nominalDuration(job: Job, referenceMops: number): number {
@@ -74,9 +75,11 @@ export function scaleWork(job: Job, f: number): Job {
 }
 
 /**
- * The known future of the episode of `jobs` (the episode's job list, as given to the simulator) in
- * `sim`'s current state (see the module comment); `referenceMops` is the speed at which an `ops`
- * job's requested time is meant. `future` may ask for one half of it only (`ROLLOUT_FUTURES`).
+ * The jobs of the known future of the episode of `jobs` (the episode's job list, as given to the
+ * simulator) in `sim`'s current state (see the module comment): the jobs submitted so far (with
+ * `future` asking for them only), the waiting ones and those not yet submitted running their
+ * requested times (with `future` asking for requested times). Running jobs keep their work here, so
+ * that a replay reaches the episode's state exactly; `requestRunningTimes` scales them after it.
  */
 export function knownFutureJobs(jobs: readonly Job[], sim: ClusterSimulator, referenceMops: number, future: RolloutFuture = 'known'): Job[] {
   const { arrivals, durations } = ROLLOUT_FUTURES[future];
@@ -85,15 +88,28 @@ export function knownFutureJobs(jobs: readonly Job[], sim: ClusterSimulator, ref
   const submitted = sim.jobsSubmitted;
   const waiting = new Set<string>();
   for (const j of sim.waiting) waiting.add(j.id);
-  const done = new Map<string, number>();
-  for (const rj of sim.running()) done.set(rj.job.id, rj.workDone(sim.now));
-  return known.map((job, i) => {
-    const running = done.get(job.id);
-    if (i < submitted && running === undefined && !waiting.has(job.id)) return job; // ended (or rejected): what happened
-    const nominal = nominalDuration(job, referenceMops);
-    if (!(job.reqTime > 0) || !(nominal > 0)) return job;
-    let f = job.reqTime / nominal;
-    if (running !== undefined && f <= running) f = running * (1 + END_NOW); // past its request: it ends now
-    return scaleWork(job, f);
-  });
+  return known.map((job, i) => (i < submitted && !waiting.has(job.id) ? job : requested(job, referenceMops)));
+}
+
+/** `job` running its requested time (see the module comment). */
+function requested(job: Job, referenceMops: number): Job {
+  const f = requestedFactor(job, referenceMops);
+  return f === 1 ? job : scaleWork(job, f);
+}
+
+/** The factor that makes `job`'s work its requested time at the reference speed (1 without a request or work). */
+function requestedFactor(job: Job, referenceMops: number): number {
+  const nominal = nominalDuration(job, referenceMops);
+  return job.reqTime > 0 && nominal > 0 ? job.reqTime / nominal : 1;
+}
+
+/**
+ * After a known-future clone's replay: every running job of `sim` runs its requested time (its work
+ * scaled from its start; one already past its request ends right after now).
+ */
+export function requestRunningTimes(sim: ClusterSimulator, referenceMops: number): void {
+  for (const rj of [...sim.running()]) {
+    const f = requestedFactor(rj.job, referenceMops);
+    if (f !== 1) sim.scaleRunningWork(rj, f);
+  }
 }

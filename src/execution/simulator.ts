@@ -748,6 +748,32 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.killJob(running);
   }
 
+  /**
+   * What-if rollouts (envs/knownFuture.ts): the work of running job `running` becomes `factor` times
+   * its total, what it has done so far kept; a task that has already done that much ends right after
+   * now (a relative 1e-9 of its work later). Rigid jobs under the documented semantics only.
+   */
+  scaleRunningWork(running: RunningJob, factor: number): void {
+    if (running.ended || running.model !== null || this.semantics === 'irmasim')
+      throw new Error(`job ${running.job.id}: only a running rigid job's work scales, under the documented semantics`);
+    const now = this.now;
+    if (running.tasks === null) {
+      const d = running.eventTime - running.start;
+      running.eventTime = Math.max(running.start + d * factor, now + d * 1e-9);
+      this.events.schedule(running.eventTime, KIND_JOB, running, running.eventTime);
+      return;
+    }
+    for (const t of running.tasks) {
+      if (t.done) continue;
+      const total = t.tNominal * t.peakRate;
+      t.remaining = Math.max(t.remaining - t.rate * (now - t.last) + (factor - 1) * total, total * 1e-9);
+      t.last = now;
+      t.eventTime = now + t.remaining / t.rate;
+      if (!this.events.reschedule(t.eventHandle, KIND_TASK, t, t.eventTime, t.eventTime))
+        t.eventHandle = this.events.schedule(t.eventTime, KIND_TASK, t, t.eventTime);
+    }
+  }
+
   /** Rejects a waiting job (it never runs; counted in `jobs_rejected`). */
   rejectJob(job: Job): void {
     const qi = this.queue.indexOf(job);

@@ -131,7 +131,7 @@ describe('the known future of an episode', () => {
 
   for (const [name, length, agent] of [
     ['rlsched-easy', 160, () => new PriorityAgent('f1')],
-    ['hetero-loaded', 60, () => new SchedulerAgent('smallest:low_power')],
+    ['hetero-loaded', 200, () => new SchedulerAgent('smallest:low_power')],
   ] as const)
     it(`on ${name} episodes a known-future clone at any decision reaches the episode's state and plays deterministically`, () => {
       const s = loadSetting(join(ROOT, 'data/configs', `${name}.json`));
@@ -143,7 +143,7 @@ describe('the known future of an episode', () => {
       const a = agent();
       let clones = 0;
       for (let i = 0; !e.episodeOver; i++) {
-        if (i % 7 === 3) {
+        if (i % 13 === 3) {
           // the clone checks that it reached this state (time, running jobs and their cores, waiting jobs)
           const c1 = e.clone({ future: 'known' }) as ClusterEnv;
           const c2 = e.clone({ future: 'known' }) as ClusterEnv;
