@@ -108,6 +108,39 @@ describe('the known future of an episode', () => {
     expect(finish(killed, new SchedulerAgent('fcfs:first')).info.metrics!.jobs_killed).toBe(1);
   });
 
+  it('ops jobs run their requested time at the reference speed (the platform’s mean core, without a generator), running or waiting', () => {
+    // 16 cores of 2,000 MOPS (memory model none). j0: 4 seq tasks of 2e10 operations (10 s), requested 30 s, starts at 0;
+    // j1 (2 seq tasks, 1 s, requested 4 s) arrives at 5 and fits beside it; j2 (16 MPI tasks, 1 s) arrives at 6
+    const w = {
+      jobs: [
+        { id: 'j0', subtime: 0, res: 4, req_ops: 2e10, req_time: 30 },
+        { id: 'j1', subtime: 5, res: 2, req_ops: 2e9, req_time: 4 },
+        { id: 'j2', subtime: 6, type: 'mpi', ntasks: 16, req_ops: 2e9, req_time: 1 },
+      ],
+    };
+    const e = makeFromContext(makeContext('clustergym/Job-v0', { platform: TFG_PLATFORM, workload: w, k: 4, unfit: 'mask' })) as ClusterEnv;
+    e.reset({ seed: 1 });
+    e.step(0);
+    expect(e.sim.now).toBe(5);
+    const ends = (c: ClusterEnv) => {
+      const m = new Map<string, number>();
+      c.sim.addListener({ onEnd: (_s, rj) => m.set(rj.job.id, rj.finish) });
+      finish(c, new SchedulerAgent('fcfs:first'));
+      return [...m.entries()].sort();
+    };
+    // the known future at 5: j0 (running) ends at its requested 30, j1 (waiting) runs its requested 4 s from 5; no j2
+    expect(ends(e.clone({ future: 'known' }) as ClusterEnv)).toEqual([
+      ['j0', 30],
+      ['j1', 9],
+    ]);
+    // the oracle: j0 ends at 10, j1 at 6, j2 waits for the 16 cores: 10..11
+    expect(ends(e.clone() as ClusterEnv)).toEqual([
+      ['j0', 10],
+      ['j1', 6],
+      ['j2', 11],
+    ]);
+  });
+
   it('the rollout choice differs from the oracle’s where the oracle uses a future arrival', () => {
     // t=0: j0 (4 tasks, 100 s) is the only job; j1 (16 tasks, 1 s) arrives at t=1. The base (SJF) starts j0 at once.
     // Oracle: waiting keeps the cores for j1 (j1 runs 1..2, j0 2..102: mean wait (2 + 0) / 2 = 1) against j0 now
