@@ -311,9 +311,9 @@ export class Allocation implements Capacity {
    * over runs of consecutive cores on the same node and processor (placements list a node's cores
    * together): one free-tree leaf per run, the trees' inner nodes recomputed once for the whole
    * placement (`NodeFreeTree.commit`), and one power update per processor run: the same result as
-   * core by core without the per-core tree walks.
+   * core by core without the per-core tree walks. From task `from` on only (`Capacity.move`).
    */
-  move(job: Job, cores: Int32Array, owner: number): void {
+  move(job: Job, cores: Int32Array, owner: number, from = 0): void {
     const p = this.platform;
     const coreNode = p.coreNode;
     const coreProc = p.coreProc;
@@ -325,7 +325,7 @@ export class Allocation implements Capacity {
     const tasks = job.tasks;
     const memEach = job.mem;
     const ordered = this.orderedTrees.length > 0;
-    let t = 0;
+    let t = from;
     while (t < k) {
       // a run of cores on one node, made of runs on one processor
       const node = coreNode[cores[t]!]!;
@@ -373,8 +373,8 @@ export class Allocation implements Capacity {
     }
     this.freeTree.commit();
     for (let j = 0; j < this.orderedTrees.length; j++) this.orderedTrees[j]!.tree.commit();
-    this.freeCores += take ? -k : k;
-    this.busyCores += take ? k : -k;
+    this.freeCores += take ? from - k : k - from;
+    this.busyCores += take ? k - from : from - k;
     if (!take && this.busyCores === 0 && this.busyGpus === 0 && !this.powerless) this.power = this.idlePowerNow();
   }
 

@@ -29,8 +29,11 @@ export interface Capacity {
    * modified afterwards, so a capacity may share them between jobs).
    */
   lastPlacement(): { nodes: Int32Array; perNode: Int32Array };
-  /** Takes a whole placement for `owner` (a running job's slot), or releases it (`owner` -1). */
-  move(job: Job, placement: Int32Array, owner: number): void;
+  /**
+   * Takes a whole placement for `owner` (a running job's slot), or releases it (`owner` -1); from task
+   * `from` on only (a malleable job's resize: the nodes it adds or gives back are the tail of its placement).
+   */
+  move(job: Job, placement: Int32Array, owner: number, from?: number): void;
   /**
    * Why `gpus` (GPU ids) are not a valid GPU placement for `job` with the placement the last
    * `placementError` accepted, or null (also for a job without GPUs given none).

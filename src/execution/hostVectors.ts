@@ -282,10 +282,10 @@ export class HostVectors implements Capacity {
   }
 
   /** Takes each task's cores and memory on its host (`owner` >= 0), or gives them back (`owner` -1), in task order. */
-  move(job: Job, placement: Int32Array, owner: number): void {
+  move(job: Job, placement: Int32Array, owner: number, from = 0): void {
     const cpu = taskCpus(job);
     const take = owner >= 0;
-    for (let t = 0; t < placement.length; t++) {
+    for (let t = from; t < placement.length; t++) {
       const h = placement[t]!;
       const mem = taskMem(job, t);
       if (take) {

@@ -780,18 +780,34 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * `tasksPerNode` of its tasks (cores and memory), in platform order; at most `max` of them.
    */
   expansionNodes(rj: RunningJob, max = Number.POSITIVE_INFINITY): number[] {
+    return Array.from(this.expansion.subarray(0, this.findExpansion(rj, max)));
+  }
+
+  /** How many nodes a malleable job could expand onto now (`expansionNodes`), at most `max`. */
+  expansionCount(rj: RunningJob, max = Number.POSITIVE_INFINITY): number {
+    return this.findExpansion(rj, max);
+  }
+
+  /** Scratch of `findExpansion`: the nodes found. */
+  private expansion = new Int32Array(64);
+
+  /** Writes the nodes of `expansionNodes` to the front of `this.expansion`; returns their count. */
+  private findExpansion(rj: RunningJob, max: number): number {
     const run = rj.malleable!;
     const job = rj.job;
     const p = this.platform;
     const part = job.partition !== undefined ? p.partitions[p.partitionIndex(job.partition)] : undefined;
     const mem = this.enforceMemory ? job.mem * run.tasksPerNode : 0;
-    const out: number[] = [];
-    for (let n = this.freeTree.findFirst(0, run.tasksPerNode); n >= 0 && out.length < max; n = this.freeTree.findFirst(n + 1, run.tasksPerNode)) {
+    const limit = Math.min(max, p.nodeCount);
+    if (this.expansion.length < limit) this.expansion = new Int32Array(p.nodeCount);
+    const out = this.expansion;
+    let count = 0;
+    for (let n = this.freeTree.findFirst(0, run.tasksPerNode); n >= 0 && count < limit; n = this.freeTree.findFirst(n + 1, run.tasksPerNode)) {
       if ((part && part.nodeMask[n] === 0) || holds(rj.nodes, n)) continue;
       if (mem > this.nodeFreeMem[n]! + 1e-9) continue;
-      out.push(n);
+      out[count++] = n;
     }
-    return out;
+    return count;
   }
 
   /**
@@ -839,9 +855,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
       );
     const cost = run.work.resizeCost ?? this.resizeCost;
     if (size > cur) {
-      const add = this.expansionNodes(rj, size - cur);
-      if (add.length < size - cur)
-        throw new InvalidResizeError(`job ${rj.job.id}: expanding ${cur} -> ${size} needs ${size - cur} more nodes, ${add.length} can take it`);
+      const add = this.findExpansion(rj, size - cur);
+      if (add < size - cur) throw new InvalidResizeError(`job ${rj.job.id}: expanding ${cur} -> ${size} needs ${size - cur} more nodes, ${add} can take it`);
       this.takeNodes(rj, add);
       steps.setSize(rj, size, this.now);
       steps.beginResize(rj, size, cost.expand, this.now);
@@ -859,14 +874,16 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.steps!.endResize(rj, this.now);
   }
 
-  /** A malleable job takes `tasksPerNode` cores on each of `add` (nodes with room, see `expansionNodes`). */
-  private takeNodes(rj: RunningJob, add: readonly number[]): void {
+  /** A malleable job takes `tasksPerNode` cores on each of the first `count` nodes `findExpansion` found. */
+  private takeNodes(rj: RunningJob, count: number): void {
     const k = rj.malleable!.tasksPerNode;
     const had = rj.cores.length;
-    const all = this.allocation.arena.alloc(had + add.length * k);
+    const all = this.allocation.arena.alloc(had + count * k);
     all.set(rj.cores);
     let i = had;
-    for (const n of add) {
+    const add = this.expansion;
+    for (let a = 0; a < count; a++) {
+      const n = add[a]!;
       const c0 = this.platform.nodeFirstCore[n]!;
       const cEnd = c0 + this.platform.nodeCoreCount[n]!;
       let got = 0;
@@ -876,7 +893,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
           got++;
         }
     }
-    this.capacity.move(rj.job, all.subarray(had), rj.slot);
+    this.capacity.move(rj.job, all, rj.slot, had);
     this.setPlacement(rj, all);
   }
 
@@ -885,8 +902,22 @@ export class ClusterSimulator implements DiscreteEventEngine {
     const k = rj.malleable!.tasksPerNode;
     const keep = rj.cores.length - count * k;
     // views: a job's core array is never written once it is set
-    this.capacity.move(rj.job, rj.cores.subarray(keep), -1);
+    this.capacity.move(rj.job, rj.cores, -1, keep);
     this.setPlacement(rj, rj.cores.subarray(0, keep));
+  }
+
+  /** Shared `perNode` arrays of placements with `k` tasks on each of `count` nodes (never modified: `Capacity.lastPlacement`). */
+  private readonly uniformPer = new Map<number, Int32Array>();
+
+  private uniformPerNode(k: number, count: number): Int32Array {
+    const key = k * 65_536 + count;
+    let a = this.uniformPer.get(key);
+    if (a === undefined) {
+      if (k >= 65_536 || this.uniformPer.size > 4_096) return new Int32Array(count).fill(k);
+      a = new Int32Array(count).fill(k);
+      this.uniformPer.set(key, a);
+    }
+    return a;
   }
 
   /** Scratch of `setPlacement`: the nodes of a placement's cores. */
@@ -896,7 +927,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private setPlacement(rj: RunningJob, cores: Int32Array): void {
     const coreNode = this.platform.coreNode;
     const n = cores.length;
-    if (this.byNode.length < n) this.byNode = new Int32Array(2 * n);
+    if (this.byNode.length < 2 * n) this.byNode = new Int32Array(4 * n);
     const byNode = this.byNode;
     for (let i = 0; i < n; i++) byNode[i] = coreNode[cores[i]!]!;
     // a few nodes (the common resize): an insertion sort in place, no view; more: a sort of a view
@@ -911,14 +942,28 @@ export class ClusterSimulator implements DiscreteEventEngine {
         }
         byNode[j + 1] = v;
       }
+    // the distinct nodes in place at the front of the scratch, their task counts behind them
+    const scratch = byNode;
     let distinct = 0;
-    for (let i = 0; i < n; i++) if (i === 0 || byNode[i] !== byNode[i - 1]) distinct++;
+    let uniform = -1;
+    for (let i = 0; i < n; ) {
+      const node = scratch[i]!;
+      let j = i + 1;
+      while (j < n && scratch[j] === node) j++;
+      scratch[distinct] = node;
+      scratch[n + distinct] = j - i;
+      uniform = distinct === 0 || uniform === j - i ? j - i : 0;
+      distinct++;
+      i = j;
+    }
     const arena = this.allocation.arena;
     const nodes = arena.alloc(distinct);
-    const per = arena.alloc(distinct);
-    for (let i = 0, k = -1; i < n; i++) {
-      if (i === 0 || byNode[i] !== byNode[i - 1]) nodes[++k] = byNode[i]!;
-      per[k]!++;
+    for (let i = 0; i < distinct; i++) nodes[i] = scratch[i]!;
+    let per: Int32Array;
+    if (uniform > 0) per = this.uniformPerNode(uniform, distinct);
+    else {
+      per = arena.alloc(distinct);
+      for (let i = 0; i < distinct; i++) per[i] = scratch[n + i]!;
     }
     rj.cores = cores;
     rj.nodes = nodes;
