@@ -306,6 +306,14 @@ export class HostVectors implements Capacity {
     }
   }
 
+  /** A suspended job's hosts stay held; the vector capacity draws no power: nothing moves. */
+  pause(): void {}
+
+  /** Vector jobs take their hosts whole (`move`): never called. */
+  takeCore(): void {
+    throw new Error('the vector capacity takes whole placements only (its jobs run whole)');
+  }
+
   /** Tasks end with their job under this capacity (the engine ends vector jobs whole): never called. */
   releaseCore(): void {
     throw new Error('the vector capacity releases whole placements only (its jobs end whole)');

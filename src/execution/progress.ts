@@ -155,6 +155,31 @@ export class TaskProgress {
   }
 
   /**
+   * `task`'s job is suspended at `now` (an `ops` task under the documented model): its progress is brought
+   * up to date and kept, it stops counting in its processor's and node's contention, its end event goes
+   * stale, and its rate is 0 until `resume`.
+   */
+  suspend(task: RunningTask, now: number): void {
+    if (task.speed === task.speed) task.remaining -= task.rate * (now - task.last);
+    if (task.remaining < 0) task.remaining = 0;
+    task.last = now;
+    task.suspended = true;
+    task.speed = Number.NaN;
+    task.rate = 0;
+    task.eventTime = Infinity;
+    if (task.commLimited) commLimit(task, false, now);
+    this.markProc(task.proc);
+    if (task.remote) this.markNode(task.node);
+  }
+
+  /** `task`'s job resumes at `now`: it counts in contention again and `flush` gives it its rate and end. */
+  resume(task: RunningTask, now: number): void {
+    task.suspended = false;
+    task.last = now;
+    this.enter(task);
+  }
+
+  /**
    * Recomputes the speed factors of everything the starts and ends since the last flush touched, at
    * time `now`; under the documented model, brings their progress up to date and schedules their new
    * finish events.
@@ -173,7 +198,7 @@ export class TaskProgress {
         const c1 = c0 + p.nodeCoreCount[n]!;
         for (let c = c0; c < c1; c++) {
           const t = this.coreTask[c];
-          if (t?.remote && !t.done) {
+          if (t?.remote && !t.done && !t.suspended) {
             load += t.commLoad;
             jobs.add(t.job);
           }
@@ -188,14 +213,14 @@ export class TaskProgress {
           for (let k = 0; k < rj.nodes.length; k++) f = Math.min(f, this.nodeCommFactor[rj.nodes[k]!]!);
           rj.commFactor = f;
         }
-        for (const t of rj.tasks!) if (t.remote && !t.done) this.dirtyTasks.push(t);
+        for (const t of rj.tasks!) if (t.remote && !t.done && !t.suspended) this.dirtyTasks.push(t);
       }
     }
     // flow model: the jobs whose streams' shares changed
     if (this.network !== null)
       for (const [rj, f] of this.network.changed()) {
         rj.commFactor = f;
-        if (rj.tasks) for (const t of rj.tasks) if (t.remote && !t.done) this.dirtyTasks.push(t);
+        if (rj.tasks) for (const t of rj.tasks) if (t.remote && !t.done && !t.suspended) this.dirtyTasks.push(t);
       }
     // memory: per processor
     for (const proc of this.dirtyProcs) {
@@ -207,7 +232,7 @@ export class TaskProgress {
       let busy = 0;
       for (let c = c0; c < c1; c++) {
         const t = this.coreTask[c];
-        if (t && !t.done && t.job.job.work === 'ops') {
+        if (t && !t.done && !t.suspended && t.job.job.work === 'ops') {
           x += t.y;
           busy++;
         }
@@ -215,7 +240,7 @@ export class TaskProgress {
       this.procMemLoad[proc] = x;
       for (let c = c0; c < c1; c++) {
         const t = this.coreTask[c];
-        if (t && !t.done && t.job.job.work === 'ops') {
+        if (t && !t.done && !t.suspended && t.job.job.work === 'ops') {
           t.sMem = this.memModel.speedFactor(k, t.y, x, busy - 1);
           this.dirtyTasks.push(t);
         }
@@ -224,7 +249,7 @@ export class TaskProgress {
     this.dirtyProcs.length = 0;
     // apply
     for (const t of this.dirtyTasks) {
-      if (t.done) continue;
+      if (t.done || t.suspended) continue;
       const rj = t.job;
       let s = t.sMem;
       if (t.remote) {

@@ -50,6 +50,13 @@
  * start it again from scratch, as Slurm's `PreemptMode=REQUEUE` does. Its record (the `RunningJob` of
  * its last run) has that run's `start`, and `firstStart` its first run's). Round-based GPU schedulers preempt between rounds; Slurm's requeue is the other use.
  *
+ * Suspension (`suspend`, `resume`; the lifecycle of Slurm's `scontrol suspend` and `PreemptMode=SUSPEND`):
+ * a suspended job makes no progress and its end, walltime kill (the time limit counts run time only) and
+ * next operator event wait; they move by the time it was suspended. Holding its cores (`Suspended`) they
+ * stay its own and draw idle power; without them (`Preempted`) it resumes on the same cores as soon as
+ * they are all free, before the next pass. A job's `operatorEvents` suspend it (holding its cores) `after`
+ * seconds of run for `duration` seconds. Its record lists its `(suspend, resume)` periods.
+ *
  * GPUs (DESIGN §16): a job with a `gpus` facet starts with its GPU ids beside its cores
  * (`startJob(job, cores, { gpus })`), checked by the capacity (`allocation.ts`) and by the progress
  * model that runs it (a DL job needs a rate where it runs).
@@ -63,7 +70,7 @@
  * within a round make no decision point.
  */
 import { InputError } from '../core/errors.js';
-import type { DiscreteEventEngine } from '../core/engine.js';
+import { type DiscreteEventEngine, JobPhase } from '../core/engine.js';
 import { EventLoop } from '../core/eventLoop.js';
 import { commModel, networkVolume, type CommModel } from '../platform/communication.js';
 import { JobNetwork } from '../platform/jobNetwork.js';
@@ -79,7 +86,7 @@ import type { Capacity } from './capacity.js';
 import { HostVectors } from './hostVectors.js';
 import type { NodeFreeTree } from './nodeFreeTree.js';
 import { TaskProgress } from './progress.js';
-import { KIND_JOB, KIND_KILL, KIND_TASK, NO_GPUS, rejectedRecord, RunningJob, RunningTask, type EventPayload } from './running.js';
+import { KIND_JOB, KIND_KILL, KIND_RESUME, KIND_SUSPEND, KIND_TASK, NO_GPUS, rejectedRecord, RunningJob, RunningTask, type EventPayload } from './running.js';
 import { WaitingQueue } from './waitingQueue.js';
 import type {
   DecisionMaker,
@@ -177,12 +184,16 @@ export class ClusterSimulator implements DiscreteEventEngine {
    */
   private readonly events = new EventLoop<EventPayload>({
     capacity: 64,
+    // operator suspensions and resumptions after the ends and kills of their instant
+    ranks: [0, 0, 0, 1, 1],
     isLive: (kind, e, stamp) =>
       kind >= PLUGIN_KIND_BASE
         ? !(e as RunningJob).ended && this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.isLive(kind & 7, e as RunningJob, stamp)
         : kind === KIND_KILL
-          ? !(e as RunningJob).ended
-          : e.eventTime === stamp && (kind === KIND_JOB ? !(e as RunningJob).ended : !(e as RunningTask).done),
+          ? !(e as RunningJob).ended && (e as RunningJob).killAt === stamp
+          : kind >= KIND_SUSPEND
+            ? !(e as RunningJob).ended && (e as RunningJob).opStamp === stamp
+            : e.eventTime === stamp && (kind === KIND_JOB ? !(e as RunningJob).ended : !(e as RunningTask).done),
   });
   /** Plugged-in progress models (`progressModel.ts`). */
   private readonly progressModels: ProgressModel[] = [];
@@ -198,6 +209,10 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private nextRound = Number.POSITIVE_INFINITY;
   /** Jobs preempted back to the queue: what their next run takes over (a progress model's state, their first start). */
   private readonly requeued = new Map<Job, { extension: unknown; firstStart: number }>();
+  /** Jobs suspended without their cores (`suspend(rj, false)`), in suspension order: they resume as soon as their cores are free. */
+  private readonly preempted: RunningJob[] = [];
+  /** Running jobs suspended now (holding their cores or not). */
+  suspendedCount = 0;
   /** The event clock: the event just handled freed resources (a job or task ended, a resize ended). */
   private freed = false;
   private readonly source: Iterator<Job>;
@@ -462,6 +477,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
     if (this.finishedFlag) return false;
     this.queue.tidy();
     if (this.semantics === 'irmasim') return this.advanceIrmasim(limit);
+    // jobs suspended without their cores resume before the next pass when the cores are free
+    if (this.preempted.length > 0) this.resumePreempted();
     if (this.roundEvery > 0) return this.advanceRounds(limit);
     for (;;) {
       if (this.pointPending !== null) return true;
@@ -475,6 +492,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       if (t === Infinity) return this.nothingLeft();
       if (t > limit) return false;
       const changed = this.eventClock ? this.runOneEvent(t, tSub === t) : this.runInstant(t);
+      if (this.preempted.length > 0) this.resumePreempted();
       if (this.pointPending !== null) {
         // a point for the caller: the pass the event calls for (if any) runs once it is decided
         if (changed && this.queue.length > 0) this.decisionDue = true;
@@ -511,6 +529,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       const wasRunning = this.runningCount > 0;
       const arrived = tSub === t;
       this.runInstant(t);
+      if (this.preempted.length > 0) this.resumePreempted();
       if (this.pointPending !== null) return true;
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
         this.finishedFlag = true;
@@ -714,6 +733,205 @@ export class ClusterSimulator implements DiscreteEventEngine {
     for (const l of this.listeners) l.onRequeue?.(this, running);
   }
 
+  // ---------------------------------------------------------------- suspension
+
+  /**
+   * Suspends a running job now (module comment, "Suspension"): its work stops where it is (its end,
+   * walltime and next operator events wait), and with `hold` (an operator's `scontrol suspend`,
+   * `JobPhase.Suspended`) it keeps its cores, which draw idle power; without (`PreemptMode=SUSPEND`,
+   * `JobPhase.Preempted`) it gives them up, and the engine resumes it on the same cores as soon as they
+   * are all free again, before the next scheduling pass. Not part of the irmasim semantics; refused for
+   * a job whose progress model cannot suspend, or whose reconfiguration point awaits its decision.
+   */
+  suspend(rj: RunningJob, hold = true): void {
+    if (rj.ended) throw new Error(`job ${rj.job.id} is not running`);
+    if (rj.suspendedAt === rj.suspendedAt) throw new Error(`job ${rj.job.id} is suspended already`);
+    if (this.semantics === 'irmasim') throw new Error('suspension is not part of the irmasim semantics');
+    if (rj.model !== null && rj.model.suspend === undefined) throw new Error(`job ${rj.job.id}: the ${rj.model.name} progress model does not suspend jobs`);
+    if (this.pointPending === rj) throw new Error(`job ${rj.job.id}: its reconfiguration point awaits a decision`);
+    const now = this.now;
+    rj.suspendedAt = now;
+    rj.holding = hold;
+    if (rj.suspensions === null) rj.suspensions = [];
+    rj.suspensions.push(now);
+    rj.opStamp++; // a pending operator suspension waits for the run to go on
+    if (rj.model !== null) rj.model.suspend!(rj, hold);
+    else if (rj.tasks === null) {
+      rj.endLeft = rj.eventTime - now;
+      rj.eventTime = Infinity;
+    } else
+      for (const t of rj.tasks) {
+        if (t.done) continue;
+        if (rj.job.work === 'delay') {
+          t.remaining = t.eventTime - now;
+          t.last = now;
+          t.suspended = true;
+          t.eventTime = Infinity;
+        } else this.progress.suspend(t, now);
+      }
+    const net = this.progress.network;
+    if (net !== null && rj.communicating) net.remove(rj, now);
+    this.progress.flush(now);
+    if (rj.killAt < Infinity) {
+      rj.killLeft = rj.killAt - now;
+      rj.killAt = Infinity;
+    }
+    if (hold) this.capacity.pause(rj.job, this.heldCores(rj), true);
+    else {
+      this.giveUp(rj);
+      this.preempted.push(rj);
+      this.freed = true;
+    }
+    this.suspendedCount++;
+    for (const l of this.listeners) l.onSuspend?.(this, rj, hold ? JobPhase.Suspended : JobPhase.Preempted);
+  }
+
+  /**
+   * Resumes a suspended job now: a job that gave its cores up takes them again (refused while one is
+   * not free); its work goes on where it stopped, its end, walltime (run time only counts) and next
+   * operator event move by the time it was suspended.
+   */
+  resume(rj: RunningJob): void {
+    if (rj.ended || rj.suspendedAt !== rj.suspendedAt) throw new Error(`job ${rj.job.id} is not suspended`);
+    const now = this.now;
+    if (!rj.holding) {
+      if (!this.canRetake(rj)) throw new Error(`job ${rj.job.id}: its cores are not all free`);
+      this.retake(rj);
+      this.preempted.splice(this.preempted.indexOf(rj), 1);
+      rj.holding = true;
+    } else this.capacity.pause(rj.job, this.heldCores(rj), false);
+    const d = now - rj.suspendedAt;
+    rj.suspendedTime += d;
+    rj.suspendedAt = Number.NaN;
+    rj.suspensions!.push(now);
+    this.suspendedCount--;
+    if (rj.model !== null) rj.model.resume!(rj, d);
+    else if (rj.tasks === null) {
+      rj.eventTime = now + rj.endLeft;
+      rj.endLeft = Infinity;
+      this.events.schedule(rj.eventTime, KIND_JOB, rj, rj.eventTime);
+    } else
+      for (const t of rj.tasks) {
+        if (t.done) continue;
+        if (rj.job.work === 'delay') {
+          t.suspended = false;
+          t.last = now;
+          t.eventTime = now + t.remaining;
+          if (!this.events.reschedule(t.eventHandle, KIND_TASK, t, t.eventTime, t.eventTime))
+            t.eventHandle = this.events.schedule(t.eventTime, KIND_TASK, t, t.eventTime);
+        } else this.progress.resume(t, now);
+      }
+    const net = this.progress.network;
+    if (net !== null && rj.communicating) {
+      let T = 0;
+      for (const t of rj.tasks!) if (t.tNominal > T) T = t.tNominal;
+      rj.commFree = net.add(rj, rj.nodes, rj.perNode, rj.job.commVol, T, now);
+    }
+    this.progress.flush(now);
+    if (rj.killLeft < Infinity) {
+      rj.killAt = now + rj.killLeft;
+      rj.killLeft = Infinity;
+      this.events.schedule(rj.killAt, KIND_KILL, rj, rj.killAt);
+    }
+    this.scheduleOperatorEvent(rj);
+    for (const l of this.listeners) l.onResume?.(this, rj);
+  }
+
+  /** The cores a running job holds now: all of them, except a `seq` job's whose tasks ended (they were freed then). */
+  private heldCores(rj: RunningJob): Int32Array {
+    if (rj.job.type !== 'seq' || rj.tasks === null) return rj.cores;
+    const held: number[] = [];
+    for (const t of rj.tasks) if (!t.done) held.push(t.core);
+    return Int32Array.from(held);
+  }
+
+  /** A job suspended without its cores gives them up (those it holds). */
+  private giveUp(rj: RunningJob): void {
+    const job = rj.job;
+    if (job.type === 'seq' && rj.tasks !== null) {
+      for (const t of rj.tasks)
+        if (!t.done) {
+          this.coreTask[t.core] = null;
+          this.capacity.releaseCore(t.core, taskMem(job, t.index));
+        }
+    } else {
+      if (rj.tasks !== null) for (let i = 0; i < rj.cores.length; i++) this.coreTask[rj.cores[i]!] = null;
+      this.capacity.move(job, rj.cores, -1);
+    }
+  }
+
+  /** Whether the cores a preempted job gave up are all free again (and their nodes' memory for its tasks). */
+  private canRetake(rj: RunningJob): boolean {
+    const job = rj.job;
+    if (job.type === 'seq' && rj.tasks !== null) {
+      const mem = this.allocation.nodeFreeMem;
+      const need = new Map<number, number>();
+      for (const t of rj.tasks) {
+        if (t.done) continue;
+        if (this.coreOwner[t.core] !== -1) return false;
+        need.set(t.node, (need.get(t.node) ?? 0) + taskMem(job, t.index));
+      }
+      if (this.enforceMemory) for (const [n, m] of need) if (m > mem[n]! + 1e-9) return false;
+      return true;
+    }
+    return this.capacity.placementError(job, rj.cores) === null;
+  }
+
+  /** A preempted job takes its cores again (`canRetake` holds). */
+  private retake(rj: RunningJob): void {
+    const job = rj.job;
+    if (job.type === 'seq' && rj.tasks !== null) {
+      for (const t of rj.tasks)
+        if (!t.done) {
+          this.capacity.takeCore(t.core, taskMem(job, t.index), rj.slot);
+          this.coreTask[t.core] = t;
+        }
+    } else {
+      this.capacity.move(job, rj.cores, rj.slot);
+      if (rj.tasks !== null) for (const t of rj.tasks) this.coreTask[t.core] = t;
+    }
+  }
+
+  /**
+   * A suspended job leaves (killed, requeued, ended by a live mirror): held cores draw busy power again
+   * for their release; a job that gave its cores up (`holding` false after this) releases nothing. Its
+   * open suspension period stays open in its record.
+   */
+  private leaveSuspension(rj: RunningJob): void {
+    if (rj.suspendedAt !== rj.suspendedAt) return;
+    this.suspendedCount--;
+    if (rj.holding) this.capacity.pause(rj.job, this.heldCores(rj), false);
+    else this.preempted.splice(this.preempted.indexOf(rj), 1);
+    rj.suspendedAt = Number.NaN;
+  }
+
+  /** Resumes the preempted jobs whose cores are free again, in the order they were suspended. */
+  private resumePreempted(): void {
+    for (let i = 0; i < this.preempted.length; ) {
+      const rj = this.preempted[i]!;
+      if (this.canRetake(rj)) this.resume(rj);
+      else i++;
+    }
+  }
+
+  /** Schedules the job's next operator suspension (`job.operatorEvents`), `after` seconds of run from its start. */
+  private scheduleOperatorEvent(rj: RunningJob): void {
+    const ev = rj.job.operatorEvents?.[rj.opNext];
+    if (ev === undefined) return;
+    const at = this.now + Math.max(0, ev.after - rj.ranFor(this.now));
+    this.events.schedule(at, KIND_SUSPEND, rj, ++rj.opStamp);
+  }
+
+  private operatorSuspend(rj: RunningJob): void {
+    const ev = rj.job.operatorEvents![rj.opNext++]!;
+    this.suspend(rj, true);
+    this.events.schedule(this.now + ev.duration, KIND_RESUME, rj, ++rj.opStamp);
+  }
+
+  private operatorResume(rj: RunningJob): void {
+    this.resume(rj);
+  }
+
   /**
    * Submits `job` now, whatever its `subtime` (dynamic submission: a caller that keeps its own
    * arrival timeline, such as the Batsim adapter, hands the engine a job when it decides to run it).
@@ -739,6 +957,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       return this.now;
     }
     this.runInstant(t);
+    if (this.preempted.length > 0) this.resumePreempted();
     return this.now;
   }
 
@@ -978,6 +1197,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
    */
   private releaseRun(rj: RunningJob): void {
     this.freed = true;
+    this.leaveSuspension(rj);
+    const holds = rj.holding;
     rj.ended = true;
     rj.eventTime = Infinity;
     if (rj.model !== null) {
@@ -991,7 +1212,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     }
     const job = rj.job;
     if (rj.gpus.length > 0) this.capacity.moveGpus(rj.gpus, -1);
-    if (job.type !== 'seq' || !rj.tasks || this.semantics === 'irmasim') {
+    if (holds && (job.type !== 'seq' || !rj.tasks || this.semantics === 'irmasim')) {
       // a job without task objects never put any on its cores
       if (rj.tasks !== null) for (let t = 0; t < rj.cores.length; t++) this.coreTask[rj.cores[t]!] = null;
       this.capacity.move(job, rj.cores, -1);
@@ -1075,6 +1296,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
       rj.tasksLeft = 0;
       this.endJob(rj, 'finished');
     } else if (kind === KIND_KILL) this.killJob(e as RunningJob);
+    else if (kind === KIND_SUSPEND) this.operatorSuspend(e as RunningJob);
+    else if (kind === KIND_RESUME) this.operatorResume(e as RunningJob);
     else this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.handle(kind & 7, e as RunningJob);
   }
 
@@ -1201,7 +1424,11 @@ export class ClusterSimulator implements DiscreteEventEngine {
         rj.commFree = net.add(rj, nodes, perNode, job.commVol, T, this.now);
       }
     }
-    if (this.walltimeKill && job.reqTime > 0) this.events.schedule(this.now + job.reqTime, KIND_KILL, rj);
+    if (this.walltimeKill && job.reqTime > 0) {
+      rj.killAt = this.now + job.reqTime;
+      this.events.schedule(rj.killAt, KIND_KILL, rj, rj.killAt);
+    }
+    if (job.operatorEvents !== undefined && job.operatorEvents.length > 0) this.scheduleOperatorEvent(rj);
     this.progress.flush(this.now);
     for (const l of this.listeners) l.onStart?.(this, rj);
     return rj;
@@ -1251,6 +1478,9 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * sequential job's tasks free their cores and memory, and the progress model is flushed.
    */
   private stopTasks(rj: RunningJob): void {
+    this.leaveSuspension(rj);
+    // a job suspended without its cores gave them up already
+    const holds = rj.holding;
     if (rj.tasks)
       for (const t of rj.tasks)
         if (!t.done) {
@@ -1258,7 +1488,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
           t.endedAt = this.now;
           t.eventTime = Infinity;
           this.progress.leave(t);
-          if (rj.job.type === 'seq') {
+          if (rj.job.type === 'seq' && holds) {
             this.coreTask[t.core] = null;
             this.capacity.releaseCore(t.core, taskMem(rj.job, t.index));
           }
