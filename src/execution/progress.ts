@@ -156,8 +156,9 @@ export class TaskProgress {
 
   /**
    * `task`'s job is suspended at `now` (an `ops` task under the documented model): its progress is brought
-   * up to date and kept, it stops counting in its processor's and node's contention, its end event goes
-   * stale, and its rate is 0 until `resume`.
+   * up to date and kept, its end event goes stale, and its rate is 0 until `resume`. The caller takes it
+   * off its core (`coreTask`), so it stops counting in its processor's and node's contention: the loops
+   * below see only the tasks on cores (no test of their own, which would cost the hot path).
    */
   suspend(task: RunningTask, now: number): void {
     if (task.speed === task.speed) task.remaining -= task.rate * (now - task.last);
@@ -198,7 +199,7 @@ export class TaskProgress {
         const c1 = c0 + p.nodeCoreCount[n]!;
         for (let c = c0; c < c1; c++) {
           const t = this.coreTask[c];
-          if (t?.remote && !t.done && !t.suspended) {
+          if (t?.remote && !t.done) {
             load += t.commLoad;
             jobs.add(t.job);
           }
@@ -213,14 +214,14 @@ export class TaskProgress {
           for (let k = 0; k < rj.nodes.length; k++) f = Math.min(f, this.nodeCommFactor[rj.nodes[k]!]!);
           rj.commFactor = f;
         }
-        for (const t of rj.tasks!) if (t.remote && !t.done && !t.suspended) this.dirtyTasks.push(t);
+        for (const t of rj.tasks!) if (t.remote && !t.done) this.dirtyTasks.push(t);
       }
     }
     // flow model: the jobs whose streams' shares changed
     if (this.network !== null)
       for (const [rj, f] of this.network.changed()) {
         rj.commFactor = f;
-        if (rj.tasks) for (const t of rj.tasks) if (t.remote && !t.done && !t.suspended) this.dirtyTasks.push(t);
+        if (rj.tasks) for (const t of rj.tasks) if (t.remote && !t.done) this.dirtyTasks.push(t);
       }
     // memory: per processor
     for (const proc of this.dirtyProcs) {
@@ -232,7 +233,7 @@ export class TaskProgress {
       let busy = 0;
       for (let c = c0; c < c1; c++) {
         const t = this.coreTask[c];
-        if (t && !t.done && !t.suspended && t.job.job.work === 'ops') {
+        if (t && !t.done && t.job.job.work === 'ops') {
           x += t.y;
           busy++;
         }
@@ -240,7 +241,7 @@ export class TaskProgress {
       this.procMemLoad[proc] = x;
       for (let c = c0; c < c1; c++) {
         const t = this.coreTask[c];
-        if (t && !t.done && !t.suspended && t.job.job.work === 'ops') {
+        if (t && !t.done && t.job.job.work === 'ops') {
           t.sMem = this.memModel.speedFactor(k, t.y, x, busy - 1);
           this.dirtyTasks.push(t);
         }
@@ -249,7 +250,7 @@ export class TaskProgress {
     this.dirtyProcs.length = 0;
     // apply
     for (const t of this.dirtyTasks) {
-      if (t.done || t.suspended) continue;
+      if (t.done) continue;
       const rj = t.job;
       let s = t.sMem;
       if (t.remote) {

@@ -184,8 +184,9 @@ export class ClusterSimulator implements DiscreteEventEngine {
    */
   private readonly events = new EventLoop<EventPayload>({
     capacity: 64,
-    // operator suspensions and resumptions after the ends and kills of their instant
-    ranks: [0, 0, 0, 1, 1],
+    // operator suspensions and resumptions after the ends and kills of their instant (every kind listed:
+    // a rank read past the array would leave V8's fast path on every schedule)
+    ranks: Array.from({ length: 256 }, (_, k) => (k === KIND_SUSPEND || k === KIND_RESUME ? 1 : 0)),
     isLive: (kind, e, stamp) =>
       kind >= PLUGIN_KIND_BASE
         ? !(e as RunningJob).ended && this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.isLive(kind & 7, e as RunningJob, stamp)
@@ -762,6 +763,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
     } else
       for (const t of rj.tasks) {
         if (t.done) continue;
+        // off its core: the contention loops (progress.ts) see the tasks on cores only
+        this.coreTask[t.core] = null;
         if (rj.job.work === 'delay') {
           t.remaining = t.eventTime - now;
           t.last = now;
@@ -813,6 +816,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     } else
       for (const t of rj.tasks) {
         if (t.done) continue;
+        this.coreTask[t.core] = t;
         if (rj.job.work === 'delay') {
           t.suspended = false;
           t.last = now;
