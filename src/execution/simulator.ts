@@ -909,6 +909,22 @@ export class ClusterSimulator implements DiscreteEventEngine {
     rj.suspendedAt = Number.NaN;
   }
 
+  /**
+   * The placement `place` finds for the waiting `job` if the running `victims` held nothing (a preemption
+   * pass's question: would preempting them let it start?), or null. Nothing changes: the victims' cores
+   * are released for the search and taken back at the same instant (no time passes; no listener hears it).
+   */
+  placementWithout(job: Job, victims: readonly RunningJob[], place: (sim: ClusterSimulator, job: Job) => Int32Array | null): Int32Array | null {
+    for (const v of victims)
+      if (v.ended || v.suspendedAt === v.suspendedAt) throw new Error(`job ${v.job.id} is not running (suspended jobs are no victims)`);
+    for (const v of victims) this.giveUp(v);
+    try {
+      return place(this, job);
+    } finally {
+      for (const v of victims) this.retake(v);
+    }
+  }
+
   /** Resumes the preempted jobs whose cores are free again, in the order they were suspended. */
   private resumePreempted(): void {
     for (let i = 0; i < this.preempted.length; ) {
