@@ -130,7 +130,8 @@ export const EnvConfigSchema = z
      * `multifactor` queue order's weights and shares. Absent: the documented model.
      */
     engine: EngineConfigSchema.refine((e) => e.preempt_type === 'none', {
-      message: "expected 'none': the cluster environments have no preemption pass (the agent decides every start); partition_prio runs under simulate and compare",
+      message:
+        "expected 'none': the cluster environments have no preemption pass (the agent decides every start); partition_prio runs under simulate and compare",
       path: ['preempt_type'],
     }).optional(),
     /** Idle processors draw power from t = 0 (`always`, documented) or from their first task (IRMaSim's accounting). */

@@ -915,8 +915,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * are released for the search and taken back at the same instant (no time passes; no listener hears it).
    */
   placementWithout(job: Job, victims: readonly RunningJob[], place: (sim: ClusterSimulator, job: Job) => Int32Array | null): Int32Array | null {
-    for (const v of victims)
-      if (v.ended || v.suspendedAt === v.suspendedAt) throw new Error(`job ${v.job.id} is not running (suspended jobs are no victims)`);
+    for (const v of victims) if (v.ended || v.suspendedAt === v.suspendedAt) throw new Error(`job ${v.job.id} is not running (suspended jobs are no victims)`);
     for (const v of victims) this.giveUp(v);
     try {
       return place(this, job);

@@ -168,7 +168,10 @@ describe('the engine checker over random runs with preemption (each mode, with E
         t += Math.floor(rng.exponential(1 / 15));
         const part = rng.uniform(0, 1) < 0.3 ? 'high' : 'low';
         const runtime = 10 + Math.floor(rng.uniform(0, 200));
-        jobs.push({ ...makeJob({ id: `j${i}`, subtime: t, ntasks: 1 + Math.floor(rng.uniform(0, 8)), type: 'mpi', runtime, partition: part }), reqTime: runtime * 2 });
+        jobs.push({
+          ...makeJob({ id: `j${i}`, subtime: t, ntasks: 1 + Math.floor(rng.uniform(0, 8)), type: 'mpi', runtime, partition: part }),
+          reqTime: runtime * 2,
+        });
       }
       let sim: ClusterSimulator | null = null;
       let last: TranscriptEntry[] = [];
@@ -203,7 +206,7 @@ describe('the engine checker over random runs with preemption (each mode, with E
 });
 
 describe('configuration', () => {
-  it('the engine configuration\'s preempt_type adds the pass to simulate\'s runs', () => {
+  it("the engine configuration's preempt_type adds the pass to simulate's runs", () => {
     const jobs = [low(), high()];
     const without = runSimulation(platform('suspend'), jobs, makeScheduler('fcfs:first'), { engine: parseEngineConfig({}) });
     const withPass = runSimulation(platform('suspend'), jobs, makeScheduler('fcfs:first'), { engine: parseEngineConfig({ preempt_type: 'partition_prio' }) });
