@@ -9,7 +9,9 @@
  * - priority: FCFS instead of multifactor with fair share;
  * - scheduling passes: no EASY backfilling;
  * - capacity: no partitions (every job may use any node);
- * - power: the model is always on; each row gives its energy.
+ * - power: the model is always on; each row gives its energy;
+ * - and one dimension turned ON: lifecycle, operator suspensions (every tenth job suspended for 600 s,
+ *   60 s into its run, holding its cores: `operatorEvents`), on top of the combined scenario.
  *
  * Each row: mean bounded slowdown, mean wait of each user, utilisation, makespan, energy, resizes, and the
  * CPU seconds the run took.
@@ -36,6 +38,7 @@ export interface CombinedRow {
   makespan: number;
   energy_mj: number;
   resizes: number;
+  suspensions: number;
   cpu_s: number;
 }
 
@@ -45,6 +48,7 @@ export function combinedAblation(): CombinedRow[] {
   const jobs = loadWorkload(join(ROOT, 'data/workloads/combined-200.json')).jobs;
   const full = JSON.parse(readFileSync(join(ROOT, 'data/engines/combined.json'), 'utf8')) as EngineConfigInput;
   const noPartitions = jobs.map((j): Job => ({ ...j, partition: undefined }));
+  const suspended = jobs.map((j, i): Job => (i % 10 === 0 ? { ...j, operatorEvents: [{ after: 60, duration: 600 }] } : j));
   const variants: { variant: string; engine: EngineConfigInput; policy: string; jobs: readonly Job[] }[] = [
     { variant: 'combined (every dimension on)', engine: full, policy: 'multifactor:first+easy', jobs },
     { variant: 'progress: malleable jobs rigid', engine: { ...full, malleable: 'rigid' }, policy: 'multifactor:first+easy', jobs },
@@ -52,11 +56,13 @@ export function combinedAblation(): CombinedRow[] {
     { variant: 'priority: FCFS, no fair share', engine: full, policy: 'fcfs:first+easy', jobs },
     { variant: 'passes: no EASY backfilling', engine: full, policy: 'multifactor:first', jobs },
     { variant: 'capacity: no partitions', engine: full, policy: 'multifactor:first+easy', jobs: noPartitions },
+    { variant: 'lifecycle: + operator suspensions', engine: full, policy: 'multifactor:first+easy', jobs: suspended },
   ];
   return variants.map((v) => {
     const engine = parseEngineConfig(v.engine);
     const waits: Record<string, number[]> = { alice: [], bob: [] };
     let resizes = 0;
+    let suspensions = 0;
     const c0 = process.cpuUsage();
     const { summary } = runSimulation(platform, v.jobs, makeScheduler(v.policy, { multifactor: multifactorOptionsOf(engine) }), {
       engine,
@@ -64,6 +70,9 @@ export function combinedAblation(): CombinedRow[] {
         {
           onResize: () => {
             resizes++;
+          },
+          onSuspend: () => {
+            suspensions++;
           },
           onEnd: (_s, r) => {
             waits[r.job.user ?? 'alice']!.push(r.start - r.submit);
@@ -83,6 +92,7 @@ export function combinedAblation(): CombinedRow[] {
       makespan: summary.makespan,
       energy_mj: summary.energy / 1e6,
       resizes,
+      suspensions,
       cpu_s: (cu.user + cu.system) / 1e6,
     };
   });
@@ -93,7 +103,7 @@ export function benchCombined(): Record<string, unknown> {
   const rows = combinedAblation();
   for (const r of rows)
     console.error(
-      `${r.variant.padEnd(34)} bsld ${r.mean_bsld.toFixed(3)}  wait alice ${r.wait_alice.toFixed(0)} s, bob ${r.wait_bob.toFixed(0)} s  util ${r.utilisation.toFixed(3)}  makespan ${r.makespan.toFixed(0)} s  energy ${r.energy_mj.toFixed(2)} MJ  resizes ${r.resizes}  cpu ${r.cpu_s.toFixed(2)} s`,
+      `${r.variant.padEnd(34)} bsld ${r.mean_bsld.toFixed(3)}  wait alice ${r.wait_alice.toFixed(0)} s, bob ${r.wait_bob.toFixed(0)} s  util ${r.utilisation.toFixed(3)}  makespan ${r.makespan.toFixed(0)} s  energy ${r.energy_mj.toFixed(2)} MJ  resizes ${r.resizes}  suspensions ${r.suspensions}  cpu ${r.cpu_s.toFixed(2)} s`,
     );
   return { rows };
 }

@@ -129,7 +129,11 @@ export const EnvConfigSchema = z
      * policy at reconfiguration points (the agent decides starts; resizes are the policy's), the
      * `multifactor` queue order's weights and shares. Absent: the documented model.
      */
-    engine: EngineConfigSchema.optional(),
+    engine: EngineConfigSchema.refine((e) => e.preempt_type === 'none', {
+      message:
+        "expected 'none': the cluster environments have no preemption pass (the agent decides every start); partition_prio runs under simulate and compare",
+      path: ['preempt_type'],
+    }).optional(),
     /** Idle processors draw power from t = 0 (`always`, documented) or from their first task (IRMaSim's accounting). */
     idle_power: z.enum(['always', 'after-first-task']).default('always'),
     /** Seed of the episodes started by `reset()` without a seed. */

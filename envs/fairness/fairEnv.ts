@@ -49,7 +49,8 @@ import { jainIndex } from '../../src/core/statistics.js';
 import { fairnessCluster, TABLE_5_1, table51Workload } from '../../src/fairness/experiment.js';
 import { fairPreset, type TraceTask } from '../../src/fairness/preset.js';
 import { readTrace, TRACE_FORMATS } from '../../src/fairness/traces/index.js';
-import { HostGroupsSchema } from '../../src/platform/views.js';
+import type { Platform } from '../../src/platform/platform.js';
+import { HostGroupsSchema, platformFromHostGroups } from '../../src/platform/views.js';
 import { drfOrder, type FairTask, type MultiResourcePasses } from '../../src/scheduling/multiResource.js';
 import type { GymEnv, GymInfo } from '../gym.js';
 import { EpisodeEnv, type EpisodeStep } from '../episodeEnv.js';
@@ -197,7 +198,7 @@ export class FairEnv extends EpisodeEnv<Float32Array, FairInfo> {
   protected start(seed: number): { observation: Float32Array; info: FairInfo } {
     const c = this.ctx.config;
     const tasks: Iterable<TraceTask> = c.trace !== undefined ? inSubmitOrder(c.trace, readTrace(c.trace, c.format)) : table51Workload(seed, c.task_scale);
-    this.engine = fairPreset(c.hosts ?? fairnessCluster(c.scale), tasks, null, { weights: c.weights });
+    this.engine = fairPreset(platformOf(this.ctx), tasks, null, { weights: c.weights });
     this.maxCap = this.engine.hosts.maxCapacity();
     this.declared = c.trace !== undefined ? new Map() : new Map(TABLE_5_1.map((u) => [u.user, u.durationMean]));
     this.utilInt = 0;
@@ -352,6 +353,17 @@ export class FairEnv extends EpisodeEnv<Float32Array, FairInfo> {
     o[g + 3] = clip(active.length / this.slots);
     if (e.sim.nextEventTime() < Infinity) this.mask[this.waitAction] = 1;
   }
+}
+
+/** The platform of a context's hosts, compiled once for every episode of its envs and their clones (a platform is never modified). */
+const PLATFORMS = new WeakMap<FairContext, Platform>();
+function platformOf(ctx: FairContext): Platform {
+  let p = PLATFORMS.get(ctx);
+  if (p === undefined) {
+    p = platformFromHostGroups(ctx.config.hosts ?? fairnessCluster(ctx.config.scale));
+    PLATFORMS.set(ctx, p);
+  }
+  return p;
 }
 
 /**

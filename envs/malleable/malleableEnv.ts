@@ -51,7 +51,7 @@
 import { z } from 'zod';
 import { InvalidActionFields } from '../invalidAction.js';
 import { inputErrorFromIssues } from '../../src/core/errors.js';
-import { allowedSizes, type MWorkload, stepTime, TABLE1_COST } from '../../src/malleable/model.js';
+import { allowedSizes, type MalleableSpec, type MWorkload, stepTime, TABLE1_COST } from '../../src/malleable/model.js';
 import type { MRunResult } from '../../src/malleable/model.js';
 import { type DmrSim, dmrPreset } from '../../src/malleable/preset.js';
 import type { PointContext } from '../../src/scheduling/resizePolicy.js';
@@ -145,7 +145,9 @@ export class MalleableEnv extends EpisodeEnv<Float32Array, MalleableInfo> {
   private readonly nodes: number;
   private sim: DmrSim | null = null;
   private readonly obs: Float32Array;
-  private sizes: number[] = [];
+  private sizes: readonly number[] = [];
+  /** The pending decision's context (`advance` sets it; null at the end). */
+  private pending: PointContext | null = null;
   private lastIntegral = 0;
 
   constructor(private readonly ctx: MalleableContext) {
@@ -189,11 +191,12 @@ export class MalleableEnv extends EpisodeEnv<Float32Array, MalleableInfo> {
 
   protected override release(): void {
     this.sim = null;
+    this.pending = null;
   }
 
   protected apply(action: number): EpisodeStep<Float32Array, MalleableInfo> {
     const sim = this.sim!;
-    const p = sim.context();
+    const p = this.pending!;
     if (action === 0) sim.decide(p.size);
     else if (p.kind === 'queue') sim.decide(this.sizes[action - 1]!);
     else {
@@ -208,13 +211,14 @@ export class MalleableEnv extends EpisodeEnv<Float32Array, MalleableInfo> {
   /** What the `dmr` agent needs: the pending point (null at the end) and the allowed sizes, ascending. */
   point(): { context: PointContext; sizes: readonly number[] } | null {
     if (!this.sim || this.ended) return null;
-    return { context: this.sim.context(), sizes: this.sizes };
+    return { context: this.pending!, sizes: this.sizes };
   }
 
   /** Runs to the next point; fills the observation and the mask; the reward since the last call. */
   private advance(): { reward: number; info: MalleableInfo; done: boolean } {
     const sim = this.sim!;
     const p = sim.next();
+    this.pending = p;
     const c = this.ctx.config;
     const integral = c.reward === 'wait' ? sim.waitIntegral : sim.inSystemIntegral;
     const reward = -(integral - this.lastIntegral) / Math.max(1, sim.jobCount) / c.scale;
@@ -240,7 +244,7 @@ export class MalleableEnv extends EpisodeEnv<Float32Array, MalleableInfo> {
     const queuePoint = p.kind === 'queue';
     info.kind = queuePoint ? 'queue' : 'point';
     const n = this.nodes;
-    this.sizes = allowedSizes(p.spec);
+    this.sizes = sizesOf(p.spec);
     const o = this.obs;
     o[0] = clip(p.size / n);
     o[1] = clip((p.spec.pref ?? 0) / n);
@@ -263,6 +267,17 @@ export class MalleableEnv extends EpisodeEnv<Float32Array, MalleableInfo> {
     }
     return { reward, info, done: false };
   }
+}
+
+/** A job's allowed sizes (ascending), made once per spec. */
+const SIZES = new WeakMap<MalleableSpec, readonly number[]>();
+function sizesOf(spec: MalleableSpec): readonly number[] {
+  let sizes = SIZES.get(spec);
+  if (sizes === undefined) {
+    sizes = allowedSizes(spec);
+    SIZES.set(spec, sizes);
+  }
+  return sizes;
 }
 
 function metricsOf(r: MRunResult): MalleableMetrics {

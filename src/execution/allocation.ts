@@ -311,9 +311,9 @@ export class Allocation implements Capacity {
    * over runs of consecutive cores on the same node and processor (placements list a node's cores
    * together): one free-tree leaf per run, the trees' inner nodes recomputed once for the whole
    * placement (`NodeFreeTree.commit`), and one power update per processor run: the same result as
-   * core by core without the per-core tree walks.
+   * core by core without the per-core tree walks. From task `from` on only (`Capacity.move`).
    */
-  move(job: Job, cores: Int32Array, owner: number): void {
+  move(job: Job, cores: Int32Array, owner: number, from = 0): void {
     const p = this.platform;
     const coreNode = p.coreNode;
     const coreProc = p.coreProc;
@@ -325,7 +325,7 @@ export class Allocation implements Capacity {
     const tasks = job.tasks;
     const memEach = job.mem;
     const ordered = this.orderedTrees.length > 0;
-    let t = 0;
+    let t = from;
     while (t < k) {
       // a run of cores on one node, made of runs on one processor
       const node = coreNode[cores[t]!]!;
@@ -373,9 +373,33 @@ export class Allocation implements Capacity {
     }
     this.freeTree.commit();
     for (let j = 0; j < this.orderedTrees.length; j++) this.orderedTrees[j]!.tree.commit();
-    this.freeCores += take ? -k : k;
-    this.busyCores += take ? k : -k;
+    this.freeCores += take ? from - k : k - from;
+    this.busyCores += take ? k - from : from - k;
     if (!take && this.busyCores === 0 && this.busyGpus === 0 && !this.powerless) this.power = this.idlePowerNow();
+  }
+
+  /** Takes core `c` and `mem` MB of its node for `owner` (a preempted `seq` job's task takes its core again): `releaseCore` undone. */
+  takeCore(c: number, mem: number, owner: number): void {
+    const p = this.platform;
+    this.coreOwner[c] = owner;
+    const n = p.coreNode[c]!;
+    if (this.nodeFree[n] === p.nodeCoreCount[n]) this.idleNodes--;
+    this.nodeFree[n]!--;
+    this.nodeFreeMem[n]! -= mem;
+    this.freeTree.update(n, this.nodeFree[n]!);
+    for (let i = 0; i < this.orderedTrees.length; i++) {
+      const o = this.orderedTrees[i]!;
+      o.tree.update(o.pos[n]!, this.nodeFree[n]!);
+    }
+    this.freeCores--;
+    this.busyCores++;
+    const proc = p.coreProc[c]!;
+    const b = this.procBusy[proc]!;
+    if (!this.powerless) {
+      if (this.procUsed) this.procUsed[proc] = 1;
+      this.power += this.procPowerNow(proc, b + 1) - this.procPowerNow(proc, b);
+    }
+    this.procBusy[proc] = b + 1;
   }
 
   /** Frees core `c` and `mem` MB of its node (a `seq` task that ended). */
@@ -401,6 +425,21 @@ export class Allocation implements Capacity {
     if (!this.powerless) this.power += this.procPowerNow(proc, b - 1) - this.procPowerNow(proc, b);
     this.procBusy[proc] = b - 1;
     if (this.busyCores === 0 && this.busyGpus === 0 && !this.powerless) this.power = this.idlePowerNow();
+  }
+
+  /**
+   * A suspended job's cores stop drawing busy power (`paused`), or draw it again: they stay held (owner,
+   * free counts and memory unchanged); only their processors' busy counts and the power move.
+   */
+  pause(_job: Job, cores: Int32Array, paused: boolean): void {
+    const coreProc = this.platform.coreProc;
+    for (let i = 0; i < cores.length; i++) {
+      const proc = coreProc[cores[i]!]!;
+      const b = this.procBusy[proc]!;
+      const b2 = paused ? b - 1 : b + 1;
+      if (!this.powerless) this.power += this.procPowerNow(proc, b2) - this.procPowerNow(proc, b);
+      this.procBusy[proc] = b2;
+    }
   }
 
   /** Power of processor `proc` with `busy` busy cores under the idle-power accounting in use. */

@@ -29,8 +29,11 @@ export interface Capacity {
    * modified afterwards, so a capacity may share them between jobs).
    */
   lastPlacement(): { nodes: Int32Array; perNode: Int32Array };
-  /** Takes a whole placement for `owner` (a running job's slot), or releases it (`owner` -1). */
-  move(job: Job, placement: Int32Array, owner: number): void;
+  /**
+   * Takes a whole placement for `owner` (a running job's slot), or releases it (`owner` -1); from task
+   * `from` on only (a malleable job's resize: the nodes it adds or gives back are the tail of its placement).
+   */
+  move(job: Job, placement: Int32Array, owner: number, from?: number): void;
   /**
    * Why `gpus` (GPU ids) are not a valid GPU placement for `job` with the placement the last
    * `placementError` accepted, or null (also for a job without GPUs given none).
@@ -38,6 +41,13 @@ export interface Capacity {
   gpuPlacementError(job: Job, gpus: ArrayLike<number>): string | null;
   /** Takes GPUs for `owner` (a running job's slot), or releases them (`owner` -1). */
   moveGpus(gpus: Int32Array, owner: number): void;
+  /**
+   * A suspended job that keeps its placement stops drawing busy power on it (`paused`), or draws it again
+   * (its units stay held: nothing else may take them).
+   */
+  pause(job: Job, placement: Int32Array, paused: boolean): void;
+  /** Takes one unit back for `owner`, with `mem` MB of its node (a preempted `seq` job's task resuming): `releaseCore` undone. */
+  takeCore(unit: number, mem: number, owner: number): void;
   /** Releases one unit of a placement early (a `seq` job's task that ended), with `mem` MB of its node. */
   releaseCore(unit: number, mem: number): void;
   /** Cores free and held, nodes with nothing held. */

@@ -282,10 +282,10 @@ export class HostVectors implements Capacity {
   }
 
   /** Takes each task's cores and memory on its host (`owner` >= 0), or gives them back (`owner` -1), in task order. */
-  move(job: Job, placement: Int32Array, owner: number): void {
+  move(job: Job, placement: Int32Array, owner: number, from = 0): void {
     const cpu = taskCpus(job);
     const take = owner >= 0;
-    for (let t = 0; t < placement.length; t++) {
+    for (let t = from; t < placement.length; t++) {
       const h = placement[t]!;
       const mem = taskMem(job, t);
       if (take) {
@@ -304,6 +304,14 @@ export class HostVectors implements Capacity {
         if (--this.tasksOn[h]! === 0) this.idleNodes++;
       }
     }
+  }
+
+  /** A suspended job's hosts stay held; the vector capacity draws no power: nothing moves. */
+  pause(): void {}
+
+  /** Vector jobs take their hosts whole (`move`): never called. */
+  takeCore(): void {
+    throw new Error('the vector capacity takes whole placements only (its jobs run whole)');
   }
 
   /** Tasks end with their job under this capacity (the engine ends vector jobs whole): never called. */

@@ -67,6 +67,8 @@ export class MalleableRun {
   sizeSince: number;
   /** Step-time multiplier for its cores (module comment). */
   scale = 1;
+  /** Suspended without its nodes (no node-seconds accrue). */
+  released = false;
   constructor(
     readonly work: MalleableWork,
     size: number,
@@ -126,8 +128,40 @@ export class MalleableProgress implements ProgressModel {
 
   stop(rj: RunningJob): void {
     const s = rj.malleable!;
+    if (s.released) s.sizeSince = this.host.now;
     this.setSize(rj, 0, this.host.now);
     s.ver++;
+  }
+
+  /**
+   * `rj` is suspended: its pending event (point, resize end or end) goes stale; without its nodes (`hold`
+   * false) it holds no node-seconds until it resumes.
+   */
+  suspend(rj: RunningJob, hold: boolean): void {
+    const s = rj.malleable!;
+    s.ver++;
+    if (!hold) this.setSize(rj, s.size, this.host.now);
+    s.released = !hold;
+  }
+
+  /** `rj` resumes after `pausedFor` seconds: its step clock, resize and end move by that; its pending event again. */
+  resume(rj: RunningJob, pausedFor: number): void {
+    const s = rj.malleable!;
+    const now = this.host.now;
+    if (s.released) {
+      s.sizeSince = now;
+      s.released = false;
+    }
+    s.anchorT += pausedFor;
+    s.estEnd += pausedFor;
+    s.ver++;
+    if (s.resizing) {
+      s.resizeEnd += pausedFor;
+      this.host.schedule(s.resizeEnd, RESIZED, rj, s.ver);
+    } else if (s.nextPoint >= 0) {
+      s.nextPoint += pausedFor;
+      this.host.schedule(s.nextPoint, POINT, rj, s.ver);
+    } else this.host.schedule(s.estEnd, END, rj, s.ver);
   }
 
   /** A malleable job starts now on its cores: its run state and its first point (or end). */

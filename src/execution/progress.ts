@@ -155,6 +155,32 @@ export class TaskProgress {
   }
 
   /**
+   * `task`'s job is suspended at `now` (an `ops` task under the documented model): its progress is brought
+   * up to date and kept, its end event goes stale, and its rate is 0 until `resume`. The caller takes it
+   * off its core (`coreTask`), so it stops counting in its processor's and node's contention: the loops
+   * below see only the tasks on cores (no test of their own, which would cost the hot path).
+   */
+  suspend(task: RunningTask, now: number): void {
+    if (task.speed === task.speed) task.remaining -= task.rate * (now - task.last);
+    if (task.remaining < 0) task.remaining = 0;
+    task.last = now;
+    task.suspended = true;
+    task.speed = Number.NaN;
+    task.rate = 0;
+    task.eventTime = Infinity;
+    if (task.commLimited) commLimit(task, false, now);
+    this.markProc(task.proc);
+    if (task.remote) this.markNode(task.node);
+  }
+
+  /** `task`'s job resumes at `now`: it counts in contention again and `flush` gives it its rate and end. */
+  resume(task: RunningTask, now: number): void {
+    task.suspended = false;
+    task.last = now;
+    this.enter(task);
+  }
+
+  /**
    * Recomputes the speed factors of everything the starts and ends since the last flush touched, at
    * time `now`; under the documented model, brings their progress up to date and schedules their new
    * finish events.

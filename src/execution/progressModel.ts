@@ -53,6 +53,13 @@ export interface ProgressModel {
   isLive(kind: number, rj: RunningJob, stamp: number): boolean;
   /** An event of this model happened (it is current). */
   handle(kind: number, rj: RunningJob): void;
+  /**
+   * `rj` is suspended now (`ClusterSimulator.suspend`), keeping its placement (`hold`) or not: its events
+   * go stale and its progress stops. Absent: the model's jobs cannot be suspended.
+   */
+  suspend?(rj: RunningJob, hold: boolean): void;
+  /** `rj` resumes now after `pausedFor` seconds suspended: its progress goes on, its events move by that. */
+  resume?(rj: RunningJob, pausedFor: number): void;
   /** `rj` leaves now (its end, a kill, a preemption): stop its events and settle its accounts. */
   stop(rj: RunningJob): void;
 }

@@ -31,6 +31,11 @@ export interface JobRecord {
   commTime: number;
   /** GPU ids it last ran on (empty or absent without GPUs, and when rejected). */
   gpus?: Int32Array | undefined;
+  /**
+   * Its suspensions, as flat `(suspend, resume)` pairs of times (sigsleep's `suspend_period`s; an open
+   * last period has no resume), absent or null when it never was (`ClusterSimulator.suspend`).
+   */
+  suspensions?: readonly number[] | null | undefined;
 }
 
 /** No GPU (the GPU placement of a job without GPUs). */
@@ -52,10 +57,16 @@ export function rejectedRecord(job: Job, now: number): JobRecord {
   };
 }
 
-/** Kinds of events (the engine's `EventLoop` kinds): a task ends, a job (of uniform delay tasks) ends, a job reaches its walltime. */
+/**
+ * Kinds of events (the engine's `EventLoop` kinds): a task ends, a job (of uniform delay tasks) ends, a
+ * job reaches its walltime; an operator suspends a job, and resumes it (these two rank after the others
+ * within an instant: a job whose work ends at the instant of its suspension ends).
+ */
 export const KIND_TASK = 0;
 export const KIND_JOB = 1;
 export const KIND_KILL = 2;
+export const KIND_SUSPEND = 3;
+export const KIND_RESUME = 4;
 
 /** A task of a running job (only jobs that need per-task tracking have them). */
 export class RunningTask {
@@ -82,6 +93,8 @@ export class RunningTask {
   /** Counted in its job's `commLimitedTasks` (its `sComm < job.commFree` while it ran). */
   commLimited = false;
   done = false;
+  /** Its job is suspended: the task holds its core and makes no progress (`remaining` is kept). */
+  suspended = false;
   /** Time the task ended (NaN while it runs). */
   endedAt = NaN;
   constructor(
@@ -145,6 +158,20 @@ export class RunningJob implements JobRecord {
   finish = Number.NaN;
   /** How it left (valid once `ended`). */
   state: EndState = 'finished';
+  /** Walltime kill time (its event's stamp), Infinity when none is pending (none, or suspended). */
+  killAt = Infinity;
+  /** Since when it is suspended (NaN while it runs), whether it holds its cores then, and for how long it was before. */
+  suspendedAt = Number.NaN;
+  holding = true;
+  suspendedTime = 0;
+  /** `(suspend, resume)` times (the record's `suspensions`), null before the first. */
+  suspensions: number[] | null = null;
+  /** While suspended: the walltime left, and a job-level end's work left (s). */
+  killLeft = Infinity;
+  endLeft = Infinity;
+  /** Next operator event of its job (`job.operatorEvents`), and the stamp of its pending one. */
+  opNext = 0;
+  opStamp = 0;
   private rel: Float64Array | null = null;
   constructor(
     readonly job: Job,
@@ -171,9 +198,14 @@ export class RunningJob implements JobRecord {
     }
     return this.rel;
   }
-  /** Expected end from the user's estimate: `start + req_time`. */
+  /** Seconds it has run by `now` since its start (time suspended not counted). */
+  ranFor(now: number): number {
+    const open = this.suspendedAt === this.suspendedAt ? now - this.suspendedAt : 0;
+    return now - this.start - this.suspendedTime - open;
+  }
+  /** Expected end from the user's estimate: `start + req_time` (plus the time it was suspended). */
   get expectedEnd(): number {
-    return this.start + this.job.reqTime;
+    return this.start + this.job.reqTime + this.suspendedTime;
   }
   /** The fraction of its work done at `now` (its slowest task's; a delay job's elapsed share of its runtime). */
   workDone(now: number): number {
@@ -186,7 +218,7 @@ export class RunningJob implements JobRecord {
       }
     } else {
       const d = this.job.runtime;
-      done = d > 0 ? Math.min(1, (now - this.start) / d) : 1;
+      done = d > 0 ? Math.min(1, this.ranFor(now) / d) : 1;
     }
     return done;
   }

@@ -50,6 +50,13 @@
  * start it again from scratch, as Slurm's `PreemptMode=REQUEUE` does. Its record (the `RunningJob` of
  * its last run) has that run's `start`, and `firstStart` its first run's). Round-based GPU schedulers preempt between rounds; Slurm's requeue is the other use.
  *
+ * Suspension (`suspend`, `resume`; the lifecycle of Slurm's `scontrol suspend` and `PreemptMode=SUSPEND`):
+ * a suspended job makes no progress and its end, walltime kill (the time limit counts run time only) and
+ * next operator event wait; they move by the time it was suspended. Holding its cores (`Suspended`) they
+ * stay its own and draw idle power; without them (`Preempted`) it resumes on the same cores as soon as
+ * they are all free, before the next pass. A job's `operatorEvents` suspend it (holding its cores) `after`
+ * seconds of run for `duration` seconds. Its record lists its `(suspend, resume)` periods.
+ *
  * GPUs (DESIGN §16): a job with a `gpus` facet starts with its GPU ids beside its cores
  * (`startJob(job, cores, { gpus })`), checked by the capacity (`allocation.ts`) and by the progress
  * model that runs it (a DL job needs a rate where it runs).
@@ -63,7 +70,7 @@
  * within a round make no decision point.
  */
 import { InputError } from '../core/errors.js';
-import type { DiscreteEventEngine } from '../core/engine.js';
+import { type DiscreteEventEngine, JobPhase } from '../core/engine.js';
 import { EventLoop } from '../core/eventLoop.js';
 import { commModel, networkVolume, type CommModel } from '../platform/communication.js';
 import { JobNetwork } from '../platform/jobNetwork.js';
@@ -79,7 +86,7 @@ import type { Capacity } from './capacity.js';
 import { HostVectors } from './hostVectors.js';
 import type { NodeFreeTree } from './nodeFreeTree.js';
 import { TaskProgress } from './progress.js';
-import { KIND_JOB, KIND_KILL, KIND_TASK, NO_GPUS, rejectedRecord, RunningJob, RunningTask, type EventPayload } from './running.js';
+import { KIND_JOB, KIND_KILL, KIND_RESUME, KIND_SUSPEND, KIND_TASK, NO_GPUS, rejectedRecord, RunningJob, RunningTask, type EventPayload } from './running.js';
 import { WaitingQueue } from './waitingQueue.js';
 import type {
   DecisionMaker,
@@ -177,12 +184,17 @@ export class ClusterSimulator implements DiscreteEventEngine {
    */
   private readonly events = new EventLoop<EventPayload>({
     capacity: 64,
+    // operator suspensions and resumptions after the ends and kills of their instant (every kind listed:
+    // a rank read past the array would leave V8's fast path on every schedule)
+    ranks: Array.from({ length: 256 }, (_, k) => (k === KIND_SUSPEND || k === KIND_RESUME ? 1 : 0)),
     isLive: (kind, e, stamp) =>
       kind >= PLUGIN_KIND_BASE
         ? !(e as RunningJob).ended && this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.isLive(kind & 7, e as RunningJob, stamp)
         : kind === KIND_KILL
-          ? !(e as RunningJob).ended
-          : e.eventTime === stamp && (kind === KIND_JOB ? !(e as RunningJob).ended : !(e as RunningTask).done),
+          ? !(e as RunningJob).ended && (e as RunningJob).killAt === stamp
+          : kind >= KIND_SUSPEND
+            ? !(e as RunningJob).ended && (e as RunningJob).opStamp === stamp
+            : e.eventTime === stamp && (kind === KIND_JOB ? !(e as RunningJob).ended : !(e as RunningTask).done),
   });
   /** Plugged-in progress models (`progressModel.ts`). */
   private readonly progressModels: ProgressModel[] = [];
@@ -198,6 +210,10 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private nextRound = Number.POSITIVE_INFINITY;
   /** Jobs preempted back to the queue: what their next run takes over (a progress model's state, their first start). */
   private readonly requeued = new Map<Job, { extension: unknown; firstStart: number }>();
+  /** Jobs suspended without their cores (`suspend(rj, false)`), in suspension order: they resume as soon as their cores are free. */
+  private readonly preempted: RunningJob[] = [];
+  /** Running jobs suspended now (holding their cores or not). */
+  suspendedCount = 0;
   /** The event clock: the event just handled freed resources (a job or task ended, a resize ended). */
   private freed = false;
   private readonly source: Iterator<Job>;
@@ -462,6 +478,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
     if (this.finishedFlag) return false;
     this.queue.tidy();
     if (this.semantics === 'irmasim') return this.advanceIrmasim(limit);
+    // jobs suspended without their cores resume before the next pass when the cores are free
+    if (this.preempted.length > 0) this.resumePreempted();
     if (this.roundEvery > 0) return this.advanceRounds(limit);
     for (;;) {
       if (this.pointPending !== null) return true;
@@ -475,6 +493,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       if (t === Infinity) return this.nothingLeft();
       if (t > limit) return false;
       const changed = this.eventClock ? this.runOneEvent(t, tSub === t) : this.runInstant(t);
+      if (this.preempted.length > 0) this.resumePreempted();
       if (this.pointPending !== null) {
         // a point for the caller: the pass the event calls for (if any) runs once it is decided
         if (changed && this.queue.length > 0) this.decisionDue = true;
@@ -511,6 +530,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       const wasRunning = this.runningCount > 0;
       const arrived = tSub === t;
       this.runInstant(t);
+      if (this.preempted.length > 0) this.resumePreempted();
       if (this.pointPending !== null) return true;
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
         this.finishedFlag = true;
@@ -714,6 +734,223 @@ export class ClusterSimulator implements DiscreteEventEngine {
     for (const l of this.listeners) l.onRequeue?.(this, running);
   }
 
+  // ---------------------------------------------------------------- suspension
+
+  /**
+   * Suspends a running job now (module comment, "Suspension"): its work stops where it is (its end,
+   * walltime and next operator events wait), and with `hold` (an operator's `scontrol suspend`,
+   * `JobPhase.Suspended`) it keeps its cores, which draw idle power; without (`PreemptMode=SUSPEND`,
+   * `JobPhase.Preempted`) it gives them up, and the engine resumes it on the same cores as soon as they
+   * are all free again, before the next scheduling pass. Not part of the irmasim semantics; refused for
+   * a job whose progress model cannot suspend, or whose reconfiguration point awaits its decision.
+   */
+  suspend(rj: RunningJob, hold = true): void {
+    if (rj.ended) throw new Error(`job ${rj.job.id} is not running`);
+    if (rj.suspendedAt === rj.suspendedAt) throw new Error(`job ${rj.job.id} is suspended already`);
+    if (this.semantics === 'irmasim') throw new Error('suspension is not part of the irmasim semantics');
+    if (rj.model !== null && rj.model.suspend === undefined) throw new Error(`job ${rj.job.id}: the ${rj.model.name} progress model does not suspend jobs`);
+    if (this.pointPending === rj) throw new Error(`job ${rj.job.id}: its reconfiguration point awaits a decision`);
+    const now = this.now;
+    rj.suspendedAt = now;
+    rj.holding = hold;
+    if (rj.suspensions === null) rj.suspensions = [];
+    rj.suspensions.push(now);
+    rj.opStamp++; // a pending operator suspension waits for the run to go on
+    if (rj.model !== null) rj.model.suspend!(rj, hold);
+    else if (rj.tasks === null) {
+      rj.endLeft = rj.eventTime - now;
+      rj.eventTime = Infinity;
+    } else
+      for (const t of rj.tasks) {
+        if (t.done) continue;
+        // off its core: the contention loops (progress.ts) see the tasks on cores only
+        this.coreTask[t.core] = null;
+        if (rj.job.work === 'delay') {
+          t.remaining = t.eventTime - now;
+          t.last = now;
+          t.suspended = true;
+          t.eventTime = Infinity;
+        } else this.progress.suspend(t, now);
+      }
+    const net = this.progress.network;
+    if (net !== null && rj.communicating) net.remove(rj, now);
+    this.progress.flush(now);
+    if (rj.killAt < Infinity) {
+      rj.killLeft = rj.killAt - now;
+      rj.killAt = Infinity;
+    }
+    if (hold) this.capacity.pause(rj.job, this.heldCores(rj), true);
+    else {
+      this.giveUp(rj);
+      this.preempted.push(rj);
+      this.freed = true;
+    }
+    this.suspendedCount++;
+    for (const l of this.listeners) l.onSuspend?.(this, rj, hold ? JobPhase.Suspended : JobPhase.Preempted);
+  }
+
+  /**
+   * Resumes a suspended job now: a job that gave its cores up takes them again (refused while one is
+   * not free); its work goes on where it stopped, its end, walltime (run time only counts) and next
+   * operator event move by the time it was suspended.
+   */
+  resume(rj: RunningJob): void {
+    if (rj.ended || rj.suspendedAt !== rj.suspendedAt) throw new Error(`job ${rj.job.id} is not suspended`);
+    const now = this.now;
+    if (!rj.holding) {
+      if (!this.canRetake(rj)) throw new Error(`job ${rj.job.id}: its cores are not all free`);
+      this.retake(rj);
+      this.preempted.splice(this.preempted.indexOf(rj), 1);
+      rj.holding = true;
+    } else this.capacity.pause(rj.job, this.heldCores(rj), false);
+    const d = now - rj.suspendedAt;
+    rj.suspendedTime += d;
+    rj.suspendedAt = Number.NaN;
+    rj.suspensions!.push(now);
+    this.suspendedCount--;
+    if (rj.model !== null) rj.model.resume!(rj, d);
+    else if (rj.tasks === null) {
+      rj.eventTime = now + rj.endLeft;
+      rj.endLeft = Infinity;
+      this.events.schedule(rj.eventTime, KIND_JOB, rj, rj.eventTime);
+    } else
+      for (const t of rj.tasks) {
+        if (t.done) continue;
+        this.coreTask[t.core] = t;
+        if (rj.job.work === 'delay') {
+          t.suspended = false;
+          t.last = now;
+          t.eventTime = now + t.remaining;
+          if (!this.events.reschedule(t.eventHandle, KIND_TASK, t, t.eventTime, t.eventTime))
+            t.eventHandle = this.events.schedule(t.eventTime, KIND_TASK, t, t.eventTime);
+        } else this.progress.resume(t, now);
+      }
+    const net = this.progress.network;
+    if (net !== null && rj.communicating) {
+      let T = 0;
+      for (const t of rj.tasks!) if (t.tNominal > T) T = t.tNominal;
+      rj.commFree = net.add(rj, rj.nodes, rj.perNode, rj.job.commVol, T, now);
+    }
+    this.progress.flush(now);
+    if (rj.killLeft < Infinity) {
+      rj.killAt = now + rj.killLeft;
+      rj.killLeft = Infinity;
+      this.events.schedule(rj.killAt, KIND_KILL, rj, rj.killAt);
+    }
+    this.scheduleOperatorEvent(rj);
+    for (const l of this.listeners) l.onResume?.(this, rj);
+  }
+
+  /** The cores a running job holds now: all of them, except a `seq` job's whose tasks ended (they were freed then). */
+  private heldCores(rj: RunningJob): Int32Array {
+    if (rj.job.type !== 'seq' || rj.tasks === null) return rj.cores;
+    const held: number[] = [];
+    for (const t of rj.tasks) if (!t.done) held.push(t.core);
+    return Int32Array.from(held);
+  }
+
+  /** A job suspended without its cores gives them up (those it holds). */
+  private giveUp(rj: RunningJob): void {
+    const job = rj.job;
+    if (job.type === 'seq' && rj.tasks !== null) {
+      for (const t of rj.tasks)
+        if (!t.done) {
+          this.coreTask[t.core] = null;
+          this.capacity.releaseCore(t.core, taskMem(job, t.index));
+        }
+    } else {
+      if (rj.tasks !== null) for (let i = 0; i < rj.cores.length; i++) this.coreTask[rj.cores[i]!] = null;
+      this.capacity.move(job, rj.cores, -1);
+    }
+  }
+
+  /** Whether the cores a preempted job gave up are all free again (and their nodes' memory for its tasks). */
+  private canRetake(rj: RunningJob): boolean {
+    const job = rj.job;
+    if (job.type === 'seq' && rj.tasks !== null) {
+      const mem = this.allocation.nodeFreeMem;
+      const need = new Map<number, number>();
+      for (const t of rj.tasks) {
+        if (t.done) continue;
+        if (this.coreOwner[t.core] !== -1) return false;
+        need.set(t.node, (need.get(t.node) ?? 0) + taskMem(job, t.index));
+      }
+      if (this.enforceMemory) for (const [n, m] of need) if (m > mem[n]! + 1e-9) return false;
+      return true;
+    }
+    return this.capacity.placementError(job, rj.cores) === null;
+  }
+
+  /** A preempted job takes its cores again (`canRetake` holds). */
+  private retake(rj: RunningJob): void {
+    const job = rj.job;
+    if (job.type === 'seq' && rj.tasks !== null) {
+      for (const t of rj.tasks)
+        if (!t.done) {
+          this.capacity.takeCore(t.core, taskMem(job, t.index), rj.slot);
+          this.coreTask[t.core] = t;
+        }
+    } else {
+      this.capacity.move(job, rj.cores, rj.slot);
+      if (rj.tasks !== null) for (const t of rj.tasks) this.coreTask[t.core] = t;
+    }
+  }
+
+  /**
+   * A suspended job leaves (killed, requeued, ended by a live mirror): held cores draw busy power again
+   * for their release; a job that gave its cores up (`holding` false after this) releases nothing. Its
+   * open suspension period stays open in its record.
+   */
+  private leaveSuspension(rj: RunningJob): void {
+    if (rj.suspendedAt !== rj.suspendedAt) return;
+    this.suspendedCount--;
+    if (rj.holding) this.capacity.pause(rj.job, this.heldCores(rj), false);
+    else this.preempted.splice(this.preempted.indexOf(rj), 1);
+    rj.suspendedAt = Number.NaN;
+  }
+
+  /**
+   * The placement `place` finds for the waiting `job` if the running `victims` held nothing (a preemption
+   * pass's question: would preempting them let it start?), or null. Nothing changes: the victims' cores
+   * are released for the search and taken back at the same instant (no time passes; no listener hears it).
+   */
+  placementWithout(job: Job, victims: readonly RunningJob[], place: (sim: ClusterSimulator, job: Job) => Int32Array | null): Int32Array | null {
+    for (const v of victims) if (v.ended || v.suspendedAt === v.suspendedAt) throw new Error(`job ${v.job.id} is not running (suspended jobs are no victims)`);
+    for (const v of victims) this.giveUp(v);
+    try {
+      return place(this, job);
+    } finally {
+      for (const v of victims) this.retake(v);
+    }
+  }
+
+  /** Resumes the preempted jobs whose cores are free again, in the order they were suspended. */
+  private resumePreempted(): void {
+    for (let i = 0; i < this.preempted.length; ) {
+      const rj = this.preempted[i]!;
+      if (this.canRetake(rj)) this.resume(rj);
+      else i++;
+    }
+  }
+
+  /** Schedules the job's next operator suspension (`job.operatorEvents`), `after` seconds of run from its start. */
+  private scheduleOperatorEvent(rj: RunningJob): void {
+    const ev = rj.job.operatorEvents?.[rj.opNext];
+    if (ev === undefined) return;
+    const at = this.now + Math.max(0, ev.after - rj.ranFor(this.now));
+    this.events.schedule(at, KIND_SUSPEND, rj, ++rj.opStamp);
+  }
+
+  private operatorSuspend(rj: RunningJob): void {
+    const ev = rj.job.operatorEvents![rj.opNext++]!;
+    this.suspend(rj, true);
+    this.events.schedule(this.now + ev.duration, KIND_RESUME, rj, ++rj.opStamp);
+  }
+
+  private operatorResume(rj: RunningJob): void {
+    this.resume(rj);
+  }
+
   /**
    * Submits `job` now, whatever its `subtime` (dynamic submission: a caller that keeps its own
    * arrival timeline, such as the Batsim adapter, hands the engine a job when it decides to run it).
@@ -739,6 +976,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       return this.now;
     }
     this.runInstant(t);
+    if (this.preempted.length > 0) this.resumePreempted();
     return this.now;
   }
 
@@ -806,18 +1044,34 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * `tasksPerNode` of its tasks (cores and memory), in platform order; at most `max` of them.
    */
   expansionNodes(rj: RunningJob, max = Number.POSITIVE_INFINITY): number[] {
+    return Array.from(this.expansion.subarray(0, this.findExpansion(rj, max)));
+  }
+
+  /** How many nodes a malleable job could expand onto now (`expansionNodes`), at most `max`. */
+  expansionCount(rj: RunningJob, max = Number.POSITIVE_INFINITY): number {
+    return this.findExpansion(rj, max);
+  }
+
+  /** Scratch of `findExpansion`: the nodes found. */
+  private expansion = new Int32Array(64);
+
+  /** Writes the nodes of `expansionNodes` to the front of `this.expansion`; returns their count. */
+  private findExpansion(rj: RunningJob, max: number): number {
     const run = rj.malleable!;
     const job = rj.job;
     const p = this.platform;
     const part = job.partition !== undefined ? p.partitions[p.partitionIndex(job.partition)] : undefined;
     const mem = this.enforceMemory ? job.mem * run.tasksPerNode : 0;
-    const out: number[] = [];
-    for (let n = this.freeTree.findFirst(0, run.tasksPerNode); n >= 0 && out.length < max; n = this.freeTree.findFirst(n + 1, run.tasksPerNode)) {
+    const limit = Math.min(max, p.nodeCount);
+    if (this.expansion.length < limit) this.expansion = new Int32Array(p.nodeCount);
+    const out = this.expansion;
+    let count = 0;
+    for (let n = this.freeTree.findFirst(0, run.tasksPerNode); n >= 0 && count < limit; n = this.freeTree.findFirst(n + 1, run.tasksPerNode)) {
       if ((part && part.nodeMask[n] === 0) || holds(rj.nodes, n)) continue;
       if (mem > this.nodeFreeMem[n]! + 1e-9) continue;
-      out.push(n);
+      out[count++] = n;
     }
-    return out;
+    return count;
   }
 
   /**
@@ -865,9 +1119,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
       );
     const cost = run.work.resizeCost ?? this.resizeCost;
     if (size > cur) {
-      const add = this.expansionNodes(rj, size - cur);
-      if (add.length < size - cur)
-        throw new InvalidResizeError(`job ${rj.job.id}: expanding ${cur} -> ${size} needs ${size - cur} more nodes, ${add.length} can take it`);
+      const add = this.findExpansion(rj, size - cur);
+      if (add < size - cur) throw new InvalidResizeError(`job ${rj.job.id}: expanding ${cur} -> ${size} needs ${size - cur} more nodes, ${add} can take it`);
       this.takeNodes(rj, add);
       steps.setSize(rj, size, this.now);
       steps.beginResize(rj, size, cost.expand, this.now);
@@ -885,14 +1138,16 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.steps!.endResize(rj, this.now);
   }
 
-  /** A malleable job takes `tasksPerNode` cores on each of `add` (nodes with room, see `expansionNodes`). */
-  private takeNodes(rj: RunningJob, add: readonly number[]): void {
+  /** A malleable job takes `tasksPerNode` cores on each of the first `count` nodes `findExpansion` found. */
+  private takeNodes(rj: RunningJob, count: number): void {
     const k = rj.malleable!.tasksPerNode;
     const had = rj.cores.length;
-    const all = this.allocation.arena.alloc(had + add.length * k);
+    const all = this.allocation.arena.alloc(had + count * k);
     all.set(rj.cores);
     let i = had;
-    for (const n of add) {
+    const add = this.expansion;
+    for (let a = 0; a < count; a++) {
+      const n = add[a]!;
       const c0 = this.platform.nodeFirstCore[n]!;
       const cEnd = c0 + this.platform.nodeCoreCount[n]!;
       let got = 0;
@@ -902,7 +1157,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
           got++;
         }
     }
-    this.capacity.move(rj.job, all.subarray(had), rj.slot);
+    this.capacity.move(rj.job, all, rj.slot, had);
     this.setPlacement(rj, all);
   }
 
@@ -911,8 +1166,22 @@ export class ClusterSimulator implements DiscreteEventEngine {
     const k = rj.malleable!.tasksPerNode;
     const keep = rj.cores.length - count * k;
     // views: a job's core array is never written once it is set
-    this.capacity.move(rj.job, rj.cores.subarray(keep), -1);
+    this.capacity.move(rj.job, rj.cores, -1, keep);
     this.setPlacement(rj, rj.cores.subarray(0, keep));
+  }
+
+  /** Shared `perNode` arrays of placements with `k` tasks on each of `count` nodes (never modified: `Capacity.lastPlacement`). */
+  private readonly uniformPer = new Map<number, Int32Array>();
+
+  private uniformPerNode(k: number, count: number): Int32Array {
+    const key = k * 65_536 + count;
+    let a = this.uniformPer.get(key);
+    if (a === undefined) {
+      if (k >= 65_536 || this.uniformPer.size > 4_096) return new Int32Array(count).fill(k);
+      a = new Int32Array(count).fill(k);
+      this.uniformPer.set(key, a);
+    }
+    return a;
   }
 
   /** Scratch of `setPlacement`: the nodes of a placement's cores. */
@@ -922,7 +1191,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private setPlacement(rj: RunningJob, cores: Int32Array): void {
     const coreNode = this.platform.coreNode;
     const n = cores.length;
-    if (this.byNode.length < n) this.byNode = new Int32Array(2 * n);
+    if (this.byNode.length < 2 * n) this.byNode = new Int32Array(4 * n);
     const byNode = this.byNode;
     for (let i = 0; i < n; i++) byNode[i] = coreNode[cores[i]!]!;
     // a few nodes (the common resize): an insertion sort in place, no view; more: a sort of a view
@@ -937,14 +1206,28 @@ export class ClusterSimulator implements DiscreteEventEngine {
         }
         byNode[j + 1] = v;
       }
+    // the distinct nodes in place at the front of the scratch, their task counts behind them
+    const scratch = byNode;
     let distinct = 0;
-    for (let i = 0; i < n; i++) if (i === 0 || byNode[i] !== byNode[i - 1]) distinct++;
+    let uniform = -1;
+    for (let i = 0; i < n; ) {
+      const node = scratch[i]!;
+      let j = i + 1;
+      while (j < n && scratch[j] === node) j++;
+      scratch[distinct] = node;
+      scratch[n + distinct] = j - i;
+      uniform = distinct === 0 || uniform === j - i ? j - i : 0;
+      distinct++;
+      i = j;
+    }
     const arena = this.allocation.arena;
     const nodes = arena.alloc(distinct);
-    const per = arena.alloc(distinct);
-    for (let i = 0, k = -1; i < n; i++) {
-      if (i === 0 || byNode[i] !== byNode[i - 1]) nodes[++k] = byNode[i]!;
-      per[k]!++;
+    for (let i = 0; i < distinct; i++) nodes[i] = scratch[i]!;
+    let per: Int32Array;
+    if (uniform > 0) per = this.uniformPerNode(uniform, distinct);
+    else {
+      per = arena.alloc(distinct);
+      for (let i = 0; i < distinct; i++) per[i] = scratch[n + i]!;
     }
     rj.cores = cores;
     rj.nodes = nodes;
@@ -959,6 +1242,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
    */
   private releaseRun(rj: RunningJob): void {
     this.freed = true;
+    this.leaveSuspension(rj);
+    const holds = rj.holding;
     rj.ended = true;
     rj.eventTime = Infinity;
     if (rj.model !== null) {
@@ -972,7 +1257,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     }
     const job = rj.job;
     if (rj.gpus.length > 0) this.capacity.moveGpus(rj.gpus, -1);
-    if (job.type !== 'seq' || !rj.tasks || this.semantics === 'irmasim') {
+    if (holds && (job.type !== 'seq' || !rj.tasks || this.semantics === 'irmasim')) {
       // a job without task objects never put any on its cores
       if (rj.tasks !== null) for (let t = 0; t < rj.cores.length; t++) this.coreTask[rj.cores[t]!] = null;
       this.capacity.move(job, rj.cores, -1);
@@ -1056,6 +1341,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
       rj.tasksLeft = 0;
       this.endJob(rj, 'finished');
     } else if (kind === KIND_KILL) this.killJob(e as RunningJob);
+    else if (kind === KIND_SUSPEND) this.operatorSuspend(e as RunningJob);
+    else if (kind === KIND_RESUME) this.operatorResume(e as RunningJob);
     else this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.handle(kind & 7, e as RunningJob);
   }
 
@@ -1182,7 +1469,11 @@ export class ClusterSimulator implements DiscreteEventEngine {
         rj.commFree = net.add(rj, nodes, perNode, job.commVol, T, this.now);
       }
     }
-    if (this.walltimeKill && job.reqTime > 0) this.events.schedule(this.now + job.reqTime, KIND_KILL, rj);
+    if (this.walltimeKill && job.reqTime > 0) {
+      rj.killAt = this.now + job.reqTime;
+      this.events.schedule(rj.killAt, KIND_KILL, rj, rj.killAt);
+    }
+    if (job.operatorEvents !== undefined && job.operatorEvents.length > 0) this.scheduleOperatorEvent(rj);
     this.progress.flush(this.now);
     for (const l of this.listeners) l.onStart?.(this, rj);
     return rj;
@@ -1232,6 +1523,9 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * sequential job's tasks free their cores and memory, and the progress model is flushed.
    */
   private stopTasks(rj: RunningJob): void {
+    this.leaveSuspension(rj);
+    // a job suspended without its cores gave them up already
+    const holds = rj.holding;
     if (rj.tasks)
       for (const t of rj.tasks)
         if (!t.done) {
@@ -1239,7 +1533,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
           t.endedAt = this.now;
           t.eventTime = Infinity;
           this.progress.leave(t);
-          if (rj.job.type === 'seq') {
+          if (rj.job.type === 'seq' && holds) {
             this.coreTask[t.core] = null;
             this.capacity.releaseCore(t.core, taskMem(rj.job, t.index));
           }

@@ -26,6 +26,7 @@
  */
 import { InputError } from '../core/errors.js';
 import { ClusterSimulator, type SimulationListener } from '../execution/simulator.js';
+import { Platform } from '../platform/platform.js';
 import { type HostGroup, platformFromHostGroups } from '../platform/views.js';
 import { type FairScheduler, MultiResourcePasses, type TaskStats } from '../scheduling/multiResource.js';
 import type { Job } from '../workload/job.js';
@@ -149,16 +150,19 @@ export interface FairPresetOptions {
 }
 
 /**
- * The engine of the preset on `hosts` and `tasks`, with its passes (`policy` null: an agent decides).
+ * The engine of the preset on `hosts` (host groups, or the platform `platformFromHostGroups` compiled
+ * from them: an env compiles it once for all its episodes) and `tasks`, with its passes (`policy` null:
+ * an agent decides).
  * `passes.sim` is the engine: `runFairPreset` runs it to the end; an agent steps it with `advanceUntil`.
  */
 export function fairPreset(
-  hosts: readonly HostGroup[],
+  hosts: readonly HostGroup[] | Platform,
   tasks: Iterable<TraceTask>,
   policy: FairScheduler | null,
   options: FairPresetOptions = {},
 ): MultiResourcePasses {
-  const sim = new ClusterSimulator(platformFromHostGroups(hosts), taskJobs(tasks), {
+  const platform = hosts instanceof Platform ? hosts : platformFromHostGroups(hosts);
+  const sim = new ClusterSimulator(platform, taskJobs(tasks), {
     capacity: 'vectors',
     unfit: 'reject',
     timeOrigin: 0,

@@ -51,6 +51,7 @@
  * decision point cost `O(queue)`.
  */
 import type { ClusterSimulator, RunningJob, SimulationListener } from '../execution/simulator.js';
+import { JobPhase } from '../core/engine.js';
 import { maxTaskMem, taskMem, type Job } from '../workload/job.js';
 import type { PlacementLimit } from './placement.js';
 import { perNodeCores } from '../workload/job.js';
@@ -65,7 +66,7 @@ export const DEFAULT_MAX_JOB_TEST = 500;
 
 /** A running job in the expected-end index. */
 export interface EndEntry extends HeapItem {
-  /** Expected end `start + req_time`. */
+  /** Expected end `start + req_time` (plus the time it was suspended, from its resumption on). */
   end: number;
   seq: number;
   rj: RunningJob;
@@ -83,7 +84,8 @@ export class RunningByEnd implements SimulationListener {
   private seq = 0;
 
   constructor(sim: ClusterSimulator) {
-    for (const rj of sim.running()) this.add(rj);
+    // (a job suspended without its cores holds none: not indexed until it resumes)
+    for (const rj of sim.running()) if (rj.holding) this.add(rj);
   }
 
   private add(rj: RunningJob): void {
@@ -97,7 +99,24 @@ export class RunningByEnd implements SimulationListener {
   }
 
   onEnd(_sim: ClusterSimulator, _rec: unknown, rj: RunningJob | null): void {
-    if (!rj) return;
+    if (rj) this.remove(rj);
+  }
+
+  /**
+   * A suspended job that gave its cores up holds none until it resumes: it leaves the index; one that
+   * keeps them stays at its estimate until it resumes (its suspension's length is the operator's).
+   */
+  onSuspend(_sim: ClusterSimulator, rj: RunningJob, phase: JobPhase.Suspended | JobPhase.Preempted): void {
+    if (phase === JobPhase.Preempted) this.remove(rj);
+  }
+
+  /** A resumed job's expected end moves by the time it was suspended. */
+  onResume(_sim: ClusterSimulator, rj: RunningJob): void {
+    this.remove(rj);
+    this.add(rj);
+  }
+
+  private remove(rj: RunningJob): void {
     const e = this.bySlot[rj.slot];
     if (e && e.rj === rj) {
       this.bySlot[rj.slot] = null;

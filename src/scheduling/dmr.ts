@@ -342,7 +342,7 @@ export function queueResizeDecider(policy: ResizePolicy = dmrPolicy): ResizeDeci
     const waiting = sim.waiting;
     const biggest = sim.platform.maxNodeCores;
     const queue = waiting.map((j) => (j.nodes > 0 ? j.nodes : Math.ceil(j.ntasks / biggest)));
-    const ctx: PointContext = { time: sim.now, free: sim.expansionNodes(rj).length, size: s.size, spec: s.work.spec, queue, kind: 'point' };
+    const ctx: PointContext = { time: sim.now, free: sim.expansionCount(rj), size: s.size, spec: s.work.spec, queue, kind: 'point' };
     const d = policy(ctx);
     return { size: d.size, promote: d.promote >= 0 ? waiting[d.promote] : undefined };
   };

@@ -39,6 +39,8 @@ export const EngineConfigSchema = z
     resize: z.enum(['dmr', 'never']).default('dmr'),
     resize_cost: z.object({ expand: nonNeg, shrink: nonNeg }).strict().optional(),
     pass_clock: z.enum(['instant', 'event']).default('instant'),
+    /** Slurm's `PreemptType`: `partition_prio` adds the partition-priority preemption pass (src/scheduling/preemption.ts). */
+    preempt_type: z.enum(['none', 'partition_prio']).default('none'),
     multifactor: z
       .object({
         weights: z.object({ age: nonNeg, fairshare: nonNeg, job_size: nonNeg, partition: nonNeg, qos: nonNeg }).partial().strict().default({}),

@@ -145,6 +145,7 @@ export class MultifactorSelection implements JobSelection {
     this.nextTick = sim.now + this.config.calcPeriod;
     this.priority.clear();
     const held = new Map<RunningJob, number>();
+    const suspendedHeld = new Map<RunningJob, number>();
     sim.addListener({
       // a user is known from its first submission (its share normalised over the users known)
       onSubmit: (_s, job) => void this.userOf(job.user ?? ''),
@@ -158,7 +159,21 @@ export class MultifactorSelection implements JobSelection {
         this.hold(s, rj.job, now - (held.get(rj) ?? 0));
         held.set(rj, now);
       },
+      // a suspended job accrues no usage (Slurm's decay thread counts running jobs only; docs/model.md)
+      onSuspend: (s, rj) => {
+        const h = held.get(rj) ?? 0;
+        held.set(rj, 0);
+        suspendedHeld.set(rj, h);
+        this.hold(s, rj.job, -h);
+      },
+      onResume: (s, rj) => {
+        const h = suspendedHeld.get(rj) ?? 0;
+        suspendedHeld.delete(rj);
+        held.set(rj, h);
+        this.hold(s, rj.job, h);
+      },
       onEnd: (s, rec, rj) => {
+        if (rj !== null) suspendedHeld.delete(rj);
         const h = rj !== null ? (held.get(rj) ?? rec.cores.length) : rec.cores.length;
         if (rj !== null) held.delete(rj);
         this.hold(s, rec.job, -h);

@@ -9,6 +9,7 @@ import { JobsCsvWriter, LineWriter, TIMELINE_CSV_HEADER, TimelineRecorder, timel
 import type { Platform } from '../platform/platform.js';
 import type { Job } from '../workload/job.js';
 import { attachEngineConfig, type EngineConfig, simulatorOptionsOf } from './engineConfig.js';
+import { PartitionPreemption } from './preemption.js';
 import type { Scheduler } from './scheduler.js';
 
 /** Options of `runSimulation`. */
@@ -34,6 +35,7 @@ export interface RunResult {
 
 /** Simulates `jobs` on `platform` under `scheduler` until every job has left. */
 export function runSimulation(platform: Platform, jobs: Iterable<Job>, scheduler: Scheduler, options: RunOptions = {}): RunResult {
+  if (options.engine?.preempt_type === 'partition_prio') scheduler = new PartitionPreemption(scheduler);
   const sim = new ClusterSimulator(platform, jobs, options.engine ? { ...options, ...simulatorOptionsOf(options.engine) } : options);
   if (options.engine) attachEngineConfig(sim, options.engine);
   const metrics = new MetricsCollector();

@@ -1,0 +1,128 @@
+/**
+ * The Slurm engine and the one engine side by side (issue 42: the Slurm engine as a preset of the one
+ * engine, step by step). Where their rules are the same, their schedules must be: under `sched/builtin`
+ * (no backfill) with the main scheduler at every instant with a change (no `sched_interval`,
+ * `batch_sched_delay`, `sched_min_interval` nor delay), one partition over one node group, a FIFO
+ * priority (every multifactor weight 0), time limits that kill, and operator suspensions, the one
+ * engine with `fcfs:first` (cores on any nodes: Slurm's counted cores of a group) gives every job the
+ * Slurm engine's start, end, state and suspension periods, on random workloads.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { derive } from '../../src/core/rng.js';
+import { ClusterSimulator, type JobRecord } from '../../src/execution/simulator.js';
+import { platformFromNodeGroups } from '../../src/platform/views.js';
+import { makeScheduler } from '../../src/scheduling/policyName.js';
+import type { SlurmJobInput } from '../../src/slurm/config.js';
+import { SlurmEngine } from '../../src/slurm/engine.js';
+import { SlurmPlatform } from '../../src/slurm/platform.js';
+import { makeJob } from '../../src/workload/job.js';
+
+interface Row {
+  start: number;
+  end: number;
+  killed: boolean;
+  periods: number[];
+}
+
+function workload(seed: number, n: number, cores: number): SlurmJobInput[] {
+  const rng = derive(seed, 'one-engine/slurm-builtin');
+  const jobs: SlurmJobInput[] = [];
+  let t = 0;
+  for (let i = 0; i < n; i++) {
+    t += Math.floor(rng.exponential(1 / 30));
+    const run = 1 + Math.floor(rng.uniform(10, 600));
+    const job: SlurmJobInput = {
+      id: i,
+      submit: t,
+      cores: 1 + Math.floor(rng.uniform(0, cores)),
+      // some jobs run past their limit and are killed
+      timeLimit: Math.floor(run * rng.uniform(0.7, 2)) + 1,
+      runTime: run,
+      user: Math.floor(rng.uniform(0, 4)),
+    };
+    if (rng.next() < 0.15) {
+      job.opAfter = Math.floor(rng.uniform(0, run));
+      job.opFor = 1 + Math.floor(rng.uniform(0, 300));
+    }
+    jobs.push(job);
+  }
+  return jobs;
+}
+
+function slurmRun(jobs: SlurmJobInput[], nodes: number, cores: number): Map<number, Row> {
+  const platform = new SlurmPlatform({ groups: [{ name: 'g', count: nodes, cores }], partitions: [{ name: 'p', groups: ['g'] }] });
+  const e = new SlurmEngine(platform, {
+    users: 4,
+    backfill: false,
+    schedOnSubmit: true,
+    schedDelay: 0,
+    schedInterval: 0,
+    batchSchedDelay: 0,
+    schedMinInterval: 0,
+    priority: { weightAge: 0, weightFairshare: 0, weightJobSize: 0, weightPartition: 0, weightQos: 0 },
+  });
+  const out = new Map<number, Row>();
+  e.onFinish((J, s) => {
+    out.set(J.id[s]!, { start: J.start[s]!, end: J.end[s]!, killed: J.state[s] !== 6, periods: J.periods(s).flat() });
+  });
+  e.stream(jobs);
+  e.run();
+  return out;
+}
+
+function oneEngineRun(jobs: SlurmJobInput[], nodes: number, cores: number): Map<number, Row> {
+  const platform = platformFromNodeGroups({ groups: [{ name: 'g', count: nodes, cores }] });
+  const sim = new ClusterSimulator(
+    platform,
+    jobs.map((j) => ({
+      ...makeJob({
+        id: String(j.id),
+        subtime: j.submit,
+        ntasks: j.cores,
+        type: 'mpi',
+        runtime: j.runTime,
+        ...(j.opAfter !== undefined ? { operatorEvents: [{ after: j.opAfter, duration: j.opFor! }] } : {}),
+      }),
+      reqTime: j.timeLimit,
+    })),
+    { walltimeKill: true, timeOrigin: 0 },
+  );
+  const scheduler = makeScheduler('fcfs:first');
+  sim.setScheduler(scheduler);
+  const out = new Map<number, Row>();
+  sim.addListener({
+    onEnd: (_s, r: JobRecord) => {
+      out.set(Number(r.job.id), { start: r.start, end: r.finish, killed: r.state === 'killed', periods: r.suspensions ? [...r.suspensions] : [] });
+    },
+  });
+  sim.runUntil(Number.POSITIVE_INFINITY);
+  return out;
+}
+
+describe("the one engine gives the Slurm engine's schedules where their rules agree (sched/builtin, no timers, one group, FIFO)", () => {
+  it('on random workloads with time-limit kills and operator suspensions: every job the same start, end, state and periods', () => {
+    let killed = 0;
+    let suspended = 0;
+    let waited = 0;
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 1, max: 6 }), fc.constantFrom(4, 8, 16), (seed, nodes, cores) => {
+        const jobs = workload(seed, 120, Math.min(nodes * cores, 24));
+        const a = slurmRun(jobs, nodes, cores);
+        const b = oneEngineRun(jobs, nodes, cores);
+        expect(b.size).toBe(a.size);
+        for (const [id, r] of a) {
+          expect(b.get(id), `job ${id}`).toEqual(r);
+          if (r.killed) killed++;
+          if (r.periods.length > 0) suspended++;
+          if (r.start > jobs[id]!.submit) waited++;
+        }
+      }),
+      { numRuns: 40, seed: 42 },
+    );
+    // the runs exercise what they compare: kills, suspensions and queueing
+    expect(killed).toBeGreaterThan(100);
+    expect(suspended).toBeGreaterThan(100);
+    expect(waited).toBeGreaterThan(500);
+  });
+});
