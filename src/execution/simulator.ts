@@ -992,8 +992,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * now (a relative 1e-9 of its work later). Rigid jobs under the documented semantics only.
    */
   scaleRunningWork(running: RunningJob, factor: number): void {
-    if (running.ended || running.model !== null || this.semantics === 'irmasim')
-      throw new Error(`job ${running.job.id}: only a running rigid job's work scales, under the documented semantics`);
+    if (running.ended || running.model !== null || this.semantics === 'irmasim' || !Number.isNaN(running.suspendedAt))
+      throw new Error(`job ${running.job.id}: only a running (not suspended) rigid job's work scales, under the documented semantics`);
     const now = this.now;
     if (running.tasks === null) {
       const d = running.eventTime - running.start;

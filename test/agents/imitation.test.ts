@@ -158,7 +158,7 @@ describe('the lookahead teacher on the known future (teacher_future: "known")', 
     };
     const context = makeContext('clustergym/Job-v0', { platform: TFG_PLATFORM, workload, k: 4, unfit: 'mask' });
     const base = await loadBase('sjf:first', context);
-    const settings = { m: 1, candidates: 4, wait: true, margin: 0, orders: ['sjf'] };
+    const settings = { m: 1, candidates: 4, wait: true, margin: 0, orders: ['sjf' as const] };
     const env = makeFromContext(context) as ClusterEnv;
     env.reset({ seed: 1 });
     const own = base.agent().act(env);
