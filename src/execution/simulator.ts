@@ -86,7 +86,20 @@ import type { Capacity } from './capacity.js';
 import { HostVectors } from './hostVectors.js';
 import type { NodeFreeTree } from './nodeFreeTree.js';
 import { TaskProgress } from './progress.js';
-import { KIND_JOB, KIND_KILL, KIND_RESUME, KIND_SUSPEND, KIND_TASK, NO_GPUS, rejectedRecord, RunningJob, RunningTask, type EventPayload } from './running.js';
+import {
+  KIND_JOB,
+  KIND_KILL,
+  KIND_PASS,
+  KIND_RESUME,
+  KIND_SUSPEND,
+  KIND_TASK,
+  NO_GPUS,
+  PASS_REQUEST,
+  rejectedRecord,
+  RunningJob,
+  RunningTask,
+  type EventPayload,
+} from './running.js';
 import { WaitingQueue } from './waitingQueue.js';
 import type {
   DecisionMaker,
@@ -186,15 +199,17 @@ export class ClusterSimulator implements DiscreteEventEngine {
     capacity: 64,
     // operator suspensions and resumptions after the ends and kills of their instant (every kind listed:
     // a rank read past the array would leave V8's fast path on every schedule)
-    ranks: Array.from({ length: 256 }, (_, k) => (k === KIND_SUSPEND || k === KIND_RESUME ? 1 : 0)),
+    ranks: Array.from({ length: 256 }, (_, k) => (k === KIND_SUSPEND || k === KIND_RESUME || k === KIND_PASS ? 1 : 0)),
     isLive: (kind, e, stamp) =>
       kind >= PLUGIN_KIND_BASE
         ? !(e as RunningJob).ended && this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.isLive(kind & 7, e as RunningJob, stamp)
         : kind === KIND_KILL
           ? !(e as RunningJob).ended && (e as RunningJob).killAt === stamp
           : kind >= KIND_SUSPEND
-            ? !(e as RunningJob).ended && (e as RunningJob).opStamp === stamp
-            : e.eventTime === stamp && (kind === KIND_JOB ? !(e as RunningJob).ended : !(e as RunningTask).done),
+            ? kind === KIND_PASS
+              ? this.passRequests.has(stamp)
+              : !(e as RunningJob).ended && (e as RunningJob).opStamp === stamp
+            : (e as RunningTask | RunningJob).eventTime === stamp && (kind === KIND_JOB ? !(e as RunningJob).ended : !(e as RunningTask).done),
   });
   /** Plugged-in progress models (`progressModel.ts`). */
   private readonly progressModels: ProgressModel[] = [];
@@ -214,6 +229,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private readonly preempted: RunningJob[] = [];
   /** Running jobs suspended now (holding their cores or not). */
   suspendedCount = 0;
+  /** Times of the pending pass requests (`requestPass`). */
+  private readonly passRequests = new Set<number>();
   /** The event clock: the event just handled freed resources (a job or task ended, a resize ended). */
   private freed = false;
   private readonly source: Iterator<Job>;
@@ -408,6 +425,12 @@ export class ClusterSimulator implements DiscreteEventEngine {
     return Math.min(this.skipStale(), this.nextSubmitTime, this.nextRound);
   }
 
+  /** The run is over: pending pass requests lapse. */
+  private finish(): void {
+    this.finishedFlag = true;
+    this.passRequests.clear();
+  }
+
   /** Whether the run is over (`finished`; the engine contract's name). */
   get done(): boolean {
     return this.finishedFlag;
@@ -501,7 +524,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       }
       if (changed && this.queue.length > 0) return true;
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
-        this.finishedFlag = true;
+        this.finish();
         return false;
       }
     }
@@ -533,7 +556,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       if (this.preempted.length > 0) this.resumePreempted();
       if (this.pointPending !== null) return true;
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
-        this.finishedFlag = true;
+        this.finish();
         this.nextRound = Number.POSITIVE_INFINITY;
         return false;
       }
@@ -607,7 +630,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       this.stallOffered = true;
       return true;
     }
-    this.finishedFlag = true;
+    this.finish();
     return false;
   }
 
@@ -626,7 +649,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
         this.releaseEndedJobs();
         if (this.queue.length > 0) return true;
         if (this.runningCount === 0 && !this.nextJob) {
-          this.finishedFlag = true;
+          this.finish();
           return false;
         }
         continue;
@@ -922,6 +945,20 @@ export class ClusterSimulator implements DiscreteEventEngine {
     } finally {
       for (const v of victims) this.retake(v);
     }
+  }
+
+  /**
+   * Asks for a decision point at time `t` (later than now), whether or not anything else happens then:
+   * the timer of a scheduler whose passes follow a clock of their own (Slurm's `PriorityCalcPeriod` ticks,
+   * its periodic passes). At `t` the instant counts as a change, so the attached scheduler (or the caller)
+   * decides when jobs wait. Requests at one time are one; they lapse when the run is over. Not part of the
+   * irmasim semantics.
+   */
+  requestPass(t: number): void {
+    if (this.semantics === 'irmasim') throw new Error('pass requests are not part of the irmasim semantics');
+    if (!(t > this.now) || !Number.isFinite(t) || this.passRequests.has(t) || this.finishedFlag) return;
+    this.passRequests.add(t);
+    this.events.schedule(t, KIND_PASS, PASS_REQUEST, t);
   }
 
   /** Resumes the preempted jobs whose cores are free again, in the order they were suspended. */
@@ -1317,7 +1354,11 @@ export class ClusterSimulator implements DiscreteEventEngine {
     } else if (kind === KIND_KILL) this.killJob(e as RunningJob);
     else if (kind === KIND_SUSPEND) this.operatorSuspend(e as RunningJob);
     else if (kind === KIND_RESUME) this.operatorResume(e as RunningJob);
-    else this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.handle(kind & 7, e as RunningJob);
+    else if (kind === KIND_PASS) {
+      // a decision point: the instant counts as a change
+      this.passRequests.delete(this.now);
+      this.freed = true;
+    } else this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.handle(kind & 7, e as RunningJob);
   }
 
   /** The engine as the `i`-th plugged-in progress model sees it. */

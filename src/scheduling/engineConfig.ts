@@ -51,6 +51,8 @@ export const EngineConfigSchema = z
         dampening: positive.optional(),
         shares: z.record(z.string(), positive).default({}),
         qos: z.record(z.string(), nonNeg).default({}),
+        /** A decision point at every `calc_period` tick while jobs wait (the Slurm engine's main pass after its priority recalculation). */
+        pass_at_tick: z.boolean().default(false),
       })
       .strict()
       .optional(),
@@ -93,7 +95,7 @@ export function multifactorOptionsOf(cfg: EngineConfig): MultifactorOptions | un
   if (m.decay_half_life !== undefined) priority.decayHalfLife = m.decay_half_life;
   if (m.calc_period !== undefined) priority.calcPeriod = m.calc_period;
   if (m.dampening !== undefined) priority.dampening = m.dampening;
-  return { priority, shares: m.shares, qos: m.qos };
+  return { priority, shares: m.shares, qos: m.qos, passAtTick: m.pass_at_tick };
 }
 
 /** Sets on a built engine what its configuration asks for beyond the constructor's options: the resize policy. */

@@ -95,6 +95,12 @@ export interface MultifactorOptions {
   shares?: Readonly<Record<string, number>> | undefined;
   /** Priority of each QOS by name (default 0; a job without `qos` has 0). */
   qos?: Readonly<Record<string, number>> | undefined;
+  /**
+   * A decision point at every `PriorityCalcPeriod` tick while jobs wait (`ClusterSimulator.requestPass`),
+   * as the Slurm engine runs its main scheduler after recomputing the priorities; off: the new priorities
+   * order the next decision point that comes anyway.
+   */
+  passAtTick?: boolean | undefined;
 }
 
 /**
@@ -148,7 +154,10 @@ export class MultifactorSelection implements JobSelection {
     const suspendedHeld = new Map<RunningJob, number>();
     sim.addListener({
       // a user is known from its first submission (its share normalised over the users known)
-      onSubmit: (_s, job) => void this.userOf(job.user ?? ''),
+      onSubmit: (s, job) => {
+        this.userOf(job.user ?? '');
+        if (this.options.passAtTick) s.requestPass(this.nextTick);
+      },
       onStart: (s, rj) => {
         held.set(rj, rj.cores.length);
         this.hold(s, rj.job, rj.cores.length);
@@ -257,6 +266,8 @@ export class MultifactorSelection implements JobSelection {
   order(queue: readonly Job[], now: number): Job[] {
     const keys = new Map<Job, number>();
     for (const j of queue) keys.set(j, this.key(j, now));
+    // while jobs wait, the next tick is a decision point (`passAtTick`)
+    if (this.options.passAtTick && queue.length > 0) this.sim!.requestPass(this.nextTick);
     return queue
       .map((j, i) => ({ j, i }))
       .sort((a, b) => keys.get(a.j)! - keys.get(b.j)! || a.i - b.i)

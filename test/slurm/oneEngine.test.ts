@@ -3,9 +3,11 @@
  * engine, step by step). Where their rules are the same, their schedules must be: under `sched/builtin`
  * (no backfill) with the main scheduler at every instant with a change (no `sched_interval`,
  * `batch_sched_delay`, `sched_min_interval` nor delay), one partition over one node group, a FIFO
- * priority (every multifactor weight 0), time limits that kill, and operator suspensions, the one
- * engine with `fcfs:first` (cores on any nodes: Slurm's counted cores of a group) gives every job the
- * Slurm engine's start, end, state and suspension periods, on random workloads.
+ * priority (every multifactor weight 0) or the multifactor priority with fair share (the default
+ * weights, a main pass at every `PriorityCalcPeriod` tick), time limits that kill, and operator
+ * suspensions, the one engine with `fcfs:first` or `multifactor:first` (`passAtTick`; cores on any
+ * nodes: Slurm's counted cores of a group) gives every job the Slurm engine's start, end, state and
+ * suspension periods, on random workloads.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +18,7 @@ import { makeScheduler } from '../../src/scheduling/policyName.js';
 import type { SlurmJobInput } from '../../src/slurm/config.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
+import { DEFAULT_PRIORITY } from '../../src/scheduling/multifactor.js';
 import { makeJob } from '../../src/workload/job.js';
 
 interface Row {
@@ -50,7 +53,10 @@ function workload(seed: number, n: number, cores: number): SlurmJobInput[] {
   return jobs;
 }
 
-function slurmRun(jobs: SlurmJobInput[], nodes: number, cores: number): Map<number, Row> {
+/** `fifo`: every multifactor weight 0; `multifactor`: the default weights (fair share, age, size, partition) of 4 users. */
+type Priority = 'fifo' | 'multifactor';
+
+function slurmRun(jobs: SlurmJobInput[], nodes: number, cores: number, priority: Priority): Map<number, Row> {
   const platform = new SlurmPlatform({ groups: [{ name: 'g', count: nodes, cores }], partitions: [{ name: 'p', groups: ['g'] }] });
   const e = new SlurmEngine(platform, {
     users: 4,
@@ -60,7 +66,11 @@ function slurmRun(jobs: SlurmJobInput[], nodes: number, cores: number): Map<numb
     schedInterval: 0,
     batchSchedDelay: 0,
     schedMinInterval: 0,
-    priority: { weightAge: 0, weightFairshare: 0, weightJobSize: 0, weightPartition: 0, weightQos: 0 },
+    // (multifactor: the PriorityCalcPeriod ticks on the one engine's grid, which starts at the first submission)
+    priority:
+      priority === 'fifo'
+        ? { weightAge: 0, weightFairshare: 0, weightJobSize: 0, weightPartition: 0, weightQos: 0 }
+        : { calcPhase: jobs[0]!.submit % DEFAULT_PRIORITY.calcPeriod },
   });
   const out = new Map<number, Row>();
   e.onFinish((J, s) => {
@@ -71,7 +81,7 @@ function slurmRun(jobs: SlurmJobInput[], nodes: number, cores: number): Map<numb
   return out;
 }
 
-function oneEngineRun(jobs: SlurmJobInput[], nodes: number, cores: number): Map<number, Row> {
+function oneEngineRun(jobs: SlurmJobInput[], nodes: number, cores: number, priority: Priority): Map<number, Row> {
   const platform = platformFromNodeGroups({ groups: [{ name: 'g', count: nodes, cores }] });
   const sim = new ClusterSimulator(
     platform,
@@ -82,13 +92,18 @@ function oneEngineRun(jobs: SlurmJobInput[], nodes: number, cores: number): Map<
         ntasks: j.cores,
         type: 'mpi',
         runtime: j.runTime,
+        user: `u${j.user}`,
         ...(j.opAfter !== undefined ? { operatorEvents: [{ after: j.opAfter, duration: j.opFor! }] } : {}),
       }),
       reqTime: j.timeLimit,
     })),
     { walltimeKill: true, timeOrigin: 0 },
   );
-  const scheduler = makeScheduler('fcfs:first');
+  // multifactor: every user known from the start (the Slurm engine numbers them), a pass at every tick
+  const scheduler =
+    priority === 'fifo'
+      ? makeScheduler('fcfs:first')
+      : makeScheduler('multifactor:first', { multifactor: { passAtTick: true, shares: { u0: 1, u1: 1, u2: 1, u3: 1 } } });
   sim.setScheduler(scheduler);
   const out = new Map<number, Row>();
   sim.addListener({
@@ -106,19 +121,25 @@ describe("the one engine gives the Slurm engine's schedules where their rules ag
     let suspended = 0;
     let waited = 0;
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 1, max: 6 }), fc.constantFrom(4, 8, 16), (seed, nodes, cores) => {
-        const jobs = workload(seed, 120, Math.min(nodes * cores, 24));
-        const a = slurmRun(jobs, nodes, cores);
-        const b = oneEngineRun(jobs, nodes, cores);
-        expect(b.size).toBe(a.size);
-        for (const [id, r] of a) {
-          expect(b.get(id), `job ${id}`).toEqual(r);
-          if (r.killed) killed++;
-          if (r.periods.length > 0) suspended++;
-          if (r.start > jobs[id]!.submit) waited++;
-        }
-      }),
-      { numRuns: 40, seed: 42 },
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.constantFrom(4, 8, 16),
+        fc.constantFrom<Priority>('fifo', 'multifactor'),
+        (seed, nodes, cores, priority) => {
+          const jobs = workload(seed, 120, Math.min(nodes * cores, 24));
+          const a = slurmRun(jobs, nodes, cores, priority);
+          const b = oneEngineRun(jobs, nodes, cores, priority);
+          expect(b.size).toBe(a.size);
+          for (const [id, r] of a) {
+            expect(b.get(id), `job ${id}`).toEqual(r);
+            if (r.killed) killed++;
+            if (r.periods.length > 0) suspended++;
+            if (r.start > jobs[id]!.submit) waited++;
+          }
+        },
+      ),
+      { numRuns: 60, seed: 42 },
     );
     // the runs exercise what they compare: kills, suspensions and queueing
     expect(killed).toBeGreaterThan(100);
