@@ -222,6 +222,10 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private readonly eventClock: boolean;
   /** The round pass clock: its round length (s), 0 without; the next round boundary (Infinity: at the next arrival). */
   private readonly roundEvery: number;
+  /** The `requested` pass clock: decision points only where a pass was requested (`requestPass`). */
+  private readonly requestedClock: boolean;
+  /** A pass was requested for the instant being run (`requestPass(now)`, or a request event). */
+  private passNow = false;
   private nextRound = Number.POSITIVE_INFINITY;
   /** Jobs preempted back to the queue: what their next run takes over (a progress model's state, their first start). */
   private readonly requeued = new Map<Job, { extension: unknown; firstStart: number }>();
@@ -229,8 +233,10 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private readonly preempted: RunningJob[] = [];
   /** Running jobs suspended now (holding their cores or not). */
   suspendedCount = 0;
-  /** Times of the pending pass requests (`requestPass`). */
+  /** Times of the pending pass requests (`requestPass`), and the hooks to run at their instants' ends. */
   private readonly passRequests = new Set<number>();
+  private readonly futureHooks = new Map<number, Set<(sim: ClusterSimulator) => void>>();
+  private readonly instantHooks = new Set<(sim: ClusterSimulator) => void>();
   /** The event clock: the event just handled freed resources (a job or task ended, a resize ended). */
   private freed = false;
   private readonly source: Iterator<Job>;
@@ -311,6 +317,9 @@ export class ClusterSimulator implements DiscreteEventEngine {
     for (let i = 0; i < this.progressModels.length; i++) this.progressModels[i]!.attach(this.hostFor(i));
     this.resizeCost = options.resizeCost ?? TABLE1_RESIZE_COST;
     this.eventClock = options.passClock === 'event';
+    this.requestedClock = options.passClock === 'requested';
+    if (this.requestedClock && this.semantics === 'irmasim')
+      throw new InputError('the requested pass clock is not part of the irmasim semantics', this.workloadName);
     if (this.eventClock && this.semantics === 'irmasim') throw new InputError('the event pass clock is not part of the irmasim semantics', this.workloadName);
     const pc = options.passClock;
     this.roundEvery = typeof pc === 'object' ? pc.every : 0;
@@ -429,6 +438,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private finish(): void {
     this.finishedFlag = true;
     this.passRequests.clear();
+    this.futureHooks.clear();
   }
 
   /** Whether the run is over (`finished`; the engine contract's name). */
@@ -517,12 +527,17 @@ export class ClusterSimulator implements DiscreteEventEngine {
       if (t > limit) return false;
       const changed = this.eventClock ? this.runOneEvent(t, tSub === t) : this.runInstant(t);
       if (this.preempted.length > 0) this.resumePreempted();
+      if (this.instantHooks.size > 0) this.runInstantHooks();
       if (this.pointPending !== null) {
         // a point for the caller: the pass the event calls for (if any) runs once it is decided
         if (changed && this.queue.length > 0) this.decisionDue = true;
         return true;
       }
-      if (changed && this.queue.length > 0) return true;
+      if (this.requestedClock) {
+        const asked = this.passNow;
+        this.passNow = false;
+        if (asked && this.queue.length > 0) return true;
+      } else if (changed && this.queue.length > 0) return true;
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
         this.finish();
         return false;
@@ -554,6 +569,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       const arrived = tSub === t;
       this.runInstant(t);
       if (this.preempted.length > 0) this.resumePreempted();
+      if (this.instantHooks.size > 0) this.runInstantHooks();
       if (this.pointPending !== null) return true;
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
         this.finish();
@@ -578,6 +594,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
    */
   private runInstant(t: number): boolean {
     this.advanceClock(t);
+    this.passNow = false;
     let changed = false;
     const ev = this.events;
     while (ev.nextAt(t)) {
@@ -603,6 +620,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
    */
   private runOneEvent(t: number, arrival: boolean): boolean {
     this.advanceClock(t);
+    this.passNow = false;
     if (arrival) {
       const job = this.nextJob!;
       this.pullNext();
@@ -948,17 +966,41 @@ export class ClusterSimulator implements DiscreteEventEngine {
   }
 
   /**
-   * Asks for a decision point at time `t` (later than now), whether or not anything else happens then:
+   * Asks for a decision point at time `t` (now, or later), whether or not anything else happens then:
    * the timer of a scheduler whose passes follow a clock of their own (Slurm's `PriorityCalcPeriod` ticks,
    * its periodic passes). At `t` the instant counts as a change, so the attached scheduler (or the caller)
-   * decides when jobs wait. Requests at one time are one; they lapse when the run is over. Not part of the
-   * irmasim semantics.
+   * decides when jobs wait. `t` = now asks for the instant being run (from a listener, while its events
+   * happen; a request made from a pass itself lapses). `atInstantEnd` runs at the end of that instant,
+   * after its events and before its decision point, whether jobs wait or not (a clock's own bookkeeping:
+   * `SlurmPassClock`); one function once per instant. Requests at one time are one; they lapse when the
+   * run is over. Not part of the irmasim semantics.
    */
-  requestPass(t: number): void {
+  requestPass(t: number, atInstantEnd?: (sim: ClusterSimulator) => void): void {
     if (this.semantics === 'irmasim') throw new Error('pass requests are not part of the irmasim semantics');
-    if (!(t > this.now) || !Number.isFinite(t) || this.passRequests.has(t) || this.finishedFlag) return;
+    if (t === this.now) {
+      // a pass at the instant being run (under the requested clock: its decision point)
+      this.passNow = true;
+      if (atInstantEnd !== undefined) this.instantHooks.add(atInstantEnd);
+      return;
+    }
+    if (!(t > this.now) || !Number.isFinite(t) || this.finishedFlag) return;
+    if (atInstantEnd !== undefined) {
+      let hooks = this.futureHooks.get(t);
+      if (hooks === undefined) this.futureHooks.set(t, (hooks = new Set()));
+      hooks.add(atInstantEnd);
+    }
+    if (this.passRequests.has(t)) return;
     this.passRequests.add(t);
     this.events.schedule(t, KIND_PASS, PASS_REQUEST, t);
+  }
+
+  /** Runs the hooks of the instant just run (`requestPass`'s `atInstantEnd`), each once, before its decision point. */
+  private runInstantHooks(): void {
+    while (this.instantHooks.size > 0) {
+      const hooks = [...this.instantHooks];
+      this.instantHooks.clear();
+      for (const h of hooks) h(this);
+    }
   }
 
   /** Resumes the preempted jobs whose cores are free again, in the order they were suspended. */
@@ -1014,6 +1056,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     }
     this.runInstant(t);
     if (this.preempted.length > 0) this.resumePreempted();
+    if (this.instantHooks.size > 0) this.runInstantHooks();
     return this.now;
   }
 
@@ -1357,6 +1400,12 @@ export class ClusterSimulator implements DiscreteEventEngine {
     else if (kind === KIND_PASS) {
       // a decision point: the instant counts as a change
       this.passRequests.delete(this.now);
+      this.passNow = true;
+      const hooks = this.futureHooks.get(this.now);
+      if (hooks !== undefined) {
+        this.futureHooks.delete(this.now);
+        for (const h of hooks) this.instantHooks.add(h);
+      }
       this.freed = true;
     } else this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.handle(kind & 7, e as RunningJob);
   }

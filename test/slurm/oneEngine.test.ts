@@ -7,7 +7,10 @@
  * weights, a main pass at every `PriorityCalcPeriod` tick), time limits that kill, and operator
  * suspensions, the one engine with `fcfs:first` or `multifactor:first` (`passAtTick`; cores on any
  * nodes: Slurm's counted cores of a group) gives every job the Slurm engine's start, end, state and
- * suspension periods, on random workloads.
+ * suspension periods, on random workloads. Then the same under Slurm's main-scheduler timers
+ * (`schedOnSubmit`, a scheduling delay, `sched_min_interval`, the periodic `sched_interval` pass and the
+ * pass after each priority recalculation) with the one engine's `SlurmPassClock`, and through the engine
+ * configuration (`pass_clock.slurm`).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -18,6 +21,10 @@ import { makeScheduler } from '../../src/scheduling/policyName.js';
 import type { SlurmJobInput } from '../../src/slurm/config.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
+import { SlurmPassClock, type SlurmPassTimers } from '../../src/scheduling/slurmPassClock.js';
+import { multifactorOptionsOf, parseEngineConfig } from '../../src/scheduling/engineConfig.js';
+import { runSimulation } from '../../src/scheduling/run.js';
+import { parseEnvConfig } from '../../envs/config.js';
 import { DEFAULT_PRIORITY } from '../../src/scheduling/multifactor.js';
 import { makeJob } from '../../src/workload/job.js';
 
@@ -145,5 +152,117 @@ describe("the one engine gives the Slurm engine's schedules where their rules ag
     expect(killed).toBeGreaterThan(100);
     expect(suspended).toBeGreaterThan(100);
     expect(waited).toBeGreaterThan(500);
+  });
+});
+
+/** The Slurm engine and the one engine under Slurm's main-scheduler timers (`SlurmPassClock`). */
+function timedRuns(jobs: SlurmJobInput[], nodes: number, cores: number, priority: Priority, timers: SlurmPassTimers): [Map<number, Row>, Map<number, Row>] {
+  const weights = priority === 'fifo' ? { weightAge: 0, weightFairshare: 0, weightJobSize: 0, weightPartition: 0, weightQos: 0 } : {};
+  const platform = new SlurmPlatform({ groups: [{ name: 'g', count: nodes, cores }], partitions: [{ name: 'p', groups: ['g'] }] });
+  const e = new SlurmEngine(platform, {
+    users: 4,
+    backfill: false,
+    batchSchedDelay: 0,
+    ...timers,
+    priority: { ...weights, calcPhase: jobs[0]!.submit % DEFAULT_PRIORITY.calcPeriod },
+  });
+  const a = new Map<number, Row>();
+  e.onFinish((J, s) => {
+    a.set(J.id[s]!, { start: J.start[s]!, end: J.end[s]!, killed: J.state[s] !== 6, periods: J.periods(s).flat() });
+  });
+  e.stream(jobs);
+  e.run();
+  const sim = new ClusterSimulator(platformFromNodeGroups({ groups: [{ name: 'g', count: nodes, cores }] }), oneEngineJobs(jobs), {
+    walltimeKill: true,
+    timeOrigin: 0,
+    passClock: 'requested',
+  });
+  // the Slurm engine runs a main pass after every PriorityCalcPeriod recalculation, whatever the weights
+  const inner = makeScheduler('multifactor:first', { multifactor: { priority: weights, shares: { u0: 1, u1: 1, u2: 1, u3: 1 } } });
+  const clock = new SlurmPassClock(inner, { ...timers, priorityTicks: { period: DEFAULT_PRIORITY.calcPeriod } });
+  clock.attach(sim);
+  sim.setScheduler(clock);
+  const b = new Map<number, Row>();
+  sim.addListener({
+    onEnd: (_s, r: JobRecord) => {
+      b.set(Number(r.job.id), { start: r.start, end: r.finish, killed: r.state === 'killed', periods: r.suspensions ? [...r.suspensions] : [] });
+    },
+  });
+  sim.runUntil(Number.POSITIVE_INFINITY);
+  return [a, b];
+}
+
+/** The one engine's jobs of a Slurm workload (an `mpi` job of `cores` tasks; the limit kills; operator events). */
+function oneEngineJobs(jobs: SlurmJobInput[]) {
+  return jobs.map((j) => ({
+    ...makeJob({
+      id: String(j.id),
+      subtime: j.submit,
+      ntasks: j.cores,
+      type: 'mpi',
+      runtime: j.runTime,
+      user: `u${j.user}`,
+      ...(j.opAfter !== undefined ? { operatorEvents: [{ after: j.opAfter, duration: j.opFor! }] } : {}),
+    }),
+    reqTime: j.timeLimit,
+  }));
+}
+
+describe("the one engine under Slurm's main-scheduler clock (SlurmPassClock) gives the Slurm engine's schedules", () => {
+  it('sched_on_submit or not, a scheduling delay, sched_min_interval and the periodic sched_interval pass, FIFO or multifactor', () => {
+    let delayed = 0;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.constantFrom(4, 8),
+        fc.constantFrom<Priority>('fifo', 'multifactor'),
+        fc.record({
+          schedOnSubmit: fc.boolean(),
+          schedDelay: fc.constantFrom(0, 0.25, 2),
+          schedMinInterval: fc.constantFrom(0, 1, 7),
+          schedInterval: fc.constantFrom(0, 30, 60),
+        }),
+        (seed, nodes, cores, priority, timers) => {
+          const jobs = workload(seed, 100, Math.min(nodes * cores, 24));
+          const [a, b] = timedRuns(jobs, nodes, cores, priority, timers);
+          expect(b.size).toBe(a.size);
+          for (const [id, r] of a) {
+            expect(b.get(id), `job ${id}`).toEqual(r);
+            if (r.start !== Math.floor(r.start)) delayed++;
+          }
+        },
+      ),
+      { numRuns: 60, seed: 7 },
+    );
+    // the timers do move starts off the events' whole seconds
+    expect(delayed).toBeGreaterThan(50);
+  });
+});
+
+describe('the Slurm pass clock through the engine configuration', () => {
+  it("simulate's path (runSimulation with pass_clock.slurm) gives the Slurm engine's schedule", () => {
+    const jobs = workload(4242, 150, 16);
+    const timers = { schedOnSubmit: false, schedDelay: 0.25, schedMinInterval: 1, schedInterval: 60 };
+    const [slurm] = timedRuns(jobs, 2, 8, 'multifactor', timers);
+    const engine = parseEngineConfig({
+      pass_clock: { slurm: { sched_on_submit: false, sched_delay: 0.25, sched_min_interval: 1, sched_interval: 60 } },
+      multifactor: { shares: { u0: 1, u1: 1, u2: 1, u3: 1 } },
+    });
+    const starts = new Map<number, number>();
+    const { summary } = runSimulation(
+      platformFromNodeGroups({ groups: [{ name: 'g', count: 2, cores: 8 }] }),
+      oneEngineJobs(jobs),
+      makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }),
+      { engine, walltimeKill: true, timeOrigin: 0, listeners: [{ onEnd: (_s, r) => void starts.set(Number(r.job.id), r.start) }] },
+    );
+    expect(summary.jobs_finished + summary.jobs_killed).toBe(150);
+    for (const [id, r] of slurm) expect(starts.get(id), `job ${id}`).toBe(r.start);
+  });
+
+  it('the cluster environments refuse it, saying why', () => {
+    expect(() => parseEnvConfig('clustergym/JobNode-v0', { engine: { pass_clock: { slurm: {} } } })).toThrow(
+      /pass_clock.*Slurm's pass clock runs under simulate/,
+    );
   });
 });
