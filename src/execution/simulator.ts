@@ -985,9 +985,9 @@ export class ClusterSimulator implements DiscreteEventEngine {
     }
     if (!(t > this.now) || !Number.isFinite(t) || this.finishedFlag) return;
     if (atInstantEnd !== undefined) {
-      let hooks = this.futureHooks.get(t);
-      if (hooks === undefined) this.futureHooks.set(t, (hooks = new Set()));
-      hooks.add(atInstantEnd);
+      const hooks = this.futureHooks.get(t);
+      if (hooks === undefined) this.futureHooks.set(t, new Set([atInstantEnd]));
+      else hooks.add(atInstantEnd);
     }
     if (this.passRequests.has(t)) return;
     this.passRequests.add(t);
