@@ -16,7 +16,7 @@
  *   dimensions that plug in.
  *
  * Over 600 lines: what remains is one state machine, the clock and the lifecycle every dimension's
- * events go through (submission, start, task and job ends, kills, rejection, resizes, preemption, the
+ * events go through (submission, start, task and job ends, kills, rejection, resizes, suspension, preemption, the
  * pass clocks, IRMaSim's stepping); its transitions share the private event loop, the running-job slots
  * and the dirty marks, and split across files they would have to be exposed to each other.
  *
