@@ -18,7 +18,8 @@ import { derive } from '../../src/core/rng.js';
 import { ClusterSimulator, type JobRecord } from '../../src/execution/simulator.js';
 import { platformFromNodeGroups } from '../../src/platform/views.js';
 import { makeScheduler } from '../../src/scheduling/policyName.js';
-import type { SlurmJobInput } from '../../src/slurm/config.js';
+import type { SlurmConfig, SlurmJobInput } from '../../src/slurm/config.js';
+import { JobPhase } from '../../src/core/engine.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
 import { SlurmPassClock, type SlurmPassTimers } from '../../src/scheduling/slurmPassClock.js';
@@ -63,7 +64,8 @@ function workload(seed: number, n: number, cores: number): SlurmJobInput[] {
 /** `fifo`: every multifactor weight 0; `multifactor`: the default weights (fair share, age, size, partition) of 4 users. */
 type Priority = 'fifo' | 'multifactor';
 
-function slurmRun(jobs: SlurmJobInput[], nodes: number, cores: number, priority: Priority): Map<number, Row> {
+/** The Slurm engine's run (no backfill; the timers of `timers`, by default a main pass at every instant with a change). */
+function slurmRun(jobs: SlurmJobInput[], nodes: number, cores: number, priority: Priority, timers: Partial<SlurmConfig> = {}): Map<number, Row> {
   const platform = new SlurmPlatform({ groups: [{ name: 'g', count: nodes, cores }], partitions: [{ name: 'p', groups: ['g'] }] });
   const e = new SlurmEngine(platform, {
     users: 4,
@@ -73,51 +75,47 @@ function slurmRun(jobs: SlurmJobInput[], nodes: number, cores: number, priority:
     schedInterval: 0,
     batchSchedDelay: 0,
     schedMinInterval: 0,
+    ...timers,
     // (multifactor: the PriorityCalcPeriod ticks on the one engine's grid, which starts at the first submission)
-    priority:
-      priority === 'fifo'
-        ? { weightAge: 0, weightFairshare: 0, weightJobSize: 0, weightPartition: 0, weightQos: 0 }
-        : { calcPhase: jobs[0]!.submit % DEFAULT_PRIORITY.calcPeriod },
+    priority: { ...weightsOf(priority), calcPhase: jobs[0]!.submit % DEFAULT_PRIORITY.calcPeriod },
   });
   const out = new Map<number, Row>();
   e.onFinish((J, s) => {
-    out.set(J.id[s]!, { start: J.start[s]!, end: J.end[s]!, killed: J.state[s] !== 6, periods: J.periods(s).flat() });
+    out.set(J.id[s]!, { start: J.start[s]!, end: J.end[s]!, killed: J.state[s] !== JobPhase.Completed, periods: J.periods(s).flat() });
   });
   e.stream(jobs);
   e.run();
   return out;
 }
 
-function oneEngineRun(jobs: SlurmJobInput[], nodes: number, cores: number, priority: Priority): Map<number, Row> {
-  const platform = platformFromNodeGroups({ groups: [{ name: 'g', count: nodes, cores }] });
-  const sim = new ClusterSimulator(
-    platform,
-    jobs.map((j) => ({
-      ...makeJob({
-        id: String(j.id),
-        subtime: j.submit,
-        ntasks: j.cores,
-        type: 'mpi',
-        runtime: j.runTime,
-        user: `u${j.user}`,
-        ...(j.opAfter !== undefined ? { operatorEvents: [{ after: j.opAfter, duration: j.opFor! }] } : {}),
-      }),
-      reqTime: j.timeLimit,
-    })),
-    { walltimeKill: true, timeOrigin: 0 },
-  );
-  // multifactor: every user known from the start (the Slurm engine numbers them), a pass at every tick
-  const scheduler =
-    priority === 'fifo'
-      ? makeScheduler('fcfs:first')
-      : makeScheduler('multifactor:first', { multifactor: { passAtTick: true, shares: { u0: 1, u1: 1, u2: 1, u3: 1 } } });
-  sim.setScheduler(scheduler);
+/** The multifactor weights of `priority` (FIFO: all 0; else the defaults). */
+function weightsOf(priority: Priority) {
+  return priority === 'fifo' ? { weightAge: 0, weightFairshare: 0, weightJobSize: 0, weightPartition: 0, weightQos: 0 } : {};
+}
+
+/** A one-engine run's rows (its end records). */
+function rowsOf(sim: ClusterSimulator): Map<number, Row> {
   const out = new Map<number, Row>();
   sim.addListener({
     onEnd: (_s, r: JobRecord) => {
       out.set(Number(r.job.id), { start: r.start, end: r.finish, killed: r.state === 'killed', periods: r.suspensions ? [...r.suspensions] : [] });
     },
   });
+  return out;
+}
+
+function oneEngineRun(jobs: SlurmJobInput[], nodes: number, cores: number, priority: Priority): Map<number, Row> {
+  const sim = new ClusterSimulator(platformFromNodeGroups({ groups: [{ name: 'g', count: nodes, cores }] }), oneEngineJobs(jobs), {
+    walltimeKill: true,
+    timeOrigin: 0,
+  });
+  // multifactor: every user known from the start (the Slurm engine numbers them), a pass at every tick
+  const scheduler =
+    priority === 'fifo'
+      ? makeScheduler('fcfs:first')
+      : makeScheduler('multifactor:first', { multifactor: { passAtTick: true, shares: { u0: 1, u1: 1, u2: 1, u3: 1 } } });
+  sim.setScheduler(scheduler);
+  const out = rowsOf(sim);
   sim.runUntil(Number.POSITIVE_INFINITY);
   return out;
 }
@@ -157,37 +155,18 @@ describe("the one engine gives the Slurm engine's schedules where their rules ag
 
 /** The Slurm engine and the one engine under Slurm's main-scheduler timers (`SlurmPassClock`). */
 function timedRuns(jobs: SlurmJobInput[], nodes: number, cores: number, priority: Priority, timers: SlurmPassTimers): [Map<number, Row>, Map<number, Row>] {
-  const weights = priority === 'fifo' ? { weightAge: 0, weightFairshare: 0, weightJobSize: 0, weightPartition: 0, weightQos: 0 } : {};
-  const platform = new SlurmPlatform({ groups: [{ name: 'g', count: nodes, cores }], partitions: [{ name: 'p', groups: ['g'] }] });
-  const e = new SlurmEngine(platform, {
-    users: 4,
-    backfill: false,
-    batchSchedDelay: 0,
-    ...timers,
-    priority: { ...weights, calcPhase: jobs[0]!.submit % DEFAULT_PRIORITY.calcPeriod },
-  });
-  const a = new Map<number, Row>();
-  e.onFinish((J, s) => {
-    a.set(J.id[s]!, { start: J.start[s]!, end: J.end[s]!, killed: J.state[s] !== 6, periods: J.periods(s).flat() });
-  });
-  e.stream(jobs);
-  e.run();
+  const a = slurmRun(jobs, nodes, cores, priority, timers);
   const sim = new ClusterSimulator(platformFromNodeGroups({ groups: [{ name: 'g', count: nodes, cores }] }), oneEngineJobs(jobs), {
     walltimeKill: true,
     timeOrigin: 0,
     passClock: 'requested',
   });
   // the Slurm engine runs a main pass after every PriorityCalcPeriod recalculation, whatever the weights
-  const inner = makeScheduler('multifactor:first', { multifactor: { priority: weights, shares: { u0: 1, u1: 1, u2: 1, u3: 1 } } });
+  const inner = makeScheduler('multifactor:first', { multifactor: { priority: weightsOf(priority), shares: { u0: 1, u1: 1, u2: 1, u3: 1 } } });
   const clock = new SlurmPassClock(inner, { ...timers, priorityTicks: { period: DEFAULT_PRIORITY.calcPeriod } });
   clock.attach(sim);
   sim.setScheduler(clock);
-  const b = new Map<number, Row>();
-  sim.addListener({
-    onEnd: (_s, r: JobRecord) => {
-      b.set(Number(r.job.id), { start: r.start, end: r.finish, killed: r.state === 'killed', periods: r.suspensions ? [...r.suspensions] : [] });
-    },
-  });
+  const b = rowsOf(sim);
   sim.runUntil(Number.POSITIVE_INFINITY);
   return [a, b];
 }
