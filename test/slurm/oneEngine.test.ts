@@ -18,7 +18,8 @@ import { derive } from '../../src/core/rng.js';
 import { ClusterSimulator, type JobRecord } from '../../src/execution/simulator.js';
 import { platformFromNodeGroups } from '../../src/platform/views.js';
 import { makeScheduler } from '../../src/scheduling/policyName.js';
-import type { SlurmConfig, SlurmJobInput } from '../../src/slurm/config.js';
+import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
+import type { PriorityConfig } from '../../src/scheduling/multifactor.js';
 import { JobPhase } from '../../src/core/engine.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
@@ -77,7 +78,7 @@ function slurmRun(jobs: SlurmJobInput[], nodes: number, cores: number, priority:
     schedMinInterval: 0,
     ...timers,
     // (multifactor: the PriorityCalcPeriod ticks on the one engine's grid, which starts at the first submission)
-    priority: { ...weightsOf(priority), calcPhase: jobs[0]!.submit % DEFAULT_PRIORITY.calcPeriod },
+    priority: { ...DEFAULT_SLURM.priority, ...weightsOf(priority), calcPhase: jobs[0]!.submit % DEFAULT_PRIORITY.calcPeriod },
   });
   const out = new Map<number, Row>();
   e.onFinish((J, s) => {
@@ -89,7 +90,7 @@ function slurmRun(jobs: SlurmJobInput[], nodes: number, cores: number, priority:
 }
 
 /** The multifactor weights of `priority` (FIFO: all 0; else the defaults). */
-function weightsOf(priority: Priority) {
+function weightsOf(priority: Priority): Partial<PriorityConfig> {
   return priority === 'fifo' ? { weightAge: 0, weightFairshare: 0, weightJobSize: 0, weightPartition: 0, weightQos: 0 } : {};
 }
 
