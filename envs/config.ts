@@ -133,7 +133,12 @@ export const EnvConfigSchema = z
       message:
         "expected 'none': the cluster environments have no preemption pass (the agent decides every start); partition_prio runs under simulate and compare",
       path: ['preempt_type'],
-    }).optional(),
+    })
+      .refine((e) => typeof e.pass_clock === 'string', {
+        message: "expected 'instant' or 'event': the agent decides at the engine's decision points; Slurm's pass clock runs under simulate and compare",
+        path: ['pass_clock'],
+      })
+      .optional(),
     /** Idle processors draw power from t = 0 (`always`, documented) or from their first task (IRMaSim's accounting). */
     idle_power: z.enum(['always', 'after-first-task']).default('always'),
     /** Seed of the episodes started by `reset()` without a seed. */

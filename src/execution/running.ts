@@ -67,6 +67,11 @@ export const KIND_JOB = 1;
 export const KIND_KILL = 2;
 export const KIND_SUSPEND = 3;
 export const KIND_RESUME = 4;
+/** A scheduler asked for a decision point at this time (`ClusterSimulator.requestPass`); ranks with the suspensions. */
+export const KIND_PASS = 5;
+
+/** The payload of a pass request (`KIND_PASS`): its time is the event's stamp. */
+export const PASS_REQUEST = { passRequest: true } as const;
 
 /** A task of a running job (only jobs that need per-task tracking have them). */
 export class RunningTask {
@@ -224,5 +229,5 @@ export class RunningJob implements JobRecord {
   }
 }
 
-/** What the engine's event loop holds: a task (its end), a job (its end, or its walltime kill). */
-export type EventPayload = RunningTask | RunningJob;
+/** What the engine's event loop holds: a task (its end), a job (its end, its walltime kill, an operator event), a pass request. */
+export type EventPayload = RunningTask | RunningJob | typeof PASS_REQUEST;

@@ -16,7 +16,7 @@
  *   dimensions that plug in.
  *
  * Over 600 lines: what remains is one state machine, the clock and the lifecycle every dimension's
- * events go through (submission, start, task and job ends, kills, rejection, resizes, preemption, the
+ * events go through (submission, start, task and job ends, kills, rejection, resizes, suspension, preemption, the
  * pass clocks, IRMaSim's stepping); its transitions share the private event loop, the running-job slots
  * and the dirty marks, and split across files they would have to be exposed to each other.
  *
@@ -86,7 +86,20 @@ import type { Capacity } from './capacity.js';
 import { HostVectors } from './hostVectors.js';
 import type { NodeFreeTree } from './nodeFreeTree.js';
 import { TaskProgress } from './progress.js';
-import { KIND_JOB, KIND_KILL, KIND_RESUME, KIND_SUSPEND, KIND_TASK, NO_GPUS, rejectedRecord, RunningJob, RunningTask, type EventPayload } from './running.js';
+import {
+  KIND_JOB,
+  KIND_KILL,
+  KIND_PASS,
+  KIND_RESUME,
+  KIND_SUSPEND,
+  KIND_TASK,
+  NO_GPUS,
+  PASS_REQUEST,
+  rejectedRecord,
+  RunningJob,
+  RunningTask,
+  type EventPayload,
+} from './running.js';
 import { WaitingQueue } from './waitingQueue.js';
 import type {
   DecisionMaker,
@@ -186,15 +199,17 @@ export class ClusterSimulator implements DiscreteEventEngine {
     capacity: 64,
     // operator suspensions and resumptions after the ends and kills of their instant (every kind listed:
     // a rank read past the array would leave V8's fast path on every schedule)
-    ranks: Array.from({ length: 256 }, (_, k) => (k === KIND_SUSPEND || k === KIND_RESUME ? 1 : 0)),
+    ranks: Array.from({ length: 256 }, (_, k) => (k === KIND_SUSPEND || k === KIND_RESUME || k === KIND_PASS ? 1 : 0)),
     isLive: (kind, e, stamp) =>
       kind >= PLUGIN_KIND_BASE
         ? !(e as RunningJob).ended && this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.isLive(kind & 7, e as RunningJob, stamp)
         : kind === KIND_KILL
           ? !(e as RunningJob).ended && (e as RunningJob).killAt === stamp
           : kind >= KIND_SUSPEND
-            ? !(e as RunningJob).ended && (e as RunningJob).opStamp === stamp
-            : e.eventTime === stamp && (kind === KIND_JOB ? !(e as RunningJob).ended : !(e as RunningTask).done),
+            ? kind === KIND_PASS
+              ? this.passRequests.has(stamp)
+              : !(e as RunningJob).ended && (e as RunningJob).opStamp === stamp
+            : (e as RunningTask | RunningJob).eventTime === stamp && (kind === KIND_JOB ? !(e as RunningJob).ended : !(e as RunningTask).done),
   });
   /** Plugged-in progress models (`progressModel.ts`). */
   private readonly progressModels: ProgressModel[] = [];
@@ -207,6 +222,10 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private readonly eventClock: boolean;
   /** The round pass clock: its round length (s), 0 without; the next round boundary (Infinity: at the next arrival). */
   private readonly roundEvery: number;
+  /** The `requested` pass clock: decision points only where a pass was requested (`requestPass`). */
+  private readonly requestedClock: boolean;
+  /** A pass was requested for the instant being run (`requestPass(now)`, or a request event). */
+  private passNow = false;
   private nextRound = Number.POSITIVE_INFINITY;
   /** Jobs preempted back to the queue: what their next run takes over (a progress model's state, their first start). */
   private readonly requeued = new Map<Job, { extension: unknown; firstStart: number }>();
@@ -214,6 +233,10 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private readonly preempted: RunningJob[] = [];
   /** Running jobs suspended now (holding their cores or not). */
   suspendedCount = 0;
+  /** Times of the pending pass requests (`requestPass`), and the hooks to run at their instants' ends. */
+  private readonly passRequests = new Set<number>();
+  private readonly futureHooks = new Map<number, Set<(sim: ClusterSimulator) => void>>();
+  private readonly instantHooks = new Set<(sim: ClusterSimulator) => void>();
   /** The event clock: the event just handled freed resources (a job or task ended, a resize ended). */
   private freed = false;
   private readonly source: Iterator<Job>;
@@ -294,6 +317,9 @@ export class ClusterSimulator implements DiscreteEventEngine {
     for (let i = 0; i < this.progressModels.length; i++) this.progressModels[i]!.attach(this.hostFor(i));
     this.resizeCost = options.resizeCost ?? TABLE1_RESIZE_COST;
     this.eventClock = options.passClock === 'event';
+    this.requestedClock = options.passClock === 'requested';
+    if (this.requestedClock && this.semantics === 'irmasim')
+      throw new InputError('the requested pass clock is not part of the irmasim semantics', this.workloadName);
     if (this.eventClock && this.semantics === 'irmasim') throw new InputError('the event pass clock is not part of the irmasim semantics', this.workloadName);
     const pc = options.passClock;
     this.roundEvery = typeof pc === 'object' ? pc.every : 0;
@@ -408,6 +434,13 @@ export class ClusterSimulator implements DiscreteEventEngine {
     return Math.min(this.skipStale(), this.nextSubmitTime, this.nextRound);
   }
 
+  /** The run is over: pending pass requests lapse. */
+  private finish(): void {
+    this.finishedFlag = true;
+    this.passRequests.clear();
+    this.futureHooks.clear();
+  }
+
   /** Whether the run is over (`finished`; the engine contract's name). */
   get done(): boolean {
     return this.finishedFlag;
@@ -494,14 +527,19 @@ export class ClusterSimulator implements DiscreteEventEngine {
       if (t > limit) return false;
       const changed = this.eventClock ? this.runOneEvent(t, tSub === t) : this.runInstant(t);
       if (this.preempted.length > 0) this.resumePreempted();
+      if (this.instantHooks.size > 0) this.runInstantHooks();
       if (this.pointPending !== null) {
         // a point for the caller: the pass the event calls for (if any) runs once it is decided
         if (changed && this.queue.length > 0) this.decisionDue = true;
         return true;
       }
-      if (changed && this.queue.length > 0) return true;
+      if (this.requestedClock) {
+        const asked = this.passNow;
+        this.passNow = false;
+        if (asked && this.queue.length > 0) return true;
+      } else if (changed && this.queue.length > 0) return true;
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
-        this.finishedFlag = true;
+        this.finish();
         return false;
       }
     }
@@ -531,9 +569,10 @@ export class ClusterSimulator implements DiscreteEventEngine {
       const arrived = tSub === t;
       this.runInstant(t);
       if (this.preempted.length > 0) this.resumePreempted();
+      if (this.instantHooks.size > 0) this.runInstantHooks();
       if (this.pointPending !== null) return true;
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
-        this.finishedFlag = true;
+        this.finish();
         this.nextRound = Number.POSITIVE_INFINITY;
         return false;
       }
@@ -555,6 +594,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
    */
   private runInstant(t: number): boolean {
     this.advanceClock(t);
+    this.passNow = false;
     let changed = false;
     const ev = this.events;
     while (ev.nextAt(t)) {
@@ -580,6 +620,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
    */
   private runOneEvent(t: number, arrival: boolean): boolean {
     this.advanceClock(t);
+    this.passNow = false;
     if (arrival) {
       const job = this.nextJob!;
       this.pullNext();
@@ -607,7 +648,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       this.stallOffered = true;
       return true;
     }
-    this.finishedFlag = true;
+    this.finish();
     return false;
   }
 
@@ -626,7 +667,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
         this.releaseEndedJobs();
         if (this.queue.length > 0) return true;
         if (this.runningCount === 0 && !this.nextJob) {
-          this.finishedFlag = true;
+          this.finish();
           return false;
         }
         continue;
@@ -924,6 +965,44 @@ export class ClusterSimulator implements DiscreteEventEngine {
     }
   }
 
+  /**
+   * Asks for a decision point at time `t` (now, or later), whether or not anything else happens then:
+   * the timer of a scheduler whose passes follow a clock of their own (Slurm's `PriorityCalcPeriod` ticks,
+   * its periodic passes). At `t` the instant counts as a change, so the attached scheduler (or the caller)
+   * decides when jobs wait. `t` = now asks for the instant being run (from a listener, while its events
+   * happen; a request made from a pass itself lapses). `atInstantEnd` runs at the end of that instant,
+   * after its events and before its decision point, whether jobs wait or not (a clock's own bookkeeping:
+   * `SlurmPassClock`); one function once per instant. Requests at one time are one; they lapse when the
+   * run is over. Not part of the irmasim semantics.
+   */
+  requestPass(t: number, atInstantEnd?: (sim: ClusterSimulator) => void): void {
+    if (this.semantics === 'irmasim') throw new Error('pass requests are not part of the irmasim semantics');
+    if (t === this.now) {
+      // a pass at the instant being run (under the requested clock: its decision point)
+      this.passNow = true;
+      if (atInstantEnd !== undefined) this.instantHooks.add(atInstantEnd);
+      return;
+    }
+    if (!(t > this.now) || !Number.isFinite(t) || this.finishedFlag) return;
+    if (atInstantEnd !== undefined) {
+      const hooks = this.futureHooks.get(t);
+      if (hooks === undefined) this.futureHooks.set(t, new Set([atInstantEnd]));
+      else hooks.add(atInstantEnd);
+    }
+    if (this.passRequests.has(t)) return;
+    this.passRequests.add(t);
+    this.events.schedule(t, KIND_PASS, PASS_REQUEST, t);
+  }
+
+  /** Runs the hooks of the instant just run (`requestPass`'s `atInstantEnd`), each once, before its decision point. */
+  private runInstantHooks(): void {
+    while (this.instantHooks.size > 0) {
+      const hooks = [...this.instantHooks];
+      this.instantHooks.clear();
+      for (const h of hooks) h(this);
+    }
+  }
+
   /** Resumes the preempted jobs whose cores are free again, in the order they were suspended. */
   private resumePreempted(): void {
     for (let i = 0; i < this.preempted.length; ) {
@@ -977,6 +1056,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     }
     this.runInstant(t);
     if (this.preempted.length > 0) this.resumePreempted();
+    if (this.instantHooks.size > 0) this.runInstantHooks();
     return this.now;
   }
 
@@ -1343,7 +1423,17 @@ export class ClusterSimulator implements DiscreteEventEngine {
     } else if (kind === KIND_KILL) this.killJob(e as RunningJob);
     else if (kind === KIND_SUSPEND) this.operatorSuspend(e as RunningJob);
     else if (kind === KIND_RESUME) this.operatorResume(e as RunningJob);
-    else this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.handle(kind & 7, e as RunningJob);
+    else if (kind === KIND_PASS) {
+      // a decision point: the instant counts as a change
+      this.passRequests.delete(this.now);
+      this.passNow = true;
+      const hooks = this.futureHooks.get(this.now);
+      if (hooks !== undefined) {
+        this.futureHooks.delete(this.now);
+        for (const h of hooks) this.instantHooks.add(h);
+      }
+      this.freed = true;
+    } else this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.handle(kind & 7, e as RunningJob);
   }
 
   /** The engine as the `i`-th plugged-in progress model sees it. */

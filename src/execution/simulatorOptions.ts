@@ -53,9 +53,11 @@ export interface SimulatorOptions {
   /**
    * When the scheduler is asked (the pass clock): after every instant with a change (default), after
    * every single event and arrival, the arrivals of an instant first (the DMR engine's order, `event`),
-   * or at round boundaries every `every` seconds (the module comment).
+   * or at round boundaries every `every` seconds (the module comment), or only where a pass was
+   * requested (`requested`: `ClusterSimulator.requestPass`; a scheduler with timers of its own, such as
+   * Slurm's main-scheduler clock, `src/scheduling/slurmPassClock.ts`).
    */
-  passClock?: 'instant' | 'event' | { every: number } | undefined;
+  passClock?: 'instant' | 'event' | 'requested' | { every: number } | undefined;
   /**
    * The capacity dimension (`capacity.ts`): `cores` (default), the allocation of cores and memory on the
    * platform's nodes (`allocation.ts`); `vectors`, continuous CPU and memory per host (`hostVectors.ts`:

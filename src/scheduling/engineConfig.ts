@@ -26,7 +26,10 @@ import { z } from 'zod';
 import { inputErrorFromIssues } from '../core/errors.js';
 import type { ClusterSimulator, SimulatorOptions } from '../execution/simulator.js';
 import { queueResizeDecider } from './dmr.js';
-import type { MultifactorOptions, PriorityConfig } from './multifactor.js';
+import { DEFAULT_PRIORITY, type MultifactorOptions, type PriorityConfig } from './multifactor.js';
+import { PartitionPreemption } from './preemption.js';
+import type { Scheduler } from './scheduler.js';
+import { SlurmPassClock } from './slurmPassClock.js';
 import { dmrPolicy, neverPolicy } from './resizePolicy.js';
 
 const nonNeg = z.number().finite().nonnegative();
@@ -38,7 +41,29 @@ export const EngineConfigSchema = z
     malleable: z.enum(['rigid', 'steps']).default('rigid'),
     resize: z.enum(['dmr', 'never']).default('dmr'),
     resize_cost: z.object({ expand: nonNeg, shrink: nonNeg }).strict().optional(),
-    pass_clock: z.enum(['instant', 'event']).default('instant'),
+    /**
+     * When the scheduler runs: every instant with a change, every event, or Slurm's main-scheduler clock
+     * (`{ slurm: { ... } }`, src/scheduling/slurmPassClock.ts: seconds; `priority_ticks` a pass after every
+     * multifactor `calc_period` recalculation, as the Slurm engine).
+     */
+    pass_clock: z
+      .union([
+        z.enum(['instant', 'event']),
+        z
+          .object({
+            slurm: z
+              .object({
+                sched_on_submit: z.boolean().default(false),
+                sched_delay: nonNeg.default(0),
+                sched_min_interval: nonNeg.default(0),
+                sched_interval: nonNeg.default(60),
+                priority_ticks: z.boolean().default(true),
+              })
+              .strict(),
+          })
+          .strict(),
+      ])
+      .default('instant'),
     /** Slurm's `PreemptType`: `partition_prio` adds the partition-priority preemption pass (src/scheduling/preemption.ts). */
     preempt_type: z.enum(['none', 'partition_prio']).default('none'),
     multifactor: z
@@ -51,6 +76,8 @@ export const EngineConfigSchema = z
         dampening: positive.optional(),
         shares: z.record(z.string(), positive).default({}),
         qos: z.record(z.string(), nonNeg).default({}),
+        /** A decision point at every `calc_period` tick while jobs wait (the Slurm engine's main pass after its priority recalculation). */
+        pass_at_tick: z.boolean().default(false),
       })
       .strict()
       .optional(),
@@ -74,7 +101,7 @@ export function simulatorOptionsOf(cfg: EngineConfig): Partial<SimulatorOptions>
   return {
     malleable: cfg.malleable,
     resizeCost: cfg.resize_cost,
-    passClock: cfg.pass_clock,
+    passClock: typeof cfg.pass_clock === 'string' ? cfg.pass_clock : 'requested',
   };
 }
 
@@ -93,7 +120,29 @@ export function multifactorOptionsOf(cfg: EngineConfig): MultifactorOptions | un
   if (m.decay_half_life !== undefined) priority.decayHalfLife = m.decay_half_life;
   if (m.calc_period !== undefined) priority.calcPeriod = m.calc_period;
   if (m.dampening !== undefined) priority.dampening = m.dampening;
-  return { priority, shares: m.shares, qos: m.qos };
+  return { priority, shares: m.shares, qos: m.qos, passAtTick: m.pass_at_tick };
+}
+
+/**
+ * The scheduler a run under this configuration uses for `scheduler`: itself, inside Slurm's main-scheduler
+ * clock (`pass_clock.slurm`), then followed by the partition-priority preemption pass (`preempt_type`).
+ * Attach it to the engine before the run (`Scheduler.attach`).
+ */
+export function schedulerOf(cfg: EngineConfig, scheduler: Scheduler): Scheduler {
+  let s = scheduler;
+  if (cfg.preempt_type === 'partition_prio') s = new PartitionPreemption(s);
+  if (typeof cfg.pass_clock === 'object') {
+    const c = cfg.pass_clock.slurm;
+    const period = cfg.multifactor?.calc_period ?? DEFAULT_PRIORITY.calcPeriod;
+    s = new SlurmPassClock(s, {
+      schedOnSubmit: c.sched_on_submit,
+      schedDelay: c.sched_delay,
+      schedMinInterval: c.sched_min_interval,
+      schedInterval: c.sched_interval,
+      priorityTicks: c.priority_ticks ? { period } : undefined,
+    });
+  }
+  return s;
 }
 
 /** Sets on a built engine what its configuration asks for beyond the constructor's options: the resize policy. */

@@ -95,6 +95,12 @@ export interface MultifactorOptions {
   shares?: Readonly<Record<string, number>> | undefined;
   /** Priority of each QOS by name (default 0; a job without `qos` has 0). */
   qos?: Readonly<Record<string, number>> | undefined;
+  /**
+   * A decision point at every `PriorityCalcPeriod` tick while jobs wait (`ClusterSimulator.requestPass`),
+   * as the Slurm engine runs its main scheduler after recomputing the priorities; off: the new priorities
+   * order the next decision point that comes anyway.
+   */
+  passAtTick?: boolean | undefined;
 }
 
 /**
@@ -114,6 +120,8 @@ export class MultifactorSelection implements JobSelection {
   private readonly active = new Set<number>();
   private lastAccrual = 0;
   private nextTick = 0;
+  /** When the selection was attached (jobs that waited before: their priority is set then). */
+  private attachedAt = 0;
   private totalCores = 1;
   private maxQos = 1;
   private maxPartitionFactor = 1;
@@ -142,13 +150,17 @@ export class MultifactorSelection implements JobSelection {
     this.ledger = new UserLedger(p.coreCount, p.totalMemoryMb, this.options.shares ?? {});
     for (const name of Object.keys(this.options.shares ?? {})) this.userOf(name);
     this.lastAccrual = sim.now;
+    this.attachedAt = sim.now;
     this.nextTick = sim.now + this.config.calcPeriod;
     this.priority.clear();
     const held = new Map<RunningJob, number>();
     const suspendedHeld = new Map<RunningJob, number>();
     sim.addListener({
       // a user is known from its first submission (its share normalised over the users known)
-      onSubmit: (_s, job) => void this.userOf(job.user ?? ''),
+      onSubmit: (s, job) => {
+        this.userOf(job.user ?? '');
+        if (this.options.passAtTick) s.requestPass(this.nextTick);
+      },
       onStart: (s, rj) => {
         held.set(rj, rj.cores.length);
         this.hold(s, rj.job, rj.cores.length);
@@ -212,7 +224,10 @@ export class MultifactorSelection implements JobSelection {
         if (this.periodUsage[u]! > 0) L.accrue(u, this.periodUsage[u]!);
         this.periodUsage[u] = 0;
       }
+      // every waiting job's priority is recomputed at the tick, and holds until the next one
+      const tick = this.nextTick;
       this.priority.clear();
+      for (const job of this.sim!.queue.toArray()) this.priority.set(job, this.compute(job, tick));
       this.nextTick += this.config.calcPeriod;
     }
     this.accrue(now);
@@ -231,18 +246,28 @@ export class MultifactorSelection implements JobSelection {
     if (sim === null) throw new Error('multifactor: not attached to an engine');
     const cached = this.priority.get(job);
     if (cached !== undefined) return cached;
+    // Slurm sets a job's priority at its submission, then at every tick (which recomputes the waiting jobs,
+    // `advance`): a job not yet cached has seen no tick since it came, so the ledger is as it was then, and its
+    // age is its age at submission (a job that waited before the selection was attached: now). Its user's
+    // normalised share counts the users known now (the users of its own instant included).
+    const prio = this.compute(job, Math.max(job.subtime, Math.min(now, this.attachedAt)));
+    this.priority.set(job, prio);
+    return prio;
+  }
+
+  /** The multifactor priority of `job` at `now`, from the ledger as it is. */
+  private compute(job: Job, now: number): number {
+    const sim = this.sim!;
     const L = this.ledger!;
     const p = sim.platform;
     const part = job.partition !== undefined ? p.partitions[p.partitionIndex(job.partition)] : p.partitions[p.defaultPartition];
-    const prio = jobPriority(this.config, {
+    return jobPriority(this.config, {
       age: ageFactor(now - job.subtime, this.config.maxAge),
       fairshare: L.fairShare(this.userOf(job.user ?? ''), L.totalUsage(), this.config.dampening),
       jobSize: jobSizeFactor(job.ntasks, this.totalCores, this.config.favorSmall),
       partition: (part?.priorityJobFactor ?? 1) / this.maxPartitionFactor,
       qos: job.qos !== undefined ? (this.options.qos?.[job.qos] ?? 0) / this.maxQos : 0,
     });
-    this.priority.set(job, prio);
-    return prio;
   }
 
   key(job: Job, now: number): number {
@@ -257,6 +282,8 @@ export class MultifactorSelection implements JobSelection {
   order(queue: readonly Job[], now: number): Job[] {
     const keys = new Map<Job, number>();
     for (const j of queue) keys.set(j, this.key(j, now));
+    // while jobs wait, the next tick is a decision point (`passAtTick`)
+    if (this.options.passAtTick && queue.length > 0) this.sim!.requestPass(this.nextTick);
     return queue
       .map((j, i) => ({ j, i }))
       .sort((a, b) => keys.get(a.j)! - keys.get(b.j)! || a.i - b.i)

@@ -42,6 +42,11 @@ export class PartitionPreemption implements Scheduler {
     this.name = `${inner.name}+preempt`;
   }
 
+  /** Binds the inner scheduler (a clock that runs the passes itself binds it at the first submission). */
+  attach(sim: ClusterSimulator): void {
+    this.inner.attach?.(sim);
+  }
+
   schedule(sim: ClusterSimulator): void {
     this.inner.schedule(sim);
     const parts = sim.platform.partitions;

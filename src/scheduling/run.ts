@@ -8,8 +8,7 @@ import { MetricsCollector, type Summary } from '../metrics/summary.js';
 import { JobsCsvWriter, LineWriter, TIMELINE_CSV_HEADER, TimelineRecorder, timelineCsvRow, writeSummary, type TimelineRow } from '../metrics/writers.js';
 import type { Platform } from '../platform/platform.js';
 import type { Job } from '../workload/job.js';
-import { attachEngineConfig, type EngineConfig, simulatorOptionsOf } from './engineConfig.js';
-import { PartitionPreemption } from './preemption.js';
+import { attachEngineConfig, type EngineConfig, schedulerOf, simulatorOptionsOf } from './engineConfig.js';
 import type { Scheduler } from './scheduler.js';
 
 /** Options of `runSimulation`. */
@@ -35,7 +34,7 @@ export interface RunResult {
 
 /** Simulates `jobs` on `platform` under `scheduler` until every job has left. */
 export function runSimulation(platform: Platform, jobs: Iterable<Job>, scheduler: Scheduler, options: RunOptions = {}): RunResult {
-  if (options.engine?.preempt_type === 'partition_prio') scheduler = new PartitionPreemption(scheduler);
+  if (options.engine) scheduler = schedulerOf(options.engine, scheduler);
   const sim = new ClusterSimulator(platform, jobs, options.engine ? { ...options, ...simulatorOptionsOf(options.engine) } : options);
   if (options.engine) attachEngineConfig(sim, options.engine);
   const metrics = new MetricsCollector();
@@ -62,6 +61,8 @@ export function runSimulation(platform: Platform, jobs: Iterable<Job>, scheduler
       : null;
   if (recorder) sim.addListener(recorder);
   try {
+    // a clock that runs the passes itself follows the engine from the start (`SlurmPassClock`)
+    if (options.engine && typeof options.engine.pass_clock === 'object') scheduler.attach?.(sim);
     while (sim.advance()) scheduler.schedule(sim);
     recorder?.finish(sim);
   } finally {

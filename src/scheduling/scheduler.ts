@@ -43,6 +43,8 @@ export interface Scheduler {
   readonly name: string;
   /** Starts zero or more waiting jobs at the current decision point. */
   schedule(sim: ClusterSimulator): void;
+  /** Binds to `sim` now rather than at the first pass (a clock that runs the passes itself: `SlurmPassClock`). */
+  attach?(sim: ClusterSimulator): void;
 }
 
 /**
@@ -233,7 +235,7 @@ export class PolicyScheduler implements Scheduler {
   }
 
   /** Binds to `sim` (on first use): listeners for the queue order, the running jobs and the committed head. */
-  private attach(sim: ClusterSimulator): void {
+  attach(sim: ClusterSimulator): void {
     if (this.sim === sim) return;
     this.sim = sim;
     this.selection.attach?.(sim);

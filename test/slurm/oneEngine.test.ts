@@ -3,9 +3,14 @@
  * engine, step by step). Where their rules are the same, their schedules must be: under `sched/builtin`
  * (no backfill) with the main scheduler at every instant with a change (no `sched_interval`,
  * `batch_sched_delay`, `sched_min_interval` nor delay), one partition over one node group, a FIFO
- * priority (every multifactor weight 0), time limits that kill, and operator suspensions, the one
- * engine with `fcfs:first` (cores on any nodes: Slurm's counted cores of a group) gives every job the
- * Slurm engine's start, end, state and suspension periods, on random workloads.
+ * priority (every multifactor weight 0) or the multifactor priority with fair share (the default
+ * weights, a main pass at every `PriorityCalcPeriod` tick), time limits that kill, and operator
+ * suspensions, the one engine with `fcfs:first` or `multifactor:first` (`passAtTick`; cores on any
+ * nodes: Slurm's counted cores of a group) gives every job the Slurm engine's start, end, state and
+ * suspension periods, on random workloads. Then the same under Slurm's main-scheduler timers
+ * (`schedOnSubmit`, a scheduling delay, `sched_min_interval`, the periodic `sched_interval` pass and the
+ * pass after each priority recalculation) with the one engine's `SlurmPassClock`, and through the engine
+ * configuration (`pass_clock.slurm`).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -13,9 +18,16 @@ import { derive } from '../../src/core/rng.js';
 import { ClusterSimulator, type JobRecord } from '../../src/execution/simulator.js';
 import { platformFromNodeGroups } from '../../src/platform/views.js';
 import { makeScheduler } from '../../src/scheduling/policyName.js';
-import type { SlurmJobInput } from '../../src/slurm/config.js';
+import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
+import type { PriorityConfig } from '../../src/scheduling/multifactor.js';
+import { JobPhase } from '../../src/core/engine.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
+import { SlurmPassClock, type SlurmPassTimers } from '../../src/scheduling/slurmPassClock.js';
+import { multifactorOptionsOf, parseEngineConfig } from '../../src/scheduling/engineConfig.js';
+import { runSimulation } from '../../src/scheduling/run.js';
+import { parseEnvConfig } from '../../envs/config.js';
+import { DEFAULT_PRIORITY } from '../../src/scheduling/multifactor.js';
 import { makeJob } from '../../src/workload/job.js';
 
 interface Row {
@@ -50,7 +62,11 @@ function workload(seed: number, n: number, cores: number): SlurmJobInput[] {
   return jobs;
 }
 
-function slurmRun(jobs: SlurmJobInput[], nodes: number, cores: number): Map<number, Row> {
+/** `fifo`: every multifactor weight 0; `multifactor`: the default weights (fair share, age, size, partition) of 4 users. */
+type Priority = 'fifo' | 'multifactor';
+
+/** The Slurm engine's run (no backfill; the timers of `timers`, by default a main pass at every instant with a change). */
+function slurmRun(jobs: SlurmJobInput[], nodes: number, cores: number, priority: Priority, timers: Partial<SlurmConfig> = {}): Map<number, Row> {
   const platform = new SlurmPlatform({ groups: [{ name: 'g', count: nodes, cores }], partitions: [{ name: 'p', groups: ['g'] }] });
   const e = new SlurmEngine(platform, {
     users: 4,
@@ -60,42 +76,47 @@ function slurmRun(jobs: SlurmJobInput[], nodes: number, cores: number): Map<numb
     schedInterval: 0,
     batchSchedDelay: 0,
     schedMinInterval: 0,
-    priority: { weightAge: 0, weightFairshare: 0, weightJobSize: 0, weightPartition: 0, weightQos: 0 },
+    ...timers,
+    // (multifactor: the PriorityCalcPeriod ticks on the one engine's grid, which starts at the first submission)
+    priority: { ...DEFAULT_SLURM.priority, ...weightsOf(priority), calcPhase: jobs[0]!.submit % DEFAULT_PRIORITY.calcPeriod },
   });
   const out = new Map<number, Row>();
   e.onFinish((J, s) => {
-    out.set(J.id[s]!, { start: J.start[s]!, end: J.end[s]!, killed: J.state[s] !== 6, periods: J.periods(s).flat() });
+    out.set(J.id[s]!, { start: J.start[s]!, end: J.end[s]!, killed: J.state[s] !== JobPhase.Completed, periods: J.periods(s).flat() });
   });
   e.stream(jobs);
   e.run();
   return out;
 }
 
-function oneEngineRun(jobs: SlurmJobInput[], nodes: number, cores: number): Map<number, Row> {
-  const platform = platformFromNodeGroups({ groups: [{ name: 'g', count: nodes, cores }] });
-  const sim = new ClusterSimulator(
-    platform,
-    jobs.map((j) => ({
-      ...makeJob({
-        id: String(j.id),
-        subtime: j.submit,
-        ntasks: j.cores,
-        type: 'mpi',
-        runtime: j.runTime,
-        ...(j.opAfter !== undefined ? { operatorEvents: [{ after: j.opAfter, duration: j.opFor! }] } : {}),
-      }),
-      reqTime: j.timeLimit,
-    })),
-    { walltimeKill: true, timeOrigin: 0 },
-  );
-  const scheduler = makeScheduler('fcfs:first');
-  sim.setScheduler(scheduler);
+/** The multifactor weights of `priority` (FIFO: all 0; else the defaults). */
+function weightsOf(priority: Priority): Partial<PriorityConfig> {
+  return priority === 'fifo' ? { weightAge: 0, weightFairshare: 0, weightJobSize: 0, weightPartition: 0, weightQos: 0 } : {};
+}
+
+/** A one-engine run's rows (its end records). */
+function rowsOf(sim: ClusterSimulator): Map<number, Row> {
   const out = new Map<number, Row>();
   sim.addListener({
     onEnd: (_s, r: JobRecord) => {
       out.set(Number(r.job.id), { start: r.start, end: r.finish, killed: r.state === 'killed', periods: r.suspensions ? [...r.suspensions] : [] });
     },
   });
+  return out;
+}
+
+function oneEngineRun(jobs: SlurmJobInput[], nodes: number, cores: number, priority: Priority): Map<number, Row> {
+  const sim = new ClusterSimulator(platformFromNodeGroups({ groups: [{ name: 'g', count: nodes, cores }] }), oneEngineJobs(jobs), {
+    walltimeKill: true,
+    timeOrigin: 0,
+  });
+  // multifactor: every user known from the start (the Slurm engine numbers them), a pass at every tick
+  const scheduler =
+    priority === 'fifo'
+      ? makeScheduler('fcfs:first')
+      : makeScheduler('multifactor:first', { multifactor: { passAtTick: true, shares: { u0: 1, u1: 1, u2: 1, u3: 1 } } });
+  sim.setScheduler(scheduler);
+  const out = rowsOf(sim);
   sim.runUntil(Number.POSITIVE_INFINITY);
   return out;
 }
@@ -106,23 +127,122 @@ describe("the one engine gives the Slurm engine's schedules where their rules ag
     let suspended = 0;
     let waited = 0;
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 1, max: 6 }), fc.constantFrom(4, 8, 16), (seed, nodes, cores) => {
-        const jobs = workload(seed, 120, Math.min(nodes * cores, 24));
-        const a = slurmRun(jobs, nodes, cores);
-        const b = oneEngineRun(jobs, nodes, cores);
-        expect(b.size).toBe(a.size);
-        for (const [id, r] of a) {
-          expect(b.get(id), `job ${id}`).toEqual(r);
-          if (r.killed) killed++;
-          if (r.periods.length > 0) suspended++;
-          if (r.start > jobs[id]!.submit) waited++;
-        }
-      }),
-      { numRuns: 40, seed: 42 },
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.constantFrom(4, 8, 16),
+        fc.constantFrom<Priority>('fifo', 'multifactor'),
+        (seed, nodes, cores, priority) => {
+          const jobs = workload(seed, 120, Math.min(nodes * cores, 24));
+          const a = slurmRun(jobs, nodes, cores, priority);
+          const b = oneEngineRun(jobs, nodes, cores, priority);
+          expect(b.size).toBe(a.size);
+          for (const [id, r] of a) {
+            expect(b.get(id), `job ${id}`).toEqual(r);
+            if (r.killed) killed++;
+            if (r.periods.length > 0) suspended++;
+            if (r.start > jobs[id]!.submit) waited++;
+          }
+        },
+      ),
+      { numRuns: 60, seed: 42 },
     );
     // the runs exercise what they compare: kills, suspensions and queueing
     expect(killed).toBeGreaterThan(100);
     expect(suspended).toBeGreaterThan(100);
     expect(waited).toBeGreaterThan(500);
+  });
+});
+
+/** The Slurm engine and the one engine under Slurm's main-scheduler timers (`SlurmPassClock`). */
+function timedRuns(jobs: SlurmJobInput[], nodes: number, cores: number, priority: Priority, timers: SlurmPassTimers): [Map<number, Row>, Map<number, Row>] {
+  const a = slurmRun(jobs, nodes, cores, priority, timers);
+  const sim = new ClusterSimulator(platformFromNodeGroups({ groups: [{ name: 'g', count: nodes, cores }] }), oneEngineJobs(jobs), {
+    walltimeKill: true,
+    timeOrigin: 0,
+    passClock: 'requested',
+  });
+  // the Slurm engine runs a main pass after every PriorityCalcPeriod recalculation, whatever the weights
+  const inner = makeScheduler('multifactor:first', { multifactor: { priority: weightsOf(priority), shares: { u0: 1, u1: 1, u2: 1, u3: 1 } } });
+  const clock = new SlurmPassClock(inner, { ...timers, priorityTicks: { period: DEFAULT_PRIORITY.calcPeriod } });
+  clock.attach(sim);
+  sim.setScheduler(clock);
+  const b = rowsOf(sim);
+  sim.runUntil(Number.POSITIVE_INFINITY);
+  return [a, b];
+}
+
+/** The one engine's jobs of a Slurm workload (an `mpi` job of `cores` tasks; the limit kills; operator events). */
+function oneEngineJobs(jobs: SlurmJobInput[]) {
+  return jobs.map((j) => ({
+    ...makeJob({
+      id: String(j.id),
+      subtime: j.submit,
+      ntasks: j.cores,
+      type: 'mpi',
+      runtime: j.runTime,
+      user: `u${j.user}`,
+      ...(j.opAfter !== undefined ? { operatorEvents: [{ after: j.opAfter, duration: j.opFor! }] } : {}),
+    }),
+    reqTime: j.timeLimit,
+  }));
+}
+
+describe("the one engine under Slurm's main-scheduler clock (SlurmPassClock) gives the Slurm engine's schedules", () => {
+  it('sched_on_submit or not, a scheduling delay, sched_min_interval and the periodic sched_interval pass, FIFO or multifactor', () => {
+    let delayed = 0;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.constantFrom(4, 8),
+        fc.constantFrom<Priority>('fifo', 'multifactor'),
+        fc.record({
+          schedOnSubmit: fc.boolean(),
+          schedDelay: fc.constantFrom(0, 0.25, 2),
+          schedMinInterval: fc.constantFrom(0, 1, 7),
+          schedInterval: fc.constantFrom(0, 30, 60),
+        }),
+        (seed, nodes, cores, priority, timers) => {
+          const jobs = workload(seed, 100, Math.min(nodes * cores, 24));
+          const [a, b] = timedRuns(jobs, nodes, cores, priority, timers);
+          expect(b.size).toBe(a.size);
+          for (const [id, r] of a) {
+            expect(b.get(id), `job ${id}`).toEqual(r);
+            if (r.start !== Math.floor(r.start)) delayed++;
+          }
+        },
+      ),
+      { numRuns: 60, seed: 7 },
+    );
+    // the timers do move starts off the events' whole seconds
+    expect(delayed).toBeGreaterThan(50);
+  });
+});
+
+describe('the Slurm pass clock through the engine configuration', () => {
+  it("simulate's path (runSimulation with pass_clock.slurm) gives the Slurm engine's schedule", () => {
+    const jobs = workload(4242, 150, 16);
+    const timers = { schedOnSubmit: false, schedDelay: 0.25, schedMinInterval: 1, schedInterval: 60 };
+    const [slurm] = timedRuns(jobs, 2, 8, 'multifactor', timers);
+    const engine = parseEngineConfig({
+      pass_clock: { slurm: { sched_on_submit: false, sched_delay: 0.25, sched_min_interval: 1, sched_interval: 60 } },
+      multifactor: { shares: { u0: 1, u1: 1, u2: 1, u3: 1 } },
+    });
+    const starts = new Map<number, number>();
+    const { summary } = runSimulation(
+      platformFromNodeGroups({ groups: [{ name: 'g', count: 2, cores: 8 }] }),
+      oneEngineJobs(jobs),
+      makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }),
+      { engine, walltimeKill: true, timeOrigin: 0, listeners: [{ onEnd: (_s, r) => void starts.set(Number(r.job.id), r.start) }] },
+    );
+    expect(summary.jobs_finished + summary.jobs_killed).toBe(150);
+    for (const [id, r] of slurm) expect(starts.get(id), `job ${id}`).toBe(r.start);
+  });
+
+  it('the cluster environments refuse it, saying why', () => {
+    expect(() => parseEnvConfig('clustergym/JobNode-v0', { engine: { pass_clock: { slurm: {} } } })).toThrow(
+      /pass_clock.*Slurm's pass clock runs under simulate/,
+    );
   });
 });

@@ -90,7 +90,7 @@ export class IrmasimBackfill implements Scheduler {
     return { ...job, type: 'seq', nodes: 1, ntasksPerNode: 0 };
   }
 
-  private attach(sim: ClusterSimulator): void {
+  attach(sim: ClusterSimulator): void {
     if (this.sim === sim) return;
     this.sim = sim;
     this.idle = Array.from({ length: sim.platform.nodeCount }, (_, n) => n);

@@ -55,7 +55,7 @@ export class Duplex implements Scheduler {
     return { ...job, type: 'seq', nodes: 1, ntasksPerNode: 0 };
   }
 
-  private attach(sim: ClusterSimulator): void {
+  attach(sim: ClusterSimulator): void {
     if (this.sim === sim) return;
     this.sim = sim;
     const p = sim.platform;

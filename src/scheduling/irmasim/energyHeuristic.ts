@@ -84,7 +84,7 @@ export class EnergyHeuristic implements Scheduler {
     this.triggered = true;
   }
 
-  private attach(sim: ClusterSimulator): void {
+  attach(sim: ClusterSimulator): void {
     if (this.sim === sim) return;
     this.sim = sim;
     this.pending = new SortedList<Entry>((a, b) => a.key - b.key || a.seq - b.seq);

@@ -1,0 +1,159 @@
+/**
+ * Slurm's main-scheduler clock as a pass clock of the one engine (the engine's `requested` pass clock:
+ * decision points only where a pass is asked for; `ClusterSimulator.requestPass`). The rules are the
+ * Slurm engine's (`src/slurm/engine.ts`, `mainPass`; docs/slurm.md), without `batch_sched_delay`'s
+ * background thread:
+ *
+ * - **what asks for a pass** (at the end of its instant, whether jobs wait or not): a job's end, a
+ *   submission when `schedOnSubmit` (Slurm 22.05 does not: it waits for the next backfill, end or
+ *   periodic pass), and the `PriorityCalcPeriod` recalculation (`priorityTicks`: the Slurm engine runs its
+ *   main scheduler after it; the ticks go on while anything runs, waits or is still to come);
+ * - **when it runs**: at once, or `schedDelay` seconds later (slurmctld's scheduling thread runs the pass a
+ *   moment after the event), and never sooner than `schedMinInterval` after the last pass (a pass that
+ *   found no job waiting counts); a deferred pass is one: a later request does not move it, an earlier
+ *   one replaces it;
+ * - **the periodic pass**: every `schedInterval` seconds on its grid (`k x schedInterval`) while jobs pend,
+ *   running whatever else says (only `schedMinInterval` applies), and a deferred pass that comes due runs
+ *   so too.
+ *
+ * Each pass is `inner`'s (the job order and starts: `fcfs:first`, `multifactor:first`, ...). With every
+ * timer at 0, `schedOnSubmit` and no priority ticks, the clock is the engine's default (a pass at every
+ * instant with a change).
+ */
+import type { ClusterSimulator } from '../execution/simulator.js';
+import type { Scheduler } from './scheduler.js';
+
+/** The main-scheduler timers (slurm.conf's names in the module comment; seconds). */
+export interface SlurmPassTimers {
+  schedOnSubmit: boolean;
+  schedDelay: number;
+  schedMinInterval: number;
+  schedInterval: number;
+  /**
+   * `PriorityCalcPeriod` ticks at `phase + k x period` that ask for a pass (absent: none); `phase` absent:
+   * the first submission's time (the grid of the one engine's `multifactor` order).
+   */
+  priorityTicks?: { period: number; phase?: number | undefined } | undefined;
+}
+
+/** `inner`'s passes at the times Slurm's main-scheduler clock runs them (the module comment). */
+export class SlurmPassClock implements Scheduler {
+  readonly name: string;
+  private sim: ClusterSimulator | null = null;
+  private innerBound = false;
+  /** Something asked for a pass at this instant (its end decides when it runs). */
+  private dirty = false;
+  private lastPass = Number.NEGATIVE_INFINITY;
+  /** The pending deferred, periodic and priority-tick passes' times (-Infinity: none). */
+  private deferredAt = Number.NEGATIVE_INFINITY;
+  private periodicAt = Number.NEGATIVE_INFINITY;
+  private tickAt = Number.NEGATIVE_INFINITY;
+  /** The instant whose pass runs now (its decision point runs `inner`). */
+  private runAt = Number.NaN;
+  private readonly atInstantEnd = (sim: ClusterSimulator): void => this.instantEnd(sim);
+  /** The priority ticks' phase (NaN until the first submission when not given). */
+  private tickPhase: number;
+
+  constructor(
+    readonly inner: Scheduler,
+    readonly timers: SlurmPassTimers,
+  ) {
+    this.name = `${inner.name}@slurm-clock`;
+    for (const k of ['schedDelay', 'schedMinInterval', 'schedInterval'] as const)
+      if (!(Number.isFinite(timers[k]) && timers[k] >= 0)) throw new Error(`slurm pass clock: ${k} must be >= 0, found ${timers[k]}`);
+    const pt = timers.priorityTicks;
+    if (pt !== undefined && !(pt.period > 0 && (pt.phase === undefined || Number.isFinite(pt.phase))))
+      throw new Error(`slurm pass clock: priority ticks need a period > 0, found ${pt.period}`);
+    this.tickPhase = pt?.phase ?? Number.NaN;
+  }
+
+  /**
+   * Follows `sim`'s submissions and ends (call it before the run: `sim` runs the `requested` pass clock, so
+   * no pass comes before a request); binds `inner` at the first submission, where a pass of the default
+   * clock would have bound it (a multifactor order's `PriorityCalcPeriod` grid starts there).
+   */
+  attach(sim: ClusterSimulator): void {
+    if (this.sim === sim) return;
+    if (this.sim !== null) throw new Error('slurm pass clock: already attached to another engine');
+    this.sim = sim;
+    sim.addListener({
+      onSubmit: (s) => {
+        if (!this.innerBound) {
+          this.innerBound = true;
+          this.inner.attach?.(s);
+          if (Number.isNaN(this.tickPhase)) this.tickPhase = s.now;
+        }
+        if (this.timers.schedOnSubmit) this.ask(s);
+        else s.requestPass(s.now, this.atInstantEnd);
+        this.ensureTicks(s);
+      },
+      onEnd: (s) => this.ask(s),
+    });
+  }
+
+  /** An event of this instant asks for a pass. */
+  private ask(sim: ClusterSimulator): void {
+    this.dirty = true;
+    sim.requestPass(sim.now, this.atInstantEnd);
+  }
+
+  /** The periodic pass and the priority ticks, scheduled while they are due (Slurm's `ensureTicks`). */
+  private ensureTicks(sim: ClusterSimulator): void {
+    const now = sim.now;
+    const I = this.timers.schedInterval;
+    if (I > 0 && this.periodicAt < now && sim.queue.length > 0) {
+      this.periodicAt = (Math.floor(now / I + 1e-9) + 1) * I;
+      sim.requestPass(this.periodicAt, this.atInstantEnd);
+    }
+    const pt = this.timers.priorityTicks;
+    if (pt !== undefined && this.tickAt < now) {
+      const phase = this.tickPhase;
+      this.tickAt = phase + (Math.floor((now - phase) / pt.period + 1e-9) + 1) * pt.period;
+      sim.requestPass(this.tickAt, this.atInstantEnd);
+    }
+  }
+
+  /** The end of an instant with a request: Slurm's `mainPass` decides whether the pass runs now, later, or not. */
+  private instantEnd(sim: ClusterSimulator): void {
+    const now = sim.now;
+    const t = this.timers;
+    let due = false;
+    if (this.tickAt === now) {
+      this.tickAt = Number.NEGATIVE_INFINITY;
+      this.dirty = true;
+      // the recalculation goes on while anything runs, waits or is still to come
+      if (sim.runningCount > 0 || sim.queue.length > 0 || sim.nextEventTime() < Number.POSITIVE_INFINITY) this.ensureTicks(sim);
+    }
+    if (this.periodicAt === now) {
+      this.periodicAt = Number.NEGATIVE_INFINITY;
+      due = true;
+      this.ensureTicks(sim);
+    }
+    if (this.deferredAt === now) {
+      this.deferredAt = Number.NEGATIVE_INFINITY;
+      due = true;
+    }
+    if (due) this.dirty = true;
+    if (!this.dirty) return;
+    let at = now;
+    if (!due && t.schedDelay > 0) at = now + t.schedDelay;
+    if (t.schedMinInterval > 0) at = Math.max(at, this.lastPass + t.schedMinInterval);
+    if (at > now) {
+      if (!(this.deferredAt > now && this.deferredAt <= at)) {
+        this.deferredAt = at;
+        sim.requestPass(at, this.atInstantEnd);
+      }
+      return;
+    }
+    this.dirty = false;
+    this.lastPass = now;
+    this.runAt = now;
+  }
+
+  schedule(sim: ClusterSimulator): void {
+    this.attach(sim);
+    if (this.runAt !== sim.now) return;
+    this.runAt = Number.NaN;
+    this.inner.schedule(sim);
+  }
+}
