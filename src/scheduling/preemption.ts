@@ -31,6 +31,12 @@ function partitionOf(sim: ClusterSimulator, job: Job): Partition | null {
   return i >= 0 ? p.partitions[i]! : null;
 }
 
+/** When `rj` last started running: its start, or its last resumption. */
+function lastRun(rj: RunningJob): number {
+  const p = rj.suspensions;
+  return p !== null && p.length > 0 && p.length % 2 === 0 ? p[p.length - 1]! : rj.start;
+}
+
 /** `inner`'s pass, then partition-priority preemption (the module comment). */
 export class PartitionPreemption implements Scheduler {
   readonly name: string;
@@ -83,7 +89,8 @@ export class PartitionPreemption implements Scheduler {
       if (mine !== null && !rj.nodes.some((n) => mine.nodeMask[n] === 1)) continue;
       out.push({ rj, tier: part.priorityTier });
     }
-    out.sort((a, b) => a.tier - b.tier || b.rj.start - a.rj.start || b.rj.slot - a.rj.slot);
+    // Slurm's order: lowest tier, then the last to start or resume, then the last submitted
+    out.sort((a, b) => a.tier - b.tier || lastRun(b.rj) - lastRun(a.rj) || b.rj.job.subtime - a.rj.job.subtime || b.rj.slot - a.rj.slot);
     return out.map((o) => o.rj);
   }
 }

@@ -96,6 +96,14 @@ describe('the victims', () => {
     expect(records.get('b')!.finish).toBe(155);
   });
 
+  it('the last to start or resume goes first: a job resumed after an operator suspension counts from its resumption', () => {
+    // b starts at 0 and is suspended by an operator from 2 to 12; a starts at 5; high at 20 takes b (last run from 12)
+    const b = makeJob({ id: 'b', subtime: 0, ntasks: 4, type: 'mpi', runtime: 100, partition: 'low', operatorEvents: [{ after: 2, duration: 10 }] });
+    const { events } = run('requeue', [b, low('a', 5), high('high', 20)], 2);
+    expect(events).toContain('20 requeue b');
+    expect(events.some((e) => e.endsWith('requeue a'))).toBe(false);
+  });
+
   it('none when even all would not do: the high job waits and nothing is preempted', () => {
     // 2 nodes of 4: x (low, preemptible) holds node 0, y (keep: same tier, preempt_mode off) 2 cores of
     // node 1; h (high) needs 8: 2 free + x's 4 = 6 < 8, so x stays and h waits for both ends
