@@ -749,6 +749,11 @@ export class ClusterSimulator implements DiscreteEventEngine {
       if (gerr) throw new Error(`cannot start job ${job.id}: ${gerr}`);
       gpus = Int32Array.from(given);
     }
+    if (job.operatorEvents !== undefined && job.operatorEvents.length > 0 && (gpus.length > 0 || (model !== null && model.suspend === undefined)))
+      throw new InputError(
+        `${job.source}: job ${job.id} has operator events, but ${gpus.length > 0 ? 'it holds GPUs' : `the ${model!.name} progress model runs it`}: suspending such jobs is not modelled`,
+        this.workloadName,
+      );
     this.queue.removeAt(qi);
     return this.launch(job, options.transfer && cores instanceof Int32Array ? cores : Int32Array.from(cores), gpus, model);
   }
@@ -783,7 +788,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * `JobPhase.Suspended`) it keeps its cores, which draw idle power; without (`PreemptMode=SUSPEND`,
    * `JobPhase.Preempted`) it gives them up, and the engine resumes it on the same cores as soon as they
    * are all free again, before the next scheduling pass. Not part of the irmasim semantics; refused for
-   * a job whose progress model cannot suspend, or whose reconfiguration point awaits its decision.
+   * a job whose progress model cannot suspend, that holds GPUs, or whose reconfiguration point awaits its
+   * decision.
    */
   suspend(rj: RunningJob, hold = true): void {
     if (rj.ended) throw new Error(`job ${rj.job.id} is not running`);
@@ -791,6 +797,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     if (this.semantics === 'irmasim') throw new Error('suspension is not part of the irmasim semantics');
     if (rj.model !== null && rj.model.suspend === undefined) throw new Error(`job ${rj.job.id}: the ${rj.model.name} progress model does not suspend jobs`);
     if (this.pointPending === rj) throw new Error(`job ${rj.job.id}: its reconfiguration point awaits a decision`);
+    if (rj.gpus.length > 0) throw new Error(`job ${rj.job.id} holds GPUs: suspending GPU jobs is not modelled (their GPUs' power and release)`);
     const now = this.now;
     rj.suspendedAt = now;
     rj.holding = hold;

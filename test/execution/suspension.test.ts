@@ -10,6 +10,7 @@ import { JobPhase } from '../../src/core/engine.js';
 import { ClusterSimulator, type JobRecord, type RunningJob } from '../../src/execution/simulator.js';
 import type { DecisionMaker } from '../../src/execution/simulatorOptions.js';
 import { homogeneousPlatform } from '../../src/platform/homogeneous.js';
+import { platformFromNodeGroups } from '../../src/platform/views.js';
 import { MultifactorSelection } from '../../src/scheduling/multifactor.js';
 import { makeJob, type Job } from '../../src/workload/job.js';
 import { opsJob, tfg2x2x4 } from '../helpers.js';
@@ -145,6 +146,19 @@ describe('operator suspensions (holding the cores)', () => {
     expect(res.records.get('x')!.finish).toBeCloseTo(alone, 9);
     // y then runs alone too, from 1000 s on
     expect(res.records.get('y')!.finish).toBeCloseTo(1000 + alone, 9);
+  });
+});
+
+describe('what does not suspend', () => {
+  it('a GPU job with operator events is refused at its start, naming the job, changing nothing', () => {
+    const platform = platformFromNodeGroups({ groups: [{ name: 'g', count: 1, cores: 4, gpus: { count: 2, type: 'v100' } }] });
+    const job = makeJob({ id: 'gpu', subtime: 0, ntasks: 1, runtime: 50, gpus: { count: 1 }, operatorEvents: [{ after: 10, duration: 5 }] });
+    const sim = new ClusterSimulator(platform, [job]);
+    expect(sim.advance()).toBe(true);
+    expect(() => sim.startJob(sim.queue.toArray()[0]!, Int32Array.of(0), { gpus: Int32Array.of(0) })).toThrow(/job gpu has operator events, but it holds GPUs/);
+    // nothing changed: it still waits, every core and GPU free
+    expect(sim.queue.length).toBe(1);
+    expect(sim.allocation.freeCores).toBe(4);
   });
 });
 
