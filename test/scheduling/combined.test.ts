@@ -5,7 +5,9 @@
  * beyond their limits; the scenario through `simulate --engine`, `compare --engine`, the engine checker
  * and JobNode-v0 (the env checker; masks only on a job's partition).
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkEnv } from '../../envs/checker.js';
 import { makeContext, makeFromContext } from '../../envs/registry.js';
@@ -124,6 +126,41 @@ describe('the combined scenario end to end', () => {
     const bad = cli(['simulate', '--workload', WORKLOAD, '--engine', '{"malleable": "elastic"}']);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim()).toBe("clustergym simulate: error: --engine: $.malleable: Invalid enum value. Expected 'rigid' | 'steps', received 'elastic'");
+  });
+
+  it("simulate runs Slurm's pass clock and the preemption pass from --engine: every start at a pass the clock allows; a bad timer exits 2 naming it", () => {
+    // the combined scenario's engine with Slurm's clock: no pass at a submission, a pass 0.5 s after a job end,
+    // the periodic pass every 30 s, and a pass 0.5 s after each 300 s priority recalculation (from the first submission)
+    const base = JSON.parse(readFileSync(ENGINE, 'utf8')) as Record<string, unknown>;
+    const engine = JSON.stringify({ ...base, pass_clock: { slurm: { sched_interval: 30, sched_delay: 0.5 } }, preempt_type: 'partition_prio' });
+    const startsOffClock = (engineArg: string): number => {
+      const out = mkdtempSync(join(tmpdir(), 'cg-clock-'));
+      try {
+        const r = cli(['simulate', '--workload', WORKLOAD, '--engine', engineArg, '--policy', 'multifactor:first+easy', '--out', out]);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toMatch(/jobs finished\s+200/);
+        const rows = readFileSync(join(out, 'jobs.csv'), 'utf8')
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((l) => l.split(','));
+        const on = (x: number, period: number, phase: number) => Math.abs((x - phase) / period - Math.round((x - phase) / period)) < 1e-9;
+        const ends = new Set(rows.map((r) => (Number(r[5]) + 0.5).toFixed(6)));
+        const first = Math.min(...rows.map((r) => Number(r[3])));
+        return rows.filter((r) => {
+          const start = Number(r[4]);
+          return !(ends.has(start.toFixed(6)) || on(start, 30, 0) || on(start, 300, first + 0.5));
+        }).length;
+      } finally {
+        rmSync(out, { recursive: true, force: true });
+      }
+    };
+    expect(startsOffClock(engine)).toBe(0);
+    // the control: with a pass at every instant, jobs start at their submissions, off that clock
+    expect(startsOffClock(ENGINE)).toBeGreaterThan(20);
+    const bad = cli(['simulate', '--workload', WORKLOAD, '--engine', '{"pass_clock": {"slurm": {"sched_delay": -1}}}']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toBe('clustergym simulate: error: --engine: $.pass_clock.slurm.sched_delay: Number must be greater than or equal to 0');
   });
 
   it('fair share shows: under multifactor the user with the larger share waits less than under FCFS', () => {
