@@ -152,7 +152,14 @@ describe('operator suspensions (holding the cores)', () => {
 describe('what does not suspend', () => {
   it('a GPU job with operator events is refused at its start, naming the job, changing nothing', () => {
     const platform = platformFromNodeGroups({ groups: [{ name: 'g', count: 1, cores: 4, gpus: { count: 2, type: 'v100' } }] });
-    const job = makeJob({ id: 'gpu', subtime: 0, ntasks: 1, runtime: 50, gpus: { count: 1, perNode: false, weight: 1 }, operatorEvents: [{ after: 10, duration: 5 }] });
+    const job = makeJob({
+      id: 'gpu',
+      subtime: 0,
+      ntasks: 1,
+      runtime: 50,
+      gpus: { count: 1, perNode: false, weight: 1 },
+      operatorEvents: [{ after: 10, duration: 5 }],
+    });
     const sim = new ClusterSimulator(platform, [job]);
     expect(sim.advance()).toBe(true);
     expect(() => sim.startJob(sim.queue.toArray()[0]!, Int32Array.of(0), { gpus: Int32Array.of(0) })).toThrow(/job gpu has operator events, but it holds GPUs/);
