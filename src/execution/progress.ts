@@ -155,29 +155,41 @@ export class TaskProgress {
   }
 
   /**
-   * `task`'s job is suspended at `now` (an `ops` task under the documented model): its progress is brought
-   * up to date and kept, its end event goes stale, and its rate is 0 until `resume`. The caller takes it
-   * off its core (`coreTask`), so it stops counting in its processor's and node's contention: the loops
-   * below see only the tasks on cores (no test of their own, which would cost the hot path).
+   * `task`'s job is suspended at `now`: its progress is brought up to date and kept (a `delay` task: the
+   * seconds it has left), its end event goes stale, and its rate is 0 until `resume`. The caller takes it
+   * off its core (`coreTask`), so an `ops` task stops counting in its processor's and node's contention:
+   * the loops below see only the tasks on cores (no test of their own, which would cost the hot path).
    */
   suspend(task: RunningTask, now: number): void {
-    if (task.speed === task.speed) task.remaining -= task.rate * (now - task.last);
+    if (task.job.job.work === 'delay') task.remaining = task.eventTime - now;
+    else if (task.speed === task.speed) task.remaining -= task.rate * (now - task.last);
     if (task.remaining < 0) task.remaining = 0;
     task.last = now;
     task.suspended = true;
+    task.eventTime = Infinity;
+    if (task.job.job.work === 'delay') return;
     task.speed = Number.NaN;
     task.rate = 0;
-    task.eventTime = Infinity;
     if (task.commLimited) commLimit(task, false, now);
     this.markProc(task.proc);
     if (task.remote) this.markNode(task.node);
   }
 
-  /** `task`'s job resumes at `now`: it counts in contention again and `flush` gives it its rate and end. */
+  /**
+   * `task`'s job resumes at `now` (the caller puts it back on its core): a `delay` task's end is its seconds
+   * left from now; an `ops` task counts in contention again and `flush` gives it its rate and end.
+   */
   resume(task: RunningTask, now: number): void {
     task.suspended = false;
     task.last = now;
-    this.enter(task);
+    if (task.job.job.work === 'delay') this.moveEnd(task, now + task.remaining);
+    else this.enter(task);
+  }
+
+  /** Moves `task`'s pending end to `time` (no stale event left behind), or schedules its first one. */
+  moveEnd(task: RunningTask, time: number): void {
+    task.eventTime = time;
+    if (!this.events.reschedule(task.eventHandle, KIND_TASK, task, time, time)) task.eventHandle = this.events.schedule(time, KIND_TASK, task, time);
   }
 
   /**
@@ -271,10 +283,7 @@ export class TaskProgress {
       t.last = now;
       t.speed = s;
       t.rate = t.peakRate * s;
-      t.eventTime = now + t.remaining / t.rate;
-      // the task's pending end moves (no stale event left behind), or a first one is scheduled
-      if (!this.events.reschedule(t.eventHandle, KIND_TASK, t, t.eventTime, t.eventTime))
-        t.eventHandle = this.events.schedule(t.eventTime, KIND_TASK, t, t.eventTime);
+      this.moveEnd(t, now + t.remaining / t.rate);
     }
     this.dirtyTasks.length = 0;
   }

@@ -85,6 +85,7 @@ import { Allocation, type IdlePowerAccounting } from './allocation.js';
 import type { Capacity } from './capacity.js';
 import { HostVectors } from './hostVectors.js';
 import type { NodeFreeTree } from './nodeFreeTree.js';
+import { PassRequests } from './passRequests.js';
 import { TaskProgress } from './progress.js';
 import {
   KIND_JOB,
@@ -233,10 +234,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private readonly preempted: RunningJob[] = [];
   /** Running jobs suspended now (holding their cores or not). */
   suspendedCount = 0;
-  /** Times of the pending pass requests (`requestPass`), and the hooks to run at their instants' ends. */
-  private readonly passRequests = new Set<number>();
-  private readonly futureHooks = new Map<number, Set<(sim: ClusterSimulator) => void>>();
-  private readonly instantHooks = new Set<(sim: ClusterSimulator) => void>();
+  /** The pending pass requests (`requestPass`) and the hooks to run at their instants' ends. */
+  private readonly passRequests = new PassRequests<ClusterSimulator>();
   /** The event clock: the event just handled freed resources (a job or task ended, a resize ended). */
   private freed = false;
   private readonly source: Iterator<Job>;
@@ -438,7 +437,6 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private finish(): void {
     this.finishedFlag = true;
     this.passRequests.clear();
-    this.futureHooks.clear();
   }
 
   /** Whether the run is over (`finished`; the engine contract's name). */
@@ -527,7 +525,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       if (t > limit) return false;
       const changed = this.eventClock ? this.runOneEvent(t, tSub === t) : this.runInstant(t);
       if (this.preempted.length > 0) this.resumePreempted();
-      if (this.instantHooks.size > 0) this.runInstantHooks();
+      if (this.passRequests.hooksDue) this.passRequests.runHooks(this);
       if (this.pointPending !== null) {
         // a point for the caller: the pass the event calls for (if any) runs once it is decided
         if (changed && this.queue.length > 0) this.decisionDue = true;
@@ -569,7 +567,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       const arrived = tSub === t;
       this.runInstant(t);
       if (this.preempted.length > 0) this.resumePreempted();
-      if (this.instantHooks.size > 0) this.runInstantHooks();
+      if (this.passRequests.hooksDue) this.passRequests.runHooks(this);
       if (this.pointPending !== null) return true;
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
         this.finish();
@@ -813,12 +811,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
         if (t.done) continue;
         // off its core: the contention loops (progress.ts) see the tasks on cores only
         this.coreTask[t.core] = null;
-        if (rj.job.work === 'delay') {
-          t.remaining = t.eventTime - now;
-          t.last = now;
-          t.suspended = true;
-          t.eventTime = Infinity;
-        } else this.progress.suspend(t, now);
+        this.progress.suspend(t, now);
       }
     const net = this.progress.network;
     if (net !== null && rj.communicating) net.remove(rj, now);
@@ -865,13 +858,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       for (const t of rj.tasks) {
         if (t.done) continue;
         this.coreTask[t.core] = t;
-        if (rj.job.work === 'delay') {
-          t.suspended = false;
-          t.last = now;
-          t.eventTime = now + t.remaining;
-          if (!this.events.reschedule(t.eventHandle, KIND_TASK, t, t.eventTime, t.eventTime))
-            t.eventHandle = this.events.schedule(t.eventTime, KIND_TASK, t, t.eventTime);
-        } else this.progress.resume(t, now);
+        this.progress.resume(t, now);
       }
     const net = this.progress.network;
     if (net !== null && rj.communicating) {
@@ -987,27 +974,11 @@ export class ClusterSimulator implements DiscreteEventEngine {
     if (t === this.now) {
       // a pass at the instant being run (under the requested clock: its decision point)
       this.passNow = true;
-      if (atInstantEnd !== undefined) this.instantHooks.add(atInstantEnd);
+      this.passRequests.atThisInstant(atInstantEnd);
       return;
     }
     if (!(t > this.now) || !Number.isFinite(t) || this.finishedFlag) return;
-    if (atInstantEnd !== undefined) {
-      const hooks = this.futureHooks.get(t);
-      if (hooks === undefined) this.futureHooks.set(t, new Set([atInstantEnd]));
-      else hooks.add(atInstantEnd);
-    }
-    if (this.passRequests.has(t)) return;
-    this.passRequests.add(t);
-    this.events.schedule(t, KIND_PASS, PASS_REQUEST, t);
-  }
-
-  /** Runs the hooks of the instant just run (`requestPass`'s `atInstantEnd`), each once, before its decision point. */
-  private runInstantHooks(): void {
-    while (this.instantHooks.size > 0) {
-      const hooks = [...this.instantHooks];
-      this.instantHooks.clear();
-      for (const h of hooks) h(this);
-    }
+    if (this.passRequests.at(t, atInstantEnd)) this.events.schedule(t, KIND_PASS, PASS_REQUEST, t);
   }
 
   /** Resumes the preempted jobs whose cores are free again, in the order they were suspended. */
@@ -1031,10 +1002,6 @@ export class ClusterSimulator implements DiscreteEventEngine {
     const ev = rj.job.operatorEvents![rj.opNext++]!;
     this.suspend(rj, true);
     this.events.schedule(this.now + ev.duration, KIND_RESUME, rj, ++rj.opStamp);
-  }
-
-  private operatorResume(rj: RunningJob): void {
-    this.resume(rj);
   }
 
   /**
@@ -1063,7 +1030,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     }
     this.runInstant(t);
     if (this.preempted.length > 0) this.resumePreempted();
-    if (this.instantHooks.size > 0) this.runInstantHooks();
+    if (this.passRequests.hooksDue) this.passRequests.runHooks(this);
     return this.now;
   }
 
@@ -1093,9 +1060,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       const total = t.tNominal * t.peakRate;
       t.remaining = Math.max(t.remaining - t.rate * (now - t.last) + (factor - 1) * total, total * 1e-9);
       t.last = now;
-      t.eventTime = now + t.remaining / t.rate;
-      if (!this.events.reschedule(t.eventHandle, KIND_TASK, t, t.eventTime, t.eventTime))
-        t.eventHandle = this.events.schedule(t.eventTime, KIND_TASK, t, t.eventTime);
+      this.progress.moveEnd(t, now + t.remaining / t.rate);
     }
   }
 
@@ -1131,19 +1096,14 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * `tasksPerNode` of its tasks (cores and memory), in platform order; at most `max` of them.
    */
   expansionNodes(rj: RunningJob, max = Number.POSITIVE_INFINITY): number[] {
-    return Array.from(this.expansion.subarray(0, this.findExpansion(rj, max)));
+    return Array.from(this.expansion.subarray(0, this.expansionCount(rj, max)));
   }
 
-  /** How many nodes a malleable job could expand onto now (`expansionNodes`), at most `max`. */
-  expansionCount(rj: RunningJob, max = Number.POSITIVE_INFINITY): number {
-    return this.findExpansion(rj, max);
-  }
-
-  /** Scratch of `findExpansion`: the nodes found. */
+  /** Scratch of `expansionCount`: the nodes found. */
   private expansion = new Int32Array(64);
 
-  /** Writes the nodes of `expansionNodes` to the front of `this.expansion`; returns their count. */
-  private findExpansion(rj: RunningJob, max: number): number {
+  /** How many nodes a malleable job could expand onto now (`expansionNodes`), at most `max`; they are left at the front of `this.expansion`. */
+  expansionCount(rj: RunningJob, max = Number.POSITIVE_INFINITY): number {
     const run = rj.malleable!;
     const job = rj.job;
     const p = this.platform;
@@ -1206,7 +1166,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       );
     const cost = run.work.resizeCost ?? this.resizeCost;
     if (size > cur) {
-      const add = this.findExpansion(rj, size - cur);
+      const add = this.expansionCount(rj, size - cur);
       if (add < size - cur) throw new InvalidResizeError(`job ${rj.job.id}: expanding ${cur} -> ${size} needs ${size - cur} more nodes, ${add} can take it`);
       this.takeNodes(rj, add);
       steps.setSize(rj, size, this.now);
@@ -1225,7 +1185,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.steps!.endResize(rj, this.now);
   }
 
-  /** A malleable job takes `tasksPerNode` cores on each of the first `count` nodes `findExpansion` found. */
+  /** A malleable job takes `tasksPerNode` cores on each of the first `count` nodes `expansionCount` found. */
   private takeNodes(rj: RunningJob, count: number): void {
     const k = rj.malleable!.tasksPerNode;
     const had = rj.cores.length;
@@ -1429,16 +1389,11 @@ export class ClusterSimulator implements DiscreteEventEngine {
       this.endJob(rj, 'finished');
     } else if (kind === KIND_KILL) this.killJob(e as RunningJob);
     else if (kind === KIND_SUSPEND) this.operatorSuspend(e as RunningJob);
-    else if (kind === KIND_RESUME) this.operatorResume(e as RunningJob);
+    else if (kind === KIND_RESUME) this.resume(e as RunningJob);
     else if (kind === KIND_PASS) {
       // a decision point: the instant counts as a change
-      this.passRequests.delete(this.now);
+      this.passRequests.fired(this.now);
       this.passNow = true;
-      const hooks = this.futureHooks.get(this.now);
-      if (hooks !== undefined) {
-        this.futureHooks.delete(this.now);
-        for (const h of hooks) this.instantHooks.add(h);
-      }
       this.freed = true;
     } else this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.handle(kind & 7, e as RunningJob);
   }

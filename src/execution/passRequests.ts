@@ -1,0 +1,67 @@
+/**
+ * Pass requests (`ClusterSimulator.requestPass`): the times a scheduler's own clock asks for a decision
+ * point, and the functions to run at the end of those instants (a clock's bookkeeping, `SlurmPassClock`).
+ * The engine schedules one `KIND_PASS` event per requested time, stamped with the time; a request is live
+ * while its time is pending here, and every one lapses when the run is over.
+ */
+
+/** A function run at the end of a requested instant, after its events and before its decision point. */
+export type InstantHook<S> = (sim: S) => void;
+
+/** The pending requests and hooks of one engine (`S`: the engine the hooks are given). */
+export class PassRequests<S> {
+  private readonly times = new Set<number>();
+  private readonly future = new Map<number, Set<InstantHook<S>>>();
+  private readonly now = new Set<InstantHook<S>>();
+
+  /** Whether a request for `t` is pending (its event is live). */
+  has(t: number): boolean {
+    return this.times.has(t);
+  }
+
+  /** Asks for the instant being run: `hook` (if any) runs at its end. */
+  atThisInstant(hook: InstantHook<S> | undefined): void {
+    if (hook !== undefined) this.now.add(hook);
+  }
+
+  /** Asks for time `t` (later than now) with `hook` (if any); true when `t` needs its event scheduled (its first request). */
+  at(t: number, hook: InstantHook<S> | undefined): boolean {
+    if (hook !== undefined) {
+      const hooks = this.future.get(t);
+      if (hooks === undefined) this.future.set(t, new Set([hook]));
+      else hooks.add(hook);
+    }
+    if (this.times.has(t)) return false;
+    this.times.add(t);
+    return true;
+  }
+
+  /** The request event of `t` happens: its hooks become the instant's. */
+  fired(t: number): void {
+    this.times.delete(t);
+    const hooks = this.future.get(t);
+    if (hooks === undefined) return;
+    this.future.delete(t);
+    for (const h of hooks) this.now.add(h);
+  }
+
+  /** Whether the instant just run has hooks to run. */
+  get hooksDue(): boolean {
+    return this.now.size > 0;
+  }
+
+  /** Runs the instant's hooks, each once (a hook may ask for this instant again: that runs too). */
+  runHooks(sim: S): void {
+    while (this.now.size > 0) {
+      const hooks = [...this.now];
+      this.now.clear();
+      for (const h of hooks) h(sim);
+    }
+  }
+
+  /** The run is over: every pending request lapses. */
+  clear(): void {
+    this.times.clear();
+    this.future.clear();
+  }
+}
