@@ -11,6 +11,8 @@
  * - `progress.ts`: how fast each task goes (memory and communication contention) and when it ends;
  * - `running.ts`: running jobs and tasks, events, the records of jobs that left;
  * - `waitingQueue.ts`: the waiting jobs;
+ * - `suspension.ts`: suspended jobs and their transitions (suspend, resume, operator events, the
+ *   preempted jobs' resumption); `passRequests.ts`: the decision points a scheduler's clock asks for;
  * - `simulatorOptions.ts`: what callers give and get (options, `DecisionMaker`, `ResizeDecider`, listeners);
  * - `progressModel.ts`, `malleableProgress.ts`, `dlProgress.ts`, `capacity.ts`, `hostVectors.ts`: the
  *   dimensions that plug in.
@@ -70,7 +72,7 @@
  * within a round make no decision point.
  */
 import { InputError } from '../core/errors.js';
-import { type DiscreteEventEngine, JobPhase } from '../core/engine.js';
+import type { DiscreteEventEngine } from '../core/engine.js';
 import { EventLoop } from '../core/eventLoop.js';
 import { commModel, networkVolume, type CommModel } from '../platform/communication.js';
 import { JobNetwork } from '../platform/jobNetwork.js';
@@ -86,6 +88,7 @@ import type { Capacity } from './capacity.js';
 import { HostVectors } from './hostVectors.js';
 import type { NodeFreeTree } from './nodeFreeTree.js';
 import { PassRequests } from './passRequests.js';
+import { Suspensions } from './suspension.js';
 import { TaskProgress } from './progress.js';
 import {
   KIND_JOB,
@@ -230,10 +233,6 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private nextRound = Number.POSITIVE_INFINITY;
   /** Jobs preempted back to the queue: what their next run takes over (a progress model's state, their first start). */
   private readonly requeued = new Map<Job, { extension: unknown; firstStart: number }>();
-  /** Jobs suspended without their cores (`suspend(rj, false)`), in suspension order: they resume as soon as their cores are free. */
-  private readonly preempted: RunningJob[] = [];
-  /** Running jobs suspended now (holding their cores or not). */
-  suspendedCount = 0;
   /** The pending pass requests (`requestPass`) and the hooks to run at their instants' ends. */
   private readonly passRequests = new PassRequests<ClusterSimulator>();
   /** The event clock: the event just handled freed resources (a job or task ended, a resize ended). */
@@ -243,6 +242,19 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private origin = NaN;
   private readonly freeSlots: number[] = [];
   private readonly listeners: SimulationListener[] = [];
+  /** The suspended jobs and their transitions (`suspension.ts`). */
+  private readonly suspensions = new Suspensions(this, {
+    events: this.events,
+    markFreed: () => {
+      this.freed = true;
+    },
+    suspended: (rj, phase) => {
+      for (const l of this.listeners) l.onSuspend?.(this, rj, phase);
+    },
+    resumed: (rj) => {
+      for (const l of this.listeners) l.onResume?.(this, rj);
+    },
+  });
   private stallOffered = false;
   /** `runUntil`: a decision point was reached and not decided yet. */
   private decisionDue = false;
@@ -510,7 +522,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.queue.tidy();
     if (this.semantics === 'irmasim') return this.advanceIrmasim(limit);
     // jobs suspended without their cores resume before the next pass when the cores are free
-    if (this.preempted.length > 0) this.resumePreempted();
+    if (this.suspensions.waiting) this.suspensions.resumePreempted();
     if (this.roundEvery > 0) return this.advanceRounds(limit);
     for (;;) {
       if (this.pointPending !== null) return true;
@@ -524,7 +536,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       if (t === Infinity) return this.nothingLeft();
       if (t > limit) return false;
       const changed = this.eventClock ? this.runOneEvent(t, tSub === t) : this.runInstant(t);
-      if (this.preempted.length > 0) this.resumePreempted();
+      if (this.suspensions.waiting) this.suspensions.resumePreempted();
       if (this.passRequests.hooksDue) this.passRequests.runHooks(this);
       if (this.pointPending !== null) {
         // a point for the caller: the pass the event calls for (if any) runs once it is decided
@@ -566,7 +578,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       const wasRunning = this.runningCount > 0;
       const arrived = tSub === t;
       this.runInstant(t);
-      if (this.preempted.length > 0) this.resumePreempted();
+      if (this.suspensions.waiting) this.suspensions.resumePreempted();
       if (this.passRequests.hooksDue) this.passRequests.runHooks(this);
       if (this.pointPending !== null) return true;
       if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
@@ -778,185 +790,33 @@ export class ClusterSimulator implements DiscreteEventEngine {
     for (const l of this.listeners) l.onRequeue?.(this, running);
   }
 
-  // ---------------------------------------------------------------- suspension
+  // ---------------------------------------------------------------- suspension (suspension.ts)
 
   /**
-   * Suspends a running job now (module comment, "Suspension"): its work stops where it is (its end,
-   * walltime and next operator events wait), and with `hold` (an operator's `scontrol suspend`,
-   * `JobPhase.Suspended`) it keeps its cores, which draw idle power; without (`PreemptMode=SUSPEND`,
-   * `JobPhase.Preempted`) it gives them up, and the engine resumes it on the same cores as soon as they
-   * are all free again, before the next scheduling pass. Not part of the irmasim semantics; refused for
-   * a job whose progress model cannot suspend, that holds GPUs, or whose reconfiguration point awaits its
-   * decision.
+   * Suspends a running job now (module comment, "Suspension"; `Suspensions.suspend`): with `hold` it keeps
+   * its cores (`Suspended`), without it gives them up (`Preempted`) and resumes on them before the next
+   * pass once they are free.
    */
   suspend(rj: RunningJob, hold = true): void {
-    if (rj.ended) throw new Error(`job ${rj.job.id} is not running`);
-    if (rj.suspendedAt === rj.suspendedAt) throw new Error(`job ${rj.job.id} is suspended already`);
-    if (this.semantics === 'irmasim') throw new Error('suspension is not part of the irmasim semantics');
-    if (rj.model !== null && rj.model.suspend === undefined) throw new Error(`job ${rj.job.id}: the ${rj.model.name} progress model does not suspend jobs`);
-    if (this.pointPending === rj) throw new Error(`job ${rj.job.id}: its reconfiguration point awaits a decision`);
-    if (rj.gpus.length > 0) throw new Error(`job ${rj.job.id} holds GPUs: suspending GPU jobs is not modelled (their GPUs' power and release)`);
-    const now = this.now;
-    rj.suspendedAt = now;
-    rj.holding = hold;
-    if (rj.suspensions === null) rj.suspensions = [];
-    rj.suspensions.push(now);
-    rj.opStamp++; // a pending operator suspension waits for the run to go on
-    if (rj.model !== null) rj.model.suspend!(rj, hold);
-    else if (rj.tasks === null) {
-      rj.endLeft = rj.eventTime - now;
-      rj.eventTime = Infinity;
-    } else
-      for (const t of rj.tasks) {
-        if (t.done) continue;
-        // off its core: the contention loops (progress.ts) see the tasks on cores only
-        this.coreTask[t.core] = null;
-        this.progress.suspend(t, now);
-      }
-    const net = this.progress.network;
-    if (net !== null && rj.communicating) net.remove(rj, now);
-    this.progress.flush(now);
-    if (rj.killAt < Infinity) {
-      rj.killLeft = rj.killAt - now;
-      rj.killAt = Infinity;
-    }
-    if (hold) this.capacity.pause(rj.job, this.heldCores(rj), true);
-    else {
-      this.giveUp(rj);
-      this.preempted.push(rj);
-      this.freed = true;
-    }
-    this.suspendedCount++;
-    for (const l of this.listeners) l.onSuspend?.(this, rj, hold ? JobPhase.Suspended : JobPhase.Preempted);
+    this.suspensions.suspend(rj, hold);
   }
 
-  /**
-   * Resumes a suspended job now: a job that gave its cores up takes them again (refused while one is
-   * not free); its work goes on where it stopped, its end, walltime (run time only counts) and next
-   * operator event move by the time it was suspended.
-   */
+  /** Resumes a suspended job now (`Suspensions.resume`). */
   resume(rj: RunningJob): void {
-    if (rj.ended || rj.suspendedAt !== rj.suspendedAt) throw new Error(`job ${rj.job.id} is not suspended`);
-    const now = this.now;
-    if (!rj.holding) {
-      if (!this.canRetake(rj)) throw new Error(`job ${rj.job.id}: its cores are not all free`);
-      this.retake(rj);
-      this.preempted.splice(this.preempted.indexOf(rj), 1);
-      rj.holding = true;
-    } else this.capacity.pause(rj.job, this.heldCores(rj), false);
-    const d = now - rj.suspendedAt;
-    rj.suspendedTime += d;
-    rj.suspendedAt = Number.NaN;
-    rj.suspensions!.push(now);
-    this.suspendedCount--;
-    if (rj.model !== null) rj.model.resume!(rj, d);
-    else if (rj.tasks === null) {
-      rj.eventTime = now + rj.endLeft;
-      rj.endLeft = Infinity;
-      this.events.schedule(rj.eventTime, KIND_JOB, rj, rj.eventTime);
-    } else
-      for (const t of rj.tasks) {
-        if (t.done) continue;
-        this.coreTask[t.core] = t;
-        this.progress.resume(t, now);
-      }
-    const net = this.progress.network;
-    if (net !== null && rj.communicating) {
-      let T = 0;
-      for (const t of rj.tasks!) if (t.tNominal > T) T = t.tNominal;
-      rj.commFree = net.add(rj, rj.nodes, rj.perNode, rj.job.commVol, T, now);
-    }
-    this.progress.flush(now);
-    if (rj.killLeft < Infinity) {
-      rj.killAt = now + rj.killLeft;
-      rj.killLeft = Infinity;
-      this.events.schedule(rj.killAt, KIND_KILL, rj, rj.killAt);
-    }
-    this.scheduleOperatorEvent(rj);
-    for (const l of this.listeners) l.onResume?.(this, rj);
+    this.suspensions.resume(rj);
   }
 
-  /** The cores a running job holds now: all of them, except a `seq` job's whose tasks ended (they were freed then). */
-  private heldCores(rj: RunningJob): Int32Array {
-    if (rj.job.type !== 'seq' || rj.tasks === null) return rj.cores;
-    const held: number[] = [];
-    for (const t of rj.tasks) if (!t.done) held.push(t.core);
-    return Int32Array.from(held);
-  }
-
-  /** A job suspended without its cores gives them up (those it holds). */
-  private giveUp(rj: RunningJob): void {
-    const job = rj.job;
-    if (job.type === 'seq' && rj.tasks !== null) {
-      for (const t of rj.tasks)
-        if (!t.done) {
-          this.coreTask[t.core] = null;
-          this.capacity.releaseCore(t.core, taskMem(job, t.index));
-        }
-    } else {
-      if (rj.tasks !== null) for (let i = 0; i < rj.cores.length; i++) this.coreTask[rj.cores[i]!] = null;
-      this.capacity.move(job, rj.cores, -1);
-    }
-  }
-
-  /** Whether the cores a preempted job gave up are all free again (and their nodes' memory for its tasks). */
-  private canRetake(rj: RunningJob): boolean {
-    const job = rj.job;
-    if (job.type === 'seq' && rj.tasks !== null) {
-      const mem = this.allocation.nodeFreeMem;
-      const need = new Map<number, number>();
-      for (const t of rj.tasks) {
-        if (t.done) continue;
-        if (this.coreOwner[t.core] !== -1) return false;
-        need.set(t.node, (need.get(t.node) ?? 0) + taskMem(job, t.index));
-      }
-      if (this.enforceMemory) for (const [n, m] of need) if (m > mem[n]! + 1e-9) return false;
-      return true;
-    }
-    return this.capacity.placementError(job, rj.cores) === null;
-  }
-
-  /** A preempted job takes its cores again (`canRetake` holds). */
-  private retake(rj: RunningJob): void {
-    const job = rj.job;
-    if (job.type === 'seq' && rj.tasks !== null) {
-      for (const t of rj.tasks)
-        if (!t.done) {
-          this.capacity.takeCore(t.core, taskMem(job, t.index), rj.slot);
-          this.coreTask[t.core] = t;
-        }
-    } else {
-      this.capacity.move(job, rj.cores, rj.slot);
-      if (rj.tasks !== null) for (const t of rj.tasks) this.coreTask[t.core] = t;
-    }
-  }
-
-  /**
-   * A suspended job leaves (killed, requeued, ended by a live mirror): held cores draw busy power again
-   * for their release; a job that gave its cores up (`holding` false after this) releases nothing. Its
-   * open suspension period stays open in its record.
-   */
-  private leaveSuspension(rj: RunningJob): void {
-    if (rj.suspendedAt !== rj.suspendedAt) return;
-    this.suspendedCount--;
-    if (rj.holding) this.capacity.pause(rj.job, this.heldCores(rj), false);
-    else this.preempted.splice(this.preempted.indexOf(rj), 1);
-    rj.suspendedAt = Number.NaN;
+  /** Running jobs suspended now (holding their cores or not). */
+  get suspendedCount(): number {
+    return this.suspensions.count;
   }
 
   /**
    * The placement `place` finds for the waiting `job` if the running `victims` held nothing (a preemption
-   * pass's question: would preempting them let it start?), or null. Nothing changes: the victims' cores
-   * are released for the search and taken back at the same instant (no time passes; no listener hears it).
+   * pass's question), or null; nothing changes (`Suspensions.placementWithout`).
    */
   placementWithout(job: Job, victims: readonly RunningJob[], place: (sim: ClusterSimulator, job: Job) => Int32Array | null): Int32Array | null {
-    for (const v of victims) if (v.ended || v.suspendedAt === v.suspendedAt) throw new Error(`job ${v.job.id} is not running (suspended jobs are no victims)`);
-    for (const v of victims) this.giveUp(v);
-    try {
-      return place(this, job);
-    } finally {
-      for (const v of victims) this.retake(v);
-    }
+    return this.suspensions.placementWithout(job, victims, (j) => place(this, j));
   }
 
   /**
@@ -979,29 +839,6 @@ export class ClusterSimulator implements DiscreteEventEngine {
     }
     if (!(t > this.now) || !Number.isFinite(t) || this.finishedFlag) return;
     if (this.passRequests.at(t, atInstantEnd)) this.events.schedule(t, KIND_PASS, PASS_REQUEST, t);
-  }
-
-  /** Resumes the preempted jobs whose cores are free again, in the order they were suspended. */
-  private resumePreempted(): void {
-    for (let i = 0; i < this.preempted.length; ) {
-      const rj = this.preempted[i]!;
-      if (this.canRetake(rj)) this.resume(rj);
-      else i++;
-    }
-  }
-
-  /** Schedules the job's next operator suspension (`job.operatorEvents`), `after` seconds of run from its start. */
-  private scheduleOperatorEvent(rj: RunningJob): void {
-    const ev = rj.job.operatorEvents?.[rj.opNext];
-    if (ev === undefined) return;
-    const at = this.now + Math.max(0, ev.after - rj.ranFor(this.now));
-    this.events.schedule(at, KIND_SUSPEND, rj, ++rj.opStamp);
-  }
-
-  private operatorSuspend(rj: RunningJob): void {
-    const ev = rj.job.operatorEvents![rj.opNext++]!;
-    this.suspend(rj, true);
-    this.events.schedule(this.now + ev.duration, KIND_RESUME, rj, ++rj.opStamp);
   }
 
   /**
@@ -1029,7 +866,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       return this.now;
     }
     this.runInstant(t);
-    if (this.preempted.length > 0) this.resumePreempted();
+    if (this.suspensions.waiting) this.suspensions.resumePreempted();
     if (this.passRequests.hooksDue) this.passRequests.runHooks(this);
     return this.now;
   }
@@ -1289,7 +1126,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
    */
   private releaseRun(rj: RunningJob): void {
     this.freed = true;
-    this.leaveSuspension(rj);
+    this.suspensions.leave(rj);
     const holds = rj.holding;
     rj.ended = true;
     rj.eventTime = Infinity;
@@ -1388,7 +1225,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       rj.tasksLeft = 0;
       this.endJob(rj, 'finished');
     } else if (kind === KIND_KILL) this.killJob(e as RunningJob);
-    else if (kind === KIND_SUSPEND) this.operatorSuspend(e as RunningJob);
+    else if (kind === KIND_SUSPEND) this.suspensions.operatorSuspend(e as RunningJob);
     else if (kind === KIND_RESUME) this.resume(e as RunningJob);
     else if (kind === KIND_PASS) {
       // a decision point: the instant counts as a change
@@ -1525,7 +1362,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       rj.killAt = this.now + job.reqTime;
       this.events.schedule(rj.killAt, KIND_KILL, rj, rj.killAt);
     }
-    if (job.operatorEvents !== undefined && job.operatorEvents.length > 0) this.scheduleOperatorEvent(rj);
+    if (job.operatorEvents !== undefined && job.operatorEvents.length > 0) this.suspensions.scheduleOperatorEvent(rj);
     this.progress.flush(this.now);
     for (const l of this.listeners) l.onStart?.(this, rj);
     return rj;
@@ -1575,7 +1412,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * sequential job's tasks free their cores and memory, and the progress model is flushed.
    */
   private stopTasks(rj: RunningJob): void {
-    this.leaveSuspension(rj);
+    this.suspensions.leave(rj);
     // a job suspended without its cores gave them up already
     const holds = rj.holding;
     if (rj.tasks)

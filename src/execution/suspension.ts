@@ -1,0 +1,255 @@
+/**
+ * The suspension lifecycle of the one engine (`ClusterSimulator.suspend` / `resume`, a job's
+ * `operatorEvents`; the engine's module comment, "Suspension"; the rules in docs/model.md): a suspended
+ * job makes no progress and its end, walltime kill and next operator event wait; holding its cores
+ * (`Suspended`) they draw idle power, without them (`Preempted`) it resumes on the same cores as soon as
+ * they are all free, before the next pass. The engine hands over its event loop, its freed mark and its
+ * listeners' calls (`SuspensionBridge`); everything else is its public state (`SuspensionHost`).
+ */
+import { JobPhase } from '../core/engine.js';
+import type { EventLoop } from '../core/eventLoop.js';
+import { taskMem, type Job } from '../workload/job.js';
+import { type EventPayload, KIND_JOB, KIND_KILL, KIND_RESUME, KIND_SUSPEND, type RunningJob, type RunningTask } from './running.js';
+import type { Capacity } from './capacity.js';
+import type { TaskProgress } from './progress.js';
+
+/** The engine's public state the suspensions read and move (`ClusterSimulator` is one). */
+export interface SuspensionHost {
+  readonly now: number;
+  readonly semantics: string;
+  readonly pendingPoint: RunningJob | null;
+  readonly coreTask: (RunningTask | null)[];
+  readonly coreOwner: Int32Array;
+  readonly nodeFreeMem: Float64Array;
+  readonly enforceMemory: boolean;
+  readonly progress: TaskProgress;
+  readonly capacity: Capacity;
+}
+
+/** What the engine hands its suspensions of its own: its event loop, its "resources were freed" mark, its listeners. */
+export interface SuspensionBridge {
+  readonly events: EventLoop<EventPayload>;
+  markFreed(): void;
+  suspended(rj: RunningJob, phase: JobPhase.Suspended | JobPhase.Preempted): void;
+  resumed(rj: RunningJob): void;
+}
+
+/** The suspended jobs of one engine and their transitions (the module comment). */
+export class Suspensions {
+  /** Jobs suspended without their cores (`suspend(rj, false)`), in suspension order: they resume as soon as their cores are free. */
+  private readonly preempted: RunningJob[] = [];
+  /** Running jobs suspended now (holding their cores or not). */
+  count = 0;
+
+  constructor(
+    private readonly sim: SuspensionHost,
+    private readonly bridge: SuspensionBridge,
+  ) {}
+
+  /** Whether a job waits for its cores to resume (`resumePreempted` has work). */
+  get waiting(): boolean {
+    return this.preempted.length > 0;
+  }
+
+  /**
+   * Suspends a running job now (module comment, "Suspension"): its work stops where it is (its end,
+   * walltime and next operator events wait), and with `hold` (an operator's `scontrol suspend`,
+   * `JobPhase.Suspended`) it keeps its cores, which draw idle power; without (`PreemptMode=SUSPEND`,
+   * `JobPhase.Preempted`) it gives them up, and the engine resumes it on the same cores as soon as they
+   * are all free again, before the next scheduling pass. Not part of the irmasim semantics; refused for
+   * a job whose progress model cannot suspend, that holds GPUs, or whose reconfiguration point awaits its
+   * decision.
+   */
+  suspend(rj: RunningJob, hold = true): void {
+    if (rj.ended) throw new Error(`job ${rj.job.id} is not running`);
+    if (rj.suspendedAt === rj.suspendedAt) throw new Error(`job ${rj.job.id} is suspended already`);
+    if (this.sim.semantics === 'irmasim') throw new Error('suspension is not part of the irmasim semantics');
+    if (rj.model !== null && rj.model.suspend === undefined) throw new Error(`job ${rj.job.id}: the ${rj.model.name} progress model does not suspend jobs`);
+    if (this.sim.pendingPoint === rj) throw new Error(`job ${rj.job.id}: its reconfiguration point awaits a decision`);
+    if (rj.gpus.length > 0) throw new Error(`job ${rj.job.id} holds GPUs: suspending GPU jobs is not modelled (their GPUs' power and release)`);
+    const now = this.sim.now;
+    rj.suspendedAt = now;
+    rj.holding = hold;
+    if (rj.suspensions === null) rj.suspensions = [];
+    rj.suspensions.push(now);
+    rj.opStamp++; // a pending operator suspension waits for the run to go on
+    if (rj.model !== null) rj.model.suspend!(rj, hold);
+    else if (rj.tasks === null) {
+      rj.endLeft = rj.eventTime - now;
+      rj.eventTime = Infinity;
+    } else
+      for (const t of rj.tasks) {
+        if (t.done) continue;
+        // off its core: the contention loops (progress.ts) see the tasks on cores only
+        this.sim.coreTask[t.core] = null;
+        this.sim.progress.suspend(t, now);
+      }
+    const net = this.sim.progress.network;
+    if (net !== null && rj.communicating) net.remove(rj, now);
+    this.sim.progress.flush(now);
+    if (rj.killAt < Infinity) {
+      rj.killLeft = rj.killAt - now;
+      rj.killAt = Infinity;
+    }
+    if (hold) this.sim.capacity.pause(rj.job, this.heldCores(rj), true);
+    else {
+      this.giveUp(rj);
+      this.preempted.push(rj);
+      this.bridge.markFreed();
+    }
+    this.count++;
+    this.bridge.suspended(rj, hold ? JobPhase.Suspended : JobPhase.Preempted);
+  }
+
+  /**
+   * Resumes a suspended job now: a job that gave its cores up takes them again (refused while one is
+   * not free); its work goes on where it stopped, its end, walltime (run time only counts) and next
+   * operator event move by the time it was suspended.
+   */
+  resume(rj: RunningJob): void {
+    if (rj.ended || rj.suspendedAt !== rj.suspendedAt) throw new Error(`job ${rj.job.id} is not suspended`);
+    const now = this.sim.now;
+    if (!rj.holding) {
+      if (!this.canRetake(rj)) throw new Error(`job ${rj.job.id}: its cores are not all free`);
+      this.retake(rj);
+      this.preempted.splice(this.preempted.indexOf(rj), 1);
+      rj.holding = true;
+    } else this.sim.capacity.pause(rj.job, this.heldCores(rj), false);
+    const d = now - rj.suspendedAt;
+    rj.suspendedTime += d;
+    rj.suspendedAt = Number.NaN;
+    rj.suspensions!.push(now);
+    this.count--;
+    if (rj.model !== null) rj.model.resume!(rj, d);
+    else if (rj.tasks === null) {
+      rj.eventTime = now + rj.endLeft;
+      rj.endLeft = Infinity;
+      this.bridge.events.schedule(rj.eventTime, KIND_JOB, rj, rj.eventTime);
+    } else
+      for (const t of rj.tasks) {
+        if (t.done) continue;
+        this.sim.coreTask[t.core] = t;
+        this.sim.progress.resume(t, now);
+      }
+    const net = this.sim.progress.network;
+    if (net !== null && rj.communicating) {
+      let T = 0;
+      for (const t of rj.tasks!) if (t.tNominal > T) T = t.tNominal;
+      rj.commFree = net.add(rj, rj.nodes, rj.perNode, rj.job.commVol, T, now);
+    }
+    this.sim.progress.flush(now);
+    if (rj.killLeft < Infinity) {
+      rj.killAt = now + rj.killLeft;
+      rj.killLeft = Infinity;
+      this.bridge.events.schedule(rj.killAt, KIND_KILL, rj, rj.killAt);
+    }
+    this.scheduleOperatorEvent(rj);
+    this.bridge.resumed(rj);
+  }
+
+  /** The cores a running job holds now: all of them, except a `seq` job's whose tasks ended (they were freed then). */
+  private heldCores(rj: RunningJob): Int32Array {
+    if (rj.job.type !== 'seq' || rj.tasks === null) return rj.cores;
+    const held: number[] = [];
+    for (const t of rj.tasks) if (!t.done) held.push(t.core);
+    return Int32Array.from(held);
+  }
+
+  /** A job suspended without its cores gives them up (those it holds). */
+  private giveUp(rj: RunningJob): void {
+    const job = rj.job;
+    if (job.type === 'seq' && rj.tasks !== null) {
+      for (const t of rj.tasks)
+        if (!t.done) {
+          this.sim.coreTask[t.core] = null;
+          this.sim.capacity.releaseCore(t.core, taskMem(job, t.index));
+        }
+    } else {
+      if (rj.tasks !== null) for (let i = 0; i < rj.cores.length; i++) this.sim.coreTask[rj.cores[i]!] = null;
+      this.sim.capacity.move(job, rj.cores, -1);
+    }
+  }
+
+  /** Whether the cores a preempted job gave up are all free again (and their nodes' memory for its tasks). */
+  private canRetake(rj: RunningJob): boolean {
+    const job = rj.job;
+    if (job.type === 'seq' && rj.tasks !== null) {
+      const mem = this.sim.nodeFreeMem;
+      const need = new Map<number, number>();
+      for (const t of rj.tasks) {
+        if (t.done) continue;
+        if (this.sim.coreOwner[t.core] !== -1) return false;
+        need.set(t.node, (need.get(t.node) ?? 0) + taskMem(job, t.index));
+      }
+      if (this.sim.enforceMemory) for (const [n, m] of need) if (m > mem[n]! + 1e-9) return false;
+      return true;
+    }
+    return this.sim.capacity.placementError(job, rj.cores) === null;
+  }
+
+  /** A preempted job takes its cores again (`canRetake` holds). */
+  private retake(rj: RunningJob): void {
+    const job = rj.job;
+    if (job.type === 'seq' && rj.tasks !== null) {
+      for (const t of rj.tasks)
+        if (!t.done) {
+          this.sim.capacity.takeCore(t.core, taskMem(job, t.index), rj.slot);
+          this.sim.coreTask[t.core] = t;
+        }
+    } else {
+      this.sim.capacity.move(job, rj.cores, rj.slot);
+      if (rj.tasks !== null) for (const t of rj.tasks) this.sim.coreTask[t.core] = t;
+    }
+  }
+
+  /**
+   * A suspended job leaves (killed, requeued, ended by a live mirror): held cores draw busy power again
+   * for their release; a job that gave its cores up (`holding` false after this) releases nothing. Its
+   * open suspension period stays open in its record.
+   */
+  leave(rj: RunningJob): void {
+    if (rj.suspendedAt !== rj.suspendedAt) return;
+    this.count--;
+    if (rj.holding) this.sim.capacity.pause(rj.job, this.heldCores(rj), false);
+    else this.preempted.splice(this.preempted.indexOf(rj), 1);
+    rj.suspendedAt = Number.NaN;
+  }
+
+  /**
+   * The placement `place` finds for the waiting `job` if the running `victims` held nothing (a preemption
+   * pass's question: would preempting them let it start?), or null. Nothing changes: the victims' cores
+   * are released for the search and taken back at the same instant (no time passes; no listener hears it).
+   */
+  placementWithout(job: Job, victims: readonly RunningJob[], place: (job: Job) => Int32Array | null): Int32Array | null {
+    for (const v of victims) if (v.ended || v.suspendedAt === v.suspendedAt) throw new Error(`job ${v.job.id} is not running (suspended jobs are no victims)`);
+    for (const v of victims) this.giveUp(v);
+    try {
+      return place(job);
+    } finally {
+      for (const v of victims) this.retake(v);
+    }
+  }
+
+  /** Resumes the preempted jobs whose cores are free again, in the order they were suspended. */
+  resumePreempted(): void {
+    for (let i = 0; i < this.preempted.length; ) {
+      const rj = this.preempted[i]!;
+      if (this.canRetake(rj)) this.resume(rj);
+      else i++;
+    }
+  }
+
+  /** Schedules the job's next operator suspension (`job.operatorEvents`), `after` seconds of run from its start. */
+  scheduleOperatorEvent(rj: RunningJob): void {
+    const ev = rj.job.operatorEvents?.[rj.opNext];
+    if (ev === undefined) return;
+    const at = this.sim.now + Math.max(0, ev.after - rj.ranFor(this.sim.now));
+    this.bridge.events.schedule(at, KIND_SUSPEND, rj, ++rj.opStamp);
+  }
+
+  operatorSuspend(rj: RunningJob): void {
+    const ev = rj.job.operatorEvents![rj.opNext++]!;
+    this.suspend(rj, true);
+    this.bridge.events.schedule(this.sim.now + ev.duration, KIND_RESUME, rj, ++rj.opStamp);
+  }
+}
