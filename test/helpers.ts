@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { JobRecord } from '../src/execution/simulator.js';
+import type { TranscriptEntry } from '../src/core/engineChecker.js';
+import type { ClusterSimulator, JobRecord } from '../src/execution/simulator.js';
 import { parsePlatform } from '../src/platform/loader.js';
 import type { ModelsConfig, Platform } from '../src/platform/platform.js';
 import { runSimulation } from '../src/scheduling/run.js';
@@ -99,4 +100,18 @@ export const CLI = resolve(ROOT, 'dist/cli/main.js');
 export function cli(args: string[], cwd = ROOT): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The engine checker's transcript of a one-engine run (src/core/engineChecker.ts): submit, start, suspend, resume, requeue and end, as they happen. */
+export function lifecycleTranscript(sim: ClusterSimulator): TranscriptEntry[] {
+  const transcript: TranscriptEntry[] = [];
+  sim.addListener({
+    onSubmit: (s, job) => void transcript.push({ type: 'submit', job: job.id, time: s.now }),
+    onStart: (s, rj) => void transcript.push({ type: 'start', job: rj.job.id, time: s.now }),
+    onSuspend: (s, rj) => void transcript.push({ type: 'suspend', job: rj.job.id, time: s.now }),
+    onResume: (s, rj) => void transcript.push({ type: 'resume', job: rj.job.id, time: s.now }),
+    onRequeue: (s, rj) => void transcript.push({ type: 'requeue', job: rj.job.id, time: s.now }),
+    onEnd: (s, rec) => void transcript.push({ type: 'end', job: rec.job.id, time: s.now }),
+  });
+  return transcript;
 }

@@ -5,7 +5,7 @@
  * energy and fair-share usage of a suspended job, and the engine checker over a run with suspensions.
  */
 import { describe, expect, it } from 'vitest';
-import { checkEngine, type TranscriptEntry } from '../../src/core/engineChecker.js';
+import { checkEngine } from '../../src/core/engineChecker.js';
 import { JobPhase } from '../../src/core/engine.js';
 import { ClusterSimulator, type JobRecord, type RunningJob } from '../../src/execution/simulator.js';
 import type { DecisionMaker } from '../../src/execution/simulatorOptions.js';
@@ -13,7 +13,7 @@ import { homogeneousPlatform } from '../../src/platform/homogeneous.js';
 import { platformFromNodeGroups } from '../../src/platform/views.js';
 import { MultifactorSelection } from '../../src/scheduling/multifactor.js';
 import { makeJob, type Job } from '../../src/workload/job.js';
-import { opsJob, tfg2x2x4 } from '../helpers.js';
+import { lifecycleTranscript, opsJob, tfg2x2x4 } from '../helpers.js';
 
 /** Starts waiting jobs in order on the lowest free cores (one task per core) while they fit. */
 const firstFit: DecisionMaker = {
@@ -308,15 +308,7 @@ describe('the engine checker over a run with suspensions', () => {
       () => {
         const sim = new ClusterSimulator(homogeneousPlatform(8, 4), jobs);
         sim.setScheduler(firstFit);
-        const transcript: TranscriptEntry[] = [];
-        sim.addListener({
-          onSubmit: (s, job) => void transcript.push({ type: 'submit', job: job.id, time: s.now }),
-          onStart: (s, rj) => void transcript.push({ type: 'start', job: rj.job.id, time: s.now }),
-          onSuspend: (s, rj) => void transcript.push({ type: 'suspend', job: rj.job.id, time: s.now }),
-          onResume: (s, rj) => void transcript.push({ type: 'resume', job: rj.job.id, time: s.now }),
-          onEnd: (s, rec) => void transcript.push({ type: 'end', job: rec.job.id, time: s.now }),
-        });
-        return { engine: sim, transcript };
+        return { engine: sim, transcript: lifecycleTranscript(sim) };
       },
       { name: 'one engine with operator suspensions' },
     );

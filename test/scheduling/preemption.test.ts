@@ -14,27 +14,47 @@ import { PartitionPreemption } from '../../src/scheduling/preemption.js';
 import { runSimulation } from '../../src/scheduling/run.js';
 import { makeJob, type Job } from '../../src/workload/job.js';
 import { parseEnvConfig } from '../../envs/config.js';
+import { lifecycleTranscript } from '../helpers.js';
 
-/** `nodes` nodes of 4 cores: partition `low` (tier 1, `mode`) and `high` (tier 2) over all of them. */
-function platform(mode: string, nodes = 1) {
+/** `nodes` nodes of 4 cores with `partitions` over all of them (each `{ name, tier, mode }`; the first is the default). */
+function partitioned(partitions: { name: string; tier: number; mode?: string }[], nodes = 1) {
   return parsePlatform(
     {
       name: 'tiers',
       models: { memory: 'none' },
       clusters: [{ id: 'c', nodes: [{ id: 'n', count: nodes, memory_gb: 16, processors: [{ cores: 4, clock_rate: 1, dpflops_per_cycle: 1 }] }] }],
-      partitions: [
-        { name: 'low', clusters: ['c'], priority_tier: 1, preempt_mode: mode, default: true },
-        { name: 'high', clusters: ['c'], priority_tier: 2 },
-      ],
+      partitions: partitions.map((q, i) => ({
+        name: q.name,
+        clusters: ['c'],
+        priority_tier: q.tier,
+        ...(q.mode !== undefined ? { preempt_mode: q.mode } : {}),
+        ...(i === 0 ? { default: true } : {}),
+      })),
     },
     'tiers.json',
   );
 }
 
+/** `nodes` nodes of 4 cores: partition `low` (tier 1, `mode`) and `high` (tier 2) over all of them. */
+function platform(mode: string, nodes = 1) {
+  return partitioned(
+    [
+      { name: 'low', tier: 1, mode },
+      { name: 'high', tier: 2 },
+    ],
+    nodes,
+  );
+}
+
 function run(mode: string, jobs: Job[], nodes = 1) {
+  return runOn(platform(mode, nodes), jobs);
+}
+
+/** A run of `fcfs:first` with the preemption pass on `p`: the jobs' records and a line per lifecycle event. */
+function runOn(p: ReturnType<typeof parsePlatform>, jobs: Job[]) {
   const records = new Map<string, JobRecord>();
   const events: string[] = [];
-  runSimulation(platform(mode, nodes), jobs, new PartitionPreemption(makeScheduler('fcfs:first')), {
+  runSimulation(p, jobs, new PartitionPreemption(makeScheduler('fcfs:first')), {
     listeners: [
       {
         onStart: (s, rj) => void events.push(`${s.now} start ${rj.job.id}`),
@@ -107,61 +127,40 @@ describe('the victims', () => {
   it('none when even all would not do: the high job waits and nothing is preempted', () => {
     // 2 nodes of 4: x (low, preemptible) holds node 0, y (keep: same tier, preempt_mode off) 2 cores of
     // node 1; h (high) needs 8: 2 free + x's 4 = 6 < 8, so x stays and h waits for both ends
-    const p = parsePlatform(
-      {
-        name: 'keep',
-        models: { memory: 'none' },
-        clusters: [{ id: 'c', nodes: [{ id: 'n', count: 2, memory_gb: 16, processors: [{ cores: 4, clock_rate: 1, dpflops_per_cycle: 1 }] }] }],
-        partitions: [
-          { name: 'low', clusters: ['c'], priority_tier: 1, preempt_mode: 'suspend', default: true },
-          { name: 'keep', clusters: ['c'], priority_tier: 1, preempt_mode: 'off' },
-          { name: 'high', clusters: ['c'], priority_tier: 2 },
-        ],
-      },
-      'keep.json',
-    );
-    const suspended: string[] = [];
-    const starts = new Map<string, number>();
-    runSimulation(
-      p,
+    const p = partitioned(
       [
-        makeJob({ id: 'x', subtime: 0, ntasks: 4, type: 'mpi', runtime: 100, partition: 'low' }),
-        makeJob({ id: 'y', subtime: 0, ntasks: 2, type: 'mpi', runtime: 60, partition: 'keep' }),
-        makeJob({ id: 'h', subtime: 10, ntasks: 8, type: 'mpi', runtime: 5, partition: 'high' }),
+        { name: 'low', tier: 1, mode: 'suspend' },
+        { name: 'keep', tier: 1, mode: 'off' },
+        { name: 'high', tier: 2 },
       ],
-      new PartitionPreemption(makeScheduler('fcfs:first')),
-      { listeners: [{ onSuspend: (_s, rj) => void suspended.push(rj.job.id), onStart: (s, rj) => void starts.set(rj.job.id, s.now) }] },
+      2,
     );
+    const { records, events } = runOn(p, [
+      makeJob({ id: 'x', subtime: 0, ntasks: 4, type: 'mpi', runtime: 100, partition: 'low' }),
+      makeJob({ id: 'y', subtime: 0, ntasks: 2, type: 'mpi', runtime: 60, partition: 'keep' }),
+      makeJob({ id: 'h', subtime: 10, ntasks: 8, type: 'mpi', runtime: 5, partition: 'high' }),
+    ]);
+    const suspended = events.filter((e) => e.includes(' suspend ')).map((e) => e.split(' ')[2]);
     // at 60 y ends: 6 free + x's 4 >= 8, so x is suspended then
     expect(suspended).toEqual(['x']);
-    expect(starts.get('h')).toBe(60);
+    expect(records.get('h')!.start).toBe(60);
   });
 
   it('a lower tier is taken before a higher one, whatever their starts', () => {
-    const p = parsePlatform(
-      {
-        name: 'three',
-        models: { memory: 'none' },
-        clusters: [{ id: 'c', nodes: [{ id: 'n', count: 2, memory_gb: 16, processors: [{ cores: 4, clock_rate: 1, dpflops_per_cycle: 1 }] }] }],
-        partitions: [
-          { name: 'scav', clusters: ['c'], priority_tier: 0, preempt_mode: 'requeue', default: true },
-          { name: 'low', clusters: ['c'], priority_tier: 1, preempt_mode: 'requeue' },
-          { name: 'high', clusters: ['c'], priority_tier: 2 },
-        ],
-      },
-      'three.json',
-    );
-    const requeued: string[] = [];
-    runSimulation(
-      p,
+    const p = partitioned(
       [
-        makeJob({ id: 'scav', subtime: 0, ntasks: 4, type: 'mpi', runtime: 100, partition: 'scav' }),
-        makeJob({ id: 'low', subtime: 5, ntasks: 4, type: 'mpi', runtime: 100, partition: 'low' }),
-        makeJob({ id: 'high', subtime: 20, ntasks: 4, type: 'mpi', runtime: 10, partition: 'high' }),
+        { name: 'scav', tier: 0, mode: 'requeue' },
+        { name: 'low', tier: 1, mode: 'requeue' },
+        { name: 'high', tier: 2 },
       ],
-      new PartitionPreemption(makeScheduler('fcfs:first')),
-      { listeners: [{ onRequeue: (_s, rj) => void requeued.push(rj.job.id) }] },
+      2,
     );
+    const { events } = runOn(p, [
+      makeJob({ id: 'scav', subtime: 0, ntasks: 4, type: 'mpi', runtime: 100, partition: 'scav' }),
+      makeJob({ id: 'low', subtime: 5, ntasks: 4, type: 'mpi', runtime: 100, partition: 'low' }),
+      makeJob({ id: 'high', subtime: 20, ntasks: 4, type: 'mpi', runtime: 10, partition: 'high' }),
+    ]);
+    const requeued = events.filter((e) => e.includes(' requeue ')).map((e) => e.split(' ')[2]);
     expect(requeued).toEqual(['scav']);
   });
 });
@@ -189,15 +188,7 @@ describe('the engine checker over random runs with preemption (each mode, with E
           sim = s;
           const pass = new PartitionPreemption(makeScheduler('fcfs:first+easy'));
           s.setScheduler(pass);
-          const transcript: TranscriptEntry[] = [];
-          s.addListener({
-            onSubmit: (e, job) => void transcript.push({ type: 'submit', job: job.id, time: e.now }),
-            onStart: (e, rj) => void transcript.push({ type: 'start', job: rj.job.id, time: e.now }),
-            onSuspend: (e, rj) => void transcript.push({ type: 'suspend', job: rj.job.id, time: e.now }),
-            onResume: (e, rj) => void transcript.push({ type: 'resume', job: rj.job.id, time: e.now }),
-            onRequeue: (e, rj) => void transcript.push({ type: 'requeue', job: rj.job.id, time: e.now }),
-            onEnd: (e, rec) => void transcript.push({ type: 'end', job: rec.job.id, time: e.now }),
-          });
+          const transcript = lifecycleTranscript(s);
           last = transcript;
           return { engine: s, transcript };
         },
