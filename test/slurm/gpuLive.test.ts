@@ -8,17 +8,13 @@
  * on a node with its GPUs, a job waits while its GPUs are taken and starts once they are back. About 40 s.
  * Skipped, with a message, where slurmctld is not installed or the test does not run as root.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type TraceJob, traceToSacctJson } from '../../src/slurm/records.js';
-import { ROOT } from '../helpers.js';
-import { slurmReplayLive, testPort } from '../slurmCluster.js';
+import { HAVE_SLURM, slurmReplayLive, TestCluster, testPort } from '../slurmCluster.js';
 
-const SCRIPT = join(ROOT, 'deploy/slurm/local-cluster.sh');
-const HAVE_SLURM = existsSync('/usr/sbin/slurmctld') && existsSync('/usr/sbin/slurmd') && process.getuid?.() === 0;
 const WHY = HAVE_SLURM ? '' : '(skipped: needs root and Debian slurm-wlm + munge: apt-get install slurm-wlm munge)';
 
 const job = (id: number, submit: number, runTime: number, gpus?: TraceJob['gpus']): TraceJob => ({
@@ -36,8 +32,7 @@ const job = (id: number, submit: number, runTime: number, gpus?: TraceJob['gpus'
 describe.skipIf(!HAVE_SLURM)(`GPU jobs on a live slurmctld and on the engine ${WHY}`, () => {
   const dir = mkdtempSync(join(tmpdir(), 'cg-gpu-live-'));
   const cluster = join(dir, 'cluster');
-  const env = {
-    ...process.env,
+  const vars = {
     NODES: '3',
     CPUS: '2',
     PORT_BASE: testPort(7937),
@@ -45,14 +40,15 @@ describe.skipIf(!HAVE_SLURM)(`GPU jobs on a live slurmctld and on the engine ${W
     SLURM_CONF_EXTRA: join(dir, 'extra.conf'),
   };
 
-  beforeAll(() => {
-    writeFileSync(env.SLURM_CONF_EXTRA, 'SchedulerParameters=bf_interval=1,batch_sched_delay=1\nMinJobAge=3600\nSlurmctldDebug=debug2\n');
-    execFileSync('bash', [SCRIPT, 'start', cluster], { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 90_000 });
-  }, 100_000);
-
-  afterAll(() => {
-    execFileSync('bash', [SCRIPT, 'stop', cluster], { env, stdio: 'ignore', timeout: 60_000 });
-  }, 70_000);
+  // started before all tests, stopped after all and on the process's exit whatever happens (TestCluster.hooks)
+  const live = new TestCluster(cluster);
+  live.hooks(
+    () => {
+      writeFileSync(vars.SLURM_CONF_EXTRA, 'SchedulerParameters=bf_interval=1,batch_sched_delay=1\nMinJobAge=3600\nSlurmctldDebug=debug2\n');
+      live.start(vars);
+    },
+    () => rmSync(dir, { recursive: true, force: true }),
+  );
 
   it('six jobs: each on a node with its GPUs, waiting while they are taken, on both schedules', async () => {
     const workload = join(dir, 'w.json');

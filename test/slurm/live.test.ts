@@ -9,18 +9,14 @@
  * and held to the tolerances measured for it (docs/slurm.md, "CI"). The cluster is always stopped. Skipped,
  * with a message, where slurmctld is not installed or the test does not run as root.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MATRIX_CPUS, MATRIX_MEMORY, MATRIX_NODES, cellConfLines, cellWorkload, matrixCell } from '../../src/slurm/liveMatrix.js';
 import { traceToSacctJson } from '../../src/slurm/records.js';
-import { ROOT } from '../helpers.js';
-import { slurmReplayLive, testPort } from '../slurmCluster.js';
+import { HAVE_SLURM, slurmReplayLive, TestCluster, testPort } from '../slurmCluster.js';
 
-const SCRIPT = join(ROOT, 'deploy/slurm/local-cluster.sh');
-const HAVE_SLURM = existsSync('/usr/sbin/slurmctld') && existsSync('/usr/sbin/slurmd') && process.getuid?.() === 0;
 const WHY = HAVE_SLURM ? '' : '(skipped: needs root and Debian slurm-wlm + munge: apt-get install slurm-wlm munge)';
 const CELL = matrixCell('bfi1-bfr60-basic-mixed-changed');
 const SEED = Number(process.env.CLUSTERGYM_SLURM_LIVE_SEED ?? 43);
@@ -28,8 +24,7 @@ const SEED = Number(process.env.CLUSTERGYM_SLURM_LIVE_SEED ?? 43);
 describe.skipIf(!HAVE_SLURM)(`engine vs a live slurmctld: the matrix cell ${CELL.name} ${WHY}`, () => {
   const dir = mkdtempSync(join(tmpdir(), 'cg-live-'));
   const cluster = join(dir, 'cluster');
-  const env = {
-    ...process.env,
+  const vars = {
     NODES: String(MATRIX_NODES),
     CPUS: String(MATRIX_CPUS),
     MEMORY: String(MATRIX_MEMORY),
@@ -37,14 +32,15 @@ describe.skipIf(!HAVE_SLURM)(`engine vs a live slurmctld: the matrix cell ${CELL
     SLURM_CONF_EXTRA: join(dir, 'extra.conf'),
   };
 
-  beforeAll(() => {
-    writeFileSync(env.SLURM_CONF_EXTRA, cellConfLines(CELL));
-    execFileSync('bash', [SCRIPT, 'start', cluster], { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 90_000 });
-  }, 100_000);
-
-  afterAll(() => {
-    execFileSync('bash', [SCRIPT, 'stop', cluster], { env, stdio: 'ignore', timeout: 60_000 });
-  }, 70_000);
+  // started before all tests, stopped after all and on the process's exit whatever happens (TestCluster.hooks)
+  const live = new TestCluster(cluster);
+  live.hooks(
+    () => {
+      writeFileSync(vars.SLURM_CONF_EXTRA, cellConfLines(CELL));
+      live.start(vars);
+    },
+    () => rmSync(dir, { recursive: true, force: true }),
+  );
 
   it('24 mixed jobs on 8 nodes: mean wait, p90 wait, makespan and per-job starts within the measured tolerance', async () => {
     const workload = join(dir, 'w.json');
