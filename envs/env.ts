@@ -42,7 +42,7 @@ import { fitsNowFast } from './fit.js';
 import { InvalidActionRule, type InvalidActionMode } from './invalidAction.js';
 import { ObservationBuilder, observationSpace, observedDuration, type EpisodeScale, type Limits, type Observation } from './observation.js';
 import { isArrivalOrder, jobSelection, resourcePolicy } from './policies.js';
-import { knownFutureJobs, requestRunningTimes, ROLLOUT_FUTURES, type RolloutFuture } from './knownFuture.js';
+import { DEFAULT_FUTURE_SAMPLE, type FutureSample, rolloutFuture, type RolloutFuture } from './knownFuture.js';
 import { RewardFunction } from './rewards.js';
 import { EpisodeTracker } from './tracking.js';
 import type { DiscreteSpace, Space } from './spaces.js';
@@ -371,22 +371,24 @@ export abstract class ClusterEnv implements Env {
   /**
    * An independent environment in the same state; with `future: 'known'`, on the episode's known
    * future (envs/knownFuture.ts; its metrics are then those of the known jobs; the other
-   * `RolloutFuture`s hold one half of it).
+   * `RolloutFuture`s hold one half of it, or with `'sampled'` the known jobs and the arrivals of
+   * sampled future `sample`).
    */
-  clone(options: { future?: RolloutFuture } = {}): Env {
+  clone(options: { future?: RolloutFuture; sample?: FutureSample } = {}): Env {
     if (this.closed) throw new Error(`${this.id}: cannot clone a closed environment`);
     const c = this.fresh();
     if (this.simulator) {
       const known = options.future !== undefined && options.future !== 'episode' && !this.over;
-      const jobs: EpisodeJobs | undefined = known
-        ? { jobs: knownFutureJobs(this.episodeJobList, this.simulator, this.referenceMops(), options.future), origin: this.episodeOrigin }
-        : undefined;
+      const plan = known
+        ? rolloutFuture(this.episodeJobList, this.simulator, this.referenceMops(), options.future!, this.episodeSeed, options.sample ?? DEFAULT_FUTURE_SAMPLE)
+        : null;
+      const jobs: EpisodeJobs | undefined = plan ? { jobs: plan.jobs, origin: this.episodeOrigin } : undefined;
       c.startEpisode(this.episodeSeed, this.resetOptions, jobs);
       for (const a of this.actions) c.step(a);
       if (this.over && !c.over) c.forceOver();
-      if (known) {
+      if (plan) {
         this.checkSameState(c);
-        if (ROLLOUT_FUTURES[options.future!].durations === 'requested') requestRunningTimes(c.sim, this.referenceMops());
+        plan.scaleRunning(c.sim);
       }
       // the clone's observation buffers hold the current state (a no-op step returns them as they are)
       c.observe();

@@ -21,6 +21,23 @@
  * - A job without a requested time or without work (`reqTime` or `nominal` 0) keeps its own (there is
  *   no estimate to take; none of the shipped settings has such a job).
  *
+ * **The sampled future** (`future: 'sampled'`, the sampled lookahead and `teacher_future: "sampled"`):
+ * the known future plus `jobs` future arrivals drawn from what the episode has shown so far, one
+ * of several futures (`index`) of a decision, drawn from a stream seeded by the episode's seed, the
+ * decision's time, the number of jobs submitted and `index` only (so every candidate of a decision
+ * plays the same futures, and nothing of the episode's unseen part enters):
+ * - inter-arrival times drawn from the gaps between the submissions seen so far (the first one among
+ *   the gaps longer than the time already passed since the last submission, if any);
+ * - each arrival a copy of a job submitted so far (its size, shape, request, user), its work scaled
+ *   to its requested time times a ratio drawn from the **ended** jobs' (actual / requested run
+ *   time at the reference speed; 1 before any job has ended);
+ * - every job still in the system runs its requested time times such a drawn ratio too (the ended
+ *   jobs' run times are part of what a live scheduler has seen; the jobs in the system have none
+ *   yet). On a trace without requests (rlsched's: every request is the run time) every ratio is 1,
+ *   and the known jobs run exactly as in the known future.
+ * With fewer than two submissions there is no gap to draw: the sampled future is the known future
+ * with drawn ratios.
+ *
  * A clone of the known future replays the episode's actions on the known jobs, the waiting ones
  * already at their requested times and the running ones with their own work, so that until the
  * decision everything happens as it did (a job not yet submitted touches nothing before its
@@ -30,6 +47,7 @@
  * (`ClusterSimulator.scaleRunningWork`: its tasks' remaining work and end events), and the rollout
  * plays a future that holds no unsubmitted job and no actual run time.
  */
+import { derive, type Rng } from '../src/core/rng.js';
 import type { ClusterSimulator } from '../src/execution/simulator.js';
 import type { Job, TaskWork } from '../src/workload/job.js';
 
@@ -40,12 +58,16 @@ import type { Job, TaskWork } from '../src/workload/job.js';
  * (`known-jobs-actual-times`: no future arrival, actual run times; `all-jobs-requested-times`: the
  * future arrivals, every job running its requested time).
  */
-export type RolloutFuture = 'episode' | 'known' | 'known-jobs-actual-times' | 'all-jobs-requested-times';
+export type RolloutFuture = 'episode' | 'known' | 'sampled' | 'known-jobs-actual-times' | 'all-jobs-requested-times';
 
-/** What each rollout future holds: the arrivals (all, or those submitted so far) and the run times (actual or requested). */
-export const ROLLOUT_FUTURES: Record<RolloutFuture, { arrivals: 'all' | 'submitted'; durations: 'actual' | 'requested' }> = {
+/**
+ * What each rollout future holds: the arrivals (all, those submitted so far, or those and sampled
+ * ones) and the run times (actual, requested, or requested times a sampled ratio).
+ */
+export const ROLLOUT_FUTURES: Record<RolloutFuture, { arrivals: 'all' | 'submitted' | 'sampled'; durations: 'actual' | 'requested' | 'sampled' }> = {
   episode: { arrivals: 'all', durations: 'actual' },
   known: { arrivals: 'submitted', durations: 'requested' },
+  sampled: { arrivals: 'sampled', durations: 'sampled' },
   'known-jobs-actual-times': { arrivals: 'submitted', durations: 'actual' },
   'all-jobs-requested-times': { arrivals: 'all', durations: 'requested' },
 };
@@ -83,6 +105,7 @@ export function scaleWork(job: Job, f: number): Job {
  */
 export function knownFutureJobs(jobs: readonly Job[], sim: ClusterSimulator, referenceMops: number, future: RolloutFuture = 'known'): Job[] {
   const { arrivals, durations } = ROLLOUT_FUTURES[future];
+  if (arrivals === 'sampled' || durations === 'sampled') throw new Error('internal error: a sampled future is drawn by rolloutFuture');
   const known = arrivals === 'submitted' ? jobs.slice(0, sim.jobsSubmitted) : jobs;
   if (durations === 'actual') return [...known];
   const submitted = sim.jobsSubmitted;
@@ -112,4 +135,96 @@ export function requestRunningTimes(sim: ClusterSimulator, referenceMops: number
     const f = requestedFactor(rj.job, referenceMops);
     if (f !== 1) sim.scaleRunningWork(rj, f);
   }
+}
+
+/** Which sampled future of a decision a clone holds (`index`) and how many future arrivals it draws (`jobs`). */
+export interface FutureSample {
+  index: number;
+  jobs: number;
+}
+
+/** The sample of a `sampled` clone that names none. */
+export const DEFAULT_FUTURE_SAMPLE: FutureSample = { index: 0, jobs: 128 };
+
+/** A rollout's future: the clone's jobs, and what to do to its running jobs once the replay reached the episode's state. */
+export interface RolloutPlan {
+  jobs: Job[];
+  scaleRunning(sim: ClusterSimulator): void;
+}
+
+/**
+ * The rollout future `future` of the episode of `jobs` in `sim`'s state (not `episode`): the known
+ * future or one of its halves, or a sampled future (`sample` of the episode of `seed`; see the
+ * module comment). The sampled one reads `jobs` only up to `sim.jobsSubmitted`.
+ */
+export function rolloutFuture(
+  jobs: readonly Job[],
+  sim: ClusterSimulator,
+  referenceMops: number,
+  future: RolloutFuture,
+  seed: number,
+  sample: FutureSample,
+): RolloutPlan {
+  if (ROLLOUT_FUTURES[future].arrivals !== 'sampled') {
+    const requestedTimes = ROLLOUT_FUTURES[future].durations === 'requested';
+    return {
+      jobs: knownFutureJobs(jobs, sim, referenceMops, future),
+      scaleRunning: (s) => (requestedTimes ? requestRunningTimes(s, referenceMops) : undefined),
+    };
+  }
+  const n = sim.jobsSubmitted;
+  const seen = jobs.slice(0, n);
+  const rng = derive(seed, `sampled-future/${sim.now}/${n}/${sample.index}`);
+  // the ended jobs' ratios of actual to requested run time (at the reference speed)
+  const waiting = new Set<string>();
+  for (const j of sim.waiting) waiting.add(j.id);
+  const inSystem = new Set<string>(waiting);
+  for (const rj of sim.running()) inSystem.add(rj.job.id);
+  const ratios: number[] = [];
+  for (const j of seen) if (!inSystem.has(j.id) && j.reqTime > 0) ratios.push(nominalDuration(j, referenceMops) / j.reqTime);
+  const drawn = (job: Job): number => {
+    const nominal = nominalDuration(job, referenceMops);
+    const ratio = ratios.length > 0 ? ratios[rng.int(ratios.length)]! : 1;
+    return job.reqTime > 0 && nominal > 0 ? (job.reqTime * ratio) / nominal : 1;
+  };
+  const runningFactor = new Map<string, number>();
+  const out: Job[] = seen.map((job) => {
+    if (!inSystem.has(job.id)) return job;
+    const f = drawn(job);
+    if (waiting.has(job.id)) return f === 1 ? job : scaleWork(job, f);
+    runningFactor.set(job.id, f);
+    return job;
+  });
+  out.push(...sampledArrivals(seen, sim, rng, sample, drawn));
+  return {
+    jobs: out,
+    scaleRunning(s) {
+      for (const rj of [...s.running()]) {
+        const f = runningFactor.get(rj.job.id) ?? 1;
+        if (f !== 1) s.scaleRunningWork(rj, f);
+      }
+    },
+  };
+}
+
+/** `sample.jobs` arrivals after now, drawn from the jobs `seen` so far (see the module comment). */
+function sampledArrivals(seen: readonly Job[], sim: ClusterSimulator, rng: Rng, sample: FutureSample, factor: (job: Job) => number): Job[] {
+  const n = seen.length;
+  if (n < 2 || sample.jobs === 0) return [];
+  const gaps: number[] = [];
+  for (let i = 1; i < n; i++) gaps.push(seen[i]!.subtime - seen[i - 1]!.subtime);
+  const now = sim.timeOrigin + sim.now;
+  const last = seen[n - 1]!.subtime;
+  const longer = gaps.filter((g) => g > now - last);
+  let t = longer.length > 0 ? last + longer[rng.int(longer.length)]! : now + gaps[rng.int(gaps.length)]!;
+  // strictly after the decision (a replay must reach the episode's state before any of them)
+  t = Math.max(t, now + Math.max(1e-6, Math.abs(now) * 1e-12));
+  const out: Job[] = [];
+  for (let k = 0; k < sample.jobs; k++) {
+    if (k > 0) t += gaps[rng.int(gaps.length)]!;
+    const template = seen[rng.int(n)]!;
+    const f = factor(template);
+    out.push({ ...(f === 1 ? template : scaleWork(template, f)), id: `sampled-${sample.index}-${k}`, subtime: t, source: 'a sampled future arrival' });
+  }
+  return out;
 }

@@ -29,7 +29,7 @@ import { makeScheduler } from '../../src/scheduling/policyName.js';
 import type { Scheduler } from '../../src/scheduling/scheduler.js';
 import type { Job } from '../../src/workload/job.js';
 import type { ClusterEnv, StepResult } from '../../envs/env.js';
-import type { RolloutFuture } from '../../envs/knownFuture.js';
+import { DEFAULT_FUTURE_SAMPLE, type RolloutFuture } from '../../envs/knownFuture.js';
 import { JobEnv } from '../../envs/jobEnv.js';
 import { JobNodeEnv } from '../../envs/jobNodeEnv.js';
 import { PolicyPairEnv } from '../../envs/policyPairEnv.js';
@@ -266,6 +266,78 @@ export function heuristicAgents(env: ClusterEnv): Agent[] {
   return [...five.map((s) => new SchedulerAgent(`${s}:${resource}`)), ...five.map((s) => new SchedulerAgent(`${s}:${resource}+easy`))];
 }
 
+/** What a rollout's clones hold: the future (envs/knownFuture.ts) and, for a sampled one, how many futures and how many arrivals each. */
+export interface RolloutFutureSpec {
+  future?: RolloutFuture;
+  /** Sampled futures per candidate (`future: "sampled"`; default 1): the candidate's score is the mean over them. */
+  samples?: number;
+  /** Future arrivals per sampled future (default `DEFAULT_FUTURE_SAMPLE.jobs`). */
+  sampledJobs?: number;
+}
+
+/** A candidate's rollouts: the mean score, each sampled future's (one for the other futures), rollouts played, and whether it repeated a state already played. */
+export interface RolloutScore {
+  score: number;
+  scores: number[];
+  rollouts: number;
+  repeat: boolean;
+}
+
+/**
+ * The score of `action` in `env`'s state: taken on a clone of `env` (or on each of `spec.samples`
+ * sampled futures' clones, the mean) and `base` playing the clone to the end. With `seen`, a
+ * candidate whose first clone, after its step, has a signature in `seen` is not played again: it
+ * returns that one's scores (`repeat`: true; the same state, the same episodes); otherwise its scores
+ * are added there.
+ */
+export function rolloutScore(
+  env: ClusterEnv,
+  action: number,
+  base: Agent,
+  score: (end: StepResult) => number,
+  spec: RolloutFutureSpec = {},
+  seen?: { signature: (env: ClusterEnv) => string; scores: Map<string, RolloutScore> },
+): RolloutScore {
+  const future = spec.future ?? 'episode';
+  const samples = future === 'sampled' ? (spec.samples ?? 1) : 1;
+  const jobs = spec.sampledJobs ?? DEFAULT_FUTURE_SAMPLE.jobs;
+  const scores: number[] = [];
+  let sig: string | null = null;
+  for (let i = 0; i < samples; i++) {
+    const c = env.clone({ future, sample: { index: i, jobs } }) as ClusterEnv;
+    try {
+      let r = c.step(action);
+      if (i === 0 && seen && !r.terminated && !r.truncated) {
+        sig = seen.signature(c);
+        const known = seen.scores.get(sig);
+        if (known !== undefined) return { ...known, rollouts: 0, repeat: true };
+      }
+      while (!r.terminated && !r.truncated) r = c.step(base.act(c));
+      scores.push(score(r));
+    } finally {
+      c.close();
+    }
+  }
+  const out = { score: scores.reduce((a, b) => a + b, 0) / samples, scores, rollouts: samples, repeat: false };
+  if (sig !== null) seen!.scores.set(sig, out);
+  return out;
+}
+
+/**
+ * Whether `cand` beats `own` on the same sampled futures with confidence `z`: the upper bound of the
+ * paired mean difference (mean + z standard errors) is below 0 (with one future: its difference is).
+ */
+export function pairedBetter(cand: readonly number[], own: readonly number[], z: number): boolean {
+  const n = cand.length;
+  let mean = 0;
+  for (let i = 0; i < n; i++) mean += cand[i]! - own[i]!;
+  mean /= n;
+  if (n < 2) return mean < 0;
+  let ss = 0;
+  for (let i = 0; i < n; i++) ss += (cand[i]! - own[i]! - mean) ** 2;
+  return mean + z * Math.sqrt(ss / (n - 1) / n) < 0;
+}
+
 /**
  * One step of the rollout algorithm (approximate dynamic programming's one-step lookahead): each
  * candidate action is taken on a clone of `env` and `base` plays the clone to the end; the
@@ -277,40 +349,34 @@ export function heuristicAgents(env: ClusterEnv): Agent[] {
  * scored), that action is not played again and the candidates must beat its score. With
  * `signature`, a candidate whose clone, after its step, has the signature of one already played is
  * not played again (the same state: the same episode). With `future: "known"` the clones hold the
- * episode's known future (`ClusterEnv.clone`, envs/knownFuture.ts) instead of the episode itself.
+ * episode's known future (`ClusterEnv.clone`, envs/knownFuture.ts) instead of the episode itself;
+ * with `future: "sampled"` each candidate is scored on `samples` sampled futures (the same ones for
+ * every candidate of the state), the mean (`rolloutScore`), and with `confidence` (z) a candidate
+ * must also beat the base's own action on those futures with that confidence (`pairedBetter`): the
+ * best of 8 noisy means is otherwise often a candidate that only drew luckier futures.
  */
 export function rolloutChoice(
   env: ClusterEnv,
   candidates: readonly number[],
   base: Agent,
   score: (end: StepResult) => number,
-  options: { signature?: (env: ClusterEnv) => string; incumbent?: { action: number; score: number }; future?: RolloutFuture } = {},
+  options: { signature?: (env: ClusterEnv) => string; incumbent?: { action: number; score: number }; confidence?: number } & RolloutFutureSpec = {},
 ): { action: number; score: number; rollouts: number } {
-  const { signature, incumbent, future = 'episode' } = options;
+  const { signature, incumbent, confidence } = options;
   let best = incumbent ? incumbent.action : candidates[0]!;
   let bestScore = incumbent ? incumbent.score : Infinity;
   let rollouts = 0;
-  const seen = new Set<string>();
+  let own: readonly number[] | null = null;
+  const seen = signature ? { signature, scores: new Map<string, RolloutScore>() } : undefined;
   for (const a of candidates) {
     if (incumbent && a === incumbent.action) continue;
-    const c = env.clone({ future }) as ClusterEnv;
-    try {
-      let r = c.step(a);
-      if (signature && !r.terminated && !r.truncated) {
-        const sig = signature(c);
-        if (seen.has(sig)) continue;
-        seen.add(sig);
-      }
-      while (!r.terminated && !r.truncated) r = c.step(base.act(c));
-      rollouts++;
-      const v = score(r);
-      if (v < bestScore) {
-        best = a;
-        bestScore = v;
-      }
-    } finally {
-      c.close();
-    }
+    const r = rolloutScore(env, a, base, score, options, seen);
+    rollouts += r.rollouts;
+    if (a === candidates[0]) own = r.scores;
+    if (r.repeat || r.score >= bestScore) continue;
+    if (confidence !== undefined && own && a !== candidates[0] && !pairedBetter(r.scores, own, confidence)) continue;
+    best = a;
+    bestScore = r.score;
   }
   return { action: best, score: bestScore, rollouts };
 }

@@ -82,15 +82,22 @@ export const LOOKAHEAD_ORDERS = ['fcfs', 'sjf', 'wfp3', 'unicep', 'f1'] as const
 /** The resource selections that propose nodes on JobNode-v0 (besides the base's own). */
 export const LOOKAHEAD_RESOURCES = ['first', 'high_gflops', 'low_power'] as const;
 
-/** The search's budget: proposals per order, candidates per decision, lookahead decisions per episode. */
+/**
+ * The search's budget: proposals per order, candidates per lookahead decision, lookahead decisions
+ * per episode; for the sampled row, sampled futures per candidate and future arrivals in each.
+ */
 export interface LookaheadBudget {
   m: number;
   candidates: number;
   decisions: number;
+  samples?: number;
+  sampled_jobs?: number;
+  /** The sampled row departs from the base's action only when better on its sampled futures by this many standard errors (`pairedBetter`). */
+  confidence?: number;
 }
 
 /** The budget of a setting without a `lookahead` object. */
-export const DEFAULT_LOOKAHEAD: LookaheadBudget = { m: 2, candidates: 8, decisions: 8 };
+export const DEFAULT_LOOKAHEAD: Required<LookaheadBudget> = { m: 2, candidates: 8, decisions: 8, samples: 4, sampled_jobs: 128, confidence: 2 };
 
 const CLUSTER_ENVS = ['clustergym/Job-v0', 'clustergym/JobNode-v0', 'clustergym/PolicyPair-v0'];
 
@@ -190,6 +197,7 @@ export function stateSignature(env: ClusterEnv): string {
 export const LOOKAHEAD_FUTURES: Record<RolloutFuture, { label: string; observes: Observes }> = {
   episode: { label: 'oracle: future arrivals, actual run times', observes: REFERENCE_OBSERVES },
   known: { label: 'parity: known jobs, requested times', observes: LIVE_OBSERVES },
+  sampled: { label: 'sampled: known jobs, arrivals and run times drawn from the seen ones', observes: LIVE_OBSERVES },
   'known-jobs-actual-times': { label: 'half oracle: known jobs, actual run times', observes: { durations: 'actual', horizon: 'seen' } },
   'all-jobs-requested-times': { label: 'half oracle: future arrivals, requested times', observes: { durations: 'requested', horizon: 'future' } },
 };
@@ -262,12 +270,15 @@ export function lookaheadEpisode(
           const c = rolloutChoice(env, cands, rollout, score, {
             signature: stateSignature,
             future,
+            samples: budget.samples ?? DEFAULT_LOOKAHEAD.samples,
+            sampledJobs: budget.sampled_jobs ?? DEFAULT_LOOKAHEAD.sampled_jobs,
+            ...(future === 'sampled' ? { confidence: budget.confidence ?? DEFAULT_LOOKAHEAD.confidence } : {}),
             ...(future === 'episode' ? { incumbent: { action: a, score: ownScore } } : {}),
           });
           rollouts += c.rollouts;
           lookaheads++;
           next = i + stride;
-          if (future === 'known') ownScore = c.score;
+          if (future !== 'episode') ownScore = c.score;
           if (c.action !== a) {
             a = c.action;
             ownScore = c.score;
@@ -292,15 +303,17 @@ export function lookaheadBudget(setting: Setting): LookaheadBudget {
 
 /** The name of a lookahead row of `budget` whose rollouts hold `future`. */
 export function lookaheadName(budget: LookaheadBudget, future: RolloutFuture): string {
-  return `lookahead(m=${budget.m},c=${budget.candidates},d=${budget.decisions}) (${LOOKAHEAD_FUTURES[future].label})`;
+  const b = { ...DEFAULT_LOOKAHEAD, ...budget };
+  const sampled = future === 'sampled' ? `,s=${b.samples},n=${b.sampled_jobs},z=${b.confidence}` : '';
+  return `lookahead(m=${budget.m},c=${budget.candidates},d=${budget.decisions}${sampled}) (${LOOKAHEAD_FUTURES[future].label})`;
 }
 
 /**
- * The reference players of a setting under `--lookahead`: the oracle lookahead, the parity lookahead
- * and their base in the env (none on the seed systems' envs); `futures`: the lookaheads' (the first
+ * The reference players of a setting under `--lookahead`: the oracle lookahead, the parity lookahead,
+ * the sampled lookahead and their base in the env (none on the seed systems' envs); `futures`: the lookaheads' (the first
  * must be `episode`: the base row reuses the oracle's episodes, it is played there).
  */
-export function lookaheadPlayers(setting: Setting, futures: readonly RolloutFuture[] = ['episode', 'known']): ReferencePlayer[] {
+export function lookaheadPlayers(setting: Setting, futures: readonly RolloutFuture[] = ['episode', 'known', 'sampled']): ReferencePlayer[] {
   if (futures[0] !== 'episode') throw new Error(`internal error: the first lookahead must be the oracle's, got ${futures[0]}`);
   if (!CLUSTER_ENVS.includes(setting.env.id)) return [];
   const budget = lookaheadBudget(setting);

@@ -77,10 +77,18 @@ export const SettingSchema = z
     why: z.string().min(1),
     /**
      * The `--lookahead` search's budget on a cluster setting (lookahead.ts): proposals per order,
-     * candidates per lookahead decision, lookahead decisions per episode.
+     * candidates per lookahead decision, lookahead decisions per episode; for the sampled row,
+     * sampled futures per candidate and future arrivals per sampled future.
      */
     lookahead: z
-      .object({ m: z.number().int().min(1).max(16), candidates: z.number().int().min(2).max(64), decisions: z.number().int().min(1).max(100000) })
+      .object({
+        m: z.number().int().min(1).max(16),
+        candidates: z.number().int().min(2).max(64),
+        decisions: z.number().int().min(1).max(100000),
+        samples: z.number().int().min(1).max(64),
+        sampled_jobs: z.number().int().min(0).max(100000),
+        confidence: z.number().min(0).max(10),
+      })
       .partial()
       .strict()
       .optional(),

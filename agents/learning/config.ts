@@ -202,9 +202,14 @@ export const ImitationSchema = z
      * What the teacher's rollouts hold (teacher.ts): `oracle`, the episode itself (its future arrivals
      * and the jobs' actual run times); `known`, the episode's known future (the jobs submitted so far,
      * each still in the system running its requested time: envs/knownFuture.ts), what the student
-     * and every heuristic may know.
+     * and every heuristic may know; `sampled`, the known future plus arrivals and run times drawn from
+     * what the episode has shown so far (envs/knownFuture.ts), `samples` futures per candidate, the
+     * mean of their scores.
      */
-    teacher_future: z.enum(['oracle', 'known']).default('oracle'),
+    teacher_future: z.enum(['oracle', 'known', 'sampled']).default('oracle'),
+    /** With `teacher_future: "sampled"`: sampled futures per candidate, and future arrivals in each. */
+    samples: z.number().int().min(1).max(64).default(4),
+    sampled_jobs: z.number().int().min(0).max(100_000).default(128),
     /** DAgger rounds: the first driven by the teacher (the base between labelled decisions), the others by the network (greedy). */
     rounds: z.number().int().min(1).max(100).default(4),
     /** Training episodes per round. */

@@ -18,7 +18,10 @@
  * still in the system running its requested time) and the label is scored on the known jobs: the
  * teacher then knows what the student and the heuristics know, and its labels are a function of
  * the state (up to the base's rollout), not of a future no state predicts; the policy-improvement
- * guarantee is then over the predicted future, not the episode.
+ * guarantee is then over the predicted future, not the episode. With `teacher_future: "sampled"`
+ * each candidate is scored on `samples` sampled futures (the known future plus arrivals and run
+ * times drawn from what the episode has shown so far; the same futures for every candidate of a
+ * state), the mean: a teacher under information parity that still weighs future arrivals.
  *
  * The base is a model directory (`model:DIR`: a linear ES or network model, played greedily in
  * JavaScript, jsPolicy.ts) or a batch scheduler by name, played in the env as the leaderboard's
@@ -28,7 +31,7 @@
 import type { ClusterEnv, StepResult } from '../../envs/env.js';
 import { JobEnv } from '../../envs/jobEnv.js';
 import type { EnvContext } from '../../envs/context.js';
-import { type Agent, PriorityAgent, SchedulerAgent, irmasimAgent } from '../heuristics/index.js';
+import { type Agent, PriorityAgent, type RolloutScore, rolloutScore, SchedulerAgent, irmasimAgent } from '../heuristics/index.js';
 import { parseIrmasimName } from '../leaderboard/heuristics.js';
 import { proposer, stateSignature } from '../leaderboard/lookahead.js';
 import { parsePolicyName } from '../../src/scheduling/policyName.js';
@@ -96,7 +99,8 @@ export class LookaheadTeacher {
 
   constructor(
     readonly base: BasePolicy,
-    readonly settings: Pick<ImitationConfig, 'm' | 'candidates' | 'wait' | 'margin' | 'orders'> & Partial<Pick<ImitationConfig, 'teacher_future'>>,
+    readonly settings: Pick<ImitationConfig, 'm' | 'candidates' | 'wait' | 'margin' | 'orders'> &
+      Partial<Pick<ImitationConfig, 'teacher_future' | 'samples' | 'sampled_jobs'>>,
     metric: EsMetric,
   ) {
     this.rollout = base.agent();
@@ -119,26 +123,14 @@ export class LookaheadTeacher {
     if (unique.length < 2) return { action: baseAction, base: baseAction, rollouts: 0, gain: 0, alternatives: [] };
     // every candidate's episode (one that reaches a state already played scores as that one)
     const scores = new Map<number, number>();
-    const bySignature = new Map<string, number>();
+    const seen = { signature: stateSignature, scores: new Map<string, RolloutScore>() };
+    const tf = this.settings.teacher_future ?? 'oracle';
+    const spec = { future: tf === 'oracle' ? ('episode' as const) : tf, samples: this.settings.samples ?? 1, sampledJobs: this.settings.sampled_jobs };
     let rollouts = 0;
     for (const a of unique) {
-      const c = env.clone({ future: this.settings.teacher_future === 'known' ? 'known' : 'episode' }) as ClusterEnv;
-      try {
-        let r = c.step(a);
-        const sig = r.terminated || r.truncated ? null : stateSignature(c);
-        const known = sig === null ? undefined : bySignature.get(sig);
-        if (known !== undefined) {
-          scores.set(a, known);
-          continue;
-        }
-        while (!r.terminated && !r.truncated) r = c.step(this.rollout.act(c));
-        rollouts++;
-        const v = this.score(r);
-        scores.set(a, v);
-        if (sig !== null) bySignature.set(sig, v);
-      } finally {
-        c.close();
-      }
+      const r = rolloutScore(env, a, this.rollout, this.score, spec, seen);
+      rollouts += r.rollouts;
+      scores.set(a, r.score);
     }
     // the base's own unless another beats its episode by more than the margin
     const own = scores.get(baseAction)!;

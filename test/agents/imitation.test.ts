@@ -169,6 +169,9 @@ describe('the lookahead teacher on the known future (teacher_future: "known")', 
     expect(oracle.gain).toBeCloseTo((49.5 - 1) / 49.5, 12);
     const known = new LookaheadTeacher(base, { ...settings, teacher_future: 'known' }, 'mean_wait').label(env, own);
     expect([known.action, known.gain, known.alternatives]).toEqual([own, 0, [wait]]); // both score 0: the wait is an equal alternative
+    // the sampled teacher (teacher_future: "sampled"): one job seen, no gap to draw arrivals from: the known future's label
+    const sampled = new LookaheadTeacher(base, { ...settings, teacher_future: 'sampled', samples: 3, sampled_jobs: 8 }, 'mean_wait').label(env, own);
+    expect([sampled.action, sampled.gain, sampled.alternatives, sampled.rollouts]).toEqual([own, 0, [wait], 6]);
   });
 });
 

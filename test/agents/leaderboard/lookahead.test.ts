@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { lookaheadBase, lookaheadEpisode, lookaheadPlayers } from '../../../agents/leaderboard/lookahead.js';
 import { episodeSeeds, runHeuristics, runSetting } from '../../../agents/leaderboard/run.js';
 import { loadSetting, parseSetting, type Setting } from '../../../agents/leaderboard/settings.js';
+import { LIVE_OBSERVES } from '../../../envs/observes.js';
 import { makeContext } from '../../../envs/registry.js';
 import { ROOT } from '../../helpers.js';
 
@@ -75,7 +76,9 @@ describe('lookahead reference', () => {
       const ref = r.policies.filter((p) => p.kind === 'reference');
       expect(ref[0]!.name).toBe('lookahead(m=2,c=8,d=2) (oracle: future arrivals, actual run times)');
       expect(ref[1]!.name).toBe('lookahead(m=2,c=8,d=2) (parity: known jobs, requested times)');
-      ref.splice(1, 1);
+      expect(ref[2]!.name).toBe('lookahead(m=2,c=8,d=2,s=4,n=128,z=2) (sampled: known jobs, arrivals and run times drawn from the seen ones)');
+      expect([ref[1]!.observes, ref[2]!.observes]).toEqual([LIVE_OBSERVES, LIVE_OBSERVES]);
+      ref.splice(1, 2);
       const name = /^lookahead base: (.+) \(in env\)$/.exec(ref[1]!.name)![1]!;
       const batch = r.policies.find((p) => p.name === name && p.kind === 'heuristic')!;
       expect(batch.mean).toBeGreaterThan(0);
@@ -86,24 +89,25 @@ describe('lookahead reference', () => {
     }
   });
 
-  it('the parity lookahead (rollouts on the known future) is deterministic, searches, and plays the real episode', () => {
-    for (const setting of [DEMO, HETERO]) {
-      const seeds = episodeSeeds(5, 2);
-      const base = lookaheadBase(setting, runHeuristics(setting, seeds).rows);
-      const context = makeContext(setting.env.id, base.config);
-      const budget = { m: 2, candidates: 6, decisions: 6 };
-      for (const seed of seeds) {
-        const a = lookaheadEpisode(context, seed, base, setting.metric, setting.lower_is_better, budget, 'known');
-        const b = lookaheadEpisode(context, seed, base, setting.metric, setting.lower_is_better, budget, 'known');
-        expect(a).toEqual(b);
-        expect(a.complete).toBe(true);
-        expect(a.lookaheads).toBeGreaterThan(0);
-        expect(a.rollouts).toBeGreaterThan(a.lookaheads);
-        // the base's figure is the real episode's, as the oracle's run has it
-        expect(a.base).toBe(lookaheadEpisode(context, seed, base, setting.metric, setting.lower_is_better, budget).base);
+  for (const future of ['known', 'sampled'] as const)
+    it(`the ${future === 'known' ? 'parity' : 'sampled'} lookahead (rollouts on the ${future} future) is deterministic, searches, and plays the real episode`, () => {
+      for (const setting of [DEMO, HETERO]) {
+        const seeds = episodeSeeds(5, 2);
+        const base = lookaheadBase(setting, runHeuristics(setting, seeds).rows);
+        const context = makeContext(setting.env.id, base.config);
+        const budget = { m: 2, candidates: 6, decisions: 6, samples: 2, sampled_jobs: 16, confidence: 0 };
+        for (const seed of seeds) {
+          const a = lookaheadEpisode(context, seed, base, setting.metric, setting.lower_is_better, budget, future);
+          const b = lookaheadEpisode(context, seed, base, setting.metric, setting.lower_is_better, budget, future);
+          expect(a).toEqual(b);
+          expect(a.complete).toBe(true);
+          expect(a.lookaheads).toBeGreaterThan(0);
+          expect(a.rollouts).toBeGreaterThan(a.lookaheads);
+          // the base's figure is the real episode's, as the oracle's run has it
+          expect(a.base).toBe(lookaheadEpisode(context, seed, base, setting.metric, setting.lower_is_better, budget).base);
+        }
       }
-    }
-  });
+    });
 
   it('no lookahead on the seed systems’ envs, and their settings refuse a lookahead budget', () => {
     const file = join(ROOT, 'data/configs/fair.json');
