@@ -31,14 +31,14 @@ export async function benchLeaderboard(): Promise<Record<string, unknown>> {
 /**
  * `npm run bench -- lookahead`: `clustergym leaderboard --lookahead` on the cluster settings at their
  * default episodes (seed 0, heuristics only): per setting each lookahead row's mean and seconds (the
- * oracle's and the parity one's), its base in the env and the best heuristic, and each lookahead's
+ * oracle's, the parity one's and the sampled one's), its base in the env and the best heuristic, and each lookahead's
  * difference to them.
  * `npm run bench -- lookahead-information` (`futures` all four, the three rlsched settings, 40
  * episodes): which information the oracle's gain comes from (the future arrivals, the actual run
  * times, or both: envs/knownFuture.ts `ROLLOUT_FUTURES`).
  */
 export async function benchLookahead(
-  futures: readonly RolloutFuture[] = ['episode', 'known'],
+  futures: readonly RolloutFuture[] = ['episode', 'known', 'sampled'],
   names: readonly string[] = SETTING_NAMES,
   episodes?: number,
 ): Promise<Record<string, unknown>> {

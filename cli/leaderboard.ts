@@ -54,7 +54,7 @@ export const flags = defineFlags({
   out: { value: 'DIR', schema: text(true), default: 'clustergym-leaderboard', help: 'write leaderboard.json, leaderboard.md and SETTING.svg there' },
   export: { value: 'DIR', schema: text(true), help: 'write each episode as DIR/SETTING/NNN/ (platform.json, workload.json, config.json) to replay elsewhere' },
   lookahead: {
-    help: 'add reference rows on the cluster settings (Job-v0, JobNode-v0, PolicyPair-v0): a lookahead over the heuristics on env clones that hold the episode (oracle: future arrivals, actual run times), one on clones that hold only what a live scheduler knows (parity: known jobs, requested times), and their base in the env',
+    help: 'add reference rows on the cluster settings (Job-v0, JobNode-v0, PolicyPair-v0): a lookahead over the heuristics on env clones that hold the episode (oracle: future arrivals, actual run times), one on clones that hold only what a live scheduler knows (parity: known jobs, requested times), one on clones that add futures sampled from what the episode has shown so far (sampled), and their base in the env',
   },
   configs: { value: 'DIR', schema: text(true), default: SETTINGS_DIR, help: 'the directory of the setting files' },
   shard: { value: 'I/N', schema: text(true), help: "play shard I of N (from 0) of every setting's episodes: an array job's piece, for --merge" },

@@ -97,7 +97,7 @@ export interface LookaheadBudget {
 }
 
 /** The budget of a setting without a `lookahead` object. */
-export const DEFAULT_LOOKAHEAD: Required<LookaheadBudget> = { m: 2, candidates: 8, decisions: 8, samples: 4, sampled_jobs: 128, confidence: 2 };
+export const DEFAULT_LOOKAHEAD: Required<LookaheadBudget> = { m: 2, candidates: 8, decisions: 8, samples: 8, sampled_jobs: 128, confidence: 2 };
 
 const CLUSTER_ENVS = ['clustergym/Job-v0', 'clustergym/JobNode-v0', 'clustergym/PolicyPair-v0'];
 

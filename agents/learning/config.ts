@@ -210,6 +210,8 @@ export const ImitationSchema = z
     /** With `teacher_future: "sampled"`: sampled futures per candidate, and future arrivals in each. */
     samples: z.number().int().min(1).max(64).default(4),
     sampled_jobs: z.number().int().min(0).max(100_000).default(128),
+    /** With `teacher_future: "sampled"`: a departure from the base must beat it on the same futures by this many standard errors. */
+    confidence: z.number().min(0).max(10).default(2),
     /** DAgger rounds: the first driven by the teacher (the base between labelled decisions), the others by the network (greedy). */
     rounds: z.number().int().min(1).max(100).default(4),
     /** Training episodes per round. */

@@ -21,7 +21,9 @@
  * guarantee is then over the predicted future, not the episode. With `teacher_future: "sampled"`
  * each candidate is scored on `samples` sampled futures (the known future plus arrivals and run
  * times drawn from what the episode has shown so far; the same futures for every candidate of a
- * state), the mean: a teacher under information parity that still weighs future arrivals.
+ * state), the mean, and departs from the base only where a candidate also beats the base's own action
+ * on those futures by `confidence` standard errors (`pairedBetter`): a teacher under information
+ * parity that still weighs future arrivals.
  *
  * The base is a model directory (`model:DIR`: a linear ES or network model, played greedily in
  * JavaScript, jsPolicy.ts) or a batch scheduler by name, played in the env as the leaderboard's
@@ -31,7 +33,7 @@
 import type { ClusterEnv, StepResult } from '../../envs/env.js';
 import { JobEnv } from '../../envs/jobEnv.js';
 import type { EnvContext } from '../../envs/context.js';
-import { type Agent, PriorityAgent, type RolloutScore, rolloutScore, SchedulerAgent, irmasimAgent } from '../heuristics/index.js';
+import { type Agent, PriorityAgent, pairedBetter, type RolloutScore, rolloutScore, SchedulerAgent, irmasimAgent } from '../heuristics/index.js';
 import { parseIrmasimName } from '../leaderboard/heuristics.js';
 import { proposer, stateSignature } from '../leaderboard/lookahead.js';
 import { parsePolicyName } from '../../src/scheduling/policyName.js';
@@ -100,7 +102,7 @@ export class LookaheadTeacher {
   constructor(
     readonly base: BasePolicy,
     readonly settings: Pick<ImitationConfig, 'm' | 'candidates' | 'wait' | 'margin' | 'orders'> &
-      Partial<Pick<ImitationConfig, 'teacher_future' | 'samples' | 'sampled_jobs'>>,
+      Partial<Pick<ImitationConfig, 'teacher_future' | 'samples' | 'sampled_jobs' | 'confidence'>>,
     metric: EsMetric,
   ) {
     this.rollout = base.agent();
@@ -127,15 +129,20 @@ export class LookaheadTeacher {
     const tf = this.settings.teacher_future ?? 'oracle';
     const spec = { future: tf === 'oracle' ? ('episode' as const) : tf, samples: this.settings.samples ?? 1, sampledJobs: this.settings.sampled_jobs };
     let rollouts = 0;
+    // with sampled futures, a candidate must also beat the base's own on them with the configured confidence (pairedBetter)
+    const perFuture = new Map<number, number[]>();
     for (const a of unique) {
       const r = rolloutScore(env, a, this.rollout, this.score, spec, seen);
       rollouts += r.rollouts;
       scores.set(a, r.score);
+      perFuture.set(a, r.scores);
     }
     // the base's own unless another beats its episode by more than the margin
     const own = scores.get(baseAction)!;
+    const z = this.settings.confidence;
+    const eligible = (a: number) => a === baseAction || tf !== 'sampled' || z === undefined || pairedBetter(perFuture.get(a)!, perFuture.get(baseAction)!, z);
     let best = baseAction;
-    for (const a of unique) if (scores.get(a)! < scores.get(best)!) best = a;
+    for (const a of unique) if (scores.get(a)! < scores.get(best)! && eligible(a)) best = a;
     const gain = (own - scores.get(best)!) / Math.abs(own || 1);
     const action = best !== baseAction && gain > this.settings.margin ? best : baseAction;
     const target = scores.get(action)!;

@@ -76,7 +76,7 @@ describe('lookahead reference', () => {
       const ref = r.policies.filter((p) => p.kind === 'reference');
       expect(ref[0]!.name).toBe('lookahead(m=2,c=8,d=2) (oracle: future arrivals, actual run times)');
       expect(ref[1]!.name).toBe('lookahead(m=2,c=8,d=2) (parity: known jobs, requested times)');
-      expect(ref[2]!.name).toBe('lookahead(m=2,c=8,d=2,s=4,n=128,z=2) (sampled: known jobs, arrivals and run times drawn from the seen ones)');
+      expect(ref[2]!.name).toBe('lookahead(m=2,c=8,d=2,s=8,n=128,z=2) (sampled: known jobs, arrivals and run times drawn from the seen ones)');
       expect([ref[1]!.observes, ref[2]!.observes]).toEqual([LIVE_OBSERVES, LIVE_OBSERVES]);
       ref.splice(1, 2);
       const name = /^lookahead base: (.+) \(in env\)$/.exec(ref[1]!.name)![1]!;
