@@ -3,6 +3,7 @@
  * plays an agent through an episode.
  */
 import type { ClusterEnv, StepResult } from '../../envs/index.js';
+import { makeContext, makeFromContext } from '../../envs/registry.js';
 
 /** 2 nodes x 2 processors x 4 cores (16 cores), 2 GHz, no memory contention, power figures. */
 export const TFG_PLATFORM = {
@@ -47,4 +48,29 @@ export function play(env: ClusterEnv, act: (env: ClusterEnv) => number, seed = 0
     rewards.push(r.reward);
     if (r.terminated || r.truncated) return { steps: rewards.length, rewards, last: r };
   }
+}
+
+/** A delay MPI job with a request: `[subtime, ntasks, runtime, reqTime]`. */
+export type RequestRow = [number, number, number, number];
+
+/** An inline workload of delay MPI jobs with requests (`RequestRow`s), ids `j0`, `j1`, ... */
+export function requestWorkload(jobs: readonly RequestRow[]): Record<string, unknown> {
+  return { jobs: jobs.map(([subtime, ntasks, runtime, req_time], i) => ({ id: `j${i}`, subtime, type: 'mpi', ntasks, runtime, req_time })) };
+}
+
+/** Job-v0 on `TFG_PLATFORM` with `jobs`, re-choosing at every event (`unfit: mask`, window `k`), reset on seed 1. */
+export function requestEnv(jobs: readonly RequestRow[], k = 4, extra: Record<string, unknown> = {}): ClusterEnv {
+  const e = makeFromContext(
+    makeContext('clustergym/Job-v0', { platform: TFG_PLATFORM, workload: requestWorkload(jobs), k, unfit: 'mask', ...extra }),
+  ) as ClusterEnv;
+  e.reset({ seed: 1 });
+  return e;
+}
+
+/** Plays `env` from its current state to the end with `agent`; the last step's result. */
+export function finishEpisode(env: ClusterEnv, agent: { act(env: ClusterEnv): number }): StepResult {
+  let r: StepResult;
+  do r = env.step(agent.act(env));
+  while (!r.terminated && !r.truncated);
+  return r;
 }

@@ -14,28 +14,10 @@ import { loadSetting } from '../../agents/leaderboard/settings.js';
 import type { ClusterEnv, StepResult } from '../../envs/env.js';
 import { makeContext, makeFromContext } from '../../envs/registry.js';
 import { ROOT } from '../helpers.js';
-import { TFG_PLATFORM } from './envHelpers.js';
+import { finishEpisode, requestEnv, TFG_PLATFORM } from './envHelpers.js';
 
-/** An inline workload of delay MPI jobs: `[subtime, ntasks, runtime, reqTime]` each. */
-function workload(jobs: [number, number, number, number][]): Record<string, unknown> {
-  return { jobs: jobs.map(([subtime, ntasks, runtime, req_time], i) => ({ id: `j${i}`, subtime, type: 'mpi', ntasks, runtime, req_time })) };
-}
-
-function env(jobs: [number, number, number, number][], extra: Record<string, unknown> = {}): ClusterEnv {
-  const e = makeFromContext(
-    makeContext('clustergym/Job-v0', { platform: TFG_PLATFORM, workload: workload(jobs), k: 4, unfit: 'mask', ...extra }),
-  ) as ClusterEnv;
-  e.reset({ seed: 1 });
-  return e;
-}
-
-/** Plays `env` to the end with `agent`. */
-function finish(env: ClusterEnv, agent: { act(env: ClusterEnv): number }): StepResult {
-  let r: StepResult;
-  do r = env.step(agent.act(env));
-  while (!r.terminated && !r.truncated);
-  return r;
-}
+const env = (jobs: [number, number, number, number][], extra: Record<string, unknown> = {}): ClusterEnv => requestEnv(jobs, 4, extra);
+const finish = finishEpisode;
 
 const jobIds = (e: ClusterEnv): string[] => [...e.sim.waiting.map((j) => j.id), ...[...e.sim.running()].map((rj) => rj.job.id)].sort();
 

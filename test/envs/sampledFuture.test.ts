@@ -12,29 +12,13 @@ import { describe, expect, it } from 'vitest';
 import { rolloutChoice, rolloutScore, SchedulerAgent } from '../../agents/heuristics/index.js';
 import { proposer } from '../../agents/leaderboard/lookahead.js';
 import type { ClusterEnv, StepResult } from '../../envs/env.js';
-import { makeContext, makeFromContext } from '../../envs/registry.js';
-import { TFG_PLATFORM } from './envHelpers.js';
+import { finishEpisode, type RequestRow, requestEnv } from './envHelpers.js';
 
-type Row = [number, number, number, number];
-
-/** An inline workload of delay MPI jobs: `[subtime, ntasks, runtime, reqTime]` each. */
-function workload(jobs: readonly Row[]): Record<string, unknown> {
-  return { jobs: jobs.map(([subtime, ntasks, runtime, req_time], i) => ({ id: `j${i}`, subtime, type: 'mpi', ntasks, runtime, req_time })) };
-}
+type Row = RequestRow;
 
 /** Job-v0 on 16 cores, re-choosing at every event (`unfit: mask`), reset on seed 1. */
-function env(jobs: readonly Row[]): ClusterEnv {
-  const e = makeFromContext(makeContext('clustergym/Job-v0', { platform: TFG_PLATFORM, workload: workload(jobs), k: 8, unfit: 'mask' })) as ClusterEnv;
-  e.reset({ seed: 1 });
-  return e;
-}
-
-function finish(env: ClusterEnv, agent: { act(env: ClusterEnv): number }): StepResult {
-  let r: StepResult;
-  do r = env.step(agent.act(env));
-  while (!r.terminated && !r.truncated);
-  return r;
-}
+const env = (jobs: readonly Row[]): ClusterEnv => requestEnv(jobs, 8);
+const finish = finishEpisode;
 
 /** The jobs a clone's simulator holds or will submit, as `[id, rebased submit time, runtime]`. */
 function cloneJobs(c: ClusterEnv): [string, number, number][] {
