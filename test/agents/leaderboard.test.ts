@@ -363,7 +363,7 @@ describe('clustergym leaderboard', () => {
   });
 
   it.skipIf(!HAVE_SHARED)(
-    `--lookahead adds two reference rows on Job-v0, JobNode-v0 and PolicyPair-v0 (the lookahead, never worse than its base in the env, and that base), never compared as competitors${HAVE_SHARED ? '' : ` (${SHARED_MISSING})`}`,
+    `--lookahead adds four reference rows on Job-v0, JobNode-v0 and PolicyPair-v0 (the oracle lookahead, never worse than its base in the env, the parity and sampled lookaheads, and that base), never compared as competitors${HAVE_SHARED ? '' : ` (${SHARED_MISSING})`}`,
     () => {
       const doc = run([
         '--configs',
@@ -389,16 +389,19 @@ describe('clustergym leaderboard', () => {
         expect(ref.map((p) => p.name.replace(/: .* \(in env\)$/, ''))).toEqual([
           'lookahead(m=2,c=8,d=8) (oracle: future arrivals, actual run times)',
           'lookahead(m=2,c=8,d=8) (parity: known jobs, requested times)',
+          'lookahead(m=2,c=8,d=8,s=8,n=128,z=2) (sampled: known jobs, arrivals and run times drawn from the seen ones)',
           'lookahead base',
         ]);
         expect(ref.map((p) => p.observes)).toEqual([
           { durations: 'actual', horizon: 'future' },
           { durations: 'requested', horizon: 'seen' },
           { durations: 'requested', horizon: 'seen' },
+          { durations: 'requested', horizon: 'seen' },
         ]);
         expect(ref[0]!.per_episode).toHaveLength(1);
-        expect(ref[0]!.per_episode[0]!).toBeLessThanOrEqual(ref[2]!.per_episode[0]!);
+        expect(ref[0]!.per_episode[0]!).toBeLessThanOrEqual(ref[3]!.per_episode[0]!);
         expect(Number.isFinite(ref[1]!.mean)).toBe(true);
+        expect(Number.isFinite(ref[2]!.mean)).toBe(true);
         expect(Number.isFinite(ref[0]!.mean)).toBe(true);
         expect(s.learned).toEqual([]);
         expect(s.best_heuristic).not.toMatch(/lookahead/);
