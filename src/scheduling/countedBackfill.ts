@@ -64,8 +64,8 @@ export interface CountedBackfillView {
   groupsOf(h: number): readonly number[];
   /** Whether `h`'s GPUs fit group `g` with `free` GPUs free there (the group's GPU type; true without GPUs). */
   gpuFits(h: number, g: number, free: number): boolean;
-  /** Starts pending job `h` now on group `g` (as a backfill start). */
-  start(h: number, g: number): void;
+  /** Starts pending job `h` now on group `g` (as a backfill start); false when the engine could not place it after all. */
+  start(h: number, g: number): boolean;
 }
 
 /** Buckets of the backfill window. */
@@ -156,10 +156,9 @@ export class CountedBackfill {
       }
       for (let k = bestK; k < e; k++) prof[k]! -= c;
       if (gpus > 0) for (let k = bestK; k < e; k++) this.gpuProfile[bestG]![k]! -= gpus;
-      if (bestK === 0 && v.freeCores(bestG) >= c && v.gpuFits(h, bestG, v.freeGpus(bestG))) {
+      if (bestK === 0 && v.freeCores(bestG) >= c && v.gpuFits(h, bestG, v.freeGpus(bestG)) && v.start(h, bestG)) {
         p[i] = -1;
         started++;
-        v.start(h, bestG);
       }
     }
     return started;

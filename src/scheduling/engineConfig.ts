@@ -23,13 +23,14 @@
  * and the partition's limits refuse it at submission (src/platform/partitions.ts).
  */
 import { z } from 'zod';
-import { inputErrorFromIssues } from '../core/errors.js';
+import { InputError, inputErrorFromIssues } from '../core/errors.js';
 import type { ClusterSimulator, SimulatorOptions } from '../execution/simulator.js';
 import { queueResizeDecider } from './dmr.js';
 import { DEFAULT_PRIORITY, type MultifactorOptions, type PriorityConfig } from './multifactor.js';
 import { PartitionPreemption } from './preemption.js';
 import type { Scheduler } from './scheduler.js';
 import { SlurmPassClock } from './slurmPassClock.js';
+import { isJobOrderSource, SlurmBackfill } from './slurmBackfill.js';
 import { dmrPolicy, neverPolicy } from './resizePolicy.js';
 
 const nonNeg = z.number().finite().nonnegative();
@@ -58,6 +59,22 @@ export const EngineConfigSchema = z
                 sched_min_interval: nonNeg.default(0),
                 sched_interval: nonNeg.default(60),
                 priority_ticks: z.boolean().default(true),
+                /**
+                 * `SchedulerType=sched/backfill` (absent: `sched/builtin`): Slurm's backfill scheduler on its
+                 * own timer (src/scheduling/slurmBackfill.ts). Seconds (slurm.conf gives `bf_window` in minutes).
+                 */
+                backfill: z
+                  .object({
+                    interval: positive.default(30),
+                    window: positive.default(86_400),
+                    resolution: positive.default(60),
+                    max_job_test: z.number().int().nonnegative().default(100),
+                    grid: z.boolean().default(false),
+                    slurm_rounding: z.boolean().default(false),
+                    reserve_idle: z.enum(['none', 'first', 'proportional']).default('none'),
+                  })
+                  .strict()
+                  .optional(),
               })
               .strict(),
           })
@@ -125,22 +142,43 @@ export function multifactorOptionsOf(cfg: EngineConfig): MultifactorOptions | un
 
 /**
  * The scheduler a run under this configuration uses for `scheduler`: itself, inside Slurm's main-scheduler
- * clock (`pass_clock.slurm`), then followed by the partition-priority preemption pass (`preempt_type`).
- * Attach it to the engine before the run (`Scheduler.attach`).
+ * clock (`pass_clock.slurm`, with Slurm's backfill scheduler over `scheduler`'s queue order when
+ * `pass_clock.slurm.backfill`), then followed by the partition-priority preemption pass (`preempt_type`).
+ * Attach it to the engine before the run (`Scheduler.attach`). An `InputError` when Slurm's backfill is
+ * asked of a scheduler without a queue order (`where`: the configuration's name).
  */
-export function schedulerOf(cfg: EngineConfig, scheduler: Scheduler): Scheduler {
+export function schedulerOf(cfg: EngineConfig, scheduler: Scheduler, where = 'engine config'): Scheduler {
   let s = scheduler;
   if (cfg.preempt_type === 'partition_prio') s = new PartitionPreemption(s);
   if (typeof cfg.pass_clock === 'object') {
     const c = cfg.pass_clock.slurm;
     const period = cfg.multifactor?.calc_period ?? DEFAULT_PRIORITY.calcPeriod;
-    s = new SlurmPassClock(s, {
-      schedOnSubmit: c.sched_on_submit,
-      schedDelay: c.sched_delay,
-      schedMinInterval: c.sched_min_interval,
-      schedInterval: c.sched_interval,
-      priorityTicks: c.priority_ticks ? { period } : undefined,
-    });
+    let backfill: SlurmBackfill | null = null;
+    if (c.backfill !== undefined) {
+      if (!isJobOrderSource(scheduler))
+        throw new InputError(`pass_clock.slurm.backfill: Slurm's backfill walks a queue order; ${scheduler.name} has none (use a JOB:RESOURCE policy)`, where);
+      const b = c.backfill;
+      backfill = new SlurmBackfill(scheduler, {
+        interval: b.interval,
+        window: b.window,
+        resolution: b.resolution,
+        maxJobTest: b.max_job_test,
+        grid: b.grid,
+        slurmRounding: b.slurm_rounding,
+        reserveIdle: b.reserve_idle,
+      });
+    }
+    s = new SlurmPassClock(
+      s,
+      {
+        schedOnSubmit: c.sched_on_submit,
+        schedDelay: c.sched_delay,
+        schedMinInterval: c.sched_min_interval,
+        schedInterval: c.sched_interval,
+        priorityTicks: c.priority_ticks ? { period } : undefined,
+      },
+      backfill,
+    );
   }
   return s;
 }

@@ -302,6 +302,16 @@ export class PolicyScheduler implements Scheduler {
     return this.order!.first();
   }
 
+  /** The first `k` waiting jobs in this scheduler's order now (the jobs Slurm's backfill pass tests, `slurmBackfill.ts`). */
+  inOrder(sim: ClusterSimulator, k: number): Job[] {
+    if (sim.queue.length === 0 || k === 0) return [];
+    this.attach(sim);
+    const order = this.order!;
+    order.begin(sim);
+    const first = order.first();
+    return first === undefined ? [] : [first, ...order.after(first, k - 1)];
+  }
+
   schedule(sim: ClusterSimulator): void {
     if (sim.queue.length === 0) return;
     this.attach(sim);

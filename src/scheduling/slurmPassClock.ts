@@ -19,9 +19,15 @@
  * Each pass is `inner`'s (the job order and starts: `fcfs:first`, `multifactor:first`, ...). With every
  * timer at 0, `schedOnSubmit` and no priority ticks, the clock is the engine's default (a pass at every
  * instant with a change).
+ *
+ * **The backfill scheduler** (`sched/backfill`, optional: `slurmBackfill.ts`) runs on its own timer: a
+ * pass `bf_interval` after a job comes to a queue with no pass pending (or on its grid), then every
+ * `bf_interval` while jobs wait and anything runs or is to come. It runs after the main pass of its
+ * instant, on the state that pass left.
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { Scheduler } from './scheduler.js';
+import type { SlurmBackfill } from './slurmBackfill.js';
 
 /** The main-scheduler timers (slurm.conf's names in the module comment; seconds). */
 export interface SlurmPassTimers {
@@ -50,6 +56,9 @@ export class SlurmPassClock implements Scheduler {
   private tickAt = Number.NEGATIVE_INFINITY;
   /** The instant whose pass runs now (its decision point runs `inner`). */
   private runAt = Number.NaN;
+  /** The pending backfill pass's time (-Infinity: none), and the instant whose backfill pass runs now. */
+  private backfillAt = Number.NEGATIVE_INFINITY;
+  private backfillRunAt = Number.NaN;
   private readonly atInstantEnd = (sim: ClusterSimulator): void => this.instantEnd(sim);
   /** The priority ticks' phase (NaN until the first submission when not given). */
   private tickPhase: number;
@@ -57,8 +66,10 @@ export class SlurmPassClock implements Scheduler {
   constructor(
     readonly inner: Scheduler,
     readonly timers: SlurmPassTimers,
+    /** Slurm's backfill scheduler, when `sched/backfill` (the module comment). */
+    readonly backfill: SlurmBackfill | null = null,
   ) {
-    this.name = `${inner.name}@slurm-clock`;
+    this.name = `${inner.name}${backfill ? '+slurm-backfill' : ''}@slurm-clock`;
     for (const k of ['schedDelay', 'schedMinInterval', 'schedInterval'] as const)
       if (!(Number.isFinite(timers[k]) && timers[k] >= 0)) throw new Error(`slurm pass clock: ${k} must be >= 0, found ${timers[k]}`);
     const pt = timers.priorityTicks;
@@ -88,6 +99,7 @@ export class SlurmPassClock implements Scheduler {
         this.ensureTicks(s);
       },
       onEnd: (s) => this.ask(s),
+      onRequeue: (s) => this.ensureTicks(s),
     });
   }
 
@@ -111,6 +123,11 @@ export class SlurmPassClock implements Scheduler {
       this.tickAt = phase + (Math.floor((now - phase) / pt.period + 1e-9) + 1) * pt.period;
       sim.requestPass(this.tickAt, this.atInstantEnd);
     }
+    const bf = this.backfill;
+    if (bf !== null && this.backfillAt < now && sim.queue.length > 0) {
+      this.backfillAt = bf.nextPassAfter(now);
+      sim.requestPass(this.backfillAt, this.atInstantEnd);
+    }
   }
 
   /** The end of an instant with a request: Slurm's `mainPass` decides whether the pass runs now, later, or not. */
@@ -118,6 +135,10 @@ export class SlurmPassClock implements Scheduler {
     const now = sim.now;
     const t = this.timers;
     let due = false;
+    if (this.backfillAt === now) {
+      this.backfillAt = Number.NEGATIVE_INFINITY;
+      this.backfillRunAt = now;
+    }
     if (this.tickAt === now) {
       this.tickAt = Number.NEGATIVE_INFINITY;
       this.dirty = true;
@@ -152,8 +173,19 @@ export class SlurmPassClock implements Scheduler {
 
   schedule(sim: ClusterSimulator): void {
     this.attach(sim);
-    if (this.runAt !== sim.now) return;
-    this.runAt = Number.NaN;
-    this.inner.schedule(sim);
+    const now = sim.now;
+    if (this.runAt === now) {
+      this.runAt = Number.NaN;
+      this.inner.schedule(sim);
+    }
+    if (this.backfillRunAt === now) {
+      this.backfillRunAt = Number.NaN;
+      this.backfill!.pass(sim);
+      // the next pass while jobs wait and anything runs or is to come
+      if (sim.queue.length > 0 && (sim.runningCount > 0 || sim.nextEventTime() < Number.POSITIVE_INFINITY)) {
+        this.backfillAt = this.backfill!.nextPassAfter(now);
+        sim.requestPass(this.backfillAt, this.atInstantEnd);
+      }
+    }
   }
 }

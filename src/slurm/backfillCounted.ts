@@ -59,7 +59,8 @@ export class CountedPlanner implements BackfillPlanner, CountedBackfillView {
   gpuFits(h: number, g: number, free: number): boolean {
     return gpuFits(this.v, h, g, free);
   }
-  start(h: number, g: number): void {
+  start(h: number, g: number): boolean {
     this.v.startByBackfill(h, g, null);
+    return true;
   }
 }

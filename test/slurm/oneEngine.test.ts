@@ -24,7 +24,9 @@ import { JobPhase } from '../../src/core/engine.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
 import { SlurmPassClock, type SlurmPassTimers } from '../../src/scheduling/slurmPassClock.js';
-import { multifactorOptionsOf, parseEngineConfig } from '../../src/scheduling/engineConfig.js';
+import { SlurmBackfill, type SlurmBackfillSettings } from '../../src/scheduling/slurmBackfill.js';
+import type { PolicyScheduler } from '../../src/scheduling/scheduler.js';
+import { multifactorOptionsOf, parseEngineConfig, schedulerOf } from '../../src/scheduling/engineConfig.js';
 import { runSimulation } from '../../src/scheduling/run.js';
 import { parseEnvConfig } from '../../envs/config.js';
 import { DEFAULT_PRIORITY } from '../../src/scheduling/multifactor.js';
@@ -155,8 +157,28 @@ describe("the one engine gives the Slurm engine's schedules where their rules ag
 });
 
 /** The Slurm engine and the one engine under Slurm's main-scheduler timers (`SlurmPassClock`). */
-function timedRuns(jobs: SlurmJobInput[], nodes: number, cores: number, priority: Priority, timers: SlurmPassTimers): [Map<number, Row>, Map<number, Row>] {
-  const a = slurmRun(jobs, nodes, cores, priority, timers);
+function timedRuns(
+  jobs: SlurmJobInput[],
+  nodes: number,
+  cores: number,
+  priority: Priority,
+  timers: SlurmPassTimers,
+  backfill: SlurmBackfillSettings | null = null,
+): [Map<number, Row>, Map<number, Row>] {
+  const bf: Partial<SlurmConfig> =
+    backfill === null
+      ? {}
+      : {
+          backfill: true,
+          bfInterval: backfill.interval,
+          bfWindow: backfill.window,
+          bfResolution: backfill.resolution,
+          bfMaxJobTest: backfill.maxJobTest,
+          bfGrid: backfill.grid,
+          bfSlurmRounding: backfill.slurmRounding,
+          bfReserveIdle: backfill.reserveIdle,
+        };
+  const a = slurmRun(jobs, nodes, cores, priority, { ...timers, ...bf });
   const sim = new ClusterSimulator(platformFromNodeGroups({ groups: [{ name: 'g', count: nodes, cores }] }), oneEngineJobs(jobs), {
     walltimeKill: true,
     timeOrigin: 0,
@@ -164,7 +186,11 @@ function timedRuns(jobs: SlurmJobInput[], nodes: number, cores: number, priority
   });
   // the Slurm engine runs a main pass after every PriorityCalcPeriod recalculation, whatever the weights
   const inner = makeScheduler('multifactor:first', { multifactor: { priority: weightsOf(priority), shares: { u0: 1, u1: 1, u2: 1, u3: 1 } } });
-  const clock = new SlurmPassClock(inner, { ...timers, priorityTicks: { period: DEFAULT_PRIORITY.calcPeriod } });
+  const clock = new SlurmPassClock(
+    inner,
+    { ...timers, priorityTicks: { period: DEFAULT_PRIORITY.calcPeriod } },
+    backfill === null ? null : new SlurmBackfill(inner as PolicyScheduler, backfill),
+  );
   clock.attach(sim);
   sim.setScheduler(clock);
   const b = rowsOf(sim);
@@ -220,6 +246,51 @@ describe("the one engine under Slurm's main-scheduler clock (SlurmPassClock) giv
   });
 });
 
+describe("the one engine with Slurm's backfill scheduler (SlurmBackfill on SlurmPassClock) gives the Slurm engine's schedules", () => {
+  it('sched/backfill: bf_interval on its grid or not, window, resolution, max job test, Slurm rounding, idle nodes held; FIFO or multifactor', () => {
+    let backfilled = 0;
+    let compared = 0;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.constantFrom(4, 8),
+        fc.constantFrom<Priority>('fifo', 'multifactor'),
+        fc.record({
+          schedOnSubmit: fc.boolean(),
+          schedDelay: fc.constantFrom(0, 0.25),
+          schedMinInterval: fc.constantFrom(0, 1),
+          schedInterval: fc.constantFrom(0, 60),
+        }),
+        fc.record({
+          interval: fc.constantFrom(5, 30, 45),
+          grid: fc.boolean(),
+          window: fc.constantFrom(600, 3600, 86_400),
+          resolution: fc.constantFrom(10, 60, 120),
+          maxJobTest: fc.constantFrom(1, 5, 100),
+          slurmRounding: fc.boolean(),
+          reserveIdle: fc.constantFrom<SlurmBackfillSettings['reserveIdle']>('none', 'first', 'proportional'),
+        }),
+        (seed, nodes, cores, priority, timers, backfill) => {
+          const jobs = workload(seed, 100, Math.min(nodes * cores, 24));
+          const [a, b] = timedRuns(jobs, nodes, cores, priority, timers, backfill);
+          const [c] = timedRuns(jobs, nodes, cores, priority, timers);
+          expect(b.size).toBe(a.size);
+          for (const [id, r] of a) {
+            expect(b.get(id), `job ${id}`).toEqual(r);
+            // a start backfill moved (the same run without it starts the job at another time)
+            if (c.get(id)!.start !== r.start) backfilled++;
+            compared++;
+          }
+        },
+      ),
+      { numRuns: 60, seed: 11 },
+    );
+    // backfill changes the schedules it is compared on
+    expect(backfilled).toBeGreaterThan(compared / 2);
+  });
+});
+
 describe('the Slurm pass clock through the engine configuration', () => {
   it("simulate's path (runSimulation with pass_clock.slurm) gives the Slurm engine's schedule", () => {
     const jobs = workload(4242, 150, 16);
@@ -238,6 +309,51 @@ describe('the Slurm pass clock through the engine configuration', () => {
     );
     expect(summary.jobs_finished + summary.jobs_killed).toBe(150);
     for (const [id, r] of slurm) expect(starts.get(id), `job ${id}`).toBe(r.start);
+  });
+
+  it("pass_clock.slurm.backfill through runSimulation gives the Slurm engine's schedule with sched/backfill", () => {
+    const jobs = workload(777, 150, 16);
+    const timers = { schedOnSubmit: false, schedDelay: 0, schedMinInterval: 0, schedInterval: 60 };
+    const backfill: SlurmBackfillSettings = {
+      interval: 30,
+      window: 7200,
+      resolution: 60,
+      maxJobTest: 50,
+      grid: true,
+      slurmRounding: true,
+      reserveIdle: 'first',
+    };
+    const [slurm] = timedRuns(jobs, 2, 8, 'multifactor', timers, backfill);
+    const [builtin] = timedRuns(jobs, 2, 8, 'multifactor', timers);
+    const engine = parseEngineConfig({
+      pass_clock: {
+        slurm: {
+          sched_on_submit: false,
+          sched_interval: 60,
+          backfill: { interval: 30, window: 7200, resolution: 60, max_job_test: 50, grid: true, slurm_rounding: true, reserve_idle: 'first' },
+        },
+      },
+      multifactor: { shares: { u0: 1, u1: 1, u2: 1, u3: 1 } },
+    });
+    const starts = new Map<number, number>();
+    runSimulation(
+      platformFromNodeGroups({ groups: [{ name: 'g', count: 2, cores: 8 }] }),
+      oneEngineJobs(jobs),
+      makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }),
+      { engine, walltimeKill: true, timeOrigin: 0, listeners: [{ onEnd: (_s, r) => void starts.set(Number(r.job.id), r.start) }] },
+    );
+    let moved = 0;
+    for (const [id, r] of slurm) {
+      expect(starts.get(id), `job ${id}`).toBe(r.start);
+      if (builtin.get(id)!.start !== r.start) moved++;
+    }
+    expect(moved).toBeGreaterThan(50);
+  });
+
+  it("Slurm's backfill needs a scheduler with a queue order: an input error naming the field", () => {
+    const engine = parseEngineConfig({ pass_clock: { slurm: { backfill: {} } } });
+    expect(() => schedulerOf(engine, { name: 'opaque', schedule: () => {} })).toThrow(/pass_clock\.slurm\.backfill: .*opaque has none/);
+    expect(() => parseEngineConfig({ pass_clock: { slurm: { backfill: { interval: 0 } } } })).toThrow(/pass_clock\.slurm\.backfill\.interval/);
   });
 
   it('the cluster environments refuse it, saying why', () => {
