@@ -28,7 +28,8 @@ import type { ClusterSimulator, SimulatorOptions } from '../execution/simulator.
 import { queueResizeDecider } from './dmr.js';
 import { DEFAULT_PRIORITY, type MultifactorOptions, type PriorityConfig } from './multifactor.js';
 import { PartitionPreemption } from './preemption.js';
-import type { Scheduler } from './scheduler.js';
+import { PolicyScheduler, type Scheduler } from './scheduler.js';
+import { SlurmMainPass } from './slurmMainPass.js';
 import { SlurmPassClock } from './slurmPassClock.js';
 import { isJobOrderSource, SlurmBackfill } from './slurmBackfill.js';
 import { dmrPolicy, neverPolicy } from './resizePolicy.js';
@@ -59,6 +60,15 @@ export const EngineConfigSchema = z
                 sched_min_interval: nonNeg.default(0),
                 sched_interval: nonNeg.default(60),
                 priority_ticks: z.boolean().default(true),
+                /**
+                 * The main pass: the scheduler's own (`policy`), or Slurm's main scheduler over its queue order
+                 * (`slurm`: `queue_depth` jobs, a job left waiting blocks its partition and its partition's node
+                 * groups, each job within one node group; src/scheduling/slurmMainPass.ts).
+                 */
+                main: z.enum(['policy', 'slurm']).default('policy'),
+                queue_depth: z.number().int().positive().default(100),
+                /** Slurm's main pass: a job within one node group of its partition (`group`, the Slurm engine's counted model) or anywhere on it. */
+                within: z.enum(['group', 'partition']).default('partition'),
                 /**
                  * `SchedulerType=sched/backfill` (absent: `sched/builtin`): Slurm's backfill scheduler on its
                  * own timer (src/scheduling/slurmBackfill.ts). Seconds (slurm.conf gives `bf_window` in minutes).
@@ -149,16 +159,26 @@ export function multifactorOptionsOf(cfg: EngineConfig): MultifactorOptions | un
  */
 export function schedulerOf(cfg: EngineConfig, scheduler: Scheduler, where = 'engine config'): Scheduler {
   let s = scheduler;
+  const slurm = typeof cfg.pass_clock === 'object' ? cfg.pass_clock.slurm : null;
+  if (slurm?.main === 'slurm') {
+    if (!(scheduler instanceof PolicyScheduler) || scheduler.backfill !== 'none')
+      throw new InputError(
+        `pass_clock.slurm.main: Slurm's main scheduler walks a JOB:RESOURCE policy's queue without backfilling (Slurm's backfill is pass_clock.slurm.backfill); found ${scheduler.name}`,
+        where,
+      );
+    s = new SlurmMainPass(scheduler, slurm.queue_depth, slurm.within);
+  }
+  const orderSource = s;
   if (cfg.preempt_type === 'partition_prio') s = new PartitionPreemption(s);
   if (typeof cfg.pass_clock === 'object') {
     const c = cfg.pass_clock.slurm;
     const period = cfg.multifactor?.calc_period ?? DEFAULT_PRIORITY.calcPeriod;
     let backfill: SlurmBackfill | null = null;
     if (c.backfill !== undefined) {
-      if (!isJobOrderSource(scheduler))
+      if (!isJobOrderSource(orderSource))
         throw new InputError(`pass_clock.slurm.backfill: Slurm's backfill walks a queue order; ${scheduler.name} has none (use a JOB:RESOURCE policy)`, where);
       const b = c.backfill;
-      backfill = new SlurmBackfill(scheduler, {
+      backfill = new SlurmBackfill(orderSource, {
         interval: b.interval,
         window: b.window,
         resolution: b.resolution,

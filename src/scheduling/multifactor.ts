@@ -110,7 +110,8 @@ export interface MultifactorOptions {
  */
 export class MultifactorSelection implements JobSelection {
   readonly name = 'multifactor';
-  readonly kind = 'dynamic' as const;
+  /** Priorities hold between `PriorityCalcPeriod` ticks: the epoch is the tick count. */
+  readonly kind = 'epoch' as const;
   readonly config: PriorityConfig;
   private ledger: UserLedger | null = null;
   private sim: ClusterSimulator | null = null;
@@ -127,6 +128,8 @@ export class MultifactorSelection implements JobSelection {
   private maxPartitionFactor = 1;
   /** Priority of each waiting job, computed at the last tick (or on its arrival). */
   private readonly priority = new Map<Job, number>();
+  /** Ticks so far (the order's epoch). */
+  private ticks = 0;
 
   constructor(readonly options: MultifactorOptions = {}) {
     this.config = { ...DEFAULT_PRIORITY, ...(options.priority ?? {}) };
@@ -229,6 +232,7 @@ export class MultifactorSelection implements JobSelection {
       this.priority.clear();
       for (const job of this.sim!.queue.toArray()) this.priority.set(job, this.compute(job, tick));
       this.nextTick += this.config.calcPeriod;
+      this.ticks++;
     }
     this.accrue(now);
   }
@@ -277,6 +281,14 @@ export class MultifactorSelection implements JobSelection {
     const part = job.partition !== undefined ? p.partitions[p.partitionIndex(job.partition)] : p.partitions[p.defaultPartition];
     // higher tier first, then higher priority (the key is ascending)
     return -((part?.priorityTier ?? 1) * 2 ** 40 + this.priorityOf(job, now));
+  }
+
+  epoch(now: number): number {
+    if (this.sim === null) throw new Error('the multifactor job selection orders the jobs of an engine: attach it first (`attach(sim)`)');
+    this.advance(now);
+    // while jobs wait, the next tick is a decision point (`passAtTick`)
+    if (this.options.passAtTick && this.sim.queue.length > 0) this.sim.requestPass(this.nextTick);
+    return this.ticks;
   }
 
   order(queue: readonly Job[], now: number): Job[] {

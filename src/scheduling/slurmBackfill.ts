@@ -5,10 +5,10 @@
  * the Slurm engine runs it (`src/slurm/engine.ts`, `backfillPass`).
  *
  * What the pass reads of the one engine:
- * - **groups**: the platform's node groups; a job may run on the groups its partition's nodes touch, and a
- *   backfill start places it within one group (the policy's resource selection, limited to the group's nodes);
- * - **free cores** per group, taken at the start of each pass (one walk of the nodes per pass when the
- *   platform has several groups) and kept as the pass starts jobs;
+ * - **groups**: the platform's node groups as Slurm counts them (`slurmGroups.ts`): a job may run on the
+ *   groups its partition's nodes touch, and a backfill start places it within one group;
+ * - **free cores** per group (`ClusterSimulator.groupFree`), taken at the start of each pass and kept as
+ *   the pass starts jobs;
  * - **holdings**: every running job and every job suspended on its cores, by group (a job the main pass
  *   spread over several groups counts on each), expected to end at its time limit (`reqTime`) counted in
  *   run time; a job suspended by an operator event resumes at the event's end first (the Slurm engine's
@@ -16,14 +16,14 @@
  * - **the queue**: the first `bf_max_job_test` waiting jobs in the scheduler's order (`JobOrderSource`),
  *   each asking for one core per task and its `reqTime`.
  *
- * Cores are counted, as the Slurm engine counts them per group: a start the count allows but the resource
- * selection cannot place (memory, a node-shape rule) is left waiting, its buckets held for the rest of the
- * pass. GPU jobs are not backfilled here (the policy schedulers this pass serves place no GPUs).
+ * A start the count allows but the resource selection cannot place (memory, a node-shape rule) is left
+ * waiting, its buckets held for the rest of the pass. GPU jobs are not backfilled here (the policy schedulers this pass serves place no GPUs).
  */
 import type { ClusterSimulator, RunningJob } from '../execution/simulator.js';
 import type { Job } from '../workload/job.js';
 import { CountedBackfill, type CountedBackfillSettings, type CountedBackfillView } from './countedBackfill.js';
-import type { NodeFit, PlacementLimit, ResourcePolicy } from './placement.js';
+import type { NodeFit, ResourcePolicy } from './placement.js';
+import { SlurmGroups } from './slurmGroups.js';
 
 /** A scheduler whose queue order the backfill pass walks, and whose resource selection places its starts. */
 export interface JobOrderSource {
@@ -75,8 +75,7 @@ export class SlurmBackfill implements CountedBackfillView {
   private sim!: ClusterSimulator;
   private jobs: Job[] = [];
   private free = new Float64Array(0);
-  private groupsByMask = new WeakMap<Uint8Array, number[]>();
-  private allGroups: number[] = [];
+  private groups!: SlurmGroups;
   /** Passes run, and jobs they started. */
   passes = 0;
   started = 0;
@@ -111,19 +110,12 @@ export class SlurmBackfill implements CountedBackfillView {
   }
 
   private bind(sim: ClusterSimulator): void {
-    const p = sim.platform;
     if (this.sim !== sim) {
       this.sim = sim;
-      this.free = new Float64Array(p.groupCount);
-      this.allGroups = Array.from({ length: p.groupCount }, (_, g) => g);
-      this.groupsByMask = new WeakMap();
+      this.free = new Float64Array(sim.platform.groupCount);
+      this.groups = new SlurmGroups(sim);
     }
-    if (p.groupCount === 1) this.free[0] = sim.freeCores;
-    else {
-      this.free.fill(0);
-      const nf = sim.nodeFree;
-      for (let x = 0; x < p.nodeCount; x++) this.free[p.nodeGroup[x]!]! += nf[x]!;
-    }
+    this.free.set(sim.groupFree);
   }
 
   get now(): number {
@@ -170,36 +162,16 @@ export class SlurmBackfill implements CountedBackfillView {
   }
   groupsOf(h: number): readonly number[] {
     const job = this.jobs[h]!;
-    if (job.gpus !== undefined) return [];
-    const mask = this.sim.allocation.partitionMask(job);
-    if (mask === null) return this.allGroups;
-    let gs = this.groupsByMask.get(mask);
-    if (gs === undefined) {
-      const nodeGroup = this.sim.platform.nodeGroup;
-      const seen = new Set<number>();
-      for (let x = 0; x < mask.length; x++) if (mask[x]) seen.add(nodeGroup[x]!);
-      gs = [...seen].sort((a, b) => a - b);
-      this.groupsByMask.set(mask, gs);
-    }
-    return gs;
+    return job.gpus !== undefined ? [] : this.groups.groupsOf(job);
   }
   gpuFits(): boolean {
     return true;
   }
   start(h: number, g: number): boolean {
-    const sim = this.sim;
     const job = this.jobs[h]!;
-    const p = sim.platform;
-    const limit: PlacementLimit | null =
-      p.groupCount === 1
-        ? null
-        : {
-            cores: (x) => (p.nodeGroup[x] === g ? Number.POSITIVE_INFINITY : 0),
-            mem: (x) => (p.nodeGroup[x] === g ? Number.POSITIVE_INFINITY : 0),
-          };
-    const cores = this.order.resources.place(sim, job, this.order.fit, limit);
+    const cores = this.groups.place(job, g, this.order.resources, this.order.fit);
     if (cores === null) return false;
-    sim.startJob(job, cores, { transfer: true });
+    this.sim.startJob(job, cores, { transfer: true });
     this.free[g]! -= job.ntasks;
     return true;
   }

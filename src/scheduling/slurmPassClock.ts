@@ -59,6 +59,9 @@ export class SlurmPassClock implements Scheduler {
   /** The pending backfill pass's time (-Infinity: none), and the instant whose backfill pass runs now. */
   private backfillAt = Number.NEGATIVE_INFINITY;
   private backfillRunAt = Number.NaN;
+  /** When the pending backfill pass was scheduled, and when the engine took the last submission from its source. */
+  private backfillScheduledAt = Number.NEGATIVE_INFINITY;
+  private lastSubmitAt = Number.NEGATIVE_INFINITY;
   private readonly atInstantEnd = (sim: ClusterSimulator): void => this.instantEnd(sim);
   /** The priority ticks' phase (NaN until the first submission when not given). */
   private tickPhase: number;
@@ -87,6 +90,7 @@ export class SlurmPassClock implements Scheduler {
     if (this.sim === sim) return;
     if (this.sim !== null) throw new Error('slurm pass clock: already attached to another engine');
     this.sim = sim;
+    this.inner.prepare?.(sim);
     sim.addListener({
       onSubmit: (s) => {
         if (!this.innerBound) {
@@ -96,11 +100,28 @@ export class SlurmPassClock implements Scheduler {
         }
         if (this.timers.schedOnSubmit) this.ask(s);
         else s.requestPass(s.now, this.atInstantEnd);
+        this.backfillTickBefore(s);
         this.ensureTicks(s);
       },
       onEnd: (s) => this.ask(s),
       onRequeue: (s) => this.ensureTicks(s),
     });
+  }
+
+  /**
+   * A submission at the instant of a backfill pass: the Slurm engine handles the events of an instant in
+   * the order it scheduled them, and takes each submission from its source when the one before arrives. A
+   * submission taken after the pass was scheduled comes after the pass's timer event: that event is spent
+   * (the pass runs at the end of the instant) and the submission schedules the next pass. One taken before
+   * comes first, and finds the pass still pending.
+   */
+  private backfillTickBefore(sim: ClusterSimulator): void {
+    const takenAt = this.lastSubmitAt;
+    this.lastSubmitAt = sim.now;
+    if (this.backfillAt === sim.now && takenAt > this.backfillScheduledAt) {
+      this.backfillAt = Number.NEGATIVE_INFINITY;
+      this.backfillRunAt = sim.now;
+    }
   }
 
   /** An event of this instant asks for a pass. */
@@ -124,10 +145,14 @@ export class SlurmPassClock implements Scheduler {
       sim.requestPass(this.tickAt, this.atInstantEnd);
     }
     const bf = this.backfill;
-    if (bf !== null && this.backfillAt < now && sim.queue.length > 0) {
-      this.backfillAt = bf.nextPassAfter(now);
-      sim.requestPass(this.backfillAt, this.atInstantEnd);
-    }
+    if (bf !== null && this.backfillAt < now && sim.queue.length > 0) this.scheduleBackfill(sim);
+  }
+
+  /** The next backfill pass, from now. */
+  private scheduleBackfill(sim: ClusterSimulator): void {
+    this.backfillAt = this.backfill!.nextPassAfter(sim.now);
+    this.backfillScheduledAt = sim.now;
+    sim.requestPass(this.backfillAt, this.atInstantEnd);
   }
 
   /** The end of an instant with a request: Slurm's `mainPass` decides whether the pass runs now, later, or not. */
@@ -182,10 +207,7 @@ export class SlurmPassClock implements Scheduler {
       this.backfillRunAt = Number.NaN;
       this.backfill!.pass(sim);
       // the next pass while jobs wait and anything runs or is to come
-      if (sim.queue.length > 0 && (sim.runningCount > 0 || sim.nextEventTime() < Number.POSITIVE_INFINITY)) {
-        this.backfillAt = this.backfill!.nextPassAfter(now);
-        sim.requestPass(this.backfillAt, this.atInstantEnd);
-      }
+      if (sim.queue.length > 0 && (sim.runningCount > 0 || sim.nextEventTime() < Number.POSITIVE_INFINITY)) this.scheduleBackfill(sim);
     }
   }
 }

@@ -22,7 +22,8 @@ import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/s
 import type { PriorityConfig } from '../../src/scheduling/multifactor.js';
 import { JobPhase } from '../../src/core/engine.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
-import { SlurmPlatform } from '../../src/slurm/platform.js';
+import { SlurmPlatform, type SlurmPlatformSpec } from '../../src/slurm/platform.js';
+import { slurmPresetConfig, slurmPresetJob, slurmPresetRefusal } from '../../src/slurm/preset.js';
 import { SlurmPassClock, type SlurmPassTimers } from '../../src/scheduling/slurmPassClock.js';
 import { SlurmBackfill, type SlurmBackfillSettings } from '../../src/scheduling/slurmBackfill.js';
 import type { PolicyScheduler } from '../../src/scheduling/scheduler.js';
@@ -288,6 +289,183 @@ describe("the one engine with Slurm's backfill scheduler (SlurmBackfill on Slurm
     );
     // backfill changes the schedules it is compared on
     expect(backfilled).toBeGreaterThan(compared / 2);
+  });
+});
+
+/** Node groups and partitions over them (both engines read the same spec). */
+type Layout = SlurmPlatformSpec & { partitions: { name: string; groups: string[]; max_time?: number }[] };
+
+/**
+ * Three groups and three partitions, two of them sharing a group: `g0` 2x4, `g1` 1x8, `g2` 3x4; `a` {g0, g1},
+ * `b` {g1, g2}, `c` {g2} with a 500 s time limit (longer jobs are refused at submission).
+ */
+const LAYOUT: Layout = {
+  groups: [
+    { name: 'g0', count: 2, cores: 4 },
+    { name: 'g1', count: 1, cores: 8 },
+    { name: 'g2', count: 3, cores: 4 },
+  ],
+  partitions: [
+    { name: 'a', groups: ['g0', 'g1'] },
+    { name: 'b', groups: ['g1', 'g2'] },
+    { name: 'c', groups: ['g2'], max_time: 500 },
+  ],
+};
+
+/**
+ * `workload` with each job in a random partition, of at most its smallest group's cores (it fits one group),
+ * and a random QOS of two; one job in twenty asks for more than any one group of its partition holds (but no
+ * more than the partition: the Slurm engine refuses it, the one engine's capacity alone would not).
+ */
+function partitionedWorkload(seed: number, n: number, layout: Layout): SlurmJobInput[] {
+  const rng = derive(seed, 'one-engine/partitions');
+  const cores = new Map(layout.groups.map((g) => [g.name, g.count * g.cores]));
+  return workload(seed, n, 1).map((j) => {
+    const part = Math.floor(rng.uniform(0, layout.partitions.length));
+    const sizes = layout.partitions[part]!.groups.map((g) => cores.get(g)!);
+    const smallest = Math.min(...sizes);
+    const largest = Math.max(...sizes);
+    const total = sizes.reduce((a, b) => a + b, 0);
+    const c = rng.next() < 0.05 && total > largest ? largest + 1 + Math.floor(rng.uniform(0, total - largest)) : 1 + Math.floor(rng.uniform(0, smallest));
+    return { ...j, partition: part, cores: c, qos: rng.next() < 0.3 ? 1 : 0 };
+  });
+}
+
+/** Both engines on `layout` with the Slurm configuration `config`: the Slurm engine, and the one engine through the Slurm preset. Refused jobs' rows: NaN times. */
+function presetRuns(jobs: SlurmJobInput[], layout: Layout, config: Partial<SlurmConfig>): [Map<number, Row>, Map<number, Row>] {
+  const e = new SlurmEngine(new SlurmPlatform(layout), config);
+  const a = new Map<number, Row>();
+  e.onFinish((J, s) => {
+    const refused = J.state[s] === JobPhase.Rejected;
+    a.set(J.id[s]!, {
+      start: refused ? Number.NaN : J.start[s]!,
+      end: refused ? Number.NaN : J.end[s]!,
+      killed: J.state[s] !== JobPhase.Completed,
+      periods: refused ? [] : J.periods(s).flat(),
+    });
+  });
+  e.stream(jobs);
+  e.run();
+  const engine = slurmPresetConfig(layout, config);
+  const b = new Map<number, Row>();
+  const names = layout.partitions.map((q) => q.name);
+  runSimulation(
+    platformFromNodeGroups(layout),
+    jobs.map((j) => slurmPresetJob(j, names)),
+    makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }),
+    {
+      engine,
+      walltimeKill: true,
+      timeOrigin: 0,
+      unfit: 'reject',
+      listeners: [
+        {
+          onEnd: (_s, r) =>
+            void b.set(Number(r.job.id), { start: r.start, end: r.finish, killed: r.state === 'killed', periods: r.suspensions ? [...r.suspensions] : [] }),
+          onReject: (_s, r) => void b.set(Number(r.job.id), { start: Number.NaN, end: Number.NaN, killed: true, periods: [] }),
+        },
+      ],
+    },
+  );
+  return [a, b];
+}
+
+/** The Slurm configuration of a FIFO or multifactor priority (4 users, QOS priorities 0 and 500) with `backfill` (null: sched/builtin) and `timers`. */
+function slurmConfigOf(priority: Priority, backfill: SlurmBackfillSettings | null, timers: Partial<SlurmConfig> = {}): Partial<SlurmConfig> {
+  return {
+    users: 4,
+    qosPriorities: [0, 500],
+    backfill: backfill !== null,
+    ...(backfill === null
+      ? {}
+      : {
+          bfInterval: backfill.interval,
+          bfWindow: backfill.window,
+          bfResolution: backfill.resolution,
+          bfMaxJobTest: backfill.maxJobTest,
+          bfGrid: backfill.grid,
+          bfSlurmRounding: backfill.slurmRounding,
+          bfReserveIdle: backfill.reserveIdle,
+        }),
+    schedOnSubmit: true,
+    schedDelay: 0,
+    schedInterval: 0,
+    batchSchedDelay: 0,
+    schedMinInterval: 0,
+    ...timers,
+    priority: { ...DEFAULT_SLURM.priority, ...weightsOf(priority) },
+  };
+}
+
+describe("the Slurm preset of the one engine (src/slurm/preset.ts: Slurm's main scheduler on several node groups and partitions) gives the Slurm engine's schedules", () => {
+  it('each job within one group of its partition, a job left waiting blocking its partition and its groups; sched/builtin or backfill', () => {
+    let overtaken = 0;
+    let backfilled = 0;
+    let refused = 0;
+    let tooLarge = 0;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.constantFrom<Priority>('fifo', 'multifactor'),
+        fc.option(
+          fc.record({
+            interval: fc.constantFrom(5, 30),
+            grid: fc.boolean(),
+            window: fc.constantFrom(3600, 86_400),
+            resolution: fc.constantFrom(10, 60),
+            maxJobTest: fc.constantFrom(5, 100),
+            slurmRounding: fc.boolean(),
+            reserveIdle: fc.constantFrom<SlurmBackfillSettings['reserveIdle']>('none', 'first', 'proportional'),
+          }),
+          { nil: null },
+        ),
+        (seed, priority, backfill) => {
+          const jobs = partitionedWorkload(seed, 120, LAYOUT);
+          const [a, b] = presetRuns(jobs, LAYOUT, slurmConfigOf(priority, backfill));
+          expect(b.size).toBe(a.size);
+          const bySubmit = [...a.entries()].sort((x, y) => jobs[x[0]]!.submit - jobs[y[0]]!.submit || x[0] - y[0]);
+          let latest = Number.NEGATIVE_INFINITY;
+          for (const [id, r] of bySubmit) {
+            expect(b.get(id), `job ${id}`).toEqual(r);
+            if (Number.isNaN(r.start)) {
+              refused++;
+              if (jobs[id]!.partition !== 2) tooLarge++;
+              continue;
+            }
+            // a job that starts before one submitted earlier: another partition went on (or backfill)
+            if (r.start < latest) {
+              if (backfill === null) overtaken++;
+              else backfilled++;
+            }
+            latest = Math.max(latest, r.start);
+          }
+        },
+      ),
+      { numRuns: 40, seed: 5 },
+    );
+    // the partitions do not block each other, and backfill moves jobs, in the runs compared
+    expect(overtaken).toBeGreaterThan(100);
+    expect(backfilled).toBeGreaterThan(100);
+    // partition c's time limit and the jobs larger than any one group of their partition are refused at submission in both
+    expect(refused).toBeGreaterThan(100);
+    expect(tooLarge).toBeGreaterThan(50);
+  });
+});
+
+describe('the Slurm preset refuses what it does not model yet, naming the settings', () => {
+  it('whole-node allocation, the background thread, preempting partitions, GPUs', () => {
+    expect(slurmPresetRefusal(LAYOUT, {})).toBeNull();
+    expect(slurmPresetRefusal(LAYOUT, { nodeSelect: true, batchSchedDelay: 1 })).toBe(
+      'the Slurm preset of the one engine does not model nodeSelect (whole-node allocation), batchSchedDelay yet',
+    );
+    const preempting: SlurmPlatformSpec = {
+      groups: [{ name: 'g', count: 2, cores: 4, gpus: { count: 1, type: 'a100' } }],
+      partitions: [
+        { name: 'low', groups: ['g'], priority_tier: 1, preempt_mode: 'suspend' },
+        { name: 'high', groups: ['g'], priority_tier: 2 },
+      ],
+    };
+    expect(() => slurmPresetConfig(preempting, {}, 'raijin.json')).toThrow(/raijin\.json: .*partitions that preempt \(preempt_mode\), GPUs yet/);
   });
 });
 
