@@ -118,7 +118,9 @@ export class MultifactorSelection implements JobSelection {
   /** Cores each user's running jobs hold, by ledger index, and the users that hold some. */
   private userCores: number[] = [];
   private periodUsage: number[] = [];
-  private readonly active = new Set<number>();
+  /** Users holding cores (a dense list, each user's position in it, -1 when absent). */
+  private readonly active: number[] = [];
+  private readonly activePos: number[] = [];
   private lastAccrual = 0;
   private nextTick = 0;
   /** When the selection was attached (jobs that waited before: their priority is set then). */
@@ -201,6 +203,7 @@ export class MultifactorSelection implements JobSelection {
     while (this.userCores.length <= u) {
       this.userCores.push(0);
       this.periodUsage.push(0);
+      this.activePos.push(-1);
     }
     return u;
   }
@@ -210,10 +213,22 @@ export class MultifactorSelection implements JobSelection {
     this.advance(sim.now);
     const u = this.userOf(job.user ?? '');
     this.userCores[u]! += dCores;
-    if (this.userCores[u]! > 0) this.active.add(u);
-    else {
+    if (this.userCores[u]! > 0) {
+      if (this.activePos[u]! < 0) {
+        this.activePos[u] = this.active.length;
+        this.active.push(u);
+      }
+    } else {
       this.userCores[u] = 0;
-      this.active.delete(u);
+      const i = this.activePos[u]!;
+      if (i >= 0) {
+        const last = this.active.pop()!;
+        if (last !== u) {
+          this.active[i] = last;
+          this.activePos[last] = i;
+        }
+        this.activePos[u] = -1;
+      }
     }
   }
 
@@ -241,7 +256,11 @@ export class MultifactorSelection implements JobSelection {
     const dt = t - this.lastAccrual;
     if (dt <= 0) return;
     this.lastAccrual = t;
-    for (const u of this.active) this.periodUsage[u]! += this.userCores[u]! * dt;
+    const active = this.active;
+    for (let i = 0; i < active.length; i++) {
+      const u = active[i]!;
+      this.periodUsage[u]! += this.userCores[u]! * dt;
+    }
   }
 
   /** The multifactor priority of waiting `job` now (Slurm's integer). */

@@ -112,6 +112,20 @@ describe('partitions on the one engine', () => {
   });
 });
 
+/** The rows of a `simulate --out` directory's jobs.csv (header dropped), as strings. */
+function jobRows(out: string): string[][] {
+  return readFileSync(join(out, 'jobs.csv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split(','));
+}
+
+/** Whether time `x` is on the grid `phase + k x period`. */
+function on(x: number, period: number, phase: number): boolean {
+  return Math.abs((x - phase) / period - Math.round((x - phase) / period)) < 1e-9;
+}
+
 describe('the combined scenario end to end', () => {
   it('simulate --engine and compare --engine run it (resizes, energy, both users)', () => {
     const s = cli(['simulate', '--workload', WORKLOAD, '--engine', ENGINE, '--policy', 'multifactor:first+easy']);
@@ -139,12 +153,7 @@ describe('the combined scenario end to end', () => {
         const r = cli(['simulate', '--workload', WORKLOAD, '--engine', engineArg, '--policy', 'multifactor:first+easy', '--out', out]);
         expect(r.code, r.stderr).toBe(0);
         expect(r.stdout).toMatch(/jobs finished\s+200/);
-        const rows = readFileSync(join(out, 'jobs.csv'), 'utf8')
-          .trim()
-          .split('\n')
-          .slice(1)
-          .map((l) => l.split(','));
-        const on = (x: number, period: number, phase: number) => Math.abs((x - phase) / period - Math.round((x - phase) / period)) < 1e-9;
+        const rows = jobRows(out);
         const ends = new Set(rows.map((r) => (Number(r[5]) + 0.5).toFixed(6)));
         const first = Math.min(...rows.map((r) => Number(r[3])));
         return rows.filter((r) => {
@@ -174,12 +183,7 @@ describe('the combined scenario end to end', () => {
       const r = cli(['simulate', '--workload', WORKLOAD, '--engine', engine, '--policy', 'multifactor:first', '--out', out]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(/jobs finished\s+200/);
-      const rows = readFileSync(join(out, 'jobs.csv'), 'utf8')
-        .trim()
-        .split('\n')
-        .slice(1)
-        .map((l) => l.split(','));
-      const on = (x: number, period: number, phase: number) => Math.abs((x - phase) / period - Math.round((x - phase) / period)) < 1e-9;
+      const rows = jobRows(out);
       const ends = new Set(rows.map((x) => (Number(x[5]) + 0.5).toFixed(6)));
       const first = Math.min(...rows.map((x) => Number(x[3])));
       // a main pass (0.5 s after a job end, every 60 s, 0.5 s after a priority recalculation) or a backfill pass (every 30 s)

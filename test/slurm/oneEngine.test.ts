@@ -71,21 +71,24 @@ type Priority = 'fifo' | 'multifactor';
 /** The Slurm engine's run (no backfill; the timers of `timers`, by default a main pass at every instant with a change). */
 function slurmRun(jobs: SlurmJobInput[], nodes: number, cores: number, priority: Priority, timers: Partial<SlurmConfig> = {}): Map<number, Row> {
   const platform = new SlurmPlatform({ groups: [{ name: 'g', count: nodes, cores }], partitions: [{ name: 'p', groups: ['g'] }] });
-  const e = new SlurmEngine(platform, {
-    users: 4,
-    backfill: false,
-    schedOnSubmit: true,
-    schedDelay: 0,
-    schedInterval: 0,
-    batchSchedDelay: 0,
-    schedMinInterval: 0,
-    ...timers,
-    // (multifactor: the PriorityCalcPeriod ticks on the one engine's grid, which starts at the first submission)
-    priority: { ...DEFAULT_SLURM.priority, ...weightsOf(priority), calcPhase: jobs[0]!.submit % DEFAULT_PRIORITY.calcPeriod },
-  });
+  const config = slurmConfigOf(priority, null, timers);
+  // (multifactor: the PriorityCalcPeriod ticks on the one engine's grid, which starts at the first submission)
+  config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_PRIORITY.calcPeriod };
+  return slurmRows(platform, config, jobs);
+}
+
+/** Every job's row of the Slurm engine's run of `jobs` on `platform` under `config` (a refused job's: NaN times). */
+function slurmRows(platform: SlurmPlatform, config: Partial<SlurmConfig>, jobs: SlurmJobInput[]): Map<number, Row> {
+  const e = new SlurmEngine(platform, config);
   const out = new Map<number, Row>();
   e.onFinish((J, s) => {
-    out.set(J.id[s]!, { start: J.start[s]!, end: J.end[s]!, killed: J.state[s] !== JobPhase.Completed, periods: J.periods(s).flat() });
+    const refused = J.state[s] === JobPhase.Rejected;
+    out.set(J.id[s]!, {
+      start: refused ? Number.NaN : J.start[s]!,
+      end: refused ? Number.NaN : J.end[s]!,
+      killed: J.state[s] !== JobPhase.Completed,
+      periods: refused ? [] : J.periods(s).flat(),
+    });
   });
   e.stream(jobs);
   e.run();
@@ -166,20 +169,7 @@ function timedRuns(
   timers: SlurmPassTimers,
   backfill: SlurmBackfillSettings | null = null,
 ): [Map<number, Row>, Map<number, Row>] {
-  const bf: Partial<SlurmConfig> =
-    backfill === null
-      ? {}
-      : {
-          backfill: true,
-          bfInterval: backfill.interval,
-          bfWindow: backfill.window,
-          bfResolution: backfill.resolution,
-          bfMaxJobTest: backfill.maxJobTest,
-          bfGrid: backfill.grid,
-          bfSlurmRounding: backfill.slurmRounding,
-          bfReserveIdle: backfill.reserveIdle,
-        };
-  const a = slurmRun(jobs, nodes, cores, priority, { ...timers, ...bf });
+  const a = slurmRun(jobs, nodes, cores, priority, { ...timers, ...backfillConfigOf(backfill) });
   const sim = new ClusterSimulator(platformFromNodeGroups({ groups: [{ name: 'g', count: nodes, cores }] }), oneEngineJobs(jobs), {
     walltimeKill: true,
     timeOrigin: 0,
@@ -199,6 +189,21 @@ function timedRuns(
   return [a, b];
 }
 
+/** The Slurm engine's settings of `sched/backfill` with `backfill` (null: `sched/builtin`). */
+function backfillConfigOf(backfill: SlurmBackfillSettings | null): Partial<SlurmConfig> {
+  if (backfill === null) return { backfill: false };
+  return {
+    backfill: true,
+    bfInterval: backfill.interval,
+    bfWindow: backfill.window,
+    bfResolution: backfill.resolution,
+    bfMaxJobTest: backfill.maxJobTest,
+    bfGrid: backfill.grid,
+    bfSlurmRounding: backfill.slurmRounding,
+    bfReserveIdle: backfill.reserveIdle,
+  };
+}
+
 /** The one engine's jobs of a Slurm workload (an `mpi` job of `cores` tasks; the limit kills; operator events). */
 function oneEngineJobs(jobs: SlurmJobInput[]) {
   return jobs.map((j) => ({
@@ -215,31 +220,36 @@ function oneEngineJobs(jobs: SlurmJobInput[]) {
   }));
 }
 
+/**
+ * The random cases of the timed properties: a seed, 1-4 nodes of 4 or 8 cores, FIFO or multifactor, and
+ * Slurm's main-scheduler timers (`sched_on_submit`, the scheduling delay, `sched_min_interval`, `sched_interval`).
+ */
+const timedCase = [
+  fc.integer({ min: 0, max: 1_000_000 }),
+  fc.integer({ min: 1, max: 4 }),
+  fc.constantFrom(4, 8),
+  fc.constantFrom<Priority>('fifo', 'multifactor'),
+  fc.record({
+    schedOnSubmit: fc.boolean(),
+    schedDelay: fc.constantFrom(0, 0.25, 2),
+    schedMinInterval: fc.constantFrom(0, 1, 7),
+    schedInterval: fc.constantFrom(0, 30, 60),
+  }),
+] as const;
+
 describe("the one engine under Slurm's main-scheduler clock (SlurmPassClock) gives the Slurm engine's schedules", () => {
   it('sched_on_submit or not, a scheduling delay, sched_min_interval and the periodic sched_interval pass, FIFO or multifactor', () => {
     let delayed = 0;
     fc.assert(
-      fc.property(
-        fc.integer({ min: 0, max: 1_000_000 }),
-        fc.integer({ min: 1, max: 4 }),
-        fc.constantFrom(4, 8),
-        fc.constantFrom<Priority>('fifo', 'multifactor'),
-        fc.record({
-          schedOnSubmit: fc.boolean(),
-          schedDelay: fc.constantFrom(0, 0.25, 2),
-          schedMinInterval: fc.constantFrom(0, 1, 7),
-          schedInterval: fc.constantFrom(0, 30, 60),
-        }),
-        (seed, nodes, cores, priority, timers) => {
-          const jobs = workload(seed, 100, Math.min(nodes * cores, 24));
-          const [a, b] = timedRuns(jobs, nodes, cores, priority, timers);
-          expect(b.size).toBe(a.size);
-          for (const [id, r] of a) {
-            expect(b.get(id), `job ${id}`).toEqual(r);
-            if (r.start !== Math.floor(r.start)) delayed++;
-          }
-        },
-      ),
+      fc.property(...timedCase, (seed, nodes, cores, priority, timers) => {
+        const jobs = workload(seed, 100, Math.min(nodes * cores, 24));
+        const [a, b] = timedRuns(jobs, nodes, cores, priority, timers);
+        expect(b.size).toBe(a.size);
+        for (const [id, r] of a) {
+          expect(b.get(id), `job ${id}`).toEqual(r);
+          if (r.start !== Math.floor(r.start)) delayed++;
+        }
+      }),
       { numRuns: 60, seed: 7 },
     );
     // the timers do move starts off the events' whole seconds
@@ -253,16 +263,7 @@ describe("the one engine with Slurm's backfill scheduler (SlurmBackfill on Slurm
     let compared = 0;
     fc.assert(
       fc.property(
-        fc.integer({ min: 0, max: 1_000_000 }),
-        fc.integer({ min: 1, max: 4 }),
-        fc.constantFrom(4, 8),
-        fc.constantFrom<Priority>('fifo', 'multifactor'),
-        fc.record({
-          schedOnSubmit: fc.boolean(),
-          schedDelay: fc.constantFrom(0, 0.25),
-          schedMinInterval: fc.constantFrom(0, 1),
-          schedInterval: fc.constantFrom(0, 60),
-        }),
+        ...timedCase,
         fc.record({
           interval: fc.constantFrom(5, 30, 45),
           grid: fc.boolean(),
@@ -333,19 +334,7 @@ function partitionedWorkload(seed: number, n: number, layout: Layout): SlurmJobI
 
 /** Both engines on `layout` with the Slurm configuration `config`: the Slurm engine, and the one engine through the Slurm preset. Refused jobs' rows: NaN times. */
 function presetRuns(jobs: SlurmJobInput[], layout: Layout, config: Partial<SlurmConfig>): [Map<number, Row>, Map<number, Row>] {
-  const e = new SlurmEngine(new SlurmPlatform(layout), config);
-  const a = new Map<number, Row>();
-  e.onFinish((J, s) => {
-    const refused = J.state[s] === JobPhase.Rejected;
-    a.set(J.id[s]!, {
-      start: refused ? Number.NaN : J.start[s]!,
-      end: refused ? Number.NaN : J.end[s]!,
-      killed: J.state[s] !== JobPhase.Completed,
-      periods: refused ? [] : J.periods(s).flat(),
-    });
-  });
-  e.stream(jobs);
-  e.run();
+  const a = slurmRows(new SlurmPlatform(layout), config, jobs);
   const engine = slurmPresetConfig(layout, config);
   const b = new Map<number, Row>();
   const names = layout.partitions.map((q) => q.name);
@@ -375,18 +364,7 @@ function slurmConfigOf(priority: Priority, backfill: SlurmBackfillSettings | nul
   return {
     users: 4,
     qosPriorities: [0, 500],
-    backfill: backfill !== null,
-    ...(backfill === null
-      ? {}
-      : {
-          bfInterval: backfill.interval,
-          bfWindow: backfill.window,
-          bfResolution: backfill.resolution,
-          bfMaxJobTest: backfill.maxJobTest,
-          bfGrid: backfill.grid,
-          bfSlurmRounding: backfill.slurmRounding,
-          bfReserveIdle: backfill.reserveIdle,
-        }),
+    ...backfillConfigOf(backfill),
     schedOnSubmit: true,
     schedDelay: 0,
     schedInterval: 0,
