@@ -59,6 +59,9 @@ export const EngineConfigSchema = z
                 sched_delay: nonNeg.default(0),
                 sched_min_interval: nonNeg.default(0),
                 sched_interval: nonNeg.default(60),
+                /** slurmctld's background thread (`batch_sched_delay`, s; 0: off) and its tick phase in [0, 1). */
+                batch_sched_delay: nonNeg.default(0),
+                bg_tick_phase: z.number().min(0).lt(1).default(0.5),
                 priority_ticks: z.boolean().default(true),
                 /**
                  * The main pass: the scheduler's own (`policy`), or Slurm's main scheduler over its queue order
@@ -195,6 +198,8 @@ export function schedulerOf(cfg: EngineConfig, scheduler: Scheduler, where = 'en
         schedDelay: c.sched_delay,
         schedMinInterval: c.sched_min_interval,
         schedInterval: c.sched_interval,
+        batchSchedDelay: c.batch_sched_delay,
+        bgTickPhase: c.bg_tick_phase,
         priorityTicks: c.priority_ticks ? { period } : undefined,
       },
       backfill,

@@ -36,6 +36,14 @@ export interface SlurmPassTimers {
   schedMinInterval: number;
   schedInterval: number;
   /**
+   * `batch_sched_delay` (s; 0: off): the main pass is queued and run by slurmctld's background thread, whose
+   * one-second loop ticks at `k + bgTickPhase`, at least `batchSchedDelay` (whole seconds of `time_t`) after
+   * its last pass; submissions queue a pass then (whatever `schedOnSubmit`), and `schedDelay` does not apply.
+   */
+  batchSchedDelay?: number | undefined;
+  /** The background thread's tick phase (s, in [0, 1); default 0.5); the periodic pass falls on it too. */
+  bgTickPhase?: number | undefined;
+  /**
    * `PriorityCalcPeriod` ticks at `phase + k x period` that ask for a pass (absent: none); `phase` absent:
    * the first submission's time (the grid of the one engine's `multifactor` order).
    */
@@ -50,6 +58,10 @@ export class SlurmPassClock implements Scheduler {
   /** Something asked for a pass at this instant (its end decides when it runs). */
   private dirty = false;
   private lastPass = Number.NEGATIVE_INFINITY;
+  /** The background thread's last pass (`batchSchedDelay`). */
+  private lastBackground = Number.NEGATIVE_INFINITY;
+  private readonly batch: number;
+  private readonly phase: number;
   /** The pending deferred, periodic and priority-tick passes' times (-Infinity: none). */
   private deferredAt = Number.NEGATIVE_INFINITY;
   private periodicAt = Number.NEGATIVE_INFINITY;
@@ -79,6 +91,10 @@ export class SlurmPassClock implements Scheduler {
     if (pt !== undefined && !(pt.period > 0 && (pt.phase === undefined || Number.isFinite(pt.phase))))
       throw new Error(`slurm pass clock: priority ticks need a period > 0, found ${pt.period}`);
     this.tickPhase = pt?.phase ?? Number.NaN;
+    this.batch = timers.batchSchedDelay ?? 0;
+    this.phase = this.batch > 0 ? (timers.bgTickPhase ?? 0.5) : 0;
+    if (!(Number.isFinite(this.batch) && this.batch >= 0)) throw new Error(`slurm pass clock: batchSchedDelay must be >= 0, found ${this.batch}`);
+    if (!(this.phase >= 0 && this.phase < 1)) throw new Error(`slurm pass clock: bgTickPhase must be in [0, 1), found ${this.phase}`);
   }
 
   /**
@@ -98,7 +114,7 @@ export class SlurmPassClock implements Scheduler {
           this.inner.attach?.(s);
           if (Number.isNaN(this.tickPhase)) this.tickPhase = s.now;
         }
-        if (this.timers.schedOnSubmit) this.ask(s);
+        if (this.timers.schedOnSubmit || this.batch > 0) this.ask(s);
         else s.requestPass(s.now, this.atInstantEnd);
         this.backfillTickBefore(s);
         this.ensureTicks(s);
@@ -135,7 +151,7 @@ export class SlurmPassClock implements Scheduler {
     const now = sim.now;
     const I = this.timers.schedInterval;
     if (I > 0 && this.periodicAt < now && sim.queue.length > 0) {
-      this.periodicAt = (Math.floor(now / I + 1e-9) + 1) * I;
+      this.periodicAt = (Math.floor((now - this.phase) / I + 1e-9) + 1) * I + this.phase;
       sim.requestPass(this.periodicAt, this.atInstantEnd);
     }
     const pt = this.timers.priorityTicks;
@@ -182,7 +198,10 @@ export class SlurmPassClock implements Scheduler {
     if (due) this.dirty = true;
     if (!this.dirty) return;
     let at = now;
-    if (!due && t.schedDelay > 0) at = now + t.schedDelay;
+    if (this.batch > 0) {
+      // the background thread's next tick at least batch_sched_delay after its last pass (controller.c, time_t)
+      if (!due) at = this.bgTick(Math.max(now, Math.floor(this.lastBackgroundPass(now) + 1e-9) + this.batch));
+    } else if (!due && t.schedDelay > 0) at = now + t.schedDelay;
     if (t.schedMinInterval > 0) at = Math.max(at, this.lastPass + t.schedMinInterval);
     if (at > now) {
       if (!(this.deferredAt > now && this.deferredAt <= at)) {
@@ -194,6 +213,24 @@ export class SlurmPassClock implements Scheduler {
     this.dirty = false;
     this.lastPass = now;
     this.runAt = now;
+    if (this.batch > 0) {
+      // the thread's pass serves every request queued so far: one still pending for later is void
+      this.lastBackground = now;
+      this.deferredAt = Number.NEGATIVE_INFINITY;
+    }
+  }
+
+  /** The background thread's first tick at or after `t`. */
+  private bgTick(t: number): number {
+    return Math.ceil(t - this.phase - 1e-9) + this.phase;
+  }
+
+  /** When the background thread last ran a main pass: its last queued pass, or the last periodic pass on its grid. */
+  private lastBackgroundPass(now: number): number {
+    let last = this.lastBackground;
+    const I = this.timers.schedInterval;
+    if (I > 0) last = Math.max(last, Math.floor((now - this.phase) / I + 1e-9) * I + this.phase);
+    return last;
   }
 
   schedule(sim: ClusterSimulator): void {

@@ -8,7 +8,7 @@
  *   user `0 .. users - 1` known from the start with an equal share (the Slurm engine's users), QOS `q<i>`
  *   at `qosPriorities[i]`, a main pass after every `PriorityCalcPeriod` recalculation;
  * - **the pass clock**: Slurm's main-scheduler timers (`sched_on_submit`, the scheduling delay,
- *   `sched_min_interval`, `sched_interval`) and, with `sched/backfill`, the backfill scheduler on its timer
+ *   `sched_min_interval`, `sched_interval`, `batch_sched_delay`'s background thread and its tick phase) and, with `sched/backfill`, the backfill scheduler on its timer
  *   with the counted planner (`bf_interval`, `bf_window`, `bf_resolution`, `bf_max_job_test`, the grid,
  *   Slurm 22.05's rounding, idle units held);
  * - **the main pass**: Slurm's (`queue_depth`, a job left waiting blocks its partition and its groups, each
@@ -21,8 +21,7 @@
  * `test/slurm/oneEngine.test.ts` proves the schedules identical (start, end, state, suspension periods of
  * every job) on random workloads, and `npm run bench -- slurm-preset` on the Raijin workload at scale.
  * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`): whole-node
- * allocation (`nodeSelect`, `bfWillRun`), slurmctld's background thread (`batchSchedDelay`), the measured
- * clocks of a log (`timerOrigin`, `bgTickTimes`, `bfTickTimes`, `endSchedShare`), Slurm 22.05's job size
+ * allocation (`nodeSelect`, `bfWillRun`), the measured clocks of a log (`timerOrigin`, `bgTickTimes`, `bfTickTimes`, `endSchedShare`), Slurm 22.05's job size
  * factor, priority ticks on a phase of their own, partitions that preempt, GPUs, nodes left COMPLETING.
  */
 import { InputError } from '../core/errors.js';
@@ -39,7 +38,6 @@ export function slurmPresetRefusal(platform: SlurmPlatformSpec, config: Partial<
   const out: string[] = [];
   if (c.nodeSelect) out.push('nodeSelect (whole-node allocation)');
   if (c.bfWillRun) out.push('bfWillRun');
-  if (c.batchSchedDelay > 0) out.push('batchSchedDelay');
   if (c.timerOrigin !== undefined) out.push('timerOrigin');
   if (c.bgTickTimes !== undefined) out.push('bgTickTimes');
   if (c.bfTickTimes !== undefined) out.push('bfTickTimes');
@@ -72,6 +70,8 @@ export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<S
         sched_delay: c.schedDelay,
         sched_min_interval: c.schedMinInterval,
         sched_interval: c.schedInterval,
+        batch_sched_delay: c.batchSchedDelay,
+        bg_tick_phase: c.bgTickPhase,
         priority_ticks: true,
         main: 'slurm',
         queue_depth: c.queueDepth,

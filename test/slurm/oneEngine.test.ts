@@ -234,6 +234,8 @@ const timedCase = [
     schedDelay: fc.constantFrom(0, 0.25, 2),
     schedMinInterval: fc.constantFrom(0, 1, 7),
     schedInterval: fc.constantFrom(0, 30, 60),
+    batchSchedDelay: fc.constantFrom(0, 0, 1, 3),
+    bgTickPhase: fc.constantFrom(0.5, 0.25),
   }),
 ] as const;
 
@@ -397,9 +399,10 @@ describe("the Slurm preset of the one engine (src/slurm/preset.ts: Slurm's main 
           }),
           { nil: null },
         ),
-        (seed, priority, backfill) => {
+        fc.constantFrom(0, 2),
+        (seed, priority, backfill, batch) => {
           const jobs = partitionedWorkload(seed, 120, LAYOUT);
-          const [a, b] = presetRuns(jobs, LAYOUT, slurmConfigOf(priority, backfill));
+          const [a, b] = presetRuns(jobs, LAYOUT, slurmConfigOf(priority, backfill, { batchSchedDelay: batch, schedOnSubmit: batch === 0 }));
           expect(b.size).toBe(a.size);
           const bySubmit = [...a.entries()].sort((x, y) => jobs[x[0]]!.submit - jobs[y[0]]!.submit || x[0] - y[0]);
           let latest = Number.NEGATIVE_INFINITY;
@@ -431,10 +434,10 @@ describe("the Slurm preset of the one engine (src/slurm/preset.ts: Slurm's main 
 });
 
 describe('the Slurm preset refuses what it does not model yet, naming the settings', () => {
-  it('whole-node allocation, the background thread, preempting partitions, GPUs', () => {
+  it('whole-node allocation, the clocks measured from a log, preempting partitions, GPUs', () => {
     expect(slurmPresetRefusal(LAYOUT, {})).toBeNull();
-    expect(slurmPresetRefusal(LAYOUT, { nodeSelect: true, batchSchedDelay: 1 })).toBe(
-      'the Slurm preset of the one engine does not model nodeSelect (whole-node allocation), batchSchedDelay yet',
+    expect(slurmPresetRefusal(LAYOUT, { nodeSelect: true, bfTickTimes: [30, 60] })).toBe(
+      'the Slurm preset of the one engine does not model nodeSelect (whole-node allocation), bfTickTimes yet',
     );
     const preempting: SlurmPlatformSpec = {
       groups: [{ name: 'g', count: 2, cores: 4, gpus: { count: 1, type: 'a100' } }],
