@@ -1,8 +1,8 @@
 /**
  * Slurm's main-scheduler clock as a pass clock of the one engine (the engine's `requested` pass clock:
  * decision points only where a pass is asked for; `ClusterSimulator.requestPass`). The rules are the
- * Slurm engine's (`src/slurm/engine.ts`, `mainPass`; docs/slurm.md), without `batch_sched_delay`'s
- * background thread:
+ * Slurm engine's (`src/slurm/engine.ts`, `mainPass`; docs/slurm.md), without the epilog's pass and the
+ * clocks measured from a log:
  *
  * - **what asks for a pass** (at the end of its instant, whether jobs wait or not): a job's end, a
  *   submission when `schedOnSubmit` (Slurm 22.05 does not: it waits for the next backfill, end or
@@ -11,8 +11,12 @@
  * - **when it runs**: at once, or `schedDelay` seconds later (slurmctld's scheduling thread runs the pass a
  *   moment after the event), and never sooner than `schedMinInterval` after the last pass (a pass that
  *   found no job waiting counts); a deferred pass is one: a later request does not move it, an earlier
- *   one replaces it;
- * - **the periodic pass**: every `schedInterval` seconds on its grid (`k x schedInterval`) while jobs pend,
+ *   one replaces it. With `batchSchedDelay` the pass is queued for slurmctld's background thread instead
+ *   (submissions queue one too): it runs at the thread's first one-second tick (`k + bgTickPhase`) at
+ *   least `batchSchedDelay` whole seconds after the thread's last pass, and serves every request queued
+ *   until then;
+ * - **the periodic pass**: every `schedInterval` seconds on its grid (`k x schedInterval`, plus the thread's
+ *   tick phase with `batchSchedDelay`) while jobs pend,
  *   running whatever else says (only `schedMinInterval` applies), and a deferred pass that comes due runs
  *   so too.
  *
