@@ -57,6 +57,12 @@ export function combinedAblation(): CombinedRow[] {
     { variant: 'passes: no EASY backfilling', engine: full, policy: 'multifactor:first', jobs },
     { variant: 'capacity: no partitions', engine: full, policy: 'multifactor:first+easy', jobs: noPartitions },
     { variant: 'lifecycle: + operator suspensions', engine: full, policy: 'multifactor:first+easy', jobs: suspended },
+    {
+      variant: "passes: Slurm's, on Slurm's clock",
+      engine: { ...full, pass_clock: { slurm: { sched_on_submit: true, sched_interval: 60, main: 'slurm', backfill: { interval: 30, resolution: 60 } } } },
+      policy: 'multifactor:first',
+      jobs,
+    },
   ];
   return variants.map((v) => {
     const engine = parseEngineConfig(v.engine);

@@ -14,6 +14,8 @@
  *   (and IRMaSim's own on the same file when `IRMASIM` points at a checkout).
  * - `slurm`: seed 004's Raijin at scale: `reproduce raijin` with 1,000,000 jobs (six shrink factors on
  *   57,600 cores), then 4,417,018 jobs (the trace's size) at shrink 100; jobs/s, wall time, peak RSS.
+ * - `slurm-preset`: the Slurm engine and the one engine's Slurm preset side by side on the same 200,000-job Raijin
+ *   replay: jobs per CPU second of each, their ratio, and the jobs with the same start and end in both (issue 42).
  * - `slurm-gpu`: GPU jobs (`Gres=gpu:TYPE:N`) on the Slurm engine against two live runs (`bench/slurmGpu.ts`; issue 45).
  * - `slurm-live`: issue 43's live matrix (`bench/slurmLive.ts`): the Slurm engine against two live runs of a
  *   fresh workload on each of 24 slurm.conf cells (root and slurm-wlm; about 10 minutes a cell, two at once);
@@ -53,7 +55,7 @@ import { benchPlatform } from './platform.js';
 import { benchPpo } from './ppo.js';
 import { benchNetsim } from './netsim.js';
 import { benchMillionJobs } from './scheduling.js';
-import { benchSlurm } from './slurm.js';
+import { benchSlurm, benchSlurmPreset } from './slurm.js';
 import { benchSlurmGpu } from './slurmGpu.js';
 import { benchSlurmLive } from './slurmLive.js';
 import { benchSwf } from './swf.js';
@@ -68,6 +70,7 @@ const SECTIONS: Record<string, () => Record<string, unknown> | Promise<Record<st
   ppo: benchPpo,
   irmasim: benchIrmasim,
   slurm: () => benchSlurm(),
+  'slurm-preset': () => benchSlurmPreset(),
   'slurm-live': benchSlurmLive,
   'slurm-gpu': benchSlurmGpu,
   malleable: benchMalleable,

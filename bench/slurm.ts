@@ -11,7 +11,13 @@
 import { pathToFileURL } from 'node:url';
 import { runRaijinExperiment } from '../src/slurm/experiment.js';
 import { RAIJIN_PLATFORM, SlurmPlatform } from '../src/slurm/platform.js';
-import { replay } from '../src/slurm/replay.js';
+import { replay, runworkload } from '../src/slurm/replay.js';
+import { SlurmEngine } from '../src/slurm/engine.js';
+import { slurmPresetConfig, slurmPresetJob } from '../src/slurm/preset.js';
+import { platformFromNodeGroups } from '../src/platform/views.js';
+import { multifactorOptionsOf } from '../src/scheduling/engineConfig.js';
+import { makeScheduler } from '../src/scheduling/policyName.js';
+import { runSimulation } from '../src/scheduling/run.js';
 import { DEFAULT_RAIJIN_WORKLOAD, raijinWorkload } from '../src/slurm/workload.js';
 
 const rss = () => Math.round(process.resourceUsage().maxRSS / 1024);
@@ -56,7 +62,71 @@ export function benchSlurm(jobs = 1_000_000, traceJobs = 4_417_018): Record<stri
   };
 }
 
+/**
+ * The `slurm-preset` section (issue 42): the Slurm engine and the one engine running its preset
+ * (`src/slurm/preset.ts`) side by side on the same Raijin replay (shrink 100, 57,600 cores, multifactor
+ * priority, backfill, operator suspensions; `jobs` jobs): CPU time of each run, jobs per CPU second, their
+ * ratio, and how many jobs get the same start and end in both, to 1e-9 relative (`bit_identical`: to the
+ * bit; the end of a suspended job is a sum the two engines take in another order, and a job started at such
+ * an end inherits the last bits).
+ */
+export function benchSlurmPreset(jobs = 200_000): Record<string, unknown> {
+  const input = [
+    ...runworkload(raijinWorkload({ jobs, seed: 1, load: 0.85 }), {
+      shrink: 100,
+      warmup: 1000,
+      group: 10,
+      drift: 0,
+      meanGap: DEFAULT_RAIJIN_WORKLOAD.meanGap,
+    }),
+  ];
+  const config = { users: DEFAULT_RAIJIN_WORKLOAD.users };
+  const cpu = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1e6;
+  };
+  let t = cpu();
+  const slurm = new Map<number, [number, number]>();
+  const e = new SlurmEngine(new SlurmPlatform(RAIJIN_PLATFORM), config);
+  e.onFinish((J, s) => void slurm.set(J.id[s]!, [J.start[s]!, J.end[s]!]));
+  e.stream(input);
+  e.run();
+  const slurmCpu = cpu() - t;
+  const names = RAIJIN_PLATFORM.partitions.map((q) => q.name);
+  const jobsOne = input.map((j) => slurmPresetJob(j, names));
+  const engine = slurmPresetConfig(RAIJIN_PLATFORM, config);
+  t = cpu();
+  const one = new Map<number, [number, number]>();
+  runSimulation(platformFromNodeGroups(RAIJIN_PLATFORM), jobsOne, makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }), {
+    engine,
+    walltimeKill: true,
+    timeOrigin: 0,
+    listeners: [{ onEnd: (_s, r) => void one.set(Number(r.job.id), [r.start, r.finish]) }],
+  });
+  const oneCpu = cpu() - t;
+  let same = 0;
+  let exact = 0;
+  const close = (x: number, y: number) => Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(y));
+  for (const [id, [a, b]] of slurm) {
+    const o = one.get(id);
+    if (o === undefined) continue;
+    // the end of a suspended job is a sum the engines take in another order (equal to the last bits), and a
+    // job started at such an end inherits it
+    if (close(o[0], a) && close(o[1], b)) same++;
+    if (o[0] === a && o[1] === b) exact++;
+  }
+  return {
+    jobs: input.length,
+    slurm_engine_jobs_per_cpu_s: Math.round(input.length / slurmCpu),
+    one_engine_jobs_per_cpu_s: Math.round(input.length / oneCpu),
+    one_over_slurm: Math.round((slurmCpu / oneCpu) * 1000) / 1000,
+    same_start_and_end: same,
+    bit_identical: exact,
+    jobs_compared: slurm.size,
+  };
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const n = process.argv[2] ? Number(process.argv[2]) : undefined;
-  console.log(JSON.stringify(benchSlurm(n), null, 2));
+  console.log(JSON.stringify(process.argv[3] === 'preset' ? benchSlurmPreset(n) : benchSlurm(n), null, 2));
 }

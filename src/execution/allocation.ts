@@ -48,6 +48,8 @@ export class Allocation implements Capacity {
   readonly coreTask: (RunningTask | null)[];
   /** Per node: free cores, free memory (MB). */
   readonly nodeFree: Int32Array;
+  /** Per node group (`Platform.groupNames`): free cores (Slurm's counted view of a group). */
+  readonly groupFree: Int32Array;
   readonly nodeFreeMem: Float64Array;
   /** Per processor: busy (held) cores. */
   readonly procBusy: Int32Array;
@@ -105,6 +107,8 @@ export class Allocation implements Capacity {
     this.coreOwner = new Int32Array(C).fill(-1);
     this.coreTask = new Array<RunningTask | null>(C).fill(null);
     this.nodeFree = Int32Array.from(platform.nodeCoreCount);
+    this.groupFree = new Int32Array(platform.groupCount);
+    for (let n = 0; n < N; n++) this.groupFree[platform.nodeGroup[n]!]! += platform.nodeCoreCount[n]!;
     this.nodeFreeMem = Float64Array.from(platform.nodeMemoryMb);
     this.procBusy = new Int32Array(platform.procCount);
     this.freeTree = new NodeFreeTree(this.nodeFree);
@@ -355,7 +359,9 @@ export class Allocation implements Capacity {
         if (nodeFree[node] === p.nodeCoreCount[node]) this.idleNodes--;
         nodeFree[node]! -= nodeCount;
         nodeFreeMem[node]! -= nodeMem;
+        this.groupFree[p.nodeGroup[node]!]! -= nodeCount;
       } else {
+        this.groupFree[p.nodeGroup[node]!]! += nodeCount;
         nodeFree[node]! += nodeCount;
         nodeFreeMem[node]! += nodeMem;
         if (nodeFree[node] === p.nodeCoreCount[node]) {
@@ -385,6 +391,7 @@ export class Allocation implements Capacity {
     const n = p.coreNode[c]!;
     if (this.nodeFree[n] === p.nodeCoreCount[n]) this.idleNodes--;
     this.nodeFree[n]!--;
+    this.groupFree[p.nodeGroup[n]!]!--;
     this.nodeFreeMem[n]! -= mem;
     this.freeTree.update(n, this.nodeFree[n]!);
     for (let i = 0; i < this.orderedTrees.length; i++) {
@@ -408,6 +415,7 @@ export class Allocation implements Capacity {
     this.coreOwner[c] = -1;
     const n = p.coreNode[c]!;
     this.nodeFree[n]!++;
+    this.groupFree[p.nodeGroup[n]!]!++;
     this.nodeFreeMem[n]! += mem;
     if (this.nodeFree[n] === p.nodeCoreCount[n]) {
       this.nodeFreeMem[n] = p.nodeMemoryMb[n]!; // no drift

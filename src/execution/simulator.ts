@@ -241,6 +241,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private nextJob: Job | null = null;
   private origin = NaN;
   private readonly freeSlots: number[] = [];
+  /** Admission rules beyond the capacity's (`addAdmissionRule`). */
+  private readonly admissionRules: ((job: Job) => string | null)[] = [];
   private readonly listeners: SimulationListener[] = [];
   /** The suspended jobs and their transitions (`suspension.ts`). */
   private readonly suspensions = new Suspensions(this, {
@@ -368,6 +370,11 @@ export class ClusterSimulator implements DiscreteEventEngine {
   /** Per node: free cores. */
   get nodeFree(): Int32Array {
     return this.allocation.nodeFree;
+  }
+
+  /** Per node group: free cores. */
+  get groupFree(): Int32Array {
+    return this.allocation.groupFree;
   }
 
   /** Per node: free memory (MB). */
@@ -721,14 +728,29 @@ export class ClusterSimulator implements DiscreteEventEngine {
     return this.queue.length > 0 && this.runningCount === 0 && !this.nextJob && this.skipStale() === Infinity;
   }
 
-  /** Whether `job` fits the platform when it is empty (under the placement constraints). */
+  /** Whether `job` fits the platform when it is empty (under the placement constraints and the admission rules). */
   canEverFit(job: Job): boolean {
-    return this.capacity.unfitReason(job) === null;
+    return this.unfitReason(job) === null;
   }
 
-  /** Why `job` can never fit the platform, or null when it can. */
+  /** Why `job` can never fit the platform (its capacity, then the admission rules), or null when it can. */
   unfitReason(job: Job): string | null {
-    return this.capacity.unfitReason(job);
+    const reason = this.capacity.unfitReason(job);
+    if (reason !== null || this.admissionRules.length === 0) return reason;
+    for (const rule of this.admissionRules) {
+      const why = rule(job);
+      if (why !== null) return why;
+    }
+    return null;
+  }
+
+  /**
+   * Adds a rule that refuses jobs at submission beyond what the capacity refuses: a scheduler's own model
+   * of where a job may run (Slurm's counted node groups, `src/scheduling/slurmMainPass.ts`). A refused job is
+   * handled as `unfit` says, before any listener hears of it. Add rules before the run.
+   */
+  addAdmissionRule(rule: (job: Job) => string | null): void {
+    this.admissionRules.push(rule);
   }
 
   /**
@@ -1263,7 +1285,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
         `${job.source}: job ${job.id} has ${job.work === 'delay' ? 'tasks of their own durations on one node' : 'ops work'}; the vector capacity runs fixed durations of whole jobs (delay work)`,
         this.workloadName,
       );
-    const reason = this.capacity.unfitReason(job);
+    const reason = this.unfitReason(job);
     if (reason !== null) {
       if (this.unfit === 'error') throw new InputError(`${job.source}: job ${job.id} can never fit the platform: it ${reason}`, this.workloadName);
       this.jobsRejected++;

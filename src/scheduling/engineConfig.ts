@@ -23,13 +23,15 @@
  * and the partition's limits refuse it at submission (src/platform/partitions.ts).
  */
 import { z } from 'zod';
-import { inputErrorFromIssues } from '../core/errors.js';
+import { InputError, inputErrorFromIssues } from '../core/errors.js';
 import type { ClusterSimulator, SimulatorOptions } from '../execution/simulator.js';
 import { queueResizeDecider } from './dmr.js';
 import { DEFAULT_PRIORITY, type MultifactorOptions, type PriorityConfig } from './multifactor.js';
 import { PartitionPreemption } from './preemption.js';
-import type { Scheduler } from './scheduler.js';
+import { PolicyScheduler, type Scheduler } from './scheduler.js';
+import { SlurmMainPass } from './slurmMainPass.js';
 import { SlurmPassClock } from './slurmPassClock.js';
+import { isJobOrderSource, SlurmBackfill } from './slurmBackfill.js';
 import { dmrPolicy, neverPolicy } from './resizePolicy.js';
 
 const nonNeg = z.number().finite().nonnegative();
@@ -57,7 +59,35 @@ export const EngineConfigSchema = z
                 sched_delay: nonNeg.default(0),
                 sched_min_interval: nonNeg.default(0),
                 sched_interval: nonNeg.default(60),
+                /** slurmctld's background thread (`batch_sched_delay`, s; 0: off) and its tick phase in [0, 1). */
+                batch_sched_delay: nonNeg.default(0),
+                bg_tick_phase: z.number().min(0).lt(1).default(0.5),
                 priority_ticks: z.boolean().default(true),
+                /**
+                 * The main pass: the scheduler's own (`policy`), or Slurm's main scheduler over its queue order
+                 * (`slurm`: `queue_depth` jobs, a job left waiting blocks its partition and its partition's node
+                 * groups, each job within one node group; src/scheduling/slurmMainPass.ts).
+                 */
+                main: z.enum(['policy', 'slurm']).default('policy'),
+                queue_depth: z.number().int().positive().default(100),
+                /** Slurm's main pass: a job within one node group of its partition (`group`, the Slurm engine's counted model) or anywhere on it. */
+                within: z.enum(['group', 'partition']).default('partition'),
+                /**
+                 * `SchedulerType=sched/backfill` (absent: `sched/builtin`): Slurm's backfill scheduler on its
+                 * own timer (src/scheduling/slurmBackfill.ts). Seconds (slurm.conf gives `bf_window` in minutes).
+                 */
+                backfill: z
+                  .object({
+                    interval: positive.default(30),
+                    window: positive.default(86_400),
+                    resolution: positive.default(60),
+                    max_job_test: z.number().int().nonnegative().default(100),
+                    grid: z.boolean().default(false),
+                    slurm_rounding: z.boolean().default(false),
+                    reserve_idle: z.enum(['none', 'first', 'proportional']).default('none'),
+                  })
+                  .strict()
+                  .optional(),
               })
               .strict(),
           })
@@ -125,22 +155,55 @@ export function multifactorOptionsOf(cfg: EngineConfig): MultifactorOptions | un
 
 /**
  * The scheduler a run under this configuration uses for `scheduler`: itself, inside Slurm's main-scheduler
- * clock (`pass_clock.slurm`), then followed by the partition-priority preemption pass (`preempt_type`).
- * Attach it to the engine before the run (`Scheduler.attach`).
+ * clock (`pass_clock.slurm`, with Slurm's backfill scheduler over `scheduler`'s queue order when
+ * `pass_clock.slurm.backfill`), then followed by the partition-priority preemption pass (`preempt_type`).
+ * Attach it to the engine before the run (`Scheduler.attach`). An `InputError` when Slurm's backfill is
+ * asked of a scheduler without a queue order (`where`: the configuration's name).
  */
-export function schedulerOf(cfg: EngineConfig, scheduler: Scheduler): Scheduler {
+export function schedulerOf(cfg: EngineConfig, scheduler: Scheduler, where = 'engine config'): Scheduler {
   let s = scheduler;
+  const slurm = typeof cfg.pass_clock === 'object' ? cfg.pass_clock.slurm : null;
+  if (slurm?.main === 'slurm') {
+    if (!(scheduler instanceof PolicyScheduler) || scheduler.backfill !== 'none')
+      throw new InputError(
+        `pass_clock.slurm.main: Slurm's main scheduler walks a JOB:RESOURCE policy's queue without backfilling (Slurm's backfill is pass_clock.slurm.backfill); found ${scheduler.name}`,
+        where,
+      );
+    s = new SlurmMainPass(scheduler, slurm.queue_depth, slurm.within);
+  }
+  const orderSource = s;
   if (cfg.preempt_type === 'partition_prio') s = new PartitionPreemption(s);
   if (typeof cfg.pass_clock === 'object') {
     const c = cfg.pass_clock.slurm;
     const period = cfg.multifactor?.calc_period ?? DEFAULT_PRIORITY.calcPeriod;
-    s = new SlurmPassClock(s, {
-      schedOnSubmit: c.sched_on_submit,
-      schedDelay: c.sched_delay,
-      schedMinInterval: c.sched_min_interval,
-      schedInterval: c.sched_interval,
-      priorityTicks: c.priority_ticks ? { period } : undefined,
-    });
+    let backfill: SlurmBackfill | null = null;
+    if (c.backfill !== undefined) {
+      if (!isJobOrderSource(orderSource))
+        throw new InputError(`pass_clock.slurm.backfill: Slurm's backfill walks a queue order; ${scheduler.name} has none (use a JOB:RESOURCE policy)`, where);
+      const b = c.backfill;
+      backfill = new SlurmBackfill(orderSource, {
+        interval: b.interval,
+        window: b.window,
+        resolution: b.resolution,
+        maxJobTest: b.max_job_test,
+        grid: b.grid,
+        slurmRounding: b.slurm_rounding,
+        reserveIdle: b.reserve_idle,
+      });
+    }
+    s = new SlurmPassClock(
+      s,
+      {
+        schedOnSubmit: c.sched_on_submit,
+        schedDelay: c.sched_delay,
+        schedMinInterval: c.sched_min_interval,
+        schedInterval: c.sched_interval,
+        batchSchedDelay: c.batch_sched_delay,
+        bgTickPhase: c.bg_tick_phase,
+        priorityTicks: c.priority_ticks ? { period } : undefined,
+      },
+      backfill,
+    );
   }
   return s;
 }

@@ -110,14 +110,17 @@ export interface MultifactorOptions {
  */
 export class MultifactorSelection implements JobSelection {
   readonly name = 'multifactor';
-  readonly kind = 'dynamic' as const;
+  /** Priorities hold between `PriorityCalcPeriod` ticks: the epoch is the tick count. */
+  readonly kind = 'epoch' as const;
   readonly config: PriorityConfig;
   private ledger: UserLedger | null = null;
   private sim: ClusterSimulator | null = null;
   /** Cores each user's running jobs hold, by ledger index, and the users that hold some. */
   private userCores: number[] = [];
   private periodUsage: number[] = [];
-  private readonly active = new Set<number>();
+  /** Users holding cores (a dense list, each user's position in it, -1 when absent). */
+  private readonly active: number[] = [];
+  private readonly activePos: number[] = [];
   private lastAccrual = 0;
   private nextTick = 0;
   /** When the selection was attached (jobs that waited before: their priority is set then). */
@@ -127,6 +130,8 @@ export class MultifactorSelection implements JobSelection {
   private maxPartitionFactor = 1;
   /** Priority of each waiting job, computed at the last tick (or on its arrival). */
   private readonly priority = new Map<Job, number>();
+  /** Ticks so far (the order's epoch). */
+  private ticks = 0;
 
   constructor(readonly options: MultifactorOptions = {}) {
     this.config = { ...DEFAULT_PRIORITY, ...(options.priority ?? {}) };
@@ -198,6 +203,7 @@ export class MultifactorSelection implements JobSelection {
     while (this.userCores.length <= u) {
       this.userCores.push(0);
       this.periodUsage.push(0);
+      this.activePos.push(-1);
     }
     return u;
   }
@@ -207,10 +213,22 @@ export class MultifactorSelection implements JobSelection {
     this.advance(sim.now);
     const u = this.userOf(job.user ?? '');
     this.userCores[u]! += dCores;
-    if (this.userCores[u]! > 0) this.active.add(u);
-    else {
+    if (this.userCores[u]! > 0) {
+      if (this.activePos[u]! < 0) {
+        this.activePos[u] = this.active.length;
+        this.active.push(u);
+      }
+    } else {
       this.userCores[u] = 0;
-      this.active.delete(u);
+      const i = this.activePos[u]!;
+      if (i >= 0) {
+        const last = this.active.pop()!;
+        if (last !== u) {
+          this.active[i] = last;
+          this.activePos[last] = i;
+        }
+        this.activePos[u] = -1;
+      }
     }
   }
 
@@ -229,6 +247,7 @@ export class MultifactorSelection implements JobSelection {
       this.priority.clear();
       for (const job of this.sim!.queue.toArray()) this.priority.set(job, this.compute(job, tick));
       this.nextTick += this.config.calcPeriod;
+      this.ticks++;
     }
     this.accrue(now);
   }
@@ -237,7 +256,11 @@ export class MultifactorSelection implements JobSelection {
     const dt = t - this.lastAccrual;
     if (dt <= 0) return;
     this.lastAccrual = t;
-    for (const u of this.active) this.periodUsage[u]! += this.userCores[u]! * dt;
+    const active = this.active;
+    for (let i = 0; i < active.length; i++) {
+      const u = active[i]!;
+      this.periodUsage[u]! += this.userCores[u]! * dt;
+    }
   }
 
   /** The multifactor priority of waiting `job` now (Slurm's integer). */
@@ -277,6 +300,14 @@ export class MultifactorSelection implements JobSelection {
     const part = job.partition !== undefined ? p.partitions[p.partitionIndex(job.partition)] : p.partitions[p.defaultPartition];
     // higher tier first, then higher priority (the key is ascending)
     return -((part?.priorityTier ?? 1) * 2 ** 40 + this.priorityOf(job, now));
+  }
+
+  epoch(now: number): number {
+    if (this.sim === null) throw new Error('the multifactor job selection orders the jobs of an engine: attach it first (`attach(sim)`)');
+    this.advance(now);
+    // while jobs wait, the next tick is a decision point (`passAtTick`)
+    if (this.options.passAtTick && this.sim.queue.length > 0) this.sim.requestPass(this.nextTick);
+    return this.ticks;
   }
 
   order(queue: readonly Job[], now: number): Job[] {

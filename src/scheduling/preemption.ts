@@ -53,6 +53,10 @@ export class PartitionPreemption implements Scheduler {
     this.inner.attach?.(sim);
   }
 
+  prepare(sim: ClusterSimulator): void {
+    this.inner.prepare?.(sim);
+  }
+
   schedule(sim: ClusterSimulator): void {
     this.inner.schedule(sim);
     const parts = sim.platform.partitions;

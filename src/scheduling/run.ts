@@ -30,6 +30,8 @@ export interface RunResult {
   summary: Summary;
   sim: ClusterSimulator;
   metrics: MetricsCollector;
+  /** The scheduler that ran: `scheduler` inside what the engine configuration wraps it in (`schedulerOf`). */
+  scheduler: Scheduler;
 }
 
 /** Simulates `jobs` on `platform` under `scheduler` until every job has left. */
@@ -71,5 +73,5 @@ export function runSimulation(platform: Platform, jobs: Iterable<Job>, scheduler
   }
   const summary = metrics.summary(sim);
   if (options.outDir) writeSummary(join(options.outDir, 'summary.json'), summary);
-  return { summary, sim, metrics };
+  return { summary, sim, metrics, scheduler };
 }

@@ -45,6 +45,11 @@ export interface Scheduler {
   schedule(sim: ClusterSimulator): void;
   /** Binds to `sim` now rather than at the first pass (a clock that runs the passes itself: `SlurmPassClock`). */
   attach?(sim: ClusterSimulator): void;
+  /**
+   * Called once before the run, before any submission, by a scheduler that wraps this one and binds it late
+   * (`SlurmPassClock`): installs what this scheduler's model adds to the engine (an admission rule).
+   */
+  prepare?(sim: ClusterSimulator): void;
 }
 
 /**
@@ -123,27 +128,41 @@ interface KeyedJob {
   job: Job;
 }
 
-/** A static key: the queue kept sorted as jobs arrive and leave. */
+/**
+ * A static key: the queue kept sorted as jobs arrive and leave. With an `epoch` selection the keys hold
+ * between epochs and are taken at passes, as a recomputed order would take them: a job that arrived since
+ * the last pass gets its key at the next, and the first pass of a new epoch re-keys every waiting job (one
+ * sort per epoch, not one per pass).
+ */
 class StaticOrder implements QueueOrder, SimulationListener {
-  private readonly list = new SortedList<KeyedJob>((a, b) => a.key - b.key || a.seq - b.seq);
+  private list = new SortedList<KeyedJob>(byKey);
   private readonly entries = new Map<Job, KeyedJob>();
   private seq = 0;
+  /** `epoch` selections: the epoch of the keys, and the jobs not keyed yet. */
+  private epoch = Number.NaN;
+  private fresh: KeyedJob[] = [];
+  private readonly deferred: boolean;
   constructor(
     private readonly selection: JobSelection,
     sim: ClusterSimulator,
   ) {
+    this.deferred = selection.kind === 'epoch';
     for (const j of sim.waiting) this.onSubmit(sim, j);
   }
   onSubmit(sim: ClusterSimulator, job: Job): void {
-    const e = { key: this.selection.key(job, sim.now, sim.timeOrigin), seq: this.seq++, job };
+    const e = { key: 0, seq: this.seq++, job };
     this.entries.set(job, e);
-    this.list.insert(e);
+    if (this.deferred) this.fresh.push(e);
+    else {
+      e.key = this.selection.key(job, sim.now, sim.timeOrigin);
+      this.list.insert(e);
+    }
   }
   private remove(job: Job): void {
     const e = this.entries.get(job);
     if (e) {
       this.entries.delete(job);
-      this.list.delete(e);
+      if (!this.list.delete(e)) this.fresh = this.fresh.filter((x) => x !== e);
     }
   }
   onStart(_sim: ClusterSimulator, rj: RunningJob): void {
@@ -152,7 +171,26 @@ class StaticOrder implements QueueOrder, SimulationListener {
   onReject(_sim: ClusterSimulator, rec: JobRecord): void {
     this.remove(rec.job);
   }
-  begin(): void {}
+  begin(sim: ClusterSimulator): void {
+    if (!this.deferred) return;
+    const ep = this.selection.epoch!(sim.now);
+    if (ep !== this.epoch) {
+      this.epoch = ep;
+      const es = [...this.entries.values()];
+      for (const e of es) e.key = this.selection.key(e.job, sim.now, sim.timeOrigin);
+      es.sort(byKey);
+      this.list = new SortedList<KeyedJob>(byKey);
+      for (const e of es) this.list.insert(e);
+      this.fresh = [];
+      return;
+    }
+    if (this.fresh.length === 0) return;
+    for (const e of this.fresh) {
+      e.key = this.selection.key(e.job, sim.now, sim.timeOrigin);
+      this.list.insert(e);
+    }
+    this.fresh = [];
+  }
   first(): Job | undefined {
     return this.list.first()?.job;
   }
@@ -164,6 +202,11 @@ class StaticOrder implements QueueOrder, SimulationListener {
     });
     return out;
   }
+}
+
+/** Key order, ties by arrival. */
+function byKey(a: KeyedJob, b: KeyedJob): number {
+  return a.key - b.key || a.seq - b.seq;
 }
 
 /** A dynamic or random order: computed at each decision point; started jobs are skipped. */
@@ -246,7 +289,7 @@ export class PolicyScheduler implements Scheduler {
     const k = this.selection.kind;
     let sorted: StaticOrder | null = null;
     if (k === 'arrival') this.order = new ArrivalOrder();
-    else if (k === 'static') this.order = sorted = new StaticOrder(this.selection, sim);
+    else if (k === 'static' || k === 'epoch') this.order = sorted = new StaticOrder(this.selection, sim);
     else this.order = new RecomputedOrder(this.selection);
     const index = this.backfill !== 'none' ? new RunningByEnd(sim) : null;
     this.index = index;
@@ -272,6 +315,12 @@ export class PolicyScheduler implements Scheduler {
         if (this.sim !== sim) return;
         sorted?.onReject(s, rec);
         this.forget(rec.job);
+      },
+      // a requeued job waits again: it joins the order as a new submission (after the jobs of its key)
+      onRequeue: (s, rj) => {
+        if (this.sim !== sim) return;
+        sorted?.onSubmit(s, rj.job);
+        this.stamp++;
       },
     });
   }
@@ -300,6 +349,16 @@ export class PolicyScheduler implements Scheduler {
       return this.committed ?? undefined;
     }
     return this.order!.first();
+  }
+
+  /** The first `k` waiting jobs in this scheduler's order now (the jobs Slurm's backfill pass tests, `slurmBackfill.ts`). */
+  inOrder(sim: ClusterSimulator, k: number): Job[] {
+    if (sim.queue.length === 0 || k === 0) return [];
+    this.attach(sim);
+    const order = this.order!;
+    order.begin(sim);
+    const first = order.first();
+    return first === undefined ? [] : [first, ...order.after(first, k - 1)];
   }
 
   schedule(sim: ClusterSimulator): void {

@@ -6,8 +6,12 @@
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { Job } from '../workload/job.js';
 
-/** How the order of a policy evolves (see the module comment). */
-export type SelectionKind = 'arrival' | 'static' | 'dynamic';
+/**
+ * How the order of a policy evolves: `arrival` (the queue itself), `static` (a job's key is fixed at its
+ * submission), `epoch` (keys hold between epochs: `epoch(now)` says which, and a new epoch re-keys every
+ * waiting job; Slurm's priorities between `PriorityCalcPeriod` ticks), `dynamic` (recomputed at every pass).
+ */
+export type SelectionKind = 'arrival' | 'static' | 'epoch' | 'dynamic';
 
 /** A job-selection policy: the order in which waiting jobs are considered. */
 export interface JobSelection {
@@ -24,4 +28,6 @@ export interface JobSelection {
   order(queue: readonly Job[], now: number, origin?: number): Job[];
   /** Binds to the engine it orders jobs of (a selection that follows the engine's events: `multifactor`). */
   attach?(sim: ClusterSimulator): void;
+  /** An `epoch` selection: the epoch at `now` (called at the start of each pass; a change re-keys the waiting jobs). */
+  epoch?(now: number): number;
 }

@@ -1,8 +1,8 @@
 /**
  * Slurm's main-scheduler clock as a pass clock of the one engine (the engine's `requested` pass clock:
  * decision points only where a pass is asked for; `ClusterSimulator.requestPass`). The rules are the
- * Slurm engine's (`src/slurm/engine.ts`, `mainPass`; docs/slurm.md), without `batch_sched_delay`'s
- * background thread:
+ * Slurm engine's (`src/slurm/engine.ts`, `mainPass`; docs/slurm.md), without the epilog's pass and the
+ * clocks measured from a log:
  *
  * - **what asks for a pass** (at the end of its instant, whether jobs wait or not): a job's end, a
  *   submission when `schedOnSubmit` (Slurm 22.05 does not: it waits for the next backfill, end or
@@ -11,17 +11,27 @@
  * - **when it runs**: at once, or `schedDelay` seconds later (slurmctld's scheduling thread runs the pass a
  *   moment after the event), and never sooner than `schedMinInterval` after the last pass (a pass that
  *   found no job waiting counts); a deferred pass is one: a later request does not move it, an earlier
- *   one replaces it;
- * - **the periodic pass**: every `schedInterval` seconds on its grid (`k x schedInterval`) while jobs pend,
+ *   one replaces it. With `batchSchedDelay` the pass is queued for slurmctld's background thread instead
+ *   (submissions queue one too): it runs at the thread's first one-second tick (`k + bgTickPhase`) at
+ *   least `batchSchedDelay` whole seconds after the thread's last pass, and serves every request queued
+ *   until then;
+ * - **the periodic pass**: every `schedInterval` seconds on its grid (`k x schedInterval`, plus the thread's
+ *   tick phase with `batchSchedDelay`) while jobs pend,
  *   running whatever else says (only `schedMinInterval` applies), and a deferred pass that comes due runs
  *   so too.
  *
  * Each pass is `inner`'s (the job order and starts: `fcfs:first`, `multifactor:first`, ...). With every
  * timer at 0, `schedOnSubmit` and no priority ticks, the clock is the engine's default (a pass at every
  * instant with a change).
+ *
+ * **The backfill scheduler** (`sched/backfill`, optional: `slurmBackfill.ts`) runs on its own timer: a
+ * pass `bf_interval` after a job comes to a queue with no pass pending (or on its grid), then every
+ * `bf_interval` while jobs wait and anything runs or is to come. It runs after the main pass of its
+ * instant, on the state that pass left.
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { Scheduler } from './scheduler.js';
+import type { SlurmBackfill } from './slurmBackfill.js';
 
 /** The main-scheduler timers (slurm.conf's names in the module comment; seconds). */
 export interface SlurmPassTimers {
@@ -29,6 +39,14 @@ export interface SlurmPassTimers {
   schedDelay: number;
   schedMinInterval: number;
   schedInterval: number;
+  /**
+   * `batch_sched_delay` (s; 0: off): the main pass is queued and run by slurmctld's background thread, whose
+   * one-second loop ticks at `k + bgTickPhase`, at least `batchSchedDelay` (whole seconds of `time_t`) after
+   * its last pass; submissions queue a pass then (whatever `schedOnSubmit`), and `schedDelay` does not apply.
+   */
+  batchSchedDelay?: number | undefined;
+  /** The background thread's tick phase (s, in [0, 1); default 0.5); the periodic pass falls on it too. */
+  bgTickPhase?: number | undefined;
   /**
    * `PriorityCalcPeriod` ticks at `phase + k x period` that ask for a pass (absent: none); `phase` absent:
    * the first submission's time (the grid of the one engine's `multifactor` order).
@@ -44,12 +62,22 @@ export class SlurmPassClock implements Scheduler {
   /** Something asked for a pass at this instant (its end decides when it runs). */
   private dirty = false;
   private lastPass = Number.NEGATIVE_INFINITY;
+  /** The background thread's last pass (`batchSchedDelay`). */
+  private lastBackground = Number.NEGATIVE_INFINITY;
+  private readonly batch: number;
+  private readonly phase: number;
   /** The pending deferred, periodic and priority-tick passes' times (-Infinity: none). */
   private deferredAt = Number.NEGATIVE_INFINITY;
   private periodicAt = Number.NEGATIVE_INFINITY;
   private tickAt = Number.NEGATIVE_INFINITY;
   /** The instant whose pass runs now (its decision point runs `inner`). */
   private runAt = Number.NaN;
+  /** The pending backfill pass's time (-Infinity: none), and the instant whose backfill pass runs now. */
+  private backfillAt = Number.NEGATIVE_INFINITY;
+  private backfillRunAt = Number.NaN;
+  /** When the pending backfill pass was scheduled, and when the engine took the last submission from its source. */
+  private backfillScheduledAt = Number.NEGATIVE_INFINITY;
+  private lastSubmitAt = Number.NEGATIVE_INFINITY;
   private readonly atInstantEnd = (sim: ClusterSimulator): void => this.instantEnd(sim);
   /** The priority ticks' phase (NaN until the first submission when not given). */
   private tickPhase: number;
@@ -57,14 +85,20 @@ export class SlurmPassClock implements Scheduler {
   constructor(
     readonly inner: Scheduler,
     readonly timers: SlurmPassTimers,
+    /** Slurm's backfill scheduler, when `sched/backfill` (the module comment). */
+    readonly backfill: SlurmBackfill | null = null,
   ) {
-    this.name = `${inner.name}@slurm-clock`;
+    this.name = `${inner.name}${backfill ? '+slurm-backfill' : ''}@slurm-clock`;
     for (const k of ['schedDelay', 'schedMinInterval', 'schedInterval'] as const)
       if (!(Number.isFinite(timers[k]) && timers[k] >= 0)) throw new Error(`slurm pass clock: ${k} must be >= 0, found ${timers[k]}`);
     const pt = timers.priorityTicks;
     if (pt !== undefined && !(pt.period > 0 && (pt.phase === undefined || Number.isFinite(pt.phase))))
       throw new Error(`slurm pass clock: priority ticks need a period > 0, found ${pt.period}`);
     this.tickPhase = pt?.phase ?? Number.NaN;
+    this.batch = timers.batchSchedDelay ?? 0;
+    this.phase = this.batch > 0 ? (timers.bgTickPhase ?? 0.5) : 0;
+    if (!(Number.isFinite(this.batch) && this.batch >= 0)) throw new Error(`slurm pass clock: batchSchedDelay must be >= 0, found ${this.batch}`);
+    if (!(this.phase >= 0 && this.phase < 1)) throw new Error(`slurm pass clock: bgTickPhase must be in [0, 1), found ${this.phase}`);
   }
 
   /**
@@ -76,6 +110,7 @@ export class SlurmPassClock implements Scheduler {
     if (this.sim === sim) return;
     if (this.sim !== null) throw new Error('slurm pass clock: already attached to another engine');
     this.sim = sim;
+    this.inner.prepare?.(sim);
     sim.addListener({
       onSubmit: (s) => {
         if (!this.innerBound) {
@@ -83,12 +118,30 @@ export class SlurmPassClock implements Scheduler {
           this.inner.attach?.(s);
           if (Number.isNaN(this.tickPhase)) this.tickPhase = s.now;
         }
-        if (this.timers.schedOnSubmit) this.ask(s);
+        if (this.timers.schedOnSubmit || this.batch > 0) this.ask(s);
         else s.requestPass(s.now, this.atInstantEnd);
+        this.backfillTickBefore(s);
         this.ensureTicks(s);
       },
       onEnd: (s) => this.ask(s),
+      onRequeue: (s) => this.ensureTicks(s),
     });
+  }
+
+  /**
+   * A submission at the instant of a backfill pass: the Slurm engine handles the events of an instant in
+   * the order it scheduled them, and takes each submission from its source when the one before arrives. A
+   * submission taken after the pass was scheduled comes after the pass's timer event: that event is spent
+   * (the pass runs at the end of the instant) and the submission schedules the next pass. One taken before
+   * comes first, and finds the pass still pending.
+   */
+  private backfillTickBefore(sim: ClusterSimulator): void {
+    const takenAt = this.lastSubmitAt;
+    this.lastSubmitAt = sim.now;
+    if (this.backfillAt === sim.now && takenAt > this.backfillScheduledAt) {
+      this.backfillAt = Number.NEGATIVE_INFINITY;
+      this.backfillRunAt = sim.now;
+    }
   }
 
   /** An event of this instant asks for a pass. */
@@ -102,7 +155,7 @@ export class SlurmPassClock implements Scheduler {
     const now = sim.now;
     const I = this.timers.schedInterval;
     if (I > 0 && this.periodicAt < now && sim.queue.length > 0) {
-      this.periodicAt = (Math.floor(now / I + 1e-9) + 1) * I;
+      this.periodicAt = (Math.floor((now - this.phase) / I + 1e-9) + 1) * I + this.phase;
       sim.requestPass(this.periodicAt, this.atInstantEnd);
     }
     const pt = this.timers.priorityTicks;
@@ -111,6 +164,15 @@ export class SlurmPassClock implements Scheduler {
       this.tickAt = phase + (Math.floor((now - phase) / pt.period + 1e-9) + 1) * pt.period;
       sim.requestPass(this.tickAt, this.atInstantEnd);
     }
+    const bf = this.backfill;
+    if (bf !== null && this.backfillAt < now && sim.queue.length > 0) this.scheduleBackfill(sim);
+  }
+
+  /** The next backfill pass, from now. */
+  private scheduleBackfill(sim: ClusterSimulator): void {
+    this.backfillAt = this.backfill!.nextPassAfter(sim.now);
+    this.backfillScheduledAt = sim.now;
+    sim.requestPass(this.backfillAt, this.atInstantEnd);
   }
 
   /** The end of an instant with a request: Slurm's `mainPass` decides whether the pass runs now, later, or not. */
@@ -118,6 +180,10 @@ export class SlurmPassClock implements Scheduler {
     const now = sim.now;
     const t = this.timers;
     let due = false;
+    if (this.backfillAt === now) {
+      this.backfillAt = Number.NEGATIVE_INFINITY;
+      this.backfillRunAt = now;
+    }
     if (this.tickAt === now) {
       this.tickAt = Number.NEGATIVE_INFINITY;
       this.dirty = true;
@@ -136,7 +202,10 @@ export class SlurmPassClock implements Scheduler {
     if (due) this.dirty = true;
     if (!this.dirty) return;
     let at = now;
-    if (!due && t.schedDelay > 0) at = now + t.schedDelay;
+    if (this.batch > 0) {
+      // the background thread's next tick at least batch_sched_delay after its last pass (controller.c, time_t)
+      if (!due) at = this.bgTick(Math.max(now, Math.floor(this.lastBackgroundPass(now) + 1e-9) + this.batch));
+    } else if (!due && t.schedDelay > 0) at = now + t.schedDelay;
     if (t.schedMinInterval > 0) at = Math.max(at, this.lastPass + t.schedMinInterval);
     if (at > now) {
       if (!(this.deferredAt > now && this.deferredAt <= at)) {
@@ -148,12 +217,38 @@ export class SlurmPassClock implements Scheduler {
     this.dirty = false;
     this.lastPass = now;
     this.runAt = now;
+    if (this.batch > 0) {
+      // the thread's pass serves every request queued so far: one still pending for later is void
+      this.lastBackground = now;
+      this.deferredAt = Number.NEGATIVE_INFINITY;
+    }
+  }
+
+  /** The background thread's first tick at or after `t`. */
+  private bgTick(t: number): number {
+    return Math.ceil(t - this.phase - 1e-9) + this.phase;
+  }
+
+  /** When the background thread last ran a main pass: its last queued pass, or the last periodic pass on its grid. */
+  private lastBackgroundPass(now: number): number {
+    let last = this.lastBackground;
+    const I = this.timers.schedInterval;
+    if (I > 0) last = Math.max(last, Math.floor((now - this.phase) / I + 1e-9) * I + this.phase);
+    return last;
   }
 
   schedule(sim: ClusterSimulator): void {
     this.attach(sim);
-    if (this.runAt !== sim.now) return;
-    this.runAt = Number.NaN;
-    this.inner.schedule(sim);
+    const now = sim.now;
+    if (this.runAt === now) {
+      this.runAt = Number.NaN;
+      this.inner.schedule(sim);
+    }
+    if (this.backfillRunAt === now) {
+      this.backfillRunAt = Number.NaN;
+      this.backfill!.pass(sim);
+      // the next pass while jobs wait and anything runs or is to come
+      if (sim.queue.length > 0 && (sim.runningCount > 0 || sim.nextEventTime() < Number.POSITIVE_INFINITY)) this.scheduleBackfill(sim);
+    }
   }
 }

@@ -4,8 +4,9 @@
  * the pass, and reserving the others. Three planners model it, behind one interface
  * (`BackfillPlanner`), chosen by the configuration (`backfillPlanner`):
  *
- * - `CountedPlanner` (`backfillCounted.ts`): free units counted per group over a profile of running
- *   jobs' expected ends (seed 004's model, millions of jobs; `bfReserveIdle`, `bfSlurmRounding`);
+ * - `CountedPlanner` (`backfillCounted.ts`, the pass written once in src/scheduling/countedBackfill.ts): free
+ *   units counted per group over a profile of running jobs' expected ends (seed 004's model, millions of
+ *   jobs; `bfReserveIdle`, `bfSlurmRounding`);
  * - `NodeProfilePlanner` (`backfillNodes.ts`, `nodeSelect`): whole nodes; each node free from the bucket its
  *   job is expected to end in, reservations on specific nodes;
  * - `WillRunPlanner` (`backfillWillRun.ts`, `nodeSelect` + `bfWillRun`): whole nodes, Slurm 22.05's own
@@ -15,6 +16,9 @@
  * `view.startByBackfill`; the engine schedules the passes (`bf_interval`) and keeps the queue.
  */
 import type { SlurmConfig } from './config.js';
+import { endBucketOf, windowBuckets } from '../scheduling/countedBackfill.js';
+
+export { bucketsNow, bucketsReserved } from '../scheduling/countedBackfill.js';
 import { JobPhase } from '../core/engine.js';
 import type { JobTable } from './jobs.js';
 import type { NodeAlloc, NodeMap, NodeRequest } from './nodes.js';
@@ -85,23 +89,10 @@ export function expectedEnd(v: BackfillView, r: number): number {
  * (`bfSlurmRounding`: bucket 0 began `offset` s ago, ends floored), else from now, ends rounded up.
  */
 export function endBucket(v: BackfillView, r: number, offset: number): number {
-  const cfg = v.config;
-  const res = cfg.bfResolution;
-  const left = timeLeft(v, r);
-  return cfg.bfSlurmRounding ? Math.floor((left + offset) / res) : Math.ceil(left / res);
-}
-
-/** Buckets of `bf_resolution` a job of time limit `limit` starting now touches (bucket 0 began `offset` s ago). */
-export function bucketsNow(limit: number, offset: number, res: number): number {
-  return Math.max(1, Math.ceil((offset + limit) / res - 1e-9));
-}
-
-/** Buckets a reservation of a job of time limit `limit` holds: floored with `bfSlurmRounding`, else `now` (`bucketsNow`). */
-export function bucketsReserved(limit: number, res: number, slurmRounding: boolean, now: number): number {
-  return slurmRounding ? Math.max(1, Math.floor(limit / res + 1e-9)) : now;
+  return endBucketOf(timeLeft(v, r), offset, v.config.bfResolution, v.config.bfSlurmRounding);
 }
 
 /** Buckets of the backfill window. */
 export function bfBuckets(config: SlurmConfig): number {
-  return Math.max(1, Math.ceil(config.bfWindow / config.bfResolution));
+  return windowBuckets(config.bfWindow, config.bfResolution);
 }

@@ -12,7 +12,7 @@ export {
 export { JobTable, STATE_NAMES } from './jobs.js';
 export { DEFAULT_SLURM, type EngineStats, type FinishListener, type SlurmConfig, type SlurmJobInput, hashUnit } from './config.js';
 export { SlurmEngine } from './engine.js';
-export { earliestFit } from './backfillCounted.js';
+export { earliestFit } from '../scheduling/countedBackfill.js';
 export { NodeMap, pickNodes } from './nodes.js';
 export type { BackfillPlanner, BackfillView } from './backfill.js';
 export { DEFAULT_PRIORITY, type PriorityConfig, ageFactor, fairShareFactor, jobPriority, jobSizeFactor } from './priority.js';

@@ -109,7 +109,11 @@ export class SlurmPlatform {
   readonly gpusPerNode: Int32Array;
   readonly groupGpuType: Int32Array;
 
-  constructor(spec: SlurmPlatformSpec, where = 'platform') {
+  constructor(
+    /** The platform as written (the one engine's preset reads it: `preset.ts`). */
+    readonly spec: SlurmPlatformSpec,
+    where = 'platform',
+  ) {
     const parsed = SlurmPlatformSchema.safeParse(spec);
     if (!parsed.success) throw inputErrorFromIssues(where, parsed.error.issues);
     const p = parsed.data;

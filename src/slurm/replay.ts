@@ -28,6 +28,14 @@ import { SlurmEngine } from './engine.js';
 import { JobPhase } from '../core/engine.js';
 import type { JobTable } from './jobs.js';
 import type { SlurmPlatform } from './platform.js';
+import { slurmPresetConfig, slurmPresetJob } from './preset.js';
+import type { JobRecord } from '../execution/simulator.js';
+import { platformFromNodeGroups } from '../platform/views.js';
+import { multifactorOptionsOf } from '../scheduling/engineConfig.js';
+import { runSimulation } from '../scheduling/run.js';
+import { makeScheduler } from '../scheduling/policyName.js';
+import type { Scheduler } from '../scheduling/scheduler.js';
+import { SlurmPassClock } from '../scheduling/slurmPassClock.js';
 
 /** runworkload's parameters for one shrink factor. */
 export interface ReplayOptions {
@@ -107,7 +115,23 @@ export interface CalcMets {
   makespan: number;
 }
 
-/** Streaming calcmets: give it each finished job record (`add`), read `result()`. */
+/** What calcmets reads of a job that left (sigsleep's `job_data`). */
+export interface CalcMetsRecord {
+  id: number;
+  cores: number;
+  state: JobPhase;
+  submit: number;
+  /** NaN for a refused or cancelled job. */
+  start: number;
+  end: number;
+  /** Run time executed: `min(run time, time limit)`. */
+  run: number;
+  /** Seconds suspended, and the number of suspensions. */
+  suspended: number;
+  suspensions: number;
+}
+
+/** Streaming calcmets: give it each finished job record (`add`, `addRecord`), read `result()`. */
 export class CalcMetsAccumulator {
   private n = 0;
   private m = 0;
@@ -136,12 +160,29 @@ export class CalcMetsAccumulator {
     private readonly shrink = 100,
   ) {}
 
-  /** Adds the record of slot `s` (called by the engine when the job leaves). */
+  /** Adds the record of slot `s` (called by the Slurm engine when the job leaves). */
   add(J: JobTable, s: number): void {
-    this.n++;
-    const cores = J.cores[s]!;
-    this.sizes.set(cores, (this.sizes.get(cores) ?? 0) + 1);
     const state = J.state[s]!;
+    const left = state === JobPhase.Rejected || state === JobPhase.Cancelled;
+    this.addRecord({
+      id: J.id[s]!,
+      cores: J.cores[s]!,
+      state,
+      submit: J.submit[s]!,
+      start: left ? Number.NaN : J.start[s]!,
+      end: left ? Number.NaN : J.end[s]!,
+      run: Math.min(J.runTime[s]!, J.timeLimit[s]!),
+      suspended: left ? 0 : J.suspendedTime(s),
+      suspensions: J.nSus[s]!,
+    });
+  }
+
+  /** Adds one job's record (either engine's: `add` reads the Slurm engine's job table, `replayOnOneEngine` the one engine's records). */
+  addRecord(r: CalcMetsRecord): void {
+    this.n++;
+    const cores = r.cores;
+    this.sizes.set(cores, (this.sizes.get(cores) ?? 0) + 1);
+    const state = r.state;
     if (state === JobPhase.Rejected) {
       this.refused++;
       return;
@@ -151,12 +192,12 @@ export class CalcMetsAccumulator {
       return;
     }
     if (state === JobPhase.TimedOut) this.timeouts++;
-    const submit = J.submit[s]!;
-    const start = J.start[s]!;
-    const end = J.end[s]!;
-    const run = Math.min(J.runTime[s]!, J.timeLimit[s]!);
-    const susp = J.suspendedTime(s);
-    if (J.nSus[s]! > 0) this.suspended++;
+    const submit = r.submit;
+    const start = r.start;
+    const end = r.end;
+    const run = r.run;
+    const susp = r.suspended;
+    if (r.suspensions > 0) this.suspended++;
     if (!(Math.abs(end - start - run - susp) <= 1e-6 * Math.max(1, end))) this.violations++;
     const y = cores * run;
     const x = cores === 1 ? y : 0;
@@ -168,7 +209,7 @@ export class CalcMetsAccumulator {
     this.nsu++;
     if (submit < this.firstSubmit) this.firstSubmit = submit;
     if (end > this.lastEnd) this.lastEnd = end;
-    if (J.id[s]! < this.warmup) return;
+    if (r.id < this.warmup) return;
     this.m++;
     const response = end - submit;
     const slow = response / Math.max(run, 1);
@@ -215,12 +256,75 @@ export class CalcMetsAccumulator {
   }
 }
 
+/** Which engine replays: the Slurm engine, or the one engine running its preset (`preset.ts`). */
+export type ReplayEngine = 'slurm' | 'one';
+
 /** Replays `jobs` with runworkload's options on `platform` and returns calcmets' figures. */
-export function replay(platform: SlurmPlatform, jobs: Iterable<SlurmJobInput>, o: ReplayOptions, config: Partial<SlurmConfig> = {}): CalcMets {
+export function replay(
+  platform: SlurmPlatform,
+  jobs: Iterable<SlurmJobInput>,
+  o: ReplayOptions,
+  config: Partial<SlurmConfig> = {},
+  engineName: ReplayEngine = 'slurm',
+): CalcMets {
+  if (engineName === 'one') return replayOnOneEngine(platform, jobs, o, config);
   const engine = new SlurmEngine(platform, config);
   const acc = new CalcMetsAccumulator(o.warmup, o.shrink);
   engine.onFinish((J, s) => acc.add(J, s));
   engine.stream(runworkload(jobs, o));
   engine.run();
   return acc.result(platform.totalCores, engine.stats.backfilled);
+}
+
+/**
+ * `replay` on the one engine through the Slurm preset (`preset.ts`): the same jobs, settings and calcmets; a
+ * job's suspensions are its record's periods, its run time `min(run time, time limit)` of its input.
+ */
+function replayOnOneEngine(platform: SlurmPlatform, jobs: Iterable<SlurmJobInput>, o: ReplayOptions, config: Partial<SlurmConfig>): CalcMets {
+  const acc = new CalcMetsAccumulator(o.warmup, o.shrink);
+  const names = platform.partitions.map((q) => q.name);
+  const input = new Map<string, SlurmJobInput>();
+  const oneJobs = (function* () {
+    for (const j of runworkload(jobs, o)) {
+      input.set(String(j.id), j);
+      yield slurmPresetJob(j, names);
+    }
+  })();
+  const engine = slurmPresetConfig(platform.spec, config);
+  const leave = (r: JobRecord, state: JobPhase) => {
+    const j = input.get(String(r.job.id))!;
+    input.delete(String(r.job.id));
+    const periods = r.suspensions ?? [];
+    let suspended = 0;
+    for (let i = 0; i + 1 < periods.length; i += 2) suspended += periods[i + 1]! - periods[i]!;
+    acc.addRecord({
+      id: j.id,
+      cores: j.cores,
+      state,
+      submit: j.submit,
+      start: state === JobPhase.Rejected ? Number.NaN : r.start,
+      end: state === JobPhase.Rejected ? Number.NaN : r.finish,
+      run: Math.min(j.runTime, j.timeLimit),
+      suspended,
+      suspensions: periods.length / 2,
+    });
+  };
+  const run = runSimulation(platformFromNodeGroups(platform.spec), oneJobs, makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }), {
+    engine,
+    walltimeKill: true,
+    timeOrigin: 0,
+    unfit: 'reject',
+    listeners: [
+      {
+        onEnd: (_s, r) => leave(r, r.state === 'killed' ? JobPhase.TimedOut : JobPhase.Completed),
+        onReject: (_s, r) => leave(r, JobPhase.Rejected),
+      },
+    ],
+  });
+  return acc.result(platform.totalCores, backfillStarts(run.scheduler));
+}
+
+/** Jobs started by the Slurm backfill scheduler inside `scheduler` (a `SlurmPassClock`), else 0. */
+function backfillStarts(scheduler: Scheduler): number {
+  return scheduler instanceof SlurmPassClock ? (scheduler.backfill?.started ?? 0) : 0;
 }

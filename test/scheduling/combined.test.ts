@@ -112,6 +112,20 @@ describe('partitions on the one engine', () => {
   });
 });
 
+/** The rows of a `simulate --out` directory's jobs.csv (header dropped), as strings. */
+function jobRows(out: string): string[][] {
+  return readFileSync(join(out, 'jobs.csv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split(','));
+}
+
+/** Whether time `x` is on the grid `phase + k x period`. */
+function on(x: number, period: number, phase: number): boolean {
+  return Math.abs((x - phase) / period - Math.round((x - phase) / period)) < 1e-9;
+}
+
 describe('the combined scenario end to end', () => {
   it('simulate --engine and compare --engine run it (resizes, energy, both users)', () => {
     const s = cli(['simulate', '--workload', WORKLOAD, '--engine', ENGINE, '--policy', 'multifactor:first+easy']);
@@ -139,12 +153,7 @@ describe('the combined scenario end to end', () => {
         const r = cli(['simulate', '--workload', WORKLOAD, '--engine', engineArg, '--policy', 'multifactor:first+easy', '--out', out]);
         expect(r.code, r.stderr).toBe(0);
         expect(r.stdout).toMatch(/jobs finished\s+200/);
-        const rows = readFileSync(join(out, 'jobs.csv'), 'utf8')
-          .trim()
-          .split('\n')
-          .slice(1)
-          .map((l) => l.split(','));
-        const on = (x: number, period: number, phase: number) => Math.abs((x - phase) / period - Math.round((x - phase) / period)) < 1e-9;
+        const rows = jobRows(out);
         const ends = new Set(rows.map((r) => (Number(r[5]) + 0.5).toFixed(6)));
         const first = Math.min(...rows.map((r) => Number(r[3])));
         return rows.filter((r) => {
@@ -161,6 +170,38 @@ describe('the combined scenario end to end', () => {
     const bad = cli(['simulate', '--workload', WORKLOAD, '--engine', '{"pass_clock": {"slurm": {"sched_delay": -1}}}']);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim()).toBe('clustergym simulate: error: --engine: $.pass_clock.slurm.sched_delay: Number must be greater than or equal to 0');
+  });
+
+  it("simulate runs Slurm's main pass and backfill scheduler from --engine: every job ends, every start at a main or backfill pass; an EASY policy under them exits 2", () => {
+    const base = JSON.parse(readFileSync(ENGINE, 'utf8')) as Record<string, unknown>;
+    const engine = JSON.stringify({
+      ...base,
+      pass_clock: { slurm: { sched_interval: 60, sched_delay: 0.5, main: 'slurm', backfill: { interval: 30, grid: true } } },
+    });
+    const out = mkdtempSync(join(tmpdir(), 'cg-slurm-passes-'));
+    try {
+      const r = cli(['simulate', '--workload', WORKLOAD, '--engine', engine, '--policy', 'multifactor:first', '--out', out]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/jobs finished\s+200/);
+      const rows = jobRows(out);
+      const ends = new Set(rows.map((x) => (Number(x[5]) + 0.5).toFixed(6)));
+      const first = Math.min(...rows.map((x) => Number(x[3])));
+      // a main pass (0.5 s after a job end, every 60 s, 0.5 s after a priority recalculation) or a backfill pass (every 30 s)
+      const off = rows.filter((x) => {
+        const start = Number(x[4]);
+        return !(ends.has(start.toFixed(6)) || on(start, 30, 0) || on(start, 300, first + 0.5));
+      });
+      expect(off).toEqual([]);
+      // backfill passes start jobs between the main passes (starts on the 30 s grid that is not the 60 s grid)
+      expect(rows.filter((x) => on(Number(x[4]), 30, 0) && !on(Number(x[4]), 60, 0)).length).toBeGreaterThan(5);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+    const easy = cli(['simulate', '--workload', WORKLOAD, '--engine', engine, '--policy', 'multifactor:first+easy']);
+    expect(easy.code).toBe(2);
+    expect(easy.stderr).toMatch(
+      /pass_clock\.slurm\.main: Slurm's main scheduler walks a JOB:RESOURCE policy's queue without backfilling.*found multifactor:first\+easy/,
+    );
   });
 
   it('fair share shows: under multifactor the user with the larger share waits less than under FCFS', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { earliestFit } from '../../src/slurm/backfillCounted.js';
+import { earliestFit } from '../../src/scheduling/countedBackfill.js';
 import { type SlurmConfig, type SlurmJobInput, hashUnit } from '../../src/slurm/config.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
 import { pickNodes } from '../../src/slurm/nodes.js';

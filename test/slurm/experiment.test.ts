@@ -18,6 +18,25 @@ describe('reproduce raijin at small size', () => {
   }
 });
 
+describe('reproduce raijin on the one engine (--engine one: the Slurm preset)', () => {
+  /** The report without its timings (jobs/s, wall time, RSS). */
+  const figures = (r: ReturnType<typeof runRaijinExperiment>) => {
+    const { jobs_per_s: _j, peak_rss_mb: _m, ...raijin } = r.raijin;
+    return { raijin, findings: r.findings.map((f) => [f.id, f.holds, f.measured]), tables: r.tables };
+  };
+  it('gives the Slurm engine report, table for table: waits, responses, slowdowns, utilisation, backfilled and suspended jobs, findings', () => {
+    const o = { jobs: 8_000, seed: 3, shrink: '100:60:20', group: 10, load: 0.85 };
+    const slurm = runRaijinExperiment(o);
+    const one = runRaijinExperiment({ ...o, engine: 'one' });
+    expect(figures(one)).toEqual(figures(slurm));
+    // not vacuous: jobs were backfilled and suspended, and waited
+    const row = slurm.tables.shrink_sweep![0]!;
+    expect(Number(row.backfilled)).toBeGreaterThan(100);
+    expect(Number(row.suspended_jobs)).toBeGreaterThan(10);
+    expect(slurm.raijin.shrink_sweep[0]!.mean_wait).toBeGreaterThan(0);
+  });
+});
+
 describe('reproduce raijin on a platform file', () => {
   it('the embedded data/platforms/slurm-raijin.json is the built-in Raijin', () => {
     const file = new SlurmPlatform(JSON.parse(readFileSync(join(PACKAGE_ROOT, 'data/platforms/slurm-raijin.json'), 'utf8')));

@@ -22,9 +22,12 @@ import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/s
 import type { PriorityConfig } from '../../src/scheduling/multifactor.js';
 import { JobPhase } from '../../src/core/engine.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
-import { SlurmPlatform } from '../../src/slurm/platform.js';
+import { SlurmPlatform, type SlurmPlatformSpec } from '../../src/slurm/platform.js';
+import { slurmPresetConfig, slurmPresetJob, slurmPresetRefusal } from '../../src/slurm/preset.js';
 import { SlurmPassClock, type SlurmPassTimers } from '../../src/scheduling/slurmPassClock.js';
-import { multifactorOptionsOf, parseEngineConfig } from '../../src/scheduling/engineConfig.js';
+import { SlurmBackfill, type SlurmBackfillSettings } from '../../src/scheduling/slurmBackfill.js';
+import type { PolicyScheduler } from '../../src/scheduling/scheduler.js';
+import { multifactorOptionsOf, parseEngineConfig, schedulerOf } from '../../src/scheduling/engineConfig.js';
 import { runSimulation } from '../../src/scheduling/run.js';
 import { parseEnvConfig } from '../../envs/config.js';
 import { DEFAULT_PRIORITY } from '../../src/scheduling/multifactor.js';
@@ -68,21 +71,24 @@ type Priority = 'fifo' | 'multifactor';
 /** The Slurm engine's run (no backfill; the timers of `timers`, by default a main pass at every instant with a change). */
 function slurmRun(jobs: SlurmJobInput[], nodes: number, cores: number, priority: Priority, timers: Partial<SlurmConfig> = {}): Map<number, Row> {
   const platform = new SlurmPlatform({ groups: [{ name: 'g', count: nodes, cores }], partitions: [{ name: 'p', groups: ['g'] }] });
-  const e = new SlurmEngine(platform, {
-    users: 4,
-    backfill: false,
-    schedOnSubmit: true,
-    schedDelay: 0,
-    schedInterval: 0,
-    batchSchedDelay: 0,
-    schedMinInterval: 0,
-    ...timers,
-    // (multifactor: the PriorityCalcPeriod ticks on the one engine's grid, which starts at the first submission)
-    priority: { ...DEFAULT_SLURM.priority, ...weightsOf(priority), calcPhase: jobs[0]!.submit % DEFAULT_PRIORITY.calcPeriod },
-  });
+  const config = slurmConfigOf(priority, null, timers);
+  // (multifactor: the PriorityCalcPeriod ticks on the one engine's grid, which starts at the first submission)
+  config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_PRIORITY.calcPeriod };
+  return slurmRows(platform, config, jobs);
+}
+
+/** Every job's row of the Slurm engine's run of `jobs` on `platform` under `config` (a refused job's: NaN times). */
+function slurmRows(platform: SlurmPlatform, config: Partial<SlurmConfig>, jobs: SlurmJobInput[]): Map<number, Row> {
+  const e = new SlurmEngine(platform, config);
   const out = new Map<number, Row>();
   e.onFinish((J, s) => {
-    out.set(J.id[s]!, { start: J.start[s]!, end: J.end[s]!, killed: J.state[s] !== JobPhase.Completed, periods: J.periods(s).flat() });
+    const refused = J.state[s] === JobPhase.Rejected;
+    out.set(J.id[s]!, {
+      start: refused ? Number.NaN : J.start[s]!,
+      end: refused ? Number.NaN : J.end[s]!,
+      killed: J.state[s] !== JobPhase.Completed,
+      periods: refused ? [] : J.periods(s).flat(),
+    });
   });
   e.stream(jobs);
   e.run();
@@ -155,8 +161,15 @@ describe("the one engine gives the Slurm engine's schedules where their rules ag
 });
 
 /** The Slurm engine and the one engine under Slurm's main-scheduler timers (`SlurmPassClock`). */
-function timedRuns(jobs: SlurmJobInput[], nodes: number, cores: number, priority: Priority, timers: SlurmPassTimers): [Map<number, Row>, Map<number, Row>] {
-  const a = slurmRun(jobs, nodes, cores, priority, timers);
+function timedRuns(
+  jobs: SlurmJobInput[],
+  nodes: number,
+  cores: number,
+  priority: Priority,
+  timers: SlurmPassTimers,
+  backfill: SlurmBackfillSettings | null = null,
+): [Map<number, Row>, Map<number, Row>] {
+  const a = slurmRun(jobs, nodes, cores, priority, { ...timers, ...backfillConfigOf(backfill) });
   const sim = new ClusterSimulator(platformFromNodeGroups({ groups: [{ name: 'g', count: nodes, cores }] }), oneEngineJobs(jobs), {
     walltimeKill: true,
     timeOrigin: 0,
@@ -164,12 +177,31 @@ function timedRuns(jobs: SlurmJobInput[], nodes: number, cores: number, priority
   });
   // the Slurm engine runs a main pass after every PriorityCalcPeriod recalculation, whatever the weights
   const inner = makeScheduler('multifactor:first', { multifactor: { priority: weightsOf(priority), shares: { u0: 1, u1: 1, u2: 1, u3: 1 } } });
-  const clock = new SlurmPassClock(inner, { ...timers, priorityTicks: { period: DEFAULT_PRIORITY.calcPeriod } });
+  const clock = new SlurmPassClock(
+    inner,
+    { ...timers, priorityTicks: { period: DEFAULT_PRIORITY.calcPeriod } },
+    backfill === null ? null : new SlurmBackfill(inner as PolicyScheduler, backfill),
+  );
   clock.attach(sim);
   sim.setScheduler(clock);
   const b = rowsOf(sim);
   sim.runUntil(Number.POSITIVE_INFINITY);
   return [a, b];
+}
+
+/** The Slurm engine's settings of `sched/backfill` with `backfill` (null: `sched/builtin`). */
+function backfillConfigOf(backfill: SlurmBackfillSettings | null): Partial<SlurmConfig> {
+  if (backfill === null) return { backfill: false };
+  return {
+    backfill: true,
+    bfInterval: backfill.interval,
+    bfWindow: backfill.window,
+    bfResolution: backfill.resolution,
+    bfMaxJobTest: backfill.maxJobTest,
+    bfGrid: backfill.grid,
+    bfSlurmRounding: backfill.slurmRounding,
+    bfReserveIdle: backfill.reserveIdle,
+  };
 }
 
 /** The one engine's jobs of a Slurm workload (an `mpi` job of `cores` tasks; the limit kills; operator events). */
@@ -188,35 +220,233 @@ function oneEngineJobs(jobs: SlurmJobInput[]) {
   }));
 }
 
+/**
+ * The random cases of the timed properties: a seed, 1-4 nodes of 4 or 8 cores, FIFO or multifactor, and
+ * Slurm's main-scheduler timers (`sched_on_submit`, the scheduling delay, `sched_min_interval`, `sched_interval`).
+ */
+const timedCase = [
+  fc.integer({ min: 0, max: 1_000_000 }),
+  fc.integer({ min: 1, max: 4 }),
+  fc.constantFrom(4, 8),
+  fc.constantFrom<Priority>('fifo', 'multifactor'),
+  fc.record({
+    schedOnSubmit: fc.boolean(),
+    schedDelay: fc.constantFrom(0, 0.25, 2),
+    schedMinInterval: fc.constantFrom(0, 1, 7),
+    schedInterval: fc.constantFrom(0, 30, 60),
+    batchSchedDelay: fc.constantFrom(0, 0, 1, 3),
+    bgTickPhase: fc.constantFrom(0.5, 0.25),
+  }),
+] as const;
+
 describe("the one engine under Slurm's main-scheduler clock (SlurmPassClock) gives the Slurm engine's schedules", () => {
   it('sched_on_submit or not, a scheduling delay, sched_min_interval and the periodic sched_interval pass, FIFO or multifactor', () => {
     let delayed = 0;
     fc.assert(
-      fc.property(
-        fc.integer({ min: 0, max: 1_000_000 }),
-        fc.integer({ min: 1, max: 4 }),
-        fc.constantFrom(4, 8),
-        fc.constantFrom<Priority>('fifo', 'multifactor'),
-        fc.record({
-          schedOnSubmit: fc.boolean(),
-          schedDelay: fc.constantFrom(0, 0.25, 2),
-          schedMinInterval: fc.constantFrom(0, 1, 7),
-          schedInterval: fc.constantFrom(0, 30, 60),
-        }),
-        (seed, nodes, cores, priority, timers) => {
-          const jobs = workload(seed, 100, Math.min(nodes * cores, 24));
-          const [a, b] = timedRuns(jobs, nodes, cores, priority, timers);
-          expect(b.size).toBe(a.size);
-          for (const [id, r] of a) {
-            expect(b.get(id), `job ${id}`).toEqual(r);
-            if (r.start !== Math.floor(r.start)) delayed++;
-          }
-        },
-      ),
+      fc.property(...timedCase, (seed, nodes, cores, priority, timers) => {
+        const jobs = workload(seed, 100, Math.min(nodes * cores, 24));
+        const [a, b] = timedRuns(jobs, nodes, cores, priority, timers);
+        expect(b.size).toBe(a.size);
+        for (const [id, r] of a) {
+          expect(b.get(id), `job ${id}`).toEqual(r);
+          if (r.start !== Math.floor(r.start)) delayed++;
+        }
+      }),
       { numRuns: 60, seed: 7 },
     );
     // the timers do move starts off the events' whole seconds
     expect(delayed).toBeGreaterThan(50);
+  });
+});
+
+describe("the one engine with Slurm's backfill scheduler (SlurmBackfill on SlurmPassClock) gives the Slurm engine's schedules", () => {
+  it('sched/backfill: bf_interval on its grid or not, window, resolution, max job test, Slurm rounding, idle nodes held; FIFO or multifactor', () => {
+    let backfilled = 0;
+    let compared = 0;
+    fc.assert(
+      fc.property(
+        ...timedCase,
+        fc.record({
+          interval: fc.constantFrom(5, 30, 45),
+          grid: fc.boolean(),
+          window: fc.constantFrom(600, 3600, 86_400),
+          resolution: fc.constantFrom(10, 60, 120),
+          maxJobTest: fc.constantFrom(1, 5, 100),
+          slurmRounding: fc.boolean(),
+          reserveIdle: fc.constantFrom<SlurmBackfillSettings['reserveIdle']>('none', 'first', 'proportional'),
+        }),
+        (seed, nodes, cores, priority, timers, backfill) => {
+          const jobs = workload(seed, 100, Math.min(nodes * cores, 24));
+          const [a, b] = timedRuns(jobs, nodes, cores, priority, timers, backfill);
+          const [c] = timedRuns(jobs, nodes, cores, priority, timers);
+          expect(b.size).toBe(a.size);
+          for (const [id, r] of a) {
+            expect(b.get(id), `job ${id}`).toEqual(r);
+            // a start backfill moved (the same run without it starts the job at another time)
+            if (c.get(id)!.start !== r.start) backfilled++;
+            compared++;
+          }
+        },
+      ),
+      { numRuns: 60, seed: 11 },
+    );
+    // backfill changes the schedules it is compared on
+    expect(backfilled).toBeGreaterThan(compared / 2);
+  });
+});
+
+/** Node groups and partitions over them (both engines read the same spec). */
+type Layout = SlurmPlatformSpec & { partitions: { name: string; groups: string[]; max_time?: number }[] };
+
+/**
+ * Three groups and three partitions, two of them sharing a group: `g0` 2x4, `g1` 1x8, `g2` 3x4; `a` {g0, g1},
+ * `b` {g1, g2}, `c` {g2} with a 500 s time limit (longer jobs are refused at submission).
+ */
+const LAYOUT: Layout = {
+  groups: [
+    { name: 'g0', count: 2, cores: 4 },
+    { name: 'g1', count: 1, cores: 8 },
+    { name: 'g2', count: 3, cores: 4 },
+  ],
+  partitions: [
+    { name: 'a', groups: ['g0', 'g1'] },
+    { name: 'b', groups: ['g1', 'g2'] },
+    { name: 'c', groups: ['g2'], max_time: 500 },
+  ],
+};
+
+/**
+ * `workload` with each job in a random partition, of at most its smallest group's cores (it fits one group),
+ * and a random QOS of two; one job in twenty asks for more than any one group of its partition holds (but no
+ * more than the partition: the Slurm engine refuses it, the one engine's capacity alone would not).
+ */
+function partitionedWorkload(seed: number, n: number, layout: Layout): SlurmJobInput[] {
+  const rng = derive(seed, 'one-engine/partitions');
+  const cores = new Map(layout.groups.map((g) => [g.name, g.count * g.cores]));
+  return workload(seed, n, 1).map((j) => {
+    const part = Math.floor(rng.uniform(0, layout.partitions.length));
+    const sizes = layout.partitions[part]!.groups.map((g) => cores.get(g)!);
+    const smallest = Math.min(...sizes);
+    const largest = Math.max(...sizes);
+    const total = sizes.reduce((a, b) => a + b, 0);
+    const c = rng.next() < 0.05 && total > largest ? largest + 1 + Math.floor(rng.uniform(0, total - largest)) : 1 + Math.floor(rng.uniform(0, smallest));
+    return { ...j, partition: part, cores: c, qos: rng.next() < 0.3 ? 1 : 0 };
+  });
+}
+
+/** Both engines on `layout` with the Slurm configuration `config`: the Slurm engine, and the one engine through the Slurm preset. Refused jobs' rows: NaN times. */
+function presetRuns(jobs: SlurmJobInput[], layout: Layout, config: Partial<SlurmConfig>): [Map<number, Row>, Map<number, Row>] {
+  const a = slurmRows(new SlurmPlatform(layout), config, jobs);
+  const engine = slurmPresetConfig(layout, config);
+  const b = new Map<number, Row>();
+  const names = layout.partitions.map((q) => q.name);
+  runSimulation(
+    platformFromNodeGroups(layout),
+    jobs.map((j) => slurmPresetJob(j, names)),
+    makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }),
+    {
+      engine,
+      walltimeKill: true,
+      timeOrigin: 0,
+      unfit: 'reject',
+      listeners: [
+        {
+          onEnd: (_s, r) =>
+            void b.set(Number(r.job.id), { start: r.start, end: r.finish, killed: r.state === 'killed', periods: r.suspensions ? [...r.suspensions] : [] }),
+          onReject: (_s, r) => void b.set(Number(r.job.id), { start: Number.NaN, end: Number.NaN, killed: true, periods: [] }),
+        },
+      ],
+    },
+  );
+  return [a, b];
+}
+
+/** The Slurm configuration of a FIFO or multifactor priority (4 users, QOS priorities 0 and 500) with `backfill` (null: sched/builtin) and `timers`. */
+function slurmConfigOf(priority: Priority, backfill: SlurmBackfillSettings | null, timers: Partial<SlurmConfig> = {}): Partial<SlurmConfig> {
+  return {
+    users: 4,
+    qosPriorities: [0, 500],
+    ...backfillConfigOf(backfill),
+    schedOnSubmit: true,
+    schedDelay: 0,
+    schedInterval: 0,
+    batchSchedDelay: 0,
+    schedMinInterval: 0,
+    ...timers,
+    priority: { ...DEFAULT_SLURM.priority, ...weightsOf(priority) },
+  };
+}
+
+describe("the Slurm preset of the one engine (src/slurm/preset.ts: Slurm's main scheduler on several node groups and partitions) gives the Slurm engine's schedules", () => {
+  it('each job within one group of its partition, a job left waiting blocking its partition and its groups; sched/builtin or backfill', () => {
+    let overtaken = 0;
+    let backfilled = 0;
+    let refused = 0;
+    let tooLarge = 0;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.constantFrom<Priority>('fifo', 'multifactor'),
+        fc.option(
+          fc.record({
+            interval: fc.constantFrom(5, 30),
+            grid: fc.boolean(),
+            window: fc.constantFrom(3600, 86_400),
+            resolution: fc.constantFrom(10, 60),
+            maxJobTest: fc.constantFrom(5, 100),
+            slurmRounding: fc.boolean(),
+            reserveIdle: fc.constantFrom<SlurmBackfillSettings['reserveIdle']>('none', 'first', 'proportional'),
+          }),
+          { nil: null },
+        ),
+        fc.constantFrom(0, 2),
+        (seed, priority, backfill, batch) => {
+          const jobs = partitionedWorkload(seed, 120, LAYOUT);
+          const [a, b] = presetRuns(jobs, LAYOUT, slurmConfigOf(priority, backfill, { batchSchedDelay: batch, schedOnSubmit: batch === 0 }));
+          expect(b.size).toBe(a.size);
+          const bySubmit = [...a.entries()].sort((x, y) => jobs[x[0]]!.submit - jobs[y[0]]!.submit || x[0] - y[0]);
+          let latest = Number.NEGATIVE_INFINITY;
+          for (const [id, r] of bySubmit) {
+            expect(b.get(id), `job ${id}`).toEqual(r);
+            if (Number.isNaN(r.start)) {
+              refused++;
+              if (jobs[id]!.partition !== 2) tooLarge++;
+              continue;
+            }
+            // a job that starts before one submitted earlier: another partition went on (or backfill)
+            if (r.start < latest) {
+              if (backfill === null) overtaken++;
+              else backfilled++;
+            }
+            latest = Math.max(latest, r.start);
+          }
+        },
+      ),
+      { numRuns: 40, seed: 5 },
+    );
+    // the partitions do not block each other, and backfill moves jobs, in the runs compared
+    expect(overtaken).toBeGreaterThan(100);
+    expect(backfilled).toBeGreaterThan(100);
+    // partition c's time limit and the jobs larger than any one group of their partition are refused at submission in both
+    expect(refused).toBeGreaterThan(100);
+    expect(tooLarge).toBeGreaterThan(50);
+  });
+});
+
+describe('the Slurm preset refuses what it does not model yet, naming the settings', () => {
+  it('whole-node allocation, the clocks measured from a log, preempting partitions, GPUs', () => {
+    expect(slurmPresetRefusal(LAYOUT, {})).toBeNull();
+    expect(slurmPresetRefusal(LAYOUT, { nodeSelect: true, bfTickTimes: [30, 60] })).toBe(
+      'the Slurm preset of the one engine does not model nodeSelect (whole-node allocation), bfTickTimes yet',
+    );
+    const preempting: SlurmPlatformSpec = {
+      groups: [{ name: 'g', count: 2, cores: 4, gpus: { count: 1, type: 'a100' } }],
+      partitions: [
+        { name: 'low', groups: ['g'], priority_tier: 1, preempt_mode: 'suspend' },
+        { name: 'high', groups: ['g'], priority_tier: 2 },
+      ],
+    };
+    expect(() => slurmPresetConfig(preempting, {}, 'raijin.json')).toThrow(/raijin\.json: .*partitions that preempt \(preempt_mode\), GPUs yet/);
   });
 });
 
@@ -238,6 +468,51 @@ describe('the Slurm pass clock through the engine configuration', () => {
     );
     expect(summary.jobs_finished + summary.jobs_killed).toBe(150);
     for (const [id, r] of slurm) expect(starts.get(id), `job ${id}`).toBe(r.start);
+  });
+
+  it("pass_clock.slurm.backfill through runSimulation gives the Slurm engine's schedule with sched/backfill", () => {
+    const jobs = workload(777, 150, 16);
+    const timers = { schedOnSubmit: false, schedDelay: 0, schedMinInterval: 0, schedInterval: 60 };
+    const backfill: SlurmBackfillSettings = {
+      interval: 30,
+      window: 7200,
+      resolution: 60,
+      maxJobTest: 50,
+      grid: true,
+      slurmRounding: true,
+      reserveIdle: 'first',
+    };
+    const [slurm] = timedRuns(jobs, 2, 8, 'multifactor', timers, backfill);
+    const [builtin] = timedRuns(jobs, 2, 8, 'multifactor', timers);
+    const engine = parseEngineConfig({
+      pass_clock: {
+        slurm: {
+          sched_on_submit: false,
+          sched_interval: 60,
+          backfill: { interval: 30, window: 7200, resolution: 60, max_job_test: 50, grid: true, slurm_rounding: true, reserve_idle: 'first' },
+        },
+      },
+      multifactor: { shares: { u0: 1, u1: 1, u2: 1, u3: 1 } },
+    });
+    const starts = new Map<number, number>();
+    runSimulation(
+      platformFromNodeGroups({ groups: [{ name: 'g', count: 2, cores: 8 }] }),
+      oneEngineJobs(jobs),
+      makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }),
+      { engine, walltimeKill: true, timeOrigin: 0, listeners: [{ onEnd: (_s, r) => void starts.set(Number(r.job.id), r.start) }] },
+    );
+    let moved = 0;
+    for (const [id, r] of slurm) {
+      expect(starts.get(id), `job ${id}`).toBe(r.start);
+      if (builtin.get(id)!.start !== r.start) moved++;
+    }
+    expect(moved).toBeGreaterThan(50);
+  });
+
+  it("Slurm's backfill needs a scheduler with a queue order: an input error naming the field", () => {
+    const engine = parseEngineConfig({ pass_clock: { slurm: { backfill: {} } } });
+    expect(() => schedulerOf(engine, { name: 'opaque', schedule: () => {} })).toThrow(/pass_clock\.slurm\.backfill: .*opaque has none/);
+    expect(() => parseEngineConfig({ pass_clock: { slurm: { backfill: { interval: 0 } } } })).toThrow(/pass_clock\.slurm\.backfill\.interval/);
   });
 
   it('the cluster environments refuse it, saying why', () => {

@@ -1,0 +1,90 @@
+/**
+ * Slurm's counted view of a platform on the one engine: a job runs within one node group of its
+ * partition, and what a pass asks of a group is its free cores (`ClusterSimulator.groupFree`), as the
+ * Slurm engine counts cores per group. The main pass (`slurmMainPass.ts`) and the backfill pass
+ * (`slurmBackfill.ts`) share it.
+ *
+ * - **a job's groups**: the node groups its partition's nodes touch, in platform order (every group when
+ *   its partition holds every node);
+ * - **a start on group `g`**: the scheduler's resource selection places the job on `g`'s nodes only (a
+ *   placement limit of no cores elsewhere); counted cores that the selection cannot place (memory, a
+ *   node-shape rule) leave the job waiting.
+ */
+import type { ClusterSimulator } from '../execution/simulator.js';
+import { requestPartition } from '../platform/partitions.js';
+import type { Job } from '../workload/job.js';
+import type { NodeFit, PlacementLimit, ResourcePolicy } from './placement.js';
+
+/** A platform's groups as Slurm counts them, for one engine (caches per partition). */
+export class SlurmGroups {
+  private readonly byMask = new WeakMap<Uint8Array, number[]>();
+  private readonly all: number[];
+  private readonly limits: PlacementLimit[];
+
+  constructor(readonly sim: ClusterSimulator) {
+    const p = sim.platform;
+    this.all = Array.from({ length: p.groupCount }, (_, g) => g);
+    const nodeGroup = p.nodeGroup;
+    this.limits = this.all.map((g) => ({
+      cores: (x: number) => (nodeGroup[x] === g ? Number.POSITIVE_INFINITY : 0),
+      mem: (x: number) => (nodeGroup[x] === g ? Number.POSITIVE_INFINITY : 0),
+    }));
+  }
+
+  /** The groups `job` may run on (see the module comment). */
+  groupsOf(job: Job): readonly number[] {
+    const mask = this.sim.allocation.partitionMask(job);
+    if (mask === null) return this.all;
+    let gs = this.byMask.get(mask);
+    if (gs === undefined) {
+      const nodeGroup = this.sim.platform.nodeGroup;
+      const seen = new Set<number>();
+      for (let x = 0; x < mask.length; x++) if (mask[x]) seen.add(nodeGroup[x]!);
+      gs = [...seen].sort((a, b) => a - b);
+      this.byMask.set(mask, gs);
+    }
+    return gs;
+  }
+
+  /** The index of `job`'s partition in `Platform.partitions` (its own, else the default), or -1 when it names none known. */
+  partitionOf(job: Job): number {
+    const p = this.sim.platform;
+    const i = requestPartition(p.partitions, p.defaultPartition, job);
+    return typeof i === 'number' ? i : -1;
+  }
+
+  /**
+   * Why `job` can never run within one node group of its partition (Slurm's counted model; the Slurm engine
+   * refuses it at submission), or null: some group has its cores, on at most the partition's `MaxNodes`
+   * nodes of that group.
+   */
+  refusal(job: Job): string | null {
+    const p = this.sim.platform;
+    const part = this.partitionOf(job);
+    const maxNodes = part >= 0 ? p.partitions[part]!.maxNodes : Number.POSITIVE_INFINITY;
+    let largest = 0;
+    for (const g of this.groupsOf(job)) {
+      const perNode = p.nodeCoreCount[p.groupFirstNode[g]!]!;
+      const cores = perNode * p.groupNodeCount[g]!;
+      if (job.ntasks <= cores && Math.ceil(job.ntasks / perNode) <= maxNodes) return null;
+      largest = Math.max(largest, cores);
+    }
+    return `asks for ${job.ntasks} cores, more than one node group of its partition holds (at most ${largest}${Number.isFinite(maxNodes) ? ` on ${maxNodes} nodes` : ''}; Slurm's counted model runs a job within one group)`;
+  }
+
+  /** Cores for `job` anywhere on its partition but the groups `off` marks (null: none), by `resources`. */
+  placeOutside(job: Job, off: Uint8Array | null, resources: ResourcePolicy, fit: NodeFit): Int32Array | null {
+    if (off === null || !off.includes(1)) return resources.place(this.sim, job, fit);
+    const nodeGroup = this.sim.platform.nodeGroup;
+    const limit: PlacementLimit = {
+      cores: (x) => (off[nodeGroup[x]!] ? 0 : Number.POSITIVE_INFINITY),
+      mem: (x) => (off[nodeGroup[x]!] ? 0 : Number.POSITIVE_INFINITY),
+    };
+    return resources.place(this.sim, job, fit, limit);
+  }
+
+  /** Cores for `job` on group `g`'s nodes by `resources` (null when it cannot place it there). */
+  place(job: Job, g: number, resources: ResourcePolicy, fit: NodeFit): Int32Array | null {
+    return resources.place(this.sim, job, fit, this.all.length === 1 ? null : this.limits[g]!);
+  }
+}

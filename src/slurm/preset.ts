@@ -1,0 +1,124 @@
+/**
+ * The Slurm engine's model as a preset of the one engine (issue 42, DESIGN §15): a Slurm platform, a
+ * Slurm configuration and Slurm jobs (`SlurmJobInput`) become the one engine's platform
+ * (`platformFromNodeGroups`), engine configuration and jobs, so that `ClusterSimulator` runs what
+ * `SlurmEngine` runs:
+ *
+ * - **priority**: the job selection `multifactor` with the configuration's weights and parameters, every
+ *   user `0 .. users - 1` known from the start with an equal share (the Slurm engine's users), QOS `q<i>`
+ *   at `qosPriorities[i]`, a main pass after every `PriorityCalcPeriod` recalculation;
+ * - **the pass clock**: Slurm's main-scheduler timers (`sched_on_submit`, the scheduling delay,
+ *   `sched_min_interval`, `sched_interval`, `batch_sched_delay`'s background thread and its tick phase) and, with `sched/backfill`, the backfill scheduler on its timer
+ *   with the counted planner (`bf_interval`, `bf_window`, `bf_resolution`, `bf_max_job_test`, the grid,
+ *   Slurm 22.05's rounding, idle units held);
+ * - **the main pass**: Slurm's (`queue_depth`, a job left waiting blocks its partition and its groups, each
+ *   job within one node group of its partition, `within: "group"`, and a job no group can hold refused at
+ *   submission: `src/scheduling/slurmMainPass.ts`);
+ * - **jobs**: an `mpi` job of `cores` tasks, `reqTime` its time limit (walltime kills: `Timeout`), its
+ *   runtime, its user as `"<id>"` (a partition's `allow_users` names them so), its partition by name, its
+ *   QOS, and its timed operator suspension.
+ *
+ * `test/slurm/oneEngine.test.ts` proves the schedules identical (start, end, state, suspension periods of
+ * every job) on random workloads, and `npm run bench -- slurm-preset` on the Raijin workload at scale.
+ * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`): whole-node
+ * allocation (`nodeSelect`, `bfWillRun`), the measured clocks of a log (`timerOrigin`, `bgTickTimes`, `bfTickTimes`, `endSchedShare`), Slurm 22.05's job size
+ * factor, priority ticks on a phase of their own, partitions that preempt, GPUs, nodes left COMPLETING.
+ */
+import { InputError } from '../core/errors.js';
+import type { Job } from '../workload/job.js';
+import { makeJob } from '../workload/job.js';
+import { type EngineConfigInput, parseEngineConfig, type EngineConfig } from '../scheduling/engineConfig.js';
+import type { SlurmConfig, SlurmJobInput } from './config.js';
+import { DEFAULT_SLURM } from './config.js';
+import type { SlurmPlatformSpec } from './platform.js';
+
+/** Why the one engine cannot run `config` on `platform` as the Slurm engine does (the settings named), or null. */
+export function slurmPresetRefusal(platform: SlurmPlatformSpec, config: Partial<SlurmConfig>): string | null {
+  const c = { ...DEFAULT_SLURM, ...config };
+  const out: string[] = [];
+  if (c.nodeSelect) out.push('nodeSelect (whole-node allocation)');
+  if (c.bfWillRun) out.push('bfWillRun');
+  if (c.timerOrigin !== undefined) out.push('timerOrigin');
+  if (c.bgTickTimes !== undefined) out.push('bgTickTimes');
+  if (c.bfTickTimes !== undefined) out.push('bfTickTimes');
+  if (c.endSchedShare > 0) out.push('endSchedShare');
+  if (c.priority.jobSize === 'slurm22') out.push("priority.jobSize 'slurm22'");
+  if (c.priority.calcPhase !== undefined) out.push('priority.calcPhase');
+  const tiers = new Set((platform.partitions ?? []).map((q) => q.priority_tier ?? 1));
+  if (tiers.size > 1 && (platform.partitions ?? []).some((q) => (q.preempt_mode ?? 'off') !== 'off')) out.push('partitions that preempt (preempt_mode)');
+  if (platform.groups.some((g) => g.gpus !== undefined)) out.push('GPUs');
+  if (platform.groups.some((g) => g.memory_mb !== undefined || g.cpus !== undefined)) out.push("groups' memory_mb and cpus");
+  return out.length === 0 ? null : `the Slurm preset of the one engine does not model ${out.join(', ')} yet`;
+}
+
+/** The one engine's configuration for the Slurm configuration `config` (see the module comment). */
+export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<SlurmConfig>, where = 'slurm config'): EngineConfig {
+  const why = slurmPresetRefusal(platform, config);
+  if (why !== null) throw new InputError(why, where);
+  const c = { ...DEFAULT_SLURM, ...config };
+  const p = c.priority;
+  const shares: Record<string, number> = {};
+  for (let u = 0; u < c.users; u++) shares[String(u)] = 1;
+  const qos: Record<string, number> = {};
+  c.qosPriorities.forEach((x, i) => {
+    qos[`q${i}`] = x;
+  });
+  const raw: EngineConfigInput = {
+    pass_clock: {
+      slurm: {
+        sched_on_submit: c.schedOnSubmit,
+        sched_delay: c.schedDelay,
+        sched_min_interval: c.schedMinInterval,
+        sched_interval: c.schedInterval,
+        batch_sched_delay: c.batchSchedDelay,
+        bg_tick_phase: c.bgTickPhase,
+        priority_ticks: true,
+        main: 'slurm',
+        queue_depth: c.queueDepth,
+        within: 'group',
+        ...(c.backfill
+          ? {
+              backfill: {
+                interval: c.bfInterval,
+                window: c.bfWindow,
+                resolution: c.bfResolution,
+                max_job_test: c.bfMaxJobTest,
+                grid: c.bfGrid,
+                slurm_rounding: c.bfSlurmRounding,
+                reserve_idle: c.bfReserveIdle,
+              },
+            }
+          : {}),
+      },
+    },
+    multifactor: {
+      weights: { age: p.weightAge, fairshare: p.weightFairshare, job_size: p.weightJobSize, partition: p.weightPartition, qos: p.weightQos },
+      max_age: p.maxAge,
+      favor_small: p.favorSmall,
+      decay_half_life: p.decayHalfLife,
+      calc_period: p.calcPeriod,
+      dampening: p.dampening,
+      shares,
+      qos,
+    },
+  };
+  return parseEngineConfig(raw, where);
+}
+
+/** The one engine's job for Slurm job `j` (see the module comment; `partitions`: the platform's partition names). */
+export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[]): Job {
+  if (j.gpus !== undefined && j.gpus > 0) throw new InputError(`job ${j.id}: GPUs are not in the Slurm preset yet`);
+  if (j.completing !== undefined && j.completing > 0) throw new InputError(`job ${j.id}: COMPLETING nodes are not in the Slurm preset yet`);
+  return makeJob({
+    id: String(j.id),
+    subtime: j.submit,
+    ntasks: j.cores,
+    type: 'mpi',
+    runtime: j.runTime,
+    user: String(j.user),
+    partition: partitions[j.partition ?? 0]!,
+    ...(j.qos !== undefined ? { qos: `q${j.qos}` } : {}),
+    reqTime: j.timeLimit,
+    ...(j.opAfter !== undefined && j.opFor !== undefined ? { operatorEvents: [{ after: j.opAfter, duration: j.opFor }] } : {}),
+  });
+}
