@@ -13,11 +13,7 @@ import { runRaijinExperiment } from '../src/slurm/experiment.js';
 import { RAIJIN_PLATFORM, SlurmPlatform } from '../src/slurm/platform.js';
 import { replay, runworkload } from '../src/slurm/replay.js';
 import { SlurmEngine } from '../src/slurm/engine.js';
-import { slurmPresetConfig, slurmPresetJob } from '../src/slurm/preset.js';
-import { platformFromNodeGroups } from '../src/platform/views.js';
-import { multifactorOptionsOf } from '../src/scheduling/engineConfig.js';
-import { makeScheduler } from '../src/scheduling/policyName.js';
-import { runSimulation } from '../src/scheduling/run.js';
+import { runSlurmPreset } from '../src/slurm/preset.js';
 import { DEFAULT_RAIJIN_WORKLOAD, raijinWorkload } from '../src/slurm/workload.js';
 
 const rss = () => Math.round(process.resourceUsage().maxRSS / 1024);
@@ -65,7 +61,8 @@ export function benchSlurm(jobs = 1_000_000, traceJobs = 4_417_018): Record<stri
 /**
  * The `slurm-preset` section (issue 42): the Slurm engine and the one engine running its preset
  * (`src/slurm/preset.ts`) side by side on the same Raijin replay (shrink 100, 57,600 cores, multifactor
- * priority, backfill, operator suspensions; `jobs` jobs): CPU time of each run, jobs per CPU second, their
+ * priority, backfill, operator suspensions; `jobs` jobs; the one engine's run converts the jobs as it takes
+ * them, `runSlurmPreset`): CPU time of each run, jobs per CPU second, their
  * ratio, and how many jobs get the same start and end in both, to 1e-9 relative (`bit_identical`: to the
  * bit; the end of a suspended job is a sum the two engines take in another order, and a job started at such
  * an end inherits the last bits).
@@ -92,17 +89,9 @@ export function benchSlurmPreset(jobs = 200_000): Record<string, unknown> {
   e.stream(input);
   e.run();
   const slurmCpu = cpu() - t;
-  const names = RAIJIN_PLATFORM.partitions.map((q) => q.name);
-  const jobsOne = input.map((j) => slurmPresetJob(j, names));
-  const engine = slurmPresetConfig(RAIJIN_PLATFORM, config);
   t = cpu();
   const one = new Map<number, [number, number]>();
-  runSimulation(platformFromNodeGroups(RAIJIN_PLATFORM), jobsOne, makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }), {
-    engine,
-    walltimeKill: true,
-    timeOrigin: 0,
-    listeners: [{ onEnd: (_s, r) => void one.set(Number(r.job.id), [r.start, r.finish]) }],
-  });
+  runSlurmPreset(RAIJIN_PLATFORM, input, config, [{ onEnd: (_s, r) => void one.set(Number(r.job.id), [r.start, r.finish]) }]);
   const oneCpu = cpu() - t;
   let same = 0;
   let exact = 0;

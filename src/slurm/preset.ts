@@ -27,7 +27,11 @@
 import { InputError } from '../core/errors.js';
 import type { Job } from '../workload/job.js';
 import { makeJob } from '../workload/job.js';
-import { type EngineConfigInput, parseEngineConfig, type EngineConfig } from '../scheduling/engineConfig.js';
+import type { SimulationListener } from '../execution/simulator.js';
+import { platformFromNodeGroups } from '../platform/views.js';
+import { type EngineConfigInput, multifactorOptionsOf, parseEngineConfig, type EngineConfig } from '../scheduling/engineConfig.js';
+import { makeScheduler } from '../scheduling/policyName.js';
+import { type RunResult, runSimulation } from '../scheduling/run.js';
 import type { SlurmConfig, SlurmJobInput } from './config.js';
 import { DEFAULT_SLURM } from './config.js';
 import type { SlurmPlatformSpec } from './platform.js';
@@ -120,5 +124,29 @@ export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[]):
     ...(j.qos !== undefined ? { qos: `q${j.qos}` } : {}),
     reqTime: j.timeLimit,
     ...(j.opAfter !== undefined && j.opFor !== undefined ? { operatorEvents: [{ after: j.opAfter, duration: j.opFor }] } : {}),
+  });
+}
+
+/**
+ * Runs Slurm jobs on the one engine under the preset of `platform` and `config` (the jobs converted as they
+ * are submitted; a refused job is rejected, not an error); `listeners` observe the run.
+ */
+export function runSlurmPreset(
+  platform: SlurmPlatformSpec,
+  jobs: Iterable<SlurmJobInput>,
+  config: Partial<SlurmConfig>,
+  listeners: SimulationListener[] = [],
+): RunResult {
+  const engine = slurmPresetConfig(platform, config);
+  const names = platform.partitions.map((q) => q.name);
+  const oneJobs = (function* () {
+    for (const j of jobs) yield slurmPresetJob(j, names);
+  })();
+  return runSimulation(platformFromNodeGroups(platform), oneJobs, makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }), {
+    engine,
+    walltimeKill: true,
+    timeOrigin: 0,
+    unfit: 'reject',
+    listeners,
   });
 }

@@ -28,12 +28,8 @@ import { SlurmEngine } from './engine.js';
 import { JobPhase } from '../core/engine.js';
 import type { JobTable } from './jobs.js';
 import type { SlurmPlatform } from './platform.js';
-import { slurmPresetConfig, slurmPresetJob } from './preset.js';
+import { runSlurmPreset } from './preset.js';
 import type { JobRecord } from '../execution/simulator.js';
-import { platformFromNodeGroups } from '../platform/views.js';
-import { multifactorOptionsOf } from '../scheduling/engineConfig.js';
-import { runSimulation } from '../scheduling/run.js';
-import { makeScheduler } from '../scheduling/policyName.js';
 import type { Scheduler } from '../scheduling/scheduler.js';
 import { SlurmPassClock } from '../scheduling/slurmPassClock.js';
 
@@ -282,15 +278,13 @@ export function replay(
  */
 function replayOnOneEngine(platform: SlurmPlatform, jobs: Iterable<SlurmJobInput>, o: ReplayOptions, config: Partial<SlurmConfig>): CalcMets {
   const acc = new CalcMetsAccumulator(o.warmup, o.shrink);
-  const names = platform.partitions.map((q) => q.name);
   const input = new Map<string, SlurmJobInput>();
-  const oneJobs = (function* () {
+  const taken = (function* () {
     for (const j of runworkload(jobs, o)) {
       input.set(String(j.id), j);
-      yield slurmPresetJob(j, names);
+      yield j;
     }
   })();
-  const engine = slurmPresetConfig(platform.spec, config);
   const leave = (r: JobRecord, state: JobPhase) => {
     const j = input.get(String(r.job.id))!;
     input.delete(String(r.job.id));
@@ -309,18 +303,12 @@ function replayOnOneEngine(platform: SlurmPlatform, jobs: Iterable<SlurmJobInput
       suspensions: periods.length / 2,
     });
   };
-  const run = runSimulation(platformFromNodeGroups(platform.spec), oneJobs, makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }), {
-    engine,
-    walltimeKill: true,
-    timeOrigin: 0,
-    unfit: 'reject',
-    listeners: [
-      {
-        onEnd: (_s, r) => leave(r, r.state === 'killed' ? JobPhase.TimedOut : JobPhase.Completed),
-        onReject: (_s, r) => leave(r, JobPhase.Rejected),
-      },
-    ],
-  });
+  const run = runSlurmPreset(platform.spec, taken, config, [
+    {
+      onEnd: (_s, r) => leave(r, r.state === 'killed' ? JobPhase.TimedOut : JobPhase.Completed),
+      onReject: (_s, r) => leave(r, JobPhase.Rejected),
+    },
+  ]);
   return acc.result(platform.totalCores, backfillStarts(run.scheduler));
 }
 

@@ -23,7 +23,7 @@ import type { PriorityConfig } from '../../src/scheduling/multifactor.js';
 import { JobPhase } from '../../src/core/engine.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
 import { SlurmPlatform, type SlurmPlatformSpec } from '../../src/slurm/platform.js';
-import { slurmPresetConfig, slurmPresetJob, slurmPresetRefusal } from '../../src/slurm/preset.js';
+import { runSlurmPreset, slurmPresetConfig, slurmPresetRefusal } from '../../src/slurm/preset.js';
 import { SlurmPassClock, type SlurmPassTimers } from '../../src/scheduling/slurmPassClock.js';
 import { SlurmBackfill, type SlurmBackfillSettings } from '../../src/scheduling/slurmBackfill.js';
 import type { PolicyScheduler } from '../../src/scheduling/scheduler.js';
@@ -337,27 +337,14 @@ function partitionedWorkload(seed: number, n: number, layout: Layout): SlurmJobI
 /** Both engines on `layout` with the Slurm configuration `config`: the Slurm engine, and the one engine through the Slurm preset. Refused jobs' rows: NaN times. */
 function presetRuns(jobs: SlurmJobInput[], layout: Layout, config: Partial<SlurmConfig>): [Map<number, Row>, Map<number, Row>] {
   const a = slurmRows(new SlurmPlatform(layout), config, jobs);
-  const engine = slurmPresetConfig(layout, config);
   const b = new Map<number, Row>();
-  const names = layout.partitions.map((q) => q.name);
-  runSimulation(
-    platformFromNodeGroups(layout),
-    jobs.map((j) => slurmPresetJob(j, names)),
-    makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }),
+  runSlurmPreset(layout, jobs, config, [
     {
-      engine,
-      walltimeKill: true,
-      timeOrigin: 0,
-      unfit: 'reject',
-      listeners: [
-        {
-          onEnd: (_s, r) =>
-            void b.set(Number(r.job.id), { start: r.start, end: r.finish, killed: r.state === 'killed', periods: r.suspensions ? [...r.suspensions] : [] }),
-          onReject: (_s, r) => void b.set(Number(r.job.id), { start: Number.NaN, end: Number.NaN, killed: true, periods: [] }),
-        },
-      ],
+      onEnd: (_s, r) =>
+        void b.set(Number(r.job.id), { start: r.start, end: r.finish, killed: r.state === 'killed', periods: r.suspensions ? [...r.suspensions] : [] }),
+      onReject: (_s, r) => void b.set(Number(r.job.id), { start: Number.NaN, end: Number.NaN, killed: true, periods: [] }),
     },
-  );
+  ]);
   return [a, b];
 }
 
