@@ -1,3 +1,8 @@
+/**
+ * The Slurm engine's own tests (seed 004): its hand-computed scenarios, lifecycle, backfill planners, priority and
+ * timers, one describe per rule. Over 600 lines: one engine's rules, tested each by its own scenarios; the engine
+ * against the one engine is test/slurm/oneEngine.test.ts.
+ */
 import { describe, expect, it } from 'vitest';
 import { earliestFit } from '../../src/scheduling/countedBackfill.js';
 import { type SlurmConfig, type SlurmJobInput, hashUnit } from '../../src/slurm/config.js';
