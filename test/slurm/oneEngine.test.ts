@@ -387,9 +387,16 @@ describe("the Slurm preset of the one engine (src/slurm/preset.ts: Slurm's main 
           { nil: null },
         ),
         fc.constantFrom(0, 2),
-        (seed, priority, backfill, batch) => {
+        // Slurm 22.05's job size factor, and priority ticks on a phase of their own (a log's slurmctld start)
+        fc.record({
+          jobSize: fc.constantFrom<'cores' | 'slurm22'>('cores', 'slurm22'),
+          calcPhase: fc.option(fc.constantFrom(0, 17.25, 123, 299.5), { nil: undefined }),
+        }),
+        (seed, priority, backfill, batch, { jobSize, calcPhase }) => {
           const jobs = partitionedWorkload(seed, 120, LAYOUT);
-          const [a, b] = presetRuns(jobs, LAYOUT, slurmConfigOf(priority, backfill, { batchSchedDelay: batch, schedOnSubmit: batch === 0 }));
+          const config = slurmConfigOf(priority, backfill, { batchSchedDelay: batch, schedOnSubmit: batch === 0 });
+          config.priority = { ...config.priority!, jobSize, ...(calcPhase !== undefined ? { calcPhase } : {}) };
+          const [a, b] = presetRuns(jobs, LAYOUT, config);
           expect(b.size).toBe(a.size);
           const bySubmit = [...a.entries()].sort((x, y) => jobs[x[0]]!.submit - jobs[y[0]]!.submit || x[0] - y[0]);
           let latest = Number.NEGATIVE_INFINITY;
@@ -417,6 +424,22 @@ describe("the Slurm preset of the one engine (src/slurm/preset.ts: Slurm's main 
     // partition c's time limit and the jobs larger than any one group of their partition are refused at submission in both
     expect(refused).toBeGreaterThan(100);
     expect(tooLarge).toBeGreaterThan(50);
+  });
+});
+
+describe("the Slurm preset on groups with memory and threads (which Slurm's counted model does not use)", () => {
+  it("gives the Slurm engine's schedules; threads beyond cores are refused under Slurm 22.05's job size factor", () => {
+    const threaded: Layout = { ...LAYOUT, groups: LAYOUT.groups.map((g) => ({ ...g, memory_mb: 4096, cpus: 2 * g.cores })) };
+    for (const seed of [11, 12, 13]) {
+      const jobs = partitionedWorkload(seed, 120, threaded);
+      const [a, b] = presetRuns(jobs, threaded, slurmConfigOf('multifactor', null));
+      expect(b).toEqual(a);
+    }
+    const slurm22 = { priority: { ...DEFAULT_SLURM.priority, jobSize: 'slurm22' as const } };
+    expect(slurmPresetRefusal(threaded, slurm22)).toBe(
+      "the Slurm preset of the one engine does not model groups' cpus other than their cores under priority.jobSize 'slurm22' yet",
+    );
+    expect(slurmPresetRefusal(LAYOUT, slurm22)).toBeNull();
   });
 });
 
