@@ -429,10 +429,14 @@ describe("the Slurm preset of the one engine (src/slurm/preset.ts: Slurm's main 
 
 describe("the Slurm preset on groups with memory and threads (which Slurm's counted model does not use)", () => {
   it("gives the Slurm engine's schedules; threads beyond cores are refused under Slurm 22.05's job size factor", () => {
-    const threaded: Layout = { ...LAYOUT, groups: LAYOUT.groups.map((g) => ({ ...g, memory_mb: 4096, cpus: 2 * g.cores })) };
-    for (const seed of [11, 12, 13]) {
+    // (and partitions that name their groups out of platform order: the Slurm engine tries them in that order)
+    const threaded: Layout = {
+      groups: LAYOUT.groups.map((g) => ({ ...g, memory_mb: 4096, cpus: 2 * g.cores })),
+      partitions: LAYOUT.partitions.map((q) => ({ ...q, groups: [...q.groups].reverse() })),
+    };
+    for (const seed of [11, 12, 13, 14, 15, 16]) {
       const jobs = partitionedWorkload(seed, 120, threaded);
-      const [a, b] = presetRuns(jobs, threaded, slurmConfigOf('multifactor', null));
+      const [a, b] = presetRuns(jobs, threaded, slurmConfigOf(seed % 2 === 0 ? 'multifactor' : 'fifo', null));
       expect(b).toEqual(a);
     }
     const slurm22 = { priority: { ...DEFAULT_SLURM.priority, jobSize: 'slurm22' as const } };
