@@ -178,6 +178,13 @@ export function multifactorOptionsOf(cfg: EngineConfig): MultifactorOptions | un
 export function schedulerOf(cfg: EngineConfig, scheduler: Scheduler, where = 'engine config'): Scheduler {
   let s = scheduler;
   const slurm = typeof cfg.pass_clock === 'object' ? cfg.pass_clock.slurm : null;
+  if (cfg.capacity === 'counted' && slurm?.main !== 'slurm')
+    throw new InputError(
+      `capacity: "counted" places jobs by counts of a node group's cores, which Slurm's passes read (pass_clock.slurm.main: "slurm"); ${scheduler.name} places cores on nodes (use capacity "cores")`,
+      where,
+    );
+  if (cfg.capacity === 'counted' && cfg.preempt_type !== 'none')
+    throw new InputError('capacity: "counted" has no preemption pass yet (its victims are found on nodes): use capacity "cores" with preempt_type', where);
   if (slurm?.main === 'slurm') {
     if (!(scheduler instanceof PolicyScheduler) || scheduler.backfill !== 'none')
       throw new InputError(
