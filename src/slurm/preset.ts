@@ -136,9 +136,10 @@ export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[]):
     runtime: j.runTime,
     user: String(j.user),
     partition: partitions[j.partition ?? 0]!,
-    ...(j.qos !== undefined ? { qos: `q${j.qos}` } : {}),
+    // (every preset job has the same fields, absent ones undefined: one object shape for the engine's hot paths)
+    qos: j.qos !== undefined ? `q${j.qos}` : undefined,
     reqTime: j.timeLimit,
-    ...(j.opAfter !== undefined && j.opFor !== undefined ? { operatorEvents: [{ after: j.opAfter, duration: j.opFor }] } : {}),
+    operatorEvents: j.opAfter !== undefined && j.opFor !== undefined ? [{ after: j.opAfter, duration: j.opFor }] : undefined,
   });
 }
 

@@ -19,10 +19,10 @@ import { nodeGroupSpecDescription, platformFromNodeGroups } from '../../src/plat
 import { multifactorOptionsOf, schedulerOf } from '../../src/scheduling/engineConfig.js';
 import { makeScheduler } from '../../src/scheduling/policyName.js';
 import type { SlurmJobInput } from '../../src/slurm/config.js';
-import type { SlurmPlatformSpec } from '../../src/slurm/platform.js';
 import { runSlurmPreset, slurmPresetConfig, slurmPresetJob } from '../../src/slurm/preset.js';
 import { makeJob, type Job } from '../../src/workload/job.js';
 import { cli, ROOT } from '../helpers.js';
+import { LAYOUT } from '../slurm/layouts.js';
 
 /** Group `a`: 2 nodes x 4 cores; group `b`: 1 node x 8 cores; partition `pa` = {a}, `pb` = {b}, `all` = both (the default). */
 const TWO_GROUPS = {
@@ -138,20 +138,6 @@ describe('the counted capacity', () => {
     expect([s.jobsFinished, s.now, Array.from(s.counted!.groupFree)]).toEqual([1, 3, [8, 8]]);
   });
 });
-
-/** Three groups, three partitions (two share a group; `c` has a MaxTime): the oneEngine test's layout. */
-const LAYOUT: SlurmPlatformSpec = {
-  groups: [
-    { name: 'g0', count: 2, cores: 4 },
-    { name: 'g1', count: 1, cores: 8 },
-    { name: 'g2', count: 3, cores: 4 },
-  ],
-  partitions: [
-    { name: 'a', groups: ['g0', 'g1'] },
-    { name: 'b', groups: ['g1', 'g2'] },
-    { name: 'c', groups: ['g2'], max_time: 500 },
-  ],
-};
 
 /** Random Slurm jobs on `LAYOUT`: partitions, QOS, kills at the time limit, operator suspensions, a few too large for any one group. */
 function slurmJobs(seed: number, n: number): SlurmJobInput[] {

@@ -32,6 +32,7 @@ import { runSimulation } from '../../src/scheduling/run.js';
 import { parseEnvConfig } from '../../envs/config.js';
 import { DEFAULT_PRIORITY } from '../../src/scheduling/multifactor.js';
 import { makeJob } from '../../src/workload/job.js';
+import { LAYOUT, type Layout } from './layouts.js';
 
 interface Row {
   start: number;
@@ -294,26 +295,6 @@ describe("the one engine with Slurm's backfill scheduler (SlurmBackfill on Slurm
     expect(backfilled).toBeGreaterThan(compared / 2);
   });
 });
-
-/** Node groups and partitions over them (both engines read the same spec). */
-type Layout = SlurmPlatformSpec & { partitions: { name: string; groups: string[]; max_time?: number }[] };
-
-/**
- * Three groups and three partitions, two of them sharing a group: `g0` 2x4, `g1` 1x8, `g2` 3x4; `a` {g0, g1},
- * `b` {g1, g2}, `c` {g2} with a 500 s time limit (longer jobs are refused at submission).
- */
-const LAYOUT: Layout = {
-  groups: [
-    { name: 'g0', count: 2, cores: 4 },
-    { name: 'g1', count: 1, cores: 8 },
-    { name: 'g2', count: 3, cores: 4 },
-  ],
-  partitions: [
-    { name: 'a', groups: ['g0', 'g1'] },
-    { name: 'b', groups: ['g1', 'g2'] },
-    { name: 'c', groups: ['g2'], max_time: 500 },
-  ],
-};
 
 /**
  * `workload` with each job in a random partition, of at most its smallest group's cores (it fits one group),
