@@ -12,7 +12,7 @@
  * - **holdings**: every running job and every job suspended on its cores, by group (a job the main pass
  *   spread over several groups counts on each), expected to end at its time limit (`reqTime`) counted in
  *   run time; a job suspended by an operator event resumes at the event's end first (the Slurm engine's
- *   `timeLeft`);
+ *   `timeLeft`); the pass reads them from dense arrays the engine's listeners keep (`RunningHoldings`);
  * - **the queue**: the first `bf_max_job_test` waiting jobs in the scheduler's order (`JobOrderSource`),
  *   each asking for one core per task and its `reqTime`.
  *
@@ -69,6 +69,97 @@ export function expectedTimeLeft(rj: RunningJob, now: number): number {
   return Math.max(0, left);
 }
 
+/**
+ * The running jobs of one engine as the backfill pass reads them, kept as dense typed arrays from the
+ * engine's starts, suspensions, resumptions and ends (the pass walks every running job at every pass: the
+ * Slurm engine's struct-of-arrays walk rather than one over `RunningJob` records). A job of one group,
+ * neither `seq` nor suspended, is read from the arrays; any other from its record (`expectedTimeLeft`).
+ */
+class RunningHoldings {
+  /** Per running job (dense): its slot, group (-1: read its record), cores, time limit, start, time suspended. */
+  slot = new Int32Array(256);
+  group = new Int32Array(256);
+  cores = new Float64Array(256);
+  limit = new Float64Array(256);
+  start = new Float64Array(256);
+  suspended = new Float64Array(256);
+  count = 0;
+  /** Per engine slot: its position in the arrays (-1: none). */
+  private pos = new Int32Array(256).fill(-1);
+
+  constructor(readonly sim: ClusterSimulator) {
+    for (const rj of sim.running()) this.add(rj);
+    sim.addListener({
+      onStart: (_s, rj) => this.add(rj),
+      onSuspend: (_s, rj) => this.update(rj),
+      onResume: (_s, rj) => this.update(rj),
+      onResize: (_s, rj) => this.update(rj),
+      onRequeue: (_s, rj) => this.remove(rj.slot),
+      onEnd: (_s, _rec, rj) => {
+        if (rj !== null) this.remove(rj.slot);
+      },
+    });
+  }
+
+  private add(rj: RunningJob): void {
+    if (this.count === this.slot.length) {
+      const n = 2 * this.count;
+      const grow = <A extends Int32Array | Float64Array>(a: A, b: A): A => {
+        b.set(a);
+        return b;
+      };
+      this.slot = grow(this.slot, new Int32Array(n));
+      this.group = grow(this.group, new Int32Array(n));
+      this.cores = grow(this.cores, new Float64Array(n));
+      this.limit = grow(this.limit, new Float64Array(n));
+      this.start = grow(this.start, new Float64Array(n));
+      this.suspended = grow(this.suspended, new Float64Array(n));
+    }
+    if (rj.slot >= this.pos.length) {
+      const p = new Int32Array(Math.max(2 * this.pos.length, rj.slot + 1)).fill(-1);
+      p.set(this.pos);
+      this.pos = p;
+    }
+    const i = this.count++;
+    this.pos[rj.slot] = i;
+    this.slot[i] = rj.slot;
+    this.update(rj);
+  }
+
+  /** Takes `rj`'s fields again (its group, its suspension). */
+  private update(rj: RunningJob): void {
+    const i = this.pos[rj.slot]!;
+    if (i < 0) return;
+    const nodes = rj.nodes;
+    const ng = this.sim.counted !== null ? null : this.sim.platform.nodeGroup;
+    const g0 = ng === null ? nodes[0]! : ng[nodes[0]!]!;
+    const oneGroup = nodes.length === 1 || (ng !== null && g0 === ng[nodes[nodes.length - 1]!]);
+    const plain = oneGroup && rj.job.type !== 'seq' && rj.suspendedAt !== rj.suspendedAt;
+    this.group[i] = plain ? g0 : -1;
+    this.cores[i] = rj.cores.length;
+    this.limit[i] = rj.job.reqTime;
+    this.start[i] = rj.start;
+    this.suspended[i] = rj.suspendedTime;
+  }
+
+  private remove(slot: number): void {
+    const i = this.pos[slot]!;
+    if (i < 0) return;
+    const last = --this.count;
+    if (i !== last) {
+      const s = this.slot[last]!;
+      this.slot[i] = s;
+      this.group[i] = this.group[last]!;
+      this.cores[i] = this.cores[last]!;
+      this.limit[i] = this.limit[last]!;
+      this.start[i] = this.start[last]!;
+      this.suspended[i] = this.suspended[last]!;
+      this.pos[s] = i;
+    }
+    this.pos[slot] = -1;
+  }
+}
+
 /** Slurm's backfill pass on the one engine (see the module comment). */
 export class SlurmBackfill implements CountedBackfillView {
   private readonly counted = new CountedBackfill();
@@ -76,6 +167,7 @@ export class SlurmBackfill implements CountedBackfillView {
   private jobs: Job[] = [];
   private free = new Float64Array(0);
   private groups!: SlurmGroups;
+  private holdings: RunningHoldings | null = null;
   /** Passes run, and jobs they started. */
   passes = 0;
   started = 0;
@@ -112,6 +204,7 @@ export class SlurmBackfill implements CountedBackfillView {
   private bind(sim: ClusterSimulator): void {
     if (this.sim !== sim) {
       this.sim = sim;
+      this.holdings = new RunningHoldings(sim);
       this.free = new Float64Array(sim.platform.groupCount);
       this.groups = new SlurmGroups(sim);
     }
@@ -139,25 +232,37 @@ export class SlurmBackfill implements CountedBackfillView {
   forEachHolding(hold: (group: number, cores: number, gpus: number, timeLeft: number) => void): void {
     const sim = this.sim;
     const now = sim.now;
-    // a running job's nodes are node ids (the core capacity) or its groups themselves (the counted capacity)
-    const nodeGroup = sim.counted !== null ? null : sim.platform.nodeGroup;
+    const r = this.holdings!;
+    const { group, cores, limit, start, suspended } = r;
     const slots = sim.runningBySlot;
-    for (let i = 0; i < slots.length; i++) {
-      const rj = slots[i];
-      if (rj == null || rj.finish === rj.finish || (rj.suspendedAt === rj.suspendedAt && !rj.holding)) continue;
-      const left = expectedTimeLeft(rj, now);
-      const nodes = rj.nodes;
-      const held = rj.job.type === 'seq' ? rj.tasksLeft : rj.cores.length;
-      if (nodeGroup === null) {
-        if (nodes.length === 1) hold(nodes[0]!, held, 0, left);
-        else for (let k = 0; k < nodes.length; k++) hold(nodes[k]!, rj.perNode[k]!, 0, left);
-        continue;
-      }
-      const g0 = nodeGroup[nodes[0]!]!;
-      if (g0 === nodeGroup[nodes[nodes.length - 1]!]) hold(g0, held, 0, left);
-      else for (let k = 0; k < nodes.length; k++) hold(nodeGroup[nodes[k]!]!, rj.perNode[k]!, 0, left);
+    for (let i = 0; i < r.count; i++) {
+      const g = group[i]!;
+      if (g >= 0) {
+        // `expectedTimeLeft` of a job that runs: its limit less its run time, the same arithmetic
+        const left = limit[i]! - (now - start[i]! - suspended[i]! - 0);
+        hold(g, cores[i]!, 0, left > 0 ? left : 0);
+      } else this.holdRecord(slots[r.slot[i]!]!, now, hold);
     }
   }
+
+  /** What running job `rj` holds, read from its record: by group, expected to end at its time limit (none when suspended off its cores). */
+  private holdRecord(rj: RunningJob, now: number, hold: (group: number, cores: number, gpus: number, timeLeft: number) => void): void {
+    if (rj.suspendedAt === rj.suspendedAt && !rj.holding) return;
+    const left = expectedTimeLeft(rj, now);
+    const nodes = rj.nodes;
+    const held = rj.job.type === 'seq' ? rj.tasksLeft : rj.cores.length;
+    // a running job's nodes are node ids (the core capacity) or its groups themselves (the counted capacity)
+    if (this.sim.counted !== null) {
+      if (nodes.length === 1) hold(nodes[0]!, held, 0, left);
+      else for (let k = 0; k < nodes.length; k++) hold(nodes[k]!, rj.perNode[k]!, 0, left);
+      return;
+    }
+    const nodeGroup = this.sim.platform.nodeGroup;
+    const g0 = nodeGroup[nodes[0]!]!;
+    if (g0 === nodeGroup[nodes[nodes.length - 1]!]) hold(g0, held, 0, left);
+    else for (let k = 0; k < nodes.length; k++) hold(nodeGroup[nodes[k]!]!, rj.perNode[k]!, 0, left);
+  }
+
   cores(h: number): number {
     return this.jobs[h]!.ntasks;
   }
