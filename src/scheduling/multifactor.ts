@@ -237,7 +237,7 @@ export class MultifactorSelection implements JobSelection {
     return phase === undefined ? t + P : (Math.floor((t - phase) / P) + 1) * P + phase;
   }
 
-  /** Brings usage up to `now`: accrues core-seconds, and at each calc-period tick decays and folds them in. */
+  /** Runs the calc-period ticks up to `now`: each decays the ledger, folds in the usage accrued since the last, and recomputes the waiting jobs' priorities. */
   private advance(now: number): void {
     const L = this.ledger!;
     while (this.nextTick <= now) {
@@ -249,7 +249,7 @@ export class MultifactorSelection implements JobSelection {
       this.nextTick = this.tickAfter(tick);
       this.ticks++;
     }
-    this.usage.accrue(now);
+    // (usage runs on in the usage ledger: it is charged when a user's cores change, and folded at the ticks)
   }
 
   /** The multifactor priority of waiting `job` now (Slurm's integer). */
