@@ -313,8 +313,8 @@ export class Allocation implements Capacity {
   /**
    * Takes all the cores of a placement for `owner` (a slot), or releases them (`owner` -1), batched
    * over runs of consecutive cores on the same node and processor (placements list a node's cores
-   * together): one free-tree leaf per run, the trees' inner nodes recomputed once for the whole
-   * placement (`NodeFreeTree.commit`), and one power update per processor run: the same result as
+   * together): one free-tree leaf per run, the trees' inner nodes recomputed at their next search
+   * (`NodeFreeTree.setLeaf`), and one power update per processor run: the same result as
    * core by core without the per-core tree walks. From task `from` on only (`Capacity.move`).
    */
   move(job: Job, cores: Int32Array, owner: number, from = 0): void {
@@ -377,8 +377,6 @@ export class Allocation implements Capacity {
           o.tree.setLeaf(o.pos[node]!, f);
         }
     }
-    this.freeTree.commit();
-    for (let j = 0; j < this.orderedTrees.length; j++) this.orderedTrees[j]!.tree.commit();
     this.freeCores += take ? from - k : k - from;
     this.busyCores += take ? k - from : from - k;
     if (!take && this.busyCores === 0 && this.busyGpus === 0 && !this.powerless) this.power = this.idlePowerNow();

@@ -3,10 +3,11 @@
  * with at least `k` free cores" is found in O(log N) instead of a walk over the platform. Nodes are
  * indexed by their position in an order (platform order, or a policy's order); `update` is O(log N).
  *
- * A job that takes or frees cores on k nodes at once changes k leaves: `setLeaf` for each, then one
- * `commit`, recomputes every ancestor once, level by level (about k + k log(N / k) nodes instead
- * of k log N), and stops climbing where a maximum did not change. Between `setLeaf` and `commit`
- * the inner nodes are stale: nothing may search the tree then.
+ * A job that takes or frees cores on k nodes at once changes k leaves: `setLeaf` for each; the next
+ * search (or `commit`) recomputes every ancestor of the leaves set since the last one once, level by
+ * level (about k + k log(N / k) nodes instead of k log N), and stops climbing where a maximum did not
+ * change. The leaves set by several placements between two searches (a resize, a job end, a start)
+ * are recomputed together.
  */
 export class NodeFreeTree {
   private readonly size: number;
@@ -38,11 +39,13 @@ export class NodeFreeTree {
 
   /** Largest free count over all positions. */
   max(): number {
+    if (this.pendingCount > 0) this.commit();
     return this.tree[1]!;
   }
 
   /** Sets the free count of position `i`. */
   update(i: number, free: number): void {
+    if (this.pendingCount > 0) this.commit();
     let p = this.size + i;
     this.tree[p] = free;
     p >>= 1;
@@ -54,7 +57,7 @@ export class NodeFreeTree {
     }
   }
 
-  /** Sets the free count of position `i` without updating the inner nodes (see `commit`). */
+  /** Sets the free count of position `i`; the inner nodes follow at the next search (or `commit`). */
   setLeaf(i: number, free: number): void {
     const p = this.size + i;
     if (this.tree[p] === free) return;
@@ -95,6 +98,7 @@ export class NodeFreeTree {
 
   /** First position `>= from` whose free count is `>= k`, or -1. */
   findFirst(from: number, k: number): number {
+    if (this.pendingCount > 0) this.commit();
     if (from >= this.length || this.tree[1]! < k) return -1;
     // Walk up from the leaf, then down.
     let p = this.size + Math.max(0, from);
