@@ -51,7 +51,7 @@
 import { z } from 'zod';
 import { InvalidActionFields } from '../invalidAction.js';
 import { inputErrorFromIssues } from '../../src/core/errors.js';
-import { allowedSizes, type MalleableSpec, type MWorkload, stepTime, TABLE1_COST } from '../../src/malleable/model.js';
+import { type MWorkload, stepTime, TABLE1_COST } from '../../src/malleable/model.js';
 import type { MRunResult } from '../../src/malleable/model.js';
 import { type DmrSim, dmrPreset } from '../../src/malleable/preset.js';
 import type { PointContext } from '../../src/scheduling/resizePolicy.js';
@@ -246,7 +246,7 @@ export class MalleableEnv extends EpisodeEnv<Float32Array, MalleableInfo> {
     const queuePoint = p.kind === 'queue';
     info.kind = queuePoint ? 'queue' : 'point';
     const n = this.nodes;
-    const sizes = sizesOf(p.spec);
+    const sizes = sim.pendingSizes;
     this.sizes = sizes;
     // every feature and mask entry is written (no fill)
     o[0] = clip(p.size / n);
@@ -275,17 +275,6 @@ export class MalleableEnv extends EpisodeEnv<Float32Array, MalleableInfo> {
     }
     return { reward, info, done: false };
   }
-}
-
-/** A job's allowed sizes (ascending), made once per spec. */
-const SIZES = new WeakMap<MalleableSpec, readonly number[]>();
-function sizesOf(spec: MalleableSpec): readonly number[] {
-  let sizes = SIZES.get(spec);
-  if (sizes === undefined) {
-    sizes = allowedSizes(spec);
-    SIZES.set(spec, sizes);
-  }
-  return sizes;
 }
 
 function metricsOf(r: MRunResult): MalleableMetrics {

@@ -321,14 +321,21 @@ export class Allocation implements Capacity {
     const p = this.platform;
     const coreNode = p.coreNode;
     const coreProc = p.coreProc;
+    const nodeCoreCount = p.nodeCoreCount;
+    const nodeGroup = p.nodeGroup;
     const coreOwner = this.coreOwner;
     const nodeFree = this.nodeFree;
     const nodeFreeMem = this.nodeFreeMem;
+    const groupFree = this.groupFree;
+    const procBusy = this.procBusy;
+    const tree = this.freeTree;
+    const powered = !this.powerless;
     const take = owner >= 0;
     const k = cores.length;
     const tasks = job.tasks;
     const memEach = job.mem;
     const ordered = this.orderedTrees.length > 0;
+    let idle = this.idleNodes;
     let t = from;
     while (t < k) {
       // a run of cores on one node, made of runs on one processor
@@ -346,37 +353,41 @@ export class Allocation implements Capacity {
           t++;
         } while (t < k && coreProc[cores[t]!] === proc);
         nodeCount += procCount;
-        const b = this.procBusy[proc]!;
+        const b = procBusy[proc]!;
         const b2 = take ? b + procCount : b - procCount;
-        if (!this.powerless) {
+        if (powered) {
           const before = this.procPowerNow(proc, b);
           if (this.procUsed) this.procUsed[proc] = 1;
           this.power += this.procPowerNow(proc, b2) - before;
         }
-        this.procBusy[proc] = b2;
+        procBusy[proc] = b2;
       } while (t < k && coreNode[cores[t]!] === node);
+      let f: number;
       if (take) {
-        if (nodeFree[node] === p.nodeCoreCount[node]) this.idleNodes--;
-        nodeFree[node]! -= nodeCount;
+        f = nodeFree[node]!;
+        if (f === nodeCoreCount[node]) idle--;
+        f -= nodeCount;
+        nodeFree[node] = f;
         nodeFreeMem[node]! -= nodeMem;
-        this.groupFree[p.nodeGroup[node]!]! -= nodeCount;
+        groupFree[nodeGroup[node]!]! -= nodeCount;
       } else {
-        this.groupFree[p.nodeGroup[node]!]! += nodeCount;
-        nodeFree[node]! += nodeCount;
+        groupFree[nodeGroup[node]!]! += nodeCount;
+        f = nodeFree[node]! + nodeCount;
+        nodeFree[node] = f;
         nodeFreeMem[node]! += nodeMem;
-        if (nodeFree[node] === p.nodeCoreCount[node]) {
+        if (f === nodeCoreCount[node]) {
           nodeFreeMem[node] = p.nodeMemoryMb[node]!; // no drift
-          this.idleNodes++;
+          idle++;
         }
       }
-      const f = nodeFree[node]!;
-      this.freeTree.setLeaf(node, f);
+      tree.setLeaf(node, f);
       if (ordered)
         for (let j = 0; j < this.orderedTrees.length; j++) {
           const o = this.orderedTrees[j]!;
           o.tree.setLeaf(o.pos[node]!, f);
         }
     }
+    this.idleNodes = idle;
     this.freeCores += take ? from - k : k - from;
     this.busyCores += take ? k - from : from - k;
     if (!take && this.busyCores === 0 && this.busyGpus === 0 && !this.powerless) this.power = this.idlePowerNow();
