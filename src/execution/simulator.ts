@@ -123,6 +123,13 @@ export { WaitingQueue } from './waitingQueue.js';
 // every caller-facing type of the engine, for callers that import the engine alone
 export type * from './simulatorOptions.js';
 
+/**
+ * Ranks of the engine's event kinds within an instant: operator suspensions and resumptions after the
+ * ends and kills of their instant (every kind listed: a rank read past the array would leave V8's fast
+ * path on every schedule). One table for every engine (`EventLoop` reads it once).
+ */
+const EVENT_RANKS: readonly number[] = Array.from({ length: 256 }, (_, k) => (k === KIND_SUSPEND || k === KIND_RESUME || k === KIND_PASS ? 1 : 0));
+
 /** A resize the engine refuses (outside the job's limits, or beyond the free nodes). */
 export class InvalidResizeError extends Error {}
 
@@ -201,9 +208,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
    */
   private readonly events = new EventLoop<EventPayload>({
     capacity: 64,
-    // operator suspensions and resumptions after the ends and kills of their instant (every kind listed:
-    // a rank read past the array would leave V8's fast path on every schedule)
-    ranks: Array.from({ length: 256 }, (_, k) => (k === KIND_SUSPEND || k === KIND_RESUME || k === KIND_PASS ? 1 : 0)),
+    ranks: EVENT_RANKS,
     isLive: (kind, e, stamp) =>
       kind >= PLUGIN_KIND_BASE
         ? !(e as RunningJob).ended && this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.isLive(kind & 7, e as RunningJob, stamp)
