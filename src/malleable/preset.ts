@@ -489,19 +489,26 @@ export class DmrSim implements DecisionMaker, SimulationListener {
     const dmr = this.scheduler;
     const h = dmr.queued(0);
     if (h === undefined) return null;
-    const need = dmr.queuedSizes()[0]!;
+    const need = dmr.queuedSize(0);
     const free = this.freeNodes;
     if (need <= free) return null;
     if (h !== this.qHead) {
       this.qHead = h;
       this.qEpoch++;
     }
+    const epoch = this.qEpoch;
+    const requests = this.slotRequest;
+    const offered = this.slotOffered;
+    const smallestOf = this.slotSmallest;
+    const rankOf = this.slotRank;
+    const running = dmr.running;
     let pledged = 0;
     let potential = 0;
     let best: RunningJob | null = null;
     let bestAt = Number.POSITIVE_INFINITY;
     let bestRank = Number.POSITIVE_INFINITY;
-    for (const rj of dmr.running) {
+    for (let i = 0; i < running.length; i++) {
+      const rj = running[i]!;
       const s = rj.malleable!;
       if (s.resizing) {
         if (s.target < s.size) pledged += s.size - s.target;
@@ -509,24 +516,25 @@ export class DmrSim implements DecisionMaker, SimulationListener {
       }
       if (s.work.spec === null) continue;
       const slot = rj.slot;
-      const r = this.slotRequest[slot]!;
+      const r = requests[slot]!;
       if (r > 0) {
         pledged += s.size - r;
         continue;
       }
-      if (s.nextPoint < 0 || this.slotOffered[slot] === this.qEpoch) continue;
-      const smallest = this.slotSmallest[slot]!;
+      const at = s.nextPoint;
+      if (at < 0 || offered[slot] === epoch) continue;
+      const smallest = smallestOf[slot]!;
       if (smallest >= s.size) continue;
       potential += s.size - smallest;
-      const rank = this.slotRank[slot]!;
-      if (s.nextPoint < bestAt || (s.nextPoint === bestAt && rank < bestRank)) {
+      const rank = rankOf[slot]!;
+      if (at < bestAt || (at === bestAt && rank < bestRank)) {
         best = rj;
-        bestAt = s.nextPoint;
+        bestAt = at;
         bestRank = rank;
       }
     }
     if (best === null || free + pledged >= need || free + pledged + potential < need) return null;
-    this.slotOffered[best.slot] = this.qEpoch;
+    offered[best.slot] = epoch;
     this.queuePointCount++;
     return best;
   }

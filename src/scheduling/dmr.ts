@@ -156,6 +156,11 @@ export class DmrScheduler implements DecisionMaker, SimulationListener {
     return this.order.length;
   }
 
+  /** Nodes the waiting job at position `i` (within the queue) of the priority order asks for. */
+  queuedSize(i: number): number {
+    return this.need[i]!;
+  }
+
   /** The waiting job at position `i` of the priority order. */
   queued(i: number): Job | undefined {
     return this.order[i];
