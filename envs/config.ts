@@ -138,6 +138,10 @@ export const EnvConfigSchema = z
         message: "expected 'instant' or 'event': the agent decides at the engine's decision points; Slurm's pass clock runs under simulate and compare",
         path: ['pass_clock'],
       })
+      .refine((e) => e.capacity === 'cores', {
+        message: "expected 'cores': the environments observe and place cores on nodes; the counted capacity runs under simulate and compare",
+        path: ['capacity'],
+      })
       .optional(),
     /** Idle processors draw power from t = 0 (`always`, documented) or from their first task (IRMaSim's accounting). */
     idle_power: z.enum(['always', 'after-first-task']).default('always'),

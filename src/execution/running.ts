@@ -163,8 +163,17 @@ export class RunningJob implements JobRecord {
   finish = Number.NaN;
   /** How it left (valid once `ended`). */
   state: EndState = 'finished';
-  /** Walltime kill time (its event's stamp), Infinity when none is pending (none, or suspended). */
+  /**
+   * Walltime kill time (its event's stamp), Infinity when none is pending (none, or suspended). A job whose
+   * fixed end (`eventTime`, no tasks nor progress model) comes strictly before it has no kill event in the
+   * loop (`needsKillEvent`): its end event ends it first, and an end moved later arms the kill then.
+   */
   killAt = Infinity;
+
+  /** Whether the walltime kill at `killAt` needs an event of its own: its end is not a fixed time strictly before (see `killAt`). */
+  needsKillEvent(): boolean {
+    return this.killAt < Infinity && !(this.model === null && this.tasks === null && this.eventTime < this.killAt);
+  }
   /** Since when it is suspended (NaN while it runs), whether it holds its cores then, and for how long it was before. */
   suspendedAt = Number.NaN;
   holding = true;

@@ -85,6 +85,7 @@ import { MalleableProgress } from './malleableProgress.js';
 import { PLUGIN_KIND_BASE, type ProgressHost, type ProgressModel } from './progressModel.js';
 import { Allocation, type IdlePowerAccounting } from './allocation.js';
 import type { Capacity } from './capacity.js';
+import { CountedCores } from './countedCores.js';
 import { HostVectors } from './hostVectors.js';
 import type { NodeFreeTree } from './nodeFreeTree.js';
 import { PassRequests } from './passRequests.js';
@@ -178,6 +179,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
   readonly capacity: Capacity;
   /** The capacity as continuous CPU and memory vectors per host (`capacity: 'vectors'`), else null. */
   readonly hostVectors: HostVectors | null;
+  /** The capacity as cores counted per node group (`capacity: 'counted'`), else null. */
+  readonly counted: CountedCores | null;
   /** Task speeds and ends (see `progress.ts`). */
   readonly progress: TaskProgress;
   /** The allocation of cores (`capacity: 'cores'`), else null (see `allocation`). */
@@ -292,17 +295,25 @@ export class ClusterSimulator implements DiscreteEventEngine {
     if (this.semantics === 'irmasim' && this.walltimeKill)
       throw new InputError('walltime kill is not part of the irmasim semantics (IRMaSim never kills a job)', this.workloadName);
     this.comm = commModel(this.models.comm);
-    if (options.capacity === 'vectors') {
-      if (this.semantics === 'irmasim') throw new InputError('the vector capacity is not part of the irmasim semantics', this.workloadName);
+    this.alloc = null;
+    this.hostVectors = null;
+    this.counted = null;
+    if (options.capacity === 'vectors' || options.capacity === 'counted') {
+      const what = options.capacity === 'vectors' ? 'the vector capacity' : 'the counted capacity';
+      if (this.semantics === 'irmasim') throw new InputError(`${what} is not part of the irmasim semantics`, this.workloadName);
       if (options.malleable === 'steps') throw new InputError('malleable steps resize jobs by whole nodes of cores: use the core capacity', this.workloadName);
-      this.alloc = null;
-      this.hostVectors = new HostVectors(hostVectorView(platform));
-      this.capacity = this.hostVectors;
-    } else {
-      this.alloc = new Allocation(platform, this.enforceMemory, this.idlePower);
-      this.hostVectors = null;
-      this.capacity = this.alloc;
-    }
+      if (options.capacity === 'vectors') this.capacity = this.hostVectors = new HostVectors(hostVectorView(platform));
+      else {
+        if (this.models.comm === 'flow')
+          throw new InputError('the flow communication model routes between nodes: the counted capacity has none (use the core capacity)', this.workloadName);
+        try {
+          this.capacity = this.counted = new CountedCores(platform, this.enforceMemory);
+        } catch (e) {
+          if (e instanceof RangeError) throw new InputError(e.message, platform.name);
+          throw e;
+        }
+      }
+    } else this.capacity = this.alloc = new Allocation(platform, this.enforceMemory, this.idlePower);
     let network: JobNetwork<RunningJob> | null = null;
     if (this.models.comm === 'flow') {
       if (this.semantics === 'irmasim') throw new InputError('the flow communication model is not part of the irmasim semantics', this.workloadName);
@@ -352,12 +363,14 @@ export class ClusterSimulator implements DiscreteEventEngine {
 
   /**
    * The capacity as an allocation of cores and memory (`allocation.ts`, the default capacity); its arrays
-   * are also exposed below. Under `capacity: 'vectors'` there are no cores to allocate: an error.
+   * are also exposed below. Under `capacity: 'vectors'` or `'counted'` there are no cores to allocate: an error.
    */
   get allocation(): Allocation {
     if (this.alloc === null)
       throw new Error(
-        'this engine runs the vector capacity (`capacity: "vectors"`): it has no per-core allocation (coreOwner, coreTask, nodeFree, nodeFreeMem, procBusy, freeTree); read `hostVectors`',
+        this.counted !== null
+          ? 'this engine runs the counted capacity (`capacity: "counted"`): it has no per-core allocation (coreOwner, coreTask, nodeFree, nodeFreeMem, procBusy, freeTree); read `counted` (free cores per node group)'
+          : 'this engine runs the vector capacity (`capacity: "vectors"`): it has no per-core allocation (coreOwner, coreTask, nodeFree, nodeFreeMem, procBusy, freeTree); read `hostVectors`',
       );
     return this.alloc;
   }
@@ -377,9 +390,9 @@ export class ClusterSimulator implements DiscreteEventEngine {
     return this.allocation.nodeFree;
   }
 
-  /** Per node group: free cores. */
+  /** Per node group: free cores (either capacity that counts them: cores or counted). */
   get groupFree(): Int32Array {
-    return this.allocation.groupFree;
+    return this.counted !== null ? this.counted.groupFree : this.allocation.groupFree;
   }
 
   /** Per node: free memory (MB). */
@@ -917,6 +930,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
       const d = running.eventTime - running.start;
       running.eventTime = Math.max(running.start + d * factor, now + d * 1e-9);
       this.events.schedule(running.eventTime, KIND_JOB, running, running.eventTime);
+      // an end moved to or past the walltime arms the kill (a second event of the same kill is stale once it ran)
+      if (running.needsKillEvent()) this.events.schedule(running.killAt, KIND_KILL, running, running.killAt);
       return;
     }
     for (const t of running.tasks) {
@@ -1304,9 +1319,9 @@ export class ClusterSimulator implements DiscreteEventEngine {
 
   private submit(job: Job): void {
     this.jobsSubmitted++;
-    if (this.hostVectors !== null && (job.work !== 'delay' || (job.tasks !== null && job.type === 'seq')))
+    if (this.alloc === null && (job.work !== 'delay' || (job.tasks !== null && job.type === 'seq')))
       throw new InputError(
-        `${job.source}: job ${job.id} has ${job.work === 'delay' ? 'tasks of their own durations on one node' : 'ops work'}; the vector capacity runs fixed durations of whole jobs (delay work)`,
+        `${job.source}: job ${job.id} has ${job.work === 'delay' ? 'tasks of their own durations on one node' : 'ops work'}; the ${this.counted !== null ? 'counted' : 'vector'} capacity runs fixed durations of whole jobs (delay work)`,
         this.workloadName,
       );
     const reason = this.unfitReason(job);
@@ -1406,7 +1421,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     }
     if (this.walltimeKill && job.reqTime > 0) {
       rj.killAt = this.now + job.reqTime;
-      this.events.schedule(rj.killAt, KIND_KILL, rj, rj.killAt);
+      if (rj.needsKillEvent()) this.events.schedule(rj.killAt, KIND_KILL, rj, rj.killAt);
     }
     if (job.operatorEvents !== undefined && job.operatorEvents.length > 0) this.suspensions.scheduleOperatorEvent(rj);
     this.progress.flush(this.now);

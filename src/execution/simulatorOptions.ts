@@ -64,9 +64,11 @@ export interface SimulatorOptions {
    * a task holds its job's `cpusPerTask` cores and its `mem` of one host; a placement is a host per task).
    * Under `vectors` jobs run fixed durations only (delay work, ended whole), the per-core arrays
    * (`allocation`, `coreOwner`, `nodeFree`, `freeTree`...) do not exist, and the irmasim semantics and
-   * malleable steps are refused.
+   * malleable steps are refused. `counted`: free cores counted per node group (`countedCores.ts`: a
+   * placement is a group per task; Slurm's counted model, the Slurm preset's), with the same fixed-duration
+   * rule, no per-core arrays, and no power, memory, GPUs or node shapes (refused by name).
    */
-  capacity?: 'cores' | 'vectors' | undefined;
+  capacity?: 'cores' | 'vectors' | 'counted' | undefined;
 }
 
 /** A malleable job's size at its reconfiguration point: the new size (its current one: no action), and a waiting job to favour. */

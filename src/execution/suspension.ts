@@ -141,7 +141,7 @@ export class Suspensions {
     if (rj.killLeft < Infinity) {
       rj.killAt = now + rj.killLeft;
       rj.killLeft = Infinity;
-      this.bridge.events.schedule(rj.killAt, KIND_KILL, rj, rj.killAt);
+      if (rj.needsKillEvent()) this.bridge.events.schedule(rj.killAt, KIND_KILL, rj, rj.killAt);
     }
     this.scheduleOperatorEvent(rj);
     this.bridge.resumed(rj);

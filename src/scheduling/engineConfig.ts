@@ -10,6 +10,8 @@
  *                    "shares": { "alice": 2, "bob": 1 }, "calc_period": 300, "decay_half_life": 604800 } }
  * ```
  *
+ * - `capacity`: `cores` on the platform's nodes (the default), or `counted` per node group (the Slurm
+ *   preset's: src/execution/countedCores.ts).
  * - `malleable` (progress of jobs with a `malleable` facet): `rigid` runs them at their submitted size
  *   for their nominal run time; `steps` runs their iterations and resizes them at their reconfiguration
  *   points (src/execution/malleableProgress.ts).
@@ -40,6 +42,12 @@ const positive = z.number().finite().positive();
 /** The engine configuration as zod sees it. */
 export const EngineConfigSchema = z
   .object({
+    /**
+     * What the platform offers (src/execution/capacity.ts): `cores` on nodes (cores, memory, power; the
+     * documented model), or `counted`, free cores counted per node group (src/execution/countedCores.ts:
+     * Slurm's counted model, no power, memory or node shapes).
+     */
+    capacity: z.enum(['cores', 'counted']).default('cores'),
     malleable: z.enum(['rigid', 'steps']).default('rigid'),
     resize: z.enum(['dmr', 'never']).default('dmr'),
     resize_cost: z.object({ expand: nonNeg, shrink: nonNeg }).strict().optional(),
@@ -129,6 +137,7 @@ export function parseEngineConfig(raw: unknown, where = 'engine config'): Engine
 /** The engine's constructor options an engine configuration sets. */
 export function simulatorOptionsOf(cfg: EngineConfig): Partial<SimulatorOptions> {
   return {
+    capacity: cfg.capacity,
     malleable: cfg.malleable,
     resizeCost: cfg.resize_cost,
     passClock: typeof cfg.pass_clock === 'string' ? cfg.pass_clock : 'requested',

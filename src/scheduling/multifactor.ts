@@ -22,10 +22,10 @@
  * core-seconds, and priorities are recomputed then (between ticks they hold, as in Slurm). A resized job
  * accrues at its new size from the resize decision on (docs/model.md).
  */
-import type { ClusterSimulator, RunningJob } from '../execution/simulator.js';
+import type { ClusterSimulator } from '../execution/simulator.js';
 import type { Job } from '../workload/job.js';
 import type { JobSelection } from './selection.js';
-import { UserLedger } from './userLedger.js';
+import { UsageLedger, UserLedger } from './userLedger.js';
 
 /** Multifactor weights and parameters (slurm.conf names in the comments). */
 export interface PriorityConfig {
@@ -115,13 +115,8 @@ export class MultifactorSelection implements JobSelection {
   readonly config: PriorityConfig;
   private ledger: UserLedger | null = null;
   private sim: ClusterSimulator | null = null;
-  /** Cores each user's running jobs hold, by ledger index, and the users that hold some. */
-  private userCores: number[] = [];
-  private periodUsage: number[] = [];
-  /** Users holding cores (a dense list, each user's position in it, -1 when absent). */
-  private readonly active: number[] = [];
-  private readonly activePos: number[] = [];
-  private lastAccrual = 0;
+  /** Cores each user's running jobs hold and their usage since the last tick (by ledger index). */
+  private usage = new UsageLedger();
   private nextTick = 0;
   /** When the selection was attached (jobs that waited before: their priority is set then). */
   private attachedAt = 0;
@@ -153,13 +148,15 @@ export class MultifactorSelection implements JobSelection {
     this.totalCores = p.coreCount;
     this.maxPartitionFactor = Math.max(1, ...p.partitions.map((x) => x.priorityJobFactor));
     this.ledger = new UserLedger(p.coreCount, p.totalMemoryMb, this.options.shares ?? {});
+    this.usage = new UsageLedger(0, sim.now);
     for (const name of Object.keys(this.options.shares ?? {})) this.userOf(name);
-    this.lastAccrual = sim.now;
     this.attachedAt = sim.now;
     this.nextTick = sim.now + this.config.calcPeriod;
     this.priority.clear();
-    const held = new Map<RunningJob, number>();
-    const suspendedHeld = new Map<RunningJob, number>();
+    // cores each running job accrues for (by slot: a slot is its job's from its start to its end), and a
+    // suspended job's (it accrues none while suspended)
+    const held: number[] = [];
+    const suspendedHeld: number[] = [];
     sim.addListener({
       // a user is known from its first submission (its share normalised over the users known)
       onSubmit: (s, job) => {
@@ -167,81 +164,56 @@ export class MultifactorSelection implements JobSelection {
         if (this.options.passAtTick) s.requestPass(this.nextTick);
       },
       onStart: (s, rj) => {
-        held.set(rj, rj.cores.length);
+        held[rj.slot] = rj.cores.length;
+        suspendedHeld[rj.slot] = 0;
         this.hold(s, rj.job, rj.cores.length);
       },
       onResize: (s, rj, _from, to) => {
         // a resized job accrues at its new size from the decision (docs/model.md)
         const now = to * (rj.malleable?.tasksPerNode ?? 1);
-        this.hold(s, rj.job, now - (held.get(rj) ?? 0));
-        held.set(rj, now);
+        this.hold(s, rj.job, now - held[rj.slot]!);
+        held[rj.slot] = now;
       },
       // a suspended job accrues no usage (Slurm's decay thread counts running jobs only; docs/model.md)
       onSuspend: (s, rj) => {
-        const h = held.get(rj) ?? 0;
-        held.set(rj, 0);
-        suspendedHeld.set(rj, h);
+        const h = held[rj.slot]!;
+        held[rj.slot] = 0;
+        suspendedHeld[rj.slot] = h;
         this.hold(s, rj.job, -h);
       },
       onResume: (s, rj) => {
-        const h = suspendedHeld.get(rj) ?? 0;
-        suspendedHeld.delete(rj);
-        held.set(rj, h);
+        const h = suspendedHeld[rj.slot]!;
+        suspendedHeld[rj.slot] = 0;
+        held[rj.slot] = h;
         this.hold(s, rj.job, h);
       },
       onEnd: (s, rec, rj) => {
-        if (rj !== null) suspendedHeld.delete(rj);
-        const h = rj !== null ? (held.get(rj) ?? rec.cores.length) : rec.cores.length;
-        if (rj !== null) held.delete(rj);
+        const h = rj !== null ? held[rj.slot]! : rec.cores.length;
         this.hold(s, rec.job, -h);
+      },
+      // a preempted job back in the queue accrues nothing until it starts again
+      onRequeue: (s, rj) => {
+        this.hold(s, rj.job, -held[rj.slot]!);
+        held[rj.slot] = 0;
       },
     });
   }
 
   private userOf(name: string): number {
-    const u = this.ledger!.id(name);
-    while (this.userCores.length <= u) {
-      this.userCores.push(0);
-      this.periodUsage.push(0);
-      this.activePos.push(-1);
-    }
-    return u;
+    return this.ledger!.id(name);
   }
 
   /** A running job of `job`'s user holds `dCores` more cores from now. */
   private hold(sim: ClusterSimulator, job: Job, dCores: number): void {
     this.advance(sim.now);
-    const u = this.userOf(job.user ?? '');
-    this.userCores[u]! += dCores;
-    if (this.userCores[u]! > 0) {
-      if (this.activePos[u]! < 0) {
-        this.activePos[u] = this.active.length;
-        this.active.push(u);
-      }
-    } else {
-      this.userCores[u] = 0;
-      const i = this.activePos[u]!;
-      if (i >= 0) {
-        const last = this.active.pop()!;
-        if (last !== u) {
-          this.active[i] = last;
-          this.activePos[last] = i;
-        }
-        this.activePos[u] = -1;
-      }
-    }
+    if (dCores !== 0) this.usage.addCores(this.userOf(job.user ?? ''), dCores, sim.now);
   }
 
   /** Brings usage up to `now`: accrues core-seconds, and at each calc-period tick decays and folds them in. */
   private advance(now: number): void {
     const L = this.ledger!;
     while (this.nextTick <= now) {
-      this.accrue(this.nextTick);
-      L.decay(this.config.calcPeriod, this.config.decayHalfLife);
-      for (let u = 0; u < this.periodUsage.length; u++) {
-        if (this.periodUsage[u]! > 0) L.accrue(u, this.periodUsage[u]!);
-        this.periodUsage[u] = 0;
-      }
+      this.usage.tick(this.nextTick, L, this.config.calcPeriod, this.config.decayHalfLife);
       // every waiting job's priority is recomputed at the tick, and holds until the next one
       const tick = this.nextTick;
       this.priority.clear();
@@ -249,18 +221,7 @@ export class MultifactorSelection implements JobSelection {
       this.nextTick += this.config.calcPeriod;
       this.ticks++;
     }
-    this.accrue(now);
-  }
-
-  private accrue(t: number): void {
-    const dt = t - this.lastAccrual;
-    if (dt <= 0) return;
-    this.lastAccrual = t;
-    const active = this.active;
-    for (let i = 0; i < active.length; i++) {
-      const u = active[i]!;
-      this.periodUsage[u]! += this.userCores[u]! * dt;
-    }
+    this.usage.accrue(now);
   }
 
   /** The multifactor priority of waiting `job` now (Slurm's integer). */

@@ -354,11 +354,20 @@ export class PolicyScheduler implements Scheduler {
   /** The first `k` waiting jobs in this scheduler's order now (the jobs Slurm's backfill pass tests, `slurmBackfill.ts`). */
   inOrder(sim: ClusterSimulator, k: number): Job[] {
     if (sim.queue.length === 0 || k === 0) return [];
+    const first = this.firstInOrder(sim);
+    if (first === undefined) return [];
+    const out = this.order!.after(first, k - 1);
+    out.unshift(first);
+    return out;
+  }
+
+  /** The first waiting job of `sim` in this policy's queue order (`inOrder(sim, 1)[0]`, without the array), or undefined. */
+  firstInOrder(sim: ClusterSimulator): Job | undefined {
+    if (sim.queue.length === 0) return undefined;
     this.attach(sim);
     const order = this.order!;
     order.begin(sim);
-    const first = order.first();
-    return first === undefined ? [] : [first, ...order.after(first, k - 1)];
+    return order.first();
   }
 
   schedule(sim: ClusterSimulator): void {

@@ -139,15 +139,22 @@ export class SlurmBackfill implements CountedBackfillView {
   forEachHolding(hold: (group: number, cores: number, gpus: number, timeLeft: number) => void): void {
     const sim = this.sim;
     const now = sim.now;
-    const nodeGroup = sim.platform.nodeGroup;
+    // a running job's nodes are node ids (the core capacity) or its groups themselves (the counted capacity)
+    const nodeGroup = sim.counted !== null ? null : sim.platform.nodeGroup;
     const slots = sim.runningBySlot;
     for (let i = 0; i < slots.length; i++) {
       const rj = slots[i];
       if (rj == null || rj.finish === rj.finish || (rj.suspendedAt === rj.suspendedAt && !rj.holding)) continue;
       const left = expectedTimeLeft(rj, now);
       const nodes = rj.nodes;
+      const held = rj.job.type === 'seq' ? rj.tasksLeft : rj.cores.length;
+      if (nodeGroup === null) {
+        if (nodes.length === 1) hold(nodes[0]!, held, 0, left);
+        else for (let k = 0; k < nodes.length; k++) hold(nodes[k]!, rj.perNode[k]!, 0, left);
+        continue;
+      }
       const g0 = nodeGroup[nodes[0]!]!;
-      if (g0 === nodeGroup[nodes[nodes.length - 1]!]) hold(g0, rj.job.type === 'seq' ? rj.tasksLeft : rj.cores.length, 0, left);
+      if (g0 === nodeGroup[nodes[nodes.length - 1]!]) hold(g0, held, 0, left);
       else for (let k = 0; k < nodes.length; k++) hold(nodeGroup[nodes[k]!]!, rj.perNode[k]!, 0, left);
     }
   }

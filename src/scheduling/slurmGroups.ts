@@ -8,7 +8,8 @@
  *   its partition holds every node);
  * - **a start on group `g`**: the scheduler's resource selection places the job on `g`'s nodes only (a
  *   placement limit of no cores elsewhere); counted cores that the selection cannot place (memory, a
- *   node-shape rule) leave the job waiting.
+ *   node-shape rule) leave the job waiting. Under the counted capacity (`countedCores.ts`, the Slurm
+ *   preset's) there are no nodes to select: the placement is the group itself, one unit per task.
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import { requestPartition } from '../platform/partitions.js';
@@ -33,14 +34,18 @@ export class SlurmGroups {
 
   /** The groups `job` may run on (see the module comment). */
   groupsOf(job: Job): readonly number[] {
-    const mask = this.sim.allocation.partitionMask(job);
+    const counted = this.sim.counted;
+    const mask = counted !== null ? counted.groupMask(job) : this.sim.allocation.partitionMask(job);
     if (mask === null) return this.all;
     let gs = this.byMask.get(mask);
     if (gs === undefined) {
-      const nodeGroup = this.sim.platform.nodeGroup;
-      const seen = new Set<number>();
-      for (let x = 0; x < mask.length; x++) if (mask[x]) seen.add(nodeGroup[x]!);
-      gs = [...seen].sort((a, b) => a - b);
+      if (counted !== null) gs = this.all.filter((g) => mask[g]);
+      else {
+        const nodeGroup = this.sim.platform.nodeGroup;
+        const seen = new Set<number>();
+        for (let x = 0; x < mask.length; x++) if (mask[x]) seen.add(nodeGroup[x]!);
+        gs = [...seen].sort((a, b) => a - b);
+      }
       this.byMask.set(mask, gs);
     }
     return gs;
@@ -74,6 +79,7 @@ export class SlurmGroups {
 
   /** Cores for `job` anywhere on its partition but the groups `off` marks (null: none), by `resources`. */
   placeOutside(job: Job, off: Uint8Array | null, resources: ResourcePolicy, fit: NodeFit): Int32Array | null {
+    if (this.sim.counted !== null) return this.sim.counted.place(job, this.groupsOf(job), off);
     if (off === null || !off.includes(1)) return resources.place(this.sim, job, fit);
     const nodeGroup = this.sim.platform.nodeGroup;
     const limit: PlacementLimit = {
@@ -85,6 +91,8 @@ export class SlurmGroups {
 
   /** Cores for `job` on group `g`'s nodes by `resources` (null when it cannot place it there). */
   place(job: Job, g: number, resources: ResourcePolicy, fit: NodeFit): Int32Array | null {
+    const counted = this.sim.counted;
+    if (counted !== null) return job.ntasks <= counted.groupFree[g]! ? counted.uniform(g, job.ntasks) : null;
     return resources.place(this.sim, job, fit, this.all.length === 1 ? null : this.limits[g]!);
   }
 }

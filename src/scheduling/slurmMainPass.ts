@@ -78,24 +78,28 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
     if (sim.queue.length === 0) return;
     this.attach(sim);
     const groups = this.groups!;
-    const jobs = this.policy.inOrder(sim, this.queueDepth);
     const parts = sim.platform.partitions.length;
+    if (parts === 1 && this.policy.selection.kind !== 'dynamic') {
+      // one partition: the first job left waiting ends the pass, so a kept order (arrival, static keys,
+      // keys of the epoch) is read one job at a time (a started job leaves it) instead of as `queue_depth` jobs
+      for (let i = 0; i < this.queueDepth; i++) {
+        const job = this.policy.firstInOrder(sim);
+        if (job === undefined) return;
+        const cores = this.placeNow(sim, groups, job, null);
+        if (cores === null) return;
+        sim.startJob(job, cores, { transfer: true });
+        this.started++;
+      }
+      return;
+    }
+    const jobs = this.policy.inOrder(sim, this.queueDepth);
     // per partition, whether a job of it was left waiting; per group, whether a blocked partition holds it
     const blocked = parts > 1 ? new Uint8Array(parts) : null;
     const off = parts > 1 ? new Uint8Array(sim.platform.groupCount) : null;
-    const free = sim.groupFree;
     for (const job of jobs) {
       const part = blocked === null ? 0 : groups.partitionOf(job);
-      if (blocked !== null && blocked[part]) continue;
-      const gs = groups.groupsOf(job);
-      let cores: Int32Array | null = null;
-      if (this.within === 'partition') cores = groups.placeOutside(job, off, this.policy.resources, this.policy.fit);
-      else
-        for (const g of gs) {
-          if (free[g]! < job.ntasks || off?.[g]) continue;
-          cores = groups.place(job, g, this.policy.resources, this.policy.fit);
-          if (cores !== null) break;
-        }
+      if (blocked?.[part]) continue;
+      const cores = this.placeNow(sim, groups, job, off);
       if (cores !== null) {
         sim.startJob(job, cores, { transfer: true });
         this.started++;
@@ -103,7 +107,19 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
       }
       if (blocked === null) return; // one partition: the first job left waiting ends the pass
       blocked[part] = 1;
-      for (const g of gs) off![g] = 1;
+      for (const g of groups.groupsOf(job)) off![g] = 1;
     }
+  }
+
+  /** Where `job` starts now under `within`, outside the groups `off` marks (null: none), or null. */
+  private placeNow(sim: ClusterSimulator, groups: SlurmGroups, job: Job, off: Uint8Array | null): Int32Array | null {
+    if (this.within === 'partition') return groups.placeOutside(job, off, this.policy.resources, this.policy.fit);
+    const free = sim.groupFree;
+    for (const g of groups.groupsOf(job)) {
+      if (free[g]! < job.ntasks || off?.[g]) continue;
+      const cores = groups.place(job, g, this.policy.resources, this.policy.fit);
+      if (cores !== null) return cores;
+    }
+    return null;
   }
 }

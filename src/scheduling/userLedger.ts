@@ -156,3 +156,102 @@ export class UserLedger {
     return fairShareFactor(U, this.weights[u]! / this.totalWeight, dampening);
   }
 }
+
+/**
+ * The usage running jobs accrue between two `PriorityCalcPeriod` ticks (Slurm's decay thread): cores running
+ * per user (a dense list of the users with cores, so that accruing walks only them) and each user's
+ * cores x seconds since the last tick, which `tick` decays into a `UserLedger` (the old usage decays, the
+ * period's own usage is added undecayed, users in index order). Users are the ledger's indices; the arrays
+ * grow as users appear (`addCores` of a new index).
+ */
+export class UsageLedger {
+  private cores: Float64Array;
+  private active: Int32Array;
+  private activePos: Int32Array;
+  private period: Float64Array;
+  private nActive = 0;
+  /** Users seen (indices below this). */
+  private users = 0;
+  private last: number;
+
+  /** Room for `users` users from the start; usage accrues from `start` (s). */
+  constructor(users = 0, start = 0) {
+    const n = Math.max(1, users);
+    this.cores = new Float64Array(n);
+    this.active = new Int32Array(n);
+    this.activePos = new Int32Array(n).fill(-1);
+    this.period = new Float64Array(n);
+    this.users = users;
+    this.last = start;
+  }
+
+  /** Makes room for user `u`. */
+  private ensure(u: number): void {
+    if (u < this.users) return;
+    this.users = u + 1;
+    if (u < this.cores.length) return;
+    const n = Math.max(this.users, 2 * this.cores.length);
+    const grow = <A extends Float64Array | Int32Array>(a: A, make: (n: number) => A, fill: number): A => {
+      const b = make(n);
+      b.fill(fill);
+      b.set(a);
+      return b;
+    };
+    this.cores = grow(this.cores, (k) => new Float64Array(k), 0);
+    this.period = grow(this.period, (k) => new Float64Array(k), 0);
+    this.active = grow(this.active, (k) => new Int32Array(k), 0);
+    this.activePos = grow(this.activePos, (k) => new Int32Array(k), -1);
+  }
+
+  /** Cores user `u`'s running jobs hold now. */
+  coresOf(u: number): number {
+    return u < this.users ? this.cores[u]! : 0;
+  }
+
+  /** Charges the cores x seconds run since the last call, at the current core counts, up to `now`. */
+  accrue(now: number): void {
+    const dt = now - this.last;
+    if (dt <= 0) return;
+    this.last = now;
+    const u = this.cores;
+    const p = this.period;
+    const a = this.active;
+    for (let k = 0; k < this.nActive; k++) {
+      const i = a[k]!;
+      p[i]! += u[i]! * dt;
+    }
+  }
+
+  /** Changes user `u`'s running cores by `delta` at `now` (the time before is charged at the old count). */
+  addCores(u: number, delta: number, now: number): void {
+    this.ensure(u);
+    this.accrue(now);
+    const before = this.cores[u]!;
+    const after = before + delta;
+    this.cores[u] = after;
+    if (before <= 0 && after > 0) {
+      this.activePos[u] = this.nActive;
+      this.active[this.nActive++] = u;
+    } else if (before > 0 && after <= 0) {
+      const i = this.activePos[u]!;
+      const last = this.active[--this.nActive]!;
+      this.active[i] = last;
+      this.activePos[last] = i;
+      this.activePos[u] = -1;
+    }
+  }
+
+  /**
+   * The `PriorityCalcPeriod` tick at `now`: `usage <- usage x 2^(-period / half-life) + the period's usage`
+   * in `ledger` (a decay of `period` seconds with half-life `halfLife`).
+   */
+  tick(now: number, ledger: UserLedger, period: number, halfLife: number): void {
+    this.accrue(now);
+    ledger.decay(period, halfLife);
+    const p = this.period;
+    for (let i = 0; i < this.users; i++) {
+      if (p[i]! > 0) ledger.accrue(i, p[i]!);
+      p[i] = 0;
+    }
+  }
+}

@@ -66,8 +66,8 @@ import { DEFAULT_SLURM, type EngineStats, type FinishListener, hashUnit, type Sl
 import { JobTable } from './jobs.js';
 import { type NodeAlloc, NodeMap, type NodeRequest } from './nodes.js';
 import type { SlurmPlatform } from './platform.js';
-import { UsageLedger, ageFactor, jobPriority, jobSizeFactor, jobSizeFactor22, type PriorityConfig } from './priority.js';
-import { UserLedger } from '../scheduling/userLedger.js';
+import { ageFactor, jobPriority, jobSizeFactor, jobSizeFactor22, type PriorityConfig } from './priority.js';
+import { UsageLedger, UserLedger } from '../scheduling/userLedger.js';
 
 /** The engine's inputs and settings live in `config.ts`; their types are re-exported here for callers of the engine. */
 export type { EngineStats, FinishListener, JobShape, SlurmConfig, SlurmJobInput } from './config.js';
@@ -817,7 +817,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
   private priorityTick(): void {
     const c = this.config.priority;
     // usage <- usage * 2^(-period / half-life) + cores x seconds run during the period (priority.ts)
-    this.usage.tick(this.now, this.fairShare, c);
+    this.usage.tick(this.now, this.fairShare, c.calcPeriod, c.decayHalfLife);
     this.recomputePriorities();
     if (this.nRunning > 0 || this.pending.length > 0 || this.queue.size > 0) {
       this.prioScheduled = true;

@@ -4,6 +4,8 @@
  * (`platformFromNodeGroups`), engine configuration and jobs, so that `ClusterSimulator` runs what
  * `SlurmEngine` runs:
  *
+ * - **capacity**: `counted`, free cores counted per node group (`src/execution/countedCores.ts`), as the Slurm
+ *   engine counts them: a start is a group and a count, with no core or node of its own;
  * - **priority**: the job selection `multifactor` with the configuration's weights and parameters, every
  *   user `0 .. users - 1` known from the start with an equal share (the Slurm engine's users), QOS `q<i>`
  *   at `qosPriorities[i]`, a main pass after every `PriorityCalcPeriod` recalculation;
@@ -68,6 +70,7 @@ export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<S
     qos[`q${i}`] = x;
   });
   const raw: EngineConfigInput = {
+    capacity: 'counted',
     pass_clock: {
       slurm: {
         sched_on_submit: c.schedOnSubmit,
@@ -129,15 +132,18 @@ export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[]):
 
 /**
  * Runs Slurm jobs on the one engine under the preset of `platform` and `config` (the jobs converted as they
- * are submitted; a refused job is rejected, not an error); `listeners` observe the run.
+ * are submitted; a refused job is rejected, not an error); `listeners` observe the run. `capacity`: the
+ * preset's `counted` (cores counted per node group, as the Slurm engine counts them; records list groups),
+ * or `cores` (the same schedule on the core capacity, each job on specific nodes' cores; slower).
  */
 export function runSlurmPreset(
   platform: SlurmPlatformSpec,
   jobs: Iterable<SlurmJobInput>,
   config: Partial<SlurmConfig>,
   listeners: SimulationListener[] = [],
+  capacity: EngineConfig['capacity'] = 'counted',
 ): RunResult {
-  const engine = slurmPresetConfig(platform, config);
+  const engine = { ...slurmPresetConfig(platform, config), capacity };
   const names = platform.partitions.map((q) => q.name);
   const oneJobs = (function* () {
     for (const j of jobs) yield slurmPresetJob(j, names);

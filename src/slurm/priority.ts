@@ -27,7 +27,6 @@
  */
 // the formula lives with the priority dimension (src/scheduling/multifactor.ts), for every preset
 import type { PriorityConfig as MultifactorConfig } from '../scheduling/multifactor.js';
-import type { UserLedger } from '../scheduling/userLedger.js';
 export { ageFactor, DEFAULT_PRIORITY, jobPriority, jobSizeFactor } from '../scheduling/multifactor.js';
 export { fairShareFactor } from '../scheduling/userLedger.js';
 
@@ -53,69 +52,4 @@ export interface PriorityConfig extends MultifactorConfig {
 export function jobSizeFactor22(minNodes: number, cpus: number, nodes: number, totalCpus: number, favorSmall: boolean): number {
   const f = favorSmall ? ((nodes - minNodes) / nodes + (totalCpus - cpus) / totalCpus) / 2 : (minNodes / nodes + cpus / totalCpus) / 2;
   return Math.min(1, Math.max(0, f));
-}
-
-/**
- * The usage running jobs accrue between two `PriorityCalcPeriod` ticks: cores running per user (a dense
- * list of the users with cores, so that accruing walks only them) and each user's cores x seconds since
- * the last tick, which `tick` decays into the user ledger (`UserLedger`) (as Slurm's decay thread: the old usage
- * decays, the period's own usage is added undecayed).
- */
-export class UsageLedger {
-  private readonly cores: Float64Array;
-  private readonly active: Int32Array;
-  private readonly activePos: Int32Array;
-  private nActive = 0;
-  private readonly period: Float64Array;
-  private last = 0;
-
-  constructor(users: number) {
-    this.cores = new Float64Array(users);
-    this.active = new Int32Array(users);
-    this.activePos = new Int32Array(users).fill(-1);
-    this.period = new Float64Array(users);
-  }
-
-  /** Charges the cores x seconds run since the last call, at the current core counts, up to `now`. */
-  accrue(now: number): void {
-    const dt = now - this.last;
-    if (dt <= 0) return;
-    this.last = now;
-    const u = this.cores;
-    const p = this.period;
-    const a = this.active;
-    for (let k = 0; k < this.nActive; k++) {
-      const i = a[k]!;
-      p[i]! += u[i]! * dt;
-    }
-  }
-
-  /** Changes user `u`'s running cores by `delta` at `now` (the time before is charged at the old count). */
-  addCores(u: number, delta: number, now: number): void {
-    this.accrue(now);
-    const before = this.cores[u]!;
-    const after = before + delta;
-    this.cores[u] = after;
-    if (before <= 0 && after > 0) {
-      this.activePos[u] = this.nActive;
-      this.active[this.nActive++] = u;
-    } else if (before > 0 && after <= 0) {
-      const i = this.activePos[u]!;
-      const last = this.active[--this.nActive]!;
-      this.active[i] = last;
-      this.activePos[last] = i;
-      this.activePos[u] = -1;
-    }
-  }
-
-  /** The `PriorityCalcPeriod` tick at `now`: `usage <- usage x 2^(-period / half-life) + the period's usage` in `fairShare`. */
-  tick(now: number, fairShare: UserLedger, c: PriorityConfig): void {
-    this.accrue(now);
-    fairShare.decay(c.calcPeriod, c.decayHalfLife);
-    const p = this.period;
-    for (let i = 0; i < p.length; i++) {
-      if (p[i]! > 0) fairShare.accrue(i, p[i]!);
-      p[i] = 0;
-    }
-  }
 }

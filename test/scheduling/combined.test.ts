@@ -84,6 +84,32 @@ describe('multifactor priority with fair share on the one engine', () => {
     // 200 core-s folded at t = 100, then 9 more ticks to t = 1000, each halving it: 200 / 2^9
     expect(mf.users.usage[mf.users.id('u')]).toBeCloseTo(200 / 2 ** 9, 12);
   });
+
+  it('a preempted job back in the queue accrues no usage until it starts again', () => {
+    // u's 2-core job runs 0-30 s (60 core-s), is preempted at 30 s and waits until 130 s, then runs its 100 s
+    // again (a delay job restarts: 200 core-s). No decay: u's usage is 260 core-s, not the 460 of a job that
+    // kept accruing while it waited.
+    const mf = new MultifactorSelection({ priority: { calcPeriod: 10, decayHalfLife: 0, weightAge: 0, weightJobSize: 0, weightPartition: 0 } });
+    const x = makeJob({ id: 'x', subtime: 0, ntasks: 2, runtime: 100, user: 'u' });
+    // v's job on the other node keeps the clock going to 130 s
+    const y = makeJob({ id: 'y', subtime: 0, ntasks: 2, runtime: 130, user: 'v' });
+    const sim = new ClusterSimulator(platform, [x, y]);
+    mf.attach(sim);
+    sim.runUntil(0);
+    sim.startJob(y, [2, 3]);
+    const rj = sim.startJob(x, [0, 1]);
+    sim.runUntil(30);
+    sim.preempt(rj);
+    expect(sim.waiting).toEqual([x]);
+    // (the engine stops at the decision point the preemption made, then runs to 130 s)
+    while (sim.now < 130) sim.runUntil(130);
+    expect(sim.now).toBe(130);
+    sim.startJob(x, [0, 1]);
+    sim.runUntil(Number.POSITIVE_INFINITY);
+    expect(sim.now).toBe(230);
+    mf.order(sim.waiting, 240);
+    expect(mf.users.usage[mf.users.id('u')]).toBe(260);
+  });
 });
 
 describe('partitions on the one engine', () => {

@@ -1,0 +1,272 @@
+/**
+ * The counted capacity (`capacity: 'counted'`; DESIGN §15, issue 42): free cores counted per node group,
+ * as Slurm's counted model and the Slurm engine count them, with no core, node or processor of its own.
+ *
+ * A node group is `count` identical nodes (`Platform.groupNodeCount`, `nodeCoreCount` of its first node), so
+ * it holds `count x cores` cores. The unit of a placement is a group index: task `t` on unit `g` runs on some
+ * core of group `g`, which one is not modelled. A placement is valid when every task's group exists, is in
+ * the job's partition, and each group has the cores its tasks take free now:
+ *
+ *     for every group g:  #{t : placement[t] = g} <= groupFree[g]
+ *
+ * Taking a placement subtracts these counts from `groupFree`, releasing it adds them back: O(tasks) with no
+ * per-core state, where the core capacity (`allocation.ts`) writes every core, node, processor and free-core
+ * tree it touches. A running job's `nodes` under this capacity are its distinct groups and `perNode` the
+ * tasks on each (job records list the groups).
+ *
+ * What it cannot answer it refuses, at construction or at submission (`unfitReason`), naming the rule:
+ * - **power**: which nodes are idle depends on a packing the count does not have, so a platform whose
+ *   processors draw power runs on the core capacity;
+ * - **memory** (jobs with `mem` when memory is enforced), **GPUs**, **`cpus_per_task`** other than 1,
+ *   exact **node counts** (`nodes`), and `seq` jobs of more than one task (one node's cores): the shapes
+ *   a count of cores cannot guarantee;
+ * - **partitions** that hold part of a group (a group is counted whole).
+ *
+ * `idleNodes` is the packed count `sum_g floor(groupFree[g] / coresPerNode[g])`: the nodes left empty if
+ * every group's jobs were packed onto the fewest nodes (what Slurm's counted view can say).
+ */
+import { coversAllNodes, partitionRefusal, requestPartition } from '../platform/partitions.js';
+import type { Platform } from '../platform/platform.js';
+import type { Job } from '../workload/job.js';
+import type { Capacity } from './capacity.js';
+
+/** Cores counted per node group (see the module comment). */
+export class CountedCores implements Capacity {
+  /** Per group: free cores. */
+  readonly groupFree: Int32Array;
+  /** Per group: cores of one of its nodes. */
+  readonly coresPerNode: Int32Array;
+  /** Per group: all its cores. */
+  readonly groupCores: Int32Array;
+  freeCores: number;
+  busyCores = 0;
+  readonly busyGpus = 0;
+  readonly power = 0;
+  /** Per partition that leaves groups out: which groups it holds (null: it holds every group). */
+  private readonly partitionGroups: (Uint8Array | null)[];
+  private readonly anyRestricted: boolean;
+  // the last accepted placement's tally (groups ascending, tasks on each), and scratch counts per group
+  private readonly scratch: Int32Array;
+  private lastGroups: Int32Array = new Int32Array(0);
+  private lastCounts: Int32Array = new Int32Array(0);
+  /** Shared one-group answers: the group's `[g]`, and `[count]` arrays by count (never modified). */
+  private readonly single: Int32Array[];
+  private readonly countArrays = new Map<number, Int32Array>();
+  private readonly uniformArrays = new Map<number, Int32Array>();
+  private readonly answer: { nodes: Int32Array; perNode: Int32Array } = { nodes: new Int32Array(0), perNode: new Int32Array(0) };
+
+  constructor(
+    readonly platform: Platform,
+    readonly enforceMemory: boolean,
+  ) {
+    const G = platform.groupCount;
+    for (let q = 0; q < platform.procCount; q++)
+      if (platform.procStaticPower[q] !== 0 || platform.procDynamicPower[q] !== 0 || platform.procMinPower[q] !== 0)
+        throw new RangeError(
+          `the counted capacity has no nodes to draw power: platform ${platform.name} gives its processors power (run it on the core capacity, capacity "cores")`,
+        );
+    if (platform.gpuCount > 0) throw new RangeError(`the counted capacity counts cores only: platform ${platform.name} has GPUs (run it on the core capacity)`);
+    this.coresPerNode = Int32Array.from({ length: G }, (_, g) => platform.nodeCoreCount[platform.groupFirstNode[g]!]!);
+    this.groupCores = Int32Array.from({ length: G }, (_, g) => this.coresPerNode[g]! * platform.groupNodeCount[g]!);
+    this.groupFree = Int32Array.from(this.groupCores);
+    this.freeCores = this.groupCores.reduce((a, b) => a + b, 0);
+    this.partitionGroups = platform.partitions.map((q) => {
+      if (coversAllNodes(q, platform.nodeCount)) return null;
+      const held = new Uint8Array(G);
+      for (let g = 0; g < G; g++) {
+        const first = platform.groupFirstNode[g]!;
+        const n = platform.groupNodeCount[g]!;
+        let inside = 0;
+        for (let x = first; x < first + n; x++) inside += q.nodeMask[x]!;
+        if (inside !== 0 && inside !== n)
+          throw new RangeError(
+            `the counted capacity counts whole node groups: partition ${q.name} holds ${inside} of group ${platform.groupNames[g]}'s ${n} nodes`,
+          );
+        held[g] = inside === n ? 1 : 0;
+      }
+      return held;
+    });
+    this.anyRestricted = this.partitionGroups.some((m) => m !== null);
+    this.scratch = new Int32Array(G);
+    this.single = Array.from({ length: G }, (_, g) => Int32Array.of(g));
+  }
+
+  /** Nodes left empty with every group packed (see the module comment). */
+  get idleNodes(): number {
+    let n = 0;
+    for (let g = 0; g < this.groupFree.length; g++) n += Math.floor(this.groupFree[g]! / this.coresPerNode[g]!);
+    return n;
+  }
+
+  /**
+   * The groups `job` may use (its partition's: a mask over groups), or null when it may use every group
+   * (or names no known partition: `unfitReason` says so).
+   */
+  groupMask(job: Job): Uint8Array | null {
+    if (!this.anyRestricted && job.partition === undefined) return null;
+    const p = this.platform;
+    const i = requestPartition(p.partitions, p.defaultPartition, job);
+    return typeof i === 'string' ? null : this.partitionGroups[i]!;
+  }
+
+  unfitReason(job: Job): string | null {
+    if (job.gpus !== undefined) return 'asks for GPUs; the counted capacity counts cores only';
+    if (job.cpusPerTask !== undefined && job.cpusPerTask !== 1)
+      return `asks for ${job.cpusPerTask} cores per task; the counted capacity runs one task per core`;
+    if (this.enforceMemory && (job.mem > 0 || job.tasks?.some((t) => t.mem > 0)))
+      return 'asks for memory; the counted capacity counts cores only (run it on the core capacity, or without enforcing memory)';
+    if (job.type === 'seq') {
+      if (job.ntasks > 1) return `is a seq job of ${job.ntasks} tasks on one node; the counted capacity does not know nodes`;
+    } else if (job.nodes > 0) return `asks for exactly ${job.nodes} nodes; the counted capacity counts cores, not nodes`;
+    const p = this.platform;
+    let mask: Uint8Array | null = null;
+    let where = 'the platform';
+    if (this.anyRestricted || job.partition !== undefined) {
+      const i = requestPartition(p.partitions, p.defaultPartition, job);
+      if (typeof i === 'string') return i;
+      const q = p.partitions[i]!;
+      const refusal = partitionRefusal(q, job);
+      if (refusal !== null) return refusal;
+      mask = this.partitionGroups[i]!;
+      if (mask !== null) where = `partition ${q.name}`;
+    }
+    let capacity = 0;
+    for (let g = 0; g < this.groupCores.length; g++) if (mask === null || mask[g]) capacity += this.groupCores[g]!;
+    return capacity < job.ntasks ? `needs ${job.ntasks} cores; ${where} offers ${capacity}` : null;
+  }
+
+  placementError(job: Job, placement: ArrayLike<number>): string | null {
+    const k = placement.length;
+    if (k !== job.ntasks) return `expected ${job.ntasks} tasks' groups, got ${k}`;
+    const G = this.groupFree.length;
+    const mask = this.groupMask(job);
+    const g0 = placement[0]!;
+    let one = true;
+    for (let t = 1; t < k; t++)
+      if (placement[t] !== g0) {
+        one = false;
+        break;
+      }
+    if (one) {
+      if (!(Number.isInteger(g0) && g0 >= 0 && g0 < G)) return `group ${g0} does not exist`;
+      if (mask !== null && !mask[g0]) return `group ${this.platform.groupNames[g0]} is not in the job's partition`;
+      if (k > this.groupFree[g0]!) return `group ${this.platform.groupNames[g0]} has ${this.groupFree[g0]} cores free; the job puts ${k} tasks there`;
+      this.lastGroups = this.single[g0]!;
+      this.lastCounts = this.countArray(k);
+      return null;
+    }
+    const s = this.scratch;
+    s.fill(0);
+    for (let t = 0; t < k; t++) {
+      const g = placement[t]!;
+      if (!(Number.isInteger(g) && g >= 0 && g < G)) return `group ${g} does not exist`;
+      s[g]!++;
+    }
+    let distinct = 0;
+    for (let g = 0; g < G; g++) {
+      if (s[g] === 0) continue;
+      if (mask !== null && !mask[g]) return `group ${this.platform.groupNames[g]} is not in the job's partition`;
+      if (s[g]! > this.groupFree[g]!) return `group ${this.platform.groupNames[g]} has ${this.groupFree[g]} cores free; the job puts ${s[g]} tasks there`;
+      distinct++;
+    }
+    const groups = new Int32Array(distinct);
+    const counts = new Int32Array(distinct);
+    for (let g = 0, i = 0; g < G; g++)
+      if (s[g]! > 0) {
+        groups[i] = g;
+        counts[i++] = s[g]!;
+      }
+    this.lastGroups = groups;
+    this.lastCounts = counts;
+    return null;
+  }
+
+  private countArray(k: number): Int32Array {
+    let a = this.countArrays.get(k);
+    if (a === undefined) {
+      a = Int32Array.of(k);
+      this.countArrays.set(k, a);
+    }
+    return a;
+  }
+
+  lastPlacement(): { nodes: Int32Array; perNode: Int32Array } {
+    this.answer.nodes = this.lastGroups;
+    this.answer.perNode = this.lastCounts;
+    return this.answer;
+  }
+
+  move(_job: Job, placement: Int32Array, owner: number, from = 0): void {
+    const k = placement.length;
+    const sign = owner >= 0 ? -1 : 1;
+    let t = from;
+    while (t < k) {
+      const g = placement[t]!;
+      const start = t;
+      while (t < k && placement[t] === g) t++;
+      this.groupFree[g]! += sign * (t - start);
+    }
+    const n = k - from;
+    this.freeCores += sign * n;
+    this.busyCores -= sign * n;
+  }
+
+  gpuPlacementError(_job: Job, gpus: ArrayLike<number>): string | null {
+    return gpus.length === 0 ? null : 'the counted capacity has no GPUs';
+  }
+
+  moveGpus(gpus: Int32Array): void {
+    if (gpus.length > 0) throw new Error('the counted capacity has no GPUs');
+  }
+
+  /** No power to stop drawing (see the module comment): nothing changes. */
+  pause(): void {}
+
+  takeCore(unit: number): void {
+    this.groupFree[unit]!--;
+    this.freeCores--;
+    this.busyCores++;
+  }
+
+  releaseCore(unit: number): void {
+    this.groupFree[unit]!++;
+    this.freeCores++;
+    this.busyCores--;
+  }
+
+  /**
+   * The placement of `k` tasks all on group `g`: one shared array per group and size (placements are never
+   * modified once given, `Capacity.lastPlacement`), so that starts allocate nothing.
+   */
+  uniform(g: number, k: number): Int32Array {
+    const key = k * this.groupFree.length + g;
+    let a = this.uniformArrays.get(key);
+    if (a === undefined) {
+      a = new Int32Array(k).fill(g);
+      this.uniformArrays.set(key, a);
+    }
+    return a;
+  }
+
+  /**
+   * A placement of `job`'s tasks on the groups of `order` that `off` does not mark (null: none), taking
+   * each group's free cores in turn (`within: 'group'` callers give one group), or null when they hold too
+   * few. Partition masks are the caller's (it passes the job's groups).
+   */
+  place(job: Job, order: readonly number[], off: Uint8Array | null = null): Int32Array | null {
+    const n = job.ntasks;
+    let have = 0;
+    for (const g of order) if (off === null || !off[g]) have += this.groupFree[g]!;
+    if (have < n) return null;
+    const out = new Int32Array(n);
+    let at = 0;
+    for (const g of order) {
+      if (off?.[g]) continue;
+      const take = Math.min(this.groupFree[g]!, n - at);
+      out.fill(g, at, at + take);
+      at += take;
+      if (at === n) break;
+    }
+    return out;
+  }
+}
