@@ -14,11 +14,9 @@ export class NodeFreeTree {
   private readonly tree: Int32Array;
   /** Number of positions. */
   readonly length: number;
-  // batched updates: tree indices whose parents must be recomputed, and a visit mark per inner node
+  // batched updates: tree indices whose parents must be recomputed
   private readonly pending: Int32Array;
   private pendingCount = 0;
-  private readonly visited: Int32Array;
-  private visit = 0;
 
   constructor(free: ArrayLike<number>) {
     this.length = free.length;
@@ -29,7 +27,6 @@ export class NodeFreeTree {
     for (let i = 0; i < free.length; i++) this.tree[s + i] = free[i]!;
     for (let i = s - 1; i >= 1; i--) this.tree[i] = Math.max(this.tree[2 * i]!, this.tree[2 * i + 1]!);
     this.pending = new Int32Array(s);
-    this.visited = new Int32Array(s);
   }
 
   /** Free cores at position `i`. */
@@ -66,23 +63,20 @@ export class NodeFreeTree {
     this.pending[this.pendingCount++] = p;
   }
 
-  /** Recomputes the inner nodes above the leaves set since the last commit. */
+  /**
+   * Recomputes the inner nodes above the leaves set since the last commit, level by level. A parent
+   * reached twice is recomputed twice; the second time its maximum is already current, so it is not
+   * climbed from again.
+   */
   commit(): void {
     let n = this.pendingCount;
     const q = this.pending;
     const t = this.tree;
-    const seen = this.visited;
     while (n > 0) {
-      if (++this.visit >= 0x7fffffff) {
-        this.visit = 1;
-        seen.fill(0);
-      }
-      const v = this.visit;
       let m = 0;
       for (let i = 0; i < n; i++) {
         const p = q[i]! >> 1;
-        if (p < 1 || seen[p] === v) continue;
-        seen[p] = v;
+        if (p < 1) continue;
         const a = t[2 * p]!;
         const b = t[2 * p + 1]!;
         const mx = a > b ? a : b;

@@ -56,4 +56,35 @@ describe('NodeFreeTree', () => {
       { seed: 20261123, numRuns: 300 },
     );
   });
+
+  it('leaves set without a commit are committed by the next search, max or single update (several batches in between)', () => {
+    const op = fc.record({
+      batch: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 8 })), { maxLength: 20 }),
+      ask: fc.constantFrom('none', 'max', 'find', 'update'),
+      at: fc.tuple(fc.nat(), fc.integer({ min: 0, max: 9 })),
+    });
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 8 }), { minLength: 1, maxLength: 70 }), fc.array(op, { maxLength: 16 }), (init, ops) => {
+        const free = [...init];
+        const n = free.length;
+        const t = new NodeFreeTree(free);
+        for (const o of ops) {
+          for (const [i, v] of o.batch) {
+            free[i % n] = v;
+            t.setLeaf(i % n, v);
+          }
+          const [i, v] = o.at;
+          if (o.ask === 'max') expect(t.max()).toBe(Math.max(...free));
+          else if (o.ask === 'find') expect(t.findFirst(i % (n + 1), Math.max(1, v))).toBe(scanFirst(free, i % (n + 1), Math.max(1, v)));
+          else if (o.ask === 'update') {
+            free[i % n] = Math.min(v, 8);
+            t.update(i % n, Math.min(v, 8));
+          }
+        }
+        expect(t.max()).toBe(Math.max(...free));
+        for (let k = 1; k <= 9; k++) expect(t.findFirst(0, k)).toBe(scanFirst(free, 0, k));
+      }),
+      { seed: 20261129, numRuns: 300 },
+    );
+  });
 });
