@@ -111,6 +111,10 @@ export const EngineConfigSchema = z
         favor_small: z.boolean().optional(),
         decay_half_life: nonNeg.optional(),
         calc_period: positive.optional(),
+        /** Ticks at `calc_phase + k x calc_period` (Slurm's decay thread from slurmctld's start); absent: a period after the first event. */
+        calc_phase: nonNeg.optional(),
+        /** The job size factor: `cores` (cores over the platform's) or `slurm22` (Slurm 22.05's: nodes and CPUs averaged). */
+        job_size: z.enum(['cores', 'slurm22']).optional(),
         dampening: positive.optional(),
         shares: z.record(z.string(), positive).default({}),
         qos: z.record(z.string(), nonNeg).default({}),
@@ -158,6 +162,8 @@ export function multifactorOptionsOf(cfg: EngineConfig): MultifactorOptions | un
   if (m.favor_small !== undefined) priority.favorSmall = m.favor_small;
   if (m.decay_half_life !== undefined) priority.decayHalfLife = m.decay_half_life;
   if (m.calc_period !== undefined) priority.calcPeriod = m.calc_period;
+  if (m.calc_phase !== undefined) priority.calcPhase = m.calc_phase;
+  if (m.job_size !== undefined) priority.jobSize = m.job_size;
   if (m.dampening !== undefined) priority.dampening = m.dampening;
   return { priority, shares: m.shares, qos: m.qos, passAtTick: m.pass_at_tick };
 }
@@ -172,6 +178,13 @@ export function multifactorOptionsOf(cfg: EngineConfig): MultifactorOptions | un
 export function schedulerOf(cfg: EngineConfig, scheduler: Scheduler, where = 'engine config'): Scheduler {
   let s = scheduler;
   const slurm = typeof cfg.pass_clock === 'object' ? cfg.pass_clock.slurm : null;
+  if (cfg.capacity === 'counted' && slurm?.main !== 'slurm')
+    throw new InputError(
+      `capacity: "counted" places jobs by counts of a node group's cores, which Slurm's passes read (pass_clock.slurm.main: "slurm"); ${scheduler.name} places cores on nodes (use capacity "cores")`,
+      where,
+    );
+  if (cfg.capacity === 'counted' && cfg.preempt_type !== 'none')
+    throw new InputError('capacity: "counted" has no preemption pass yet (its victims are found on nodes): use capacity "cores" with preempt_type', where);
   if (slurm?.main === 'slurm') {
     if (!(scheduler instanceof PolicyScheduler) || scheduler.backfill !== 'none')
       throw new InputError(
@@ -209,7 +222,7 @@ export function schedulerOf(cfg: EngineConfig, scheduler: Scheduler, where = 'en
         schedInterval: c.sched_interval,
         batchSchedDelay: c.batch_sched_delay,
         bgTickPhase: c.bg_tick_phase,
-        priorityTicks: c.priority_ticks ? { period } : undefined,
+        priorityTicks: c.priority_ticks ? { period, phase: cfg.multifactor?.calc_phase } : undefined,
       },
       backfill,
     );

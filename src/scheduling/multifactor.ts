@@ -24,6 +24,7 @@
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { Job } from '../workload/job.js';
+import type { Partition } from '../platform/partitions.js';
 import type { JobSelection } from './selection.js';
 import { UsageLedger, UserLedger } from './userLedger.js';
 
@@ -49,6 +50,17 @@ export interface PriorityConfig {
   calcPeriod: number;
   /** PriorityDampeningFactor. */
   dampening: number;
+  /**
+   * The job size factor: `cores` (`jobSizeFactor`, seed 004's model) or `slurm22` (Slurm 22.05's
+   * `set_priority_factors`: nodes and CPUs averaged, `jobSizeFactor22`). Absent: `cores`.
+   */
+  jobSize?: 'cores' | 'slurm22';
+  /**
+   * Where the `PriorityCalcPeriod` ticks fall: at `calcPhase + k x calcPeriod` of the engine's clock (Slurm's
+   * decay thread ticks from slurmctld's start); absent: one period after the first event (the selection's
+   * attachment), then every period.
+   */
+  calcPhase?: number;
 }
 
 /**
@@ -78,6 +90,16 @@ export function ageFactor(age: number, maxAge: number): number {
 /** Job size factor: `cores / total`, or `(total - cores + 1) / total` favouring small jobs. */
 export function jobSizeFactor(cores: number, totalCores: number, favorSmall: boolean): number {
   const f = favorSmall ? (totalCores - cores + 1) / totalCores : cores / totalCores;
+  return Math.min(1, Math.max(0, f));
+}
+
+/**
+ * Slurm 22.05's job size factor (`set_priority_factors` without `PriorityFlags=SMALL_RELATIVE_TO_TIME`):
+ * `(minNodes / nodes + cpus / totalCpus) / 2`, or with `PriorityFavorSmall`
+ * `((nodes - minNodes) / nodes + (totalCpus - cpus) / totalCpus) / 2`, in [0, 1].
+ */
+export function jobSizeFactor22(minNodes: number, cpus: number, nodes: number, totalCpus: number, favorSmall: boolean): number {
+  const f = favorSmall ? ((nodes - minNodes) / nodes + (totalCpus - cpus) / totalCpus) / 2 : (minNodes / nodes + cpus / totalCpus) / 2;
   return Math.min(1, Math.max(0, f));
 }
 
@@ -151,7 +173,7 @@ export class MultifactorSelection implements JobSelection {
     this.usage = new UsageLedger(0, sim.now);
     for (const name of Object.keys(this.options.shares ?? {})) this.userOf(name);
     this.attachedAt = sim.now;
-    this.nextTick = sim.now + this.config.calcPeriod;
+    this.nextTick = this.tickAfter(sim.now);
     this.priority.clear();
     // cores each running job accrues for (by slot: a slot is its job's from its start to its end), and a
     // suspended job's (it accrues none while suspended)
@@ -209,6 +231,12 @@ export class MultifactorSelection implements JobSelection {
     if (dCores !== 0) this.usage.addCores(this.userOf(job.user ?? ''), dCores, sim.now);
   }
 
+  /** The tick after one at (or the attachment at) `t`: a period later, or the next point of the `calcPhase` grid (the Slurm engine's arithmetic). */
+  private tickAfter(t: number): number {
+    const { calcPeriod: P, calcPhase: phase } = this.config;
+    return phase === undefined ? t + P : (Math.floor((t - phase) / P) + 1) * P + phase;
+  }
+
   /** Brings usage up to `now`: accrues core-seconds, and at each calc-period tick decays and folds them in. */
   private advance(now: number): void {
     const L = this.ledger!;
@@ -218,7 +246,7 @@ export class MultifactorSelection implements JobSelection {
       const tick = this.nextTick;
       this.priority.clear();
       for (const job of this.sim!.queue.toArray()) this.priority.set(job, this.compute(job, tick));
-      this.nextTick += this.config.calcPeriod;
+      this.nextTick = this.tickAfter(tick);
       this.ticks++;
     }
     this.usage.accrue(now);
@@ -248,10 +276,21 @@ export class MultifactorSelection implements JobSelection {
     return jobPriority(this.config, {
       age: ageFactor(now - job.subtime, this.config.maxAge),
       fairshare: L.fairShare(this.userOf(job.user ?? ''), L.totalUsage(), this.config.dampening),
-      jobSize: jobSizeFactor(job.ntasks, this.totalCores, this.config.favorSmall),
+      jobSize: this.config.jobSize === 'slurm22' ? this.sizeFactor22(job, part) : jobSizeFactor(job.ntasks, this.totalCores, this.config.favorSmall),
       partition: (part?.priorityJobFactor ?? 1) / this.maxPartitionFactor,
       qos: job.qos !== undefined ? (this.options.qos?.[job.qos] ?? 0) / this.maxQos : 0,
     });
+  }
+
+  /**
+   * Slurm 22.05's job size factor of `job` in partition `part`: its minimum nodes (its cores over the cores
+   * of a node of the partition's first group) and its cores, of the platform's nodes and cores.
+   */
+  private sizeFactor22(job: Job, part: Partition | undefined): number {
+    const p = this.sim!.platform;
+    const g = part?.groups[0] ?? 0;
+    const minNodes = Math.ceil(job.ntasks / p.nodeCoreCount[p.groupFirstNode[g]!]!);
+    return jobSizeFactor22(minNodes, job.ntasks, p.nodeCount, p.coreCount, this.config.favorSmall);
   }
 
   key(job: Job, now: number): number {

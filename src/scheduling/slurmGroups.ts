@@ -4,8 +4,8 @@
  * Slurm engine counts cores per group. The main pass (`slurmMainPass.ts`) and the backfill pass
  * (`slurmBackfill.ts`) share it.
  *
- * - **a job's groups**: the node groups its partition's nodes touch, in platform order (every group when
- *   its partition holds every node);
+ * - **a job's groups**: the node groups of its partition, in the order the partition names them (then the
+ *   groups its named nodes touch, ascending: `Partition.groups`), the order the Slurm engine tries them in;
  * - **a start on group `g`**: the scheduler's resource selection places the job on `g`'s nodes only (a
  *   placement limit of no cores elsewhere); counted cores that the selection cannot place (memory, a
  *   node-shape rule) leave the job waiting. Under the counted capacity (`countedCores.ts`, the Slurm
@@ -18,7 +18,6 @@ import type { NodeFit, PlacementLimit, ResourcePolicy } from './placement.js';
 
 /** A platform's groups as Slurm counts them, for one engine (caches per partition). */
 export class SlurmGroups {
-  private readonly byMask = new WeakMap<Uint8Array, number[]>();
   private readonly all: number[];
   private readonly limits: PlacementLimit[];
 
@@ -34,21 +33,8 @@ export class SlurmGroups {
 
   /** The groups `job` may run on (see the module comment). */
   groupsOf(job: Job): readonly number[] {
-    const counted = this.sim.counted;
-    const mask = counted !== null ? counted.groupMask(job) : this.sim.allocation.partitionMask(job);
-    if (mask === null) return this.all;
-    let gs = this.byMask.get(mask);
-    if (gs === undefined) {
-      if (counted !== null) gs = this.all.filter((g) => mask[g]);
-      else {
-        const nodeGroup = this.sim.platform.nodeGroup;
-        const seen = new Set<number>();
-        for (let x = 0; x < mask.length; x++) if (mask[x]) seen.add(nodeGroup[x]!);
-        gs = [...seen].sort((a, b) => a - b);
-      }
-      this.byMask.set(mask, gs);
-    }
-    return gs;
+    const i = this.partitionOf(job);
+    return i >= 0 ? this.sim.platform.partitions[i]!.groups : this.all;
   }
 
   /** The index of `job`'s partition in `Platform.partitions` (its own, else the default), or -1 when it names none known. */

@@ -1,7 +1,7 @@
 /**
  * The Slurm engine's model as a preset of the one engine (issue 42, DESIGN §15): a Slurm platform, a
  * Slurm configuration and Slurm jobs (`SlurmJobInput`) become the one engine's platform
- * (`platformFromNodeGroups`), engine configuration and jobs, so that `ClusterSimulator` runs what
+ * (`slurmPresetPlatform`), engine configuration and jobs, so that `ClusterSimulator` runs what
  * `SlurmEngine` runs:
  *
  * - **capacity**: `counted`, free cores counted per node group (`src/execution/countedCores.ts`), as the Slurm
@@ -23,13 +23,14 @@
  * `test/slurm/oneEngine.test.ts` proves the schedules identical (start, end, state, suspension periods of
  * every job) on random workloads, and `npm run bench -- slurm-preset` on the Raijin workload at scale.
  * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`): whole-node
- * allocation (`nodeSelect`, `bfWillRun`), the measured clocks of a log (`timerOrigin`, `bgTickTimes`, `bfTickTimes`, `endSchedShare`), Slurm 22.05's job size
- * factor, priority ticks on a phase of their own, partitions that preempt, GPUs, nodes left COMPLETING.
+ * allocation (`nodeSelect`, `bfWillRun`), the measured clocks of a log (`timerOrigin`, `bgTickTimes`, `bfTickTimes`, `endSchedShare`),
+ * partitions that preempt, GPUs, groups' CPUs (threads) beyond their cores in Slurm 22.05's job size factor, nodes left COMPLETING.
  */
 import { InputError } from '../core/errors.js';
 import type { Job } from '../workload/job.js';
 import { makeJob } from '../workload/job.js';
 import type { SimulationListener } from '../execution/simulator.js';
+import type { Platform } from '../platform/platform.js';
 import { platformFromNodeGroups } from '../platform/views.js';
 import { type EngineConfigInput, multifactorOptionsOf, parseEngineConfig, type EngineConfig } from '../scheduling/engineConfig.js';
 import { makeScheduler } from '../scheduling/policyName.js';
@@ -48,12 +49,12 @@ export function slurmPresetRefusal(platform: SlurmPlatformSpec, config: Partial<
   if (c.bgTickTimes !== undefined) out.push('bgTickTimes');
   if (c.bfTickTimes !== undefined) out.push('bfTickTimes');
   if (c.endSchedShare > 0) out.push('endSchedShare');
-  if (c.priority.jobSize === 'slurm22') out.push("priority.jobSize 'slurm22'");
-  if (c.priority.calcPhase !== undefined) out.push('priority.calcPhase');
   const tiers = new Set((platform.partitions ?? []).map((q) => q.priority_tier ?? 1));
   if (tiers.size > 1 && (platform.partitions ?? []).some((q) => (q.preempt_mode ?? 'off') !== 'off')) out.push('partitions that preempt (preempt_mode)');
   if (platform.groups.some((g) => g.gpus !== undefined)) out.push('GPUs');
-  if (platform.groups.some((g) => g.memory_mb !== undefined || g.cpus !== undefined)) out.push("groups' memory_mb and cpus");
+  // (a group's memory_mb counts only with nodeSelect; its cpus only in Slurm 22.05's job size factor)
+  if (c.priority.jobSize === 'slurm22' && platform.groups.some((g) => g.cpus !== undefined && g.cpus !== g.cores))
+    out.push("groups' cpus other than their cores under priority.jobSize 'slurm22'");
   return out.length === 0 ? null : `the Slurm preset of the one engine does not model ${out.join(', ')} yet`;
 }
 
@@ -104,12 +105,23 @@ export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<S
       favor_small: p.favorSmall,
       decay_half_life: p.decayHalfLife,
       calc_period: p.calcPeriod,
+      ...(p.calcPhase !== undefined ? { calc_phase: p.calcPhase } : {}),
+      ...(p.jobSize !== undefined ? { job_size: p.jobSize } : {}),
       dampening: p.dampening,
       shares,
       qos,
     },
   };
   return parseEngineConfig(raw, where);
+}
+
+/**
+ * The one engine's platform for a Slurm platform: its groups and partitions (a group's `memory_mb` and
+ * `cpus` left out: the Slurm engine's counted model does not use them, `slurmPresetRefusal`).
+ */
+export function slurmPresetPlatform(platform: SlurmPlatformSpec): Platform {
+  const groups = platform.groups.map((g) => ({ name: g.name, count: g.count, cores: g.cores, ...(g.gpus !== undefined ? { gpus: g.gpus } : {}) }));
+  return platformFromNodeGroups({ groups, partitions: platform.partitions });
 }
 
 /** The one engine's job for Slurm job `j` (see the module comment; `partitions`: the platform's partition names). */
@@ -124,9 +136,10 @@ export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[]):
     runtime: j.runTime,
     user: String(j.user),
     partition: partitions[j.partition ?? 0]!,
-    ...(j.qos !== undefined ? { qos: `q${j.qos}` } : {}),
+    // (every preset job has the same fields, absent ones undefined: one object shape for the engine's hot paths)
+    qos: j.qos !== undefined ? `q${j.qos}` : undefined,
     reqTime: j.timeLimit,
-    ...(j.opAfter !== undefined && j.opFor !== undefined ? { operatorEvents: [{ after: j.opAfter, duration: j.opFor }] } : {}),
+    operatorEvents: j.opAfter !== undefined && j.opFor !== undefined ? [{ after: j.opAfter, duration: j.opFor }] : undefined,
   });
 }
 
@@ -148,7 +161,7 @@ export function runSlurmPreset(
   const oneJobs = (function* () {
     for (const j of jobs) yield slurmPresetJob(j, names);
   })();
-  return runSimulation(platformFromNodeGroups(platform), oneJobs, makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }), {
+  return runSimulation(slurmPresetPlatform(platform), oneJobs, makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }), {
     engine,
     walltimeKill: true,
     timeOrigin: 0,

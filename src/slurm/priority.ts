@@ -26,30 +26,5 @@
  * `PriorityTier` (higher first), priority (higher first), submit time, job id.
  */
 // the formula lives with the priority dimension (src/scheduling/multifactor.ts), for every preset
-import type { PriorityConfig as MultifactorConfig } from '../scheduling/multifactor.js';
-export { ageFactor, DEFAULT_PRIORITY, jobPriority, jobSizeFactor } from '../scheduling/multifactor.js';
+export { ageFactor, DEFAULT_PRIORITY, jobPriority, jobSizeFactor, jobSizeFactor22, type PriorityConfig } from '../scheduling/multifactor.js';
 export { fairShareFactor } from '../scheduling/userLedger.js';
-
-/** Multifactor weights and parameters (`src/scheduling/multifactor.ts`), with what Slurm 22.05's own clock and size factor add. */
-export interface PriorityConfig extends MultifactorConfig {
-  /**
-   * The job size factor: `cores` (`jobSizeFactor`, seed 004's model) or `slurm22` (Slurm 22.05's
-   * `set_priority_factors`: nodes and CPUs averaged, `jobSizeFactor22`). Absent: `cores`.
-   */
-  jobSize?: 'cores' | 'slurm22';
-  /**
-   * Where the `PriorityCalcPeriod` ticks fall: at `calcPhase + k x calcPeriod` of the engine's clock (Slurm's
-   * decay thread ticks from slurmctld's start); absent: one period after the first event, then every period.
-   */
-  calcPhase?: number;
-}
-
-/**
- * Slurm 22.05's job size factor (`set_priority_factors` without `PriorityFlags=SMALL_RELATIVE_TO_TIME`):
- * `(minNodes / nodes + cpus / totalCpus) / 2`, or with `PriorityFavorSmall`
- * `((nodes - minNodes) / nodes + (totalCpus - cpus) / totalCpus) / 2`, in [0, 1].
- */
-export function jobSizeFactor22(minNodes: number, cpus: number, nodes: number, totalCpus: number, favorSmall: boolean): number {
-  const f = favorSmall ? ((nodes - minNodes) / nodes + (totalCpus - cpus) / totalCpus) / 2 : (minNodes / nodes + cpus / totalCpus) / 2;
-  return Math.min(1, Math.max(0, f));
-}

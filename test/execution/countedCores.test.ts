@@ -4,6 +4,9 @@
  * runs it, and the same schedules as the core capacity where a group's cores are interchangeable (the
  * Slurm preset on three groups and three partitions, fast-check).
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type CheckedRun, checkEngine, type TranscriptEntry } from '../../src/core/engineChecker.js';
@@ -16,10 +19,10 @@ import { nodeGroupSpecDescription, platformFromNodeGroups } from '../../src/plat
 import { multifactorOptionsOf, schedulerOf } from '../../src/scheduling/engineConfig.js';
 import { makeScheduler } from '../../src/scheduling/policyName.js';
 import type { SlurmJobInput } from '../../src/slurm/config.js';
-import type { SlurmPlatformSpec } from '../../src/slurm/platform.js';
 import { runSlurmPreset, slurmPresetConfig, slurmPresetJob } from '../../src/slurm/preset.js';
 import { makeJob, type Job } from '../../src/workload/job.js';
-import { ROOT } from '../helpers.js';
+import { cli, ROOT } from '../helpers.js';
+import { LAYOUT } from '../slurm/layouts.js';
 
 /** Group `a`: 2 nodes x 4 cores; group `b`: 1 node x 8 cores; partition `pa` = {a}, `pb` = {b}, `all` = both (the default). */
 const TWO_GROUPS = {
@@ -136,20 +139,6 @@ describe('the counted capacity', () => {
   });
 });
 
-/** Three groups, three partitions (two share a group; `c` has a MaxTime): the oneEngine test's layout. */
-const LAYOUT: SlurmPlatformSpec = {
-  groups: [
-    { name: 'g0', count: 2, cores: 4 },
-    { name: 'g1', count: 1, cores: 8 },
-    { name: 'g2', count: 3, cores: 4 },
-  ],
-  partitions: [
-    { name: 'a', groups: ['g0', 'g1'] },
-    { name: 'b', groups: ['g1', 'g2'] },
-    { name: 'c', groups: ['g2'], max_time: 500 },
-  ],
-};
-
 /** Random Slurm jobs on `LAYOUT`: partitions, QOS, kills at the time limit, operator suspensions, a few too large for any one group. */
 function slurmJobs(seed: number, n: number): SlurmJobInput[] {
   const rng = derive(seed, 'counted-capacity');
@@ -215,6 +204,59 @@ describe('the counted capacity gives the core capacity’s schedules where cores
     expect(refused).toBeGreaterThan(20);
     expect(started).toBeGreaterThan(3000);
   }, 120_000);
+});
+
+describe('simulate --engine with capacity "counted"', () => {
+  it("gives the core capacity's summary under Slurm's passes; refuses what it cannot run, exit 2 naming why", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cg-counted-'));
+    try {
+      const platform = join(dir, 'groups.json');
+      writeFileSync(platform, JSON.stringify({ groups: LAYOUT.groups, partitions: [{ name: 'all', groups: ['g2', 'g0', 'g1'] }] }));
+      // 150 jobs of an SWF trace (any cores, as Slurm counts them)
+      const rng = derive(3, 'counted-cli');
+      let t = 0;
+      const lines = Array.from({ length: 150 }, (_, i) => {
+        t += Math.floor(rng.exponential(1 / 15));
+        const run = 10 + Math.floor(rng.uniform(0, 500));
+        const procs = 1 + Math.floor(rng.uniform(0, 8));
+        const limit = Math.floor(run * rng.uniform(0.8, 2));
+        return `${i + 1} ${t} -1 ${run} ${procs} -1 -1 ${procs} ${limit} -1 1 ${1 + (i % 4)} -1 -1 -1 -1 -1 -1`;
+      });
+      const workload = join(dir, 'jobs.swf');
+      writeFileSync(workload, `; MaxProcs: 36\n${lines.join('\n')}\n`);
+      const engine = (capacity: string) =>
+        JSON.stringify({ capacity, pass_clock: { slurm: { main: 'slurm', within: 'group', sched_interval: 60, backfill: { interval: 30 } } } });
+      const run = (capacity: string) =>
+        cli(['simulate', '--platform', platform, '--workload', workload, '--policy', 'multifactor:first', '--engine', engine(capacity), '--json']);
+      const counted = run('counted');
+      const cores = run('cores');
+      expect(counted.code, counted.stderr).toBe(0);
+      expect(cores.code, cores.stderr).toBe(0);
+      const sc = JSON.parse(counted.stdout);
+      expect(sc).toEqual(JSON.parse(cores.stdout));
+      // every job runs, and they queue (the groups taken in the partition's order, g2 first, on both capacities)
+      expect(sc.jobs_finished).toBe(150);
+      expect(sc.mean_wait).toBeGreaterThan(100);
+      const easy = cli(['simulate', '--platform', platform, '--workload', workload, '--policy', 'fcfs:first+easy', '--engine', '{"capacity": "counted"}']);
+      expect(easy.code).toBe(2);
+      expect(easy.stderr).toMatch(/capacity: "counted" places jobs by counts of a node group's cores, which Slurm's passes read/);
+      const power = cli([
+        'simulate',
+        '--platform',
+        `${ROOT}/data/platforms/hetero-20.json`,
+        '--workload',
+        workload,
+        '--engine',
+        engine('counted'),
+        '--policy',
+        'multifactor:first',
+      ]);
+      expect(power.code).toBe(2);
+      expect(power.stderr).toMatch(/the counted capacity has no nodes to draw power: platform hetero-20 gives its processors power/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('the engine contract on the Slurm preset (counted capacity, Slurm’s clock, backfill, operator suspensions)', () => {

@@ -32,6 +32,7 @@ import { runSimulation } from '../../src/scheduling/run.js';
 import { parseEnvConfig } from '../../envs/config.js';
 import { DEFAULT_PRIORITY } from '../../src/scheduling/multifactor.js';
 import { makeJob } from '../../src/workload/job.js';
+import { LAYOUT, type Layout } from './layouts.js';
 
 interface Row {
   start: number;
@@ -295,26 +296,6 @@ describe("the one engine with Slurm's backfill scheduler (SlurmBackfill on Slurm
   });
 });
 
-/** Node groups and partitions over them (both engines read the same spec). */
-type Layout = SlurmPlatformSpec & { partitions: { name: string; groups: string[]; max_time?: number }[] };
-
-/**
- * Three groups and three partitions, two of them sharing a group: `g0` 2x4, `g1` 1x8, `g2` 3x4; `a` {g0, g1},
- * `b` {g1, g2}, `c` {g2} with a 500 s time limit (longer jobs are refused at submission).
- */
-const LAYOUT: Layout = {
-  groups: [
-    { name: 'g0', count: 2, cores: 4 },
-    { name: 'g1', count: 1, cores: 8 },
-    { name: 'g2', count: 3, cores: 4 },
-  ],
-  partitions: [
-    { name: 'a', groups: ['g0', 'g1'] },
-    { name: 'b', groups: ['g1', 'g2'] },
-    { name: 'c', groups: ['g2'], max_time: 500 },
-  ],
-};
-
 /**
  * `workload` with each job in a random partition, of at most its smallest group's cores (it fits one group),
  * and a random QOS of two; one job in twenty asks for more than any one group of its partition holds (but no
@@ -387,9 +368,16 @@ describe("the Slurm preset of the one engine (src/slurm/preset.ts: Slurm's main 
           { nil: null },
         ),
         fc.constantFrom(0, 2),
-        (seed, priority, backfill, batch) => {
+        // Slurm 22.05's job size factor, and priority ticks on a phase of their own (a log's slurmctld start)
+        fc.record({
+          jobSize: fc.constantFrom<'cores' | 'slurm22'>('cores', 'slurm22'),
+          calcPhase: fc.option(fc.constantFrom(0, 17.25, 123, 299.5), { nil: undefined }),
+        }),
+        (seed, priority, backfill, batch, { jobSize, calcPhase }) => {
           const jobs = partitionedWorkload(seed, 120, LAYOUT);
-          const [a, b] = presetRuns(jobs, LAYOUT, slurmConfigOf(priority, backfill, { batchSchedDelay: batch, schedOnSubmit: batch === 0 }));
+          const config = slurmConfigOf(priority, backfill, { batchSchedDelay: batch, schedOnSubmit: batch === 0 });
+          config.priority = { ...config.priority!, jobSize, ...(calcPhase !== undefined ? { calcPhase } : {}) };
+          const [a, b] = presetRuns(jobs, LAYOUT, config);
           expect(b.size).toBe(a.size);
           const bySubmit = [...a.entries()].sort((x, y) => jobs[x[0]]!.submit - jobs[y[0]]!.submit || x[0] - y[0]);
           let latest = Number.NEGATIVE_INFINITY;
@@ -417,6 +405,26 @@ describe("the Slurm preset of the one engine (src/slurm/preset.ts: Slurm's main 
     // partition c's time limit and the jobs larger than any one group of their partition are refused at submission in both
     expect(refused).toBeGreaterThan(100);
     expect(tooLarge).toBeGreaterThan(50);
+  });
+});
+
+describe("the Slurm preset on groups with memory and threads (which Slurm's counted model does not use)", () => {
+  it("gives the Slurm engine's schedules; threads beyond cores are refused under Slurm 22.05's job size factor", () => {
+    // (and partitions that name their groups out of platform order: the Slurm engine tries them in that order)
+    const threaded: Layout = {
+      groups: LAYOUT.groups.map((g) => ({ ...g, memory_mb: 4096, cpus: 2 * g.cores })),
+      partitions: LAYOUT.partitions.map((q) => ({ ...q, groups: [...q.groups].reverse() })),
+    };
+    for (const seed of [11, 12, 13, 14, 15, 16]) {
+      const jobs = partitionedWorkload(seed, 120, threaded);
+      const [a, b] = presetRuns(jobs, threaded, slurmConfigOf(seed % 2 === 0 ? 'multifactor' : 'fifo', null));
+      expect(b).toEqual(a);
+    }
+    const slurm22 = { priority: { ...DEFAULT_SLURM.priority, jobSize: 'slurm22' as const } };
+    expect(slurmPresetRefusal(threaded, slurm22)).toBe(
+      "the Slurm preset of the one engine does not model groups' cpus other than their cores under priority.jobSize 'slurm22' yet",
+    );
+    expect(slurmPresetRefusal(LAYOUT, slurm22)).toBeNull();
   });
 });
 
