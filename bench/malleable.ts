@@ -2,7 +2,11 @@
  * Bench section `malleable` (seed 002, DMR, on the one engine's DMR preset): simulation time of the
  * paper's 400-job workload, rigid and malleable (median of 7 runs each; the issue asks for well under a
  * second), the full `reproduce dmr` experiment (50/100/200/400 jobs, rigid and malleable) with its
- * findings on three seeds, and Malleable-v0 steps/s with the dmr agent. Times are process CPU time
+ * findings on three seeds, Malleable-v0 steps/s with the dmr agent, and Malleable-v0 steps/s with
+ * random masked actions on its default config (`env_random_steps_per_cpu_s`: 100,000 steps of
+ * `measureEnv`, the figure issue 42 compares with e739207's; measured after the section's warm-up run,
+ * so compiled code is warm: a fresh process that measures 100,000 steps after 5,000 also pays the
+ * JIT compilation of the engine's code, on other threads, in its CPU time). Times are process CPU time
  * (`process.cpuUsage`: steady on a loaded machine, where wall time is not) and wall time.
  *
  * **Side by side with a baseline**: with `CLUSTERGYM_BENCH_BASELINE=DIR` (the `dist/` of another build,
@@ -22,6 +26,7 @@ interface Subject {
   malleable: typeof import('../src/malleable/index.js');
   env: typeof import('../envs/malleable/index.js');
   agents: typeof import('../agents/malleable/index.js');
+  bench: typeof import('../envs/benchmark.js');
 }
 
 async function load(dist: string | null): Promise<Subject> {
@@ -30,6 +35,7 @@ async function load(dist: string | null): Promise<Subject> {
     malleable: await import(at('src/malleable/index.js')),
     env: await import(at('envs/malleable/index.js')),
     agents: await import(at('agents/malleable/index.js')),
+    bench: await import(at('envs/benchmark.js')),
   };
 }
 
@@ -73,7 +79,9 @@ function measure(s: Subject) {
     }
     return steps;
   });
-  return { mall, rig, reproduce, ep, episodes };
+  const randomEnv = new s.env.MalleableEnv(s.env.loadMalleableContext({}));
+  const random = timed(() => s.bench.measureEnv(randomEnv, 100_000, 1).steps);
+  return { mall, rig, reproduce, ep, episodes, random };
 }
 
 type Measure = ReturnType<typeof measure>;
@@ -100,6 +108,7 @@ function figures(runs: Measure[]): Record<string, unknown> {
     env_steps: last.ep.value,
     env_steps_per_cpu_s: Math.round(median(runs.map((r) => r.ep.value / r.ep.cpu))),
     env_steps_per_s: Math.round(median(runs.map((r) => r.ep.value / r.ep.wall))),
+    env_random_steps_per_cpu_s: Math.round(median(runs.map((r) => r.random.value / r.random.cpu))),
   };
 }
 
@@ -130,6 +139,7 @@ export async function benchMalleable(): Promise<Record<string, unknown>> {
       simulate_400_rigid_cpu: ratio('simulate_400_rigid_cpu_s'),
       reproduce_dmr_cpu: ratio('reproduce_dmr_cpu_s'),
       env_cpu_per_step: (b.env_steps_per_cpu_s as number) / (out.env_steps_per_cpu_s as number),
+      env_random_cpu_per_step: (b.env_random_steps_per_cpu_s as number) / (out.env_random_steps_per_cpu_s as number),
     };
     out.same_results = {
       simulate_400: JSON.stringify(a.mall.value.jobs) === JSON.stringify(z.mall.value.jobs) && a.mall.value.makespan === z.mall.value.makespan,

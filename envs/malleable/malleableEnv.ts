@@ -51,7 +51,7 @@
 import { z } from 'zod';
 import { InvalidActionFields } from '../invalidAction.js';
 import { inputErrorFromIssues } from '../../src/core/errors.js';
-import { allowedSizes, type MalleableSpec, type MWorkload, stepTime, TABLE1_COST } from '../../src/malleable/model.js';
+import { type MWorkload, stepTime, TABLE1_COST } from '../../src/malleable/model.js';
 import type { MRunResult } from '../../src/malleable/model.js';
 import { type DmrSim, dmrPreset } from '../../src/malleable/preset.js';
 import type { PointContext } from '../../src/scheduling/resizePolicy.js';
@@ -223,10 +223,10 @@ export class MalleableEnv extends EpisodeEnv<Float32Array, MalleableInfo> {
     const integral = c.reward === 'wait' ? sim.waitIntegral : sim.inSystemIntegral;
     const reward = -(integral - this.lastIntegral) / Math.max(1, sim.jobCount) / c.scale;
     this.lastIntegral = integral;
-    this.obs.fill(0);
-    this.mask.fill(0);
+    const o = this.obs;
+    const mask = this.mask;
     const info: MalleableInfo = {
-      action_mask: this.mask,
+      action_mask: mask,
       time: sim.time,
       steps: this.steps,
       queue_length: sim.queueLength,
@@ -235,6 +235,8 @@ export class MalleableEnv extends EpisodeEnv<Float32Array, MalleableInfo> {
       kind: '',
     };
     if (p === null) {
+      o.fill(0);
+      mask.fill(0);
       this.sizes = [];
       info.metrics = metricsOf(sim.result());
       return { reward, info, done: true };
@@ -244,40 +246,35 @@ export class MalleableEnv extends EpisodeEnv<Float32Array, MalleableInfo> {
     const queuePoint = p.kind === 'queue';
     info.kind = queuePoint ? 'queue' : 'point';
     const n = this.nodes;
-    this.sizes = sizesOf(p.spec);
-    const o = this.obs;
+    const sizes = sim.pendingSizes;
+    this.sizes = sizes;
+    // every feature and mask entry is written (no fill)
     o[0] = clip(p.size / n);
     o[1] = clip((p.spec.pref ?? 0) / n);
     o[2] = clip(p.spec.min / n);
     o[3] = clip(p.spec.max / n);
     const progress = sim.pendingProgress;
     o[4] = clip(progress);
-    if (c.observe.durations === 'requested') o[5] = clip(((1 - progress) * job.steps * stepTime(job.app, p.size)) / 10_000);
+    o[5] = c.observe.durations === 'requested' ? clip(((1 - progress) * job.steps * stepTime(job.app, p.size)) / 10_000) : 0;
     o[11] = queuePoint ? 1 : 0;
     o[6] = clip(p.free / n);
     o[7] = clip(p.queue.length / 100);
     o[8] = clip(sim.runningJobs / n);
     o[9] = clip((p.queue[0] ?? 0) / n);
     o[10] = clip(sim.queuedNodes / (10 * n));
-    this.mask[0] = 1;
-    for (let i = 0; i < this.sizes.length && i < this.k; i++) {
-      const s = this.sizes[i]!;
-      o[FEATURES + i] = clip(s / n);
-      if (queuePoint ? s < p.size : s !== p.size && s - p.size <= p.free) this.mask[1 + i] = 1;
+    mask[0] = 1;
+    for (let i = 0; i < this.k; i++) {
+      if (i < sizes.length) {
+        const s = sizes[i]!;
+        o[FEATURES + i] = clip(s / n);
+        mask[1 + i] = (queuePoint ? s < p.size : s !== p.size && s - p.size <= p.free) ? 1 : 0;
+      } else {
+        o[FEATURES + i] = 0;
+        mask[1 + i] = 0;
+      }
     }
     return { reward, info, done: false };
   }
-}
-
-/** A job's allowed sizes (ascending), made once per spec. */
-const SIZES = new WeakMap<MalleableSpec, readonly number[]>();
-function sizesOf(spec: MalleableSpec): readonly number[] {
-  let sizes = SIZES.get(spec);
-  if (sizes === undefined) {
-    sizes = allowedSizes(spec);
-    SIZES.set(spec, sizes);
-  }
-  return sizes;
 }
 
 function metricsOf(r: MRunResult): MalleableMetrics {

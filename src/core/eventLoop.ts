@@ -29,7 +29,7 @@ const SEQ_SPAN = 2 ** 44;
 
 /** Options of an `EventLoop`. */
 export interface EventLoopOptions<T> {
-  /** Rank of each event kind within an instant (index = kind; lower first). Absent: every kind ranks 0. */
+  /** Rank of each event kind within an instant (index = kind; lower first). Absent: every kind ranks 0. Read once per array: do not change it afterwards. */
   ranks?: ArrayLike<number> | undefined;
   /**
    * Whether an event is still current (lazy cancellation). Absent: every event is handed out and the
@@ -38,6 +38,25 @@ export interface EventLoopOptions<T> {
   isLive?: ((kind: number, payload: T, stamp: number) => boolean) | undefined;
   /** Initial capacity (grows by doubling). */
   capacity?: number | undefined;
+}
+
+/** Rank tables already checked, by the `ranks` array they were made from (engines made per episode share one). */
+const RANK_TABLES = new WeakMap<ArrayLike<number>, Float64Array | null>();
+
+/** The heap keys' rank part of each kind (`rank * 2^44`), null when every rank is 0; checked once per `ranks` array. */
+function rankTable(r: ArrayLike<number>): Float64Array | null {
+  const known = RANK_TABLES.get(r);
+  if (known !== undefined) return known;
+  if (r.length > 256) throw new Error('EventLoop: at most 256 event kinds');
+  let ranked = false;
+  for (let k = 0; k < r.length; k++) {
+    const v = r[k]!;
+    if (!(Number.isInteger(v) && v >= 0 && v < 256)) throw new Error(`EventLoop: the rank of kind ${k} must be an integer in [0, 256), found ${v}`);
+    if (v !== 0) ranked = true;
+  }
+  const table = ranked ? Float64Array.from(r, (v) => v * SEQ_SPAN) : null;
+  RANK_TABLES.set(r, table);
+  return table;
 }
 
 /** A heap of timed events (see the module comment). */
@@ -77,16 +96,7 @@ export class EventLoop<T> {
     this.freeSlots = new Int32Array(cap);
     for (let i = 0; i < cap; i++) this.freeSlots[i] = cap - 1 - i;
     this.nFree = cap;
-    const r = options.ranks;
-    if (r && r.length > 256) throw new Error('EventLoop: at most 256 event kinds');
-    let ranked = false;
-    if (r)
-      for (let k = 0; k < r.length; k++) {
-        const v = r[k]!;
-        if (!(Number.isInteger(v) && v >= 0 && v < 256)) throw new Error(`EventLoop: the rank of kind ${k} must be an integer in [0, 256), found ${v}`);
-        if (v !== 0) ranked = true;
-      }
-    this.rankOf = ranked ? Float64Array.from(r!, (v) => v * SEQ_SPAN) : null;
+    this.rankOf = options.ranks ? rankTable(options.ranks) : null;
     this.isLive = options.isLive ?? null;
   }
 

@@ -313,22 +313,29 @@ export class Allocation implements Capacity {
   /**
    * Takes all the cores of a placement for `owner` (a slot), or releases them (`owner` -1), batched
    * over runs of consecutive cores on the same node and processor (placements list a node's cores
-   * together): one free-tree leaf per run, the trees' inner nodes recomputed once for the whole
-   * placement (`NodeFreeTree.commit`), and one power update per processor run: the same result as
+   * together): one free-tree leaf per run, the trees' inner nodes recomputed at their next search
+   * (`NodeFreeTree.setLeaf`), and one power update per processor run: the same result as
    * core by core without the per-core tree walks. From task `from` on only (`Capacity.move`).
    */
   move(job: Job, cores: Int32Array, owner: number, from = 0): void {
     const p = this.platform;
     const coreNode = p.coreNode;
     const coreProc = p.coreProc;
+    const nodeCoreCount = p.nodeCoreCount;
+    const nodeGroup = p.nodeGroup;
     const coreOwner = this.coreOwner;
     const nodeFree = this.nodeFree;
     const nodeFreeMem = this.nodeFreeMem;
+    const groupFree = this.groupFree;
+    const procBusy = this.procBusy;
+    const tree = this.freeTree;
+    const powered = !this.powerless;
     const take = owner >= 0;
     const k = cores.length;
     const tasks = job.tasks;
     const memEach = job.mem;
     const ordered = this.orderedTrees.length > 0;
+    let idle = this.idleNodes;
     let t = from;
     while (t < k) {
       // a run of cores on one node, made of runs on one processor
@@ -346,39 +353,41 @@ export class Allocation implements Capacity {
           t++;
         } while (t < k && coreProc[cores[t]!] === proc);
         nodeCount += procCount;
-        const b = this.procBusy[proc]!;
+        const b = procBusy[proc]!;
         const b2 = take ? b + procCount : b - procCount;
-        if (!this.powerless) {
+        if (powered) {
           const before = this.procPowerNow(proc, b);
           if (this.procUsed) this.procUsed[proc] = 1;
           this.power += this.procPowerNow(proc, b2) - before;
         }
-        this.procBusy[proc] = b2;
+        procBusy[proc] = b2;
       } while (t < k && coreNode[cores[t]!] === node);
+      let f: number;
       if (take) {
-        if (nodeFree[node] === p.nodeCoreCount[node]) this.idleNodes--;
-        nodeFree[node]! -= nodeCount;
+        f = nodeFree[node]!;
+        if (f === nodeCoreCount[node]) idle--;
+        f -= nodeCount;
+        nodeFree[node] = f;
         nodeFreeMem[node]! -= nodeMem;
-        this.groupFree[p.nodeGroup[node]!]! -= nodeCount;
+        groupFree[nodeGroup[node]!]! -= nodeCount;
       } else {
-        this.groupFree[p.nodeGroup[node]!]! += nodeCount;
-        nodeFree[node]! += nodeCount;
+        groupFree[nodeGroup[node]!]! += nodeCount;
+        f = nodeFree[node]! + nodeCount;
+        nodeFree[node] = f;
         nodeFreeMem[node]! += nodeMem;
-        if (nodeFree[node] === p.nodeCoreCount[node]) {
+        if (f === nodeCoreCount[node]) {
           nodeFreeMem[node] = p.nodeMemoryMb[node]!; // no drift
-          this.idleNodes++;
+          idle++;
         }
       }
-      const f = nodeFree[node]!;
-      this.freeTree.setLeaf(node, f);
+      tree.setLeaf(node, f);
       if (ordered)
         for (let j = 0; j < this.orderedTrees.length; j++) {
           const o = this.orderedTrees[j]!;
           o.tree.setLeaf(o.pos[node]!, f);
         }
     }
-    this.freeTree.commit();
-    for (let j = 0; j < this.orderedTrees.length; j++) this.orderedTrees[j]!.tree.commit();
+    this.idleNodes = idle;
     this.freeCores += take ? from - k : k - from;
     this.busyCores += take ? k - from : from - k;
     if (!take && this.busyCores === 0 && this.busyGpus === 0 && !this.powerless) this.power = this.idlePowerNow();

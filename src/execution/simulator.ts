@@ -124,21 +124,28 @@ export { WaitingQueue } from './waitingQueue.js';
 // every caller-facing type of the engine, for callers that import the engine alone
 export type * from './simulatorOptions.js';
 
+/**
+ * Ranks of the engine's event kinds within an instant: operator suspensions and resumptions after the
+ * ends and kills of their instant (every kind listed: a rank read past the array would leave V8's fast
+ * path on every schedule). One table for every engine (`EventLoop` reads it once).
+ */
+const EVENT_RANKS: readonly number[] = Array.from({ length: 256 }, (_, k) => (k === KIND_SUSPEND || k === KIND_RESUME || k === KIND_PASS ? 1 : 0));
+
 /** A resize the engine refuses (outside the job's limits, or beyond the free nodes). */
 export class InvalidResizeError extends Error {}
 
-/** Whether ascending `nodes` holds `n` (binary search). */
-function holds(nodes: Int32Array, n: number): boolean {
+/** Position of `n` in ascending `nodes` (binary search), or -1. */
+function nodeIndex(nodes: Int32Array, n: number): number {
   let lo = 0;
   let hi = nodes.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
     const v = nodes[mid]!;
-    if (v === n) return true;
+    if (v === n) return mid;
     if (v < n) lo = mid + 1;
     else hi = mid - 1;
   }
-  return false;
+  return -1;
 }
 
 /**
@@ -204,9 +211,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
    */
   private readonly events = new EventLoop<EventPayload>({
     capacity: 64,
-    // operator suspensions and resumptions after the ends and kills of their instant (every kind listed:
-    // a rank read past the array would leave V8's fast path on every schedule)
-    ranks: Array.from({ length: 256 }, (_, k) => (k === KIND_SUSPEND || k === KIND_RESUME || k === KIND_PASS ? 1 : 0)),
+    ranks: EVENT_RANKS,
     isLive: (kind, e, stamp) =>
       kind >= PLUGIN_KIND_BASE
         ? !(e as RunningJob).ended && this.progressModels[(kind - PLUGIN_KIND_BASE) >> 3]!.isLive(kind & 7, e as RunningJob, stamp)
@@ -986,9 +991,17 @@ export class ClusterSimulator implements DiscreteEventEngine {
     const limit = Math.min(max, p.nodeCount);
     if (this.expansion.length < limit) this.expansion = new Int32Array(p.nodeCount);
     const out = this.expansion;
+    const k = run.tasksPerNode;
+    const tree = this.freeTree;
+    const free = this.allocation.nodeFree;
+    const whole = p.nodeCoreCount;
+    const N = p.nodeCount;
     let count = 0;
-    for (let n = this.freeTree.findFirst(0, run.tasksPerNode); n >= 0 && count < limit; n = this.freeTree.findFirst(n + 1, run.tasksPerNode)) {
-      if ((part && part.nodeMask[n] === 0) || holds(rj.nodes, n)) continue;
+    // free nodes come in runs: the next node is looked at before the tree is searched
+    for (let n = tree.findFirst(0, k); n >= 0 && count < limit; n = n + 1 < N && free[n + 1]! >= k ? n + 1 : tree.findFirst(n + 1, k)) {
+      if (part && part.nodeMask[n] === 0) continue;
+      // a node with every core free is not the job's
+      if (free[n] !== whole[n] && nodeIndex(rj.nodes, n) >= 0) continue;
       if (mem > this.nodeFreeMem[n]! + 1e-9) continue;
       out[count++] = n;
     }
@@ -1059,11 +1072,16 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.steps!.endResize(rj, this.now);
   }
 
-  /** A malleable job takes `tasksPerNode` cores on each of the first `count` nodes `expansionCount` found. */
+  /**
+   * A malleable job takes `tasksPerNode` cores on each of the first `count` nodes `expansionCount` found.
+   * Those nodes are not the job's and come in ascending order: they are merged into its nodes, each with
+   * `tasksPerNode` tasks.
+   */
   private takeNodes(rj: RunningJob, count: number): void {
     const k = rj.malleable!.tasksPerNode;
     const had = rj.cores.length;
-    const all = this.allocation.arena.alloc(had + count * k);
+    const arena = this.allocation.arena;
+    const all = arena.alloc(had + count * k);
     all.set(rj.cores);
     let i = had;
     const add = this.expansion;
@@ -1077,18 +1095,67 @@ export class ClusterSimulator implements DiscreteEventEngine {
           all[i++] = c;
           got++;
         }
+      if (got < k) throw new Error(`job ${rj.job.id}: node ${n} has fewer than ${k} free cores`);
     }
     this.capacity.move(rj.job, all, rj.slot, had);
-    this.setPlacement(rj, all);
+    const old = rj.nodes;
+    const oldPer = rj.perNode;
+    const m = old.length;
+    const distinct = m + count;
+    let uniform = true;
+    for (let x = 0; x < m && uniform; x++) uniform = oldPer[x] === k;
+    const nodes = arena.alloc(distinct);
+    const per = uniform ? this.uniformPerNode(k, distinct) : arena.alloc(distinct);
+    for (let x = 0, a = 0, w = 0; w < distinct; w++)
+      if (a === count || (x < m && old[x]! < add[a]!)) {
+        nodes[w] = old[x]!;
+        if (!uniform) per[w] = oldPer[x]!;
+        x++;
+      } else {
+        nodes[w] = add[a]!;
+        if (!uniform) per[w] = k;
+        a++;
+      }
+    this.placeRun(rj, all, nodes, per);
   }
 
-  /** A malleable job gives back its last `count` nodes (those it took last). */
+  /** Scratch of `dropNodes`: the tasks left on each of a job's nodes. */
+  private tasksLeftOn = new Int32Array(64);
+
+  /** A malleable job gives back its last `count` nodes' worth of cores (those it took last). */
   private dropNodes(rj: RunningJob, count: number): void {
     const k = rj.malleable!.tasksPerNode;
-    const keep = rj.cores.length - count * k;
-    // views: a job's core array is never written once it is set
-    this.capacity.move(rj.job, rj.cores, -1, keep);
-    this.setPlacement(rj, rj.cores.subarray(0, keep));
+    const cores = rj.cores;
+    const keep = cores.length - count * k;
+    this.capacity.move(rj.job, cores, -1, keep);
+    // the tasks left on each node: its tasks less those of the cores given back
+    const old = rj.nodes;
+    const m = old.length;
+    if (this.tasksLeftOn.length < m) this.tasksLeftOn = new Int32Array(2 * m);
+    const left = this.tasksLeftOn;
+    left.set(rj.perNode);
+    const coreNode = this.platform.coreNode;
+    for (let c = keep; c < cores.length; c++) left[nodeIndex(old, coreNode[cores[c]!]!)]!--;
+    let distinct = 0;
+    let uniform = -1;
+    for (let x = 0; x < m; x++) {
+      const t = left[x]!;
+      if (t === 0) continue;
+      uniform = distinct === 0 || uniform === t ? t : 0;
+      distinct++;
+    }
+    const arena = this.allocation.arena;
+    const nodes = arena.alloc(distinct);
+    const per = uniform > 0 ? this.uniformPerNode(uniform, distinct) : arena.alloc(distinct);
+    for (let x = 0, w = 0; x < m; x++) {
+      const t = left[x]!;
+      if (t === 0) continue;
+      nodes[w] = old[x]!;
+      if (uniform <= 0) per[w] = t;
+      w++;
+    }
+    // a view: a job's core array is never written once it is set
+    this.placeRun(rj, cores.subarray(0, keep), nodes, per);
   }
 
   /** Shared `perNode` arrays of placements with `k` tasks on each of `count` nodes (never modified: `Capacity.lastPlacement`). */
@@ -1105,55 +1172,12 @@ export class ClusterSimulator implements DiscreteEventEngine {
     return a;
   }
 
-  /** Scratch of `setPlacement`: the nodes of a placement's cores. */
-  private byNode = new Int32Array(64);
-
-  /** Sets a running job's cores (in the order it took them), and its nodes (ascending) and tasks per node from them. */
-  private setPlacement(rj: RunningJob, cores: Int32Array): void {
-    const coreNode = this.platform.coreNode;
-    const n = cores.length;
-    if (this.byNode.length < 2 * n) this.byNode = new Int32Array(4 * n);
-    const byNode = this.byNode;
-    for (let i = 0; i < n; i++) byNode[i] = coreNode[cores[i]!]!;
-    // a few nodes (the common resize): an insertion sort in place, no view; more: a sort of a view
-    if (n > 32) byNode.subarray(0, n).sort();
-    else
-      for (let i = 1; i < n; i++) {
-        const v = byNode[i]!;
-        let j = i - 1;
-        while (j >= 0 && byNode[j]! > v) {
-          byNode[j + 1] = byNode[j]!;
-          j--;
-        }
-        byNode[j + 1] = v;
-      }
-    // the distinct nodes in place at the front of the scratch, their task counts behind them
-    const scratch = byNode;
-    let distinct = 0;
-    let uniform = -1;
-    for (let i = 0; i < n; ) {
-      const node = scratch[i]!;
-      let j = i + 1;
-      while (j < n && scratch[j] === node) j++;
-      scratch[distinct] = node;
-      scratch[n + distinct] = j - i;
-      uniform = distinct === 0 || uniform === j - i ? j - i : 0;
-      distinct++;
-      i = j;
-    }
-    const arena = this.allocation.arena;
-    const nodes = arena.alloc(distinct);
-    for (let i = 0; i < distinct; i++) nodes[i] = scratch[i]!;
-    let per: Int32Array;
-    if (uniform > 0) per = this.uniformPerNode(uniform, distinct);
-    else {
-      per = arena.alloc(distinct);
-      for (let i = 0; i < distinct; i++) per[i] = scratch[n + i]!;
-    }
+  /** Sets a running job's cores (in the order it took them), its nodes (ascending) and its tasks on each. */
+  private placeRun(rj: RunningJob, cores: Int32Array, nodes: Int32Array, perNode: Int32Array): void {
     rj.cores = cores;
     rj.nodes = nodes;
-    rj.perNode = per;
-    rj.tasksLeft = n;
+    rj.perNode = perNode;
+    rj.tasksLeft = cores.length;
   }
 
   /**

@@ -42,8 +42,9 @@
  * Malleable-v0); with `timeline`, the allocated fraction and queue length after every instant at which
  * either changed (`TimelineRecorder`'s rows).
  */
+import { objectList } from '../core/arrays.js';
 import { InvalidResizeError } from '../execution/simulator.js';
-import { ClusterSimulator, type DecisionMaker, type ResizeDecider, type RunningJob } from '../execution/simulator.js';
+import { ClusterSimulator, type DecisionMaker, type JobRecord, type ResizeDecider, type RunningJob, type SimulationListener } from '../execution/simulator.js';
 import { TimelineRecorder, type TimelineRow } from '../metrics/writers.js';
 import { homogeneousPlatform } from '../platform/homogeneous.js';
 import type { Platform } from '../platform/platform.js';
@@ -68,6 +69,9 @@ export interface DmrOptions {
   policy?: ResizePolicy | null;
 }
 
+/** The allowed sizes of a rigid job. */
+const NO_SIZES: readonly number[] = Object.freeze([]);
+
 /** One platform per node count (platforms are read-only; building one per episode costs more than a short run). */
 const PLATFORMS = new Map<number, Platform>();
 
@@ -85,11 +89,11 @@ function platformOf(nodes: number): Platform {
  * `scheduler` its DMR passes. Drive it with `next()` / `decide()` (the caller decides the points), or
  * give it a policy and run the engine (`engine.runUntil(Infinity)`), or use `simulate`.
  */
-export class DmrSim {
+export class DmrSim implements DecisionMaker, SimulationListener {
   readonly engine: ClusterSimulator;
   readonly scheduler: DmrScheduler;
   readonly nodes: number;
-  readonly resizes: ResizeRecord[] = [];
+  readonly resizes: ResizeRecord[] = objectList();
   private readonly workload: MWorkload;
   /** Workload position of each of the engine's jobs. */
   private readonly rank = new Map<Job, number>();
@@ -103,6 +107,8 @@ export class DmrSim {
   private slotOffered = new Int32Array(64);
   private slotRequest = new Int32Array(64);
   private readonly slotHead: (Job | null)[] = [];
+  /** Per running job, by its slot: its allowed sizes, ascending (none for a rigid job). */
+  private readonly slotSizes: (readonly number[])[] = [];
   /** Requests not carried out yet. */
   private pendingRequests = 0;
   private readonly ended: (MJobResult | undefined)[];
@@ -150,63 +156,11 @@ export class DmrSim {
     const dmr = new DmrScheduler();
     dmr.attach(engine);
     this.scheduler = dmr;
-    const maker: DecisionMaker = this.queuePointsOn
-      ? { schedule: (s) => dmr.schedule(s), promote: (s, j) => dmr.promote(s, j), pause: () => this.pauseForQueuePoint() }
-      : dmr;
-    engine.setScheduler(maker);
+    // the run's own listener and, with queue points, decision maker: methods, not closures made per run, so
+    // that the engine's call sites keep one target from run to run
+    engine.setScheduler(this.queuePointsOn ? this : dmr);
     if (this.policy !== null) engine.setResizePolicy(this.decider(dmrResizeDecider(dmr, this.policy, this.t0)));
-    const nodes = this.nodes;
-    engine.addListener({
-      onStart: (_e, rj) => {
-        const slot = rj.slot;
-        if (slot >= this.slotRank.length) this.growSlots(slot);
-        this.slotRank[slot] = this.rank.get(rj.job)!;
-        if (this.queuePointsOn) {
-          const spec = rj.malleable!.work.spec;
-          this.slotSmallest[slot] = spec === null ? 0 : allowedSizes(spec)[0]!;
-          this.slotOffered[slot] = 0;
-          this.slotRequest[slot] = 0;
-          this.slotHead[slot] = null;
-        }
-      },
-      onAdvance: (e, from, to) => {
-        const dt = to - from;
-        const queued = e.queue.length;
-        this.area += (nodes - e.allocation.idleNodes) * dt;
-        this.waitArea += queued * dt;
-        this.inSystemArea += (queued + e.runningCount) * dt;
-        this.lastT = to;
-      },
-      onResize: (e, rj, from, to) => {
-        const c = to > from ? this.cost.expand : this.cost.shrink;
-        this.resizes.push({ time: e.now - this.t0, job: rj.job.id, from, to, cost: c });
-        this.resizeTime += c;
-      },
-      onEnd: (_e, rec, rj) => {
-        const slot = rj!.slot;
-        const i = this.slotRank[slot]!;
-        const m = rj!.malleable!;
-        if (this.slotRequest[slot] !== 0) {
-          // (a job with a request reaches its point before its end; kept in step all the same)
-          this.slotRequest[slot] = 0;
-          this.pendingRequests--;
-        }
-        const j = workload.jobs[i]!;
-        this.ended[i] = {
-          id: j.id,
-          app: j.app.name,
-          malleable: j.malleable !== null,
-          submit: j.subtime - this.t0,
-          start: rec.start - this.t0,
-          finish: rec.finish - this.t0,
-          startSize: j.nodes,
-          endSize: m.target || j.nodes,
-          expands: m.expands,
-          shrinks: m.shrinks,
-          nodeSeconds: m.nodeSeconds,
-        };
-      },
-    });
+    engine.addListener(this);
     if (options.timeline) {
       // a row when the allocated fraction or the queue changed (the zero state before the first row)
       let u = 0;
@@ -232,6 +186,82 @@ export class DmrSim {
     this.slotSmallest = grow(this.slotSmallest);
     this.slotOffered = grow(this.slotOffered);
     this.slotRequest = grow(this.slotRequest);
+  }
+
+  // ---------------------------------------------------------------- the engine's listener and decision maker
+
+  /** A job starts: its workload position and, with queue points, its smallest size and a clean slate of offers. */
+  onStart(_e: ClusterSimulator, rj: RunningJob): void {
+    const slot = rj.slot;
+    if (slot >= this.slotRank.length) this.growSlots(slot);
+    this.slotRank[slot] = this.rank.get(rj.job)!;
+    const spec = rj.malleable!.work.spec;
+    const sizes = spec === null ? NO_SIZES : allowedSizes(spec);
+    this.slotSizes[slot] = sizes;
+    if (this.queuePointsOn) {
+      this.slotSmallest[slot] = spec === null ? 0 : sizes[0]!;
+      this.slotOffered[slot] = 0;
+      this.slotRequest[slot] = 0;
+      this.slotHead[slot] = null;
+    }
+  }
+
+  /** The clock moves: the allocated node-seconds and the integrals of the queued and of the queued-or-running jobs. */
+  onAdvance(e: ClusterSimulator, from: number, to: number): void {
+    const dt = to - from;
+    const queued = e.queue.length;
+    this.area += (this.nodes - e.allocation.idleNodes) * dt;
+    this.waitArea += queued * dt;
+    this.inSystemArea += (queued + e.runningCount) * dt;
+    this.lastT = to;
+  }
+
+  /** A resize begins: its record. */
+  onResize(e: ClusterSimulator, rj: RunningJob, from: number, to: number): void {
+    const c = to > from ? this.cost.expand : this.cost.shrink;
+    this.resizes.push({ time: e.now - this.t0, job: rj.job.id, from, to, cost: c });
+    this.resizeTime += c;
+  }
+
+  /** A job ends: its result. */
+  onEnd(_e: ClusterSimulator, rec: JobRecord, running: RunningJob | null): void {
+    const rj = running!;
+    const slot = rj.slot;
+    const i = this.slotRank[slot]!;
+    const m = rj.malleable!;
+    if (this.slotRequest[slot] !== 0) {
+      // (a job with a request reaches its point before its end; kept in step all the same)
+      this.slotRequest[slot] = 0;
+      this.pendingRequests--;
+    }
+    const j = this.workload.jobs[i]!;
+    this.ended[i] = {
+      id: j.id,
+      app: j.app.name,
+      malleable: j.malleable !== null,
+      submit: j.subtime - this.t0,
+      start: rec.start - this.t0,
+      finish: rec.finish - this.t0,
+      startSize: j.nodes,
+      endSize: m.target || j.nodes,
+      expands: m.expands,
+      shrinks: m.shrinks,
+      nodeSeconds: m.nodeSeconds,
+    };
+  }
+
+  /** The DMR passes (the engine's decision maker with queue points). */
+  schedule(sim: ClusterSimulator): void {
+    this.scheduler.schedule(sim);
+  }
+
+  promote(sim: ClusterSimulator, job: Job): void {
+    this.scheduler.promote(sim, job);
+  }
+
+  /** Before each event (queue points on): offers the queue points due (the module comment); true when one waits for the caller. */
+  pause(): boolean {
+    return this.pauseForQueuePoint();
   }
 
   /** Takes `rj`'s shrink request (made at a queue point) for its point, or null. */
@@ -309,6 +339,12 @@ export class DmrSim {
   get pendingJob(): MJob | null {
     const rj = this.pendingRun;
     return rj === null ? null : this.workload.jobs[this.slotRank[rj.slot]!]!;
+  }
+
+  /** The allowed sizes of the job of the pending decision, ascending (none without one, or for a rigid job). */
+  get pendingSizes(): readonly number[] {
+    const rj = this.pendingRun;
+    return rj === null ? NO_SIZES : this.slotSizes[rj.slot]!;
   }
 
   /** Whether the pending decision is a queue point (see the module comment). */
@@ -453,19 +489,26 @@ export class DmrSim {
     const dmr = this.scheduler;
     const h = dmr.queued(0);
     if (h === undefined) return null;
-    const need = dmr.queuedSizes()[0]!;
+    const need = dmr.queuedSize(0);
     const free = this.freeNodes;
     if (need <= free) return null;
     if (h !== this.qHead) {
       this.qHead = h;
       this.qEpoch++;
     }
+    const epoch = this.qEpoch;
+    const requests = this.slotRequest;
+    const offered = this.slotOffered;
+    const smallestOf = this.slotSmallest;
+    const rankOf = this.slotRank;
+    const running = dmr.running;
     let pledged = 0;
     let potential = 0;
     let best: RunningJob | null = null;
     let bestAt = Number.POSITIVE_INFINITY;
     let bestRank = Number.POSITIVE_INFINITY;
-    for (const rj of dmr.running) {
+    for (let i = 0; i < running.length; i++) {
+      const rj = running[i]!;
       const s = rj.malleable!;
       if (s.resizing) {
         if (s.target < s.size) pledged += s.size - s.target;
@@ -473,24 +516,25 @@ export class DmrSim {
       }
       if (s.work.spec === null) continue;
       const slot = rj.slot;
-      const r = this.slotRequest[slot]!;
+      const r = requests[slot]!;
       if (r > 0) {
         pledged += s.size - r;
         continue;
       }
-      if (s.nextPoint < 0 || this.slotOffered[slot] === this.qEpoch) continue;
-      const smallest = this.slotSmallest[slot]!;
+      const at = s.nextPoint;
+      if (at < 0 || offered[slot] === epoch) continue;
+      const smallest = smallestOf[slot]!;
       if (smallest >= s.size) continue;
       potential += s.size - smallest;
-      const rank = this.slotRank[slot]!;
-      if (s.nextPoint < bestAt || (s.nextPoint === bestAt && rank < bestRank)) {
+      const rank = rankOf[slot]!;
+      if (at < bestAt || (at === bestAt && rank < bestRank)) {
         best = rj;
-        bestAt = s.nextPoint;
+        bestAt = at;
         bestRank = rank;
       }
     }
     if (best === null || free + pledged >= need || free + pledged + potential < need) return null;
-    this.slotOffered[best.slot] = this.qEpoch;
+    offered[best.slot] = epoch;
     this.queuePointCount++;
     return best;
   }

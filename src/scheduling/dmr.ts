@@ -19,7 +19,16 @@
  * more than the nodes left over at the shadow time. A backfilled malleable job that is shrunk later
  * runs longer than estimated, as in Slurm.
  */
-import { type ClusterSimulator, type DecisionMaker, InvalidResizeError, type ResizeDecider, type RunningJob } from '../execution/simulator.js';
+import { objectList } from '../core/arrays.js';
+import {
+  type ClusterSimulator,
+  type DecisionMaker,
+  InvalidResizeError,
+  type JobRecord,
+  type ResizeDecider,
+  type RunningJob,
+  type SimulationListener,
+} from '../execution/simulator.js';
 import type { Job } from '../workload/job.js';
 import { nominalRuntime, stepTime } from '../workload/malleability.js';
 import { type Decision, dmrPolicy, type PointContext, type ResizePolicy } from './resizePolicy.js';
@@ -39,14 +48,14 @@ function estimateOf(job: Job): number {
  * The batch scheduler of the DMR model (module comment). A pass is O(running jobs) when no waiting job
  * fits the free nodes (the smallest waiting size is known), else O(queue) with no allocation.
  */
-export class DmrScheduler implements DecisionMaker {
+export class DmrScheduler implements DecisionMaker, SimulationListener {
   readonly name = 'dmr-fcfs+easy';
   /** Waiting jobs in priority order, their sizes and their run-time estimates (parallel arrays). */
   private order: Job[] = [];
   private need: number[] = [];
   private est: number[] = [];
   /** Running jobs in start order. */
-  private readonly active: RunningJob[] = [];
+  private readonly active: RunningJob[] = objectList();
   /** `queuedSizes` cached until the order changes. */
   private sizes: number[] | null = null;
   /** Nodes the waiting jobs ask for, summed. */
@@ -65,17 +74,26 @@ export class DmrScheduler implements DecisionMaker {
     if (this.sim !== null) throw new Error('a DmrScheduler serves one engine');
     this.sim = sim;
     for (const j of sim.waiting) this.enqueue(j);
-    sim.addListener({
-      onSubmit: (_s, job) => this.enqueue(job),
-      onEnd: (_s, _rec, rj) => {
-        const at = rj ? this.active.indexOf(rj) : -1;
-        if (at >= 0) this.active.splice(at, 1);
-      },
-      onReject: (_s, rec) => {
-        const at = this.order.indexOf(rec.job);
-        if (at >= 0) this.dequeue(at);
-      },
-    });
+    // the scheduler is its engine's listener (methods, not closures made per engine: the engine's call
+    // sites keep one target from engine to engine)
+    sim.addListener(this);
+  }
+
+  /** A job arrives: it waits at the end of the order. */
+  onSubmit(_sim: ClusterSimulator, job: Job): void {
+    this.enqueue(job);
+  }
+
+  /** A job ends: it leaves the running jobs. */
+  onEnd(_sim: ClusterSimulator, _rec: JobRecord, rj: RunningJob | null): void {
+    const at = rj ? this.active.indexOf(rj) : -1;
+    if (at >= 0) this.active.splice(at, 1);
+  }
+
+  /** A waiting job is rejected: it leaves the order. */
+  onReject(_sim: ClusterSimulator, rec: JobRecord): void {
+    const at = this.order.indexOf(rec.job);
+    if (at >= 0) this.dequeue(at);
   }
 
   private enqueue(job: Job): void {
@@ -136,6 +154,11 @@ export class DmrScheduler implements DecisionMaker {
   /** Jobs waiting. */
   get waitingCount(): number {
     return this.order.length;
+  }
+
+  /** Nodes the waiting job at position `i` (within the queue) of the priority order asks for. */
+  queuedSize(i: number): number {
+    return this.need[i]!;
   }
 
   /** The waiting job at position `i` of the priority order. */
