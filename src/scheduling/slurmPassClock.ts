@@ -14,7 +14,9 @@
  *   one replaces it. With `batchSchedDelay` the pass is queued for slurmctld's background thread instead
  *   (submissions queue one too): it runs at the thread's first one-second tick (`k + bgTickPhase`) at
  *   least `batchSchedDelay` whole seconds after the thread's last pass, and serves every request queued
- *   until then;
+ *   until then; except the end of a job whose end an epilog message reports (`Job.epilogPass`): its
+ *   handler runs a pass at once (unless `schedMinInterval` forbids it or a timed pass is due), outside the
+ *   thread, whose queue (a request made before that end) and timer go on unchanged;
  * - **the periodic pass**: every `schedInterval` seconds on its grid (`k x schedInterval`, plus the thread's
  *   tick phase with `batchSchedDelay`) while jobs pend,
  *   running whatever else says (only `schedMinInterval` applies), and a deferred pass that comes due runs
@@ -61,6 +63,9 @@ export class SlurmPassClock implements Scheduler {
   private innerBound = false;
   /** Something asked for a pass at this instant (its end decides when it runs). */
   private dirty = false;
+  /** A job end at this instant runs a pass at once (`Job.epilogPass`), and whether a pass was asked for before it. */
+  private endNow = false;
+  private queuedBeforeEnd = false;
   private lastPass = Number.NEGATIVE_INFINITY;
   /** The background thread's last pass (`batchSchedDelay`). */
   private lastBackground = Number.NEGATIVE_INFINITY;
@@ -123,7 +128,14 @@ export class SlurmPassClock implements Scheduler {
         this.backfillTickBefore(s);
         this.ensureTicks(s);
       },
-      onEnd: (s) => this.ask(s),
+      onEnd: (s, rec) => {
+        // an end reported by an epilog message runs a pass at once, outside the background thread
+        if (rec.job.epilogPass === true && this.batch > 0 && !this.endNow) {
+          this.endNow = true;
+          this.queuedBeforeEnd = this.dirty;
+        }
+        this.ask(s);
+      },
       onRequeue: (s) => this.ensureTicks(s),
     });
   }
@@ -200,6 +212,17 @@ export class SlurmPassClock implements Scheduler {
       due = true;
     }
     if (due) this.dirty = true;
+    if (this.endNow) {
+      this.endNow = false;
+      if (!due && !(t.schedMinInterval > 0 && this.lastPass + t.schedMinInterval > now)) {
+        // the epilog message's handler: a pass now, the background thread's queue and timer unchanged; a pass
+        // queued before that end still waits for the thread
+        this.lastPass = now;
+        this.runAt = now;
+        this.dirty = this.queuedBeforeEnd;
+        if (!this.dirty) return;
+      }
+    }
     if (!this.dirty) return;
     let at = now;
     if (this.batch > 0) {

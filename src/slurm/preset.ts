@@ -18,13 +18,14 @@
  *   submission: `src/scheduling/slurmMainPass.ts`);
  * - **jobs**: an `mpi` job of `cores` tasks, `reqTime` its time limit (walltime kills: `Timeout`), its
  *   runtime, its user as `"<id>"` (a partition's `allow_users` names them so), its partition by name, its
- *   QOS, and its timed operator suspension.
+ *   QOS, its timed operator suspension, and whether its end runs a pass at once (an epilog message, or
+ *   `endSchedShare`'s draw: `Job.epilogPass`).
  *
  * `test/slurm/oneEngine.test.ts` proves the schedules identical (start, end, state, suspension periods of
  * every job) on random workloads, and `npm run bench -- slurm-preset` on the Raijin workload at scale.
  * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`): whole-node
- * allocation (`nodeSelect`, `bfWillRun`), the measured clocks of a log (`timerOrigin`, `bgTickTimes`, `bfTickTimes`, `endSchedShare`),
- * partitions that preempt, GPUs, groups' CPUs (threads) beyond their cores in Slurm 22.05's job size factor, nodes left COMPLETING.
+ * allocation (`nodeSelect`, `bfWillRun`) and its COMPLETING nodes, the measured clocks of a log (`timerOrigin`, `bgTickTimes`, `bfTickTimes`),
+ * partitions that preempt, GPUs, groups' CPUs (threads) beyond their cores in Slurm 22.05's job size factor.
  */
 import { InputError } from '../core/errors.js';
 import type { Job } from '../workload/job.js';
@@ -36,7 +37,7 @@ import { type EngineConfigInput, multifactorOptionsOf, parseEngineConfig, type E
 import { makeScheduler } from '../scheduling/policyName.js';
 import { type RunResult, runSimulation } from '../scheduling/run.js';
 import type { SlurmConfig, SlurmJobInput } from './config.js';
-import { DEFAULT_SLURM } from './config.js';
+import { DEFAULT_SLURM, hashUnit } from './config.js';
 import type { SlurmPlatformSpec } from './platform.js';
 
 /** Why the one engine cannot run `config` on `platform` as the Slurm engine does (the settings named), or null. */
@@ -48,7 +49,6 @@ export function slurmPresetRefusal(platform: SlurmPlatformSpec, config: Partial<
   if (c.timerOrigin !== undefined) out.push('timerOrigin');
   if (c.bgTickTimes !== undefined) out.push('bgTickTimes');
   if (c.bfTickTimes !== undefined) out.push('bfTickTimes');
-  if (c.endSchedShare > 0) out.push('endSchedShare');
   const tiers = new Set((platform.partitions ?? []).map((q) => q.priority_tier ?? 1));
   if (tiers.size > 1 && (platform.partitions ?? []).some((q) => (q.preempt_mode ?? 'off') !== 'off')) out.push('partitions that preempt (preempt_mode)');
   if (platform.groups.some((g) => g.gpus !== undefined)) out.push('GPUs');
@@ -124,10 +124,17 @@ export function slurmPresetPlatform(platform: SlurmPlatformSpec): Platform {
   return platformFromNodeGroups({ groups, partitions: platform.partitions });
 }
 
-/** The one engine's job for Slurm job `j` (see the module comment; `partitions`: the platform's partition names). */
-export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[]): Job {
+/**
+ * The one engine's job for Slurm job `j` (see the module comment; `partitions`: the platform's partition
+ * names) under the Slurm configuration `config`: its end runs a pass at once (`Job.epilogPass`) when an
+ * epilog message reports it (`j.epilogPass`) or when `endSchedShare` draws it, as the Slurm engine decides.
+ * (Its nodes' `completing` time counts only with whole-node allocation, which the preset refuses: the Slurm
+ * engine's counted model ignores it too.)
+ */
+export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[], config: Partial<SlurmConfig> = {}): Job {
   if (j.gpus !== undefined && j.gpus > 0) throw new InputError(`job ${j.id}: GPUs are not in the Slurm preset yet`);
-  if (j.completing !== undefined && j.completing > 0) throw new InputError(`job ${j.id}: COMPLETING nodes are not in the Slurm preset yet`);
+  const share = config.endSchedShare ?? DEFAULT_SLURM.endSchedShare;
+  const epilog = j.epilogPass === true || (share > 0 && hashUnit(j.id, config.endSchedSeed ?? DEFAULT_SLURM.endSchedSeed) < share);
   return makeJob({
     id: String(j.id),
     subtime: j.submit,
@@ -140,6 +147,7 @@ export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[]):
     qos: j.qos !== undefined ? `q${j.qos}` : undefined,
     reqTime: j.timeLimit,
     operatorEvents: j.opAfter !== undefined && j.opFor !== undefined ? [{ after: j.opAfter, duration: j.opFor }] : undefined,
+    epilogPass: epilog ? true : undefined,
   });
 }
 
@@ -159,7 +167,7 @@ export function runSlurmPreset(
   const engine = { ...slurmPresetConfig(platform, config), capacity };
   const names = platform.partitions.map((q) => q.name);
   const oneJobs = (function* () {
-    for (const j of jobs) yield slurmPresetJob(j, names);
+    for (const j of jobs) yield slurmPresetJob(j, names, config);
   })();
   return runSimulation(slurmPresetPlatform(platform), oneJobs, makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }), {
     engine,

@@ -107,6 +107,11 @@ export interface Job {
   malleable?: MalleableWork | undefined;
   /** Facet: timed operator suspensions while it runs, in increasing `after`. */
   operatorEvents?: OperatorEvent[] | undefined;
+  /**
+   * Facet (Slurm): its end reaches slurmctld as an epilog message, whose handler runs the main scheduler at
+   * once rather than on the background thread's next tick (`batch_sched_delay`; `SlurmPassClock`).
+   */
+  epilogPass?: boolean | undefined;
   /** Facet: the GPUs it needs and, for a deep-learning job, its steps of a job type (`gpuRequest.ts`). */
   gpus?: GpuRequest | undefined;
   /**

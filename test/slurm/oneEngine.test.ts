@@ -373,9 +373,15 @@ describe("the Slurm preset of the one engine (src/slurm/preset.ts: Slurm's main 
           jobSize: fc.constantFrom<'cores' | 'slurm22'>('cores', 'slurm22'),
           calcPhase: fc.option(fc.constantFrom(0, 17.25, 123, 299.5), { nil: undefined }),
         }),
-        (seed, priority, backfill, batch, { jobSize, calcPhase }) => {
-          const jobs = partitionedWorkload(seed, 120, LAYOUT);
-          const config = slurmConfigOf(priority, backfill, { batchSchedDelay: batch, schedOnSubmit: batch === 0 });
+        // ends reported by an epilog message (a pass at once under the background thread), drawn or by endSchedShare
+        fc.constantFrom(0, 0.3),
+        (seed, priority, backfill, batch, { jobSize, calcPhase }, endShare) => {
+          const epilogs = derive(seed, 'one-engine/epilog');
+          // (and nodes left COMPLETING for a while, which only whole-node allocation counts)
+          const jobs = partitionedWorkload(seed, 120, LAYOUT).map((j) =>
+            epilogs.next() < 0.2 ? { ...j, epilogPass: true, completing: 1.5 } : epilogs.next() < 0.1 ? { ...j, completing: 3 } : j,
+          );
+          const config = slurmConfigOf(priority, backfill, { batchSchedDelay: batch, schedOnSubmit: batch === 0, endSchedShare: endShare });
           config.priority = { ...config.priority!, jobSize, ...(calcPhase !== undefined ? { calcPhase } : {}) };
           const [a, b] = presetRuns(jobs, LAYOUT, config);
           expect(b.size).toBe(a.size);
