@@ -70,6 +70,13 @@ export const EngineConfigSchema = z
                 /** slurmctld's background thread (`batch_sched_delay`, s; 0: off) and its tick phase in [0, 1). */
                 batch_sched_delay: nonNeg.default(0),
                 bg_tick_phase: z.number().min(0).lt(1).default(0.5),
+                /**
+                 * The clocks of a live run's log: slurmctld's start (engine time), the background thread's
+                 * measured ticks and the backfill passes' measured times (ascending; src/scheduling/slurmPassClock.ts).
+                 */
+                timer_origin: z.number().finite().optional(),
+                bg_tick_times: z.array(z.number().finite()).optional(),
+                bf_tick_times: z.array(z.number().finite()).optional(),
                 priority_ticks: z.boolean().default(true),
                 /**
                  * The main pass: the scheduler's own (`policy`), or Slurm's main scheduler over its queue order
@@ -222,6 +229,9 @@ export function schedulerOf(cfg: EngineConfig, scheduler: Scheduler, where = 'en
         schedInterval: c.sched_interval,
         batchSchedDelay: c.batch_sched_delay,
         bgTickPhase: c.bg_tick_phase,
+        timerOrigin: c.timer_origin,
+        bgTickTimes: c.bg_tick_times,
+        bfTickTimes: c.bf_tick_times,
         priorityTicks: c.priority_ticks ? { period, phase: cfg.multifactor?.calc_phase } : undefined,
       },
       backfill,

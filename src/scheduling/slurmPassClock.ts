@@ -54,6 +54,17 @@ export interface SlurmPassTimers {
    * the first submission's time (the grid of the one engine's `multifactor` order).
    */
   priorityTicks?: { period: number; phase?: number | undefined } | undefined;
+  /**
+   * The clocks of a live run's log (the Slurm engine's `timerOrigin`, `bgTickTimes`, `bfTickTimes`):
+   * slurmctld's start, from which its periodic threads keep their phase (with `batchSchedDelay` the periodic
+   * pass every `schedInterval` whole seconds from it, the background thread's last pass no earlier than it;
+   * the backfill grid from it when `bf_interval` > 1 s); the background thread's measured ticks (between two
+   * samples `a`, `b` its ticks are every `(b - a) / round(b - a)` s), which replace `bgTickPhase`; the
+   * backfill passes' measured times, which replace the backfill timer while they last.
+   */
+  timerOrigin?: number | undefined;
+  bgTickTimes?: readonly number[] | undefined;
+  bfTickTimes?: readonly number[] | undefined;
 }
 
 /** `inner`'s passes at the times Slurm's main-scheduler clock runs them (the module comment). */
@@ -167,7 +178,12 @@ export class SlurmPassClock implements Scheduler {
     const now = sim.now;
     const I = this.timers.schedInterval;
     if (I > 0 && this.periodicAt < now && sim.queue.length > 0) {
-      this.periodicAt = (Math.floor((now - this.phase) / I + 1e-9) + 1) * I + this.phase;
+      const origin = this.timers.timerOrigin;
+      if (this.batch > 0 && origin !== undefined) {
+        // every `interval` whole seconds from slurmctld's start, on the background thread's tick
+        const base = Math.floor(origin + 1e-9);
+        this.periodicAt = this.bgTick(base + (Math.floor((now - base) / I + 1e-9) + 1) * I);
+      } else this.periodicAt = (Math.floor((now - this.phase) / I + 1e-9) + 1) * I + this.phase;
       sim.requestPass(this.periodicAt, this.atInstantEnd);
     }
     const pt = this.timers.priorityTicks;
@@ -182,7 +198,7 @@ export class SlurmPassClock implements Scheduler {
 
   /** The next backfill pass, from now. */
   private scheduleBackfill(sim: ClusterSimulator): void {
-    this.backfillAt = this.backfill!.nextPassAfter(sim.now);
+    this.backfillAt = this.nextBackfillAfter(sim.now);
     this.backfillScheduledAt = sim.now;
     sim.requestPass(this.backfillAt, this.atInstantEnd);
   }
@@ -247,16 +263,64 @@ export class SlurmPassClock implements Scheduler {
     }
   }
 
-  /** The background thread's first tick at or after `t`. */
+  /**
+   * The backfill pass after `now`: the next measured pass of a log (`bfTickTimes`) while they last, else on
+   * the backfill timer (`SlurmBackfill.nextPassAfter`), its grid kept from slurmctld's start (`timerOrigin`)
+   * when `bf_interval` is over 1 s.
+   */
+  private nextBackfillAfter(now: number): number {
+    const xs = this.timers.bfTickTimes;
+    if (xs !== undefined && xs.length > 0 && xs[xs.length - 1]! > now) {
+      let lo = 0;
+      let hi = xs.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (xs[mid]! > now + 1e-9) hi = mid;
+        else lo = mid + 1;
+      }
+      return xs[lo]!;
+    }
+    const bf = this.backfill!;
+    const origin = this.timers.timerOrigin;
+    const I = bf.settings.interval;
+    if (origin !== undefined && I > 1 && bf.settings.grid) return (Math.floor((now - origin) / I) + 1) * I + origin;
+    return bf.nextPassAfter(now);
+  }
+
+  /** The background thread's first tick at or after `t`: `k + bgTickPhase`, or from its measured ticks (`bgTickTimes`). */
   private bgTick(t: number): number {
-    return Math.ceil(t - this.phase - 1e-9) + this.phase;
+    const xs = this.timers.bgTickTimes;
+    if (xs === undefined || xs.length < 2) return Math.ceil(t - this.phase - 1e-9) + this.phase;
+    // the two measured ticks around t (the first or last two outside), the ticks between them evenly spaced
+    let i = 0;
+    while (i < xs.length - 2 && xs[i + 1]! <= t) i++;
+    const a = xs[i]!;
+    const b = xs[i + 1]!;
+    const p = (b - a) / Math.max(1, Math.round(b - a));
+    return a + Math.ceil((t - a) / p - 1e-9) * p;
   }
 
   /** When the background thread last ran a main pass: its last queued pass, or the last periodic pass on its grid. */
   private lastBackgroundPass(now: number): number {
     let last = this.lastBackground;
+    const origin = this.timers.timerOrigin;
+    // the thread's start counts as its last pass (slurmctld's start, from a log)
+    if (origin !== undefined) last = Math.max(last, origin);
     const I = this.timers.schedInterval;
-    if (I > 0) last = Math.max(last, Math.floor((now - this.phase) / I + 1e-9) * I + this.phase);
+    if (I > 0) {
+      if (origin === undefined) last = Math.max(last, Math.floor((now - this.phase) / I + 1e-9) * I + this.phase);
+      else {
+        // the last periodic pass at or before now, every `interval` whole seconds from the start
+        const base = Math.floor(origin + 1e-9);
+        for (let k = Math.floor((now - base) / I + 1e-9); k >= 1; k--) {
+          const t = this.bgTick(base + k * I);
+          if (t <= now + 1e-9) {
+            last = Math.max(last, t);
+            break;
+          }
+        }
+      }
+    }
     return last;
   }
 

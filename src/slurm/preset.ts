@@ -24,8 +24,7 @@
  * `test/slurm/oneEngine.test.ts` proves the schedules identical (start, end, state, suspension periods of
  * every job) on random workloads, and `npm run bench -- slurm-preset` on the Raijin workload at scale.
  * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`): whole-node
- * allocation (`nodeSelect`, `bfWillRun`) and its COMPLETING nodes, the measured clocks of a log (`timerOrigin`, `bgTickTimes`, `bfTickTimes`),
- * partitions that preempt, GPUs, groups' CPUs (threads) beyond their cores in Slurm 22.05's job size factor.
+ * allocation (`nodeSelect`, `bfWillRun`) and its COMPLETING nodes, partitions that preempt, GPUs, groups' CPUs (threads) beyond their cores in Slurm 22.05's job size factor.
  */
 import { InputError } from '../core/errors.js';
 import type { Job } from '../workload/job.js';
@@ -46,9 +45,6 @@ export function slurmPresetRefusal(platform: SlurmPlatformSpec, config: Partial<
   const out: string[] = [];
   if (c.nodeSelect) out.push('nodeSelect (whole-node allocation)');
   if (c.bfWillRun) out.push('bfWillRun');
-  if (c.timerOrigin !== undefined) out.push('timerOrigin');
-  if (c.bgTickTimes !== undefined) out.push('bgTickTimes');
-  if (c.bfTickTimes !== undefined) out.push('bfTickTimes');
   const tiers = new Set((platform.partitions ?? []).map((q) => q.priority_tier ?? 1));
   if (tiers.size > 1 && (platform.partitions ?? []).some((q) => (q.preempt_mode ?? 'off') !== 'off')) out.push('partitions that preempt (preempt_mode)');
   if (platform.groups.some((g) => g.gpus !== undefined)) out.push('GPUs');
@@ -80,6 +76,9 @@ export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<S
         sched_interval: c.schedInterval,
         batch_sched_delay: c.batchSchedDelay,
         bg_tick_phase: c.bgTickPhase,
+        ...(c.timerOrigin !== undefined ? { timer_origin: c.timerOrigin } : {}),
+        ...(c.bgTickTimes !== undefined ? { bg_tick_times: [...c.bgTickTimes] } : {}),
+        ...(c.bfTickTimes !== undefined ? { bf_tick_times: [...c.bfTickTimes] } : {}),
         priority_ticks: true,
         main: 'slurm',
         queue_depth: c.queueDepth,
