@@ -122,6 +122,8 @@ export const EngineConfigSchema = z
         calc_phase: nonNeg.optional(),
         /** The job size factor: `cores` (cores over the platform's) or `slurm22` (Slurm 22.05's: nodes and CPUs averaged). */
         job_size: z.enum(['cores', 'slurm22']).optional(),
+        /** The CPUs Slurm counts on the platform (threads included) for `slurm22`; absent: its cores. */
+        total_cpus: positive.optional(),
         dampening: positive.optional(),
         shares: z.record(z.string(), positive).default({}),
         qos: z.record(z.string(), nonNeg).default({}),
@@ -172,7 +174,7 @@ export function multifactorOptionsOf(cfg: EngineConfig): MultifactorOptions | un
   if (m.calc_phase !== undefined) priority.calcPhase = m.calc_phase;
   if (m.job_size !== undefined) priority.jobSize = m.job_size;
   if (m.dampening !== undefined) priority.dampening = m.dampening;
-  return { priority, shares: m.shares, qos: m.qos, passAtTick: m.pass_at_tick };
+  return { priority, shares: m.shares, qos: m.qos, passAtTick: m.pass_at_tick, totalCpus: m.total_cpus };
 }
 
 /**

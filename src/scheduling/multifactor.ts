@@ -123,6 +123,8 @@ export interface MultifactorOptions {
    * order the next decision point that comes anyway.
    */
   passAtTick?: boolean | undefined;
+  /** The CPUs Slurm counts on the platform (threads included) for Slurm 22.05's job size factor; absent: its cores. */
+  totalCpus?: number | undefined;
 }
 
 /**
@@ -290,7 +292,7 @@ export class MultifactorSelection implements JobSelection {
     const p = this.sim!.platform;
     const g = part?.groups[0] ?? 0;
     const minNodes = Math.ceil(job.ntasks / p.nodeCoreCount[p.groupFirstNode[g]!]!);
-    return jobSizeFactor22(minNodes, job.ntasks, p.nodeCount, p.coreCount, this.config.favorSmall);
+    return jobSizeFactor22(minNodes, job.ntasks, p.nodeCount, this.options.totalCpus ?? p.coreCount, this.config.favorSmall);
   }
 
   key(job: Job, now: number): number {

@@ -48,9 +48,6 @@ export function slurmPresetRefusal(platform: SlurmPlatformSpec, config: Partial<
   const tiers = new Set((platform.partitions ?? []).map((q) => q.priority_tier ?? 1));
   if (tiers.size > 1 && (platform.partitions ?? []).some((q) => (q.preempt_mode ?? 'off') !== 'off')) out.push('partitions that preempt (preempt_mode)');
   if (platform.groups.some((g) => g.gpus !== undefined)) out.push('GPUs');
-  // (a group's memory_mb counts only with nodeSelect; its cpus only in Slurm 22.05's job size factor)
-  if (c.priority.jobSize === 'slurm22' && platform.groups.some((g) => g.cpus !== undefined && g.cpus !== g.cores))
-    out.push("groups' cpus other than their cores under priority.jobSize 'slurm22'");
   return out.length === 0 ? null : `the Slurm preset of the one engine does not model ${out.join(', ')} yet`;
 }
 
@@ -106,6 +103,8 @@ export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<S
       calc_period: p.calcPeriod,
       ...(p.calcPhase !== undefined ? { calc_phase: p.calcPhase } : {}),
       ...(p.jobSize !== undefined ? { job_size: p.jobSize } : {}),
+      // (a group's cpus, threads included, count in Slurm 22.05's size factor; its memory_mb only with nodeSelect)
+      total_cpus: platform.groups.reduce((a, g) => a + g.count * (g.cpus ?? g.cores), 0),
       dampening: p.dampening,
       shares,
       qos,

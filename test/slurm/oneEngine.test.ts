@@ -444,7 +444,7 @@ describe("the Slurm preset of the one engine (src/slurm/preset.ts: Slurm's main 
 });
 
 describe("the Slurm preset on groups with memory and threads (which Slurm's counted model does not use)", () => {
-  it("gives the Slurm engine's schedules; threads beyond cores are refused under Slurm 22.05's job size factor", () => {
+  it("gives the Slurm engine's schedules, with Slurm 22.05's job size factor over the threads too", () => {
     // (and partitions that name their groups out of platform order: the Slurm engine tries them in that order)
     const threaded: Layout = {
       groups: LAYOUT.groups.map((g) => ({ ...g, memory_mb: 4096, cpus: 2 * g.cores })),
@@ -452,14 +452,12 @@ describe("the Slurm preset on groups with memory and threads (which Slurm's coun
     };
     for (const seed of [11, 12, 13, 14, 15, 16]) {
       const jobs = partitionedWorkload(seed, 120, threaded);
-      const [a, b] = presetRuns(jobs, threaded, slurmConfigOf(seed % 2 === 0 ? 'multifactor' : 'fifo', null));
+      const config = slurmConfigOf(seed % 3 === 0 ? 'fifo' : 'multifactor', null);
+      if (seed % 2 === 0) config.priority = { ...config.priority!, jobSize: 'slurm22' };
+      const [a, b] = presetRuns(jobs, threaded, config);
       expect(b).toEqual(a);
     }
-    const slurm22 = { priority: { ...DEFAULT_SLURM.priority, jobSize: 'slurm22' as const } };
-    expect(slurmPresetRefusal(threaded, slurm22)).toBe(
-      "the Slurm preset of the one engine does not model groups' cpus other than their cores under priority.jobSize 'slurm22' yet",
-    );
-    expect(slurmPresetRefusal(LAYOUT, slurm22)).toBeNull();
+    expect(slurmPresetRefusal(threaded, { priority: { ...DEFAULT_SLURM.priority, jobSize: 'slurm22' } })).toBeNull();
   });
 });
 
