@@ -67,6 +67,32 @@ export interface SlurmPassTimers {
   bfTickTimes?: readonly number[] | undefined;
 }
 
+/**
+ * The first tick at or after `t` of a one-second loop sampled at `xs` (ascending, at least two; a log's
+ * background-thread ticks): between two samples `a`, `b` around `t` (the first or last two when `t` is
+ * outside) its ticks are every `(b - a) / round(b - a)` s from `a`.
+ */
+export function measuredTickFrom(xs: readonly number[], t: number): number {
+  let i = 0;
+  while (i < xs.length - 2 && xs[i + 1]! <= t) i++;
+  const a = xs[i]!;
+  const b = xs[i + 1]!;
+  const p = (b - a) / Math.max(1, Math.round(b - a));
+  return a + Math.ceil((t - a) / p - 1e-9) * p;
+}
+
+/** The first of the measured times `xs` (ascending) after `now` (the last one is after it). */
+export function measuredAfter(xs: readonly number[], now: number): number {
+  let lo = 0;
+  let hi = xs.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid]! > now + 1e-9) hi = mid;
+    else lo = mid + 1;
+  }
+  return xs[lo]!;
+}
+
 /** `inner`'s passes at the times Slurm's main-scheduler clock runs them (the module comment). */
 export class SlurmPassClock implements Scheduler {
   readonly name: string;
@@ -270,16 +296,7 @@ export class SlurmPassClock implements Scheduler {
    */
   private nextBackfillAfter(now: number): number {
     const xs = this.timers.bfTickTimes;
-    if (xs !== undefined && xs.length > 0 && xs[xs.length - 1]! > now) {
-      let lo = 0;
-      let hi = xs.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (xs[mid]! > now + 1e-9) hi = mid;
-        else lo = mid + 1;
-      }
-      return xs[lo]!;
-    }
+    if (xs !== undefined && xs.length > 0 && xs[xs.length - 1]! > now) return measuredAfter(xs, now);
     const bf = this.backfill!;
     const origin = this.timers.timerOrigin;
     const I = bf.settings.interval;
@@ -290,14 +307,7 @@ export class SlurmPassClock implements Scheduler {
   /** The background thread's first tick at or after `t`: `k + bgTickPhase`, or from its measured ticks (`bgTickTimes`). */
   private bgTick(t: number): number {
     const xs = this.timers.bgTickTimes;
-    if (xs === undefined || xs.length < 2) return Math.ceil(t - this.phase - 1e-9) + this.phase;
-    // the two measured ticks around t (the first or last two outside), the ticks between them evenly spaced
-    let i = 0;
-    while (i < xs.length - 2 && xs[i + 1]! <= t) i++;
-    const a = xs[i]!;
-    const b = xs[i + 1]!;
-    const p = (b - a) / Math.max(1, Math.round(b - a));
-    return a + Math.ceil((t - a) / p - 1e-9) * p;
+    return xs === undefined || xs.length < 2 ? Math.ceil(t - this.phase - 1e-9) + this.phase : measuredTickFrom(xs, t);
   }
 
   /** When the background thread last ran a main pass: its last queued pass, or the last periodic pass on its grid. */

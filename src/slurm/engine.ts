@@ -68,6 +68,7 @@ import { type NodeAlloc, NodeMap, type NodeRequest } from './nodes.js';
 import type { SlurmPlatform } from './platform.js';
 import { ageFactor, jobPriority, jobSizeFactor, jobSizeFactor22, type PriorityConfig } from './priority.js';
 import { UsageLedger, UserLedger } from '../scheduling/userLedger.js';
+import { measuredAfter, measuredTickFrom } from '../scheduling/slurmPassClock.js';
 
 /** The engine's inputs and settings live in `config.ts`; their types are re-exported here for callers of the engine. */
 export type { EngineStats, FinishListener, JobShape, SlurmConfig, SlurmJobInput } from './config.js';
@@ -452,13 +453,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
       const ph = this.config.bgTickPhase;
       return Math.ceil(t - ph - 1e-9) + ph;
     }
-    // the two measured ticks around t (the first or last two outside), the ticks between them evenly spaced
-    let i = 0;
-    while (i < xs.length - 2 && xs[i + 1]! <= t) i++;
-    const a = xs[i]!;
-    const b = xs[i + 1]!;
-    const p = (b - a) / Math.max(1, Math.round(b - a));
-    return a + Math.ceil((t - a) / p - 1e-9) * p;
+    return measuredTickFrom(xs, t);
   }
 
   /**
@@ -500,17 +495,8 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
   private nextBackfill(): number {
     const c = this.config;
     const xs = c.bfTickTimes;
-    if (xs !== undefined && xs.length > 0 && xs[xs.length - 1]! > this.now) {
-      // the next measured pass after now
-      let lo = 0;
-      let hi = xs.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (xs[mid]! > this.now + 1e-9) hi = mid;
-        else lo = mid + 1;
-      }
-      return xs[lo]!;
-    }
+    // the next measured pass after now
+    if (xs !== undefined && xs.length > 0 && xs[xs.length - 1]! > this.now) return measuredAfter(xs, this.now);
     const phase = c.timerOrigin !== undefined && c.bfInterval > 1 ? c.timerOrigin : 0;
     return this.nextTick(c.bfInterval, c.bfGrid, phase);
   }
