@@ -14,11 +14,16 @@
  * tree it touches. A running job's `nodes` under this capacity are its distinct groups and `perNode` the
  * tasks on each (job records list the groups).
  *
+ * **GPUs** are counted the same way: a group of nodes with GPUs holds `count x gpus per node` of its one
+ * type; a job's GPUs (`Job.gpus`, in total) are placed as a group per GPU, valid when they are in a group of
+ * its cores, of its type (any when it names none) and free there. They draw their type's idle power always
+ * and its busy power while held (a sum over GPUs, whatever the packing).
+ *
  * What it cannot answer it refuses, at construction or at submission (`unfitReason`), naming the rule:
- * - **power**: which nodes are idle depends on a packing the count does not have, so a platform whose
- *   processors draw power runs on the core capacity;
- * - **memory** (jobs with `mem` when memory is enforced), **GPUs**, **`cpus_per_task`** other than 1,
- *   exact **node counts** (`nodes`), and `seq` jobs of more than one task (one node's cores): the shapes
+ * - **processor power**: which nodes are idle depends on a packing the count does not have, so a platform
+ *   whose processors draw power runs on the core capacity;
+ * - **memory** (jobs with `mem` when memory is enforced), **`cpus_per_task`** other than 1, exact **node
+ *   counts** (`nodes`), GPUs per node, and `seq` jobs of more than one task (one node's cores): the shapes
  *   a count of cores cannot guarantee;
  * - **partitions** that hold part of a group (a group is counted whole).
  *
@@ -40,8 +45,13 @@ export class CountedCores implements Capacity {
   readonly groupCores: Int32Array;
   freeCores: number;
   busyCores = 0;
-  readonly busyGpus = 0;
-  readonly power = 0;
+  /** Per group: its GPUs, their type (an index into `Platform.gpuTypes`, -1: none) and how many are free. */
+  readonly groupGpus: Int32Array;
+  readonly groupGpuType: Int32Array;
+  readonly groupFreeGpus: Int32Array;
+  busyGpus = 0;
+  /** The GPUs' power now (W): every GPU's idle power, and its type's busy power over it while held. */
+  power = 0;
   /** Per partition that leaves groups out: which groups it holds (null: it holds every group). */
   private readonly partitionGroups: (Uint8Array | null)[];
   private readonly anyRestricted: boolean;
@@ -65,11 +75,14 @@ export class CountedCores implements Capacity {
         throw new RangeError(
           `the counted capacity has no nodes to draw power: platform ${platform.name} gives its processors power (run it on the core capacity, capacity "cores")`,
         );
-    if (platform.gpuCount > 0) throw new RangeError(`the counted capacity counts cores only: platform ${platform.name} has GPUs (run it on the core capacity)`);
     this.coresPerNode = Int32Array.from({ length: G }, (_, g) => platform.nodeCoreCount[platform.groupFirstNode[g]!]!);
     this.groupCores = Int32Array.from({ length: G }, (_, g) => this.coresPerNode[g]! * platform.groupNodeCount[g]!);
     this.groupFree = Int32Array.from(this.groupCores);
     this.freeCores = this.groupCores.reduce((a, b) => a + b, 0);
+    this.groupGpus = Int32Array.from({ length: G }, (_, g) => platform.nodeGpuCount[platform.groupFirstNode[g]!]! * platform.groupNodeCount[g]!);
+    this.groupGpuType = Int32Array.from({ length: G }, (_, g) => (this.groupGpus[g]! > 0 ? platform.nodeGpuType[platform.groupFirstNode[g]!]! : -1));
+    this.groupFreeGpus = Int32Array.from(this.groupGpus);
+    for (let g = 0; g < G; g++) if (this.groupGpus[g]! > 0) this.power += this.groupGpus[g]! * platform.gpuTypeSpecs[this.groupGpuType[g]!]!.idlePower;
     this.partitionGroups = platform.partitions.map((q) => {
       if (coversAllNodes(q, platform.nodeCount)) return null;
       const held = new Uint8Array(G);
@@ -109,8 +122,17 @@ export class CountedCores implements Capacity {
     return typeof i === 'string' ? null : this.partitionGroups[i]!;
   }
 
+  /** Whether group `g` has GPUs of `job`'s type (any type when it names none; true for a job without GPUs). */
+  gpuTypeFits(job: Job, g: number): boolean {
+    const want = job.gpus;
+    if (want === undefined || want.count === 0) return true;
+    const t = this.groupGpuType[g]!;
+    return t >= 0 && (want.type === undefined || this.platform.gpuTypes[t] === want.type);
+  }
+
   unfitReason(job: Job): string | null {
-    if (job.gpus !== undefined) return 'asks for GPUs; the counted capacity counts cores only';
+    if (job.gpus?.perNode === true) return 'asks for GPUs on each node; the counted capacity counts GPUs per node group, not per node';
+    if (job.gpus?.dl !== undefined) return 'has deep-learning work; the counted capacity runs fixed durations';
     if (job.cpusPerTask !== undefined && job.cpusPerTask !== 1)
       return `asks for ${job.cpusPerTask} cores per task; the counted capacity runs one task per core`;
     if (this.enforceMemory && (job.mem > 0 || job.tasks?.some((t) => t.mem > 0)))
@@ -132,7 +154,14 @@ export class CountedCores implements Capacity {
     }
     let capacity = 0;
     for (let g = 0; g < this.groupCores.length; g++) if (mask === null || mask[g]) capacity += this.groupCores[g]!;
-    return capacity < job.ntasks ? `needs ${job.ntasks} cores; ${where} offers ${capacity}` : null;
+    if (capacity < job.ntasks) return `needs ${job.ntasks} cores; ${where} offers ${capacity}`;
+    const n = job.gpus?.count ?? 0;
+    if (n > 0) {
+      let most = 0;
+      for (let g = 0; g < this.groupGpus.length; g++) if ((mask === null || mask[g]) && this.gpuTypeFits(job, g)) most = Math.max(most, this.groupGpus[g]!);
+      if (most < n) return `needs ${n} GPUs${job.gpus!.type !== undefined ? ` of type ${job.gpus!.type}` : ''} in one node group; ${where} has at most ${most}`;
+    }
+    return null;
   }
 
   placementError(job: Job, placement: ArrayLike<number>): string | null {
@@ -211,12 +240,34 @@ export class CountedCores implements Capacity {
     this.busyCores -= sign * n;
   }
 
-  gpuPlacementError(_job: Job, gpus: ArrayLike<number>): string | null {
-    return gpus.length === 0 ? null : 'the counted capacity has no GPUs';
+  gpuPlacementError(job: Job, gpus: ArrayLike<number>): string | null {
+    const n = job.gpus?.count ?? 0;
+    if (gpus.length !== n) return `expected ${n} GPUs' groups, got ${gpus.length}`;
+    if (n === 0) return null;
+    const groups = this.lastGroups;
+    const s = this.scratch;
+    s.fill(0);
+    for (let i = 0; i < n; i++) {
+      const g = gpus[i]!;
+      if (!groups.includes(g)) return `GPU group ${g} is not a group of the job's cores`;
+      if (!this.gpuTypeFits(job, g)) return `group ${this.platform.groupNames[g]} has no GPUs of type ${job.gpus!.type}`;
+      s[g]!++;
+    }
+    for (const g of groups)
+      if (s[g]! > this.groupFreeGpus[g]!) return `group ${this.platform.groupNames[g]} has ${this.groupFreeGpus[g]} GPUs free; the job takes ${s[g]} there`;
+    return null;
   }
 
-  moveGpus(gpus: Int32Array): void {
-    if (gpus.length > 0) throw new Error('the counted capacity has no GPUs');
+  moveGpus(gpus: Int32Array, owner: number): void {
+    const sign = owner >= 0 ? -1 : 1;
+    const specs = this.platform.gpuTypeSpecs;
+    for (let i = 0; i < gpus.length; i++) {
+      const g = gpus[i]!;
+      this.groupFreeGpus[g]! += sign;
+      const t = specs[this.groupGpuType[g]!]!;
+      this.power -= sign * (t.busyPower - t.idlePower);
+    }
+    this.busyGpus -= sign * gpus.length;
   }
 
   /** No power to stop drawing (see the module comment): nothing changes. */

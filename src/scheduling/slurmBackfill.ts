@@ -17,7 +17,9 @@
  *   each asking for one core per task and its `reqTime`.
  *
  * A start the count allows but the resource selection cannot place (memory, a node-shape rule) is left
- * waiting, its buckets held for the rest of the pass. GPU jobs are not backfilled here (the policy schedulers this pass serves place no GPUs).
+ * waiting, its buckets held for the rest of the pass. GPU jobs are backfilled on the counted capacity (their GPUs
+ * counted per group beside their cores, as the Slurm engine counts them), not on the core capacity (whose
+ * resource selection places no GPUs).
  */
 import type { ClusterSimulator, RunningJob } from '../execution/simulator.js';
 import type { Job } from '../workload/job.js';
@@ -80,6 +82,7 @@ class RunningHoldings {
   slot = new Int32Array(256);
   group = new Int32Array(256);
   cores = new Float64Array(256);
+  gpus = new Float64Array(256);
   limit = new Float64Array(256);
   start = new Float64Array(256);
   suspended = new Float64Array(256);
@@ -111,6 +114,7 @@ class RunningHoldings {
       this.slot = grow(this.slot, new Int32Array(n));
       this.group = grow(this.group, new Int32Array(n));
       this.cores = grow(this.cores, new Float64Array(n));
+      this.gpus = grow(this.gpus, new Float64Array(n));
       this.limit = grow(this.limit, new Float64Array(n));
       this.start = grow(this.start, new Float64Array(n));
       this.suspended = grow(this.suspended, new Float64Array(n));
@@ -137,6 +141,7 @@ class RunningHoldings {
     const plain = oneGroup && rj.job.type !== 'seq' && rj.suspendedAt !== rj.suspendedAt;
     this.group[i] = plain ? g0 : -1;
     this.cores[i] = rj.cores.length;
+    this.gpus[i] = rj.gpus.length;
     this.limit[i] = rj.job.reqTime;
     this.start[i] = rj.start;
     this.suspended[i] = rj.suspendedTime;
@@ -151,6 +156,7 @@ class RunningHoldings {
       this.slot[i] = s;
       this.group[i] = this.group[last]!;
       this.cores[i] = this.cores[last]!;
+      this.gpus[i] = this.gpus[last]!;
       this.limit[i] = this.limit[last]!;
       this.start[i] = this.start[last]!;
       this.suspended[i] = this.suspended[last]!;
@@ -166,6 +172,8 @@ export class SlurmBackfill implements CountedBackfillView {
   private sim!: ClusterSimulator;
   private jobs: Job[] = [];
   private free = new Float64Array(0);
+  /** Free GPUs per group, taken at the start of each pass (the counted capacity's). */
+  private freeG = new Float64Array(0);
   private groups!: SlurmGroups;
   private holdings: RunningHoldings | null = null;
   /** Passes run, and jobs they started. */
@@ -206,9 +214,11 @@ export class SlurmBackfill implements CountedBackfillView {
       this.sim = sim;
       this.holdings = new RunningHoldings(sim);
       this.free = new Float64Array(sim.platform.groupCount);
+      this.freeG = new Float64Array(sim.platform.groupCount);
       this.groups = new SlurmGroups(sim);
     }
     this.free.set(sim.groupFree);
+    if (sim.counted !== null) this.freeG.set(sim.counted.groupFreeGpus);
   }
 
   get now(): number {
@@ -218,29 +228,29 @@ export class SlurmBackfill implements CountedBackfillView {
     return this.sim.platform.groupCount;
   }
   get hasGpus(): boolean {
-    return false;
+    return this.sim.counted?.groupGpus.some((n) => n > 0) ?? false;
   }
   freeCores(g: number): number {
     return this.free[g]!;
   }
-  freeGpus(): number {
-    return 0;
+  freeGpus(g: number): number {
+    return this.freeG[g]!;
   }
-  groupGpus(): number {
-    return 0;
+  groupGpus(g: number): number {
+    return this.sim.counted?.groupGpus[g] ?? 0;
   }
   forEachHolding(hold: (group: number, cores: number, gpus: number, timeLeft: number) => void): void {
     const sim = this.sim;
     const now = sim.now;
     const r = this.holdings!;
-    const { group, cores, limit, start, suspended } = r;
+    const { group, cores, gpus, limit, start, suspended } = r;
     const slots = sim.runningBySlot;
     for (let i = 0; i < r.count; i++) {
       const g = group[i]!;
       if (g >= 0) {
         // `expectedTimeLeft` of a job that runs: its limit less its run time, the same arithmetic
         const left = limit[i]! - (now - start[i]! - suspended[i]! - 0);
-        hold(g, cores[i]!, 0, left > 0 ? left : 0);
+        hold(g, cores[i]!, gpus[i]!, left > 0 ? left : 0);
       } else this.holdRecord(slots[r.slot[i]!]!, now, hold);
     }
   }
@@ -253,7 +263,7 @@ export class SlurmBackfill implements CountedBackfillView {
     const held = rj.job.type === 'seq' ? rj.tasksLeft : rj.cores.length;
     // a running job's nodes are node ids (the core capacity) or its groups themselves (the counted capacity)
     if (this.sim.counted !== null) {
-      if (nodes.length === 1) hold(nodes[0]!, held, 0, left);
+      if (nodes.length === 1) hold(nodes[0]!, held, rj.gpus.length, left);
       else for (let k = 0; k < nodes.length; k++) hold(nodes[k]!, rj.perNode[k]!, 0, left);
       return;
     }
@@ -266,25 +276,30 @@ export class SlurmBackfill implements CountedBackfillView {
   cores(h: number): number {
     return this.jobs[h]!.ntasks;
   }
-  gpus(): number {
-    return 0;
+  gpus(h: number): number {
+    return this.jobs[h]!.gpus?.count ?? 0;
   }
   timeLimit(h: number): number {
     return this.jobs[h]!.reqTime;
   }
   groupsOf(h: number): readonly number[] {
     const job = this.jobs[h]!;
-    return job.gpus !== undefined ? [] : this.groups.groupsOf(job);
+    // (GPU jobs on the counted capacity only: the core capacity's resource selection places no GPUs)
+    return job.gpus !== undefined && this.sim.counted === null ? [] : this.groups.groupsOf(job);
   }
-  gpuFits(): boolean {
-    return true;
+  gpuFits(h: number, g: number, free: number): boolean {
+    const job = this.jobs[h]!;
+    const n = job.gpus?.count ?? 0;
+    return n === 0 || (this.sim.counted!.gpuTypeFits(job, g) && free >= n);
   }
   start(h: number, g: number): boolean {
     const job = this.jobs[h]!;
     const cores = this.groups.place(job, g, this.order.resources, this.order.fit);
     if (cores === null) return false;
-    this.sim.startJob(job, cores, { transfer: true });
+    const gpus = this.groups.gpusFor(job, cores);
+    this.sim.startJob(job, cores, { transfer: true, gpus });
     this.free[g]! -= job.ntasks;
+    if (gpus !== undefined) this.freeG[g]! -= gpus.length;
     return true;
   }
 }

@@ -64,18 +64,39 @@ export class SlurmGroups {
     const part = this.partitionOf(job);
     const maxNodes = part >= 0 ? p.partitions[part]!.maxNodes : Number.POSITIVE_INFINITY;
     let largest = 0;
+    const counted = this.sim.counted;
+    const gpus = job.gpus?.count ?? 0;
     for (const g of this.groupsOf(job)) {
       const perNode = p.nodeCoreCount[p.groupFirstNode[g]!]!;
       const cores = perNode * p.groupNodeCount[g]!;
-      if (job.ntasks <= cores && Math.ceil(job.ntasks / perNode) <= maxNodes) return null;
-      largest = Math.max(largest, cores);
+      const gpusFit = gpus === 0 || counted === null || (counted.gpuTypeFits(job, g) && counted.groupGpus[g]! >= gpus);
+      if (job.ntasks <= cores && Math.ceil(job.ntasks / perNode) <= maxNodes && gpusFit) return null;
+      if (gpusFit) largest = Math.max(largest, cores);
     }
-    return `asks for ${job.ntasks} cores, more than one node group of its partition holds (at most ${largest}${Number.isFinite(maxNodes) ? ` on ${maxNodes} nodes` : ''}; Slurm's counted model runs a job within one group)`;
+    const what = gpus > 0 ? ` and ${gpus} GPUs${job.gpus!.type !== undefined ? ` of type ${job.gpus!.type}` : ''}` : '';
+    return `asks for ${job.ntasks} cores${what}, more than one node group of its partition holds (at most ${largest} cores${what === '' ? '' : ' in a group with those GPUs'}${Number.isFinite(maxNodes) ? ` on ${maxNodes} nodes` : ''}; Slurm's counted model runs a job within one group)`;
+  }
+
+  /** The GPUs of `job` placed beside its `cores` (on the counted capacity: in their group), or undefined when it asks for none. */
+  gpusFor(job: Job, cores: Int32Array): Int32Array | undefined {
+    const n = job.gpus?.count ?? 0;
+    const counted = this.sim.counted;
+    return n === 0 || counted === null ? undefined : counted.uniform(cores[0]!, n);
   }
 
   /** Cores for `job` anywhere on its partition but the groups `off` marks (null: none), by `resources`. */
   placeOutside(job: Job, off: Uint8Array | null, resources: ResourcePolicy, fit: NodeFit): Int32Array | null {
-    if (this.sim.counted !== null) return this.sim.counted.place(job, this.groupsOf(job), off);
+    const counted = this.sim.counted;
+    if (counted !== null) {
+      if (job.gpus === undefined) return counted.place(job, this.groupsOf(job), off);
+      // a job with GPUs stays within one group (its GPUs beside its cores)
+      for (const g of this.groupsOf(job))
+        if (!off?.[g]) {
+          const cores = this.place(job, g, resources, fit);
+          if (cores !== null) return cores;
+        }
+      return null;
+    }
     if (off === null || !off.includes(1)) return resources.place(this.sim, job, fit);
     const nodeGroup = this.sim.platform.nodeGroup;
     const limit: PlacementLimit = {
@@ -88,7 +109,11 @@ export class SlurmGroups {
   /** Cores for `job` on group `g`'s nodes by `resources` (null when it cannot place it there). */
   place(job: Job, g: number, resources: ResourcePolicy, fit: NodeFit): Int32Array | null {
     const counted = this.sim.counted;
-    if (counted !== null) return job.ntasks <= counted.groupFree[g]! ? counted.uniform(g, job.ntasks) : null;
+    if (counted !== null) {
+      const gpus = job.gpus?.count ?? 0;
+      if (job.ntasks > counted.groupFree[g]! || (gpus > 0 && !(counted.gpuTypeFits(job, g) && counted.groupFreeGpus[g]! >= gpus))) return null;
+      return counted.uniform(g, job.ntasks);
+    }
     return resources.place(this.sim, job, fit, this.all.length === 1 ? null : this.limits[g]!);
   }
 }

@@ -87,7 +87,7 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
         if (job === undefined) return;
         const cores = this.placeNow(sim, groups, job, null);
         if (cores === null) return;
-        sim.startJob(job, cores, { transfer: true });
+        sim.startJob(job, cores, { transfer: true, gpus: groups.gpusFor(job, cores) });
         this.started++;
       }
       return;
@@ -101,7 +101,7 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
       if (blocked?.[part]) continue;
       const cores = this.placeNow(sim, groups, job, off);
       if (cores !== null) {
-        sim.startJob(job, cores, { transfer: true });
+        sim.startJob(job, cores, { transfer: true, gpus: groups.gpusFor(job, cores) });
         this.started++;
         continue;
       }

@@ -18,13 +18,15 @@
  *   submission: `src/scheduling/slurmMainPass.ts`);
  * - **jobs**: an `mpi` job of `cores` tasks, `reqTime` its time limit (walltime kills: `Timeout`), its
  *   runtime, its user as `"<id>"` (a partition's `allow_users` names them so), its partition by name, its
- *   QOS, its timed operator suspension, and whether its end runs a pass at once (an epilog message, or
- *   `endSchedShare`'s draw: `Job.epilogPass`).
+ *   QOS, its timed operator suspension, its GPUs (a count, of a type or any: counted per group beside its
+ *   cores), and whether its end runs a pass at once (an epilog message, or `endSchedShare`'s draw:
+ *   `Job.epilogPass`).
  *
  * `test/slurm/oneEngine.test.ts` proves the schedules identical (start, end, state, suspension periods of
  * every job) on random workloads, and `npm run bench -- slurm-preset` on the Raijin workload at scale.
  * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`): whole-node
- * allocation (`nodeSelect`, `bfWillRun`) and its COMPLETING nodes, partitions that preempt, GPUs, groups' CPUs (threads) beyond their cores in Slurm 22.05's job size factor.
+ * allocation (`nodeSelect`, `bfWillRun`) and its COMPLETING nodes, partitions that preempt, and an operator
+ * suspension of a job with GPUs (`slurmPresetJob`).
  */
 import { InputError } from '../core/errors.js';
 import type { Job } from '../workload/job.js';
@@ -47,7 +49,6 @@ export function slurmPresetRefusal(platform: SlurmPlatformSpec, config: Partial<
   if (c.bfWillRun) out.push('bfWillRun');
   const tiers = new Set((platform.partitions ?? []).map((q) => q.priority_tier ?? 1));
   if (tiers.size > 1 && (platform.partitions ?? []).some((q) => (q.preempt_mode ?? 'off') !== 'off')) out.push('partitions that preempt (preempt_mode)');
-  if (platform.groups.some((g) => g.gpus !== undefined)) out.push('GPUs');
   return out.length === 0 ? null : `the Slurm preset of the one engine does not model ${out.join(', ')} yet`;
 }
 
@@ -130,7 +131,9 @@ export function slurmPresetPlatform(platform: SlurmPlatformSpec): Platform {
  * engine's counted model ignores it too.)
  */
 export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[], config: Partial<SlurmConfig> = {}): Job {
-  if (j.gpus !== undefined && j.gpus > 0) throw new InputError(`job ${j.id}: GPUs are not in the Slurm preset yet`);
+  const gpus = j.gpus ?? 0;
+  if (gpus > 0 && j.opAfter !== undefined && j.opFor !== undefined)
+    throw new InputError(`job ${j.id}: an operator suspension of a job with GPUs is not in the one engine yet (its GPUs' power and release)`);
   const share = config.endSchedShare ?? DEFAULT_SLURM.endSchedShare;
   const epilog = j.epilogPass === true || (share > 0 && hashUnit(j.id, config.endSchedSeed ?? DEFAULT_SLURM.endSchedSeed) < share);
   return makeJob({
@@ -146,6 +149,8 @@ export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[], 
     reqTime: j.timeLimit,
     operatorEvents: j.opAfter !== undefined && j.opFor !== undefined ? [{ after: j.opAfter, duration: j.opFor }] : undefined,
     epilogPass: epilog ? true : undefined,
+    // GPUs in total, of its type (any when it names none), counted per group beside its cores
+    gpus: gpus > 0 ? { count: gpus, perNode: false, type: j.gpuType, weight: 1 } : undefined,
   });
 }
 

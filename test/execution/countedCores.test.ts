@@ -73,6 +73,41 @@ describe('the counted capacity', () => {
     expect([Array.from(c.groupFree), s.freeCores, s.busyCores, c.idleNodes, s.power]).toEqual([[8, 8], 16, 0, 3, 0]);
   });
 
+  it("counts GPUs per group beside the cores: of the job's type (or any), free, in the cores' group", () => {
+    const platform = platformFromNodeGroups({
+      groups: [
+        { name: 'v', count: 2, cores: 4, gpus: { count: 2, type: 'v100' } },
+        { name: 'k', count: 1, cores: 4, gpus: { count: 1, type: 'k80' } },
+        { name: 'c', count: 1, cores: 4 },
+      ],
+    });
+    const gpuJob = (id: string, n: number, type?: string) =>
+      makeJob({ id, subtime: 0, ntasks: 2, runtime: 10, gpus: { count: n, perNode: false, type, weight: 1 } });
+    const x = gpuJob('x', 3, 'v100');
+    const y = gpuJob('y', 2);
+    const s = new ClusterSimulator(platform, [x, y], { capacity: 'counted', timeOrigin: 0 });
+    const c = s.counted!;
+    expect([Array.from(c.groupGpus), Array.from(c.groupGpuType), Array.from(c.groupFreeGpus)]).toEqual([
+      [4, 1, 0],
+      [0, 1, -1],
+      [4, 1, 0],
+    ]);
+    expect(s.unfitReason(gpuJob('big', 2, 'k80'))).toBe('needs 2 GPUs of type k80 in one node group; the platform has at most 1');
+    expect(s.unfitReason(makeJob({ id: 'pn', subtime: 0, ntasks: 2, nodes: 2, runtime: 1, gpus: { count: 1, perNode: true, weight: 1 } }))).toMatch(
+      /on each node/,
+    );
+    s.runUntil(0);
+    expect(() => s.startJob(x, [0, 0], { gpus: [1, 1, 1] })).toThrow(/GPU group 1 is not a group of the job's cores/);
+    expect(() => s.startJob(x, [1, 1], { gpus: [1, 1, 1] })).toThrow(/group k has no GPUs of type v100/);
+    expect(() => s.startJob(x, [0, 0], { gpus: [0, 0] })).toThrow(/expected 3 GPUs' groups, got 2/);
+    s.startJob(x, [0, 0], { gpus: [0, 0, 0] });
+    // y (any type): 1 v100 is left, not 2; the k80 group has 1
+    expect(() => s.startJob(y, [0, 0], { gpus: [0, 0] })).toThrow(/group v has 1 GPUs free; the job takes 2 there/);
+    expect([Array.from(c.groupFreeGpus), c.busyGpus]).toEqual([[1, 1, 0], 3]);
+    s.runUntil(Number.POSITIVE_INFINITY);
+    expect([Array.from(c.groupFreeGpus), c.busyGpus, s.jobsFinished]).toEqual([[4, 1, 0], 0, 1]);
+  });
+
   it("idle nodes are the packed count: whole nodes' worth of free cores per group", () => {
     const s = sim([mpi('x', 3, 10), mpi('y', 1, 10)]);
     s.runUntil(0);
