@@ -21,7 +21,7 @@
  * power while held, in the same running power sum as the processors.
  */
 import { Int32Arena } from '../core/int32Arena.js';
-import { coversAllNodes, partitionRefusal, requestPartition } from '../platform/partitions.js';
+import { coversAllNodes, partitionRefusal } from '../platform/partitions.js';
 import type { Platform } from '../platform/platform.js';
 import { processorPower } from '../platform/power.js';
 import { jobGpus } from '../workload/gpuRequest.js';
@@ -126,10 +126,7 @@ export class Allocation implements Capacity {
     this.gpuPowerStep = Float64Array.from(platform.gpuTypeSpecs, (t) => t.busyPower - t.idlePower);
     this.gpuMark = new Int32Array(platform.gpuCount);
     this.nodeGpuTally = new Int32Array(N);
-    let powerless = true;
-    for (let q = 0; q < platform.procCount && powerless; q++)
-      powerless = platform.procStaticPower[q] === 0 && platform.procDynamicPower[q] === 0 && platform.procMinPower[q] === 0;
-    this.powerless = powerless;
+    this.powerless = !platform.processorsDrawPower;
     this.power = this.idlePowerNow();
     this.nodeClasses = nodeClassesOf(platform, null);
     this.restricted = platform.partitions.some((q) => !coversAllNodes(q, N));
@@ -142,7 +139,7 @@ export class Allocation implements Capacity {
   partitionMask(job: Job): Uint8Array | null {
     if (!this.restricted && job.partition === undefined) return null;
     const p = this.platform;
-    const i = requestPartition(p.partitions, p.defaultPartition, job);
+    const i = p.partitionOf(job);
     if (typeof i === 'string') return null;
     const q = p.partitions[i]!;
     return coversAllNodes(q, p.nodeCount) ? null : q.nodeMask;
@@ -152,7 +149,7 @@ export class Allocation implements Capacity {
   private classesFor(job: Job): NodeClass[] | string {
     if (!this.restricted && job.partition === undefined) return this.nodeClasses;
     const p = this.platform;
-    const i = requestPartition(p.partitions, p.defaultPartition, job);
+    const i = p.partitionOf(job);
     if (typeof i === 'string') return i;
     const q = p.partitions[i]!;
     const refusal = partitionRefusal(q, job);

@@ -30,7 +30,7 @@
  * `idleNodes` is the packed count `sum_g floor(groupFree[g] / coresPerNode[g])`: the nodes left empty if
  * every group's jobs were packed onto the fewest nodes (what Slurm's counted view can say).
  */
-import { coversAllNodes, partitionRefusal, requestPartition } from '../platform/partitions.js';
+import { coversAllNodes, partitionRefusal } from '../platform/partitions.js';
 import type { Platform } from '../platform/platform.js';
 import type { Job } from '../workload/job.js';
 import type { Capacity } from './capacity.js';
@@ -70,11 +70,10 @@ export class CountedCores implements Capacity {
     readonly enforceMemory: boolean,
   ) {
     const G = platform.groupCount;
-    for (let q = 0; q < platform.procCount; q++)
-      if (platform.procStaticPower[q] !== 0 || platform.procDynamicPower[q] !== 0 || platform.procMinPower[q] !== 0)
-        throw new RangeError(
-          `the counted capacity has no nodes to draw power: platform ${platform.name} gives its processors power (run it on the core capacity, capacity "cores")`,
-        );
+    if (platform.processorsDrawPower)
+      throw new RangeError(
+        `the counted capacity has no nodes to draw power: platform ${platform.name} gives its processors power (run it on the core capacity, capacity "cores")`,
+      );
     this.coresPerNode = Int32Array.from({ length: G }, (_, g) => platform.nodeCoreCount[platform.groupFirstNode[g]!]!);
     this.groupCores = Int32Array.from({ length: G }, (_, g) => this.coresPerNode[g]! * platform.groupNodeCount[g]!);
     this.groupFree = Int32Array.from(this.groupCores);
@@ -118,7 +117,7 @@ export class CountedCores implements Capacity {
   groupMask(job: Job): Uint8Array | null {
     if (!this.anyRestricted && job.partition === undefined) return null;
     const p = this.platform;
-    const i = requestPartition(p.partitions, p.defaultPartition, job);
+    const i = p.partitionOf(job);
     return typeof i === 'string' ? null : this.partitionGroups[i]!;
   }
 
@@ -144,7 +143,7 @@ export class CountedCores implements Capacity {
     let mask: Uint8Array | null = null;
     let where = 'the platform';
     if (this.anyRestricted || job.partition !== undefined) {
-      const i = requestPartition(p.partitions, p.defaultPartition, job);
+      const i = p.partitionOf(job);
       if (typeof i === 'string') return i;
       const q = p.partitions[i]!;
       const refusal = partitionRefusal(q, job);

@@ -14,7 +14,7 @@
 import { compileGpuTypes, type GpuDescription, type GpuTypeSpec } from './gpus.js';
 import type { ZoneDescription } from './network.js';
 import { type NodeNaming, nodeNameOf } from './nodeGroups.js';
-import { compilePartitions, defaultPartitionIndex, type Partition, type PartitionDescription } from './partitions.js';
+import { compilePartitions, defaultPartitionIndex, type Partition, type PartitionDescription, type PartitionRequest, requestPartition } from './partitions.js';
 import { nodePowerStates, type PowerStateDescription, type PState } from './powerStates.js';
 
 export type { GpuDescription } from './gpus.js';
@@ -185,6 +185,10 @@ export class Platform {
   /** Partitions (`partitions.ts`; one implicit `all` when the description has none) and the default one. */
   readonly partitions: readonly Partition[];
   readonly defaultPartition: number;
+  /** Partition index by name. */
+  private readonly partitionByName: ReadonlyMap<string, number>;
+  /** Whether some processor draws power (static, dynamic or idle): a platform without power figures says no. */
+  readonly processorsDrawPower: boolean;
 
   /** Per group: its power states, computed on first use (`powerStates`). */
   private readonly groupPStates: (readonly PState[] | undefined)[];
@@ -313,6 +317,10 @@ export class Platform {
     for (let n = 0; n < node; n++) this.gpuNode.fill(n, this.nodeFirstGpu[n]!, this.nodeFirstGpu[n]! + this.nodeGpuCount[n]!);
     this.partitions = compilePartitions(d.partitions, this, where);
     this.defaultPartition = defaultPartitionIndex(this.partitions);
+    this.partitionByName = new Map(this.partitions.map((q, i) => [q.name, i]));
+    let powered = false;
+    for (let q = 0; q < nP && !powered; q++) powered = this.procStaticPower[q] !== 0 || this.procDynamicPower[q] !== 0 || this.procMinPower[q] !== 0;
+    this.processorsDrawPower = powered;
   }
 
   /**
@@ -335,7 +343,16 @@ export class Platform {
 
   /** Index of the partition named `name`, or -1. */
   partitionIndex(name: string): number {
-    return this.partitions.findIndex((q) => q.name === name);
+    return this.partitionByName.get(name) ?? -1;
+  }
+
+  /**
+   * The index of the partition `job` runs in: its `partition` (by name), else the default one; a sentence
+   * saying why when it names none of them (`requestPartition` over this platform's partitions).
+   */
+  partitionOf(job: PartitionRequest): number | string {
+    if (job.partition === undefined) return this.defaultPartition;
+    return this.partitionByName.get(job.partition) ?? requestPartition(this.partitions, this.defaultPartition, job);
   }
 
   /**

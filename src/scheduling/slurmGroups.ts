@@ -12,15 +12,12 @@
  *   preset's) there are no nodes to select: the placement is the group itself, one unit per task.
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
-import { requestPartition } from '../platform/partitions.js';
 import type { Job } from '../workload/job.js';
 import type { NodeFit, PlacementLimit, ResourcePolicy } from './placement.js';
 
 /** A platform's groups as Slurm counts them, for one engine (caches per partition). */
 export class SlurmGroups {
   private readonly all: number[];
-  private lastName: string | undefined = undefined;
-  private lastIndex = -1;
   private readonly limits: PlacementLimit[];
 
   constructor(readonly sim: ClusterSimulator) {
@@ -41,17 +38,8 @@ export class SlurmGroups {
 
   /** The index of `job`'s partition in `Platform.partitions` (its own, else the default), or -1 when it names none known. */
   partitionOf(job: Job): number {
-    const name = job.partition;
-    // (the passes ask it of every job they test: the last name asked is answered without a search)
-    if (name !== undefined && name === this.lastName) return this.lastIndex;
-    const p = this.sim.platform;
-    const r = requestPartition(p.partitions, p.defaultPartition, job);
-    const i = typeof r === 'number' ? r : -1;
-    if (name !== undefined) {
-      this.lastName = name;
-      this.lastIndex = i;
-    }
-    return i;
+    const i = this.sim.platform.partitionOf(job);
+    return typeof i === 'number' ? i : -1;
   }
 
   /**
