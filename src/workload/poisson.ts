@@ -6,7 +6,8 @@
  * inter-arrival times are exponential with mean `1 / rate`. Sizes (tasks) and runtimes (seconds) are
  * drawn independently from the configured distributions (`lognormal`: `exp(N(mu, sigma))`, `uniform`
  * in `[min, max)`, `exponential` with a mean, or `constant`); sizes are rounded to integers and clamped
- * to `[minSize, maxSize]`, runtimes clamped to `>= minRuntime`. Optional `reqTimeFactor: {min, max}`:
+ * to `[minSize, maxSize]`, runtimes clamped to `[minRuntime, maxRuntime]` (`maxRuntime`: a bounded tail;
+ * absent, none). Optional `reqTimeFactor: {min, max}`:
  * `req_time = runtime * f` with `f ~ U[min, max)` (over-estimates, as users give in real traces);
  * otherwise `req_time = runtime`. Work model `delay` (task runs `runtime` seconds), or `ops` with
  * `ops = ceil(runtime * mops * 1e6)` (the runtime on a core of `mops` MOPS). Optional `mem`, `mem_vol`
@@ -44,6 +45,8 @@ export const PoissonConfigSchema = z
     /** Runtime, seconds (clamped to >= minRuntime). */
     runtime: DistributionSchema.default({ dist: 'lognormal', mu: 6, sigma: 1.5 }),
     minRuntime: finite.positive().default(1),
+    /** Runtimes above it are clamped to it (a bounded tail; absent: none). */
+    maxRuntime: finite.positive().optional(),
     /** Memory per task, MB (default 0). */
     mem: DistributionSchema.optional(),
     /** Memory traffic per task, MB (default 0). */
@@ -79,7 +82,8 @@ export const PoissonConfigSchema = z
       .optional(),
   })
   .strict()
-  .refine((c) => c.maxSize === undefined || c.maxSize >= c.minSize, { message: 'maxSize must be >= minSize', path: ['maxSize'] });
+  .refine((c) => c.maxSize === undefined || c.maxSize >= c.minSize, { message: 'maxSize must be >= minSize', path: ['maxSize'] })
+  .refine((c) => c.maxRuntime === undefined || c.maxRuntime >= c.minRuntime, { message: 'maxRuntime must be >= minRuntime', path: ['maxRuntime'] });
 
 /** Poisson model configuration as given by the caller. */
 export type PoissonConfig = z.input<typeof PoissonConfigSchema>;
@@ -92,11 +96,12 @@ export function* poissonJobs(config: PoissonConfig, seed: number | string, where
   const res = derive(seed, 'workload/resources');
   const facets = derive(seed, 'workload/facets');
   const maxSize = c.maxSize ?? Infinity;
+  const maxRuntime = c.maxRuntime ?? Infinity;
   let t = c.startTime;
   for (let i = 0; i < c.jobs; i++) {
     if (i > 0) t += rng.exponential(c.rate);
     const size = Math.min(maxSize, Math.max(c.minSize, Math.round(sample(rng, c.size))));
-    const runtime = Math.max(c.minRuntime, sample(rng, c.runtime));
+    const runtime = Math.min(maxRuntime, Math.max(c.minRuntime, sample(rng, c.runtime)));
     const reqTime = c.reqTimeFactor ? runtime * est.uniform(c.reqTimeFactor.min, c.reqTimeFactor.max) : runtime;
     const mem = c.mem ? Math.max(0, sample(res, c.mem)) : 0;
     const memVol = c.memVol ? Math.max(0, sample(res, c.memVol)) : 0;

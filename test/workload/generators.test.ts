@@ -90,6 +90,25 @@ describe('Poisson generator', () => {
     expect(jobs.every((j) => j.mem === 512 && j.memVol >= 10 && j.memVol < 20 && j.commVol === 1e6 && j.tCompute === 0.8)).toBe(true);
   });
 
+  it('bounds the runtimes\' tail with maxRuntime, and moves nothing else', () => {
+    const cfg = { jobs: 2000, runtime: { dist: 'lognormal', mu: 6, sigma: 1.3 }, reqTimeFactor: { min: 1, max: 3 } } as const;
+    const free = generatePoisson(cfg, 5).jobs;
+    const bounded = generatePoisson({ ...cfg, maxRuntime: 1600 }, 5).jobs;
+    // exp(6 + 1.3 z) > 1600 for z > 1.06: about 14 % of the jobs
+    const over = free.filter((j) => j.runtime > 1600).length;
+    expect(over).toBeGreaterThan(200);
+    expect(over).toBeLessThan(380);
+    expect(Math.max(...bounded.map((j) => j.runtime))).toBe(1600);
+    bounded.forEach((j, i) => {
+      const f = free[i]!;
+      expect(j.runtime).toBe(Math.min(1600, f.runtime));
+      expect([j.subtime, j.ntasks]).toEqual([f.subtime, f.ntasks]);
+      // the same over-estimate factor, on the clamped runtime
+      expect(j.reqTime / j.runtime).toBeCloseTo(f.reqTime / f.runtime, 12);
+    });
+    expect(() => generatePoisson({ jobs: 5, minRuntime: 10, maxRuntime: 5 }, 1)).toThrow(/\$\.maxRuntime: maxRuntime must be >= minRuntime/);
+  });
+
   it('does not move arrivals, sizes or runtimes when estimates or resources are switched on', () => {
     const plain = generatePoisson({ jobs: 300 }, 11).jobs;
     const rich = generatePoisson({ jobs: 300, reqTimeFactor: { min: 1, max: 5 }, mem: { dist: 'uniform', min: 1, max: 9 } }, 11).jobs;
