@@ -8,14 +8,15 @@
  * - the best of the setting's heuristics (mean metric) and its measured utilisation (busy cores over
  *   the makespan), and the utilisation range over all heuristics;
  * - the oracle lookahead over that best heuristic at the leaderboard's budget (the setting's, default
- *   m = 2, c = 8, d = 8) and, with `--deep D`, at m = 3, c = 16, d = D, each against the best
- *   heuristic (mean of the paired per-episode ratios);
+ *   m = 2, c = 8, d = 8) and, with `--deep D`, at m = 3, c = 16, d = D on the first `--deep-episodes`
+ *   episodes (default all), each against the best heuristic on the same episodes (mean of the paired
+ *   per-episode ratios);
  * - the `--models` (e.g. the `hetero` models) played on the same episodes with their own window and
  *   spill orders: how they transfer, a quick read of the room a learner has.
  *
  *     node dist/tools/loadedGrid.js --setting data/configs/hetero-loaded.json \
  *       --variant '{"runtime":{"dist":"lognormal","mu":6,"sigma":1.0},"rate":0.2}' [--variant ...] \
- *       [--episodes 8] [--first-seed 900001] [--deep 64] [--models hetero=data/models/hetero,...]
+ *       [--episodes 8] [--first-seed 900001] [--deep 64 [--deep-episodes 4]] [--models hetero=data/models/hetero,...]
  *
  * Prints one JSON line per variant on stdout.
  */
@@ -58,7 +59,7 @@ function pairedGain(a: readonly number[], b: readonly number[]): number {
   return mean(a.map((x, i) => x / b[i]! - 1));
 }
 
-async function measure(base: Setting, variant: Record<string, unknown>, seeds: number[], deep: number, models: string[]) {
+async function measure(base: Setting, variant: Record<string, unknown>, seeds: number[], deep: { d: number; episodes: number }, models: string[]) {
   const t0 = performance.now();
   const s = variantSetting(base, variant);
   const context = makeContext(s.env.id, s.env.config);
@@ -88,7 +89,15 @@ async function measure(base: Setting, variant: Record<string, unknown>, seeds: n
       }
     });
     const per = runs.map((r) => (r ? clusterMetric(s.metric, r) : Number.NaN));
-    return { name: h.name, kind: 'heuristic', mean: mean(per), per_episode: per, complete, seconds: 0, utilisation: mean(runs.map((r) => r?.utilisation ?? Number.NaN)) };
+    return {
+      name: h.name,
+      kind: 'heuristic',
+      mean: mean(per),
+      per_episode: per,
+      complete,
+      seconds: 0,
+      utilisation: mean(runs.map((r) => r?.utilisation ?? Number.NaN)),
+    };
   });
   const tHeuristics = (performance.now() - t0) / 1000;
   const complete = rows.filter((r) => r.complete);
@@ -107,18 +116,20 @@ async function measure(base: Setting, variant: Record<string, unknown>, seeds: n
   };
   const lb = lookaheadBase(s, rows);
   const lctx = makeContext(s.env.id, lb.config);
-  const budgets = [{ label: 'oracle', budget: lookaheadBudget(s) }];
-  if (deep > 0) budgets.push({ label: 'oracle_deep', budget: { m: 3, candidates: 16, decisions: deep } });
-  for (const { label, budget } of budgets) {
+  const budgets = [{ label: 'oracle', budget: lookaheadBudget(s), n: seeds.length }];
+  if (deep.d > 0) budgets.push({ label: 'oracle_deep', budget: { m: 3, candidates: 16, decisions: deep.d }, n: Math.min(seeds.length, deep.episodes) });
+  for (const { label, budget, n } of budgets) {
     const t = performance.now();
-    const la = seeds.map((seed) => lookaheadEpisode(lctx, seed, lb, s.metric, s.lower_is_better, budget, 'episode'));
+    const la = seeds.slice(0, n).map((seed) => lookaheadEpisode(lctx, seed, lb, s.metric, s.lower_is_better, budget, 'episode'));
     const per = la.map((e) => e.metric);
     out[label] = {
       budget,
+      episodes: n,
       mean: round(mean(per)),
+      best_mean: round(mean(best.per_episode.slice(0, n))),
       vs_best: round(pairedGain(per, best.per_episode)),
       base_in_env: round(mean(la.map((e) => e.base))),
-      s_per_episode: round((performance.now() - t) / 1000 / seeds.length, 1),
+      s_per_episode: round((performance.now() - t) / 1000 / n, 1),
     };
   }
   for (const m of modelEntries(models)) {
@@ -134,7 +145,7 @@ async function main() {
   const base = loadSetting(resolve(settingFile));
   const n = Number(arg('episodes')[0] ?? 8);
   const first = Number(arg('first-seed')[0] ?? 900001);
-  const deep = Number(arg('deep')[0] ?? 0);
+  const deep = { d: Number(arg('deep')[0] ?? 0), episodes: Number(arg('deep-episodes')[0] ?? Number.POSITIVE_INFINITY) };
   const models = (arg('models')[0] ?? '').split(',').filter((x) => x.length > 0);
   const seeds = Array.from({ length: n }, (_, i) => first + i);
   const variants = arg('variant').map((v) => JSON.parse(v) as Record<string, unknown>);

@@ -90,7 +90,7 @@ describe('Poisson generator', () => {
     expect(jobs.every((j) => j.mem === 512 && j.memVol >= 10 && j.memVol < 20 && j.commVol === 1e6 && j.tCompute === 0.8)).toBe(true);
   });
 
-  it('bounds the runtimes\' tail with maxRuntime, and moves nothing else', () => {
+  it("bounds the runtimes' tail with maxRuntime, and moves nothing else", () => {
     const cfg = { jobs: 2000, runtime: { dist: 'lognormal', mu: 6, sigma: 1.3 }, reqTimeFactor: { min: 1, max: 3 } } as const;
     const free = generatePoisson(cfg, 5).jobs;
     const bounded = generatePoisson({ ...cfg, maxRuntime: 1600 }, 5).jobs;
