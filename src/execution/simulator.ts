@@ -799,9 +799,9 @@ export class ClusterSimulator implements DiscreteEventEngine {
       if (gerr) throw new Error(`cannot start job ${job.id}: ${gerr}`);
       gpus = Int32Array.from(given);
     }
-    if (job.operatorEvents !== undefined && job.operatorEvents.length > 0 && (gpus.length > 0 || (model !== null && model.suspend === undefined)))
+    if (job.operatorEvents !== undefined && job.operatorEvents.length > 0 && model !== null && model.suspend === undefined)
       throw new InputError(
-        `${job.source}: job ${job.id} has operator events, but ${gpus.length > 0 ? 'it holds GPUs' : `the ${model!.name} progress model runs it`}: suspending such jobs is not modelled`,
+        `${job.source}: job ${job.id} has operator events, but the ${model.name} progress model runs it: suspending such jobs is not modelled`,
         this.workloadName,
       );
     this.queue.removeAt(qi);
@@ -1201,7 +1201,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
       this.progress.flush(this.now);
     }
     const job = rj.job;
-    if (rj.gpus.length > 0) this.capacity.moveGpus(rj.gpus, -1);
+    // a job suspended without its cores gave its GPUs up with them
+    if (holds && rj.gpus.length > 0) this.capacity.moveGpus(rj.gpus, -1);
     if (holds && (job.type !== 'seq' || !rj.tasks || this.semantics === 'irmasim')) {
       // a job without task objects never put any on its cores
       if (rj.tasks !== null) for (let t = 0; t < rj.cores.length; t++) this.coreTask[rj.cores[t]!] = null;

@@ -89,8 +89,6 @@ export class PartitionPreemption implements Scheduler {
       if (rj.suspendedAt === rj.suspendedAt) continue;
       const part = partitionOf(sim, rj.job);
       if (part === null || part.priorityTier >= tier || part.preemptMode === 'off') continue;
-      // (a GPU job is not suspended: suspension of GPU jobs is not modelled)
-      if (part.preemptMode === 'suspend' && rj.gpus.length > 0) continue;
       // only a victim on the preemptor's nodes frees anything it can use
       if (mine !== null && !rj.nodes.some((n) => mine.nodeMask[n] === 1)) continue;
       out.push({ rj, tier: part.priorityTier });

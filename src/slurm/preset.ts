@@ -25,8 +25,7 @@
  * `test/slurm/oneEngine.test.ts` proves the schedules identical (start, end, state, suspension periods of
  * every job) on random workloads, and `npm run bench -- slurm-preset` on the Raijin workload at scale.
  * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`): whole-node
- * allocation (`nodeSelect`, `bfWillRun`) and its COMPLETING nodes, partitions that preempt, and an operator
- * suspension of a job with GPUs (`slurmPresetJob`).
+ * allocation (`nodeSelect`, `bfWillRun`) and its COMPLETING nodes, and partitions that preempt.
  */
 import { InputError } from '../core/errors.js';
 import type { Job } from '../workload/job.js';
@@ -132,8 +131,6 @@ export function slurmPresetPlatform(platform: SlurmPlatformSpec): Platform {
  */
 export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[], config: Partial<SlurmConfig> = {}): Job {
   const gpus = j.gpus ?? 0;
-  if (gpus > 0 && j.opAfter !== undefined && j.opFor !== undefined)
-    throw new InputError(`job ${j.id}: an operator suspension of a job with GPUs is not in the one engine yet (its GPUs' power and release)`);
   const share = config.endSchedShare ?? DEFAULT_SLURM.endSchedShare;
   const epilog = j.epilogPass === true || (share > 0 && hashUnit(j.id, config.endSchedSeed ?? DEFAULT_SLURM.endSchedSeed) < share);
   return makeJob({

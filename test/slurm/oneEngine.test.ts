@@ -23,7 +23,7 @@ import type { PriorityConfig } from '../../src/scheduling/multifactor.js';
 import { JobPhase } from '../../src/core/engine.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
 import { SlurmPlatform, type SlurmPlatformSpec } from '../../src/slurm/platform.js';
-import { runSlurmPreset, slurmPresetConfig, slurmPresetJob, slurmPresetRefusal } from '../../src/slurm/preset.js';
+import { runSlurmPreset, slurmPresetConfig, slurmPresetRefusal } from '../../src/slurm/preset.js';
 import { SlurmPassClock, type SlurmPassTimers } from '../../src/scheduling/slurmPassClock.js';
 import { SlurmBackfill, type SlurmBackfillSettings } from '../../src/scheduling/slurmBackfill.js';
 import type { PolicyScheduler } from '../../src/scheduling/scheduler.js';
@@ -462,7 +462,7 @@ describe("the Slurm preset on groups with memory and threads (which Slurm's coun
 });
 
 describe('the Slurm preset refuses what it does not model yet, naming the settings', () => {
-  it('whole-node allocation, preempting partitions, an operator suspension of a job with GPUs', () => {
+  it('whole-node allocation, preempting partitions', () => {
     expect(slurmPresetRefusal(LAYOUT, {})).toBeNull();
     expect(slurmPresetRefusal(LAYOUT, { nodeSelect: true, bfWillRun: true, bfTickTimes: [30, 60] })).toBe(
       'the Slurm preset of the one engine does not model nodeSelect (whole-node allocation), bfWillRun yet',
@@ -475,9 +475,6 @@ describe('the Slurm preset refuses what it does not model yet, naming the settin
       ],
     };
     expect(() => slurmPresetConfig(preempting, {}, 'raijin.json')).toThrow(/raijin\.json: .*partitions that preempt \(preempt_mode\) yet/);
-    expect(() => slurmPresetJob({ id: 7, submit: 0, cores: 2, runTime: 60, timeLimit: 90, user: 0, gpus: 1, opAfter: 5, opFor: 10 }, ['p'])).toThrow(
-      /job 7: an operator suspension of a job with GPUs is not in the one engine yet/,
-    );
   });
 });
 
@@ -496,15 +493,15 @@ describe('the Slurm preset with GPUs (counted per node group beside the cores, o
   };
   it("gives the Slurm engine's schedules, sched/builtin or backfill, FIFO or multifactor", () => {
     let gpuStarts = 0;
+    let gpuSuspended = 0;
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 1_000_000 }), fc.constantFrom<Priority>('fifo', 'multifactor'), fc.boolean(), (seed, priority, backfill) => {
         const rng = derive(seed, 'one-engine/gpus');
         const jobs = workload(seed, 120, 8).map((j) => {
           if (rng.next() < 0.5) return { ...j, partition: 1, cores: 1 + Math.floor(rng.uniform(0, 4)) };
-          // a GPU job (no operator suspension: refused), of 1-3 GPUs of a type or any (k80 jobs fit only g1's 2)
+          // a GPU job (with its operator suspension, if drawn: it keeps its cores and GPUs), of 1-3 GPUs of a type or any (k80 jobs fit only g1's 2)
           const type = rng.next() < 0.3 ? 'k80' : rng.next() < 0.5 ? 'v100' : undefined;
-          const { opAfter: _a, opFor: _f, ...rest } = j;
-          return { ...rest, partition: 0, gpus: 1 + Math.floor(rng.uniform(0, type === 'k80' ? 2 : 3)), ...(type ? { gpuType: type } : {}) };
+          return { ...j, partition: 0, gpus: 1 + Math.floor(rng.uniform(0, type === 'k80' ? 2 : 3)), ...(type ? { gpuType: type } : {}) };
         });
         const bf: SlurmBackfillSettings | null = backfill
           ? { interval: 30, grid: false, window: 86_400, resolution: 60, maxJobTest: 100, slurmRounding: false, reserveIdle: 'none' }
@@ -513,10 +510,12 @@ describe('the Slurm preset with GPUs (counted per node group beside the cores, o
         expect(b.size).toBe(a.size);
         for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
         gpuStarts += jobs.filter((j) => (j.gpus ?? 0) > 0 && !Number.isNaN(a.get(j.id)!.start)).length;
+        gpuSuspended += jobs.filter((j) => (j.gpus ?? 0) > 0 && a.get(j.id)!.periods.length > 0).length;
       }),
       { numRuns: 30, seed: 45 },
     );
     expect(gpuStarts).toBeGreaterThan(1000);
+    expect(gpuSuspended).toBeGreaterThan(100);
   });
 });
 
