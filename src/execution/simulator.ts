@@ -835,10 +835,16 @@ export class ClusterSimulator implements DiscreteEventEngine {
   /**
    * Suspends a running job now (module comment, "Suspension"; `Suspensions.suspend`): with `hold` it keeps
    * its cores (`Suspended`), without it gives them up (`Preempted`) and resumes on them before the next
-   * pass once they are free.
+   * pass once they are free; or, `resumeByPass`, when a pass resumes it (`resumeAtPass`: Slurm's main
+   * scheduler resumes preempted jobs at its start).
    */
-  suspend(rj: RunningJob, hold = true): void {
-    this.suspensions.suspend(rj, hold);
+  suspend(rj: RunningJob, hold = true, resumeByPass = false): void {
+    this.suspensions.suspend(rj, hold, resumeByPass);
+  }
+
+  /** Resumes the jobs suspended to wait for a pass (`suspend(rj, false, true)`) whose cores are free now, in the order they were suspended. */
+  resumeAtPass(): void {
+    if (this.suspensions.waiting) this.suspensions.resumePreempted(true);
   }
 
   /** Resumes a suspended job now (`Suspensions.resume`). */

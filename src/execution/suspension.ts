@@ -61,7 +61,7 @@ export class Suspensions {
    * irmasim semantics; refused for a job whose progress model cannot suspend or whose reconfiguration
    * point awaits its decision.
    */
-  suspend(rj: RunningJob, hold = true): void {
+  suspend(rj: RunningJob, hold = true, resumeByPass = false): void {
     if (rj.ended) throw new Error(`job ${rj.job.id} is not running`);
     if (rj.suspendedAt === rj.suspendedAt) throw new Error(`job ${rj.job.id} is suspended already`);
     if (this.sim.semantics === 'irmasim') throw new Error('suspension is not part of the irmasim semantics');
@@ -72,6 +72,7 @@ export class Suspensions {
     const now = this.sim.now;
     rj.suspendedAt = now;
     rj.holding = hold;
+    rj.resumeByPass = !hold && resumeByPass;
     if (rj.suspensions === null) rj.suspensions = [];
     rj.suspensions.push(now);
     rj.opStamp++; // a pending operator suspension waits for the run to go on
@@ -118,6 +119,7 @@ export class Suspensions {
       this.retake(rj);
       this.preempted.splice(this.preempted.indexOf(rj), 1);
       rj.holding = true;
+      rj.resumeByPass = false;
     } else this.unpause(rj);
     const d = now - rj.suspendedAt;
     rj.suspendedTime += d;
@@ -243,11 +245,15 @@ export class Suspensions {
     }
   }
 
-  /** Resumes the preempted jobs whose cores are free again, in the order they were suspended. */
-  resumePreempted(): void {
+  /**
+   * Resumes the preempted jobs whose cores are free again, in the order they were suspended: those that
+   * resume as soon as their cores are free, or (`byPass`) those that wait for a pass (Slurm's main scheduler
+   * resumes them first, `ClusterSimulator.resumeAtPass`).
+   */
+  resumePreempted(byPass = false): void {
     for (let i = 0; i < this.preempted.length; ) {
       const rj = this.preempted[i]!;
-      if (this.canRetake(rj)) this.resume(rj);
+      if (rj.resumeByPass === byPass && this.canRetake(rj)) this.resume(rj);
       else i++;
     }
   }

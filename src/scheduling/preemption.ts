@@ -32,7 +32,7 @@ function partitionOf(sim: ClusterSimulator, job: Job): Partition | null {
 }
 
 /** When `rj` last started running: its start, or its last resumption. */
-function lastRun(rj: RunningJob): number {
+export function lastRun(rj: RunningJob): number {
   const p = rj.suspensions;
   return p !== null && p.length > 0 && p.length % 2 === 0 ? p[p.length - 1]! : rj.start;
 }
