@@ -456,6 +456,15 @@ export class Allocation implements Capacity {
     }
   }
 
+  /** Held GPUs stop drawing their busy power (`paused`), or draw it again: only the power moves. */
+  pauseGpus(gpus: Int32Array, paused: boolean): void {
+    const p = this.platform;
+    for (let i = 0; i < gpus.length; i++) {
+      const step = this.gpuPowerStep[p.nodeGpuType[p.gpuNode[gpus[i]!]!]!]!;
+      this.power += paused ? -step : step;
+    }
+  }
+
   /** Power of processor `proc` with `busy` busy cores under the idle-power accounting in use. */
   private procPowerNow(proc: number, busy: number): number {
     if (this.procUsed && this.procUsed[proc] === 0) return 0;

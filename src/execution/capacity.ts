@@ -46,6 +46,8 @@ export interface Capacity {
    * (its units stay held: nothing else may take them).
    */
   pause(job: Job, placement: Int32Array, paused: boolean): void;
+  /** A suspended job that keeps its GPUs stops drawing their busy power on them (`paused`), or draws it again (they stay held). */
+  pauseGpus(gpus: Int32Array, paused: boolean): void;
   /** Takes one unit back for `owner`, with `mem` MB of its node (a preempted `seq` job's task resuming): `releaseCore` undone. */
   takeCore(unit: number, mem: number, owner: number): void;
   /** Releases one unit of a placement early (a `seq` job's task that ended), with `mem` MB of its node. */

@@ -272,6 +272,15 @@ export class CountedCores implements Capacity {
   /** No power to stop drawing (see the module comment): nothing changes. */
   pause(): void {}
 
+  /** Held GPUs (a group each) stop drawing their busy power (`paused`), or draw it again: only the power moves. */
+  pauseGpus(gpus: Int32Array, paused: boolean): void {
+    const specs = this.platform.gpuTypeSpecs;
+    for (let i = 0; i < gpus.length; i++) {
+      const t = specs[this.groupGpuType[gpus[i]!]!]!;
+      this.power += (paused ? -1 : 1) * (t.busyPower - t.idlePower);
+    }
+  }
+
   takeCore(unit: number): void {
     this.groupFree[unit]!--;
     this.freeCores--;

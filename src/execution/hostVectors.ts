@@ -159,6 +159,10 @@ export class HostVectors implements Capacity {
     throw new Error('the vector capacity holds no GPUs (the core allocation does)');
   }
 
+  pauseGpus(): void {
+    throw new Error('the vector capacity holds no GPUs (the core allocation does)');
+  }
+
   unfitReason(job: Job): string | null {
     if (job.gpus !== undefined) return 'needs GPUs; the vector capacity holds none (the core allocation does)';
     const cpu = taskCpus(job);

@@ -177,6 +177,8 @@ export class RunningJob implements JobRecord {
   /** Since when it is suspended (NaN while it runs), whether it holds its cores then, and for how long it was before. */
   suspendedAt = Number.NaN;
   holding = true;
+  /** Suspended without its cores: whether it waits for a pass to resume it (`ClusterSimulator.resumeAtPass`) rather than for its cores alone. */
+  resumeByPass = false;
   suspendedTime = 0;
   /** `(suspend, resume)` times (the record's `suspensions`), null before the first. */
   suspensions: number[] | null = null;

@@ -799,9 +799,9 @@ export class ClusterSimulator implements DiscreteEventEngine {
       if (gerr) throw new Error(`cannot start job ${job.id}: ${gerr}`);
       gpus = Int32Array.from(given);
     }
-    if (job.operatorEvents !== undefined && job.operatorEvents.length > 0 && (gpus.length > 0 || (model !== null && model.suspend === undefined)))
+    if (job.operatorEvents !== undefined && job.operatorEvents.length > 0 && model !== null && model.suspend === undefined)
       throw new InputError(
-        `${job.source}: job ${job.id} has operator events, but ${gpus.length > 0 ? 'it holds GPUs' : `the ${model!.name} progress model runs it`}: suspending such jobs is not modelled`,
+        `${job.source}: job ${job.id} has operator events, but the ${model.name} progress model runs it: suspending such jobs is not modelled`,
         this.workloadName,
       );
     this.queue.removeAt(qi);
@@ -835,10 +835,16 @@ export class ClusterSimulator implements DiscreteEventEngine {
   /**
    * Suspends a running job now (module comment, "Suspension"; `Suspensions.suspend`): with `hold` it keeps
    * its cores (`Suspended`), without it gives them up (`Preempted`) and resumes on them before the next
-   * pass once they are free.
+   * pass once they are free; or, `resumeByPass`, when a pass resumes it (`resumeAtPass`: Slurm's main
+   * scheduler resumes preempted jobs at its start).
    */
-  suspend(rj: RunningJob, hold = true): void {
-    this.suspensions.suspend(rj, hold);
+  suspend(rj: RunningJob, hold = true, resumeByPass = false): void {
+    this.suspensions.suspend(rj, hold, resumeByPass);
+  }
+
+  /** Resumes the jobs suspended to wait for a pass (`suspend(rj, false, true)`) whose cores are free now, in the order they were suspended. */
+  resumeAtPass(): void {
+    if (this.suspensions.waiting) this.suspensions.resumePreempted(true);
   }
 
   /** Resumes a suspended job now (`Suspensions.resume`). */
@@ -1201,7 +1207,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
       this.progress.flush(this.now);
     }
     const job = rj.job;
-    if (rj.gpus.length > 0) this.capacity.moveGpus(rj.gpus, -1);
+    // a job suspended without its cores gave its GPUs up with them
+    if (holds && rj.gpus.length > 0) this.capacity.moveGpus(rj.gpus, -1);
     if (holds && (job.type !== 'seq' || !rj.tasks || this.semantics === 'irmasim')) {
       // a job without task objects never put any on its cores
       if (rj.tasks !== null) for (let t = 0; t < rj.cores.length; t++) this.coreTask[rj.cores[t]!] = null;

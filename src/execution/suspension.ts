@@ -56,20 +56,23 @@ export class Suspensions {
    * walltime and next operator events wait), and with `hold` (an operator's `scontrol suspend`,
    * `JobPhase.Suspended`) it keeps its cores, which draw idle power; without (`PreemptMode=SUSPEND`,
    * `JobPhase.Preempted`) it gives them up, and the engine resumes it on the same cores as soon as they
-   * are all free again, before the next scheduling pass. Not part of the irmasim semantics; refused for
-   * a job whose progress model cannot suspend, that holds GPUs, or whose reconfiguration point awaits its
-   * decision.
+   * are all free again, before the next scheduling pass. A job's GPUs go with its cores: held, they draw
+   * their idle power; given up, the job resumes when its cores and its GPUs are all free. Not part of the
+   * irmasim semantics; refused for a job whose progress model cannot suspend or whose reconfiguration
+   * point awaits its decision.
    */
-  suspend(rj: RunningJob, hold = true): void {
+  suspend(rj: RunningJob, hold = true, resumeByPass = false): void {
     if (rj.ended) throw new Error(`job ${rj.job.id} is not running`);
     if (rj.suspendedAt === rj.suspendedAt) throw new Error(`job ${rj.job.id} is suspended already`);
     if (this.sim.semantics === 'irmasim') throw new Error('suspension is not part of the irmasim semantics');
     if (rj.model !== null && rj.model.suspend === undefined) throw new Error(`job ${rj.job.id}: the ${rj.model.name} progress model does not suspend jobs`);
     if (this.sim.pendingPoint === rj) throw new Error(`job ${rj.job.id}: its reconfiguration point awaits a decision`);
-    if (rj.gpus.length > 0) throw new Error(`job ${rj.job.id} holds GPUs: suspending GPU jobs is not modelled (their GPUs' power and release)`);
+    if (!hold && rj.gpus.length > 0 && rj.job.type === 'seq' && rj.tasks !== null)
+      throw new Error(`job ${rj.job.id}: a sequential job with GPUs gives its cores back one task at a time; suspending it without its cores is not modelled`);
     const now = this.sim.now;
     rj.suspendedAt = now;
     rj.holding = hold;
+    rj.resumeByPass = !hold && resumeByPass;
     if (rj.suspensions === null) rj.suspensions = [];
     rj.suspensions.push(now);
     rj.opStamp++; // a pending operator suspension waits for the run to go on
@@ -91,8 +94,10 @@ export class Suspensions {
       rj.killLeft = rj.killAt - now;
       rj.killAt = Infinity;
     }
-    if (hold) this.sim.capacity.pause(rj.job, this.heldCores(rj), true);
-    else {
+    if (hold) {
+      this.sim.capacity.pause(rj.job, this.heldCores(rj), true);
+      if (rj.gpus.length > 0) this.sim.capacity.pauseGpus(rj.gpus, true);
+    } else {
       this.giveUp(rj);
       this.preempted.push(rj);
       this.bridge.markFreed();
@@ -110,11 +115,12 @@ export class Suspensions {
     if (rj.ended || rj.suspendedAt !== rj.suspendedAt) throw new Error(`job ${rj.job.id} is not suspended`);
     const now = this.sim.now;
     if (!rj.holding) {
-      if (!this.canRetake(rj)) throw new Error(`job ${rj.job.id}: its cores are not all free`);
+      if (!this.canRetake(rj)) throw new Error(`job ${rj.job.id}: its cores or GPUs are not all free`);
       this.retake(rj);
       this.preempted.splice(this.preempted.indexOf(rj), 1);
       rj.holding = true;
-    } else this.sim.capacity.pause(rj.job, this.heldCores(rj), false);
+      rj.resumeByPass = false;
+    } else this.unpause(rj);
     const d = now - rj.suspendedAt;
     rj.suspendedTime += d;
     rj.suspendedAt = Number.NaN;
@@ -155,9 +161,16 @@ export class Suspensions {
     return Int32Array.from(held);
   }
 
-  /** A job suspended without its cores gives them up (those it holds). */
+  /** A suspended job that kept its cores and GPUs has them draw busy power again. */
+  private unpause(rj: RunningJob): void {
+    this.sim.capacity.pause(rj.job, this.heldCores(rj), false);
+    if (rj.gpus.length > 0) this.sim.capacity.pauseGpus(rj.gpus, false);
+  }
+
+  /** A job suspended without its cores gives them up (those it holds), and its GPUs. */
   private giveUp(rj: RunningJob): void {
     const job = rj.job;
+    if (rj.gpus.length > 0) this.sim.capacity.moveGpus(rj.gpus, -1);
     if (job.type === 'seq' && rj.tasks !== null) {
       for (const t of rj.tasks)
         if (!t.done) {
@@ -170,7 +183,7 @@ export class Suspensions {
     }
   }
 
-  /** Whether the cores a preempted job gave up are all free again (and their nodes' memory for its tasks). */
+  /** Whether the cores a preempted job gave up are all free again (and their nodes' memory for its tasks), and its GPUs. */
   private canRetake(rj: RunningJob): boolean {
     const job = rj.job;
     if (job.type === 'seq' && rj.tasks !== null) {
@@ -184,12 +197,14 @@ export class Suspensions {
       if (this.sim.enforceMemory) for (const [n, m] of need) if (m > mem[n]! + 1e-9) return false;
       return true;
     }
-    return this.sim.capacity.placementError(job, rj.cores) === null;
+    // (its GPUs are checked against the cores just accepted)
+    return this.sim.capacity.placementError(job, rj.cores) === null && (rj.gpus.length === 0 || this.sim.capacity.gpuPlacementError(job, rj.gpus) === null);
   }
 
   /** A preempted job takes its cores again (`canRetake` holds). */
   private retake(rj: RunningJob): void {
     const job = rj.job;
+    if (rj.gpus.length > 0) this.sim.capacity.moveGpus(rj.gpus, rj.slot);
     if (job.type === 'seq' && rj.tasks !== null) {
       for (const t of rj.tasks)
         if (!t.done) {
@@ -210,7 +225,7 @@ export class Suspensions {
   leave(rj: RunningJob): void {
     if (rj.suspendedAt !== rj.suspendedAt) return;
     this.count--;
-    if (rj.holding) this.sim.capacity.pause(rj.job, this.heldCores(rj), false);
+    if (rj.holding) this.unpause(rj);
     else this.preempted.splice(this.preempted.indexOf(rj), 1);
     rj.suspendedAt = Number.NaN;
   }
@@ -230,11 +245,15 @@ export class Suspensions {
     }
   }
 
-  /** Resumes the preempted jobs whose cores are free again, in the order they were suspended. */
-  resumePreempted(): void {
+  /**
+   * Resumes the preempted jobs whose cores are free again, in the order they were suspended: those that
+   * resume as soon as their cores are free, or (`byPass`) those that wait for a pass (Slurm's main scheduler
+   * resumes them first, `ClusterSimulator.resumeAtPass`).
+   */
+  resumePreempted(byPass = false): void {
     for (let i = 0; i < this.preempted.length; ) {
       const rj = this.preempted[i]!;
-      if (this.canRetake(rj)) this.resume(rj);
+      if (rj.resumeByPass === byPass && this.canRetake(rj)) this.resume(rj);
       else i++;
     }
   }

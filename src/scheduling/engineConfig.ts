@@ -109,7 +109,11 @@ export const EngineConfigSchema = z
           .strict(),
       ])
       .default('instant'),
-    /** Slurm's `PreemptType`: `partition_prio` adds the partition-priority preemption pass (src/scheduling/preemption.ts). */
+    /**
+     * Slurm's `PreemptType`: `partition_prio` adds the partition-priority preemption pass (src/scheduling/preemption.ts),
+     * or, under Slurm's main pass within one node group (`pass_clock.slurm.main: "slurm"`, `within: "group"`), preempts
+     * inside its walk as Slurm does (src/scheduling/slurmMainPass.ts).
+     */
     preempt_type: z.enum(['none', 'partition_prio']).default('none'),
     multifactor: z
       .object({
@@ -180,7 +184,8 @@ export function multifactorOptionsOf(cfg: EngineConfig): MultifactorOptions | un
 /**
  * The scheduler a run under this configuration uses for `scheduler`: itself, inside Slurm's main-scheduler
  * clock (`pass_clock.slurm`, with Slurm's backfill scheduler over `scheduler`'s queue order when
- * `pass_clock.slurm.backfill`), then followed by the partition-priority preemption pass (`preempt_type`).
+ * `pass_clock.slurm.backfill`), then followed by the partition-priority preemption pass (`preempt_type`; inside
+ * Slurm's main pass within one node group instead).
  * Attach it to the engine before the run (`Scheduler.attach`). An `InputError` when Slurm's backfill is
  * asked of a scheduler without a queue order (`where`: the configuration's name).
  */
@@ -192,18 +197,23 @@ export function schedulerOf(cfg: EngineConfig, scheduler: Scheduler, where = 'en
       `capacity: "counted" places jobs by counts of a node group's cores, which Slurm's passes read (pass_clock.slurm.main: "slurm"); ${scheduler.name} places cores on nodes (use capacity "cores")`,
       where,
     );
-  if (cfg.capacity === 'counted' && cfg.preempt_type !== 'none')
-    throw new InputError('capacity: "counted" has no preemption pass yet (its victims are found on nodes): use capacity "cores" with preempt_type', where);
+  // Slurm's main scheduler within one node group preempts inside its walk, as Slurm does; otherwise preemption is a pass after it
+  const preemptInWalk = cfg.preempt_type === 'partition_prio' && slurm?.main === 'slurm' && slurm.within === 'group';
+  if (cfg.capacity === 'counted' && cfg.preempt_type !== 'none' && !preemptInWalk)
+    throw new InputError(
+      'capacity: "counted" preempts only inside Slurm\'s main pass within one node group (pass_clock.slurm.main: "slurm", within: "group"); the preemption pass finds its victims on nodes: use capacity "cores"',
+      where,
+    );
   if (slurm?.main === 'slurm') {
     if (!(scheduler instanceof PolicyScheduler) || scheduler.backfill !== 'none')
       throw new InputError(
         `pass_clock.slurm.main: Slurm's main scheduler walks a JOB:RESOURCE policy's queue without backfilling (Slurm's backfill is pass_clock.slurm.backfill); found ${scheduler.name}`,
         where,
       );
-    s = new SlurmMainPass(scheduler, slurm.queue_depth, slurm.within);
+    s = new SlurmMainPass(scheduler, slurm.queue_depth, slurm.within, preemptInWalk);
   }
   const orderSource = s;
-  if (cfg.preempt_type === 'partition_prio') s = new PartitionPreemption(s);
+  if (cfg.preempt_type === 'partition_prio' && !preemptInWalk) s = new PartitionPreemption(s);
   if (typeof cfg.pass_clock === 'object') {
     const c = cfg.pass_clock.slurm;
     const period = cfg.multifactor?.calc_period ?? DEFAULT_PRIORITY.calcPeriod;

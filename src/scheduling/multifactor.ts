@@ -215,10 +215,12 @@ export class MultifactorSelection implements JobSelection {
         const h = rj !== null ? held[rj.slot]! : rec.cores.length;
         this.hold(s, rec.job, -h);
       },
-      // a preempted job back in the queue accrues nothing until it starts again
+      // a preempted job back in the queue accrues nothing until it starts again; its priority is set anew
+      // then (its age from its submission), as Slurm sets a requeued job's
       onRequeue: (s, rj) => {
         this.hold(s, rj.job, -held[rj.slot]!);
         held[rj.slot] = 0;
+        this.priority.set(rj.job, this.compute(rj.job, s.now));
       },
     });
   }

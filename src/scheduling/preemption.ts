@@ -32,7 +32,7 @@ function partitionOf(sim: ClusterSimulator, job: Job): Partition | null {
 }
 
 /** When `rj` last started running: its start, or its last resumption. */
-function lastRun(rj: RunningJob): number {
+export function lastRun(rj: RunningJob): number {
   const p = rj.suspensions;
   return p !== null && p.length > 0 && p.length % 2 === 0 ? p[p.length - 1]! : rj.start;
 }
@@ -89,8 +89,6 @@ export class PartitionPreemption implements Scheduler {
       if (rj.suspendedAt === rj.suspendedAt) continue;
       const part = partitionOf(sim, rj.job);
       if (part === null || part.priorityTier >= tier || part.preemptMode === 'off') continue;
-      // (a GPU job is not suspended: suspension of GPU jobs is not modelled)
-      if (part.preemptMode === 'suspend' && rj.gpus.length > 0) continue;
       // only a victim on the preemptor's nodes frees anything it can use
       if (mine !== null && !rj.nodes.some((n) => mine.nodeMask[n] === 1)) continue;
       out.push({ rj, tier: part.priorityTier });

@@ -142,15 +142,22 @@ class StaticOrder implements QueueOrder, SimulationListener {
   private epoch = Number.NaN;
   private fresh: KeyedJob[] = [];
   private readonly deferred: boolean;
+  /**
+   * The arrival rank of each running job, kept where partitions requeue their preempted jobs: a requeued job
+   * goes back to its place among the jobs of its key and submission time, as Slurm orders it (null elsewhere:
+   * it joins after them).
+   */
+  private readonly runningSeq: Map<Job, number> | null;
   constructor(
     private readonly selection: JobSelection,
     sim: ClusterSimulator,
   ) {
     this.deferred = selection.kind === 'epoch';
+    this.runningSeq = sim.platform.partitions.some((p) => p.preemptMode === 'requeue') ? new Map() : null;
     for (const j of sim.waiting) this.onSubmit(sim, j);
   }
-  onSubmit(sim: ClusterSimulator, job: Job): void {
-    const e = { key: 0, seq: this.seq++, job };
+  onSubmit(sim: ClusterSimulator, job: Job, seq = this.seq++): void {
+    const e = { key: 0, seq, job };
     this.entries.set(job, e);
     if (this.deferred) this.fresh.push(e);
     else {
@@ -166,7 +173,21 @@ class StaticOrder implements QueueOrder, SimulationListener {
     }
   }
   onStart(_sim: ClusterSimulator, rj: RunningJob): void {
+    if (this.runningSeq !== null) {
+      const e = this.entries.get(rj.job);
+      if (e !== undefined) this.runningSeq.set(rj.job, e.seq);
+    }
     this.remove(rj.job);
+  }
+  /** A job left the system. */
+  forgetRunning(job: Job): void {
+    this.runningSeq?.delete(job);
+  }
+  /** A requeued job waits again: at its arrival rank where it is kept, else as a new submission. */
+  requeue(sim: ClusterSimulator, job: Job): void {
+    const seq = this.runningSeq?.get(job);
+    this.runningSeq?.delete(job);
+    this.onSubmit(sim, job, seq);
   }
   onReject(_sim: ClusterSimulator, rec: JobRecord): void {
     this.remove(rec.job);
@@ -309,6 +330,7 @@ export class PolicyScheduler implements Scheduler {
       onEnd: (s, rec, rj) => {
         if (this.sim !== sim) return;
         index?.onEnd(s, rec, rj);
+        sorted?.forgetRunning(rec.job);
         this.forget(rec.job);
       },
       onReject: (s, rec) => {
@@ -316,10 +338,10 @@ export class PolicyScheduler implements Scheduler {
         sorted?.onReject(s, rec);
         this.forget(rec.job);
       },
-      // a requeued job waits again: it joins the order as a new submission (after the jobs of its key)
+      // a requeued job waits again (`StaticOrder.requeue`)
       onRequeue: (s, rj) => {
         if (this.sim !== sim) return;
-        sorted?.onSubmit(s, rj.job);
+        sorted?.requeue(s, rj.job);
         this.stamp++;
       },
     });

@@ -15,10 +15,20 @@
  * backfilling (the first job that does not fit stops the queue); with several, a blocked partition no
  * longer blocks the others, which is what a site's Slurm does.
  *
- * Preemption is a pass of its own after this one (`preemption.ts`), not inside the walk as in Slurm.
+ * **Preemption** (`preempt`, Slurm's `PreemptType=preempt/partition_prio`; `within: "group"` only): a job
+ * that does not fit takes the cores of running jobs of lower-tier partitions whose `preempt_mode` is not
+ * `off`, within one group of its partition, as the Slurm engine's `preemptFor` does: the first group (in
+ * the partition's order, blocked or not) where its free cores and those candidates' hold the job; there the
+ * candidates go, lowest tier first, then the last to start or resume, then the highest id, until it fits.
+ * A victim is suspended without its cores until a main pass resumes it (`suspend`: the clock resumes it at
+ * the start of the next pass whose instant has its cores free, `ClusterSimulator.resumeAtPass`), requeued
+ * (`requeue`) or ended (`cancel`). Without `preempt`, preemption is a pass of its own after this one
+ * (`preemption.ts`).
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
+import type { RunningJob } from '../execution/running.js';
 import type { Job } from '../workload/job.js';
+import { lastRun } from './preemption.js';
 import type { NodeFit, ResourcePolicy } from './placement.js';
 import type { PolicyScheduler, Scheduler } from './scheduler.js';
 import type { JobOrderSource } from './slurmBackfill.js';
@@ -34,15 +44,24 @@ export type SlurmPlacementScope = 'group' | 'partition';
 export class SlurmMainPass implements Scheduler, JobOrderSource {
   readonly name: string;
   private groups: SlurmGroups | null = null;
-  /** Jobs started by the passes. */
+  /** Jobs started by the passes, and jobs they preempted. */
   started = 0;
+  preempted = 0;
+  /**
+   * Told of each preemption, before it, with the time of the victim's next event (its end or its operator
+   * suspension): Slurm's pass clock follows the Slurm engine's passes after a preemption (`slurmPassClock.ts`).
+   */
+  onPreempt: ((sim: ClusterSimulator, pendingAt: number) => void) | null = null;
 
   constructor(
     readonly policy: PolicyScheduler,
     readonly queueDepth = DEFAULT_QUEUE_DEPTH,
     readonly within: SlurmPlacementScope = 'partition',
+    /** Preempt lower-tier jobs within the walk (the module comment). */
+    readonly preempt = false,
   ) {
     if (!(Number.isInteger(queueDepth) && queueDepth >= 1)) throw new RangeError(`slurm main pass: queue depth must be an integer >= 1, found ${queueDepth}`);
+    if (preempt && within !== 'group') throw new RangeError('slurm main pass: preemption within the walk needs within: "group" (jobs within one node group)');
     if (policy.backfill !== 'none')
       throw new RangeError(`slurm main pass: ${policy.name} backfills; Slurm's backfill is a scheduler of its own (pass_clock.slurm.backfill)`);
     this.name = `${policy.name}+slurm-main`;
@@ -99,7 +118,8 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
     for (const job of jobs) {
       const part = blocked === null ? 0 : groups.partitionOf(job);
       if (blocked?.[part]) continue;
-      const cores = this.placeNow(sim, groups, job, off);
+      let cores = this.placeNow(sim, groups, job, off);
+      if (cores === null && this.preempt) cores = this.preemptFor(sim, groups, job);
       if (cores !== null) {
         sim.startJob(job, cores, { transfer: true, gpus: groups.gpusFor(job, cores) });
         this.started++;
@@ -109,6 +129,50 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
       blocked[part] = 1;
       for (const g of groups.groupsOf(job)) off![g] = 1;
     }
+  }
+
+  /**
+   * Preempts lower-tier jobs so that `job` fits within one group of its partition (the module comment);
+   * returns its placement there, or null (and preempts nothing) when no group would hold it.
+   */
+  private preemptFor(sim: ClusterSimulator, groups: SlurmGroups, job: Job): Int32Array | null {
+    const parts = sim.platform.partitions;
+    const mine = groups.partitionOf(job);
+    if (mine < 0) return null;
+    const tier = parts[mine]!.priorityTier;
+    const need = job.ntasks;
+    const needGpus = job.gpus?.count ?? 0;
+    const counted = sim.counted;
+    const nodeGroup = sim.platform.nodeGroup;
+    for (const g of groups.groupsOf(job)) {
+      const cands: RunningJob[] = [];
+      let avail = sim.groupFree[g]!;
+      let availGpus = counted?.groupFreeGpus[g] ?? 0;
+      for (const rj of sim.running()) {
+        if (rj.suspendedAt === rj.suspendedAt) continue;
+        // (a running job's nodes are its group on the counted capacity, node ids on the cores one)
+        if ((counted !== null ? rj.nodes[0]! : nodeGroup[rj.nodes[0]!]!) !== g) continue;
+        const q = groups.partitionOf(rj.job);
+        if (q < 0 || parts[q]!.priorityTier >= tier || parts[q]!.preemptMode === 'off') continue;
+        cands.push(rj);
+        avail += rj.cores.length;
+        availGpus += rj.gpus.length;
+      }
+      if (avail < need || (needGpus > 0 && !(counted !== null && counted.gpuTypeFits(job, g) && availGpus >= needGpus))) continue;
+      const tierOf = (rj: RunningJob) => parts[groups.partitionOf(rj.job)]!.priorityTier;
+      cands.sort((a, b) => tierOf(a) - tierOf(b) || lastRun(b) - lastRun(a) || compareIds(b.job.id, a.job.id));
+      for (const rj of cands) {
+        if (sim.groupFree[g]! >= need && (needGpus === 0 || counted!.groupFreeGpus[g]! >= needGpus)) break;
+        const mode = parts[groups.partitionOf(rj.job)]!.preemptMode;
+        this.onPreempt?.(sim, nextEventAt(sim, rj));
+        if (mode === 'suspend') sim.suspend(rj, false, true);
+        else if (mode === 'requeue') sim.preempt(rj);
+        else sim.kill(rj);
+        this.preempted++;
+      }
+      return groups.place(job, g, this.policy.resources, this.policy.fit);
+    }
+    return null;
   }
 
   /** Where `job` starts now under `within`, outside the groups `off` marks (null: none), or null. */
@@ -122,4 +186,25 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
     }
     return null;
   }
+}
+
+/** Job ids in Slurm's order: numerically when both are numbers (the Slurm preset's), else as strings. */
+function compareIds(a: string, b: string): number {
+  const x = Number(a);
+  const y = Number(b);
+  if (Number.isFinite(x) && Number.isFinite(y) && x !== y) return x - y;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * When running job `rj`'s next event comes: its operator suspension when that comes strictly before its end,
+ * else its end (its fixed end, or its time limit's kill, whichever is first). The Slurm engine keeps one such
+ * event per running job.
+ */
+function nextEventAt(sim: ClusterSimulator, rj: RunningJob): number {
+  const end = Math.min(rj.eventTime, rj.killAt);
+  const ev = rj.job.operatorEvents?.[rj.opNext];
+  if (ev === undefined) return end;
+  const op = sim.now + Math.max(0, ev.after - rj.ranFor(sim.now));
+  return op < end ? op : end;
 }

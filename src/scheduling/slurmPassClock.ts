@@ -30,10 +30,18 @@
  * pass `bf_interval` after a job comes to a queue with no pass pending (or on its grid), then every
  * `bf_interval` while jobs wait and anything runs or is to come. It runs after the main pass of its
  * instant, on the state that pass left.
+ *
+ * **Preemption inside the main pass** (`SlurmMainPass` with `preempt`): the cores a preemption frees ask for
+ * a pass at the next instant of any kind, the instant of the victim's next event included (its end or
+ * operator suspension: the Slurm engine's event stays queued, stale, and its instant runs a pass when one is
+ * asked for); after the backfill pass the pass still asked for is decided again at the same instant. A job
+ * preempted to wait for a pass resumes at the start of the next main pass (`ClusterSimulator.resumeAtPass`),
+ * whether jobs wait or not.
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { Scheduler } from './scheduler.js';
 import type { SlurmBackfill } from './slurmBackfill.js';
+import { SlurmMainPass } from './slurmMainPass.js';
 
 /** The main-scheduler timers (slurm.conf's names in the module comment; seconds). */
 export interface SlurmPassTimers {
@@ -98,8 +106,13 @@ export class SlurmPassClock implements Scheduler {
   readonly name: string;
   private sim: ClusterSimulator | null = null;
   private innerBound = false;
-  /** Something asked for a pass at this instant (its end decides when it runs). */
+  /** Something asked for a pass at this instant (its end decides when it runs), and a timed pass (periodic, deferred) is due. */
   private dirty = false;
+  private passDue = false;
+  /** Whether a pass runs now (its preemptions end jobs: no epilog message for those). */
+  private inPass = false;
+  /** The pass of this instant is an epilog message's: Slurm's `mainPass` goes on after it (`epilogPassDone`). */
+  private afterEpilogPass = false;
   /** A job end at this instant runs a pass at once (`Job.epilogPass`), and whether a pass was asked for before it. */
   private endNow = false;
   private queuedBeforeEnd = false;
@@ -119,6 +132,10 @@ export class SlurmPassClock implements Scheduler {
   private backfillRunAt = Number.NaN;
   /** When the pending backfill pass was scheduled, and when the engine took the last submission from its source. */
   private backfillScheduledAt = Number.NEGATIVE_INFINITY;
+  /** The order in which the backfill and periodic timers were last armed (`ensureTicks`). */
+  private requestSeq = 0;
+  private backfillSeq = 0;
+  private periodicSeq = 0;
   private lastSubmitAt = Number.NEGATIVE_INFINITY;
   private readonly atInstantEnd = (sim: ClusterSimulator): void => this.instantEnd(sim);
   /** The priority ticks' phase (NaN until the first submission when not given). */
@@ -137,6 +154,8 @@ export class SlurmPassClock implements Scheduler {
     if (pt !== undefined && !(pt.period > 0 && (pt.phase === undefined || Number.isFinite(pt.phase))))
       throw new Error(`slurm pass clock: priority ticks need a period > 0, found ${pt.period}`);
     this.tickPhase = pt?.phase ?? Number.NaN;
+    // the main pass's preemptions (within its walk) ask for passes as the Slurm engine's freed cores do
+    if (inner instanceof SlurmMainPass && inner.preempt) inner.onPreempt = (sim, pendingAt) => this.preempted(sim, pendingAt);
     this.batch = timers.batchSchedDelay ?? 0;
     this.phase = this.batch > 0 ? (timers.bgTickPhase ?? 0.5) : 0;
     if (!(Number.isFinite(this.batch) && this.batch >= 0)) throw new Error(`slurm pass clock: batchSchedDelay must be >= 0, found ${this.batch}`);
@@ -166,8 +185,9 @@ export class SlurmPassClock implements Scheduler {
         this.ensureTicks(s);
       },
       onEnd: (s, rec) => {
-        // an end reported by an epilog message runs a pass at once, outside the background thread
-        if (rec.job.epilogPass === true && this.batch > 0 && !this.endNow) {
+        // an end reported by an epilog message runs a pass at once, outside the background thread (not a job a
+        // pass cancels by preemption: it leaves without an epilog's pass)
+        if (rec.job.epilogPass === true && this.batch > 0 && !this.endNow && !this.inPass) {
           this.endNow = true;
           this.queuedBeforeEnd = this.dirty;
         }
@@ -187,10 +207,7 @@ export class SlurmPassClock implements Scheduler {
   private backfillTickBefore(sim: ClusterSimulator): void {
     const takenAt = this.lastSubmitAt;
     this.lastSubmitAt = sim.now;
-    if (this.backfillAt === sim.now && takenAt > this.backfillScheduledAt) {
-      this.backfillAt = Number.NEGATIVE_INFINITY;
-      this.backfillRunAt = sim.now;
-    }
+    if (this.backfillAt === sim.now && takenAt > this.backfillScheduledAt) this.takeBackfill(sim.now);
   }
 
   /** An event of this instant asks for a pass. */
@@ -199,9 +216,16 @@ export class SlurmPassClock implements Scheduler {
     sim.requestPass(sim.now, this.atInstantEnd);
   }
 
-  /** The periodic pass and the priority ticks, scheduled while they are due (Slurm's `ensureTicks`). */
+  /**
+   * The priority ticks, the backfill pass and the periodic pass, scheduled while they are due (Slurm's
+   * `ensureTicks`, in its order: which of two timers due at one instant the Slurm engine handles first is
+   * the one it scheduled first, `requestSeq`).
+   */
   private ensureTicks(sim: ClusterSimulator): void {
     const now = sim.now;
+    this.ensureTick(sim);
+    const bf = this.backfill;
+    if (bf !== null && this.backfillAt < now && sim.queue.length > 0) this.scheduleBackfill(sim);
     const I = this.timers.schedInterval;
     if (I > 0 && this.periodicAt < now && sim.queue.length > 0) {
       const origin = this.timers.timerOrigin;
@@ -210,62 +234,92 @@ export class SlurmPassClock implements Scheduler {
         const base = Math.floor(origin + 1e-9);
         this.periodicAt = this.bgTick(base + (Math.floor((now - base) / I + 1e-9) + 1) * I);
       } else this.periodicAt = (Math.floor((now - this.phase) / I + 1e-9) + 1) * I + this.phase;
+      this.periodicSeq = ++this.requestSeq;
       sim.requestPass(this.periodicAt, this.atInstantEnd);
     }
+  }
+
+  /** The next priority tick, if none is pending (the Slurm engine re-arms it at each tick: its `priorityTick`). */
+  private ensureTick(sim: ClusterSimulator): void {
     const pt = this.timers.priorityTicks;
-    if (pt !== undefined && this.tickAt < now) {
+    if (pt !== undefined && this.tickAt < sim.now) {
       const phase = this.tickPhase;
-      this.tickAt = phase + (Math.floor((now - phase) / pt.period + 1e-9) + 1) * pt.period;
+      this.tickAt = phase + (Math.floor((sim.now - phase) / pt.period + 1e-9) + 1) * pt.period;
       sim.requestPass(this.tickAt, this.atInstantEnd);
     }
-    const bf = this.backfill;
-    if (bf !== null && this.backfillAt < now && sim.queue.length > 0) this.scheduleBackfill(sim);
   }
 
   /** The next backfill pass, from now. */
   private scheduleBackfill(sim: ClusterSimulator): void {
     this.backfillAt = this.nextBackfillAfter(sim.now);
     this.backfillScheduledAt = sim.now;
+    this.backfillSeq = ++this.requestSeq;
     sim.requestPass(this.backfillAt, this.atInstantEnd);
+  }
+
+  /** The backfill pass due now runs at this instant's decision point; the timer is free to be armed again. */
+  private takeBackfill(now: number): void {
+    this.backfillAt = Number.NEGATIVE_INFINITY;
+    this.backfillRunAt = now;
   }
 
   /** The end of an instant with a request: Slurm's `mainPass` decides whether the pass runs now, later, or not. */
   private instantEnd(sim: ClusterSimulator): void {
     const now = sim.now;
-    const t = this.timers;
     let due = false;
-    if (this.backfillAt === now) {
-      this.backfillAt = Number.NEGATIVE_INFINITY;
-      this.backfillRunAt = now;
-    }
+    // the periodic pass's timer re-arms the others (`ensureTicks`): a backfill timer due at this instant too is
+    // still pending then if the Slurm engine scheduled it after the periodic one
+    const periodicFirst = this.backfillAt === now && this.periodicAt === now && this.periodicSeq < this.backfillSeq;
+    if (this.backfillAt === now && !periodicFirst) this.takeBackfill(now);
     if (this.tickAt === now) {
       this.tickAt = Number.NEGATIVE_INFINITY;
       this.dirty = true;
       // the recalculation goes on while anything runs, waits or is still to come
-      if (sim.runningCount > 0 || sim.queue.length > 0 || sim.nextEventTime() < Number.POSITIVE_INFINITY) this.ensureTicks(sim);
+      if (sim.runningCount > 0 || sim.queue.length > 0 || sim.nextEventTime() < Number.POSITIVE_INFINITY) this.ensureTick(sim);
     }
     if (this.periodicAt === now) {
       this.periodicAt = Number.NEGATIVE_INFINITY;
       due = true;
       this.ensureTicks(sim);
     }
+    if (periodicFirst) this.takeBackfill(now);
     if (this.deferredAt === now) {
       this.deferredAt = Number.NEGATIVE_INFINITY;
       due = true;
     }
-    if (due) this.dirty = true;
+    if (due) {
+      this.dirty = true;
+      this.passDue = true;
+    }
     if (this.endNow) {
       this.endNow = false;
-      if (!due && !(t.schedMinInterval > 0 && this.lastPass + t.schedMinInterval > now)) {
-        // the epilog message's handler: a pass now, the background thread's queue and timer unchanged; a pass
-        // queued before that end still waits for the thread
+      if (!this.passDue && !(this.timers.schedMinInterval > 0 && this.lastPass + this.timers.schedMinInterval > now)) {
+        // the epilog message's handler: a pass now, the background thread's queue and timer unchanged; after it,
+        // a pass queued before that end (or asked for by the pass's preemptions) is decided as any other
         this.lastPass = now;
-        this.runAt = now;
-        this.dirty = this.queuedBeforeEnd;
-        if (!this.dirty) return;
+        this.dirty = false;
+        this.passNow(sim);
+        // (no job waits: the pass has nothing to walk, and it is decided at once)
+        if (sim.queue.length > 0) this.afterEpilogPass = true;
+        else this.epilogPassDone(sim);
+        return;
       }
     }
+    this.decide(sim);
+  }
+
+  /** After the epilog message's pass: a pass queued before that end waits for the thread again, then Slurm's `mainPass` goes on. */
+  private epilogPassDone(sim: ClusterSimulator): void {
+    if (this.queuedBeforeEnd) this.dirty = true;
+    this.decide(sim);
+  }
+
+  /** Slurm's `mainPass` with a pass asked for (`dirty`): runs it now (`runAt`), defers it, or leaves it to a pass already deferred. */
+  private decide(sim: ClusterSimulator): void {
     if (!this.dirty) return;
+    const now = sim.now;
+    const t = this.timers;
+    const due = this.passDue;
     let at = now;
     if (this.batch > 0) {
       // the background thread's next tick at least batch_sched_delay after its last pass (controller.c, time_t)
@@ -279,14 +333,38 @@ export class SlurmPassClock implements Scheduler {
       }
       return;
     }
+    this.passDue = false;
     this.dirty = false;
     this.lastPass = now;
-    this.runAt = now;
+    this.passNow(sim);
     if (this.batch > 0) {
       // the thread's pass serves every request queued so far: one still pending for later is void
       this.lastBackground = now;
       this.deferredAt = Number.NEGATIVE_INFINITY;
     }
+  }
+
+  /**
+   * The main pass runs at this instant: jobs preempted to wait for it resume first (Slurm's `schedule`), here,
+   * at the end of the instant, whether jobs wait or not; then its decision point walks the queue.
+   */
+  private passNow(sim: ClusterSimulator): void {
+    this.runAt = sim.now;
+    sim.resumeAtPass();
+    // a decision point at this instant (a request carried over from a pass may fall on an instant without one)
+    sim.requestPass(sim.now);
+  }
+
+  /**
+   * The main pass preempted a job whose next event (its end, or its operator suspension) the Slurm engine
+   * had queued for `pendingAt`: that event stays in the Slurm engine's queue, stale, and its instant runs a
+   * main pass if one is asked for then. The preemption freed cores, which asks for a pass at the next instant.
+   */
+  private preempted(sim: ClusterSimulator, pendingAt: number): void {
+    this.dirty = true;
+    // (asked from the pass: its hook runs at the end of the next instant, whatever happens then)
+    sim.requestPass(sim.now, this.atInstantEnd);
+    if (pendingAt > sim.now && Number.isFinite(pendingAt)) sim.requestPass(pendingAt, this.atInstantEnd);
   }
 
   /**
@@ -336,16 +414,42 @@ export class SlurmPassClock implements Scheduler {
 
   schedule(sim: ClusterSimulator): void {
     this.attach(sim);
+    this.inPass = true;
+    try {
+      this.passes(sim);
+    } finally {
+      this.inPass = false;
+    }
+  }
+
+  /** The main pass and the backfill pass due at this decision point. */
+  private passes(sim: ClusterSimulator): void {
     const now = sim.now;
     if (this.runAt === now) {
       this.runAt = Number.NaN;
       this.inner.schedule(sim);
+      if (this.afterEpilogPass) {
+        this.afterEpilogPass = false;
+        this.epilogPassDone(sim);
+        if (this.runAt === now) {
+          this.runAt = Number.NaN;
+          this.inner.schedule(sim);
+        }
+      }
     }
     if (this.backfillRunAt === now) {
       this.backfillRunAt = Number.NaN;
       this.backfill!.pass(sim);
       // the next pass while jobs wait and anything runs or is to come
       if (sim.queue.length > 0 && (sim.runningCount > 0 || sim.nextEventTime() < Number.POSITIVE_INFINITY)) this.scheduleBackfill(sim);
+      // a pass still asked for (a preemption in the main pass) is decided again after the backfill pass, as Slurm does
+      if (this.dirty) {
+        this.decide(sim);
+        if (this.runAt === now) {
+          this.runAt = Number.NaN;
+          this.inner.schedule(sim);
+        }
+      }
     }
   }
 }

@@ -24,9 +24,12 @@
  *
  * `test/slurm/oneEngine.test.ts` proves the schedules identical (start, end, state, suspension periods of
  * every job) on random workloads, and `npm run bench -- slurm-preset` on the Raijin workload at scale.
+ * - **preemption** (`PreemptType=preempt/partition_prio`, when a partition may be preempted): inside the main
+ *   pass's walk, within one group, as the Slurm engine preempts (`slurmMainPass.ts`); its victims suspended
+ *   until a main pass resumes them, requeued or cancelled by their partition's `preempt_mode`.
+ *
  * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`): whole-node
- * allocation (`nodeSelect`, `bfWillRun`) and its COMPLETING nodes, partitions that preempt, and an operator
- * suspension of a job with GPUs (`slurmPresetJob`).
+ * allocation (`nodeSelect`, `bfWillRun`) and its COMPLETING nodes.
  */
 import { InputError } from '../core/errors.js';
 import type { Job } from '../workload/job.js';
@@ -41,20 +44,28 @@ import type { SlurmConfig, SlurmJobInput } from './config.js';
 import { DEFAULT_SLURM, hashUnit } from './config.js';
 import type { SlurmPlatformSpec } from './platform.js';
 
-/** Why the one engine cannot run `config` on `platform` as the Slurm engine does (the settings named), or null. */
-export function slurmPresetRefusal(platform: SlurmPlatformSpec, config: Partial<SlurmConfig>): string | null {
+/** Why the one engine cannot run the Slurm configuration `config` as the Slurm engine does (the settings named), or null. */
+export function slurmPresetRefusal(config: Partial<SlurmConfig>): string | null {
   const c = { ...DEFAULT_SLURM, ...config };
   const out: string[] = [];
   if (c.nodeSelect) out.push('nodeSelect (whole-node allocation)');
   if (c.bfWillRun) out.push('bfWillRun');
-  const tiers = new Set((platform.partitions ?? []).map((q) => q.priority_tier ?? 1));
-  if (tiers.size > 1 && (platform.partitions ?? []).some((q) => (q.preempt_mode ?? 'off') !== 'off')) out.push('partitions that preempt (preempt_mode)');
   return out.length === 0 ? null : `the Slurm preset of the one engine does not model ${out.join(', ')} yet`;
+}
+
+/** Whether some partition of `platform` may be preempted: its `preempt_mode` is not `off` and a partition of a higher tier shares one of its groups (the Slurm engine's rule). */
+function preempts(platform: SlurmPlatformSpec): boolean {
+  const parts = platform.partitions ?? [];
+  return parts.some(
+    (p) =>
+      (p.preempt_mode ?? 'off') !== 'off' &&
+      parts.some((q) => (q.priority_tier ?? 1) > (p.priority_tier ?? 1) && (q.groups ?? []).some((g) => (p.groups ?? []).includes(g))),
+  );
 }
 
 /** The one engine's configuration for the Slurm configuration `config` (see the module comment). */
 export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<SlurmConfig>, where = 'slurm config'): EngineConfig {
-  const why = slurmPresetRefusal(platform, config);
+  const why = slurmPresetRefusal(config);
   if (why !== null) throw new InputError(why, where);
   const c = { ...DEFAULT_SLURM, ...config };
   const p = c.priority;
@@ -66,6 +77,8 @@ export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<S
   });
   const raw: EngineConfigInput = {
     capacity: 'counted',
+    // PreemptType=preempt/partition_prio, within the main pass's walk, when a partition may be preempted by another
+    ...(preempts(platform) ? { preempt_type: 'partition_prio' as const } : {}),
     pass_clock: {
       slurm: {
         sched_on_submit: c.schedOnSubmit,
@@ -132,8 +145,6 @@ export function slurmPresetPlatform(platform: SlurmPlatformSpec): Platform {
  */
 export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[], config: Partial<SlurmConfig> = {}): Job {
   const gpus = j.gpus ?? 0;
-  if (gpus > 0 && j.opAfter !== undefined && j.opFor !== undefined)
-    throw new InputError(`job ${j.id}: an operator suspension of a job with GPUs is not in the one engine yet (its GPUs' power and release)`);
   const share = config.endSchedShare ?? DEFAULT_SLURM.endSchedShare;
   const epilog = j.epilogPass === true || (share > 0 && hashUnit(j.id, config.endSchedSeed ?? DEFAULT_SLURM.endSchedSeed) < share);
   return makeJob({

@@ -10,10 +10,13 @@ import { JobPhase } from '../../src/core/engine.js';
 import { ClusterSimulator, type JobRecord, type RunningJob } from '../../src/execution/simulator.js';
 import type { DecisionMaker } from '../../src/execution/simulatorOptions.js';
 import { homogeneousPlatform } from '../../src/platform/homogeneous.js';
-import { platformFromNodeGroups } from '../../src/platform/views.js';
 import { MultifactorSelection } from '../../src/scheduling/multifactor.js';
 import { makeJob, type Job } from '../../src/workload/job.js';
-import { lifecycleTranscript, opsJob, tfg2x2x4 } from '../helpers.js';
+import { DlProgress } from '../../src/execution/dlProgress.js';
+import { parsePlatform } from '../../src/platform/loader.js';
+import { loadThroughputTable } from '../../src/workload/dlThroughput.js';
+import { dlJob } from '../../src/workload/gavel.js';
+import { lifecycleTranscript, opsJob, ROOT, tfg2x2x4 } from '../helpers.js';
 
 /** Starts waiting jobs in order on the lowest free cores (one task per core) while they fit. */
 const firstFit: DecisionMaker = {
@@ -149,23 +152,113 @@ describe('operator suspensions (holding the cores)', () => {
   });
 });
 
-describe('what does not suspend', () => {
-  it('a GPU job with operator events is refused at its start, naming the job, changing nothing', () => {
-    const platform = platformFromNodeGroups({ groups: [{ name: 'g', count: 1, cores: 4, gpus: { count: 2, type: 'v100' } }] });
-    const job = makeJob({
-      id: 'gpu',
-      subtime: 0,
-      ntasks: 1,
-      runtime: 50,
-      gpus: { count: 1, perNode: false, weight: 1 },
+describe('GPU jobs (their GPUs go with their cores)', () => {
+  /** One node of 8 cores (one processor of 1 W, no dynamic power) and 2 V100s (idle 30 W, busy 300 W). */
+  const gpuNode = () =>
+    parsePlatform(
+      {
+        name: 'gpu-node',
+        models: { memory: 'none', comm: 'shared' },
+        clusters: [
+          {
+            nodes: [
+              {
+                count: 1,
+                memory_gb: 64,
+                processors: [{ count: 1, cores: 8, clock_rate: 1, dpflops_per_cycle: 1, static_power: 1, dynamic_power: 0, min_power: 1 }],
+                gpus: { count: 2, type: 'v100', idle_power: 30, busy_power: 300 },
+              },
+            ],
+          },
+        ],
+      },
+      'gpu-node',
+    );
+  const IDLE = 1 + 2 * 30;
+  const BUSY_STEP = 300 - 30;
+  const gpuJob = (id: string, subtime: number, ntasks: number, gpus: number, runtime: number, extra: Partial<Job> = {}) =>
+    makeJob({ id, subtime, ntasks, type: 'mpi', runtime, gpus: { count: gpus, perNode: false, weight: 1 }, ...extra });
+  /** Starts waiting jobs in order on the lowest free cores and GPUs while both fit. */
+  const gpuFirstFit: DecisionMaker = {
+    schedule(sim) {
+      for (const job of sim.queue.toArray()) {
+        const cores: number[] = [];
+        for (let c = 0; c < sim.platform.coreCount && cores.length < job.ntasks; c++) if (sim.coreOwner[c] === -1) cores.push(c);
+        const gpus: number[] = [];
+        for (let u = 0; u < sim.platform.gpuCount && gpus.length < (job.gpus?.count ?? 0); u++) if (sim.allocation.gpuOwner[u] === -1) gpus.push(u);
+        if (cores.length < job.ntasks || gpus.length < (job.gpus?.count ?? 0)) return;
+        sim.startJob(job, Int32Array.from(cores), { gpus: Int32Array.from(gpus) });
+      }
+    },
+  };
+
+  it('an operator suspension keeps the GPUs (a GPU job waits for them) and they draw idle power meanwhile', () => {
+    // a: 2 GPUs x 100 s, suspended 30 s into its run for 50 s: ends at 150; b (1 GPU, 20 s, at 10) waits for a GPU
+    const { sim, records, log } = run(
+      gpuNode(),
+      [gpuJob('a', 0, 2, 2, 100, { operatorEvents: [{ after: 30, duration: 50 }] }), gpuJob('b', 10, 1, 1, 20)],
+      gpuFirstFit,
+    );
+    expect(records.get('a')!.finish).toBe(150);
+    expect(records.get('a')!.suspensions).toEqual([30, 80]);
+    expect(records.get('b')!.start).toBe(150);
+    expect(log).toEqual(['0 start a', '30 suspend a', '80 resume a', '150 finished a', '150 start b', '170 finished b']);
+    // 0-30 and 80-150 two busy GPUs, 30-80 none busy (held, idle), 150-170 one
+    expect(sim.energy).toBeCloseTo((IDLE + 2 * BUSY_STEP) * 100 + IDLE * 50 + (IDLE + BUSY_STEP) * 20, 6);
+    expect(sim.power).toBe(IDLE);
+  });
+
+  it('suspended without its cores (PreemptMode=SUSPEND) a job gives its GPUs up too, and takes them back when they are free', () => {
+    // low: 2 cores, 2 GPUs, 100 s at 0; high: the same at 20 for 50 s takes low's cores and GPUs; low resumes at 70
+    const preempting: DecisionMaker = {
+      schedule(sim) {
+        gpuFirstFit.schedule(sim);
+        const high = sim.queue.toArray().find((j) => j.id === 'high');
+        const low = [...sim.running()].find((rj) => rj.job.id === 'low' && rj.suspendedAt !== rj.suspendedAt);
+        if (!high || !low) return;
+        sim.suspend(low, false);
+        expect(sim.allocation.busyGpus).toBe(0);
+        sim.startJob(high, Int32Array.from(low.cores), { gpus: Int32Array.from(low.gpus) });
+      },
+    };
+    const { sim, records, log } = run(gpuNode(), [gpuJob('low', 0, 2, 2, 100), gpuJob('high', 20, 2, 2, 50)], preempting);
+    expect(log).toEqual(['0 start low', '20 preempt low', '20 start high', '70 finished high', '70 resume low', '150 finished low']);
+    expect(records.get('low')!.suspensions).toEqual([20, 70]);
+    expect(Array.from(records.get('low')!.gpus!)).toEqual([0, 1]);
+    // two GPUs busy all along: low, then high, then low again
+    expect(sim.energy).toBeCloseTo((IDLE + 2 * BUSY_STEP) * 150, 6);
+  });
+
+  it('resume is refused while its GPUs are taken, though its cores are free; a killed preempted job frees no GPU twice', () => {
+    const sim = new ClusterSimulator(gpuNode(), [gpuJob('low', 0, 2, 2, 100), gpuJob('other', 20, 2, 2, 50)]);
+    expect(sim.advance()).toBe(true); // t = 0: low waits
+    const low: RunningJob = sim.startJob(sim.queue.toArray()[0]!, Int32Array.of(0, 1), { gpus: Int32Array.of(0, 1) });
+    expect(sim.advance()).toBe(true); // t = 20: other waits
+    sim.suspend(low, false);
+    expect(sim.allocation.busyGpus).toBe(0);
+    sim.startJob(sim.queue.toArray()[0]!, Int32Array.of(2, 3), { gpus: Int32Array.of(0, 1) });
+    expect(() => sim.resume(low)).toThrow(/job low: its cores or GPUs are not all free/);
+    sim.kill(low);
+    expect(sim.allocation.busyGpus).toBe(2);
+    while (sim.advance());
+    expect(sim.allocation.busyGpus).toBe(0);
+    expect(Array.from(sim.allocation.gpuOwner)).toEqual([-1, -1]);
+  });
+
+  it('a deep-learning job (its progress model does not suspend) with operator events is refused at its start, naming the job', () => {
+    const dl = new DlProgress(loadThroughputTable(`${ROOT}/data/gpu/throughputs-synthetic.json`));
+    const job = {
+      ...dlJob({ id: 'dl', subtime: 0, gpus: 1, jobType: 'ConvNet (batch size 32)', steps: 100, runtime: 1, source: 'dl' }),
       operatorEvents: [{ after: 10, duration: 5 }],
-    });
-    const sim = new ClusterSimulator(platform, [job]);
+    };
+    const sim = new ClusterSimulator(gpuNode(), [job], { progress: [dl] });
     expect(sim.advance()).toBe(true);
-    expect(() => sim.startJob(sim.queue.toArray()[0]!, Int32Array.of(0), { gpus: Int32Array.of(0) })).toThrow(/job gpu has operator events, but it holds GPUs/);
+    expect(() => sim.startJob(sim.queue.toArray()[0]!, Int32Array.of(0), { gpus: Int32Array.of(0) })).toThrow(
+      /job dl has operator events, but the DL throughput progress model runs it: suspending such jobs is not modelled/,
+    );
     // nothing changed: it still waits, every core and GPU free
     expect(sim.queue.length).toBe(1);
-    expect(sim.allocation.freeCores).toBe(4);
+    expect(sim.allocation.busyGpus).toBe(0);
   });
 });
 

@@ -110,6 +110,24 @@ describe('multifactor priority with fair share on the one engine', () => {
     mf.order(sim.waiting, 240);
     expect(mf.users.usage[mf.users.id('u')]).toBe(260);
   });
+
+  it("a requeued job's priority is set anew at its requeue (its age from its submission), as Slurm sets it", () => {
+    // age only (1,000 points at 1,000 s), no tick before the end: x (submitted at 0) is preempted at 300 s
+    const mf = new MultifactorSelection({
+      priority: { calcPeriod: 100_000, weightAge: 1000, maxAge: 1000, weightFairshare: 0, weightJobSize: 0, weightPartition: 0, weightQos: 0 },
+    });
+    const x = makeJob({ id: 'x', subtime: 0, ntasks: 2, runtime: 1000, user: 'u' });
+    const sim = new ClusterSimulator(platform, [x]);
+    mf.attach(sim);
+    sim.runUntil(0);
+    // its priority at its submission: age 0
+    expect(mf.priorityOf(x, 0)).toBe(0);
+    const rj = sim.startJob(x, [0, 1]);
+    sim.runUntil(300);
+    sim.preempt(rj);
+    // 300 s old at its requeue: 300 points (not its submission's 0, and not recomputed later than the requeue)
+    expect(mf.priorityOf(x, 600)).toBe(300);
+  });
 });
 
 describe('partitions on the one engine', () => {

@@ -165,6 +165,63 @@ describe('the victims', () => {
   });
 });
 
+describe('a GPU job as the victim', () => {
+  it('suspend: it gives its cores and GPUs up, the preemptor runs, and it takes both back at its end', () => {
+    // one node of 4 cores and 2 GPUs; low (2 GPUs, 4 cores x 100 s at 0) placed with its GPUs by the inner pass
+    const p = parsePlatform(
+      {
+        name: 'gpu-tiers',
+        models: { memory: 'none' },
+        clusters: [
+          {
+            id: 'c',
+            nodes: [{ id: 'n', count: 1, memory_gb: 16, processors: [{ cores: 4, clock_rate: 1, dpflops_per_cycle: 1 }], gpus: { count: 2, type: 'v100' } }],
+          },
+        ],
+        partitions: [
+          { name: 'low', clusters: ['c'], priority_tier: 1, preempt_mode: 'suspend', default: true },
+          { name: 'high', clusters: ['c'], priority_tier: 2 },
+        ],
+      },
+      'gpu-tiers.json',
+    );
+    const withGpus = makeJob({ id: 'low', subtime: 0, ntasks: 4, type: 'mpi', runtime: 100, partition: 'low', gpus: { count: 2, perNode: false, weight: 1 } });
+    const inner = {
+      name: 'gpu-first',
+      schedule(sim: ClusterSimulator) {
+        const job = sim.queue.toArray().find((j) => j.id === 'low');
+        if (job !== undefined && sim.allocation.freeCores === 4) sim.startJob(job, Int32Array.of(0, 1, 2, 3), { gpus: Int32Array.of(0, 1) });
+      },
+    };
+    const gpusHeld: number[] = [];
+    const events: string[] = [];
+    const records = new Map<string, JobRecord>();
+    runSimulation(p, [withGpus, high()], new PartitionPreemption(inner), {
+      listeners: [
+        {
+          onStart: (s, rj) => void events.push(`${s.now} start ${rj.job.id}`),
+          onSuspend: (s, rj) => {
+            events.push(`${s.now} suspend ${rj.job.id}`);
+            gpusHeld.push(s.allocation.busyGpus);
+          },
+          onResume: (s, rj) => {
+            events.push(`${s.now} resume ${rj.job.id}`);
+            gpusHeld.push(s.allocation.busyGpus);
+          },
+          onEnd: (s, rec) => {
+            events.push(`${s.now} ${rec.state} ${rec.job.id}`);
+            records.set(rec.job.id, rec);
+          },
+        },
+      ],
+    });
+    expect(events).toEqual(['0 start low', '20 suspend low', '20 start high', '70 finished high', '70 resume low', '150 finished low']);
+    // given up at its suspension, taken back at its resumption
+    expect(gpusHeld).toEqual([0, 2]);
+    expect(Array.from(records.get('low')!.gpus!)).toEqual([0, 1]);
+  });
+});
+
 describe('the engine checker over random runs with preemption (each mode, with EASY)', () => {
   for (const mode of ['suspend', 'requeue', 'cancel'])
     it(`${mode}: every job's life is in order, and the platform is empty at the end`, () => {
