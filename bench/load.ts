@@ -22,7 +22,8 @@ import {
   episodeSeeds,
   isClusterSetting,
   loadSetting,
-  runClusterHeuristic,
+  offeredLoad,
+  playClusterHeuristic,
   SETTING_NAMES,
   settingEpisodes,
   settingFile,
@@ -46,34 +47,14 @@ export function benchLoad(): Record<string, unknown> {
     const seeds = episodeSeeds(0, EPISODES);
     if (isClusterSetting(s)) {
       const context = makeContext(s.env.id, s.env.config);
-      const p = context.platform;
-      let ops = 0;
-      for (let n = 0; n < p.nodeCount; n++) ops += p.nodeMops[n]! * 1e6;
       const eps = settingEpisodes(context, seeds);
-      const offered = eps.map((e) => {
-        const span = e.jobs[e.jobs.length - 1]!.subtime - e.jobs[0]!.subtime;
-        let work = 0;
-        let opsWork = 0;
-        for (const j of e.jobs) {
-          if (j.work === 'ops') opsWork += j.ntasks * j.ops;
-          else work += j.ntasks * j.runtime;
-        }
-        return span > 0 ? work / (p.coreCount * span) + opsWork / (ops * span) : Number.POSITIVE_INFINITY;
-      });
-      const c = context.config;
-      const o = { fit: c.node_fit, commitHead: s.heuristics.commit_head, enforceMemory: c.enforce_memory, walltimeKill: c.walltime_kill };
+      const offered = eps.map((e) => offeredLoad(context.platform, e.jobs));
       const rows = clusterHeuristics(s).map((h) => {
-        const runs = eps.map((e) => {
-          try {
-            return runClusterHeuristic(h, p, e.jobs, o);
-          } catch {
-            return null;
-          }
-        });
-        const done = runs.filter((r) => r !== null);
+        const played = playClusterHeuristic(s, context, h, eps);
+        const done = played.summaries.filter((r) => r !== null);
         return {
           name: h.name,
-          complete: done.length === runs.length,
+          complete: played.complete,
           metric: mean(done.map((r) => clusterMetric(s.metric, r))),
           utilisation: mean(done.map((r) => r.utilisation)),
         };

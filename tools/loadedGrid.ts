@@ -28,9 +28,10 @@ import {
   lookaheadBudget,
   lookaheadEpisode,
   modelEntries,
+  offeredLoad,
+  playClusterHeuristic,
   type PolicyRow,
   ppoPlayer,
-  runClusterHeuristic,
   type Setting,
   settingEpisodes,
 } from '../agents/leaderboard/index.js';
@@ -63,41 +64,13 @@ async function measure(base: Setting, variant: Record<string, unknown>, seeds: n
   const t0 = performance.now();
   const s = variantSetting(base, variant);
   const context = makeContext(s.env.id, s.env.config);
-  const p = context.platform;
-  let ops = 0;
-  for (let n = 0; n < p.nodeCount; n++) ops += p.nodeMops[n]! * 1e6;
   const eps = settingEpisodes(context, seeds);
-  const offered = eps.map((e) => {
-    const span = e.jobs[e.jobs.length - 1]!.subtime - e.jobs[0]!.subtime;
-    let work = 0;
-    for (const j of e.jobs) work += j.work === 'ops' ? (j.ntasks * j.ops) / ops : (j.ntasks * j.runtime) / p.coreCount;
-    return work / span;
-  });
-  const c = context.config;
-  const o = { fit: c.node_fit, commitHead: s.heuristics.commit_head, enforceMemory: c.enforce_memory, walltimeKill: c.walltime_kill, engine: c.engine };
+  const offered = eps.map((e) => offeredLoad(context.platform, e.jobs));
   const rows: (PolicyRow & { utilisation: number })[] = clusterHeuristics(s).map((h) => {
-    let complete = true;
-    const runs = eps.map((e) => {
-      try {
-        const r = runClusterHeuristic(h, p, e.jobs, o);
-        if (r.jobs_finished < e.jobs.length) complete = false;
-        return r;
-      } catch (err) {
-        if (h.kind !== 'irmasim') throw err;
-        complete = false;
-        return null;
-      }
-    });
-    const per = runs.map((r) => (r ? clusterMetric(s.metric, r) : Number.NaN));
-    return {
-      name: h.name,
-      kind: 'heuristic',
-      mean: mean(per),
-      per_episode: per,
-      complete,
-      seconds: 0,
-      utilisation: mean(runs.map((r) => r?.utilisation ?? Number.NaN)),
-    };
+    const r = playClusterHeuristic(s, context, h, eps);
+    const per = r.summaries.map((x) => (x ? clusterMetric(s.metric, x) : Number.NaN));
+    const utilisation = mean(r.summaries.map((x) => x?.utilisation ?? Number.NaN));
+    return { name: h.name, kind: 'heuristic', mean: mean(per), per_episode: per, complete: r.complete, seconds: 0, utilisation };
   });
   const tHeuristics = (performance.now() - t0) / 1000;
   const complete = rows.filter((r) => r.complete);

@@ -19,12 +19,13 @@
  */
 import { InputError } from '../../src/core/errors.js';
 import { ClusterSimulator } from '../../src/execution/simulator.js';
+import type { Summary } from '../../src/metrics/summary.js';
 import type { Job } from '../../src/workload/job.js';
 import type { EnvContext } from '../../envs/context.js';
 import { loadEnv, makeContext, makeEnv } from '../../envs/registry.js';
 import { playEpisode } from '../episode.js';
 import type { Observes } from '../../envs/observes.js';
-import { clusterHeuristics, heuristicObserves, runClusterHeuristic, systemAgent } from './heuristics.js';
+import { type ClusterHeuristic, clusterHeuristics, heuristicObserves, runClusterHeuristic, systemAgent } from './heuristics.js';
 import { checkParity, heuristicsObserve, REFERENCE_OBSERVES } from './parity.js';
 import { isClusterSetting, type Setting } from './settings.js';
 import { pairedDiff, type PairedDiff, type Verdict, verdictOf } from './stats.js';
@@ -161,6 +162,48 @@ export function settingEpisodes(context: EnvContext, seeds: readonly number[]): 
   });
 }
 
+/**
+ * One batch heuristic of a cluster setting on its episodes, as the batch scheduler runs it: each
+ * episode's summary (null where the engine refused a start: an IRMaSim manager's placement that
+ * ignores node memory) and whether it finished every job of every episode.
+ */
+export function playClusterHeuristic(
+  setting: Setting,
+  context: EnvContext,
+  h: ClusterHeuristic,
+  eps: readonly { jobs: Job[] }[],
+): { summaries: (Summary | null)[]; complete: boolean } {
+  const c = context.config;
+  const o = { fit: c.node_fit, commitHead: setting.heuristics.commit_head, enforceMemory: c.enforce_memory, walltimeKill: c.walltime_kill, engine: c.engine };
+  let complete = true;
+  const summaries = eps.map((e) => {
+    try {
+      const s = runClusterHeuristic(h, context.platform, e.jobs, o);
+      if (s.jobs_finished < e.jobs.length) complete = false;
+      return s;
+    } catch (err) {
+      if (h.kind !== 'irmasim') throw err;
+      complete = false;
+      return null;
+    }
+  });
+  return { summaries, complete };
+}
+
+/**
+ * The offered load of an episode's jobs on `platform`: their work over the platform's capacity
+ * during the span from the first to the last submission (a delay job's run time x tasks over the
+ * cores; an ops job's operations x tasks over every core at its speed).
+ */
+export function offeredLoad(platform: EnvContext['platform'], jobs: readonly Job[]): number {
+  let ops = 0;
+  for (let n = 0; n < platform.nodeCount; n++) ops += platform.nodeMops[n]! * 1e6;
+  const span = jobs[jobs.length - 1]!.subtime - jobs[0]!.subtime;
+  let work = 0;
+  for (const j of jobs) work += j.work === 'ops' ? (j.ntasks * j.ops) / ops : (j.ntasks * j.runtime) / platform.coreCount;
+  return span > 0 ? work / span : Number.POSITIVE_INFINITY;
+}
+
 /** Runs the heuristics of `setting` on the episodes of `seeds`. */
 export function runHeuristics(
   setting: Setting,
@@ -169,29 +212,16 @@ export function runHeuristics(
   if (isClusterSetting(setting)) {
     const context = makeContext(setting.env.id, setting.env.config);
     const eps = settingEpisodes(context, seeds);
-    const c = context.config;
-    const o = { fit: c.node_fit, commitHead: setting.heuristics.commit_head, enforceMemory: c.enforce_memory, walltimeKill: c.walltime_kill, engine: c.engine };
     const rows = clusterHeuristics(setting).map((h): PolicyRow => {
       const t0 = performance.now();
-      let complete = true;
-      const per = eps.map((e) => {
-        try {
-          const s = runClusterHeuristic(h, context.platform, e.jobs, o);
-          if (s.jobs_finished < e.jobs.length) complete = false;
-          return clusterMetric(setting.metric, s);
-        } catch (err) {
-          // an IRMaSim manager's placement ignores node memory: the engine refuses the start
-          if (h.kind !== 'irmasim') throw err;
-          complete = false;
-          return Number.NaN;
-        }
-      });
+      const r = playClusterHeuristic(setting, context, h, eps);
+      const per = r.summaries.map((x) => (x ? clusterMetric(setting.metric, x) : Number.NaN));
       return {
         name: h.name,
         kind: 'heuristic',
         mean: mean(per),
         per_episode: per,
-        complete,
+        complete: r.complete,
         seconds: (performance.now() - t0) / 1000,
         observes: heuristicObserves(setting, h.name),
       };

@@ -12,9 +12,10 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { modelEntries, readModelCard, shippedModels } from '../../agents/leaderboard/models.js';
-import { bootstrapSeed, episodeSeeds, EVALUATION_SEEDS, type SettingResult } from '../../agents/leaderboard/run.js';
+import { bootstrapSeed, episodeSeeds, EVALUATION_SEEDS, offeredLoad, type SettingResult } from '../../agents/leaderboard/run.js';
 import { pairedDiff, quantile, verdictOf } from '../../agents/leaderboard/stats.js';
 import { InputError } from '../../src/core/errors.js';
+import type { Job } from '../../src/workload/job.js';
 import { JOB_SELECTION_NAMES } from '../../src/scheduling/jobSelection.js';
 import { RESOURCE_SELECTION_NAMES } from '../../src/scheduling/resourceSelection.js';
 import { cli, HAVE_SHARED, ROOT, SHARED_MISSING } from '../helpers.js';
@@ -79,6 +80,18 @@ describe('leaderboard statistics', () => {
     expect(episodeSeeds(1, 1)[0]).toBe(2 ** 32 + 65536);
     expect(episodeSeeds(65535, 65536).at(-1)!).toBeLessThan(EVALUATION_SEEDS.to);
     expect(() => episodeSeeds(65536, 1)).toThrow(InputError);
+  });
+});
+
+describe('offered load', () => {
+  it('is the work over the capacity during the arrivals: delay jobs on the cores, ops jobs on every core at its speed', () => {
+    // 8 cores; nodes of 1,000 and 3,000 MOPS: 4e9 operations per second
+    const platform = { nodeCount: 2, nodeMops: new Float64Array([1000, 3000]), coreCount: 8 } as never;
+    const job = (subtime: number, work: 'delay' | 'ops', ntasks: number, runtime: number, ops: number) => ({ subtime, work, ntasks, runtime, ops }) as Job;
+    // span 100 s; delay work (2 x 100 + 1 x 60) / 8 = 32.5 s of the platform; ops 4 x 1e11 / 4e9 = 100 s
+    const jobs = [job(0, 'delay', 2, 100, 0), job(50, 'ops', 4, 0, 1e11), job(100, 'delay', 1, 60, 0)];
+    expect(offeredLoad(platform, jobs)).toBeCloseTo(1.325, 12);
+    expect(offeredLoad(platform, jobs.slice(0, 1))).toBe(Number.POSITIVE_INFINITY);
   });
 });
 
