@@ -33,7 +33,6 @@
  */
 import { InputError } from '../core/errors.js';
 import type { Job } from '../workload/job.js';
-import { makeJob } from '../workload/job.js';
 import type { SimulationListener } from '../execution/simulator.js';
 import type { Platform } from '../platform/platform.js';
 import { platformFromNodeGroups } from '../platform/views.js';
@@ -147,22 +146,35 @@ export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[], 
   const gpus = j.gpus ?? 0;
   const share = config.endSchedShare ?? DEFAULT_SLURM.endSchedShare;
   const epilog = j.epilogPass === true || (share > 0 && hashUnit(j.id, config.endSchedSeed ?? DEFAULT_SLURM.endSchedSeed) < share);
-  return makeJob({
-    id: String(j.id),
+  const id = String(j.id);
+  // `makeJob`'s job written out (one allocation per job at Raijin's millions; `makeJob` spreads its fields
+  // into its defaults): every preset job has the same fields, absent ones undefined, in `makeJob`'s order
+  return {
+    reqTime: j.timeLimit,
+    reqEnergy: 0,
+    type: 'mpi',
+    work: 'delay',
+    ops: 0,
+    runtime: j.runTime,
+    mem: 0,
+    memVol: 0,
+    commVol: 0,
+    tCompute: 1,
+    nodes: 0,
+    ntasksPerNode: 0,
+    tasks: null,
+    source: id,
+    id,
     subtime: j.submit,
     ntasks: j.cores,
-    type: 'mpi',
-    runtime: j.runTime,
     user: String(j.user),
     partition: partitions[j.partition ?? 0]!,
-    // (every preset job has the same fields, absent ones undefined: one object shape for the engine's hot paths)
     qos: j.qos !== undefined ? `q${j.qos}` : undefined,
-    reqTime: j.timeLimit,
     operatorEvents: j.opAfter !== undefined && j.opFor !== undefined ? [{ after: j.opAfter, duration: j.opFor }] : undefined,
     epilogPass: epilog ? true : undefined,
     // GPUs in total, of its type (any when it names none), counted per group beside its cores
     gpus: gpus > 0 ? { count: gpus, perNode: false, type: j.gpuType, weight: 1 } : undefined,
-  });
+  };
 }
 
 /**
