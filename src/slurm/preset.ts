@@ -32,7 +32,7 @@
  * allocation (`nodeSelect`, `bfWillRun`) and its COMPLETING nodes.
  */
 import { InputError } from '../core/errors.js';
-import type { Job } from '../workload/job.js';
+import { type Job, makeDelayJob } from '../workload/job.js';
 import type { SimulationListener } from '../execution/simulator.js';
 import type { Platform } from '../platform/platform.js';
 import { platformFromNodeGroups } from '../platform/views.js';
@@ -146,27 +146,7 @@ export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[], 
   const gpus = j.gpus ?? 0;
   const share = config.endSchedShare ?? DEFAULT_SLURM.endSchedShare;
   const epilog = j.epilogPass === true || (share > 0 && hashUnit(j.id, config.endSchedSeed ?? DEFAULT_SLURM.endSchedSeed) < share);
-  const id = String(j.id);
-  // `makeJob`'s job written out (one allocation per job at Raijin's millions; `makeJob` spreads its fields
-  // into its defaults): every preset job has the same fields, absent ones undefined, in `makeJob`'s order
-  return {
-    reqTime: j.timeLimit,
-    reqEnergy: 0,
-    type: 'mpi',
-    work: 'delay',
-    ops: 0,
-    runtime: j.runTime,
-    mem: 0,
-    memVol: 0,
-    commVol: 0,
-    tCompute: 1,
-    nodes: 0,
-    ntasksPerNode: 0,
-    tasks: null,
-    source: id,
-    id,
-    subtime: j.submit,
-    ntasks: j.cores,
+  return makeDelayJob(String(j.id), j.submit, j.cores, j.runTime, j.timeLimit, {
     user: String(j.user),
     partition: partitions[j.partition ?? 0]!,
     qos: j.qos !== undefined ? `q${j.qos}` : undefined,
@@ -174,7 +154,7 @@ export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[], 
     epilogPass: epilog ? true : undefined,
     // GPUs in total, of its type (any when it names none), counted per group beside its cores
     gpus: gpus > 0 ? { count: gpus, perNode: false, type: j.gpuType, weight: 1 } : undefined,
-  };
+  });
 }
 
 /**
