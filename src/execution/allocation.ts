@@ -19,6 +19,9 @@
  * deep-learning job, whose rate needs one), `count` on each of its nodes when the request is per
  * node. `moveGpus` takes and frees them. A GPU draws its type's idle power always and its busy
  * power while held, in the same running power sum as the processors.
+ *
+ * Over 600 lines: cores, node memory and GPUs are one capacity, whose placements are checked, taken and
+ * released together (a split would pass the same per-node state between modules at every start and end).
  */
 import { Int32Arena } from '../core/int32Arena.js';
 import { coversAllNodes, partitionRefusal } from '../platform/partitions.js';

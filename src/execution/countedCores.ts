@@ -61,8 +61,9 @@ export class CountedCores implements Capacity {
   private lastCounts: Int32Array = new Int32Array(0);
   /** Shared one-group answers: the group's `[g]`, and `[count]` arrays by count (never modified). */
   private readonly single: Int32Array[];
-  private readonly countArrays = new Map<number, Int32Array>();
-  private readonly uniformArrays = new Map<number, Int32Array>();
+  /** Shared answers by size: `[k]` (a placement on one group), and per group the placement of `k` tasks there (`uniform`). */
+  private readonly countArrays: (Int32Array | undefined)[] = [];
+  private readonly uniformArrays: (Int32Array | undefined)[][] = [];
   private readonly answer: { nodes: Int32Array; perNode: Int32Array } = { nodes: new Int32Array(0), perNode: new Int32Array(0) };
 
   constructor(
@@ -169,12 +170,16 @@ export class CountedCores implements Capacity {
     const G = this.groupFree.length;
     const mask = this.groupMask(job);
     const g0 = placement[0]!;
-    let one = true;
-    for (let t = 1; t < k; t++)
-      if (placement[t] !== g0) {
-        one = false;
-        break;
-      }
+    // (a placement `uniform` gave is on one group: no need to look at its tasks)
+    let one = placement === this.uniformArrays[g0]?.[k];
+    if (!one) {
+      one = true;
+      for (let t = 1; t < k; t++)
+        if (placement[t] !== g0) {
+          one = false;
+          break;
+        }
+    }
     if (one) {
       if (!(Number.isInteger(g0) && g0 >= 0 && g0 < G)) return `group ${g0} does not exist`;
       if (mask !== null && !mask[g0]) return `group ${this.platform.groupNames[g0]} is not in the job's partition`;
@@ -210,10 +215,10 @@ export class CountedCores implements Capacity {
   }
 
   private countArray(k: number): Int32Array {
-    let a = this.countArrays.get(k);
+    let a = this.countArrays[k];
     if (a === undefined) {
       a = Int32Array.of(k);
-      this.countArrays.set(k, a);
+      this.countArrays[k] = a;
     }
     return a;
   }
@@ -298,11 +303,15 @@ export class CountedCores implements Capacity {
    * modified once given, `Capacity.lastPlacement`), so that starts allocate nothing.
    */
   uniform(g: number, k: number): Int32Array {
-    const key = k * this.groupFree.length + g;
-    let a = this.uniformArrays.get(key);
+    let byK = this.uniformArrays[g];
+    if (byK === undefined) {
+      byK = [];
+      this.uniformArrays[g] = byK;
+    }
+    let a = byK[k];
     if (a === undefined) {
       a = new Int32Array(k).fill(g);
-      this.uniformArrays.set(key, a);
+      byK[k] = a;
     }
     return a;
   }

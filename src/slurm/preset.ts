@@ -32,8 +32,7 @@
  * allocation (`nodeSelect`, `bfWillRun`) and its COMPLETING nodes.
  */
 import { InputError } from '../core/errors.js';
-import type { Job } from '../workload/job.js';
-import { makeJob } from '../workload/job.js';
+import { type Job, makeDelayJob } from '../workload/job.js';
 import type { SimulationListener } from '../execution/simulator.js';
 import type { Platform } from '../platform/platform.js';
 import { platformFromNodeGroups } from '../platform/views.js';
@@ -147,17 +146,10 @@ export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[], 
   const gpus = j.gpus ?? 0;
   const share = config.endSchedShare ?? DEFAULT_SLURM.endSchedShare;
   const epilog = j.epilogPass === true || (share > 0 && hashUnit(j.id, config.endSchedSeed ?? DEFAULT_SLURM.endSchedSeed) < share);
-  return makeJob({
-    id: String(j.id),
-    subtime: j.submit,
-    ntasks: j.cores,
-    type: 'mpi',
-    runtime: j.runTime,
+  return makeDelayJob(String(j.id), j.submit, j.cores, j.runTime, j.timeLimit, {
     user: String(j.user),
     partition: partitions[j.partition ?? 0]!,
-    // (every preset job has the same fields, absent ones undefined: one object shape for the engine's hot paths)
     qos: j.qos !== undefined ? `q${j.qos}` : undefined,
-    reqTime: j.timeLimit,
     operatorEvents: j.opAfter !== undefined && j.opFor !== undefined ? [{ after: j.opAfter, duration: j.opFor }] : undefined,
     epilogPass: epilog ? true : undefined,
     // GPUs in total, of its type (any when it names none), counted per group beside its cores

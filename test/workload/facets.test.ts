@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseBatsimWorkload } from '../../src/workload/batsim.js';
-import { makeJob, type Job, type Workload } from '../../src/workload/job.js';
+import { makeDelayJob, makeJob, type Job, type Workload } from '../../src/workload/job.js';
 import { allowedSizes, nominalRuntime, stepTime } from '../../src/workload/malleability.js';
 import { parseNativeWorkload } from '../../src/workload/nativeJson.js';
 import { writeNativeWorkload } from '../../src/workload/index.js';
@@ -196,5 +196,33 @@ describe('Batsim', () => {
       'b.json',
     );
     expect(w.jobs.map((j) => j.user)).toEqual(['12', 'bob', undefined]);
+  });
+});
+
+describe('makeDelayJob (a rigid job of fixed duration in one literal)', () => {
+  it("is makeJob's job with the same fields, key for key and in makeJob's order (one object shape)", () => {
+    const facets = {
+      user: '7',
+      partition: 'normal',
+      qos: 'q1',
+      operatorEvents: [{ after: 5, duration: 10 }],
+      epilogPass: true,
+      gpus: { count: 2, perNode: false, type: 'v100', weight: 1 },
+    };
+    const fast = makeDelayJob('42', 100, 16, 3600, 7200, facets);
+    const slow = makeJob({ id: '42', subtime: 100, ntasks: 16, type: 'mpi', runtime: 3600, reqTime: 7200, ...facets });
+    expect(fast).toEqual(slow);
+    expect(Object.keys(fast)).toEqual(Object.keys(slow));
+    // absent facets stay keys (undefined), so that jobs with and without them share one shape
+    const bare = makeDelayJob('1', 0, 1, 10, 10, {
+      user: undefined,
+      partition: undefined,
+      qos: undefined,
+      operatorEvents: undefined,
+      epilogPass: undefined,
+      gpus: undefined,
+    });
+    expect(Object.keys(bare)).toEqual(Object.keys(fast));
+    expect(bare.gpus).toBeUndefined();
   });
 });
