@@ -161,7 +161,8 @@ export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[], 
  * Runs Slurm jobs on the one engine under the preset of `platform` and `config` (the jobs converted as they
  * are submitted; a refused job is rejected, not an error); `listeners` observe the run. `capacity`: the
  * preset's `counted` (cores counted per node group, as the Slurm engine counts them; records list groups),
- * or `cores` (the same schedule on the core capacity, each job on specific nodes' cores; slower).
+ * or `cores` (the same schedule on the core capacity, each job on specific nodes' cores; slower; not with partitions
+ * that preempt: refused).
  */
 export function runSlurmPreset(
   platform: SlurmPlatformSpec,
@@ -171,6 +172,12 @@ export function runSlurmPreset(
   capacity: EngineConfig['capacity'] = 'counted',
 ): RunResult {
   const engine = { ...slurmPresetConfig(platform, config), capacity };
+  // a preempted job resumes anywhere in its group under Slurm's counted model; on the core capacity it takes
+  // its own cores back, which may be taken: not the Slurm engine's schedule
+  if (capacity === 'cores' && engine.preempt_type !== 'none')
+    throw new InputError(
+      'the Slurm preset preempts on the counted capacity only (a preempted job resumes anywhere in its node group, as the Slurm engine counts it)',
+    );
   const names = platform.partitions.map((q) => q.name);
   const oneJobs = (function* () {
     for (const j of jobs) yield slurmPresetJob(j, names, config);

@@ -487,6 +487,15 @@ describe('the Slurm preset with partitions that preempt (PreemptType=preempt/par
     expect(on('requeue').get(1)).toEqual({ start: 70, end: 170, killed: false, periods: [] });
     // cancel: low ends at 20
     expect(on('cancel').get(1)).toEqual({ start: 0, end: 20, killed: true, periods: [] });
+    // on the core capacity a preempted job would resume on its own cores only: refused
+    const layout: Layout = {
+      groups: [{ name: 'n', count: 1, cores: 4 }],
+      partitions: [
+        { name: 'low', groups: ['n'], priority_tier: 1, preempt_mode: 'suspend' },
+        { name: 'high', groups: ['n'], priority_tier: 2 },
+      ],
+    };
+    expect(() => runSlurmPreset(layout, [], slurmConfigOf('fifo', null), [], 'cores')).toThrow(/preempts on the counted capacity only/);
   });
 
   it("gives the Slurm engine's schedules: suspend, requeue or cancel within one group, inside the main pass's walk", () => {
