@@ -22,7 +22,7 @@
  *   cores), and whether its end runs a pass at once (an epilog message, or `endSchedShare`'s draw:
  *   `Job.epilogPass`).
  *
- * `test/slurm/oneEngine.test.ts` proves the schedules identical (start, end, state, suspension periods of
+ * `test/slurm/oneEngine.test.ts` and `presetLifecycle.test.ts` prove the schedules identical (start, end, state, suspension periods of
  * every job) on random workloads, and `npm run bench -- slurm-preset` on the Raijin workload at scale.
  * - **preemption** (`PreemptType=preempt/partition_prio`, when a partition may be preempted): inside the main
  *   pass's walk, within one group, as the Slurm engine preempts (`slurmMainPass.ts`); its victims suspended

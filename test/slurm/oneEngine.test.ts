@@ -19,12 +19,8 @@ import { ClusterSimulator, type JobRecord } from '../../src/execution/simulator.
 import { platformFromNodeGroups } from '../../src/platform/views.js';
 import { makeScheduler } from '../../src/scheduling/policyName.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
-import type { PriorityConfig } from '../../src/scheduling/multifactor.js';
-import { JobPhase } from '../../src/core/engine.js';
-import { SlurmEngine } from '../../src/slurm/engine.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
-import type { PreemptMode } from '../../src/platform/partitions.js';
-import { runSlurmPreset, slurmPresetConfig, slurmPresetRefusal } from '../../src/slurm/preset.js';
+import { slurmPresetConfig, slurmPresetRefusal } from '../../src/slurm/preset.js';
 import { SlurmPassClock, type SlurmPassTimers } from '../../src/scheduling/slurmPassClock.js';
 import { SlurmBackfill, type SlurmBackfillSettings } from '../../src/scheduling/slurmBackfill.js';
 import type { PolicyScheduler } from '../../src/scheduling/scheduler.js';
@@ -34,41 +30,7 @@ import { parseEnvConfig } from '../../envs/config.js';
 import { DEFAULT_PRIORITY } from '../../src/scheduling/multifactor.js';
 import { makeJob } from '../../src/workload/job.js';
 import { LAYOUT, type Layout } from './layouts.js';
-
-interface Row {
-  start: number;
-  end: number;
-  killed: boolean;
-  periods: number[];
-}
-
-function workload(seed: number, n: number, cores: number): SlurmJobInput[] {
-  const rng = derive(seed, 'one-engine/slurm-builtin');
-  const jobs: SlurmJobInput[] = [];
-  let t = 0;
-  for (let i = 0; i < n; i++) {
-    t += Math.floor(rng.exponential(1 / 30));
-    const run = 1 + Math.floor(rng.uniform(10, 600));
-    const job: SlurmJobInput = {
-      id: i,
-      submit: t,
-      cores: 1 + Math.floor(rng.uniform(0, cores)),
-      // some jobs run past their limit and are killed
-      timeLimit: Math.floor(run * rng.uniform(0.7, 2)) + 1,
-      runTime: run,
-      user: Math.floor(rng.uniform(0, 4)),
-    };
-    if (rng.next() < 0.15) {
-      job.opAfter = Math.floor(rng.uniform(0, run));
-      job.opFor = 1 + Math.floor(rng.uniform(0, 300));
-    }
-    jobs.push(job);
-  }
-  return jobs;
-}
-
-/** `fifo`: every multifactor weight 0; `multifactor`: the default weights (fair share, age, size, partition) of 4 users. */
-type Priority = 'fifo' | 'multifactor';
+import { backfillConfigOf, partitionedWorkload, presetRuns, type Priority, type Row, slurmConfigOf, slurmRows, weightsOf, workload } from './presetHarness.js';
 
 /** The Slurm engine's run (no backfill; the timers of `timers`, by default a main pass at every instant with a change). */
 function slurmRun(jobs: SlurmJobInput[], nodes: number, cores: number, priority: Priority, timers: Partial<SlurmConfig> = {}): Map<number, Row> {
@@ -77,29 +39,6 @@ function slurmRun(jobs: SlurmJobInput[], nodes: number, cores: number, priority:
   // (multifactor: the PriorityCalcPeriod ticks on the one engine's grid, which starts at the first submission)
   config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_PRIORITY.calcPeriod };
   return slurmRows(platform, config, jobs);
-}
-
-/** Every job's row of the Slurm engine's run of `jobs` on `platform` under `config` (a refused job's: NaN times). */
-function slurmRows(platform: SlurmPlatform, config: Partial<SlurmConfig>, jobs: SlurmJobInput[]): Map<number, Row> {
-  const e = new SlurmEngine(platform, config);
-  const out = new Map<number, Row>();
-  e.onFinish((J, s) => {
-    const refused = J.state[s] === JobPhase.Rejected;
-    out.set(J.id[s]!, {
-      start: refused ? Number.NaN : J.start[s]!,
-      end: refused ? Number.NaN : J.end[s]!,
-      killed: J.state[s] !== JobPhase.Completed,
-      periods: refused ? [] : J.periods(s).flat(),
-    });
-  });
-  e.stream(jobs);
-  e.run();
-  return out;
-}
-
-/** The multifactor weights of `priority` (FIFO: all 0; else the defaults). */
-function weightsOf(priority: Priority): Partial<PriorityConfig> {
-  return priority === 'fifo' ? { weightAge: 0, weightFairshare: 0, weightJobSize: 0, weightPartition: 0, weightQos: 0 } : {};
 }
 
 /** A one-engine run's rows (its end records). */
@@ -189,21 +128,6 @@ function timedRuns(
   const b = rowsOf(sim);
   sim.runUntil(Number.POSITIVE_INFINITY);
   return [a, b];
-}
-
-/** The Slurm engine's settings of `sched/backfill` with `backfill` (null: `sched/builtin`). */
-function backfillConfigOf(backfill: SlurmBackfillSettings | null): Partial<SlurmConfig> {
-  if (backfill === null) return { backfill: false };
-  return {
-    backfill: true,
-    bfInterval: backfill.interval,
-    bfWindow: backfill.window,
-    bfResolution: backfill.resolution,
-    bfMaxJobTest: backfill.maxJobTest,
-    bfGrid: backfill.grid,
-    bfSlurmRounding: backfill.slurmRounding,
-    bfReserveIdle: backfill.reserveIdle,
-  };
 }
 
 /** The one engine's jobs of a Slurm workload (an `mpi` job of `cores` tasks; the limit kills; operator events). */
@@ -297,39 +221,6 @@ describe("the one engine with Slurm's backfill scheduler (SlurmBackfill on Slurm
   });
 });
 
-/**
- * `workload` with each job in a random partition, of at most its smallest group's cores (it fits one group),
- * and a random QOS of two; one job in twenty asks for more than any one group of its partition holds (but no
- * more than the partition: the Slurm engine refuses it, the one engine's capacity alone would not).
- */
-function partitionedWorkload(seed: number, n: number, layout: Layout): SlurmJobInput[] {
-  const rng = derive(seed, 'one-engine/partitions');
-  const cores = new Map(layout.groups.map((g) => [g.name, g.count * g.cores]));
-  return workload(seed, n, 1).map((j) => {
-    const part = Math.floor(rng.uniform(0, layout.partitions.length));
-    const sizes = layout.partitions[part]!.groups.map((g) => cores.get(g)!);
-    const smallest = Math.min(...sizes);
-    const largest = Math.max(...sizes);
-    const total = sizes.reduce((a, b) => a + b, 0);
-    const c = rng.next() < 0.05 && total > largest ? largest + 1 + Math.floor(rng.uniform(0, total - largest)) : 1 + Math.floor(rng.uniform(0, smallest));
-    return { ...j, partition: part, cores: c, qos: rng.next() < 0.3 ? 1 : 0 };
-  });
-}
-
-/** Both engines on `layout` with the Slurm configuration `config`: the Slurm engine, and the one engine through the Slurm preset. Refused jobs' rows: NaN times. */
-function presetRuns(jobs: SlurmJobInput[], layout: Layout, config: Partial<SlurmConfig>): [Map<number, Row>, Map<number, Row>] {
-  const a = slurmRows(new SlurmPlatform(layout), config, jobs);
-  const b = new Map<number, Row>();
-  runSlurmPreset(layout, jobs, config, [
-    {
-      onEnd: (_s, r) =>
-        void b.set(Number(r.job.id), { start: r.start, end: r.finish, killed: r.state === 'killed', periods: r.suspensions ? [...r.suspensions] : [] }),
-      onReject: (_s, r) => void b.set(Number(r.job.id), { start: Number.NaN, end: Number.NaN, killed: true, periods: [] }),
-    },
-  ]);
-  return [a, b];
-}
-
 /** `got` is `want` but for the last bits of its times (1e-9 relative): the same start, end, state and suspension periods. */
 function expectSameRow(got: Row | undefined, want: Row, what: string): void {
   expect(got, what).toBeDefined();
@@ -341,22 +232,6 @@ function expectSameRow(got: Row | undefined, want: Row, what: string): void {
     got!.periods.length === want.periods.length &&
     got!.periods.every((t, i) => close(t, want.periods[i]!));
   expect(ok, `${what}: ${JSON.stringify(got)} against ${JSON.stringify(want)}`).toBe(true);
-}
-
-/** The Slurm configuration of a FIFO or multifactor priority (4 users, QOS priorities 0 and 500) with `backfill` (null: sched/builtin) and `timers`. */
-function slurmConfigOf(priority: Priority, backfill: SlurmBackfillSettings | null, timers: Partial<SlurmConfig> = {}): Partial<SlurmConfig> {
-  return {
-    users: 4,
-    qosPriorities: [0, 500],
-    ...backfillConfigOf(backfill),
-    schedOnSubmit: true,
-    schedDelay: 0,
-    schedInterval: 0,
-    batchSchedDelay: 0,
-    schedMinInterval: 0,
-    ...timers,
-    priority: { ...DEFAULT_SLURM.priority, ...weightsOf(priority) },
-  };
 }
 
 describe("the Slurm preset of the one engine (src/slurm/preset.ts: Slurm's main scheduler on several node groups and partitions) gives the Slurm engine's schedules", () => {
@@ -462,102 +337,6 @@ describe("the Slurm preset on groups with memory and threads (which Slurm's coun
   });
 });
 
-describe('the Slurm preset with partitions that preempt (PreemptType=preempt/partition_prio)', () => {
-  it('the Slurm engine scenarios (docs/slurm.md): low 4 x 100 s at 0, high 4 x 50 s at 20 on one 4-core node', () => {
-    const on = (mode: PreemptMode) => {
-      const layout: Layout = {
-        groups: [{ name: 'n', count: 1, cores: 4 }],
-        partitions: [
-          { name: 'low', groups: ['n'], priority_tier: 1, preempt_mode: mode },
-          { name: 'high', groups: ['n'], priority_tier: 2 },
-        ],
-      };
-      const jobs: SlurmJobInput[] = [
-        { id: 1, submit: 0, cores: 4, runTime: 100, timeLimit: 1000, user: 0, partition: 0 },
-        { id: 2, submit: 20, cores: 4, runTime: 50, timeLimit: 1000, user: 0, partition: 1 },
-      ];
-      const [slurm, one] = presetRuns(jobs, layout, slurmConfigOf('fifo', null));
-      expect(one).toEqual(slurm);
-      return one;
-    };
-    // suspend: high runs 20-70, low resumes at 70 and ends at 150
-    expect(on('suspend').get(1)).toEqual({ start: 0, end: 150, killed: false, periods: [20, 70] });
-    expect(on('suspend').get(2)).toEqual({ start: 20, end: 70, killed: false, periods: [] });
-    // requeue: low starts again at 70 and ends at 170
-    expect(on('requeue').get(1)).toEqual({ start: 70, end: 170, killed: false, periods: [] });
-    // cancel: low ends at 20
-    expect(on('cancel').get(1)).toEqual({ start: 0, end: 20, killed: true, periods: [] });
-    // on the core capacity a preempted job would resume on its own cores only: refused
-    const layout: Layout = {
-      groups: [{ name: 'n', count: 1, cores: 4 }],
-      partitions: [
-        { name: 'low', groups: ['n'], priority_tier: 1, preempt_mode: 'suspend' },
-        { name: 'high', groups: ['n'], priority_tier: 2 },
-      ],
-    };
-    expect(() => runSlurmPreset(layout, [], slurmConfigOf('fifo', null), [], 'cores')).toThrow(/preempts on the counted capacity only/);
-  });
-
-  it("gives the Slurm engine's schedules: suspend, requeue or cancel within one group, inside the main pass's walk", () => {
-    let cancelled = 0;
-    let resumed = 0;
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 0, max: 1_000_000 }),
-        fc.constantFrom<Priority>('fifo', 'multifactor'),
-        fc.constantFrom<PreemptMode>('suspend', 'requeue', 'cancel'),
-        fc.constantFrom<PreemptMode>('off', 'suspend', 'requeue'),
-        fc.boolean(),
-        fc.record({
-          schedOnSubmit: fc.boolean(),
-          schedDelay: fc.constantFrom(0, 0.25),
-          schedMinInterval: fc.constantFrom(0, 1),
-          schedInterval: fc.constantFrom(0, 60),
-          batchSchedDelay: fc.constantFrom(0, 0, 2),
-        }),
-        // ends reported by an epilog message (a pass at once under the background thread)
-        fc.constantFrom(0, 0.3),
-        (seed, priority, modeA, modeC, backfill, timers, endShare) => {
-          // a (tier 1) and c (tier 1) under b (tier 2), which shares g1 with a and g2 with c
-          const layout: Layout = {
-            groups: LAYOUT.groups,
-            partitions: [
-              { name: 'a', groups: ['g0', 'g1'], priority_tier: 1, preempt_mode: modeA },
-              { name: 'b', groups: ['g1', 'g2'], priority_tier: 2 },
-              { name: 'c', groups: ['g2'], max_time: 500, priority_tier: 1, preempt_mode: modeC },
-            ],
-          };
-          const jobs = partitionedWorkload(seed, 120, layout);
-          const bf: SlurmBackfillSettings | null = backfill
-            ? { interval: 30, grid: true, window: 86_400, resolution: 60, maxJobTest: 100, slurmRounding: false, reserveIdle: 'none' }
-            : null;
-          const config = slurmConfigOf(priority, bf, {
-            ...timers,
-            schedOnSubmit: timers.schedOnSubmit && timers.batchSchedDelay === 0,
-            endSchedShare: endShare,
-          });
-          const [a, b] = presetRuns(jobs, layout, config);
-          expect(b.size).toBe(a.size);
-          for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
-          for (const j of jobs) {
-            const r = a.get(j.id)!;
-            if (j.partition !== 1 && r.periods.length > 0 && j.opAfter === undefined) resumed++;
-          }
-          // cancelled by a preemption: ended, killed, before its run or its limit was up (no operator suspension to move it)
-          cancelled += jobs.filter((j) => {
-            const r = a.get(j.id)!;
-            return j.opAfter === undefined && r.killed && r.periods.length === 0 && r.end < r.start + Math.min(j.runTime, j.timeLimit);
-          }).length;
-        },
-      ),
-      { numRuns: 150, seed: 61 },
-    );
-    // jobs suspended by a preemption and resumed by a later pass, and jobs cancelled by one, in the runs compared
-    expect(resumed).toBeGreaterThan(50);
-    expect(cancelled).toBeGreaterThan(50);
-  });
-});
-
 describe('the Slurm preset refuses what it does not model yet, naming the settings', () => {
   it('whole-node allocation', () => {
     expect(slurmPresetRefusal({})).toBeNull();
@@ -567,47 +346,6 @@ describe('the Slurm preset refuses what it does not model yet, naming the settin
     expect(() => slurmPresetConfig(LAYOUT, { nodeSelect: true }, 'raijin.json')).toThrow(
       /raijin\.json: .*does not model nodeSelect \(whole-node allocation\) yet/,
     );
-  });
-});
-
-describe('the Slurm preset with GPUs (counted per node group beside the cores, of a type or any)', () => {
-  /** g0: 2 nodes x 8 cores x 2 v100; g1: 1 x 8 x 2 k80; g2: 2 x 4 without GPUs. `gpu` {g1, g0}, `cpu` {g2, g0}. */
-  const GPUS: Layout = {
-    groups: [
-      { name: 'g0', count: 2, cores: 8, gpus: { count: 2, type: 'v100' } },
-      { name: 'g1', count: 1, cores: 8, gpus: { count: 2, type: 'k80' } },
-      { name: 'g2', count: 2, cores: 4 },
-    ],
-    partitions: [
-      { name: 'gpu', groups: ['g1', 'g0'] },
-      { name: 'cpu', groups: ['g2', 'g0'] },
-    ],
-  };
-  it("gives the Slurm engine's schedules, sched/builtin or backfill, FIFO or multifactor", () => {
-    let gpuStarts = 0;
-    let gpuSuspended = 0;
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: 1_000_000 }), fc.constantFrom<Priority>('fifo', 'multifactor'), fc.boolean(), (seed, priority, backfill) => {
-        const rng = derive(seed, 'one-engine/gpus');
-        const jobs = workload(seed, 120, 8).map((j) => {
-          if (rng.next() < 0.5) return { ...j, partition: 1, cores: 1 + Math.floor(rng.uniform(0, 4)) };
-          // a GPU job (with its operator suspension, if drawn: it keeps its cores and GPUs), of 1-3 GPUs of a type or any (k80 jobs fit only g1's 2)
-          const type = rng.next() < 0.3 ? 'k80' : rng.next() < 0.5 ? 'v100' : undefined;
-          return { ...j, partition: 0, gpus: 1 + Math.floor(rng.uniform(0, type === 'k80' ? 2 : 3)), ...(type ? { gpuType: type } : {}) };
-        });
-        const bf: SlurmBackfillSettings | null = backfill
-          ? { interval: 30, grid: false, window: 86_400, resolution: 60, maxJobTest: 100, slurmRounding: false, reserveIdle: 'none' }
-          : null;
-        const [a, b] = presetRuns(jobs, GPUS, slurmConfigOf(priority, bf));
-        expect(b.size).toBe(a.size);
-        for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
-        gpuStarts += jobs.filter((j) => (j.gpus ?? 0) > 0 && !Number.isNaN(a.get(j.id)!.start)).length;
-        gpuSuspended += jobs.filter((j) => (j.gpus ?? 0) > 0 && a.get(j.id)!.periods.length > 0).length;
-      }),
-      { numRuns: 30, seed: 45 },
-    );
-    expect(gpuStarts).toBeGreaterThan(1000);
-    expect(gpuSuspended).toBeGreaterThan(100);
   });
 });
 

@@ -1,0 +1,136 @@
+/**
+ * The differential harness of the Slurm engine against the one engine (test/slurm/oneEngine.test.ts,
+ * presetLifecycle.test.ts): random Slurm workloads, the Slurm configuration of a priority, backfill and
+ * timers, and each engine's rows (start, end, state, suspension periods of every job).
+ */
+import { derive } from '../../src/core/rng.js';
+import { JobPhase } from '../../src/core/engine.js';
+import type { PriorityConfig } from '../../src/scheduling/multifactor.js';
+import type { SlurmBackfillSettings } from '../../src/scheduling/slurmBackfill.js';
+import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
+import { SlurmEngine } from '../../src/slurm/engine.js';
+import { SlurmPlatform } from '../../src/slurm/platform.js';
+import { runSlurmPreset } from '../../src/slurm/preset.js';
+import type { Layout } from './layouts.js';
+
+export interface Row {
+  start: number;
+  end: number;
+  killed: boolean;
+  periods: number[];
+}
+
+export function workload(seed: number, n: number, cores: number): SlurmJobInput[] {
+  const rng = derive(seed, 'one-engine/slurm-builtin');
+  const jobs: SlurmJobInput[] = [];
+  let t = 0;
+  for (let i = 0; i < n; i++) {
+    t += Math.floor(rng.exponential(1 / 30));
+    const run = 1 + Math.floor(rng.uniform(10, 600));
+    const job: SlurmJobInput = {
+      id: i,
+      submit: t,
+      cores: 1 + Math.floor(rng.uniform(0, cores)),
+      // some jobs run past their limit and are killed
+      timeLimit: Math.floor(run * rng.uniform(0.7, 2)) + 1,
+      runTime: run,
+      user: Math.floor(rng.uniform(0, 4)),
+    };
+    if (rng.next() < 0.15) {
+      job.opAfter = Math.floor(rng.uniform(0, run));
+      job.opFor = 1 + Math.floor(rng.uniform(0, 300));
+    }
+    jobs.push(job);
+  }
+  return jobs;
+}
+
+/** `fifo`: every multifactor weight 0; `multifactor`: the default weights (fair share, age, size, partition) of 4 users. */
+export type Priority = 'fifo' | 'multifactor';
+
+/** Every job's row of the Slurm engine's run of `jobs` on `platform` under `config` (a refused job's: NaN times). */
+export function slurmRows(platform: SlurmPlatform, config: Partial<SlurmConfig>, jobs: SlurmJobInput[]): Map<number, Row> {
+  const e = new SlurmEngine(platform, config);
+  const out = new Map<number, Row>();
+  e.onFinish((J, s) => {
+    const refused = J.state[s] === JobPhase.Rejected;
+    out.set(J.id[s]!, {
+      start: refused ? Number.NaN : J.start[s]!,
+      end: refused ? Number.NaN : J.end[s]!,
+      killed: J.state[s] !== JobPhase.Completed,
+      periods: refused ? [] : J.periods(s).flat(),
+    });
+  });
+  e.stream(jobs);
+  e.run();
+  return out;
+}
+
+/** The multifactor weights of `priority` (FIFO: all 0; else the defaults). */
+export function weightsOf(priority: Priority): Partial<PriorityConfig> {
+  return priority === 'fifo' ? { weightAge: 0, weightFairshare: 0, weightJobSize: 0, weightPartition: 0, weightQos: 0 } : {};
+}
+
+/** The Slurm engine's settings of `sched/backfill` with `backfill` (null: `sched/builtin`). */
+export function backfillConfigOf(backfill: SlurmBackfillSettings | null): Partial<SlurmConfig> {
+  if (backfill === null) return { backfill: false };
+  return {
+    backfill: true,
+    bfInterval: backfill.interval,
+    bfWindow: backfill.window,
+    bfResolution: backfill.resolution,
+    bfMaxJobTest: backfill.maxJobTest,
+    bfGrid: backfill.grid,
+    bfSlurmRounding: backfill.slurmRounding,
+    bfReserveIdle: backfill.reserveIdle,
+  };
+}
+
+/**
+ * `workload` with each job in a random partition, of at most its smallest group's cores (it fits one group),
+ * and a random QOS of two; one job in twenty asks for more than any one group of its partition holds (but no
+ * more than the partition: the Slurm engine refuses it, the one engine's capacity alone would not).
+ */
+export function partitionedWorkload(seed: number, n: number, layout: Layout): SlurmJobInput[] {
+  const rng = derive(seed, 'one-engine/partitions');
+  const cores = new Map(layout.groups.map((g) => [g.name, g.count * g.cores]));
+  return workload(seed, n, 1).map((j) => {
+    const part = Math.floor(rng.uniform(0, layout.partitions.length));
+    const sizes = layout.partitions[part]!.groups.map((g) => cores.get(g)!);
+    const smallest = Math.min(...sizes);
+    const largest = Math.max(...sizes);
+    const total = sizes.reduce((a, b) => a + b, 0);
+    const c = rng.next() < 0.05 && total > largest ? largest + 1 + Math.floor(rng.uniform(0, total - largest)) : 1 + Math.floor(rng.uniform(0, smallest));
+    return { ...j, partition: part, cores: c, qos: rng.next() < 0.3 ? 1 : 0 };
+  });
+}
+
+/** Both engines on `layout` with the Slurm configuration `config`: the Slurm engine, and the one engine through the Slurm preset. Refused jobs' rows: NaN times. */
+export function presetRuns(jobs: SlurmJobInput[], layout: Layout, config: Partial<SlurmConfig>): [Map<number, Row>, Map<number, Row>] {
+  const a = slurmRows(new SlurmPlatform(layout), config, jobs);
+  const b = new Map<number, Row>();
+  runSlurmPreset(layout, jobs, config, [
+    {
+      onEnd: (_s, r) =>
+        void b.set(Number(r.job.id), { start: r.start, end: r.finish, killed: r.state === 'killed', periods: r.suspensions ? [...r.suspensions] : [] }),
+      onReject: (_s, r) => void b.set(Number(r.job.id), { start: Number.NaN, end: Number.NaN, killed: true, periods: [] }),
+    },
+  ]);
+  return [a, b];
+}
+
+/** The Slurm configuration of a FIFO or multifactor priority (4 users, QOS priorities 0 and 500) with `backfill` (null: sched/builtin) and `timers`. */
+export function slurmConfigOf(priority: Priority, backfill: SlurmBackfillSettings | null, timers: Partial<SlurmConfig> = {}): Partial<SlurmConfig> {
+  return {
+    users: 4,
+    qosPriorities: [0, 500],
+    ...backfillConfigOf(backfill),
+    schedOnSubmit: true,
+    schedDelay: 0,
+    schedInterval: 0,
+    batchSchedDelay: 0,
+    schedMinInterval: 0,
+    ...timers,
+    priority: { ...DEFAULT_SLURM.priority, ...weightsOf(priority) },
+  };
+}
