@@ -48,7 +48,8 @@ export function slurmPresetRefusal(config: Partial<SlurmConfig>, platform?: Slur
   const c = { ...DEFAULT_SLURM, ...config };
   const out: string[] = [];
   if (c.bfWillRun) out.push('bfWillRun');
-  if (c.nodeSelect && c.backfill) out.push('nodeSelect with sched/backfill (the whole-node planners)');
+  // (the node-profile planner holds whole nodes: nodes of one core, where every job holds its nodes whole)
+  if (c.nodeSelect && c.backfill && platform?.groups.some((g) => g.cores !== 1)) out.push('nodeSelect with sched/backfill on nodes of several cores');
   if (c.nodeSelect && platform !== undefined && preempts(platform)) out.push('nodeSelect with partitions that preempt');
   if (c.nodeSelect && platform?.groups.some((g) => g.gpus !== undefined && (typeof g.gpus === 'number' ? g.gpus : g.gpus.count) > 0))
     out.push('nodeSelect with GPUs');

@@ -3,8 +3,10 @@
  * `within: "nodes"` places each job where Slurm's select plugin would (`src/scheduling/slurmSelect.ts` over
  * `nodeSelection.ts`, the code the Slurm engine's `NodeMap` runs), on the core capacity. On random workloads
  * over several groups and partitions, on a whole-node platform (nodes of one core: a job of `n` units asks
- * for `n` nodes whole) and on nodes of several cores (units anywhere), the one engine gives every job the
- * Slurm engine's start, end, state, suspension periods and nodes.
+ * for `n` nodes whole) and on nodes of several cores (units anywhere), under `sched/builtin`, and with
+ * `sched/backfill` on the whole-node platform (the node-profile pass, src/scheduling/nodeProfileBackfill.ts,
+ * which both engines run), the one engine gives every job the Slurm engine's start, end, state, suspension
+ * periods and nodes.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -110,12 +112,12 @@ function nodeWorkload(seed: number, n: number, layout: Layout): SlurmJobInput[] 
   return partitionedWorkload(seed, n, layout);
 }
 
-describe("the Slurm preset with whole-node allocation (nodeSelect, sched/builtin) gives the Slurm engine's schedules and nodes", () => {
+describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slurm engine's schedules and nodes", () => {
   for (const [name, layout] of [
     ['a whole-node platform (one-core nodes)', WHOLE],
     ['nodes of several cores', MULTI],
   ] as const)
-    it(`on ${name}: every job the same start, end, state, periods and nodes (random workloads, both priorities, timers)`, () => {
+    it(`under sched/builtin on ${name}: every job the same start, end, state, periods and nodes (random workloads, both priorities, timers)`, () => {
       let waited = 0;
       let spread = 0;
       let refused = 0;
@@ -145,9 +147,46 @@ describe("the Slurm preset with whole-node allocation (nodeSelect, sched/builtin
       expect(refused).toBeGreaterThan(10);
     });
 
+  it('with sched/backfill on a whole-node platform (the node-profile pass, written once): the same starts, ends, states, periods and nodes', () => {
+    let backfilled = 0;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.constantFrom<Priority>('fifo', 'multifactor'),
+        fc.record({
+          interval: fc.constantFrom(1, 5, 30),
+          window: fc.constantFrom(600, 3_600, 86_400),
+          resolution: fc.constantFrom(1, 10, 60),
+          maxJobTest: fc.constantFrom(2, 10, 100),
+          grid: fc.boolean(),
+          slurmRounding: fc.boolean(),
+          reserveIdle: fc.constant<'none'>('none'),
+        }),
+        fc.boolean(),
+        (seed, priority, backfill, timers) => {
+          const jobs = nodeWorkload(seed, 60, WHOLE);
+          const config: Partial<SlurmConfig> = {
+            ...slurmConfigOf(priority, backfill, timers ? { schedInterval: 60, schedMinInterval: 2, schedDelay: 1 } : {}),
+            nodeSelect: true,
+          };
+          config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
+          const a = slurmNodeRows(WHOLE, config, jobs);
+          const b = presetNodeRows(WHOLE, config, jobs);
+          expect(b.size).toBe(a.size);
+          for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+          // a job that started before an earlier-submitted job of its partition still waiting: backfilled
+          for (const [id, r] of a) if (jobs.some((j) => j.id < id && j.partition === jobs[id]!.partition && a.get(j.id)!.start > r.start)) backfilled++;
+        },
+      ),
+      { numRuns: 40, seed: derive(7, 'preset-nodes/backfill').int(1_000_000) },
+    );
+    expect(backfilled).toBeGreaterThan(100);
+  });
+
   it('refuses what it does not model yet, naming it', () => {
     expect(slurmPresetRefusal({ nodeSelect: true, bfWillRun: true })).toMatch(/bfWillRun/);
-    expect(slurmPresetRefusal({ nodeSelect: true, backfill: true })).toMatch(/nodeSelect with sched\/backfill/);
+    expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, MULTI)).toMatch(/nodeSelect with sched\/backfill on nodes of several cores/);
+    expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, WHOLE)).toBeNull();
     expect(slurmPresetRefusal({ nodeSelect: true, backfill: false })).toBeNull();
     const preempting: Layout = {
       groups: MULTI.groups,
