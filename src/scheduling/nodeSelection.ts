@@ -25,6 +25,22 @@ export interface NodeShape {
   memPerCpu?: number | undefined;
 }
 
+/** A running job's share of the nodes: node indices (ascending), units, memory (MB) and GPUs on each. */
+export interface NodeAlloc {
+  nodes: Int32Array;
+  units: Int32Array;
+  mem: Float64Array;
+  gpus: Int32Array;
+  /** Held whole (`--exclusive`, or a whole-node platform): nothing else may use these nodes. */
+  whole: boolean;
+}
+
+/** What each node offers whole: its memory (MB; Infinity: not consumable) and GPUs, by global node index. */
+export interface NodeCapacities {
+  readonly memCap: ArrayLike<number>;
+  readonly gpuCap: ArrayLike<number>;
+}
+
 /** What a job asks of the nodes (a whole-node job asks for `minNodes` nodes whole). */
 export interface NodeRequest {
   /** Units (CPUs; nodes on a whole-node platform) in all. */
@@ -224,6 +240,24 @@ export function nodeRequestOf(units: number, oneUnitNodes: boolean, shape: NodeS
     gpus,
     gpuType,
   };
+}
+
+/** The allocation of `req` on the positions `pick` chose among the nodes `P` (memory: a whole node's, else the request's). */
+export function allocOf(req: NodeRequest, pick: { pos: Int32Array; units: Int32Array }, P: Int32Array, nm: NodeCapacities): NodeAlloc {
+  const nodes = new Int32Array(pick.pos.length);
+  const mem = new Float64Array(pick.pos.length);
+  // GPUs: a whole node's all, else what the job asks for on each node
+  const gpus = new Int32Array(pick.pos.length);
+  for (let i = 0; i < nodes.length; i++) {
+    const x = P[pick.pos[i]!]!;
+    nodes[i] = x;
+    gpus[i] = req.whole ? nm.gpuCap[x]! : req.gpus;
+    const cap = nm.memCap[x]!;
+    if (!Number.isFinite(cap)) mem[i] = 0;
+    else if (req.whole) mem[i] = cap;
+    else mem[i] = Math.min(cap, req.memPerNode > 0 ? req.memPerNode : req.memPerUnit * pick.units[i]!);
+  }
+  return { nodes, units: Int32Array.from(pick.units), mem, gpus, whole: req.whole };
 }
 
 /**

@@ -13,20 +13,10 @@
  * src/scheduling/nodeSelection.ts (the one engine's Slurm selection uses it too).
  */
 import type { JobShape } from './config.js';
-import { evalNodes, type NodeRequest, nodeRequestOf, usableUnits } from '../scheduling/nodeSelection.js';
+import { evalNodes, type NodeAlloc, type NodeRequest, allocOf, nodeRequestOf, usableUnits } from '../scheduling/nodeSelection.js';
 
-export { evalNodes, type NodeRequest, pickNodes, usableUnits } from '../scheduling/nodeSelection.js';
+export { allocOf, evalNodes, type NodeAlloc, type NodeRequest, pickNodes, usableUnits } from '../scheduling/nodeSelection.js';
 import type { SlurmPlatform } from './platform.js';
-
-/** A running job's share of the nodes: node indices (ascending), units, memory (MB) and GPUs on each. */
-export interface NodeAlloc {
-  nodes: Int32Array;
-  units: Int32Array;
-  mem: Float64Array;
-  gpus: Int32Array;
-  /** Held whole (`--exclusive`, or a whole-node platform): nothing else may use these nodes. */
-  whole: boolean;
-}
 
 /** Which nodes hold what (see the module comment). */
 export class NodeMap {
@@ -184,24 +174,6 @@ export class NodeMap {
     }
     this.held.delete(s);
   }
-}
-
-/** The allocation of `req` on the positions `pick` chose among the nodes `P` (memory: a whole node's, else the request's). */
-export function allocOf(req: NodeRequest, pick: { pos: Int32Array; units: Int32Array }, P: Int32Array, nm: NodeMap): NodeAlloc {
-  const nodes = new Int32Array(pick.pos.length);
-  const mem = new Float64Array(pick.pos.length);
-  // GPUs: a whole node's all, else what the job asks for on each node
-  const gpus = new Int32Array(pick.pos.length);
-  for (let i = 0; i < nodes.length; i++) {
-    const x = P[pick.pos[i]!]!;
-    nodes[i] = x;
-    gpus[i] = req.whole ? nm.gpuCap[x]! : req.gpus;
-    const cap = nm.memCap[x]!;
-    if (!Number.isFinite(cap)) mem[i] = 0;
-    else if (req.whole) mem[i] = cap;
-    else mem[i] = Math.min(cap, req.memPerNode > 0 ? req.memPerNode : req.memPerUnit * pick.units[i]!);
-  }
-  return { nodes, units: Int32Array.from(pick.units), mem, gpus, whole: req.whole };
 }
 
 /** Whole nodes `nodes` (global indices) of a whole-node platform (one unit each) as an allocation. */
