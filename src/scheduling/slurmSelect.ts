@@ -7,9 +7,10 @@
  * The candidates are the nodes of the job's partition in platform order (`Partition.nodes`); on each, the
  * units the job may use (`usableUnits`: its free cores, in whole tasks, as many as its memory allows when
  * memory is enforced; a whole-node request only an idle node, all of it), 0 outside a placement limit. The
- * request is the job's as Slurm reads it (`nodeRequestOf`): `ntasks` units anywhere, or, on a partition
- * whose nodes have one core each, `ntasks` whole nodes; a `seq` job asks for one node, an `mpi` job with
- * `nodes` for exactly that many. On the chosen nodes the job takes the units `evalNodes` gives each, the
+ * request is the job's as Slurm reads it (`nodeRequestOf`): its `slurmRequest` facet (`--exclusive`: whole
+ * idle nodes, all their cores; `-N MIN-MAX`; `-c`), else `ntasks` units anywhere, or, on a partition whose
+ * nodes have one core each, `ntasks` whole nodes; a `seq` job asks for one node, an `mpi` job with `nodes`
+ * for exactly that many. On the chosen nodes the job takes the units `evalNodes` gives each, the
  * node's free cores in core order.
  *
  * Slurm's choice, not every placement that exists: a job the plugin cannot place stays waiting even where
@@ -85,8 +86,13 @@ export class SlurmNodeSelection implements ResourcePolicy {
   }
 }
 
-/** What `job` asks of the nodes beyond its units: one node (`seq`), exactly `nodes` (`mpi` with `nodes`), or Slurm's defaults. */
+/**
+ * What `job` asks of the nodes beyond its units: its Slurm request (`slurmRequest`: `--exclusive`, `-N`, `-c`),
+ * else one node (`seq`), exactly `nodes` (`mpi` with `nodes`), or Slurm's defaults.
+ */
 function shapeOf(job: Job): NodeShape {
+  const r = job.slurmRequest;
+  if (r !== undefined) return { whole: r.exclusive, minNodes: r.minNodes, maxNodes: r.maxNodes, cpusPerTask: r.cpusPerTask };
   if (job.type === 'seq') return { minNodes: 1, maxNodes: 1, whole: false };
   if (job.nodes > 0) return { minNodes: job.nodes, maxNodes: job.nodes, whole: false };
   return {};

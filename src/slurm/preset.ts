@@ -32,7 +32,7 @@
  * allocation (`nodeSelect`, `bfWillRun`) and its COMPLETING nodes.
  */
 import { InputError } from '../core/errors.js';
-import { type Job, makeDelayJob } from '../workload/job.js';
+import { type Job, makeDelayJob, makeJob, type SlurmRequest } from '../workload/job.js';
 import type { SimulationListener } from '../execution/simulator.js';
 import type { Platform } from '../platform/platform.js';
 import { platformFromNodeGroups } from '../platform/views.js';
@@ -145,22 +145,77 @@ export function slurmPresetPlatform(platform: SlurmPlatformSpec): Platform {
  * The one engine's job for Slurm job `j` (see the module comment; `partitions`: the platform's partition
  * names) under the Slurm configuration `config`: its end runs a pass at once (`Job.epilogPass`) when an
  * epilog message reports it (`j.epilogPass`) or when `endSchedShare` draws it, as the Slurm engine decides.
- * (Its nodes' `completing` time counts only with whole-node allocation, which the preset refuses: the Slurm
- * engine's counted model ignores it too.)
+ * Its node request (`j.shape`, with whole-node allocation) is `request` (`slurmPresetRequest`), which gives
+ * an exclusive job whole nodes as its shape. (Its nodes' `completing` time counts only with whole-node
+ * allocation and Slurm 22.05's backfill, where the preset refuses it.)
  */
-export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[], config: Partial<SlurmConfig> = {}): Job {
+export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[], config: Partial<SlurmConfig> = {}, request: PresetRequest | null = null): Job {
   const gpus = j.gpus ?? 0;
   const share = config.endSchedShare ?? DEFAULT_SLURM.endSchedShare;
   const epilog = j.epilogPass === true || (share > 0 && hashUnit(j.id, config.endSchedSeed ?? DEFAULT_SLURM.endSchedSeed) < share);
-  return makeDelayJob(String(j.id), j.submit, j.cores, j.runTime, j.timeLimit, {
+  const facets = {
     user: String(j.user),
     partition: partitions[j.partition ?? 0]!,
     qos: j.qos !== undefined ? `q${j.qos}` : undefined,
     operatorEvents: j.opAfter !== undefined && j.opFor !== undefined ? [{ after: j.opAfter, duration: j.opFor }] : undefined,
     epilogPass: epilog ? true : undefined,
     // GPUs in total, of its type (any when it names none), counted per group beside its cores
-    gpus: gpus > 0 ? { count: gpus, perNode: false, type: j.gpuType, weight: 1 } : undefined,
+    gpus: gpus > 0 ? { count: gpus, perNode: false as const, type: j.gpuType, weight: 1 } : undefined,
+    slurmRequest: request?.slurmRequest,
+  };
+  if (request === null || request.nodes === 0) return makeDelayJob(String(j.id), j.submit, j.cores, j.runTime, j.timeLimit, facets);
+  return makeJob({
+    id: String(j.id),
+    subtime: j.submit,
+    ntasks: request.nodes * request.perNode,
+    runtime: j.runTime,
+    reqTime: j.timeLimit,
+    nodes: request.nodes,
+    ntasksPerNode: request.perNode,
+    ...facets,
   });
+}
+
+/** A Slurm job's node request on the one engine: the facet, and for an exclusive job its whole nodes (`nodes` of `perNode` cores; 0: not exclusive). */
+export interface PresetRequest {
+  slurmRequest: SlurmRequest | undefined;
+  nodes: number;
+  perNode: number;
+}
+
+/**
+ * The node request of Slurm job `j` (its `shape`) on `platform` with whole-node allocation, or null when it
+ * gives none. An `InputError` names what the preset does not model yet: memory (`--mem`, `--mem-per-cpu`),
+ * node ranges (`-N MIN-MAX` with MAX above MIN) and `-c` above 1 (where the Slurm engine's select plugin
+ * gives a job more CPUs than it asks for, which its job then holds), `--exclusive` on a partition of unequal nodes or with cores
+ * other than its whole nodes' (the priority's job size reads them), and a shape on a partition of one-core
+ * nodes that is not `cores` whole nodes.
+ */
+export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec): PresetRequest | null {
+  const shape = j.shape;
+  if (shape === undefined) return null;
+  const no = (what: string) => new InputError(`job ${j.id}: the Slurm preset of the one engine does not model ${what} yet`);
+  if ((shape.memPerNode ?? 0) > 0 || (shape.memPerCpu ?? 0) > 0) throw no('memory requests (--mem, --mem-per-cpu)');
+  const part = platform.partitions[j.partition ?? 0];
+  if (part === undefined) return null; // (refused at submission: no such partition)
+  const cores = new Set(part.groups.map((name) => platform.groups.find((g) => g.name === name)?.cores ?? 0));
+  const oneCore = cores.size === 1 && cores.has(1);
+  const whole = shape.whole ?? oneCore;
+  if (!whole) {
+    if (oneCore) throw no('a shape that is not whole nodes on a partition of one-core nodes');
+    // (with a range, the select plugin may give a job more CPUs than it asks for, a node's one for each node it
+    // aims at beyond its tasks: the Slurm engine's job then holds them, where the one engine's holds its cores)
+    if ((shape.maxNodes ?? 0) > (shape.minNodes ?? 1)) throw no('a node range (-N MIN-MAX)');
+    // (likewise with -c above 1: a node's share is not rounded to whole tasks there)
+    if ((shape.cpusPerTask ?? 1) > 1) throw no('CPUs per task (-c) above 1');
+    return { slurmRequest: { minNodes: shape.minNodes, maxNodes: shape.maxNodes, cpusPerTask: shape.cpusPerTask }, nodes: 0, perNode: 0 };
+  }
+  if (cores.size !== 1) throw no('--exclusive on a partition of unequal nodes');
+  const minNodes = Math.max(1, shape.minNodes ?? j.cores);
+  if ((shape.maxNodes ?? 0) > minNodes) throw no('--exclusive with a node range (-N MIN-MAX)');
+  const perNode = [...cores][0]!;
+  if (minNodes * perNode !== j.cores) throw no(`--exclusive with cores (${j.cores}) other than its whole nodes' (${minNodes} x ${perNode})`);
+  return { slurmRequest: { exclusive: true, minNodes }, nodes: minNodes, perNode };
 }
 
 /**
@@ -193,11 +248,9 @@ export function runSlurmPreset(
   const completing = nodeSelect && (config.bfWillRun ?? DEFAULT_SLURM.bfWillRun);
   const oneJobs = (function* () {
     for (const j of jobs) {
-      if (nodeSelect && j.shape !== undefined)
-        throw new InputError(`job ${j.id}: the Slurm preset of the one engine does not model node shapes (--exclusive, -N, -c, --mem) yet`);
       if (completing && (j.completing ?? 0) > 0)
         throw new InputError(`job ${j.id}: the Slurm preset of the one engine does not model nodes left COMPLETING after a job (completing) yet`);
-      yield slurmPresetJob(j, names, config);
+      yield slurmPresetJob(j, names, config, nodeSelect ? slurmPresetRequest(j, platform) : null);
     }
   })();
   return runSimulation(slurmPresetPlatform(platform), oneJobs, makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }), {

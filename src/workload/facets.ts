@@ -24,10 +24,13 @@
  *   `runtime` is what engines without the DL progress model run); `weight` is Gavel's priority weight
  *   (default 1).
  * - `cpus_per_task`: the cores each task holds (> 0, possibly fractional; `Job.cpusPerTask`).
+ * - `slurm_request`: `{exclusive, min_nodes, max_nodes, cpus_per_task}`, Slurm's node request (`--exclusive`,
+ *   `-N MIN-MAX`, `-c`; `Job.slurmRequest`), read by Slurm's select plugin. An `exclusive` job gives its
+ *   shape as whole nodes: `nodes` and `ntasks_per_node` (the cores of each).
  */
 import { z } from 'zod';
 import type { GpuRequest } from './gpuRequest.js';
-import type { Job, OperatorEvent } from './job.js';
+import type { Job, OperatorEvent, SlurmRequest } from './job.js';
 import type { MalleableWork, SpeedupModel } from './malleability.js';
 
 const num = z.number().finite();
@@ -36,7 +39,7 @@ const count = z.number().int().positive();
 const name = z.union([z.string().min(1), z.number().int()]).transform(String);
 
 /** The facet fields of a native job. */
-export const FACET_FIELDS = ['user', 'account', 'partition', 'qos', 'malleable', 'operator_events', 'cpus_per_task', 'gpus'] as const;
+export const FACET_FIELDS = ['user', 'account', 'partition', 'qos', 'malleable', 'operator_events', 'cpus_per_task', 'gpus', 'slurm_request'] as const;
 
 const SpeedupSchema = z
   .object({
@@ -88,6 +91,18 @@ const GpusSchema = z
   .strict()
   .refine((g) => (g.job_type === undefined) === (g.steps === undefined), { message: 'give `job_type` and `steps` together (a deep-learning job), or neither' });
 
+const SlurmRequestSchema = z
+  .object({
+    exclusive: z.boolean().optional(),
+    min_nodes: count.optional(),
+    max_nodes: z.number().int().nonnegative().optional(),
+    cpus_per_task: count.optional(),
+  })
+  .strict()
+  .refine((r) => r.max_nodes === undefined || r.max_nodes === 0 || r.max_nodes >= (r.min_nodes ?? 1), {
+    message: 'expected max_nodes >= min_nodes (or 0: no maximum)',
+  });
+
 /** The zod shape of the facet fields (spread into the native job schema). */
 export const facetShape = {
   user: name.optional(),
@@ -98,6 +113,7 @@ export const facetShape = {
   operator_events: OperatorEventsSchema.optional(),
   gpus: GpusSchema.optional(),
   cpus_per_task: positive.optional(),
+  slurm_request: SlurmRequestSchema.optional(),
 };
 
 /** The facet fields of a parsed native job. */
@@ -140,6 +156,15 @@ export function jobFacets(raw: RawFacets): Partial<Job> {
   if (raw.operator_events !== undefined) out.operatorEvents = raw.operator_events.map((e): OperatorEvent => ({ after: e.after, duration: e.duration }));
   if (raw.gpus !== undefined) out.gpus = gpuRequest(raw.gpus);
   if (raw.cpus_per_task !== undefined) out.cpusPerTask = raw.cpus_per_task;
+  const r = raw.slurm_request;
+  if (r !== undefined) {
+    const q: SlurmRequest = {};
+    if (r.exclusive !== undefined) q.exclusive = r.exclusive;
+    if (r.min_nodes !== undefined) q.minNodes = r.min_nodes;
+    if (r.max_nodes !== undefined) q.maxNodes = r.max_nodes;
+    if (r.cpus_per_task !== undefined) q.cpusPerTask = r.cpus_per_task;
+    out.slurmRequest = q;
+  }
   return out;
 }
 
@@ -171,5 +196,14 @@ export function writeFacets(job: Job): Record<string, unknown> {
     out['gpus'] = w;
   }
   if (job.cpusPerTask !== undefined) out['cpus_per_task'] = job.cpusPerTask;
+  const q = job.slurmRequest;
+  if (q !== undefined) {
+    const w: Record<string, unknown> = {};
+    if (q.exclusive !== undefined) w['exclusive'] = q.exclusive;
+    if (q.minNodes !== undefined) w['min_nodes'] = q.minNodes;
+    if (q.maxNodes !== undefined) w['max_nodes'] = q.maxNodes;
+    if (q.cpusPerTask !== undefined) w['cpus_per_task'] = q.cpusPerTask;
+    out['slurm_request'] = w;
+  }
   return out;
 }

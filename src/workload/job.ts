@@ -16,8 +16,8 @@
  * (`operatorEvents`), the GPUs it needs with, for a deep-learning job, its training steps (`gpus`,
  * `gpuRequest.ts`), and the cores each task holds when that is not one whole core (`cpusPerTask`).
  * Every reader fills the facets its format has (docs/workloads.md); `makeJob` and
- * `writeNativeWorkload` carry them. Slurm's request details (node count ranges, exclusive, CPUs per
- * task, memory per CPU, features, dependencies, nice) are the Slurm engine's.
+ * `writeNativeWorkload` carry them. Slurm's node request (`--exclusive`, `-N`, `-c`: `slurmRequest`) is a
+ * facet too; its other request details (memory, features, dependencies, nice) are the Slurm engine's.
  */
 import type { GpuRequest } from './gpuRequest.js';
 import type { MalleableWork } from './malleability.js';
@@ -51,6 +51,17 @@ export interface OperatorEvent {
   after: number;
   /** Seconds suspended (> 0). */
   duration: number;
+}
+
+/** Slurm's node request of a job (the `slurmRequest` facet; sbatch's options). */
+export interface SlurmRequest {
+  /** `--exclusive`: whole idle nodes, `minNodes` of them. */
+  exclusive?: boolean | undefined;
+  /** `-N MIN-MAX`: nodes at least (default 1) and at most (0 or absent: no maximum). */
+  minNodes?: number | undefined;
+  maxNodes?: number | undefined;
+  /** `-c`: CPUs per Slurm task (a node takes the job's cores in multiples of it; default 1). */
+  cpusPerTask?: number | undefined;
 }
 
 /** A job, immutable once loaded. */
@@ -114,6 +125,13 @@ export interface Job {
   epilogPass?: boolean | undefined;
   /** Facet: the GPUs it needs and, for a deep-learning job, its steps of a job type (`gpuRequest.ts`). */
   gpus?: GpuRequest | undefined;
+  /**
+   * Facet (Slurm): how the job asks for nodes beyond its cores (`sbatch --exclusive`, `-N MIN-MAX`, `-c`),
+   * read by Slurm's select plugin (`pass_clock.slurm.within: "nodes"`, src/scheduling/slurmSelect.ts). An
+   * `exclusive` job is also an exact-shape job (`nodes` whole nodes of `ntasksPerNode` tasks, its nodes'
+   * cores), so that every placement gives it whole nodes.
+   */
+  slurmRequest?: SlurmRequest | undefined;
   /**
    * Facet: the cores each task holds (> 0, possibly fractional: a share of a host's CPU, as task traces
    * give it); absent: 1. The capacity of continuous CPU and memory vectors (`capacity: 'vectors'`,
@@ -213,6 +231,7 @@ export interface DelayJobFacets {
   operatorEvents: OperatorEvent[] | undefined;
   epilogPass: boolean | undefined;
   gpus: GpuRequest | undefined;
+  slurmRequest: SlurmRequest | undefined;
 }
 
 /**
@@ -246,6 +265,7 @@ export function makeDelayJob(id: string, subtime: number, ntasks: number, runtim
     operatorEvents: facets.operatorEvents,
     epilogPass: facets.epilogPass,
     gpus: facets.gpus,
+    slurmRequest: facets.slurmRequest,
   };
 }
 

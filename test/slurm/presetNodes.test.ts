@@ -107,6 +107,47 @@ function presetNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: Slur
   return out;
 }
 
+/** Partitions of equal nodes (an exclusive job's whole nodes have one size in each): `a` over 4-core nodes, `b` over 2-core nodes. */
+const SHAPED: Layout = {
+  groups: [
+    { name: 's0', count: 3, cores: 4 },
+    { name: 's1', count: 2, cores: 4 },
+    { name: 's2', count: 4, cores: 2 },
+  ],
+  partitions: [
+    { name: 'a', groups: ['s0', 's1'] },
+    { name: 'b', groups: ['s2'], max_time: 500 },
+  ],
+};
+
+/**
+ * `nodeWorkload` on `SHAPED` with node requests: a third of the jobs `--exclusive` on 1-3 whole nodes (their
+ * cores those nodes' cores), a third `-N MIN` (at least, or exactly; at least a core per node), the rest none.
+ * (Ranges and `-c` above 1 are refused: below.)
+ */
+function shapedWorkload(seed: number, n: number): SlurmJobInput[] {
+  const rng = derive(seed, 'preset-nodes/shapes');
+  const perNode = [4, 2];
+  return nodeWorkload(seed, n, SHAPED).map((j) => {
+    const u = rng.next();
+    const part = j.partition ?? 0;
+    if (u < 1 / 3) {
+      const nodes = 1 + Math.floor(rng.uniform(0, 3));
+      return { ...j, cores: nodes * perNode[part]!, shape: { whole: true, minNodes: nodes } };
+    }
+    if (u < 2 / 3) {
+      const c = 1;
+      const min = 1 + Math.floor(rng.uniform(0, 2));
+      // (at least one task of `c` CPUs on each of its `min` nodes, and exactly `min` nodes only when they hold
+      // them all: a request Slurm can place; no range, which the preset refuses)
+      const cores = c * (min + Math.floor(rng.uniform(0, 5)));
+      const max = rng.next() < 0.5 || cores > min * perNode[part]! ? 0 : min;
+      return { ...j, cores, shape: { minNodes: min, maxNodes: max, cpusPerTask: c } };
+    }
+    return j;
+  });
+}
+
 /**
  * `partitionedWorkload` (each job of at most its partition's smallest group, one in twenty larger than any
  * group: refused); with `fractional`, submissions off the whole second (a live run's clock: the will-run
@@ -198,6 +239,33 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
       expect(backfilled).toBeGreaterThan(100);
     });
 
+  it("with node requests (--exclusive whole nodes, -N), under sched/builtin and Slurm 22.05's will-run pass: the same starts, ends, states, periods and nodes", () => {
+    let exclusive = 0;
+    let ranged = 0;
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 1_000_000 }), fc.constantFrom<Priority>('fifo', 'multifactor'), fc.boolean(), (seed, priority, backfill) => {
+        const jobs = shapedWorkload(seed, 60);
+        const settings = { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
+        const config: Partial<SlurmConfig> = { ...slurmConfigOf(priority, backfill ? settings : null), nodeSelect: true, bfWillRun: true };
+        config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
+        const a = slurmNodeRows(SHAPED, config, jobs);
+        const b = presetNodeRows(SHAPED, config, jobs);
+        expect(b.size).toBe(a.size);
+        for (const [id, r] of a) {
+          expect(b.get(id), `job ${id}`).toEqual(r);
+          const shape = jobs[id]!.shape;
+          if (Number.isNaN(r.start) || shape === undefined) continue;
+          if (shape.whole) exclusive++;
+          else if (r.nodes.length > 1) ranged++;
+        }
+      }),
+      { numRuns: 40, seed: derive(7, 'preset-nodes/shapes').int(1_000_000) },
+    );
+    // exclusive jobs ran, and jobs with a node range ran on several nodes
+    expect(exclusive).toBeGreaterThan(200);
+    expect(ranged).toBeGreaterThan(100);
+  });
+
   it('refuses what it does not model yet, naming it', () => {
     expect(slurmPresetRefusal({ nodeSelect: true, bfWillRun: true }, MULTI)).toBeNull();
     expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, MULTI)).toMatch(
@@ -218,8 +286,19 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     expect(
       slurmPresetRefusal({ nodeSelect: true, backfill: false }, { ...MULTI, groups: [{ name: 'm0', count: 2, cores: 4, gpus: { count: 2, type: 'a100' } }] }),
     ).toMatch(/nodeSelect with GPUs/);
-    const shaped: SlurmJobInput = { id: 1, submit: 0, cores: 2, runTime: 10, timeLimit: 20, user: 0, shape: { whole: true } };
-    expect(() => runSlurmPreset(MULTI, [shaped], { nodeSelect: true, backfill: false, users: 1 })).toThrow(InputError);
+    const job: SlurmJobInput = { id: 1, submit: 0, cores: 2, runTime: 10, timeLimit: 20, user: 0 };
+    const run =
+      (j: SlurmJobInput, layout: Layout = MULTI) =>
+      () =>
+        runSlurmPreset(layout, [j], { nodeSelect: true, backfill: false, users: 1 });
+    expect(run({ ...job, shape: { whole: true } })).toThrow(/--exclusive on a partition of unequal nodes/);
+    expect(run({ ...job, shape: { memPerCpu: 100 } })).toThrow(InputError);
+    expect(run({ ...job, shape: { memPerNode: 100 } })).toThrow(/memory requests/);
+    expect(run({ ...job, cores: 8, shape: { whole: true, minNodes: 2, maxNodes: 3 } }, SHAPED)).toThrow(/node range/);
+    expect(run({ ...job, cores: 6, shape: { minNodes: 2, maxNodes: 4 } }, SHAPED)).toThrow(/a node range \(-N MIN-MAX\)/);
+    expect(run({ ...job, cores: 4, shape: { minNodes: 2, cpusPerTask: 2 } }, SHAPED)).toThrow(/CPUs per task \(-c\) above 1/);
+    expect(run({ ...job, cores: 6, shape: { whole: true, minNodes: 2 } }, SHAPED)).toThrow(/cores \(6\) other than its whole nodes' \(2 x 4\)/);
+    expect(run({ ...job, shape: { whole: false } }, WHOLE)).toThrow(/not whole nodes on a partition of one-core nodes/);
     expect(() => runSlurmPreset(MULTI, [], { nodeSelect: true, backfill: false, users: 1 }, [], 'counted')).toThrow(/capacity "cores" only/);
   });
 });

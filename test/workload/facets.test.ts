@@ -48,6 +48,22 @@ describe('facets in native JSON', () => {
     expect(() => parse([{ id: 'd', subtime: 0, ntasks: 1, runtime: 10, cpus_per_task: 0 }])).toThrow(/\$\.jobs\[0\]\.cpus_per_task/);
   });
 
+  it("Slurm's node request (slurm_request): read, checked and written back", () => {
+    const [x, r] = parse([
+      { id: 'x', subtime: 0, nodes: 2, ntasks_per_node: 4, runtime: 10, slurm_request: { exclusive: true, min_nodes: 2 } },
+      { id: 'r', subtime: 1, ntasks: 6, runtime: 10, slurm_request: { min_nodes: 2, max_nodes: 2, cpus_per_task: 1 } },
+    ]);
+    expect(x!.slurmRequest).toEqual({ exclusive: true, minNodes: 2 });
+    expect([x!.nodes, x!.ntasks]).toEqual([2, 8]);
+    expect(r!.slurmRequest).toEqual({ minNodes: 2, maxNodes: 2, cpusPerTask: 1 });
+    expect(() => parse([{ id: 'b', subtime: 0, ntasks: 2, runtime: 1, slurm_request: { min_nodes: 3, max_nodes: 2 } }])).toThrow(
+      /slurm_request: expected max_nodes >= min_nodes/,
+    );
+    expect(() => parse([{ id: 'b', subtime: 0, ntasks: 2, runtime: 1, slurm_request: { nodes: 2 } }])).toThrow(/slurm_request/);
+    const json = JSON.parse(JSON.stringify(writeNativeWorkload({ name: 'w', jobs: [x!, r!], skipped: {} })));
+    expect(parseNativeWorkload(json, 'again.json').jobs.map((j) => j.slurmRequest)).toEqual([x!.slurmRequest, r!.slurmRequest]);
+  });
+
   it('a malleable job: submitted at max by default, runtime = steps x d(max), its facet exact', () => {
     const [j] = parse([{ id: 'm', subtime: 3, malleable: { min: 2, max: 8, pref: 4, inhibit: 15, steps: 100, speedup: AMDAHL } }]);
     // d(8) = 10 x (0.2 + 0.8 / 8) = 3 s per step
@@ -208,6 +224,7 @@ describe('makeDelayJob (a rigid job of fixed duration in one literal)', () => {
       operatorEvents: [{ after: 5, duration: 10 }],
       epilogPass: true,
       gpus: { count: 2, perNode: false, type: 'v100', weight: 1 },
+      slurmRequest: { minNodes: 2, maxNodes: 4, cpusPerTask: 2 },
     };
     const fast = makeDelayJob('42', 100, 16, 3600, 7200, facets);
     const slow = makeJob({ id: '42', subtime: 100, ntasks: 16, type: 'mpi', runtime: 3600, reqTime: 7200, ...facets });
@@ -221,6 +238,7 @@ describe('makeDelayJob (a rigid job of fixed duration in one literal)', () => {
       operatorEvents: undefined,
       epilogPass: undefined,
       gpus: undefined,
+      slurmRequest: undefined,
     });
     expect(Object.keys(bare)).toEqual(Object.keys(fast));
     expect(bare.gpus).toBeUndefined();
