@@ -88,7 +88,7 @@ describe('fields', () => {
   it('an unknown job field is an error with the field it looks like', () => {
     expect(error({ res: 1, memvol: 5 })).toBe(
       'w.json: $.jobs[0].memvol: unknown field "memvol" (did you mean "mem_vol"?); expected one of ' +
-        'id, subtime, profile, res, ntasks, nodes, ntasks_per_node, req_ops, ipc, runtime, mem, mem_vol, req_time, req_energy, type, comm_vol, t_compute, tasks, extra, user, account, partition, qos, malleable, operator_events, cpus_per_task, gpus',
+        'id, subtime, profile, res, ntasks, nodes, ntasks_per_node, req_ops, ipc, runtime, mem, mem_vol, req_time, req_energy, type, comm_vol, t_compute, tasks, extra, user, account, partition, qos, malleable, operator_events, cpus_per_task, gpus, slurm_request',
     );
   });
   it('unknown profile and task fields too', () => {
