@@ -32,6 +32,7 @@
  * allocation (`nodeSelect`, `bfWillRun`) and its COMPLETING nodes.
  */
 import { InputError } from '../core/errors.js';
+import { mapped } from '../core/mapped.js';
 import { type Job, makeDelayJob } from '../workload/job.js';
 import type { SimulationListener } from '../execution/simulator.js';
 import type { Platform } from '../platform/platform.js';
@@ -143,18 +144,39 @@ export function slurmPresetPlatform(platform: SlurmPlatformSpec): Platform {
  * engine's counted model ignores it too.)
  */
 export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[], config: Partial<SlurmConfig> = {}): Job {
-  const gpus = j.gpus ?? 0;
+  return slurmPresetJobs(partitions, config)(j);
+}
+
+/**
+ * `slurmPresetJob` for a stream of jobs: one conversion for every job, which names each user and QOS with
+ * one string (made at its first job) rather than a string per job.
+ */
+export function slurmPresetJobs(partitions: readonly string[], config: Partial<SlurmConfig> = {}): (j: SlurmJobInput) => Job {
   const share = config.endSchedShare ?? DEFAULT_SLURM.endSchedShare;
-  const epilog = j.epilogPass === true || (share > 0 && hashUnit(j.id, config.endSchedSeed ?? DEFAULT_SLURM.endSchedSeed) < share);
-  return makeDelayJob(String(j.id), j.submit, j.cores, j.runTime, j.timeLimit, {
-    user: String(j.user),
-    partition: partitions[j.partition ?? 0]!,
-    qos: j.qos !== undefined ? `q${j.qos}` : undefined,
-    operatorEvents: j.opAfter !== undefined && j.opFor !== undefined ? [{ after: j.opAfter, duration: j.opFor }] : undefined,
-    epilogPass: epilog ? true : undefined,
-    // GPUs in total, of its type (any when it names none), counted per group beside its cores
-    gpus: gpus > 0 ? { count: gpus, perNode: false, type: j.gpuType, weight: 1 } : undefined,
-  });
+  const seed = config.endSchedSeed ?? DEFAULT_SLURM.endSchedSeed;
+  const users: string[] = [];
+  const qoses: string[] = [];
+  const named = (names: string[], i: number, make: (i: number) => string): string => {
+    let n = names[i];
+    if (n === undefined) {
+      n = make(i);
+      names[i] = n;
+    }
+    return n;
+  };
+  return (j) => {
+    const gpus = j.gpus ?? 0;
+    const epilog = j.epilogPass === true || (share > 0 && hashUnit(j.id, seed) < share);
+    return makeDelayJob(String(j.id), j.submit, j.cores, j.runTime, j.timeLimit, {
+      user: named(users, j.user, String),
+      partition: partitions[j.partition ?? 0]!,
+      qos: j.qos !== undefined ? named(qoses, j.qos, (q) => `q${q}`) : undefined,
+      operatorEvents: j.opAfter !== undefined && j.opFor !== undefined ? [{ after: j.opAfter, duration: j.opFor }] : undefined,
+      epilogPass: epilog ? true : undefined,
+      // GPUs in total, of its type (any when it names none), counted per group beside its cores
+      gpus: gpus > 0 ? { count: gpus, perNode: false, type: j.gpuType, weight: 1 } : undefined,
+    });
+  };
 }
 
 /**
@@ -179,9 +201,7 @@ export function runSlurmPreset(
       'the Slurm preset preempts on the counted capacity only (a preempted job resumes anywhere in its node group, as the Slurm engine counts it)',
     );
   const names = platform.partitions.map((q) => q.name);
-  const oneJobs = (function* () {
-    for (const j of jobs) yield slurmPresetJob(j, names, config);
-  })();
+  const oneJobs = mapped(jobs, slurmPresetJobs(names, config));
   return runSimulation(slurmPresetPlatform(platform), oneJobs, makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }), {
     engine,
     walltimeKill: true,
