@@ -233,6 +233,11 @@ export class CountedCores implements Capacity {
     const k = placement.length;
     const sign = owner >= 0 ? -1 : 1;
     let t = from;
+    // a placement `uniform` gave is on one group: no need to walk its tasks
+    if (t < k && placement === this.uniformArrays[placement[0]!]?.[k]) {
+      this.groupFree[placement[0]!]! += sign * (k - t);
+      t = k;
+    }
     while (t < k) {
       const g = placement[t]!;
       const start = t;
