@@ -316,6 +316,8 @@ export class CountedCores implements Capacity {
     let a = byK[k];
     if (a === undefined) {
       a = new Int32Array(k).fill(g);
+      // (kept dense, filled up to `k`: an array written far past its end turns into a dictionary, slow to read)
+      while (byK.length <= k) byK.push(undefined);
       byK[k] = a;
     }
     return a;
