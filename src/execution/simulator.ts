@@ -79,7 +79,7 @@ import { JobNetwork } from '../platform/jobNetwork.js';
 import { bandwidthRequest, memoryModel } from '../platform/memoryContention.js';
 import type { ModelsConfig, Platform } from '../platform/platform.js';
 import { hostVectorView } from '../platform/views.js';
-import { taskMem, taskMemVol, taskOps, taskRuntime, type Job } from '../workload/job.js';
+import { taskMem, taskMemVol, taskOps, taskRuntime, type Job, withSubtime } from '../workload/job.js';
 import { type ResizeCost, TABLE1_RESIZE_COST, validResize } from '../workload/malleability.js';
 import { MalleableProgress } from './malleableProgress.js';
 import { PLUGIN_KIND_BASE, type ProgressHost, type ProgressModel } from './progressModel.js';
@@ -895,7 +895,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * The job joins the waiting queue, or is handled as `unfit` says when it can never fit.
    */
   submitNow(job: Job): void {
-    this.submit(job.subtime === this.now ? job : { ...job, subtime: this.now });
+    this.submit(withSubtime(job, this.now));
   }
 
   /**
@@ -1239,7 +1239,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
   /** Queues `job` now (see `liveAdvance`); returns the queued (rebased) job. */
   liveSubmit(job: Job): Job {
     if (Number.isNaN(this.origin)) this.origin = job.subtime;
-    const rebased = this.origin !== 0 ? { ...job, subtime: job.subtime - this.origin } : job;
+    const rebased = this.origin !== 0 ? withSubtime(job, job.subtime - this.origin) : job;
     this.submit(rebased);
     return rebased;
   }
@@ -1266,7 +1266,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     }
     let job = r.value;
     if (Number.isNaN(this.origin)) this.origin = job.subtime;
-    if (this.origin !== 0) job = { ...job, subtime: job.subtime - this.origin };
+    if (this.origin !== 0) job = withSubtime(job, job.subtime - this.origin);
     // time starts at the first submission: 0, unless an explicit origin puts it elsewhere
     if (this.nextJob === null && this.jobsSubmitted === 0 && job.subtime < this.now) this.now = job.subtime;
     if (this.nextJob && job.subtime < this.nextJob.subtime)

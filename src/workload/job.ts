@@ -216,37 +216,80 @@ export interface DelayJobFacets {
 }
 
 /**
- * `makeJob` of an `mpi` job of fixed duration (`runtime` s, `reqTime` its time limit) with `facets`, built
- * in one literal: `makeJob` spreads its fields into its defaults, a cost a run of millions of jobs (the
- * Slurm preset's) notices. The job has `makeJob`'s fields in `makeJob`'s order, then the facets, so every
- * job made here has one object shape.
+ * `makeJob` of an `mpi` job of fixed duration (`runtime` s, `reqTime` its time limit) with `facets`: a
+ * `DelayJob`, whose fields shared by every such job live on its prototype, so that a job is its twelve
+ * own fields (a run of millions of jobs, the Slurm preset's, allocates a small object per job rather than
+ * `makeJob`'s full literal, and every job made here has one shape). Copy it with `withSubtime` (a spread,
+ * `{...job}`, would drop the shared fields).
  */
 export function makeDelayJob(id: string, subtime: number, ntasks: number, runtime: number, reqTime: number, facets: DelayJobFacets): Job {
-  return {
-    reqTime,
-    reqEnergy: 0,
-    type: 'mpi',
-    work: 'delay',
-    ops: 0,
-    runtime,
-    mem: 0,
-    memVol: 0,
-    commVol: 0,
-    tCompute: 1,
-    nodes: 0,
-    ntasksPerNode: 0,
-    tasks: null,
-    source: id,
-    id,
-    subtime,
-    ntasks,
-    user: facets.user,
-    partition: facets.partition,
-    qos: facets.qos,
-    operatorEvents: facets.operatorEvents,
-    epilogPass: facets.epilogPass,
-    gpus: facets.gpus,
-  };
+  return new DelayJob(id, subtime, ntasks, runtime, reqTime, facets);
+}
+
+/** A rigid `mpi` job of delay work (`makeDelayJob`): its own fields, the shared ones on the prototype. */
+class DelayJob implements Job {
+  declare readonly reqEnergy: number;
+  declare readonly type: 'mpi';
+  declare readonly work: 'delay';
+  declare readonly ops: number;
+  declare readonly mem: number;
+  declare readonly memVol: number;
+  declare readonly commVol: number;
+  declare readonly tCompute: number;
+  declare readonly nodes: number;
+  declare readonly ntasksPerNode: number;
+  declare readonly tasks: null;
+  readonly user: string | undefined;
+  readonly partition: string | undefined;
+  readonly qos: string | undefined;
+  readonly operatorEvents: OperatorEvent[] | undefined;
+  readonly epilogPass: boolean | undefined;
+  readonly gpus: GpuRequest | undefined;
+  constructor(
+    readonly id: string,
+    readonly subtime: number,
+    readonly ntasks: number,
+    readonly runtime: number,
+    readonly reqTime: number,
+    facets: DelayJobFacets,
+  ) {
+    this.user = facets.user;
+    this.partition = facets.partition;
+    this.qos = facets.qos;
+    this.operatorEvents = facets.operatorEvents;
+    this.epilogPass = facets.epilogPass;
+    this.gpus = facets.gpus;
+  }
+  /** Where it comes from: its id. */
+  get source(): string {
+    return this.id;
+  }
+}
+Object.assign(DelayJob.prototype, {
+  reqEnergy: 0,
+  type: 'mpi',
+  work: 'delay',
+  ops: 0,
+  mem: 0,
+  memVol: 0,
+  commVol: 0,
+  tCompute: 1,
+  nodes: 0,
+  ntasksPerNode: 0,
+  tasks: null,
+});
+
+/**
+ * `job` submitted at `subtime` instead: a copy with its prototype kept (a job whose shared fields live on
+ * its prototype, `makeDelayJob`'s, keeps them), `job` itself when the time is the same.
+ */
+export function withSubtime(job: Job, subtime: number): Job {
+  if (job.subtime === subtime) return job;
+  const proto = Object.getPrototypeOf(job) as object | null;
+  if (proto === Object.prototype || proto === null) return { ...job, subtime };
+  const copy = Object.assign(Object.create(proto) as Job, job);
+  (copy as { subtime: number }).subtime = subtime;
+  return copy;
 }
 
 /** A loaded workload: jobs sorted by submission time (stable), plus what the reader skipped. */
