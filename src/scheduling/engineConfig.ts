@@ -85,8 +85,12 @@ export const EngineConfigSchema = z
                  */
                 main: z.enum(['policy', 'slurm']).default('policy'),
                 queue_depth: z.number().int().positive().default(100),
-                /** Slurm's main pass: a job within one node group of its partition (`group`, the Slurm engine's counted model) or anywhere on it. */
-                within: z.enum(['group', 'partition']).default('partition'),
+                /**
+                 * Slurm's main pass: a job within one node group of its partition (`group`, the Slurm engine's counted
+                 * model), anywhere on it (`partition`), or on its nodes as Slurm's select plugin chooses them (`nodes`:
+                 * the Slurm engine's whole-node allocation, `nodeSelect`; capacity `cores`).
+                 */
+                within: z.enum(['group', 'partition', 'nodes']).default('partition'),
                 /**
                  * `SchedulerType=sched/backfill` (absent: `sched/builtin`): Slurm's backfill scheduler on its
                  * own timer (src/scheduling/slurmBackfill.ts). Seconds (slurm.conf gives `bf_window` in minutes).
@@ -204,6 +208,8 @@ export function schedulerOf(cfg: EngineConfig, scheduler: Scheduler, where = 'en
       'capacity: "counted" preempts only inside Slurm\'s main pass within one node group (pass_clock.slurm.main: "slurm", within: "group"); the preemption pass finds its victims on nodes: use capacity "cores"',
       where,
     );
+  if (slurm?.main === 'slurm' && slurm.within === 'nodes' && cfg.capacity !== 'cores')
+    throw new InputError(`pass_clock.slurm.within: "nodes" places jobs on nodes' cores (capacity "cores"); found capacity "${cfg.capacity}"`, where);
   if (slurm?.main === 'slurm') {
     if (!(scheduler instanceof PolicyScheduler) || scheduler.backfill !== 'none')
       throw new InputError(

@@ -25,7 +25,9 @@ import type { ClusterSimulator, RunningJob } from '../execution/simulator.js';
 import type { Job } from '../workload/job.js';
 import { CountedBackfill, type CountedBackfillSettings, type CountedBackfillView } from './countedBackfill.js';
 import type { NodeFit, ResourcePolicy } from './placement.js';
+import { nodeProfilePass, type NodeProfileView } from './nodeProfileBackfill.js';
 import { SlurmGroups } from './slurmGroups.js';
+import type { SlurmPlacementScope } from './slurmMainPass.js';
 
 /** A scheduler whose queue order the backfill pass walks, and whose resource selection places its starts. */
 export interface JobOrderSource {
@@ -33,6 +35,8 @@ export interface JobOrderSource {
   inOrder(sim: ClusterSimulator, k: number): Job[];
   readonly resources: ResourcePolicy;
   readonly fit: NodeFit;
+  /** Where its main pass places jobs (Slurm's main pass): `nodes` makes the backfill pass the whole-node one. */
+  readonly within?: SlurmPlacementScope;
 }
 
 /** Whether `s` has a queue order and a resource selection (a `PolicyScheduler`). */
@@ -203,10 +207,50 @@ export class SlurmBackfill implements CountedBackfillView {
     if (sim.queue.length === 0) return 0;
     this.bind(sim);
     this.jobs = this.order.inOrder(sim, this.settings.maxJobTest);
-    const handles = this.jobs.map((_, i) => i);
-    const n = this.counted.pass(this, this.settings, handles, handles.length);
+    let n: number;
+    if (this.order.within === 'nodes') n = nodeProfilePass(this.nodeView(sim), this.settings, this.jobs.length);
+    else {
+      const handles = this.jobs.map((_, i) => i);
+      n = this.counted.pass(this, this.settings, handles, handles.length);
+    }
     this.started += n;
     return n;
+  }
+
+  /**
+   * The engine as the whole-node pass reads it (`within: "nodes"`, one-core nodes: `SlurmMainPass` refuses
+   * others): a node's holder is the running job owning its core, expected to end at its time limit.
+   */
+  private nodeView(sim: ClusterSimulator): NodeProfileView {
+    const p = sim.platform;
+    if (p.coreCount !== p.nodeCount)
+      throw new RangeError(
+        `Slurm's whole-node backfill pass (pass_clock.slurm.within: "nodes") holds whole nodes of one core each; platform ${p.name} has nodes of several cores`,
+      );
+    const base = Int32Array.from({ length: p.groupCount + 1 }, (_, g) => (g < p.groupCount ? p.groupFirstNode[g]! : p.nodeCount));
+    const owner = sim.coreOwner;
+    const slots = sim.runningBySlot;
+    const jobs = this.jobs;
+    return {
+      now: sim.now,
+      groupBase: base,
+      heldFor: (x) => {
+        const slot = owner[p.nodeFirstCore[x]!]!;
+        return slot < 0 ? -1 : expectedTimeLeft(slots[slot]!, sim.now);
+      },
+      units: (h) => jobs[h]!.ntasks,
+      timeLimit: (h) => jobs[h]!.reqTime,
+      groupsOf: (h) => this.groups.groupsOf(jobs[h]!),
+      groupUsable: () => true,
+      start: (_h, _g, nodes) => {
+        const job = jobs[_h]!;
+        sim.startJob(
+          job,
+          Int32Array.from(nodes, (x) => p.nodeFirstCore[x]!),
+          { transfer: true },
+        );
+      },
+    };
   }
 
   private bind(sim: ClusterSimulator): void {

@@ -7,7 +7,11 @@
  *   in platform order whose free cores hold it (`slurmGroups.ts`); a job no group of its partition can ever
  *   hold is refused at submission, as the Slurm engine refuses it (an admission rule of the engine);
  * - `partition` (the default: Slurm's select plugin on a heterogeneous partition): anywhere on its
- *   partition's nodes, as the policy's resource selection places it.
+ *   partition's nodes, as the policy's resource selection places it;
+ * - `nodes` (the Slurm engine's whole-node allocation, `nodeSelect`, the preset's then): anywhere on its
+ *   partition's nodes as Slurm's select plugin chooses them (`slurmSelect.ts`, in place of the policy's
+ *   resource selection), and, as under `group`, refused at submission when no one group of its partition
+ *   could hold it (the Slurm engine's rule for both its models).
  *
  * Once a job of a partition is left waiting, no later job of that partition starts in this pass, and the
  * groups of that partition are out of this pass for every partition ("Do not schedule more jobs in this
@@ -34,17 +38,20 @@ import type { NodeFit, ResourcePolicy } from './placement.js';
 import type { PolicyScheduler, Scheduler } from './scheduler.js';
 import type { JobOrderSource } from './slurmBackfill.js';
 import { SlurmGroups } from './slurmGroups.js';
+import { SlurmNodeSelection } from './slurmSelect.js';
 
 /** Slurm's `default_queue_depth`. */
 export const DEFAULT_QUEUE_DEPTH = 100;
 
-/** Slurm's main scheduler over `policy`'s queue order and resource selection (see the module comment). */
-/** Where a job may run: within one node group of its partition, or anywhere on its partition (the module comment). */
-export type SlurmPlacementScope = 'group' | 'partition';
+/** Where a job may run: within one node group of its partition, anywhere on its partition, or there as Slurm's select plugin chooses (the module comment). */
+export type SlurmPlacementScope = 'group' | 'partition' | 'nodes';
 
+/** Slurm's main scheduler over `policy`'s queue order and resource selection (see the module comment). */
 export class SlurmMainPass implements Scheduler, JobOrderSource {
   readonly name: string;
   private groups: SlurmGroups | null = null;
+  /** Slurm's select plugin (`within: "nodes"`), else null. */
+  private readonly select: SlurmNodeSelection | null;
   /** Jobs started by the passes, and jobs they preempted. */
   started = 0;
   preempted = 0;
@@ -67,11 +74,13 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
     if (preempt && within !== 'group') throw new RangeError('slurm main pass: preemption within the walk needs within: "group" (jobs within one node group)');
     if (policy.backfill !== 'none')
       throw new RangeError(`slurm main pass: ${policy.name} backfills; Slurm's backfill is a scheduler of its own (pass_clock.slurm.backfill)`);
+    this.select = within === 'nodes' ? new SlurmNodeSelection() : null;
     this.name = `${policy.name}+slurm-main`;
   }
 
+  /** The resource selection of its starts: the policy's, or Slurm's select plugin under `within: "nodes"`. */
   get resources(): ResourcePolicy {
-    return this.policy.resources;
+    return this.select ?? this.policy.resources;
   }
   get fit(): NodeFit {
     return this.policy.fit;
@@ -84,9 +93,9 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
     this.groupsFor(sim);
   }
 
-  /** `within: 'group'`: jobs no group of their partition can hold are refused at submission. */
+  /** `within: 'group'` or `'nodes'`: jobs no group of their partition can hold are refused at submission. */
   prepare(sim: ClusterSimulator): void {
-    if (this.within !== 'group') return;
+    if (this.within === 'partition') return;
     const groups = this.groupsFor(sim);
     sim.addAdmissionRule((job) => groups.refusal(job));
   }
@@ -183,7 +192,7 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
 
   /** Where `job` starts now under `within`, outside the groups `off` marks (null: none), or null. */
   private placeNow(sim: ClusterSimulator, groups: SlurmGroups, job: Job, off: Uint8Array | null): Int32Array | null {
-    if (this.within === 'partition') return groups.placeOutside(job, off, this.policy.resources, this.policy.fit);
+    if (this.within !== 'group') return groups.placeOutside(job, off, this.resources, this.policy.fit);
     const free = sim.groupFree;
     for (const g of groups.groupsOf(job)) {
       if (free[g]! < job.ntasks || off?.[g]) continue;

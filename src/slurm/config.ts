@@ -4,6 +4,7 @@
  * counters of a run (`EngineStats`) and the listener of jobs leaving the system. What each setting
  * does is documented at its field; the engine is `engine.ts`, its backfill planners `backfill*.ts`.
  */
+import type { NodeShape } from '../scheduling/nodeSelection.js';
 import type { JobTable } from './jobs.js';
 import { DEFAULT_PRIORITY, type PriorityConfig } from './priority.js';
 
@@ -68,20 +69,8 @@ export interface SlurmJobInput {
   epilogPass?: boolean;
 }
 
-/** How a job asks for nodes (`sbatch` options in the comments). */
-export interface JobShape {
-  /** `--exclusive`: whole nodes, `minNodes` of them. */
-  whole?: boolean;
-  /** `-N MIN-MAX` (default 1; whole nodes: `cores`). */
-  minNodes?: number;
-  /** 0 or absent: no maximum. */
-  maxNodes?: number;
-  /** `-c` (units on a node come in multiples of it). */
-  cpusPerTask?: number;
-  /** `--mem` (MB per node), `--mem-per-cpu` (MB per unit); absent or 0: none. */
-  memPerNode?: number;
-  memPerCpu?: number;
-}
+/** How a job asks for nodes (`sbatch` options; src/scheduling/nodeSelection.ts). */
+export type JobShape = NodeShape;
 
 /** Scheduler configuration (slurm.conf names in the comments). */
 export interface SlurmConfig {

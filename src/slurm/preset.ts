@@ -45,11 +45,15 @@ import { DEFAULT_SLURM, hashUnit } from './config.js';
 import type { SlurmPlatformSpec } from './platform.js';
 
 /** Why the one engine cannot run the Slurm configuration `config` as the Slurm engine does (the settings named), or null. */
-export function slurmPresetRefusal(config: Partial<SlurmConfig>): string | null {
+export function slurmPresetRefusal(config: Partial<SlurmConfig>, platform?: SlurmPlatformSpec): string | null {
   const c = { ...DEFAULT_SLURM, ...config };
   const out: string[] = [];
-  if (c.nodeSelect) out.push('nodeSelect (whole-node allocation)');
   if (c.bfWillRun) out.push('bfWillRun');
+  // (the node-profile planner holds whole nodes: nodes of one core, where every job holds its nodes whole)
+  if (c.nodeSelect && c.backfill && platform?.groups.some((g) => g.cores !== 1)) out.push('nodeSelect with sched/backfill on nodes of several cores');
+  if (c.nodeSelect && platform !== undefined && preempts(platform)) out.push('nodeSelect with partitions that preempt');
+  if (c.nodeSelect && platform?.groups.some((g) => g.gpus !== undefined && (typeof g.gpus === 'number' ? g.gpus : g.gpus.count) > 0))
+    out.push('nodeSelect with GPUs');
   return out.length === 0 ? null : `the Slurm preset of the one engine does not model ${out.join(', ')} yet`;
 }
 
@@ -65,7 +69,7 @@ function preempts(platform: SlurmPlatformSpec): boolean {
 
 /** The one engine's configuration for the Slurm configuration `config` (see the module comment). */
 export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<SlurmConfig>, where = 'slurm config'): EngineConfig {
-  const why = slurmPresetRefusal(config);
+  const why = slurmPresetRefusal(config, platform);
   if (why !== null) throw new InputError(why, where);
   const c = { ...DEFAULT_SLURM, ...config };
   const p = c.priority;
@@ -76,7 +80,8 @@ export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<S
     qos[`q${i}`] = x;
   });
   const raw: EngineConfigInput = {
-    capacity: 'counted',
+    // whole-node allocation places jobs on nodes' cores; the counted model counts cores per group
+    capacity: c.nodeSelect ? 'cores' : 'counted',
     // PreemptType=preempt/partition_prio, within the main pass's walk, when a partition may be preempted by another
     ...(preempts(platform) ? { preempt_type: 'partition_prio' as const } : {}),
     pass_clock: {
@@ -93,7 +98,7 @@ export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<S
         priority_ticks: true,
         main: 'slurm',
         queue_depth: c.queueDepth,
-        within: 'group',
+        within: c.nodeSelect ? 'nodes' : 'group',
         ...(c.backfill
           ? {
               backfill: {
@@ -191,9 +196,12 @@ export function runSlurmPreset(
   jobs: Iterable<SlurmJobInput>,
   config: Partial<SlurmConfig>,
   listeners: SimulationListener[] = [],
-  capacity: EngineConfig['capacity'] = 'counted',
+  capacity?: EngineConfig['capacity'],
 ): RunResult {
-  const engine = { ...slurmPresetConfig(platform, config), capacity };
+  const preset = slurmPresetConfig(platform, config);
+  if (preset.capacity === 'cores' && capacity === 'counted')
+    throw new InputError('the Slurm preset places whole-node allocation (nodeSelect) on nodes\' cores: capacity "cores" only');
+  const engine = { ...preset, capacity: capacity ?? preset.capacity };
   // a preempted job resumes anywhere in its group under Slurm's counted model; on the core capacity it takes
   // its own cores back, which may be taken: not the Slurm engine's schedule
   if (capacity === 'cores' && engine.preempt_type !== 'none')
@@ -201,7 +209,13 @@ export function runSlurmPreset(
       'the Slurm preset preempts on the counted capacity only (a preempted job resumes anywhere in its node group, as the Slurm engine counts it)',
     );
   const names = platform.partitions.map((q) => q.name);
-  const oneJobs = mapped(jobs, slurmPresetJobs(names, config));
+  const nodeSelect = config.nodeSelect ?? DEFAULT_SLURM.nodeSelect;
+  const convert = slurmPresetJobs(names, config);
+  const oneJobs = mapped(jobs, (j: SlurmJobInput) => {
+    if (nodeSelect && j.shape !== undefined)
+      throw new InputError(`job ${j.id}: the Slurm preset of the one engine does not model node shapes (--exclusive, -N, -c, --mem) yet`);
+    return convert(j);
+  });
   return runSimulation(slurmPresetPlatform(platform), oneJobs, makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }), {
     engine,
     walltimeKill: true,

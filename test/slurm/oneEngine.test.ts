@@ -341,11 +341,13 @@ describe('the Slurm preset refuses what it does not model yet, naming the settin
   it('whole-node allocation', () => {
     expect(slurmPresetRefusal({})).toBeNull();
     expect(slurmPresetRefusal({ nodeSelect: true, bfWillRun: true, bfTickTimes: [30, 60] })).toBe(
-      'the Slurm preset of the one engine does not model nodeSelect (whole-node allocation), bfWillRun yet',
+      'the Slurm preset of the one engine does not model bfWillRun yet',
     );
-    expect(() => slurmPresetConfig(LAYOUT, { nodeSelect: true }, 'raijin.json')).toThrow(
-      /raijin\.json: .*does not model nodeSelect \(whole-node allocation\) yet/,
+    expect(() => slurmPresetConfig(LAYOUT, { nodeSelect: true, backfill: true }, 'raijin.json')).toThrow(
+      /raijin\.json: .*does not model nodeSelect with sched\/backfill on nodes of several cores yet/,
     );
+    // (whole-node allocation under sched/builtin is the preset's: test/slurm/presetNodes.test.ts)
+    expect(slurmPresetRefusal({ nodeSelect: true, backfill: false })).toBeNull();
   });
 });
 

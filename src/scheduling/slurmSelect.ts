@@ -1,0 +1,76 @@
+/**
+ * Slurm's select plugin as a resource selection of the one engine (`SlurmNodeSelection`): the nodes a job
+ * gets on the core capacity as cons_tres chooses them (`nodeSelection.ts`: `evalNodes`, written once and
+ * shared with the Slurm engine's `NodeMap`). It is the placement of Slurm's main pass with whole-node
+ * allocation (`within: "nodes"`, `slurmMainPass.ts`; the Slurm preset's `nodeSelect`).
+ *
+ * The candidates are the nodes of the job's partition in platform order (`Partition.nodes`); on each, the
+ * units the job may use (`usableUnits`: its free cores, in whole tasks, as many as its memory allows when
+ * memory is enforced; a whole-node request only an idle node, all of it), 0 outside a placement limit. The
+ * request is the job's as Slurm reads it (`nodeRequestOf`): `ntasks` units anywhere, or, on a partition
+ * whose nodes have one core each, `ntasks` whole nodes; a `seq` job asks for one node, an `mpi` job with
+ * `nodes` for exactly that many. On the chosen nodes the job takes the units `evalNodes` gives each, the
+ * node's free cores in core order.
+ *
+ * Slurm's choice, not every placement that exists: a job the plugin cannot place stays waiting even where
+ * another selection would find room (the plugin's own behaviour), and a placement whose units are not the
+ * job's tasks (a whole node of several cores; more tasks on a node than an `mpi` job with `nodes` allows)
+ * is not made.
+ */
+import type { ClusterSimulator } from '../execution/simulator.js';
+import { maxTaskMem, type Job, perNodeCores } from '../workload/job.js';
+import { evalNodes, type NodeShape, nodeRequestOf, usableUnits } from './nodeSelection.js';
+import { type NodeFit, type PlacementLimit, type ResourcePolicy, takeFreeCores } from './placement.js';
+
+/** Slurm's select plugin on the core capacity (see the module comment). */
+export class SlurmNodeSelection implements ResourcePolicy {
+  readonly name = 'slurm_select';
+  /** Per partition: whether every node has one core (a whole-node partition), cached by platform. */
+  private oneCore: boolean[] = [];
+  private platformOf: unknown = null;
+  private avail = new Int32Array(0);
+
+  place(sim: ClusterSimulator, job: Job, _fit: NodeFit, limit?: PlacementLimit | null): Int32Array | null {
+    const p = sim.platform;
+    const part = p.partitionOf(job);
+    if (typeof part !== 'number') return null;
+    if (this.platformOf !== p) {
+      this.platformOf = p;
+      this.oneCore = p.partitions.map((q) => q.nodes.every((x) => p.nodeCoreCount[x] === 1));
+    }
+    const P = p.partitions[part]!.nodes;
+    const req = nodeRequestOf(job.ntasks, this.oneCore[part]!, shapeOf(job));
+    if (sim.enforceMemory) req.memPerUnit = maxTaskMem(job);
+    if (this.avail.length < P.length) this.avail = new Int32Array(P.length);
+    const avail = this.avail.subarray(0, P.length);
+    const free = sim.nodeFree;
+    const freeMem = sim.nodeFreeMem;
+    const cap = p.nodeCoreCount;
+    for (let i = 0; i < P.length; i++) {
+      const x = P[i]!;
+      let u = usableUnits(req, cap[x]!, free[x]!, req.memPerUnit > 0 ? freeMem[x]! : Number.POSITIVE_INFINITY, free[x] === cap[x], 0);
+      if (limit && u > 0) u = Math.min(u, limit.cores(x));
+      avail[i] = u;
+    }
+    const pick = evalNodes(avail, req);
+    if (pick === null) return null;
+    let total = 0;
+    const per = job.type === 'mpi' && job.nodes > 0 ? perNodeCores(job) : Number.POSITIVE_INFINITY;
+    for (let i = 0; i < pick.units.length; i++) {
+      if (pick.units[i]! > per) return null;
+      total += pick.units[i]!;
+    }
+    if (total !== job.ntasks) return null;
+    const out = new Int32Array(total);
+    let at = 0;
+    for (let i = 0; i < pick.pos.length; i++) at += takeFreeCores(sim, P[pick.pos[i]!]!, pick.units[i]!, out, at);
+    return out;
+  }
+}
+
+/** What `job` asks of the nodes beyond its units: one node (`seq`), exactly `nodes` (`mpi` with `nodes`), or Slurm's defaults. */
+function shapeOf(job: Job): NodeShape {
+  if (job.type === 'seq') return { minNodes: 1, maxNodes: 1, whole: false };
+  if (job.nodes > 0) return { minNodes: job.nodes, maxNodes: job.nodes, whole: false };
+  return {};
+}

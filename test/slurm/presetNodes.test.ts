@@ -1,0 +1,230 @@
+/**
+ * The Slurm preset with whole-node allocation (`nodeSelect`, issue 42): the one engine's Slurm main pass
+ * `within: "nodes"` places each job where Slurm's select plugin would (`src/scheduling/slurmSelect.ts` over
+ * `nodeSelection.ts`, the code the Slurm engine's `NodeMap` runs), on the core capacity. On random workloads
+ * over several groups and partitions, on a whole-node platform (nodes of one core: a job of `n` units asks
+ * for `n` nodes whole) and on nodes of several cores (units anywhere), under `sched/builtin`, and with
+ * `sched/backfill` on the whole-node platform (the node-profile pass, src/scheduling/nodeProfileBackfill.ts,
+ * which both engines run), the one engine gives every job the Slurm engine's start, end, state, suspension
+ * periods and nodes.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { derive } from '../../src/core/rng.js';
+import { InputError } from '../../src/core/errors.js';
+import { JobPhase } from '../../src/core/engine.js';
+import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
+import { SlurmEngine } from '../../src/slurm/engine.js';
+import { SlurmPlatform } from '../../src/slurm/platform.js';
+import { runSlurmPreset, slurmPresetRefusal } from '../../src/slurm/preset.js';
+import { SlurmNodeSelection } from '../../src/scheduling/slurmSelect.js';
+import { ClusterSimulator } from '../../src/execution/simulator.js';
+import { platformFromNodeGroups } from '../../src/platform/views.js';
+import { makeJob } from '../../src/workload/job.js';
+import type { Layout } from './layouts.js';
+import { partitionedWorkload, type Priority, slurmConfigOf } from './presetHarness.js';
+
+/** A row with the nodes the job ran on (first run). */
+interface NodeRow {
+  start: number;
+  end: number;
+  killed: boolean;
+  periods: number[];
+  nodes: number[];
+}
+
+/** A whole-node platform: three groups of one-core nodes, two partitions sharing one group. */
+const WHOLE: Layout = {
+  groups: [
+    { name: 'w0', count: 5, cores: 1 },
+    { name: 'w1', count: 3, cores: 1 },
+    { name: 'w2', count: 6, cores: 1 },
+  ],
+  partitions: [
+    { name: 'a', groups: ['w0', 'w1'] },
+    { name: 'b', groups: ['w1', 'w2'], max_time: 500 },
+  ],
+};
+
+/** Nodes of several cores, the same partitions. */
+const MULTI: Layout = {
+  groups: [
+    { name: 'm0', count: 2, cores: 4 },
+    { name: 'm1', count: 3, cores: 2 },
+    { name: 'm2', count: 2, cores: 8 },
+  ],
+  partitions: [
+    { name: 'a', groups: ['m0', 'm1'] },
+    { name: 'b', groups: ['m1', 'm2'], max_time: 500 },
+  ],
+};
+
+function slurmNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[]): Map<number, NodeRow> {
+  const e = new SlurmEngine(new SlurmPlatform(layout), config);
+  const nodes = new Map<number, number[]>();
+  const out = new Map<number, NodeRow>();
+  e.addListener({
+    onStart: (eng, s) => {
+      const id = eng.jobs.id[s]!;
+      if (!nodes.has(id)) nodes.set(id, [...eng.nodeMap!.held.get(s)!.nodes]);
+    },
+  });
+  e.onFinish((J, s) => {
+    const refused = J.state[s] === JobPhase.Rejected;
+    out.set(J.id[s]!, {
+      start: refused ? Number.NaN : J.start[s]!,
+      end: refused ? Number.NaN : J.end[s]!,
+      killed: refused || J.state[s] !== JobPhase.Completed,
+      periods: refused ? [] : J.periods(s).flat(),
+      nodes: nodes.get(J.id[s]!) ?? [],
+    });
+  });
+  e.stream(jobs);
+  e.run();
+  return out;
+}
+
+function presetNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[]): Map<number, NodeRow> {
+  const out = new Map<number, NodeRow>();
+  const nodes = new Map<number, number[]>();
+  runSlurmPreset(layout, jobs, config, [
+    {
+      onStart: (_s, rj) => {
+        const id = Number(rj.job.id);
+        if (!nodes.has(id)) nodes.set(id, [...rj.nodes]);
+      },
+      onEnd: (_s, r) =>
+        void out.set(Number(r.job.id), {
+          start: r.start,
+          end: r.finish,
+          killed: r.state === 'killed',
+          periods: r.suspensions ? [...r.suspensions] : [],
+          nodes: nodes.get(Number(r.job.id)) ?? [],
+        }),
+      onReject: (_s, r) => void out.set(Number(r.job.id), { start: Number.NaN, end: Number.NaN, killed: true, periods: [], nodes: [] }),
+    },
+  ]);
+  return out;
+}
+
+/** `partitionedWorkload` with units drawn up to a group's size, most jobs small. */
+function nodeWorkload(seed: number, n: number, layout: Layout): SlurmJobInput[] {
+  return partitionedWorkload(seed, n, layout);
+}
+
+describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slurm engine's schedules and nodes", () => {
+  for (const [name, layout] of [
+    ['a whole-node platform (one-core nodes)', WHOLE],
+    ['nodes of several cores', MULTI],
+  ] as const)
+    it(`under sched/builtin on ${name}: every job the same start, end, state, periods and nodes (random workloads, both priorities, timers)`, () => {
+      let waited = 0;
+      let spread = 0;
+      let refused = 0;
+      fc.assert(
+        fc.property(fc.integer({ min: 0, max: 1_000_000 }), fc.constantFrom<Priority>('fifo', 'multifactor'), fc.boolean(), (seed, priority, timers) => {
+          const jobs = nodeWorkload(seed, 60, layout);
+          const config: Partial<SlurmConfig> = {
+            ...slurmConfigOf(priority, null, timers ? { schedInterval: 60, schedMinInterval: 2, schedDelay: 1 } : {}),
+            nodeSelect: true,
+          };
+          config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
+          const a = slurmNodeRows(layout, config, jobs);
+          const b = presetNodeRows(layout, config, jobs);
+          expect(b.size).toBe(a.size);
+          for (const [id, r] of a) {
+            expect(b.get(id), `job ${id}`).toEqual(r);
+            if (r.start > jobs[id]!.submit) waited++;
+            if (r.nodes.length > 1) spread++;
+            if (Number.isNaN(r.start)) refused++;
+          }
+        }),
+        { numRuns: 40, seed: derive(7, `preset-nodes/${name}`).int(1_000_000) },
+      );
+      // the property reaches the cases that matter: jobs that wait, jobs on several nodes, refused jobs
+      expect(waited).toBeGreaterThan(200);
+      expect(spread).toBeGreaterThan(200);
+      expect(refused).toBeGreaterThan(10);
+    });
+
+  it('with sched/backfill on a whole-node platform (the node-profile pass, written once): the same starts, ends, states, periods and nodes', () => {
+    let backfilled = 0;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.constantFrom<Priority>('fifo', 'multifactor'),
+        fc.record({
+          interval: fc.constantFrom(1, 5, 30),
+          window: fc.constantFrom(600, 3_600, 86_400),
+          resolution: fc.constantFrom(1, 10, 60),
+          maxJobTest: fc.constantFrom(2, 10, 100),
+          grid: fc.boolean(),
+          slurmRounding: fc.boolean(),
+          reserveIdle: fc.constant<'none'>('none'),
+        }),
+        fc.boolean(),
+        (seed, priority, backfill, timers) => {
+          const jobs = nodeWorkload(seed, 60, WHOLE);
+          const config: Partial<SlurmConfig> = {
+            ...slurmConfigOf(priority, backfill, timers ? { schedInterval: 60, schedMinInterval: 2, schedDelay: 1 } : {}),
+            nodeSelect: true,
+          };
+          config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
+          const a = slurmNodeRows(WHOLE, config, jobs);
+          const b = presetNodeRows(WHOLE, config, jobs);
+          expect(b.size).toBe(a.size);
+          for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+          // a job that started before an earlier-submitted job of its partition still waiting: backfilled
+          for (const [id, r] of a) if (jobs.some((j) => j.id < id && j.partition === jobs[id]!.partition && a.get(j.id)!.start > r.start)) backfilled++;
+        },
+      ),
+      { numRuns: 40, seed: derive(7, 'preset-nodes/backfill').int(1_000_000) },
+    );
+    expect(backfilled).toBeGreaterThan(100);
+  });
+
+  it('refuses what it does not model yet, naming it', () => {
+    expect(slurmPresetRefusal({ nodeSelect: true, bfWillRun: true })).toMatch(/bfWillRun/);
+    expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, MULTI)).toMatch(/nodeSelect with sched\/backfill on nodes of several cores/);
+    expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, WHOLE)).toBeNull();
+    expect(slurmPresetRefusal({ nodeSelect: true, backfill: false })).toBeNull();
+    const preempting: Layout = {
+      groups: MULTI.groups,
+      partitions: [
+        { name: 'low', groups: ['m0'], preempt_mode: 'requeue' },
+        { name: 'high', groups: ['m0'], priority_tier: 2 },
+      ] as Layout['partitions'],
+    };
+    expect(slurmPresetRefusal({ nodeSelect: true, backfill: false }, preempting)).toMatch(/nodeSelect with partitions that preempt/);
+    expect(
+      slurmPresetRefusal({ nodeSelect: true, backfill: false }, { ...MULTI, groups: [{ name: 'm0', count: 2, cores: 4, gpus: { count: 2, type: 'a100' } }] }),
+    ).toMatch(/nodeSelect with GPUs/);
+    const shaped: SlurmJobInput = { id: 1, submit: 0, cores: 2, runTime: 10, timeLimit: 20, user: 0, shape: { whole: true } };
+    expect(() => runSlurmPreset(MULTI, [shaped], { nodeSelect: true, backfill: false, users: 1 })).toThrow(InputError);
+    expect(() => runSlurmPreset(MULTI, [], { nodeSelect: true, backfill: false, users: 1 }, [], 'counted')).toThrow(/capacity "cores" only/);
+  });
+});
+
+describe('SlurmNodeSelection (the select plugin on the core capacity), hand-computed', () => {
+  it('takes the shortest run of free nodes that holds the job, and the fewest-unit node for a last node', () => {
+    // six nodes of 2 cores (node n: cores 2n, 2n + 1); nodes 1 and 4 busy: runs of free nodes {0}, {2, 3}, {5}
+    const platform = platformFromNodeGroups({ groups: [{ name: 'g', count: 6, cores: 2 }] });
+    const hold = (id: string, n: number) => makeJob({ id, subtime: 0, ntasks: n, runtime: 100, reqTime: 100 });
+    const x = hold('x', 2);
+    const y = hold('y', 2);
+    const sim = new ClusterSimulator(platform, [x, y], { timeOrigin: 0 });
+    sim.runUntil(0);
+    const select = new SlurmNodeSelection();
+    sim.startJob(x, Int32Array.of(2, 3));
+    sim.startJob(y, Int32Array.of(8, 9));
+    // 4 units: the run {2,3} (nodes 2 and 3, 4 free cores) is the shortest sufficient one
+    expect([...select.place(sim, hold('a', 4), 'first_fit')!]).toEqual([4, 5, 6, 7]);
+    // 1 unit: one node left to choose: the first run's node with the fewest units that holds it (node 0)
+    expect([...select.place(sim, hold('b', 1), 'first_fit')!]).toEqual([0]);
+    // 7 units: no run holds them; the largest run gives 2 + 2 (nodes 2, 3), then the first of the equal runs
+    // ({0}: 2), then {5}, sufficient now, gives the last unit (one core of node 5)
+    expect([...select.place(sim, hold('c', 7), 'first_fit')!]).toEqual([0, 1, 4, 5, 6, 7, 10]);
+    // 9 units: more than the 8 free
+    expect(select.place(sim, hold('d', 9), 'first_fit')).toBeNull();
+  });
+});
