@@ -226,11 +226,15 @@ export function makeDelayJob(id: string, subtime: number, ntasks: number, runtim
   return new DelayJob(id, subtime, ntasks, runtime, reqTime, facets);
 }
 
-/** A rigid `mpi` job of delay work (`makeDelayJob`): its own fields, the shared ones on the prototype. */
-class DelayJob implements Job {
+/**
+ * A job class whose fields shared by every job of its kind live on its prototype (`sharedJobFields`), its
+ * own fields on the instance: `makeDelayJob`'s jobs, the fairness preset's task jobs. Copy one with
+ * `withSubtime`, never with a spread.
+ */
+export abstract class PrototypeJob {
   declare readonly reqEnergy: number;
-  declare readonly type: 'mpi';
-  declare readonly work: 'delay';
+  declare readonly type: JobType;
+  declare readonly work: WorkModel;
   declare readonly ops: number;
   declare readonly mem: number;
   declare readonly memVol: number;
@@ -239,6 +243,28 @@ class DelayJob implements Job {
   declare readonly nodes: number;
   declare readonly ntasksPerNode: number;
   declare readonly tasks: null;
+}
+
+/** Puts the fields a `delay` job has by default (`makeJob`'s), with `overrides`, on `proto` (a `PrototypeJob` class's). */
+export function sharedJobFields(proto: PrototypeJob, overrides: Partial<Job> = {}): void {
+  Object.assign(proto, {
+    reqEnergy: 0,
+    type: 'mpi',
+    work: 'delay',
+    ops: 0,
+    mem: 0,
+    memVol: 0,
+    commVol: 0,
+    tCompute: 1,
+    nodes: 0,
+    ntasksPerNode: 0,
+    tasks: null,
+    ...overrides,
+  });
+}
+
+/** A rigid `mpi` job of delay work (`makeDelayJob`): its own fields, the shared ones on the prototype. */
+class DelayJob extends PrototypeJob implements Job {
   readonly user: string | undefined;
   readonly partition: string | undefined;
   readonly qos: string | undefined;
@@ -253,6 +279,7 @@ class DelayJob implements Job {
     readonly reqTime: number,
     facets: DelayJobFacets,
   ) {
+    super();
     this.user = facets.user;
     this.partition = facets.partition;
     this.qos = facets.qos;
@@ -265,19 +292,7 @@ class DelayJob implements Job {
     return this.id;
   }
 }
-Object.assign(DelayJob.prototype, {
-  reqEnergy: 0,
-  type: 'mpi',
-  work: 'delay',
-  ops: 0,
-  mem: 0,
-  memVol: 0,
-  commVol: 0,
-  tCompute: 1,
-  nodes: 0,
-  ntasksPerNode: 0,
-  tasks: null,
-});
+sharedJobFields(DelayJob.prototype);
 
 /**
  * `job` submitted at `subtime` instead: a copy with its prototype kept (a job whose shared fields live on
