@@ -104,6 +104,8 @@ export const EngineConfigSchema = z
                     grid: z.boolean().default(false),
                     slurm_rounding: z.boolean().default(false),
                     reserve_idle: z.enum(['none', 'first', 'proportional']).default('none'),
+                    /** With `within: "nodes"`: Slurm 22.05's pass with the select plugin's will-run test (the Slurm engine's `bfWillRun`) instead of the node-profile pass of one-core nodes. */
+                    will_run: z.boolean().default(false),
                   })
                   .strict()
                   .optional(),
@@ -236,6 +238,7 @@ export function schedulerOf(cfg: EngineConfig, scheduler: Scheduler, where = 'en
         grid: b.grid,
         slurmRounding: b.slurm_rounding,
         reserveIdle: b.reserve_idle,
+        willRun: b.will_run,
       });
     }
     s = new SlurmPassClock(

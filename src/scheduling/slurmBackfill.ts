@@ -26,6 +26,9 @@ import type { Job } from '../workload/job.js';
 import { CountedBackfill, type CountedBackfillSettings, type CountedBackfillView } from './countedBackfill.js';
 import type { NodeFit, ResourcePolicy } from './placement.js';
 import { nodeProfilePass, type NodeProfileView } from './nodeProfileBackfill.js';
+import { lastRun } from './preemption.js';
+import { SlurmNodeSelection } from './slurmSelect.js';
+import { wallClockEnd, type WillRunJob, type WillRunView, willRunPass } from './willRunBackfill.js';
 import { SlurmGroups } from './slurmGroups.js';
 import type { SlurmPlacementScope } from './slurmMainPass.js';
 
@@ -52,6 +55,12 @@ export interface SlurmBackfillSettings extends CountedBackfillSettings {
   grid: boolean;
   /** bf_max_job_test: waiting jobs tested per pass. */
   maxJobTest: number;
+  /**
+   * With whole-node allocation (`within: "nodes"`): Slurm 22.05's own pass with the select plugin's will-run
+   * test (`willRunBackfill.ts`; the Slurm engine's `bfWillRun`), instead of the node-profile pass of whole
+   * one-core nodes (`nodeProfileBackfill.ts`).
+   */
+  willRun?: boolean;
 }
 
 /** Slurm 16.05's defaults (the Slurm engine's `DEFAULT_SLURM`). */
@@ -208,7 +217,10 @@ export class SlurmBackfill implements CountedBackfillView {
     this.bind(sim);
     this.jobs = this.order.inOrder(sim, this.settings.maxJobTest);
     let n: number;
-    if (this.order.within === 'nodes') n = nodeProfilePass(this.nodeView(sim), this.settings, this.jobs.length);
+    if (this.order.within === 'nodes')
+      n = this.settings.willRun
+        ? willRunPass(this.willRunView(sim), this.settings, this.jobs.length)
+        : nodeProfilePass(this.nodeView(sim), this.settings, this.jobs.length);
     else {
       const handles = this.jobs.map((_, i) => i);
       n = this.counted.pass(this, this.settings, handles, handles.length);
@@ -249,6 +261,62 @@ export class SlurmBackfill implements CountedBackfillView {
           Int32Array.from(nodes, (x) => p.nodeFirstCore[x]!),
           { transfer: true },
         );
+      },
+    };
+  }
+
+  /**
+   * The engine as the will-run pass reads it (`within: "nodes"`, `willRun`): the nodes' free cores and memory,
+   * the jobs on each, and every job holding cores (running, or suspended on them by an operator) with its nodes
+   * and the tasks on each, expected to end at its time limit; jobs placed by Slurm's select plugin.
+   */
+  private willRunView(sim: ClusterSimulator): WillRunView {
+    const select = this.order.resources;
+    if (!(select instanceof SlurmNodeSelection))
+      throw new RangeError('Slurm\'s will-run backfill pass places jobs by Slurm\'s select plugin (within: "nodes")');
+    const p = sim.platform;
+    const N = p.nodeCount;
+    const now = sim.now;
+    const jobsOn = new Int32Array(N);
+    const holds: WillRunJob[] = [];
+    const holdingOf = (rj: RunningJob): WillRunJob => {
+      const real = now + expectedTimeLeft(rj, now);
+      const running = rj.suspendedAt !== rj.suspendedAt;
+      const hold = { nodes: rj.nodes, units: rj.perNode, mem: new Float64Array(rj.nodes.length), gpus: new Int32Array(rj.nodes.length), whole: false };
+      return { real, end: wallClockEnd(real, lastRun(rj), running), hold, key: rj.slot };
+    };
+    for (const rj of sim.running()) {
+      if (rj.suspendedAt === rj.suspendedAt && !rj.holding) continue;
+      for (let k = 0; k < rj.nodes.length; k++) jobsOn[rj.nodes[k]!]!++;
+      holds.push(holdingOf(rj));
+    }
+    const zeros = new Int32Array(N);
+    const jobs = this.jobs;
+    return {
+      now,
+      nodeCount: N,
+      nodes: {
+        cap: p.nodeCoreCount,
+        free: sim.nodeFree,
+        memFree: sim.nodeFreeMem,
+        jobsOn,
+        gpuFree: zeros,
+        memCap: p.nodeMemoryMb,
+        gpuCap: zeros,
+        gpusFor: () => 0,
+      },
+      running: () => holds.slice(),
+      completing: null,
+      request: (h) => select.request(sim, jobs[h]!, this.groups.partitionOf(jobs[h]!)),
+      timeLimit: (h) => jobs[h]!.reqTime,
+      partitionNodes: (h) => p.partitions[this.groups.partitionOf(jobs[h]!)]!.nodes,
+      start: (h, alloc) => {
+        const job = jobs[h]!;
+        const cores = select.cores(sim, job, alloc.nodes, alloc.units);
+        if (cores === null) throw new Error(`Slurm's will-run pass chose nodes that are not job ${job.id}'s tasks`);
+        const rj = sim.startJob(job, cores, { transfer: true });
+        for (let k = 0; k < rj.nodes.length; k++) jobsOn[rj.nodes[k]!]!++;
+        return holdingOf(rj);
       },
     };
   }

@@ -19,7 +19,7 @@
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import { maxTaskMem, type Job, perNodeCores } from '../workload/job.js';
-import { evalNodes, type NodeShape, nodeRequestOf, usableUnits } from './nodeSelection.js';
+import { evalNodes, type NodeRequest, type NodeShape, nodeRequestOf, usableUnits } from './nodeSelection.js';
 import { type NodeFit, type PlacementLimit, type ResourcePolicy, takeFreeCores } from './placement.js';
 
 /** Slurm's select plugin on the core capacity (see the module comment). */
@@ -30,17 +30,24 @@ export class SlurmNodeSelection implements ResourcePolicy {
   private platformOf: unknown = null;
   private avail = new Int32Array(0);
 
-  place(sim: ClusterSimulator, job: Job, _fit: NodeFit, limit?: PlacementLimit | null): Int32Array | null {
+  /** What `job` asks of the nodes of its partition `part` (an index into `Platform.partitions`), as Slurm reads it (the module comment). */
+  request(sim: ClusterSimulator, job: Job, part: number): NodeRequest {
     const p = sim.platform;
-    const part = p.partitionOf(job);
-    if (typeof part !== 'number') return null;
     if (this.platformOf !== p) {
       this.platformOf = p;
       this.oneCore = p.partitions.map((q) => q.nodes.every((x) => p.nodeCoreCount[x] === 1));
     }
-    const P = p.partitions[part]!.nodes;
     const req = nodeRequestOf(job.ntasks, this.oneCore[part]!, shapeOf(job));
     if (sim.enforceMemory) req.memPerUnit = maxTaskMem(job);
+    return req;
+  }
+
+  place(sim: ClusterSimulator, job: Job, _fit: NodeFit, limit?: PlacementLimit | null): Int32Array | null {
+    const p = sim.platform;
+    const part = p.partitionOf(job);
+    if (typeof part !== 'number') return null;
+    const P = p.partitions[part]!.nodes;
+    const req = this.request(sim, job, part);
     if (this.avail.length < P.length) this.avail = new Int32Array(P.length);
     const avail = this.avail.subarray(0, P.length);
     const free = sim.nodeFree;
@@ -54,16 +61,26 @@ export class SlurmNodeSelection implements ResourcePolicy {
     }
     const pick = evalNodes(avail, req);
     if (pick === null) return null;
+    const nodes = new Int32Array(pick.pos.length);
+    for (let i = 0; i < nodes.length; i++) nodes[i] = P[pick.pos[i]!]!;
+    return this.cores(sim, job, nodes, pick.units);
+  }
+
+  /**
+   * The cores of `job` on `nodes` with `units` on each (the node's free cores in core order), or null when
+   * they are not its tasks (the module comment).
+   */
+  cores(sim: ClusterSimulator, job: Job, nodes: ArrayLike<number>, units: ArrayLike<number>): Int32Array | null {
     let total = 0;
     const per = job.type === 'mpi' && job.nodes > 0 ? perNodeCores(job) : Number.POSITIVE_INFINITY;
-    for (let i = 0; i < pick.units.length; i++) {
-      if (pick.units[i]! > per) return null;
-      total += pick.units[i]!;
+    for (let i = 0; i < units.length; i++) {
+      if (units[i]! > per) return null;
+      total += units[i]!;
     }
     if (total !== job.ntasks) return null;
     const out = new Int32Array(total);
     let at = 0;
-    for (let i = 0; i < pick.pos.length; i++) at += takeFreeCores(sim, P[pick.pos[i]!]!, pick.units[i]!, out, at);
+    for (let i = 0; i < nodes.length; i++) at += takeFreeCores(sim, nodes[i]!, units[i]!, out, at);
     return out;
   }
 }

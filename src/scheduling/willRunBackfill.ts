@@ -50,6 +50,18 @@ export interface WillRunView {
   start(h: number, alloc: NodeAlloc): WillRunJob;
 }
 
+/**
+ * A running job's expected end as slurmctld holds it (`end_time`): its start in whole seconds (`time_t`;
+ * a live run's engine clock is on the wall clock's seconds: the Slurm engine's `engineSchedule` `clockPhase`) plus its time limit.
+ * The will-run test's 30 s windows (`_will_run_test`: `end_time % time_window`) group running jobs by it:
+ * a job started at 60.53 s with a 2-minute limit ends at 180 s for Slurm, inside a window closing at 180 s.
+ * Only the windows follow it: a start found behind a window is the latest own expected end of the jobs
+ * removed (never before now while their nodes are held).
+ */
+export function wallClockEnd(end: number, lastResume: number, running: boolean): number {
+  return running ? end - (lastResume - Math.floor(lastResume + 1e-9)) : end;
+}
+
 /** The pass's settings (slurm.conf's names). */
 export interface WillRunSettings {
   /** bf_window (s). */

@@ -5,20 +5,8 @@
  * models, and why, is `SlurmConfig.bfWillRun` and docs/slurm.md.
  */
 import { JobPhase } from '../core/engine.js';
-import { type WillRunJob, type WillRunView, willRunPass } from '../scheduling/willRunBackfill.js';
+import { wallClockEnd, type WillRunJob, type WillRunView, willRunPass } from '../scheduling/willRunBackfill.js';
 import { type BackfillPlanner, type BackfillView, expectedEnd } from './backfill.js';
-
-/**
- * A running job's expected end as slurmctld holds it (`end_time`): its start in whole seconds (`time_t`;
- * the engine's clock is on the wall clock's seconds, `engineSchedule`'s `clockPhase`) plus its time limit.
- * The will-run test's 30 s windows (`_will_run_test`: `end_time % time_window`) group running jobs by it:
- * a job started at 60.53 s with a 2-minute limit ends at 180 s for Slurm, inside a window closing at 180 s.
- * Only the windows follow it: a start found behind a window is the latest own expected end of the jobs
- * removed (never before now while their nodes are held).
- */
-export function wallClockEnd(end: number, lastResume: number, running: boolean): number {
-  return running ? end - (lastResume - Math.floor(lastResume + 1e-9)) : end;
-}
 
 /** Slot `r` as the will-run pass reads a job holding nodes. */
 function holding(v: BackfillView, r: number): WillRunJob {

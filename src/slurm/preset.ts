@@ -48,9 +48,9 @@ import type { SlurmPlatformSpec } from './platform.js';
 export function slurmPresetRefusal(config: Partial<SlurmConfig>, platform?: SlurmPlatformSpec): string | null {
   const c = { ...DEFAULT_SLURM, ...config };
   const out: string[] = [];
-  if (c.bfWillRun) out.push('bfWillRun');
   // (the node-profile planner holds whole nodes: nodes of one core, where every job holds its nodes whole)
-  if (c.nodeSelect && c.backfill && platform?.groups.some((g) => g.cores !== 1)) out.push('nodeSelect with sched/backfill on nodes of several cores');
+  if (c.nodeSelect && c.backfill && !c.bfWillRun && platform?.groups.some((g) => g.cores !== 1))
+    out.push('nodeSelect with sched/backfill on nodes of several cores without bfWillRun');
   if (c.nodeSelect && platform !== undefined && preempts(platform)) out.push('nodeSelect with partitions that preempt');
   if (c.nodeSelect && platform?.groups.some((g) => g.gpus !== undefined && (typeof g.gpus === 'number' ? g.gpus : g.gpus.count) > 0))
     out.push('nodeSelect with GPUs');
@@ -109,6 +109,7 @@ export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<S
                 grid: c.bfGrid,
                 slurm_rounding: c.bfSlurmRounding,
                 reserve_idle: c.bfReserveIdle,
+                will_run: c.nodeSelect && c.bfWillRun,
               },
             }
           : {}),
@@ -210,10 +211,14 @@ export function runSlurmPreset(
     );
   const names = platform.partitions.map((q) => q.name);
   const nodeSelect = config.nodeSelect ?? DEFAULT_SLURM.nodeSelect;
+  // (a job's nodes stay COMPLETING only with whole-node allocation and Slurm 22.05's backfill, as the Slurm engine counts them)
+  const completing = nodeSelect && (config.bfWillRun ?? DEFAULT_SLURM.bfWillRun);
   const convert = slurmPresetJobs(names, config);
   const oneJobs = mapped(jobs, (j: SlurmJobInput) => {
     if (nodeSelect && j.shape !== undefined)
       throw new InputError(`job ${j.id}: the Slurm preset of the one engine does not model node shapes (--exclusive, -N, -c, --mem) yet`);
+    if (completing && (j.completing ?? 0) > 0)
+      throw new InputError(`job ${j.id}: the Slurm preset of the one engine does not model nodes left COMPLETING after a job (completing) yet`);
     return convert(j);
   });
   return runSimulation(slurmPresetPlatform(platform), oneJobs, makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }), {

@@ -107,9 +107,17 @@ function presetNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: Slur
   return out;
 }
 
-/** `partitionedWorkload` with units drawn up to a group's size, most jobs small. */
-function nodeWorkload(seed: number, n: number, layout: Layout): SlurmJobInput[] {
-  return partitionedWorkload(seed, n, layout);
+/**
+ * `partitionedWorkload` (each job of at most its partition's smallest group, one in twenty larger than any
+ * group: refused); with `fractional`, submissions off the whole second (a live run's clock: the will-run
+ * test's windows read slurmctld's whole-second ends, `wallClockEnd`) and no operator suspensions (the two
+ * engines add a suspended job's run time in another order, which off the whole second changes an end's last
+ * bit, and with it, at a pass at that very instant, a start by a pass).
+ */
+function nodeWorkload(seed: number, n: number, layout: Layout, fractional = false): SlurmJobInput[] {
+  const jobs = partitionedWorkload(seed, n, layout);
+  if (!fractional) return jobs;
+  return jobs.map(({ opAfter: _a, opFor: _f, ...j }) => ({ ...j, submit: j.submit + ((j.submit * 7) % 10) / 10 }));
 }
 
 describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slurm engine's schedules and nodes", () => {
@@ -147,45 +155,56 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
       expect(refused).toBeGreaterThan(10);
     });
 
-  it('with sched/backfill on a whole-node platform (the node-profile pass, written once): the same starts, ends, states, periods and nodes', () => {
-    let backfilled = 0;
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 0, max: 1_000_000 }),
-        fc.constantFrom<Priority>('fifo', 'multifactor'),
-        fc.record({
-          interval: fc.constantFrom(1, 5, 30),
-          window: fc.constantFrom(600, 3_600, 86_400),
-          resolution: fc.constantFrom(1, 10, 60),
-          maxJobTest: fc.constantFrom(2, 10, 100),
-          grid: fc.boolean(),
-          slurmRounding: fc.boolean(),
-          reserveIdle: fc.constant<'none'>('none'),
-        }),
-        fc.boolean(),
-        (seed, priority, backfill, timers) => {
-          const jobs = nodeWorkload(seed, 60, WHOLE);
-          const config: Partial<SlurmConfig> = {
-            ...slurmConfigOf(priority, backfill, timers ? { schedInterval: 60, schedMinInterval: 2, schedDelay: 1 } : {}),
-            nodeSelect: true,
-          };
-          config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
-          const a = slurmNodeRows(WHOLE, config, jobs);
-          const b = presetNodeRows(WHOLE, config, jobs);
-          expect(b.size).toBe(a.size);
-          for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
-          // a job that started before an earlier-submitted job of its partition still waiting: backfilled
-          for (const [id, r] of a) if (jobs.some((j) => j.id < id && j.partition === jobs[id]!.partition && a.get(j.id)!.start > r.start)) backfilled++;
-        },
-      ),
-      { numRuns: 40, seed: derive(7, 'preset-nodes/backfill').int(1_000_000) },
-    );
-    expect(backfilled).toBeGreaterThan(100);
-  });
+  for (const [name, layout, willRun] of [
+    ['the node-profile pass on a whole-node platform', WHOLE, false],
+    ["Slurm 22.05's will-run pass on a whole-node platform", WHOLE, true],
+    ["Slurm 22.05's will-run pass on nodes of several cores", MULTI, true],
+  ] as const)
+    it(`with sched/backfill, ${name} (written once): the same starts, ends, states, periods and nodes`, () => {
+      let backfilled = 0;
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 0, max: 1_000_000 }),
+          fc.constantFrom<Priority>('fifo', 'multifactor'),
+          fc.record({
+            interval: fc.constantFrom(1, 5, 30),
+            window: fc.constantFrom(600, 3_600, 86_400),
+            resolution: fc.constantFrom(1, 10, 60),
+            maxJobTest: fc.constantFrom(2, 10, 100),
+            grid: fc.boolean(),
+            slurmRounding: fc.boolean(),
+            reserveIdle: fc.constant<'none'>('none'),
+          }),
+          fc.boolean(),
+          fc.boolean(),
+          (seed, priority, backfill, timers, fractional) => {
+            const jobs = nodeWorkload(seed, 60, layout, fractional);
+            const config: Partial<SlurmConfig> = {
+              ...slurmConfigOf(priority, backfill, timers ? { schedInterval: 60, schedMinInterval: 2, schedDelay: 1 } : {}),
+              nodeSelect: true,
+              bfWillRun: willRun,
+            };
+            config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
+            const a = slurmNodeRows(layout, config, jobs);
+            const b = presetNodeRows(layout, config, jobs);
+            expect(b.size).toBe(a.size);
+            for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+            // a job that started before an earlier-submitted job of its partition still waiting: backfilled
+            for (const [id, r] of a) if (jobs.some((j) => j.id < id && j.partition === jobs[id]!.partition && a.get(j.id)!.start > r.start)) backfilled++;
+          },
+        ),
+        { numRuns: 40, seed: derive(7, `preset-nodes/backfill/${name}`).int(1_000_000) },
+      );
+      expect(backfilled).toBeGreaterThan(100);
+    });
 
   it('refuses what it does not model yet, naming it', () => {
-    expect(slurmPresetRefusal({ nodeSelect: true, bfWillRun: true })).toMatch(/bfWillRun/);
-    expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, MULTI)).toMatch(/nodeSelect with sched\/backfill on nodes of several cores/);
+    expect(slurmPresetRefusal({ nodeSelect: true, bfWillRun: true }, MULTI)).toBeNull();
+    expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, MULTI)).toMatch(
+      /nodeSelect with sched\/backfill on nodes of several cores without bfWillRun/,
+    );
+    const late: SlurmJobInput = { id: 2, submit: 0, cores: 2, runTime: 10, timeLimit: 20, user: 0, completing: 3 };
+    expect(() => runSlurmPreset(MULTI, [late], { nodeSelect: true, bfWillRun: true, users: 1 })).toThrow(/COMPLETING/);
     expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, WHOLE)).toBeNull();
     expect(slurmPresetRefusal({ nodeSelect: true, backfill: false })).toBeNull();
     const preempting: Layout = {
