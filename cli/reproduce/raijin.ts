@@ -36,7 +36,7 @@ export const reproduceCommand = defineExperiment(
       value: 'slurm|one',
       schema: oneOf(['slurm', 'one'] as const),
       default: 'slurm',
-      help: "the engine that replays: the Slurm engine, or the one engine running its Slurm preset (the same schedules at about 0.6 x the speed; docs/model.md, 'The Slurm preset')",
+      help: "the engine that replays: the Slurm engine, or the one engine running its Slurm preset (the same schedules at about 0.65 x the speed; docs/model.md, 'The Slurm preset')",
     },
   }),
   {

@@ -64,6 +64,8 @@ export class CountedCores implements Capacity {
   /** Shared answers by size: `[k]` (a placement on one group), and per group the placement of `k` tasks there (`uniform`). */
   private readonly countArrays: (Int32Array | undefined)[] = [];
   private readonly uniformArrays: (Int32Array | undefined)[][] = [];
+  /** Per group: an array of its index, of which `uniform`'s placements are views. */
+  private readonly groupUnits: (Int32Array | undefined)[] = [];
   private readonly answer: { nodes: Int32Array; perNode: Int32Array } = { nodes: new Int32Array(0), perNode: new Int32Array(0) };
 
   constructor(
@@ -233,6 +235,11 @@ export class CountedCores implements Capacity {
     const k = placement.length;
     const sign = owner >= 0 ? -1 : 1;
     let t = from;
+    // a placement `uniform` gave is on one group: no need to walk its tasks
+    if (t < k && placement === this.uniformArrays[placement[0]!]?.[k]) {
+      this.groupFree[placement[0]!]! += sign * (k - t);
+      t = k;
+    }
     while (t < k) {
       const g = placement[t]!;
       const start = t;
@@ -310,7 +317,16 @@ export class CountedCores implements Capacity {
     }
     let a = byK[k];
     if (a === undefined) {
-      a = new Int32Array(k).fill(g);
+      // a view of `k` units of the group's one array of its index (a run of jobs of thousands of sizes makes
+      // thousands of views, not thousands of arrays of their sizes to fill)
+      let units = this.groupUnits[g];
+      if (units === undefined || units.length < k) {
+        units = new Int32Array(Math.max(k, this.groupCores[g]!, this.groupGpus[g]!)).fill(g);
+        this.groupUnits[g] = units;
+      }
+      a = units.subarray(0, k);
+      // (kept dense, filled up to `k`: an array written far past its end turns into a dictionary, slow to read)
+      while (byK.length <= k) byK.push(undefined);
       byK[k] = a;
     }
     return a;

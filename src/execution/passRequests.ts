@@ -12,7 +12,9 @@ export type InstantHook<S> = (sim: S) => void;
 export class PassRequests<S> {
   private readonly times = new Set<number>();
   private readonly future = new Map<number, Set<InstantHook<S>>>();
-  private readonly now = new Set<InstantHook<S>>();
+  /** The hooks to run at the end of the instant being run (each once), and the list being run (reused: no allocation per instant). */
+  private now: InstantHook<S>[] = [];
+  private running: InstantHook<S>[] = [];
 
   /** Whether a request for `t` is pending (its event is live). */
   has(t: number): boolean {
@@ -21,7 +23,7 @@ export class PassRequests<S> {
 
   /** Asks for the instant being run: `hook` (if any) runs at its end. */
   atThisInstant(hook: InstantHook<S> | undefined): void {
-    if (hook !== undefined) this.now.add(hook);
+    if (hook !== undefined && !this.now.includes(hook)) this.now.push(hook);
   }
 
   /** Asks for time `t` (later than now) with `hook` (if any); true when `t` needs its event scheduled (its first request). */
@@ -42,20 +44,22 @@ export class PassRequests<S> {
     const hooks = this.future.get(t);
     if (hooks === undefined) return;
     this.future.delete(t);
-    for (const h of hooks) this.now.add(h);
+    for (const h of hooks) if (!this.now.includes(h)) this.now.push(h);
   }
 
   /** Whether the instant just run has hooks to run. */
   get hooksDue(): boolean {
-    return this.now.size > 0;
+    return this.now.length > 0;
   }
 
   /** Runs the instant's hooks, each once (a hook may ask for this instant again: that runs too). */
   runHooks(sim: S): void {
-    while (this.now.size > 0) {
-      const hooks = [...this.now];
-      this.now.clear();
-      for (const h of hooks) h(sim);
+    while (this.now.length > 0) {
+      const hooks = this.now;
+      this.now = this.running;
+      this.running = hooks;
+      for (let i = 0; i < hooks.length; i++) hooks[i]!(sim);
+      hooks.length = 0;
     }
   }
 

@@ -72,14 +72,14 @@
  * within a round make no decision point.
  */
 import { InputError } from '../core/errors.js';
-import type { DiscreteEventEngine } from '../core/engine.js';
+import { type DiscreteEventEngine, ListenerTable } from '../core/engine.js';
 import { EventLoop } from '../core/eventLoop.js';
 import { commModel, networkVolume, type CommModel } from '../platform/communication.js';
 import { JobNetwork } from '../platform/jobNetwork.js';
 import { bandwidthRequest, memoryModel } from '../platform/memoryContention.js';
 import type { ModelsConfig, Platform } from '../platform/platform.js';
 import { hostVectorView } from '../platform/views.js';
-import { taskMem, taskMemVol, taskOps, taskRuntime, type Job } from '../workload/job.js';
+import { taskMem, taskMemVol, taskOps, taskRuntime, type Job, withSubtime } from '../workload/job.js';
 import { type ResizeCost, TABLE1_RESIZE_COST, validResize } from '../workload/malleability.js';
 import { MalleableProgress } from './malleableProgress.js';
 import { PLUGIN_KIND_BASE, type ProgressHost, type ProgressModel } from './progressModel.js';
@@ -104,6 +104,7 @@ import {
   RunningJob,
   RunningTask,
   type EventPayload,
+  type JobRecord,
 } from './running.js';
 import { WaitingQueue } from './waitingQueue.js';
 import type {
@@ -251,7 +252,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private readonly freeSlots: number[] = [];
   /** Admission rules beyond the capacity's (`addAdmissionRule`). */
   private readonly admissionRules: ((job: Job) => string | null)[] = [];
-  private readonly listeners: SimulationListener[] = [];
+  /** The listeners' methods by event (`ListenerTable`). */
+  private readonly listeners = new ListenerTable<ClusterSimulator, Job, RunningJob, JobRecord>();
   /** The suspended jobs and their transitions (`suspension.ts`). */
   private readonly suspensions = new Suspensions(this, {
     events: this.events,
@@ -259,10 +261,10 @@ export class ClusterSimulator implements DiscreteEventEngine {
       this.freed = true;
     },
     suspended: (rj, phase) => {
-      for (const l of this.listeners) l.onSuspend?.(this, rj, phase);
+      for (const f of this.listeners.suspend) f(this, rj, phase);
     },
     resumed: (rj) => {
-      for (const l of this.listeners) l.onResume?.(this, rj);
+      for (const f of this.listeners.resume) f(this, rj);
     },
   });
   private stallOffered = false;
@@ -436,7 +438,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
 
   /** Adds an observer. */
   addListener(l: SimulationListener): void {
-    this.listeners.push(l);
+    this.listeners.add(l);
   }
 
   /**
@@ -716,7 +718,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
         const from = this.now;
         const to = from + delta;
         this.energy += this.power * delta;
-        for (const l of this.listeners) l.onAdvance?.(this, from, to);
+        for (const f of this.listeners.advance) f(this, from, to);
         this.now = to;
         this.progress.step(delta, to, this.drained);
       }
@@ -827,7 +829,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.releaseRun(running);
     this.requeued.set(running.job, { extension: running.extension, firstStart: running.firstStart });
     this.queue.push(running.job);
-    for (const l of this.listeners) l.onRequeue?.(this, running);
+    for (const f of this.listeners.requeue) f(this, running);
   }
 
   // ---------------------------------------------------------------- suspension (suspension.ts)
@@ -893,7 +895,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * The job joins the waiting queue, or is handled as `unfit` says when it can never fit.
    */
   submitNow(job: Job): void {
-    this.submit(job.subtime === this.now ? job : { ...job, subtime: this.now });
+    this.submit(withSubtime(job, this.now));
   }
 
   /**
@@ -957,7 +959,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.requeued.delete(job);
     this.jobsRejected++;
     const rec = rejectedRecord(job, this.now);
-    for (const l of this.listeners) l.onReject?.(this, rec);
+    for (const f of this.listeners.reject) f(this, rec);
   }
 
   // ---------------------------------------------------------------- malleable jobs
@@ -1066,7 +1068,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       steps.beginResize(rj, size, cost.expand, this.now);
     } else steps.beginResize(rj, size, cost.shrink, this.now);
     if (d.promote !== undefined) this.scheduler?.promote?.(this, d.promote);
-    for (const l of this.listeners) l.onResize?.(this, rj, cur, size);
+    for (const f of this.listeners.resize) f(this, rj, cur, size);
   }
 
   private resizeEnded(rj: RunningJob): void {
@@ -1237,7 +1239,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
   /** Queues `job` now (see `liveAdvance`); returns the queued (rebased) job. */
   liveSubmit(job: Job): Job {
     if (Number.isNaN(this.origin)) this.origin = job.subtime;
-    const rebased = this.origin !== 0 ? { ...job, subtime: job.subtime - this.origin } : job;
+    const rebased = this.origin !== 0 ? withSubtime(job, job.subtime - this.origin) : job;
     this.submit(rebased);
     return rebased;
   }
@@ -1264,7 +1266,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     }
     let job = r.value;
     if (Number.isNaN(this.origin)) this.origin = job.subtime;
-    if (this.origin !== 0) job = { ...job, subtime: job.subtime - this.origin };
+    if (this.origin !== 0) job = withSubtime(job, job.subtime - this.origin);
     // time starts at the first submission: 0, unless an explicit origin puts it elsewhere
     if (this.nextJob === null && this.jobsSubmitted === 0 && job.subtime < this.now) this.now = job.subtime;
     if (this.nextJob && job.subtime < this.nextJob.subtime)
@@ -1281,7 +1283,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     const from = this.now;
     if (t > from) {
       this.energy += this.power * (t - from);
-      for (const l of this.listeners) l.onAdvance?.(this, from, t);
+      for (const f of this.listeners.advance) f(this, from, t);
       this.now = t;
     }
   }
@@ -1336,12 +1338,12 @@ export class ClusterSimulator implements DiscreteEventEngine {
       if (this.unfit === 'error') throw new InputError(`${job.source}: job ${job.id} can never fit the platform: it ${reason}`, this.workloadName);
       this.jobsRejected++;
       const rec = rejectedRecord(job, this.now);
-      for (const l of this.listeners) l.onReject?.(this, rec);
+      for (const f of this.listeners.reject) f(this, rec);
       return;
     }
     this.queue.push(job);
     if (this.semantics === 'irmasim') this.arrival.set(job, this.jobsSubmitted);
-    for (const l of this.listeners) l.onSubmit?.(this, job);
+    for (const f of this.listeners.submit) f(this, job);
   }
 
   private launch(job: Job, cores: Int32Array, gpus: Int32Array, model: ProgressModel | null): RunningJob {
@@ -1432,7 +1434,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     }
     if (job.operatorEvents !== undefined && job.operatorEvents.length > 0) this.suspensions.scheduleOperatorEvent(rj);
     this.progress.flush(this.now);
-    for (const l of this.listeners) l.onStart?.(this, rj);
+    for (const f of this.listeners.start) f(this, rj);
     return rj;
   }
 
@@ -1514,6 +1516,6 @@ export class ClusterSimulator implements DiscreteEventEngine {
     this.lastEnd = this.now;
     rj.finish = this.now;
     rj.state = state;
-    for (const l of this.listeners) l.onEnd?.(this, rj, rj);
+    for (const f of this.listeners.end) f(this, rj, rj);
   }
 }

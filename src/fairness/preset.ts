@@ -29,7 +29,7 @@ import { ClusterSimulator, type SimulationListener } from '../execution/simulato
 import { Platform } from '../platform/platform.js';
 import { type HostGroup, platformFromHostGroups } from '../platform/views.js';
 import { type FairScheduler, MultiResourcePasses, type TaskStats } from '../scheduling/multiResource.js';
-import type { Job } from '../workload/job.js';
+import { type Job, PrototypeJob, sharedJobFields } from '../workload/job.js';
 import type { Monitor } from './monitor.js';
 
 /** A task as trace readers produce it (the user by name). */
@@ -46,29 +46,21 @@ export interface TraceTask {
  * its duration, `cpusPerTask` its cores, `mem` its memory, its user; the fields every task shares (one
  * seq task of delay work on one host, no communication) live on the prototype, so a job is six fields
  * (a trace of hundreds of millions of tasks allocates a small object per task, not a full `Job`
- * literal). Spreading it (`{...job}`) would drop the shared fields: the preset's engine never does.
+ * literal). A `PrototypeJob`: spreading it (`{...job}`) would drop the shared fields (the engine copies one with `withSubtime`).
  */
-class TaskJob implements Job {
+class TaskJob extends PrototypeJob implements Job {
   declare readonly ntasks: number;
-  declare readonly reqEnergy: number;
-  declare readonly type: 'seq';
-  declare readonly work: 'delay';
-  declare readonly ops: number;
-  declare readonly memVol: number;
-  declare readonly commVol: number;
-  declare readonly tCompute: number;
-  declare readonly nodes: number;
-  declare readonly ntasksPerNode: number;
-  declare readonly tasks: null;
   constructor(
     /** The trace's task number (its `id` as a string, made when asked: most tasks are never named). */
     readonly index: number,
     readonly subtime: number,
     readonly runtime: number,
-    readonly mem: number,
+    override readonly mem: number,
     readonly cpusPerTask: number,
     readonly user: string,
-  ) {}
+  ) {
+    super();
+  }
   /** The trace's task number, as the job's id. */
   get id(): string {
     return String(this.index);
@@ -82,19 +74,7 @@ class TaskJob implements Job {
     return this.runtime;
   }
 }
-Object.assign(TaskJob.prototype, {
-  ntasks: 1,
-  reqEnergy: 0,
-  type: 'seq',
-  work: 'delay',
-  ops: 0,
-  memVol: 0,
-  commVol: 0,
-  tCompute: 1,
-  nodes: 1,
-  ntasksPerNode: 0,
-  tasks: null,
-});
+sharedJobFields(TaskJob.prototype, { ntasks: 1, type: 'seq', nodes: 1 });
 
 /**
  * The jobs of a task trace, in its order: task `i` is job `"i"` (a `TaskJob`: one task, delay work of

@@ -181,6 +181,8 @@ export class MultifactorSelection implements JobSelection {
     // suspended job's (it accrues none while suspended)
     const held: number[] = [];
     const suspendedHeld: number[] = [];
+    // each running job's user (its ledger index), by slot
+    const userAt: number[] = [];
     sim.addListener({
       // a user is known from its first submission (its share normalised over the users known)
       onSubmit: (s, job) => {
@@ -188,14 +190,18 @@ export class MultifactorSelection implements JobSelection {
         if (this.options.passAtTick) s.requestPass(this.nextTick);
       },
       onStart: (s, rj) => {
+        // (the ticks due first, as for any change of holdings: a user first known here joins after them)
+        this.advance(s.now);
+        const u = this.userOf(rj.job.user ?? '');
         held[rj.slot] = rj.cores.length;
         suspendedHeld[rj.slot] = 0;
-        this.hold(s, rj.job, rj.cores.length);
+        userAt[rj.slot] = u;
+        this.hold(s, u, rj.cores.length);
       },
       onResize: (s, rj, _from, to) => {
         // a resized job accrues at its new size from the decision (docs/model.md)
         const now = to * (rj.malleable?.tasksPerNode ?? 1);
-        this.hold(s, rj.job, now - held[rj.slot]!);
+        this.hold(s, userAt[rj.slot]!, now - held[rj.slot]!);
         held[rj.slot] = now;
       },
       // a suspended job accrues no usage (Slurm's decay thread counts running jobs only; docs/model.md)
@@ -203,22 +209,25 @@ export class MultifactorSelection implements JobSelection {
         const h = held[rj.slot]!;
         held[rj.slot] = 0;
         suspendedHeld[rj.slot] = h;
-        this.hold(s, rj.job, -h);
+        this.hold(s, userAt[rj.slot]!, -h);
       },
       onResume: (s, rj) => {
         const h = suspendedHeld[rj.slot]!;
         suspendedHeld[rj.slot] = 0;
         held[rj.slot] = h;
-        this.hold(s, rj.job, h);
+        this.hold(s, userAt[rj.slot]!, h);
       },
       onEnd: (s, rec, rj) => {
-        const h = rj !== null ? held[rj.slot]! : rec.cores.length;
-        this.hold(s, rec.job, -h);
+        if (rj !== null) this.hold(s, userAt[rj.slot]!, -held[rj.slot]!);
+        else {
+          this.advance(s.now);
+          this.hold(s, this.userOf(rec.job.user ?? ''), -rec.cores.length);
+        }
       },
       // a preempted job back in the queue accrues nothing until it starts again; its priority is set anew
       // then (its age from its submission), as Slurm sets a requeued job's
       onRequeue: (s, rj) => {
-        this.hold(s, rj.job, -held[rj.slot]!);
+        this.hold(s, userAt[rj.slot]!, -held[rj.slot]!);
         held[rj.slot] = 0;
         this.priority.set(rj.job, this.compute(rj.job, s.now));
       },
@@ -229,10 +238,10 @@ export class MultifactorSelection implements JobSelection {
     return this.ledger!.id(name);
   }
 
-  /** A running job of `job`'s user holds `dCores` more cores from now. */
-  private hold(sim: ClusterSimulator, job: Job, dCores: number): void {
+  /** A running job of user `u` (its ledger index) holds `dCores` more cores from now. */
+  private hold(sim: ClusterSimulator, u: number, dCores: number): void {
     this.advance(sim.now);
-    if (dCores !== 0) this.usage.addCores(this.userOf(job.user ?? ''), dCores, sim.now);
+    if (dCores !== 0) this.usage.addCores(u, dCores, sim.now);
   }
 
   /** The tick after one at (or the attachment at) `t`: a period later, or the next point of the `calcPhase` grid (the Slurm engine's arithmetic). */

@@ -28,6 +28,7 @@
 import { derive, type Rng } from '../core/rng.js';
 import type { ClusterSimulator, JobRecord, RunningJob, SimulationListener } from '../execution/simulator.js';
 import type { Job } from '../workload/job.js';
+import type { WaitingQueue } from '../execution/waitingQueue.js';
 import { DEFAULT_MAX_JOB_TEST, easyReservation, isCountBased, RunningByEnd, type BackfillName, type EasyReservation } from './backfilling.js';
 import { fcfsSelection, type JobSelection } from './jobSelection.js';
 import type { NodeFit, ResourcePolicy } from './placement.js';
@@ -100,6 +101,8 @@ interface QueueOrder {
   first(): Job | undefined;
   /** Up to `k` waiting jobs in order, skipping `exclude`. */
   after(exclude: Job, k: number): Job[];
+  /** The queue position (`WaitingQueue`) of the job `first()` gave, when known: a hint for `startJob` (undefined: it searches). */
+  firstPosition(): number | undefined;
 }
 
 /** Arrival order: the simulator's queue itself. */
@@ -110,6 +113,9 @@ class ArrivalOrder implements QueueOrder {
   }
   first(): Job | undefined {
     return this.sim.queue.first();
+  }
+  firstPosition(): number | undefined {
+    return this.sim.queue.start;
   }
   after(exclude: Job, k: number): Job[] {
     const q = this.sim.queue;
@@ -126,6 +132,9 @@ interface KeyedJob {
   key: number;
   seq: number;
   job: Job;
+  /** Its queue position when it arrived, valid while the queue's `generation` is `generation` (-1: not known). */
+  position: number;
+  generation: number;
 }
 
 /**
@@ -148,16 +157,20 @@ class StaticOrder implements QueueOrder, SimulationListener {
    * it joins after them).
    */
   private readonly runningSeq: Map<Job, number> | null;
+  private readonly queue: WaitingQueue;
   constructor(
     private readonly selection: JobSelection,
     sim: ClusterSimulator,
   ) {
+    this.queue = sim.queue;
     this.deferred = selection.kind === 'epoch';
     this.runningSeq = sim.platform.partitions.some((p) => p.preemptMode === 'requeue') ? new Map() : null;
     for (const j of sim.waiting) this.onSubmit(sim, j);
   }
   onSubmit(sim: ClusterSimulator, job: Job, seq = this.seq++): void {
-    const e = { key: 0, seq, job };
+    // (an arriving job is the last in the queue)
+    const q = sim.queue;
+    const e = { key: 0, seq, job, position: q.at(q.end - 1) === job ? q.end - 1 : -1, generation: q.generation };
     this.entries.set(job, e);
     if (this.deferred) this.fresh.push(e);
     else {
@@ -215,6 +228,10 @@ class StaticOrder implements QueueOrder, SimulationListener {
   first(): Job | undefined {
     return this.list.first()?.job;
   }
+  firstPosition(): number | undefined {
+    const e = this.list.first();
+    return e !== undefined && e.position >= 0 && e.generation === this.queue.generation ? e.position : undefined;
+  }
   after(exclude: Job, k: number): Job[] {
     const out: Job[] = [];
     this.list.forEachWhile((e) => {
@@ -236,6 +253,9 @@ class RecomputedOrder implements QueueOrder {
   private pos = 0;
   private readonly started = new Set<Job>();
   constructor(private readonly selection: JobSelection) {}
+  firstPosition(): number | undefined {
+    return undefined;
+  }
   begin(sim: ClusterSimulator): void {
     this.order = this.selection.order(sim.waiting, sim.now, sim.timeOrigin);
     this.pos = 0;
@@ -383,6 +403,11 @@ export class PolicyScheduler implements Scheduler {
     return out;
   }
 
+  /** The queue position of the job `firstInOrder` gave last, when its order knows it (a hint for `startJob`), else undefined. */
+  firstQueuePosition(): number | undefined {
+    return this.order?.firstPosition();
+  }
+
   /** The first waiting job of `sim` in this policy's queue order (`inOrder(sim, 1)[0]`, without the array), or undefined. */
   firstInOrder(sim: ClusterSimulator): Job | undefined {
     if (sim.queue.length === 0) return undefined;
@@ -409,7 +434,7 @@ export class PolicyScheduler implements Scheduler {
       if (!head) return;
       const cores = this.resources.place(sim, head, this.fit);
       if (!cores) break;
-      this.start(sim, head, cores);
+      this.start(sim, head, cores, this.commitHead ? undefined : this.order!.firstPosition());
     }
     if (this.backfill === 'easy') this.easy(sim, head);
   }

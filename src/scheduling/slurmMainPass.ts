@@ -31,6 +31,7 @@
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { RunningJob } from '../execution/running.js';
+import type { StartOptions } from '../execution/simulatorOptions.js';
 import type { Job } from '../workload/job.js';
 import { lastRun } from './preemption.js';
 import type { NodeFit, ResourcePolicy } from './placement.js';
@@ -59,6 +60,8 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
    * suspension): Slurm's pass clock follows the Slurm engine's passes after a preemption (`slurmPassClock.ts`).
    */
   onPreempt: ((sim: ClusterSimulator, pendingAt: number) => void) | null = null;
+  /** The options of the walk's starts, one object for every start (`startJob` reads them and keeps none). */
+  private readonly startOptions: StartOptions = { transfer: true, gpus: undefined, queuePosition: undefined };
 
   constructor(
     readonly policy: PolicyScheduler,
@@ -115,7 +118,10 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
         if (job === undefined) return;
         const cores = this.placeNow(sim, groups, job, null);
         if (cores === null) return;
-        sim.startJob(job, cores, { transfer: true, gpus: groups.gpusFor(job, cores) });
+        const o = this.startOptions;
+        o.gpus = groups.gpusFor(job, cores);
+        o.queuePosition = this.policy.firstQueuePosition();
+        sim.startJob(job, cores, o);
         this.started++;
       }
       return;

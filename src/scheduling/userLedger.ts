@@ -185,22 +185,24 @@ export class UsageLedger {
     this.last = start;
   }
 
-  /** Makes room for user `u`. */
+  /** Makes room for user `u` (no closure here: a function with one allocates its context at every call). */
   private ensure(u: number): void {
     if (u < this.users) return;
     this.users = u + 1;
-    if (u < this.cores.length) return;
-    const n = Math.max(this.users, 2 * this.cores.length);
-    const grow = <A extends Float64Array | Int32Array>(a: A, make: (n: number) => A, fill: number): A => {
-      const b = make(n);
+    if (u >= this.cores.length) this.grow(Math.max(this.users, 2 * this.cores.length));
+  }
+
+  /** Room for `n` users. */
+  private grow(n: number): void {
+    const grow = <A extends Float64Array | Int32Array>(a: A, b: A, fill: number): A => {
       b.fill(fill);
       b.set(a);
       return b;
     };
-    this.cores = grow(this.cores, (k) => new Float64Array(k), 0);
-    this.period = grow(this.period, (k) => new Float64Array(k), 0);
-    this.active = grow(this.active, (k) => new Int32Array(k), 0);
-    this.activePos = grow(this.activePos, (k) => new Int32Array(k), -1);
+    this.cores = grow(this.cores, new Float64Array(n), 0);
+    this.period = grow(this.period, new Float64Array(n), 0);
+    this.active = grow(this.active, new Int32Array(n), 0);
+    this.activePos = grow(this.activePos, new Int32Array(n), -1);
   }
 
   /** Cores user `u`'s running jobs hold now. */

@@ -32,6 +32,7 @@
  * allocation (`nodeSelect`, `bfWillRun`) and its COMPLETING nodes.
  */
 import { InputError } from '../core/errors.js';
+import { mapped } from '../core/mapped.js';
 import { type Job, makeDelayJob, makeJob, type SlurmRequest } from '../workload/job.js';
 import type { SimulationListener } from '../execution/simulator.js';
 import type { Platform } from '../platform/platform.js';
@@ -150,30 +151,52 @@ export function slurmPresetPlatform(platform: SlurmPlatformSpec): Platform {
  * allocation and Slurm 22.05's backfill, where the preset refuses it.)
  */
 export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[], config: Partial<SlurmConfig> = {}, request: PresetRequest | null = null): Job {
-  const gpus = j.gpus ?? 0;
+  return slurmPresetJobs(partitions, config)(j, request);
+}
+
+/**
+ * `slurmPresetJob` for a stream of jobs: one conversion for every job, which names each user and QOS with
+ * one string (made at its first job) rather than a string per job.
+ */
+export function slurmPresetJobs(partitions: readonly string[], config: Partial<SlurmConfig> = {}): (j: SlurmJobInput, request?: PresetRequest | null) => Job {
   const share = config.endSchedShare ?? DEFAULT_SLURM.endSchedShare;
-  const epilog = j.epilogPass === true || (share > 0 && hashUnit(j.id, config.endSchedSeed ?? DEFAULT_SLURM.endSchedSeed) < share);
-  const facets = {
-    user: String(j.user),
-    partition: partitions[j.partition ?? 0]!,
-    qos: j.qos !== undefined ? `q${j.qos}` : undefined,
-    operatorEvents: j.opAfter !== undefined && j.opFor !== undefined ? [{ after: j.opAfter, duration: j.opFor }] : undefined,
-    epilogPass: epilog ? true : undefined,
-    // GPUs in total, of its type (any when it names none), counted per group beside its cores
-    gpus: gpus > 0 ? { count: gpus, perNode: false as const, type: j.gpuType, weight: 1 } : undefined,
-    slurmRequest: request?.slurmRequest,
+  const seed = config.endSchedSeed ?? DEFAULT_SLURM.endSchedSeed;
+  const users: string[] = [];
+  const qoses: string[] = [];
+  const named = (names: string[], i: number, make: (i: number) => string): string => {
+    let n = names[i];
+    if (n === undefined) {
+      n = make(i);
+      names[i] = n;
+    }
+    return n;
   };
-  if (request === null || request.nodes === 0) return makeDelayJob(String(j.id), j.submit, j.cores, j.runTime, j.timeLimit, facets);
-  return makeJob({
-    id: String(j.id),
-    subtime: j.submit,
-    ntasks: request.nodes * request.perNode,
-    runtime: j.runTime,
-    reqTime: j.timeLimit,
-    nodes: request.nodes,
-    ntasksPerNode: request.perNode,
-    ...facets,
-  });
+  return (j, request = null) => {
+    const gpus = j.gpus ?? 0;
+    const epilog = j.epilogPass === true || (share > 0 && hashUnit(j.id, seed) < share);
+    const facets = {
+      user: named(users, j.user, String),
+      partition: partitions[j.partition ?? 0]!,
+      qos: j.qos !== undefined ? named(qoses, j.qos, (q) => `q${q}`) : undefined,
+      operatorEvents: j.opAfter !== undefined && j.opFor !== undefined ? [{ after: j.opAfter, duration: j.opFor }] : undefined,
+      epilogPass: epilog ? true : undefined,
+      // GPUs in total, of its type (any when it names none), counted per group beside its cores
+      gpus: gpus > 0 ? { count: gpus, perNode: false as const, type: j.gpuType, weight: 1 } : undefined,
+      slurmRequest: request?.slurmRequest,
+    };
+    if (request === null || request.nodes === 0) return makeDelayJob(String(j.id), j.submit, j.cores, j.runTime, j.timeLimit, facets);
+    // an exclusive job: its whole nodes as its shape
+    return makeJob({
+      id: String(j.id),
+      subtime: j.submit,
+      ntasks: request.nodes * request.perNode,
+      runtime: j.runTime,
+      reqTime: j.timeLimit,
+      nodes: request.nodes,
+      ntasksPerNode: request.perNode,
+      ...facets,
+    });
+  };
 }
 
 /** A Slurm job's node request on the one engine: the facet, and for an exclusive job its whole nodes (`nodes` of `perNode` cores; 0: not exclusive). */
@@ -246,13 +269,12 @@ export function runSlurmPreset(
   const nodeSelect = config.nodeSelect ?? DEFAULT_SLURM.nodeSelect;
   // (a job's nodes stay COMPLETING only with whole-node allocation and Slurm 22.05's backfill, as the Slurm engine counts them)
   const completing = nodeSelect && (config.bfWillRun ?? DEFAULT_SLURM.bfWillRun);
-  const oneJobs = (function* () {
-    for (const j of jobs) {
-      if (completing && (j.completing ?? 0) > 0)
-        throw new InputError(`job ${j.id}: the Slurm preset of the one engine does not model nodes left COMPLETING after a job (completing) yet`);
-      yield slurmPresetJob(j, names, config, nodeSelect ? slurmPresetRequest(j, platform) : null);
-    }
-  })();
+  const convert = slurmPresetJobs(names, config);
+  const oneJobs = mapped(jobs, (j: SlurmJobInput) => {
+    if (completing && (j.completing ?? 0) > 0)
+      throw new InputError(`job ${j.id}: the Slurm preset of the one engine does not model nodes left COMPLETING after a job (completing) yet`);
+    return convert(j, nodeSelect ? slurmPresetRequest(j, platform) : null);
+  });
   return runSimulation(slurmPresetPlatform(platform), oneJobs, makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }), {
     engine,
     walltimeKill: true,

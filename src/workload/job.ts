@@ -235,19 +235,42 @@ export interface DelayJobFacets {
 }
 
 /**
- * `makeJob` of an `mpi` job of fixed duration (`runtime` s, `reqTime` its time limit) with `facets`, built
- * in one literal: `makeJob` spreads its fields into its defaults, a cost a run of millions of jobs (the
- * Slurm preset's) notices. The job has `makeJob`'s fields in `makeJob`'s order, then the facets, so every
- * job made here has one object shape.
+ * `makeJob` of an `mpi` job of fixed duration (`runtime` s, `reqTime` its time limit) with `facets`: a
+ * `DelayJob`, whose fields shared by every such job live on its prototype, so that a job is its twelve
+ * own fields (a run of millions of jobs, the Slurm preset's, allocates a small object per job rather than
+ * `makeJob`'s full literal, and every job made here has one shape). Copy it with `withSubtime` (a spread,
+ * `{...job}`, would drop the shared fields).
  */
 export function makeDelayJob(id: string, subtime: number, ntasks: number, runtime: number, reqTime: number, facets: DelayJobFacets): Job {
-  return {
-    reqTime,
+  return new DelayJob(id, subtime, ntasks, runtime, reqTime, facets);
+}
+
+/**
+ * A job class whose fields shared by every job of its kind live on its prototype (`sharedJobFields`), its
+ * own fields on the instance: `makeDelayJob`'s jobs, the fairness preset's task jobs. Copy one with
+ * `withSubtime`, never with a spread.
+ */
+export abstract class PrototypeJob {
+  declare readonly reqEnergy: number;
+  declare readonly type: JobType;
+  declare readonly work: WorkModel;
+  declare readonly ops: number;
+  declare readonly mem: number;
+  declare readonly memVol: number;
+  declare readonly commVol: number;
+  declare readonly tCompute: number;
+  declare readonly nodes: number;
+  declare readonly ntasksPerNode: number;
+  declare readonly tasks: null;
+}
+
+/** Puts the fields a `delay` job has by default (`makeJob`'s), with `overrides`, on `proto` (a `PrototypeJob` class's). */
+export function sharedJobFields(proto: PrototypeJob, overrides: Partial<Job> = {}): void {
+  Object.assign(proto, {
     reqEnergy: 0,
     type: 'mpi',
     work: 'delay',
     ops: 0,
-    runtime,
     mem: 0,
     memVol: 0,
     commVol: 0,
@@ -255,18 +278,54 @@ export function makeDelayJob(id: string, subtime: number, ntasks: number, runtim
     nodes: 0,
     ntasksPerNode: 0,
     tasks: null,
-    source: id,
-    id,
-    subtime,
-    ntasks,
-    user: facets.user,
-    partition: facets.partition,
-    qos: facets.qos,
-    operatorEvents: facets.operatorEvents,
-    epilogPass: facets.epilogPass,
-    gpus: facets.gpus,
-    slurmRequest: facets.slurmRequest,
-  };
+    ...overrides,
+  });
+}
+
+/** A rigid `mpi` job of delay work (`makeDelayJob`): its own fields, the shared ones on the prototype. */
+class DelayJob extends PrototypeJob implements Job {
+  readonly user: string | undefined;
+  readonly partition: string | undefined;
+  readonly qos: string | undefined;
+  readonly operatorEvents: OperatorEvent[] | undefined;
+  readonly epilogPass: boolean | undefined;
+  readonly gpus: GpuRequest | undefined;
+  readonly slurmRequest: SlurmRequest | undefined;
+  constructor(
+    readonly id: string,
+    readonly subtime: number,
+    readonly ntasks: number,
+    readonly runtime: number,
+    readonly reqTime: number,
+    facets: DelayJobFacets,
+  ) {
+    super();
+    this.user = facets.user;
+    this.partition = facets.partition;
+    this.qos = facets.qos;
+    this.operatorEvents = facets.operatorEvents;
+    this.epilogPass = facets.epilogPass;
+    this.gpus = facets.gpus;
+    this.slurmRequest = facets.slurmRequest;
+  }
+  /** Where it comes from: its id. */
+  get source(): string {
+    return this.id;
+  }
+}
+sharedJobFields(DelayJob.prototype);
+
+/**
+ * `job` submitted at `subtime` instead: a copy with its prototype kept (a job whose shared fields live on
+ * its prototype, `makeDelayJob`'s, keeps them), `job` itself when the time is the same.
+ */
+export function withSubtime(job: Job, subtime: number): Job {
+  if (job.subtime === subtime) return job;
+  const proto = Object.getPrototypeOf(job) as object | null;
+  if (proto === Object.prototype || proto === null) return { ...job, subtime };
+  const copy = Object.assign(Object.create(proto) as Job, job);
+  (copy as { subtime: number }).subtime = subtime;
+  return copy;
 }
 
 /** A loaded workload: jobs sorted by submission time (stable), plus what the reader skipped. */

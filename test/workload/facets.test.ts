@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseBatsimWorkload } from '../../src/workload/batsim.js';
-import { makeDelayJob, makeJob, type Job, type Workload } from '../../src/workload/job.js';
+import { makeDelayJob, makeJob, type Job, type Workload, withSubtime } from '../../src/workload/job.js';
 import { allowedSizes, nominalRuntime, stepTime } from '../../src/workload/malleability.js';
 import { parseNativeWorkload } from '../../src/workload/nativeJson.js';
 import { writeNativeWorkload } from '../../src/workload/index.js';
@@ -215,8 +215,10 @@ describe('Batsim', () => {
   });
 });
 
-describe('makeDelayJob (a rigid job of fixed duration in one literal)', () => {
-  it("is makeJob's job with the same fields, key for key and in makeJob's order (one object shape)", () => {
+describe('makeDelayJob (a rigid job of fixed duration, its shared fields on its prototype)', () => {
+  const JOB_FIELDS = Object.keys(makeJob({ id: 'x', subtime: 0, ntasks: 1 }));
+  const read = (j: Job, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, (j as unknown as Record<string, unknown>)[k]]));
+  it("reads as makeJob's job with the same fields, field for field; every job has one shape; withSubtime keeps it", () => {
     const facets = {
       user: '7',
       partition: 'normal',
@@ -228,9 +230,11 @@ describe('makeDelayJob (a rigid job of fixed duration in one literal)', () => {
     };
     const fast = makeDelayJob('42', 100, 16, 3600, 7200, facets);
     const slow = makeJob({ id: '42', subtime: 100, ntasks: 16, type: 'mpi', runtime: 3600, reqTime: 7200, ...facets });
-    expect(fast).toEqual(slow);
-    expect(Object.keys(fast)).toEqual(Object.keys(slow));
-    // absent facets stay keys (undefined), so that jobs with and without them share one shape
+    const keys = [...JOB_FIELDS, ...Object.keys(facets)];
+    expect(keys).toContain('tCompute');
+    expect(read(fast, keys)).toEqual(read(slow, keys));
+    expect(read(fast, keys)).toEqual(slow);
+    // absent facets stay own keys (undefined), so that jobs with and without them share one shape
     const bare = makeDelayJob('1', 0, 1, 10, 10, {
       user: undefined,
       partition: undefined,
@@ -242,5 +246,12 @@ describe('makeDelayJob (a rigid job of fixed duration in one literal)', () => {
     });
     expect(Object.keys(bare)).toEqual(Object.keys(fast));
     expect(bare.gpus).toBeUndefined();
+    // a copy at another submission time keeps every field (a spread would drop the shared ones)
+    const moved = withSubtime(fast, 250);
+    expect(read(moved, keys)).toEqual({ ...read(slow, keys), subtime: 250 });
+    expect(fast.subtime).toBe(100);
+    expect(withSubtime(fast, 100)).toBe(fast);
+    const plain = withSubtime(slow, 5);
+    expect(plain).toEqual({ ...slow, subtime: 5 });
   });
 });
