@@ -20,3 +20,42 @@ export const LAYOUT: Layout = {
     { name: 'c', groups: ['g2'], max_time: 500 },
   ],
 };
+
+/** Whole-node allocation (test/slurm/presetNodes.test.ts): a whole-node platform, three groups of one-core nodes, two partitions sharing one group. */
+export const WHOLE_NODES: Layout = {
+  groups: [
+    { name: 'w0', count: 5, cores: 1 },
+    { name: 'w1', count: 3, cores: 1 },
+    { name: 'w2', count: 6, cores: 1 },
+  ],
+  partitions: [
+    { name: 'a', groups: ['w0', 'w1'] },
+    { name: 'b', groups: ['w1', 'w2'], max_time: 500 },
+  ],
+};
+
+/** Nodes of several cores, the same partitions. */
+export const MULTI_CORE_NODES: Layout = {
+  groups: [
+    { name: 'm0', count: 2, cores: 4 },
+    { name: 'm1', count: 3, cores: 2 },
+    { name: 'm2', count: 2, cores: 8 },
+  ],
+  partitions: [
+    { name: 'a', groups: ['m0', 'm1'] },
+    { name: 'b', groups: ['m1', 'm2'], max_time: 500 },
+  ],
+};
+
+/** Partitions of equal nodes (an exclusive job's whole nodes have one size in each): `a` over 4-core nodes, `b` over 2-core nodes. */
+export const SHAPED_NODES: Layout = {
+  groups: [
+    { name: 's0', count: 3, cores: 4 },
+    { name: 's1', count: 2, cores: 4 },
+    { name: 's2', count: 4, cores: 2 },
+  ],
+  partitions: [
+    { name: 'a', groups: ['s0', 's1'] },
+    { name: 'b', groups: ['s2'], max_time: 500 },
+  ],
+};

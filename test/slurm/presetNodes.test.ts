@@ -21,7 +21,7 @@ import { SlurmNodeSelection } from '../../src/scheduling/slurmSelect.js';
 import { ClusterSimulator } from '../../src/execution/simulator.js';
 import { platformFromNodeGroups } from '../../src/platform/views.js';
 import { makeJob } from '../../src/workload/job.js';
-import type { Layout } from './layouts.js';
+import { type Layout, MULTI_CORE_NODES, SHAPED_NODES, WHOLE_NODES } from './layouts.js';
 import { partitionedWorkload, type Priority, slurmConfigOf } from './presetHarness.js';
 
 /** A row with the nodes the job ran on (first run). */
@@ -32,32 +32,6 @@ interface NodeRow {
   periods: number[];
   nodes: number[];
 }
-
-/** A whole-node platform: three groups of one-core nodes, two partitions sharing one group. */
-const WHOLE: Layout = {
-  groups: [
-    { name: 'w0', count: 5, cores: 1 },
-    { name: 'w1', count: 3, cores: 1 },
-    { name: 'w2', count: 6, cores: 1 },
-  ],
-  partitions: [
-    { name: 'a', groups: ['w0', 'w1'] },
-    { name: 'b', groups: ['w1', 'w2'], max_time: 500 },
-  ],
-};
-
-/** Nodes of several cores, the same partitions. */
-const MULTI: Layout = {
-  groups: [
-    { name: 'm0', count: 2, cores: 4 },
-    { name: 'm1', count: 3, cores: 2 },
-    { name: 'm2', count: 2, cores: 8 },
-  ],
-  partitions: [
-    { name: 'a', groups: ['m0', 'm1'] },
-    { name: 'b', groups: ['m1', 'm2'], max_time: 500 },
-  ],
-};
 
 function slurmNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[]): Map<number, NodeRow> {
   const e = new SlurmEngine(new SlurmPlatform(layout), config);
@@ -107,28 +81,15 @@ function presetNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: Slur
   return out;
 }
 
-/** Partitions of equal nodes (an exclusive job's whole nodes have one size in each): `a` over 4-core nodes, `b` over 2-core nodes. */
-const SHAPED: Layout = {
-  groups: [
-    { name: 's0', count: 3, cores: 4 },
-    { name: 's1', count: 2, cores: 4 },
-    { name: 's2', count: 4, cores: 2 },
-  ],
-  partitions: [
-    { name: 'a', groups: ['s0', 's1'] },
-    { name: 'b', groups: ['s2'], max_time: 500 },
-  ],
-};
-
 /**
- * `nodeWorkload` on `SHAPED` with node requests: a third of the jobs `--exclusive` on 1-3 whole nodes (their
+ * `nodeWorkload` on `SHAPED_NODES` with node requests: a third of the jobs `--exclusive` on 1-3 whole nodes (their
  * cores those nodes' cores), a third `-N MIN` (at least, or exactly; at least a core per node), the rest none.
  * (Ranges and `-c` above 1 are refused: below.)
  */
 function shapedWorkload(seed: number, n: number): SlurmJobInput[] {
   const rng = derive(seed, 'preset-nodes/shapes');
   const perNode = [4, 2];
-  return nodeWorkload(seed, n, SHAPED).map((j) => {
+  return nodeWorkload(seed, n, SHAPED_NODES).map((j) => {
     const u = rng.next();
     const part = j.partition ?? 0;
     if (u < 1 / 3) {
@@ -163,8 +124,8 @@ function nodeWorkload(seed: number, n: number, layout: Layout, fractional = fals
 
 describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slurm engine's schedules and nodes", () => {
   for (const [name, layout] of [
-    ['a whole-node platform (one-core nodes)', WHOLE],
-    ['nodes of several cores', MULTI],
+    ['a whole-node platform (one-core nodes)', WHOLE_NODES],
+    ['nodes of several cores', MULTI_CORE_NODES],
   ] as const)
     it(`under sched/builtin on ${name}: every job the same start, end, state, periods and nodes (random workloads, both priorities, timers)`, () => {
       let waited = 0;
@@ -197,9 +158,9 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     });
 
   for (const [name, layout, willRun] of [
-    ['the node-profile pass on a whole-node platform', WHOLE, false],
-    ["Slurm 22.05's will-run pass on a whole-node platform", WHOLE, true],
-    ["Slurm 22.05's will-run pass on nodes of several cores", MULTI, true],
+    ['the node-profile pass on a whole-node platform', WHOLE_NODES, false],
+    ["Slurm 22.05's will-run pass on a whole-node platform", WHOLE_NODES, true],
+    ["Slurm 22.05's will-run pass on nodes of several cores", MULTI_CORE_NODES, true],
   ] as const)
     it(`with sched/backfill, ${name} (written once): the same starts, ends, states, periods and nodes`, () => {
       let backfilled = 0;
@@ -248,8 +209,8 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
         const settings = { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
         const config: Partial<SlurmConfig> = { ...slurmConfigOf(priority, backfill ? settings : null), nodeSelect: true, bfWillRun: true };
         config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
-        const a = slurmNodeRows(SHAPED, config, jobs);
-        const b = presetNodeRows(SHAPED, config, jobs);
+        const a = slurmNodeRows(SHAPED_NODES, config, jobs);
+        const b = presetNodeRows(SHAPED_NODES, config, jobs);
         expect(b.size).toBe(a.size);
         for (const [id, r] of a) {
           expect(b.get(id), `job ${id}`).toEqual(r);
@@ -267,16 +228,16 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
   });
 
   it('refuses what it does not model yet, naming it', () => {
-    expect(slurmPresetRefusal({ nodeSelect: true, bfWillRun: true }, MULTI)).toBeNull();
-    expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, MULTI)).toMatch(
+    expect(slurmPresetRefusal({ nodeSelect: true, bfWillRun: true }, MULTI_CORE_NODES)).toBeNull();
+    expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, MULTI_CORE_NODES)).toMatch(
       /nodeSelect with sched\/backfill on nodes of several cores without bfWillRun/,
     );
     const late: SlurmJobInput = { id: 2, submit: 0, cores: 2, runTime: 10, timeLimit: 20, user: 0, completing: 3 };
-    expect(() => runSlurmPreset(MULTI, [late], { nodeSelect: true, bfWillRun: true, users: 1 })).toThrow(/COMPLETING/);
-    expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, WHOLE)).toBeNull();
+    expect(() => runSlurmPreset(MULTI_CORE_NODES, [late], { nodeSelect: true, bfWillRun: true, users: 1 })).toThrow(/COMPLETING/);
+    expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, WHOLE_NODES)).toBeNull();
     expect(slurmPresetRefusal({ nodeSelect: true, backfill: false })).toBeNull();
     const preempting: Layout = {
-      groups: MULTI.groups,
+      groups: MULTI_CORE_NODES.groups,
       partitions: [
         { name: 'low', groups: ['m0'], preempt_mode: 'requeue' },
         { name: 'high', groups: ['m0'], priority_tier: 2 },
@@ -284,22 +245,25 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     };
     expect(slurmPresetRefusal({ nodeSelect: true, backfill: false }, preempting)).toMatch(/nodeSelect with partitions that preempt/);
     expect(
-      slurmPresetRefusal({ nodeSelect: true, backfill: false }, { ...MULTI, groups: [{ name: 'm0', count: 2, cores: 4, gpus: { count: 2, type: 'a100' } }] }),
+      slurmPresetRefusal(
+        { nodeSelect: true, backfill: false },
+        { ...MULTI_CORE_NODES, groups: [{ name: 'm0', count: 2, cores: 4, gpus: { count: 2, type: 'a100' } }] },
+      ),
     ).toMatch(/nodeSelect with GPUs/);
     const job: SlurmJobInput = { id: 1, submit: 0, cores: 2, runTime: 10, timeLimit: 20, user: 0 };
     const run =
-      (j: SlurmJobInput, layout: Layout = MULTI) =>
+      (j: SlurmJobInput, layout: Layout = MULTI_CORE_NODES) =>
       () =>
         runSlurmPreset(layout, [j], { nodeSelect: true, backfill: false, users: 1 });
     expect(run({ ...job, shape: { whole: true } })).toThrow(/--exclusive on a partition of unequal nodes/);
     expect(run({ ...job, shape: { memPerCpu: 100 } })).toThrow(InputError);
     expect(run({ ...job, shape: { memPerNode: 100 } })).toThrow(/memory requests/);
-    expect(run({ ...job, cores: 8, shape: { whole: true, minNodes: 2, maxNodes: 3 } }, SHAPED)).toThrow(/node range/);
-    expect(run({ ...job, cores: 6, shape: { minNodes: 2, maxNodes: 4 } }, SHAPED)).toThrow(/a node range \(-N MIN-MAX\)/);
-    expect(run({ ...job, cores: 4, shape: { minNodes: 2, cpusPerTask: 2 } }, SHAPED)).toThrow(/CPUs per task \(-c\) above 1/);
-    expect(run({ ...job, cores: 6, shape: { whole: true, minNodes: 2 } }, SHAPED)).toThrow(/cores \(6\) other than its whole nodes' \(2 x 4\)/);
-    expect(run({ ...job, shape: { whole: false } }, WHOLE)).toThrow(/not whole nodes on a partition of one-core nodes/);
-    expect(() => runSlurmPreset(MULTI, [], { nodeSelect: true, backfill: false, users: 1 }, [], 'counted')).toThrow(/capacity "cores" only/);
+    expect(run({ ...job, cores: 8, shape: { whole: true, minNodes: 2, maxNodes: 3 } }, SHAPED_NODES)).toThrow(/node range/);
+    expect(run({ ...job, cores: 6, shape: { minNodes: 2, maxNodes: 4 } }, SHAPED_NODES)).toThrow(/a node range \(-N MIN-MAX\)/);
+    expect(run({ ...job, cores: 4, shape: { minNodes: 2, cpusPerTask: 2 } }, SHAPED_NODES)).toThrow(/CPUs per task \(-c\) above 1/);
+    expect(run({ ...job, cores: 6, shape: { whole: true, minNodes: 2 } }, SHAPED_NODES)).toThrow(/cores \(6\) other than its whole nodes' \(2 x 4\)/);
+    expect(run({ ...job, shape: { whole: false } }, WHOLE_NODES)).toThrow(/not whole nodes on a partition of one-core nodes/);
+    expect(() => runSlurmPreset(MULTI_CORE_NODES, [], { nodeSelect: true, backfill: false, users: 1 }, [], 'counted')).toThrow(/capacity "cores" only/);
   });
 });
 
