@@ -230,8 +230,8 @@ export class SlurmBackfill implements CountedBackfillView {
   }
 
   /**
-   * The engine as the whole-node pass reads it (`within: "nodes"`, one-core nodes: `SlurmMainPass` refuses
-   * others): a node's holder is the running job owning its core, expected to end at its time limit.
+   * The engine as the whole-node pass reads it (`within: "nodes"`, one-core nodes only: a platform of larger
+   * nodes is an error here): a node's holder is the running job owning its core, expected to end at its time limit.
    */
   private nodeView(sim: ClusterSimulator): NodeProfileView {
     const p = sim.platform;
@@ -254,8 +254,8 @@ export class SlurmBackfill implements CountedBackfillView {
       timeLimit: (h) => jobs[h]!.reqTime,
       groupsOf: (h) => this.groups.groupsOf(jobs[h]!),
       groupUsable: () => true,
-      start: (_h, _g, nodes) => {
-        const job = jobs[_h]!;
+      start: (h, _g, nodes) => {
+        const job = jobs[h]!;
         sim.startJob(
           job,
           Int32Array.from(nodes, (x) => p.nodeFirstCore[x]!),

@@ -93,11 +93,15 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
     this.groupsFor(sim);
   }
 
-  /** `within: 'group'` or `'nodes'`: jobs no group of their partition can hold are refused at submission. */
+  /**
+   * `within: 'group'` or `'nodes'`: jobs no group of their partition can hold are refused at submission; under
+   * `'nodes'`, also node requests the select plugin cannot give as the job's tasks (`SlurmNodeSelection.refusal`).
+   */
   prepare(sim: ClusterSimulator): void {
     if (this.within === 'partition') return;
     const groups = this.groupsFor(sim);
-    sim.addAdmissionRule((job) => groups.refusal(job));
+    const select = this.select;
+    sim.addAdmissionRule(select === null ? (job) => groups.refusal(job) : (job) => groups.refusal(job) ?? select.refusal(sim, job));
   }
 
   private groupsFor(sim: ClusterSimulator): SlurmGroups {

@@ -43,6 +43,30 @@ export class SlurmNodeSelection implements ResourcePolicy {
     return req;
   }
 
+  /**
+   * Why `job` can never be placed as its tasks by the select plugin (a sentence after "it"), or null: a node
+   * range or `-c` above 1 (the plugin may give it more CPUs than its tasks, which the one engine's job does not
+   * hold), or an exclusive request whose shape is not whole nodes of its partition (`nodes` of
+   * `ntasksPerNode`, every node of its partition of that many cores).
+   */
+  refusal(sim: ClusterSimulator, job: Job): string | null {
+    const r = job.slurmRequest;
+    if (r === undefined) return null;
+    if ((r.maxNodes ?? 0) > (r.minNodes ?? 1) || (r.cpusPerTask ?? 1) > 1)
+      return "asks for a node range (-N MIN-MAX) or CPUs per task above 1, where Slurm's select plugin may give it more CPUs than its tasks (not modelled)";
+    if (!r.exclusive) return null;
+    const part = sim.platform.partitionOf(job);
+    const nodes = typeof part === 'number' ? sim.platform.partitions[part]!.nodes : null;
+    const whole =
+      job.type === 'mpi' &&
+      job.nodes === (r.minNodes ?? job.nodes) &&
+      nodes !== null &&
+      nodes.every((x) => sim.platform.nodeCoreCount[x] === job.ntasksPerNode);
+    return whole
+      ? null
+      : `is exclusive but its shape is not ${r.minNodes ?? job.nodes} whole nodes of its partition (nodes x ntasks_per_node, the cores of each)`;
+  }
+
   place(sim: ClusterSimulator, job: Job, _fit: NodeFit, limit?: PlacementLimit | null): Int32Array | null {
     const p = sim.platform;
     const part = p.partitionOf(job);

@@ -20,7 +20,10 @@ import { runSlurmPreset, slurmPresetRefusal } from '../../src/slurm/preset.js';
 import { SlurmNodeSelection } from '../../src/scheduling/slurmSelect.js';
 import { ClusterSimulator } from '../../src/execution/simulator.js';
 import { platformFromNodeGroups } from '../../src/platform/views.js';
-import { makeJob } from '../../src/workload/job.js';
+import { type Job, makeJob } from '../../src/workload/job.js';
+import { parseEngineConfig } from '../../src/scheduling/engineConfig.js';
+import { makeScheduler } from '../../src/scheduling/policyName.js';
+import { runSimulation } from '../../src/scheduling/run.js';
 import { type Layout, MULTI_CORE_NODES, SHAPED_NODES, WHOLE_NODES } from './layouts.js';
 import { partitionedWorkload, type Priority, slurmConfigOf } from './presetHarness.js';
 
@@ -264,6 +267,30 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     expect(run({ ...job, cores: 6, shape: { whole: true, minNodes: 2 } }, SHAPED_NODES)).toThrow(/cores \(6\) other than its whole nodes' \(2 x 4\)/);
     expect(run({ ...job, shape: { whole: false } }, WHOLE_NODES)).toThrow(/not whole nodes on a partition of one-core nodes/);
     expect(() => runSlurmPreset(MULTI_CORE_NODES, [], { nodeSelect: true, backfill: false, users: 1 }, [], 'counted')).toThrow(/capacity "cores" only/);
+  });
+});
+
+describe('Slurm\'s main pass within: "nodes" through the engine configuration', () => {
+  it("refuses at submission the node requests the select plugin cannot give as the job's tasks, naming why", () => {
+    const engine = parseEngineConfig({ pass_clock: { slurm: { main: 'slurm', within: 'nodes', sched_on_submit: true, sched_interval: 0 } } });
+    const run = (job: Job) => () =>
+      runSimulation(platformFromNodeGroups(SHAPED_NODES), [job], makeScheduler('fcfs:first'), { engine, timeOrigin: 0, unfit: 'error' });
+    const base = { id: 'j', subtime: 0, runtime: 10, reqTime: 10, partition: 'a' };
+    expect(run(makeJob({ ...base, ntasks: 6, slurmRequest: { minNodes: 2, maxNodes: 4 } }))).toThrow(/node range \(-N MIN-MAX\) or CPUs per task above 1/);
+    expect(run(makeJob({ ...base, ntasks: 4, slurmRequest: { minNodes: 2, cpusPerTask: 2 } }))).toThrow(/CPUs per task above 1/);
+    expect(run(makeJob({ ...base, ntasks: 6, nodes: 2, ntasksPerNode: 3, slurmRequest: { exclusive: true, minNodes: 2 } }))).toThrow(
+      /is exclusive but its shape is not 2 whole nodes/,
+    );
+    // whole 4-core nodes: placed, on two idle nodes, all their cores
+    const started: number[][] = [];
+    const ok = runSimulation(
+      platformFromNodeGroups(SHAPED_NODES),
+      [makeJob({ ...base, ntasks: 8, nodes: 2, ntasksPerNode: 4, slurmRequest: { exclusive: true, minNodes: 2 } })],
+      makeScheduler('fcfs:first'),
+      { engine, timeOrigin: 0, unfit: 'error', listeners: [{ onStart: (_s, rj) => void started.push([...rj.nodes]) }] },
+    );
+    expect([ok.summary.jobs_finished, ok.summary.jobs_rejected]).toEqual([1, 0]);
+    expect(started).toEqual([[0, 1]]);
   });
 });
 
