@@ -159,16 +159,24 @@ export class UserLedger {
 
 /**
  * The usage running jobs accrue between two `PriorityCalcPeriod` ticks (Slurm's decay thread): cores running
- * per user (a dense list of the users with cores, so that accruing walks only them) and each user's
- * cores x seconds since the last tick, which `tick` decays into a `UserLedger` (the old usage decays, the
- * period's own usage is added undecayed, users in index order). Users are the ledger's indices; the arrays
- * grow as users appear (`addCores` of a new index).
+ * per user and each user's cores x seconds since the last tick, which `tick` decays into a `UserLedger` (the
+ * old usage decays, the period's own usage is added undecayed, users in index order). Users are the ledger's
+ * indices; the arrays grow as users appear (`addCores` of a new index).
+ *
+ * Every change of a user's cores charges the time since the last change to every user with cores (each
+ * user's sum is the same sequence of `cores x dt` terms whatever the order of users), so that walk is the
+ * hot loop: the users with cores are kept densely (`activeCores`, `activePeriod`, by position), and a user's
+ * period usage moves to its index (`period`) when it has no cores left, or at the tick.
  */
 export class UsageLedger {
+  /** Per user index: its cores now, its period usage while it has none (`activePos` -1), its position among the active. */
   private cores: Float64Array;
-  private active: Int32Array;
-  private activePos: Int32Array;
   private period: Float64Array;
+  private activePos: Int32Array;
+  /** Per position among the users with cores: the user, its cores and its period usage so far. */
+  private active: Int32Array;
+  private activeCores: Float64Array;
+  private activePeriod: Float64Array;
   private nActive = 0;
   /** Users seen (indices below this). */
   private users = 0;
@@ -178,9 +186,11 @@ export class UsageLedger {
   constructor(users = 0, start = 0) {
     const n = Math.max(1, users);
     this.cores = new Float64Array(n);
-    this.active = new Int32Array(n);
-    this.activePos = new Int32Array(n).fill(-1);
     this.period = new Float64Array(n);
+    this.activePos = new Int32Array(n).fill(-1);
+    this.active = new Int32Array(n);
+    this.activeCores = new Float64Array(n);
+    this.activePeriod = new Float64Array(n);
     this.users = users;
     this.last = start;
   }
@@ -201,8 +211,10 @@ export class UsageLedger {
     };
     this.cores = grow(this.cores, new Float64Array(n), 0);
     this.period = grow(this.period, new Float64Array(n), 0);
-    this.active = grow(this.active, new Int32Array(n), 0);
     this.activePos = grow(this.activePos, new Int32Array(n), -1);
+    this.active = grow(this.active, new Int32Array(n), 0);
+    this.activeCores = grow(this.activeCores, new Float64Array(n), 0);
+    this.activePeriod = grow(this.activePeriod, new Float64Array(n), 0);
   }
 
   /** Cores user `u`'s running jobs hold now. */
@@ -215,13 +227,10 @@ export class UsageLedger {
     const dt = now - this.last;
     if (dt <= 0) return;
     this.last = now;
-    const u = this.cores;
-    const p = this.period;
-    const a = this.active;
-    for (let k = 0; k < this.nActive; k++) {
-      const i = a[k]!;
-      p[i]! += u[i]! * dt;
-    }
+    const c = this.activeCores;
+    const p = this.activePeriod;
+    const n = this.nActive;
+    for (let k = 0; k < n; k++) p[k]! += c[k]! * dt;
   }
 
   /** Changes user `u`'s running cores by `delta` at `now` (the time before is charged at the old count). */
@@ -232,15 +241,25 @@ export class UsageLedger {
     const after = before + delta;
     this.cores[u] = after;
     if (before <= 0 && after > 0) {
-      this.activePos[u] = this.nActive;
-      this.active[this.nActive++] = u;
+      // (its period usage so far goes on from where it stopped)
+      const k = this.nActive++;
+      this.activePos[u] = k;
+      this.active[k] = u;
+      this.activeCores[k] = after;
+      this.activePeriod[k] = this.period[u]!;
     } else if (before > 0 && after <= 0) {
-      const i = this.activePos[u]!;
-      const last = this.active[--this.nActive]!;
-      this.active[i] = last;
-      this.activePos[last] = i;
+      const k = this.activePos[u]!;
+      this.period[u] = this.activePeriod[k]!;
       this.activePos[u] = -1;
-    }
+      const last = --this.nActive;
+      if (k !== last) {
+        const v = this.active[last]!;
+        this.active[k] = v;
+        this.activeCores[k] = this.activeCores[last]!;
+        this.activePeriod[k] = this.activePeriod[last]!;
+        this.activePos[v] = k;
+      }
+    } else if (after > 0) this.activeCores[this.activePos[u]!] = after;
   }
 
   /**
@@ -251,6 +270,11 @@ export class UsageLedger {
     this.accrue(now);
     ledger.decay(period, halfLife);
     const p = this.period;
+    const ap = this.activePeriod;
+    for (let k = 0; k < this.nActive; k++) {
+      p[this.active[k]!] = ap[k]!;
+      ap[k] = 0;
+    }
     for (let i = 0; i < this.users; i++) {
       if (p[i]! > 0) ledger.accrue(i, p[i]!);
       p[i] = 0;
