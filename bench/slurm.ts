@@ -2,18 +2,20 @@
  * Benchmark of the Slurm engine at Raijin's scale (issue 17, seed 004): `reproduce raijin` with
  * 1,000,000 jobs (the shrink sweep 100:50:10, six replays of the million jobs on 57,600 cores with
  * multifactor priority, backfill and operator suspensions), then the trace's own size, 4,417,018 jobs,
- * replayed once at shrink 100. Targets: >= 30,000 jobs/s and a peak RSS under 2 GB.
+ * replayed once at shrink 100. Targets: >= 30,000 jobs/s and a peak RSS under 2 GB. The same sweep then runs on
+ * the one engine's Slurm preset (`--engine one`): its jobs/s, its ratio to the Slurm engine's, and whether its
+ * sweep table is the same (issue 42).
  *
  * `jobs_per_s` counts every job replayed (jobs x shrink factors) over the wall time. The peak RSS is
  * the process's (`maxRSS`): run the section alone for a figure of its own
  * (`npm run bench -- slurm`, or `npm run build && node dist/bench/slurm.js [jobs]`).
  */
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { quantileOf } from '../src/core/statistics.js';
 import { runRaijinExperiment } from '../src/slurm/experiment.js';
 import { RAIJIN_PLATFORM, SlurmPlatform } from '../src/slurm/platform.js';
 import { replay, runworkload } from '../src/slurm/replay.js';
-import { SlurmEngine } from '../src/slurm/engine.js';
-import { runSlurmPreset } from '../src/slurm/preset.js';
 import { DEFAULT_RAIJIN_WORKLOAD, raijinWorkload } from '../src/slurm/workload.js';
 
 const rss = () => Math.round(process.resourceUsage().maxRSS / 1024);
@@ -35,6 +37,16 @@ export function benchSlurm(jobs = 1_000_000, traceJobs = 4_417_018): Record<stri
     utilisation_100: r.raijin.shrink_sweep[0]?.utilisation,
     peak_rss_mb: rss(),
   };
+  // the same sweep on the one engine's Slurm preset (issue 42: its jobs/s beside the Slurm engine's)
+  const t2 = performance.now();
+  const one = runRaijinExperiment({ jobs, seed: 1, shrink: '100:50:10', group: 10, load: 0.85, engine: 'one' });
+  const oneSweep = {
+    wall_s: Math.round(((performance.now() - t2) / 1000) * 10) / 10,
+    jobs_per_s: one.raijin.jobs_per_s,
+    over_slurm_engine: Math.round((one.raijin.jobs_per_s / r.raijin.jobs_per_s) * 1000) / 1000,
+    findings_hold: one.findings.every((f) => f.holds),
+    same_sweep: JSON.stringify(one.raijin.shrink_sweep) === JSON.stringify(r.raijin.shrink_sweep),
+  };
   const t1 = performance.now();
   const m = replay(
     new SlurmPlatform(RAIJIN_PLATFORM),
@@ -45,6 +57,7 @@ export function benchSlurm(jobs = 1_000_000, traceJobs = 4_417_018): Record<stri
   const s = (performance.now() - t1) / 1000;
   return {
     raijin_1m_sweep: sweep,
+    raijin_1m_sweep_one_engine: oneSweep,
     trace_scale: {
       jobs: traceJobs,
       wall_s: Math.round(s * 10) / 10,
@@ -58,16 +71,45 @@ export function benchSlurm(jobs = 1_000_000, traceJobs = 4_417_018): Record<stri
   };
 }
 
+/** What the `slurm-preset` section runs, from one build (this one, or the baseline's `dist/`). */
+interface SlurmSubject {
+  platform: typeof import('../src/slurm/platform.js');
+  engine: typeof import('../src/slurm/engine.js');
+  preset: typeof import('../src/slurm/preset.js');
+}
+
+async function loadSlurm(dist: string | null): Promise<SlurmSubject> {
+  const at = (p: string) => (dist === null ? new URL(`../${p}`, import.meta.url).href : pathToFileURL(join(dist, p)).href);
+  return {
+    platform: await import(at('src/slurm/platform.js')),
+    engine: await import(at('src/slurm/engine.js')),
+    preset: await import(at('src/slurm/preset.js')),
+  };
+}
+
+/** CPU time (s) of the process so far (steady on a loaded machine, where wall time is not). */
+function cpu(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
+const median = (v: number[]): number => quantileOf(v, 0.5);
+
 /**
  * The `slurm-preset` section (issue 42): the Slurm engine and the one engine running its preset
  * (`src/slurm/preset.ts`) side by side on the same Raijin replay (shrink 100, 57,600 cores, multifactor
  * priority, backfill, operator suspensions; `jobs` jobs; the one engine's run converts the jobs as it takes
- * them, `runSlurmPreset`): CPU time of each run, jobs per CPU second, their
- * ratio, and how many jobs get the same start and end in both, to 1e-9 relative (`bit_identical`: to the
- * bit; the end of a suspended job is a sum the two engines take in another order, and a job started at such
- * an end inherits the last bits).
+ * them, `runSlurmPreset`), `rounds` interleaved rounds after a warm-up round: the median CPU time of each
+ * engine's run, jobs per CPU second, the median of the rounds' ratios, and how many jobs get the same start
+ * and end in both, to 1e-9 relative (`bit_identical`: to the bit; the end of a suspended job is a sum the two
+ * engines take in another order, and a job started at such an end inherits the last bits).
+ *
+ * **Beside another build** (`CLUSTERGYM_BENCH_BASELINE=DIR`, the `dist/` of that build, e.g. of the commit
+ * that filed issue 42: `git worktree add /tmp/base e739207 && cd /tmp/base && npm ci && npx tsc`, then
+ * `DIR=/tmp/base/dist`): that build's Slurm engine runs in the same rounds, and `baseline` holds its jobs per
+ * CPU second and the preset's ratio to it (the issue's "today's jobs/s").
  */
-export function benchSlurmPreset(jobs = 200_000): Record<string, unknown> {
+export async function benchSlurmPreset(jobs = 200_000, rounds = 5): Promise<Record<string, unknown>> {
   const input = [
     ...runworkload(raijinWorkload({ jobs, seed: 1, load: 0.85 }), {
       shrink: 100,
@@ -78,21 +120,34 @@ export function benchSlurmPreset(jobs = 200_000): Record<string, unknown> {
     }),
   ];
   const config = { users: DEFAULT_RAIJIN_WORKLOAD.users };
-  const cpu = () => {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1e6;
+  const here = await loadSlurm(null);
+  const dir = process.env.CLUSTERGYM_BENCH_BASELINE;
+  const base = dir ? await loadSlurm(dir) : null;
+  const slurmRun = (m: SlurmSubject, onEnd?: (id: number, start: number, end: number) => void): number => {
+    const t = cpu();
+    const e = new m.engine.SlurmEngine(new m.platform.SlurmPlatform(m.platform.RAIJIN_PLATFORM), config);
+    if (onEnd) e.onFinish((J, s) => onEnd(J.id[s]!, J.start[s]!, J.end[s]!));
+    e.stream(input);
+    e.run();
+    return cpu() - t;
   };
-  let t = cpu();
+  const presetRun = (onEnd?: (id: number, start: number, end: number) => void): number => {
+    const t = cpu();
+    here.preset.runSlurmPreset(RAIJIN_PLATFORM, input, config, onEnd ? [{ onEnd: (_s, r) => onEnd(Number(r.job.id), r.start, r.finish) }] : []);
+    return cpu() - t;
+  };
+  // the warm-up round compares the schedules
   const slurm = new Map<number, [number, number]>();
-  const e = new SlurmEngine(new SlurmPlatform(RAIJIN_PLATFORM), config);
-  e.onFinish((J, s) => void slurm.set(J.id[s]!, [J.start[s]!, J.end[s]!]));
-  e.stream(input);
-  e.run();
-  const slurmCpu = cpu() - t;
-  t = cpu();
   const one = new Map<number, [number, number]>();
-  runSlurmPreset(RAIJIN_PLATFORM, input, config, [{ onEnd: (_s, r) => void one.set(Number(r.job.id), [r.start, r.finish]) }]);
-  const oneCpu = cpu() - t;
+  slurmRun(here, (id, a, b) => void slurm.set(id, [a, b]));
+  presetRun((id, a, b) => void one.set(id, [a, b]));
+  if (base) slurmRun(base);
+  const t = { slurm: [] as number[], one: [] as number[], base: [] as number[] };
+  for (let r = 0; r < rounds; r++) {
+    t.slurm.push(slurmRun(here));
+    t.one.push(presetRun());
+    if (base) t.base.push(slurmRun(base));
+  }
   let same = 0;
   let exact = 0;
   const close = (x: number, y: number) => Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(y));
@@ -104,18 +159,22 @@ export function benchSlurmPreset(jobs = 200_000): Record<string, unknown> {
     if (close(o[0], a) && close(o[1], b)) same++;
     if (o[0] === a && o[1] === b) exact++;
   }
+  const rate = (v: number[]) => Math.round(input.length / median(v));
+  const ratio = (num: number[], den: number[]) => Math.round(median(num.map((x, i) => x / den[i]!)) * 1000) / 1000;
   return {
     jobs: input.length,
-    slurm_engine_jobs_per_cpu_s: Math.round(input.length / slurmCpu),
-    one_engine_jobs_per_cpu_s: Math.round(input.length / oneCpu),
-    one_over_slurm: Math.round((slurmCpu / oneCpu) * 1000) / 1000,
+    rounds,
+    slurm_engine_jobs_per_cpu_s: rate(t.slurm),
+    one_engine_jobs_per_cpu_s: rate(t.one),
+    one_over_slurm: ratio(t.slurm, t.one),
     same_start_and_end: same,
     bit_identical: exact,
     jobs_compared: slurm.size,
+    ...(base ? { baseline: { dist: dir, slurm_engine_jobs_per_cpu_s: rate(t.base), one_over_baseline_slurm: ratio(t.base, t.one) } } : {}),
   };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const n = process.argv[2] ? Number(process.argv[2]) : undefined;
-  console.log(JSON.stringify(process.argv[3] === 'preset' ? benchSlurmPreset(n) : benchSlurm(n), null, 2));
+  console.log(JSON.stringify(process.argv[3] === 'preset' ? await benchSlurmPreset(n) : benchSlurm(n), null, 2));
 }

@@ -25,6 +25,7 @@
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { Job } from '../workload/job.js';
 import type { Partition } from '../platform/partitions.js';
+import type { Platform } from '../platform/platform.js';
 import type { JobSelection } from './selection.js';
 import { UsageLedger, UserLedger } from './userLedger.js';
 
@@ -149,6 +150,8 @@ export class MultifactorSelection implements JobSelection {
   private maxPartitionFactor = 1;
   /** Priority of each waiting job, computed at the last tick (or on its arrival). */
   private readonly priority = new Map<Job, number>();
+  /** The partition `partitionOf` found last (of the attached engine's platform). */
+  private lastPartition: Partition | undefined = undefined;
   /** Ticks so far (the order's epoch). */
   private ticks = 0;
 
@@ -177,6 +180,7 @@ export class MultifactorSelection implements JobSelection {
     this.attachedAt = sim.now;
     this.nextTick = this.tickAfter(sim.now);
     this.priority.clear();
+    this.lastPartition = undefined;
     // cores each running job accrues for (by slot: a slot is its job's from its start to its end), and a
     // suspended job's (it accrues none while suspended)
     const held: number[] = [];
@@ -280,12 +284,22 @@ export class MultifactorSelection implements JobSelection {
     return prio;
   }
 
+  /** The partition `job` asks for (undefined: none of `p`'s), the last one asked for first (most jobs ask for the same one). */
+  private partitionOf(job: Job, p: Platform): Partition | undefined {
+    if (job.partition === undefined) return p.partitions[p.defaultPartition];
+    const last = this.lastPartition;
+    if (last !== undefined && last.name === job.partition) return last;
+    const part = p.partitions[p.partitionIndex(job.partition)];
+    this.lastPartition = part;
+    return part;
+  }
+
   /** The multifactor priority of `job` at `now`, from the ledger as it is. */
   private compute(job: Job, now: number): number {
     const sim = this.sim!;
     const L = this.ledger!;
     const p = sim.platform;
-    const part = job.partition !== undefined ? p.partitions[p.partitionIndex(job.partition)] : p.partitions[p.defaultPartition];
+    const part = this.partitionOf(job, p);
     return jobPriority(this.config, {
       age: ageFactor(now - job.subtime, this.config.maxAge),
       fairshare: L.fairShare(this.userOf(job.user ?? ''), L.totalUsage(), this.config.dampening),
@@ -310,7 +324,7 @@ export class MultifactorSelection implements JobSelection {
     if (this.sim === null) throw new Error('the multifactor job selection orders the jobs of an engine: attach it first (`attach(sim)`)');
     this.advance(now);
     const p = this.sim.platform;
-    const part = job.partition !== undefined ? p.partitions[p.partitionIndex(job.partition)] : p.partitions[p.defaultPartition];
+    const part = this.partitionOf(job, p);
     // higher tier first, then higher priority (the key is ascending)
     return -((part?.priorityTier ?? 1) * 2 ** 40 + this.priorityOf(job, now));
   }
