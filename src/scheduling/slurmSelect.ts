@@ -20,7 +20,8 @@
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import { maxTaskMem, type Job, perNodeCores } from '../workload/job.js';
-import { evalNodes, type NodeRequest, type NodeShape, nodeRequestOf, usableUnits } from './nodeSelection.js';
+import { InputError } from '../core/errors.js';
+import { evalNodes, type NodeRequest, type NodeShape, neverPlaced, nodeRequestOf, usableUnits } from './nodeSelection.js';
 import { type NodeFit, type PlacementLimit, type ResourcePolicy, takeFreeCores } from './placement.js';
 
 /** Slurm's select plugin on the core capacity (see the module comment). */
@@ -44,16 +45,26 @@ export class SlurmNodeSelection implements ResourcePolicy {
   }
 
   /**
-   * Why `job` can never be placed as its tasks by the select plugin (a sentence after "it"), or null: a node
-   * range or `-c` above 1 (the plugin may give it more CPUs than its tasks, which the one engine's job does not
-   * hold), or an exclusive request whose shape is not whole nodes of its partition (`nodes` of
-   * `ntasksPerNode`, every node of its partition of that many cores).
+   * Why `job` can never be placed as its tasks by the select plugin (a sentence after "it"), or null: a
+   * request the plugin cannot place on its partition's nodes even when all are idle (`neverPlaced`, as
+   * slurmctld refuses it at submission), or an exclusive request whose shape is not whole nodes of its
+   * partition (`nodes` of `ntasksPerNode`, every node of its partition of that many cores).
    */
   refusal(sim: ClusterSimulator, job: Job): string | null {
     const r = job.slurmRequest;
     if (r === undefined) return null;
-    if ((r.maxNodes ?? 0) > (r.minNodes ?? 1) || (r.cpusPerTask ?? 1) > 1)
-      return "asks for a node range (-N MIN-MAX) or CPUs per task above 1, where Slurm's select plugin may give it more CPUs than its tasks (not modelled)";
+    const p = sim.platform;
+    const at = p.partitionOf(job);
+    if (typeof at === 'number') {
+      const req = this.request(sim, job, at);
+      const cap = p.nodeCoreCount;
+      const mem = p.nodeMemoryMb;
+      const idle = Int32Array.from(p.partitions[at]!.nodes, (x) =>
+        usableUnits(req, cap[x]!, cap[x]!, req.memPerUnit > 0 ? mem[x]! : Number.POSITIVE_INFINITY, true, 0),
+      );
+      const never = neverPlaced(idle, req);
+      if (never !== null) return never;
+    }
     if (!r.exclusive) return null;
     const part = sim.platform.partitionOf(job);
     const nodes = typeof part === 'number' ? sim.platform.partitions[part]!.nodes : null;
@@ -86,6 +97,15 @@ export class SlurmNodeSelection implements ResourcePolicy {
     }
     const pick = evalNodes(avail, req);
     if (pick === null) return null;
+    if (!req.whole) {
+      let held = 0;
+      for (let i = 0; i < pick.units.length; i++) held += pick.units[i]!;
+      // Slurm's relief valve (`distTasks`): its tasks put on CPUs already theirs, which a job of the one engine does not do
+      if (held < req.units)
+        throw new InputError(
+          `job ${job.id}: Slurm's select plugin gives it ${held} CPUs for its ${req.units} (tasks of ${req.cpusPerTask} on nodes that hold no whole task more: it oversubscribes them); the one engine's job holds a core for each of its CPUs, so the Slurm preset does not model this placement`,
+        );
+    }
     const nodes = new Int32Array(pick.pos.length);
     for (let i = 0; i < nodes.length; i++) nodes[i] = P[pick.pos[i]!]!;
     return this.cores(sim, job, nodes, pick.units);

@@ -13,7 +13,7 @@
  * src/scheduling/nodeSelection.ts (the one engine's Slurm selection uses it too).
  */
 import type { JobShape } from './config.js';
-import { evalNodes, type NodeAlloc, type NodeRequest, allocOf, nodeRequestOf, usableUnits } from '../scheduling/nodeSelection.js';
+import { evalNodes, type NodeAlloc, type NodeRequest, allocOf, neverPlaced, nodeRequestOf, usableUnits } from '../scheduling/nodeSelection.js';
 
 export { allocOf, evalNodes, type NodeAlloc, type NodeRequest, pickNodes, usableUnits } from '../scheduling/nodeSelection.js';
 import type { SlurmPlatform } from './platform.js';
@@ -130,6 +130,15 @@ export class NodeMap {
     );
     const pick = evalNodes(avail, req);
     return pick === null ? null : allocOf(req, pick, P, this);
+  }
+
+  /** Why the select plugin can never place `req` among the nodes of partition `part` (all idle), or null (`neverPlaced`). */
+  refusal(req: NodeRequest, part: number): string | null {
+    const P = this.partitionNodes[part]!;
+    return neverPlaced(
+      Int32Array.from(P, (x) => usableUnits(req, this.cap[x]!, this.cap[x]!, this.memCap[x]!, true, this.gpusFor(req, x, this.gpuCap[x]!))),
+      req,
+    );
   }
 
   /** Whether `req` would fit among the nodes of partition `part` with the jobs of `slots` gone. */

@@ -262,8 +262,8 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     expect(run({ ...job, shape: { memPerCpu: 100 } })).toThrow(InputError);
     expect(run({ ...job, shape: { memPerNode: 100 } })).toThrow(/memory requests/);
     expect(run({ ...job, cores: 8, shape: { whole: true, minNodes: 2, maxNodes: 3 } }, SHAPED_NODES)).toThrow(/node range/);
-    expect(run({ ...job, cores: 6, shape: { minNodes: 2, maxNodes: 4 } }, SHAPED_NODES)).toThrow(/a node range \(-N MIN-MAX\)/);
-    expect(run({ ...job, cores: 4, shape: { minNodes: 2, cpusPerTask: 2 } }, SHAPED_NODES)).toThrow(/CPUs per task \(-c\) above 1/);
+    expect(run({ ...job, cores: 5, shape: { minNodes: 2, cpusPerTask: 2 } }, SHAPED_NODES)).toThrow(/cores \(5\) that are not whole tasks of -c 2/);
+    expect(run({ ...job, cores: 4, shape: { minNodes: 3, cpusPerTask: 2 } }, SHAPED_NODES)).toThrow(/more nodes \(-N 3\) than tasks \(2\)/);
     expect(run({ ...job, cores: 6, shape: { whole: true, minNodes: 2 } }, SHAPED_NODES)).toThrow(/cores \(6\) other than its whole nodes' \(2 x 4\)/);
     expect(run({ ...job, shape: { whole: false } }, WHOLE_NODES)).toThrow(/not whole nodes on a partition of one-core nodes/);
     expect(() => runSlurmPreset(MULTI_CORE_NODES, [], { nodeSelect: true, backfill: false, users: 1 }, [], 'counted')).toThrow(/capacity "cores" only/);
@@ -276,8 +276,12 @@ describe('Slurm\'s main pass within: "nodes" through the engine configuration', 
     const run = (job: Job) => () =>
       runSimulation(platformFromNodeGroups(SHAPED_NODES), [job], makeScheduler('fcfs:first'), { engine, timeOrigin: 0, unfit: 'error' });
     const base = { id: 'j', subtime: 0, runtime: 10, reqTime: 10, partition: 'a' };
-    expect(run(makeJob({ ...base, ntasks: 6, slurmRequest: { minNodes: 2, maxNodes: 4 } }))).toThrow(/node range \(-N MIN-MAX\) or CPUs per task above 1/);
-    expect(run(makeJob({ ...base, ntasks: 4, slurmRequest: { minNodes: 2, cpusPerTask: 2 } }))).toThrow(/CPUs per task above 1/);
+    // -N 1 -c 2 of 6 CPUs on 4-CPU nodes: no node holds it (Slurm: "Requested node configuration is not available")
+    expect(run(makeJob({ ...base, ntasks: 6, slurmRequest: { minNodes: 1, maxNodes: 1, cpusPerTask: 2 } }))).toThrow(
+      /asks for 6 CPUs \(3 tasks of 2\) on 1 nodes, which Slurm's select plugin cannot place on its partition's nodes even when all are idle/,
+    );
+    // -N 2-3 -n 4 -c 2 on partition b's 2-CPU nodes: 8 CPUs on at most 3 nodes of 2
+    expect(run(makeJob({ ...base, partition: 'b', ntasks: 8, slurmRequest: { minNodes: 2, maxNodes: 3, cpusPerTask: 2 } }))).toThrow(/on 2-3 nodes, which/);
     expect(run(makeJob({ ...base, ntasks: 6, nodes: 2, ntasksPerNode: 3, slurmRequest: { exclusive: true, minNodes: 2 } }))).toThrow(
       /is exclusive but its shape is not 2 whole nodes/,
     );
