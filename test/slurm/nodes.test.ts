@@ -158,3 +158,40 @@ describe('the engine on CPU nodes with memory (nodeSelect)', () => {
     expect(r.get(3)).toEqual({ start: 50, cores: 4 });
   });
 });
+
+describe('the Slurm engine with node ranges and -c (nodeSelect)', () => {
+  const platform = new SlurmPlatform({ groups: [{ name: 'n', count: 4, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] });
+  const config = { nodeSelect: true, bfWillRun: true, backfill: false, schedOnSubmit: true, users: 1 };
+
+  it('refuses at submission a request the select plugin can never place (-N 1 -c 2 of 6 CPUs on 4-CPU nodes), naming why; the run ends', () => {
+    const e = new SlurmEngine(platform, config);
+    const rejected: [number, string][] = [];
+    const done: number[] = [];
+    e.addListener({ onReject: (eng, s) => void rejected.push([eng.jobs.id[s]!, eng.refusedBecause]) });
+    e.onFinish((J, s) => {
+      if (J.state[s] === JobPhase.Completed) done.push(J.id[s]!);
+    });
+    e.stream([
+      { id: 1, submit: 0, cores: 6, runTime: 10, timeLimit: 20, user: 0, shape: { minNodes: 1, maxNodes: 1, cpusPerTask: 2 } },
+      { id: 2, submit: 5, cores: 6, runTime: 10, timeLimit: 20, user: 0, shape: { minNodes: 2, maxNodes: 2, cpusPerTask: 2 } },
+    ]);
+    // (before, job 1 waited for ever: the run went on with priority ticks and never ended)
+    e.run();
+    expect(rejected).toEqual([
+      [
+        1,
+        `asks for 6 CPUs (3 tasks of 2) on 1 nodes, which Slurm's select plugin cannot place on its partition's nodes even when all are idle (Slurm refuses it: "Requested node configuration is not available")`,
+      ],
+    ]);
+    expect(done).toEqual([2]);
+  });
+
+  it("a job holds its tasks' CPUs: -N 2-4 -n 6 on idle nodes 2 + 2 + 1 + 1, not the 2 + 2 + 2 + 1 _eval_nodes chose", () => {
+    const e = new SlurmEngine(new SlurmPlatform({ groups: [{ name: 'n', count: 4, cores: 2 }], partitions: [{ name: 'p', groups: ['n'] }] }), config);
+    const held: number[][] = [];
+    e.addListener({ onStart: (eng, s) => void held.push([...eng.nodeMap!.held.get(s)!.units]) });
+    e.stream([{ id: 1, submit: 0, cores: 6, runTime: 10, timeLimit: 20, user: 0, shape: { minNodes: 2, maxNodes: 4 } }]);
+    e.run();
+    expect(held).toEqual([[2, 2, 1, 1]]);
+  });
+});
