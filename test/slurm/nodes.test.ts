@@ -176,7 +176,8 @@ describe('the Slurm engine with node ranges and -c (nodeSelect)', () => {
       { id: 2, submit: 5, cores: 6, runTime: 10, timeLimit: 20, user: 0, shape: { minNodes: 2, maxNodes: 2, cpusPerTask: 2 } },
     ]);
     // (before, job 1 waited for ever: the run went on with priority ticks and never ended)
-    e.run();
+    e.runUntil(10_000);
+    expect(e.busy).toBe(false);
     expect(rejected).toEqual([
       [
         1,
