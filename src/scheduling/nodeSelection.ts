@@ -6,8 +6,13 @@
  * - `nodeRequestOf`: what a job asks of the nodes (its shape, or the defaults of its partition);
  * - `usableUnits`: the units a job may use on one node given what is free there;
  * - `evalNodes`: the nodes and units a job gets among candidate nodes in order (runs of consecutive usable
- *   nodes; the shortest sufficient run first);
+ *   nodes; the shortest sufficient run first), the units its tasks' CPUs there (`distTasks`: cons_tres's
+ *   `dist_tasks_compute_c_b`, the relief valve that oversubscribes included);
+ * - `neverPlaced`: why a request can never be placed on a partition's idle nodes (refused at submission);
  * - `pickNodes`: the whole-node case of a backfill reservation (runs of available nodes).
+ *
+ * Checked against a live Slurm 22.05 with node ranges and `-c` (docs/slurm.md "Node ranges and CPUs per task",
+ * test/slurm/nodeRangesLive.test.ts); one CPU per core (no threads), no `--ntasks-per-node`.
  */
 
 /** How a job asks for nodes (`sbatch` options in the comments; the Slurm engine's `JobShape`). */

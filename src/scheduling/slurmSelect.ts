@@ -10,13 +10,14 @@
  * request is the job's as Slurm reads it (`nodeRequestOf`): its `slurmRequest` facet (`--exclusive`: whole
  * idle nodes, all their cores; `-N MIN-MAX`; `-c`), else `ntasks` units anywhere, or, on a partition whose
  * nodes have one core each, `ntasks` whole nodes; a `seq` job asks for one node, an `mpi` job with `nodes`
- * for exactly that many. On the chosen nodes the job takes the units `evalNodes` gives each, the
- * node's free cores in core order.
+ * for exactly that many. On the chosen nodes the job takes the units `evalNodes` gives each (its tasks'
+ * CPUs there, `distTasks`: as many as the Slurm engine's job holds), the node's free cores in core order.
  *
  * Slurm's choice, not every placement that exists: a job the plugin cannot place stays waiting even where
  * another selection would find room (the plugin's own behaviour), and a placement whose units are not the
  * job's tasks (a whole node of several cores; more tasks on a node than an `mpi` job with `nodes` allows)
- * is not made.
+ * is not made. A request the plugin can never place is refused at submission (`refusal`); a placement where
+ * Slurm oversubscribes a `-c` job (fewer CPUs than its cores) is an `InputError` when it is made.
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import { maxTaskMem, type Job, perNodeCores } from '../workload/job.js';
@@ -66,8 +67,7 @@ export class SlurmNodeSelection implements ResourcePolicy {
       if (never !== null) return never;
     }
     if (!r.exclusive) return null;
-    const part = sim.platform.partitionOf(job);
-    const nodes = typeof part === 'number' ? sim.platform.partitions[part]!.nodes : null;
+    const nodes = typeof at === 'number' ? p.partitions[at]!.nodes : null;
     const whole =
       job.type === 'mpi' &&
       job.nodes === (r.minNodes ?? job.nodes) &&

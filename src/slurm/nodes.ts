@@ -2,7 +2,8 @@
  * Jobs on specific nodes (`nodeSelect`): what each node has free (`NodeMap`: units, which are CPUs, or
  * whole nodes of one unit on a whole-node platform, memory, and GPUs: issue 45), what each running job holds there, and
  * which nodes a job gets, as Slurm 22.05's select plugin chooses them without topology, node weights or
- * GRES placement (`evalNodes`: cons_tres `choose_nodes` and `_eval_nodes`; `pickNodes`, the whole-node case).
+ * GRES placement (`evalNodes`: cons_tres `choose_nodes` and `_eval_nodes`, then the job's tasks' CPUs on each
+ * node, `dist_tasks`; `pickNodes`, the whole-node case), and which requests it can never place (`refusal`).
  * GPUs (`--gres=gpu[:TYPE]:N`, N on each node of the job) only make a node usable or not: a node is usable
  * by a GPU job when it has N GPUs of the job's type free (`NodeMap.gpusFor`, `usableUnits`).
  *

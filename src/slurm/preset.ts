@@ -28,8 +28,10 @@
  *   pass's walk, within one group, as the Slurm engine preempts (`slurmMainPass.ts`); its victims suspended
  *   until a main pass resumes them, requeued or cancelled by their partition's `preempt_mode`.
  *
- * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`): whole-node
- * allocation (`nodeSelect`, `bfWillRun`) and its COMPLETING nodes.
+ * - **whole-node allocation** (`nodeSelect`): each job on the nodes Slurm's select plugin chooses, holding its
+ *   tasks' CPUs there (`-N MIN-MAX`, `-c`, `--exclusive`: `slurmPresetRequest`, src/scheduling/slurmSelect.ts).
+ *
+ * What the preset does not cover yet is refused by name (`slurmPresetRefusal`, `slurmPresetRequest`).
  */
 import { InputError } from '../core/errors.js';
 import { mapped } from '../core/mapped.js';
