@@ -97,15 +97,6 @@ export class SlurmNodeSelection implements ResourcePolicy {
     }
     const pick = evalNodes(avail, req);
     if (pick === null) return null;
-    if (!req.whole) {
-      let held = 0;
-      for (let i = 0; i < pick.units.length; i++) held += pick.units[i]!;
-      // Slurm's relief valve (`distTasks`): its tasks put on CPUs already theirs, which a job of the one engine does not do
-      if (held < req.units)
-        throw new InputError(
-          `job ${job.id}: Slurm's select plugin gives it ${held} CPUs for its ${req.units} (tasks of ${req.cpusPerTask} on nodes that hold no whole task more: it oversubscribes them); the one engine's job holds a core for each of its CPUs, so the Slurm preset does not model this placement`,
-        );
-    }
     const nodes = new Int32Array(pick.pos.length);
     for (let i = 0; i < nodes.length; i++) nodes[i] = P[pick.pos[i]!]!;
     return this.cores(sim, job, nodes, pick.units);
@@ -113,7 +104,7 @@ export class SlurmNodeSelection implements ResourcePolicy {
 
   /**
    * The cores of `job` on `nodes` with `units` on each (the node's free cores in core order), or null when
-   * they are not its tasks (the module comment).
+   * they are not its tasks (the module comment); an `InputError` when Slurm oversubscribes a `-c` job there.
    */
   cores(sim: ClusterSimulator, job: Job, nodes: ArrayLike<number>, units: ArrayLike<number>): Int32Array | null {
     let total = 0;
@@ -122,7 +113,15 @@ export class SlurmNodeSelection implements ResourcePolicy {
       if (units[i]! > per) return null;
       total += units[i]!;
     }
-    if (total !== job.ntasks) return null;
+    if (total !== job.ntasks) {
+      // Slurm's relief valve (`distTasks`): tasks put on CPUs already the job's, which a job of the one engine does not do
+      const cpt = job.slurmRequest?.cpusPerTask ?? 1;
+      if (total < job.ntasks && cpt > 1)
+        throw new InputError(
+          `job ${job.id}: Slurm's select plugin gives it ${total} CPUs for its ${job.ntasks} (tasks of ${cpt} on nodes that hold no whole task more: it oversubscribes them); the one engine's job holds a core for each of its CPUs, so the Slurm preset does not model this placement`,
+        );
+      return null;
+    }
     const out = new Int32Array(total);
     let at = 0;
     for (let i = 0; i < nodes.length; i++) at += takeFreeCores(sim, nodes[i]!, units[i]!, out, at);
