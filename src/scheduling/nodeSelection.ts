@@ -6,8 +6,13 @@
  * - `nodeRequestOf`: what a job asks of the nodes (its shape, or the defaults of its partition);
  * - `usableUnits`: the units a job may use on one node given what is free there;
  * - `evalNodes`: the nodes and units a job gets among candidate nodes in order (runs of consecutive usable
- *   nodes; the shortest sufficient run first);
+ *   nodes; the shortest sufficient run first), the units its tasks' CPUs there (`distTasks`: cons_tres's
+ *   `dist_tasks_compute_c_b`, the relief valve that oversubscribes included);
+ * - `neverPlaced`: why a request can never be placed on a partition's idle nodes (refused at submission);
  * - `pickNodes`: the whole-node case of a backfill reservation (runs of available nodes).
+ *
+ * Checked against a live Slurm 22.05 with node ranges and `-c` (docs/slurm.md "Node ranges and CPUs per task",
+ * test/slurm/nodeRangesLive.test.ts); one CPU per core (no threads), no `--ntasks-per-node`.
  */
 
 /** How a job asks for nodes (`sbatch` options in the comments; the Slurm engine's `JobShape`). */
@@ -63,19 +68,22 @@ export interface NodeRequest {
 /**
  * Units job `r` may use on node `x` given what is free there (`free`, `memFree`, and `gpus` of its GPU
  * type, `NodeMap.gpusFor`; the caller's view, now or in the future): all of them for a whole-node job on
- * an idle node (`idle`), else the free units in whole tasks, as many as the free memory allows; 0 when it
- * cannot use the node (or its GPUs are fewer than the job asks for on each node).
+ * an idle node (`idle`), else its free units (cons_tres `can_job_run_on_node`: not rounded to whole tasks),
+ * with memory per unit as many as the free memory allows, in whole tasks; 0 when it cannot use the node:
+ * fewer units than one task (`-c`), or than all its tasks when it asks for one node at most (`-N 1`:
+ * `min_cpus_per_node`), its memory per node not free, or fewer GPUs than it asks for on each node.
  */
 export function usableUnits(r: NodeRequest, cap: number, free: number, memFree: number, idle: boolean, gpus: number): number {
   if (gpus < r.gpus) return 0;
   if (r.whole) return idle ? cap : 0;
-  let u = free - (free % r.cpusPerTask);
+  let u = free;
   if (r.memPerUnit > 0) {
     const byMem = Math.floor((memFree + 1e-9) / r.memPerUnit);
-    if (byMem < u) u = byMem - (byMem % r.cpusPerTask);
+    if (byMem < u) u = byMem;
+    u -= u % r.cpusPerTask;
   }
   if (r.memPerNode > 0 && memFree + 1e-9 < r.memPerNode) return 0;
-  return u > 0 ? u : 0;
+  return u >= (r.maxNodes === 1 ? Math.max(r.units, r.cpusPerTask) : r.cpusPerTask) ? u : 0;
 }
 
 /**
@@ -84,45 +92,108 @@ export function usableUnits(r: NodeRequest, cap: number, free: number, memFree: 
  * (no required nodes, weights, topology or GRES): runs of consecutive usable positions; while the job
  * needs more, the run that is sufficient (enough units and nodes) with the fewest units (none
  * sufficient: the one with the most) gives its nodes in order, each taking what it has up to what the
- * job still needs, keeping one unit for each node still to come (`_cpus_to_use`; a whole-node job takes
- * every unit); a job with one node left takes the node of that run with the fewest units that still
- * hold it. The count of nodes aimed at is the largest allowed (`req_nodes`: the maximum when one is
- * given), at least `minNodes`. If that fails, nodes with few units are left out step by step and the
- * choice is made again (`choose_nodes`). Null when the job does not fit.
+ * job still needs, keeping one unit for each node still to come (`_cpus_to_use`, which also lowers the
+ * node's count for the later tries; a whole-node job takes every unit); a job with one node left takes
+ * the node of that run with the fewest units that still hold it. The count of nodes aimed at is the
+ * largest allowed (`req_nodes`: the maximum when one is given), at least `minNodes`. If that fails,
+ * nodes with few units are left out step by step and the choice is made again (`choose_nodes`). Null
+ * when the job does not fit.
+ *
+ * The units the job then holds on each chosen node are its tasks' (`distTasks`), not the units chosen:
+ * a job of several nodes may be chosen more units than it asks for (a node range aims at its maximum
+ * count, each node at least one unit; `-c` keeps one unit, not a task, for each node to come).
  */
 export function evalNodes(avail: Int32Array, r: NodeRequest): { pos: Int32Array; units: Int32Array } | null {
   let maxNodes = r.maxNodes > 0 ? r.maxNodes : avail.length;
   const tasks = Math.max(1, Math.floor(r.units / r.cpusPerTask));
   if (!r.whole && maxNodes > tasks) maxNodes = Math.max(tasks, r.minNodes);
   const reqNodes = r.maxNodes > 0 ? maxNodes : r.minNodes;
-  let first = evalOnce(avail, r, maxNodes, reqNodes);
-  if (first !== null) return first;
+  // the nodes' units as `avail_res_array` holds them: `_cpus_to_use` lowers a node's count for the later tries
+  const a = Int32Array.from(avail);
+  let first = evalOnce(a, r, maxNodes, reqNodes);
+  if (first !== null) return distributed(first, r);
   let most = 0;
   let usable = 0;
-  for (let i = 0; i < avail.length; i++) {
-    if (avail[i]! > most) most = avail[i]!;
-    if (avail[i]! > 0) usable++;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i]! > most) most = a[i]!;
+    if (a[i]! > 0) usable++;
   }
   if (usable <= r.minNodes) return null;
-  const a = Int32Array.from(avail);
+  const off = new Uint8Array(a.length);
   for (let count = 1; count < most; count++) {
     let changed = false;
     for (let i = 0; i < a.length && usable > r.minNodes; i++)
-      if (a[i]! > 0 && a[i]! <= count) {
-        a[i] = 0;
+      if (off[i] === 0 && a[i]! > 0 && a[i]! <= count) {
+        off[i] = 1;
         usable--;
         changed = true;
       }
     if (!changed && count !== 1) continue;
-    first = evalOnce(a, r, maxNodes, reqNodes);
-    if (first !== null) return first;
+    first = evalOnce(a, r, maxNodes, reqNodes, off);
+    if (first !== null) return distributed(first, r);
     if (usable <= r.minNodes) break;
   }
   return null;
 }
 
-function evalOnce(avail: Int32Array, r: NodeRequest, maxNodesIn: number, reqNodes: number): { pos: Int32Array; units: Int32Array } | null {
+/** `pick` with each node's units the job's tasks there (`distTasks`; a whole-node job keeps its nodes whole). */
+function distributed(pick: { pos: Int32Array; units: Int32Array }, r: NodeRequest): { pos: Int32Array; units: Int32Array } {
+  if (!r.whole) pick.units = distTasks(pick.units, r);
+  return pick;
+}
+
+/**
+ * The units a job holds on the nodes `_eval_nodes` chose with `avail[n]` units each: its tasks laid out as
+ * cons_tres's `dist_tasks_compute_c_b` lays them (block and cyclic alike; one CPU per core): `ncpus =
+ * max(nodes, units, nodes x cpusPerTask)` in all, so `ncpus / cpusPerTask` tasks; one task on each node in
+ * order, then one more on each node in turn while its units hold another whole task; when none does and
+ * tasks are left, Slurm's relief valve (`over_subscribe`) puts them on the nodes in turn all the same, each
+ * task's units capped by what the node was chosen (the job then holds fewer units than its tasks ask for).
+ */
+export function distTasks(avail: Int32Array, r: NodeRequest): Int32Array {
   const n = avail.length;
+  const cpt = r.cpusPerTask;
+  const ncpus = Math.max(n, r.units, n * cpt);
+  const maxTasks = Math.max(1, cpt > 1 ? Math.floor(ncpus / cpt) : ncpus);
+  const cpus = new Int32Array(n);
+  const add = (i: number) => {
+    cpus[i] = Math.min(avail[i]!, cpus[i]! + cpt);
+  };
+  let tid = 0;
+  let space = false;
+  for (let i = 0; i < n && tid < maxTasks; i++) {
+    if (avail[i]! <= 0) continue;
+    tid++;
+    add(i);
+    if (cpus[i]! < avail[i]!) space = true;
+  }
+  let over = !space;
+  while (tid < maxTasks) {
+    space = false;
+    for (let i = 0; i < n && tid < maxTasks; i++) {
+      if (!over && avail[i]! - cpus[i]! < cpt) continue;
+      tid++;
+      add(i);
+      if (avail[i]! - cpus[i]! >= cpt) space = true;
+    }
+    if (!space) over = true;
+  }
+  return cpus;
+}
+
+/**
+ * One `_eval_nodes` over the nodes' units `counts` (but those `off` leaves out); a node whose units
+ * `_cpus_to_use` lowers keeps the lower count in `counts` (cons_tres writes it to `avail_res_array`).
+ */
+function evalOnce(
+  counts: Int32Array,
+  r: NodeRequest,
+  maxNodesIn: number,
+  reqNodes: number,
+  off: Uint8Array | null = null,
+): { pos: Int32Array; units: Int32Array } | null {
+  const n = counts.length;
+  const avail = off === null ? counts : Int32Array.from(counts, (u, i) => (off[i] ? 0 : u));
   let usable = 0;
   for (let i = 0; i < n; i++) if (avail[i]! > 0) usable++;
   if (usable < r.minNodes) return null;
@@ -190,7 +261,10 @@ function evalOnce(avail: Int32Array, r: NodeRequest, maxNodesIn: number, reqNode
       if (!r.whole) {
         // _cpus_to_use: keep one unit for each node still to come
         const lim = remMaxUnits - Math.max(minRemNodes - 1, 0);
-        if (u > lim) u = Math.max(lim, r.cpusPerTask);
+        if (u > lim) {
+          u = Math.max(lim, r.cpusPerTask);
+          counts[i] = u;
+        }
       }
       taken[i] = u;
       remNodes--;
@@ -219,6 +293,19 @@ function evalOnce(avail: Int32Array, r: NodeRequest, maxNodesIn: number, reqNode
       units[c++] = taken[i]!;
     }
   return { pos, units };
+}
+
+/**
+ * Why the select plugin can never place `r` (a sentence after "it"), given `idle`, the units it may use on
+ * each of its partition's nodes when every node is idle (`usableUnits` of an idle node), or null when it
+ * can: Slurm refuses such a job at submission ("Requested node configuration is not available").
+ */
+export function neverPlaced(idle: Int32Array, r: NodeRequest): string | null {
+  if (evalNodes(idle, r) !== null) return null;
+  const tasks = r.cpusPerTask > 1 ? ` (${Math.floor(r.units / r.cpusPerTask)} tasks of ${r.cpusPerTask})` : '';
+  const nodes = r.maxNodes > r.minNodes ? `${r.minNodes}-${r.maxNodes}` : r.maxNodes === r.minNodes ? `${r.minNodes}` : `at least ${r.minNodes}`;
+  const what = r.whole ? `${r.minNodes} whole nodes` : `${r.units} CPUs${tasks} on ${nodes} nodes`;
+  return `asks for ${what}, which Slurm's select plugin cannot place on its partition's nodes even when all are idle (Slurm refuses it: "Requested node configuration is not available")`;
 }
 
 /**

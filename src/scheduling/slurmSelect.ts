@@ -10,17 +10,19 @@
  * request is the job's as Slurm reads it (`nodeRequestOf`): its `slurmRequest` facet (`--exclusive`: whole
  * idle nodes, all their cores; `-N MIN-MAX`; `-c`), else `ntasks` units anywhere, or, on a partition whose
  * nodes have one core each, `ntasks` whole nodes; a `seq` job asks for one node, an `mpi` job with `nodes`
- * for exactly that many. On the chosen nodes the job takes the units `evalNodes` gives each, the
- * node's free cores in core order.
+ * for exactly that many. On the chosen nodes the job takes the units `evalNodes` gives each (its tasks'
+ * CPUs there, `distTasks`: as many as the Slurm engine's job holds), the node's free cores in core order.
  *
  * Slurm's choice, not every placement that exists: a job the plugin cannot place stays waiting even where
  * another selection would find room (the plugin's own behaviour), and a placement whose units are not the
  * job's tasks (a whole node of several cores; more tasks on a node than an `mpi` job with `nodes` allows)
- * is not made.
+ * is not made. A request the plugin can never place is refused at submission (`refusal`); a placement where
+ * Slurm oversubscribes a `-c` job (fewer CPUs than its cores) is an `InputError` when it is made.
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import { maxTaskMem, type Job, perNodeCores } from '../workload/job.js';
-import { evalNodes, type NodeRequest, type NodeShape, nodeRequestOf, usableUnits } from './nodeSelection.js';
+import { InputError } from '../core/errors.js';
+import { evalNodes, type NodeRequest, type NodeShape, neverPlaced, nodeRequestOf, usableUnits } from './nodeSelection.js';
 import { type NodeFit, type PlacementLimit, type ResourcePolicy, takeFreeCores } from './placement.js';
 
 /** Slurm's select plugin on the core capacity (see the module comment). */
@@ -44,19 +46,28 @@ export class SlurmNodeSelection implements ResourcePolicy {
   }
 
   /**
-   * Why `job` can never be placed as its tasks by the select plugin (a sentence after "it"), or null: a node
-   * range or `-c` above 1 (the plugin may give it more CPUs than its tasks, which the one engine's job does not
-   * hold), or an exclusive request whose shape is not whole nodes of its partition (`nodes` of
-   * `ntasksPerNode`, every node of its partition of that many cores).
+   * Why `job` can never be placed as its tasks by the select plugin (a sentence after "it"), or null: a
+   * request the plugin cannot place on its partition's nodes even when all are idle (`neverPlaced`, as
+   * slurmctld refuses it at submission), or an exclusive request whose shape is not whole nodes of its
+   * partition (`nodes` of `ntasksPerNode`, every node of its partition of that many cores).
    */
   refusal(sim: ClusterSimulator, job: Job): string | null {
     const r = job.slurmRequest;
     if (r === undefined) return null;
-    if ((r.maxNodes ?? 0) > (r.minNodes ?? 1) || (r.cpusPerTask ?? 1) > 1)
-      return "asks for a node range (-N MIN-MAX) or CPUs per task above 1, where Slurm's select plugin may give it more CPUs than its tasks (not modelled)";
+    const p = sim.platform;
+    const at = p.partitionOf(job);
+    if (typeof at === 'number') {
+      const req = this.request(sim, job, at);
+      const cap = p.nodeCoreCount;
+      const mem = p.nodeMemoryMb;
+      const idle = Int32Array.from(p.partitions[at]!.nodes, (x) =>
+        usableUnits(req, cap[x]!, cap[x]!, req.memPerUnit > 0 ? mem[x]! : Number.POSITIVE_INFINITY, true, 0),
+      );
+      const never = neverPlaced(idle, req);
+      if (never !== null) return never;
+    }
     if (!r.exclusive) return null;
-    const part = sim.platform.partitionOf(job);
-    const nodes = typeof part === 'number' ? sim.platform.partitions[part]!.nodes : null;
+    const nodes = typeof at === 'number' ? p.partitions[at]!.nodes : null;
     const whole =
       job.type === 'mpi' &&
       job.nodes === (r.minNodes ?? job.nodes) &&
@@ -93,7 +104,7 @@ export class SlurmNodeSelection implements ResourcePolicy {
 
   /**
    * The cores of `job` on `nodes` with `units` on each (the node's free cores in core order), or null when
-   * they are not its tasks (the module comment).
+   * they are not its tasks (the module comment); an `InputError` when Slurm oversubscribes a `-c` job there.
    */
   cores(sim: ClusterSimulator, job: Job, nodes: ArrayLike<number>, units: ArrayLike<number>): Int32Array | null {
     let total = 0;
@@ -102,7 +113,15 @@ export class SlurmNodeSelection implements ResourcePolicy {
       if (units[i]! > per) return null;
       total += units[i]!;
     }
-    if (total !== job.ntasks) return null;
+    if (total !== job.ntasks) {
+      // Slurm's relief valve (`distTasks`): tasks put on CPUs already the job's, which a job of the one engine does not do
+      const cpt = job.slurmRequest?.cpusPerTask ?? 1;
+      if (total < job.ntasks && cpt > 1)
+        throw new InputError(
+          `job ${job.id}: Slurm's select plugin gives it ${total} CPUs for its ${job.ntasks} (tasks of ${cpt} on nodes that hold no whole task more: it oversubscribes them); the one engine's job holds a core for each of its CPUs, so the Slurm preset does not model this placement`,
+        );
+      return null;
+    }
     const out = new Int32Array(total);
     let at = 0;
     for (let i = 0; i < nodes.length; i++) at += takeFreeCores(sim, nodes[i]!, units[i]!, out, at);

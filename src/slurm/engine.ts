@@ -165,6 +165,10 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
   /** `nodeSelect`: which slot holds each node (null otherwise); the nodes chosen for the job being started. */
   readonly nodeMap: NodeMap | null;
   private picked: NodeAlloc | null = null;
+  /** Submitted jobs with a node request (`SlurmJobInput.shape`, with `nodeSelect`) not yet arrived. */
+  private readonly shaped = new Set<number>();
+  /** Why the job being rejected was refused (`SlurmPlatform.refusal`, `NodeMap.refusal`; read it in `onReject`). */
+  refusedBecause = '';
   /**
    * Jobs whose nodes stay `COMPLETING` after their end (`SlurmJobInput.completing`, `epilogPass`; with
    * `nodeSelect` and `bfWillRun`): slot -> seconds after the end, and whether the release is an epilog message.
@@ -246,7 +250,10 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     J.opFor[s] = input.opFor ?? 0;
     J.state[s] = JobPhase.Waiting;
     this.submitGpus(input, s);
-    if (this.nodeMap !== null) this.requests.set(s, this.requestOf(input, s));
+    if (this.nodeMap !== null) {
+      this.requests.set(s, this.requestOf(input, s));
+      if (input.shape !== undefined) this.shaped.add(s);
+    }
     if ((input.completing ?? 0) > 0 || input.epilogPass === true) {
       const after = this.nodeMap !== null && this.config.bfWillRun ? Math.max(0, input.completing ?? 0) : 0;
       this.completion.set(s, { after, epilog: input.epilogPass === true });
@@ -414,8 +421,12 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     const J = this.jobs;
     this.stats.submitted++;
     this.pull();
-    const why = this.platform.refusal(J.part[s]!, J.cores[s]!, J.timeLimit[s]!, J.user[s]!);
+    // (with nodeSelect, a node request the select plugin can never place is refused too, as slurmctld refuses it)
+    const why =
+      this.platform.refusal(J.part[s]!, J.cores[s]!, J.timeLimit[s]!, J.user[s]!) ??
+      (this.nodeMap !== null && this.shaped.delete(s) ? this.nodeMap.refusal(this.requests.get(s)!, J.part[s]!) : null);
     if (why !== null) {
+      this.refusedBecause = why;
       J.state[s] = JobPhase.Rejected;
       this.stats.refused++;
       for (const l of this.listeners) l.onReject?.(this, s);

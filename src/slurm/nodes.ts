@@ -2,7 +2,8 @@
  * Jobs on specific nodes (`nodeSelect`): what each node has free (`NodeMap`: units, which are CPUs, or
  * whole nodes of one unit on a whole-node platform, memory, and GPUs: issue 45), what each running job holds there, and
  * which nodes a job gets, as Slurm 22.05's select plugin chooses them without topology, node weights or
- * GRES placement (`evalNodes`: cons_tres `choose_nodes` and `_eval_nodes`; `pickNodes`, the whole-node case).
+ * GRES placement (`evalNodes`: cons_tres `choose_nodes` and `_eval_nodes`, then the job's tasks' CPUs on each
+ * node, `dist_tasks`; `pickNodes`, the whole-node case), and which requests it can never place (`refusal`).
  * GPUs (`--gres=gpu[:TYPE]:N`, N on each node of the job) only make a node usable or not: a node is usable
  * by a GPU job when it has N GPUs of the job's type free (`NodeMap.gpusFor`, `usableUnits`).
  *
@@ -13,7 +14,7 @@
  * src/scheduling/nodeSelection.ts (the one engine's Slurm selection uses it too).
  */
 import type { JobShape } from './config.js';
-import { evalNodes, type NodeAlloc, type NodeRequest, allocOf, nodeRequestOf, usableUnits } from '../scheduling/nodeSelection.js';
+import { evalNodes, type NodeAlloc, type NodeRequest, allocOf, neverPlaced, nodeRequestOf, usableUnits } from '../scheduling/nodeSelection.js';
 
 export { allocOf, evalNodes, type NodeAlloc, type NodeRequest, pickNodes, usableUnits } from '../scheduling/nodeSelection.js';
 import type { SlurmPlatform } from './platform.js';
@@ -130,6 +131,15 @@ export class NodeMap {
     );
     const pick = evalNodes(avail, req);
     return pick === null ? null : allocOf(req, pick, P, this);
+  }
+
+  /** Why the select plugin can never place `req` among the nodes of partition `part` (all idle), or null (`neverPlaced`). */
+  refusal(req: NodeRequest, part: number): string | null {
+    const P = this.partitionNodes[part]!;
+    return neverPlaced(
+      Int32Array.from(P, (x) => usableUnits(req, this.cap[x]!, this.cap[x]!, this.memCap[x]!, true, this.gpusFor(req, x, this.gpuCap[x]!))),
+      req,
+    );
   }
 
   /** Whether `req` would fit among the nodes of partition `part` with the jobs of `slots` gone. */

@@ -28,8 +28,10 @@
  *   pass's walk, within one group, as the Slurm engine preempts (`slurmMainPass.ts`); its victims suspended
  *   until a main pass resumes them, requeued or cancelled by their partition's `preempt_mode`.
  *
- * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`): whole-node
- * allocation (`nodeSelect`, `bfWillRun`) and its COMPLETING nodes.
+ * - **whole-node allocation** (`nodeSelect`): each job on the nodes Slurm's select plugin chooses, holding its
+ *   tasks' CPUs there (`-N MIN-MAX`, `-c`, `--exclusive`: `slurmPresetRequest`, src/scheduling/slurmSelect.ts).
+ *
+ * What the preset does not cover yet is refused by name (`slurmPresetRefusal`, `slurmPresetRequest`).
  */
 import { InputError } from '../core/errors.js';
 import { mapped } from '../core/mapped.js';
@@ -208,9 +210,11 @@ export interface PresetRequest {
 
 /**
  * The node request of Slurm job `j` (its `shape`) on `platform` with whole-node allocation, or null when it
- * gives none. An `InputError` names what the preset does not model yet: memory (`--mem`, `--mem-per-cpu`),
- * node ranges (`-N MIN-MAX` with MAX above MIN) and `-c` above 1 (where the Slurm engine's select plugin
- * gives a job more CPUs than it asks for, which its job then holds), `--exclusive` on a partition of unequal nodes or with cores
+ * gives none: `-N MIN[-MAX]` and `-c` as they are (the select plugin gives the job its tasks' CPUs on the
+ * nodes it chooses, `distTasks`, which the one engine's job holds as the Slurm engine's does; a placement
+ * where Slurm oversubscribes them is refused when it is made, `SlurmNodeSelection.place`). An `InputError`
+ * names what the preset does not model yet: memory (`--mem`, `--mem-per-cpu`), cores that are not whole
+ * tasks, more nodes than tasks (sbatch lowers them), `--exclusive` with a node range, `--exclusive` on a partition of unequal nodes or with cores
  * other than its whole nodes' (the priority's job size reads them), and a shape on a partition of one-core
  * nodes that is not `cores` whole nodes.
  */
@@ -226,11 +230,11 @@ export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec
   const whole = shape.whole ?? oneCore;
   if (!whole) {
     if (oneCore) throw no('a shape that is not whole nodes on a partition of one-core nodes');
-    // (with a range, the select plugin may give a job more CPUs than it asks for, a node's one for each node it
-    // aims at beyond its tasks: the Slurm engine's job then holds them, where the one engine's holds its cores)
-    if ((shape.maxNodes ?? 0) > (shape.minNodes ?? 1)) throw no('a node range (-N MIN-MAX)');
-    // (likewise with -c above 1: a node's share is not rounded to whole tasks there)
-    if ((shape.cpusPerTask ?? 1) > 1) throw no('CPUs per task (-c) above 1');
+    // (a job holds its tasks' CPUs, `distTasks`, as many as its cores, but with more nodes than tasks: each
+    // node then holds a task's CPUs; sbatch lowers such a -N to the task count)
+    const cpt = Math.max(1, shape.cpusPerTask ?? 1);
+    if (j.cores % cpt !== 0) throw no(`cores (${j.cores}) that are not whole tasks of -c ${cpt}`);
+    if ((shape.minNodes ?? 1) * cpt > j.cores) throw no(`more nodes (-N ${shape.minNodes}) than tasks (${j.cores / cpt})`);
     return { slurmRequest: { minNodes: shape.minNodes, maxNodes: shape.maxNodes, cpusPerTask: shape.cpusPerTask }, nodes: 0, perNode: 0 };
   }
   if (cores.size !== 1) throw no('--exclusive on a partition of unequal nodes');

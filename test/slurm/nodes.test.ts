@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SlurmEngine, type SlurmJobInput } from '../../src/slurm/engine.js';
 import { JobPhase } from '../../src/core/engine.js';
 import { type NodeRequest, evalNodes, pickNodes, usableUnits } from '../../src/slurm/nodes.js';
+import { distTasks } from '../../src/scheduling/nodeSelection.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
 
 const tasks = (units: number, o: Partial<NodeRequest> = {}): NodeRequest => ({
@@ -57,9 +58,16 @@ describe("cons_tres's node choice (evalNodes)", () => {
     );
   });
 
-  it('usable CPUs on a node: whole tasks, limited by memory; whole nodes only when idle', () => {
-    expect(usableUnits(tasks(4, { cpusPerTask: 2 }), 4, 3, 4000, false, 0)).toBe(2);
+  it('usable CPUs on a node: its free CPUs (at least a task, all its tasks with -N 1), by memory per CPU in whole tasks; whole nodes only when idle', () => {
+    // can_job_run_on_node: the free CPUs, not rounded to whole tasks (3 for -c 2), a node of fewer than a task's unusable
+    expect(usableUnits(tasks(4, { cpusPerTask: 2 }), 4, 3, 4000, false, 0)).toBe(3);
+    expect(usableUnits(tasks(4, { cpusPerTask: 2 }), 4, 1, 4000, false, 0)).toBe(0);
+    // -N 1 (max_nodes 1): min_cpus_per_node is all its tasks' CPUs
+    expect(usableUnits(tasks(4, { maxNodes: 1 }), 4, 3, 4000, false, 0)).toBe(0);
+    expect(usableUnits(tasks(4, { maxNodes: 1 }), 4, 4, 4000, false, 0)).toBe(4);
     expect(usableUnits(tasks(4, { memPerUnit: 500 }), 4, 4, 1200, false, 0)).toBe(2);
+    // memory per CPU: as many CPUs as it allows (3), then whole tasks of -c 2
+    expect(usableUnits(tasks(4, { memPerUnit: 500, cpusPerTask: 2 }), 4, 4, 1600, false, 0)).toBe(2);
     expect(usableUnits(tasks(4, { memPerNode: 3000 }), 4, 4, 2000, false, 0)).toBe(0);
     expect(usableUnits(tasks(4, { memPerNode: 3000 }), 4, 4, 3000, false, 0)).toBe(4);
     expect(usableUnits(tasks(1, { whole: true }), 4, 4, 4000, true, 0)).toBe(4);
@@ -68,6 +76,47 @@ describe("cons_tres's node choice (evalNodes)", () => {
     expect(usableUnits(tasks(2, { gpus: 2 }), 4, 4, 4000, false, 1)).toBe(0);
     expect(usableUnits(tasks(2, { gpus: 2 }), 4, 4, 4000, false, 2)).toBe(4);
     expect(usableUnits(tasks(1, { whole: true, gpus: 4 }), 4, 4, 4000, true, 2)).toBe(0);
+  });
+});
+
+describe('what the live Slurm 22.05 allocates (cons_tres, CR_CPU; docs/slurm.md "Node ranges and CPUs per task")', () => {
+  // sbatch SHAPE on nodes with `avail` usable CPUs each (scontrol show job -d: the nodes and CPU_IDs), as evalNodes gives them
+  const cases: [string, number[], NodeRequest, number[] | null, number[]][] = [
+    ['-N 2-4 -n 6 on four idle 2-CPU nodes', [2, 2, 2, 2], tasks(6, { minNodes: 2, maxNodes: 4 }), [0, 1, 2, 3], [2, 2, 1, 1]],
+    ['-N 1-3 -n 3 on four idle 2-CPU nodes', [2, 2, 2, 2], tasks(3, { maxNodes: 3 }), [0, 1, 2], [1, 1, 1]],
+    ['-N 2 -n 2 -c 2 on four idle 2-CPU nodes', [2, 2, 2, 2], tasks(4, { minNodes: 2, maxNodes: 2, cpusPerTask: 2 }), [0, 1], [2, 2]],
+    ['-n 3 -c 2 on four idle 2-CPU nodes', [2, 2, 2, 2], tasks(6, { cpusPerTask: 2 }), [0, 1, 2], [2, 2, 2]],
+    ['-N 2-3 -n 4 -c 2 on 2-CPU nodes (refused at submission)', [2, 2, 2, 2], tasks(8, { minNodes: 2, maxNodes: 3, cpusPerTask: 2 }), null, []],
+    ['-N 2 -n 2 -c 2 on four idle 4-CPU nodes', [4, 4, 4, 4], tasks(4, { minNodes: 2, maxNodes: 2, cpusPerTask: 2 }), [0, 1], [2, 2]],
+    ['-N 2 -n 4 -c 2 on four idle 4-CPU nodes', [4, 4, 4, 4], tasks(8, { minNodes: 2, maxNodes: 2, cpusPerTask: 2 }), [0, 1], [4, 4]],
+    ['-N 2-4 -n 6 on four idle 4-CPU nodes', [4, 4, 4, 4], tasks(6, { minNodes: 2, maxNodes: 4 }), [0, 1, 2, 3], [2, 2, 1, 1]],
+    ['-N 2-4 -n 3 -c 2 on four idle 4-CPU nodes', [4, 4, 4, 4], tasks(6, { minNodes: 2, maxNodes: 4, cpusPerTask: 2 }), [0, 1, 2], [2, 2, 2]],
+    ['-N 2-3 -n 5 on four idle 4-CPU nodes', [4, 4, 4, 4], tasks(5, { minNodes: 2, maxNodes: 3 }), [0, 1, 2], [3, 1, 1]],
+    ['-N 1-2 -n 3 -c 2 on four idle 4-CPU nodes', [4, 4, 4, 4], tasks(6, { maxNodes: 2, cpusPerTask: 2 }), [0, 1], [4, 2]],
+    // the relief valve: 5 tasks of 3 CPUs hold 13 CPUs, two tasks on node 0's 4
+    ['-n 5 -c 3 on four idle 4-CPU nodes', [4, 4, 4, 4], tasks(15, { cpusPerTask: 3 }), [0, 1, 2, 3], [4, 3, 3, 3]],
+    // a 1-CPU job on each node first: 3 tasks of 2 CPUs hold 5 CPUs
+    ['-N 2 -n 3 -c 2 on 4-CPU nodes with 3 free each', [3, 3, 3, 3], tasks(6, { minNodes: 2, maxNodes: 2, cpusPerTask: 2 }), [0, 1], [3, 2]],
+    ['-N 2-4 -n 3 on 4-CPU nodes with 0, 1, 3, 3 free', [0, 1, 3, 3], tasks(3, { minNodes: 2, maxNodes: 4 }), [1, 2, 3], [1, 1, 1]],
+  ];
+  for (const [name, avail, req, pos, units] of cases)
+    it(name, () => {
+      const pick = evalNodes(Int32Array.from(avail), req);
+      if (pos === null) expect(pick).toBeNull();
+      else expect(pick).toEqual({ pos: Int32Array.from(pos), units: Int32Array.from(units) });
+    });
+
+  it('-N 1 -n 4 on 4-CPU nodes with 3, 4, 0, 4 free: node 1, the 3-CPU node unusable (it does not join node 1 in a run)', () => {
+    const req = tasks(4, { maxNodes: 1 });
+    const avail = Int32Array.from([3, 4, 0, 4], (f) => usableUnits(req, 4, f, Number.POSITIVE_INFINITY, f === 4, 0));
+    expect(evalNodes(avail, req)).toEqual({ pos: Int32Array.of(1), units: Int32Array.of(4) });
+  });
+
+  it('distTasks lays tasks out cyclically within what _eval_nodes chose (one each, then one more on each in turn), the relief valve past it', () => {
+    expect([...distTasks(Int32Array.of(2, 2, 2, 1), tasks(6))]).toEqual([2, 2, 1, 1]);
+    expect([...distTasks(Int32Array.of(3, 2), tasks(4, { cpusPerTask: 2 }))]).toEqual([2, 2]);
+    expect([...distTasks(Int32Array.of(4, 1), tasks(5))]).toEqual([4, 1]);
+    expect([...distTasks(Int32Array.of(4, 4, 4, 3), tasks(15, { cpusPerTask: 3 }))]).toEqual([4, 3, 3, 3]);
   });
 });
 
@@ -107,5 +156,43 @@ describe('the engine on CPU nodes with memory (nodeSelect)', () => {
     // job 1 (1 CPU) on node 0; job 2 takes node 1 whole (4 CPUs); job 3 waits for an idle node: node 1 at 50
     expect(r.get(2)).toEqual({ start: 0, cores: 4 });
     expect(r.get(3)).toEqual({ start: 50, cores: 4 });
+  });
+});
+
+describe('the Slurm engine with node ranges and -c (nodeSelect)', () => {
+  const platform = new SlurmPlatform({ groups: [{ name: 'n', count: 4, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] });
+  const config = { nodeSelect: true, bfWillRun: true, backfill: false, schedOnSubmit: true, users: 1 };
+
+  it('refuses at submission a request the select plugin can never place (-N 1 -c 2 of 6 CPUs on 4-CPU nodes), naming why; the run ends', () => {
+    const e = new SlurmEngine(platform, config);
+    const rejected: [number, string][] = [];
+    const done: number[] = [];
+    e.addListener({ onReject: (eng, s) => void rejected.push([eng.jobs.id[s]!, eng.refusedBecause]) });
+    e.onFinish((J, s) => {
+      if (J.state[s] === JobPhase.Completed) done.push(J.id[s]!);
+    });
+    e.stream([
+      { id: 1, submit: 0, cores: 6, runTime: 10, timeLimit: 20, user: 0, shape: { minNodes: 1, maxNodes: 1, cpusPerTask: 2 } },
+      { id: 2, submit: 5, cores: 6, runTime: 10, timeLimit: 20, user: 0, shape: { minNodes: 2, maxNodes: 2, cpusPerTask: 2 } },
+    ]);
+    // (before, job 1 waited for ever: the run went on with priority ticks and never ended)
+    e.runUntil(10_000);
+    expect(e.busy).toBe(false);
+    expect(rejected).toEqual([
+      [
+        1,
+        `asks for 6 CPUs (3 tasks of 2) on 1 nodes, which Slurm's select plugin cannot place on its partition's nodes even when all are idle (Slurm refuses it: "Requested node configuration is not available")`,
+      ],
+    ]);
+    expect(done).toEqual([2]);
+  });
+
+  it("a job holds its tasks' CPUs: -N 2-4 -n 6 on idle nodes 2 + 2 + 1 + 1, not the 2 + 2 + 2 + 1 _eval_nodes chose", () => {
+    const e = new SlurmEngine(new SlurmPlatform({ groups: [{ name: 'n', count: 4, cores: 2 }], partitions: [{ name: 'p', groups: ['n'] }] }), config);
+    const held: number[][] = [];
+    e.addListener({ onStart: (eng, s) => void held.push([...eng.nodeMap!.held.get(s)!.units]) });
+    e.stream([{ id: 1, submit: 0, cores: 6, runTime: 10, timeLimit: 20, user: 0, shape: { minNodes: 2, maxNodes: 4 } }]);
+    e.run();
+    expect(held).toEqual([[2, 2, 1, 1]]);
   });
 });

@@ -27,23 +27,25 @@ import { runSimulation } from '../../src/scheduling/run.js';
 import { type Layout, MULTI_CORE_NODES, SHAPED_NODES, WHOLE_NODES } from './layouts.js';
 import { partitionedWorkload, type Priority, slurmConfigOf } from './presetHarness.js';
 
-/** A row with the nodes the job ran on (first run). */
+/** A row with the nodes the job ran on and the CPUs it held on each (first run). */
 interface NodeRow {
   start: number;
   end: number;
   killed: boolean;
   periods: number[];
   nodes: number[];
+  units: number[];
 }
 
 function slurmNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[]): Map<number, NodeRow> {
   const e = new SlurmEngine(new SlurmPlatform(layout), config);
-  const nodes = new Map<number, number[]>();
+  const nodes = new Map<number, number[][]>();
   const out = new Map<number, NodeRow>();
   e.addListener({
     onStart: (eng, s) => {
       const id = eng.jobs.id[s]!;
-      if (!nodes.has(id)) nodes.set(id, [...eng.nodeMap!.held.get(s)!.nodes]);
+      const a = eng.nodeMap!.held.get(s)!;
+      if (!nodes.has(id)) nodes.set(id, [[...a.nodes], [...a.units]]);
     },
   });
   e.onFinish((J, s) => {
@@ -53,7 +55,8 @@ function slurmNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: Slurm
       end: refused ? Number.NaN : J.end[s]!,
       killed: refused || J.state[s] !== JobPhase.Completed,
       periods: refused ? [] : J.periods(s).flat(),
-      nodes: nodes.get(J.id[s]!) ?? [],
+      nodes: nodes.get(J.id[s]!)?.[0] ?? [],
+      units: nodes.get(J.id[s]!)?.[1] ?? [],
     });
   });
   e.stream(jobs);
@@ -63,12 +66,15 @@ function slurmNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: Slurm
 
 function presetNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[]): Map<number, NodeRow> {
   const out = new Map<number, NodeRow>();
-  const nodes = new Map<number, number[]>();
+  const nodes = new Map<number, number[][]>();
   runSlurmPreset(layout, jobs, config, [
     {
-      onStart: (_s, rj) => {
+      onStart: (sim, rj) => {
         const id = Number(rj.job.id);
-        if (!nodes.has(id)) nodes.set(id, [...rj.nodes]);
+        // the cores it holds on each of its nodes
+        const on = new Map<number, number>();
+        for (const c of rj.cores) on.set(sim.platform.coreNode[c]!, (on.get(sim.platform.coreNode[c]!) ?? 0) + 1);
+        if (!nodes.has(id)) nodes.set(id, [[...rj.nodes], [...rj.nodes].map((x) => on.get(x)!)]);
       },
       onEnd: (_s, r) =>
         void out.set(Number(r.job.id), {
@@ -76,18 +82,23 @@ function presetNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: Slur
           end: r.finish,
           killed: r.state === 'killed',
           periods: r.suspensions ? [...r.suspensions] : [],
-          nodes: nodes.get(Number(r.job.id)) ?? [],
+          nodes: nodes.get(Number(r.job.id))?.[0] ?? [],
+          units: nodes.get(Number(r.job.id))?.[1] ?? [],
         }),
-      onReject: (_s, r) => void out.set(Number(r.job.id), { start: Number.NaN, end: Number.NaN, killed: true, periods: [], nodes: [] }),
+      onReject: (_s, r) => void out.set(Number(r.job.id), { start: Number.NaN, end: Number.NaN, killed: true, periods: [], nodes: [], units: [] }),
     },
   ]);
   return out;
 }
 
 /**
- * `nodeWorkload` on `SHAPED_NODES` with node requests: a third of the jobs `--exclusive` on 1-3 whole nodes (their
- * cores those nodes' cores), a third `-N MIN` (at least, or exactly; at least a core per node), the rest none.
- * (Ranges and `-c` above 1 are refused: below.)
+ * `nodeWorkload` on `SHAPED_NODES` with node requests: a third of the jobs `--exclusive` on 1-3 whole nodes
+ * (their cores those nodes' cores); the others, on partition `a`'s 4-CPU nodes, tasks of `-c 2` on `-N MIN`
+ * or `-N MIN-MAX` nodes; on partition `b`'s 2-CPU nodes, half `-N MIN[-MAX]` (of one CPU per task or, a
+ * tenth, `-c 2`: a whole node each), half none (units anywhere). At least a task on each of `MIN` nodes, and
+ * exactly `MIN` nodes only when they hold every task. (Jobs of one CPU per task stay off partition `a`,
+ * where they would leave odd free counts that make Slurm oversubscribe a `-c 2` job's CPUs: a placement the
+ * preset refuses, below.)
  */
 function shapedWorkload(seed: number, n: number): SlurmJobInput[] {
   const rng = derive(seed, 'preset-nodes/shapes');
@@ -99,16 +110,15 @@ function shapedWorkload(seed: number, n: number): SlurmJobInput[] {
       const nodes = 1 + Math.floor(rng.uniform(0, 3));
       return { ...j, cores: nodes * perNode[part]!, shape: { whole: true, minNodes: nodes } };
     }
-    if (u < 2 / 3) {
-      const c = 1;
-      const min = 1 + Math.floor(rng.uniform(0, 2));
-      // (at least one task of `c` CPUs on each of its `min` nodes, and exactly `min` nodes only when they hold
-      // them all: a request Slurm can place; no range, which the preset refuses)
-      const cores = c * (min + Math.floor(rng.uniform(0, 5)));
-      const max = rng.next() < 0.5 || cores > min * perNode[part]! ? 0 : min;
-      return { ...j, cores, shape: { minNodes: min, maxNodes: max, cpusPerTask: c } };
-    }
-    return j;
+    if (part === 1 && u >= 2 / 3) return j;
+    const c = part === 0 || rng.next() < 0.1 ? 2 : 1;
+    const min = 1 + Math.floor(rng.uniform(0, 2));
+    const tasks = min + Math.floor(rng.uniform(0, part === 0 ? 6 : 4));
+    const cores = c * tasks;
+    // no maximum, exactly MIN (when MIN nodes hold every task), or a range MIN-MAX
+    const v = rng.next();
+    const max = v < 1 / 3 ? 0 : v < 2 / 3 && cores <= min * perNode[part]! ? min : min + 1 + Math.floor(rng.uniform(0, 3));
+    return { ...j, cores, shape: { minNodes: min, maxNodes: max, cpusPerTask: c } };
   });
 }
 
@@ -203,9 +213,12 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
       expect(backfilled).toBeGreaterThan(100);
     });
 
-  it("with node requests (--exclusive whole nodes, -N), under sched/builtin and Slurm 22.05's will-run pass: the same starts, ends, states, periods and nodes", () => {
+  it("with node requests (--exclusive whole nodes, -N MIN[-MAX], -c), under sched/builtin and Slurm 22.05's will-run pass: the same starts, ends, states, periods, nodes and CPUs on each", () => {
     let exclusive = 0;
+    let spread = 0;
     let ranged = 0;
+    let tasks = 0;
+    let refused = 0;
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 1_000_000 }), fc.constantFrom<Priority>('fifo', 'multifactor'), fc.boolean(), (seed, priority, backfill) => {
         const jobs = shapedWorkload(seed, 60);
@@ -218,16 +231,78 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
         for (const [id, r] of a) {
           expect(b.get(id), `job ${id}`).toEqual(r);
           const shape = jobs[id]!.shape;
-          if (Number.isNaN(r.start) || shape === undefined) continue;
+          if (shape === undefined) continue;
+          if (Number.isNaN(r.start)) {
+            refused++;
+            continue;
+          }
           if (shape.whole) exclusive++;
-          else if (r.nodes.length > 1) ranged++;
+          else if (r.nodes.length > 1) spread++;
+          // a range that ran on more nodes than its minimum; -c 2 tasks that ran on several nodes
+          if ((shape.maxNodes ?? 0) > (shape.minNodes ?? 1) && r.nodes.length > (shape.minNodes ?? 1)) ranged++;
+          if ((shape.cpusPerTask ?? 1) > 1 && r.nodes.length > 1) tasks++;
         }
       }),
       { numRuns: 40, seed: derive(7, 'preset-nodes/shapes').int(1_000_000) },
     );
-    // exclusive jobs ran, and jobs with a node range ran on several nodes
+    // exclusive jobs ran, jobs with a node request ran on several nodes, ranges beyond their minimum, -c 2 on several nodes; some refused
     expect(exclusive).toBeGreaterThan(200);
+    expect(spread).toBeGreaterThan(200);
     expect(ranged).toBeGreaterThan(100);
+    expect(tasks).toBeGreaterThan(100);
+    expect(refused).toBeGreaterThan(10);
+    console.log(`shaped: ${JSON.stringify({ exclusive, spread, ranged, tasks, refused })}`);
+  });
+
+  it('hand-computed: a node range holds its tasks (2 + 2 + 1 + 1 of four 2-CPU nodes), -c 2 tasks wait for two whole CPUs on a node, an unplaceable -c refused; both engines', () => {
+    const layout: Layout = { groups: [{ name: 'n', count: 4, cores: 2 }], partitions: [{ name: 'p', groups: ['n'] }] };
+    const job = (id: number, cores: number, runTime: number, shape: SlurmJobInput['shape']): SlurmJobInput => ({
+      id,
+      submit: id,
+      cores,
+      runTime,
+      timeLimit: 1_000,
+      user: 0,
+      shape,
+    });
+    const jobs = [
+      // -N 2-4 -n 6: _eval_nodes chooses 2 + 2 + 2 + 1; the job holds 2 + 2 + 1 + 1 (6 tasks, one on each node, then two more)
+      job(0, 6, 100, { minNodes: 2, maxNodes: 4 }),
+      // -N 2 -n 2: nodes 2 and 3 have a CPU free each (with 2 + 2 + 2 + 1 held it would wait for job 0's end)
+      job(1, 2, 50, { minNodes: 2, maxNodes: 2 }),
+      // -N 2 -n 2 -c 2: no node has 2 CPUs free until job 0 ends at 100: nodes 0 and 1
+      job(2, 4, 10, { minNodes: 2, maxNodes: 2, cpusPerTask: 2 }),
+      // -N 1 -n 1 -c 2: behind job 2 (its partition blocked); at 100 the fewest-CPU node that holds it: node 2
+      job(3, 2, 5, { minNodes: 1, maxNodes: 1, cpusPerTask: 2 }),
+      // -N 1 -n 3 -c 2: no node of 6 CPUs: refused at submission
+      job(4, 6, 5, { minNodes: 1, maxNodes: 1, cpusPerTask: 2 }),
+    ];
+    const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', null), nodeSelect: true, bfWillRun: true };
+    const row = (start: number, end: number, nodes: number[], units: number[]): NodeRow => ({ start, end, killed: false, periods: [], nodes, units });
+    const want = new Map<number, NodeRow>([
+      [0, row(0, 100, [0, 1, 2, 3], [2, 2, 1, 1])],
+      [1, row(1, 51, [2, 3], [1, 1])],
+      [2, row(100, 110, [0, 1], [2, 2])],
+      [3, row(100, 105, [2], [2])],
+      [4, { start: Number.NaN, end: Number.NaN, killed: true, periods: [], nodes: [], units: [] }],
+    ]);
+    expect(slurmNodeRows(layout, config, jobs)).toEqual(want);
+    expect(presetNodeRows(layout, config, jobs)).toEqual(want);
+  });
+
+  it("refuses a placement where Slurm oversubscribes a -c job's CPUs (its job would hold fewer cores than its CPUs), naming it", () => {
+    // -n 4 -c 3 on partition a's idle 4-CPU nodes: Slurm gives 4 + 3 + 3 = 10 CPUs for 12 (two tasks on node 0's 4)
+    const job: SlurmJobInput = { id: 1, submit: 0, cores: 12, runTime: 10, timeLimit: 20, user: 0, shape: { cpusPerTask: 3 } };
+    expect(() => runSlurmPreset(SHAPED_NODES, [job], { nodeSelect: true, backfill: false, users: 1 })).toThrow(
+      /job 1: Slurm's select plugin gives it 10 CPUs for its 12 .*it oversubscribes them/,
+    );
+    const held: number[][] = [];
+    const e = new SlurmEngine(new SlurmPlatform(SHAPED_NODES), { nodeSelect: true, backfill: false, users: 1 });
+    e.addListener({ onStart: (eng, s) => void held.push([...eng.nodeMap!.held.get(s)!.units]) });
+    e.stream([job]);
+    e.run();
+    // (the Slurm engine's job holds them, as the live Slurm's does: test/slurm/nodeRangesLive.test.ts)
+    expect(held).toEqual([[4, 3, 3]]);
   });
 
   it('refuses what it does not model yet, naming it', () => {
@@ -262,8 +337,8 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     expect(run({ ...job, shape: { memPerCpu: 100 } })).toThrow(InputError);
     expect(run({ ...job, shape: { memPerNode: 100 } })).toThrow(/memory requests/);
     expect(run({ ...job, cores: 8, shape: { whole: true, minNodes: 2, maxNodes: 3 } }, SHAPED_NODES)).toThrow(/node range/);
-    expect(run({ ...job, cores: 6, shape: { minNodes: 2, maxNodes: 4 } }, SHAPED_NODES)).toThrow(/a node range \(-N MIN-MAX\)/);
-    expect(run({ ...job, cores: 4, shape: { minNodes: 2, cpusPerTask: 2 } }, SHAPED_NODES)).toThrow(/CPUs per task \(-c\) above 1/);
+    expect(run({ ...job, cores: 5, shape: { minNodes: 2, cpusPerTask: 2 } }, SHAPED_NODES)).toThrow(/cores \(5\) that are not whole tasks of -c 2/);
+    expect(run({ ...job, cores: 4, shape: { minNodes: 3, cpusPerTask: 2 } }, SHAPED_NODES)).toThrow(/more nodes \(-N 3\) than tasks \(2\)/);
     expect(run({ ...job, cores: 6, shape: { whole: true, minNodes: 2 } }, SHAPED_NODES)).toThrow(/cores \(6\) other than its whole nodes' \(2 x 4\)/);
     expect(run({ ...job, shape: { whole: false } }, WHOLE_NODES)).toThrow(/not whole nodes on a partition of one-core nodes/);
     expect(() => runSlurmPreset(MULTI_CORE_NODES, [], { nodeSelect: true, backfill: false, users: 1 }, [], 'counted')).toThrow(/capacity "cores" only/);
@@ -276,8 +351,12 @@ describe('Slurm\'s main pass within: "nodes" through the engine configuration', 
     const run = (job: Job) => () =>
       runSimulation(platformFromNodeGroups(SHAPED_NODES), [job], makeScheduler('fcfs:first'), { engine, timeOrigin: 0, unfit: 'error' });
     const base = { id: 'j', subtime: 0, runtime: 10, reqTime: 10, partition: 'a' };
-    expect(run(makeJob({ ...base, ntasks: 6, slurmRequest: { minNodes: 2, maxNodes: 4 } }))).toThrow(/node range \(-N MIN-MAX\) or CPUs per task above 1/);
-    expect(run(makeJob({ ...base, ntasks: 4, slurmRequest: { minNodes: 2, cpusPerTask: 2 } }))).toThrow(/CPUs per task above 1/);
+    // -N 1 -c 2 of 6 CPUs on 4-CPU nodes: no node holds it (Slurm: "Requested node configuration is not available")
+    expect(run(makeJob({ ...base, ntasks: 6, slurmRequest: { minNodes: 1, maxNodes: 1, cpusPerTask: 2 } }))).toThrow(
+      /asks for 6 CPUs \(3 tasks of 2\) on 1 nodes, which Slurm's select plugin cannot place on its partition's nodes even when all are idle/,
+    );
+    // -N 2-3 -n 4 -c 2 on partition b's 2-CPU nodes: 8 CPUs on at most 3 nodes of 2
+    expect(run(makeJob({ ...base, partition: 'b', ntasks: 8, slurmRequest: { minNodes: 2, maxNodes: 3, cpusPerTask: 2 } }))).toThrow(/on 2-3 nodes, which/);
     expect(run(makeJob({ ...base, ntasks: 6, nodes: 2, ntasksPerNode: 3, slurmRequest: { exclusive: true, minNodes: 2 } }))).toThrow(
       /is exclusive but its shape is not 2 whole nodes/,
     );
