@@ -13,9 +13,11 @@
  * - `irmasim`: `simulate --irmasim` on a 1,500-job, 20-node IRMaSim options file, whole-process time
  *   (and IRMaSim's own on the same file when `IRMASIM` points at a checkout).
  * - `slurm`: seed 004's Raijin at scale: `reproduce raijin` with 1,000,000 jobs (six shrink factors on
- *   57,600 cores), then 4,417,018 jobs (the trace's size) at shrink 100; jobs/s, wall time, peak RSS.
+ *   57,600 cores), the same sweep on the one engine's Slurm preset (`--engine one`: jobs/s, its ratio, the same
+ *   sweep table), then 4,417,018 jobs (the trace's size) at shrink 100; jobs/s, wall time, peak RSS.
  * - `slurm-preset`: the Slurm engine and the one engine's Slurm preset side by side on the same 200,000-job Raijin
- *   replay: jobs per CPU second of each, their ratio, and the jobs with the same start and end in both (issue 42).
+ *   replay, interleaved rounds: jobs per CPU second of each, their ratio, and the jobs with the same start and end
+ *   in both (issue 42); with `CLUSTERGYM_BENCH_BASELINE=DIR` (another build's `dist/`) that build's Slurm engine too.
  * - `slurm-gpu`: GPU jobs (`Gres=gpu:TYPE:N`) on the Slurm engine against two live runs (`bench/slurmGpu.ts`; issue 45).
  * - `slurm-live`: issue 43's live matrix (`bench/slurmLive.ts`): the Slurm engine against two live runs of a
  *   fresh workload on each of 24 slurm.conf cells (root and slurm-wlm; about 10 minutes a cell, two at once);
