@@ -144,7 +144,7 @@ interface KeyedJob {
  * sort per epoch, not one per pass).
  */
 class StaticOrder implements QueueOrder, SimulationListener {
-  private list = new SortedList<KeyedJob>(byKey);
+  private readonly list = new SortedList<KeyedJob>(byKey);
   private readonly entries = new Map<Job, KeyedJob>();
   private seq = 0;
   /** `epoch` selections: the epoch of the keys, and the jobs not keyed yet. */
@@ -213,8 +213,7 @@ class StaticOrder implements QueueOrder, SimulationListener {
       const es = [...this.entries.values()];
       for (const e of es) e.key = this.selection.key(e.job, sim.now, sim.timeOrigin);
       es.sort(byKey);
-      this.list = new SortedList<KeyedJob>(byKey);
-      for (const e of es) this.list.insert(e);
+      this.list.load(es);
       this.fresh = [];
       return;
     }

@@ -127,10 +127,17 @@ export class SortedList<T> {
 
   /** All items in order. */
   toArray(): T[] {
-    const out: T[] = new Array(this.count);
-    let k = 0;
-    for (const c of this.chunks) for (let i = 0; i < c.length; i++) out[k++] = c[i]!;
+    // (filled by push: an array made by `new Array(n)` stays holey, slower to read and to sort)
+    const out: T[] = [];
+    for (const c of this.chunks) for (let i = 0; i < c.length; i++) out.push(c[i]!);
     return out;
+  }
+
+  /** Replaces the items with `sorted` (in order already): chunks are cut from it, without a search per item. */
+  load(sorted: readonly T[]): void {
+    this.chunks = [];
+    for (let i = 0; i < sorted.length; i += CHUNK) this.chunks.push(sorted.slice(i, i + CHUNK));
+    this.count = sorted.length;
   }
 
   /** Removes every item. */

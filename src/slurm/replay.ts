@@ -274,36 +274,30 @@ export function replay(
 
 /**
  * `replay` on the one engine through the Slurm preset (`preset.ts`): the same jobs, settings and calcmets; a
- * job's suspensions are its record's periods, its run time `min(run time, time limit)` of its input.
+ * job's suspensions are its record's periods, its run time `min(run time, time limit)` of its input (the
+ * preset's job keeps the input's id, cores, submission, run time and time limit as its `id`, `ntasks`,
+ * `subtime`, `runtime` and `reqTime`).
  */
 function replayOnOneEngine(platform: SlurmPlatform, jobs: Iterable<SlurmJobInput>, o: ReplayOptions, config: Partial<SlurmConfig>): CalcMets {
   const acc = new CalcMetsAccumulator(o.warmup, o.shrink);
-  const input = new Map<string, SlurmJobInput>();
-  const taken = (function* () {
-    for (const j of runworkload(jobs, o)) {
-      input.set(String(j.id), j);
-      yield j;
-    }
-  })();
   const leave = (r: JobRecord, state: JobPhase) => {
-    const j = input.get(String(r.job.id))!;
-    input.delete(String(r.job.id));
+    const job = r.job;
     const periods = r.suspensions ?? [];
     let suspended = 0;
     for (let i = 0; i + 1 < periods.length; i += 2) suspended += periods[i + 1]! - periods[i]!;
     acc.addRecord({
-      id: j.id,
-      cores: j.cores,
+      id: Number(job.id),
+      cores: job.ntasks,
       state,
-      submit: j.submit,
+      submit: job.subtime,
       start: state === JobPhase.Rejected ? Number.NaN : r.start,
       end: state === JobPhase.Rejected ? Number.NaN : r.finish,
-      run: Math.min(j.runTime, j.timeLimit),
+      run: Math.min(job.runtime, job.reqTime),
       suspended,
       suspensions: periods.length / 2,
     });
   };
-  const run = runSlurmPreset(platform.spec, taken, config, [
+  const run = runSlurmPreset(platform.spec, runworkload(jobs, o), config, [
     {
       onEnd: (_s, r) => leave(r, r.state === 'killed' ? JobPhase.TimedOut : JobPhase.Completed),
       onReject: (_s, r) => leave(r, JobPhase.Rejected),
