@@ -204,18 +204,23 @@ const BLOCK_BITS = 5;
 
 /**
  * The free units of one group per bucket (`K` buckets), kept in blocks of 32 buckets with each block's
- * minimum and an amount taken from the whole block, so that a reservation takes from whole blocks at once
- * (`subtract`) and the search for the first bucket below a size skips whole blocks (`firstBelow`): the
- * pass's `earliestFit` and its reservations read and write a few dozen blocks where a plain array has every
- * bucket touched. The values are the plain array's, to the bit: units are whole numbers, whose sums and
- * differences are exact in any order; a profile that meets a fraction (a share of a CPU) takes from every
- * bucket one at a time from then on, as the plain array does, and a block's minimum less a number is then the
- * minimum of the differences (rounding is monotone).
+ * minimum, a bound on its maximum and an amount taken from the whole block, so that a reservation takes from whole blocks
+ * at once (`subtract`) and the pass's `earliestFit` skips whole blocks, both over stretches where the job fits
+ * (`firstBelow`) and over stretches where it does not (`firstAtLeast`). The values are the plain array's, to
+ * the bit: units are whole numbers, whose sums and differences are exact in any order; a profile that meets a
+ * fraction (a share of a CPU) takes from every bucket one at a time from then on, as the plain array does, and
+ * a block's minimum or maximum less a number is then the minimum or maximum of the differences (rounding is
+ * monotone).
  */
 export class BucketProfile {
-  /** Free units per bucket before its block's `taken`, each block's minimum of those, and what was taken from the whole block. */
+  /**
+   * Free units per bucket before its block's `taken`; each block's minimum of those, a bound from above on them
+   * (their maximum after `accumulate`; a reservation lowers values without lowering it), and what was taken
+   * from the whole block.
+   */
   private readonly v: Float64Array;
   private readonly blockMin: Float64Array;
+  private readonly blockMax: Float64Array;
   private readonly taken: Float64Array;
   /** Whether every value is a whole number (blocks are taken from lazily), since the last `accumulate`. */
   private whole = true;
@@ -224,6 +229,7 @@ export class BucketProfile {
     this.v = new Float64Array(length);
     const blocks = (length >> BLOCK_BITS) + 1;
     this.blockMin = new Float64Array(blocks);
+    this.blockMax = new Float64Array(blocks);
     this.taken = new Float64Array(blocks);
   }
 
@@ -236,16 +242,30 @@ export class BucketProfile {
   accumulate(d: Float64Array, free: number): void {
     const v = this.v;
     const K = this.length;
+    const mins = this.blockMin;
+    const maxs = this.blockMax;
     let f = free;
     let whole = Number.isInteger(f);
-    for (let k = 0; k < K; k++) {
-      f += d[k]!;
-      v[k] = f;
-      if (!Number.isInteger(f)) whole = false;
+    for (let b = 0; b << BLOCK_BITS < K; b++) {
+      const lo = b << BLOCK_BITS;
+      const hi = Math.min(K, lo + (1 << BLOCK_BITS));
+      let min = Number.POSITIVE_INFINITY;
+      let max = Number.NEGATIVE_INFINITY;
+      for (let k = lo; k < hi; k++) {
+        const x = d[k]!;
+        if (x !== 0) {
+          f += x;
+          if (whole && !Number.isInteger(f)) whole = false;
+        }
+        v[k] = f;
+        if (f < min) min = f;
+        if (f > max) max = f;
+      }
+      mins[b] = min;
+      maxs[b] = max;
+      this.taken[b] = 0;
     }
     this.whole = whole;
-    this.taken.fill(0);
-    for (let b = 0; b << BLOCK_BITS < K; b++) this.refreshBlock(b);
   }
 
   /** Takes `x` units from buckets `[from, to)`. */
@@ -263,11 +283,19 @@ export class BucketProfile {
         else {
           for (let k = lo; k < hi; k++) v[k]! -= x;
           this.blockMin[b]! -= x;
+          this.blockMax[b]! -= x;
         }
       } else {
         const e = hi < to ? hi : to;
-        for (let k = lo > from ? lo : from; k < e; k++) v[k]! -= x;
-        this.refreshBlock(b);
+        let min = this.blockMin[b]!;
+        for (let k = lo > from ? lo : from; k < e; k++) {
+          const y = (v[k]! -= x);
+          if (y < min) min = y;
+        }
+        // (units taken only lower values: the block's minimum is the least of the old one and the new values,
+        // and its old maximum still bounds it from above, which is all `firstAtLeast` needs)
+        if (x >= 0) this.blockMin[b] = min;
+        else this.refreshBlock(b);
       }
     }
   }
@@ -294,6 +322,28 @@ export class BucketProfile {
     return -1;
   }
 
+  /** The first bucket in `[from, length)` with at least `c` units free, or -1. */
+  firstAtLeast(from: number, c: number): number {
+    const v = this.v;
+    const M = this.blockMax;
+    const taken = this.taken;
+    const K = this.length;
+    let k = from;
+    while (k < K) {
+      const b = k >> BLOCK_BITS;
+      const end = (b + 1) << BLOCK_BITS;
+      const need = c + taken[b]!;
+      // a whole block below `c` is skipped at once
+      if (M[b]! < need) {
+        k = end;
+        continue;
+      }
+      const e = end < K ? end : K;
+      for (; k < e; k++) if (v[k]! >= need) return k;
+    }
+    return -1;
+  }
+
   /**
    * `earliestFit` on this profile: the first bucket `k >= from` such that every bucket of `[k, k + L)` has
    * at least `c` units free (buckets past the window count as free), or -1.
@@ -302,8 +352,9 @@ export class BucketProfile {
     const K = this.length;
     let k = from;
     while (k < K) {
-      const e = Math.min(K, k + L);
-      const j = this.firstBelow(k, e, c);
+      k = this.firstAtLeast(k, c);
+      if (k < 0) return -1;
+      const j = this.firstBelow(k, Math.min(K, k + L), c);
       if (j < 0) return k;
       k = j + 1;
     }
@@ -316,6 +367,7 @@ export class BucketProfile {
     for (let k = 0; k < this.length; k++) v[k]! -= this.taken[k >> BLOCK_BITS]!;
     for (let b = 0; b < this.taken.length; b++) {
       this.blockMin[b]! -= this.taken[b]!;
+      this.blockMax[b]! -= this.taken[b]!;
       this.taken[b] = 0;
     }
     this.whole = false;
@@ -326,8 +378,14 @@ export class BucketProfile {
     const from = b << BLOCK_BITS;
     const to = Math.min(this.length, from + (1 << BLOCK_BITS));
     let min = Number.POSITIVE_INFINITY;
-    for (let k = from; k < to; k++) if (v[k]! < min) min = v[k]!;
+    let max = Number.NEGATIVE_INFINITY;
+    for (let k = from; k < to; k++) {
+      const x = v[k]!;
+      if (x < min) min = x;
+      if (x > max) max = x;
+    }
     this.blockMin[b] = min;
+    this.blockMax[b] = max;
   }
 }
 
