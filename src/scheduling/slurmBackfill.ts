@@ -22,7 +22,7 @@
  * resource selection places no GPUs).
  */
 import type { ClusterSimulator, RunningJob } from '../execution/simulator.js';
-import type { Job } from '../workload/job.js';
+import { type Job, nodeMemOf } from '../workload/job.js';
 import { CountedBackfill, type CountedBackfillSettings, type CountedBackfillView } from './countedBackfill.js';
 import type { NodeFit, ResourcePolicy } from './placement.js';
 import { nodeProfilePass, type NodeProfileView } from './nodeProfileBackfill.js';
@@ -282,7 +282,9 @@ export class SlurmBackfill implements CountedBackfillView {
     const holdingOf = (rj: RunningJob): WillRunJob => {
       const real = now + expectedTimeLeft(rj, now);
       const running = rj.suspendedAt !== rj.suspendedAt;
-      const hold = { nodes: rj.nodes, units: rj.perNode, mem: new Float64Array(rj.nodes.length), gpus: new Int32Array(rj.nodes.length), whole: false };
+      // the memory it holds on each node (`nodeMemOf`: a whole node's, its `--mem`, else its tasks'), which its end gives back
+      const mem = Float64Array.from(rj.perNode, (k, i) => nodeMemOf(rj.job, 0, k, p.nodeMemoryMb[rj.nodes[i]!]!));
+      const hold = { nodes: rj.nodes, units: rj.perNode, mem, gpus: new Int32Array(rj.nodes.length), whole: false };
       return { real, end: wallClockEnd(real, lastRun(rj), running), hold, key: rj.slot };
     };
     for (const rj of sim.running()) {

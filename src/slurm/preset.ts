@@ -43,6 +43,7 @@ import { type RunResult, runSimulation } from '../scheduling/run.js';
 import type { SlurmConfig, SlurmJobInput } from './config.js';
 import { DEFAULT_SLURM, hashUnit } from './config.js';
 import type { SlurmPlatformSpec } from './platform.js';
+import { evalNodes, type NodeShape, nodeRequestOf, usableUnits } from '../scheduling/nodeSelection.js';
 
 /** Why the one engine cannot run the Slurm configuration `config` as the Slurm engine does (the settings named), or null. */
 export function slurmPresetRefusal(config: Partial<SlurmConfig>, platform?: SlurmPlatformSpec): string | null {
@@ -134,11 +135,19 @@ export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<S
 }
 
 /**
- * The one engine's platform for a Slurm platform: its groups and partitions (a group's `memory_mb` and
- * `cpus` left out: the Slurm engine's counted model does not use them, `slurmPresetRefusal`).
+ * The one engine's platform for a Slurm platform: its groups (with their `memory_mb`: what whole-node
+ * allocation holds jobs' memory against; a group without it keeps the one engine's default, and no job's
+ * memory is held there, `slurmPresetRequest`) and partitions (a group's `cpus` left out: only the priority's
+ * size factor reads it, `slurmPresetConfig`).
  */
 export function slurmPresetPlatform(platform: SlurmPlatformSpec): Platform {
-  const groups = platform.groups.map((g) => ({ name: g.name, count: g.count, cores: g.cores, ...(g.gpus !== undefined ? { gpus: g.gpus } : {}) }));
+  const groups = platform.groups.map((g) => ({
+    name: g.name,
+    count: g.count,
+    cores: g.cores,
+    ...(g.memory_mb !== undefined ? { memory_mb: g.memory_mb } : {}),
+    ...(g.gpus !== undefined ? { gpus: g.gpus } : {}),
+  }));
   return platformFromNodeGroups({ groups, partitions: platform.partitions });
 }
 
@@ -184,6 +193,9 @@ export function slurmPresetJobs(partitions: readonly string[], config: Partial<S
       gpus: gpus > 0 ? { count: gpus, perNode: false as const, type: j.gpuType, weight: 1 } : undefined,
       slurmRequest: request?.slurmRequest,
     };
+    // --mem-per-cpu: the memory of each task (a task one core), which the core capacity holds
+    if (request !== null && request.memPerCpu > 0)
+      return makeJob({ id: String(j.id), subtime: j.submit, ntasks: j.cores, runtime: j.runTime, reqTime: j.timeLimit, mem: request.memPerCpu, ...facets });
     if (request === null || request.nodes === 0) return makeDelayJob(String(j.id), j.submit, j.cores, j.runTime, j.timeLimit, facets);
     // an exclusive job: its whole nodes as its shape
     return makeJob({
@@ -199,26 +211,35 @@ export function slurmPresetJobs(partitions: readonly string[], config: Partial<S
   };
 }
 
-/** A Slurm job's node request on the one engine: the facet, and for an exclusive job its whole nodes (`nodes` of `perNode` cores; 0: not exclusive). */
+/**
+ * A Slurm job's node request on the one engine: the facet (with `--mem`), for an exclusive job its whole
+ * nodes (`nodes` of `perNode` cores; 0: not exclusive), and its `--mem-per-cpu` (MB; 0: none), the memory of
+ * each of its tasks.
+ */
 export interface PresetRequest {
   slurmRequest: SlurmRequest | undefined;
   nodes: number;
   perNode: number;
+  memPerCpu: number;
 }
 
 /**
  * The node request of Slurm job `j` (its `shape`) on `platform` with whole-node allocation, or null when it
- * gives none. An `InputError` names what the preset does not model yet: memory (`--mem`, `--mem-per-cpu`),
- * node ranges (`-N MIN-MAX` with MAX above MIN) and `-c` above 1 (where the Slurm engine's select plugin
- * gives a job more CPUs than it asks for, which its job then holds), `--exclusive` on a partition of unequal nodes or with cores
- * other than its whole nodes' (the priority's job size reads them), and a shape on a partition of one-core
- * nodes that is not `cores` whole nodes.
+ * gives none. Its memory (`--mem`: the facet's `memPerNode`; `--mem-per-cpu`: its tasks' `mem`) is held as
+ * the Slurm engine's `NodeMap` holds it, on partitions whose groups give `memory_mb` (none given: memory is
+ * not consumable and the request is dropped, as the Slurm engine ignores it; an exclusive request holds its
+ * nodes whole and ignores it too). An `InputError` names what the preset does not model yet: node ranges
+ * (`-N MIN-MAX` with MAX above MIN) and `-c` above 1 (where the Slurm engine's select plugin gives a job more
+ * CPUs than it asks for, which its job then holds), `--exclusive` on a partition of unequal nodes or with
+ * cores other than its whole nodes' (the priority's job size reads them), a shape on a partition of one-core
+ * nodes that is not `cores` whole nodes, `--mem` with `--mem-per-cpu`, memory on a partition of groups with
+ * and without `memory_mb`, and a memory request the select plugin cannot place even on its idle partition
+ * (the Slurm engine keeps such a job waiting for ever; the one engine rejects it).
  */
 export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec): PresetRequest | null {
   const shape = j.shape;
   if (shape === undefined) return null;
   const no = (what: string) => new InputError(`job ${j.id}: the Slurm preset of the one engine does not model ${what} yet`);
-  if ((shape.memPerNode ?? 0) > 0 || (shape.memPerCpu ?? 0) > 0) throw no('memory requests (--mem, --mem-per-cpu)');
   const part = platform.partitions[j.partition ?? 0];
   if (part === undefined) return null; // (refused at submission: no such partition)
   const cores = new Set(part.groups.map((name) => platform.groups.find((g) => g.name === name)?.cores ?? 0));
@@ -231,14 +252,59 @@ export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec
     if ((shape.maxNodes ?? 0) > (shape.minNodes ?? 1)) throw no('a node range (-N MIN-MAX)');
     // (likewise with -c above 1: a node's share is not rounded to whole tasks there)
     if ((shape.cpusPerTask ?? 1) > 1) throw no('CPUs per task (-c) above 1');
-    return { slurmRequest: { minNodes: shape.minNodes, maxNodes: shape.maxNodes, cpusPerTask: shape.cpusPerTask }, nodes: 0, perNode: 0 };
+    const mem = presetMemory(j, shape, platform, part.groups, no);
+    const slurmRequest: SlurmRequest = { minNodes: shape.minNodes, maxNodes: shape.maxNodes, cpusPerTask: shape.cpusPerTask };
+    if (mem.perNode > 0) slurmRequest.memPerNode = mem.perNode;
+    return { slurmRequest, nodes: 0, perNode: 0, memPerCpu: mem.perCpu };
   }
   if (cores.size !== 1) throw no('--exclusive on a partition of unequal nodes');
   const minNodes = Math.max(1, shape.minNodes ?? j.cores);
   if ((shape.maxNodes ?? 0) > minNodes) throw no('--exclusive with a node range (-N MIN-MAX)');
   const perNode = [...cores][0]!;
   if (minNodes * perNode !== j.cores) throw no(`--exclusive with cores (${j.cores}) other than its whole nodes' (${minNodes} x ${perNode})`);
-  return { slurmRequest: { exclusive: true, minNodes }, nodes: minNodes, perNode };
+  return { slurmRequest: { exclusive: true, minNodes }, nodes: minNodes, perNode, memPerCpu: 0 };
+}
+
+/** Per platform spec, the memory requests known to fit an idle partition (`presetMemory`), by partition, units and shape. */
+const fitsIdle = new WeakMap<SlurmPlatformSpec, Map<string, boolean>>();
+
+/**
+ * The memory a job that is not exclusive holds on the one engine (`slurmPresetRequest`): MB on each node
+ * (`--mem`) and per task (`--mem-per-cpu`), 0 when none or when its partition's groups give no memory.
+ */
+function presetMemory(
+  j: SlurmJobInput,
+  shape: NodeShape,
+  platform: SlurmPlatformSpec,
+  groups: readonly string[],
+  no: (what: string) => InputError,
+): { perNode: number; perCpu: number } {
+  const perNode = shape.memPerNode ?? 0;
+  const perCpu = shape.memPerCpu ?? 0;
+  if (perNode <= 0 && perCpu <= 0) return { perNode: 0, perCpu: 0 };
+  if (perNode > 0 && perCpu > 0) throw no('--mem with --mem-per-cpu (sbatch takes one of them)');
+  // (in platform order, as the select plugin reads a partition's nodes)
+  const gs = platform.groups.filter((g) => groups.includes(g.name));
+  const given = gs.filter((g) => g.memory_mb !== undefined).length;
+  if (given === 0) return { perNode: 0, perCpu: 0 }; // not consumable: the Slurm engine holds and tests none
+  if (given < gs.length) throw no('memory requests on a partition of groups with and without memory_mb');
+  // a request the select plugin cannot place on the idle partition: the Slurm engine keeps it waiting for ever
+  let seen = fitsIdle.get(platform);
+  if (seen === undefined) fitsIdle.set(platform, (seen = new Map()));
+  const key = `${j.partition ?? 0}/${j.cores}/${perNode}/${perCpu}/${shape.minNodes ?? ''}/${shape.maxNodes ?? ''}`;
+  let fits = seen.get(key);
+  if (fits === undefined) {
+    const req = nodeRequestOf(j.cores, false, { ...shape, whole: false });
+    const avail: number[] = [];
+    for (const g of gs) for (let x = 0; x < g.count; x++) avail.push(usableUnits(req, g.cores, g.cores, g.memory_mb!, true, 0));
+    fits = evalNodes(Int32Array.from(avail), req) !== null;
+    seen.set(key, fits);
+  }
+  if (!fits)
+    throw no(
+      `a memory request (${perNode > 0 ? `--mem=${perNode}` : `--mem-per-cpu=${perCpu}`}) that the nodes of its partition cannot hold even idle (the Slurm engine keeps it waiting for ever)`,
+    );
+  return { perNode, perCpu };
 }
 
 /**
