@@ -74,6 +74,14 @@ export const DEFAULT_SLURM_BACKFILL: SlurmBackfillSettings = {
   reserveIdle: 'none',
 };
 
+/** The engines in a backfill pass now (`inBackfillPass`). */
+const passing = new WeakSet<ClusterSimulator>();
+
+/** Whether a Slurm backfill pass runs on `sim` now: a job it starts is a backfill start (Slurm's `Scheduler=Backfill`; slurm-replay's `backfilled`). */
+export function inBackfillPass(sim: ClusterSimulator): boolean {
+  return passing.has(sim);
+}
+
 /** Seconds until running job `rj` is expected to end by its time limit (an operator-suspended job resumes first), at least 0. */
 export function expectedTimeLeft(rj: RunningJob, now: number): number {
   let left = rj.job.reqTime - rj.ranFor(now);
@@ -214,6 +222,15 @@ export class SlurmBackfill implements CountedBackfillView {
   pass(sim: ClusterSimulator): number {
     this.passes++;
     if (sim.queue.length === 0) return 0;
+    passing.add(sim);
+    try {
+      return this.passOver(sim);
+    } finally {
+      passing.delete(sim);
+    }
+  }
+
+  private passOver(sim: ClusterSimulator): number {
     this.bind(sim);
     this.jobs = this.order.inOrder(sim, this.settings.maxJobTest);
     let n: number;

@@ -40,6 +40,7 @@ import { platformFromNodeGroups } from '../platform/views.js';
 import { type EngineConfigInput, multifactorOptionsOf, parseEngineConfig, type EngineConfig } from '../scheduling/engineConfig.js';
 import { makeScheduler } from '../scheduling/policyName.js';
 import { type RunResult, runSimulation } from '../scheduling/run.js';
+import { inBackfillPass } from '../scheduling/slurmBackfill.js';
 import type { SlurmConfig, SlurmJobInput } from './config.js';
 import { DEFAULT_SLURM, hashUnit } from './config.js';
 import type { SlurmPlatformSpec } from './platform.js';
@@ -237,13 +238,15 @@ export interface PresetRequest {
  * (the Slurm engine keeps such a job waiting for ever; the one engine rejects it).
  */
 export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec): PresetRequest | null {
-  const shape = j.shape;
-  if (shape === undefined) return null;
-  const no = (what: string) => new InputError(`job ${j.id}: the Slurm preset of the one engine does not model ${what} yet`);
   const part = platform.partitions[j.partition ?? 0];
   if (part === undefined) return null; // (refused at submission: no such partition)
   const cores = new Set(part.groups.map((name) => platform.groups.find((g) => g.name === name)?.cores ?? 0));
   const oneCore = cores.size === 1 && cores.has(1);
+  const shape = j.shape;
+  // no shape: Slurm's defaults (whole nodes on one-core nodes, which the one engine's selection gives the job
+  // too; else its CPUs anywhere, at least one node: Slurm 22.05's size factor reads that, `slurmRequest`)
+  if (shape === undefined) return oneCore ? null : { slurmRequest: {}, nodes: 0, perNode: 0, memPerCpu: 0 };
+  const no = (what: string) => new InputError(`job ${j.id}: the Slurm preset of the one engine does not model ${what} yet`);
   const whole = shape.whole ?? oneCore;
   if (!whole) {
     if (oneCore) throw no('a shape that is not whole nodes on a partition of one-core nodes');
@@ -312,7 +315,7 @@ function presetMemory(
  * are submitted; a refused job is rejected, not an error); `listeners` observe the run. `capacity`: the
  * preset's `counted` (cores counted per node group, as the Slurm engine counts them; records list groups),
  * or `cores` (the same schedule on the core capacity, each job on specific nodes' cores; slower; not with partitions
- * that preempt: refused).
+ * that preempt: refused). `startedByBackfill` hears of each start a backfill pass makes.
  */
 export function runSlurmPreset(
   platform: SlurmPlatformSpec,
@@ -320,6 +323,7 @@ export function runSlurmPreset(
   config: Partial<SlurmConfig>,
   listeners: SimulationListener[] = [],
   capacity?: EngineConfig['capacity'],
+  startedByBackfill?: (job: Job) => void,
 ): RunResult {
   const preset = slurmPresetConfig(platform, config);
   if (preset.capacity === 'cores' && capacity === 'counted')
@@ -341,11 +345,12 @@ export function runSlurmPreset(
       throw new InputError(`job ${j.id}: the Slurm preset of the one engine does not model nodes left COMPLETING after a job (completing) yet`);
     return convert(j, nodeSelect ? slurmPresetRequest(j, platform) : null);
   });
+  const all = startedByBackfill === undefined ? listeners : [...listeners, { onStart: (sim, rj) => void (inBackfillPass(sim) && startedByBackfill(rj.job)) } satisfies SimulationListener];
   return runSimulation(slurmPresetPlatform(platform), oneJobs, makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }), {
     engine,
     walltimeKill: true,
     timeOrigin: 0,
     unfit: 'reject',
-    listeners,
+    listeners: all,
   });
 }

@@ -288,7 +288,7 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     expect(ranged).toBeGreaterThan(100);
   });
 
-  it("with memory requests (--mem, --mem-per-cpu) on nodes of several memory sizes, under sched/builtin and Slurm 22.05's will-run pass: the same starts, ends, states, periods, nodes and free memory", () => {
+  it("with memory requests (--mem, --mem-per-cpu) on nodes of several memory sizes, under sched/builtin and Slurm 22.05's will-run pass, either job size factor: the same starts, ends, states, periods, nodes and free memory", () => {
     let byNode = 0;
     let byCpu = 0;
     let waited = 0;
@@ -301,11 +301,13 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
         fc.boolean(),
         fc.boolean(),
         fc.constantFrom(1, 10, 60),
-        (seed, priority, backfill, fractional, resolution) => {
+        fc.constantFrom<'cores' | 'slurm22'>('cores', 'slurm22'),
+        (seed, priority, backfill, fractional, resolution, jobSize) => {
           const jobs = memoryWorkload(seed, 60, fractional, dropped);
           const settings = { interval: 5, window: 3_600, resolution, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
           const config: Partial<SlurmConfig> = { ...slurmConfigOf(priority, backfill ? settings : null), nodeSelect: true, bfWillRun: true };
-          config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
+          // (Slurm 22.05's job size factor reads the select plugin's request: -N, else 1 node; an exclusive job's nodes as its CPUs)
+          config.priority = { ...config.priority!, jobSize, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
           const a = slurmNodeRows(MEMORY_NODES, config, jobs, true);
           const b = presetNodeRows(MEMORY_NODES, config, jobs, true);
           expect(b.size).toBe(a.size);
