@@ -28,8 +28,15 @@
  *   pass's walk, within one group, as the Slurm engine preempts (`slurmMainPass.ts`); its victims suspended
  *   until a main pass resumes them, requeued or cancelled by their partition's `preempt_mode`.
  *
- * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`): whole-node
- * allocation (`nodeSelect`, `bfWillRun`) and its COMPLETING nodes.
+ * - **whole-node allocation** (`nodeSelect`): the core capacity, each job placed by Slurm's select plugin
+ *   (`within: "nodes"`), its shape the job facet `slurmRequest` (`slurmPresetRequest`), its memory held on
+ *   the nodes (the groups' `memory_mb`) as the Slurm engine's `NodeMap` holds it: `--mem` on each of its
+ *   nodes (`slurmRequest.memPerNode`), `--mem-per-cpu` per task (`Job.mem`), an exclusive job's nodes whole
+ *   (`test/slurm/presetNodes.test.ts`).
+ *
+ * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`,
+ * `slurmPresetRequest`): with whole-node allocation, node ranges, `-c` above 1, GPUs on nodes, partitions
+ * that preempt, COMPLETING nodes, and memory requests no node of a partition can hold.
  */
 import { InputError } from '../core/errors.js';
 import { mapped } from '../core/mapped.js';
@@ -293,7 +300,10 @@ function presetMemory(
   if (given < gs.length) throw no('memory requests on a partition of groups with and without memory_mb');
   // a request the select plugin cannot place on the idle partition: the Slurm engine keeps it waiting for ever
   let seen = fitsIdle.get(platform);
-  if (seen === undefined) fitsIdle.set(platform, (seen = new Map()));
+  if (seen === undefined) {
+    seen = new Map();
+    fitsIdle.set(platform, seen);
+  }
   const key = `${j.partition ?? 0}/${j.cores}/${perNode}/${perCpu}/${shape.minNodes ?? ''}/${shape.maxNodes ?? ''}`;
   let fits = seen.get(key);
   if (fits === undefined) {
@@ -345,7 +355,10 @@ export function runSlurmPreset(
       throw new InputError(`job ${j.id}: the Slurm preset of the one engine does not model nodes left COMPLETING after a job (completing) yet`);
     return convert(j, nodeSelect ? slurmPresetRequest(j, platform) : null);
   });
-  const all = startedByBackfill === undefined ? listeners : [...listeners, { onStart: (sim, rj) => void (inBackfillPass(sim) && startedByBackfill(rj.job)) } satisfies SimulationListener];
+  const all =
+    startedByBackfill === undefined
+      ? listeners
+      : [...listeners, { onStart: (sim, rj) => void (inBackfillPass(sim) && startedByBackfill(rj.job)) } satisfies SimulationListener];
   return runSimulation(slurmPresetPlatform(platform), oneJobs, makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }), {
     engine,
     walltimeKill: true,

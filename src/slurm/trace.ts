@@ -195,7 +195,9 @@ export const SLURM_JOB_OVERHEAD = 0.05;
  * submission's epoch time modulo 60 s): the engine runs with its clock shifted by it, and the schedule is
  * given back in replay time. `ctldStart` (s, replay time): when slurmctld started (a live run's, from its
  * log): multifactor priorities are recomputed every `PriorityCalcPeriod` from there, as Slurm's decay
- * thread does; absent: a period after the first submission, then every period.
+ * thread does; absent: a period after the first submission, then every period. `engineName`: the Slurm
+ * engine, or the one engine running its Slurm preset (`preset.ts`; what it does not model yet is an
+ * `InputError` naming it).
  */
 export function engineSchedule(
   jobs: readonly ReplayJob[],

@@ -113,12 +113,17 @@ describe('clustergym slurm-replay (engine only)', () => {
     writeFileSync(noDefault, readFileSync(memConf, 'utf8').replace(/^DefMemPerCPU=.*$/m, ''));
     const r = cli(['slurm-replay', w, '--slurm-conf', noDefault, '--engine', 'one']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/the Slurm preset of the one engine does not model a memory request \(--mem=\d+\) that the nodes of its partition cannot hold even idle/);
+    expect(r.stderr).toMatch(
+      /the Slurm preset of the one engine does not model a memory request \(--mem=\d+\) that the nodes of its partition cannot hold even idle/,
+    );
     expect(r.stderr).not.toMatch(/at .*\.js/);
     // nodes left COMPLETING after a job (a live run's release times, with Slurm 22.05's backfill): refused by name
     const saved = join(dir, 'saved-mixed');
     mkdirSync(saved, { recursive: true });
-    writeFileSync(join(saved, 'live-1.json'), JSON.stringify({ jobs: ja.jobs.map((j: { end: number }) => ({ ...j, released: j.end + 0.01 })), bf_ticks: [1, 2] }));
+    writeFileSync(
+      join(saved, 'live-1.json'),
+      JSON.stringify({ jobs: ja.jobs.map((j: { end: number }) => ({ ...j, released: j.end + 0.01 })), bf_ticks: [1, 2] }),
+    );
     const c = cli(['slurm-replay', w, '--slurm-conf', memConf, '--live-from', saved, '--engine', 'one']);
     expect(c.code).toBe(2);
     expect(c.stderr).toMatch(/does not model nodes left COMPLETING after a job \(completing\) yet/);
