@@ -172,7 +172,7 @@ export class MultifactorSelection implements JobSelection {
     this.totalCores = p.coreCount;
     this.maxPartitionFactor = Math.max(1, ...p.partitions.map((x) => x.priorityJobFactor));
     this.ledger = new UserLedger(p.coreCount, p.totalMemoryMb, this.options.shares ?? {});
-    this.usage = new UsageLedger(0, sim.now);
+    this.usage = new UsageLedger(0);
     for (const name of Object.keys(this.options.shares ?? {})) this.userOf(name);
     this.attachedAt = sim.now;
     this.nextTick = this.tickAfter(sim.now);

@@ -163,36 +163,26 @@ export class UserLedger {
  * old usage decays, the period's own usage is added undecayed, users in index order). Users are the ledger's
  * indices; the arrays grow as users appear (`addCores` of a new index).
  *
- * Every change of a user's cores charges the time since the last change to every user with cores (each
- * user's sum is the same sequence of `cores x dt` terms whatever the order of users), so that walk is the
- * hot loop: the users with cores are kept densely (`activeCores`, `activePeriod`, by position), and a user's
- * period usage moves to its index (`period`) when it has no cores left, or at the tick.
+ * A user's usage is charged when its own cores change and at the tick: `cores_u x (t - t_u)` since its last
+ * charge `t_u`, at the cores it held over that stretch. That is the integral of its cores over time, as Slurm's
+ * decay thread takes it from each running job at each tick, in O(1) per change (not a walk over every user
+ * with cores at every change of anyone's).
  */
 export class UsageLedger {
-  /** Per user index: its cores now, its period usage while it has none (`activePos` -1), its position among the active. */
+  /** Per user index: its cores now, its usage since the last tick, and the time of its last charge. */
   private cores: Float64Array;
   private period: Float64Array;
-  private activePos: Int32Array;
-  /** Per position among the users with cores: the user, its cores and its period usage so far. */
-  private active: Int32Array;
-  private activeCores: Float64Array;
-  private activePeriod: Float64Array;
-  private nActive = 0;
+  private since: Float64Array;
   /** Users seen (indices below this). */
   private users = 0;
-  private last: number;
 
-  /** Room for `users` users from the start; usage accrues from `start` (s). */
-  constructor(users = 0, start = 0) {
+  /** Room for `users` users from the start (usage accrues from their first cores). */
+  constructor(users = 0) {
     const n = Math.max(1, users);
     this.cores = new Float64Array(n);
     this.period = new Float64Array(n);
-    this.activePos = new Int32Array(n).fill(-1);
-    this.active = new Int32Array(n);
-    this.activeCores = new Float64Array(n);
-    this.activePeriod = new Float64Array(n);
+    this.since = new Float64Array(n);
     this.users = users;
-    this.last = start;
   }
 
   /** Makes room for user `u` (no closure here: a function with one allocates its context at every call). */
@@ -204,17 +194,14 @@ export class UsageLedger {
 
   /** Room for `n` users. */
   private grow(n: number): void {
-    const grow = <A extends Float64Array | Int32Array>(a: A, b: A, fill: number): A => {
-      b.fill(fill);
+    const grow = (a: Float64Array): Float64Array => {
+      const b = new Float64Array(n);
       b.set(a);
       return b;
     };
-    this.cores = grow(this.cores, new Float64Array(n), 0);
-    this.period = grow(this.period, new Float64Array(n), 0);
-    this.activePos = grow(this.activePos, new Int32Array(n), -1);
-    this.active = grow(this.active, new Int32Array(n), 0);
-    this.activeCores = grow(this.activeCores, new Float64Array(n), 0);
-    this.activePeriod = grow(this.activePeriod, new Float64Array(n), 0);
+    this.cores = grow(this.cores);
+    this.period = grow(this.period);
+    this.since = grow(this.since);
   }
 
   /** Cores user `u`'s running jobs hold now. */
@@ -222,44 +209,14 @@ export class UsageLedger {
     return u < this.users ? this.cores[u]! : 0;
   }
 
-  /** Charges the cores x seconds run since the last call, at the current core counts, up to `now`. */
-  accrue(now: number): void {
-    const dt = now - this.last;
-    if (dt <= 0) return;
-    this.last = now;
-    const c = this.activeCores;
-    const p = this.activePeriod;
-    const n = this.nActive;
-    for (let k = 0; k < n; k++) p[k]! += c[k]! * dt;
-  }
-
-  /** Changes user `u`'s running cores by `delta` at `now` (the time before is charged at the old count). */
+  /** Changes user `u`'s running cores by `delta` at `now` (its time since its last charge is charged at the old count). */
   addCores(u: number, delta: number, now: number): void {
     this.ensure(u);
-    this.accrue(now);
-    const before = this.cores[u]!;
-    const after = before + delta;
-    this.cores[u] = after;
-    if (before <= 0 && after > 0) {
-      // (its period usage so far goes on from where it stopped)
-      const k = this.nActive++;
-      this.activePos[u] = k;
-      this.active[k] = u;
-      this.activeCores[k] = after;
-      this.activePeriod[k] = this.period[u]!;
-    } else if (before > 0 && after <= 0) {
-      const k = this.activePos[u]!;
-      this.period[u] = this.activePeriod[k]!;
-      this.activePos[u] = -1;
-      const last = --this.nActive;
-      if (k !== last) {
-        const v = this.active[last]!;
-        this.active[k] = v;
-        this.activeCores[k] = this.activeCores[last]!;
-        this.activePeriod[k] = this.activePeriod[last]!;
-        this.activePos[v] = k;
-      }
-    } else if (after > 0) this.activeCores[this.activePos[u]!] = after;
+    const c = this.cores[u]!;
+    const dt = now - this.since[u]!;
+    if (c > 0 && dt > 0) this.period[u]! += c * dt;
+    this.since[u] = now;
+    this.cores[u] = c + delta;
   }
 
   /**
@@ -267,14 +224,15 @@ export class UsageLedger {
    * in `ledger` (a decay of `period` seconds with half-life `halfLife`).
    */
   tick(now: number, ledger: UserLedger, period: number, halfLife: number): void {
-    this.accrue(now);
-    ledger.decay(period, halfLife);
+    const c = this.cores;
     const p = this.period;
-    const ap = this.activePeriod;
-    for (let k = 0; k < this.nActive; k++) {
-      p[this.active[k]!] = ap[k]!;
-      ap[k] = 0;
+    const since = this.since;
+    for (let i = 0; i < this.users; i++) {
+      const dt = now - since[i]!;
+      if (c[i]! > 0 && dt > 0) p[i]! += c[i]! * dt;
+      since[i] = now;
     }
+    ledger.decay(period, halfLife);
     for (let i = 0; i < this.users; i++) {
       if (p[i]! > 0) ledger.accrue(i, p[i]!);
       p[i] = 0;
