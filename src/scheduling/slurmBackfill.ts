@@ -74,12 +74,12 @@ export const DEFAULT_SLURM_BACKFILL: SlurmBackfillSettings = {
   reserveIdle: 'none',
 };
 
-/** The engines in a backfill pass now (`inBackfillPass`). */
-const passing = new WeakSet<ClusterSimulator>();
+/** The engine whose backfill pass runs now (`inBackfillPass`; null: none). */
+let passing: ClusterSimulator | null = null;
 
 /** Whether a Slurm backfill pass runs on `sim` now: a job it starts is a backfill start (Slurm's `Scheduler=Backfill`; slurm-replay's `backfilled`). */
 export function inBackfillPass(sim: ClusterSimulator): boolean {
-  return passing.has(sim);
+  return passing === sim;
 }
 
 /** Seconds until running job `rj` is expected to end by its time limit (an operator-suspended job resumes first), at least 0. */
@@ -222,11 +222,12 @@ export class SlurmBackfill implements CountedBackfillView {
   pass(sim: ClusterSimulator): number {
     this.passes++;
     if (sim.queue.length === 0) return 0;
-    passing.add(sim);
+    const outer = passing;
+    passing = sim;
     try {
       return this.passOver(sim);
     } finally {
-      passing.delete(sim);
+      passing = outer;
     }
   }
 
