@@ -431,6 +431,13 @@ describe('Slurm\'s main pass within: "nodes" through the engine configuration', 
     expect(run(makeJob({ ...base, ntasks: 6, nodes: 2, ntasksPerNode: 3, slurmRequest: { exclusive: true, minNodes: 2 } }))).toThrow(
       /is exclusive but its shape is not 2 whole nodes/,
     );
+    expect(run(makeJob({ ...base, ntasks: 8, nodes: 2, ntasksPerNode: 4, slurmRequest: { exclusive: true, minNodes: 2, memPerNode: 10 } }))).toThrow(
+      /is exclusive and asks for memory on each node \(--mem\)/,
+    );
+    // --mem above every node's memory (1024 GB here): never placeable
+    expect(run(makeJob({ ...base, ntasks: 2, slurmRequest: { memPerNode: 2e6 } }))).toThrow(
+      /asks for 2000000 MB on each of its nodes \(--mem\); the largest node of partition a has 1048576 MB/,
+    );
     // whole 4-core nodes: placed, on two idle nodes, all their cores
     const started: number[][] = [];
     const ok = runSimulation(
