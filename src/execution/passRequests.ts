@@ -5,6 +5,8 @@
  * while its time is pending here, and every one lapses when the run is over.
  */
 
+import { ScratchList } from '../core/scratchList.js';
+
 /** A function run at the end of a requested instant, after its events and before its decision point. */
 export type InstantHook<S> = (sim: S) => void;
 
@@ -13,8 +15,8 @@ export class PassRequests<S> {
   private readonly times = new Set<number>();
   private readonly future = new Map<number, Set<InstantHook<S>>>();
   /** The hooks to run at the end of the instant being run (each once), and the list being run (reused: no allocation per instant). */
-  private now: InstantHook<S>[] = [];
-  private running: InstantHook<S>[] = [];
+  private now = new ScratchList<InstantHook<S>>();
+  private running = new ScratchList<InstantHook<S>>();
 
   /** Whether a request for `t` is pending (its event is live). */
   has(t: number): boolean {
@@ -58,8 +60,8 @@ export class PassRequests<S> {
       const hooks = this.now;
       this.now = this.running;
       this.running = hooks;
-      for (let i = 0; i < hooks.length; i++) hooks[i]!(sim);
-      hooks.length = 0;
+      for (let i = 0; i < hooks.length; i++) hooks.at(i)(sim);
+      hooks.clear();
     }
   }
 

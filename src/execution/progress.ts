@@ -20,6 +20,7 @@
  * new rates. A model of progress that is not "rate times time" (a malleable job's iterations, a task
  * suspended or time-sliced) plugs in here: it decides `remaining`, `rate` and the finish event.
  */
+import { ScratchList } from '../core/scratchList.js';
 import type { EventLoop } from '../core/eventLoop.js';
 import type { CommModel } from '../platform/communication.js';
 import type { JobNetwork } from '../platform/jobNetwork.js';
@@ -59,9 +60,10 @@ export class TaskProgress {
   readonly stepped: RunningTask[] = [];
   private readonly procDirty: Uint8Array;
   private readonly nodeDirty: Uint8Array;
-  private readonly dirtyProcs: number[] = [];
-  private readonly dirtyNodes: number[] = [];
-  private readonly dirtyTasks: RunningTask[] = [];
+  /** What the next `flush` updates (kept from flush to flush: no allocation per event). */
+  private readonly dirtyProcs = new ScratchList<number>();
+  private readonly dirtyNodes = new ScratchList<number>();
+  private readonly dirtyTasks = new ScratchList<RunningTask>();
 
   constructor(
     private readonly platform: Platform,
@@ -204,7 +206,8 @@ export class TaskProgress {
     // communication: node loads and factors, then the jobs on changed nodes
     if (this.dirtyNodes.length > 0) {
       const jobs = new Set<RunningJob>();
-      for (const n of this.dirtyNodes) {
+      for (let i = 0; i < this.dirtyNodes.length; i++) {
+        const n = this.dirtyNodes.at(i);
         this.nodeDirty[n] = 0;
         let load = 0;
         const c0 = p.nodeFirstCore[n]!;
@@ -219,7 +222,7 @@ export class TaskProgress {
         this.nodeCommLoad[n] = load;
         this.nodeCommFactor[n] = this.comm.nodeFactor(load, p.nodeCommBw[n]!, this.models.comm_penalty);
       }
-      this.dirtyNodes.length = 0;
+      this.dirtyNodes.clear();
       for (const rj of jobs) {
         if (this.comm.acrossJobNodes && this.network === null) {
           let f = 1;
@@ -236,7 +239,8 @@ export class TaskProgress {
         if (rj.tasks) for (const t of rj.tasks) if (t.remote && !t.done) this.dirtyTasks.push(t);
       }
     // memory: per processor
-    for (const proc of this.dirtyProcs) {
+    for (let i = 0; i < this.dirtyProcs.length; i++) {
+      const proc = this.dirtyProcs.at(i);
       this.procDirty[proc] = 0;
       const k = p.procContention[proc]!;
       const c0 = p.procFirstCore[proc]!;
@@ -259,9 +263,10 @@ export class TaskProgress {
         }
       }
     }
-    this.dirtyProcs.length = 0;
+    this.dirtyProcs.clear();
     // apply
-    for (const t of this.dirtyTasks) {
+    for (let i = 0; i < this.dirtyTasks.length; i++) {
+      const t = this.dirtyTasks.at(i);
       if (t.done) continue;
       const rj = t.job;
       let s = t.sMem;
@@ -285,6 +290,6 @@ export class TaskProgress {
       t.rate = t.peakRate * s;
       this.moveEnd(t, now + t.remaining / t.rate);
     }
-    this.dirtyTasks.length = 0;
+    this.dirtyTasks.clear();
   }
 }

@@ -95,8 +95,8 @@ export function bucketOffset(now: number, res: number, slurmRounding: boolean): 
 
 /** The counted pass; keeps its profile buffers from pass to pass. */
 export class CountedBackfill {
-  private profile: Float64Array[] = [];
-  private gpuProfile: Float64Array[] = [];
+  private profile: BucketProfile[] = [];
+  private gpuProfile: BucketProfile[] = [];
   /** Per group, the units that free up in each bucket (`K + 1` each: the last collects nothing). */
   private delta: Float64Array[] = [];
   private gpuDelta: Float64Array[] = [];
@@ -148,14 +148,14 @@ export class CountedBackfill {
       if (bestK > 0 && holdIdle) {
         let idleLeft = v.freeCores(bestG);
         for (const x of heldCores[bestG]!) idleLeft -= x;
-        const take = Math.max(0, Math.min(c, idleLeft, cfg.reserveIdle === 'first' ? c : Math.round((c * idleLeft) / Math.max(1, prof[bestK]!))));
+        const take = Math.max(0, Math.min(c, idleLeft, cfg.reserveIdle === 'first' ? c : Math.round((c * idleLeft) / Math.max(1, prof.at(bestK)))));
         if (take > 0) {
           heldCores[bestG]!.push(take);
           heldFrom[bestG]!.push(bestK);
         }
       }
-      for (let k = bestK; k < e; k++) prof[k]! -= c;
-      if (gpus > 0) for (let k = bestK; k < e; k++) this.gpuProfile[bestG]![k]! -= gpus;
+      prof.subtract(bestK, e, c);
+      if (gpus > 0) this.gpuProfile[bestG]!.subtract(bestK, e, gpus);
       if (bestK === 0 && v.freeCores(bestG) >= c && v.gpuFits(h, bestG, v.freeGpus(bestG)) && v.start(h, bestG)) {
         p[i] = -1;
         started++;
@@ -167,8 +167,8 @@ export class CountedBackfill {
   /** Every group's profiles from one walk of the holdings: `free` now plus what ends by each bucket. */
   private fillProfiles(v: CountedBackfillView, cfg: CountedBackfillSettings, G: number, K: number, offset: number): void {
     if (this.profile.length !== G || this.profile[0]!.length !== K) {
-      this.profile = Array.from({ length: G }, () => new Float64Array(K));
-      this.gpuProfile = Array.from({ length: G }, () => new Float64Array(K));
+      this.profile = Array.from({ length: G }, () => new BucketProfile(K));
+      this.gpuProfile = Array.from({ length: G }, () => new BucketProfile(K));
       this.delta = Array.from({ length: G }, () => new Float64Array(K + 1));
       this.gpuDelta = Array.from({ length: G }, () => new Float64Array(K + 1));
     }
@@ -188,34 +188,158 @@ export class CountedBackfill {
       if (n > 0) gpuDelta[g]![b]! += n;
     });
     for (let g = 0; g < G; g++) {
-      accumulate(this.profile[g]!, delta[g]!, v.freeCores(g), K);
-      if (gpus && v.groupGpus(g) > 0) accumulate(this.gpuProfile[g]!, gpuDelta[g]!, v.freeGpus(g), K);
+      this.profile[g]!.accumulate(delta[g]!, v.freeCores(g));
+      if (gpus && v.groupGpus(g) > 0) this.gpuProfile[g]!.accumulate(gpuDelta[g]!, v.freeGpus(g));
     }
   }
 
   /** Group `g`'s first bucket from `from` with `c` cores (and `n` GPUs) free for `L` buckets, or -1. */
   private firstFit(g: number, K: number, c: number, n: number, L: number, from: number): number {
-    return n > 0 ? jointFit(this.profile[g]!, this.gpuProfile[g]!, K, c, n, L, from) : earliestFit(this.profile[g]!, K, c, L, from);
+    return n > 0 ? jointFit(this.profile[g]!, this.gpuProfile[g]!, K, c, n, L, from) : this.profile[g]!.earliestFit(c, L, from);
   }
 }
 
-/** `prof[k] = free + d[0] + ... + d[k]`. */
-function accumulate(prof: Float64Array, d: Float64Array, free: number, K: number): void {
-  let f = free;
-  for (let k = 0; k < K; k++) {
-    f += d[k]!;
-    prof[k] = f;
+/** Buckets per block of a `BucketProfile` (a power of two: `1 << BLOCK_BITS`). */
+const BLOCK_BITS = 5;
+
+/**
+ * The free units of one group per bucket (`K` buckets), kept in blocks of 32 buckets with each block's
+ * minimum and an amount taken from the whole block, so that a reservation takes from whole blocks at once
+ * (`subtract`) and the search for the first bucket below a size skips whole blocks (`firstBelow`): the
+ * pass's `earliestFit` and its reservations read and write a few dozen blocks where a plain array has every
+ * bucket touched. The values are the plain array's, to the bit: units are whole numbers, whose sums and
+ * differences are exact in any order; a profile that meets a fraction (a share of a CPU) takes from every
+ * bucket one at a time from then on, as the plain array does, and a block's minimum less a number is then the
+ * minimum of the differences (rounding is monotone).
+ */
+export class BucketProfile {
+  /** Free units per bucket before its block's `taken`, each block's minimum of those, and what was taken from the whole block. */
+  private readonly v: Float64Array;
+  private readonly blockMin: Float64Array;
+  private readonly taken: Float64Array;
+  /** Whether every value is a whole number (blocks are taken from lazily), since the last `accumulate`. */
+  private whole = true;
+
+  constructor(readonly length: number) {
+    this.v = new Float64Array(length);
+    const blocks = (length >> BLOCK_BITS) + 1;
+    this.blockMin = new Float64Array(blocks);
+    this.taken = new Float64Array(blocks);
+  }
+
+  /** Free units in bucket `k`. */
+  at(k: number): number {
+    return this.v[k]! - this.taken[k >> BLOCK_BITS]!;
+  }
+
+  /** `profile[k] = free + d[0] + ... + d[k]` for every bucket. */
+  accumulate(d: Float64Array, free: number): void {
+    const v = this.v;
+    const K = this.length;
+    let f = free;
+    let whole = Number.isInteger(f);
+    for (let k = 0; k < K; k++) {
+      f += d[k]!;
+      v[k] = f;
+      if (!Number.isInteger(f)) whole = false;
+    }
+    this.whole = whole;
+    this.taken.fill(0);
+    for (let b = 0; b << BLOCK_BITS < K; b++) this.refreshBlock(b);
+  }
+
+  /** Takes `x` units from buckets `[from, to)`. */
+  subtract(from: number, to: number, x: number): void {
+    if (from >= to) return;
+    if (this.whole && !Number.isInteger(x)) this.settle();
+    const v = this.v;
+    const b0 = from >> BLOCK_BITS;
+    const b1 = (to - 1) >> BLOCK_BITS;
+    for (let b = b0; b <= b1; b++) {
+      const lo = b << BLOCK_BITS;
+      const hi = (b + 1) << BLOCK_BITS;
+      if (lo >= from && hi <= to) {
+        if (this.whole) this.taken[b]! += x;
+        else {
+          for (let k = lo; k < hi; k++) v[k]! -= x;
+          this.blockMin[b]! -= x;
+        }
+      } else {
+        const e = hi < to ? hi : to;
+        for (let k = lo > from ? lo : from; k < e; k++) v[k]! -= x;
+        this.refreshBlock(b);
+      }
+    }
+  }
+
+  /** The first bucket in `[from, to)` with fewer than `c` units free, or -1. */
+  firstBelow(from: number, to: number, c: number): number {
+    const v = this.v;
+    const m = this.blockMin;
+    const taken = this.taken;
+    let k = from;
+    while (k < to) {
+      const b = k >> BLOCK_BITS;
+      const end = (b + 1) << BLOCK_BITS;
+      // (a block's values are `v - taken`: compare `v` with `c + taken`, exact for whole numbers)
+      const need = c + taken[b]!;
+      // a whole block at or above `c` is skipped at once
+      if (k === b << BLOCK_BITS && end <= to && m[b]! >= need) {
+        k = end;
+        continue;
+      }
+      const e = end < to ? end : to;
+      for (; k < e; k++) if (v[k]! < need) return k;
+    }
+    return -1;
+  }
+
+  /**
+   * `earliestFit` on this profile: the first bucket `k >= from` such that every bucket of `[k, k + L)` has
+   * at least `c` units free (buckets past the window count as free), or -1.
+   */
+  earliestFit(c: number, L: number, from = 0): number {
+    const K = this.length;
+    let k = from;
+    while (k < K) {
+      const e = Math.min(K, k + L);
+      const j = this.firstBelow(k, e, c);
+      if (j < 0) return k;
+      k = j + 1;
+    }
+    return -1;
+  }
+
+  /** Takes what was taken from whole blocks from their buckets (before a fraction: from then on every bucket is written). */
+  private settle(): void {
+    const v = this.v;
+    for (let k = 0; k < this.length; k++) v[k]! -= this.taken[k >> BLOCK_BITS]!;
+    for (let b = 0; b < this.taken.length; b++) {
+      this.blockMin[b]! -= this.taken[b]!;
+      this.taken[b] = 0;
+    }
+    this.whole = false;
+  }
+
+  private refreshBlock(b: number): void {
+    const v = this.v;
+    const from = b << BLOCK_BITS;
+    const to = Math.min(this.length, from + (1 << BLOCK_BITS));
+    let min = Number.POSITIVE_INFINITY;
+    for (let k = from; k < to; k++) if (v[k]! < min) min = v[k]!;
+    this.blockMin[b] = min;
   }
 }
 
 /** The first bucket from `from` where both `c` cores and `n` GPUs are free for `L` buckets (`earliestFit` on both profiles), or -1. */
-export function jointFit(cores: Float64Array, gpus: Float64Array, K: number, c: number, n: number, L: number, from = 0): number {
-  let k = earliestFit(cores, K, c, L, from);
+export function jointFit(cores: BucketProfile, gpus: BucketProfile, K: number, c: number, n: number, L: number, from = 0): number {
+  if (cores.length !== K || gpus.length !== K) throw new RangeError(`jointFit: profiles of ${cores.length} and ${gpus.length} buckets, expected ${K}`);
+  let k = cores.earliestFit(c, L, from);
   for (;;) {
     if (k < 0) return -1;
-    const kg = earliestFit(gpus, K, n, L, k);
+    const kg = gpus.earliestFit(n, L, k);
     if (kg === k || kg < 0) return kg;
-    k = earliestFit(cores, K, c, L, kg);
+    k = cores.earliestFit(c, L, kg);
   }
 }
 
