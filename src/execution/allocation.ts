@@ -4,7 +4,10 @@
  * search), how many cores of each processor are busy (`procBusy`) and the platform's power, kept as
  * a running sum updated when a processor's busy count changes. It also answers the placement
  * questions: whether a set of cores is a valid placement for a job now (`placementError`: the shape
- * rules of its type and node memory) and whether a job could ever fit the empty platform.
+ * rules of its type and node memory) and whether a job could ever fit the empty platform. A job holds
+ * on each of its nodes its tasks' memory there, or, when it asks Slurm's `--exclusive` or `--mem`
+ * (`slurmRequest`), the node's whole memory or that much on each node, whatever its tasks there (`nodeMemOf`),
+ * as the Slurm engine's `NodeMap` holds it.
  *
  * The engine (`simulator.ts`) takes and frees cores through `move` (a whole placement, batched per
  * node and processor) and `releaseCore` (one core of a `seq` task); nothing else writes this state.
@@ -28,7 +31,7 @@ import { coversAllNodes, partitionRefusal } from '../platform/partitions.js';
 import type { Platform } from '../platform/platform.js';
 import { processorPower } from '../platform/power.js';
 import { jobGpus } from '../workload/gpuRequest.js';
-import { nodeTaskShare, perNodeCores, taskMem, type Job } from '../workload/job.js';
+import { nodeMemOf, nodeTaskShare, perNodeCores, taskMem, type Job } from '../workload/job.js';
 import type { Capacity } from './capacity.js';
 import { NodeFreeTree } from './nodeFreeTree.js';
 import type { RunningTask } from './running.js';
@@ -206,6 +209,9 @@ export class Allocation implements Capacity {
     const where =
       classes === this.nodeClasses ? 'the platform' : `partition ${job.partition ?? this.platform.partitions[this.platform.defaultPartition]!.name}`;
     const mem = this.enforceMemory ? job.mem : 0;
+    const memPerNode = this.enforceMemory ? job.slurmRequest?.memPerNode : undefined;
+    if (memPerNode !== undefined && !classes.some((c) => c.memMb >= memPerNode))
+      return `asks for ${memPerNode} MB on each of its nodes (--mem); ${where === 'the platform' ? 'the largest node' : `the largest node of ${where}`} has ${largestMem(classes)} MB`;
     if (job.tasks && this.enforceMemory) {
       // heterogeneous tasks: check with the largest task memory (conservative for seq, exact enough otherwise)
       let total = 0;
@@ -307,6 +313,12 @@ export class Allocation implements Capacity {
       this.scratchCount[n]!++;
       this.scratchMem[n]! += taskMem(job, t);
     }
+    const r = job.slurmRequest;
+    if (r !== undefined && (r.exclusive === true || r.memPerNode !== undefined))
+      for (let i = 0; i < nt; i++) {
+        const n = this.scratchNodes[i]!;
+        this.scratchMem[n] = nodeMemOf(job, 0, 1, this.platform.nodeMemoryMb[n]!);
+      }
     return nt;
   }
 
@@ -334,6 +346,10 @@ export class Allocation implements Capacity {
     const k = cores.length;
     const tasks = job.tasks;
     const memEach = job.mem;
+    // Slurm's --exclusive (the whole node's) or --mem (so much on each node), whatever the tasks there (a job
+    // with them moves whole: from 0)
+    const exclusive = job.slurmRequest?.exclusive === true;
+    const memPerNode = job.slurmRequest?.memPerNode;
     const ordered = this.orderedTrees.length > 0;
     let idle = this.idleNodes;
     let t = from;
@@ -362,6 +378,8 @@ export class Allocation implements Capacity {
         }
         procBusy[proc] = b2;
       } while (t < k && coreNode[cores[t]!] === node);
+      if (exclusive) nodeMem = p.nodeMemoryMb[node]!;
+      else if (memPerNode !== undefined) nodeMem = memPerNode;
       let f: number;
       if (take) {
         f = nodeFree[node]!;

@@ -13,7 +13,7 @@
  *   ```
  *
  *   Its nodes have one processor of `cores` cores at 1 GHz x 1 operation per cycle, no power figures,
- *   1024 GB of memory (what a Slurm platform does not say) and are named `<group>0`, `<group>1`, ...;
+ *   a group's `memory_mb` MB of memory (absent: 1024 GB) and are named `<group>0`, `<group>1`, ...;
  *   a group may carry `gpus` (`gpus.ts`: a slurm.conf's `Gres=gpu:TYPE:N`, `src/slurm/gres.ts`).
  * - **Host vectors** (`hostVectorView`): per host its CPU and memory capacity, what the vector capacity
  *   (src/execution/hostVectors.ts, the fairness preset's) reads, memory in MB. Built the other way by
@@ -40,7 +40,17 @@ import {
 export const NodeGroupSpecSchema = z
   .object({
     groups: z
-      .array(z.object({ name: z.string().min(1), count: z.number().int().positive(), cores: z.number().int().positive(), gpus: GpuSchema.optional() }).strict())
+      .array(
+        z
+          .object({
+            name: z.string().min(1),
+            count: z.number().int().positive(),
+            cores: z.number().int().positive(),
+            memory_mb: z.number().positive().finite().optional(),
+            gpus: GpuSchema.optional(),
+          })
+          .strict(),
+      )
       .min(1),
     partitions: z.array(PartitionSchema).optional(),
   })
@@ -90,7 +100,7 @@ export function nodeGroupSpecDescription(spec: unknown, where: string, name = 'p
     seen.add(g.name);
   });
   const groups = r.data.groups.map((g) => {
-    const group = plainGroup(g.name, g.name, g.count, g.cores, DEFAULT_NODE_MEMORY_GB);
+    const group = plainGroup(g.name, g.name, g.count, g.cores, g.memory_mb !== undefined ? g.memory_mb / MB_PER_GB : DEFAULT_NODE_MEMORY_GB);
     if (g.gpus !== undefined) group.gpus = g.gpus;
     return group;
   });

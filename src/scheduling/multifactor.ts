@@ -310,14 +310,17 @@ export class MultifactorSelection implements JobSelection {
   }
 
   /**
-   * Slurm 22.05's job size factor of `job` in partition `part`: its minimum nodes (its cores over the cores
-   * of a node of the partition's first group) and its cores, of the platform's nodes and cores.
+   * Slurm 22.05's job size factor of `job` in partition `part`: its minimum nodes (its Slurm node request's,
+   * `slurmRequest`, as the select plugin reads it: `-N`, else 1; else its cores over the cores of a node of
+   * the partition's first group) and its CPUs (an exclusive request's: one per node), of the platform's nodes and cores.
    */
   private sizeFactor22(job: Job, part: Partition | undefined): number {
     const p = this.sim!.platform;
     const g = part?.groups[0] ?? 0;
-    const minNodes = Math.ceil(job.ntasks / p.nodeCoreCount[p.groupFirstNode[g]!]!);
-    return jobSizeFactor22(minNodes, job.ntasks, p.nodeCount, this.options.totalCpus ?? p.coreCount, this.config.favorSmall);
+    const r = job.slurmRequest;
+    const minNodes = r !== undefined ? Math.max(1, r.minNodes ?? 1) : Math.ceil(job.ntasks / p.nodeCoreCount[p.groupFirstNode[g]!]!);
+    const cpus = r?.exclusive === true ? minNodes : job.ntasks;
+    return jobSizeFactor22(minNodes, cpus, p.nodeCount, this.options.totalCpus ?? p.coreCount, this.config.favorSmall);
   }
 
   key(job: Job, now: number): number {

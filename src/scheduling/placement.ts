@@ -25,7 +25,7 @@
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { NodeFreeTree } from '../execution/nodeFreeTree.js';
-import { nodeTaskShare, perNodeCores, taskMem, type Job } from '../workload/job.js';
+import { nodeMemOf, nodeTaskShare, perNodeCores, taskMem, type Job } from '../workload/job.js';
 
 /** How a `seq` job picks its node among those that fit. */
 export type NodeFit = 'first_fit' | 'best_fit';
@@ -107,12 +107,15 @@ export class ListOrder implements NodeOrder {
 /** Takes `k` free cores of `node` into `out` at `at`; returns how many it took. */
 export type CoreTaker = (sim: ClusterSimulator, node: number, k: number, out: Int32Array, at: number) => number;
 
-/** Free memory needed on one node for tasks [from, from + k) of `job`. */
-export function memFor(job: Job, from: number, k: number): number {
-  if (!job.tasks) return job.mem * k;
-  let m = 0;
-  for (let t = from; t < from + k; t++) m += taskMem(job, t);
-  return m;
+/** Whether `job` holds memory by the node, not by the task (Slurm's exclusive or `--mem` request: `nodeMemOf`). */
+function holdsNodeMem(job: Job): boolean {
+  const r = job.slurmRequest;
+  return r !== undefined && (r.exclusive === true || r.memPerNode !== undefined);
+}
+
+/** Free memory needed on `node` for tasks [from, from + k) of `job` (`nodeMemOf`: Slurm's `--mem` on each node, else its tasks'). */
+export function memFor(sim: ClusterSimulator, node: number, job: Job, from: number, k: number): number {
+  return nodeMemOf(job, from, k, sim.platform.nodeMemoryMb[node]!);
 }
 
 /** Takes `k` free cores of `node` in core-id order into `out` at `at`. */
@@ -154,7 +157,7 @@ function usableMem(sim: ClusterSimulator, node: number, limit: PlacementLimit | 
 /** Whether `node` can take tasks [from, from+k) of `job` now (cores and memory, within `limit`). */
 export function nodeFits(sim: ClusterSimulator, node: number, job: Job, from: number, k: number, limit?: PlacementLimit | null): boolean {
   if (usableCores(sim, node, limit) < k) return false;
-  return !sim.enforceMemory || memFor(job, from, k) <= usableMem(sim, node, limit) + 1e-9;
+  return !sim.enforceMemory || memFor(sim, node, job, from, k) <= usableMem(sim, node, limit) + 1e-9;
 }
 
 /**
@@ -203,9 +206,11 @@ export function placeInOrder(
     let k = Math.min(usableCores(sim, node, limit), n - placed);
     if (sim.enforceMemory && k > 0) {
       const room = usableMem(sim, node, limit) + 1e-9;
-      if (!job.tasks) {
+      if (holdsNodeMem(job)) {
+        if (memFor(sim, node, job, placed, 1) > room) k = 0;
+      } else if (!job.tasks) {
         if (job.mem > 0) k = Math.min(k, Math.floor(room / job.mem));
-      } else while (k > 0 && memFor(job, placed, k) > room) k--;
+      } else while (k > 0 && memFor(sim, node, job, placed, k) > room) k--;
     }
     if (k <= 0) continue;
     placed += take(sim, node, k, out, placed);
@@ -214,7 +219,8 @@ export function placeInOrder(
 }
 
 /** Memory (MB) of the tasks an exact-shape job deals to its `i`-th node (tasks `i`, `i + nodes`, ...). */
-export function memForShare(job: Job, i: number): number {
+export function memForShare(sim: ClusterSimulator, node: number, job: Job, i: number): number {
+  if (holdsNodeMem(job)) return nodeMemOf(job, i, 1, sim.platform.nodeMemoryMb[node]!);
   if (!job.tasks) return job.mem * nodeTaskShare(job, i);
   let m = 0;
   for (let t = i; t < job.ntasks; t += job.nodes) m += taskMem(job, t);
@@ -240,7 +246,7 @@ function placeExactNodes(
   for (let p = order.next(0, per); p >= 0 && chosen.length < N; p = order.next(p + 1, per)) {
     const node = order.node(p);
     if (usableCores(sim, node, limit) < per) continue;
-    if (sim.enforceMemory && memForShare(job, chosen.length) > usableMem(sim, node, limit) + 1e-9) continue;
+    if (sim.enforceMemory && memForShare(sim, node, job, chosen.length) > usableMem(sim, node, limit) + 1e-9) continue;
     chosen.push(node);
   }
   if (chosen.length < N) return null;

@@ -22,7 +22,7 @@
  * resource selection places no GPUs).
  */
 import type { ClusterSimulator, RunningJob } from '../execution/simulator.js';
-import type { Job } from '../workload/job.js';
+import { type Job, nodeMemOf } from '../workload/job.js';
 import { CountedBackfill, type CountedBackfillSettings, type CountedBackfillView } from './countedBackfill.js';
 import type { NodeFit, ResourcePolicy } from './placement.js';
 import { nodeProfilePass, type NodeProfileView } from './nodeProfileBackfill.js';
@@ -73,6 +73,14 @@ export const DEFAULT_SLURM_BACKFILL: SlurmBackfillSettings = {
   slurmRounding: false,
   reserveIdle: 'none',
 };
+
+/** The engine whose backfill pass runs now (`inBackfillPass`; null: none). */
+let passing: ClusterSimulator | null = null;
+
+/** Whether a Slurm backfill pass runs on `sim` now: a job it starts is a backfill start (Slurm's `Scheduler=Backfill`; slurm-replay's `backfilled`). */
+export function inBackfillPass(sim: ClusterSimulator): boolean {
+  return passing === sim;
+}
 
 /** Seconds until running job `rj` is expected to end by its time limit (an operator-suspended job resumes first), at least 0. */
 export function expectedTimeLeft(rj: RunningJob, now: number): number {
@@ -214,6 +222,16 @@ export class SlurmBackfill implements CountedBackfillView {
   pass(sim: ClusterSimulator): number {
     this.passes++;
     if (sim.queue.length === 0) return 0;
+    const outer = passing;
+    passing = sim;
+    try {
+      return this.passOver(sim);
+    } finally {
+      passing = outer;
+    }
+  }
+
+  private passOver(sim: ClusterSimulator): number {
     this.bind(sim);
     this.jobs = this.order.inOrder(sim, this.settings.maxJobTest);
     let n: number;
@@ -282,7 +300,9 @@ export class SlurmBackfill implements CountedBackfillView {
     const holdingOf = (rj: RunningJob): WillRunJob => {
       const real = now + expectedTimeLeft(rj, now);
       const running = rj.suspendedAt !== rj.suspendedAt;
-      const hold = { nodes: rj.nodes, units: rj.perNode, mem: new Float64Array(rj.nodes.length), gpus: new Int32Array(rj.nodes.length), whole: false };
+      // the memory it holds on each node (`nodeMemOf`: a whole node's, its `--mem`, else its tasks'), which its end gives back
+      const mem = Float64Array.from(rj.perNode, (k, i) => nodeMemOf(rj.job, 0, k, p.nodeMemoryMb[rj.nodes[i]!]!));
+      const hold = { nodes: rj.nodes, units: rj.perNode, mem, gpus: new Int32Array(rj.nodes.length), whole: false };
       return { real, end: wallClockEnd(real, lastRun(rj), running), hold, key: rj.slot };
     };
     for (const rj of sim.running()) {

@@ -6,7 +6,8 @@
  *
  * The candidates are the nodes of the job's partition in platform order (`Partition.nodes`); on each, the
  * units the job may use (`usableUnits`: its free cores, in whole tasks, as many as its memory allows when
- * memory is enforced; a whole-node request only an idle node, all of it), 0 outside a placement limit. The
+ * memory is enforced: its tasks' `mem` per core, `--mem-per-cpu`, and its `slurmRequest.memPerNode` free
+ * there, `--mem`; a whole-node request only an idle node, all of it), 0 outside a placement limit. The
  * request is the job's as Slurm reads it (`nodeRequestOf`): its `slurmRequest` facet (`--exclusive`: whole
  * idle nodes, all their cores; `-N MIN-MAX`; `-c`), else `ntasks` units anywhere, or, on a partition whose
  * nodes have one core each, `ntasks` whole nodes; a `seq` job asks for one node, an `mpi` job with `nodes`
@@ -41,15 +42,19 @@ export class SlurmNodeSelection implements ResourcePolicy {
       this.oneCore = p.partitions.map((q) => q.nodes.every((x) => p.nodeCoreCount[x] === 1));
     }
     const req = nodeRequestOf(job.ntasks, this.oneCore[part]!, shapeOf(job));
-    if (sim.enforceMemory) req.memPerUnit = maxTaskMem(job);
+    if (sim.enforceMemory) {
+      req.memPerUnit = maxTaskMem(job);
+      req.memPerNode = job.slurmRequest?.memPerNode ?? 0;
+    }
     return req;
   }
 
   /**
    * Why `job` can never be placed as its tasks by the select plugin (a sentence after "it"), or null: a
    * request the plugin cannot place on its partition's nodes even when all are idle (`neverPlaced`, as
-   * slurmctld refuses it at submission), or an exclusive request whose shape is not whole nodes of its
-   * partition (`nodes` of `ntasksPerNode`, every node of its partition of that many cores).
+   * slurmctld refuses it at submission; its memory per CPU and per node counted), or an exclusive request with
+   * `--mem` or whose shape is not whole nodes of its partition (`nodes` of `ntasksPerNode`, every node of its
+   * partition of that many cores).
    */
   refusal(sim: ClusterSimulator, job: Job): string | null {
     const r = job.slurmRequest;
@@ -61,12 +66,13 @@ export class SlurmNodeSelection implements ResourcePolicy {
       const cap = p.nodeCoreCount;
       const mem = p.nodeMemoryMb;
       const idle = Int32Array.from(p.partitions[at]!.nodes, (x) =>
-        usableUnits(req, cap[x]!, cap[x]!, req.memPerUnit > 0 ? mem[x]! : Number.POSITIVE_INFINITY, true, 0),
+        usableUnits(req, cap[x]!, cap[x]!, req.memPerUnit > 0 || req.memPerNode > 0 ? mem[x]! : Number.POSITIVE_INFINITY, true, 0),
       );
       const never = neverPlaced(idle, req);
       if (never !== null) return never;
     }
     if (!r.exclusive) return null;
+    if (r.memPerNode !== undefined) return 'is exclusive and asks for memory on each node (--mem): an exclusive job holds its nodes whole, their memory too';
     const nodes = typeof at === 'number' ? p.partitions[at]!.nodes : null;
     const whole =
       job.type === 'mpi' &&
@@ -91,7 +97,8 @@ export class SlurmNodeSelection implements ResourcePolicy {
     const cap = p.nodeCoreCount;
     for (let i = 0; i < P.length; i++) {
       const x = P[i]!;
-      let u = usableUnits(req, cap[x]!, free[x]!, req.memPerUnit > 0 ? freeMem[x]! : Number.POSITIVE_INFINITY, free[x] === cap[x], 0);
+      const mem = req.memPerUnit > 0 || req.memPerNode > 0 ? freeMem[x]! : Number.POSITIVE_INFINITY;
+      let u = usableUnits(req, cap[x]!, free[x]!, mem, free[x] === cap[x], 0);
       if (limit && u > 0) u = Math.min(u, limit.cores(x));
       avail[i] = u;
     }

@@ -28,10 +28,17 @@
  *   pass's walk, within one group, as the Slurm engine preempts (`slurmMainPass.ts`); its victims suspended
  *   until a main pass resumes them, requeued or cancelled by their partition's `preempt_mode`.
  *
- * - **whole-node allocation** (`nodeSelect`): each job on the nodes Slurm's select plugin chooses, holding its
- *   tasks' CPUs there (`-N MIN-MAX`, `-c`, `--exclusive`: `slurmPresetRequest`, src/scheduling/slurmSelect.ts).
+ * - **whole-node allocation** (`nodeSelect`): the core capacity, each job placed by Slurm's select plugin
+ *   (`within: "nodes"`) and holding its tasks' CPUs on the nodes it chooses (`-N MIN-MAX`, `-c`, `--exclusive`:
+ *   the job facet `slurmRequest`, `slurmPresetRequest`, src/scheduling/slurmSelect.ts), its memory held on the
+ *   nodes (the groups' `memory_mb`) as the Slurm engine's `NodeMap` holds it: `--mem` on each of its nodes
+ *   (`slurmRequest.memPerNode`), `--mem-per-cpu` per CPU (`Job.mem`), an exclusive job's nodes whole
+ *   (`test/slurm/presetNodes.test.ts`).
  *
- * What the preset does not cover yet is refused by name (`slurmPresetRefusal`, `slurmPresetRequest`).
+ * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`,
+ * `slurmPresetRequest`): with whole-node allocation, GPUs on nodes, partitions that preempt, COMPLETING nodes,
+ * memory requests no node of a partition can hold, and (when it is made) a placement where Slurm oversubscribes
+ * a `-c` job.
  */
 import { InputError } from '../core/errors.js';
 import { mapped } from '../core/mapped.js';
@@ -42,9 +49,11 @@ import { platformFromNodeGroups } from '../platform/views.js';
 import { type EngineConfigInput, multifactorOptionsOf, parseEngineConfig, type EngineConfig } from '../scheduling/engineConfig.js';
 import { makeScheduler } from '../scheduling/policyName.js';
 import { type RunResult, runSimulation } from '../scheduling/run.js';
+import { inBackfillPass } from '../scheduling/slurmBackfill.js';
 import type { SlurmConfig, SlurmJobInput } from './config.js';
 import { DEFAULT_SLURM, hashUnit } from './config.js';
 import type { SlurmPlatformSpec } from './platform.js';
+import { evalNodes, type NodeShape, nodeRequestOf, usableUnits } from '../scheduling/nodeSelection.js';
 
 /** Why the one engine cannot run the Slurm configuration `config` as the Slurm engine does (the settings named), or null. */
 export function slurmPresetRefusal(config: Partial<SlurmConfig>, platform?: SlurmPlatformSpec): string | null {
@@ -136,11 +145,19 @@ export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<S
 }
 
 /**
- * The one engine's platform for a Slurm platform: its groups and partitions (a group's `memory_mb` and
- * `cpus` left out: the Slurm engine's counted model does not use them, `slurmPresetRefusal`).
+ * The one engine's platform for a Slurm platform: its groups (with their `memory_mb`: what whole-node
+ * allocation holds jobs' memory against; a group without it keeps the one engine's default, and no job's
+ * memory is held there, `slurmPresetRequest`) and partitions (a group's `cpus` left out: only the priority's
+ * size factor reads it, `slurmPresetConfig`).
  */
 export function slurmPresetPlatform(platform: SlurmPlatformSpec): Platform {
-  const groups = platform.groups.map((g) => ({ name: g.name, count: g.count, cores: g.cores, ...(g.gpus !== undefined ? { gpus: g.gpus } : {}) }));
+  const groups = platform.groups.map((g) => ({
+    name: g.name,
+    count: g.count,
+    cores: g.cores,
+    ...(g.memory_mb !== undefined ? { memory_mb: g.memory_mb } : {}),
+    ...(g.gpus !== undefined ? { gpus: g.gpus } : {}),
+  }));
   return platformFromNodeGroups({ groups, partitions: platform.partitions });
 }
 
@@ -186,7 +203,11 @@ export function slurmPresetJobs(partitions: readonly string[], config: Partial<S
       gpus: gpus > 0 ? { count: gpus, perNode: false as const, type: j.gpuType, weight: 1 } : undefined,
       slurmRequest: request?.slurmRequest,
     };
-    if (request === null || request.nodes === 0) return makeDelayJob(String(j.id), j.submit, j.cores, j.runTime, j.timeLimit, facets);
+    if (request === null) return makeDelayJob(String(j.id), j.submit, j.cores, j.runTime, j.timeLimit, facets);
+    // --mem-per-cpu: the memory of each task (a task one core), which the core capacity holds
+    if (request.memPerCpu > 0)
+      return makeJob({ id: String(j.id), subtime: j.submit, ntasks: j.cores, runtime: j.runTime, reqTime: j.timeLimit, mem: request.memPerCpu, ...facets });
+    if (request.nodes === 0) return makeDelayJob(String(j.id), j.submit, j.cores, j.runTime, j.timeLimit, facets);
     // an exclusive job: its whole nodes as its shape
     return makeJob({
       id: String(j.id),
@@ -201,32 +222,43 @@ export function slurmPresetJobs(partitions: readonly string[], config: Partial<S
   };
 }
 
-/** A Slurm job's node request on the one engine: the facet, and for an exclusive job its whole nodes (`nodes` of `perNode` cores; 0: not exclusive). */
+/**
+ * A Slurm job's node request on the one engine: the facet (with `--mem`), for an exclusive job its whole
+ * nodes (`nodes` of `perNode` cores; 0: not exclusive), and its `--mem-per-cpu` (MB; 0: none), the memory of
+ * each of its tasks.
+ */
 export interface PresetRequest {
   slurmRequest: SlurmRequest | undefined;
   nodes: number;
   perNode: number;
+  memPerCpu: number;
 }
 
 /**
  * The node request of Slurm job `j` (its `shape`) on `platform` with whole-node allocation, or null when it
  * gives none: `-N MIN[-MAX]` and `-c` as they are (the select plugin gives the job its tasks' CPUs on the
- * nodes it chooses, `distTasks`, which the one engine's job holds as the Slurm engine's does; a placement
- * where Slurm oversubscribes them is refused when it is made, `SlurmNodeSelection.place`). An `InputError`
- * names what the preset does not model yet: memory (`--mem`, `--mem-per-cpu`), cores that are not whole
- * tasks, more nodes than tasks (sbatch lowers them), `--exclusive` with a node range, `--exclusive` on a partition of unequal nodes or with cores
- * other than its whole nodes' (the priority's job size reads them), and a shape on a partition of one-core
- * nodes that is not `cores` whole nodes.
+ * nodes it chooses, `distTasks`, which the one engine's job holds as the Slurm engine's does; a placement where
+ * Slurm oversubscribes them is refused when it is made, `SlurmNodeSelection.cores`). Its memory (`--mem`: the
+ * facet's `memPerNode`; `--mem-per-cpu`: its CPUs' `mem`) is held as the Slurm engine's `NodeMap` holds it, on
+ * partitions whose groups give `memory_mb` (none given: memory is not consumable and the request is dropped,
+ * as the Slurm engine ignores it; an exclusive request holds its nodes whole and ignores it too). An
+ * `InputError` names what the preset does not model yet: cores that are not whole tasks, more nodes than
+ * tasks (sbatch lowers them), `--exclusive` with a node range, `--exclusive` on a partition of unequal nodes or
+ * with cores other than its whole nodes' (the priority's job size reads them), a shape on a partition of
+ * one-core nodes that is not `cores` whole nodes, `--mem` with `--mem-per-cpu`, memory on a partition of
+ * groups with and without `memory_mb`, and a memory request the select plugin cannot place even on its idle
+ * partition (the Slurm engine keeps such a job waiting for ever; the one engine rejects it).
  */
 export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec): PresetRequest | null {
-  const shape = j.shape;
-  if (shape === undefined) return null;
-  const no = (what: string) => new InputError(`job ${j.id}: the Slurm preset of the one engine does not model ${what} yet`);
-  if ((shape.memPerNode ?? 0) > 0 || (shape.memPerCpu ?? 0) > 0) throw no('memory requests (--mem, --mem-per-cpu)');
   const part = platform.partitions[j.partition ?? 0];
   if (part === undefined) return null; // (refused at submission: no such partition)
   const cores = new Set(part.groups.map((name) => platform.groups.find((g) => g.name === name)?.cores ?? 0));
   const oneCore = cores.size === 1 && cores.has(1);
+  const shape = j.shape;
+  // no shape: Slurm's defaults (whole nodes on one-core nodes, which the one engine's selection gives the job
+  // too; else its CPUs anywhere, at least one node: Slurm 22.05's size factor reads that, `slurmRequest`)
+  if (shape === undefined) return oneCore ? null : { slurmRequest: {}, nodes: 0, perNode: 0, memPerCpu: 0 };
+  const no = (what: string) => new InputError(`job ${j.id}: the Slurm preset of the one engine does not model ${what} yet`);
   const whole = shape.whole ?? oneCore;
   if (!whole) {
     if (oneCore) throw no('a shape that is not whole nodes on a partition of one-core nodes');
@@ -235,14 +267,62 @@ export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec
     const cpt = Math.max(1, shape.cpusPerTask ?? 1);
     if (j.cores % cpt !== 0) throw no(`cores (${j.cores}) that are not whole tasks of -c ${cpt}`);
     if ((shape.minNodes ?? 1) * cpt > j.cores) throw no(`more nodes (-N ${shape.minNodes}) than tasks (${j.cores / cpt})`);
-    return { slurmRequest: { minNodes: shape.minNodes, maxNodes: shape.maxNodes, cpusPerTask: shape.cpusPerTask }, nodes: 0, perNode: 0 };
+    const mem = presetMemory(j, shape, platform, part.groups, no);
+    const slurmRequest: SlurmRequest = { minNodes: shape.minNodes, maxNodes: shape.maxNodes, cpusPerTask: shape.cpusPerTask };
+    if (mem.perNode > 0) slurmRequest.memPerNode = mem.perNode;
+    return { slurmRequest, nodes: 0, perNode: 0, memPerCpu: mem.perCpu };
   }
   if (cores.size !== 1) throw no('--exclusive on a partition of unequal nodes');
   const minNodes = Math.max(1, shape.minNodes ?? j.cores);
   if ((shape.maxNodes ?? 0) > minNodes) throw no('--exclusive with a node range (-N MIN-MAX)');
   const perNode = [...cores][0]!;
   if (minNodes * perNode !== j.cores) throw no(`--exclusive with cores (${j.cores}) other than its whole nodes' (${minNodes} x ${perNode})`);
-  return { slurmRequest: { exclusive: true, minNodes }, nodes: minNodes, perNode };
+  return { slurmRequest: { exclusive: true, minNodes }, nodes: minNodes, perNode, memPerCpu: 0 };
+}
+
+/** Per platform spec, the memory requests known to fit an idle partition (`presetMemory`), by partition, units and shape. */
+const fitsIdle = new WeakMap<SlurmPlatformSpec, Map<string, boolean>>();
+
+/**
+ * The memory a job that is not exclusive holds on the one engine (`slurmPresetRequest`): MB on each node
+ * (`--mem`) and per task (`--mem-per-cpu`), 0 when none or when its partition's groups give no memory.
+ */
+function presetMemory(
+  j: SlurmJobInput,
+  shape: NodeShape,
+  platform: SlurmPlatformSpec,
+  groups: readonly string[],
+  no: (what: string) => InputError,
+): { perNode: number; perCpu: number } {
+  const perNode = shape.memPerNode ?? 0;
+  const perCpu = shape.memPerCpu ?? 0;
+  if (perNode <= 0 && perCpu <= 0) return { perNode: 0, perCpu: 0 };
+  if (perNode > 0 && perCpu > 0) throw no('--mem with --mem-per-cpu (sbatch takes one of them)');
+  // (in platform order, as the select plugin reads a partition's nodes)
+  const gs = platform.groups.filter((g) => groups.includes(g.name));
+  const given = gs.filter((g) => g.memory_mb !== undefined).length;
+  if (given === 0) return { perNode: 0, perCpu: 0 }; // not consumable: the Slurm engine holds and tests none
+  if (given < gs.length) throw no('memory requests on a partition of groups with and without memory_mb');
+  // a request the select plugin cannot place on the idle partition: the Slurm engine keeps it waiting for ever
+  let seen = fitsIdle.get(platform);
+  if (seen === undefined) {
+    seen = new Map();
+    fitsIdle.set(platform, seen);
+  }
+  const key = `${j.partition ?? 0}/${j.cores}/${perNode}/${perCpu}/${shape.minNodes ?? ''}/${shape.maxNodes ?? ''}`;
+  let fits = seen.get(key);
+  if (fits === undefined) {
+    const req = nodeRequestOf(j.cores, false, { ...shape, whole: false });
+    const avail: number[] = [];
+    for (const g of gs) for (let x = 0; x < g.count; x++) avail.push(usableUnits(req, g.cores, g.cores, g.memory_mb!, true, 0));
+    fits = evalNodes(Int32Array.from(avail), req) !== null;
+    seen.set(key, fits);
+  }
+  if (!fits)
+    throw no(
+      `a memory request (${perNode > 0 ? `--mem=${perNode}` : `--mem-per-cpu=${perCpu}`}) that the nodes of its partition cannot hold even idle (the Slurm engine keeps it waiting for ever)`,
+    );
+  return { perNode, perCpu };
 }
 
 /**
@@ -250,7 +330,7 @@ export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec
  * are submitted; a refused job is rejected, not an error); `listeners` observe the run. `capacity`: the
  * preset's `counted` (cores counted per node group, as the Slurm engine counts them; records list groups),
  * or `cores` (the same schedule on the core capacity, each job on specific nodes' cores; slower; not with partitions
- * that preempt: refused).
+ * that preempt: refused). `startedByBackfill` hears of each start a backfill pass makes.
  */
 export function runSlurmPreset(
   platform: SlurmPlatformSpec,
@@ -258,6 +338,7 @@ export function runSlurmPreset(
   config: Partial<SlurmConfig>,
   listeners: SimulationListener[] = [],
   capacity?: EngineConfig['capacity'],
+  startedByBackfill?: (job: Job) => void,
 ): RunResult {
   const preset = slurmPresetConfig(platform, config);
   if (preset.capacity === 'cores' && capacity === 'counted')
@@ -279,11 +360,15 @@ export function runSlurmPreset(
       throw new InputError(`job ${j.id}: the Slurm preset of the one engine does not model nodes left COMPLETING after a job (completing) yet`);
     return convert(j, nodeSelect ? slurmPresetRequest(j, platform) : null);
   });
+  const all =
+    startedByBackfill === undefined
+      ? listeners
+      : [...listeners, { onStart: (sim, rj) => void (inBackfillPass(sim) && startedByBackfill(rj.job)) } satisfies SimulationListener];
   return runSimulation(slurmPresetPlatform(platform), oneJobs, makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }), {
     engine,
     walltimeKill: true,
     timeOrigin: 0,
     unfit: 'reject',
-    listeners,
+    listeners: all,
   });
 }

@@ -30,7 +30,11 @@ import { SlurmEngine } from './engine.js';
 import { JobPhase } from '../core/engine.js';
 import { STATE_NAMES } from './jobs.js';
 import { SlurmPlatform } from './platform.js';
+import { runSlurmPreset } from './preset.js';
+import type { ReplayEngine } from './replay.js';
 import type { Trace } from './records.js';
+import type { ClusterSimulator } from '../execution/simulator.js';
+import type { JobRecord } from '../execution/running.js';
 import type { SlurmConf } from './slurmConf.js';
 
 /** A job as the replay submits it (engine and live Slurm alike). */
@@ -191,7 +195,9 @@ export const SLURM_JOB_OVERHEAD = 0.05;
  * submission's epoch time modulo 60 s): the engine runs with its clock shifted by it, and the schedule is
  * given back in replay time. `ctldStart` (s, replay time): when slurmctld started (a live run's, from its
  * log): multifactor priorities are recomputed every `PriorityCalcPeriod` from there, as Slurm's decay
- * thread does; absent: a period after the first submission, then every period.
+ * thread does; absent: a period after the first submission, then every period. `engineName`: the Slurm
+ * engine, or the one engine running its Slurm preset (`preset.ts`; what it does not model yet is an
+ * `InputError` naming it).
  */
 export function engineSchedule(
   jobs: readonly ReplayJob[],
@@ -200,6 +206,7 @@ export function engineSchedule(
   clockPhase = 0,
   ctldStart?: number,
   timers?: { bg?: readonly number[]; bf?: readonly number[] },
+  engineName: ReplayEngine = 'slurm',
 ): { jobs: ScheduledJob[]; summary: ScheduleSummary } {
   const platform = new SlurmPlatform(conf.platform, conf.file);
   const users = Math.max(1, ...jobs.map((j) => j.user + 1));
@@ -211,42 +218,62 @@ export function engineSchedule(
     ...(timers?.bg && timers.bg.length >= 2 ? { bgTickTimes: shift(timers.bg)! } : {}),
     ...(timers?.bf && timers.bf.length >= 1 ? { bfTickTimes: shift(timers.bf)! } : {}),
   };
-  const engine = new SlurmEngine(platform, { ...conf.config, priority, users, ...clocks });
+  const config: Partial<SlurmConfig> = { ...conf.config, priority, users, ...clocks };
   const out: ScheduledJob[] = new Array(jobs.length);
-  engine.onFinish((J, s) => {
-    const k = J.id[s]!;
-    const g = J.group[s]!;
-    const cpn = platform.coresPerNode[g] ?? 1;
+  // a job's nodes: its units over its first node's group's units per node (0: refused)
+  const row = (k: number, submit: number, start: number, end: number, units: number, g: number, state: JobPhase, backfilled: boolean): void => {
     out[k] = {
       id: jobs[k]!.id,
-      submit: J.submit[s]! - clockPhase,
-      start: J.start[s]! - clockPhase,
-      end: J.end[s]! - clockPhase,
-      nodes: g >= 0 ? Math.ceil(J.cores[s]! / cpn) : 0,
-      state: STATE_NAMES[J.state[s]!]!,
-      backfilled: J.state[s] === JobPhase.Rejected ? null : J.backfilled[s] === 1,
+      submit: submit - clockPhase,
+      start: start - clockPhase,
+      end: end - clockPhase,
+      nodes: g >= 0 ? Math.ceil(units / (platform.coresPerNode[g] ?? 1)) : 0,
+      state: STATE_NAMES[state]!,
+      backfilled: state === JobPhase.Rejected ? null : backfilled,
     };
-  });
+  };
   // in submission order (a live run's submissions may come out of the replay's order: `engineForRun`)
   const order = jobs.every((j, i) => i === 0 || jobs[i - 1]!.submit <= j.submit) ? jobs : [...jobs].sort((a, b) => a.submit - b.submit || a.index - b.index);
-  engine.stream(
-    order.map(
-      (j): SlurmJobInput => ({
-        id: j.index,
-        submit: j.submit + clockPhase,
-        cores: j.units,
-        ...(conf.config.nodeSelect ? { shape: shapeOf(j, conf) } : {}),
-        timeLimit: j.limitMinutes * 60,
-        runTime: Math.min(j.runTime + jobOverhead, j.limitMinutes * 60),
-        user: j.user,
-        partition: j.partition,
-        ...(j.gpus !== undefined ? { gpus: j.gpus, ...(j.gpuType !== undefined ? { gpuType: j.gpuType } : {}) } : {}),
-        ...(j.completing !== undefined ? { completing: j.completing } : {}),
-        ...(j.epilogPass !== undefined ? { epilogPass: j.epilogPass } : {}),
-      }),
-    ),
+  const inputs = order.map(
+    (j): SlurmJobInput => ({
+      id: j.index,
+      submit: j.submit + clockPhase,
+      cores: j.units,
+      ...(conf.config.nodeSelect ? { shape: shapeOf(j, conf) } : {}),
+      timeLimit: j.limitMinutes * 60,
+      runTime: Math.min(j.runTime + jobOverhead, j.limitMinutes * 60),
+      user: j.user,
+      partition: j.partition,
+      ...(j.gpus !== undefined ? { gpus: j.gpus, ...(j.gpuType !== undefined ? { gpuType: j.gpuType } : {}) } : {}),
+      ...(j.completing !== undefined ? { completing: j.completing } : {}),
+      ...(j.epilogPass !== undefined ? { epilogPass: j.epilogPass } : {}),
+    }),
   );
-  engine.run();
+  if (engineName === 'one') {
+    // the one engine running the Slurm preset (preset.ts): what it does not model yet is an InputError naming it
+    const submitted = new Map(inputs.map((j) => [String(j.id), j.submit]));
+    const byBackfill = new Set<string>();
+    const end = (sim: ClusterSimulator, r: JobRecord, state: JobPhase) =>
+      row(Number(r.job.id), submitted.get(r.job.id)!, r.start, r.finish, r.job.ntasks, sim.platform.nodeGroup[r.nodes[0]!]!, state, byBackfill.has(r.job.id));
+    runSlurmPreset(
+      platform.spec,
+      inputs,
+      config,
+      [
+        {
+          onEnd: (sim, r) => end(sim, r, r.state === 'killed' ? JobPhase.TimedOut : JobPhase.Completed),
+          onReject: (_s, r) => row(Number(r.job.id), submitted.get(r.job.id)!, Number.NaN, Number.NaN, 0, -1, JobPhase.Rejected, false),
+        },
+      ],
+      undefined,
+      (job) => void byBackfill.add(job.id),
+    );
+  } else {
+    const engine = new SlurmEngine(platform, config);
+    engine.onFinish((J, s) => row(J.id[s]!, J.submit[s]!, J.start[s]!, J.end[s]!, J.cores[s]!, J.group[s]!, J.state[s]! as JobPhase, J.backfilled[s] === 1));
+    engine.stream(inputs);
+    engine.run();
+  }
   const units = new Map(jobs.map((j) => [j.id, j.units]));
   return { jobs: out, summary: summarise(out, platform.totalCores, (id) => units.get(id) ?? 0) };
 }

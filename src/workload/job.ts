@@ -16,8 +16,9 @@
  * (`operatorEvents`), the GPUs it needs with, for a deep-learning job, its training steps (`gpus`,
  * `gpuRequest.ts`), and the cores each task holds when that is not one whole core (`cpusPerTask`).
  * Every reader fills the facets its format has (docs/workloads.md); `makeJob` and
- * `writeNativeWorkload` carry them. Slurm's node request (`--exclusive`, `-N`, `-c`: `slurmRequest`) is a
- * facet too; its other request details (memory, features, dependencies, nice) are the Slurm engine's.
+ * `writeNativeWorkload` carry them. Slurm's node request (`--exclusive`, `-N`, `-c`, `--mem`: `slurmRequest`) is
+ * a facet too (`--mem-per-cpu` is the job's `mem`, MB per task, a task one core); its other request details
+ * (features, dependencies, nice) are the Slurm engine's.
  */
 import type { GpuRequest } from './gpuRequest.js';
 import type { MalleableWork } from './malleability.js';
@@ -62,6 +63,12 @@ export interface SlurmRequest {
   maxNodes?: number | undefined;
   /** `-c`: CPUs per Slurm task (a node takes the job's cores in multiples of it; default 1). */
   cpusPerTask?: number | undefined;
+  /**
+   * `--mem`: memory (MB) the job holds on each of its nodes, whatever its tasks there (absent: its tasks'
+   * `mem`, which is `--mem-per-cpu`). The core capacity holds it (`nodeMemOf`); Slurm's select plugin uses a
+   * node only when that much is free there. Not with `exclusive`, which holds its nodes whole, all their memory.
+   */
+  memPerNode?: number | undefined;
 }
 
 /** A job, immutable once loaded. */
@@ -171,6 +178,23 @@ export function jobMemory(job: Job): number {
   if (!job.tasks) return job.mem * job.ntasks;
   let m = 0;
   for (const t of job.tasks) m += t.mem;
+  return m;
+}
+
+/**
+ * Memory (MB) `job` holds on a node of `nodeMemory` MB where it runs its tasks `[from, from + k)`: as Slurm's
+ * select plugin holds it, the whole node's for an exclusive request (`slurmRequest.exclusive`), its `--mem`
+ * (`slurmRequest.memPerNode`) on each of its nodes; else the memory of those tasks.
+ */
+export function nodeMemOf(job: Job, from: number, k: number, nodeMemory: number): number {
+  const r = job.slurmRequest;
+  if (r !== undefined && k > 0) {
+    if (r.exclusive === true) return nodeMemory;
+    if (r.memPerNode !== undefined) return r.memPerNode;
+  }
+  if (!job.tasks) return job.mem * k;
+  let m = 0;
+  for (let t = from; t < from + k; t++) m += job.tasks[t]!.mem;
   return m;
 }
 

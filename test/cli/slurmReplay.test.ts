@@ -1,6 +1,7 @@
 /**
  * `clustergym slurm-replay` through the built CLI without --live: the engine's schedule of an SWF under a
- * slurm.conf (JSON and table), the ignored settings reported once, and bad input (exit code 2).
+ * slurm.conf (JSON and table), the ignored settings reported once, the one engine's Slurm preset
+ * (`--engine one`), and bad input (exit code 2).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSlurmConf } from '../../src/slurm/slurmConf.js';
-import { readTrace, sleepTrace, traceToSwf } from '../../src/slurm/records.js';
+import { readTrace, sleepTrace, traceToSacctJson, traceToSwf } from '../../src/slurm/records.js';
+import { MATRIX_CPUS, MATRIX_NODES, cellConfLines, cellWorkload, matrixCell } from '../../src/slurm/liveMatrix.js';
 import { engineSchedule, replayJobs } from '../../src/slurm/trace.js';
 import { CLI, cli } from '../helpers.js';
 
@@ -86,6 +88,48 @@ describe('clustergym slurm-replay (engine only)', () => {
     const none = cli(['slurm-replay', swf, '--slurm-conf', conf, '--live-from', join(dir, 'nothing')]);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/--live-from .*nothing: no live-1\.json there/);
+  });
+
+  it("--engine one: the one engine's Slurm preset gives the Slurm engine's schedule (memory requests on whole-node allocation); what it does not model yet exits 2, naming it", () => {
+    // the live matrix's mixed jobs: --exclusive on 1-3 nodes, or 1-6 CPUs with --mem (a fifth with DefMemPerCPU), in two partitions
+    const nodes = `NodeName=n[1-${MATRIX_NODES}] CPUs=${MATRIX_CPUS} RealMemory=4000\n`;
+    const memConf = join(dir, 'mem.conf');
+    writeFileSync(memConf, `SelectType=select/cons_tres\n${nodes}${cellConfLines(matrixCell('bfi1-bfr60-multifactor-mixed-default'))}`);
+    const trace = cellWorkload('mixed', 42, 30);
+    expect(trace.filter((j) => j.memMb !== undefined).length).toBeGreaterThan(5);
+    const w = join(dir, 'mixed.json');
+    writeFileSync(w, traceToSacctJson(trace));
+    const a = cli(['slurm-replay', w, '--slurm-conf', memConf, '--json']);
+    const b = cli(['slurm-replay', w, '--slurm-conf', memConf, '--json', '--engine', 'one']);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    const [ja, jb] = [JSON.parse(a.stdout), JSON.parse(b.stdout)];
+    expect([ja.engine, jb.engine]).toEqual(['slurm', 'one']);
+    expect(jb.jobs).toEqual(ja.jobs);
+    expect(jb.summary).toEqual(ja.summary);
+    expect(ja.summary.backfill_starts).toBeGreaterThan(0);
+    // memory consumable and no DefMemPerCPU: a job that names none asks for its nodes' whole memory, which the preset refuses
+    const noDefault = join(dir, 'nodef.conf');
+    writeFileSync(noDefault, readFileSync(memConf, 'utf8').replace(/^DefMemPerCPU=.*$/m, ''));
+    const r = cli(['slurm-replay', w, '--slurm-conf', noDefault, '--engine', 'one']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /the Slurm preset of the one engine does not model a memory request \(--mem=\d+\) that the nodes of its partition cannot hold even idle/,
+    );
+    expect(r.stderr).not.toMatch(/at .*\.js/);
+    // nodes left COMPLETING after a job (a live run's release times, with Slurm 22.05's backfill): refused by name
+    const saved = join(dir, 'saved-mixed');
+    mkdirSync(saved, { recursive: true });
+    writeFileSync(
+      join(saved, 'live-1.json'),
+      JSON.stringify({ jobs: ja.jobs.map((j: { end: number }) => ({ ...j, released: j.end + 0.01 })), bf_ticks: [1, 2] }),
+    );
+    const c = cli(['slurm-replay', w, '--slurm-conf', memConf, '--live-from', saved, '--engine', 'one']);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toMatch(/does not model nodes left COMPLETING after a job \(completing\) yet/);
+    const bad = cli(['slurm-replay', w, '--slurm-conf', memConf, '--engine', 'two']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--engine.*one of slurm, one/);
   });
 
   it('bad input: exit 2 with the file and line, the flag, or what is missing', () => {

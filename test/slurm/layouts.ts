@@ -59,3 +59,19 @@ export const SHAPED_NODES: Layout = {
     { name: 'b', groups: ['s2'], max_time: 500 },
   ],
 };
+
+/**
+ * Consumable memory (`memory_mb`) on nodes of several memory sizes: `x0` 2 nodes of 4 cores and 4,000 MB, `x1` 2 of 4 cores
+ * and 8,000 MB, `x2` 3 of 2 cores and 3,000 MB; `a` {x0, x1} (equal cores: exclusive jobs), `b` {x1, x2}.
+ */
+export const MEMORY_NODES: Layout = {
+  groups: [
+    { name: 'x0', count: 2, cores: 4, memory_mb: 4000 },
+    { name: 'x1', count: 2, cores: 4, memory_mb: 8000 },
+    { name: 'x2', count: 3, cores: 2, memory_mb: 3000 },
+  ],
+  partitions: [
+    { name: 'a', groups: ['x0', 'x1'] },
+    { name: 'b', groups: ['x1', 'x2'], max_time: 500 },
+  ],
+};

@@ -16,7 +16,7 @@ import { JobPhase } from '../../src/core/engine.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
-import { runSlurmPreset, slurmPresetRefusal } from '../../src/slurm/preset.js';
+import { runSlurmPreset, slurmPresetRefusal, slurmPresetRequest } from '../../src/slurm/preset.js';
 import { SlurmNodeSelection } from '../../src/scheduling/slurmSelect.js';
 import { ClusterSimulator } from '../../src/execution/simulator.js';
 import { platformFromNodeGroups } from '../../src/platform/views.js';
@@ -24,10 +24,10 @@ import { type Job, makeJob } from '../../src/workload/job.js';
 import { parseEngineConfig } from '../../src/scheduling/engineConfig.js';
 import { makeScheduler } from '../../src/scheduling/policyName.js';
 import { runSimulation } from '../../src/scheduling/run.js';
-import { type Layout, MULTI_CORE_NODES, SHAPED_NODES, WHOLE_NODES } from './layouts.js';
+import { type Layout, MEMORY_NODES, MULTI_CORE_NODES, SHAPED_NODES, WHOLE_NODES } from './layouts.js';
 import { partitionedWorkload, type Priority, slurmConfigOf } from './presetHarness.js';
 
-/** A row with the nodes the job ran on and the CPUs it held on each (first run). */
+/** A row with the nodes the job ran on and the CPUs it held on each (first run), and, with `memory`, the memory free on each of them once it started. */
 interface NodeRow {
   start: number;
   end: number;
@@ -35,17 +35,24 @@ interface NodeRow {
   periods: number[];
   nodes: number[];
   units: number[];
+  memFree?: number[];
 }
 
-function slurmNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[]): Map<number, NodeRow> {
+function slurmNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[], memory = false): Map<number, NodeRow> {
   const e = new SlurmEngine(new SlurmPlatform(layout), config);
   const nodes = new Map<number, number[][]>();
+  const memFree = new Map<number, number[]>();
   const out = new Map<number, NodeRow>();
   e.addListener({
     onStart: (eng, s) => {
       const id = eng.jobs.id[s]!;
       const a = eng.nodeMap!.held.get(s)!;
-      if (!nodes.has(id)) nodes.set(id, [[...a.nodes], [...a.units]]);
+      if (nodes.has(id)) return;
+      nodes.set(id, [[...a.nodes], [...a.units]]);
+      memFree.set(
+        id,
+        [...a.nodes].map((x) => eng.nodeMap!.memFree[x]!),
+      );
     },
   });
   e.onFinish((J, s) => {
@@ -57,6 +64,7 @@ function slurmNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: Slurm
       periods: refused ? [] : J.periods(s).flat(),
       nodes: nodes.get(J.id[s]!)?.[0] ?? [],
       units: nodes.get(J.id[s]!)?.[1] ?? [],
+      ...(memory ? { memFree: memFree.get(J.id[s]!) ?? [] } : {}),
     });
   });
   e.stream(jobs);
@@ -64,17 +72,23 @@ function slurmNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: Slurm
   return out;
 }
 
-function presetNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[]): Map<number, NodeRow> {
+function presetNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[], memory = false): Map<number, NodeRow> {
   const out = new Map<number, NodeRow>();
   const nodes = new Map<number, number[][]>();
+  const memFree = new Map<number, number[]>();
   runSlurmPreset(layout, jobs, config, [
     {
       onStart: (sim, rj) => {
         const id = Number(rj.job.id);
         // the cores it holds on each of its nodes
+        if (nodes.has(id)) return;
         const on = new Map<number, number>();
         for (const c of rj.cores) on.set(sim.platform.coreNode[c]!, (on.get(sim.platform.coreNode[c]!) ?? 0) + 1);
-        if (!nodes.has(id)) nodes.set(id, [[...rj.nodes], [...rj.nodes].map((x) => on.get(x)!)]);
+        nodes.set(id, [[...rj.nodes], [...rj.nodes].map((x) => on.get(x)!)]);
+        memFree.set(
+          id,
+          [...rj.nodes].map((x) => sim.nodeFreeMem[x]!),
+        );
       },
       onEnd: (_s, r) =>
         void out.set(Number(r.job.id), {
@@ -84,8 +98,18 @@ function presetNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: Slur
           periods: r.suspensions ? [...r.suspensions] : [],
           nodes: nodes.get(Number(r.job.id))?.[0] ?? [],
           units: nodes.get(Number(r.job.id))?.[1] ?? [],
+          ...(memory ? { memFree: memFree.get(Number(r.job.id)) ?? [] } : {}),
         }),
-      onReject: (_s, r) => void out.set(Number(r.job.id), { start: Number.NaN, end: Number.NaN, killed: true, periods: [], nodes: [], units: [] }),
+      onReject: (_s, r) =>
+        void out.set(Number(r.job.id), {
+          start: Number.NaN,
+          end: Number.NaN,
+          killed: true,
+          periods: [],
+          nodes: [],
+          units: [],
+          ...(memory ? { memFree: [] } : {}),
+        }),
     },
   ]);
   return out;
@@ -119,6 +143,47 @@ function shapedWorkload(seed: number, n: number): SlurmJobInput[] {
     const v = rng.next();
     const max = v < 1 / 3 ? 0 : v < 2 / 3 && cores <= min * perNode[part]! ? min : min + 1 + Math.floor(rng.uniform(0, 3));
     return { ...j, cores, shape: { minNodes: min, maxNodes: max, cpusPerTask: c } };
+  });
+}
+
+/**
+ * `nodeWorkload` on `MEMORY_NODES` with memory requests: three in ten `--mem` of 250-6,000 MB on each node, three
+ * in ten `--mem-per-cpu` of 250-3,000 MB (a third of both with `-N MIN`, at least or exactly), one in ten
+ * `--exclusive` on 1-2 whole nodes of `a` (the rest of `b`: `--mem`), the rest none. A memory request the nodes
+ * of its partition cannot hold even idle (the Slurm engine keeps it waiting for ever; the preset refuses it)
+ * is dropped and counted in `dropped`.
+ */
+function memoryWorkload(seed: number, n: number, fractional: boolean, dropped: { n: number }): SlurmJobInput[] {
+  const rng = derive(seed, 'preset-nodes/memory');
+  return nodeWorkload(seed, n, MEMORY_NODES, fractional).map((j) => {
+    const u = rng.next();
+    const part = j.partition ?? 0;
+    let shape: SlurmJobInput['shape'];
+    if (u < 0.3) shape = { memPerNode: 250 * (1 + Math.floor(rng.uniform(0, 24))) };
+    else if (u < 0.6) shape = { memPerCpu: 250 * (1 + Math.floor(rng.uniform(0, 12))) };
+    else if (u < 0.7) {
+      if (part === 1) shape = { memPerNode: 250 * (1 + Math.floor(rng.uniform(0, 24))) };
+      else {
+        const nodes = 1 + Math.floor(rng.uniform(0, 2));
+        return { ...j, cores: nodes * 4, shape: { whole: true, minNodes: nodes } };
+      }
+    } else return j;
+    if (rng.next() < 1 / 3) {
+      // (at least a core on each of its `min` nodes; exactly `min` only when they can hold its cores)
+      const min = 1 + Math.floor(rng.uniform(0, 2));
+      const cores = Math.max(j.cores, min);
+      shape = { ...shape, minNodes: min, maxNodes: rng.next() < 0.5 || cores > min * 2 ? 0 : min };
+      j = { ...j, cores };
+    }
+    const job = { ...j, shape };
+    try {
+      slurmPresetRequest(job, MEMORY_NODES);
+    } catch (e) {
+      if (!(e instanceof InputError) || !/cannot hold even idle/.test(e.message)) throw e;
+      dropped.n++;
+      return j;
+    }
+    return job;
   });
 }
 
@@ -305,6 +370,91 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     expect(held).toEqual([[4, 3, 3]]);
   });
 
+  it("with memory requests (--mem, --mem-per-cpu) on nodes of several memory sizes, under sched/builtin and Slurm 22.05's will-run pass, either job size factor: the same starts, ends, states, periods, nodes and free memory", () => {
+    let byNode = 0;
+    let byCpu = 0;
+    let waited = 0;
+    let backfilled = 0;
+    const dropped = { n: 0 };
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.constantFrom<Priority>('fifo', 'multifactor'),
+        fc.boolean(),
+        fc.boolean(),
+        fc.constantFrom(1, 10, 60),
+        fc.constantFrom<'cores' | 'slurm22'>('cores', 'slurm22'),
+        (seed, priority, backfill, fractional, resolution, jobSize) => {
+          const jobs = memoryWorkload(seed, 60, fractional, dropped);
+          const settings = { interval: 5, window: 3_600, resolution, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
+          const config: Partial<SlurmConfig> = { ...slurmConfigOf(priority, backfill ? settings : null), nodeSelect: true, bfWillRun: true };
+          // (Slurm 22.05's job size factor reads the select plugin's request: -N, else 1 node; an exclusive job's nodes as its CPUs)
+          config.priority = { ...config.priority!, jobSize, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
+          const a = slurmNodeRows(MEMORY_NODES, config, jobs, true);
+          const b = presetNodeRows(MEMORY_NODES, config, jobs, true);
+          expect(b.size).toBe(a.size);
+          for (const [id, r] of a) {
+            expect(b.get(id), `job ${id}`).toEqual(r);
+            const shape = jobs[id]!.shape;
+            if (Number.isNaN(r.start) || shape === undefined) continue;
+            if ((shape.memPerNode ?? 0) > 0) byNode++;
+            if ((shape.memPerCpu ?? 0) > 0) byCpu++;
+            if (shape.whole !== true && r.start > jobs[id]!.submit) {
+              waited++;
+              if (jobs.some((k) => k.id < id && k.partition === jobs[id]!.partition && a.get(k.id)!.start > r.start)) backfilled++;
+            }
+          }
+        },
+      ),
+      { numRuns: 40, seed: derive(7, 'preset-nodes/memory').int(1_000_000) },
+    );
+    // both kinds of request ran, waited and were backfilled; few requests had to be dropped
+    expect(byNode).toBeGreaterThan(300);
+    expect(byCpu).toBeGreaterThan(300);
+    expect(waited).toBeGreaterThan(200);
+    expect(backfilled).toBeGreaterThan(50);
+    expect(dropped.n).toBeLessThan(100);
+  });
+
+  it('memory requests, hand-computed: a job waits for the memory of a node whose cores are free', () => {
+    // one partition of 2 nodes of 4 cores: n0 4,000 MB, n1 8,000 MB; sched/builtin, FIFO, a pass at each event
+    const layout: Layout = {
+      groups: [
+        { name: 'small', count: 1, cores: 4, memory_mb: 4000 },
+        { name: 'large', count: 1, cores: 4, memory_mb: 8000 },
+      ],
+      partitions: [{ name: 'p', groups: ['small', 'large'] }],
+    };
+    const job = (id: number, submit: number, cores: number, runTime: number, shape: SlurmJobInput['shape']): SlurmJobInput => ({
+      id,
+      submit,
+      cores,
+      runTime,
+      timeLimit: 1000,
+      user: 0,
+      shape,
+    });
+    const jobs = [
+      // A: 1 core, --mem=5000 at 0: only n1 holds it (the shortest run that holds it: n1 alone) -> 0-100, n1 3,000 MB free
+      job(0, 0, 1, 100, { memPerNode: 5000 }),
+      // B: 2 cores, --mem-per-cpu=1500 (3,000 MB) at 1: n0 (the node of the fewest units that holds it) -> 1-51
+      job(1, 1, 2, 50, { memPerCpu: 1500 }),
+      // C: 1 core, --mem=3500 at 2: n0 has 2 cores but 1,000 MB free, n1 3 cores but 3,000 MB: waits for B's end -> 51-71
+      job(2, 2, 1, 20, { memPerNode: 3500 }),
+      // D: 2 cores, --mem-per-cpu=1000 at 3: behind C (FIFO, the partition blocked) -> 51, on n1 (C took n0's memory) -> 51-61
+      job(3, 3, 2, 10, { memPerCpu: 1000 }),
+    ];
+    const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', null), users: 1, nodeSelect: true, bfWillRun: true };
+    const want = new Map<number, NodeRow>([
+      [0, { start: 0, end: 100, killed: false, periods: [], nodes: [1], units: [1], memFree: [3000] }],
+      [1, { start: 1, end: 51, killed: false, periods: [], nodes: [0], units: [2], memFree: [1000] }],
+      [2, { start: 51, end: 71, killed: false, periods: [], nodes: [0], units: [1], memFree: [500] }],
+      [3, { start: 51, end: 61, killed: false, periods: [], nodes: [1], units: [2], memFree: [1000] }],
+    ]);
+    expect(slurmNodeRows(layout, config, jobs, true)).toEqual(want);
+    expect(presetNodeRows(layout, config, jobs, true)).toEqual(want);
+  });
+
   it('refuses what it does not model yet, naming it', () => {
     expect(slurmPresetRefusal({ nodeSelect: true, bfWillRun: true }, MULTI_CORE_NODES)).toBeNull();
     expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, MULTI_CORE_NODES)).toMatch(
@@ -334,8 +484,15 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
       () =>
         runSlurmPreset(layout, [j], { nodeSelect: true, backfill: false, users: 1 });
     expect(run({ ...job, shape: { whole: true } })).toThrow(/--exclusive on a partition of unequal nodes/);
-    expect(run({ ...job, shape: { memPerCpu: 100 } })).toThrow(InputError);
-    expect(run({ ...job, shape: { memPerNode: 100 } })).toThrow(/memory requests/);
+    const mem = { ...MEMORY_NODES, partitions: [{ name: 'a', groups: ['x0', 'x1'] }] };
+    expect(run({ ...job, shape: { memPerNode: 100, memPerCpu: 100 } }, mem)).toThrow(/--mem with --mem-per-cpu/);
+    // no node holds 9,000 MB, nor 3 CPUs of 3,000 MB: the Slurm engine would keep them waiting for ever
+    expect(run({ ...job, shape: { memPerNode: 9000 } }, mem)).toThrow(/--mem=9000\) that the nodes of its partition cannot hold even idle/);
+    expect(run({ ...job, cores: 3, shape: { memPerCpu: 3000, minNodes: 1, maxNodes: 1 } }, mem)).toThrow(/--mem-per-cpu=3000/);
+    const mixed = { groups: [...MEMORY_NODES.groups, { name: 'y', count: 1, cores: 4 }], partitions: [{ name: 'a', groups: ['x0', 'y'] }] };
+    expect(run({ ...job, shape: { memPerNode: 100 } }, mixed)).toThrow(/memory requests on a partition of groups with and without memory_mb/);
+    // memory not consumable (no memory_mb): the request is dropped, as the Slurm engine ignores it
+    expect(run({ ...job, shape: { memPerNode: 1e9 } })().summary.jobs_finished).toBe(1);
     expect(run({ ...job, cores: 8, shape: { whole: true, minNodes: 2, maxNodes: 3 } }, SHAPED_NODES)).toThrow(/node range/);
     expect(run({ ...job, cores: 5, shape: { minNodes: 2, cpusPerTask: 2 } }, SHAPED_NODES)).toThrow(/cores \(5\) that are not whole tasks of -c 2/);
     expect(run({ ...job, cores: 4, shape: { minNodes: 3, cpusPerTask: 2 } }, SHAPED_NODES)).toThrow(/more nodes \(-N 3\) than tasks \(2\)/);
@@ -359,6 +516,13 @@ describe('Slurm\'s main pass within: "nodes" through the engine configuration', 
     expect(run(makeJob({ ...base, partition: 'b', ntasks: 8, slurmRequest: { minNodes: 2, maxNodes: 3, cpusPerTask: 2 } }))).toThrow(/on 2-3 nodes, which/);
     expect(run(makeJob({ ...base, ntasks: 6, nodes: 2, ntasksPerNode: 3, slurmRequest: { exclusive: true, minNodes: 2 } }))).toThrow(
       /is exclusive but its shape is not 2 whole nodes/,
+    );
+    expect(run(makeJob({ ...base, ntasks: 8, nodes: 2, ntasksPerNode: 4, slurmRequest: { exclusive: true, minNodes: 2, memPerNode: 10 } }))).toThrow(
+      /is exclusive and asks for memory on each node \(--mem\)/,
+    );
+    // --mem above every node's memory (1024 GB here): never placeable
+    expect(run(makeJob({ ...base, ntasks: 2, slurmRequest: { memPerNode: 2e6 } }))).toThrow(
+      /asks for 2000000 MB on each of its nodes \(--mem\); the largest node of partition a has 1048576 MB/,
     );
     // whole 4-core nodes: placed, on two idle nodes, all their cores
     const started: number[][] = [];

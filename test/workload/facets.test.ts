@@ -51,11 +51,12 @@ describe('facets in native JSON', () => {
   it("Slurm's node request (slurm_request): read, checked and written back", () => {
     const [x, r] = parse([
       { id: 'x', subtime: 0, nodes: 2, ntasks_per_node: 4, runtime: 10, slurm_request: { exclusive: true, min_nodes: 2 } },
-      { id: 'r', subtime: 1, ntasks: 6, runtime: 10, slurm_request: { min_nodes: 2, max_nodes: 2, cpus_per_task: 1 } },
+      { id: 'r', subtime: 1, ntasks: 6, runtime: 10, slurm_request: { min_nodes: 2, max_nodes: 2, cpus_per_task: 1, mem_per_node: 1500 } },
     ]);
     expect(x!.slurmRequest).toEqual({ exclusive: true, minNodes: 2 });
     expect([x!.nodes, x!.ntasks]).toEqual([2, 8]);
-    expect(r!.slurmRequest).toEqual({ minNodes: 2, maxNodes: 2, cpusPerTask: 1 });
+    expect(r!.slurmRequest).toEqual({ minNodes: 2, maxNodes: 2, cpusPerTask: 1, memPerNode: 1500 });
+    expect(() => parse([{ id: 'm', subtime: 0, ntasks: 2, runtime: 1, slurm_request: { mem_per_node: 0 } }])).toThrow(/slurm_request\.mem_per_node/);
     expect(() => parse([{ id: 'b', subtime: 0, ntasks: 2, runtime: 1, slurm_request: { min_nodes: 3, max_nodes: 2 } }])).toThrow(
       /slurm_request: expected max_nodes >= min_nodes/,
     );
