@@ -289,8 +289,8 @@ export class BucketProfile {
         const e = hi < to ? hi : to;
         let min = this.blockMin[b]!;
         for (let k = lo > from ? lo : from; k < e; k++) {
-          const y = (v[k]! -= x);
-          if (y < min) min = y;
+          v[k]! -= x;
+          if (v[k]! < min) min = v[k]!;
         }
         // (units taken only lower values: the block's minimum is the least of the old one and the new values,
         // and its old maximum still bounds it from above, which is all `firstAtLeast` needs)
