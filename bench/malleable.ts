@@ -15,9 +15,8 @@
  * and `baseline` holds the baseline's figures, `ratio` this build's CPU time over the baseline's (below 1:
  * faster), and `same_results` whether both gave the same simulations, `reproduce dmr` tables and episodes.
  */
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { quantileOf } from '../src/core/statistics.js';
+import { buildModule, cpuSeconds } from './builds.js';
 
 const median = (v: number[]): number => quantileOf(v, 0.5);
 
@@ -30,7 +29,7 @@ interface Subject {
 }
 
 async function load(dist: string | null): Promise<Subject> {
-  const at = (p: string) => (dist === null ? new URL(`../${p}`, import.meta.url).href : pathToFileURL(join(dist, p)).href);
+  const at = (p: string) => buildModule(dist, p);
   return {
     malleable: await import(at('src/malleable/index.js')),
     env: await import(at('envs/malleable/index.js')),
@@ -39,11 +38,7 @@ async function load(dist: string | null): Promise<Subject> {
   };
 }
 
-/** CPU time (s) of the process so far. */
-function cpu(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-}
+const cpu = cpuSeconds;
 
 /** Runs `f`; its CPU and wall seconds and its result. */
 function timed<T>(f: () => T): { cpu: number; wall: number; value: T } {

@@ -10,9 +10,9 @@
  * the process's (`maxRSS`): run the section alone for a figure of its own
  * (`npm run bench -- slurm`, or `npm run build && node dist/bench/slurm.js [jobs]`).
  */
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { quantileOf } from '../src/core/statistics.js';
+import { buildModule, cpuSeconds } from './builds.js';
 import { runRaijinExperiment } from '../src/slurm/experiment.js';
 import { RAIJIN_PLATFORM, SlurmPlatform } from '../src/slurm/platform.js';
 import { replay, runworkload } from '../src/slurm/replay.js';
@@ -79,7 +79,7 @@ interface SlurmSubject {
 }
 
 async function loadSlurm(dist: string | null): Promise<SlurmSubject> {
-  const at = (p: string) => (dist === null ? new URL(`../${p}`, import.meta.url).href : pathToFileURL(join(dist, p)).href);
+  const at = (p: string) => buildModule(dist, p);
   return {
     platform: await import(at('src/slurm/platform.js')),
     engine: await import(at('src/slurm/engine.js')),
@@ -87,11 +87,7 @@ async function loadSlurm(dist: string | null): Promise<SlurmSubject> {
   };
 }
 
-/** CPU time (s) of the process so far (steady on a loaded machine, where wall time is not). */
-function cpu(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-}
+const cpu = cpuSeconds;
 
 const median = (v: number[]): number => quantileOf(v, 0.5);
 
