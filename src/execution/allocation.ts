@@ -31,7 +31,7 @@ import { coversAllNodes, partitionRefusal } from '../platform/partitions.js';
 import type { Platform } from '../platform/platform.js';
 import { processorPower } from '../platform/power.js';
 import { jobGpus } from '../workload/gpuRequest.js';
-import { nodeMemOf, nodeTaskShare, perNodeCores, taskMem, type Job } from '../workload/job.js';
+import { holdsNodeMemory, nodeMemOf, nodeTaskShare, perNodeCores, taskMem, type Job } from '../workload/job.js';
 import type { Capacity } from './capacity.js';
 import { NodeFreeTree } from './nodeFreeTree.js';
 import type { RunningTask } from './running.js';
@@ -313,8 +313,7 @@ export class Allocation implements Capacity {
       this.scratchCount[n]!++;
       this.scratchMem[n]! += taskMem(job, t);
     }
-    const r = job.slurmRequest;
-    if (r !== undefined && (r.exclusive === true || r.memPerNode !== undefined))
+    if (holdsNodeMemory(job))
       for (let i = 0; i < nt; i++) {
         const n = this.scratchNodes[i]!;
         this.scratchMem[n] = nodeMemOf(job, 0, 1, this.platform.nodeMemoryMb[n]!);

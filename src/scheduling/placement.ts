@@ -25,7 +25,7 @@
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { NodeFreeTree } from '../execution/nodeFreeTree.js';
-import { nodeMemOf, nodeTaskShare, perNodeCores, taskMem, type Job } from '../workload/job.js';
+import { holdsNodeMemory, nodeMemOf, nodeTaskShare, perNodeCores, taskMem, type Job } from '../workload/job.js';
 
 /** How a `seq` job picks its node among those that fit. */
 export type NodeFit = 'first_fit' | 'best_fit';
@@ -106,12 +106,6 @@ export class ListOrder implements NodeOrder {
 
 /** Takes `k` free cores of `node` into `out` at `at`; returns how many it took. */
 export type CoreTaker = (sim: ClusterSimulator, node: number, k: number, out: Int32Array, at: number) => number;
-
-/** Whether `job` holds memory by the node, not by the task (Slurm's exclusive or `--mem` request: `nodeMemOf`). */
-function holdsNodeMem(job: Job): boolean {
-  const r = job.slurmRequest;
-  return r !== undefined && (r.exclusive === true || r.memPerNode !== undefined);
-}
 
 /** Free memory needed on `node` for tasks [from, from + k) of `job` (`nodeMemOf`: Slurm's `--mem` on each node, else its tasks'). */
 export function memFor(sim: ClusterSimulator, node: number, job: Job, from: number, k: number): number {
@@ -206,7 +200,7 @@ export function placeInOrder(
     let k = Math.min(usableCores(sim, node, limit), n - placed);
     if (sim.enforceMemory && k > 0) {
       const room = usableMem(sim, node, limit) + 1e-9;
-      if (holdsNodeMem(job)) {
+      if (holdsNodeMemory(job)) {
         if (memFor(sim, node, job, placed, 1) > room) k = 0;
       } else if (!job.tasks) {
         if (job.mem > 0) k = Math.min(k, Math.floor(room / job.mem));
@@ -220,7 +214,7 @@ export function placeInOrder(
 
 /** Memory (MB) of the tasks an exact-shape job deals to its `i`-th node (tasks `i`, `i + nodes`, ...). */
 export function memForShare(sim: ClusterSimulator, node: number, job: Job, i: number): number {
-  if (holdsNodeMem(job)) return nodeMemOf(job, i, 1, sim.platform.nodeMemoryMb[node]!);
+  if (holdsNodeMemory(job)) return nodeMemOf(job, i, 1, sim.platform.nodeMemoryMb[node]!);
   if (!job.tasks) return job.mem * nodeTaskShare(job, i);
   let m = 0;
   for (let t = i; t < job.ntasks; t += job.nodes) m += taskMem(job, t);

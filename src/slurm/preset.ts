@@ -53,7 +53,7 @@ import { inBackfillPass } from '../scheduling/slurmBackfill.js';
 import type { SlurmConfig, SlurmJobInput } from './config.js';
 import { DEFAULT_SLURM, hashUnit } from './config.js';
 import type { SlurmPlatformSpec } from './platform.js';
-import { evalNodes, type NodeShape, nodeRequestOf, usableUnits } from '../scheduling/nodeSelection.js';
+import { neverPlaced, type NodeShape, nodeRequestOf, usableUnits } from '../scheduling/nodeSelection.js';
 
 /** Why the one engine cannot run the Slurm configuration `config` as the Slurm engine does (the settings named), or null. */
 export function slurmPresetRefusal(config: Partial<SlurmConfig>, platform?: SlurmPlatformSpec): string | null {
@@ -315,7 +315,7 @@ function presetMemory(
     const req = nodeRequestOf(j.cores, false, { ...shape, whole: false });
     const avail: number[] = [];
     for (const g of gs) for (let x = 0; x < g.count; x++) avail.push(usableUnits(req, g.cores, g.cores, g.memory_mb!, true, 0));
-    fits = evalNodes(Int32Array.from(avail), req) !== null;
+    fits = neverPlaced(Int32Array.from(avail), req) === null;
     seen.set(key, fits);
   }
   if (!fits)

@@ -181,17 +181,19 @@ export function jobMemory(job: Job): number {
   return m;
 }
 
+/** Whether `job` holds memory by the node, whatever its tasks there (Slurm's `--exclusive` or `--mem`: `nodeMemOf`). */
+export function holdsNodeMemory(job: Job): boolean {
+  const r = job.slurmRequest;
+  return r !== undefined && (r.exclusive === true || r.memPerNode !== undefined);
+}
+
 /**
  * Memory (MB) `job` holds on a node of `nodeMemory` MB where it runs its tasks `[from, from + k)`: as Slurm's
  * select plugin holds it, the whole node's for an exclusive request (`slurmRequest.exclusive`), its `--mem`
  * (`slurmRequest.memPerNode`) on each of its nodes; else the memory of those tasks.
  */
 export function nodeMemOf(job: Job, from: number, k: number, nodeMemory: number): number {
-  const r = job.slurmRequest;
-  if (r !== undefined && k > 0) {
-    if (r.exclusive === true) return nodeMemory;
-    if (r.memPerNode !== undefined) return r.memPerNode;
-  }
+  if (k > 0 && holdsNodeMemory(job)) return job.slurmRequest!.exclusive === true ? nodeMemory : job.slurmRequest!.memPerNode!;
   if (!job.tasks) return job.mem * k;
   let m = 0;
   for (let t = from; t < from + k; t++) m += job.tasks[t]!.mem;
