@@ -24,6 +24,7 @@
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { Job } from '../workload/job.js';
+import { TombstoneMap } from '../core/tombstoneMap.js';
 import type { Partition } from '../platform/partitions.js';
 import type { Platform } from '../platform/platform.js';
 import type { JobSelection } from './selection.js';
@@ -148,8 +149,8 @@ export class MultifactorSelection implements JobSelection {
   private totalCores = 1;
   private maxQos = 1;
   private maxPartitionFactor = 1;
-  /** Priority of each waiting job, computed at the last tick (or on its arrival). */
-  private readonly priority = new Map<Job, number>();
+  /** Priority of each waiting job, computed at the last tick (or on its arrival); a started job's goes. */
+  private readonly priority = new TombstoneMap<Job, number>();
   /** The partition `partitionOf` found last (of the attached engine's platform). */
   private lastPartition: Partition | undefined = undefined;
   /** Ticks so far (the order's epoch). */
@@ -197,6 +198,7 @@ export class MultifactorSelection implements JobSelection {
         // (the ticks due first, as for any change of holdings: a user first known here joins after them)
         this.advance(s.now);
         const u = this.userOf(rj.job.user ?? '');
+        this.priority.delete(rj.job);
         held[rj.slot] = rj.cores.length;
         suspendedHeld[rj.slot] = 0;
         userAt[rj.slot] = u;
@@ -227,6 +229,9 @@ export class MultifactorSelection implements JobSelection {
           this.advance(s.now);
           this.hold(s, this.userOf(rec.job.user ?? ''), -rec.cores.length);
         }
+      },
+      onReject: (_s, rec) => {
+        this.priority.delete(rec.job);
       },
       // a preempted job back in the queue accrues nothing until it starts again; its priority is set anew
       // then (its age from its submission), as Slurm sets a requeued job's
@@ -261,7 +266,7 @@ export class MultifactorSelection implements JobSelection {
       this.usage.tick(this.nextTick, L, this.config.calcPeriod, this.config.decayHalfLife);
       // every waiting job's priority is recomputed at the tick, and holds until the next one
       const tick = this.nextTick;
-      this.priority.clear();
+      // (the map holds the waiting jobs alone, `onStart`, `onReject`: their values are written over)
       for (const job of this.sim!.queue.toArray()) this.priority.set(job, this.compute(job, tick));
       this.nextTick = this.tickAfter(tick);
       this.ticks++;

@@ -26,6 +26,7 @@
  * examined job's for conservative), e.g. to check that a head never starts later than its reservation.
  */
 import { derive, type Rng } from '../core/rng.js';
+import { TombstoneMap } from '../core/tombstoneMap.js';
 import type { ClusterSimulator, JobRecord, RunningJob, SimulationListener } from '../execution/simulator.js';
 import type { Job } from '../workload/job.js';
 import type { WaitingQueue } from '../execution/waitingQueue.js';
@@ -145,7 +146,7 @@ interface KeyedJob {
  */
 class StaticOrder implements QueueOrder, SimulationListener {
   private readonly list = new SortedList<KeyedJob>(byKey);
-  private readonly entries = new Map<Job, KeyedJob>();
+  private readonly entries = new TombstoneMap<Job, KeyedJob>();
   private seq = 0;
   /** `epoch` selections: the epoch of the keys, and the jobs not keyed yet. */
   private epoch = Number.NaN;
@@ -168,6 +169,8 @@ class StaticOrder implements QueueOrder, SimulationListener {
     for (const j of sim.waiting) this.onSubmit(sim, j);
   }
   onSubmit(sim: ClusterSimulator, job: Job, seq = this.seq++): void {
+    // (an order made during a submission's listeners holds that job already, `constructor`, and then hears of it)
+    if (this.entries.has(job)) return;
     // (an arriving job is the last in the queue)
     const q = sim.queue;
     const e = { key: 0, seq, job, position: q.at(q.end - 1) === job ? q.end - 1 : -1, generation: q.generation };
@@ -210,7 +213,10 @@ class StaticOrder implements QueueOrder, SimulationListener {
     const ep = this.selection.epoch!(sim.now);
     if (ep !== this.epoch) {
       this.epoch = ep;
-      const es = [...this.entries.values()];
+      // the waiting jobs in the last epoch's order, then the ones not keyed yet: the new keys mostly keep
+      // that order (age grows alike for all), which the sort's runs take in near-linear time
+      const es = this.list.toArray();
+      for (const e of this.fresh) es.push(e);
       for (const e of es) e.key = this.selection.key(e.job, sim.now, sim.timeOrigin);
       es.sort(byKey);
       this.list.load(es);
