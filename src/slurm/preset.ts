@@ -203,11 +203,11 @@ export function slurmPresetJobs(partitions: readonly string[], config: Partial<S
       gpus: gpus > 0 ? { count: gpus, perNode: false as const, type: j.gpuType, weight: 1 } : undefined,
       slurmRequest: request?.slurmRequest,
     };
-    if (request === null) return makeDelayJob(String(j.id), j.submit, j.cores, j.runTime, j.timeLimit, facets);
+    if (request === null) return makeDelayJob(j.id, j.submit, j.cores, j.runTime, j.timeLimit, facets);
     // --mem-per-cpu: the memory of each task (a task one core), which the core capacity holds
     if (request.memPerCpu > 0)
       return makeJob({ id: String(j.id), subtime: j.submit, ntasks: j.cores, runtime: j.runTime, reqTime: j.timeLimit, mem: request.memPerCpu, ...facets });
-    if (request.nodes === 0) return makeDelayJob(String(j.id), j.submit, j.cores, j.runTime, j.timeLimit, facets);
+    if (request.nodes === 0) return makeDelayJob(j.id, j.submit, j.cores, j.runTime, j.timeLimit, facets);
     // an exclusive job: its whole nodes as its shape
     return makeJob({
       id: String(j.id),

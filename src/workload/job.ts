@@ -265,9 +265,12 @@ export interface DelayJobFacets {
  * `DelayJob`, whose fields shared by every such job live on its prototype, so that a job is its twelve
  * own fields (a run of millions of jobs, the Slurm preset's, allocates a small object per job rather than
  * `makeJob`'s full literal, and every job made here has one shape). Copy it with `withSubtime` (a spread,
- * `{...job}`, would drop the shared fields).
+ * `{...job}`, would drop the shared fields). A numeric `id` is kept as the number and its string made when
+ * it is read (`job.id`): a run reads a job's id at most at its end, and a million ids as strings that live as
+ * long as their jobs were a fifth of what the preset's Raijin replay left for the young-generation collector
+ * to copy.
  */
-export function makeDelayJob(id: string, subtime: number, ntasks: number, runtime: number, reqTime: number, facets: DelayJobFacets): Job {
+export function makeDelayJob(id: string | number, subtime: number, ntasks: number, runtime: number, reqTime: number, facets: DelayJobFacets): Job {
   return new DelayJob(id, subtime, ntasks, runtime, reqTime, facets);
 }
 
@@ -318,7 +321,8 @@ class DelayJob extends PrototypeJob implements Job {
   readonly gpus: GpuRequest | undefined;
   readonly slurmRequest: SlurmRequest | undefined;
   constructor(
-    readonly id: string,
+    /** Its id, as given (`makeDelayJob`). */
+    private readonly given: string | number,
     readonly subtime: number,
     readonly ntasks: number,
     readonly runtime: number,
@@ -333,6 +337,11 @@ class DelayJob extends PrototypeJob implements Job {
     this.epilogPass = facets.epilogPass;
     this.gpus = facets.gpus;
     this.slurmRequest = facets.slurmRequest;
+  }
+  /** Its id (a numeric one made a string now). */
+  get id(): string {
+    const v = this.given;
+    return typeof v === 'string' ? v : String(v);
   }
   /** Where it comes from: its id. */
   get source(): string {
