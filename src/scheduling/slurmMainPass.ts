@@ -81,7 +81,9 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
   ) {
     if (!(Number.isInteger(queueDepth) && queueDepth >= 1)) throw new RangeError(`slurm main pass: queue depth must be an integer >= 1, found ${queueDepth}`);
     if (preempt && within === 'partition')
-      throw new RangeError('slurm main pass: preemption within the walk needs within: "group" or "nodes" (jobs within one node group, or placed by the select plugin)');
+      throw new RangeError(
+        'slurm main pass: preemption within the walk needs within: "group" or "nodes" (jobs within one node group, or placed by the select plugin)',
+      );
     if (policy.backfill !== 'none')
       throw new RangeError(`slurm main pass: ${policy.name} backfills; Slurm's backfill is a scheduler of its own (pass_clock.slurm.backfill)`);
     this.select = within === 'nodes' ? new SlurmNodeSelection() : null;

@@ -159,7 +159,12 @@ export interface NodeRowOptions {
 }
 
 /** Every job's `NodeRow` of the Slurm engine's run of `jobs` on `layout` under `config` (with `nodeSelect`). */
-export function slurmNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[], options: NodeRowOptions | boolean = {}): Map<number, NodeRow> {
+export function slurmNodeRows(
+  layout: Layout,
+  config: Partial<SlurmConfig>,
+  jobs: SlurmJobInput[],
+  options: NodeRowOptions | boolean = {},
+): Map<number, NodeRow> {
   const { memory = false, runs = false } = typeof options === 'boolean' ? { memory: options } : options;
   const e = new SlurmEngine(new SlurmPlatform(layout), config);
   const nodes = new Map<number, number[][]>();
@@ -206,7 +211,12 @@ export function slurmNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs
 }
 
 /** Every job's `NodeRow` of the one engine's run of `jobs` through the Slurm preset (`slurmNodeRows`' counterpart). */
-export function presetNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[], options: NodeRowOptions | boolean = {}): Map<number, NodeRow> {
+export function presetNodeRows(
+  layout: Layout,
+  config: Partial<SlurmConfig>,
+  jobs: SlurmJobInput[],
+  options: NodeRowOptions | boolean = {},
+): Map<number, NodeRow> {
   const { memory = false, runs = false } = typeof options === 'boolean' ? { memory: options } : options;
   const out = new Map<number, NodeRow>();
   const nodes = new Map<number, number[][]>();
