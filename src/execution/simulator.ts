@@ -56,7 +56,8 @@
  * a suspended job makes no progress and its end, walltime kill (the time limit counts run time only) and
  * next operator event wait; they move by the time it was suspended. Holding its cores (`Suspended`) they
  * stay its own and draw idle power; without them (`Preempted`) it resumes on the same cores as soon as
- * they are all free, before the next pass. A job's `operatorEvents` suspend it (holding its cores) `after`
+ * they are all free, before the next pass (or, waiting for a pass, when a pass resumes it: on them, or
+ * where the pass's placement puts it then, `suspend`'s `resumeWhere`). A job's `operatorEvents` suspend it (holding its cores) `after`
  * seconds of run for `duration` seconds. Its record lists its `(suspend, resume)` periods.
  *
  * GPUs (DESIGN §16): a job with a `gpus` facet starts with its GPU ids beside its cores
