@@ -35,6 +35,15 @@ export interface SuspensionHost {
  */
 export type ResumePlacement = (job: Job) => Int32Array | null;
 
+/**
+ * Whether running job `rj` can resume on another placement than its own (`Suspensions.suspend`'s `resumeWhere`):
+ * a rigid job of one end event (no tasks of its own, no progress model) without GPUs, whose placement is
+ * nothing but its cores.
+ */
+export function movableOnResume(rj: RunningJob): boolean {
+  return rj.tasks === null && rj.model === null && rj.gpus.length === 0;
+}
+
 /** What the engine hands its suspensions of its own: its event loop, its "resources were freed" mark, its listeners. */
 export interface SuspensionBridge {
   readonly events: EventLoop<EventPayload>;
@@ -69,8 +78,8 @@ export class Suspensions {
    * `JobPhase.Preempted`) it gives them up, and the engine resumes it on the same cores as soon as they
    * are all free again, before the next scheduling pass; with `resumeByPass`, at the next pass that finds
    * them free (`resumePreempted(true)`), or, with `resumeWhere` too, at the next pass where `resumeWhere`
-   * places it (then on that placement: other cores, maybe other nodes; a rigid job of one end event without
-   * GPUs only, whose placement is nothing but its cores). A job's GPUs go with its cores: held, they draw
+   * places it (then on that placement: other cores, maybe other nodes; a job `movableOnResume` only). A job's
+   * GPUs go with its cores: held, they draw
    * their idle power; given up, the job resumes when its cores and its GPUs are all free. Not part of the
    * irmasim semantics; refused for a job whose progress model cannot suspend or whose reconfiguration
    * point awaits its decision.
@@ -83,7 +92,7 @@ export class Suspensions {
     if (this.sim.pendingPoint === rj) throw new Error(`job ${rj.job.id}: its reconfiguration point awaits a decision`);
     if (!hold && rj.gpus.length > 0 && rj.job.type === 'seq' && rj.tasks !== null)
       throw new Error(`job ${rj.job.id}: a sequential job with GPUs gives its cores back one task at a time; suspending it without its cores is not modelled`);
-    if (resumeWhere !== null && (hold || !resumeByPass || rj.tasks !== null || rj.model !== null || rj.gpus.length > 0))
+    if (resumeWhere !== null && (hold || !resumeByPass || !movableOnResume(rj)))
       throw new Error(
         `job ${rj.job.id}: only a job suspended without its cores to wait for a pass, of one end event (no tasks, no progress model) and without GPUs, resumes on another placement`,
       );

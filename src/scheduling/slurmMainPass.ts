@@ -40,7 +40,7 @@
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { RunningJob } from '../execution/running.js';
 import type { StartOptions } from '../execution/simulatorOptions.js';
-import type { ResumePlacement } from '../execution/suspension.js';
+import { movableOnResume, type ResumePlacement } from '../execution/suspension.js';
 import type { Job } from '../workload/job.js';
 import { lastRun } from './preemption.js';
 import type { NodeFit, ResourcePolicy } from './placement.js';
@@ -243,19 +243,20 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
   private preemptOne(sim: ClusterSimulator, groups: SlurmGroups, rj: RunningJob): void {
     const mode = sim.platform.partitions[groups.partitionOf(rj.job)]!.preemptMode;
     this.onPreempt?.(sim, nextEventAt(sim, rj));
-    if (mode === 'suspend') sim.suspend(rj, false, true, this.resumeWhere(sim));
+    if (mode === 'suspend') sim.suspend(rj, false, true, this.resumeWhere(sim, rj));
     else if (mode === 'requeue') sim.preempt(rj);
     else sim.kill(rj);
     this.preempted++;
   }
 
   /**
-   * Where a job preempted by suspension resumes: under `within: "nodes"` where the select plugin places it
-   * then (on any node of its partition, as the Slurm engine's `fitNow` does), else on its own cores (null).
+   * Where job `rj`, preempted by suspension, resumes: under `within: "nodes"` where the select plugin places it
+   * then (on any node of its partition, as the Slurm engine's `fitNow` does), else on its own cores (null; also
+   * a job that cannot move, `movableOnResume`: tasks of its own or a progress model, which no Slurm job has).
    */
-  private resumeWhere(sim: ClusterSimulator): ResumePlacement | null {
+  private resumeWhere(sim: ClusterSimulator, rj: RunningJob): ResumePlacement | null {
     const select = this.select;
-    if (select === null) return null;
+    if (select === null || !movableOnResume(rj)) return null;
     const fit = this.policy.fit;
     return (job) => select.place(sim, job, fit);
   }
