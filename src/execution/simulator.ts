@@ -56,7 +56,8 @@
  * a suspended job makes no progress and its end, walltime kill (the time limit counts run time only) and
  * next operator event wait; they move by the time it was suspended. Holding its cores (`Suspended`) they
  * stay its own and draw idle power; without them (`Preempted`) it resumes on the same cores as soon as
- * they are all free, before the next pass. A job's `operatorEvents` suspend it (holding its cores) `after`
+ * they are all free, before the next pass (or, waiting for a pass, when a pass resumes it: on them, or
+ * where the pass's placement puts it then, `suspend`'s `resumeWhere`). A job's `operatorEvents` suspend it (holding its cores) `after`
  * seconds of run for `duration` seconds. Its record lists its `(suspend, resume)` periods.
  *
  * GPUs (DESIGN §16): a job with a `gpus` facet starts with its GPU ids beside its cores
@@ -89,7 +90,7 @@ import { CountedCores } from './countedCores.js';
 import { HostVectors } from './hostVectors.js';
 import type { NodeFreeTree } from './nodeFreeTree.js';
 import { PassRequests } from './passRequests.js';
-import { Suspensions } from './suspension.js';
+import { type ResumePlacement, Suspensions } from './suspension.js';
 import { TaskProgress } from './progress.js';
 import {
   KIND_JOB,
@@ -838,13 +839,17 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * Suspends a running job now (module comment, "Suspension"; `Suspensions.suspend`): with `hold` it keeps
    * its cores (`Suspended`), without it gives them up (`Preempted`) and resumes on them before the next
    * pass once they are free; or, `resumeByPass`, when a pass resumes it (`resumeAtPass`: Slurm's main
-   * scheduler resumes preempted jobs at its start).
+   * scheduler resumes preempted jobs at its start), on its cores or, given `resumeWhere`, where that
+   * placement puts it then (Slurm's select plugin under whole-node allocation).
    */
-  suspend(rj: RunningJob, hold = true, resumeByPass = false): void {
-    this.suspensions.suspend(rj, hold, resumeByPass);
+  suspend(rj: RunningJob, hold = true, resumeByPass = false, resumeWhere: ResumePlacement | null = null): void {
+    this.suspensions.suspend(rj, hold, resumeByPass, resumeWhere);
   }
 
-  /** Resumes the jobs suspended to wait for a pass (`suspend(rj, false, true)`) whose cores are free now, in the order they were suspended. */
+  /**
+   * Resumes the jobs suspended to wait for a pass (`suspend(rj, false, true)`) whose cores are free now (or
+   * that their `resumeWhere` places now), in the order they were suspended.
+   */
   resumeAtPass(): void {
     if (this.suspensions.waiting) this.suspensions.resumePreempted(true);
   }

@@ -3,8 +3,11 @@
  * `operatorEvents`; the engine's module comment, "Suspension"; the rules in docs/model.md): a suspended
  * job makes no progress and its end, walltime kill and next operator event wait; holding its cores
  * (`Suspended`) they draw idle power, without them (`Preempted`) it resumes on the same cores as soon as
- * they are all free, before the next pass. The engine hands over its event loop, its freed mark and its
- * listeners' calls (`SuspensionBridge`); everything else is its public state (`SuspensionHost`).
+ * they are all free, before the next pass; or, waiting for a pass (`resumeByPass`: Slurm's main scheduler), on
+ * the same cores, or where a placement of the pass's finds room for it then (`ResumePlacement`: Slurm's select
+ * plugin under whole-node allocation, which gives a resumed job the nodes it would give it now). The engine hands
+ * over its event loop, its freed mark and its listeners' calls (`SuspensionBridge`); everything else is its
+ * public state (`SuspensionHost`).
  */
 import { JobPhase } from '../core/engine.js';
 import type { EventLoop } from '../core/eventLoop.js';
@@ -26,6 +29,21 @@ export interface SuspensionHost {
   readonly capacity: Capacity;
 }
 
+/**
+ * Where a pass resumes a job suspended without its cores (`Suspensions.suspend`'s `resumeWhere`): its placement
+ * found now (task `t` on `placement[t]`, a valid placement on the free units), or null to leave it waiting.
+ */
+export type ResumePlacement = (job: Job) => Int32Array | null;
+
+/**
+ * Whether running job `rj` can resume on another placement than its own (`Suspensions.suspend`'s `resumeWhere`):
+ * a rigid job of one end event (no tasks of its own, no progress model) without GPUs, whose placement is
+ * nothing but its cores.
+ */
+export function movableOnResume(rj: RunningJob): boolean {
+  return rj.tasks === null && rj.model === null && rj.gpus.length === 0;
+}
+
 /** What the engine hands its suspensions of its own: its event loop, its "resources were freed" mark, its listeners. */
 export interface SuspensionBridge {
   readonly events: EventLoop<EventPayload>;
@@ -40,6 +58,8 @@ export class Suspensions {
   private readonly preempted: RunningJob[] = [];
   /** Running jobs suspended now (holding their cores or not). */
   count = 0;
+  /** Jobs waiting for a pass that resume where a placement puts them then, not on their own cores (`suspend`'s `resumeWhere`). */
+  private readonly resumeWhere = new Map<RunningJob, ResumePlacement>();
 
   constructor(
     private readonly sim: SuspensionHost,
@@ -56,12 +76,15 @@ export class Suspensions {
    * walltime and next operator events wait), and with `hold` (an operator's `scontrol suspend`,
    * `JobPhase.Suspended`) it keeps its cores, which draw idle power; without (`PreemptMode=SUSPEND`,
    * `JobPhase.Preempted`) it gives them up, and the engine resumes it on the same cores as soon as they
-   * are all free again, before the next scheduling pass. A job's GPUs go with its cores: held, they draw
+   * are all free again, before the next scheduling pass; with `resumeByPass`, at the next pass that finds
+   * them free (`resumePreempted(true)`), or, with `resumeWhere` too, at the next pass where `resumeWhere`
+   * places it (then on that placement: other cores, maybe other nodes; a job `movableOnResume` only). A job's
+   * GPUs go with its cores: held, they draw
    * their idle power; given up, the job resumes when its cores and its GPUs are all free. Not part of the
    * irmasim semantics; refused for a job whose progress model cannot suspend or whose reconfiguration
    * point awaits its decision.
    */
-  suspend(rj: RunningJob, hold = true, resumeByPass = false): void {
+  suspend(rj: RunningJob, hold = true, resumeByPass = false, resumeWhere: ResumePlacement | null = null): void {
     if (rj.ended) throw new Error(`job ${rj.job.id} is not running`);
     if (rj.suspendedAt === rj.suspendedAt) throw new Error(`job ${rj.job.id} is suspended already`);
     if (this.sim.semantics === 'irmasim') throw new Error('suspension is not part of the irmasim semantics');
@@ -69,6 +92,10 @@ export class Suspensions {
     if (this.sim.pendingPoint === rj) throw new Error(`job ${rj.job.id}: its reconfiguration point awaits a decision`);
     if (!hold && rj.gpus.length > 0 && rj.job.type === 'seq' && rj.tasks !== null)
       throw new Error(`job ${rj.job.id}: a sequential job with GPUs gives its cores back one task at a time; suspending it without its cores is not modelled`);
+    if (resumeWhere !== null && (hold || !resumeByPass || !movableOnResume(rj)))
+      throw new Error(
+        `job ${rj.job.id}: only a job suspended without its cores to wait for a pass, of one end event (no tasks, no progress model) and without GPUs, resumes on another placement`,
+      );
     const now = this.sim.now;
     rj.suspendedAt = now;
     rj.holding = hold;
@@ -100,6 +127,7 @@ export class Suspensions {
     } else {
       this.giveUp(rj);
       this.preempted.push(rj);
+      if (resumeWhere !== null) this.resumeWhere.set(rj, resumeWhere);
       this.bridge.markFreed();
     }
     this.count++;
@@ -118,6 +146,7 @@ export class Suspensions {
       if (!this.canRetake(rj)) throw new Error(`job ${rj.job.id}: its cores or GPUs are not all free`);
       this.retake(rj);
       this.preempted.splice(this.preempted.indexOf(rj), 1);
+      if (this.resumeWhere.size > 0) this.resumeWhere.delete(rj);
       rj.holding = true;
       rj.resumeByPass = false;
     } else this.unpause(rj);
@@ -226,7 +255,10 @@ export class Suspensions {
     if (rj.suspendedAt !== rj.suspendedAt) return;
     this.count--;
     if (rj.holding) this.unpause(rj);
-    else this.preempted.splice(this.preempted.indexOf(rj), 1);
+    else {
+      this.preempted.splice(this.preempted.indexOf(rj), 1);
+      if (this.resumeWhere.size > 0) this.resumeWhere.delete(rj);
+    }
     rj.suspendedAt = Number.NaN;
   }
 
@@ -248,14 +280,37 @@ export class Suspensions {
   /**
    * Resumes the preempted jobs whose cores are free again, in the order they were suspended: those that
    * resume as soon as their cores are free, or (`byPass`) those that wait for a pass (Slurm's main scheduler
-   * resumes them first, `ClusterSimulator.resumeAtPass`).
+   * resumes them first, `ClusterSimulator.resumeAtPass`), each on its own cores or where its `resumeWhere`
+   * places it now (the jobs resumed before it in this walk hold theirs already).
    */
   resumePreempted(byPass = false): void {
     for (let i = 0; i < this.preempted.length; ) {
       const rj = this.preempted[i]!;
-      if (rj.resumeByPass === byPass && this.canRetake(rj)) this.resume(rj);
+      if (rj.resumeByPass !== byPass) i++;
+      else if (this.resumeWhere.size > 0 && this.resumeWhere.has(rj)) {
+        const placement = this.resumeWhere.get(rj)!(rj.job);
+        if (placement === null) i++;
+        else {
+          this.moveTo(rj, placement);
+          this.resume(rj);
+        }
+      } else if (this.canRetake(rj)) this.resume(rj);
       else i++;
     }
+  }
+
+  /**
+   * A job suspended without its cores (a rigid job of one end event, `suspend`'s `resumeWhere`) is given
+   * `placement` instead of the cores it gave up: its cores, nodes and tasks on each become the placement's
+   * (checked valid now: the capacity's tally), which `resume` then takes.
+   */
+  private moveTo(rj: RunningJob, placement: Int32Array): void {
+    const err = this.sim.capacity.placementError(rj.job, placement);
+    if (err !== null) throw new Error(`job ${rj.job.id} cannot resume there: ${err}`);
+    const { nodes, perNode } = this.sim.capacity.lastPlacement();
+    rj.cores = placement;
+    rj.nodes = nodes;
+    rj.perNode = perNode;
   }
 
   /** Schedules the job's next operator suspension (`job.operatorEvents`), `after` seconds of run from its start. */

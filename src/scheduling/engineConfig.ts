@@ -117,8 +117,9 @@ export const EngineConfigSchema = z
       .default('instant'),
     /**
      * Slurm's `PreemptType`: `partition_prio` adds the partition-priority preemption pass (src/scheduling/preemption.ts),
-     * or, under Slurm's main pass within one node group (`pass_clock.slurm.main: "slurm"`, `within: "group"`), preempts
-     * inside its walk as Slurm does (src/scheduling/slurmMainPass.ts).
+     * or, under Slurm's main pass within one node group or on the nodes of Slurm's select plugin
+     * (`pass_clock.slurm.main: "slurm"`, `within: "group"` or `"nodes"`), preempts inside its walk as Slurm does
+     * (src/scheduling/slurmMainPass.ts).
      */
     preempt_type: z.enum(['none', 'partition_prio']).default('none'),
     multifactor: z
@@ -191,7 +192,7 @@ export function multifactorOptionsOf(cfg: EngineConfig): MultifactorOptions | un
  * The scheduler a run under this configuration uses for `scheduler`: itself, inside Slurm's main-scheduler
  * clock (`pass_clock.slurm`, with Slurm's backfill scheduler over `scheduler`'s queue order when
  * `pass_clock.slurm.backfill`), then followed by the partition-priority preemption pass (`preempt_type`; inside
- * Slurm's main pass within one node group instead).
+ * Slurm's main pass within one node group or on the select plugin's nodes instead).
  * Attach it to the engine before the run (`Scheduler.attach`). An `InputError` when Slurm's backfill is
  * asked of a scheduler without a queue order (`where`: the configuration's name).
  */
@@ -203,8 +204,9 @@ export function schedulerOf(cfg: EngineConfig, scheduler: Scheduler, where = 'en
       `capacity: "counted" places jobs by counts of a node group's cores, which Slurm's passes read (pass_clock.slurm.main: "slurm"); ${scheduler.name} places cores on nodes (use capacity "cores")`,
       where,
     );
-  // Slurm's main scheduler within one node group preempts inside its walk, as Slurm does; otherwise preemption is a pass after it
-  const preemptInWalk = cfg.preempt_type === 'partition_prio' && slurm?.main === 'slurm' && slurm.within === 'group';
+  // Slurm's main scheduler within one node group or on the select plugin's nodes preempts inside its walk, as Slurm
+  // does; otherwise preemption is a pass after it
+  const preemptInWalk = cfg.preempt_type === 'partition_prio' && slurm?.main === 'slurm' && slurm.within !== 'partition';
   if (cfg.capacity === 'counted' && cfg.preempt_type !== 'none' && !preemptInWalk)
     throw new InputError(
       'capacity: "counted" preempts only inside Slurm\'s main pass within one node group (pass_clock.slurm.main: "slurm", within: "group"); the preemption pass finds its victims on nodes: use capacity "cores"',

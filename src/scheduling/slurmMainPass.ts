@@ -19,19 +19,28 @@
  * backfilling (the first job that does not fit stops the queue); with several, a blocked partition no
  * longer blocks the others, which is what a site's Slurm does.
  *
- * **Preemption** (`preempt`, Slurm's `PreemptType=preempt/partition_prio`; `within: "group"` only): a job
- * that does not fit takes the cores of running jobs of lower-tier partitions whose `preempt_mode` is not
- * `off`, within one group of its partition, as the Slurm engine's `preemptFor` does: the first group (in
- * the partition's order, blocked or not) where its free cores and those candidates' hold the job; there the
- * candidates go, lowest tier first, then the last to start or resume, then the highest id, until it fits.
+ * **Preemption** (`preempt`, Slurm's `PreemptType=preempt/partition_prio`; `within: "group"` or `"nodes"`):
+ * a job that does not fit takes the cores of running jobs (not suspended) of lower-tier partitions whose
+ * `preempt_mode` is not `off`, as the Slurm engine's `preemptFor` does. The candidates go lowest tier first,
+ * then the last to start or resume, then the highest id (`preemptionOrder`):
+ * - `group`: within one group of its partition, the first (in the partition's order, blocked or not) where
+ *   its free cores and its candidates' (the jobs running in that group) hold the job; there they go until
+ *   its free cores do;
+ * - `nodes` (the Slurm engine's `preemptForNodes`): the candidates are the jobs holding a node of its
+ *   partition; none goes unless the select plugin would place the job with all of them gone (on the whole
+ *   partition, blocked groups too); then they go one at a time until the plugin places it outside the
+ *   blocked groups, all of them if it never does (the job then waits).
+ *
  * A victim is suspended without its cores until a main pass resumes it (`suspend`: the clock resumes it at
- * the start of the next pass whose instant has its cores free, `ClusterSimulator.resumeAtPass`), requeued
- * (`requeue`) or ended (`cancel`). Without `preempt`, preemption is a pass of its own after this one
- * (`preemption.ts`).
+ * the start of the next pass, `ClusterSimulator.resumeAtPass`, under `group` when its instant has the victim's
+ * cores free, under `nodes` where the select plugin places it then, on any of its partition's nodes, as the
+ * Slurm engine gives a resumed job the nodes it would give it now), requeued (`requeue`) or ended (`cancel`).
+ * Without `preempt`, preemption is a pass of its own after this one (`preemption.ts`).
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { RunningJob } from '../execution/running.js';
 import type { StartOptions } from '../execution/simulatorOptions.js';
+import { movableOnResume, type ResumePlacement } from '../execution/suspension.js';
 import type { Job } from '../workload/job.js';
 import { lastRun } from './preemption.js';
 import type { NodeFit, ResourcePolicy } from './placement.js';
@@ -71,7 +80,10 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
     readonly preempt = false,
   ) {
     if (!(Number.isInteger(queueDepth) && queueDepth >= 1)) throw new RangeError(`slurm main pass: queue depth must be an integer >= 1, found ${queueDepth}`);
-    if (preempt && within !== 'group') throw new RangeError('slurm main pass: preemption within the walk needs within: "group" (jobs within one node group)');
+    if (preempt && within === 'partition')
+      throw new RangeError(
+        'slurm main pass: preemption within the walk needs within: "group" or "nodes" (jobs within one node group, or placed by the select plugin)',
+      );
     if (policy.backfill !== 'none')
       throw new RangeError(`slurm main pass: ${policy.name} backfills; Slurm's backfill is a scheduler of its own (pass_clock.slurm.backfill)`);
     this.select = within === 'nodes' ? new SlurmNodeSelection() : null;
@@ -138,7 +150,7 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
       const part = blocked === null ? 0 : groups.partitionOf(job);
       if (blocked?.[part]) continue;
       let cores = this.placeNow(sim, groups, job, off);
-      if (cores === null && this.preempt) cores = this.preemptFor(sim, groups, job);
+      if (cores === null && this.preempt) cores = this.select !== null ? this.preemptForNodes(sim, groups, job, off) : this.preemptFor(sim, groups, job);
       if (cores !== null) {
         sim.startJob(job, cores, { transfer: true, gpus: groups.gpusFor(job, cores) });
         this.started++;
@@ -178,20 +190,75 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
         availGpus += rj.gpus.length;
       }
       if (avail < need || (needGpus > 0 && !(counted !== null && counted.gpuTypeFits(job, g) && availGpus >= needGpus))) continue;
-      const tierOf = (rj: RunningJob) => parts[groups.partitionOf(rj.job)]!.priorityTier;
-      cands.sort((a, b) => tierOf(a) - tierOf(b) || lastRun(b) - lastRun(a) || compareIds(b.job.id, a.job.id));
+      preemptionOrder(sim, groups, cands);
       for (const rj of cands) {
         if (sim.groupFree[g]! >= need && (needGpus === 0 || counted!.groupFreeGpus[g]! >= needGpus)) break;
-        const mode = parts[groups.partitionOf(rj.job)]!.preemptMode;
-        this.onPreempt?.(sim, nextEventAt(sim, rj));
-        if (mode === 'suspend') sim.suspend(rj, false, true);
-        else if (mode === 'requeue') sim.preempt(rj);
-        else sim.kill(rj);
-        this.preempted++;
+        this.preemptOne(sim, groups, rj);
       }
       return groups.place(job, g, this.policy.resources, this.policy.fit);
     }
     return null;
+  }
+
+  /**
+   * Preempts lower-tier jobs so that the select plugin places `job` (`within: "nodes"`; the module comment):
+   * the candidates hold a node of its partition; none goes unless the job would fit with all of them gone;
+   * then they go until it is placed outside the groups `off` marks. Its placement, or null (after preempting
+   * every candidate when the blocked groups keep it out).
+   */
+  private preemptForNodes(sim: ClusterSimulator, groups: SlurmGroups, job: Job, off: Uint8Array | null): Int32Array | null {
+    const parts = sim.platform.partitions;
+    const mine = groups.partitionOf(job);
+    if (mine < 0) return null;
+    const tier = parts[mine]!.priorityTier;
+    const inPart = parts[mine]!.nodeMask;
+    const cands: RunningJob[] = [];
+    for (const rj of sim.running()) {
+      if (rj.suspendedAt === rj.suspendedAt) continue;
+      const q = groups.partitionOf(rj.job);
+      if (q < 0 || parts[q]!.priorityTier >= tier || parts[q]!.preemptMode === 'off') continue;
+      const nodes = rj.nodes;
+      for (let k = 0; k < nodes.length; k++)
+        if (inPart[nodes[k]!] === 1) {
+          cands.push(rj);
+          break;
+        }
+    }
+    const select = this.select!;
+    if (cands.length === 0 || sim.placementWithout(job, cands, (s, j) => select.place(s, j, this.policy.fit)) === null) return null;
+    preemptionOrder(sim, groups, cands);
+    for (const rj of cands) {
+      this.preemptOne(sim, groups, rj);
+      const cores = this.placeNow(sim, groups, job, off);
+      if (cores !== null) return cores;
+    }
+    return null;
+  }
+
+  /**
+   * Preempts running job `rj` by its partition's `preempt_mode` (the pass clock told first): suspended
+   * without its cores until a main pass resumes it (under `within: "nodes"` where the select plugin places it
+   * then), requeued, or ended.
+   */
+  private preemptOne(sim: ClusterSimulator, groups: SlurmGroups, rj: RunningJob): void {
+    const mode = sim.platform.partitions[groups.partitionOf(rj.job)]!.preemptMode;
+    this.onPreempt?.(sim, nextEventAt(sim, rj));
+    if (mode === 'suspend') sim.suspend(rj, false, true, this.resumeWhere(sim, rj));
+    else if (mode === 'requeue') sim.preempt(rj);
+    else sim.kill(rj);
+    this.preempted++;
+  }
+
+  /**
+   * Where job `rj`, preempted by suspension, resumes: under `within: "nodes"` where the select plugin places it
+   * then (on any node of its partition, as the Slurm engine's `fitNow` does), else on its own cores (null; also
+   * a job that cannot move, `movableOnResume`: tasks of its own or a progress model, which no Slurm job has).
+   */
+  private resumeWhere(sim: ClusterSimulator, rj: RunningJob): ResumePlacement | null {
+    const select = this.select;
+    if (select === null || !movableOnResume(rj)) return null;
+    const fit = this.policy.fit;
+    return (job) => select.place(sim, job, fit);
   }
 
   /** Where `job` starts now under `within`, outside the groups `off` marks (null: none), or null. */
@@ -205,6 +272,16 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
     }
     return null;
   }
+}
+
+/**
+ * Sorts preemption candidates into the order Slurm preempts them in (the Slurm engine's): lowest partition
+ * tier first, then the last to start or resume (`lastRun`), then the highest id.
+ */
+function preemptionOrder(sim: ClusterSimulator, groups: SlurmGroups, cands: RunningJob[]): void {
+  const parts = sim.platform.partitions;
+  const tierOf = (rj: RunningJob) => parts[groups.partitionOf(rj.job)]!.priorityTier;
+  cands.sort((a, b) => tierOf(a) - tierOf(b) || lastRun(b) - lastRun(a) || compareIds(b.job.id, a.job.id));
 }
 
 /** Job ids in Slurm's order: numerically when both are numbers (the Slurm preset's), else as strings. */

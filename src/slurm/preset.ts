@@ -25,8 +25,11 @@
  * `test/slurm/oneEngine.test.ts` and `presetLifecycle.test.ts` prove the schedules identical (start, end, state, suspension periods of
  * every job) on random workloads, and `npm run bench -- slurm-preset` on the Raijin workload at scale.
  * - **preemption** (`PreemptType=preempt/partition_prio`, when a partition may be preempted): inside the main
- *   pass's walk, within one group, as the Slurm engine preempts (`slurmMainPass.ts`); its victims suspended
- *   until a main pass resumes them, requeued or cancelled by their partition's `preempt_mode`.
+ *   pass's walk, as the Slurm engine preempts (`slurmMainPass.ts`): within one group on the counted capacity;
+ *   with whole-node allocation, of the jobs on its partition's nodes, none unless the select plugin would place
+ *   the job with all of them gone; its victims suspended until a main pass resumes them (in their group; with
+ *   whole-node allocation where the select plugin places them then), requeued or cancelled by their
+ *   partition's `preempt_mode`.
  *
  * - **whole-node allocation** (`nodeSelect`): the core capacity, each job placed by Slurm's select plugin
  *   (`within: "nodes"`) and holding its tasks' CPUs on the nodes it chooses (`-N MIN-MAX`, `-c`, `--exclusive`:
@@ -36,7 +39,7 @@
  *   (`test/slurm/presetNodes.test.ts`).
  *
  * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`,
- * `slurmPresetRequest`): with whole-node allocation, GPUs on nodes, partitions that preempt, COMPLETING nodes,
+ * `slurmPresetRequest`): with whole-node allocation, GPUs on nodes, COMPLETING nodes,
  * memory requests no node of a partition can hold, and (when it is made) a placement where Slurm oversubscribes
  * a `-c` job.
  */
@@ -62,7 +65,6 @@ export function slurmPresetRefusal(config: Partial<SlurmConfig>, platform?: Slur
   // (the node-profile planner holds whole nodes: nodes of one core, where every job holds its nodes whole)
   if (c.nodeSelect && c.backfill && !c.bfWillRun && platform?.groups.some((g) => g.cores !== 1))
     out.push('nodeSelect with sched/backfill on nodes of several cores without bfWillRun');
-  if (c.nodeSelect && platform !== undefined && preempts(platform)) out.push('nodeSelect with partitions that preempt');
   if (c.nodeSelect && platform?.groups.some((g) => g.gpus !== undefined && (typeof g.gpus === 'number' ? g.gpus : g.gpus.count) > 0))
     out.push('nodeSelect with GPUs');
   return out.length === 0 ? null : `the Slurm preset of the one engine does not model ${out.join(', ')} yet`;
@@ -330,7 +332,9 @@ function presetMemory(
  * are submitted; a refused job is rejected, not an error); `listeners` observe the run. `capacity`: the
  * preset's `counted` (cores counted per node group, as the Slurm engine counts them; records list groups),
  * or `cores` (the same schedule on the core capacity, each job on specific nodes' cores; slower; not with partitions
- * that preempt: refused). `startedByBackfill` hears of each start a backfill pass makes.
+ * that preempt: refused, since a job Slurm's counted model preempts resumes anywhere in its group). With
+ * whole-node allocation the capacity is `cores` only, partitions that preempt or not. `startedByBackfill`
+ * hears of each start a backfill pass makes.
  */
 export function runSlurmPreset(
   platform: SlurmPlatformSpec,
@@ -345,8 +349,9 @@ export function runSlurmPreset(
     throw new InputError('the Slurm preset places whole-node allocation (nodeSelect) on nodes\' cores: capacity "cores" only');
   const engine = { ...preset, capacity: capacity ?? preset.capacity };
   // a preempted job resumes anywhere in its group under Slurm's counted model; on the core capacity it takes
-  // its own cores back, which may be taken: not the Slurm engine's schedule
-  if (capacity === 'cores' && engine.preempt_type !== 'none')
+  // its own cores back, which may be taken: not the Slurm engine's schedule (with whole-node allocation the
+  // select plugin places it again, as the Slurm engine does)
+  if (capacity === 'cores' && preset.capacity === 'counted' && engine.preempt_type !== 'none')
     throw new InputError(
       'the Slurm preset preempts on the counted capacity only (a preempted job resumes anywhere in its node group, as the Slurm engine counts it)',
     );

@@ -306,6 +306,64 @@ describe('suspension without the cores (PreemptMode=SUSPEND)', () => {
     expect(Array.from(records.get('low')!.cores)).toEqual([0, 1, 2, 3]);
   });
 
+  it("waiting for a pass with a placement of the pass's (resumeWhere): it resumes there at the first pass that finds one, on other cores and nodes", () => {
+    // two nodes of 4 cores: low on node 0 (cores 0-3) from 0, 100 s; at 20 high takes node 0 (50 s) and other node 1 (10 s)
+    const sim = new ClusterSimulator(homogeneousPlatform(8, 4), [
+      makeJob({ id: 'low', subtime: 0, ntasks: 4, type: 'mpi', runtime: 100 }),
+      makeJob({ id: 'high', subtime: 20, ntasks: 4, type: 'mpi', runtime: 50 }),
+      makeJob({ id: 'other', subtime: 20, ntasks: 4, type: 'mpi', runtime: 10 }),
+    ]);
+    const log: string[] = [];
+    sim.addListener({
+      onResume: (s, rj) => void log.push(`${s.now} resume ${rj.job.id} on node ${[...rj.nodes]}`),
+      onEnd: (s, r) => void log.push(`${s.now} end ${r.job.id} on cores ${[...r.cores]}`),
+    });
+    // the first 4 free cores, or none
+    const anyFree = () => {
+      const free = [...sim.coreOwner.keys()].filter((c) => sim.coreOwner[c] === -1);
+      return free.length >= 4 ? Int32Array.from(free.slice(0, 4)) : null;
+    };
+    expect(sim.advance()).toBe(true);
+    const low = sim.startJob(sim.queue.toArray()[0]!, Int32Array.of(0, 1, 2, 3));
+    expect(sim.advance()).toBe(true);
+    expect(sim.now).toBe(20);
+    sim.suspend(low, false, true, anyFree);
+    const [high, other] = sim.queue.toArray();
+    sim.startJob(high!, Int32Array.of(0, 1, 2, 3));
+    sim.startJob(other!, Int32Array.of(4, 5, 6, 7));
+    // no room at 20: it waits; at 30 other ends and the pass finds node 1 free: low resumes there, 80 s of run left
+    sim.resumeAtPass();
+    expect(low.suspendedAt).toBe(20);
+    sim.runUntil(30);
+    sim.resumeAtPass();
+    sim.runUntil(Number.POSITIVE_INFINITY);
+    expect(log).toEqual(['30 end other on cores 4,5,6,7', '30 resume low on node 1', '70 end high on cores 0,1,2,3', '110 end low on cores 4,5,6,7']);
+    expect(low.suspensions).toEqual([20, 30]);
+    expect([...low.perNode]).toEqual([4]);
+    expect(sim.allocation.freeCores).toBe(8);
+  });
+
+  it('only a job of one end event without GPUs moves: one with tasks of its own is refused, naming it', () => {
+    const sim = new ClusterSimulator(homogeneousPlatform(4, 4), [
+      makeJob({
+        id: 'seq',
+        subtime: 0,
+        ntasks: 2,
+        type: 'seq',
+        runtime: 10,
+        tasks: [
+          { runtime: 5, ops: 0, mem: 0, memVol: 0 },
+          { runtime: 10, ops: 0, mem: 0, memVol: 0 },
+        ],
+      }),
+    ]);
+    expect(sim.advance()).toBe(true);
+    const rj = sim.startJob(sim.queue.toArray()[0]!, Int32Array.of(0, 1));
+    expect(() => sim.suspend(rj, false, true, () => null)).toThrow(/job seq: only a job .* resumes on another placement/);
+    // (nothing changed: it runs on)
+    expect(rj.suspendedAt).toBeNaN();
+  });
+
   it('resume is refused while its cores are taken, and a killed preempted job frees nothing twice', () => {
     const platform = homogeneousPlatform(4, 4);
     const sim = new ClusterSimulator(platform, [

@@ -11,6 +11,7 @@ import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/s
 import { SlurmEngine } from '../../src/slurm/engine.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
 import { runSlurmPreset } from '../../src/slurm/preset.js';
+import type { RunningJob } from '../../src/execution/running.js';
 import type { Layout } from './layouts.js';
 
 export interface Row {
@@ -133,4 +134,141 @@ export function slurmConfigOf(priority: Priority, backfill: SlurmBackfillSetting
     ...timers,
     priority: { ...DEFAULT_SLURM.priority, ...weightsOf(priority) },
   };
+}
+
+/**
+ * A row with the nodes the job ran on and the CPUs it held on each (first run), and, with `memory`, the memory
+ * free on each of them once it started; with `runs`, the nodes it held at each start and resumption, in order
+ * (a job preempted by suspension resumes where Slurm's select plugin places it then).
+ */
+export interface NodeRow {
+  start: number;
+  end: number;
+  killed: boolean;
+  periods: number[];
+  nodes: number[];
+  units: number[];
+  memFree?: number[];
+  runs?: number[][];
+}
+
+/** What `slurmNodeRows` and `presetNodeRows` record beyond a job's first nodes: the memory free there, the nodes of each run. */
+export interface NodeRowOptions {
+  memory?: boolean;
+  runs?: boolean;
+}
+
+/** Every job's `NodeRow` of the Slurm engine's run of `jobs` on `layout` under `config` (with `nodeSelect`). */
+export function slurmNodeRows(
+  layout: Layout,
+  config: Partial<SlurmConfig>,
+  jobs: SlurmJobInput[],
+  options: NodeRowOptions | boolean = {},
+): Map<number, NodeRow> {
+  const { memory = false, runs = false } = typeof options === 'boolean' ? { memory: options } : options;
+  const e = new SlurmEngine(new SlurmPlatform(layout), config);
+  const nodes = new Map<number, number[][]>();
+  const memFree = new Map<number, number[]>();
+  const trail = new Map<number, number[][]>();
+  const out = new Map<number, NodeRow>();
+  const ran = (eng: SlurmEngine, s: number) => {
+    const id = eng.jobs.id[s]!;
+    const list = trail.get(id) ?? [];
+    list.push([...eng.nodeMap!.held.get(s)!.nodes]);
+    trail.set(id, list);
+  };
+  e.addListener({
+    onStart: (eng, s) => {
+      const id = eng.jobs.id[s]!;
+      if (runs) ran(eng, s);
+      const a = eng.nodeMap!.held.get(s)!;
+      if (nodes.has(id)) return;
+      nodes.set(id, [[...a.nodes], [...a.units]]);
+      memFree.set(
+        id,
+        [...a.nodes].map((x) => eng.nodeMap!.memFree[x]!),
+      );
+    },
+    onResume: (eng, s) => void (runs && ran(eng, s)),
+  });
+  e.onFinish((J, s) => {
+    const refused = J.state[s] === JobPhase.Rejected;
+    const id = J.id[s]!;
+    out.set(id, {
+      start: refused ? Number.NaN : J.start[s]!,
+      end: refused ? Number.NaN : J.end[s]!,
+      killed: refused || J.state[s] !== JobPhase.Completed,
+      periods: refused ? [] : J.periods(s).flat(),
+      nodes: nodes.get(id)?.[0] ?? [],
+      units: nodes.get(id)?.[1] ?? [],
+      ...(memory ? { memFree: memFree.get(id) ?? [] } : {}),
+      ...(runs ? { runs: trail.get(id) ?? [] } : {}),
+    });
+  });
+  e.stream(jobs);
+  e.run();
+  return out;
+}
+
+/** Every job's `NodeRow` of the one engine's run of `jobs` through the Slurm preset (`slurmNodeRows`' counterpart). */
+export function presetNodeRows(
+  layout: Layout,
+  config: Partial<SlurmConfig>,
+  jobs: SlurmJobInput[],
+  options: NodeRowOptions | boolean = {},
+): Map<number, NodeRow> {
+  const { memory = false, runs = false } = typeof options === 'boolean' ? { memory: options } : options;
+  const out = new Map<number, NodeRow>();
+  const nodes = new Map<number, number[][]>();
+  const memFree = new Map<number, number[]>();
+  const trail = new Map<number, number[][]>();
+  const ran = (rj: RunningJob) => {
+    const id = Number(rj.job.id);
+    const list = trail.get(id) ?? [];
+    list.push([...rj.nodes]);
+    trail.set(id, list);
+  };
+  runSlurmPreset(layout, jobs, config, [
+    {
+      onStart: (sim, rj) => {
+        const id = Number(rj.job.id);
+        if (runs) ran(rj);
+        // the cores it holds on each of its nodes
+        if (nodes.has(id)) return;
+        const on = new Map<number, number>();
+        for (const c of rj.cores) on.set(sim.platform.coreNode[c]!, (on.get(sim.platform.coreNode[c]!) ?? 0) + 1);
+        nodes.set(id, [[...rj.nodes], [...rj.nodes].map((x) => on.get(x)!)]);
+        memFree.set(
+          id,
+          [...rj.nodes].map((x) => sim.nodeFreeMem[x]!),
+        );
+      },
+      onResume: (_s, rj) => void (runs && ran(rj)),
+      onEnd: (_s, r) => {
+        const id = Number(r.job.id);
+        out.set(id, {
+          start: r.start,
+          end: r.finish,
+          killed: r.state === 'killed',
+          periods: r.suspensions ? [...r.suspensions] : [],
+          nodes: nodes.get(id)?.[0] ?? [],
+          units: nodes.get(id)?.[1] ?? [],
+          ...(memory ? { memFree: memFree.get(id) ?? [] } : {}),
+          ...(runs ? { runs: trail.get(id) ?? [] } : {}),
+        });
+      },
+      onReject: (_s, r) =>
+        void out.set(Number(r.job.id), {
+          start: Number.NaN,
+          end: Number.NaN,
+          killed: true,
+          periods: [],
+          nodes: [],
+          units: [],
+          ...(memory ? { memFree: [] } : {}),
+          ...(runs ? { runs: [] } : {}),
+        }),
+    },
+  ]);
+  return out;
 }

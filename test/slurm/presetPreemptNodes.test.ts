@@ -1,0 +1,383 @@
+/**
+ * The Slurm preset with whole-node allocation (`nodeSelect`) and partitions that preempt
+ * (`PreemptType=preempt/partition_prio`, issue 42): the one engine's Slurm main pass `within: "nodes"` preempts
+ * as the Slurm engine's `preemptForNodes` does (the candidates the jobs on the preemptor's partition's nodes,
+ * none preempted unless the select plugin would place it with all of them gone, then one at a time in Slurm's
+ * order until it does), and a job preempted by suspension resumes at a later main pass where the select
+ * plugin places it then. On random workloads over partitions of one-core nodes and of nodes of several cores,
+ * suspend, requeue or cancel, sched/builtin or backfill, both engines give every job the same start, end,
+ * state, suspension periods, and nodes at each start and resumption.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { derive } from '../../src/core/rng.js';
+import type { PreemptMode } from '../../src/platform/partitions.js';
+import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
+import { runSlurmPreset, slurmPresetRefusal, slurmPresetRequest } from '../../src/slurm/preset.js';
+import { LAYOUT, type Layout, MULTI_CORE_NODES, WHOLE_NODES } from './layouts.js';
+import { type NodeRow, partitionedWorkload, presetNodeRows, type Priority, slurmConfigOf, slurmNodeRows } from './presetHarness.js';
+
+/**
+ * `base`'s groups under four partitions: `a` (tier 1, `modeA`) and `c` (tier 1, `modeC`) under `b` (tier 2), `b`
+ * sharing a group with each, and `d` (tier 2) over `b`'s first group only (a job of `d` left waiting holds that
+ * group out of the pass for `b`'s jobs).
+ */
+function preempting(base: Layout, modeA: PreemptMode, modeC: PreemptMode): Layout {
+  const [g0, g1, g2] = base.groups.map((g) => g.name) as [string, string, string];
+  return {
+    groups: base.groups,
+    partitions: [
+      { name: 'a', groups: [g0, g1], priority_tier: 1, preempt_mode: modeA },
+      { name: 'b', groups: [g1, g2], priority_tier: 2 },
+      { name: 'c', groups: [g2], max_time: 500, priority_tier: 1, preempt_mode: modeC },
+      { name: 'd', groups: [g1], priority_tier: 2 },
+    ] as Layout['partitions'],
+  };
+}
+
+/** What the property's runs showed (the Slurm engine's rows): preemptions by kind, and suspended jobs resumed on other nodes. */
+interface Seen {
+  suspended: number;
+  resumed: number;
+  moved: number;
+  requeued: number;
+  cancelled: number;
+}
+
+/** Counts in `seen` what `rows` show of `jobs` (jobs with an operator suspension left out: their periods are not a preemption's). */
+function count(seen: Seen, jobs: SlurmJobInput[], rows: Map<number, NodeRow>): void {
+  for (const j of jobs) {
+    const r = rows.get(j.id)!;
+    if (Number.isNaN(r.start) || j.opAfter !== undefined) continue;
+    const runs = r.runs!;
+    if (r.periods.length > 0) {
+      seen.suspended++;
+      if (runs.length > 1) seen.resumed++;
+      if (runs.some((n) => n.join() !== runs[0]!.join())) seen.moved++;
+    }
+    // started more than once without a suspension: requeued
+    if (r.periods.length === 0 && runs.length > 1) seen.requeued++;
+    if (r.killed && r.periods.length === 0 && r.end < r.start + Math.min(j.runTime, j.timeLimit)) seen.cancelled++;
+  }
+}
+
+describe('the Slurm preset with whole-node allocation and partitions that preempt', () => {
+  for (const [name, base, backfill] of [
+    ['a whole-node platform (one-core nodes), sched/builtin or the node-profile backfill', WHOLE_NODES, 'nodes'],
+    ["nodes of several cores, sched/builtin or Slurm 22.05's will-run backfill", MULTI_CORE_NODES, 'will-run'],
+  ] as const)
+    it(`on ${name}: every job the same start, end, state, periods, and nodes at each start and resumption (suspend, requeue, cancel)`, () => {
+      const seen: Seen = { suspended: 0, resumed: 0, moved: 0, requeued: 0, cancelled: 0 };
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 0, max: 1_000_000 }),
+          fc.constantFrom<Priority>('fifo', 'multifactor'),
+          fc.constantFrom<PreemptMode>('suspend', 'requeue', 'cancel'),
+          fc.constantFrom<PreemptMode>('off', 'suspend', 'requeue'),
+          fc.boolean(),
+          fc.boolean(),
+          (seed, priority, modeA, modeC, bf, timers) => {
+            const layout = preempting(base, modeA, modeC);
+            const jobs = partitionedWorkload(seed, 80, layout);
+            const settings = { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
+            const config: Partial<SlurmConfig> = {
+              ...slurmConfigOf(priority, bf ? settings : null, timers ? { schedInterval: 60, schedMinInterval: 2, schedDelay: 1 } : {}),
+              nodeSelect: true,
+              bfWillRun: backfill === 'will-run',
+            };
+            config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
+            const a = slurmNodeRows(layout, config, jobs, { runs: true });
+            const b = presetNodeRows(layout, config, jobs, { runs: true });
+            expect(b.size).toBe(a.size);
+            for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+            count(seen, jobs, a);
+          },
+        ),
+        { numRuns: 60, seed: derive(7, `preset-preempt-nodes/${name}`).int(1_000_000) },
+      );
+      console.log(`${name}: ${JSON.stringify(seen)}`);
+      // suspended jobs resumed (most on other nodes), requeued jobs started again, cancelled jobs
+      expect(seen.suspended).toBeGreaterThan(20);
+      expect(seen.resumed).toBe(seen.suspended);
+      expect(seen.moved).toBeGreaterThan(10);
+      expect(seen.requeued).toBeGreaterThan(30);
+      expect(seen.cancelled).toBeGreaterThan(8);
+    });
+
+  it("with node requests (--exclusive, -N MIN[-MAX], --mem, --mem-per-cpu), sched/builtin or Slurm 22.05's will-run backfill: the same rows and nodes", () => {
+    const seen: Seen = { suspended: 0, resumed: 0, moved: 0, requeued: 0, cancelled: 0 };
+    let exclusive = 0;
+    let memory = 0;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.constantFrom<Priority>('fifo', 'multifactor'),
+        fc.constantFrom<PreemptMode>('suspend', 'requeue', 'cancel'),
+        fc.boolean(),
+        (seed, priority, mode, bf) => {
+          const layout = requestLayout(mode);
+          const jobs = requestWorkload(seed, 70, layout);
+          const settings = { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
+          const config: Partial<SlurmConfig> = { ...slurmConfigOf(priority, bf ? settings : null), nodeSelect: true, bfWillRun: true };
+          config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
+          const a = slurmNodeRows(layout, config, jobs, { runs: true, memory: true });
+          const b = presetNodeRows(layout, config, jobs, { runs: true, memory: true });
+          expect(b.size).toBe(a.size);
+          for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+          count(seen, jobs, a);
+          // preempted jobs (suspended, requeued or cancelled) with an exclusive or a memory request
+          for (const j of jobs) {
+            const r = a.get(j.id)!;
+            if (j.partition !== 0 || Number.isNaN(r.start) || j.opAfter !== undefined) continue;
+            const hit = r.periods.length > 0 || r.runs!.length > 1 || (r.killed && r.end < r.start + Math.min(j.runTime, j.timeLimit));
+            if (!hit) continue;
+            if (j.shape?.whole) exclusive++;
+            if ((j.shape?.memPerNode ?? 0) > 0 || (j.shape?.memPerCpu ?? 0) > 0) memory++;
+          }
+        },
+      ),
+      { numRuns: 60, seed: derive(7, 'preset-preempt-nodes/requests').int(1_000_000) },
+    );
+    console.log(`requests: ${JSON.stringify({ ...seen, exclusive, memory })}`);
+    // suspended (and resumed, most on other nodes), requeued and cancelled jobs; preempted exclusive and memory requests
+    expect(seen.suspended).toBeGreaterThan(15);
+    expect(seen.resumed).toBe(seen.suspended);
+    expect(seen.moved).toBeGreaterThan(10);
+    expect(seen.requeued).toBeGreaterThan(20);
+    expect(seen.cancelled).toBeGreaterThan(20);
+    expect(exclusive).toBeGreaterThan(15);
+    expect(memory).toBeGreaterThan(8);
+  });
+});
+
+/**
+ * Node requests under preemption: `a` (tier 1, `mode`) over `s0` (3 nodes of 4 CPUs, 8,000 MB), `s1` and `s2` (2
+ * of 4 CPUs, 4,000 MB each), `h` (tier 2) over `s1` and `s2`: equal CPUs everywhere (exclusive jobs), memory on
+ * every node.
+ */
+function requestLayout(mode: PreemptMode): Layout {
+  return {
+    groups: [
+      { name: 's0', count: 3, cores: 4, memory_mb: 8000 },
+      { name: 's1', count: 2, cores: 4, memory_mb: 4000 },
+      { name: 's2', count: 2, cores: 4, memory_mb: 4000 },
+    ],
+    partitions: [
+      { name: 'a', groups: ['s0', 's1', 's2'], priority_tier: 1, preempt_mode: mode },
+      { name: 'h', groups: ['s1', 's2'], priority_tier: 2 },
+    ] as Layout['partitions'],
+  };
+}
+
+/**
+ * `partitionedWorkload` on `layout` with node requests: a quarter `--exclusive` on 1-2 whole nodes, a quarter
+ * `-N MIN` or `-N MIN-MAX`, a quarter `--mem` (500-6,000 MB on each node) or `--mem-per-cpu` (250-2,000 MB), the
+ * rest none; a memory request no node of its partition holds even idle (the preset refuses it) is dropped.
+ */
+function requestWorkload(seed: number, n: number, layout: Layout): SlurmJobInput[] {
+  const rng = derive(seed, 'preset-preempt-nodes/requests');
+  return partitionedWorkload(seed, n, layout).map((j) => {
+    const u = rng.next();
+    if (u < 0.25) {
+      const nodes = 1 + Math.floor(rng.uniform(0, 2));
+      return { ...j, cores: nodes * 4, shape: { whole: true, minNodes: nodes } };
+    }
+    let job: SlurmJobInput = j;
+    if (u < 0.5) {
+      const min = Math.min(j.cores, 1 + Math.floor(rng.uniform(0, 2)));
+      job = { ...j, shape: { minNodes: min, maxNodes: rng.next() < 0.5 || j.cores > 4 * min ? 0 : min } };
+    } else if (u < 0.75)
+      job = {
+        ...j,
+        shape: rng.next() < 0.5 ? { memPerNode: 500 * (1 + Math.floor(rng.uniform(0, 12))) } : { memPerCpu: 250 * (1 + Math.floor(rng.uniform(0, 8))) },
+      };
+    else return j;
+    try {
+      slurmPresetRequest(job, layout);
+    } catch {
+      return j;
+    }
+    return job;
+  });
+}
+
+describe('preemption on nodes, hand-computed (both engines)', () => {
+  // six one-core nodes: p = nodes 0-3, q = nodes 4-5; `low` (tier 1) over both, `high` (tier 2) over p
+  const on = (mode: PreemptMode): Layout => ({
+    groups: [
+      { name: 'p', count: 4, cores: 1 },
+      { name: 'q', count: 2, cores: 1 },
+    ],
+    partitions: [
+      { name: 'low', groups: ['p', 'q'], priority_tier: 1, preempt_mode: mode },
+      { name: 'high', groups: ['p'], priority_tier: 2 },
+    ] as Layout['partitions'],
+  });
+  const job = (id: number, submit: number, nodes: number, runTime: number, partition: number): SlurmJobInput => ({
+    id,
+    submit,
+    cores: nodes,
+    runTime,
+    timeLimit: 1_000,
+    user: 0,
+    partition,
+  });
+  const jobs = [
+    // low: 1 on nodes 0-1 at 0, 2 on 2-3 at 1, 3 on 4 at 2 (ends at 22)
+    job(1, 0, 2, 100, 0),
+    job(2, 1, 2, 100, 0),
+    job(3, 2, 1, 20, 0),
+    // high, 2 nodes at 10: p is full; the candidates are 1 and 2 (3 is on q, outside high); 2 started last:
+    // preempted alone, 4 runs on 2-3 until 60
+    job(4, 10, 2, 50, 1),
+    // high, 4 nodes at 30: with 1 gone (2 runs on q by then, no candidate) p has only 0-1: nothing preempted, it
+    // waits; at 60 (4 ends) 1 gone frees p: 1 preempted, 5 runs on 0-3 until 90
+    job(5, 30, 4, 30, 1),
+  ];
+  const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', null), nodeSelect: true };
+  const row = (start: number, end: number, killed: boolean, periods: number[], runs: number[][]): NodeRow => ({
+    start,
+    end,
+    killed,
+    periods,
+    nodes: runs[0]!,
+    units: runs[0]!.map(() => 1),
+    runs,
+  });
+  const both = (mode: PreemptMode) => {
+    const a = slurmNodeRows(on(mode), config, jobs, { runs: true });
+    expect(presetNodeRows(on(mode), config, jobs, { runs: true })).toEqual(a);
+    return a;
+  };
+
+  it('suspend: a victim resumes at the first pass where the select plugin places it, on the nodes it gives it then', () => {
+    expect(both('suspend')).toEqual(
+      new Map([
+        // 1: suspended at 60, resumed at 90 (5 ends) on the best fit of free 0-3: 0-1; 40 s left: ends at 130
+        [
+          1,
+          row(
+            0,
+            130,
+            false,
+            [60, 90],
+            [
+              [0, 1],
+              [0, 1],
+            ],
+          ),
+        ],
+        // 2: ran 1-10 (9 s), suspended; resumed at 22 (3 ends) on q's free 4-5, not its own 2-3 (4's); 91 s left: 113
+        [
+          2,
+          row(
+            1,
+            113,
+            false,
+            [10, 22],
+            [
+              [2, 3],
+              [4, 5],
+            ],
+          ),
+        ],
+        [3, row(2, 22, false, [], [[4]])],
+        [4, row(10, 60, false, [], [[2, 3]])],
+        [5, row(60, 90, false, [], [[0, 1, 2, 3]])],
+      ]),
+    );
+  });
+
+  it('requeue: a victim starts again from scratch where the select plugin places it', () => {
+    const rows = both('requeue');
+    // 2: back to the queue at 10, started again at 22 on 4-5, 100 s; 1: requeued at 60, again at 90 on 0-1
+    expect(rows.get(2)).toEqual(
+      row(
+        22,
+        122,
+        false,
+        [],
+        [
+          [2, 3],
+          [4, 5],
+        ],
+      ),
+    );
+    expect(rows.get(1)).toEqual(
+      row(
+        90,
+        190,
+        false,
+        [],
+        [
+          [0, 1],
+          [0, 1],
+        ],
+      ),
+    );
+    expect(rows.get(5)).toEqual(row(60, 90, false, [], [[0, 1, 2, 3]]));
+  });
+
+  it("a job whose partition's nodes are held out by a blocked partition: its candidates go, all of them, and it waits (requeue)", () => {
+    // one-core nodes p = 0-1, q = 2-3; `low` (tier 1, requeue) over both, `h1` (tier 2) over p, `h2` (tier 2) over both
+    const layout: Layout = {
+      groups: [
+        { name: 'p', count: 2, cores: 1 },
+        { name: 'q', count: 2, cores: 1 },
+      ],
+      partitions: [
+        { name: 'low', groups: ['p', 'q'], priority_tier: 1, preempt_mode: 'requeue' },
+        { name: 'h1', groups: ['p'], priority_tier: 2 },
+        { name: 'h2', groups: ['p', 'q'], priority_tier: 2 },
+      ] as Layout['partitions'],
+    };
+    const blocked = [
+      // h2 on node 0 until 50 and node 3 (from 2) until 202; low 2 on node 1 (from 0), low 3 on node 2 (from 1)
+      job(1, 0, 1, 50, 2),
+      job(2, 0, 1, 100, 0),
+      job(3, 1, 1, 100, 0),
+      job(4, 2, 1, 200, 2),
+      // at 10, h1 on p: node 0 is 1's (tier 2): nothing to preempt that makes room; it waits and holds p out of the pass
+      job(5, 10, 2, 20, 1),
+      // h2 on both: with 2 and 3 gone it would fit (nodes 1-2), so 3 (the last started) goes, then 2; but outside p
+      // only node 2 is free: it waits. At 50 (1 ends) h1 starts on 0-1; at 70 h2 on 0-1, low 2 again on node 2; at 100 low 3 on node 0
+      job(6, 10, 2, 30, 2),
+    ];
+    const a = slurmNodeRows(layout, config, blocked, { runs: true });
+    expect(presetNodeRows(layout, config, blocked, { runs: true })).toEqual(a);
+    expect(a).toEqual(
+      new Map([
+        [1, row(0, 50, false, [], [[0]])],
+        [2, row(70, 170, false, [], [[1], [2]])],
+        [3, row(100, 200, false, [], [[2], [0]])],
+        [4, row(2, 202, false, [], [[3]])],
+        [5, row(50, 70, false, [], [[0, 1]])],
+        [6, row(70, 100, false, [], [[0, 1]])],
+      ]),
+    );
+    // the other modes too: the same schedules on both engines
+    for (const mode of ['suspend', 'cancel'] as const) {
+      const other = { ...layout, partitions: layout.partitions.map((q, i) => (i === 0 ? { ...q, preempt_mode: mode } : q)) };
+      expect(presetNodeRows(other, config, blocked, { runs: true })).toEqual(slurmNodeRows(other, config, blocked, { runs: true }));
+    }
+  });
+
+  it('cancel: a victim ends when it is preempted', () => {
+    const rows = both('cancel');
+    expect(rows.get(2)).toEqual(row(1, 10, true, [], [[2, 3]]));
+    expect(rows.get(1)).toEqual(row(0, 60, true, [], [[0, 1]]));
+    expect([rows.get(4)!.start, rows.get(5)!.start, rows.get(5)!.end]).toEqual([10, 60, 90]);
+  });
+});
+
+describe('what the preset refuses of preemption', () => {
+  it('nothing with whole-node allocation; on the core capacity without it (a victim of the counted model resumes anywhere in its group): refused, named', () => {
+    const layout = preempting(MULTI_CORE_NODES, 'suspend', 'requeue');
+    expect(slurmPresetRefusal({ nodeSelect: true, backfill: true, bfWillRun: true }, layout)).toBeNull();
+    const jobs = partitionedWorkload(3, 20, layout);
+    const { summary } = runSlurmPreset(layout, jobs, { ...slurmConfigOf('fifo', null), nodeSelect: true }, [], 'cores');
+    expect(summary.jobs_finished + summary.jobs_killed + summary.jobs_rejected).toBe(20);
+    const counted = preempting(LAYOUT, 'suspend', 'requeue');
+    expect(() => runSlurmPreset(counted, jobs, slurmConfigOf('fifo', null), [], 'cores')).toThrow(/preempts on the counted capacity only/);
+  });
+});
