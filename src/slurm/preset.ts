@@ -53,7 +53,7 @@ import { inBackfillPass } from '../scheduling/slurmBackfill.js';
 import type { SlurmConfig, SlurmJobInput } from './config.js';
 import { DEFAULT_SLURM, hashUnit } from './config.js';
 import type { SlurmPlatformSpec } from './platform.js';
-import { neverPlaced, type NodeShape, nodeRequestOf, usableUnits } from '../scheduling/nodeSelection.js';
+import { neverPlaced, type NodeRequest, type NodeShape, nodeRequestOf, usableGpus, usableUnits } from '../scheduling/nodeSelection.js';
 
 /** Why the one engine cannot run the Slurm configuration `config` as the Slurm engine does (the settings named), or null. */
 export function slurmPresetRefusal(config: Partial<SlurmConfig>, platform?: SlurmPlatformSpec): string | null {
@@ -63,8 +63,6 @@ export function slurmPresetRefusal(config: Partial<SlurmConfig>, platform?: Slur
   if (c.nodeSelect && c.backfill && !c.bfWillRun && platform?.groups.some((g) => g.cores !== 1))
     out.push('nodeSelect with sched/backfill on nodes of several cores without bfWillRun');
   if (c.nodeSelect && platform !== undefined && preempts(platform)) out.push('nodeSelect with partitions that preempt');
-  if (c.nodeSelect && platform?.groups.some((g) => g.gpus !== undefined && (typeof g.gpus === 'number' ? g.gpus : g.gpus.count) > 0))
-    out.push('nodeSelect with GPUs');
   return out.length === 0 ? null : `the Slurm preset of the one engine does not model ${out.join(', ')} yet`;
 }
 
@@ -180,6 +178,8 @@ export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[], 
 export function slurmPresetJobs(partitions: readonly string[], config: Partial<SlurmConfig> = {}): (j: SlurmJobInput, request?: PresetRequest | null) => Job {
   const share = config.endSchedShare ?? DEFAULT_SLURM.endSchedShare;
   const seed = config.endSchedSeed ?? DEFAULT_SLURM.endSchedSeed;
+  // GPUs on each node with whole-node allocation (`--gres=gpu:N`), else in total in a group
+  const perNode = config.nodeSelect ?? DEFAULT_SLURM.nodeSelect;
   const users: string[] = [];
   const qoses: string[] = [];
   const named = (names: string[], i: number, make: (i: number) => string): string => {
@@ -199,8 +199,9 @@ export function slurmPresetJobs(partitions: readonly string[], config: Partial<S
       qos: j.qos !== undefined ? named(qoses, j.qos, (q) => `q${q}`) : undefined,
       operatorEvents: j.opAfter !== undefined && j.opFor !== undefined ? [{ after: j.opAfter, duration: j.opFor }] : undefined,
       epilogPass: epilog ? true : undefined,
-      // GPUs in total, of its type (any when it names none), counted per group beside its cores
-      gpus: gpus > 0 ? { count: gpus, perNode: false as const, type: j.gpuType, weight: 1 } : undefined,
+      // GPUs of its type (any when it names none): in total, counted per group beside its cores, or with
+      // whole-node allocation on each of its nodes, held there (the select plugin, `slurmSelect.ts`)
+      gpus: gpus > 0 ? { count: gpus, perNode, type: j.gpuType, weight: 1 } : undefined,
       slurmRequest: request?.slurmRequest,
     };
     if (request === null) return makeDelayJob(String(j.id), j.submit, j.cores, j.runTime, j.timeLimit, facets);
@@ -255,10 +256,11 @@ export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec
   const cores = new Set(part.groups.map((name) => platform.groups.find((g) => g.name === name)?.cores ?? 0));
   const oneCore = cores.size === 1 && cores.has(1);
   const shape = j.shape;
+  const no = (what: string) => new InputError(`job ${j.id}: the Slurm preset of the one engine does not model ${what} yet`);
+  if ((j.gpus ?? 0) > 0) presetGpus(j, platform, part, oneCore, no);
   // no shape: Slurm's defaults (whole nodes on one-core nodes, which the one engine's selection gives the job
   // too; else its CPUs anywhere, at least one node: Slurm 22.05's size factor reads that, `slurmRequest`)
   if (shape === undefined) return oneCore ? null : { slurmRequest: {}, nodes: 0, perNode: 0, memPerCpu: 0 };
-  const no = (what: string) => new InputError(`job ${j.id}: the Slurm preset of the one engine does not model ${what} yet`);
   const whole = shape.whole ?? oneCore;
   if (!whole) {
     if (oneCore) throw no('a shape that is not whole nodes on a partition of one-core nodes');
@@ -280,8 +282,78 @@ export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec
   return { slurmRequest: { exclusive: true, minNodes }, nodes: minNodes, perNode, memPerCpu: 0 };
 }
 
-/** Per platform spec, the memory requests known to fit an idle partition (`presetMemory`), by partition, units and shape. */
-const fitsIdle = new WeakMap<SlurmPlatformSpec, Map<string, boolean>>();
+/** Per platform spec, the requests known to fit an idle partition or not (`fitsIdle`), by a key of the request. */
+const idleFits = new WeakMap<SlurmPlatformSpec, Map<string, boolean>>();
+
+type SpecGroup = SlurmPlatformSpec['groups'][number];
+
+/**
+ * Whether the select plugin can place `req` on the idle nodes of the groups `gs` (a partition's, in platform
+ * order), each node's memory `memOf(g)` and its GPUs usable by `req` `gpusOf(g)`; cached by `key`.
+ */
+function fitsIdle(
+  platform: SlurmPlatformSpec,
+  key: string,
+  gs: readonly SpecGroup[],
+  req: NodeRequest,
+  memOf: (g: SpecGroup) => number,
+  gpusOf: (g: SpecGroup) => number,
+): boolean {
+  let seen = idleFits.get(platform);
+  if (seen === undefined) {
+    seen = new Map();
+    idleFits.set(platform, seen);
+  }
+  let fits = seen.get(key);
+  if (fits === undefined) {
+    const avail: number[] = [];
+    for (const g of gs) for (let x = 0; x < g.count; x++) avail.push(usableUnits(req, g.cores, g.cores, memOf(g), true, gpusOf(g)));
+    fits = neverPlaced(Int32Array.from(avail), req) === null;
+    seen.set(key, fits);
+  }
+  return fits;
+}
+
+/**
+ * The checks of a job's GPUs on each node (`--gres=gpu[:TYPE]:N`; `slurmPresetRequest`, partition `part`): some
+ * node of its partition has that many GPUs of its type (else an `InputError`, as the Slurm engine refuses it at
+ * submission), and a job without a shape (which the Slurm engine never refuses) that the select plugin cannot
+ * place even on its idle partition is not modelled (the Slurm engine keeps it waiting for ever; the one engine
+ * would reject it). A shaped request that cannot be placed is refused at submission by both engines.
+ */
+function presetGpus(
+  j: SlurmJobInput,
+  platform: SlurmPlatformSpec,
+  part: SlurmPlatformSpec['partitions'][number],
+  oneCore: boolean,
+  no: (what: string) => InputError,
+): void {
+  const n = j.gpus!;
+  const type = j.gpuType;
+  const gs = platform.groups.filter((g) => part.groups.includes(g.name));
+  // the GPUs of group g the job may use on each node: type 0 its own (or any), 1 another
+  const typeOf = (g: SpecGroup) => (g.gpus === undefined ? -1 : type === undefined || g.gpus.type === type ? 0 : 1);
+  if (!gs.some((g) => typeOf(g) === 0 && g.gpus!.count >= n))
+    throw new InputError(
+      `job ${j.id}: ${n} GPUs${type !== undefined ? ` of type ${type}` : ''}: no node of partition ${part.name} has that many GPUs${type !== undefined ? ' of that type' : ''}`,
+    );
+  if (j.shape !== undefined) return;
+  const req = nodeRequestOf(j.cores, oneCore, {}, n, type === undefined ? -1 : 0);
+  const key = `g/${j.partition ?? 0}/${j.cores}/${n}/${type ?? ''}`;
+  if (
+    !fitsIdle(
+      platform,
+      key,
+      gs,
+      req,
+      () => Number.POSITIVE_INFINITY,
+      (g) => usableGpus(req, typeOf(g), g.gpus?.count ?? 0),
+    )
+  )
+    throw no(
+      `a GPU request (${j.cores} CPUs with ${n} GPUs${type !== undefined ? ` of type ${type}` : ''} on each node) without a node shape that the nodes of its partition cannot hold even idle (the Slurm engine keeps it waiting for ever)`,
+    );
+}
 
 /**
  * The memory a job that is not exclusive holds on the one engine (`slurmPresetRequest`): MB on each node
@@ -304,21 +376,18 @@ function presetMemory(
   if (given === 0) return { perNode: 0, perCpu: 0 }; // not consumable: the Slurm engine holds and tests none
   if (given < gs.length) throw no('memory requests on a partition of groups with and without memory_mb');
   // a request the select plugin cannot place on the idle partition: the Slurm engine keeps it waiting for ever
-  let seen = fitsIdle.get(platform);
-  if (seen === undefined) {
-    seen = new Map();
-    fitsIdle.set(platform, seen);
-  }
-  const key = `${j.partition ?? 0}/${j.cores}/${perNode}/${perCpu}/${shape.minNodes ?? ''}/${shape.maxNodes ?? ''}`;
-  let fits = seen.get(key);
-  if (fits === undefined) {
-    const req = nodeRequestOf(j.cores, false, { ...shape, whole: false });
-    const avail: number[] = [];
-    for (const g of gs) for (let x = 0; x < g.count; x++) avail.push(usableUnits(req, g.cores, g.cores, g.memory_mb!, true, 0));
-    fits = neverPlaced(Int32Array.from(avail), req) === null;
-    seen.set(key, fits);
-  }
-  if (!fits)
+  const key = `m/${j.partition ?? 0}/${j.cores}/${perNode}/${perCpu}/${shape.minNodes ?? ''}/${shape.maxNodes ?? ''}`;
+  const req = nodeRequestOf(j.cores, false, { ...shape, whole: false });
+  if (
+    !fitsIdle(
+      platform,
+      key,
+      gs,
+      req,
+      (g) => g.memory_mb!,
+      () => 0,
+    )
+  )
     throw no(
       `a memory request (${perNode > 0 ? `--mem=${perNode}` : `--mem-per-cpu=${perCpu}`}) that the nodes of its partition cannot hold even idle (the Slurm engine keeps it waiting for ever)`,
     );
