@@ -53,7 +53,7 @@ export class SlurmNodeSelection implements ResourcePolicy {
       req.memPerNode = job.slurmRequest?.memPerNode ?? 0;
     }
     const g = job.gpus;
-    if (g !== undefined && g.perNode && g.count > 0) {
+    if (g?.perNode && g.count > 0) {
       req.gpus = g.count;
       // (a type no node has: an index past the platform's types, which no node's GPUs match)
       const t = g.type === undefined ? -1 : p.gpuTypeIndex(g.type);

@@ -19,7 +19,7 @@
  * - **jobs**: an `mpi` job of `cores` tasks, `reqTime` its time limit (walltime kills: `Timeout`), its
  *   runtime, its user as `"<id>"` (a partition's `allow_users` names them so), its partition by name, its
  *   QOS, its timed operator suspension, its GPUs (a count, of a type or any: counted per group beside its
- *   cores), and whether its end runs a pass at once (an epilog message, or `endSchedShare`'s draw:
+ *   cores; with whole-node allocation on each of its nodes, below), and whether its end runs a pass at once (an epilog message, or `endSchedShare`'s draw:
  *   `Job.epilogPass`).
  *
  * `test/slurm/oneEngine.test.ts` and `presetLifecycle.test.ts` prove the schedules identical (start, end, state, suspension periods of
@@ -33,12 +33,16 @@
  *   the job facet `slurmRequest`, `slurmPresetRequest`, src/scheduling/slurmSelect.ts), its memory held on the
  *   nodes (the groups' `memory_mb`) as the Slurm engine's `NodeMap` holds it: `--mem` on each of its nodes
  *   (`slurmRequest.memPerNode`), `--mem-per-cpu` per CPU (`Job.mem`), an exclusive job's nodes whole
- *   (`test/slurm/presetNodes.test.ts`).
+ *   (`test/slurm/presetNodes.test.ts`); its GPUs (`--gres=gpu[:TYPE]:N`: a count on each node, of a type or
+ *   any, the job facet `gpus` with `perNode`) held on each node the select plugin chooses, which it uses only
+ *   where that many GPUs of its type are free, as the Slurm engine's `NodeMap` holds them
+ *   (`test/slurm/presetGpuNodes.test.ts`).
  *
  * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`,
- * `slurmPresetRequest`): with whole-node allocation, GPUs on nodes, partitions that preempt, COMPLETING nodes,
- * memory requests no node of a partition can hold, and (when it is made) a placement where Slurm oversubscribes
- * a `-c` job.
+ * `slurmPresetRequest`): with whole-node allocation, partitions that preempt, COMPLETING nodes, memory requests
+ * no node of a partition can hold, GPU requests without a shape that no nodes of a partition can hold (the Slurm
+ * engine keeps both waiting for ever), and (when it is made) a placement where Slurm oversubscribes a `-c` job.
+ * A GPU request no node of its partition has the GPUs for is an error, as on the Slurm engine.
  */
 import { InputError } from '../core/errors.js';
 import { mapped } from '../core/mapped.js';
@@ -247,8 +251,11 @@ export interface PresetRequest {
  * tasks (sbatch lowers them), `--exclusive` with a node range, `--exclusive` on a partition of unequal nodes or
  * with cores other than its whole nodes' (the priority's job size reads them), a shape on a partition of
  * one-core nodes that is not `cores` whole nodes, `--mem` with `--mem-per-cpu`, memory on a partition of
- * groups with and without `memory_mb`, and a memory request the select plugin cannot place even on its idle
- * partition (the Slurm engine keeps such a job waiting for ever; the one engine rejects it).
+ * groups with and without `memory_mb`, a memory request the select plugin cannot place even on its idle
+ * partition (the Slurm engine keeps such a job waiting for ever; the one engine rejects it), and a GPU request
+ * without a shape that it cannot place there either (`presetGpus`; a GPU request no node of the partition has
+ * the GPUs for is an `InputError` too, the Slurm engine's at submission). Its GPUs themselves are the job's
+ * facet (`slurmPresetJobs`), not its request.
  */
 export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec): PresetRequest | null {
   const part = platform.partitions[j.partition ?? 0];
