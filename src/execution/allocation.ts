@@ -20,7 +20,7 @@
  * (gang), checked by `gpuPlacementError` against the cores the last `placementError` accepted: the
  * right count, free, each on a node of the job's cores, of the job's type (and of one type for a
  * deep-learning job, whose rate needs one), `count` on each of its nodes when the request is per
- * node. `moveGpus` takes and frees them. A GPU draws its type's idle power always and its busy
+ * node (on each node of its cores when it has no exact node count). `moveGpus` takes and frees them. A GPU draws its type's idle power always and its busy
  * power while held, in the same running power sum as the processors.
  *
  * Over 600 lines: cores, node memory and GPUs are one capacity, whose placements are checked, taken and
@@ -509,9 +509,11 @@ export class Allocation implements Capacity {
       return `asks for GPUs of type ${JSON.stringify(g.type)}; the platform has ${p.gpuTypes.length > 0 ? p.gpuTypes.join(', ') : 'no GPU'}`;
     const need = jobGpus(job);
     if (g.perNode) {
+      // (no exact node count: at least one node, its placement gives the rest)
+      const want = Math.max(1, job.nodes);
       let nodes = 0;
       for (let n = 0; n < p.nodeCount; n++) if (p.nodeGpuCount[n]! >= g.count && (type < 0 || p.nodeGpuType[n] === type)) nodes++;
-      if (nodes < job.nodes) return `needs ${job.nodes} nodes with ${g.count} GPUs${g.type ? ` of type ${g.type}` : ''} each; the platform has ${nodes}`;
+      if (nodes < want) return `needs ${want} nodes with ${g.count} GPUs${g.type ? ` of type ${g.type}` : ''} each; the platform has ${nodes}`;
       return null;
     }
     // a deep-learning job runs on GPUs of one type
@@ -528,7 +530,8 @@ export class Allocation implements Capacity {
    * (see the module comment); null when valid, else the reason.
    */
   gpuPlacementError(job: Job, gpus: ArrayLike<number>): string | null {
-    const need = jobGpus(job);
+    // (a per-node request without an exact node count: on each node of the cores just accepted)
+    const need = job.gpus?.perNode === true && job.nodes === 0 ? jobGpus(job, this.lastTally) : jobGpus(job);
     if (gpus.length !== need) return `expected ${need} GPUs, got ${gpus.length}`;
     if (need === 0) return null;
     const p = this.platform;

@@ -4,7 +4,7 @@
  * nodes), shared by the Slurm engine's `NodeMap` (src/slurm/nodes.ts) and the one engine's Slurm selection
  * (`slurmSelect.ts`):
  * - `nodeRequestOf`: what a job asks of the nodes (its shape, or the defaults of its partition);
- * - `usableUnits`: the units a job may use on one node given what is free there;
+ * - `usableUnits`: the units a job may use on one node given what is free there (`usableGpus`: the GPUs);
  * - `evalNodes`: the nodes and units a job gets among candidate nodes in order (runs of consecutive usable
  *   nodes; the shortest sufficient run first), the units its tasks' CPUs there (`distTasks`: cons_tres's
  *   `dist_tasks_compute_c_b`, the relief valve that oversubscribes included);
@@ -66,8 +66,18 @@ export interface NodeRequest {
 }
 
 /**
+ * The GPUs of a node whose GPUs are of type `nodeType` (an index into the platform's GPU types, -1: the node
+ * has none) that request `r` may use when `free` of them are free: `free`, or 0 when they are not of its type
+ * or it asks for none (`--gres=gpu[:TYPE]:N`: a node is usable by a GPU job when it has N of its type free).
+ */
+export function usableGpus(r: NodeRequest, nodeType: number, free: number): number {
+  if (r.gpus === 0 || nodeType < 0 || (r.gpuType >= 0 && r.gpuType !== nodeType)) return 0;
+  return free;
+}
+
+/**
  * Units job `r` may use on node `x` given what is free there (`free`, `memFree`, and `gpus` of its GPU
- * type, `NodeMap.gpusFor`; the caller's view, now or in the future): all of them for a whole-node job on
+ * type, `usableGpus`; the caller's view, now or in the future): all of them for a whole-node job on
  * an idle node (`idle`), else its free units (cons_tres `can_job_run_on_node`: not rounded to whole tasks),
  * with memory per unit as many as the free memory allows, in whole tasks; 0 when it cannot use the node:
  * fewer units than one task (`-c`), or than all its tasks when it asks for one node at most (`-N 1`:

@@ -122,6 +122,17 @@ export function takeFreeCores(sim: ClusterSimulator, node: number, k: number, ou
   return got;
 }
 
+/** Takes `k` free GPUs of `node` in GPU-id order into `out` at `at` (the core capacity's; a node's GPUs are of one type); returns how many it took. */
+export function takeFreeGpus(sim: ClusterSimulator, node: number, k: number, out: Int32Array, at: number): number {
+  const p = sim.platform;
+  const owner = sim.allocation.gpuOwner;
+  const u0 = p.nodeFirstGpu[node]!;
+  const u1 = u0 + p.nodeGpuCount[node]!;
+  let got = 0;
+  for (let u = u0; u < u1 && got < k; u++) if (owner[u] === -1) out[at + got++] = u;
+  return got;
+}
+
 /** Takes `k` free cores of `node` following `cores` (a preference order of the node's cores). */
 export function takeFreeCoresInOrder(sim: ClusterSimulator, cores: ArrayLike<number>, k: number, out: Int32Array, at: number): number {
   let got = 0;

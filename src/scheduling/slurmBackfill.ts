@@ -17,9 +17,11 @@
  *   each asking for one core per task and its `reqTime`.
  *
  * A start the count allows but the resource selection cannot place (memory, a node-shape rule) is left
- * waiting, its buckets held for the rest of the pass. GPU jobs are backfilled on the counted capacity (their GPUs
- * counted per group beside their cores, as the Slurm engine counts them), not on the core capacity (whose
- * resource selection places no GPUs).
+ * waiting, its buckets held for the rest of the pass. GPU jobs are backfilled by the counted pass on the counted
+ * capacity (their GPUs counted per group beside their cores, as the Slurm engine counts them), not on the core
+ * capacity (whose resource selection places no GPUs); under `within: "nodes"` the whole-node passes hold them on
+ * each node (the will-run test reads each node's free GPUs and what each running job holds there; the
+ * node-profile pass tries only the groups whose nodes have the job's GPUs), as the Slurm engine's `NodeMap`.
  */
 import type { ClusterSimulator, RunningJob } from '../execution/simulator.js';
 import { type Job, nodeMemOf } from '../workload/job.js';
@@ -28,6 +30,7 @@ import type { NodeFit, ResourcePolicy } from './placement.js';
 import { nodeProfilePass, type NodeProfileView } from './nodeProfileBackfill.js';
 import { lastRun } from './preemption.js';
 import { SlurmNodeSelection } from './slurmSelect.js';
+import { usableGpus } from './nodeSelection.js';
 import { wallClockEnd, type WillRunJob, type WillRunView, willRunPass } from './willRunBackfill.js';
 import { SlurmGroups } from './slurmGroups.js';
 import type { SlurmPlacementScope } from './slurmMainPass.js';
@@ -261,6 +264,7 @@ export class SlurmBackfill implements CountedBackfillView {
     const owner = sim.coreOwner;
     const slots = sim.runningBySlot;
     const jobs = this.jobs;
+    const select = this.order.resources;
     return {
       now: sim.now,
       groupBase: base,
@@ -271,22 +275,26 @@ export class SlurmBackfill implements CountedBackfillView {
       units: (h) => jobs[h]!.ntasks,
       timeLimit: (h) => jobs[h]!.reqTime,
       groupsOf: (h) => this.groups.groupsOf(jobs[h]!),
-      groupUsable: () => true,
+      // nodes of a group are alike: all or none have the job's GPUs (on each node, of its type)
+      groupUsable: (h, g) => {
+        const job = jobs[h]!;
+        if (job.gpus === undefined || !(select instanceof SlurmNodeSelection)) return true;
+        const req = select.request(sim, job, this.groups.partitionOf(job));
+        const x = p.groupFirstNode[g]!;
+        return usableGpus(req, p.nodeGpuType[x]!, p.nodeGpuCount[x]!) >= req.gpus;
+      },
       start: (h, _g, nodes) => {
         const job = jobs[h]!;
-        sim.startJob(
-          job,
-          Int32Array.from(nodes, (x) => p.nodeFirstCore[x]!),
-          { transfer: true },
-        );
+        const cores = Int32Array.from(nodes, (x) => p.nodeFirstCore[x]!);
+        sim.startJob(job, cores, { transfer: true, gpus: this.groups.gpusFor(job, cores) });
       },
     };
   }
 
   /**
-   * The engine as the will-run pass reads it (`within: "nodes"`, `willRun`): the nodes' free cores and memory,
-   * the jobs on each, and every job holding cores (running, or suspended on them by an operator) with its nodes
-   * and the tasks on each, expected to end at its time limit; jobs placed by Slurm's select plugin.
+   * The engine as the will-run pass reads it (`within: "nodes"`, `willRun`): the nodes' free cores, memory and
+   * GPUs, the jobs on each, and every job holding cores (running, or suspended on them by an operator) with its
+   * nodes and the tasks and GPUs on each, expected to end at its time limit; jobs placed by Slurm's select plugin.
    */
   private willRunView(sim: ClusterSimulator): WillRunView {
     const select = this.order.resources;
@@ -302,7 +310,10 @@ export class SlurmBackfill implements CountedBackfillView {
       const running = rj.suspendedAt !== rj.suspendedAt;
       // the memory it holds on each node (`nodeMemOf`: a whole node's, its `--mem`, else its tasks'), which its end gives back
       const mem = Float64Array.from(rj.perNode, (k, i) => nodeMemOf(rj.job, 0, k, p.nodeMemoryMb[rj.nodes[i]!]!));
-      const hold = { nodes: rj.nodes, units: rj.perNode, mem, gpus: new Int32Array(rj.nodes.length), whole: false };
+      // the GPUs it holds on each node
+      const gpus = new Int32Array(rj.nodes.length);
+      for (let i = 0; i < rj.gpus.length; i++) gpus[rj.nodes.indexOf(p.gpuNode[rj.gpus[i]!]!)]!++;
+      const hold = { nodes: rj.nodes, units: rj.perNode, mem, gpus, whole: false };
       return { real, end: wallClockEnd(real, lastRun(rj), running), hold, key: rj.slot };
     };
     for (const rj of sim.running()) {
@@ -310,8 +321,8 @@ export class SlurmBackfill implements CountedBackfillView {
       for (let k = 0; k < rj.nodes.length; k++) jobsOn[rj.nodes[k]!]!++;
       holds.push(holdingOf(rj));
     }
-    const zeros = new Int32Array(N);
     const jobs = this.jobs;
+    const gpuType = p.nodeGpuType;
     return {
       now,
       nodeCount: N,
@@ -320,10 +331,10 @@ export class SlurmBackfill implements CountedBackfillView {
         free: sim.nodeFree,
         memFree: sim.nodeFreeMem,
         jobsOn,
-        gpuFree: zeros,
+        gpuFree: sim.allocation.nodeFreeGpus,
         memCap: p.nodeMemoryMb,
-        gpuCap: zeros,
-        gpusFor: () => 0,
+        gpuCap: p.nodeGpuCount,
+        gpusFor: (req, x, free) => usableGpus(req, gpuType[x]!, free),
       },
       running: () => holds.slice(),
       completing: null,
@@ -334,7 +345,7 @@ export class SlurmBackfill implements CountedBackfillView {
         const job = jobs[h]!;
         const cores = select.cores(sim, job, alloc.nodes, alloc.units);
         if (cores === null) throw new Error(`Slurm's will-run pass chose nodes that are not job ${job.id}'s tasks`);
-        const rj = sim.startJob(job, cores, { transfer: true });
+        const rj = sim.startJob(job, cores, { transfer: true, gpus: this.groups.gpusFor(job, cores) });
         for (let k = 0; k < rj.nodes.length; k++) jobsOn[rj.nodes[k]!]!++;
         return holdingOf(rj);
       },

@@ -13,7 +13,7 @@
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { Job } from '../workload/job.js';
-import type { NodeFit, PlacementLimit, ResourcePolicy } from './placement.js';
+import { type NodeFit, type PlacementLimit, type ResourcePolicy, takeFreeGpus } from './placement.js';
 
 /** A platform's groups as Slurm counts them, for one engine (caches per partition). */
 export class SlurmGroups {
@@ -65,11 +65,29 @@ export class SlurmGroups {
     return `asks for ${job.ntasks} cores${what}, more than one node group of its partition holds (at most ${largest} cores${what === '' ? '' : ' in a group with those GPUs'}${Number.isFinite(maxNodes) ? ` on ${maxNodes} nodes` : ''}; Slurm's counted model runs a job within one group)`;
   }
 
-  /** The GPUs of `job` placed beside its `cores` (on the counted capacity: in their group), or undefined when it asks for none. */
+  /**
+   * The GPUs of `job` placed beside its `cores`, or undefined when it asks for none: on the counted capacity,
+   * its count in their group; on the core capacity, a request on each node (Slurm's select plugin's,
+   * `slurmSelect.ts`) its count on each node of its cores (in their order), the node's free GPUs in id order
+   * (the selection chose nodes that have them). A request in total is not placed on the core capacity here.
+   */
   gpusFor(job: Job, cores: Int32Array): Int32Array | undefined {
-    const n = job.gpus?.count ?? 0;
+    const g = job.gpus;
+    const n = g?.count ?? 0;
+    if (n === 0) return undefined;
     const counted = this.sim.counted;
-    return n === 0 || counted === null ? undefined : counted.uniform(cores[0]!, n);
+    if (counted !== null) return counted.uniform(cores[0]!, n);
+    if (!g!.perNode) return undefined;
+    const coreNode = this.sim.platform.coreNode;
+    const nodes: number[] = [];
+    for (let i = 0; i < cores.length; i++) {
+      const x = coreNode[cores[i]!]!;
+      if (nodes[nodes.length - 1] !== x && !nodes.includes(x)) nodes.push(x);
+    }
+    const out = new Int32Array(nodes.length * n);
+    for (let k = 0; k < nodes.length; k++)
+      if (takeFreeGpus(this.sim, nodes[k]!, n, out, k * n) < n) throw new Error(`job ${job.id}: node ${nodes[k]} has fewer than ${n} GPUs free`);
+    return out;
   }
 
   /** Cores for `job` anywhere on its partition but the groups `off` marks (null: none), by `resources`. */

@@ -13,6 +13,12 @@
  * nodes have one core each, `ntasks` whole nodes; a `seq` job asks for one node, an `mpi` job with `nodes`
  * for exactly that many. On the chosen nodes the job takes the units `evalNodes` gives each (its tasks'
  * CPUs there, `distTasks`: as many as the Slurm engine's job holds), the node's free cores in core order.
+ * A job with GPUs on each node (`gpus` with `perNode`, Slurm's `--gres=gpu[:TYPE]:N`: the Slurm preset's GPU
+ * jobs) may use only the nodes that have that many GPUs of its type (any when it names none) free
+ * (`usableGpus`), and takes that many on each of its nodes, the node's free GPUs in id order
+ * (`SlurmGroups.gpusFor`), as the Slurm engine's `NodeMap` holds them (an exclusive job there holds every
+ * GPU of its nodes, here its request's: no other job can use the others, its cores being all held); GPUs
+ * in total (`--gpus`, without `perNode`) are refused.
  *
  * Slurm's choice, not every placement that exists: a job the plugin cannot place stays waiting even where
  * another selection would find room (the plugin's own behaviour), and a placement whose units are not the
@@ -23,7 +29,7 @@
 import type { ClusterSimulator } from '../execution/simulator.js';
 import { maxTaskMem, type Job, perNodeCores } from '../workload/job.js';
 import { InputError } from '../core/errors.js';
-import { evalNodes, type NodeRequest, type NodeShape, neverPlaced, nodeRequestOf, usableUnits } from './nodeSelection.js';
+import { evalNodes, type NodeRequest, type NodeShape, neverPlaced, nodeRequestOf, usableGpus, usableUnits } from './nodeSelection.js';
 import { type NodeFit, type PlacementLimit, type ResourcePolicy, takeFreeCores } from './placement.js';
 
 /** Slurm's select plugin on the core capacity (see the module comment). */
@@ -46,17 +52,28 @@ export class SlurmNodeSelection implements ResourcePolicy {
       req.memPerUnit = maxTaskMem(job);
       req.memPerNode = job.slurmRequest?.memPerNode ?? 0;
     }
+    const g = job.gpus;
+    if (g?.perNode && g.count > 0) {
+      req.gpus = g.count;
+      // (a type no node has: an index past the platform's types, which no node's GPUs match)
+      const t = g.type === undefined ? -1 : p.gpuTypeIndex(g.type);
+      req.gpuType = g.type === undefined ? -1 : t >= 0 ? t : p.gpuTypes.length;
+    }
     return req;
   }
 
   /**
-   * Why `job` can never be placed as its tasks by the select plugin (a sentence after "it"), or null: a
-   * request the plugin cannot place on its partition's nodes even when all are idle (`neverPlaced`, as
-   * slurmctld refuses it at submission; its memory per CPU and per node counted), or an exclusive request with
+   * Why `job` can never be placed as its tasks by the select plugin (a sentence after "it"), or null: GPUs in
+   * total rather than on each node, a request the plugin cannot place on its partition's nodes even when all
+   * are idle (`neverPlaced`, as slurmctld refuses it at submission; its memory per CPU and per node and its
+   * GPUs on each node counted), or an exclusive request with
    * `--mem` or whose shape is not whole nodes of its partition (`nodes` of `ntasksPerNode`, every node of its
    * partition of that many cores).
    */
   refusal(sim: ClusterSimulator, job: Job): string | null {
+    const g = job.gpus;
+    if (g !== undefined && !g.perNode && g.count > 0)
+      return `asks for ${g.count} GPUs in total (--gpus); Slurm's select plugin here places GPUs on each of a job's nodes (--gres=gpu:N, a per-node request)`;
     const r = job.slurmRequest;
     if (r === undefined) return null;
     const p = sim.platform;
@@ -66,7 +83,14 @@ export class SlurmNodeSelection implements ResourcePolicy {
       const cap = p.nodeCoreCount;
       const mem = p.nodeMemoryMb;
       const idle = Int32Array.from(p.partitions[at]!.nodes, (x) =>
-        usableUnits(req, cap[x]!, cap[x]!, req.memPerUnit > 0 || req.memPerNode > 0 ? mem[x]! : Number.POSITIVE_INFINITY, true, 0),
+        usableUnits(
+          req,
+          cap[x]!,
+          cap[x]!,
+          req.memPerUnit > 0 || req.memPerNode > 0 ? mem[x]! : Number.POSITIVE_INFINITY,
+          true,
+          req.gpus > 0 ? usableGpus(req, p.nodeGpuType[x]!, p.nodeGpuCount[x]!) : 0,
+        ),
       );
       const never = neverPlaced(idle, req);
       if (never !== null) return never;
@@ -95,10 +119,13 @@ export class SlurmNodeSelection implements ResourcePolicy {
     const free = sim.nodeFree;
     const freeMem = sim.nodeFreeMem;
     const cap = p.nodeCoreCount;
+    // (a GPU request: the GPUs of its type free on each node)
+    const freeGpus = req.gpus > 0 ? sim.allocation.nodeFreeGpus : null;
+    const gpuType = p.nodeGpuType;
     for (let i = 0; i < P.length; i++) {
       const x = P[i]!;
       const mem = req.memPerUnit > 0 || req.memPerNode > 0 ? freeMem[x]! : Number.POSITIVE_INFINITY;
-      let u = usableUnits(req, cap[x]!, free[x]!, mem, free[x] === cap[x], 0);
+      let u = usableUnits(req, cap[x]!, free[x]!, mem, free[x] === cap[x], freeGpus === null ? 0 : usableGpus(req, gpuType[x]!, freeGpus[x]!));
       if (limit && u > 0) u = Math.min(u, limit.cores(x));
       avail[i] = u;
     }

@@ -5,7 +5,7 @@
  * GRES placement (`evalNodes`: cons_tres `choose_nodes` and `_eval_nodes`, then the job's tasks' CPUs on each
  * node, `dist_tasks`; `pickNodes`, the whole-node case), and which requests it can never place (`refusal`).
  * GPUs (`--gres=gpu[:TYPE]:N`, N on each node of the job) only make a node usable or not: a node is usable
- * by a GPU job when it has N GPUs of the job's type free (`NodeMap.gpusFor`, `usableUnits`).
+ * by a GPU job when it has N GPUs of the job's type free (`NodeMap.gpusFor`: `usableGpus`, `usableUnits`).
  *
  * Node order is the platform's: groups in order, the nodes of a group consecutive (slurm.conf order when
  * each group's nodes are consecutive there, as on the measured clusters). A job's candidate nodes are
@@ -14,7 +14,7 @@
  * src/scheduling/nodeSelection.ts (the one engine's Slurm selection uses it too).
  */
 import type { JobShape } from './config.js';
-import { evalNodes, type NodeAlloc, type NodeRequest, allocOf, neverPlaced, nodeRequestOf, usableUnits } from '../scheduling/nodeSelection.js';
+import { evalNodes, type NodeAlloc, type NodeRequest, allocOf, neverPlaced, nodeRequestOf, usableGpus, usableUnits } from '../scheduling/nodeSelection.js';
 
 export { allocOf, evalNodes, type NodeAlloc, type NodeRequest, pickNodes, usableUnits } from '../scheduling/nodeSelection.js';
 import type { SlurmPlatform } from './platform.js';
@@ -114,8 +114,7 @@ export class NodeMap {
 
   /** GPUs of node `x` that `req` may use when `free` of them are free: `free`, or 0 when they are not of its type or it asks for none. */
   gpusFor(req: NodeRequest, x: number, free: number): number {
-    if (req.gpus === 0 || this.gpuTypeOf[x]! < 0 || (req.gpuType >= 0 && req.gpuType !== this.gpuTypeOf[x])) return 0;
-    return free;
+    return usableGpus(req, this.gpuTypeOf[x]!, free);
   }
 
   /**

@@ -19,7 +19,7 @@
  * - **jobs**: an `mpi` job of `cores` tasks, `reqTime` its time limit (walltime kills: `Timeout`), its
  *   runtime, its user as `"<id>"` (a partition's `allow_users` names them so), its partition by name, its
  *   QOS, its timed operator suspension, its GPUs (a count, of a type or any: counted per group beside its
- *   cores), and whether its end runs a pass at once (an epilog message, or `endSchedShare`'s draw:
+ *   cores; with whole-node allocation on each of its nodes, below), and whether its end runs a pass at once (an epilog message, or `endSchedShare`'s draw:
  *   `Job.epilogPass`).
  *
  * `test/slurm/oneEngine.test.ts` and `presetLifecycle.test.ts` prove the schedules identical (start, end, state, suspension periods of
@@ -36,12 +36,16 @@
  *   the job facet `slurmRequest`, `slurmPresetRequest`, src/scheduling/slurmSelect.ts), its memory held on the
  *   nodes (the groups' `memory_mb`) as the Slurm engine's `NodeMap` holds it: `--mem` on each of its nodes
  *   (`slurmRequest.memPerNode`), `--mem-per-cpu` per CPU (`Job.mem`), an exclusive job's nodes whole
- *   (`test/slurm/presetNodes.test.ts`).
+ *   (`test/slurm/presetNodes.test.ts`); its GPUs (`--gres=gpu[:TYPE]:N`: a count on each node, of a type or
+ *   any, the job facet `gpus` with `perNode`) held on each node the select plugin chooses, which it uses only
+ *   where that many GPUs of its type are free, as the Slurm engine's `NodeMap` holds them
+ *   (`test/slurm/presetGpuNodes.test.ts`).
  *
  * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`,
- * `slurmPresetRequest`): with whole-node allocation, GPUs on nodes, COMPLETING nodes,
- * memory requests no node of a partition can hold, and (when it is made) a placement where Slurm oversubscribes
- * a `-c` job.
+ * `slurmPresetRequest`): with whole-node allocation, COMPLETING nodes, memory requests no node of a partition
+ * can hold, GPU requests without a shape that no nodes of a partition can hold (the Slurm engine keeps both
+ * waiting for ever), and (when it is made) a placement where Slurm oversubscribes a `-c` job. A GPU request no
+ * node of its partition has the GPUs for is an error, as on the Slurm engine.
  */
 import { InputError } from '../core/errors.js';
 import { mapped } from '../core/mapped.js';
@@ -56,7 +60,7 @@ import { inBackfillPass } from '../scheduling/slurmBackfill.js';
 import type { SlurmConfig, SlurmJobInput } from './config.js';
 import { DEFAULT_SLURM, hashUnit } from './config.js';
 import type { SlurmPlatformSpec } from './platform.js';
-import { neverPlaced, type NodeShape, nodeRequestOf, usableUnits } from '../scheduling/nodeSelection.js';
+import { neverPlaced, type NodeRequest, type NodeShape, nodeRequestOf, usableGpus, usableUnits } from '../scheduling/nodeSelection.js';
 
 /** Why the one engine cannot run the Slurm configuration `config` as the Slurm engine does (the settings named), or null. */
 export function slurmPresetRefusal(config: Partial<SlurmConfig>, platform?: SlurmPlatformSpec): string | null {
@@ -65,8 +69,6 @@ export function slurmPresetRefusal(config: Partial<SlurmConfig>, platform?: Slur
   // (the node-profile planner holds whole nodes: nodes of one core, where every job holds its nodes whole)
   if (c.nodeSelect && c.backfill && !c.bfWillRun && platform?.groups.some((g) => g.cores !== 1))
     out.push('nodeSelect with sched/backfill on nodes of several cores without bfWillRun');
-  if (c.nodeSelect && platform?.groups.some((g) => g.gpus !== undefined && (typeof g.gpus === 'number' ? g.gpus : g.gpus.count) > 0))
-    out.push('nodeSelect with GPUs');
   return out.length === 0 ? null : `the Slurm preset of the one engine does not model ${out.join(', ')} yet`;
 }
 
@@ -182,6 +184,8 @@ export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[], 
 export function slurmPresetJobs(partitions: readonly string[], config: Partial<SlurmConfig> = {}): (j: SlurmJobInput, request?: PresetRequest | null) => Job {
   const share = config.endSchedShare ?? DEFAULT_SLURM.endSchedShare;
   const seed = config.endSchedSeed ?? DEFAULT_SLURM.endSchedSeed;
+  // GPUs on each node with whole-node allocation (`--gres=gpu:N`), else in total in a group
+  const perNode = config.nodeSelect ?? DEFAULT_SLURM.nodeSelect;
   const users: string[] = [];
   const qoses: string[] = [];
   const named = (names: string[], i: number, make: (i: number) => string): string => {
@@ -201,8 +205,9 @@ export function slurmPresetJobs(partitions: readonly string[], config: Partial<S
       qos: j.qos !== undefined ? named(qoses, j.qos, (q) => `q${q}`) : undefined,
       operatorEvents: j.opAfter !== undefined && j.opFor !== undefined ? [{ after: j.opAfter, duration: j.opFor }] : undefined,
       epilogPass: epilog ? true : undefined,
-      // GPUs in total, of its type (any when it names none), counted per group beside its cores
-      gpus: gpus > 0 ? { count: gpus, perNode: false as const, type: j.gpuType, weight: 1 } : undefined,
+      // GPUs of its type (any when it names none): in total, counted per group beside its cores, or with
+      // whole-node allocation on each of its nodes, held there (the select plugin, `slurmSelect.ts`)
+      gpus: gpus > 0 ? { count: gpus, perNode, type: j.gpuType, weight: 1 } : undefined,
       slurmRequest: request?.slurmRequest,
     };
     if (request === null) return makeDelayJob(j.id, j.submit, j.cores, j.runTime, j.timeLimit, facets);
@@ -248,8 +253,11 @@ export interface PresetRequest {
  * tasks (sbatch lowers them), `--exclusive` with a node range, `--exclusive` on a partition of unequal nodes or
  * with cores other than its whole nodes' (the priority's job size reads them), a shape on a partition of
  * one-core nodes that is not `cores` whole nodes, `--mem` with `--mem-per-cpu`, memory on a partition of
- * groups with and without `memory_mb`, and a memory request the select plugin cannot place even on its idle
- * partition (the Slurm engine keeps such a job waiting for ever; the one engine rejects it).
+ * groups with and without `memory_mb`, a memory request the select plugin cannot place even on its idle
+ * partition (the Slurm engine keeps such a job waiting for ever; the one engine rejects it), and a GPU request
+ * without a shape that it cannot place there either (`presetGpus`; a GPU request no node of the partition has
+ * the GPUs for is an `InputError` too, the Slurm engine's at submission). Its GPUs themselves are the job's
+ * facet (`slurmPresetJobs`), not its request.
  */
 export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec): PresetRequest | null {
   const part = platform.partitions[j.partition ?? 0];
@@ -257,10 +265,11 @@ export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec
   const cores = new Set(part.groups.map((name) => platform.groups.find((g) => g.name === name)?.cores ?? 0));
   const oneCore = cores.size === 1 && cores.has(1);
   const shape = j.shape;
+  const no = (what: string) => new InputError(`job ${j.id}: the Slurm preset of the one engine does not model ${what} yet`);
+  if ((j.gpus ?? 0) > 0) presetGpus(j, platform, part, oneCore, no);
   // no shape: Slurm's defaults (whole nodes on one-core nodes, which the one engine's selection gives the job
   // too; else its CPUs anywhere, at least one node: Slurm 22.05's size factor reads that, `slurmRequest`)
   if (shape === undefined) return oneCore ? null : { slurmRequest: {}, nodes: 0, perNode: 0, memPerCpu: 0 };
-  const no = (what: string) => new InputError(`job ${j.id}: the Slurm preset of the one engine does not model ${what} yet`);
   const whole = shape.whole ?? oneCore;
   if (!whole) {
     if (oneCore) throw no('a shape that is not whole nodes on a partition of one-core nodes');
@@ -282,8 +291,78 @@ export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec
   return { slurmRequest: { exclusive: true, minNodes }, nodes: minNodes, perNode, memPerCpu: 0 };
 }
 
-/** Per platform spec, the memory requests known to fit an idle partition (`presetMemory`), by partition, units and shape. */
-const fitsIdle = new WeakMap<SlurmPlatformSpec, Map<string, boolean>>();
+/** Per platform spec, the requests known to fit an idle partition or not (`fitsIdle`), by a key of the request. */
+const idleFits = new WeakMap<SlurmPlatformSpec, Map<string, boolean>>();
+
+type SpecGroup = SlurmPlatformSpec['groups'][number];
+
+/**
+ * Whether the select plugin can place `req` on the idle nodes of the groups `gs` (a partition's, in platform
+ * order), each node's memory `memOf(g)` and its GPUs usable by `req` `gpusOf(g)`; cached by `key`.
+ */
+function fitsIdle(
+  platform: SlurmPlatformSpec,
+  key: string,
+  gs: readonly SpecGroup[],
+  req: NodeRequest,
+  memOf: (g: SpecGroup) => number,
+  gpusOf: (g: SpecGroup) => number,
+): boolean {
+  let seen = idleFits.get(platform);
+  if (seen === undefined) {
+    seen = new Map();
+    idleFits.set(platform, seen);
+  }
+  let fits = seen.get(key);
+  if (fits === undefined) {
+    const avail: number[] = [];
+    for (const g of gs) for (let x = 0; x < g.count; x++) avail.push(usableUnits(req, g.cores, g.cores, memOf(g), true, gpusOf(g)));
+    fits = neverPlaced(Int32Array.from(avail), req) === null;
+    seen.set(key, fits);
+  }
+  return fits;
+}
+
+/**
+ * The checks of a job's GPUs on each node (`--gres=gpu[:TYPE]:N`; `slurmPresetRequest`, partition `part`): some
+ * node of its partition has that many GPUs of its type (else an `InputError`, as the Slurm engine refuses it at
+ * submission), and a job without a shape (which the Slurm engine never refuses) that the select plugin cannot
+ * place even on its idle partition is not modelled (the Slurm engine keeps it waiting for ever; the one engine
+ * would reject it). A shaped request that cannot be placed is refused at submission by both engines.
+ */
+function presetGpus(
+  j: SlurmJobInput,
+  platform: SlurmPlatformSpec,
+  part: SlurmPlatformSpec['partitions'][number],
+  oneCore: boolean,
+  no: (what: string) => InputError,
+): void {
+  const n = j.gpus!;
+  const type = j.gpuType;
+  const gs = platform.groups.filter((g) => part.groups.includes(g.name));
+  // the GPUs of group g the job may use on each node: type 0 its own (or any), 1 another
+  const typeOf = (g: SpecGroup) => (g.gpus === undefined ? -1 : type === undefined || g.gpus.type === type ? 0 : 1);
+  if (!gs.some((g) => typeOf(g) === 0 && g.gpus!.count >= n))
+    throw new InputError(
+      `job ${j.id}: ${n} GPUs${type !== undefined ? ` of type ${type}` : ''}: no node of partition ${part.name} has that many GPUs${type !== undefined ? ' of that type' : ''}`,
+    );
+  if (j.shape !== undefined) return;
+  const req = nodeRequestOf(j.cores, oneCore, {}, n, type === undefined ? -1 : 0);
+  const key = `g/${j.partition ?? 0}/${j.cores}/${n}/${type ?? ''}`;
+  if (
+    !fitsIdle(
+      platform,
+      key,
+      gs,
+      req,
+      () => Number.POSITIVE_INFINITY,
+      (g) => usableGpus(req, typeOf(g), g.gpus?.count ?? 0),
+    )
+  )
+    throw no(
+      `a GPU request (${j.cores} CPUs with ${n} GPUs${type !== undefined ? ` of type ${type}` : ''} on each node) without a node shape that the nodes of its partition cannot hold even idle (the Slurm engine keeps it waiting for ever)`,
+    );
+}
 
 /**
  * The memory a job that is not exclusive holds on the one engine (`slurmPresetRequest`): MB on each node
@@ -306,21 +385,18 @@ function presetMemory(
   if (given === 0) return { perNode: 0, perCpu: 0 }; // not consumable: the Slurm engine holds and tests none
   if (given < gs.length) throw no('memory requests on a partition of groups with and without memory_mb');
   // a request the select plugin cannot place on the idle partition: the Slurm engine keeps it waiting for ever
-  let seen = fitsIdle.get(platform);
-  if (seen === undefined) {
-    seen = new Map();
-    fitsIdle.set(platform, seen);
-  }
-  const key = `${j.partition ?? 0}/${j.cores}/${perNode}/${perCpu}/${shape.minNodes ?? ''}/${shape.maxNodes ?? ''}`;
-  let fits = seen.get(key);
-  if (fits === undefined) {
-    const req = nodeRequestOf(j.cores, false, { ...shape, whole: false });
-    const avail: number[] = [];
-    for (const g of gs) for (let x = 0; x < g.count; x++) avail.push(usableUnits(req, g.cores, g.cores, g.memory_mb!, true, 0));
-    fits = neverPlaced(Int32Array.from(avail), req) === null;
-    seen.set(key, fits);
-  }
-  if (!fits)
+  const key = `m/${j.partition ?? 0}/${j.cores}/${perNode}/${perCpu}/${shape.minNodes ?? ''}/${shape.maxNodes ?? ''}`;
+  const req = nodeRequestOf(j.cores, false, { ...shape, whole: false });
+  if (
+    !fitsIdle(
+      platform,
+      key,
+      gs,
+      req,
+      (g) => g.memory_mb!,
+      () => 0,
+    )
+  )
     throw no(
       `a memory request (${perNode > 0 ? `--mem=${perNode}` : `--mem-per-cpu=${perCpu}`}) that the nodes of its partition cannot hold even idle (the Slurm engine keeps it waiting for ever)`,
     );

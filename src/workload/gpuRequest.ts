@@ -6,7 +6,9 @@
  *
  * - `count` GPUs in total (`perNode: false`, Slurm's `--gpus`): the placement chooses the servers (one
  *   server: consolidated; several: spread); or `count` on each of the job's `nodes` nodes (`perNode:
- *   true`, Slurm's `--gpus-per-node`), `count * nodes` in total.
+ *   true`, Slurm's `--gpus-per-node`), `count * nodes` in total. A job without an exact node count
+ *   (`nodes` 0: the Slurm preset's `--gres=gpu:N` with `-N MIN[-MAX]` or none) holds `count` on each node
+ *   its placement gives it (Slurm's select plugin: `slurmSelect.ts`), so its total is known at its start.
  * - `type`: the GPU type the job must run on (Slurm's `--gpus=v100:4`); absent, any type.
  * - `dl`: `{jobType, steps}`: the job is done after `steps` steps; on `n` GPUs of type `G` it runs
  *   `throughput(jobType, G, n, consolidated)` steps/s. Its `runtime` stays what an engine without the
@@ -35,11 +37,14 @@ export interface GpuRequest {
   weight: number;
 }
 
-/** The GPUs a job needs in total (0 without the facet). */
-export function jobGpus(job: Job): number {
+/**
+ * The GPUs a job needs in total (0 without the facet) when it is placed on `nodes` nodes (by default its
+ * exact node count: a per-node request without one needs its placement's, the module comment).
+ */
+export function jobGpus(job: Job, nodes = job.nodes): number {
   const g = job.gpus;
   if (g === undefined) return 0;
-  return g.perNode ? g.count * job.nodes : g.count;
+  return g.perNode ? g.count * nodes : g.count;
 }
 
 /** Why a GPU request does not fit the job's shape (`nodes`: its exact node count, 0 for any), or undefined. */

@@ -186,5 +186,7 @@ describe('GPU jobs on the Slurm engine', () => {
     expect(b!.end).toBeCloseTo(b!.start + 120.05, 6);
     // job 3 needs no GPU and runs beside job 1 long before job 2
     expect(c!.end).toBeLessThan(b!.start);
+    // the one engine through the Slurm preset (slurm-replay --engine one): the same schedule
+    expect(engineSchedule(jobs, conf, undefined, 0, undefined, undefined, 'one')).toEqual(engineSchedule(jobs, conf));
   });
 });

@@ -75,3 +75,34 @@ export const MEMORY_NODES: Layout = {
     { name: 'b', groups: ['x1', 'x2'], max_time: 500 },
   ],
 };
+
+/**
+ * GPUs on nodes of several counts and types (test/slurm/presetGpuNodes.test.ts): `v` 2 nodes of 4 cores with 2
+ * V100s each, `a` 2 of 4 cores with 4 A100s, `c` 2 of 4 cores without GPUs, `k` 1 of 8 cores with one K80;
+ * `p` {v, a, c} (equal cores: exclusive jobs), `q` {a, k}.
+ */
+export const GPU_NODES: Layout = {
+  groups: [
+    { name: 'v', count: 2, cores: 4, gpus: { count: 2, type: 'v100' } },
+    { name: 'a', count: 2, cores: 4, gpus: { count: 4, type: 'a100' } },
+    { name: 'c', count: 2, cores: 4 },
+    { name: 'k', count: 1, cores: 8, gpus: { count: 1, type: 'k80' } },
+  ],
+  partitions: [
+    { name: 'p', groups: ['v', 'a', 'c'] },
+    { name: 'q', groups: ['a', 'k'], max_time: 500 },
+  ],
+};
+
+/** A whole-node platform with GPUs: `w0` 4 one-core nodes with a V100 each, `w1` 3 with 2 A100s, `w2` 4 without; `a` {w0, w1}, `b` {w1, w2}. */
+export const WHOLE_GPU_NODES: Layout = {
+  groups: [
+    { name: 'w0', count: 4, cores: 1, gpus: { count: 1, type: 'v100' } },
+    { name: 'w1', count: 3, cores: 1, gpus: { count: 2, type: 'a100' } },
+    { name: 'w2', count: 4, cores: 1 },
+  ],
+  partitions: [
+    { name: 'a', groups: ['w0', 'w1'] },
+    { name: 'b', groups: ['w1', 'w2'], max_time: 500 },
+  ],
+};
