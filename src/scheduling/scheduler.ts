@@ -185,7 +185,9 @@ class StaticOrder implements QueueOrder, SimulationListener {
     const e = this.entries.get(job);
     if (e) {
       this.entries.delete(job);
-      if (!this.list.delete(e)) this.fresh = this.fresh.filter((x) => x !== e);
+      // (a start by the queue's order takes its first job: a shift, not a search and a shift of its chunk)
+      if (this.list.first() === e) this.list.shift();
+      else if (!this.list.delete(e)) this.fresh = this.fresh.filter((x) => x !== e);
     }
   }
   onStart(_sim: ClusterSimulator, rj: RunningJob): void {
