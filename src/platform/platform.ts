@@ -187,6 +187,9 @@ export class Platform {
   readonly defaultPartition: number;
   /** Partition index by name. */
   private readonly partitionByName: ReadonlyMap<string, number>;
+  /** The partition `partitionOf` found by name last, and its index. */
+  private lastPartitionName: string | undefined = undefined;
+  private lastPartitionIndex = -1;
   /** Whether some processor draws power (static, dynamic or idle): a platform without power figures says no. */
   readonly processorsDrawPower: boolean;
 
@@ -351,8 +354,15 @@ export class Platform {
    * saying why when it names none of them (`requestPartition` over this platform's partitions).
    */
   partitionOf(job: PartitionRequest): number | string {
-    if (job.partition === undefined) return this.defaultPartition;
-    return this.partitionByName.get(job.partition) ?? requestPartition(this.partitions, this.defaultPartition, job);
+    const name = job.partition;
+    if (name === undefined) return this.defaultPartition;
+    // (most jobs name the partition the last one named: no lookup by name)
+    if (name === this.lastPartitionName) return this.lastPartitionIndex;
+    const i = this.partitionByName.get(name);
+    if (i === undefined) return requestPartition(this.partitions, this.defaultPartition, job);
+    this.lastPartitionName = name;
+    this.lastPartitionIndex = i;
+    return i;
   }
 
   /**
