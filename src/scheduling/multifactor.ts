@@ -24,6 +24,7 @@
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { Job } from '../workload/job.js';
+import { nextGridPoint } from '../core/grid.js';
 import { TombstoneMap } from '../core/tombstoneMap.js';
 import type { Partition } from '../platform/partitions.js';
 import type { Platform } from '../platform/platform.js';
@@ -256,7 +257,7 @@ export class MultifactorSelection implements JobSelection {
   /** The tick after one at (or the attachment at) `t`: a period later, or the next point of the `calcPhase` grid (the Slurm engine's arithmetic). */
   private tickAfter(t: number): number {
     const { calcPeriod: P, calcPhase: phase } = this.config;
-    return phase === undefined ? t + P : (Math.floor((t - phase) / P) + 1) * P + phase;
+    return phase === undefined ? t + P : nextGridPoint(t, P, phase);
   }
 
   /** Runs the calc-period ticks up to `now`: each decays the ledger, folds in the usage accrued since the last, and recomputes the waiting jobs' priorities. */

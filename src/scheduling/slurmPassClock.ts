@@ -38,6 +38,7 @@
  * preempted to wait for a pass resumes at the start of the next main pass (`ClusterSimulator.resumeAtPass`),
  * whether jobs wait or not.
  */
+import { nextGridPoint } from '../core/grid.js';
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { Scheduler } from './scheduler.js';
 import type { SlurmBackfill } from './slurmBackfill.js';
@@ -378,7 +379,7 @@ export class SlurmPassClock implements Scheduler {
     const bf = this.backfill!;
     const origin = this.timers.timerOrigin;
     const I = bf.settings.interval;
-    if (origin !== undefined && I > 1 && bf.settings.grid) return (Math.floor((now - origin) / I) + 1) * I + origin;
+    if (origin !== undefined && I > 1 && bf.settings.grid) return nextGridPoint(now, I, origin);
     return bf.nextPassAfter(now);
   }
 

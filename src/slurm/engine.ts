@@ -58,6 +58,7 @@
 import { InputError } from '../core/errors.js';
 import { type DiscreteEventEngine, type EngineListener, JobPhase } from '../core/engine.js';
 import { EventLoop } from '../core/eventLoop.js';
+import { nextGridPoint } from '../core/grid.js';
 import { type BackfillView, gpuFits } from './backfill.js';
 import { CountedPlanner } from './backfillCounted.js';
 import { NodeProfilePlanner } from './backfillNodes.js';
@@ -536,7 +537,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
    * The next periodic pass: `period` from now, or on a grid the next point `k x period + phase` after now.
    */
   private nextTick(period: number, grid: boolean, phase = 0): number {
-    return grid ? (Math.floor((this.now - phase) / period) + 1) * period + phase : this.now + period;
+    return grid ? nextGridPoint(this.now, period, phase) : this.now + period;
   }
 
   /** Starts (or resumes after a requeue) job `s` on group `g` now (`byBackfill`: by a backfill pass). */
