@@ -42,10 +42,11 @@
  *   (`test/slurm/presetGpuNodes.test.ts`).
  *
  * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`,
- * `slurmPresetRequest`): with whole-node allocation, COMPLETING nodes, memory requests no node of a partition
- * can hold, GPU requests without a shape that no nodes of a partition can hold (the Slurm engine keeps both
- * waiting for ever), and (when it is made) a placement where Slurm oversubscribes a `-c` job. A GPU request no
- * node of its partition has the GPUs for is an error, as on the Slurm engine.
+ * `slurmPresetRequest`): with whole-node allocation, COMPLETING nodes, GPU requests without a shape that no
+ * nodes of a partition can hold (the Slurm engine keeps them waiting for ever), and (when it is made) a
+ * placement where Slurm oversubscribes a `-c` job. A GPU request no node of its partition has the GPUs for is
+ * an error, as on the Slurm engine; a shaped request no node can hold (memory included) is refused at
+ * submission by both engines.
  */
 import { InputError } from '../core/errors.js';
 import { mapped } from '../core/mapped.js';
@@ -253,10 +254,10 @@ export interface PresetRequest {
  * tasks (sbatch lowers them), `--exclusive` with a node range, `--exclusive` on a partition of unequal nodes or
  * with cores other than its whole nodes' (the priority's job size reads them), a shape on a partition of
  * one-core nodes that is not `cores` whole nodes, `--mem` with `--mem-per-cpu`, memory on a partition of
- * groups with and without `memory_mb`, a memory request the select plugin cannot place even on its idle
- * partition (the Slurm engine keeps such a job waiting for ever; the one engine rejects it), and a GPU request
- * without a shape that it cannot place there either (`presetGpus`; a GPU request no node of the partition has
- * the GPUs for is an `InputError` too, the Slurm engine's at submission). Its GPUs themselves are the job's
+ * groups with and without `memory_mb`, and a GPU request without a shape that the select plugin cannot place
+ * even on its idle partition (`presetGpus`; a GPU request no node of the partition has the GPUs for is an
+ * `InputError` too, the Slurm engine's at submission). A shaped request (memory included) that the select
+ * plugin cannot place even there is refused at submission by both engines, as slurmctld refuses it. Its GPUs themselves are the job's
  * facet (`slurmPresetJobs`), not its request.
  */
 export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec): PresetRequest | null {
@@ -278,7 +279,7 @@ export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec
     const cpt = Math.max(1, shape.cpusPerTask ?? 1);
     if (j.cores % cpt !== 0) throw no(`cores (${j.cores}) that are not whole tasks of -c ${cpt}`);
     if ((shape.minNodes ?? 1) * cpt > j.cores) throw no(`more nodes (-N ${shape.minNodes}) than tasks (${j.cores / cpt})`);
-    const mem = presetMemory(j, shape, platform, part.groups, no);
+    const mem = presetMemory(shape, platform, part.groups, no);
     const slurmRequest: SlurmRequest = { minNodes: shape.minNodes, maxNodes: shape.maxNodes, cpusPerTask: shape.cpusPerTask };
     if (mem.perNode > 0) slurmRequest.memPerNode = mem.perNode;
     return { slurmRequest, nodes: 0, perNode: 0, memPerCpu: mem.perCpu };
@@ -369,7 +370,6 @@ function presetGpus(
  * (`--mem`) and per task (`--mem-per-cpu`), 0 when none or when its partition's groups give no memory.
  */
 function presetMemory(
-  j: SlurmJobInput,
   shape: NodeShape,
   platform: SlurmPlatformSpec,
   groups: readonly string[],
@@ -384,22 +384,8 @@ function presetMemory(
   const given = gs.filter((g) => g.memory_mb !== undefined).length;
   if (given === 0) return { perNode: 0, perCpu: 0 }; // not consumable: the Slurm engine holds and tests none
   if (given < gs.length) throw no('memory requests on a partition of groups with and without memory_mb');
-  // a request the select plugin cannot place on the idle partition: the Slurm engine keeps it waiting for ever
-  const key = `m/${j.partition ?? 0}/${j.cores}/${perNode}/${perCpu}/${shape.minNodes ?? ''}/${shape.maxNodes ?? ''}`;
-  const req = nodeRequestOf(j.cores, false, { ...shape, whole: false });
-  if (
-    !fitsIdle(
-      platform,
-      key,
-      gs,
-      req,
-      (g) => g.memory_mb!,
-      () => 0,
-    )
-  )
-    throw no(
-      `a memory request (${perNode > 0 ? `--mem=${perNode}` : `--mem-per-cpu=${perCpu}`}) that the nodes of its partition cannot hold even idle (the Slurm engine keeps it waiting for ever)`,
-    );
+  // (a request the select plugin cannot place even on the idle partition is refused at submission by both
+  // engines, as slurmctld refuses it: the select plugin's `neverPlaced`, `SlurmNodeSelection.refusal`)
   return { perNode, perCpu };
 }
 

@@ -11,11 +11,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { derive } from '../../src/core/rng.js';
-import { InputError } from '../../src/core/errors.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
-import { runSlurmPreset, slurmPresetRefusal, slurmPresetRequest } from '../../src/slurm/preset.js';
+import { runSlurmPreset, slurmPresetRefusal } from '../../src/slurm/preset.js';
 import { SlurmNodeSelection } from '../../src/scheduling/slurmSelect.js';
 import { ClusterSimulator } from '../../src/execution/simulator.js';
 import { platformFromNodeGroups } from '../../src/platform/views.js';
@@ -61,10 +60,9 @@ function shapedWorkload(seed: number, n: number): SlurmJobInput[] {
  * `nodeWorkload` on `MEMORY_NODES` with memory requests: three in ten `--mem` of 250-6,000 MB on each node, three
  * in ten `--mem-per-cpu` of 250-3,000 MB (a third of both with `-N MIN`, at least or exactly), one in ten
  * `--exclusive` on 1-2 whole nodes of `a` (the rest of `b`: `--mem`), the rest none. A memory request the nodes
- * of its partition cannot hold even idle (the Slurm engine keeps it waiting for ever; the preset refuses it)
- * is dropped and counted in `dropped`.
+ * of its partition cannot hold even idle is refused at submission by both engines, as slurmctld refuses it.
  */
-function memoryWorkload(seed: number, n: number, fractional: boolean, dropped: { n: number }): SlurmJobInput[] {
+function memoryWorkload(seed: number, n: number, fractional: boolean): SlurmJobInput[] {
   const rng = derive(seed, 'preset-nodes/memory');
   return nodeWorkload(seed, n, MEMORY_NODES, fractional).map((j) => {
     const u = rng.next();
@@ -86,15 +84,7 @@ function memoryWorkload(seed: number, n: number, fractional: boolean, dropped: {
       shape = { ...shape, minNodes: min, maxNodes: rng.next() < 0.5 || cores > min * 2 ? 0 : min };
       j = { ...j, cores };
     }
-    const job = { ...j, shape };
-    try {
-      slurmPresetRequest(job, MEMORY_NODES);
-    } catch (e) {
-      if (!(e instanceof InputError) || !/cannot hold even idle/.test(e.message)) throw e;
-      dropped.n++;
-      return j;
-    }
-    return job;
+    return { ...j, shape };
   });
 }
 
@@ -286,7 +276,7 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     let byCpu = 0;
     let waited = 0;
     let backfilled = 0;
-    const dropped = { n: 0 };
+    let refused = 0;
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: 1_000_000 }),
@@ -296,7 +286,7 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
         fc.constantFrom(1, 10, 60),
         fc.constantFrom<'cores' | 'slurm22'>('cores', 'slurm22'),
         (seed, priority, backfill, fractional, resolution, jobSize) => {
-          const jobs = memoryWorkload(seed, 60, fractional, dropped);
+          const jobs = memoryWorkload(seed, 60, fractional);
           const settings = { interval: 5, window: 3_600, resolution, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
           const config: Partial<SlurmConfig> = { ...slurmConfigOf(priority, backfill ? settings : null), nodeSelect: true, bfWillRun: true };
           // (Slurm 22.05's job size factor reads the select plugin's request: -N, else 1 node; an exclusive job's nodes as its CPUs)
@@ -307,7 +297,12 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
           for (const [id, r] of a) {
             expect(b.get(id), `job ${id}`).toEqual(r);
             const shape = jobs[id]!.shape;
-            if (Number.isNaN(r.start) || shape === undefined) continue;
+            if (shape === undefined) continue;
+            if (Number.isNaN(r.start)) {
+              // (a memory request no node of its partition holds even idle: refused at submission by both)
+              if ((shape.memPerNode ?? 0) > 0 || (shape.memPerCpu ?? 0) > 0) refused++;
+              continue;
+            }
             if ((shape.memPerNode ?? 0) > 0) byNode++;
             if ((shape.memPerCpu ?? 0) > 0) byCpu++;
             if (shape.whole !== true && r.start > jobs[id]!.submit) {
@@ -319,12 +314,12 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
       ),
       { numRuns: 40, seed: derive(7, 'preset-nodes/memory').int(1_000_000) },
     );
-    // both kinds of request ran, waited and were backfilled; few requests had to be dropped
+    // both kinds of request ran, waited and were backfilled; some could never be placed, and both engines refused them
     expect(byNode).toBeGreaterThan(300);
     expect(byCpu).toBeGreaterThan(300);
     expect(waited).toBeGreaterThan(200);
     expect(backfilled).toBeGreaterThan(50);
-    expect(dropped.n).toBeLessThan(100);
+    expect(refused).toBeGreaterThan(10);
   });
 
   it('memory requests, hand-computed: a job waits for the memory of a node whose cores are free', () => {
@@ -398,9 +393,9 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     expect(run({ ...job, shape: { whole: true } })).toThrow(/--exclusive on a partition of unequal nodes/);
     const mem = { ...MEMORY_NODES, partitions: [{ name: 'a', groups: ['x0', 'x1'] }] };
     expect(run({ ...job, shape: { memPerNode: 100, memPerCpu: 100 } }, mem)).toThrow(/--mem with --mem-per-cpu/);
-    // no node holds 9,000 MB, nor 3 CPUs of 3,000 MB: the Slurm engine would keep them waiting for ever
-    expect(run({ ...job, shape: { memPerNode: 9000 } }, mem)).toThrow(/--mem=9000\) that the nodes of its partition cannot hold even idle/);
-    expect(run({ ...job, cores: 3, shape: { memPerCpu: 3000, minNodes: 1, maxNodes: 1 } }, mem)).toThrow(/--mem-per-cpu=3000/);
+    // no node holds 9,000 MB, nor 3 CPUs of 3,000 MB: refused at submission (the Slurm engine refuses them too)
+    expect(run({ ...job, shape: { memPerNode: 9000 } }, mem)().summary.jobs_rejected).toBe(1);
+    expect(run({ ...job, cores: 3, shape: { memPerCpu: 3000, minNodes: 1, maxNodes: 1 } }, mem)().summary.jobs_rejected).toBe(1);
     const mixed = { groups: [...MEMORY_NODES.groups, { name: 'y', count: 1, cores: 4 }], partitions: [{ name: 'a', groups: ['x0', 'y'] }] };
     expect(run({ ...job, shape: { memPerNode: 100 } }, mixed)).toThrow(/memory requests on a partition of groups with and without memory_mb/);
     // memory not consumable (no memory_mb): the request is dropped, as the Slurm engine ignores it

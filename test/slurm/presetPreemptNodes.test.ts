@@ -172,7 +172,7 @@ function requestLayout(mode: PreemptMode): Layout {
 /**
  * `partitionedWorkload` on `layout` with node requests: a quarter `--exclusive` on 1-2 whole nodes, a quarter
  * `-N MIN` or `-N MIN-MAX`, a quarter `--mem` (500-6,000 MB on each node) or `--mem-per-cpu` (250-2,000 MB), the
- * rest none; a memory request no node of its partition holds even idle (the preset refuses it) is dropped.
+ * rest none (a request the preset does not model, or no node of its partition holds even idle, is dropped).
  */
 function requestWorkload(seed: number, n: number, layout: Layout): SlurmJobInput[] {
   const rng = derive(seed, 'preset-preempt-nodes/requests');
@@ -197,9 +197,34 @@ function requestWorkload(seed: number, n: number, layout: Layout): SlurmJobInput
     } catch {
       return j;
     }
+    // (a request no node of its partition holds even idle is dropped too: both engines refuse it at submission,
+    // test/slurm/presetNodes.test.ts; the workloads this property was written on)
+    const alone = { ...job, submit: 0, user: 0 };
+    if (Number.isNaN(slurmNodeRows(layout, { nodeSelect: true, users: 1 }, [alone]).get(job.id)!.start)) return j;
     return job;
   });
 }
+
+describe('a known divergence under preemption on nodes (PreemptMode=CANCEL, the will-run backfill)', () => {
+  // Found when the workload above kept its requests that no node holds even idle (both engines refuse them at
+  // submission): with two of them left out instead (jobs 15 and 39), the engines agree up to 1290 s, where both
+  // main passes leave job 28 (partition h, 8 CPUs) waiting without preempting, and then the one engine's
+  // will-run backfill pass starts job 30 (h, 2 CPUs) and the Slurm engine's does not (it starts at 1701 s);
+  // every later start of h moves. Only PreemptMode=CANCEL diverges (SUSPEND, REQUEUE and no preemption agree on
+  // the same jobs), after jobs of partition a were cancelled by preemption (22 and 23 at 1091 s). The cause is
+  // not found yet; the will-run pass's order of equal expected ends (test/slurm/presetGpuNodes.test.ts) is the
+  // suspect. `it.fails`: this test starts failing, and must become a plain test, when the engines agree.
+  it.fails('seed 999986, FIFO, cancel, will-run backfill: the same rows and nodes', () => {
+    const layout = requestLayout('cancel');
+    const jobs = requestWorkload(999986, 70, layout).filter((j) => j.id !== 15 && j.id !== 39);
+    const settings = { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
+    const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', settings), nodeSelect: true, bfWillRun: true };
+    config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
+    const a = slurmNodeRows(layout, config, jobs, { runs: true, memory: true });
+    const b = presetNodeRows(layout, config, jobs, { runs: true, memory: true });
+    for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+  });
+});
 
 describe('preemption on nodes, hand-computed (both engines)', () => {
   // six one-core nodes: p = nodes 0-3, q = nodes 4-5; `low` (tier 1) over both, `high` (tier 2) over p
