@@ -24,6 +24,7 @@
  * `max_x |F_a(x) - F_b(x)|` of the two wait distributions, each side's summary, and the jobs that
  * overtook in one schedule and not in the other, with the job they passed and when each side started it.
  */
+import { InputError } from '../core/errors.js';
 import { quantile } from '../core/statistics.js';
 import type { JobShape, SlurmConfig, SlurmJobInput } from './config.js';
 import { SlurmEngine } from './engine.js';
@@ -281,7 +282,9 @@ export function engineSchedule(
 /**
  * How a replay job asks for nodes on the engine with `nodeSelect`: whole nodes, or CPUs with the memory it
  * asks for (else the partition's or the cluster's `DefMemPerCPU`/`DefMemPerNode`, else, when memory is
- * consumable, the whole node's, which Slurm gives a job that names none).
+ * consumable, the whole node's, which Slurm gives a job that names none: `DefMemPerNode`'s default, 0, is
+ * "unlimited"). The whole node's memory is `--mem` of the partition's nodes' `RealMemory`, which a partition
+ * of nodes of unequal memory cannot say in one request: an `InputError` there (not modelled yet).
  */
 export function shapeOf(j: ReplayJob, conf: SlurmConf): JobShape {
   if (conf.wholeNodes) return { whole: true, minNodes: j.units };
@@ -294,7 +297,16 @@ export function shapeOf(j: ReplayJob, conf: SlurmConf): JobShape {
   const perNode = part.defMemPerNode ?? conf.defMemPerNode;
   if (perCpu !== undefined) return { memPerCpu: perCpu, ...n };
   if (perNode !== undefined) return { memPerNode: perNode, ...n };
-  return conf.memory ? { memPerNode: Number.MAX_SAFE_INTEGER, ...n } : n;
+  if (!conf.memory) return n;
+  const groups = new Set(conf.platform.partitions[j.partition]?.groups ?? []);
+  const mems = new Set(conf.platform.groups.filter((g) => groups.has(g.name)).map((g) => g.memory_mb));
+  const [mem] = mems;
+  if (mems.size !== 1 || mem === undefined)
+    throw new InputError(
+      `job ${j.id}: names no memory, so Slurm gives it the whole memory of each of its nodes (memory is consumable and no DefMemPerCPU or DefMemPerNode is set), and partition ${part.name}'s nodes have unequal memory (${[...mems].join(', ')} MB); the replay does not model that yet: set DefMemPerCPU or DefMemPerNode, or give the jobs --mem`,
+      conf.file,
+    );
+  return { memPerNode: mem, ...n };
 }
 
 /** Per-job start differences and distribution distances of two schedules of the same jobs. */

@@ -108,8 +108,8 @@ describe('clustergym slurm-replay (engine only)', () => {
     expect(jb.jobs).toEqual(ja.jobs);
     expect(jb.summary).toEqual(ja.summary);
     expect(ja.summary.backfill_starts).toBeGreaterThan(0);
-    // memory consumable and no DefMemPerCPU: a job that names none asks for its nodes' whole memory (as
-    // Number.MAX_SAFE_INTEGER MB, which no node holds), and both engines refuse it at submission alike
+    // memory consumable and no DefMemPerCPU: a job that names none holds the whole memory of each of its nodes
+    // (--mem of the nodes' RealMemory, 4,000 MB), so no other job shares them; both engines alike
     const noDefault = join(dir, 'nodef.conf');
     writeFileSync(noDefault, readFileSync(memConf, 'utf8').replace(/^DefMemPerCPU=.*$/m, ''));
     const ra = cli(['slurm-replay', w, '--slurm-conf', noDefault, '--json']);
@@ -117,9 +117,22 @@ describe('clustergym slurm-replay (engine only)', () => {
     expect([ra.code, rb.code], ra.stderr + rb.stderr).toEqual([0, 0]);
     const [na, nb] = [JSON.parse(ra.stdout), JSON.parse(rb.stdout)];
     expect(nb.jobs).toEqual(na.jobs);
-    const refused = na.jobs.filter((j: { start: number | null }) => j.start === null).length;
-    expect(refused).toBe(trace.filter((j) => j.memMb === undefined && !j.exclusive).length);
-    expect(refused).toBeGreaterThan(0);
+    expect(na.jobs.filter((j: { start: number | null }) => j.start === null)).toEqual([]);
+    // they wait longer than with DefMemPerCPU=500, where they share nodes
+    expect(na.summary.mean_wait).toBeGreaterThan(ja.summary.mean_wait);
+    // a partition of nodes of unequal memory cannot say a node's whole memory in one request: exit 2, naming it
+    const unequal = join(dir, 'unequal.conf');
+    writeFileSync(
+      unequal,
+      readFileSync(noDefault, 'utf8').replace(
+        `NodeName=n[1-${MATRIX_NODES}] CPUs=${MATRIX_CPUS} RealMemory=4000`,
+        `NodeName=n1 CPUs=${MATRIX_CPUS} RealMemory=8000\nNodeName=n[2-${MATRIX_NODES}] CPUs=${MATRIX_CPUS} RealMemory=4000`,
+      ),
+    );
+    const ru = cli(['slurm-replay', w, '--slurm-conf', unequal]);
+    expect(ru.code, ru.stderr).toBe(2);
+    expect(ru.stderr).toMatch(/names no memory, so Slurm gives it the whole memory of each of its nodes .* unequal memory \(8000, 4000 MB\)/);
+    expect(ru.stderr).not.toMatch(/at .*\.js/);
     // nodes left COMPLETING after a job (a live run's release times, with Slurm 22.05's backfill): refused by name
     const saved = join(dir, 'saved-mixed');
     mkdirSync(saved, { recursive: true });
