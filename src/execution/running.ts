@@ -95,7 +95,7 @@ export class RunningTask {
   commLoad = 0;
   /** Has peers on other nodes. */
   remote = false;
-  /** Counted in its job's `commLimitedTasks` (its `sComm < job.commFree` while it ran). */
+  /** Counted in its job's `comm.limitedTasks` (its `sComm < job.comm.free` while it ran). */
   commLimited = false;
   done = false;
   /** Its job is suspended: the task holds its core and makes no progress (`remaining` is kept). */
