@@ -28,7 +28,11 @@ describe('a running job keeps what every job needs; the rest when it needs it', 
     const sim = new ClusterSimulator(homogeneousPlatform(4, 4), [makeJob({ id: 'a', subtime: 0, ntasks: 4, type: 'mpi', runtime: 100 })], {});
     sim.setScheduler(firstFit);
     let a: RunningJob | null = null;
-    sim.addListener({ onEnd: (_s, rec) => void (a = rec as RunningJob) });
+    sim.addListener({
+      onEnd: (_s, rec) => {
+        a = rec as RunningJob;
+      },
+    });
     sim.runUntil(40);
     const rj = [...sim.running()][0]!;
     expect(rj.ranFor(40)).toBe(40);
