@@ -11,7 +11,7 @@
  * the whole platform per event.
  *
  * Communication time: a job's `commTime` sums the intervals during which at least one of its running
- * tasks has `S_comm` below its job's `commFree` (1, or under `flow` the job's uncontended factor with its
+ * tasks has `S_comm` below its job's `comm.free` (1, or under `flow` the job's uncontended factor with its
  * latency charge): its progress is then limited by communication, under every model: `step`, `shared`,
  * `flow`. It is bookkeeping only: no factor, rate or event depends on it.
  *
@@ -39,13 +39,13 @@ export function roundHalfEven(x: number): number {
  * moves, and the job's `commTime` accumulates the time that count was positive.
  */
 function commLimit(task: RunningTask, on: boolean, now: number): void {
-  const rj = task.job;
+  const c = task.job.comm!; // only tasks with remote peers, of communicating jobs, are limited
   task.commLimited = on;
   if (on) {
-    if (rj.commLimitedTasks++ === 0) rj.commLimitedSince = now;
-  } else if (--rj.commLimitedTasks === 0) {
-    rj.commTime += now - rj.commLimitedSince;
-    rj.commLimitedSince = Number.NaN;
+    if (c.limitedTasks++ === 0) c.limitedSince = now;
+  } else if (--c.limitedTasks === 0) {
+    c.time += now - c.limitedSince;
+    c.limitedSince = Number.NaN;
   }
 }
 
@@ -227,7 +227,7 @@ export class TaskProgress {
         if (this.comm.acrossJobNodes && this.network === null) {
           let f = 1;
           for (let k = 0; k < rj.nodes.length; k++) f = Math.min(f, this.nodeCommFactor[rj.nodes[k]!]!);
-          rj.commFactor = f;
+          rj.comm!.factor = f; // (only communicating jobs have remote tasks)
         }
         for (const t of rj.tasks!) if (t.remote && !t.done) this.dirtyTasks.push(t);
       }
@@ -235,7 +235,7 @@ export class TaskProgress {
     // flow model: the jobs whose streams' shares changed
     if (this.network !== null)
       for (const [rj, f] of this.network.changed()) {
-        rj.commFactor = f;
+        rj.comm!.factor = f; // (the network holds communicating jobs only)
         if (rj.tasks) for (const t of rj.tasks) if (t.remote && !t.done) this.dirtyTasks.push(t);
       }
     // memory: per processor
@@ -271,8 +271,9 @@ export class TaskProgress {
       const rj = t.job;
       let s = t.sMem;
       if (t.remote) {
-        t.sComm = this.comm.acrossJobNodes ? rj.commFactor : this.nodeCommFactor[t.node]!;
-        if (t.sComm < rj.commFree !== t.commLimited) commLimit(t, !t.commLimited, now);
+        const c = rj.comm!; // a remote task's job communicates
+        t.sComm = this.comm.acrossJobNodes ? c.factor : this.nodeCommFactor[t.node]!;
+        if (t.sComm < c.free !== t.commLimited) commLimit(t, !t.commLimited, now);
         s = this.comm.combine(rj.job.tCompute, t.sMem, t.sComm);
       }
       if (s === t.speed) continue;

@@ -95,7 +95,7 @@ export class RunningTask {
   commLoad = 0;
   /** Has peers on other nodes. */
   remote = false;
-  /** Counted in its job's `commLimitedTasks` (its `sComm < job.commFree` while it ran). */
+  /** Counted in its job's `comm.limitedTasks` (its `sComm < job.comm.free` while it ran). */
   commLimited = false;
   done = false;
   /** Its job is suspended: the task holds its core and makes no progress (`remaining` is kept). */
@@ -121,9 +121,79 @@ export class RunningTask {
 }
 
 /**
+ * The communication state of a running job whose tasks communicate across nodes (`RunningJob.comm`,
+ * created at its start; null for every other job): its link factor, and the time its progress was limited
+ * by communication (`progress.ts`).
+ */
+export class JobComm {
+  /** Smallest link factor over the job's nodes (shared comm model). */
+  factor = 1;
+  /**
+   * Its communication factor when nothing throttles it: 1, except under the `flow` model, where the
+   * streams' latency charge lowers it (`JobNetwork.add`). A task counts as limited by communication
+   * (`time`) while its factor is below this.
+   */
+  free = 1;
+  /** Running tasks whose communication factor is below `free` now, and since when that count is positive (NaN when 0). */
+  limitedTasks = 0;
+  limitedSince = Number.NaN;
+  /** Seconds so far during which `limitedTasks > 0` (the record's `commTime`). */
+  time = 0;
+}
+
+/**
+ * The suspension state of a running job (`RunningJob.sus`, created at its first suspension or when its
+ * first operator event is scheduled; null for every other job): whether it is suspended now, for how long
+ * it was, its periods, what its end and walltime have left while it is, and its operator events
+ * (`suspension.ts`).
+ */
+export class JobSuspension {
+  /** Since when it is suspended (NaN while it runs), and whether it holds its cores then. */
+  at = Number.NaN;
+  holding = true;
+  /** Suspended without its cores: whether it waits for a pass to resume it (`ClusterSimulator.resumeAtPass`) rather than for its cores alone. */
+  resumeByPass = false;
+  /** Seconds it was suspended before its current period. */
+  time = 0;
+  /** `(suspend, resume)` times (the record's `suspensions`), null before the first. */
+  periods: number[] | null = null;
+  /** While suspended: the walltime left, and a job-level end's work left (s). */
+  killLeft = Infinity;
+  endLeft = Infinity;
+  /** Next operator event of its job (`job.operatorEvents`), and the stamp of its pending one. */
+  opNext = 0;
+  opStamp = 0;
+}
+
+/**
+ * What a few running jobs keep beyond the common case (`RunningJob.extra`, created on first need): a
+ * plugged-in progress model's state, its first run's start when it was preempted back to the queue and
+ * started again, and its record's `releases` once computed.
+ */
+export class RunningJobExtra {
+  /** Malleable progress state (`malleableProgress.ts`), null for a job that runs as a rigid job. */
+  malleable: MalleableRun | null = null;
+  /** The state of another plugged-in progress model. */
+  extension: unknown = undefined;
+  /** Its record's `releases`, null before their first use. */
+  releases: Float64Array | null = null;
+  constructor(
+    /** Its first start (`RunningJob.firstStart`). */
+    public firstStart: number,
+  ) {}
+}
+
+/**
  * A job that is running, and, once it ended (`ended`), its own record (`JobRecord`: `finish` and `state`
  * are set then; `releases` is computed on first use): the engine hands the running job itself to the
  * listeners' `onEnd` rather than a copy, which a million-job run would allocate a million times.
+ *
+ * It is created at every start, and it outlives its run as the record, so it holds only what every job
+ * needs; what most jobs never use lives in sub-objects created when a job first needs them: its
+ * communication (`comm`), its suspensions (`sus`), a plugged-in model's state and the rest (`extra`).
+ * Their public views (`commTime`, `suspensions`, `suspended`, `holding`, `malleable`, `extension`, `firstStart`
+ * ...) are accessors on the prototype: they cost a job nothing (V8 boxes every double field of an object in
+ * a heap number of its own, so a field the job never uses still costs it 24 bytes).
  */
 export class RunningJob implements JobRecord {
   /** Tasks (null for delay jobs with uniform tasks, which end all at once). */
@@ -135,30 +205,15 @@ export class RunningJob implements JobRecord {
   perNode: Int32Array;
   /** The plugged-in progress model that runs it (`progressModel.ts`), null for the built-in ones. */
   model: ProgressModel | null = null;
-  /** Malleable progress state (`malleableProgress.ts`), null for a job that runs as a rigid job. */
-  malleable: MalleableRun | null = null;
-  /** The state of another plugged-in progress model. */
-  extension: unknown = undefined;
-  /** Whether some task has peers on other nodes and the job communicates. */
-  communicating = false;
-  /** Smallest link factor over the job's nodes (shared comm model). */
-  commFactor = 1;
-  /**
-   * Its communication factor when nothing throttles it: 1, except under the `flow` model, where the
-   * streams' latency charge lowers it (`JobNetwork.add`). A task counts as limited by communication
-   * (`commTime`) while its factor is below this.
-   */
-  commFree = 1;
-  /** Running tasks whose communication factor is below 1 now, and since when that count is positive (NaN when 0). */
-  commLimitedTasks = 0;
-  commLimitedSince = NaN;
-  /** Seconds so far during which `commLimitedTasks > 0` (the record's `commTime`). */
-  commTime = 0;
+  /** Its communication state when some task has peers on other nodes and the job communicates, else null. */
+  comm: JobComm | null = null;
+  /** Its suspension state, null until it is first suspended or an operator event of its is scheduled. */
+  sus: JobSuspension | null = null;
+  /** A plugged-in model's state, its first run's start after a preemption, its releases; null until needed. */
+  extra: RunningJobExtra | null = null;
   ended = false;
   /** GPU ids it holds (`NO_GPUS` without GPUs), given at its start. */
   gpus: Int32Array = NO_GPUS;
-  /** Its first start: `start`, or, for a job preempted back to the queue and started again, its first run's. */
-  firstStart: number;
   /** Time it left the system (NaN while it runs). */
   finish = Number.NaN;
   /** How it left (valid once `ended`). */
@@ -174,21 +229,6 @@ export class RunningJob implements JobRecord {
   needsKillEvent(): boolean {
     return this.killAt < Infinity && !(this.model === null && this.tasks === null && this.eventTime < this.killAt);
   }
-  /** Since when it is suspended (NaN while it runs), whether it holds its cores then, and for how long it was before. */
-  suspendedAt = Number.NaN;
-  holding = true;
-  /** Suspended without its cores: whether it waits for a pass to resume it (`ClusterSimulator.resumeAtPass`) rather than for its cores alone. */
-  resumeByPass = false;
-  suspendedTime = 0;
-  /** `(suspend, resume)` times (the record's `suspensions`), null before the first. */
-  suspensions: number[] | null = null;
-  /** While suspended: the walltime left, and a job-level end's work left (s). */
-  killLeft = Infinity;
-  endLeft = Infinity;
-  /** Next operator event of its job (`job.operatorEvents`), and the stamp of its pending one. */
-  opNext = 0;
-  opStamp = 0;
-  private rel: Float64Array | null = null;
   constructor(
     readonly job: Job,
     readonly slot: number,
@@ -199,7 +239,66 @@ export class RunningJob implements JobRecord {
   ) {
     this.tasksLeft = job.ntasks;
     this.perNode = perNode;
-    this.firstStart = start;
+  }
+  /** Its suspension state, created on first use. */
+  suspension(): JobSuspension {
+    if (this.sus === null) this.sus = new JobSuspension();
+    return this.sus;
+  }
+  /** Its `extra` state, created on first use. */
+  private extras(): RunningJobExtra {
+    if (this.extra === null) this.extra = new RunningJobExtra(this.start);
+    return this.extra;
+  }
+  /** Whether it is suspended now. */
+  get suspended(): boolean {
+    const s = this.sus;
+    return s !== null && s.at === s.at;
+  }
+  /** Since when it is suspended (NaN while it runs). */
+  get suspendedAt(): number {
+    return this.sus === null ? Number.NaN : this.sus.at;
+  }
+  /** Whether it holds its cores: always while it runs; while suspended, unless it gave them up (and after, once it left so). */
+  get holding(): boolean {
+    return this.sus === null || this.sus.holding;
+  }
+  /** Seconds it was suspended, the current period not counted. */
+  get suspendedTime(): number {
+    return this.sus === null ? 0 : this.sus.time;
+  }
+  /** Its suspensions, as flat `(suspend, resume)` pairs (`JobRecord.suspensions`), null when it never was. */
+  get suspensions(): number[] | null {
+    return this.sus === null ? null : this.sus.periods;
+  }
+  /** Whether some task has peers on other nodes and the job communicates (`comm` is set). */
+  get communicating(): boolean {
+    return this.comm !== null;
+  }
+  /** Seconds of its run during which its progress was limited by communication (`JobRecord.commTime`). */
+  get commTime(): number {
+    return this.comm === null ? 0 : this.comm.time;
+  }
+  /** Malleable progress state (`malleableProgress.ts`), null for a job that runs as a rigid job. */
+  get malleable(): MalleableRun | null {
+    return this.extra === null ? null : this.extra.malleable;
+  }
+  set malleable(run: MalleableRun | null) {
+    this.extras().malleable = run;
+  }
+  /** The state of another plugged-in progress model (handed to the job's next run after a preemption). */
+  get extension(): unknown {
+    return this.extra === null ? undefined : this.extra.extension;
+  }
+  set extension(state: unknown) {
+    this.extras().extension = state;
+  }
+  /** Its first start: `start`, or, for a job preempted back to the queue and started again, its first run's. */
+  get firstStart(): number {
+    return this.extra === null ? this.start : this.extra.firstStart;
+  }
+  set firstStart(t: number) {
+    this.extras().firstStart = t;
   }
   /** Rebased submission time. */
   get submit(): number {
@@ -207,17 +306,20 @@ export class RunningJob implements JobRecord {
   }
   /** Time each of `cores` was released (a seq job frees each core when its task ends; others at `finish`). */
   get releases(): Float64Array {
-    if (!this.rel) {
+    const x = this.extras();
+    if (x.releases === null) {
       const r = new Float64Array(this.cores.length).fill(this.finish);
       if (this.job.type === 'seq' && this.tasks) for (let t = 0; t < this.tasks.length; t++) r[t] = this.tasks[t]!.endedAt;
-      this.rel = r;
+      x.releases = r;
     }
-    return this.rel;
+    return x.releases;
   }
   /** Seconds it has run by `now` since its start (time suspended not counted). */
   ranFor(now: number): number {
-    const open = this.suspendedAt === this.suspendedAt ? now - this.suspendedAt : 0;
-    return now - this.start - this.suspendedTime - open;
+    const s = this.sus;
+    if (s === null) return now - this.start;
+    const open = s.at === s.at ? now - s.at : 0;
+    return now - this.start - s.time - open;
   }
   /** Expected end from the user's estimate: `start + req_time` (plus the time it was suspended). */
   get expectedEnd(): number {

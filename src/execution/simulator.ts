@@ -93,6 +93,7 @@ import { PassRequests } from './passRequests.js';
 import { type ResumePlacement, Suspensions } from './suspension.js';
 import { TaskProgress } from './progress.js';
 import {
+  JobComm,
   KIND_JOB,
   KIND_KILL,
   KIND_PASS,
@@ -222,7 +223,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
           : kind >= KIND_SUSPEND
             ? kind === KIND_PASS
               ? this.passRequests.has(stamp)
-              : !(e as RunningJob).ended && (e as RunningJob).opStamp === stamp
+              : !(e as RunningJob).ended && (e as RunningJob).sus!.opStamp === stamp
             : (e as RunningTask | RunningJob).eventTime === stamp && (kind === KIND_JOB ? !(e as RunningJob).ended : !(e as RunningTask).done),
   });
   /** Plugged-in progress models (`progressModel.ts`). */
@@ -936,7 +937,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
    * now (a relative 1e-9 of its work later). Rigid jobs under the documented semantics only.
    */
   scaleRunningWork(running: RunningJob, factor: number): void {
-    if (running.ended || running.model !== null || this.semantics === 'irmasim' || !Number.isNaN(running.suspendedAt))
+    if (running.ended || running.model !== null || this.semantics === 'irmasim' || running.suspended)
       throw new Error(`job ${running.job.id}: only a running (not suspended) rigid job's work scales, under the documented semantics`);
     const now = this.now;
     if (running.tasks === null) {
@@ -1392,7 +1393,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     } else {
       const tasks: RunningTask[] = new Array(job.ntasks);
       const communicating = isMpi && !single && (job.commVol > 0 || job.tCompute < 1) && job.work === 'ops';
-      rj.communicating = communicating;
+      if (communicating) rj.comm = new JobComm();
       for (let t = 0; t < job.ntasks; t++) {
         const c = cores[t]!;
         const proc = p.coreProc[c]!;
@@ -1430,7 +1431,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       if (net !== null && communicating) {
         let T = 0;
         for (const t of tasks) if (t.tNominal > T) T = t.tNominal;
-        rj.commFree = net.add(rj, nodes, perNode, job.commVol, T, this.now);
+        rj.comm!.free = net.add(rj, nodes, perNode, job.commVol, T, this.now);
       }
     }
     if (this.walltimeKill && job.reqTime > 0) {

@@ -86,7 +86,7 @@ export class Suspensions {
    */
   suspend(rj: RunningJob, hold = true, resumeByPass = false, resumeWhere: ResumePlacement | null = null): void {
     if (rj.ended) throw new Error(`job ${rj.job.id} is not running`);
-    if (rj.suspendedAt === rj.suspendedAt) throw new Error(`job ${rj.job.id} is suspended already`);
+    if (rj.suspended) throw new Error(`job ${rj.job.id} is suspended already`);
     if (this.sim.semantics === 'irmasim') throw new Error('suspension is not part of the irmasim semantics');
     if (rj.model !== null && rj.model.suspend === undefined) throw new Error(`job ${rj.job.id}: the ${rj.model.name} progress model does not suspend jobs`);
     if (this.sim.pendingPoint === rj) throw new Error(`job ${rj.job.id}: its reconfiguration point awaits a decision`);
@@ -97,15 +97,16 @@ export class Suspensions {
         `job ${rj.job.id}: only a job suspended without its cores to wait for a pass, of one end event (no tasks, no progress model) and without GPUs, resumes on another placement`,
       );
     const now = this.sim.now;
-    rj.suspendedAt = now;
-    rj.holding = hold;
-    rj.resumeByPass = !hold && resumeByPass;
-    if (rj.suspensions === null) rj.suspensions = [];
-    rj.suspensions.push(now);
-    rj.opStamp++; // a pending operator suspension waits for the run to go on
+    const s = rj.suspension();
+    s.at = now;
+    s.holding = hold;
+    s.resumeByPass = !hold && resumeByPass;
+    if (s.periods === null) s.periods = [];
+    s.periods.push(now);
+    s.opStamp++; // a pending operator suspension waits for the run to go on
     if (rj.model !== null) rj.model.suspend!(rj, hold);
     else if (rj.tasks === null) {
-      rj.endLeft = rj.eventTime - now;
+      s.endLeft = rj.eventTime - now;
       rj.eventTime = Infinity;
     } else
       for (const t of rj.tasks) {
@@ -115,10 +116,10 @@ export class Suspensions {
         this.sim.progress.suspend(t, now);
       }
     const net = this.sim.progress.network;
-    if (net !== null && rj.communicating) net.remove(rj, now);
+    if (net !== null && rj.comm !== null) net.remove(rj, now);
     this.sim.progress.flush(now);
     if (rj.killAt < Infinity) {
-      rj.killLeft = rj.killAt - now;
+      s.killLeft = rj.killAt - now;
       rj.killAt = Infinity;
     }
     if (hold) {
@@ -140,25 +141,26 @@ export class Suspensions {
    * operator event move by the time it was suspended.
    */
   resume(rj: RunningJob): void {
-    if (rj.ended || rj.suspendedAt !== rj.suspendedAt) throw new Error(`job ${rj.job.id} is not suspended`);
+    const s = rj.sus;
+    if (rj.ended || s === null || s.at !== s.at) throw new Error(`job ${rj.job.id} is not suspended`);
     const now = this.sim.now;
-    if (!rj.holding) {
+    if (!s.holding) {
       if (!this.canRetake(rj)) throw new Error(`job ${rj.job.id}: its cores or GPUs are not all free`);
       this.retake(rj);
       this.preempted.splice(this.preempted.indexOf(rj), 1);
       if (this.resumeWhere.size > 0) this.resumeWhere.delete(rj);
-      rj.holding = true;
-      rj.resumeByPass = false;
+      s.holding = true;
+      s.resumeByPass = false;
     } else this.unpause(rj);
-    const d = now - rj.suspendedAt;
-    rj.suspendedTime += d;
-    rj.suspendedAt = Number.NaN;
-    rj.suspensions!.push(now);
+    const d = now - s.at;
+    s.time += d;
+    s.at = Number.NaN;
+    s.periods!.push(now);
     this.count--;
     if (rj.model !== null) rj.model.resume!(rj, d);
     else if (rj.tasks === null) {
-      rj.eventTime = now + rj.endLeft;
-      rj.endLeft = Infinity;
+      rj.eventTime = now + s.endLeft;
+      s.endLeft = Infinity;
       this.bridge.events.schedule(rj.eventTime, KIND_JOB, rj, rj.eventTime);
     } else
       for (const t of rj.tasks) {
@@ -167,15 +169,15 @@ export class Suspensions {
         this.sim.progress.resume(t, now);
       }
     const net = this.sim.progress.network;
-    if (net !== null && rj.communicating) {
+    if (net !== null && rj.comm !== null) {
       let T = 0;
       for (const t of rj.tasks!) if (t.tNominal > T) T = t.tNominal;
-      rj.commFree = net.add(rj, rj.nodes, rj.perNode, rj.job.commVol, T, now);
+      rj.comm.free = net.add(rj, rj.nodes, rj.perNode, rj.job.commVol, T, now);
     }
     this.sim.progress.flush(now);
-    if (rj.killLeft < Infinity) {
-      rj.killAt = now + rj.killLeft;
-      rj.killLeft = Infinity;
+    if (s.killLeft < Infinity) {
+      rj.killAt = now + s.killLeft;
+      s.killLeft = Infinity;
       if (rj.needsKillEvent()) this.bridge.events.schedule(rj.killAt, KIND_KILL, rj, rj.killAt);
     }
     this.scheduleOperatorEvent(rj);
@@ -252,14 +254,15 @@ export class Suspensions {
    * open suspension period stays open in its record.
    */
   leave(rj: RunningJob): void {
-    if (rj.suspendedAt !== rj.suspendedAt) return;
+    const s = rj.sus;
+    if (s === null || s.at !== s.at) return;
     this.count--;
-    if (rj.holding) this.unpause(rj);
+    if (s.holding) this.unpause(rj);
     else {
       this.preempted.splice(this.preempted.indexOf(rj), 1);
       if (this.resumeWhere.size > 0) this.resumeWhere.delete(rj);
     }
-    rj.suspendedAt = Number.NaN;
+    s.at = Number.NaN;
   }
 
   /**
@@ -268,7 +271,7 @@ export class Suspensions {
    * are released for the search and taken back at the same instant (no time passes; no listener hears it).
    */
   placementWithout(job: Job, victims: readonly RunningJob[], place: (job: Job) => Int32Array | null): Int32Array | null {
-    for (const v of victims) if (v.ended || v.suspendedAt === v.suspendedAt) throw new Error(`job ${v.job.id} is not running (suspended jobs are no victims)`);
+    for (const v of victims) if (v.ended || v.suspended) throw new Error(`job ${v.job.id} is not running (suspended jobs are no victims)`);
     for (const v of victims) this.giveUp(v);
     try {
       return place(job);
@@ -286,7 +289,7 @@ export class Suspensions {
   resumePreempted(byPass = false): void {
     for (let i = 0; i < this.preempted.length; ) {
       const rj = this.preempted[i]!;
-      if (rj.resumeByPass !== byPass) i++;
+      if (rj.sus!.resumeByPass !== byPass) i++;
       else if (this.resumeWhere.size > 0 && this.resumeWhere.has(rj)) {
         const placement = this.resumeWhere.get(rj)!(rj.job);
         if (placement === null) i++;
@@ -315,15 +318,18 @@ export class Suspensions {
 
   /** Schedules the job's next operator suspension (`job.operatorEvents`), `after` seconds of run from its start. */
   scheduleOperatorEvent(rj: RunningJob): void {
-    const ev = rj.job.operatorEvents?.[rj.opNext];
-    if (ev === undefined) return;
+    const ops = rj.job.operatorEvents;
+    if (ops === undefined || ops.length <= (rj.sus === null ? 0 : rj.sus.opNext)) return;
+    const s = rj.suspension();
+    const ev = ops[s.opNext]!;
     const at = this.sim.now + Math.max(0, ev.after - rj.ranFor(this.sim.now));
-    this.bridge.events.schedule(at, KIND_SUSPEND, rj, ++rj.opStamp);
+    this.bridge.events.schedule(at, KIND_SUSPEND, rj, ++s.opStamp);
   }
 
   operatorSuspend(rj: RunningJob): void {
-    const ev = rj.job.operatorEvents![rj.opNext++]!;
+    const s = rj.sus!; // (its event was scheduled with its stamp)
+    const ev = rj.job.operatorEvents![s.opNext++]!;
     this.suspend(rj, true);
-    this.bridge.events.schedule(this.sim.now + ev.duration, KIND_RESUME, rj, ++rj.opStamp);
+    this.bridge.events.schedule(this.sim.now + ev.duration, KIND_RESUME, rj, ++s.opStamp);
   }
 }

@@ -86,7 +86,7 @@ export class PartitionPreemption implements Scheduler {
     const mine = partitionOf(sim, job);
     const out: { rj: RunningJob; tier: number }[] = [];
     for (const rj of sim.running()) {
-      if (rj.suspendedAt === rj.suspendedAt) continue;
+      if (rj.suspended) continue;
       const part = partitionOf(sim, rj.job);
       if (part === null || part.priorityTier >= tier || part.preemptMode === 'off') continue;
       // only a victim on the preemptor's nodes frees anything it can use

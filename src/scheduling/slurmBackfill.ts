@@ -88,9 +88,10 @@ export function inBackfillPass(sim: ClusterSimulator): boolean {
 /** Seconds until running job `rj` is expected to end by its time limit (an operator-suspended job resumes first), at least 0. */
 export function expectedTimeLeft(rj: RunningJob, now: number): number {
   let left = rj.job.reqTime - rj.ranFor(now);
-  if (rj.suspendedAt === rj.suspendedAt) {
-    const ev = rj.job.operatorEvents?.[rj.opNext - 1];
-    if (ev !== undefined) left += Math.max(0, rj.suspendedAt + ev.duration - now);
+  const s = rj.sus;
+  if (s !== null && s.at === s.at) {
+    const ev = rj.job.operatorEvents?.[s.opNext - 1];
+    if (ev !== undefined) left += Math.max(0, s.at + ev.duration - now);
   }
   return Math.max(0, left);
 }
@@ -162,7 +163,7 @@ class RunningHoldings {
     const ng = this.sim.counted !== null ? null : this.sim.platform.nodeGroup;
     const g0 = ng === null ? nodes[0]! : ng[nodes[0]!]!;
     const oneGroup = nodes.length === 1 || (ng !== null && g0 === ng[nodes[nodes.length - 1]!]);
-    const plain = oneGroup && rj.job.type !== 'seq' && rj.suspendedAt !== rj.suspendedAt;
+    const plain = oneGroup && rj.job.type !== 'seq' && !rj.suspended;
     this.group[i] = plain ? g0 : -1;
     this.cores[i] = rj.cores.length;
     this.gpus[i] = rj.gpus.length;
@@ -307,7 +308,7 @@ export class SlurmBackfill implements CountedBackfillView {
     const holds: WillRunJob[] = [];
     const holdingOf = (rj: RunningJob): WillRunJob => {
       const real = now + expectedTimeLeft(rj, now);
-      const running = rj.suspendedAt !== rj.suspendedAt;
+      const running = !rj.suspended;
       // the memory it holds on each node (`nodeMemOf`: a whole node's, its `--mem`, else its tasks'), which its end gives back
       const mem = Float64Array.from(rj.perNode, (k, i) => nodeMemOf(rj.job, 0, k, p.nodeMemoryMb[rj.nodes[i]!]!));
       // the GPUs it holds on each node
@@ -317,7 +318,7 @@ export class SlurmBackfill implements CountedBackfillView {
       return { real, end: wallClockEnd(real, lastRun(rj), running), hold, key: rj.slot };
     };
     for (const rj of sim.running()) {
-      if (rj.suspendedAt === rj.suspendedAt && !rj.holding) continue;
+      if (rj.suspended && !rj.holding) continue;
       for (let k = 0; k < rj.nodes.length; k++) jobsOn[rj.nodes[k]!]!++;
       holds.push(holdingOf(rj));
     }
@@ -400,7 +401,7 @@ export class SlurmBackfill implements CountedBackfillView {
 
   /** What running job `rj` holds, read from its record: by group, expected to end at its time limit (none when suspended off its cores). */
   private holdRecord(rj: RunningJob, now: number, hold: (group: number, cores: number, gpus: number, timeLeft: number) => void): void {
-    if (rj.suspendedAt === rj.suspendedAt && !rj.holding) return;
+    if (rj.suspended && !rj.holding) return;
     const left = expectedTimeLeft(rj, now);
     const nodes = rj.nodes;
     const held = rj.job.type === 'seq' ? rj.tasksLeft : rj.cores.length;

@@ -180,7 +180,7 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
       let avail = sim.groupFree[g]!;
       let availGpus = counted?.groupFreeGpus[g] ?? 0;
       for (const rj of sim.running()) {
-        if (rj.suspendedAt === rj.suspendedAt) continue;
+        if (rj.suspended) continue;
         // (a running job's nodes are its group on the counted capacity, node ids on the cores one)
         if ((counted !== null ? rj.nodes[0]! : nodeGroup[rj.nodes[0]!]!) !== g) continue;
         const q = groups.partitionOf(rj.job);
@@ -214,7 +214,7 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
     const inPart = parts[mine]!.nodeMask;
     const cands: RunningJob[] = [];
     for (const rj of sim.running()) {
-      if (rj.suspendedAt === rj.suspendedAt) continue;
+      if (rj.suspended) continue;
       const q = groups.partitionOf(rj.job);
       if (q < 0 || parts[q]!.priorityTier >= tier || parts[q]!.preemptMode === 'off') continue;
       const nodes = rj.nodes;
@@ -299,7 +299,7 @@ function compareIds(a: string, b: string): number {
  */
 function nextEventAt(sim: ClusterSimulator, rj: RunningJob): number {
   const end = Math.min(rj.eventTime, rj.killAt);
-  const ev = rj.job.operatorEvents?.[rj.opNext];
+  const ev = rj.job.operatorEvents?.[rj.sus === null ? 0 : rj.sus.opNext];
   if (ev === undefined) return end;
   const op = sim.now + Math.max(0, ev.after - rj.ranFor(sim.now));
   return op < end ? op : end;
