@@ -251,7 +251,10 @@ export class MultifactorSelection implements JobSelection {
   /** The tick after one at (or the attachment at) `t`: a period later, or the next point of the `calcPhase` grid (the Slurm engine's arithmetic). */
   private tickAfter(t: number): number {
     const { calcPeriod: P, calcPhase: phase } = this.config;
-    return phase === undefined ? t + P : (Math.floor((t - phase) / P) + 1) * P + phase;
+    if (phase === undefined) return t + P;
+    const next = (Math.floor((t - phase) / P) + 1) * P + phase;
+    // (off the whole second, rounding may give `t` itself: the point after it, as the Slurm engine's `nextTick`)
+    return next > t ? next : next + P;
   }
 
   /** Runs the calc-period ticks up to `now`: each decays the ledger, folds in the usage accrued since the last, and recomputes the waiting jobs' priorities. */

@@ -14,6 +14,9 @@
  * for exactly that many. On the chosen nodes the job takes the units `evalNodes` gives each (its tasks'
  * CPUs there, `distTasks`: as many as the Slurm engine's job holds), the node's free cores in core order.
  *
+ * A node still `COMPLETING` after a job (`ClusterSimulator.completingNodes`) is no candidate: its CPUs are
+ * free, but the main scheduler places no job there until it is released (as the Slurm engine's `NodeMap.fit`).
+ *
  * Slurm's choice, not every placement that exists: a job the plugin cannot place stays waiting even where
  * another selection would find room (the plugin's own behaviour), and a placement whose units are not the
  * job's tasks (a whole node of several cores; more tasks on a node than an `mpi` job with `nodes` allows)
@@ -95,10 +98,12 @@ export class SlurmNodeSelection implements ResourcePolicy {
     const free = sim.nodeFree;
     const freeMem = sim.nodeFreeMem;
     const cap = p.nodeCoreCount;
+    // a node still COMPLETING after a job is no candidate (`_pick_best_nodes` takes the nodes in completion out)
+    const closed = sim.completingNodes;
     for (let i = 0; i < P.length; i++) {
       const x = P[i]!;
       const mem = req.memPerUnit > 0 || req.memPerNode > 0 ? freeMem[x]! : Number.POSITIVE_INFINITY;
-      let u = usableUnits(req, cap[x]!, free[x]!, mem, free[x] === cap[x], 0);
+      let u = closed !== null && closed[x]! > 0 ? 0 : usableUnits(req, cap[x]!, free[x]!, mem, free[x] === cap[x], 0);
       if (limit && u > 0) u = Math.min(u, limit.cores(x));
       avail[i] = u;
     }

@@ -536,7 +536,10 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
    * The next periodic pass: `period` from now, or on a grid the next point `k x period + phase` after now.
    */
   private nextTick(period: number, grid: boolean, phase = 0): number {
-    return grid ? (Math.floor((this.now - phase) / period) + 1) * period + phase : this.now + period;
+    if (!grid) return this.now + period;
+    const t = (Math.floor((this.now - phase) / period) + 1) * period + phase;
+    // (off the whole second, rounding may put the next point at now itself: the one after it, as the one engine's clocks find it)
+    return t > this.now ? t : t + period;
   }
 
   /** Starts (or resumes after a requeue) job `s` on group `g` now (`byBackfill`: by a backfill pass). */
@@ -679,6 +682,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
       this.queuedBeforeEnd = this.dirty;
     }
     this.dirty = true;
+    for (const l of this.listeners) l.onRelease?.(this, s);
     this.leave(s);
   }
 

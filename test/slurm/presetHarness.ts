@@ -1,7 +1,8 @@
 /**
  * The differential harness of the Slurm engine against the one engine (test/slurm/oneEngine.test.ts,
  * presetLifecycle.test.ts): random Slurm workloads, the Slurm configuration of a priority, backfill and
- * timers, and each engine's rows (start, end, state, suspension periods of every job).
+ * timers, and each engine's rows (start, end, state, suspension periods of every job; with whole-node
+ * allocation, test/slurm/presetNodes.test.ts and presetCompleting.test.ts, the nodes and CPUs of each too).
  */
 import { derive } from '../../src/core/rng.js';
 import { JobPhase } from '../../src/core/engine.js';
@@ -133,4 +134,107 @@ export function slurmConfigOf(priority: Priority, backfill: SlurmBackfillSetting
     ...timers,
     priority: { ...DEFAULT_SLURM.priority, ...weightsOf(priority) },
   };
+}
+
+/** A row with the nodes the job ran on and the CPUs it held on each (first run), and, with `memory`, the memory free on each of them once it started. */
+export interface NodeRow {
+  start: number;
+  end: number;
+  killed: boolean;
+  periods: number[];
+  nodes: number[];
+  units: number[];
+  memFree?: number[];
+}
+
+/** Every job's `NodeRow` of the Slurm engine's run (whole-node allocation; a refused job's: NaN times, no nodes). */
+export function slurmNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[], memory = false): Map<number, NodeRow> {
+  const e = new SlurmEngine(new SlurmPlatform(layout), config);
+  const nodes = new Map<number, number[][]>();
+  const memFree = new Map<number, number[]>();
+  const out = new Map<number, NodeRow>();
+  e.addListener({
+    onStart: (eng, s) => {
+      const id = eng.jobs.id[s]!;
+      const a = eng.nodeMap!.held.get(s)!;
+      if (nodes.has(id)) return;
+      nodes.set(id, [[...a.nodes], [...a.units]]);
+      memFree.set(
+        id,
+        [...a.nodes].map((x) => eng.nodeMap!.memFree[x]!),
+      );
+    },
+  });
+  e.onFinish((J, s) => {
+    const refused = J.state[s] === JobPhase.Rejected;
+    out.set(J.id[s]!, {
+      start: refused ? Number.NaN : J.start[s]!,
+      end: refused ? Number.NaN : J.end[s]!,
+      killed: refused || J.state[s] !== JobPhase.Completed,
+      periods: refused ? [] : J.periods(s).flat(),
+      nodes: nodes.get(J.id[s]!)?.[0] ?? [],
+      units: nodes.get(J.id[s]!)?.[1] ?? [],
+      ...(memory ? { memFree: memFree.get(J.id[s]!) ?? [] } : {}),
+    });
+  });
+  e.stream(jobs);
+  e.run();
+  return out;
+}
+
+/** Every job's `NodeRow` of the one engine's run through the Slurm preset (`slurmNodeRows`' counterpart). */
+export function presetNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[], memory = false): Map<number, NodeRow> {
+  const out = new Map<number, NodeRow>();
+  const nodes = new Map<number, number[][]>();
+  const memFree = new Map<number, number[]>();
+  runSlurmPreset(layout, jobs, config, [
+    {
+      onStart: (sim, rj) => {
+        const id = Number(rj.job.id);
+        // the cores it holds on each of its nodes
+        if (nodes.has(id)) return;
+        const on = new Map<number, number>();
+        for (const c of rj.cores) on.set(sim.platform.coreNode[c]!, (on.get(sim.platform.coreNode[c]!) ?? 0) + 1);
+        nodes.set(id, [[...rj.nodes], [...rj.nodes].map((x) => on.get(x)!)]);
+        memFree.set(
+          id,
+          [...rj.nodes].map((x) => sim.nodeFreeMem[x]!),
+        );
+      },
+      onEnd: (_s, r) =>
+        void out.set(Number(r.job.id), {
+          start: r.start,
+          end: r.finish,
+          killed: r.state === 'killed',
+          periods: r.suspensions ? [...r.suspensions] : [],
+          nodes: nodes.get(Number(r.job.id))?.[0] ?? [],
+          units: nodes.get(Number(r.job.id))?.[1] ?? [],
+          ...(memory ? { memFree: memFree.get(Number(r.job.id)) ?? [] } : {}),
+        }),
+      onReject: (_s, r) =>
+        void out.set(Number(r.job.id), {
+          start: Number.NaN,
+          end: Number.NaN,
+          killed: true,
+          periods: [],
+          nodes: [],
+          units: [],
+          ...(memory ? { memFree: [] } : {}),
+        }),
+    },
+  ]);
+  return out;
+}
+
+/**
+ * `partitionedWorkload` (each job of at most its partition's smallest group, one in twenty larger than any
+ * group: refused); with `fractional`, submissions off the whole second (a live run's clock: the will-run
+ * test's windows read slurmctld's whole-second ends, `wallClockEnd`) and no operator suspensions (the two
+ * engines add a suspended job's run time in another order, which off the whole second changes an end's last
+ * bit, and with it, at a pass at that very instant, a start by a pass).
+ */
+export function nodeWorkload(seed: number, n: number, layout: Layout, fractional = false): SlurmJobInput[] {
+  const jobs = partitionedWorkload(seed, n, layout);
+  if (!fractional) return jobs;
+  return jobs.map(({ opAfter: _a, opFor: _f, ...j }) => ({ ...j, submit: j.submit + ((j.submit * 7) % 10) / 10 }));
 }

@@ -12,7 +12,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { derive } from '../../src/core/rng.js';
 import { InputError } from '../../src/core/errors.js';
-import { JobPhase } from '../../src/core/engine.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
@@ -25,95 +24,7 @@ import { parseEngineConfig } from '../../src/scheduling/engineConfig.js';
 import { makeScheduler } from '../../src/scheduling/policyName.js';
 import { runSimulation } from '../../src/scheduling/run.js';
 import { type Layout, MEMORY_NODES, MULTI_CORE_NODES, SHAPED_NODES, WHOLE_NODES } from './layouts.js';
-import { partitionedWorkload, type Priority, slurmConfigOf } from './presetHarness.js';
-
-/** A row with the nodes the job ran on and the CPUs it held on each (first run), and, with `memory`, the memory free on each of them once it started. */
-interface NodeRow {
-  start: number;
-  end: number;
-  killed: boolean;
-  periods: number[];
-  nodes: number[];
-  units: number[];
-  memFree?: number[];
-}
-
-function slurmNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[], memory = false): Map<number, NodeRow> {
-  const e = new SlurmEngine(new SlurmPlatform(layout), config);
-  const nodes = new Map<number, number[][]>();
-  const memFree = new Map<number, number[]>();
-  const out = new Map<number, NodeRow>();
-  e.addListener({
-    onStart: (eng, s) => {
-      const id = eng.jobs.id[s]!;
-      const a = eng.nodeMap!.held.get(s)!;
-      if (nodes.has(id)) return;
-      nodes.set(id, [[...a.nodes], [...a.units]]);
-      memFree.set(
-        id,
-        [...a.nodes].map((x) => eng.nodeMap!.memFree[x]!),
-      );
-    },
-  });
-  e.onFinish((J, s) => {
-    const refused = J.state[s] === JobPhase.Rejected;
-    out.set(J.id[s]!, {
-      start: refused ? Number.NaN : J.start[s]!,
-      end: refused ? Number.NaN : J.end[s]!,
-      killed: refused || J.state[s] !== JobPhase.Completed,
-      periods: refused ? [] : J.periods(s).flat(),
-      nodes: nodes.get(J.id[s]!)?.[0] ?? [],
-      units: nodes.get(J.id[s]!)?.[1] ?? [],
-      ...(memory ? { memFree: memFree.get(J.id[s]!) ?? [] } : {}),
-    });
-  });
-  e.stream(jobs);
-  e.run();
-  return out;
-}
-
-function presetNodeRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[], memory = false): Map<number, NodeRow> {
-  const out = new Map<number, NodeRow>();
-  const nodes = new Map<number, number[][]>();
-  const memFree = new Map<number, number[]>();
-  runSlurmPreset(layout, jobs, config, [
-    {
-      onStart: (sim, rj) => {
-        const id = Number(rj.job.id);
-        // the cores it holds on each of its nodes
-        if (nodes.has(id)) return;
-        const on = new Map<number, number>();
-        for (const c of rj.cores) on.set(sim.platform.coreNode[c]!, (on.get(sim.platform.coreNode[c]!) ?? 0) + 1);
-        nodes.set(id, [[...rj.nodes], [...rj.nodes].map((x) => on.get(x)!)]);
-        memFree.set(
-          id,
-          [...rj.nodes].map((x) => sim.nodeFreeMem[x]!),
-        );
-      },
-      onEnd: (_s, r) =>
-        void out.set(Number(r.job.id), {
-          start: r.start,
-          end: r.finish,
-          killed: r.state === 'killed',
-          periods: r.suspensions ? [...r.suspensions] : [],
-          nodes: nodes.get(Number(r.job.id))?.[0] ?? [],
-          units: nodes.get(Number(r.job.id))?.[1] ?? [],
-          ...(memory ? { memFree: memFree.get(Number(r.job.id)) ?? [] } : {}),
-        }),
-      onReject: (_s, r) =>
-        void out.set(Number(r.job.id), {
-          start: Number.NaN,
-          end: Number.NaN,
-          killed: true,
-          periods: [],
-          nodes: [],
-          units: [],
-          ...(memory ? { memFree: [] } : {}),
-        }),
-    },
-  ]);
-  return out;
-}
+import { type NodeRow, nodeWorkload, presetNodeRows, type Priority, slurmConfigOf, slurmNodeRows } from './presetHarness.js';
 
 /**
  * `nodeWorkload` on `SHAPED_NODES` with node requests: a third of the jobs `--exclusive` on 1-3 whole nodes
@@ -185,19 +96,6 @@ function memoryWorkload(seed: number, n: number, fractional: boolean, dropped: {
     }
     return job;
   });
-}
-
-/**
- * `partitionedWorkload` (each job of at most its partition's smallest group, one in twenty larger than any
- * group: refused); with `fractional`, submissions off the whole second (a live run's clock: the will-run
- * test's windows read slurmctld's whole-second ends, `wallClockEnd`) and no operator suspensions (the two
- * engines add a suspended job's run time in another order, which off the whole second changes an end's last
- * bit, and with it, at a pass at that very instant, a start by a pass).
- */
-function nodeWorkload(seed: number, n: number, layout: Layout, fractional = false): SlurmJobInput[] {
-  const jobs = partitionedWorkload(seed, n, layout);
-  if (!fractional) return jobs;
-  return jobs.map(({ opAfter: _a, opFor: _f, ...j }) => ({ ...j, submit: j.submit + ((j.submit * 7) % 10) / 10 }));
 }
 
 describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slurm engine's schedules and nodes", () => {
@@ -460,8 +358,6 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, MULTI_CORE_NODES)).toMatch(
       /nodeSelect with sched\/backfill on nodes of several cores without bfWillRun/,
     );
-    const late: SlurmJobInput = { id: 2, submit: 0, cores: 2, runTime: 10, timeLimit: 20, user: 0, completing: 3 };
-    expect(() => runSlurmPreset(MULTI_CORE_NODES, [late], { nodeSelect: true, bfWillRun: true, users: 1 })).toThrow(/COMPLETING/);
     expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, WHOLE_NODES)).toBeNull();
     expect(slurmPresetRefusal({ nodeSelect: true, backfill: false })).toBeNull();
     const preempting: Layout = {
