@@ -104,6 +104,11 @@ export interface EngineListener<E, Q = unknown, S = Q, F = S> {
   onRequeue?(engine: E, job: S): void;
   /** A job that ran leaves the system (`Completed`, `TimedOut` or `Cancelled`); `running` its handle when the engine still has it. */
   onEnd?(engine: E, record: F, running: S | null): void;
+  /**
+   * The nodes of a job that ended leave `COMPLETING` (a job with a `completing` time, after its `onEnd`): no
+   * job could start on them until now, and this release, not the end, is what asks Slurm's scheduler for a pass.
+   */
+  onRelease?(engine: E, record: F): void;
 }
 
 /**
@@ -122,6 +127,7 @@ export class ListenerTable<E, Q = unknown, S = Q, F = S> {
   readonly resume: ((engine: E, job: S) => void)[] = [];
   readonly requeue: ((engine: E, job: S) => void)[] = [];
   readonly end: ((engine: E, record: F, running: S | null) => void)[] = [];
+  readonly release: ((engine: E, record: F) => void)[] = [];
 
   /** Adds `l`'s methods to their events. */
   add(l: EngineListener<E, Q, S, F>): void {
@@ -134,5 +140,6 @@ export class ListenerTable<E, Q = unknown, S = Q, F = S> {
     if (l.onResume) this.resume.push(l.onResume.bind(l));
     if (l.onRequeue) this.requeue.push(l.onRequeue.bind(l));
     if (l.onEnd) this.end.push(l.onEnd.bind(l));
+    if (l.onRelease) this.release.push(l.onRelease.bind(l));
   }
 }

@@ -23,6 +23,12 @@
  * node (on each node of its cores when it has no exact node count). `moveGpus` takes and frees them. A GPU draws its type's idle power always and its busy
  * power while held, in the same running power sum as the processors.
  *
+ * **Nodes COMPLETING** (`completing`, a job's `completing` facet): after such a job's end its cores and memory
+ * are free, but its nodes stay `COMPLETING` until the engine releases them (`markCompleting`); a placement
+ * with a core on such a node is not valid (Slurm's select plugin places no job on a node in completion).
+ * The count of jobs completing on each node is what the placements read (`completingNodes`); nothing is kept
+ * while no job ever completed.
+ *
  * Over 600 lines: cores, node memory and GPUs are one capacity, whose placements are checked, taken and
  * released together (a split would pass the same per-node state between modules at every start and end).
  */
@@ -191,6 +197,25 @@ export class Allocation implements Capacity {
     return tree;
   }
 
+  /**
+   * Jobs `COMPLETING` on each node (the module comment), or null while none is: null until the first job
+   * completes, and again once every node is released, so that a placement reads nothing more then.
+   */
+  get completingNodes(): Int32Array | null {
+    return this.completingJobs > 0 ? this.completing : null;
+  }
+
+  /** Per node, the jobs completing there (allocated at the first), and how many (job, node) pairs complete now. */
+  private completing: Int32Array | null = null;
+  private completingJobs = 0;
+
+  /** The `nodes` of an ended job enter `COMPLETING` (`by` 1) or leave it (`by` -1; the module comment). */
+  markCompleting(nodes: ArrayLike<number>, by: 1 | -1): void {
+    this.completing ??= new Int32Array(this.platform.nodeCount);
+    for (let i = 0; i < nodes.length; i++) this.completing[nodes[i]!]! += by;
+    this.completingJobs += by * nodes.length;
+  }
+
   /** Whether `job` fits the platform when it is empty (under the placement constraints). */
   canEverFit(job: Job): boolean {
     return this.unfitReason(job) === null;
@@ -266,6 +291,9 @@ export class Allocation implements Capacity {
       for (let i = 0; i < nt; i++)
         if (!mask[touched[i]!])
           return `node ${touched[i]} is not in the job's partition ${job.partition ?? this.platform.partitions[this.platform.defaultPartition]!.name}`;
+    if (this.completingJobs > 0)
+      for (let i = 0; i < nt; i++)
+        if (this.completing![touched[i]!]! > 0) return `node ${touched[i]} is COMPLETING (a job ended there and the node is not released yet)`;
     if (job.type === 'seq' && nt !== 1) return `a seq job runs on one node; the placement spans ${nt}`;
     if (job.type === 'mpi' && job.nodes > 0) {
       if (nt !== job.nodes) return `the job asks for exactly ${job.nodes} nodes; the placement spans ${nt}`;

@@ -36,6 +36,11 @@ export interface JobRecord {
    * last period has no resume), absent or null when it never was (`ClusterSimulator.suspend`).
    */
   suspensions?: readonly number[] | null | undefined;
+  /**
+   * When its nodes leave `COMPLETING` after its end (its `completing` facet; `ClusterSimulator`'s release),
+   * absent or NaN when they do not stay.
+   */
+  releaseAt?: number | undefined;
 }
 
 /** No GPU (the GPU placement of a job without GPUs). */
@@ -69,6 +74,8 @@ export const KIND_SUSPEND = 3;
 export const KIND_RESUME = 4;
 /** A scheduler asked for a decision point at this time (`ClusterSimulator.requestPass`); ranks with the suspensions. */
 export const KIND_PASS = 5;
+/** The nodes of a job that ended leave `COMPLETING` (its `completing` facet; the payload: its record). Ranks with the ends. */
+export const KIND_RELEASE = 6;
 
 /** The payload of a pass request (`KIND_PASS`): its time is the event's stamp. */
 export const PASS_REQUEST = { passRequest: true } as const;
@@ -218,6 +225,8 @@ export class RunningJob implements JobRecord {
   finish = Number.NaN;
   /** How it left (valid once `ended`). */
   state: EndState = 'finished';
+  /** When its nodes leave `COMPLETING` (set at its end when it has a `completing` time), NaN when they do not stay. */
+  releaseAt = Number.NaN;
   /**
    * Walltime kill time (its event's stamp), Infinity when none is pending (none, or suspended). A job whose
    * fixed end (`eventTime`, no tasks nor progress model) comes strictly before it has no kill event in the

@@ -97,6 +97,7 @@ import {
   KIND_JOB,
   KIND_KILL,
   KIND_PASS,
+  KIND_RELEASE,
   KIND_RESUME,
   KIND_SUSPEND,
   KIND_TASK,
@@ -223,7 +224,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
           : kind >= KIND_SUSPEND
             ? kind === KIND_PASS
               ? this.passRequests.has(stamp)
-              : !(e as RunningJob).ended && (e as RunningJob).sus!.opStamp === stamp
+              : kind === KIND_RELEASE || (!(e as RunningJob).ended && (e as RunningJob).sus!.opStamp === stamp)
             : (e as RunningTask | RunningJob).eventTime === stamp && (kind === KIND_JOB ? !(e as RunningJob).ended : !(e as RunningTask).done),
   });
   /** Plugged-in progress models (`progressModel.ts`). */
@@ -248,6 +249,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
   private readonly passRequests = new PassRequests<ClusterSimulator>();
   /** The event clock: the event just handled freed resources (a job or task ended, a resize ended). */
   private freed = false;
+  /** Jobs that ended with their nodes still `COMPLETING` (their `completing` facet): the run is not over before their release. */
+  private releasesDue = 0;
   private readonly source: Iterator<Job>;
   private nextJob: Job | null = null;
   private origin = NaN;
@@ -577,7 +580,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
         this.passNow = false;
         if (asked && this.queue.length > 0) return true;
       } else if (changed && this.queue.length > 0) return true;
-      if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
+      if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob && this.releasesDue === 0) {
         this.finish();
         return false;
       }
@@ -610,7 +613,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
       if (this.suspensions.waiting) this.suspensions.resumePreempted();
       if (this.passRequests.hooksDue) this.passRequests.runHooks(this);
       if (this.pointPending !== null) return true;
-      if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob) {
+      if (this.queue.length === 0 && this.runningCount === 0 && !this.nextJob && this.releasesDue === 0) {
         this.finish();
         this.nextRound = Number.POSITIVE_INFINITY;
         return false;
@@ -925,10 +928,22 @@ export class ClusterSimulator implements DiscreteEventEngine {
     return this.now;
   }
 
-  /** Kills a running job now: its cores are freed and its record's state is `killed`. */
+  /**
+   * Kills a running job now: its cores are freed and its record's state is `killed` (its nodes do not stay
+   * `COMPLETING`: a caller's kill, such as Slurm's `PreemptMode=CANCEL`, ends it outright, as the Slurm engine does).
+   */
   kill(running: RunningJob): void {
     if (running.ended) throw new Error(`job ${running.job.id} is not running`);
-    this.killJob(running);
+    this.stopTasks(running);
+    this.endJob(running, 'killed', false);
+  }
+
+  /**
+   * Jobs `COMPLETING` on each node (a job's `completing` facet, on the core capacity: `Allocation.completingNodes`),
+   * or null while no node is: no placement may use such a node.
+   */
+  get completingNodes(): Int32Array | null {
+    return this.alloc === null ? null : this.alloc.completingNodes;
   }
 
   /**
@@ -1303,6 +1318,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     } else if (kind === KIND_KILL) this.killJob(e as RunningJob);
     else if (kind === KIND_SUSPEND) this.suspensions.operatorSuspend(e as RunningJob);
     else if (kind === KIND_RESUME) this.resume(e as RunningJob);
+    else if (kind === KIND_RELEASE) this.release(e as RunningJob);
     else if (kind === KIND_PASS) {
       // a decision point: the instant counts as a change
       this.passRequests.fired(this.now);
@@ -1337,6 +1353,11 @@ export class ClusterSimulator implements DiscreteEventEngine {
     if (this.alloc === null && (job.work !== 'delay' || (job.tasks !== null && job.type === 'seq')))
       throw new InputError(
         `${job.source}: job ${job.id} has ${job.work === 'delay' ? 'tasks of their own durations on one node' : 'ops work'}; the ${this.counted !== null ? 'counted' : 'vector'} capacity runs fixed durations of whole jobs (delay work)`,
+        this.workloadName,
+      );
+    if (job.completing !== undefined && !(this.alloc !== null && this.semantics !== 'irmasim' && job.completing >= 0 && Number.isFinite(job.completing)))
+      throw new InputError(
+        `${job.source}: job ${job.id}: completing ${job.completing}: expected seconds >= 0 its nodes stay COMPLETING after its end, on the core capacity (nodes), under the documented semantics`,
         this.workloadName,
       );
     const reason = this.unfitReason(job);
@@ -1513,15 +1534,35 @@ export class ClusterSimulator implements DiscreteEventEngine {
 
   /**
    * A running job leaves the system (`state`): its cores are freed (those its tasks still hold), its
-   * slot is recycled, the counters move and the listeners get its record.
+   * slot is recycled, the counters move and the listeners get its record. A job with a `completing` time
+   * (`completes`: its own end, its work done or its time limit reached) leaves its nodes `COMPLETING` until
+   * then (`release`).
    */
-  private endJob(rj: RunningJob, state: 'finished' | 'killed'): void {
+  private endJob(rj: RunningJob, state: 'finished' | 'killed', completes = true): void {
     this.releaseRun(rj);
     if (state === 'finished') this.jobsFinished++;
     else this.jobsKilled++;
     this.lastEnd = this.now;
     rj.finish = this.now;
     rj.state = state;
+    const c = rj.job.completing;
+    if (c !== undefined && c > 0 && completes) {
+      rj.releaseAt = this.now + c;
+      this.alloc!.markCompleting(rj.nodes, 1);
+      this.releasesDue++;
+      this.events.schedule(rj.releaseAt, KIND_RELEASE, rj, rj.releaseAt);
+    }
     for (const f of this.listeners.end) f(this, rj, rj);
+  }
+
+  /**
+   * The nodes of job `rj`, which ended, leave `COMPLETING` (its `completing` time after its end): placements
+   * may use them again, and the listeners hear of it (`onRelease`: Slurm's clock asks for a pass then).
+   */
+  private release(rj: RunningJob): void {
+    this.freed = true;
+    this.alloc!.markCompleting(rj.nodes, -1);
+    this.releasesDue--;
+    for (const f of this.listeners.release) f(this, rj);
   }
 }

@@ -14,6 +14,9 @@
  * - `mpi` otherwise: free cores in the policy's order, spilling over nodes (as many as fit on a node,
  *   memory permitting, before the next).
  *
+ * No placement uses a node still `COMPLETING` after a job (`ClusterSimulator.completingNodes`, a job's
+ * `completing` facet): the orders skip it.
+ *
  * A placement may be LIMITED (`PlacementLimit`): at most `cores(n)` cores and `mem(n)` MB on node
  * `n`. Backfilling uses limits so that a job started now leaves alone the resources a reservation
  * needs later (EASY: the head job's nodes at its shadow time; conservative: every reservation).
@@ -72,16 +75,23 @@ export class TreeOrder implements NodeOrder {
   }
 }
 
-/** An order restricted to the nodes `mask` selects (a job's partition). */
+/**
+ * An order restricted to the nodes `mask` selects (a job's partition; null: every node) and not `closed`
+ * (`closed[n] > 0`: a node `COMPLETING`, `ClusterSimulator.completingNodes`; null: none).
+ */
 export class MaskedOrder implements NodeOrder {
   constructor(
     readonly inner: NodeOrder,
-    readonly mask: Uint8Array,
+    readonly mask: Uint8Array | null,
+    readonly closed: ArrayLike<number> | null = null,
   ) {}
   next(from: number, k: number): number {
     let p = this.inner.next(from, k);
-    while (p >= 0 && !this.mask[this.inner.node(p)]) p = this.inner.next(p + 1, k);
+    while (p >= 0 && !this.open(this.inner.node(p))) p = this.inner.next(p + 1, k);
     return p;
+  }
+  private open(n: number): boolean {
+    return (this.mask === null || this.mask[n] !== 0) && (this.closed === null || this.closed[n] === 0);
   }
   node(p: number): number {
     return this.inner.node(p);
@@ -179,9 +189,10 @@ export function placeInOrder(
 ): Int32Array | null {
   const n = job.ntasks;
   if (n > sim.freeCores) return null;
-  // a job's partition restricts its nodes (docs/model.md)
+  // a job's partition restricts its nodes (docs/model.md), and no job starts on a node still COMPLETING
   const mask = sim.allocation.partitionMask(job);
-  if (mask !== null) order = new MaskedOrder(order, mask);
+  const closed = sim.completingNodes;
+  if (mask !== null || closed !== null) order = new MaskedOrder(order, mask, closed);
   const out = new Int32Array(n);
   if (job.type === 'seq') {
     let best = -1;

@@ -338,7 +338,8 @@ export class SlurmBackfill implements CountedBackfillView {
         gpusFor: (req, x, free) => usableGpus(req, gpuType[x]!, free),
       },
       running: () => holds.slice(),
-      completing: null,
+      // nodes still COMPLETING: the will-run test may choose them (their CPUs are free), a start there waits
+      completing: sim.completingNodes,
       request: (h) => select.request(sim, jobs[h]!, this.groups.partitionOf(jobs[h]!)),
       timeLimit: (h) => jobs[h]!.reqTime,
       partitionNodes: (h) => p.partitions[this.groups.partitionOf(jobs[h]!)]!.nodes,

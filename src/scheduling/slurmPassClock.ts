@@ -4,7 +4,8 @@
  * Slurm engine's (`src/slurm/engine.ts`, `mainPass`; docs/slurm.md), without the epilog's pass and the
  * clocks measured from a log:
  *
- * - **what asks for a pass** (at the end of its instant, whether jobs wait or not): a job's end, a
+ * - **what asks for a pass** (at the end of its instant, whether jobs wait or not): a job's end (for a job
+ *   whose nodes stay `COMPLETING` after it, `Job.completing`: their release instead, slurmd's answer), a
  *   submission when `schedOnSubmit` (Slurm 22.05 does not: it waits for the next backfill, end or
  *   periodic pass), and the `PriorityCalcPeriod` recalculation (`priorityTicks`: the Slurm engine runs its
  *   main scheduler after it; the ticks go on while anything runs, waits or is still to come);
@@ -14,7 +15,8 @@
  *   one replaces it. With `batchSchedDelay` the pass is queued for slurmctld's background thread instead
  *   (submissions queue one too): it runs at the thread's first one-second tick (`k + bgTickPhase`) at
  *   least `batchSchedDelay` whole seconds after the thread's last pass, and serves every request queued
- *   until then; except the end of a job whose end an epilog message reports (`Job.epilogPass`): its
+ *   until then; except the end of a job whose end an epilog message reports (`Job.epilogPass`; of a job
+ *   whose nodes stay `COMPLETING`, their release by that message): its
  *   handler runs a pass at once (unless `schedMinInterval` forbids it or a timed pass is due), outside the
  *   thread, whose queue (a request made before that end) and timer go on unchanged;
  * - **the periodic pass**: every `schedInterval` seconds on its grid (`k x schedInterval`, plus the thread's
@@ -186,12 +188,16 @@ export class SlurmPassClock implements Scheduler {
         this.ensureTicks(s);
       },
       onEnd: (s, rec) => {
+        // a job whose nodes stay COMPLETING asks for no pass at its end: their release does (`onRelease`)
+        if ((rec.releaseAt ?? Number.NaN) > s.now) return;
         // an end reported by an epilog message runs a pass at once, outside the background thread (not a job a
         // pass cancels by preemption: it leaves without an epilog's pass)
-        if (rec.job.epilogPass === true && this.batch > 0 && !this.endNow && !this.inPass) {
-          this.endNow = true;
-          this.queuedBeforeEnd = this.dirty;
-        }
+        if (rec.job.epilogPass === true && this.batch > 0 && !this.endNow && !this.inPass) this.passAtOnce();
+        this.ask(s);
+      },
+      onRelease: (s, rec) => {
+        // slurmd's answer queues a pass for the background thread (agent.c); an epilog message runs one at once
+        if (rec.job.epilogPass === true && this.batch > 0 && !this.endNow) this.passAtOnce();
         this.ask(s);
       },
       onRequeue: (s) => this.ensureTicks(s),
@@ -209,6 +215,12 @@ export class SlurmPassClock implements Scheduler {
     const takenAt = this.lastSubmitAt;
     this.lastSubmitAt = sim.now;
     if (this.backfillAt === sim.now && takenAt > this.backfillScheduledAt) this.takeBackfill(sim.now);
+  }
+
+  /** An epilog message at this instant (a job's end, or its nodes' release) runs a pass at once; was one asked for before it? */
+  private passAtOnce(): void {
+    this.endNow = true;
+    this.queuedBeforeEnd = this.dirty;
   }
 
   /** An event of this instant asks for a pass. */

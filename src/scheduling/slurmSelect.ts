@@ -20,6 +20,9 @@
  * GPU of its nodes, here its request's: no other job can use the others, its cores being all held); GPUs
  * in total (`--gpus`, without `perNode`) are refused.
  *
+ * A node still `COMPLETING` after a job (`ClusterSimulator.completingNodes`) is no candidate: its CPUs are
+ * free, but the main scheduler places no job there until it is released (as the Slurm engine's `NodeMap.fit`).
+ *
  * Slurm's choice, not every placement that exists: a job the plugin cannot place stays waiting even where
  * another selection would find room (the plugin's own behaviour), and a placement whose units are not the
  * job's tasks (a whole node of several cores; more tasks on a node than an `mpi` job with `nodes` allows)
@@ -122,10 +125,15 @@ export class SlurmNodeSelection implements ResourcePolicy {
     // (a GPU request: the GPUs of its type free on each node)
     const freeGpus = req.gpus > 0 ? sim.allocation.nodeFreeGpus : null;
     const gpuType = p.nodeGpuType;
+    // a node still COMPLETING after a job is no candidate (`_pick_best_nodes` takes the nodes in completion out)
+    const closed = sim.completingNodes;
     for (let i = 0; i < P.length; i++) {
       const x = P[i]!;
       const mem = req.memPerUnit > 0 || req.memPerNode > 0 ? freeMem[x]! : Number.POSITIVE_INFINITY;
-      let u = usableUnits(req, cap[x]!, free[x]!, mem, free[x] === cap[x], freeGpus === null ? 0 : usableGpus(req, gpuType[x]!, freeGpus[x]!));
+      let u =
+        closed !== null && closed[x]! > 0
+          ? 0
+          : usableUnits(req, cap[x]!, free[x]!, mem, free[x] === cap[x], freeGpus === null ? 0 : usableGpus(req, gpuType[x]!, freeGpus[x]!));
       if (limit && u > 0) u = Math.min(u, limit.cores(x));
       avail[i] = u;
     }

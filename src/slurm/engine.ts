@@ -680,6 +680,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
       this.queuedBeforeEnd = this.dirty;
     }
     this.dirty = true;
+    for (const l of this.listeners) l.onRelease?.(this, s);
     this.leave(s);
   }
 

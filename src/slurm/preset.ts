@@ -41,12 +41,17 @@
  *   where that many GPUs of its type are free, as the Slurm engine's `NodeMap` holds them
  *   (`test/slurm/presetGpuNodes.test.ts`).
  *
+ * - **nodes COMPLETING after a job** (`SlurmJobInput.completing`, with whole-node allocation and Slurm 22.05's
+ *   backfill, `bfWillRun`): the job's `completing` facet, a lifecycle rule of the one engine: its CPUs free at
+ *   its end, its nodes `COMPLETING` until the release (no main pass places a job there, a will-run backfill
+ *   start there waits a second), the release asking for the pass (run at once when an epilog message
+ *   releases them: `epilogPass`), as the Slurm engine's `release`.
+ *
  * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`,
- * `slurmPresetRequest`): with whole-node allocation, COMPLETING nodes, GPU requests without a shape that no
- * nodes of a partition can hold (the Slurm engine keeps them waiting for ever), and (when it is made) a
- * placement where Slurm oversubscribes a `-c` job. A GPU request no node of its partition has the GPUs for is
- * an error, as on the Slurm engine; a shaped request no node can hold (memory included) is refused at
- * submission by both engines.
+ * `slurmPresetRequest`): with whole-node allocation, GPU requests without a shape that no nodes of a partition
+ * can hold (the Slurm engine keeps them waiting for ever), and (when it is made) a placement where Slurm
+ * oversubscribes a `-c` job. A GPU request no node of its partition has the GPUs for is an error, as on the
+ * Slurm engine; a shaped request no node can hold (memory included) is refused at submission by both engines.
  */
 import { InputError } from '../core/errors.js';
 import { mapped } from '../core/mapped.js';
@@ -171,8 +176,10 @@ export function slurmPresetPlatform(platform: SlurmPlatformSpec): Platform {
  * names) under the Slurm configuration `config`: its end runs a pass at once (`Job.epilogPass`) when an
  * epilog message reports it (`j.epilogPass`) or when `endSchedShare` draws it, as the Slurm engine decides.
  * Its node request (`j.shape`, with whole-node allocation) is `request` (`slurmPresetRequest`), which gives
- * an exclusive job whole nodes as its shape. (Its nodes' `completing` time counts only with whole-node
- * allocation and Slurm 22.05's backfill, where the preset refuses it.)
+ * an exclusive job whole nodes as its shape. Its nodes' `completing` time (with whole-node allocation and
+ * Slurm 22.05's backfill only, as the Slurm engine counts it) is the job's `completing` facet; its release,
+ * not its end, then asks for the pass (an epilog message's at once when `j.epilogPass`; `endSchedShare` draws
+ * nothing for it).
  */
 export function slurmPresetJob(j: SlurmJobInput, partitions: readonly string[], config: Partial<SlurmConfig> = {}, request: PresetRequest | null = null): Job {
   return slurmPresetJobs(partitions, config)(j, request);
@@ -187,6 +194,8 @@ export function slurmPresetJobs(partitions: readonly string[], config: Partial<S
   const seed = config.endSchedSeed ?? DEFAULT_SLURM.endSchedSeed;
   // GPUs on each node with whole-node allocation (`--gres=gpu:N`), else in total in a group
   const perNode = config.nodeSelect ?? DEFAULT_SLURM.nodeSelect;
+  // (a job's nodes stay COMPLETING only with whole-node allocation and Slurm 22.05's backfill, as the Slurm engine counts them)
+  const completes = (config.nodeSelect ?? DEFAULT_SLURM.nodeSelect) && (config.bfWillRun ?? DEFAULT_SLURM.bfWillRun);
   const users: string[] = [];
   const qoses: string[] = [];
   const named = (names: string[], i: number, make: (i: number) => string): string => {
@@ -199,7 +208,9 @@ export function slurmPresetJobs(partitions: readonly string[], config: Partial<S
   };
   return (j, request = null) => {
     const gpus = j.gpus ?? 0;
-    const epilog = j.epilogPass === true || (share > 0 && hashUnit(j.id, seed) < share);
+    const completing = completes && j.completing !== undefined && j.completing > 0 ? j.completing : undefined;
+    // (the release of nodes left COMPLETING is slurmd's answer or an epilog message: no draw of endSchedShare then)
+    const epilog = j.epilogPass === true || (completing === undefined && share > 0 && hashUnit(j.id, seed) < share);
     const facets = {
       user: named(users, j.user, String),
       partition: partitions[j.partition ?? 0]!,
@@ -210,6 +221,7 @@ export function slurmPresetJobs(partitions: readonly string[], config: Partial<S
       // whole-node allocation on each of its nodes, held there (the select plugin, `slurmSelect.ts`)
       gpus: gpus > 0 ? { count: gpus, perNode, type: j.gpuType, weight: 1 } : undefined,
       slurmRequest: request?.slurmRequest,
+      completing,
     };
     if (request === null) return makeDelayJob(j.id, j.submit, j.cores, j.runTime, j.timeLimit, facets);
     // --mem-per-cpu: the memory of each task (a task one core), which the core capacity holds
@@ -419,14 +431,8 @@ export function runSlurmPreset(
     );
   const names = platform.partitions.map((q) => q.name);
   const nodeSelect = config.nodeSelect ?? DEFAULT_SLURM.nodeSelect;
-  // (a job's nodes stay COMPLETING only with whole-node allocation and Slurm 22.05's backfill, as the Slurm engine counts them)
-  const completing = nodeSelect && (config.bfWillRun ?? DEFAULT_SLURM.bfWillRun);
   const convert = slurmPresetJobs(names, config);
-  const oneJobs = mapped(jobs, (j: SlurmJobInput) => {
-    if (completing && (j.completing ?? 0) > 0)
-      throw new InputError(`job ${j.id}: the Slurm preset of the one engine does not model nodes left COMPLETING after a job (completing) yet`);
-    return convert(j, nodeSelect ? slurmPresetRequest(j, platform) : null);
-  });
+  const oneJobs = mapped(jobs, (j: SlurmJobInput) => convert(j, nodeSelect ? slurmPresetRequest(j, platform) : null));
   const all =
     startedByBackfill === undefined
       ? listeners

@@ -130,6 +130,13 @@ export interface Job {
    * once rather than on the background thread's next tick (`batch_sched_delay`; `SlurmPassClock`).
    */
   epilogPass?: boolean | undefined;
+  /**
+   * Facet (Slurm): seconds its nodes stay `COMPLETING` after its end (until slurmd answers, or its epilog
+   * message comes; > 0), on the core capacity: its cores are free at its end, but no job starts on those nodes
+   * until then, and the release is what asks for the next pass (the engine's `onRelease`; with `epilogPass`,
+   * the epilog's pass runs at the release). See docs/model.md "Nodes COMPLETING after a job".
+   */
+  completing?: number | undefined;
   /** Facet: the GPUs it needs and, for a deep-learning job, its steps of a job type (`gpuRequest.ts`). */
   gpus?: GpuRequest | undefined;
   /**
@@ -258,6 +265,8 @@ export interface DelayJobFacets {
   epilogPass: boolean | undefined;
   gpus: GpuRequest | undefined;
   slurmRequest: SlurmRequest | undefined;
+  /** (absent: undefined; set on every job all the same, so that every such job has one shape) */
+  completing?: number | undefined;
 }
 
 /**
@@ -320,6 +329,7 @@ class DelayJob extends PrototypeJob implements Job {
   readonly epilogPass: boolean | undefined;
   readonly gpus: GpuRequest | undefined;
   readonly slurmRequest: SlurmRequest | undefined;
+  readonly completing: number | undefined;
   constructor(
     /** Its id, as given (`makeDelayJob`). */
     private readonly given: string | number,
@@ -337,6 +347,7 @@ class DelayJob extends PrototypeJob implements Job {
     this.epilogPass = facets.epilogPass;
     this.gpus = facets.gpus;
     this.slurmRequest = facets.slurmRequest;
+    this.completing = facets.completing;
   }
   /** Its id (a numeric one made a string now). */
   get id(): string {

@@ -1,7 +1,8 @@
 /**
  * The differential harness of the Slurm engine against the one engine (test/slurm/oneEngine.test.ts,
  * presetLifecycle.test.ts): random Slurm workloads, the Slurm configuration of a priority, backfill and
- * timers, and each engine's rows (start, end, state, suspension periods of every job).
+ * timers, and each engine's rows (start, end, state, suspension periods of every job; with whole-node
+ * allocation, test/slurm/presetNodes.test.ts and presetCompleting.test.ts, the nodes and CPUs of each too).
  */
 import { derive } from '../../src/core/rng.js';
 import { JobPhase } from '../../src/core/engine.js';
@@ -271,4 +272,17 @@ export function presetNodeRows(
     },
   ]);
   return out;
+}
+
+/**
+ * `partitionedWorkload` (each job of at most its partition's smallest group, one in twenty larger than any
+ * group: refused); with `fractional`, submissions off the whole second (a live run's clock: the will-run
+ * test's windows read slurmctld's whole-second ends, `wallClockEnd`) and no operator suspensions (the two
+ * engines add a suspended job's run time in another order, which off the whole second changes an end's last
+ * bit, and with it, at a pass at that very instant, a start by a pass).
+ */
+export function nodeWorkload(seed: number, n: number, layout: Layout, fractional = false): SlurmJobInput[] {
+  const jobs = partitionedWorkload(seed, n, layout);
+  if (!fractional) return jobs;
+  return jobs.map(({ opAfter: _a, opFor: _f, ...j }) => ({ ...j, submit: j.submit + ((j.submit * 7) % 10) / 10 }));
 }

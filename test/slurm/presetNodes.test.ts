@@ -23,7 +23,7 @@ import { parseEngineConfig } from '../../src/scheduling/engineConfig.js';
 import { makeScheduler } from '../../src/scheduling/policyName.js';
 import { runSimulation } from '../../src/scheduling/run.js';
 import { type Layout, MEMORY_NODES, MULTI_CORE_NODES, SHAPED_NODES, WHOLE_NODES } from './layouts.js';
-import { type NodeRow, partitionedWorkload, presetNodeRows, type Priority, slurmConfigOf, slurmNodeRows } from './presetHarness.js';
+import { type NodeRow, nodeWorkload, presetNodeRows, type Priority, slurmConfigOf, slurmNodeRows } from './presetHarness.js';
 
 /**
  * `nodeWorkload` on `SHAPED_NODES` with node requests: a third of the jobs `--exclusive` on 1-3 whole nodes
@@ -86,19 +86,6 @@ function memoryWorkload(seed: number, n: number, fractional: boolean): SlurmJobI
     }
     return { ...j, shape };
   });
-}
-
-/**
- * `partitionedWorkload` (each job of at most its partition's smallest group, one in twenty larger than any
- * group: refused); with `fractional`, submissions off the whole second (a live run's clock: the will-run
- * test's windows read slurmctld's whole-second ends, `wallClockEnd`) and no operator suspensions (the two
- * engines add a suspended job's run time in another order, which off the whole second changes an end's last
- * bit, and with it, at a pass at that very instant, a start by a pass).
- */
-function nodeWorkload(seed: number, n: number, layout: Layout, fractional = false): SlurmJobInput[] {
-  const jobs = partitionedWorkload(seed, n, layout);
-  if (!fractional) return jobs;
-  return jobs.map(({ opAfter: _a, opFor: _f, ...j }) => ({ ...j, submit: j.submit + ((j.submit * 7) % 10) / 10 }));
 }
 
 describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slurm engine's schedules and nodes", () => {
@@ -366,8 +353,6 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, MULTI_CORE_NODES)).toMatch(
       /nodeSelect with sched\/backfill on nodes of several cores without bfWillRun/,
     );
-    const late: SlurmJobInput = { id: 2, submit: 0, cores: 2, runTime: 10, timeLimit: 20, user: 0, completing: 3 };
-    expect(() => runSlurmPreset(MULTI_CORE_NODES, [late], { nodeSelect: true, bfWillRun: true, users: 1 })).toThrow(/COMPLETING/);
     expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, WHOLE_NODES)).toBeNull();
     expect(slurmPresetRefusal({ nodeSelect: true, backfill: false })).toBeNull();
     const preempting: Layout = {
