@@ -117,11 +117,7 @@ describe('the Slurm preset with whole-node allocation and partitions that preemp
         (seed, priority, mode, bf) => {
           const layout = requestLayout(mode);
           const jobs = requestWorkload(seed, 70, layout);
-          const settings = { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
-          const config: Partial<SlurmConfig> = { ...slurmConfigOf(priority, bf ? settings : null), nodeSelect: true, bfWillRun: true };
-          config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
-          const a = slurmNodeRows(layout, config, jobs, { runs: true, memory: true });
-          const b = presetNodeRows(layout, config, jobs, { runs: true, memory: true });
+          const [a, b] = requestRows(layout, jobs, priority, bf);
           expect(b.size).toBe(a.size);
           for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
           count(seen, jobs, a);
@@ -155,6 +151,14 @@ describe('the Slurm preset with whole-node allocation and partitions that preemp
  * of 4 CPUs, 4,000 MB each), `h` (tier 2) over `s1` and `s2`: equal CPUs everywhere (exclusive jobs), memory on
  * every node.
  */
+/** Both engines' rows and nodes of `jobs` on `layout` (whole-node allocation; `bf`: Slurm 22.05's will-run backfill, else sched/builtin). */
+function requestRows(layout: Layout, jobs: SlurmJobInput[], priority: Priority, bf: boolean): [Map<number, NodeRow>, Map<number, NodeRow>] {
+  const settings = { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
+  const config: Partial<SlurmConfig> = { ...slurmConfigOf(priority, bf ? settings : null), nodeSelect: true, bfWillRun: true };
+  config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
+  return [slurmNodeRows(layout, config, jobs, { runs: true, memory: true }), presetNodeRows(layout, config, jobs, { runs: true, memory: true })];
+}
+
 function requestLayout(mode: PreemptMode): Layout {
   return {
     groups: [
@@ -217,11 +221,7 @@ describe('a known divergence under preemption on nodes (PreemptMode=CANCEL, the 
   it.fails('seed 999986, FIFO, cancel, will-run backfill: the same rows and nodes', () => {
     const layout = requestLayout('cancel');
     const jobs = requestWorkload(999986, 70, layout).filter((j) => j.id !== 15 && j.id !== 39);
-    const settings = { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
-    const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', settings), nodeSelect: true, bfWillRun: true };
-    config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
-    const a = slurmNodeRows(layout, config, jobs, { runs: true, memory: true });
-    const b = presetNodeRows(layout, config, jobs, { runs: true, memory: true });
+    const [a, b] = requestRows(layout, jobs, 'fifo', true);
     for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
   });
 });
