@@ -116,6 +116,12 @@ export class WaitingQueue {
     this.generation++;
   }
 
+  /** Calls `fn` on each waiting job in arrival order, in place (no snapshot; do not add or remove jobs meanwhile). */
+  forEach(fn: (job: Job) => void): void {
+    const b = this.buf;
+    for (let i = this.head; i < b.length; i = this.nextAt(i + 1)) fn(b[i]!);
+  }
+
   /** The waiting jobs as an array (a snapshot, rebuilt after a removal). */
   toArray(): Job[] {
     if (!this.snapshot) {

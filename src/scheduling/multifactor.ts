@@ -268,12 +268,10 @@ export class MultifactorSelection implements JobSelection {
       // every waiting job's priority is recomputed at the tick, and holds until the next one
       const tick = this.nextTick;
       // (the map holds the waiting jobs alone, `onStart`, `onReject`: their values are written over)
-      const q = this.sim!.queue;
       // (read in place: a snapshot of the queue would be a new array at every tick)
-      for (let i = q.nextAt(q.start); i < q.end; i = q.nextAt(i + 1)) {
-        const job = q.at(i)!;
+      this.sim!.queue.forEach((job) => {
         this.priority.set(job, this.compute(job, tick));
-      }
+      });
       this.nextTick = this.tickAfter(tick);
       this.ticks++;
     }
