@@ -233,6 +233,11 @@ export class RunningJob implements JobRecord {
    * loop (`needsKillEvent`): its end event ends it first, and an end moved later arms the kill then.
    */
   killAt = Infinity;
+  /**
+   * The waiting slot it held until its start (`WaitingQueue`): the listeners of its start read it to drop
+   * what they kept for it while it waited (a later arrival takes the slot once they ran).
+   */
+  waitingSlot = -1;
 
   /** Whether the walltime kill at `killAt` needs an event of its own: its end is not a fixed time strictly before (see `killAt`). */
   needsKillEvent(): boolean {

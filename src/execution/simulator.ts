@@ -811,8 +811,11 @@ export class ClusterSimulator implements DiscreteEventEngine {
         `${job.source}: job ${job.id} has operator events, but the ${model.name} progress model runs it: suspending such jobs is not modelled`,
         this.workloadName,
       );
-    this.queue.removeAt(qi);
-    return this.launch(job, options.transfer && cores instanceof Int32Array ? cores : Int32Array.from(cores), gpus, model);
+    const waitingSlot = this.queue.removeAt(qi);
+    const rj = this.launch(job, options.transfer && cores instanceof Int32Array ? cores : Int32Array.from(cores), gpus, model, waitingSlot);
+    // (the slot stays the job's while the listeners of its start run: they read it, `RunningJob.waitingSlot`)
+    this.queue.freeSlot(waitingSlot);
+    return rj;
   }
 
   /** The plugged-in progress model that runs `job` (the first that `runs` it), or null for the built-in ones. */
@@ -976,11 +979,12 @@ export class ClusterSimulator implements DiscreteEventEngine {
   rejectJob(job: Job): void {
     const qi = this.queue.indexOf(job);
     if (qi < 0) throw new Error(`job ${job.id} is not waiting`);
-    this.queue.removeAt(qi);
+    const waitingSlot = this.queue.removeAt(qi);
     this.requeued.delete(job);
     this.jobsRejected++;
     const rec = rejectedRecord(job, this.now);
     for (const f of this.listeners.reject) f(this, rec);
+    this.queue.freeSlot(waitingSlot);
   }
 
   // ---------------------------------------------------------------- malleable jobs
@@ -1373,7 +1377,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     for (const f of this.listeners.submit) f(this, job);
   }
 
-  private launch(job: Job, cores: Int32Array, gpus: Int32Array, model: ProgressModel | null): RunningJob {
+  private launch(job: Job, cores: Int32Array, gpus: Int32Array, model: ProgressModel | null, waitingSlot: number): RunningJob {
     const p = this.platform;
     const slot = this.freeSlots.length > 0 ? this.freeSlots.pop()! : this.runningBySlot.length;
     // distinct nodes (ascending) and tasks per node: the tally `placementError` just made
@@ -1381,6 +1385,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     const single = nodes.length === 1;
     this.stallOffered = false;
     const rj = new RunningJob(job, slot, this.now, cores, nodes, perNode);
+    rj.waitingSlot = waitingSlot;
     if (slot === this.runningBySlot.length) this.runningBySlot.push(rj);
     else this.runningBySlot[slot] = rj;
     this.runningCount++;

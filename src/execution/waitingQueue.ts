@@ -1,5 +1,5 @@
 /**
- * The queue of waiting jobs, in arrival order (see `WaitingQueue`).
+ * The queue of waiting jobs, in arrival order, and their waiting slots (see `WaitingQueue`).
  */
 import type { Job } from '../workload/job.js';
 
@@ -13,11 +13,26 @@ import type { Job } from '../workload/job.js';
  * Positions (`start`..`end`, `at`) are buffer indices, stable while jobs arrive or leave; only a
  * compaction (`tidy`, called by the engine when time advances; `generation` counts them) changes
  * them. `at(i)` is null where a job left.
+ *
+ * **Waiting slots.** Each waiting job holds a slot, a small integer, from its arrival (`push` returns it) until
+ * the engine frees it (`freeSlot`, after the listeners of its start or rejection ran); a freed slot is given to
+ * a later arrival. The slots are dense (at most the jobs waiting at once, and those leaving now), so that what a
+ * dimension keeps per waiting job (a priority, a place in an order) is an array indexed by slot, as what it keeps
+ * per running job is indexed by the running slot (`RunningJob.slot`), rather than a map keyed by job, and a
+ * job's buffer position is found from its slot in O(1) (`positionOf`), compactions included.
  */
 export class WaitingQueue {
   private buf: (Job | null)[] = [];
   /** Union-find "next position still holding a job": `next[i] = i` where a job is, else a later position. */
   private next = new Int32Array(64);
+  /** The slot of the job at each buffer position (valid where a job is). */
+  private slotAtPos = new Int32Array(64);
+  /** The buffer position of each slot's job (-1: it left the queue, or the slot is free). */
+  private posOfSlot = new Int32Array(64).fill(-1);
+  /** The job holding each slot (null: free). */
+  private jobAtSlot: (Job | null)[] = [];
+  /** Slots freed, given again to later arrivals (last freed first). */
+  private freeSlots: number[] = [];
   private head = 0;
   private holes = 0;
   private snapshot: Job[] | null = [];
@@ -61,18 +76,58 @@ export class WaitingQueue {
     return this.length > 0 ? this.buf[this.head]! : undefined;
   }
 
-  /** Appends an arriving job. */
-  push(job: Job): void {
+  /** Appends an arriving job; its waiting slot (module comment). */
+  push(job: Job): number {
     const i = this.buf.length;
     if (i >= this.next.length) {
-      const bigger = new Int32Array(this.next.length * 2);
-      bigger.set(this.next);
-      this.next = bigger;
+      this.next = grown(this.next, this.next.length * 2);
+      this.slotAtPos = grown(this.slotAtPos, this.next.length);
     }
+    let slot = this.freeSlots.pop();
+    if (slot === undefined) {
+      slot = this.jobAtSlot.length;
+      this.jobAtSlot.push(job);
+      if (slot >= this.posOfSlot.length) this.posOfSlot = grown(this.posOfSlot, this.posOfSlot.length * 2, -1);
+    } else this.jobAtSlot[slot] = job;
     this.next[i] = i;
+    this.slotAtPos[i] = slot;
+    this.posOfSlot[slot] = i;
     this.buf.push(job);
     this.length++;
     if (this.snapshot) this.snapshot.push(job);
+    return slot;
+  }
+
+  /** The waiting slot of the job at buffer position `i` (which must hold a job). */
+  slotAt(i: number): number {
+    return this.slotAtPos[i]!;
+  }
+
+  /** The buffer position of the job holding `slot`, or -1 when it left the queue. */
+  positionOf(slot: number): number {
+    return this.posOfSlot[slot]!;
+  }
+
+  /** The job holding `slot` (waiting, or leaving now), or null when the slot is free. */
+  jobOf(slot: number): Job | null {
+    return this.jobAtSlot[slot] ?? null;
+  }
+
+  /**
+   * The slot `job` holds (waiting, or leaving now: until `freeSlot`), or -1: the last arrival's at once, else
+   * a scan of the slots (O(slots); for callers that do not know it, which are rare).
+   */
+  slotOf(job: Job): number {
+    const last = this.buf.length - 1;
+    if (last >= this.head && this.buf[last] === job) return this.slotAtPos[last]!;
+    return this.jobAtSlot.indexOf(job);
+  }
+
+  /** Frees `slot`, whose job left the queue (`removeAt`) and whose listeners ran: a later arrival may take it. */
+  freeSlot(slot: number): void {
+    if (this.jobAtSlot[slot] === null || this.posOfSlot[slot] !== -1) throw new Error(`WaitingQueue.freeSlot(${slot}): not a slot whose job left`);
+    this.jobAtSlot[slot] = null;
+    this.freeSlots.push(slot);
   }
 
   /** Buffer position of `job`, or -1 (a scan from the front over the jobs: O(rank)). */
@@ -82,10 +137,12 @@ export class WaitingQueue {
     return -1;
   }
 
-  /** Removes the job at buffer position `i`. */
-  removeAt(i: number): void {
+  /** Removes the job at buffer position `i`; its slot, which stays its own until `freeSlot`. */
+  removeAt(i: number): number {
     const b = this.buf;
     if (i < this.head || i >= b.length || b[i] === null) throw new Error(`WaitingQueue.removeAt(${i}): no job there`);
+    const slot = this.slotAtPos[i]!;
+    this.posOfSlot[slot] = -1;
     b[i] = null;
     this.next[i] = i + 1;
     this.length--;
@@ -95,6 +152,7 @@ export class WaitingQueue {
       this.holes -= h - i - 1;
       this.head = h;
     } else this.holes++;
+    return slot;
   }
 
   /**
@@ -108,7 +166,15 @@ export class WaitingQueue {
   private compact(): void {
     const out: Job[] = [];
     const b = this.buf;
-    for (let i = this.head; i < b.length; i = this.nextAt(i + 1)) out.push(b[i]!);
+    const slots = this.slotAtPos;
+    for (let i = this.head; i < b.length; i = this.nextAt(i + 1)) {
+      // (positions only move down: a slot's new position is written over one already read)
+      const k = out.length;
+      const slot = slots[i]!;
+      slots[k] = slot;
+      this.posOfSlot[slot] = k;
+      out.push(b[i]!);
+    }
     this.buf = out;
     for (let i = 0; i < out.length; i++) this.next[i] = i;
     this.head = 0;
@@ -116,10 +182,11 @@ export class WaitingQueue {
     this.generation++;
   }
 
-  /** Calls `fn` on each waiting job in arrival order, in place (no snapshot; do not add or remove jobs meanwhile). */
-  forEach(fn: (job: Job) => void): void {
+  /** Calls `fn` on each waiting job (and its slot) in arrival order, in place (no snapshot; do not add or remove jobs meanwhile). */
+  forEach(fn: (job: Job, slot: number) => void): void {
     const b = this.buf;
-    for (let i = this.head; i < b.length; i = this.nextAt(i + 1)) fn(b[i]!);
+    const slots = this.slotAtPos;
+    for (let i = this.head; i < b.length; i = this.nextAt(i + 1)) fn(b[i]!, slots[i]!);
   }
 
   /** The waiting jobs as an array (a snapshot, rebuilt after a removal). */
@@ -132,4 +199,12 @@ export class WaitingQueue {
     }
     return this.snapshot;
   }
+}
+
+/** `a` copied into a new array of `n` elements, the rest `fill`. */
+function grown(a: Int32Array, n: number, fill = 0): Int32Array<ArrayBuffer> {
+  const out = new Int32Array(n);
+  if (fill !== 0) out.fill(fill, a.length);
+  out.set(a);
+  return out;
 }

@@ -25,7 +25,6 @@
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { Job } from '../workload/job.js';
 import { nextGridPoint } from '../core/grid.js';
-import { TombstoneMap } from '../core/tombstoneMap.js';
 import type { Partition } from '../platform/partitions.js';
 import type { Platform } from '../platform/platform.js';
 import type { JobSelection } from './selection.js';
@@ -108,8 +107,13 @@ export function jobSizeFactor22(minNodes: number, cpus: number, nodes: number, t
 
 /** The weighted, truncated sum of the factors (each in [0, 1]). */
 export function jobPriority(cfg: PriorityConfig, f: { age: number; fairshare: number; jobSize: number; partition: number; qos: number }): number {
+  return weightedPriority(cfg, f.age, f.fairshare, f.jobSize, f.partition, f.qos);
+}
+
+/** `jobPriority` of the factors given one by one (an engine's hot path: no object made per job). */
+export function weightedPriority(cfg: PriorityConfig, age: number, fairshare: number, jobSize: number, partition: number, qos: number): number {
   return Math.floor(
-    cfg.weightAge * f.age + cfg.weightFairshare * f.fairshare + cfg.weightJobSize * f.jobSize + cfg.weightPartition * f.partition + cfg.weightQos * f.qos,
+    cfg.weightAge * age + cfg.weightFairshare * fairshare + cfg.weightJobSize * jobSize + cfg.weightPartition * partition + cfg.weightQos * qos,
   );
 }
 
@@ -150,8 +154,12 @@ export class MultifactorSelection implements JobSelection {
   private totalCores = 1;
   private maxQos = 1;
   private maxPartitionFactor = 1;
-  /** Priority of each waiting job, computed at the last tick (or on its arrival); a started job's goes. */
-  private readonly priority = new TombstoneMap<Job, number>();
+  /**
+   * Priority of each waiting job by its waiting slot (`WaitingQueue`), computed at the last tick (or when it
+   * was first keyed), valid where `priorityJob` holds that job; a started or rejected job's goes.
+   */
+  private priority = new Float64Array(64);
+  private readonly priorityJob: (Job | null)[] = [];
   /** The partition `partitionOf` found last (of the attached engine's platform). */
   private lastPartition: Partition | undefined = undefined;
   /** Ticks so far (the order's epoch). */
@@ -181,7 +189,7 @@ export class MultifactorSelection implements JobSelection {
     for (const name of Object.keys(this.options.shares ?? {})) this.userOf(name);
     this.attachedAt = sim.now;
     this.nextTick = this.tickAfter(sim.now);
-    this.priority.clear();
+    this.priorityJob.length = 0;
     this.lastPartition = undefined;
     // cores each running job accrues for (by slot: a slot is its job's from its start to its end), and a
     // suspended job's (it accrues none while suspended)
@@ -199,7 +207,7 @@ export class MultifactorSelection implements JobSelection {
         // (the ticks due first, as for any change of holdings: a user first known here joins after them)
         this.advance(s.now);
         const u = this.userOf(rj.job.user ?? '');
-        this.priority.delete(rj.job);
+        this.forget(rj.waitingSlot);
         held[rj.slot] = rj.cores.length;
         suspendedHeld[rj.slot] = 0;
         userAt[rj.slot] = u;
@@ -231,17 +239,35 @@ export class MultifactorSelection implements JobSelection {
           this.hold(s, this.userOf(rec.job.user ?? ''), -rec.cores.length);
         }
       },
-      onReject: (_s, rec) => {
-        this.priority.delete(rec.job);
+      onReject: (s, rec) => {
+        // (a job rejected at its submission never waited; one rejected from the queue holds its slot until its listeners ran)
+        const slot = s.queue.slotOf(rec.job);
+        if (slot >= 0) this.forget(slot);
       },
       // a preempted job back in the queue accrues nothing until it starts again; its priority is set anew
       // then (its age from its submission), as Slurm sets a requeued job's
       onRequeue: (s, rj) => {
         this.hold(s, userAt[rj.slot]!, -held[rj.slot]!);
         held[rj.slot] = 0;
-        this.priority.set(rj.job, this.compute(rj.job, s.now));
+        this.remember(s.queue.slotOf(rj.job), rj.job, this.compute(rj.job, s.now));
       },
     });
+  }
+
+  /** Keeps priority `prio` for `job`, waiting in slot `slot`. */
+  private remember(slot: number, job: Job, prio: number): void {
+    if (slot >= this.priority.length) {
+      const bigger = new Float64Array(Math.max(slot + 1, this.priority.length * 2));
+      bigger.set(this.priority);
+      this.priority = bigger;
+    }
+    this.priority[slot] = prio;
+    this.priorityJob[slot] = job;
+  }
+
+  /** Drops the priority kept for the job of waiting slot `slot`, which leaves the queue. */
+  private forget(slot: number): void {
+    if (slot < this.priorityJob.length) this.priorityJob[slot] = null;
   }
 
   private userOf(name: string): number {
@@ -267,10 +293,9 @@ export class MultifactorSelection implements JobSelection {
       this.usage.tick(this.nextTick, L, this.config.calcPeriod, this.config.decayHalfLife);
       // every waiting job's priority is recomputed at the tick, and holds until the next one
       const tick = this.nextTick;
-      // (the map holds the waiting jobs alone, `onStart`, `onReject`: their values are written over)
       // (read in place: a snapshot of the queue would be a new array at every tick)
-      this.sim!.queue.forEach((job) => {
-        this.priority.set(job, this.compute(job, tick));
+      this.sim!.queue.forEach((job, slot) => {
+        this.remember(slot, job, this.compute(job, tick));
       });
       this.nextTick = this.tickAfter(tick);
       this.ticks++;
@@ -278,18 +303,18 @@ export class MultifactorSelection implements JobSelection {
     // (usage runs on in the usage ledger: it is charged when a user's cores change, and folded at the ticks)
   }
 
-  /** The multifactor priority of waiting `job` now (Slurm's integer). */
-  priorityOf(job: Job, now: number): number {
+  /** The multifactor priority of waiting `job` now (Slurm's integer); `slot`: its waiting slot, when the caller knows it. */
+  priorityOf(job: Job, now: number, slot = -1): number {
     const sim = this.sim;
     if (sim === null) throw new Error('multifactor: not attached to an engine');
-    const cached = this.priority.get(job);
-    if (cached !== undefined) return cached;
+    const s = slot >= 0 ? slot : sim.queue.slotOf(job);
+    if (s >= 0 && this.priorityJob[s] === job) return this.priority[s]!;
     // Slurm sets a job's priority at its submission, then at every tick (which recomputes the waiting jobs,
     // `advance`): a job not yet cached has seen no tick since it came, so the ledger is as it was then, and its
     // age is its age at submission (a job that waited before the selection was attached: now). Its user's
     // normalised share counts the users known now (the users of its own instant included).
     const prio = this.compute(job, Math.max(job.subtime, Math.min(now, this.attachedAt)));
-    this.priority.set(job, prio);
+    if (s >= 0) this.remember(s, job, prio);
     return prio;
   }
 
@@ -309,13 +334,15 @@ export class MultifactorSelection implements JobSelection {
     const L = this.ledger!;
     const p = sim.platform;
     const part = this.partitionOf(job, p);
-    return jobPriority(this.config, {
-      age: ageFactor(now - job.subtime, this.config.maxAge),
-      fairshare: L.fairShare(this.userOf(job.user ?? ''), L.totalUsage(), this.config.dampening),
-      jobSize: this.config.jobSize === 'slurm22' ? this.sizeFactor22(job, part) : jobSizeFactor(job.ntasks, this.totalCores, this.config.favorSmall),
-      partition: (part?.priorityJobFactor ?? 1) / this.maxPartitionFactor,
-      qos: job.qos !== undefined ? (this.options.qos?.[job.qos] ?? 0) / this.maxQos : 0,
-    });
+    const c = this.config;
+    return weightedPriority(
+      c,
+      ageFactor(now - job.subtime, c.maxAge),
+      L.fairShare(this.userOf(job.user ?? ''), L.totalUsage(), c.dampening),
+      c.jobSize === 'slurm22' ? this.sizeFactor22(job, part) : jobSizeFactor(job.ntasks, this.totalCores, c.favorSmall),
+      (part?.priorityJobFactor ?? 1) / this.maxPartitionFactor,
+      job.qos !== undefined ? (this.options.qos?.[job.qos] ?? 0) / this.maxQos : 0,
+    );
   }
 
   /**
@@ -332,13 +359,13 @@ export class MultifactorSelection implements JobSelection {
     return jobSizeFactor22(minNodes, cpus, p.nodeCount, this.options.totalCpus ?? p.coreCount, this.config.favorSmall);
   }
 
-  key(job: Job, now: number): number {
+  key(job: Job, now: number, _origin?: number, slot?: number): number {
     if (this.sim === null) throw new Error('the multifactor job selection orders the jobs of an engine: attach it first (`attach(sim)`)');
     this.advance(now);
     const p = this.sim.platform;
     const part = this.partitionOf(job, p);
     // higher tier first, then higher priority (the key is ascending)
-    return -((part?.priorityTier ?? 1) * 2 ** 40 + this.priorityOf(job, now));
+    return -((part?.priorityTier ?? 1) * 2 ** 40 + this.priorityOf(job, now, slot));
   }
 
   epoch(now: number): number {

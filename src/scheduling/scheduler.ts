@@ -26,7 +26,6 @@
  * examined job's for conservative), e.g. to check that a head never starts later than its reservation.
  */
 import { derive, type Rng } from '../core/rng.js';
-import { TombstoneMap } from '../core/tombstoneMap.js';
 import type { ClusterSimulator, JobRecord, RunningJob, SimulationListener } from '../execution/simulator.js';
 import type { Job } from '../workload/job.js';
 import type { WaitingQueue } from '../execution/waitingQueue.js';
@@ -100,8 +99,11 @@ interface QueueOrder {
   begin(sim: ClusterSimulator): void;
   /** The first waiting job in order, or undefined. */
   first(): Job | undefined;
-  /** Up to `k` waiting jobs in order, skipping `exclude`. */
-  after(exclude: Job, k: number): Job[];
+  /**
+   * Up to `k` waiting jobs in order, skipping `exclude`; an order that keeps its jobs' waiting slots
+   * (`WaitingQueue`) pushes each one's onto `slots` when given (one that does not leaves it as it is).
+   */
+  after(exclude: Job, k: number, slots?: number[]): Job[];
   /** The queue position (`WaitingQueue`) of the job `first()` gave, when known: a hint for `startJob` (undefined: it searches). */
   firstPosition(): number | undefined;
 }
@@ -118,12 +120,15 @@ class ArrivalOrder implements QueueOrder {
   firstPosition(): number | undefined {
     return this.sim.queue.start;
   }
-  after(exclude: Job, k: number): Job[] {
+  after(exclude: Job, k: number, slots?: number[]): Job[] {
     const q = this.sim.queue;
     const out: Job[] = [];
     for (let i = q.start; i < q.end && out.length < k; i++) {
       const j = q.at(i);
-      if (j && j !== exclude) out.push(j);
+      if (j && j !== exclude) {
+        out.push(j);
+        slots?.push(q.slotAt(i));
+      }
     }
     return out;
   }
@@ -133,20 +138,20 @@ interface KeyedJob {
   key: number;
   seq: number;
   job: Job;
-  /** Its queue position when it arrived, valid while the queue's `generation` is `generation` (-1: not known). */
-  position: number;
-  generation: number;
+  /** Its waiting slot (`WaitingQueue`): its queue position is the queue's `positionOf(slot)`. */
+  slot: number;
 }
 
 /**
  * A static key: the queue kept sorted as jobs arrive and leave. With an `epoch` selection the keys hold
  * between epochs and are taken at passes, as a recomputed order would take them: a job that arrived since
  * the last pass gets its key at the next, and the first pass of a new epoch re-keys every waiting job (one
- * sort per epoch, not one per pass).
+ * sort per epoch, not one per pass). Its entries are indexed by the jobs' waiting slots.
  */
 class StaticOrder implements QueueOrder, SimulationListener {
   private readonly list = new SortedList<KeyedJob>(byKey);
-  private readonly entries = new TombstoneMap<Job, KeyedJob>();
+  /** The entry of each waiting slot's job (undefined: none). */
+  private readonly entries: (KeyedJob | undefined)[] = [];
   private seq = 0;
   /** `epoch` selections: the epoch of the keys, and the jobs not keyed yet. */
   private epoch = Number.NaN;
@@ -166,25 +171,29 @@ class StaticOrder implements QueueOrder, SimulationListener {
     this.queue = sim.queue;
     this.deferred = selection.kind === 'epoch';
     this.runningSeq = sim.platform.partitions.some((p) => p.preemptMode === 'requeue') ? new Map() : null;
-    for (const j of sim.waiting) this.onSubmit(sim, j);
+    sim.queue.forEach((j, slot) => {
+      this.add(sim, j, slot, this.seq++);
+    });
   }
-  onSubmit(sim: ClusterSimulator, job: Job, seq = this.seq++): void {
+  onSubmit(sim: ClusterSimulator, job: Job): void {
+    this.add(sim, job, sim.queue.slotOf(job), this.seq++);
+  }
+  /** Enters waiting `job` (in waiting slot `slot`) with arrival rank `seq`. */
+  private add(sim: ClusterSimulator, job: Job, slot: number, seq: number): void {
     // (an order made during a submission's listeners holds that job already, `constructor`, and then hears of it)
-    if (this.entries.has(job)) return;
-    // (an arriving job is the last in the queue)
-    const q = sim.queue;
-    const e = { key: 0, seq, job, position: q.at(q.end - 1) === job ? q.end - 1 : -1, generation: q.generation };
-    this.entries.set(job, e);
+    if (this.entries[slot]?.job === job) return;
+    const e: KeyedJob = { key: 0, seq, job, slot };
+    this.entries[slot] = e;
     if (this.deferred) this.fresh.push(e);
     else {
-      e.key = this.selection.key(job, sim.now, sim.timeOrigin);
+      e.key = this.selection.key(job, sim.now, sim.timeOrigin, slot);
       this.list.insert(e);
     }
   }
-  private remove(job: Job): void {
-    const e = this.entries.get(job);
+  private remove(slot: number): void {
+    const e = this.entries[slot];
     if (e) {
-      this.entries.delete(job);
+      this.entries[slot] = undefined;
       // (a start by the queue's order takes its first job: a shift, not a search and a shift of its chunk)
       if (this.list.first() === e) this.list.shift();
       else if (!this.list.delete(e)) this.fresh = this.fresh.filter((x) => x !== e);
@@ -192,10 +201,10 @@ class StaticOrder implements QueueOrder, SimulationListener {
   }
   onStart(_sim: ClusterSimulator, rj: RunningJob): void {
     if (this.runningSeq !== null) {
-      const e = this.entries.get(rj.job);
+      const e = this.entries[rj.waitingSlot];
       if (e !== undefined) this.runningSeq.set(rj.job, e.seq);
     }
-    this.remove(rj.job);
+    this.remove(rj.waitingSlot);
   }
   /** A job left the system. */
   forgetRunning(job: Job): void {
@@ -205,10 +214,12 @@ class StaticOrder implements QueueOrder, SimulationListener {
   requeue(sim: ClusterSimulator, job: Job): void {
     const seq = this.runningSeq?.get(job);
     this.runningSeq?.delete(job);
-    this.onSubmit(sim, job, seq);
+    this.add(sim, job, sim.queue.slotOf(job), seq ?? this.seq++);
   }
-  onReject(_sim: ClusterSimulator, rec: JobRecord): void {
-    this.remove(rec.job);
+  onReject(sim: ClusterSimulator, rec: JobRecord): void {
+    // (a job rejected at its submission never waited; one rejected from the queue holds its slot until its listeners ran)
+    const slot = sim.queue.slotOf(rec.job);
+    if (slot >= 0) this.remove(slot);
   }
   begin(sim: ClusterSimulator): void {
     if (!this.deferred) return;
@@ -219,7 +230,7 @@ class StaticOrder implements QueueOrder, SimulationListener {
       // that order (age grows alike for all), which the sort's runs take in near-linear time
       const es = this.list.toArray();
       for (const e of this.fresh) es.push(e);
-      for (const e of es) e.key = this.selection.key(e.job, sim.now, sim.timeOrigin);
+      for (const e of es) e.key = this.selection.key(e.job, sim.now, sim.timeOrigin, e.slot);
       es.sort(byKey);
       this.list.load(es);
       this.fresh = [];
@@ -227,7 +238,7 @@ class StaticOrder implements QueueOrder, SimulationListener {
     }
     if (this.fresh.length === 0) return;
     for (const e of this.fresh) {
-      e.key = this.selection.key(e.job, sim.now, sim.timeOrigin);
+      e.key = this.selection.key(e.job, sim.now, sim.timeOrigin, e.slot);
       this.list.insert(e);
     }
     this.fresh = [];
@@ -237,12 +248,15 @@ class StaticOrder implements QueueOrder, SimulationListener {
   }
   firstPosition(): number | undefined {
     const e = this.list.first();
-    return e !== undefined && e.position >= 0 && e.generation === this.queue.generation ? e.position : undefined;
+    return e !== undefined ? this.queue.positionOf(e.slot) : undefined;
   }
-  after(exclude: Job, k: number): Job[] {
+  after(exclude: Job, k: number, slots?: number[]): Job[] {
     const out: Job[] = [];
     this.list.forEachWhile((e) => {
-      if (e.job !== exclude) out.push(e.job);
+      if (e.job !== exclude) {
+        out.push(e.job);
+        slots?.push(e.slot);
+      }
       return out.length < k;
     });
     return out;
@@ -400,13 +414,20 @@ export class PolicyScheduler implements Scheduler {
     return this.order!.first();
   }
 
-  /** The first `k` waiting jobs in this scheduler's order now (the jobs Slurm's backfill pass tests, `slurmBackfill.ts`). */
-  inOrder(sim: ClusterSimulator, k: number): Job[] {
+  /**
+   * The first `k` waiting jobs in this scheduler's order now (the jobs Slurm's backfill pass tests,
+   * `slurmBackfill.ts`). With `slots` (emptied first), the jobs' waiting slots (`WaitingQueue`) when the
+   * order keeps them (arrival order, static and epoch keys; `slots` is left empty by a recomputed order).
+   */
+  inOrder(sim: ClusterSimulator, k: number, slots?: number[]): Job[] {
+    if (slots !== undefined) slots.length = 0;
     if (sim.queue.length === 0 || k === 0) return [];
     const first = this.firstInOrder(sim);
     if (first === undefined) return [];
-    const out = this.order!.after(first, k - 1);
+    const pos = slots !== undefined ? this.order!.firstPosition() : undefined;
+    const out = this.order!.after(first, k - 1, pos !== undefined ? slots : undefined);
     out.unshift(first);
+    if (pos !== undefined) slots!.unshift(sim.queue.slotAt(pos));
     return out;
   }
 

@@ -21,9 +21,11 @@ export interface JobSelection {
   /**
    * Priority of `job` at time `now` (lower first). `origin` is the original submit time of the
    * simulation's first job (`sim.timeOrigin`), so `job.subtime + origin` is the job's original submit
-   * time.
+   * time. `slot`: the job's waiting slot (`WaitingQueue`), when the caller knows it (a selection that keeps
+   * something per waiting job, `multifactor`'s priority between ticks, keeps it by slot; without it, it looks
+   * the slot up).
    */
-  key(job: Job, now: number, origin: number): number;
+  key(job: Job, now: number, origin: number, slot?: number): number;
   /** The waiting jobs in the order to consider them (a new array; `queue` is in arrival order). */
   order(queue: readonly Job[], now: number, origin?: number): Job[];
   /** Binds to the engine it orders jobs of (a selection that follows the engine's events: `multifactor`). */

@@ -37,8 +37,8 @@ import type { SlurmPlacementScope } from './slurmMainPass.js';
 
 /** A scheduler whose queue order the backfill pass walks, and whose resource selection places its starts. */
 export interface JobOrderSource {
-  /** The first `k` waiting jobs in its order now. */
-  inOrder(sim: ClusterSimulator, k: number): Job[];
+  /** The first `k` waiting jobs in its order now; with `slots`, their waiting slots when the order keeps them (`PolicyScheduler.inOrder`). */
+  inOrder(sim: ClusterSimulator, k: number, slots?: number[]): Job[];
   readonly resources: ResourcePolicy;
   readonly fit: NodeFit;
   /** Where its main pass places jobs (Slurm's main pass): `nodes` makes the backfill pass the whole-node one. */
@@ -196,6 +196,8 @@ export class SlurmBackfill implements CountedBackfillView {
   private readonly counted = new CountedBackfill();
   private sim!: ClusterSimulator;
   private jobs: Job[] = [];
+  /** The waiting slots of `jobs` (`WaitingQueue`), when the order keeps them (else empty). */
+  private readonly jobSlots: number[] = [];
   private free = new Float64Array(0);
   /** Free GPUs per group, taken at the start of each pass (the counted capacity's). */
   private freeG = new Float64Array(0);
@@ -237,7 +239,7 @@ export class SlurmBackfill implements CountedBackfillView {
 
   private passOver(sim: ClusterSimulator): number {
     this.bind(sim);
-    this.jobs = this.order.inOrder(sim, this.settings.maxJobTest);
+    this.jobs = this.order.inOrder(sim, this.settings.maxJobTest, this.jobSlots);
     let n: number;
     if (this.order.within === 'nodes')
       n = this.settings.willRun
@@ -287,9 +289,15 @@ export class SlurmBackfill implements CountedBackfillView {
       start: (h, _g, nodes) => {
         const job = jobs[h]!;
         const cores = Int32Array.from(nodes, (x) => p.nodeFirstCore[x]!);
-        sim.startJob(job, cores, { transfer: true, gpus: this.groups.gpusFor(job, cores) });
+        sim.startJob(job, cores, { transfer: true, gpus: this.groups.gpusFor(job, cores), queuePosition: this.queuePosition(sim, h) });
       },
     };
+  }
+
+  /** The queue position of the pass's job `h` when its slot is known (a hint for `startJob`), else undefined. */
+  private queuePosition(sim: ClusterSimulator, h: number): number | undefined {
+    const slots = this.jobSlots;
+    return slots.length === this.jobs.length ? sim.queue.positionOf(slots[h]!) : undefined;
   }
 
   /**
@@ -347,7 +355,7 @@ export class SlurmBackfill implements CountedBackfillView {
         const job = jobs[h]!;
         const cores = select.cores(sim, job, alloc.nodes, alloc.units);
         if (cores === null) throw new Error(`Slurm's will-run pass chose nodes that are not job ${job.id}'s tasks`);
-        const rj = sim.startJob(job, cores, { transfer: true, gpus: this.groups.gpusFor(job, cores) });
+        const rj = sim.startJob(job, cores, { transfer: true, gpus: this.groups.gpusFor(job, cores), queuePosition: this.queuePosition(sim, h) });
         for (let k = 0; k < rj.nodes.length; k++) jobsOn[rj.nodes[k]!]!++;
         return holdingOf(rj);
       },
@@ -442,7 +450,7 @@ export class SlurmBackfill implements CountedBackfillView {
     const cores = this.groups.place(job, g, this.order.resources, this.order.fit);
     if (cores === null) return false;
     const gpus = this.groups.gpusFor(job, cores);
-    this.sim.startJob(job, cores, { transfer: true, gpus });
+    this.sim.startJob(job, cores, { transfer: true, gpus, queuePosition: this.queuePosition(this.sim, h) });
     this.free[g]! -= job.ntasks;
     if (gpus !== undefined) this.freeG[g]! -= gpus.length;
     return true;

@@ -71,6 +71,8 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
   onPreempt: ((sim: ClusterSimulator, pendingAt: number) => void) | null = null;
   /** The options of the walk's starts, one object for every start (`startJob` reads them and keeps none). */
   private readonly startOptions: StartOptions = { transfer: true, gpus: undefined, queuePosition: undefined };
+  /** The waiting slots of the jobs a walk over several partitions reads (`inOrder`), when the order keeps them. */
+  private readonly walkSlots: number[] = [];
 
   constructor(
     readonly policy: PolicyScheduler,
@@ -97,8 +99,8 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
   get fit(): NodeFit {
     return this.policy.fit;
   }
-  inOrder(sim: ClusterSimulator, k: number): Job[] {
-    return this.policy.inOrder(sim, k);
+  inOrder(sim: ClusterSimulator, k: number, slots?: number[]): Job[] {
+    return this.policy.inOrder(sim, k, slots);
   }
   attach(sim: ClusterSimulator): void {
     this.policy.attach(sim);
@@ -142,17 +144,21 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
       }
       return;
     }
-    const jobs = this.policy.inOrder(sim, this.queueDepth);
+    const slots = this.walkSlots;
+    const jobs = this.policy.inOrder(sim, this.queueDepth, slots);
+    const known = slots.length === jobs.length;
+    let h = -1;
     // per partition, whether a job of it was left waiting; per group, whether a blocked partition holds it
     const blocked = parts > 1 ? new Uint8Array(parts) : null;
     const off = parts > 1 ? new Uint8Array(sim.platform.groupCount) : null;
     for (const job of jobs) {
+      h++;
       const part = blocked === null ? 0 : groups.partitionOf(job);
       if (blocked?.[part]) continue;
       let cores = this.placeNow(sim, groups, job, off);
       if (cores === null && this.preempt) cores = this.select !== null ? this.preemptForNodes(sim, groups, job, off) : this.preemptFor(sim, groups, job);
       if (cores !== null) {
-        sim.startJob(job, cores, { transfer: true, gpus: groups.gpusFor(job, cores) });
+        sim.startJob(job, cores, { transfer: true, gpus: groups.gpusFor(job, cores), queuePosition: known ? sim.queue.positionOf(slots[h]!) : undefined });
         this.started++;
         continue;
       }
