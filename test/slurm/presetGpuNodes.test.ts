@@ -34,8 +34,11 @@ interface GpuRow {
 
 const REFUSED: GpuRow = { start: Number.NaN, end: Number.NaN, killed: true, periods: [], nodes: [], units: [], gpus: [], gpuFree: [] };
 
-/** The Slurm engine's rows (a job holding its nodes whole holds all their GPUs there: its row says its request, as the one engine's job holds). */
-function slurmGpuRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[]): Map<number, GpuRow> {
+/**
+ * The Slurm engine's rows (a job holding its nodes whole holds all their GPUs there: its row says its request, as
+ * the one engine's job holds), its run stopped after `until` (a job waiting for ever: no row).
+ */
+function slurmGpuRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[], until = Number.POSITIVE_INFINITY): Map<number, GpuRow> {
   const e = new SlurmEngine(new SlurmPlatform(layout), config);
   const first = new Map<number, Omit<GpuRow, 'start' | 'end' | 'killed' | 'periods'>>();
   const out = new Map<number, GpuRow>();
@@ -58,40 +61,48 @@ function slurmGpuRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJ
     out.set(id, { start: J.start[s]!, end: J.end[s]!, killed: J.state[s] !== JobPhase.Completed, periods: J.periods(s).flat(), ...first.get(id)! });
   });
   e.stream(jobs);
-  e.run();
+  e.runUntil(until);
   return out;
 }
 
-/** The one engine's rows through the Slurm preset. */
-function presetGpuRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[]): Map<number, GpuRow> {
+/** The one engine's rows through the Slurm preset, its run stopped after `until`. */
+function presetGpuRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[], until = Number.POSITIVE_INFINITY): Map<number, GpuRow> {
   const first = new Map<number, Omit<GpuRow, 'start' | 'end' | 'killed' | 'periods'>>();
   const out = new Map<number, GpuRow>();
-  runSlurmPreset(layout, jobs, config, [
-    {
-      onStart: (sim, rj) => {
-        const id = Number(rj.job.id);
-        if (first.has(id)) return;
-        const p = sim.platform;
-        const count = (ids: ArrayLike<number>, nodeOf: ArrayLike<number>) => {
-          const on = new Map<number, number>();
-          for (let i = 0; i < ids.length; i++) on.set(nodeOf[ids[i]!]!, (on.get(nodeOf[ids[i]!]!) ?? 0) + 1);
-          return [...rj.nodes].map((x) => on.get(x) ?? 0);
-        };
-        const whole = rj.job.slurmRequest?.exclusive === true || p.partitions[p.partitionOf(rj.job) as number]!.nodes.every((x) => p.nodeCoreCount[x] === 1);
-        first.set(id, {
-          nodes: [...rj.nodes],
-          units: count(rj.cores, p.coreNode),
-          gpus: count(rj.gpus, p.gpuNode),
-          gpuFree: whole ? [] : [...rj.nodes].map((x) => sim.allocation.nodeFreeGpus[x]!),
-        });
+  runSlurmPreset(
+    layout,
+    jobs,
+    config,
+    [
+      {
+        onStart: (sim, rj) => {
+          const id = Number(rj.job.id);
+          if (first.has(id)) return;
+          const p = sim.platform;
+          const count = (ids: ArrayLike<number>, nodeOf: ArrayLike<number>) => {
+            const on = new Map<number, number>();
+            for (let i = 0; i < ids.length; i++) on.set(nodeOf[ids[i]!]!, (on.get(nodeOf[ids[i]!]!) ?? 0) + 1);
+            return [...rj.nodes].map((x) => on.get(x) ?? 0);
+          };
+          const whole = rj.job.slurmRequest?.exclusive === true || p.partitions[p.partitionOf(rj.job) as number]!.nodes.every((x) => p.nodeCoreCount[x] === 1);
+          first.set(id, {
+            nodes: [...rj.nodes],
+            units: count(rj.cores, p.coreNode),
+            gpus: count(rj.gpus, p.gpuNode),
+            gpuFree: whole ? [] : [...rj.nodes].map((x) => sim.allocation.nodeFreeGpus[x]!),
+          });
+        },
+        onEnd: (_s, r) => {
+          const id = Number(r.job.id);
+          out.set(id, { start: r.start, end: r.finish, killed: r.state === 'killed', periods: r.suspensions ? [...r.suspensions] : [], ...first.get(id)! });
+        },
+        onReject: (_s, r) => void out.set(Number(r.job.id), REFUSED),
       },
-      onEnd: (_s, r) => {
-        const id = Number(r.job.id);
-        out.set(id, { start: r.start, end: r.finish, killed: r.state === 'killed', periods: r.suspensions ? [...r.suspensions] : [], ...first.get(id)! });
-      },
-      onReject: (_s, r) => void out.set(Number(r.job.id), REFUSED),
-    },
-  ]);
+    ],
+    undefined,
+    undefined,
+    until,
+  );
   return out;
 }
 
@@ -312,10 +323,9 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
     // no node of partition p has 3 V100s: the Slurm engine's error at submission, and the preset's
     expect(() => new SlurmEngine(new SlurmPlatform(GPU_NODES), config).submit(job)).toThrow(/job 3: 3 GPUs of type v100: no node of partition p/);
     expect(() => runSlurmPreset(GPU_NODES, [job], config)).toThrow(/job 3: 3 GPUs of type v100: no node of partition p has that many GPUs of that type/);
-    // no shape, 12 CPUs with 2 V100s on each node: the V100 nodes have 8 CPUs; the Slurm engine keeps it waiting for ever
-    expect(() => runSlurmPreset(GPU_NODES, [{ ...job, cores: 12, gpus: 2 }], config)).toThrow(
-      /job 3: the Slurm preset of the one engine does not model a GPU request \(12 CPUs with 2 GPUs of type v100 on each node\) without a node shape that the nodes of its partition cannot hold even idle/,
-    );
+    // no shape, 12 CPUs: more than any group of partition p holds (8): refused at submission by both
+    expect(runSlurmPreset(GPU_NODES, [{ ...job, cores: 12, gpus: 2 }], config).summary.jobs_rejected).toBe(1);
+    expect(slurmGpuRows(GPU_NODES, config, [{ ...job, cores: 12, gpus: 2 }]).get(3)).toEqual(REFUSED);
     // with a shape, both engines refuse it at submission
     const shaped = { ...job, cores: 12, gpus: 2, shape: { minNodes: 1 } };
     expect(runSlurmPreset(GPU_NODES, [shaped], config).summary.jobs_rejected).toBe(1);
