@@ -303,6 +303,55 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
     expect(presetGpuRows(layout, config, jobs)).toEqual(want);
   });
 
+  it('hand-computed: a GPU request without a shape that its nodes cannot hold waits for ever, blocking its partition in every main pass; backfill starts the jobs behind it; both engines', () => {
+    // node 0: 4 cores, 2 A100s; nodes 1-2: 4 cores, no GPU; p {0, 1, 2}, q {1, 2}. FIFO, a pass at each event
+    const layout: Layout = {
+      groups: [
+        { name: 'g', count: 1, cores: 4, gpus: { count: 2, type: 'a100' } },
+        { name: 'c', count: 2, cores: 4 },
+      ],
+      partitions: [
+        { name: 'p', groups: ['g', 'c'] },
+        { name: 'q', groups: ['c'] },
+      ],
+    };
+    const jobs: SlurmJobInput[] = [
+      // 6 CPUs with an A100 on each node, no shape: group c holds 6 cores (not refused), but only node 0 has A100s (4 CPUs)
+      { id: 0, submit: 0, cores: 6, runTime: 10, timeLimit: 1_000, user: 0, gpus: 1, gpuType: 'a100' },
+      // 2 CPUs in p, then 2 in q: behind job 0, whose partition's nodes every main pass takes out (p's and q's)
+      { id: 1, submit: 1, cores: 2, runTime: 10, timeLimit: 1_000, user: 0 },
+      { id: 2, submit: 2, cores: 2, runTime: 10, timeLimit: 1_000, user: 0, partition: 1 },
+    ];
+    // sched/builtin: nothing ever starts, nothing is refused; the runs go on (priority ticks) until stopped at 2,000 s
+    const builtin: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', null), users: 1, nodeSelect: true, bfWillRun: true };
+    expect(slurmGpuRows(layout, builtin, jobs, 2_000)).toEqual(new Map());
+    expect(presetGpuRows(layout, builtin, jobs, 2_000)).toEqual(new Map());
+    // Slurm 22.05's will-run pass every 5 s (the first at 5: job 0 came at 0): job 0 gets no start, jobs 1 and 2 start
+    // now, each on the first node of its partition that holds it: job 1 on node 0 (beside the A100s), job 2 on node 1
+    const bf: Partial<SlurmConfig> = {
+      ...slurmConfigOf('fifo', { ...settings, interval: 5, resolution: 1 }),
+      users: 1,
+      nodeSelect: true,
+      bfWillRun: true,
+    };
+    const row = (start: number, end: number, nodes: number[], units: number[], gpus: number[], gpuFree: number[]): GpuRow => ({
+      start,
+      end,
+      killed: false,
+      periods: [],
+      nodes,
+      units,
+      gpus,
+      gpuFree,
+    });
+    const want = new Map<number, GpuRow>([
+      [1, row(5, 15, [0], [2], [0], [2])],
+      [2, row(5, 15, [1], [2], [0], [0])],
+    ]);
+    expect(slurmGpuRows(layout, bf, jobs, 2_000)).toEqual(want);
+    expect(presetGpuRows(layout, bf, jobs, 2_000)).toEqual(want);
+  });
+
   // A divergence of the will-run pass found here, not of GPUs: running jobs with the same whole-second expected end
   // are walked in the order of a key (`WillRunJob.key`), the Slurm engine's job-table slot (given at submission) and
   // the one engine's running slot (given at the start), and the walk's peek (a job on no usable node closes no

@@ -348,6 +348,74 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     expect(presetNodeRows(layout, config, jobs, true)).toEqual(want);
   });
 
+  it('memory requests, hand-computed: --mem with --mem-per-cpu (both bind, the --mem is held); groups with and without memory_mb (none binds where it is not given)', () => {
+    const job = (id: number, cores: number, runTime: number, shape: SlurmJobInput['shape']): SlurmJobInput => ({
+      id,
+      submit: id,
+      cores,
+      runTime,
+      timeLimit: 1000,
+      user: 0,
+      shape,
+    });
+    const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', null), users: 1, nodeSelect: true, bfWillRun: true };
+    // one partition of 2 nodes of 4 cores: n0 4,000 MB, n1 8,000 MB; sched/builtin, FIFO, a pass at each event
+    const both: Layout = {
+      groups: [
+        { name: 'small', count: 1, cores: 4, memory_mb: 4000 },
+        { name: 'large', count: 1, cores: 4, memory_mb: 8000 },
+      ],
+      partitions: [{ name: 'p', groups: ['small', 'large'] }],
+    };
+    const wantBoth = new Map<number, NodeRow>([
+      // A: 3 cores, --mem-per-cpu=1500 --mem=1000 at 0: n0's memory holds 2 CPUs of 1,500 MB, n1 4; the fewest-unit
+      // node that holds 3: n1 -> 0-100, holding its --mem, 1,000 MB (not 3 x 1,500): 7,000 MB free
+      [0, { start: 0, end: 100, killed: false, periods: [], nodes: [1], units: [3], memFree: [7000] }],
+      // B: 1 core, --mem=6500 at 1: only n1 has that much free (7,000 MB; 3,500 had A held its CPUs' memory) -> 1-151
+      [1, { start: 1, end: 151, killed: false, periods: [], nodes: [1], units: [1], memFree: [500] }],
+      // C: 2 cores, --mem-per-cpu=2500 --mem=500 at 2: n0's memory holds 1 CPU of 2,500 MB, n1 none (no core, then
+      // 1,500 MB after A's end): waits for B's end at 151; then n1 holds 3 (8,000 MB), the node that holds 2 -> 151-161
+      [2, { start: 151, end: 161, killed: false, periods: [], nodes: [1], units: [2], memFree: [7500] }],
+    ]);
+    const bothJobs = [
+      job(0, 3, 100, { memPerCpu: 1500, memPerNode: 1000 }),
+      job(1, 1, 150, { memPerNode: 6500 }),
+      job(2, 2, 10, { memPerCpu: 2500, memPerNode: 500 }),
+    ];
+    expect(slurmNodeRows(both, config, bothJobs, true)).toEqual(wantBoth);
+    expect(presetNodeRows(both, config, bothJobs, true)).toEqual(wantBoth);
+    // one partition of n0 (4 cores, 2,000 MB) and n1 (4 cores, no memory_mb: memory not consumable)
+    const mixed: Layout = {
+      groups: [
+        { name: 'm', count: 1, cores: 4, memory_mb: 2000 },
+        { name: 'u', count: 1, cores: 4 },
+      ],
+      partitions: [{ name: 'p', groups: ['m', 'u'] }],
+    };
+    const inf = Number.POSITIVE_INFINITY;
+    const wantMixed = new Map<number, NodeRow>([
+      // A: 1 core, --mem=3000 at 0: n0 has 2,000 MB, n1 no limit -> n1, 0-100
+      [0, { start: 0, end: 100, killed: false, periods: [], nodes: [1], units: [1], memFree: [inf] }],
+      // B: 2 cores, --mem-per-cpu=1500 at 1: n0's memory holds 1 CPU, n1 its 3 free: the node that holds 2, n1 -> 1-51
+      [1, { start: 1, end: 51, killed: false, periods: [], nodes: [1], units: [2], memFree: [inf] }],
+      // C: 1 core, --mem=1,000,000,000 at 2: n1's last core, whatever its memory -> 2-12
+      [2, { start: 2, end: 12, killed: false, periods: [], nodes: [1], units: [1], memFree: [inf] }],
+      // D: -N 1, 2 cores, --mem-per-cpu=1000 at 3: n1 is full, n0's 2,000 MB hold 2 CPUs -> 3-23, no memory left
+      [3, { start: 3, end: 23, killed: false, periods: [], nodes: [0], units: [2], memFree: [0] }],
+      // E: 1 core, --mem=1 at 4: n0 has 2 cores but no memory free, n1 no core: waits for C's end at 12 -> n1, 12-22
+      [4, { start: 12, end: 22, killed: false, periods: [], nodes: [1], units: [1], memFree: [inf] }],
+    ]);
+    const mixedJobs = [
+      job(0, 1, 100, { memPerNode: 3000 }),
+      job(1, 2, 50, { memPerCpu: 1500 }),
+      job(2, 1, 10, { memPerNode: 1e9 }),
+      job(3, 2, 20, { memPerCpu: 1000, minNodes: 1, maxNodes: 1 }),
+      job(4, 1, 10, { memPerNode: 1 }),
+    ];
+    expect(slurmNodeRows(mixed, config, mixedJobs, true)).toEqual(wantMixed);
+    expect(presetNodeRows(mixed, config, mixedJobs, true)).toEqual(wantMixed);
+  });
+
   it('refuses what it does not model yet, naming it', () => {
     expect(slurmPresetRefusal({ nodeSelect: true, bfWillRun: true }, MULTI_CORE_NODES)).toBeNull();
     expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, MULTI_CORE_NODES)).toMatch(
