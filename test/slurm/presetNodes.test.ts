@@ -22,7 +22,7 @@ import { type Job, makeJob } from '../../src/workload/job.js';
 import { parseEngineConfig } from '../../src/scheduling/engineConfig.js';
 import { makeScheduler } from '../../src/scheduling/policyName.js';
 import { runSimulation } from '../../src/scheduling/run.js';
-import { type Layout, MEMORY_NODES, MULTI_CORE_NODES, SHAPED_NODES, WHOLE_NODES } from './layouts.js';
+import { type Layout, MEMORY_NODES, MIXED_MEMORY_NODES, MULTI_CORE_NODES, SHAPED_NODES, WHOLE_NODES } from './layouts.js';
 import { type NodeRow, nodeWorkload, presetNodeRows, type Priority, slurmConfigOf, slurmNodeRows } from './presetHarness.js';
 
 /**
@@ -57,14 +57,16 @@ function shapedWorkload(seed: number, n: number): SlurmJobInput[] {
 }
 
 /**
- * `nodeWorkload` on `MEMORY_NODES` with memory requests: three in ten `--mem` of 250-6,000 MB on each node, three
- * in ten `--mem-per-cpu` of 250-3,000 MB (a third of both with `-N MIN`, at least or exactly), one in ten
- * `--exclusive` on 1-2 whole nodes of `a` (the rest of `b`: `--mem`), the rest none. A memory request the nodes
- * of its partition cannot hold even idle is refused at submission by both engines, as slurmctld refuses it.
+ * `nodeWorkload` on `layout` (`MEMORY_NODES`, or `MIXED_MEMORY_NODES`: groups with and without `memory_mb`) with
+ * memory requests: three in ten `--mem` of 250-6,000 MB on each node, three in ten `--mem-per-cpu` of 250-3,000
+ * MB (with `both`, a quarter of these two with the other as well: `--mem` with `--mem-per-cpu`; a third with
+ * `-N MIN`, at least or exactly), one in ten `--exclusive` on 1-2 whole nodes of `a` (the rest of `b`: `--mem`),
+ * the rest none. A memory request the nodes of its partition cannot hold even idle is refused at submission by
+ * both engines, as slurmctld refuses it.
  */
-function memoryWorkload(seed: number, n: number, fractional: boolean): SlurmJobInput[] {
+function memoryWorkload(seed: number, n: number, fractional: boolean, layout: Layout = MEMORY_NODES, both = false): SlurmJobInput[] {
   const rng = derive(seed, 'preset-nodes/memory');
-  return nodeWorkload(seed, n, MEMORY_NODES, fractional).map((j) => {
+  return nodeWorkload(seed, n, layout, fractional).map((j) => {
     const u = rng.next();
     const part = j.partition ?? 0;
     let shape: SlurmJobInput['shape'];
@@ -77,6 +79,11 @@ function memoryWorkload(seed: number, n: number, fractional: boolean): SlurmJobI
         return { ...j, cores: nodes * 4, shape: { whole: true, minNodes: nodes } };
       }
     } else return j;
+    if (both && rng.next() < 1 / 4)
+      shape =
+        shape.memPerNode !== undefined
+          ? { ...shape, memPerCpu: 250 * (1 + Math.floor(rng.uniform(0, 12))) }
+          : { ...shape, memPerNode: 250 * (1 + Math.floor(rng.uniform(0, 24))) };
     if (rng.next() < 1 / 3) {
       // (at least a core on each of its `min` nodes; exactly `min` only when they can hold its cores)
       const min = 1 + Math.floor(rng.uniform(0, 2));
@@ -307,6 +314,57 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     expect(waited).toBeGreaterThan(200);
     expect(backfilled).toBeGreaterThan(50);
     expect(refused).toBeGreaterThan(10);
+  });
+
+  it("with --mem and --mem-per-cpu together, and memory on partitions of groups with and without memory_mb, under sched/builtin and Slurm 22.05's will-run pass: the same starts, ends, states, periods, nodes and free memory", () => {
+    let both = 0;
+    let bothWaited = 0;
+    let unmetered = 0;
+    let metered = 0;
+    let refused = 0;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.constantFrom<Priority>('fifo', 'multifactor'),
+        fc.boolean(),
+        fc.constantFrom(MEMORY_NODES, MIXED_MEMORY_NODES),
+        (seed, priority, backfill, layout) => {
+          const jobs = memoryWorkload(seed, 60, false, layout, true);
+          const settings = { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
+          const config: Partial<SlurmConfig> = { ...slurmConfigOf(priority, backfill ? settings : null), nodeSelect: true, bfWillRun: true };
+          config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
+          const a = slurmNodeRows(layout, config, jobs, true);
+          const b = presetNodeRows(layout, config, jobs, true);
+          expect(b.size).toBe(a.size);
+          for (const [id, r] of a) {
+            expect(b.get(id), `job ${id}`).toEqual(r);
+            const shape = jobs[id]!.shape;
+            if (shape === undefined || shape.whole === true || ((shape.memPerNode ?? 0) === 0 && (shape.memPerCpu ?? 0) === 0)) continue;
+            if (Number.isNaN(r.start)) {
+              refused++;
+              continue;
+            }
+            if ((shape.memPerNode ?? 0) > 0 && (shape.memPerCpu ?? 0) > 0) {
+              both++;
+              if (r.start > jobs[id]!.submit) bothWaited++;
+            }
+            // (on a node without memory_mb the memory left free is unlimited on both engines)
+            if (layout === MIXED_MEMORY_NODES) {
+              if (r.memFree!.some((m) => m === Number.POSITIVE_INFINITY)) unmetered++;
+              if (r.memFree!.some((m) => Number.isFinite(m))) metered++;
+            }
+          }
+        },
+      ),
+      { numRuns: 40, seed: derive(7, 'preset-nodes/memory-both-mixed').int(1_000_000) },
+    );
+    console.log(`memory, both and mixed: ${JSON.stringify({ both, bothWaited, unmetered, metered, refused })}`);
+    // requests with both ran and waited; on the mixed platform requests ran on nodes with memory and without
+    expect(both).toBeGreaterThan(200);
+    expect(bothWaited).toBeGreaterThan(150);
+    expect(unmetered).toBeGreaterThan(250);
+    expect(metered).toBeGreaterThan(180);
+    expect(refused).toBeGreaterThan(200);
   });
 
   it('memory requests, hand-computed: a job waits for the memory of a node whose cores are free', () => {
