@@ -404,6 +404,19 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
     ]);
     expect(slurmGpuRows(layout, bf, jobs, 2_000)).toEqual(want);
     expect(presetGpuRows(layout, bf, jobs, 2_000)).toEqual(want);
+    // after a shaped job refused at submission (13 CPUs: more than any group holds), the job table gives its slot to
+    // the third job, the request without a shape: it is not tested as the refused job's shape, and waits for ever
+    const after: SlurmJobInput[] = [
+      { id: 0, submit: 0, cores: 13, runTime: 10, timeLimit: 1_000, user: 0, shape: { minNodes: 1 } },
+      { id: 1, submit: 1, cores: 2, runTime: 10, timeLimit: 1_000, user: 0, partition: 1 },
+      { ...jobs[0]!, id: 2, submit: 2 },
+    ];
+    const wantAfter = new Map<number, GpuRow>([
+      [0, REFUSED],
+      [1, row(1, 11, [1], [2], [0], [0])],
+    ]);
+    expect(slurmGpuRows(layout, builtin, after, 2_000)).toEqual(wantAfter);
+    expect(presetGpuRows(layout, builtin, after, 2_000)).toEqual(wantAfter);
   });
 
   // A divergence of the will-run pass found here, not of GPUs: running jobs with the same whole-second expected end
