@@ -34,9 +34,10 @@
  * - **whole-node allocation** (`nodeSelect`): the core capacity, each job placed by Slurm's select plugin
  *   (`within: "nodes"`) and holding its tasks' CPUs on the nodes it chooses (`-N MIN-MAX`, `-c`, `--exclusive`:
  *   the job facet `slurmRequest`, `slurmPresetRequest`, src/scheduling/slurmSelect.ts), its memory held on the
- *   nodes (the groups' `memory_mb`) as the Slurm engine's `NodeMap` holds it: `--mem` on each of its nodes
- *   (`slurmRequest.memPerNode`), `--mem-per-cpu` per CPU (`Job.mem`), an exclusive job's nodes whole
- *   (`test/slurm/presetNodes.test.ts`); its GPUs (`--gres=gpu[:TYPE]:N`: a count on each node, of a type or
+ *   nodes (the groups' `memory_mb`; a group without it has unlimited memory, `slurmPresetPlatform`) as the Slurm
+ *   engine's `NodeMap` holds it: `--mem` on each of its nodes (`slurmRequest.memPerNode`), `--mem-per-cpu` per
+ *   CPU (`Job.mem`; with `--mem` too, both limit the CPUs it may use on a node and the `--mem` is held), an
+ *   exclusive job's nodes whole (`test/slurm/presetNodes.test.ts`); its GPUs (`--gres=gpu[:TYPE]:N`: a count on each node, of a type or
  *   any, the job facet `gpus` with `perNode`) held on each node the select plugin chooses, which it uses only
  *   where that many GPUs of its type are free, as the Slurm engine's `NodeMap` holds them
  *   (`test/slurm/presetGpuNodes.test.ts`).
@@ -48,10 +49,14 @@
  *   releases them: `epilogPass`), as the Slurm engine's `release`.
  *
  * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`,
- * `slurmPresetRequest`): with whole-node allocation, GPU requests without a shape that no nodes of a partition
- * can hold (the Slurm engine keeps them waiting for ever), and (when it is made) a placement where Slurm
- * oversubscribes a `-c` job. A GPU request no node of its partition has the GPUs for is an error, as on the
- * Slurm engine; a shaped request no node can hold (memory included) is refused at submission by both engines.
+ * `slurmPresetRequest`): with whole-node allocation, the node-profile backfill on nodes of several cores, the
+ * job shapes `slurmPresetRequest` names, and (when it is made) a placement where Slurm oversubscribes a `-c`
+ * job. A GPU request no node of its partition has the GPUs for is an error, as on the Slurm engine; a shaped
+ * request no node can hold (memory included) is refused at submission by both engines; a request without a
+ * shape that no nodes of its partition can hold (GPUs on each node that too few nodes have) waits for ever on
+ * both (`SlurmRequest.defaults`: not tested at submission; its partition blocked in every main pass, the
+ * backfill pass giving it no start), and the run with it, whose priority ticks go on while it waits, stops
+ * only at `runSlurmPreset`'s `until`, as the Slurm engine's at its `runUntil`.
  */
 import { InputError } from '../core/errors.js';
 import { mapped } from '../core/mapped.js';
