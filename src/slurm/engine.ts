@@ -424,10 +424,10 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     this.pull();
     // (with nodeSelect, a node request the select plugin can never place is refused too, as slurmctld refuses it;
     // the slot leaves `shaped` whatever refuses it: a later job given the slot has its own shape or none)
-    const shaped = this.shaped.delete(s);
+    const shaped = this.nodeMap !== null && this.shaped.delete(s);
     const why =
       this.platform.refusal(J.part[s]!, J.cores[s]!, J.timeLimit[s]!, J.user[s]!) ??
-      (this.nodeMap !== null && shaped ? this.nodeMap.refusal(this.requests.get(s)!, J.part[s]!) : null);
+      (shaped ? this.nodeMap!.refusal(this.requests.get(s)!, J.part[s]!) : null);
     if (why !== null) {
       this.refusedBecause = why;
       J.state[s] = JobPhase.Rejected;
