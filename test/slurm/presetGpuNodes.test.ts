@@ -6,7 +6,8 @@
  * holds its count of GPUs on each of its nodes on the core capacity, as the Slurm engine's `NodeMap` holds them.
  * On random workloads over nodes of unequal GPU counts and types (and nodes without), every job gets the Slurm
  * engine's start, end, state, suspension periods, nodes, CPUs and GPUs on each node, and the free GPUs of its
- * nodes once it started.
+ * nodes once it started. A GPU request without a shape that the nodes of its partition cannot hold even idle
+ * waits for ever on both engines (and their runs go on for ever: stopped after a while, `until`).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

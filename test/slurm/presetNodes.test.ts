@@ -6,7 +6,8 @@
  * for `n` nodes whole) and on nodes of several cores (units anywhere), under `sched/builtin`, and with
  * `sched/backfill` on the whole-node platform (the node-profile pass, src/scheduling/nodeProfileBackfill.ts,
  * which both engines run), the one engine gives every job the Slurm engine's start, end, state, suspension
- * periods and nodes.
+ * periods and nodes; with memory requests (`--mem`, `--mem-per-cpu`, both together, on nodes with memory and on
+ * partitions of groups with and without `memory_mb`) the free memory of its nodes once it started too.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
