@@ -228,6 +228,7 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
       false,
       0.1,
     ],
+    ["a whole-node platform with GPUs, requests without a shape wider than their nodes, under Slurm 22.05's will-run pass", WHOLE_GPU_NODES, true, 0.1],
   ] as const)
     it(`on ${name}: every job the same start, end, state, periods, nodes, CPUs and GPUs on each`, () => {
       const seen: Seen = { ran: 0, shared: 0, waitedForGpus: 0, refused: 0, exclusive: 0, spread: 0, types: new Set() };
