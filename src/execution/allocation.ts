@@ -37,7 +37,7 @@ import { coversAllNodes, partitionRefusal } from '../platform/partitions.js';
 import type { Platform } from '../platform/platform.js';
 import { processorPower } from '../platform/power.js';
 import { jobGpus } from '../workload/gpuRequest.js';
-import { holdsNodeMemory, nodeMemOf, nodeTaskShare, perNodeCores, taskMem, type Job } from '../workload/job.js';
+import { holdsNodeMemory, nodeMemOf, nodeTaskShare, perNodeCores, taskMem, type Job, wholeNodeMem } from '../workload/job.js';
 import type { Capacity } from './capacity.js';
 import { NodeFreeTree } from './nodeFreeTree.js';
 import type { RunningTask } from './running.js';
@@ -405,7 +405,7 @@ export class Allocation implements Capacity {
         }
         procBusy[proc] = b2;
       } while (t < k && coreNode[cores[t]!] === node);
-      if (exclusive) nodeMem = p.nodeMemoryMb[node]!;
+      if (exclusive) nodeMem = wholeNodeMem(p.nodeMemoryMb[node]!);
       else if (memPerNode !== undefined) nodeMem = memPerNode;
       let f: number;
       if (take) {

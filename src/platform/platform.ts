@@ -130,7 +130,11 @@ export class Platform {
   readonly nodeCoreCount: Int32Array;
   readonly nodeFirstProc: Int32Array;
   readonly nodeProcCount: Int32Array;
-  /** Per node: memory capacity in MB, link bandwidth in bytes/s, peak speed (sum of core mops). */
+  /**
+   * Per node: memory capacity in MB (Infinity: not a consumable resource, no job's memory ever binds there:
+   * a Slurm group without `memory_mb` under the Slurm preset, `platformFromNodeGroups`), link bandwidth in
+   * bytes/s, peak speed (sum of core mops).
+   */
   readonly nodeMemoryMb: Float64Array;
   readonly nodeCommBw: Float64Array;
   readonly nodeMops: Float64Array;

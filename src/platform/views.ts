@@ -90,8 +90,18 @@ export function isNodeGroupSpec(data: unknown): data is NodeGroupSpec {
   return data !== null && typeof data === 'object' && 'groups' in data && !('clusters' in data) && !('platform' in data);
 }
 
-/** The description of a node-group platform (`where` names it in errors). */
-export function nodeGroupSpecDescription(spec: unknown, where: string, name = 'platform'): PlatformDescription {
+/**
+ * The description of a node-group platform (`where` names it in errors). With `memoryAbsent: 'unlimited'`
+ * a group without `memory_mb` has unlimited memory (Infinity MB: memory is not a consumable resource there,
+ * as on the Slurm engine's nodes, `SlurmPlatform.memoryPerNode`; the Slurm preset's platform) rather than
+ * the default 1024 GB.
+ */
+export function nodeGroupSpecDescription(
+  spec: unknown,
+  where: string,
+  name = 'platform',
+  memoryAbsent: 'default' | 'unlimited' = 'default',
+): PlatformDescription {
   const r = NodeGroupSpecSchema.safeParse(spec);
   if (!r.success) throw inputErrorFromIssues(where, r.error.issues);
   const seen = new Set<string>();
@@ -100,7 +110,8 @@ export function nodeGroupSpecDescription(spec: unknown, where: string, name = 'p
     seen.add(g.name);
   });
   const groups = r.data.groups.map((g) => {
-    const group = plainGroup(g.name, g.name, g.count, g.cores, g.memory_mb !== undefined ? g.memory_mb / MB_PER_GB : DEFAULT_NODE_MEMORY_GB);
+    const absent = memoryAbsent === 'unlimited' ? Number.POSITIVE_INFINITY : DEFAULT_NODE_MEMORY_GB;
+    const group = plainGroup(g.name, g.name, g.count, g.cores, g.memory_mb !== undefined ? g.memory_mb / MB_PER_GB : absent);
     if (g.gpus !== undefined) group.gpus = g.gpus;
     return group;
   });
@@ -109,9 +120,9 @@ export function nodeGroupSpecDescription(spec: unknown, where: string, name = 'p
   return desc;
 }
 
-/** A platform from a node-group platform (a `SlurmPlatformSpec`: `{groups, partitions}`). */
-export function platformFromNodeGroups(spec: NodeGroupSpec, where = 'platform'): Platform {
-  return Platform.fromDescription(nodeGroupSpecDescription(spec, where), undefined, where);
+/** A platform from a node-group platform (a `SlurmPlatformSpec`: `{groups, partitions}`; `memoryAbsent`: `nodeGroupSpecDescription`'s). */
+export function platformFromNodeGroups(spec: NodeGroupSpec, where = 'platform', memoryAbsent: 'default' | 'unlimited' = 'default'): Platform {
+  return Platform.fromDescription(nodeGroupSpecDescription(spec, where, 'platform', memoryAbsent), undefined, where);
 }
 
 /** A platform from the fairness preset's host groups (`cpus` whole cores, `memory` in MB). */

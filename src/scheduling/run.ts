@@ -23,6 +23,13 @@ export interface RunOptions extends SimulatorOptions {
   listeners?: SimulationListener[] | undefined;
   /** The engine's dimensions by name (`engineConfig.ts`); the scheduler's `multifactor` options come with it through `makeScheduler`. */
   engine?: EngineConfig | undefined;
+  /**
+   * Stop after the instants at or before this time (s; default Infinity: when every job has left). A job
+   * still waiting or running then has no record. For runs that do not end: a job that waits for ever under
+   * a pass clock that ticks while jobs wait (the Slurm preset's GPU request of Slurm's defaults that its
+   * partition's nodes cannot hold).
+   */
+  until?: number | undefined;
 }
 
 /** Result of a run. */
@@ -34,7 +41,7 @@ export interface RunResult {
   scheduler: Scheduler;
 }
 
-/** Simulates `jobs` on `platform` under `scheduler` until every job has left. */
+/** Simulates `jobs` on `platform` under `scheduler` until every job has left (or `until`). */
 export function runSimulation(platform: Platform, jobs: Iterable<Job>, scheduler: Scheduler, options: RunOptions = {}): RunResult {
   if (options.engine) scheduler = schedulerOf(options.engine, scheduler);
   const sim = new ClusterSimulator(platform, jobs, options.engine ? { ...options, ...simulatorOptionsOf(options.engine) } : options);
@@ -65,7 +72,13 @@ export function runSimulation(platform: Platform, jobs: Iterable<Job>, scheduler
   try {
     // a clock that runs the passes itself follows the engine from the start (`SlurmPassClock`)
     if (options.engine && typeof options.engine.pass_clock === 'object') scheduler.attach?.(sim);
-    while (sim.advance()) scheduler.schedule(sim);
+    const until = options.until ?? Number.POSITIVE_INFINITY;
+    if (until === Number.POSITIVE_INFINITY) while (sim.advance()) scheduler.schedule(sim);
+    else {
+      sim.setScheduler(scheduler);
+      // (a scheduler's pause returns early: go on)
+      while (!sim.finished && sim.now < until) sim.runUntil(until);
+    }
     recorder?.finish(sim);
   } finally {
     jobsCsv?.close();

@@ -26,7 +26,8 @@
  * Slurm's choice, not every placement that exists: a job the plugin cannot place stays waiting even where
  * another selection would find room (the plugin's own behaviour), and a placement whose units are not the
  * job's tasks (a whole node of several cores; more tasks on a node than an `mpi` job with `nodes` allows)
- * is not made. A request the plugin can never place is refused at submission (`refusal`); a placement where
+ * is not made. A request the plugin can never place is refused at submission (`refusal`), but one of Slurm's
+ * defaults (`SlurmRequest.defaults`: no node option), which waits for ever as on the Slurm engine; a placement where
  * Slurm oversubscribes a `-c` job (fewer CPUs than its cores) is an `InputError` when it is made.
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
@@ -69,7 +70,8 @@ export class SlurmNodeSelection implements ResourcePolicy {
    * Why `job` can never be placed as its tasks by the select plugin (a sentence after "it"), or null: GPUs in
    * total rather than on each node, a request the plugin cannot place on its partition's nodes even when all
    * are idle (`neverPlaced`, as slurmctld refuses it at submission; its memory per CPU and per node and its
-   * GPUs on each node counted), or an exclusive request with
+   * GPUs on each node counted; not a request of Slurm's defaults, `SlurmRequest.defaults`, which the Slurm
+   * engine keeps waiting for ever then), or an exclusive request with
    * `--mem` or whose shape is not whole nodes of its partition (`nodes` of `ntasksPerNode`, every node of its
    * partition of that many cores).
    */
@@ -78,7 +80,8 @@ export class SlurmNodeSelection implements ResourcePolicy {
     if (g !== undefined && !g.perNode && g.count > 0)
       return `asks for ${g.count} GPUs in total (--gpus); Slurm's select plugin here places GPUs on each of a job's nodes (--gres=gpu:N, a per-node request)`;
     const r = job.slurmRequest;
-    if (r === undefined) return null;
+    // (no node option: Slurm's defaults are not tested at submission, as the Slurm engine tests only a shape)
+    if (r === undefined || r.defaults === true) return null;
     const p = sim.platform;
     const at = p.partitionOf(job);
     if (typeof at === 'number') {

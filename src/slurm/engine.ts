@@ -422,10 +422,11 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     const J = this.jobs;
     this.stats.submitted++;
     this.pull();
-    // (with nodeSelect, a node request the select plugin can never place is refused too, as slurmctld refuses it)
+    // (with nodeSelect, a node request the select plugin can never place is refused too, as slurmctld refuses it;
+    // the slot leaves `shaped` whatever refuses it: a later job given the slot has its own shape or none)
+    const shaped = this.nodeMap !== null && this.shaped.delete(s);
     const why =
-      this.platform.refusal(J.part[s]!, J.cores[s]!, J.timeLimit[s]!, J.user[s]!) ??
-      (this.nodeMap !== null && this.shaped.delete(s) ? this.nodeMap.refusal(this.requests.get(s)!, J.part[s]!) : null);
+      this.platform.refusal(J.part[s]!, J.cores[s]!, J.timeLimit[s]!, J.user[s]!) ?? (shaped ? this.nodeMap!.refusal(this.requests.get(s)!, J.part[s]!) : null);
     if (why !== null) {
       this.refusedBecause = why;
       J.state[s] = JobPhase.Rejected;

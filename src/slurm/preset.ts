@@ -34,9 +34,10 @@
  * - **whole-node allocation** (`nodeSelect`): the core capacity, each job placed by Slurm's select plugin
  *   (`within: "nodes"`) and holding its tasks' CPUs on the nodes it chooses (`-N MIN-MAX`, `-c`, `--exclusive`:
  *   the job facet `slurmRequest`, `slurmPresetRequest`, src/scheduling/slurmSelect.ts), its memory held on the
- *   nodes (the groups' `memory_mb`) as the Slurm engine's `NodeMap` holds it: `--mem` on each of its nodes
- *   (`slurmRequest.memPerNode`), `--mem-per-cpu` per CPU (`Job.mem`), an exclusive job's nodes whole
- *   (`test/slurm/presetNodes.test.ts`); its GPUs (`--gres=gpu[:TYPE]:N`: a count on each node, of a type or
+ *   nodes (the groups' `memory_mb`; a group without it has unlimited memory, `slurmPresetPlatform`) as the Slurm
+ *   engine's `NodeMap` holds it: `--mem` on each of its nodes (`slurmRequest.memPerNode`), `--mem-per-cpu` per
+ *   CPU (`Job.mem`; with `--mem` too, both limit the CPUs it may use on a node and the `--mem` is held), an
+ *   exclusive job's nodes whole (`test/slurm/presetNodes.test.ts`); its GPUs (`--gres=gpu[:TYPE]:N`: a count on each node, of a type or
  *   any, the job facet `gpus` with `perNode`) held on each node the select plugin chooses, which it uses only
  *   where that many GPUs of its type are free, as the Slurm engine's `NodeMap` holds them
  *   (`test/slurm/presetGpuNodes.test.ts`).
@@ -48,10 +49,14 @@
  *   releases them: `epilogPass`), as the Slurm engine's `release`.
  *
  * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`,
- * `slurmPresetRequest`): with whole-node allocation, GPU requests without a shape that no nodes of a partition
- * can hold (the Slurm engine keeps them waiting for ever), and (when it is made) a placement where Slurm
- * oversubscribes a `-c` job. A GPU request no node of its partition has the GPUs for is an error, as on the
- * Slurm engine; a shaped request no node can hold (memory included) is refused at submission by both engines.
+ * `slurmPresetRequest`): with whole-node allocation, the node-profile backfill on nodes of several cores, the
+ * job shapes `slurmPresetRequest` names, and (when it is made) a placement where Slurm oversubscribes a `-c`
+ * job. A GPU request no node of its partition has the GPUs for is an error, as on the Slurm engine; a shaped
+ * request no node can hold (memory included) is refused at submission by both engines; a request without a
+ * shape that no nodes of its partition can hold (GPUs on each node that too few nodes have) waits for ever on
+ * both (`SlurmRequest.defaults`: not tested at submission; its partition blocked in every main pass, the
+ * backfill pass giving it no start), and the run with it, whose priority ticks go on while it waits, stops
+ * only at `runSlurmPreset`'s `until`, as the Slurm engine's at its `runUntil`.
  */
 import { InputError } from '../core/errors.js';
 import { mapped } from '../core/mapped.js';
@@ -66,7 +71,7 @@ import { inBackfillPass } from '../scheduling/slurmBackfill.js';
 import type { SlurmConfig, SlurmJobInput } from './config.js';
 import { DEFAULT_SLURM, hashUnit } from './config.js';
 import type { SlurmPlatformSpec } from './platform.js';
-import { neverPlaced, type NodeRequest, type NodeShape, nodeRequestOf, usableGpus, usableUnits } from '../scheduling/nodeSelection.js';
+import type { NodeShape } from '../scheduling/nodeSelection.js';
 
 /** Why the one engine cannot run the Slurm configuration `config` as the Slurm engine does (the settings named), or null. */
 export function slurmPresetRefusal(config: Partial<SlurmConfig>, platform?: SlurmPlatformSpec): string | null {
@@ -156,9 +161,9 @@ export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<S
 
 /**
  * The one engine's platform for a Slurm platform: its groups (with their `memory_mb`: what whole-node
- * allocation holds jobs' memory against; a group without it keeps the one engine's default, and no job's
- * memory is held there, `slurmPresetRequest`) and partitions (a group's `cpus` left out: only the priority's
- * size factor reads it, `slurmPresetConfig`).
+ * allocation holds jobs' memory against; a group without it has unlimited memory, Infinity MB, where no job's
+ * memory ever binds, as the Slurm engine's `NodeMap` holds it: memory not consumable there) and partitions
+ * (a group's `cpus` left out: only the priority's size factor reads it, `slurmPresetConfig`).
  */
 export function slurmPresetPlatform(platform: SlurmPlatformSpec): Platform {
   const groups = platform.groups.map((g) => ({
@@ -168,7 +173,7 @@ export function slurmPresetPlatform(platform: SlurmPlatformSpec): Platform {
     ...(g.memory_mb !== undefined ? { memory_mb: g.memory_mb } : {}),
     ...(g.gpus !== undefined ? { gpus: g.gpus } : {}),
   }));
-  return platformFromNodeGroups({ groups, partitions: platform.partitions });
+  return platformFromNodeGroups({ groups, partitions: platform.partitions }, 'platform', 'unlimited');
 }
 
 /**
@@ -259,18 +264,20 @@ export interface PresetRequest {
  * gives none: `-N MIN[-MAX]` and `-c` as they are (the select plugin gives the job its tasks' CPUs on the
  * nodes it chooses, `distTasks`, which the one engine's job holds as the Slurm engine's does; a placement where
  * Slurm oversubscribes them is refused when it is made, `SlurmNodeSelection.cores`). Its memory (`--mem`: the
- * facet's `memPerNode`; `--mem-per-cpu`: its CPUs' `mem`) is held as the Slurm engine's `NodeMap` holds it, on
- * partitions whose groups give `memory_mb` (none given: memory is not consumable and the request is dropped,
- * as the Slurm engine ignores it; an exclusive request holds its nodes whole and ignores it too). An
- * `InputError` names what the preset does not model yet: cores that are not whole tasks, more nodes than
- * tasks (sbatch lowers them), `--exclusive` with a node range, `--exclusive` on a partition of unequal nodes or
- * with cores other than its whole nodes' (the priority's job size reads them), a shape on a partition of
- * one-core nodes that is not `cores` whole nodes, `--mem` with `--mem-per-cpu`, memory on a partition of
- * groups with and without `memory_mb`, and a GPU request without a shape that the select plugin cannot place
- * even on its idle partition (`presetGpus`; a GPU request no node of the partition has the GPUs for is an
- * `InputError` too, the Slurm engine's at submission). A shaped request (memory included) that the select
- * plugin cannot place even there is refused at submission by both engines, as slurmctld refuses it. Its GPUs themselves are the job's
- * facet (`slurmPresetJobs`), not its request.
+ * facet's `memPerNode`; `--mem-per-cpu`: its CPUs' `mem`; both: the CPUs it may use on a node as many as
+ * both allow, `--mem` held there) is held as the Slurm engine's `NodeMap` holds it, on the nodes of groups
+ * that give `memory_mb` (elsewhere memory is not consumable: the preset's platform gives those nodes
+ * unlimited memory, `slurmPresetPlatform`; on a partition of such groups only the request is dropped, as
+ * it binds nowhere; an exclusive request holds its nodes whole and ignores it too). An `InputError` names
+ * what the preset does not model yet: cores that are not whole tasks, more nodes than tasks (sbatch lowers
+ * them), `--exclusive` with a node range, `--exclusive` on a partition of unequal nodes or with cores other
+ * than its whole nodes' (the priority's job size reads them), and a shape on a partition of one-core nodes
+ * that is not `cores` whole nodes; a GPU request no node of the partition has the GPUs for is an
+ * `InputError` too, the Slurm engine's at submission (`presetGpus`). A shaped request (memory included) that
+ * the select plugin cannot place even on its idle partition is refused at submission by both engines, as
+ * slurmctld refuses it; a request without a shape (`SlurmRequest.defaults`) is not tested, and one the
+ * plugin can never place (GPUs on each node that too few nodes have) waits for ever on both. Its GPUs
+ * themselves are the job's facet (`slurmPresetJobs`), not its request.
  */
 export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec): PresetRequest | null {
   const part = platform.partitions[j.partition ?? 0];
@@ -279,10 +286,11 @@ export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec
   const oneCore = cores.size === 1 && cores.has(1);
   const shape = j.shape;
   const no = (what: string) => new InputError(`job ${j.id}: the Slurm preset of the one engine does not model ${what} yet`);
-  if ((j.gpus ?? 0) > 0) presetGpus(j, platform, part, oneCore, no);
+  if ((j.gpus ?? 0) > 0) presetGpus(j, platform, part);
   // no shape: Slurm's defaults (whole nodes on one-core nodes, which the one engine's selection gives the job
-  // too; else its CPUs anywhere, at least one node: Slurm 22.05's size factor reads that, `slurmRequest`)
-  if (shape === undefined) return oneCore ? null : { slurmRequest: {}, nodes: 0, perNode: 0, memPerCpu: 0 };
+  // too; else its CPUs anywhere, at least one node: Slurm 22.05's size factor reads that, `slurmRequest`),
+  // not tested at submission (`defaults`: the Slurm engine tests a shape only)
+  if (shape === undefined) return oneCore ? null : { slurmRequest: { defaults: true }, nodes: 0, perNode: 0, memPerCpu: 0 };
   const whole = shape.whole ?? oneCore;
   if (!whole) {
     if (oneCore) throw no('a shape that is not whole nodes on a partition of one-core nodes');
@@ -291,7 +299,7 @@ export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec
     const cpt = Math.max(1, shape.cpusPerTask ?? 1);
     if (j.cores % cpt !== 0) throw no(`cores (${j.cores}) that are not whole tasks of -c ${cpt}`);
     if ((shape.minNodes ?? 1) * cpt > j.cores) throw no(`more nodes (-N ${shape.minNodes}) than tasks (${j.cores / cpt})`);
-    const mem = presetMemory(shape, platform, part.groups, no);
+    const mem = presetMemory(shape, platform, part.groups);
     const slurmRequest: SlurmRequest = { minNodes: shape.minNodes, maxNodes: shape.maxNodes, cpusPerTask: shape.cpusPerTask };
     if (mem.perNode > 0) slurmRequest.memPerNode = mem.perNode;
     return { slurmRequest, nodes: 0, perNode: 0, memPerCpu: mem.perCpu };
@@ -304,98 +312,37 @@ export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec
   return { slurmRequest: { exclusive: true, minNodes }, nodes: minNodes, perNode, memPerCpu: 0 };
 }
 
-/** Per platform spec, the requests known to fit an idle partition or not (`fitsIdle`), by a key of the request. */
-const idleFits = new WeakMap<SlurmPlatformSpec, Map<string, boolean>>();
-
-type SpecGroup = SlurmPlatformSpec['groups'][number];
-
 /**
- * Whether the select plugin can place `req` on the idle nodes of the groups `gs` (a partition's, in platform
- * order), each node's memory `memOf(g)` and its GPUs usable by `req` `gpusOf(g)`; cached by `key`.
- */
-function fitsIdle(
-  platform: SlurmPlatformSpec,
-  key: string,
-  gs: readonly SpecGroup[],
-  req: NodeRequest,
-  memOf: (g: SpecGroup) => number,
-  gpusOf: (g: SpecGroup) => number,
-): boolean {
-  let seen = idleFits.get(platform);
-  if (seen === undefined) {
-    seen = new Map();
-    idleFits.set(platform, seen);
-  }
-  let fits = seen.get(key);
-  if (fits === undefined) {
-    const avail: number[] = [];
-    for (const g of gs) for (let x = 0; x < g.count; x++) avail.push(usableUnits(req, g.cores, g.cores, memOf(g), true, gpusOf(g)));
-    fits = neverPlaced(Int32Array.from(avail), req) === null;
-    seen.set(key, fits);
-  }
-  return fits;
-}
-
-/**
- * The checks of a job's GPUs on each node (`--gres=gpu[:TYPE]:N`; `slurmPresetRequest`, partition `part`): some
+ * The check of a job's GPUs on each node (`--gres=gpu[:TYPE]:N`; `slurmPresetRequest`, partition `part`): some
  * node of its partition has that many GPUs of its type (else an `InputError`, as the Slurm engine refuses it at
- * submission), and a job without a shape (which the Slurm engine never refuses) that the select plugin cannot
- * place even on its idle partition is not modelled (the Slurm engine keeps it waiting for ever; the one engine
- * would reject it). A shaped request that cannot be placed is refused at submission by both engines.
+ * submission). A request that the select plugin cannot place even on its idle partition is refused at
+ * submission by both engines when it has a shape, and waits for ever on both when it has none (its CPUs on
+ * too few nodes with the GPUs: `SlurmRequest.defaults`).
  */
-function presetGpus(
-  j: SlurmJobInput,
-  platform: SlurmPlatformSpec,
-  part: SlurmPlatformSpec['partitions'][number],
-  oneCore: boolean,
-  no: (what: string) => InputError,
-): void {
+function presetGpus(j: SlurmJobInput, platform: SlurmPlatformSpec, part: SlurmPlatformSpec['partitions'][number]): void {
   const n = j.gpus!;
   const type = j.gpuType;
   const gs = platform.groups.filter((g) => part.groups.includes(g.name));
-  // the GPUs of group g the job may use on each node: type 0 its own (or any), 1 another
-  const typeOf = (g: SpecGroup) => (g.gpus === undefined ? -1 : type === undefined || g.gpus.type === type ? 0 : 1);
-  if (!gs.some((g) => typeOf(g) === 0 && g.gpus!.count >= n))
+  if (!gs.some((g) => g.gpus !== undefined && (type === undefined || g.gpus.type === type) && g.gpus.count >= n))
     throw new InputError(
       `job ${j.id}: ${n} GPUs${type !== undefined ? ` of type ${type}` : ''}: no node of partition ${part.name} has that many GPUs${type !== undefined ? ' of that type' : ''}`,
-    );
-  if (j.shape !== undefined) return;
-  const req = nodeRequestOf(j.cores, oneCore, {}, n, type === undefined ? -1 : 0);
-  const key = `g/${j.partition ?? 0}/${j.cores}/${n}/${type ?? ''}`;
-  if (
-    !fitsIdle(
-      platform,
-      key,
-      gs,
-      req,
-      () => Number.POSITIVE_INFINITY,
-      (g) => usableGpus(req, typeOf(g), g.gpus?.count ?? 0),
-    )
-  )
-    throw no(
-      `a GPU request (${j.cores} CPUs with ${n} GPUs${type !== undefined ? ` of type ${type}` : ''} on each node) without a node shape that the nodes of its partition cannot hold even idle (the Slurm engine keeps it waiting for ever)`,
     );
 }
 
 /**
  * The memory a job that is not exclusive holds on the one engine (`slurmPresetRequest`): MB on each node
- * (`--mem`) and per task (`--mem-per-cpu`), 0 when none or when its partition's groups give no memory.
+ * (`--mem`) and per task (`--mem-per-cpu`; both: the Slurm engine's `NodeMap` tests both on a node and holds
+ * the `--mem`, as the one engine's core capacity holds it, `nodeMemOf`), 0 when none or when no group of its
+ * partition gives memory (not consumable anywhere there: it binds nowhere, `slurmPresetPlatform`).
  */
-function presetMemory(
-  shape: NodeShape,
-  platform: SlurmPlatformSpec,
-  groups: readonly string[],
-  no: (what: string) => InputError,
-): { perNode: number; perCpu: number } {
+function presetMemory(shape: NodeShape, platform: SlurmPlatformSpec, groups: readonly string[]): { perNode: number; perCpu: number } {
   const perNode = shape.memPerNode ?? 0;
   const perCpu = shape.memPerCpu ?? 0;
   if (perNode <= 0 && perCpu <= 0) return { perNode: 0, perCpu: 0 };
-  if (perNode > 0 && perCpu > 0) throw no('--mem with --mem-per-cpu (sbatch takes one of them)');
-  // (in platform order, as the select plugin reads a partition's nodes)
-  const gs = platform.groups.filter((g) => groups.includes(g.name));
-  const given = gs.filter((g) => g.memory_mb !== undefined).length;
-  if (given === 0) return { perNode: 0, perCpu: 0 }; // not consumable: the Slurm engine holds and tests none
-  if (given < gs.length) throw no('memory requests on a partition of groups with and without memory_mb');
+  // not consumable on any node of the partition: the Slurm engine holds none and it binds nowhere (groups
+  // with and without memory_mb: the nodes without have unlimited memory on the preset's platform, where the
+  // request binds as little as on the Slurm engine's nodes of memory Infinity)
+  if (!platform.groups.some((g) => g.memory_mb !== undefined && groups.includes(g.name))) return { perNode: 0, perCpu: 0 };
   // (a request the select plugin cannot place even on the idle partition is refused at submission by both
   // engines, as slurmctld refuses it: the select plugin's `neverPlaced`, `SlurmNodeSelection.refusal`)
   return { perNode, perCpu };
@@ -403,7 +350,9 @@ function presetMemory(
 
 /**
  * Runs Slurm jobs on the one engine under the preset of `platform` and `config` (the jobs converted as they
- * are submitted; a refused job is rejected, not an error); `listeners` observe the run. `capacity`: the
+ * are submitted; a refused job is rejected, not an error); `listeners` observe the run, until every job has
+ * left or, with `until`, after the instants at or before it (a run where a job waits for ever goes on for
+ * ever, as the Slurm engine's does: its priority ticks go on while a job waits). `capacity`: the
  * preset's `counted` (cores counted per node group, as the Slurm engine counts them; records list groups),
  * or `cores` (the same schedule on the core capacity, each job on specific nodes' cores; slower; not with partitions
  * that preempt: refused, since a job Slurm's counted model preempts resumes anywhere in its group). With
@@ -417,6 +366,7 @@ export function runSlurmPreset(
   listeners: SimulationListener[] = [],
   capacity?: EngineConfig['capacity'],
   startedByBackfill?: (job: Job) => void,
+  until = Number.POSITIVE_INFINITY,
 ): RunResult {
   const preset = slurmPresetConfig(platform, config);
   if (preset.capacity === 'cores' && capacity === 'counted')
@@ -443,5 +393,6 @@ export function runSlurmPreset(
     timeOrigin: 0,
     unfit: 'reject',
     listeners: all,
+    until,
   });
 }

@@ -24,8 +24,9 @@
  *   `runtime` is what engines without the DL progress model run); `weight` is Gavel's priority weight
  *   (default 1).
  * - `cpus_per_task`: the cores each task holds (> 0, possibly fractional; `Job.cpusPerTask`).
- * - `slurm_request`: `{exclusive, min_nodes, max_nodes, cpus_per_task, mem_per_node}`, Slurm's node request
- *   (`--exclusive`, `-N MIN-MAX`, `-c`, `--mem` in MB; `Job.slurmRequest`), read by Slurm's select plugin
+ * - `slurm_request`: `{exclusive, min_nodes, max_nodes, cpus_per_task, mem_per_node, defaults}`, Slurm's node
+ *   request (`--exclusive`, `-N MIN-MAX`, `-c`, `--mem` in MB; `defaults`: no node option given, the request
+ *   not tested at submission; `Job.slurmRequest`), read by Slurm's select plugin
  *   (`--mem-per-cpu` is the job's `mem`, MB per task). An `exclusive` job gives its shape as whole nodes:
  *   `nodes` and `ntasks_per_node` (the cores of each).
  */
@@ -99,6 +100,7 @@ const SlurmRequestSchema = z
     max_nodes: z.number().int().nonnegative().optional(),
     cpus_per_task: count.optional(),
     mem_per_node: positive.optional(),
+    defaults: z.boolean().optional(),
   })
   .strict()
   .refine((r) => r.max_nodes === undefined || r.max_nodes === 0 || r.max_nodes >= (r.min_nodes ?? 1), {
@@ -166,6 +168,7 @@ export function jobFacets(raw: RawFacets): Partial<Job> {
     if (r.max_nodes !== undefined) q.maxNodes = r.max_nodes;
     if (r.cpus_per_task !== undefined) q.cpusPerTask = r.cpus_per_task;
     if (r.mem_per_node !== undefined) q.memPerNode = r.mem_per_node;
+    if (r.defaults !== undefined) q.defaults = r.defaults;
     out.slurmRequest = q;
   }
   return out;
@@ -207,6 +210,7 @@ export function writeFacets(job: Job): Record<string, unknown> {
     if (q.maxNodes !== undefined) w['max_nodes'] = q.maxNodes;
     if (q.cpusPerTask !== undefined) w['cpus_per_task'] = q.cpusPerTask;
     if (q.memPerNode !== undefined) w['mem_per_node'] = q.memPerNode;
+    if (q.defaults !== undefined) w['defaults'] = q.defaults;
     out['slurm_request'] = w;
   }
   return out;

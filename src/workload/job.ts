@@ -69,6 +69,13 @@ export interface SlurmRequest {
    * node only when that much is free there. Not with `exclusive`, which holds its nodes whole, all their memory.
    */
   memPerNode?: number | undefined;
+  /**
+   * The job gave no node option (sbatch's defaults: its CPUs anywhere, at least one node): its request is not
+   * tested against its partition's nodes at submission, as the Slurm engine tests only a job's shape, so one
+   * Slurm's select plugin can never place (GPUs on each node that too few nodes have) waits for ever rather
+   * than being refused (`SlurmNodeSelection.refusal`; the Slurm preset's unshaped jobs).
+   */
+  defaults?: boolean | undefined;
 }
 
 /** A job, immutable once loaded. */
@@ -200,11 +207,19 @@ export function holdsNodeMemory(job: Job): boolean {
  * (`slurmRequest.memPerNode`) on each of its nodes; else the memory of those tasks.
  */
 export function nodeMemOf(job: Job, from: number, k: number, nodeMemory: number): number {
-  if (k > 0 && holdsNodeMemory(job)) return job.slurmRequest!.exclusive === true ? nodeMemory : job.slurmRequest!.memPerNode!;
+  if (k > 0 && holdsNodeMemory(job)) return job.slurmRequest!.exclusive === true ? wholeNodeMem(nodeMemory) : job.slurmRequest!.memPerNode!;
   if (!job.tasks) return job.mem * k;
   let m = 0;
   for (let t = from; t < from + k; t++) m += job.tasks[t]!.mem;
   return m;
+}
+
+/**
+ * The memory (MB) a job holding a node of `nodeMemory` MB whole holds there: all of it, none when the node's
+ * memory is not consumable (Infinity), as the Slurm engine's `allocOf` holds it.
+ */
+export function wholeNodeMem(nodeMemory: number): number {
+  return nodeMemory === Number.POSITIVE_INFINITY ? 0 : nodeMemory;
 }
 
 /** Largest memory of one task, MB. */

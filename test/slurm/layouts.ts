@@ -106,3 +106,39 @@ export const WHOLE_GPU_NODES: Layout = {
     { name: 'b', groups: ['w1', 'w2'], max_time: 500 },
   ],
 };
+
+/**
+ * GPUs on few nodes beside a larger group without (test/slurm/presetGpuNodes.test.ts): `v` 1 node of 4 cores with 2
+ * V100s, `a` 2 of 4 cores with 4 A100s, `c` 3 of 4 cores without GPUs; `p` {v, a, c} (equal cores: exclusive jobs),
+ * `q` {a, c}. A GPU request without a shape of more CPUs than the nodes with its GPUs have (but no more than group
+ * `c`'s 12: not refused) waits for ever on both engines.
+ */
+export const GPU_FEW_NODES: Layout = {
+  groups: [
+    { name: 'v', count: 1, cores: 4, gpus: { count: 2, type: 'v100' } },
+    { name: 'a', count: 2, cores: 4, gpus: { count: 4, type: 'a100' } },
+    { name: 'c', count: 3, cores: 4 },
+  ],
+  partitions: [
+    { name: 'p', groups: ['v', 'a', 'c'] },
+    { name: 'q', groups: ['a', 'c'], max_time: 500 },
+  ],
+};
+
+/**
+ * Memory on some groups only (test/slurm/presetNodes.test.ts): `x0` 2 nodes of 4 cores with 4,000 MB, `y0` 2 of 4
+ * cores and `y1` 1 of 2 cores without `memory_mb` (memory not consumable there), `x2` 3 of 2 cores with 3,000 MB;
+ * `a` {x0, y0} (equal cores: exclusive jobs), `b` {y0, x2, y1}.
+ */
+export const MIXED_MEMORY_NODES: Layout = {
+  groups: [
+    { name: 'x0', count: 2, cores: 4, memory_mb: 4000 },
+    { name: 'y0', count: 2, cores: 4 },
+    { name: 'x2', count: 3, cores: 2, memory_mb: 3000 },
+    { name: 'y1', count: 1, cores: 2 },
+  ],
+  partitions: [
+    { name: 'a', groups: ['x0', 'y0'] },
+    { name: 'b', groups: ['y0', 'x2', 'y1'], max_time: 500 },
+  ],
+};

@@ -153,10 +153,14 @@ export interface NodeRow {
   runs?: number[][];
 }
 
-/** What `slurmNodeRows` and `presetNodeRows` record beyond a job's first nodes: the memory free there, the nodes of each run. */
+/**
+ * What `slurmNodeRows` and `presetNodeRows` record beyond a job's first nodes: the memory free there, the nodes
+ * of each run; `until`: the run stops after that instant (a job that waits for ever: no row), not when every job has left.
+ */
 export interface NodeRowOptions {
   memory?: boolean;
   runs?: boolean;
+  until?: number;
 }
 
 /** Every job's `NodeRow` of the Slurm engine's run of `jobs` on `layout` under `config` (with `nodeSelect`). */
@@ -166,7 +170,7 @@ export function slurmNodeRows(
   jobs: SlurmJobInput[],
   options: NodeRowOptions | boolean = {},
 ): Map<number, NodeRow> {
-  const { memory = false, runs = false } = typeof options === 'boolean' ? { memory: options } : options;
+  const { memory = false, runs = false, until = Number.POSITIVE_INFINITY } = typeof options === 'boolean' ? { memory: options } : options;
   const e = new SlurmEngine(new SlurmPlatform(layout), config);
   const nodes = new Map<number, number[][]>();
   const memFree = new Map<number, number[]>();
@@ -207,7 +211,7 @@ export function slurmNodeRows(
     });
   });
   e.stream(jobs);
-  e.run();
+  e.runUntil(until);
   return out;
 }
 
@@ -218,7 +222,7 @@ export function presetNodeRows(
   jobs: SlurmJobInput[],
   options: NodeRowOptions | boolean = {},
 ): Map<number, NodeRow> {
-  const { memory = false, runs = false } = typeof options === 'boolean' ? { memory: options } : options;
+  const { memory = false, runs = false, until = Number.POSITIVE_INFINITY } = typeof options === 'boolean' ? { memory: options } : options;
   const out = new Map<number, NodeRow>();
   const nodes = new Map<number, number[][]>();
   const memFree = new Map<number, number[]>();
@@ -229,48 +233,56 @@ export function presetNodeRows(
     list.push([...rj.nodes]);
     trail.set(id, list);
   };
-  runSlurmPreset(layout, jobs, config, [
-    {
-      onStart: (sim, rj) => {
-        const id = Number(rj.job.id);
-        if (runs) ran(rj);
-        // the cores it holds on each of its nodes
-        if (nodes.has(id)) return;
-        const on = new Map<number, number>();
-        for (const c of rj.cores) on.set(sim.platform.coreNode[c]!, (on.get(sim.platform.coreNode[c]!) ?? 0) + 1);
-        nodes.set(id, [[...rj.nodes], [...rj.nodes].map((x) => on.get(x)!)]);
-        memFree.set(
-          id,
-          [...rj.nodes].map((x) => sim.nodeFreeMem[x]!),
-        );
+  runSlurmPreset(
+    layout,
+    jobs,
+    config,
+    [
+      {
+        onStart: (sim, rj) => {
+          const id = Number(rj.job.id);
+          if (runs) ran(rj);
+          // the cores it holds on each of its nodes
+          if (nodes.has(id)) return;
+          const on = new Map<number, number>();
+          for (const c of rj.cores) on.set(sim.platform.coreNode[c]!, (on.get(sim.platform.coreNode[c]!) ?? 0) + 1);
+          nodes.set(id, [[...rj.nodes], [...rj.nodes].map((x) => on.get(x)!)]);
+          memFree.set(
+            id,
+            [...rj.nodes].map((x) => sim.nodeFreeMem[x]!),
+          );
+        },
+        onResume: (_s, rj) => void (runs && ran(rj)),
+        onEnd: (_s, r) => {
+          const id = Number(r.job.id);
+          out.set(id, {
+            start: r.start,
+            end: r.finish,
+            killed: r.state === 'killed',
+            periods: r.suspensions ? [...r.suspensions] : [],
+            nodes: nodes.get(id)?.[0] ?? [],
+            units: nodes.get(id)?.[1] ?? [],
+            ...(memory ? { memFree: memFree.get(id) ?? [] } : {}),
+            ...(runs ? { runs: trail.get(id) ?? [] } : {}),
+          });
+        },
+        onReject: (_s, r) =>
+          void out.set(Number(r.job.id), {
+            start: Number.NaN,
+            end: Number.NaN,
+            killed: true,
+            periods: [],
+            nodes: [],
+            units: [],
+            ...(memory ? { memFree: [] } : {}),
+            ...(runs ? { runs: [] } : {}),
+          }),
       },
-      onResume: (_s, rj) => void (runs && ran(rj)),
-      onEnd: (_s, r) => {
-        const id = Number(r.job.id);
-        out.set(id, {
-          start: r.start,
-          end: r.finish,
-          killed: r.state === 'killed',
-          periods: r.suspensions ? [...r.suspensions] : [],
-          nodes: nodes.get(id)?.[0] ?? [],
-          units: nodes.get(id)?.[1] ?? [],
-          ...(memory ? { memFree: memFree.get(id) ?? [] } : {}),
-          ...(runs ? { runs: trail.get(id) ?? [] } : {}),
-        });
-      },
-      onReject: (_s, r) =>
-        void out.set(Number(r.job.id), {
-          start: Number.NaN,
-          end: Number.NaN,
-          killed: true,
-          periods: [],
-          nodes: [],
-          units: [],
-          ...(memory ? { memFree: [] } : {}),
-          ...(runs ? { runs: [] } : {}),
-        }),
-    },
-  ]);
+    ],
+    undefined,
+    undefined,
+    until,
+  );
   return out;
 }
 

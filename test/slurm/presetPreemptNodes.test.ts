@@ -146,10 +146,46 @@ describe('the Slurm preset with whole-node allocation and partitions that preemp
   });
 });
 
+describe('partitions that preempt, with --mem and --mem-per-cpu together and memory on groups with and without memory_mb', () => {
+  it("sched/builtin or Slurm 22.05's will-run backfill: the same rows, nodes at each start and resumption, and free memory", () => {
+    const seen: Seen = { suspended: 0, resumed: 0, moved: 0, requeued: 0, cancelled: 0 };
+    let both = 0;
+    let unmetered = 0;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.constantFrom<Priority>('fifo', 'multifactor'),
+        fc.constantFrom<PreemptMode>('suspend', 'requeue', 'cancel'),
+        fc.boolean(),
+        (seed, priority, mode, bf) => {
+          const layout = requestLayout(mode, true);
+          const jobs = requestWorkload(seed, 70, layout, true);
+          const [a, b] = requestRows(layout, jobs, priority, bf);
+          expect(b.size).toBe(a.size);
+          for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+          count(seen, jobs, a);
+          for (const j of jobs) {
+            const r = a.get(j.id)!;
+            if (Number.isNaN(r.start)) continue;
+            if ((j.shape?.memPerNode ?? 0) > 0 && (j.shape?.memPerCpu ?? 0) > 0) both++;
+            if (((j.shape?.memPerNode ?? 0) > 0 || (j.shape?.memPerCpu ?? 0) > 0) && r.memFree!.includes(Number.POSITIVE_INFINITY)) unmetered++;
+          }
+        },
+      ),
+      { numRuns: 30, seed: derive(7, 'preset-preempt-nodes/both-mixed').int(1_000_000) },
+    );
+    console.log(`both and mixed: ${JSON.stringify({ ...seen, both, unmetered })}`);
+    // preempted jobs; requests with both ran; memory requests ran on nodes without memory_mb
+    expect(seen.suspended + seen.requeued + seen.cancelled).toBeGreaterThan(20);
+    expect(both).toBeGreaterThan(100);
+    expect(unmetered).toBeGreaterThan(150);
+  });
+});
+
 /**
  * Node requests under preemption: `a` (tier 1, `mode`) over `s0` (3 nodes of 4 CPUs, 8,000 MB), `s1` and `s2` (2
- * of 4 CPUs, 4,000 MB each), `h` (tier 2) over `s1` and `s2`: equal CPUs everywhere (exclusive jobs), memory on
- * every node.
+ * of 4 CPUs, 4,000 MB each; with `mixed`, `s2` without `memory_mb`), `h` (tier 2) over `s1` and `s2`: equal CPUs
+ * everywhere (exclusive jobs), memory on every node (but `s2`'s with `mixed`).
  */
 /** Both engines' rows and nodes of `jobs` on `layout` (whole-node allocation; `bf`: Slurm 22.05's will-run backfill, else sched/builtin). */
 function requestRows(layout: Layout, jobs: SlurmJobInput[], priority: Priority, bf: boolean): [Map<number, NodeRow>, Map<number, NodeRow>] {
@@ -159,12 +195,13 @@ function requestRows(layout: Layout, jobs: SlurmJobInput[], priority: Priority, 
   return [slurmNodeRows(layout, config, jobs, { runs: true, memory: true }), presetNodeRows(layout, config, jobs, { runs: true, memory: true })];
 }
 
-function requestLayout(mode: PreemptMode): Layout {
+function requestLayout(mode: PreemptMode, mixed = false): Layout {
   return {
     groups: [
       { name: 's0', count: 3, cores: 4, memory_mb: 8000 },
       { name: 's1', count: 2, cores: 4, memory_mb: 4000 },
-      { name: 's2', count: 2, cores: 4, memory_mb: 4000 },
+      // (with `mixed`, no memory_mb: memory not consumable on s2's nodes)
+      mixed ? { name: 's2', count: 2, cores: 4 } : { name: 's2', count: 2, cores: 4, memory_mb: 4000 },
     ],
     partitions: [
       { name: 'a', groups: ['s0', 's1', 's2'], priority_tier: 1, preempt_mode: mode },
@@ -178,7 +215,7 @@ function requestLayout(mode: PreemptMode): Layout {
  * `-N MIN` or `-N MIN-MAX`, a quarter `--mem` (500-6,000 MB on each node) or `--mem-per-cpu` (250-2,000 MB), the
  * rest none (a request the preset does not model, or no node of its partition holds even idle, is dropped).
  */
-function requestWorkload(seed: number, n: number, layout: Layout): SlurmJobInput[] {
+function requestWorkload(seed: number, n: number, layout: Layout, both = false): SlurmJobInput[] {
   const rng = derive(seed, 'preset-preempt-nodes/requests');
   return partitionedWorkload(seed, n, layout).map((j) => {
     const u = rng.next();
@@ -196,6 +233,9 @@ function requestWorkload(seed: number, n: number, layout: Layout): SlurmJobInput
         shape: rng.next() < 0.5 ? { memPerNode: 500 * (1 + Math.floor(rng.uniform(0, 12))) } : { memPerCpu: 250 * (1 + Math.floor(rng.uniform(0, 8))) },
       };
     else return j;
+    // (with `both`, a third of the memory requests --mem with --mem-per-cpu)
+    if (both && u >= 0.5 && rng.next() < 1 / 3)
+      job = { ...job, shape: { memPerNode: 500 * (1 + Math.floor(rng.uniform(0, 12))), memPerCpu: 250 * (1 + Math.floor(rng.uniform(0, 8))) } };
     try {
       slurmPresetRequest(job, layout);
     } catch {
