@@ -420,7 +420,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
 
   private arrive(s: number): void {
     const J = this.jobs;
-    this.stats.submitted++;
+    J.listPos[s] = this.stats.submitted++;
     this.pull();
     // (with nodeSelect, a node request the select plugin can never place is refused too, as slurmctld refuses it)
     const why =
