@@ -195,9 +195,10 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
           fc.constantFrom<Priority>('fifo', 'multifactor'),
           fc.boolean(),
           fc.constantFrom(1, 10, 60),
-          (seed, priority, backfill, resolution) => {
-            // (whole-second submissions: off them, see the divergence below)
-            const jobs = gpuWorkload(seed, 60, layout, dropped);
+          fc.boolean(),
+          (seed, priority, backfill, resolution, fractional) => {
+            // (submissions on the whole second or off it, where the will-run test's ends tie often: below)
+            const jobs = gpuWorkload(seed, 60, layout, dropped, fractional);
             const bf = backfill ? { ...settings, interval: 5, resolution } : null;
             const config: Partial<SlurmConfig> = { ...slurmConfigOf(priority, bf), nodeSelect: true, bfWillRun: willRun };
             // (a whole-second phase: off it, both engines' tick arithmetic can land on the tick's own instant again and never end)
