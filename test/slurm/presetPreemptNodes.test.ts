@@ -204,7 +204,7 @@ function requestWorkload(seed: number, n: number, layout: Layout): SlurmJobInput
     // (a request no node of its partition holds even idle is dropped too: both engines refuse it at submission,
     // test/slurm/presetNodes.test.ts; the workloads this property was written on)
     const alone = { ...job, submit: 0, user: 0 };
-    if (Number.isNaN(slurmNodeRows(layout, { nodeSelect: true, users: 1 }, [alone]).get(job.id)!.start)) return j;
+    if (Number.isNaN(slurmNodeRows(layout, { nodeSelect: true, backfill: false, users: 1 }, [alone]).get(job.id)!.start)) return j;
     return job;
   });
 }
