@@ -221,8 +221,8 @@ export interface SlurmConfig {
    * only this pass's reservations and starts, on the `bfResolution` grid. A job's earliest start is found
    * by the will-run test: on the nodes no reservation of the map touches from the tested start to its end
    * (inclusive), idle nodes first; else running jobs on those nodes are removed in order of expected end
-   * (start + time limit; equal ends in submission order, as slurmctld's job list holds them) in batches, the first batch all jobs ending up to 30 s after the first end
-   * rounded up to 30 s (absolute), each further window twice as long (a batch closes when the next running
+   * (start + time limit; equal ends in submission order, as slurmctld's job list holds them) in batches,
+   * the first batch all jobs ending up to 30 s after the first end rounded up to 30 s (absolute), each further window twice as long (a batch closes when the next running
    * job in the list, usable or not, ends after its window: cons_common peeks at the next job of the whole
    * list, so a job on none of the usable nodes can extend a batch), and the start is the expected end of
    * the last job of the first batch after which the job fits, on the nodes `pickNodes` chooses among those
