@@ -203,6 +203,12 @@ export class SlurmBackfill implements CountedBackfillView {
   private freeG = new Float64Array(0);
   private groups!: SlurmGroups;
   private holdings: RunningHoldings | null = null;
+  /**
+   * With the will-run pass: each job's place in slurmctld's job list (`job_list`, appended at submission, kept
+   * through requeues), by which the will-run test walks running jobs of equal expected ends (`WillRunJob.key`;
+   * the Slurm engine's `JobTable.listPos`); null without it (no listener, nothing kept).
+   */
+  private listPos: WeakMap<Job, number> | null = null;
   /** Passes run, and jobs they started. */
   passes = 0;
   started = 0;
@@ -216,6 +222,20 @@ export class SlurmBackfill implements CountedBackfillView {
     if (!(Number.isInteger(s.maxJobTest) && s.maxJobTest >= 0))
       throw new RangeError(`backfill: bf_max_job_test must be an integer >= 0, found ${s.maxJobTest}`);
     if (!(s.window > 0 && s.resolution > 0)) throw new RangeError(`backfill: bf_window and bf_resolution must be > 0, found ${s.window} and ${s.resolution}`);
+  }
+
+  /**
+   * Follows `sim`'s submissions before its run (`SlurmPassClock.attach`): with the will-run pass, numbers each job
+   * as it arrives (`listPos`; jobs already there, in the queue's order, first).
+   */
+  attach(sim: ClusterSimulator): void {
+    if (!this.settings.willRun || this.listPos !== null) return;
+    const pos = new WeakMap<Job, number>();
+    this.listPos = pos;
+    let n = 0;
+    for (const rj of sim.running()) pos.set(rj.job, n++);
+    sim.queue.forEach((job) => void pos.set(job, n++));
+    sim.addListener({ onSubmit: (_s, job) => void pos.set(job, n++) });
   }
 
   /** The time of the pass after one at `now`: on the grid, or `interval` later. */
@@ -314,6 +334,8 @@ export class SlurmBackfill implements CountedBackfillView {
     const now = sim.now;
     const jobsOn = new Int32Array(N);
     const holds: WillRunJob[] = [];
+    if (this.listPos === null) this.attach(sim);
+    const listPos = this.listPos!;
     const holdingOf = (rj: RunningJob): WillRunJob => {
       const real = now + expectedTimeLeft(rj, now);
       const running = !rj.suspended;
@@ -323,7 +345,7 @@ export class SlurmBackfill implements CountedBackfillView {
       const gpus = new Int32Array(rj.nodes.length);
       for (let i = 0; i < rj.gpus.length; i++) gpus[rj.nodes.indexOf(p.gpuNode[rj.gpus[i]!]!)]!++;
       const hold = { nodes: rj.nodes, units: rj.perNode, mem, gpus, whole: false };
-      return { real, end: wallClockEnd(real, lastRun(rj), running), hold, key: rj.slot };
+      return { real, end: wallClockEnd(real, lastRun(rj), running), hold, key: listPos.get(rj.job)! };
     };
     for (const rj of sim.running()) {
       if (rj.suspended && !rj.holding) continue;

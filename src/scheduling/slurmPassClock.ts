@@ -175,6 +175,7 @@ export class SlurmPassClock implements Scheduler {
     if (this.sim !== null) throw new Error('slurm pass clock: already attached to another engine');
     this.sim = sim;
     this.inner.prepare?.(sim);
+    this.backfill?.attach(sim);
     sim.addListener({
       onSubmit: (s) => {
         if (!this.innerBound) {

@@ -24,7 +24,13 @@ export interface WillRunNodes extends NodeCapacities {
   gpusFor(req: NodeRequest, x: number, free: number): number;
 }
 
-/** A job holding nodes: its expected end (`real`), the same as slurmctld's `end_time` on whole seconds (`end`), what it holds, and its place among equal ends. */
+/**
+ * A job holding nodes: its expected end (`real`), the same as slurmctld's `end_time` on whole seconds (`end`), what
+ * it holds, and its place among equal ends (`key`): its place in slurmctld's job list, the order of submission
+ * (`_will_run_test` builds its list of running jobs from `job_list`, where `_create_job_record` appends each job as
+ * it is submitted and a requeue keeps it, and sorts it by `end_time` with `list_sort`, glibc's `qsort`: a merge
+ * sort, stable, so equal ends stay in submission order).
+ */
 export interface WillRunJob {
   real: number;
   end: number;
@@ -127,7 +133,7 @@ export function willRunPass(v: WillRunView, settings: WillRunSettings, n: number
     }
     return false;
   };
-  // running jobs in order of expected end (ties: their keys), with their ends
+  // running jobs in order of expected end (ties: their places in the job list), with their ends
   const run = v.running();
   run.sort((a, b) => a.end - b.end || a.key - b.key);
   // nodes still COMPLETING (a job ended, slurmd has not answered yet: `SlurmJobInput.completing`); the select
@@ -149,7 +155,7 @@ export function willRunPass(v: WillRunView, settings: WillRunSettings, n: number
       // the will-run tests of later jobs see it among the running jobs
       const q = v.start(i, best.alloc);
       let at = run.length;
-      while (at > 0 && run[at - 1]!.end > q.end) at--;
+      while (at > 0 && (run[at - 1]!.end > q.end || (run[at - 1]!.end === q.end && run[at - 1]!.key > q.key))) at--;
       run.splice(at, 0, q);
     } else addReservation(Math.floor(best.start / res + 1e-9) * res, Math.floor((best.start + limit) / res + 1e-9) * res, best.alloc.nodes);
   }

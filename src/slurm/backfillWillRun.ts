@@ -8,10 +8,10 @@ import { JobPhase } from '../core/engine.js';
 import { wallClockEnd, type WillRunJob, type WillRunView, willRunPass } from '../scheduling/willRunBackfill.js';
 import { type BackfillPlanner, type BackfillView, expectedEnd } from './backfill.js';
 
-/** Slot `r` as the will-run pass reads a job holding nodes. */
+/** Slot `r` as the will-run pass reads a job holding nodes (ties of equal ends: its place in the job list, `JobTable.listPos`). */
 function holding(v: BackfillView, r: number): WillRunJob {
   const real = expectedEnd(v, r);
-  return { real, end: wallClockEnd(real, v.jobs.lastResume[r]!, v.jobs.state[r] === JobPhase.Running), hold: v.nodeMap!.held.get(r)!, key: r };
+  return { real, end: wallClockEnd(real, v.jobs.lastResume[r]!, v.jobs.state[r] === JobPhase.Running), hold: v.nodeMap!.held.get(r)!, key: v.jobs.listPos[r]! };
 }
 
 /** The planner (no state between passes). */

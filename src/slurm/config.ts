@@ -20,6 +20,24 @@ export function hashUnit(id: number, seed: number): number {
   return (h >>> 0) / 4294967296;
 }
 
+/**
+ * Why the Slurm configuration `c` is no model of Slurm on node groups of `coresPerNode` cores per node (by
+ * group), or null: with `nodeSelect` and `sched/backfill`, the backfill pass without `bfWillRun` is the
+ * node-profile planner (src/scheduling/nodeProfileBackfill.ts), which takes a job's units for whole nodes and
+ * sees a node as held only by a job holding it whole; on nodes of several cores jobs share nodes (a job holds
+ * CPUs on each), which it would take for free and give whole to another job. Slurm's backfill has no such pass:
+ * `_attempt_backfill` tests each job with the select plugin's will-run test (`select_g_job_test(...,
+ * SELECT_MODE_WILL_RUN)`: `bfWillRun`). Both engines refuse it (the Slurm engine's constructor, the preset).
+ */
+export function slurmConfigRefusal(c: Pick<SlurmConfig, 'nodeSelect' | 'backfill' | 'bfWillRun'>, coresPerNode: ArrayLike<number>): string | null {
+  if (!(c.nodeSelect && c.backfill && !c.bfWillRun) || Array.prototype.every.call(coresPerNode, (n: number) => n === 1)) return null;
+  return (
+    'nodeSelect with sched/backfill on nodes of several cores needs bfWillRun: without it the backfill pass is the ' +
+    'node-profile planner, which holds whole one-core nodes and would take nodes shared by jobs for free (Slurm tests ' +
+    "each job with the select plugin's will-run test); set bfWillRun, or backfill: false"
+  );
+}
+
 /** A job as submitted. */
 export interface SlurmJobInput {
   /** Job id (any number; outputs carry it). */
@@ -203,15 +221,16 @@ export interface SlurmConfig {
    * only this pass's reservations and starts, on the `bfResolution` grid. A job's earliest start is found
    * by the will-run test: on the nodes no reservation of the map touches from the tested start to its end
    * (inclusive), idle nodes first; else running jobs on those nodes are removed in order of expected end
-   * (start + time limit) in batches, the first batch all jobs ending up to 30 s after the first end
-   * rounded up to 30 s (absolute), each further window twice as long (a batch closes when the next running
+   * (start + time limit; equal ends in submission order, as slurmctld's job list holds them) in batches,
+   * the first batch all jobs ending up to 30 s after the first end rounded up to 30 s (absolute), each further window twice as long (a batch closes when the next running
    * job in the list, usable or not, ends after its window: cons_common peeks at the next job of the whole
    * list, so a job on none of the usable nodes can extend a batch), and the start is the expected end of
    * the last job of the first batch after which the job fits, on the nodes `pickNodes` chooses among those
    * free then. A start after the next map boundary where other nodes become free, or a reservation that
    * would overlap another, is tried again from that boundary (`later_start`). The reservation is
    * `[floor(start), floor(start + limit))` on the grid; a job started now holds its nodes until
-   * `floor(now + limit)`. Measured: docs/slurm.md.
+   * `floor(now + limit)`. Measured: docs/slurm.md. Off, with `sched/backfill`: the node-profile pass, on
+   * one-core nodes only (elsewhere an input error: `slurmConfigRefusal`).
    */
   bfWillRun: boolean;
 }

@@ -63,7 +63,7 @@ import { type BackfillView, gpuFits } from './backfill.js';
 import { CountedPlanner } from './backfillCounted.js';
 import { NodeProfilePlanner } from './backfillNodes.js';
 import { WillRunPlanner } from './backfillWillRun.js';
-import { DEFAULT_SLURM, type EngineStats, type FinishListener, hashUnit, type SlurmConfig, type SlurmJobInput } from './config.js';
+import { DEFAULT_SLURM, type EngineStats, type FinishListener, hashUnit, type SlurmConfig, type SlurmJobInput, slurmConfigRefusal } from './config.js';
 import { JobTable } from './jobs.js';
 import { type NodeAlloc, NodeMap, type NodeRequest } from './nodes.js';
 import type { SlurmPlatform } from './platform.js';
@@ -196,6 +196,8 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
     config: Partial<SlurmConfig> = {},
   ) {
     this.config = { ...DEFAULT_SLURM, ...config, priority: { ...DEFAULT_SLURM.priority, ...config.priority } };
+    const why = slurmConfigRefusal(this.config, platform.coresPerNode);
+    if (why !== null) throw new InputError(why, 'slurm config');
     this.fairShare = UserLedger.numbered(this.config.users, platform.totalCores, 1);
     this.usage = new UsageLedger(this.config.users);
     this.free = Float64Array.from(platform.groupCores);
@@ -420,7 +422,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
 
   private arrive(s: number): void {
     const J = this.jobs;
-    this.stats.submitted++;
+    J.listPos[s] = this.stats.submitted++;
     this.pull();
     // (with nodeSelect, a node request the select plugin can never place is refused too, as slurmctld refuses it;
     // the slot leaves `shaped` whatever refuses it: a later job given the slot has its own shape or none)

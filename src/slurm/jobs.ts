@@ -66,6 +66,7 @@ const COLUMNS = [
   'state',
   'opDone',
   'backfilled',
+  'listPos',
 ] as const;
 
 /** Struct-of-arrays job table with recycled slots. */
@@ -108,6 +109,12 @@ export class JobTable {
   opDone = new Uint8Array(0);
   /** 1 when the job's last start was made by a backfill pass (Slurm's `Scheduler=Backfill`). */
   backfilled = new Uint8Array(0);
+  /**
+   * The job's place in slurmctld's job list (`job_list`: a record is appended when the job is submitted and kept
+   * through requeues): its arrival's rank, set when it arrives. The will-run test walks running jobs of equal
+   * expected ends in this order (`WillRunJob.key`), as `_will_run_test`'s stable sort of that list does.
+   */
+  listPos = new Float64Array(0);
   private freeSlots: number[] = [];
   private used = 0;
 

@@ -69,18 +69,17 @@ import { makeScheduler } from '../scheduling/policyName.js';
 import { type RunResult, runSimulation } from '../scheduling/run.js';
 import { inBackfillPass } from '../scheduling/slurmBackfill.js';
 import type { SlurmConfig, SlurmJobInput } from './config.js';
-import { DEFAULT_SLURM, hashUnit } from './config.js';
+import { DEFAULT_SLURM, hashUnit, slurmConfigRefusal } from './config.js';
 import type { SlurmPlatformSpec } from './platform.js';
 import type { NodeShape } from '../scheduling/nodeSelection.js';
 
-/** Why the one engine cannot run the Slurm configuration `config` as the Slurm engine does (the settings named), or null. */
-export function slurmPresetRefusal(config: Partial<SlurmConfig>, platform?: SlurmPlatformSpec): string | null {
-  const c = { ...DEFAULT_SLURM, ...config };
-  const out: string[] = [];
-  // (the node-profile planner holds whole nodes: nodes of one core, where every job holds its nodes whole)
-  if (c.nodeSelect && c.backfill && !c.bfWillRun && platform?.groups.some((g) => g.cores !== 1))
-    out.push('nodeSelect with sched/backfill on nodes of several cores without bfWillRun');
-  return out.length === 0 ? null : `the Slurm preset of the one engine does not model ${out.join(', ')} yet`;
+/**
+ * Why the one engine cannot run the Slurm configuration `config` on `platform` as the Slurm engine does (the settings
+ * named), or null: none at present. (A configuration that is no model of Slurm, `slurmConfigRefusal`, both engines
+ * refuse as an input error; a job's request the preset does not model, `slurmPresetRequest` refuses.)
+ */
+export function slurmPresetRefusal(_config: Partial<SlurmConfig>, _platform?: SlurmPlatformSpec): string | null {
+  return null;
 }
 
 /** Whether some partition of `platform` may be preempted: its `preempt_mode` is not `off` and a partition of a higher tier shares one of its groups (the Slurm engine's rule). */
@@ -98,6 +97,12 @@ export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<S
   const why = slurmPresetRefusal(config, platform);
   if (why !== null) throw new InputError(why, where);
   const c = { ...DEFAULT_SLURM, ...config };
+  // (a configuration no engine runs, as the Slurm engine refuses it)
+  const wrong = slurmConfigRefusal(
+    c,
+    platform.groups.map((g) => g.cores),
+  );
+  if (wrong !== null) throw new InputError(wrong, where);
   const p = c.priority;
   const shares: Record<string, number> = {};
   for (let u = 0; u < c.users; u++) shares[String(u)] = 1;

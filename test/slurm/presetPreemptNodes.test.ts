@@ -244,21 +244,20 @@ function requestWorkload(seed: number, n: number, layout: Layout, both = false):
     // (a request no node of its partition holds even idle is dropped too: both engines refuse it at submission,
     // test/slurm/presetNodes.test.ts; the workloads this property was written on)
     const alone = { ...job, submit: 0, user: 0 };
-    if (Number.isNaN(slurmNodeRows(layout, { nodeSelect: true, users: 1 }, [alone]).get(job.id)!.start)) return j;
+    if (Number.isNaN(slurmNodeRows(layout, { nodeSelect: true, backfill: false, users: 1 }, [alone]).get(job.id)!.start)) return j;
     return job;
   });
 }
 
-describe('a known divergence under preemption on nodes (PreemptMode=CANCEL, the will-run backfill)', () => {
+describe('preemption on nodes, PreemptMode=CANCEL, the will-run backfill: a case once divergent', () => {
   // Found when the workload above kept its requests that no node holds even idle (both engines refuse them at
-  // submission): with two of them left out instead (jobs 15 and 39), the engines agree up to 1290 s, where both
+  // submission): with two of them left out instead (jobs 15 and 39), the engines agreed up to 1290 s, where both
   // main passes leave job 28 (partition h, 8 CPUs) waiting without preempting, and then the one engine's
-  // will-run backfill pass starts job 30 (h, 2 CPUs) and the Slurm engine's does not (it starts at 1701 s);
-  // every later start of h moves. Only PreemptMode=CANCEL diverges (SUSPEND, REQUEUE and no preemption agree on
-  // the same jobs), after jobs of partition a were cancelled by preemption (22 and 23 at 1091 s). The cause is
-  // not found yet; the will-run pass's order of equal expected ends (test/slurm/presetGpuNodes.test.ts) is the
-  // suspect. `it.fails`: this test starts failing, and must become a plain test, when the engines agree.
-  it.fails('seed 999986, FIFO, cancel, will-run backfill: the same rows and nodes', () => {
+  // will-run backfill pass started job 30 (h, 2 CPUs) and the Slurm engine's did not; every later start of h
+  // moved. The cause was the will-run pass's order of equal expected ends (the engines' slots: recycled, the
+  // Slurm engine's after the cancellations of 22 and 23 at 1091 s); both now walk them in slurmctld's job
+  // list's order (`WillRunJob.key`).
+  it('seed 999986, FIFO, cancel, will-run backfill: the same rows and nodes', () => {
     const layout = requestLayout('cancel');
     const jobs = requestWorkload(999986, 70, layout).filter((j) => j.id !== 15 && j.id !== 39);
     const [a, b] = requestRows(layout, jobs, 'fifo', true);
