@@ -134,28 +134,33 @@ class ArrivalOrder implements QueueOrder {
   }
 }
 
-interface KeyedJob {
-  key: number;
-  seq: number;
-  job: Job;
-  /** Its waiting slot (`WaitingQueue`): its queue position is the queue's `positionOf(slot)`. */
-  slot: number;
-}
+/** What a static order keeps of a waiting slot's job: nothing, keyed in its sorted list, or not keyed yet (an epoch's fresh job). */
+const NOT_HELD = 0;
+const KEYED = 1;
+const FRESH = 2;
 
 /**
  * A static key: the queue kept sorted as jobs arrive and leave. With an `epoch` selection the keys hold
  * between epochs and are taken at passes, as a recomputed order would take them: a job that arrived since
  * the last pass gets its key at the next, and the first pass of a new epoch re-keys every waiting job (one
- * sort per epoch, not one per pass). Its entries are indexed by the jobs' waiting slots.
+ * sort per epoch, not one per pass).
+ *
+ * It keeps its jobs by their waiting slots (`WaitingQueue`): the sorted list holds slots, and each slot's key,
+ * arrival rank and state are typed arrays, so that an arrival allocates nothing and the list's chunks hold no
+ * pointers to young objects (no write barrier's remembered-set entry per store).
  */
 class StaticOrder implements QueueOrder, SimulationListener {
-  private readonly list = new SortedList<KeyedJob>(byKey);
-  /** The entry of each waiting slot's job (undefined: none). */
-  private readonly entries: (KeyedJob | undefined)[] = [];
+  /** Key of each slot's job (valid while `state` is `KEYED`). */
+  private keys = new Float64Array(64);
+  /** Arrival rank of each slot's job (ties of equal keys go by it). */
+  private seqs = new Float64Array(64);
+  /** `NOT_HELD`, `KEYED` or `FRESH` by slot. */
+  private state = new Uint8Array(64);
+  private readonly list = new SortedList<number>((a, b) => this.keys[a]! - this.keys[b]! || this.seqs[a]! - this.seqs[b]!);
   private seq = 0;
-  /** `epoch` selections: the epoch of the keys, and the jobs not keyed yet. */
+  /** `epoch` selections: the epoch of the keys, and the slots of the jobs not keyed yet. */
   private epoch = Number.NaN;
-  private fresh: KeyedJob[] = [];
+  private fresh: number[] = [];
   private readonly deferred: boolean;
   /**
    * The arrival rank of each running job, kept where partitions requeue their preempted jobs: a requeued job
@@ -180,31 +185,44 @@ class StaticOrder implements QueueOrder, SimulationListener {
   }
   /** Enters waiting `job` (in waiting slot `slot`) with arrival rank `seq`. */
   private add(sim: ClusterSimulator, job: Job, slot: number, seq: number): void {
+    if (slot >= this.state.length) this.grow(slot + 1);
     // (an order made during a submission's listeners holds that job already, `constructor`, and then hears of it)
-    if (this.entries[slot]?.job === job) return;
-    const e: KeyedJob = { key: 0, seq, job, slot };
-    this.entries[slot] = e;
-    if (this.deferred) this.fresh.push(e);
-    else {
-      e.key = this.selection.key(job, sim.now, sim.timeOrigin, slot);
-      this.list.insert(e);
+    if (this.state[slot] !== NOT_HELD) return;
+    this.seqs[slot] = seq;
+    if (this.deferred) {
+      this.state[slot] = FRESH;
+      this.fresh.push(slot);
+    } else {
+      this.keys[slot] = this.selection.key(job, sim.now, sim.timeOrigin, slot);
+      this.state[slot] = KEYED;
+      this.list.insert(slot);
     }
+  }
+  private grow(n: number): void {
+    const size = Math.max(n, this.state.length * 2);
+    const keys = new Float64Array(size);
+    keys.set(this.keys);
+    this.keys = keys;
+    const seqs = new Float64Array(size);
+    seqs.set(this.seqs);
+    this.seqs = seqs;
+    const state = new Uint8Array(size);
+    state.set(this.state);
+    this.state = state;
   }
   private remove(slot: number): void {
-    const e = this.entries[slot];
-    if (e) {
-      this.entries[slot] = undefined;
+    const st = this.state[slot];
+    this.state[slot] = NOT_HELD;
+    if (st === KEYED) {
       // (a start by the queue's order takes its first job: a shift, not a search and a shift of its chunk)
-      if (this.list.first() === e) this.list.shift();
-      else if (!this.list.delete(e)) this.fresh = this.fresh.filter((x) => x !== e);
-    }
+      if (this.list.first() === slot) this.list.shift();
+      else this.list.delete(slot);
+    } else if (st === FRESH) this.fresh = this.fresh.filter((x) => x !== slot);
   }
   onStart(_sim: ClusterSimulator, rj: RunningJob): void {
-    if (this.runningSeq !== null) {
-      const e = this.entries[rj.waitingSlot];
-      if (e !== undefined) this.runningSeq.set(rj.job, e.seq);
-    }
-    this.remove(rj.waitingSlot);
+    const slot = rj.waitingSlot;
+    if (this.runningSeq !== null && this.state[slot] !== NOT_HELD) this.runningSeq.set(rj.job, this.seqs[slot]!);
+    this.remove(slot);
   }
   /** A job left the system. */
   forgetRunning(job: Job): void {
@@ -219,53 +237,58 @@ class StaticOrder implements QueueOrder, SimulationListener {
   onReject(sim: ClusterSimulator, rec: JobRecord): void {
     // (a job rejected at its submission never waited; one rejected from the queue holds its slot until its listeners ran)
     const slot = sim.queue.slotOf(rec.job);
-    if (slot >= 0) this.remove(slot);
+    if (slot >= 0 && slot < this.state.length) this.remove(slot);
   }
   begin(sim: ClusterSimulator): void {
     if (!this.deferred) return;
     const ep = this.selection.epoch!(sim.now);
+    const q = this.queue;
     if (ep !== this.epoch) {
       this.epoch = ep;
       // the waiting jobs in the last epoch's order, then the ones not keyed yet: the new keys mostly keep
       // that order (age grows alike for all), which the sort's runs take in near-linear time
       const es = this.list.toArray();
-      for (const e of this.fresh) es.push(e);
-      for (const e of es) e.key = this.selection.key(e.job, sim.now, sim.timeOrigin, e.slot);
-      es.sort(byKey);
+      for (const slot of this.fresh) es.push(slot);
+      for (const slot of es) {
+        this.keys[slot] = this.selection.key(q.jobOf(slot)!, sim.now, sim.timeOrigin, slot);
+        this.state[slot] = KEYED;
+      }
+      const keys = this.keys;
+      const seqs = this.seqs;
+      es.sort((a, b) => keys[a]! - keys[b]! || seqs[a]! - seqs[b]!);
       this.list.load(es);
       this.fresh = [];
       return;
     }
     if (this.fresh.length === 0) return;
-    for (const e of this.fresh) {
-      e.key = this.selection.key(e.job, sim.now, sim.timeOrigin, e.slot);
-      this.list.insert(e);
+    for (const slot of this.fresh) {
+      this.keys[slot] = this.selection.key(q.jobOf(slot)!, sim.now, sim.timeOrigin, slot);
+      this.state[slot] = KEYED;
+      this.list.insert(slot);
     }
     this.fresh = [];
   }
   first(): Job | undefined {
-    return this.list.first()?.job;
+    const slot = this.list.first();
+    return slot !== undefined ? this.queue.jobOf(slot)! : undefined;
   }
   firstPosition(): number | undefined {
-    const e = this.list.first();
-    return e !== undefined ? this.queue.positionOf(e.slot) : undefined;
+    const slot = this.list.first();
+    return slot !== undefined ? this.queue.positionOf(slot) : undefined;
   }
   after(exclude: Job, k: number, slots?: number[]): Job[] {
     const out: Job[] = [];
-    this.list.forEachWhile((e) => {
-      if (e.job !== exclude) {
-        out.push(e.job);
-        slots?.push(e.slot);
+    const q = this.queue;
+    this.list.forEachWhile((slot) => {
+      const job = q.jobOf(slot)!;
+      if (job !== exclude) {
+        out.push(job);
+        slots?.push(slot);
       }
       return out.length < k;
     });
     return out;
   }
-}
-
-/** Key order, ties by arrival. */
-function byKey(a: KeyedJob, b: KeyedJob): number {
-  return a.key - b.key || a.seq - b.seq;
 }
 
 /** A dynamic or random order: computed at each decision point; started jobs are skipped. */
