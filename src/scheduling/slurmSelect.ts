@@ -70,7 +70,9 @@ export class SlurmNodeSelection implements ResourcePolicy {
    * Why `job` can never be placed as its tasks by the select plugin (a sentence after "it"), or null: GPUs in
    * total rather than on each node, a request the plugin cannot place on its partition's nodes even when all
    * are idle (`neverPlaced`, as slurmctld refuses it at submission; its memory per CPU and per node and its
-   * GPUs on each node counted), or an exclusive request with `--mem`.
+   * GPUs on each node counted), or an exclusive request with `--mem` or with an exact shape (`nodes` of
+   * `ntasksPerNode`) that is not whole nodes of its partition (every node of that many cores). An exclusive
+   * request without an exact shape holds whole nodes whatever its `ntasks` (`holdsItsPlacement`).
    */
   refusal(sim: ClusterSimulator, job: Job): string | null {
     const g = job.gpus;
@@ -97,9 +99,16 @@ export class SlurmNodeSelection implements ResourcePolicy {
       const never = neverPlaced(idle, req);
       if (never !== null) return never;
     }
-    if (r.exclusive === true && r.memPerNode !== undefined)
-      return 'is exclusive and asks for memory on each node (--mem): an exclusive job holds its nodes whole, their memory too';
-    return null;
+    if (r.exclusive !== true) return null;
+    if (r.memPerNode !== undefined) return 'is exclusive and asks for memory on each node (--mem): an exclusive job holds its nodes whole, their memory too';
+    // (an exact shape, `nodes` of `ntasksPerNode`, must be whole nodes: it holds no more than that on a node)
+    if (job.nodes === 0) return null;
+    const nodes = typeof at === 'number' ? p.partitions[at]!.nodes : null;
+    const whole =
+      job.type === 'mpi' && job.nodes === (r.minNodes ?? job.nodes) && nodes !== null && nodes.every((x) => p.nodeCoreCount[x] === job.ntasksPerNode);
+    return whole
+      ? null
+      : `is exclusive but its shape is not ${r.minNodes ?? job.nodes} whole nodes of its partition (nodes x ntasks_per_node, the cores of each)`;
   }
 
   place(sim: ClusterSimulator, job: Job, _fit: NodeFit, limit?: PlacementLimit | null): Int32Array | null {
