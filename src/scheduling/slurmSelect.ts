@@ -105,7 +105,7 @@ export class SlurmNodeSelection implements ResourcePolicy {
     if (job.nodes === 0) return null;
     const nodes = typeof at === 'number' ? p.partitions[at]!.nodes : null;
     const whole =
-      job.type === 'mpi' && job.nodes === (r.minNodes ?? job.nodes) && nodes !== null && nodes.every((x) => p.nodeCoreCount[x] === job.ntasksPerNode);
+      job.type === 'mpi' && job.nodes === (r.minNodes ?? job.nodes) && nodes?.every((x) => p.nodeCoreCount[x] === job.ntasksPerNode) === true;
     return whole
       ? null
       : `is exclusive but its shape is not ${r.minNodes ?? job.nodes} whole nodes of its partition (nodes x ntasks_per_node, the cores of each)`;

@@ -33,7 +33,10 @@
  *
  * - **whole-node allocation** (`nodeSelect`): the core capacity, each job placed by Slurm's select plugin
  *   (`within: "nodes"`) and holding its tasks' CPUs on the nodes it chooses (`-N MIN-MAX`, `-c`, `--exclusive`:
- *   the job facet `slurmRequest`, `slurmPresetRequest`, src/scheduling/slurmSelect.ts), its memory held on the
+ *   the job facet `slurmRequest`, `slurmPresetRequest`, src/scheduling/slurmSelect.ts), whatever its cores, as
+ *   the Slurm engine's job holds them (`holdsItsPlacement`: its cores are the CPUs it asks for, which the
+ *   priority and the admission read; a job requeued after a run counts the CPUs that run held,
+ *   `ClusterSimulator.cpusOf`, Slurm's `total_cpus`), its memory held on the
  *   nodes (the groups' `memory_mb`) as the Slurm engine's `NodeMap` holds it: `--mem` on each of its nodes
  *   (`slurmRequest.memPerNode`), `--mem-per-cpu` per CPU (`Job.mem`), an exclusive job's nodes whole
  *   (`test/slurm/presetNodes.test.ts`); its GPUs (`--gres=gpu[:TYPE]:N`: a count on each node, of a type or
@@ -48,10 +51,11 @@
  *   releases them: `epilogPass`), as the Slurm engine's `release`.
  *
  * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`,
- * `slurmPresetRequest`): with whole-node allocation, GPU requests without a shape that no nodes of a partition
- * can hold (the Slurm engine keeps them waiting for ever), and (when it is made) a placement where Slurm
- * oversubscribes a `-c` job. A GPU request no node of its partition has the GPUs for is an error, as on the
- * Slurm engine; a shaped request no node can hold (memory included) is refused at submission by both engines.
+ * `slurmPresetRequest`): with whole-node allocation, the node-profile backfill on nodes of several cores (without
+ * `bfWillRun`), `--mem` with `--mem-per-cpu`, memory on a partition of groups with and without `memory_mb`, and
+ * GPU requests without a shape that no nodes of a partition can hold (the Slurm engine keeps them waiting for
+ * ever). A GPU request no node of its partition has the GPUs for is an error, as on the Slurm engine; a shaped
+ * request no node can hold (memory included) is refused at submission by both engines.
  */
 import { InputError } from '../core/errors.js';
 import { mapped } from '../core/mapped.js';
@@ -175,8 +179,8 @@ export function slurmPresetPlatform(platform: SlurmPlatformSpec): Platform {
  * The one engine's job for Slurm job `j` (see the module comment; `partitions`: the platform's partition
  * names) under the Slurm configuration `config`: its end runs a pass at once (`Job.epilogPass`) when an
  * epilog message reports it (`j.epilogPass`) or when `endSchedShare` draws it, as the Slurm engine decides.
- * Its node request (`j.shape`, with whole-node allocation) is `request` (`slurmPresetRequest`), which gives
- * an exclusive job whole nodes as its shape. Its nodes' `completing` time (with whole-node allocation and
+ * Its node request (`j.shape`, with whole-node allocation) is `request` (`slurmPresetRequest`); its cores
+ * are `j.cores` whatever the request (the CPUs it holds are its placement's, `holdsItsPlacement`). Its nodes' `completing` time (with whole-node allocation and
  * Slurm 22.05's backfill only, as the Slurm engine counts it) is the job's `completing` facet; its release,
  * not its end, then asks for the pass (an epilog message's at once when `j.epilogPass`; `endSchedShare` draws
  * nothing for it).
