@@ -104,8 +104,7 @@ export class SlurmNodeSelection implements ResourcePolicy {
     // (an exact shape, `nodes` of `ntasksPerNode`, must be whole nodes: it holds no more than that on a node)
     if (job.nodes === 0) return null;
     const nodes = typeof at === 'number' ? p.partitions[at]!.nodes : null;
-    const whole =
-      job.type === 'mpi' && job.nodes === (r.minNodes ?? job.nodes) && nodes?.every((x) => p.nodeCoreCount[x] === job.ntasksPerNode) === true;
+    const whole = job.type === 'mpi' && job.nodes === (r.minNodes ?? job.nodes) && nodes?.every((x) => p.nodeCoreCount[x] === job.ntasksPerNode) === true;
     return whole
       ? null
       : `is exclusive but its shape is not ${r.minNodes ?? job.nodes} whole nodes of its partition (nodes x ntasks_per_node, the cores of each)`;

@@ -443,6 +443,14 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     ]);
     expect(slurmNodeRows(ones, config, b)).toEqual(wantB);
     expect(presetNodeRows(ones, config, b)).toEqual(wantB);
+    // --exclusive without -N: as many whole nodes as its cores (3), on unequal nodes too (3 cores: nodes 0 and 1, 4 + 2)
+    const c = [job(0, 3, 10, { whole: true })];
+    const wantC = new Map<number, NodeRow>([[0, row(0, 10, [0, 1, 2], [1, 1, 1])]]);
+    expect(slurmNodeRows(ones, config, c)).toEqual(wantC);
+    expect(presetNodeRows(ones, config, c)).toEqual(wantC);
+    const wantD = new Map<number, NodeRow>([[0, row(0, 10, [0, 1, 2], [4, 2, 2])]]);
+    expect(slurmNodeRows(unequal, config, c)).toEqual(wantD);
+    expect(presetNodeRows(unequal, config, c)).toEqual(wantD);
   });
 
   it("holds what the Slurm engine holds where Slurm oversubscribes a -c job's CPUs (-n 4 -c 3 on idle 4-CPU nodes: 4 + 3 + 3), the CPUs its usage counts", () => {
