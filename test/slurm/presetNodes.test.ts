@@ -6,7 +6,9 @@
  * for `n` nodes whole) and on nodes of several cores (units anywhere), under `sched/builtin`, and with
  * `sched/backfill` on the whole-node platform (the node-profile pass, src/scheduling/nodeProfileBackfill.ts,
  * which both engines run), the one engine gives every job the Slurm engine's start, end, state, suspension
- * periods and nodes.
+ * periods and nodes; with any node request the Slurm engine takes (`anyShapeWorkload`: `--exclusive` ranges,
+ * on unequal nodes, with other cores than its nodes'; `-N` above the tasks; cores that are not whole tasks of
+ * `-c`; placements Slurm oversubscribes; shapes on one-core nodes), the CPUs held on each node too.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -6,7 +6,8 @@
  * order until it does), and a job preempted by suspension resumes at a later main pass where the select
  * plugin places it then. On random workloads over partitions of one-core nodes and of nodes of several cores,
  * suspend, requeue or cancel, sched/builtin or backfill, both engines give every job the same start, end,
- * state, suspension periods, and nodes at each start and resumption.
+ * state, suspension periods, and nodes at each start and resumption; jobs that hold other CPUs than their
+ * cores too (a requeued job counts its last run's, a resumed job accrues usage at what it holds where it resumes).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
