@@ -37,7 +37,7 @@ import { coversAllNodes, partitionRefusal } from '../platform/partitions.js';
 import type { Platform } from '../platform/platform.js';
 import { processorPower } from '../platform/power.js';
 import { jobGpus } from '../workload/gpuRequest.js';
-import { holdsNodeMemory, nodeMemOf, nodeTaskShare, perNodeCores, taskMem, type Job, wholeNodeMem } from '../workload/job.js';
+import { holdsItsPlacement, holdsNodeMemory, nodeMemOf, nodeTaskShare, perNodeCores, taskMem, type Job, wholeNodeMem } from '../workload/job.js';
 import type { Capacity } from './capacity.js';
 import { NodeFreeTree } from './nodeFreeTree.js';
 import type { RunningTask } from './running.js';
@@ -268,12 +268,13 @@ export class Allocation implements Capacity {
   }
 
   /**
-   * Whether `cores` is a valid placement for `job` now: right count, all free, the shape rules of
-   * its type (one node for `seq`; exactly `nodes` nodes with `ntasks_per_node` each when set), and
-   * node memory. Returns null when valid, else the reason.
+   * Whether `cores` is a valid placement for `job` now: right count (`ntasks`; a job with a Slurm node
+   * request, any: `holdsItsPlacement`), all free, the shape rules of its type (one node for `seq`; exactly
+   * `nodes` nodes with `ntasks_per_node` each when set), and node memory. Returns null when valid, else the reason.
    */
   placementError(job: Job, cores: ArrayLike<number>): string | null {
-    if (cores.length !== job.ntasks) return `expected ${job.ntasks} cores, got ${cores.length}`;
+    // (a job with a Slurm node request holds what the select plugin gives it: `holdsItsPlacement`)
+    if (cores.length !== job.ntasks && !(cores.length > 0 && holdsItsPlacement(job))) return `expected ${job.ntasks} cores, got ${cores.length}`;
     const p = this.platform;
     const owner = this.coreOwner;
     for (let t = 0; t < cores.length; t++) {

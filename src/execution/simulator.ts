@@ -243,8 +243,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
   /** A pass was requested for the instant being run (`requestPass(now)`, or a request event). */
   private passNow = false;
   private nextRound = Number.POSITIVE_INFINITY;
-  /** Jobs preempted back to the queue: what their next run takes over (a progress model's state, their first start). */
-  private readonly requeued = new Map<Job, { extension: unknown; firstStart: number }>();
+  /** Jobs preempted back to the queue: what their next run takes over (a progress model's state, their first start) and the cores their last run held. */
+  private readonly requeued = new Map<Job, { extension: unknown; firstStart: number; cpus: number }>();
   /** The pending pass requests (`requestPass`) and the hooks to run at their instants' ends. */
   private readonly passRequests = new PassRequests<ClusterSimulator>();
   /** The event clock: the event just handled freed resources (a job or task ended, a resize ended). */
@@ -835,7 +835,7 @@ export class ClusterSimulator implements DiscreteEventEngine {
     if (this.semantics === 'irmasim') throw new Error('preemption is not part of the irmasim semantics');
     this.stopTasks(running);
     this.releaseRun(running);
-    this.requeued.set(running.job, { extension: running.extension, firstStart: running.firstStart });
+    this.requeued.set(running.job, { extension: running.extension, firstStart: running.firstStart, cpus: running.cores.length });
     this.queue.push(running.job);
     for (const f of this.listeners.requeue) f(this, running);
   }
@@ -973,6 +973,17 @@ export class ClusterSimulator implements DiscreteEventEngine {
       t.last = now;
       this.progress.moveEnd(t, now + t.remaining / t.rate);
     }
+  }
+
+  /**
+   * The CPUs waiting `job` counts for as Slurm counts them (its priority's size factor, its backfill's whole
+   * nodes): its `ntasks`, or, once a run of it was requeued, the cores that run held (Slurm's `total_cpus`,
+   * which `priority/multifactor` reads once it is set: another count than `ntasks` for a job that holds its
+   * placement, `holdsItsPlacement`). O(1); no lookup while no job was requeued.
+   */
+  cpusOf(job: Job): number {
+    if (this.requeued.size === 0) return job.ntasks;
+    return this.requeued.get(job)?.cpus ?? job.ntasks;
   }
 
   /** Rejects a waiting job (it never runs; counted in `jobs_rejected`). */

@@ -23,7 +23,7 @@
  * accrues at its new size from the resize decision on (docs/model.md).
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
-import type { Job } from '../workload/job.js';
+import { holdsItsPlacement, type Job } from '../workload/job.js';
 import { nextGridPoint } from '../core/grid.js';
 import type { Partition } from '../platform/partitions.js';
 import type { Platform } from '../platform/platform.js';
@@ -227,7 +227,8 @@ export class MultifactorSelection implements JobSelection {
         this.hold(s, userAt[rj.slot]!, -h);
       },
       onResume: (s, rj) => {
-        const h = suspendedHeld[rj.slot]!;
+        // (a job that holds its placement may resume elsewhere on another count: the cores it holds now)
+        const h = holdsItsPlacement(rj.job) ? rj.cores.length : suspendedHeld[rj.slot]!;
         suspendedHeld[rj.slot] = 0;
         held[rj.slot] = h;
         this.hold(s, userAt[rj.slot]!, h);
@@ -339,7 +340,8 @@ export class MultifactorSelection implements JobSelection {
       c,
       ageFactor(now - job.subtime, c.maxAge),
       L.fairShare(this.userOf(job.user ?? ''), L.totalUsage(), c.dampening),
-      c.jobSize === 'slurm22' ? this.sizeFactor22(job, part) : jobSizeFactor(job.ntasks, this.totalCores, c.favorSmall),
+      // (its CPUs: its cores, or a requeued job's last run's, `ClusterSimulator.cpusOf`)
+      c.jobSize === 'slurm22' ? this.sizeFactor22(job, part) : jobSizeFactor(sim.cpusOf(job), this.totalCores, c.favorSmall),
       (part?.priorityJobFactor ?? 1) / this.maxPartitionFactor,
       job.qos !== undefined ? (this.options.qos?.[job.qos] ?? 0) / this.maxQos : 0,
     );
@@ -348,14 +350,14 @@ export class MultifactorSelection implements JobSelection {
   /**
    * Slurm 22.05's job size factor of `job` in partition `part`: its minimum nodes (its Slurm node request's,
    * `slurmRequest`, as the select plugin reads it: `-N`, else 1; else its cores over the cores of a node of
-   * the partition's first group) and its CPUs (an exclusive request's: one per node), of the platform's nodes and cores.
+   * the partition's first group) and its CPUs (an exclusive request's: one per node; else `cpusOf`), of the platform's nodes and cores.
    */
   private sizeFactor22(job: Job, part: Partition | undefined): number {
     const p = this.sim!.platform;
     const g = part?.groups[0] ?? 0;
     const r = job.slurmRequest;
     const minNodes = r !== undefined ? Math.max(1, r.minNodes ?? 1) : Math.ceil(job.ntasks / p.nodeCoreCount[p.groupFirstNode[g]!]!);
-    const cpus = r?.exclusive === true ? minNodes : job.ntasks;
+    const cpus = r?.exclusive === true ? minNodes : this.sim!.cpusOf(job);
     return jobSizeFactor22(minNodes, cpus, p.nodeCount, this.options.totalCpus ?? p.coreCount, this.config.favorSmall);
   }
 

@@ -295,7 +295,8 @@ export class SlurmBackfill implements CountedBackfillView {
         const slot = owner[p.nodeFirstCore[x]!]!;
         return slot < 0 ? -1 : expectedTimeLeft(slots[slot]!, sim.now);
       },
-      units: (h) => jobs[h]!.ntasks,
+      // (whole nodes, one per CPU it counts for: a requeued job's last run's, as the Slurm engine reads them)
+      units: (h) => sim.cpusOf(jobs[h]!),
       timeLimit: (h) => jobs[h]!.reqTime,
       groupsOf: (h) => this.groups.groupsOf(jobs[h]!),
       // nodes of a group are alike: all or none have the job's GPUs (on each node, of its type)

@@ -12,7 +12,10 @@
  * idle nodes, all their cores; `-N MIN-MAX`; `-c`), else `ntasks` units anywhere, or, on a partition whose
  * nodes have one core each, `ntasks` whole nodes; a `seq` job asks for one node, an `mpi` job with `nodes`
  * for exactly that many. On the chosen nodes the job takes the units `evalNodes` gives each (its tasks'
- * CPUs there, `distTasks`: as many as the Slurm engine's job holds), the node's free cores in core order.
+ * CPUs there, `distTasks`: as many as the Slurm engine's job holds), the node's free cores in core order;
+ * a job with a Slurm request holds them whatever their count (`holdsItsPlacement`: more than its `ntasks`
+ * with `-N` above its tasks, `-c` not dividing its CPUs or an exclusive job's whole nodes, fewer where Slurm's
+ * relief valve oversubscribes a `-c` job), as the Slurm engine's job does.
  * A job with GPUs on each node (`gpus` with `perNode`, Slurm's `--gres=gpu[:TYPE]:N`: the Slurm preset's GPU
  * jobs) may use only the nodes that have that many GPUs of its type (any when it names none) free
  * (`usableGpus`), and takes that many on each of its nodes, the node's free GPUs in id order
@@ -24,15 +27,13 @@
  * free, but the main scheduler places no job there until it is released (as the Slurm engine's `NodeMap.fit`).
  *
  * Slurm's choice, not every placement that exists: a job the plugin cannot place stays waiting even where
- * another selection would find room (the plugin's own behaviour), and a placement whose units are not the
- * job's tasks (a whole node of several cores; more tasks on a node than an `mpi` job with `nodes` allows)
- * is not made. A request the plugin can never place is refused at submission (`refusal`), but one of Slurm's
- * defaults (`SlurmRequest.defaults`: no node option), which waits for ever as on the Slurm engine; a placement where
- * Slurm oversubscribes a `-c` job (fewer CPUs than its cores) is an `InputError` when it is made.
+ * another selection would find room (the plugin's own behaviour), and for a job without a Slurm request a
+ * placement whose units are not its tasks (a whole node of several cores; more tasks on a node than an `mpi`
+ * job with `nodes` allows) is not made. A request the plugin can never place is refused at submission (`refusal`), but one of
+ * Slurm's defaults (`SlurmRequest.defaults`: no node option), which waits for ever as on the Slurm engine.
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
-import { maxTaskMem, type Job, perNodeCores } from '../workload/job.js';
-import { InputError } from '../core/errors.js';
+import { holdsItsPlacement, maxTaskMem, type Job, perNodeCores } from '../workload/job.js';
 import { evalNodes, type NodeRequest, type NodeShape, neverPlaced, nodeRequestOf, usableGpus, usableUnits } from './nodeSelection.js';
 import { type NodeFit, type PlacementLimit, type ResourcePolicy, takeFreeCores } from './placement.js';
 
@@ -71,9 +72,9 @@ export class SlurmNodeSelection implements ResourcePolicy {
    * total rather than on each node, a request the plugin cannot place on its partition's nodes even when all
    * are idle (`neverPlaced`, as slurmctld refuses it at submission; its memory per CPU and per node and its
    * GPUs on each node counted; not a request of Slurm's defaults, `SlurmRequest.defaults`, which the Slurm
-   * engine keeps waiting for ever then), or an exclusive request with
-   * `--mem` or whose shape is not whole nodes of its partition (`nodes` of `ntasksPerNode`, every node of its
-   * partition of that many cores).
+   * engine keeps waiting for ever then), or an exclusive request with `--mem` or with an exact shape (`nodes` of
+   * `ntasksPerNode`) that is not whole nodes of its partition (every node of that many cores). An exclusive
+   * request without an exact shape holds whole nodes whatever its `ntasks` (`holdsItsPlacement`).
    */
   refusal(sim: ClusterSimulator, job: Job): string | null {
     const g = job.gpus;
@@ -101,14 +102,12 @@ export class SlurmNodeSelection implements ResourcePolicy {
       const never = neverPlaced(idle, req);
       if (never !== null) return never;
     }
-    if (!r.exclusive) return null;
+    if (r.exclusive !== true) return null;
     if (r.memPerNode !== undefined) return 'is exclusive and asks for memory on each node (--mem): an exclusive job holds its nodes whole, their memory too';
+    // (an exact shape, `nodes` of `ntasksPerNode`, must be whole nodes: it holds no more than that on a node)
+    if (job.nodes === 0) return null;
     const nodes = typeof at === 'number' ? p.partitions[at]!.nodes : null;
-    const whole =
-      job.type === 'mpi' &&
-      job.nodes === (r.minNodes ?? job.nodes) &&
-      nodes !== null &&
-      nodes.every((x) => sim.platform.nodeCoreCount[x] === job.ntasksPerNode);
+    const whole = job.type === 'mpi' && job.nodes === (r.minNodes ?? job.nodes) && nodes?.every((x) => p.nodeCoreCount[x] === job.ntasksPerNode) === true;
     return whole
       ? null
       : `is exclusive but its shape is not ${r.minNodes ?? job.nodes} whole nodes of its partition (nodes x ntasks_per_node, the cores of each)`;
@@ -149,7 +148,8 @@ export class SlurmNodeSelection implements ResourcePolicy {
 
   /**
    * The cores of `job` on `nodes` with `units` on each (the node's free cores in core order), or null when
-   * they are not its tasks (the module comment); an `InputError` when Slurm oversubscribes a `-c` job there.
+   * they are not its tasks (the module comment). A job with a Slurm request holds them whatever their count
+   * (`holdsItsPlacement`: its tasks' CPUs, `distTasks`, as the Slurm engine's job holds them).
    */
   cores(sim: ClusterSimulator, job: Job, nodes: ArrayLike<number>, units: ArrayLike<number>): Int32Array | null {
     let total = 0;
@@ -158,15 +158,7 @@ export class SlurmNodeSelection implements ResourcePolicy {
       if (units[i]! > per) return null;
       total += units[i]!;
     }
-    if (total !== job.ntasks) {
-      // Slurm's relief valve (`distTasks`): tasks put on CPUs already the job's, which a job of the one engine does not do
-      const cpt = job.slurmRequest?.cpusPerTask ?? 1;
-      if (total < job.ntasks && cpt > 1)
-        throw new InputError(
-          `job ${job.id}: Slurm's select plugin gives it ${total} CPUs for its ${job.ntasks} (tasks of ${cpt} on nodes that hold no whole task more: it oversubscribes them); the one engine's job holds a core for each of its CPUs, so the Slurm preset does not model this placement`,
-        );
-      return null;
-    }
+    if (total !== job.ntasks && !(total > 0 && holdsItsPlacement(job))) return null;
     const out = new Int32Array(total);
     let at = 0;
     for (let i = 0; i < nodes.length; i++) at += takeFreeCores(sim, nodes[i]!, units[i]!, out, at);

@@ -33,11 +33,14 @@
  *
  * - **whole-node allocation** (`nodeSelect`): the core capacity, each job placed by Slurm's select plugin
  *   (`within: "nodes"`) and holding its tasks' CPUs on the nodes it chooses (`-N MIN-MAX`, `-c`, `--exclusive`:
- *   the job facet `slurmRequest`, `slurmPresetRequest`, src/scheduling/slurmSelect.ts), its memory held on the
- *   nodes (the groups' `memory_mb`; a group without it has unlimited memory, `slurmPresetPlatform`) as the Slurm
- *   engine's `NodeMap` holds it: `--mem` on each of its nodes (`slurmRequest.memPerNode`), `--mem-per-cpu` per
- *   CPU (`Job.mem`; with `--mem` too, both limit the CPUs it may use on a node and the `--mem` is held), an
- *   exclusive job's nodes whole (`test/slurm/presetNodes.test.ts`); its GPUs (`--gres=gpu[:TYPE]:N`: a count on each node, of a type or
+ *   the job facet `slurmRequest`, `slurmPresetRequest`, src/scheduling/slurmSelect.ts), whatever its cores, as
+ *   the Slurm engine's job holds them (`holdsItsPlacement`: its cores are the CPUs it asks for, which the
+ *   priority and the admission read; a job requeued after a run counts the CPUs that run held,
+ *   `ClusterSimulator.cpusOf`, Slurm's `total_cpus`), its memory held on the nodes (the groups' `memory_mb`; a
+ *   group without it has unlimited memory, `slurmPresetPlatform`) as the Slurm engine's `NodeMap` holds it:
+ *   `--mem` on each of its nodes (`slurmRequest.memPerNode`), `--mem-per-cpu` per CPU (`Job.mem`; with `--mem`
+ *   too, both limit the CPUs it may use on a node and the `--mem` is held), an exclusive job's nodes whole
+ *   (`test/slurm/presetNodes.test.ts`); its GPUs (`--gres=gpu[:TYPE]:N`: a count on each node, of a type or
  *   any, the job facet `gpus` with `perNode`) held on each node the select plugin chooses, which it uses only
  *   where that many GPUs of its type are free, as the Slurm engine's `NodeMap` holds them
  *   (`test/slurm/presetGpuNodes.test.ts`).
@@ -49,14 +52,14 @@
  *   releases them: `epilogPass`), as the Slurm engine's `release`.
  *
  * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`,
- * `slurmPresetRequest`): with whole-node allocation, the node-profile backfill on nodes of several cores, the
- * job shapes `slurmPresetRequest` names, and (when it is made) a placement where Slurm oversubscribes a `-c`
- * job. A GPU request no node of its partition has the GPUs for is an error, as on the Slurm engine; a shaped
- * request no node can hold (memory included) is refused at submission by both engines; a request without a
- * shape that no nodes of its partition can hold (GPUs on each node that too few nodes have) waits for ever on
- * both (`SlurmRequest.defaults`: not tested at submission; its partition blocked in every main pass, the
- * backfill pass giving it no start), and the run with it, whose priority ticks go on while it waits, stops
- * only at `runSlurmPreset`'s `until`, as the Slurm engine's at its `runUntil`.
+ * `slurmPresetRequest`) when there is any; there is none now: the node-profile backfill on nodes of several
+ * cores (without `bfWillRun`) is no model of Slurm, an input error of both engines (`slurmConfigRefusal`). A GPU
+ * request no node of its partition has the GPUs for is an error, as on the Slurm engine; a shaped request no
+ * node can hold (memory included) is refused at submission by both engines; a request without a shape that no
+ * nodes of its partition can hold (GPUs on each node that too few nodes have) waits for ever on both
+ * (`SlurmRequest.defaults`: not tested at submission; its partition blocked in every main pass, the backfill
+ * pass giving it no start), and the run with it, whose priority ticks go on while it waits, stops only at
+ * `runSlurmPreset`'s `until`, as the Slurm engine's at its `runUntil`.
  */
 import { InputError } from '../core/errors.js';
 import { mapped } from '../core/mapped.js';
@@ -185,8 +188,8 @@ export function slurmPresetPlatform(platform: SlurmPlatformSpec): Platform {
  * The one engine's job for Slurm job `j` (see the module comment; `partitions`: the platform's partition
  * names) under the Slurm configuration `config`: its end runs a pass at once (`Job.epilogPass`) when an
  * epilog message reports it (`j.epilogPass`) or when `endSchedShare` draws it, as the Slurm engine decides.
- * Its node request (`j.shape`, with whole-node allocation) is `request` (`slurmPresetRequest`), which gives
- * an exclusive job whole nodes as its shape. Its nodes' `completing` time (with whole-node allocation and
+ * Its node request (`j.shape`, with whole-node allocation) is `request` (`slurmPresetRequest`); its cores
+ * are `j.cores` whatever the request (the CPUs it holds are its placement's, `holdsItsPlacement`). Its nodes' `completing` time (with whole-node allocation and
  * Slurm 22.05's backfill only, as the Slurm engine counts it) is the job's `completing` facet; its release,
  * not its end, then asks for the pass (an epilog message's at once when `j.epilogPass`; `endSchedShare` draws
  * nothing for it).
@@ -233,88 +236,59 @@ export function slurmPresetJobs(partitions: readonly string[], config: Partial<S
       slurmRequest: request?.slurmRequest,
       completing,
     };
-    if (request === null) return makeDelayJob(j.id, j.submit, j.cores, j.runTime, j.timeLimit, facets);
-    // --mem-per-cpu: the memory of each task (a task one core), which the core capacity holds
-    if (request.memPerCpu > 0)
-      return makeJob({ id: String(j.id), subtime: j.submit, ntasks: j.cores, runtime: j.runTime, reqTime: j.timeLimit, mem: request.memPerCpu, ...facets });
-    if (request.nodes === 0) return makeDelayJob(j.id, j.submit, j.cores, j.runTime, j.timeLimit, facets);
-    // an exclusive job: its whole nodes as its shape
-    return makeJob({
-      id: String(j.id),
-      subtime: j.submit,
-      ntasks: request.nodes * request.perNode,
-      runtime: j.runTime,
-      reqTime: j.timeLimit,
-      nodes: request.nodes,
-      ntasksPerNode: request.perNode,
-      ...facets,
-    });
+    // (its cores the CPUs it asks for, as the Slurm engine's priority and admission read them; with a node
+    // request it holds the CPUs the select plugin gives it: `holdsItsPlacement`)
+    if (request === null || request.memPerCpu <= 0) return makeDelayJob(j.id, j.submit, j.cores, j.runTime, j.timeLimit, facets);
+    // --mem-per-cpu: the memory of each CPU it holds (a task one core), which the core capacity holds
+    return makeJob({ id: String(j.id), subtime: j.submit, ntasks: j.cores, runtime: j.runTime, reqTime: j.timeLimit, mem: request.memPerCpu, ...facets });
   };
 }
 
-/**
- * A Slurm job's node request on the one engine: the facet (with `--mem`), for an exclusive job its whole
- * nodes (`nodes` of `perNode` cores; 0: not exclusive), and its `--mem-per-cpu` (MB; 0: none), the memory of
- * each of its tasks.
- */
+/** A Slurm job's node request on the one engine: the facet (with `--mem`), and its `--mem-per-cpu` (MB; 0: none), the memory of each CPU it holds. */
 export interface PresetRequest {
   slurmRequest: SlurmRequest | undefined;
-  nodes: number;
-  perNode: number;
   memPerCpu: number;
 }
 
 /**
  * The node request of Slurm job `j` (its `shape`) on `platform` with whole-node allocation, or null when it
- * gives none: `-N MIN[-MAX]` and `-c` as they are (the select plugin gives the job its tasks' CPUs on the
- * nodes it chooses, `distTasks`, which the one engine's job holds as the Slurm engine's does; a placement where
- * Slurm oversubscribes them is refused when it is made, `SlurmNodeSelection.cores`). Its memory (`--mem`: the
- * facet's `memPerNode`; `--mem-per-cpu`: its CPUs' `mem`; both: the CPUs it may use on a node as many as
- * both allow, `--mem` held there) is held as the Slurm engine's `NodeMap` holds it, on the nodes of groups
- * that give `memory_mb` (elsewhere memory is not consumable: the preset's platform gives those nodes
- * unlimited memory, `slurmPresetPlatform`; on a partition of such groups only the request is dropped, as
- * it binds nowhere; an exclusive request holds its nodes whole and ignores it too). An `InputError` names
- * what the preset does not model yet: cores that are not whole tasks, more nodes than tasks (sbatch lowers
- * them), `--exclusive` with a node range, `--exclusive` on a partition of unequal nodes or with cores other
- * than its whole nodes' (the priority's job size reads them), and a shape on a partition of one-core nodes
- * that is not `cores` whole nodes; a GPU request no node of the partition has the GPUs for is an
- * `InputError` too, the Slurm engine's at submission (`presetGpus`). A shaped request (memory included) that
- * the select plugin cannot place even on its idle partition is refused at submission by both engines, as
- * slurmctld refuses it; a request without a shape (`SlurmRequest.defaults`) is not tested, and one the
- * plugin can never place (GPUs on each node that too few nodes have) waits for ever on both. Its GPUs
+ * gives none: `--exclusive`, `-N MIN[-MAX]` and `-c` as they are, the one engine's job holding the CPUs the
+ * select plugin gives it (`holdsItsPlacement`: its tasks' CPUs, `distTasks`, whatever its cores, as the
+ * Slurm engine's job holds them: more nodes than tasks, cores that are not whole tasks of `-c`, a relief
+ * valve that oversubscribes, an exclusive job's whole nodes of a range or of unequal nodes), its cores the
+ * CPUs it asks for (what both engines' priority and admission read). An exclusive request (`--exclusive`, or
+ * any shape on a partition of one-core nodes that does not say otherwise) asks for `-N` whole nodes
+ * (default: its cores), as the Slurm engine's `nodeRequestOf` reads it. Its memory (`--mem`: the facet's
+ * `memPerNode`; `--mem-per-cpu`: its CPUs' `mem`; both: the CPUs it may use on a node as many as both allow,
+ * `--mem` held there) is held as the Slurm engine's `NodeMap` holds it, on the nodes of groups that give
+ * `memory_mb` (elsewhere memory is not consumable: the preset's platform gives those nodes unlimited memory,
+ * `slurmPresetPlatform`; on a partition of such groups only the request is dropped, as it binds nowhere; an
+ * exclusive request holds its nodes whole and ignores it too). A GPU request no node of the partition has
+ * the GPUs for is an `InputError`, the Slurm engine's at submission (`presetGpus`). A shaped request (memory
+ * included) that the select plugin cannot place even on its idle partition is refused at submission by both
+ * engines, as slurmctld refuses it; a request without a shape (`SlurmRequest.defaults`) is not tested, and one
+ * the plugin can never place (GPUs on each node that too few nodes have) waits for ever on both. Its GPUs
  * themselves are the job's facet (`slurmPresetJobs`), not its request.
  */
 export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec): PresetRequest | null {
   const part = platform.partitions[j.partition ?? 0];
   if (part === undefined) return null; // (refused at submission: no such partition)
-  const cores = new Set(part.groups.map((name) => platform.groups.find((g) => g.name === name)?.cores ?? 0));
-  const oneCore = cores.size === 1 && cores.has(1);
+  const oneCore = part.groups.every((name) => platform.groups.find((g) => g.name === name)?.cores === 1);
   const shape = j.shape;
-  const no = (what: string) => new InputError(`job ${j.id}: the Slurm preset of the one engine does not model ${what} yet`);
   if ((j.gpus ?? 0) > 0) presetGpus(j, platform, part);
   // no shape: Slurm's defaults (whole nodes on one-core nodes, which the one engine's selection gives the job
   // too; else its CPUs anywhere, at least one node: Slurm 22.05's size factor reads that, `slurmRequest`),
   // not tested at submission (`defaults`: the Slurm engine tests a shape only)
-  if (shape === undefined) return oneCore ? null : { slurmRequest: { defaults: true }, nodes: 0, perNode: 0, memPerCpu: 0 };
-  const whole = shape.whole ?? oneCore;
-  if (!whole) {
-    if (oneCore) throw no('a shape that is not whole nodes on a partition of one-core nodes');
-    // (a job holds its tasks' CPUs, `distTasks`, as many as its cores, but with more nodes than tasks: each
-    // node then holds a task's CPUs; sbatch lowers such a -N to the task count)
-    const cpt = Math.max(1, shape.cpusPerTask ?? 1);
-    if (j.cores % cpt !== 0) throw no(`cores (${j.cores}) that are not whole tasks of -c ${cpt}`);
-    if ((shape.minNodes ?? 1) * cpt > j.cores) throw no(`more nodes (-N ${shape.minNodes}) than tasks (${j.cores / cpt})`);
-    const mem = presetMemory(shape, platform, part.groups);
-    const slurmRequest: SlurmRequest = { minNodes: shape.minNodes, maxNodes: shape.maxNodes, cpusPerTask: shape.cpusPerTask };
-    if (mem.perNode > 0) slurmRequest.memPerNode = mem.perNode;
-    return { slurmRequest, nodes: 0, perNode: 0, memPerCpu: mem.perCpu };
-  }
-  if (cores.size !== 1) throw no('--exclusive on a partition of unequal nodes');
-  const minNodes = Math.max(1, shape.minNodes ?? j.cores);
-  if ((shape.maxNodes ?? 0) > minNodes) throw no('--exclusive with a node range (-N MIN-MAX)');
-  const perNode = [...cores][0]!;
-  if (minNodes * perNode !== j.cores) throw no(`--exclusive with cores (${j.cores}) other than its whole nodes' (${minNodes} x ${perNode})`);
-  return { slurmRequest: { exclusive: true, minNodes }, nodes: minNodes, perNode, memPerCpu: 0 };
+  if (shape === undefined) return oneCore ? null : { slurmRequest: { defaults: true }, memPerCpu: 0 };
+  const cpusPerTask = shape.cpusPerTask;
+  // whole nodes: `-N` of them (default its cores: `nodeRequestOf`, which the priority's size factor reads too)
+  if (shape.whole ?? oneCore)
+    return { slurmRequest: { exclusive: true, minNodes: Math.max(1, shape.minNodes ?? j.cores), maxNodes: shape.maxNodes, cpusPerTask }, memPerCpu: 0 };
+  const mem = presetMemory(shape, platform, part.groups);
+  // (on one-core nodes a request that is not exclusive says so: the select plugin's default there is whole nodes)
+  const slurmRequest: SlurmRequest = { minNodes: shape.minNodes, maxNodes: shape.maxNodes, cpusPerTask, ...(oneCore ? { exclusive: false } : {}) };
+  if (mem.perNode > 0) slurmRequest.memPerNode = mem.perNode;
+  return { slurmRequest, memPerCpu: mem.perCpu };
 }
 
 /**

@@ -148,9 +148,10 @@ export interface Job {
   gpus?: GpuRequest | undefined;
   /**
    * Facet (Slurm): how the job asks for nodes beyond its cores (`sbatch --exclusive`, `-N MIN-MAX`, `-c`),
-   * read by Slurm's select plugin (`pass_clock.slurm.within: "nodes"`, src/scheduling/slurmSelect.ts). An
-   * `exclusive` job is also an exact-shape job (`nodes` whole nodes of `ntasksPerNode` tasks, its nodes'
-   * cores), so that every placement gives it whole nodes.
+   * read by Slurm's select plugin (`pass_clock.slurm.within: "nodes"`, src/scheduling/slurmSelect.ts). Its
+   * `ntasks` are the CPUs it asks for (what Slurm's priority and its admission read); it holds the CPUs the
+   * select plugin gives it (`holdsItsPlacement`): its tasks' CPUs, which may be more (`-N` above its tasks,
+   * `-c` not dividing its CPUs, an exclusive job's whole nodes) or fewer (where Slurm oversubscribes a `-c` job).
    */
   slurmRequest?: SlurmRequest | undefined;
   /**
@@ -193,6 +194,15 @@ export function jobMemory(job: Job): number {
   let m = 0;
   for (const t of job.tasks) m += t.mem;
   return m;
+}
+
+/**
+ * Whether `job` holds the cores its placement gives it rather than one per task (a `delay` job without
+ * tasks of its own that has a Slurm node request, `slurmRequest`: the CPUs Slurm's select plugin gives it,
+ * `SlurmNodeSelection.cores`, at least one). Its `ntasks` then are the CPUs it asks for.
+ */
+export function holdsItsPlacement(job: Job): boolean {
+  return job.slurmRequest !== undefined && job.tasks === null && job.work === 'delay';
 }
 
 /** Whether `job` holds memory by the node, whatever its tasks there (Slurm's `--exclusive` or `--mem`: `nodeMemOf`). */

@@ -7,7 +7,10 @@
  * `sched/backfill` on the whole-node platform (the node-profile pass, src/scheduling/nodeProfileBackfill.ts,
  * which both engines run), the one engine gives every job the Slurm engine's start, end, state, suspension
  * periods and nodes; with memory requests (`--mem`, `--mem-per-cpu`, both together, on nodes with memory and on
- * partitions of groups with and without `memory_mb`) the free memory of its nodes once it started too.
+ * partitions of groups with and without `memory_mb`) the free memory of its nodes once it started too; with any
+ * node request the Slurm engine takes (`anyShapeWorkload`: `--exclusive` ranges, on unequal nodes, with other
+ * cores than its nodes'; `-N` above the tasks; cores that are not whole tasks of `-c`; placements Slurm
+ * oversubscribes; shapes on one-core nodes), the CPUs held on each node too.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -94,6 +97,51 @@ function memoryWorkload(seed: number, n: number, fractional: boolean, layout: La
       j = { ...j, cores };
     }
     return { ...j, shape };
+  });
+}
+
+/** Nodes of 4 and of 3 CPUs, where `-c 2` and `-c 3` tasks leave CPUs no whole task uses (Slurm's relief valve then oversubscribes). */
+const ODD_NODES: Layout = {
+  groups: [
+    { name: 'q', count: 4, cores: 4 },
+    { name: 'r', count: 3, cores: 3 },
+  ],
+  partitions: [
+    { name: 'a', groups: ['q', 'r'] },
+    { name: 'b', groups: ['r'] },
+  ],
+};
+
+/**
+ * `nodeWorkload` on `layout` with any node request the preset models: a quarter `--exclusive` on `-N MIN`,
+ * `-N MIN-MIN` or `-N MIN-MAX` whole nodes with 1-6 cores whatever their nodes' (on partitions of unequal
+ * nodes too), half `-N MIN[-MAX]` with `-c` 1, 2 or 3 and 1-10 cores (not always whole tasks, `-N` above the
+ * task count a third of the time: the job holds its tasks' CPUs, `distTasks`), the rest none. Jobs of one CPU
+ * per task beside `-c` jobs leave odd free counts where Slurm's relief valve oversubscribes a `-c` job. On
+ * one-core nodes a shape is whole nodes by default (`-N` of them, whatever its cores); with `notWhole`, three
+ * in ten say otherwise (`whole: false`).
+ */
+function anyShapeWorkload(seed: number, n: number, layout: Layout, notWhole: boolean): SlurmJobInput[] {
+  const rng = derive(seed, 'preset-nodes/any-shape');
+  const oneCore = layout.groups.every((g) => g.cores === 1);
+  const range = (min: number): number => {
+    const v = rng.next();
+    return v < 1 / 3 ? 0 : v < 2 / 3 ? min : min + 1 + Math.floor(rng.uniform(0, 3));
+  };
+  return nodeWorkload(seed, n, layout).map((j) => {
+    const u = rng.next();
+    if (u < 0.25) {
+      const min = 1 + Math.floor(rng.uniform(0, 3));
+      return { ...j, cores: 1 + Math.floor(rng.uniform(0, 6)), shape: { whole: true, minNodes: min, maxNodes: range(min) } };
+    }
+    if (u >= 0.75) return j;
+    const c = [1, 1, 2, 3, 3][Math.floor(rng.uniform(0, 5))]!;
+    const cores = 1 + Math.floor(rng.uniform(0, 10));
+    const tasks = Math.max(1, Math.floor(cores / c));
+    const min = rng.next() < 1 / 3 ? tasks + 1 + Math.floor(rng.uniform(0, 2)) : 1 + Math.floor(rng.uniform(0, Math.min(tasks, 3)));
+    const shape: NonNullable<SlurmJobInput['shape']> = { minNodes: min, maxNodes: range(min), cpusPerTask: c };
+    if (oneCore && notWhole && rng.next() < 0.3) shape.whole = false;
+    return { ...j, cores, shape };
   });
 }
 
@@ -252,19 +300,184 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     expect(presetNodeRows(layout, config, jobs)).toEqual(want);
   });
 
-  it("refuses a placement where Slurm oversubscribes a -c job's CPUs (its job would hold fewer cores than its CPUs), naming it", () => {
+  it('with any node request (--exclusive ranges, unequal nodes and other cores, -N above the tasks, cores not whole tasks of -c, oversubscribed -c, shapes on one-core nodes), under sched/builtin and each backfill pass, either job size factor: the same starts, ends, states, periods, nodes and CPUs on each', () => {
+    const seen = {
+      notWholeTasks: 0,
+      moreNodes: 0,
+      exclusiveRange: 0,
+      exclusiveOther: 0,
+      exclusiveUnequal: 0,
+      oneCoreShape: 0,
+      notWhole: 0,
+      oversubscribed: 0,
+      refused: 0,
+    };
+    for (const [name, layout] of [
+      ['whole', WHOLE_NODES],
+      ['multi', MULTI_CORE_NODES],
+      ['shaped', SHAPED_NODES],
+      ['odd', ODD_NODES],
+    ] as const) {
+      const oneCore = layout.groups.every((g) => g.cores === 1);
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 0, max: 1_000_000 }),
+          fc.constantFrom<Priority>('fifo', 'multifactor'),
+          fc.constantFrom<'cores' | 'slurm22'>('cores', 'slurm22'),
+          // sched/builtin, Slurm 22.05's will-run pass, or (one-core nodes) the node-profile pass
+          fc.constantFrom<'builtin' | 'willRun' | 'profile'>('builtin', 'willRun', ...(oneCore ? (['profile'] as const) : [])),
+          (seed, priority, jobSize, pass) => {
+            // (the Slurm engine's node-profile pass sees only nodes held whole: no `whole: false` with it)
+            const jobs = anyShapeWorkload(seed, 60, layout, pass !== 'profile');
+            const settings = { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
+            const config: Partial<SlurmConfig> = {
+              ...slurmConfigOf(priority, pass === 'builtin' ? null : settings),
+              nodeSelect: true,
+              bfWillRun: pass !== 'profile',
+            };
+            config.priority = { ...config.priority!, jobSize, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
+            const a = slurmNodeRows(layout, config, jobs);
+            const b = presetNodeRows(layout, config, jobs);
+            expect(b.size).toBe(a.size);
+            for (const [id, r] of a) {
+              expect(b.get(id), `job ${id}`).toEqual(r);
+              const { cores, shape } = jobs[id]!;
+              if (shape === undefined) continue;
+              if (Number.isNaN(r.start)) {
+                seen.refused++;
+                continue;
+              }
+              const held = r.units.reduce((x, y) => x + y, 0);
+              const min = shape.minNodes ?? 1;
+              const cpt = shape.cpusPerTask ?? 1;
+              const whole = shape.whole ?? oneCore;
+              if (whole) {
+                if ((shape.maxNodes ?? 0) > min && r.nodes.length > min) seen.exclusiveRange++;
+                if (held !== cores) seen.exclusiveOther++;
+                if (new Set(r.units).size > 1) seen.exclusiveUnequal++;
+                if (oneCore && r.nodes.length !== cores) seen.oneCoreShape++;
+                continue;
+              }
+              if (oneCore) seen.notWhole++;
+              const tasks = Math.max(1, Math.floor(cores / cpt));
+              if (cores % cpt !== 0) seen.notWholeTasks++;
+              if (min > tasks) seen.moreNodes++;
+              // (its tasks' CPUs, `distTasks`: max(tasks, -N) tasks of -c; fewer where the relief valve oversubscribes)
+              if (held < Math.max(tasks, min) * cpt) seen.oversubscribed++;
+            }
+          },
+        ),
+        { numRuns: 30, seed: derive(7, `preset-nodes/any-shape/${name}`).int(1_000_000) },
+      );
+    }
+    console.log(`any shape: ${JSON.stringify(seen)}`);
+    // each shape the preset refused before ran (and matched), many times; some requests refused by both
+    expect(seen.notWholeTasks).toBeGreaterThan(100);
+    expect(seen.moreNodes).toBeGreaterThan(100);
+    expect(seen.exclusiveRange).toBeGreaterThan(50);
+    expect(seen.exclusiveOther).toBeGreaterThan(100);
+    expect(seen.exclusiveUnequal).toBeGreaterThan(20);
+    expect(seen.oneCoreShape).toBeGreaterThan(50);
+    expect(seen.notWhole).toBeGreaterThan(20);
+    expect(seen.oversubscribed).toBeGreaterThanOrEqual(8);
+    expect(seen.refused).toBeGreaterThan(10);
+  });
+
+  it("hand-computed: a job holds its tasks' CPUs whatever its cores (-n 5 -c 2: 2 + 2; -N 3 of 2 CPUs: 1 + 1 + 1; --exclusive -N 1-2 of 3 CPUs: one whole node), and what it holds decides who waits; both engines", () => {
+    const layout: Layout = { groups: [{ name: 'n', count: 4, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] };
+    const job = (id: number, cores: number, runTime: number, shape: SlurmJobInput['shape']): SlurmJobInput => ({
+      id,
+      submit: id,
+      cores,
+      runTime,
+      timeLimit: 1_000,
+      user: 0,
+      shape,
+    });
+    const jobs = [
+      // 5 CPUs of -c 2: 2 tasks (at most 2 nodes); _eval_nodes chooses 4 on node 0, then 2 (a task) on node 1: 2 + 2 held
+      job(0, 5, 100, { cpusPerTask: 2 }),
+      // -N 3 with 2 CPUs: 3 nodes (more than its tasks), one CPU each on nodes 0, 1, 2 (free 2, 2, 4: _cpus_to_use keeps one for each node to come)
+      job(1, 2, 50, { minNodes: 3 }),
+      // --exclusive -N 1-2 with 3 CPUs: only node 3 is idle: one whole node, its 4 CPUs (the range aims at 2)
+      job(2, 3, 30, { whole: true, minNodes: 1, maxNodes: 2 }),
+      // -N 1 of 4 CPUs: no node has 4 free (1, 1, 3, 0) until job 2 ends at 32: node 3
+      job(3, 4, 10, { minNodes: 1, maxNodes: 1 }),
+      // 1 CPU: behind job 3 (FIFO, the partition blocked); at 32 the node of the fewest free CPUs that holds it: node 0
+      job(4, 1, 5, { minNodes: 1 }),
+    ];
+    const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', null), users: 1, nodeSelect: true, bfWillRun: true };
+    const row = (start: number, end: number, nodes: number[], units: number[]): NodeRow => ({ start, end, killed: false, periods: [], nodes, units });
+    const want = new Map<number, NodeRow>([
+      [0, row(0, 100, [0, 1], [2, 2])],
+      [1, row(1, 51, [0, 1, 2], [1, 1, 1])],
+      [2, row(2, 32, [3], [4])],
+      [3, row(32, 42, [3], [4])],
+      [4, row(32, 37, [0], [1])],
+    ]);
+    expect(slurmNodeRows(layout, config, jobs)).toEqual(want);
+    expect(presetNodeRows(layout, config, jobs)).toEqual(want);
+  });
+
+  it('hand-computed: --exclusive on unequal nodes holds them whole (4 + 2 for 3 cores), a shape on one-core nodes holds -N nodes (not its cores), -N 1-3 whole takes the idle nodes there are; both engines', () => {
+    const unequal: Layout = {
+      groups: [
+        { name: 'big', count: 1, cores: 4 },
+        { name: 'small', count: 2, cores: 2 },
+      ],
+      partitions: [{ name: 'p', groups: ['big', 'small'] }],
+    };
+    const job = (id: number, cores: number, runTime: number, shape: SlurmJobInput['shape']): SlurmJobInput => ({
+      id,
+      submit: id,
+      cores,
+      runTime,
+      timeLimit: 1_000,
+      user: 0,
+      shape,
+    });
+    const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', null), users: 1, nodeSelect: true, bfWillRun: true };
+    const row = (start: number, end: number, nodes: number[], units: number[]): NodeRow => ({ start, end, killed: false, periods: [], nodes, units });
+    // --exclusive -N 2 with 3 cores: the first two idle nodes of the one run, 4 + 2 CPUs; then 1 CPU on the node left: node 2
+    const a = [job(0, 3, 100, { whole: true, minNodes: 2 }), job(1, 1, 10, {})];
+    const wantA = new Map<number, NodeRow>([
+      [0, row(0, 100, [0, 1], [4, 2])],
+      [1, row(1, 11, [2], [1])],
+    ]);
+    expect(slurmNodeRows(unequal, config, a)).toEqual(wantA);
+    expect(presetNodeRows(unequal, config, a)).toEqual(wantA);
+    // four one-core nodes: -N 2 with 3 cores holds nodes 0 and 1 (whole, by default); -N 1-3 with 1 core: the idle nodes 2 and 3
+    const ones: Layout = { groups: [{ name: 'w', count: 4, cores: 1 }], partitions: [{ name: 'p', groups: ['w'] }] };
+    const b = [job(0, 3, 100, { minNodes: 2 }), job(1, 1, 10, { minNodes: 1, maxNodes: 3 }), job(2, 1, 10, {})];
+    const wantB = new Map<number, NodeRow>([
+      [0, row(0, 100, [0, 1], [1, 1])],
+      [1, row(1, 11, [2, 3], [1, 1])],
+      // 1 core, no shape (one whole node): waits for job 1's nodes
+      [2, row(11, 21, [2], [1])],
+    ]);
+    expect(slurmNodeRows(ones, config, b)).toEqual(wantB);
+    expect(presetNodeRows(ones, config, b)).toEqual(wantB);
+    // --exclusive without -N: as many whole nodes as its cores (3), on unequal nodes too (3 cores: nodes 0 and 1, 4 + 2)
+    const c = [job(0, 3, 10, { whole: true })];
+    const wantC = new Map<number, NodeRow>([[0, row(0, 10, [0, 1, 2], [1, 1, 1])]]);
+    expect(slurmNodeRows(ones, config, c)).toEqual(wantC);
+    expect(presetNodeRows(ones, config, c)).toEqual(wantC);
+    const wantD = new Map<number, NodeRow>([[0, row(0, 10, [0, 1, 2], [4, 2, 2])]]);
+    expect(slurmNodeRows(unequal, config, c)).toEqual(wantD);
+    expect(presetNodeRows(unequal, config, c)).toEqual(wantD);
+  });
+
+  it("holds what the Slurm engine holds where Slurm oversubscribes a -c job's CPUs (-n 4 -c 3 on idle 4-CPU nodes: 4 + 3 + 3), the CPUs its usage counts", () => {
     // -n 4 -c 3 on partition a's idle 4-CPU nodes: Slurm gives 4 + 3 + 3 = 10 CPUs for 12 (two tasks on node 0's 4)
     const job: SlurmJobInput = { id: 1, submit: 0, cores: 12, runTime: 10, timeLimit: 20, user: 0, shape: { cpusPerTask: 3 } };
-    expect(() => runSlurmPreset(SHAPED_NODES, [job], { nodeSelect: true, backfill: false, users: 1 })).toThrow(
-      /job 1: Slurm's select plugin gives it 10 CPUs for its 12 .*it oversubscribes them/,
-    );
-    const held: number[][] = [];
-    const e = new SlurmEngine(new SlurmPlatform(SHAPED_NODES), { nodeSelect: true, backfill: false, users: 1 });
-    e.addListener({ onStart: (eng, s) => void held.push([...eng.nodeMap!.held.get(s)!.units]) });
-    e.stream([job]);
-    e.run();
+    const config: Partial<SlurmConfig> = { nodeSelect: true, backfill: false, users: 1 };
+    const want = new Map<number, NodeRow>([[1, { start: 0, end: 10, killed: false, periods: [], nodes: [0, 1, 2], units: [4, 3, 3] }]]);
     // (the Slurm engine's job holds them, as the live Slurm's does: test/slurm/nodeRangesLive.test.ts)
-    expect(held).toEqual([[4, 3, 3]]);
+    expect(slurmNodeRows(SHAPED_NODES, config, [job])).toEqual(want);
+    expect(presetNodeRows(SHAPED_NODES, config, [job])).toEqual(want);
+    const cores: number[] = [];
+    runSlurmPreset(SHAPED_NODES, [job], config, [{ onStart: (_s, rj) => void cores.push(rj.cores.length) }]);
+    expect(cores).toEqual([10]);
   });
 
   it("with memory requests (--mem, --mem-per-cpu) on nodes of several memory sizes, under sched/builtin and Slurm 22.05's will-run pass, either job size factor: the same starts, ends, states, periods, nodes and free memory", () => {
@@ -520,7 +733,6 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
       (j: SlurmJobInput, layout: Layout = MULTI_CORE_NODES) =>
       () =>
         runSlurmPreset(layout, [j], { nodeSelect: true, backfill: false, users: 1 });
-    expect(run({ ...job, shape: { whole: true } })).toThrow(/--exclusive on a partition of unequal nodes/);
     const mem = { ...MEMORY_NODES, partitions: [{ name: 'a', groups: ['x0', 'x1'] }] };
     // --mem with --mem-per-cpu: both bind, the --mem is held (test/slurm/presetNodes.test.ts, memory hand-computed)
     expect(run({ ...job, shape: { memPerNode: 100, memPerCpu: 100 } }, mem)().summary.jobs_finished).toBe(1);
@@ -532,11 +744,12 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     expect(run({ ...job, shape: { memPerNode: 1e9 } }, mixed)().summary.jobs_finished).toBe(1);
     // memory not consumable (no memory_mb): the request is dropped, as the Slurm engine ignores it
     expect(run({ ...job, shape: { memPerNode: 1e9 } })().summary.jobs_finished).toBe(1);
-    expect(run({ ...job, cores: 8, shape: { whole: true, minNodes: 2, maxNodes: 3 } }, SHAPED_NODES)).toThrow(/node range/);
-    expect(run({ ...job, cores: 5, shape: { minNodes: 2, cpusPerTask: 2 } }, SHAPED_NODES)).toThrow(/cores \(5\) that are not whole tasks of -c 2/);
-    expect(run({ ...job, cores: 4, shape: { minNodes: 3, cpusPerTask: 2 } }, SHAPED_NODES)).toThrow(/more nodes \(-N 3\) than tasks \(2\)/);
-    expect(run({ ...job, cores: 6, shape: { whole: true, minNodes: 2 } }, SHAPED_NODES)).toThrow(/cores \(6\) other than its whole nodes' \(2 x 4\)/);
-    expect(run({ ...job, shape: { whole: false } }, WHOLE_NODES)).toThrow(/not whole nodes on a partition of one-core nodes/);
+    // shapes are no longer refused (above): --exclusive on unequal nodes, a node range, other cores; -N above the tasks; -c not dividing the cores; whole: false on one-core nodes
+    expect(run({ ...job, shape: { whole: true } })().summary.jobs_finished).toBe(1);
+    expect(run({ ...job, cores: 8, shape: { whole: true, minNodes: 2, maxNodes: 3 } }, SHAPED_NODES)().summary.jobs_finished).toBe(1);
+    expect(run({ ...job, cores: 5, shape: { minNodes: 2, cpusPerTask: 2 } }, SHAPED_NODES)().summary.jobs_finished).toBe(1);
+    expect(run({ ...job, cores: 4, shape: { minNodes: 3, cpusPerTask: 2 } }, SHAPED_NODES)().summary.jobs_finished).toBe(1);
+    expect(run({ ...job, shape: { whole: false } }, WHOLE_NODES)().summary.jobs_finished).toBe(1);
     expect(() => runSlurmPreset(MULTI_CORE_NODES, [], { nodeSelect: true, backfill: false, users: 1 }, [], 'counted')).toThrow(/capacity "cores" only/);
   });
 });

@@ -6,7 +6,8 @@
  * order until it does), and a job preempted by suspension resumes at a later main pass where the select
  * plugin places it then. On random workloads over partitions of one-core nodes and of nodes of several cores,
  * suspend, requeue or cancel, sched/builtin or backfill, both engines give every job the same start, end,
- * state, suspension periods, and nodes at each start and resumption.
+ * state, suspension periods, and nodes at each start and resumption; jobs that hold other CPUs than their
+ * cores too (a requeued job counts its last run's, a resumed job accrues usage at what it holds where it resumes).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -15,7 +16,7 @@ import type { PreemptMode } from '../../src/platform/partitions.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
 import { runSlurmPreset, slurmPresetRefusal, slurmPresetRequest } from '../../src/slurm/preset.js';
 import { LAYOUT, type Layout, MULTI_CORE_NODES, WHOLE_NODES } from './layouts.js';
-import { type NodeRow, partitionedWorkload, presetNodeRows, type Priority, slurmConfigOf, slurmNodeRows } from './presetHarness.js';
+import { type NodeRow, nodeWorkload, partitionedWorkload, presetNodeRows, type Priority, slurmConfigOf, slurmNodeRows } from './presetHarness.js';
 
 /**
  * `base`'s groups under four partitions: `a` (tier 1, `modeA`) and `c` (tier 1, `modeC`) under `b` (tier 2), `b`
@@ -179,6 +180,91 @@ describe('partitions that preempt, with --mem and --mem-per-cpu together and mem
     expect(seen.suspended + seen.requeued + seen.cancelled).toBeGreaterThan(20);
     expect(both).toBeGreaterThan(100);
     expect(unmetered).toBeGreaterThan(150);
+  });
+});
+
+/**
+ * Any node request under preemption: `a` (tier 1, `mode`) over `s0`, `s1` and `s2`, `h` (tier 2) over `s1` and
+ * `s2`; nodes of 4, 3 and 4 CPUs (`oneCore`: of one core each, 4, 3 and 3 of them).
+ */
+function anyShapeLayout(mode: PreemptMode, oneCore: boolean): Layout {
+  return {
+    groups: [
+      { name: 's0', count: oneCore ? 4 : 3, cores: oneCore ? 1 : 4 },
+      { name: 's1', count: oneCore ? 3 : 2, cores: oneCore ? 1 : 3 },
+      { name: 's2', count: oneCore ? 3 : 2, cores: oneCore ? 1 : 4 },
+    ],
+    partitions: [
+      { name: 'a', groups: ['s0', 's1', 's2'], priority_tier: 1, preempt_mode: mode },
+      { name: 'h', groups: ['s1', 's2'], priority_tier: 2 },
+    ] as Layout['partitions'],
+  };
+}
+
+/**
+ * `nodeWorkload` on `layout` with requests whose CPUs held are not their cores: three in ten `--exclusive` on
+ * `-N 1` or `-N 2`, up to one more, with 1-6 cores; four in ten `-N 1-3` with `-c` 1, 2 or 3 and 1-8 cores; the
+ * rest none.
+ */
+function heldWorkload(seed: number, n: number, layout: Layout): SlurmJobInput[] {
+  const rng = derive(seed, 'preset-preempt-nodes/held');
+  return nodeWorkload(seed, n, layout).map((j) => {
+    const u = rng.next();
+    if (u < 0.3) {
+      const min = 1 + Math.floor(rng.uniform(0, 2));
+      return { ...j, cores: 1 + Math.floor(rng.uniform(0, 6)), shape: { whole: true, minNodes: min, maxNodes: rng.next() < 0.5 ? 0 : min + 1 } };
+    }
+    if (u < 0.7) {
+      const c = [1, 2, 3][Math.floor(rng.uniform(0, 3))]!;
+      return { ...j, cores: 1 + Math.floor(rng.uniform(0, 8)), shape: { minNodes: 1 + Math.floor(rng.uniform(0, 3)), cpusPerTask: c } };
+    }
+    return j;
+  });
+}
+
+describe('the Slurm preset with whole-node allocation, partitions that preempt and jobs that hold other CPUs than their cores', () => {
+  it("a requeued job counts the CPUs its last run held (Slurm's total_cpus: its size factor, the node-profile pass's nodes), a resumed job's usage the CPUs it holds where it resumes: the same rows and nodes", () => {
+    const seen: Seen = { suspended: 0, resumed: 0, moved: 0, requeued: 0, cancelled: 0 };
+    // preempted jobs (requeued; suspended and resumed on other nodes) whose CPUs held were not their cores
+    let requeuedOther = 0;
+    let movedOther = 0;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.constantFrom<'cores' | 'slurm22'>('cores', 'slurm22'),
+        fc.constantFrom<PreemptMode>('suspend', 'requeue', 'cancel'),
+        fc.boolean(),
+        fc.constantFrom<'builtin' | 'willRun' | 'profile'>('builtin', 'willRun', 'profile'),
+        (seed, jobSize, mode, oneCore, pass) => {
+          const layout = anyShapeLayout(mode, oneCore);
+          const jobs = heldWorkload(seed, 60, layout);
+          const settings = { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
+          // (the node-profile pass on one-core nodes only; the will-run pass elsewhere)
+          const bf = pass === 'builtin' ? null : settings;
+          const config: Partial<SlurmConfig> = { ...slurmConfigOf('multifactor', bf), nodeSelect: true, bfWillRun: pass === 'willRun' || !oneCore };
+          config.priority = { ...config.priority!, jobSize, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
+          const a = slurmNodeRows(layout, config, jobs, { runs: true });
+          const b = presetNodeRows(layout, config, jobs, { runs: true });
+          expect(b.size).toBe(a.size);
+          for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+          count(seen, jobs, a);
+          for (const j of jobs) {
+            const r = a.get(j.id)!;
+            if (Number.isNaN(r.start) || j.opAfter !== undefined || j.shape === undefined) continue;
+            if (r.units.reduce((x, y) => x + y, 0) === j.cores) continue;
+            const runs = r.runs!;
+            if (r.periods.length === 0 && runs.length > 1) requeuedOther++;
+            if (r.periods.length > 0 && runs.some((x) => x.join() !== runs[0]!.join())) movedOther++;
+          }
+        },
+      ),
+      { numRuns: 80, seed: derive(7, 'preset-preempt-nodes/held').int(1_000_000) },
+    );
+    console.log(`held: ${JSON.stringify({ ...seen, requeuedOther, movedOther })}`);
+    expect(seen.requeued).toBeGreaterThan(30);
+    expect(seen.moved).toBeGreaterThan(10);
+    expect(requeuedOther).toBeGreaterThan(10);
+    expect(movedOther).toBeGreaterThan(5);
   });
 });
 
