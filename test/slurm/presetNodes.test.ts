@@ -30,6 +30,11 @@ import { runSimulation } from '../../src/scheduling/run.js';
 import { type Layout, MEMORY_NODES, MIXED_MEMORY_NODES, MULTI_CORE_NODES, SHAPED_NODES, WHOLE_NODES } from './layouts.js';
 import { type NodeRow, nodeWorkload, presetNodeRows, type Priority, slurmConfigOf, slurmNodeRows } from './presetHarness.js';
 
+/** A job of user 0 submitted at second `id` with a 1,000 s time limit and node request `shape` (the hand-computed cases). */
+function shapedJob(id: number, cores: number, runTime: number, shape: SlurmJobInput['shape']): SlurmJobInput {
+  return { id, submit: id, cores, runTime, timeLimit: 1_000, user: 0, shape };
+}
+
 /**
  * `nodeWorkload` on `SHAPED_NODES` with node requests: a third of the jobs `--exclusive` on 1-3 whole nodes
  * (their cores those nodes' cores); the others, on partition `a`'s 4-CPU nodes, tasks of `-c 2` on `-N MIN`
@@ -266,15 +271,7 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
 
   it('hand-computed: a node range holds its tasks (2 + 2 + 1 + 1 of four 2-CPU nodes), -c 2 tasks wait for two whole CPUs on a node, an unplaceable -c refused; both engines', () => {
     const layout: Layout = { groups: [{ name: 'n', count: 4, cores: 2 }], partitions: [{ name: 'p', groups: ['n'] }] };
-    const job = (id: number, cores: number, runTime: number, shape: SlurmJobInput['shape']): SlurmJobInput => ({
-      id,
-      submit: id,
-      cores,
-      runTime,
-      timeLimit: 1_000,
-      user: 0,
-      shape,
-    });
+    const job = shapedJob;
     const jobs = [
       // -N 2-4 -n 6: _eval_nodes chooses 2 + 2 + 2 + 1; the job holds 2 + 2 + 1 + 1 (6 tasks, one on each node, then two more)
       job(0, 6, 100, { minNodes: 2, maxNodes: 4 }),
@@ -385,15 +382,7 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
 
   it("hand-computed: a job holds its tasks' CPUs whatever its cores (-n 5 -c 2: 2 + 2; -N 3 of 2 CPUs: 1 + 1 + 1; --exclusive -N 1-2 of 3 CPUs: one whole node), and what it holds decides who waits; both engines", () => {
     const layout: Layout = { groups: [{ name: 'n', count: 4, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] };
-    const job = (id: number, cores: number, runTime: number, shape: SlurmJobInput['shape']): SlurmJobInput => ({
-      id,
-      submit: id,
-      cores,
-      runTime,
-      timeLimit: 1_000,
-      user: 0,
-      shape,
-    });
+    const job = shapedJob;
     const jobs = [
       // 5 CPUs of -c 2: 2 tasks (at most 2 nodes); _eval_nodes chooses 4 on node 0, then 2 (a task) on node 1: 2 + 2 held
       job(0, 5, 100, { cpusPerTask: 2 }),
@@ -427,15 +416,7 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
       ],
       partitions: [{ name: 'p', groups: ['big', 'small'] }],
     };
-    const job = (id: number, cores: number, runTime: number, shape: SlurmJobInput['shape']): SlurmJobInput => ({
-      id,
-      submit: id,
-      cores,
-      runTime,
-      timeLimit: 1_000,
-      user: 0,
-      shape,
-    });
+    const job = shapedJob;
     const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', null), users: 1, nodeSelect: true, bfWillRun: true };
     const row = (start: number, end: number, nodes: number[], units: number[]): NodeRow => ({ start, end, killed: false, periods: [], nodes, units });
     // --exclusive -N 2 with 3 cores: the first two idle nodes of the one run, 4 + 2 CPUs; then 1 CPU on the node left: node 2
@@ -622,15 +603,7 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
   });
 
   it('memory requests, hand-computed: --mem with --mem-per-cpu (both bind, the --mem is held); groups with and without memory_mb (none binds where it is not given)', () => {
-    const job = (id: number, cores: number, runTime: number, shape: SlurmJobInput['shape']): SlurmJobInput => ({
-      id,
-      submit: id,
-      cores,
-      runTime,
-      timeLimit: 1000,
-      user: 0,
-      shape,
-    });
+    const job = shapedJob;
     const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', null), users: 1, nodeSelect: true, bfWillRun: true };
     // one partition of 2 nodes of 4 cores: n0 4,000 MB, n1 8,000 MB; sched/builtin, FIFO, a pass at each event
     const both: Layout = {
