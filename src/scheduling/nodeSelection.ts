@@ -40,6 +40,30 @@ export interface NodeAlloc {
   whole: boolean;
 }
 
+/**
+ * Gives back what allocation `a` holds onto the per-node arrays of a set of nodes (`at`: a global node index
+ * to its index there; nodes not in the set are skipped): its units to `free`, its memory to `mem`, its GPUs to
+ * `gpus`, and one job fewer to `jobs`. The select plugin's view of those nodes with the job gone (a will-run
+ * test's release of a running job; a preemption's test with its victims gone), written once for both engines.
+ */
+export function giveBack(
+  a: NodeAlloc,
+  at: ReadonlyMap<number, number>,
+  free: Int32Array | Float64Array,
+  mem: Float64Array,
+  jobs: Int32Array | Float64Array,
+  gpus: Int32Array | Float64Array,
+): void {
+  for (let k = 0; k < a.nodes.length; k++) {
+    const i = at.get(a.nodes[k]!);
+    if (i === undefined) continue;
+    free[i]! += a.units[k]!;
+    mem[i]! += a.mem[k]!;
+    jobs[i]! -= 1;
+    gpus[i]! += a.gpus[k]!;
+  }
+}
+
 /** What each node offers whole: its memory (MB; Infinity: not consumable) and GPUs, by global node index. */
 export interface NodeCapacities {
   readonly memCap: ArrayLike<number>;

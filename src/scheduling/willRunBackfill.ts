@@ -10,7 +10,7 @@
  * docs/slurm.md. Cost per job tested: retries x (records x nodes + running jobs x nodes): meant for
  * partitions of tens of whole nodes.
  */
-import { allocOf, evalNodes, type NodeAlloc, type NodeCapacities, type NodeRequest, usableUnits } from './nodeSelection.js';
+import { allocOf, evalNodes, giveBack, type NodeAlloc, type NodeCapacities, type NodeRequest, usableUnits } from './nodeSelection.js';
 
 /** The nodes as the pass reads them now, by global node index. */
 export interface WillRunNodes extends NodeCapacities {
@@ -258,15 +258,7 @@ function willRunStart(
           if (Number.isNaN(barrier)) barrier = q.end + (30 - (q.end % 30));
           lastEnd = q.end;
           held = Math.max(held, q.real);
-          const a = q.hold;
-          for (let i = 0; i < a.nodes.length; i++) {
-            const x = at.get(a.nodes[i]!);
-            if (x === undefined) continue;
-            fFree[x]! += a.units[i]!;
-            fMem[x]! += a.mem[i]!;
-            fJobs[x]! -= 1;
-            fGpus[x]! += a.gpus[i]!;
-          }
+          giveBack(q.hold, at, fFree, fMem, fJobs, fGpus);
           if (k >= run.length) {
             more = false;
             break;

@@ -14,7 +14,17 @@
  * src/scheduling/nodeSelection.ts (the one engine's Slurm selection uses it too).
  */
 import type { JobShape } from './config.js';
-import { evalNodes, type NodeAlloc, type NodeRequest, allocOf, neverPlaced, nodeRequestOf, usableGpus, usableUnits } from '../scheduling/nodeSelection.js';
+import {
+  evalNodes,
+  giveBack,
+  type NodeAlloc,
+  type NodeRequest,
+  allocOf,
+  neverPlaced,
+  nodeRequestOf,
+  usableGpus,
+  usableUnits,
+} from '../scheduling/nodeSelection.js';
 
 export { allocOf, evalNodes, type NodeAlloc, type NodeRequest, pickNodes, usableUnits } from '../scheduling/nodeSelection.js';
 import type { SlurmPlatform } from './platform.js';
@@ -150,17 +160,7 @@ export class NodeMap {
     const mem = Float64Array.from(P, (x) => this.memFree[x]!);
     const jobs = Int32Array.from(P, (x) => this.jobsOn[x]!);
     const gpus = Int32Array.from(P, (x) => this.gpuFree[x]!);
-    for (const s of slots) {
-      const a = this.held.get(s)!;
-      for (let k = 0; k < a.nodes.length; k++) {
-        const i = at.get(a.nodes[k]!);
-        if (i === undefined) continue;
-        free[i]! += a.units[k]!;
-        mem[i]! += a.mem[k]!;
-        jobs[i]! -= 1;
-        gpus[i]! += a.gpus[k]!;
-      }
-    }
+    for (const s of slots) giveBack(this.held.get(s)!, at, free, mem, jobs, gpus);
     return (
       evalNodes(
         Int32Array.from(P, (x, i) => usableUnits(req, this.cap[x]!, free[i]!, mem[i]!, jobs[i] === 0, this.gpusFor(req, x, gpus[i]!))),
