@@ -298,3 +298,8 @@ export function nodeWorkload(seed: number, n: number, layout: Layout, fractional
   if (!fractional) return jobs;
   return jobs.map(({ opAfter: _a, opFor: _f, ...j }) => ({ ...j, submit: j.submit + ((j.submit * 7) % 10) / 10 }));
 }
+
+/** A job of user 0 submitted at second `id` with a 1,000 s time limit and node request `shape` (the hand-computed cases). */
+export function shapedJob(id: number, cores: number, runTime: number, shape: SlurmJobInput['shape']): SlurmJobInput {
+  return { id, submit: id, cores, runTime, timeLimit: 1_000, user: 0, shape };
+}
