@@ -123,6 +123,8 @@ export class SlurmAgent {
   private reserved: TrackedJob | null = null;
   /** A job joined or left the mirror since the last decision round (the env's decision points are events). */
   private changed = true;
+  /** Decided jobs Slurm has not started whose CPUs per node it still chooses (their nodes take no new job meanwhile). */
+  private unsettled = new Set<string>();
 
   constructor(readonly o: AgentOptions) {
     for (const [i, n] of o.nodeNames.entries()) this.nodeIndex.set(n, i);
@@ -201,7 +203,7 @@ export class SlurmAgent {
     // Slurm's view of the nodes now: decisions are made only where Slurm sees the resources free
     const decidedPending = new Set<string>();
     for (const t of this.tracked.values()) if (t.phase === 'running' && t.decision && t.slurm.state === 'PENDING') decidedPending.add(t.slurm.id);
-    this.o.placement.reconcile(this.sim, await this.o.client.nodes(), decidedPending);
+    this.unsettled = this.o.placement.reconcile(this.sim, await this.o.client.nodes(), decidedPending);
     await this.retryOrders();
     if (this.changed || this.reserved) {
       this.changed = false;
@@ -300,6 +302,8 @@ export class SlurmAgent {
       if (t.decision && running && !t.checked) {
         t.checked = true;
         this.checkNodes(t, j);
+        // its nodes were closed to new jobs until Slurm laid it out: the env decides again
+        if (this.unsettled.delete(j.id)) this.changed = true;
       }
     }
     if (t.phase === 'blocked' || t.phase === 'unplaceable') {
@@ -480,6 +484,7 @@ export class SlurmAgent {
     if (this.o.decisionsFile) appendFileSync(this.o.decisionsFile, `${JSON.stringify(d)}\n`);
     this.o.log(`clustergym slurm-agent: ${this.o.dryRun ? '(dry run) would start' : 'start'} job ${d.job_id} on ${nodes.join(',')}`);
     if (this.o.dryRun) return;
+    if (this.o.placement.decided(rj)) this.unsettled.add(t.slurm.id);
     // a job gone meanwhile (cancelled) is seen gone at the next poll; a transient failure is ordered again then
     await this.apply(t.slurm.id, nodes);
   }

@@ -12,6 +12,10 @@
  * - usable now, in Slurm's view as the last poll saw it (`reconcile`): the node is up and not draining,
  *   drained, completing, reserved or powered down, and the CPUs and memory that Slurm has allocated
  *   beyond the mirror's own jobs (other partitions' jobs, jobs the agent left to Slurm) are not free;
+ *   and no decided job that Slurm has not started yet may still lay its CPUs out otherwise there (a job
+ *   of tasks on several nodes: Slurm's select plugin gives the first nodes of its list as many CPUs as
+ *   they have free when it starts, which a job ending meanwhile changes; the node is usable again once
+ *   the job runs and the mirror follows its layout);
  * - the node count: whole nodes (`--exclusive`, or an `OverSubscribe=EXCLUSIVE` partition) get exactly
  *   their minimum node count of idle nodes; a job with a node count or tasks per node exactly that many
  *   nodes; a job of tasks alone at most one node per task;
@@ -23,7 +27,7 @@
  * CPUs per task; a whole-node job holds `nodes x` the CPUs of the smallest node it may use; a job with a
  * node count or tasks per node is an MPI job on exactly that many nodes (`nodes`, `ntasks_per_node`).
  */
-import type { ClusterSimulator } from '../execution/simulator.js';
+import type { ClusterSimulator, RunningJob } from '../execution/simulator.js';
 import type { Platform } from '../platform/platform.js';
 import type { PlacementLimit, ResourcePolicy } from '../scheduling/placement.js';
 import type { Job } from '../workload/job.js';
@@ -92,6 +96,8 @@ export class SlurmPlacement {
   private readonly unusable: Uint8Array;
   private readonly extCpus: Int32Array;
   private readonly extMem: Float64Array;
+  /** Nodes of decided jobs that Slurm has not started and whose CPUs per node it chooses at the start (`reconcile`). */
+  private readonly unsettled: Uint8Array;
 
   constructor(
     readonly platform: Platform,
@@ -106,6 +112,7 @@ export class SlurmPlacement {
     this.unusable = new Uint8Array(N);
     this.extCpus = new Int32Array(N);
     this.extMem = new Float64Array(N);
+    this.unsettled = new Uint8Array(N);
   }
 
   /** Memory of node `n` (MB) as Slurm counts it. */
@@ -218,21 +225,47 @@ export class SlurmPlacement {
   }
 
   /**
+   * Whether Slurm chooses the CPUs per node of mirror job `e` placed as `perNode` when it starts it: a job of
+   * tasks on several nodes, unless every node holds the most tasks it allows (`--ntasks-per-node`) or its
+   * one task. Whole-node jobs and one-node jobs start as decided.
+   */
+  private layoutOpen(e: Entry, perNode: ArrayLike<number>): boolean {
+    if (e.shape.whole || perNode.length < 2) return false;
+    const cpt = e.req.cpusPerTask;
+    const most = e.req.tasksPerNode * cpt;
+    // every node at its most tasks, or at its one task (each node of the list holds at least one): fixed
+    let atMost = most > 0;
+    let atOne = true;
+    for (let i = 0; i < perNode.length; i++) {
+      if (perNode[i]! < most) atMost = false;
+      if (perNode[i]! !== cpt) atOne = false;
+    }
+    return !atMost && !atOne;
+  }
+
+  /**
    * Slurm's view of the nodes at a poll (`sinfo`), against the mirror then (`sim`): a node in a state where
    * Slurm starts nothing is unusable, and the CPUs and memory Slurm has allocated beyond what the mirror's
    * jobs hold there (minus what the mirror holds for `pending`: decided jobs Slurm has not started yet)
-   * are held by others until the next poll.
+   * are held by others until the next poll. A node of a pending job whose layout Slurm still chooses
+   * (`layoutOpen`) takes no new job until that job runs. Returns those pending jobs (the agent decides
+   * again once one of them starts).
    */
-  reconcile(sim: ClusterSimulator, nodes: readonly SlurmNode[], pending: ReadonlySet<string>): void {
+  reconcile(sim: ClusterSimulator, nodes: readonly SlurmNode[], pending: ReadonlySet<string>): Set<string> {
     const use = this.mirrorUse(sim);
     const pendCpus = new Int32Array(this.nodeNames.length);
     const pendMem = new Float64Array(this.nodeNames.length);
+    const open = new Set<string>();
+    this.unsettled.fill(0);
     for (const rj of sim.running()) {
       if (!pending.has(rj.job.id)) continue;
       const e = this.entries.get(rj.job.id);
+      const unsettled = e !== undefined && this.layoutOpen(e, rj.perNode);
+      if (unsettled) open.add(rj.job.id);
       for (let i = 0; i < rj.nodes.length; i++) {
         pendCpus[rj.nodes[i]!]! += rj.perNode[i]!;
         pendMem[rj.nodes[i]!]! += e && this.cluster.memory ? e.memFor(rj.nodes[i]!, rj.perNode[i]!) : 0;
+        if (unsettled) this.unsettled[rj.nodes[i]!] = 1;
       }
     }
     this.unusable.fill(1);
@@ -247,6 +280,19 @@ export class SlurmPlacement {
       this.extCpus[n] = Math.max(0, s.allocCpus - busy);
       this.extMem[n] = this.cluster.memory ? Math.max(0, s.allocMemoryMb - (use.mem[n]! - pendMem[n]!)) : 0;
     }
+    return open;
+  }
+
+  /**
+   * A decision just made (`rj`, a running job of the mirror that Slurm has yet to start): when Slurm still
+   * chooses its layout (`layoutOpen`), its nodes take no new job until the next `reconcile`. Returns
+   * whether they were marked so.
+   */
+  decided(rj: RunningJob): boolean {
+    const e = this.entries.get(rj.job.id);
+    if (e === undefined || !this.layoutOpen(e, rj.perNode)) return false;
+    for (let i = 0; i < rj.nodes.length; i++) this.unsettled[rj.nodes[i]!] = 1;
+    return true;
   }
 
   /** Most cores job `e` may take on each node now, restricted to `eligible`. */
@@ -255,7 +301,7 @@ export class SlurmPlacement {
     const cores = this.platform.nodeCoreCount;
     const cpt = e.req.cpusPerTask;
     const room = (n: number): number => {
-      if (!eligible[n] || this.unusable[n] || use.whole[n]) return 0;
+      if (!eligible[n] || this.unusable[n] || this.unsettled[n] || use.whole[n]) return 0;
       const free = sim.nodeFree[n]! - this.extCpus[n]!;
       const memFree = this.memCap(n) - use.mem[n]! - this.extMem[n]!;
       if (e.shape.whole) return free === cores[n]! && (!this.cluster.memory || memFree >= this.memCap(n) - 1e-6) ? Number.POSITIVE_INFINITY : 0;

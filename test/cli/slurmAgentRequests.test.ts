@@ -26,6 +26,7 @@ const START_BOUND = 8;
 
 /** The workloads' seed: fresh for every run (printed), or `CLUSTERGYM_SLURM_TEST_SEED`. */
 const SEED = Number(process.env.CLUSTERGYM_SLURM_TEST_SEED ?? Math.floor(Math.random() * 2 ** 31));
+if (HAVE_SLURM) console.log(`slurm-agent requests: workloads of seed ${SEED} (CLUSTERGYM_SLURM_TEST_SEED=${SEED} draws them again)`);
 
 describe.skipIf(!HAVE_SLURM)('slurm-agent: node counts, exclusive nodes, tasks, memory, partitions, features, dependencies', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cg-slurm-req-'));
@@ -69,7 +70,7 @@ describe.skipIf(!HAVE_SLURM)('slurm-agent: node counts, exclusive nodes, tasks, 
     const a = c.agent(['--policy', policy, '--exit-when-idle', '--decisions', dec, '--record', rec]);
     expect(await exited(a), `seed ${SEED}: ${a.out.join('')}`).toBe(0);
     const out = a.out.join('');
-    expect(out).not.toMatch(/without a decision|not on the decided/);
+    expect(out, `seed ${SEED}`).not.toMatch(/without a decision|not on the decided/);
     const ds = decisions(dec);
     const q = c.queue(ids);
     const times = c.times();

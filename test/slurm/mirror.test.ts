@@ -288,4 +288,57 @@ describe('placements Slurm accepts exactly (SlurmPlacement)', () => {
     pl.reconcile(sim, sinfo({ n1: { state: 'allocated', allocCpus: 4, allocMemoryMb: 2000 } }), new Set());
     expect(layout(pl, policy.place(sim, k, 'first_fit'))).toEqual({ n2: 4 });
   });
+  it('a decided job of tasks on several nodes closes its nodes to new jobs until Slurm has laid it out (whole-node, one-node and full --ntasks-per-node jobs do not)', () => {
+    // the live failure this guards against: job 14 (-n 5) decided on n1,n2,n4 as 2,1,2 while n1 had 2 CPUs free; a
+    // job on n1 ended before slurmctld started it, so Slurm gave it 3,1,1 (the first nodes of the list as much as
+    // they have free); job 15 (-n 5), decided meanwhile on n1,n2 as 2,3, found 1 CPU on n1 and Slurm added n3
+    const { platform, names, view } = cluster(false);
+    const pl = new SlurmPlacement(platform, names, view);
+    const sim = new ClusterSimulator(platform, [], { workloadName: 'mirror' });
+    const policy = pl.constrain(platformPolicy);
+    const add = (id: string, r: SlurmRequest) => {
+      const s = pl.register(id, r);
+      if (!('shape' in s)) throw new Error(s.never);
+      const { ntasks, type, nodes, ntasksPerNode } = s.shape;
+      return sim.liveSubmit(makeJob({ id, subtime: 0, ntasks, type, nodes, ntasksPerNode, reqTime: 60, runtime: Infinity, work: 'delay' }));
+    };
+    const start = (j: ReturnType<typeof add>) => {
+      const c = policy.place(sim, j, 'first_fit')!;
+      sim.startJob(j, c);
+      return [...sim.running()].find((r) => r.job === j)!;
+    };
+    const one = add('one', req({ tasks: 3 }));
+    start(one); // n1: 3 of 4
+    const spread = add('spread', req({ tasks: 6 }));
+    const rs = start(spread);
+    expect(layout(pl, rs.cores)).toEqual({ n1: 1, n2: 4, n3: 1 });
+    // decided in this round: its nodes take nothing else (n3 has 3 CPUs free, n4 4)
+    expect(pl.decided(rs)).toBe(true);
+    const next = add('next', req({ tasks: 2 }));
+    expect(layout(pl, policy.place(sim, next, 'first_fit'))).toEqual({ n4: 2 });
+    // at the next poll it is still pending in Slurm: the same, and reconcile names it
+    expect([...pl.reconcile(sim, view.nodes, new Set(['spread']))]).toEqual(['spread']);
+    expect(layout(pl, policy.place(sim, next, 'first_fit'))).toEqual({ n4: 2 });
+    // once it runs (the mirror then holds Slurm's layout): n3 again
+    expect([...pl.reconcile(sim, view.nodes, new Set())]).toEqual([]);
+    expect(layout(pl, policy.place(sim, next, 'first_fit'))).toEqual({ n3: 2 });
+    // a one-node job, a whole-node job and a job at its --ntasks-per-node on every node start as decided
+    for (const r of [...sim.running()]) sim.liveEnd(r.job);
+    const single = add('single', req({ tasks: 2, maxNodes: 1 }));
+    expect(pl.decided(start(single))).toBe(false);
+    const whole = add('whole', req({ tasks: 1, minNodes: 1, maxNodes: 1, exclusive: true }));
+    expect(pl.decided(start(whole))).toBe(false);
+    const full = add('full', req({ tasks: 2, tasksPerNode: 1, minNodes: 2, maxNodes: 2 }));
+    const rf = start(full);
+    expect(rf.nodes.length).toBe(2);
+    expect(pl.decided(rf)).toBe(false);
+    expect([...pl.reconcile(sim, view.nodes, new Set(['single', 'whole', 'full']))]).toEqual([]);
+    // one task on each of its nodes is the only layout of -n 2 -N 2; -n 3 -N 2 --ntasks-per-node 2 has two
+    for (const r of [...sim.running()]) sim.liveEnd(r.job);
+    expect(pl.decided(start(add('pair', req({ tasks: 2, minNodes: 2, maxNodes: 2 }))))).toBe(false);
+    const half = add('half', req({ tasks: 3, tasksPerNode: 2, minNodes: 2, maxNodes: 2 }));
+    const rh = start(half);
+    expect(rh.nodes.length).toBe(2);
+    expect(pl.decided(rh)).toBe(true);
+  });
 });
