@@ -144,6 +144,8 @@ export interface QueuedJob {
   nodes: string;
   start_time: number;
   required_nodes: string;
+  /** CPUs (while pending: as asked; once it ran: as allocated). */
+  cpus: number;
 }
 
 /** One decision of the agent (`--decisions FILE`). */

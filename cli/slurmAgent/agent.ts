@@ -77,6 +77,13 @@ export interface TrackedJob {
   /** Unix seconds, as Slurm reports them (0: not yet). */
   start: number;
   end: number;
+  /**
+   * Unix seconds at which it was released with a node list: by this agent's decision, or found so at a
+   * restart (an earlier agent's); Slurm lays its CPUs out over those nodes when it starts it (`align`).
+   */
+  released?: number;
+  /** Still pending `LAYOUT_WAIT` s after its release (reported once; its nodes are no longer closed). */
+  overdue?: boolean;
   /** Its nodes were checked against the decision (once, when it starts). */
   checked?: boolean;
   /** The mirror holds the job's CPUs as Slurm laid them out (see `align`). */
@@ -105,6 +112,11 @@ export interface AgentOptions {
   recordDir?: string | undefined;
   log: (line: string) => void;
 }
+
+/** Pending reasons of a released job that Slurm starts at its next pass that finds its nodes free. */
+const STARTING_REASONS = new Set(['None', 'Resources', 'Priority']);
+/** Seconds after its release past which a job still pending no longer closes its nodes (`aboutToStart`). */
+const LAYOUT_WAIT = 30;
 
 const ENDED = new Set(['COMPLETED', 'CANCELLED', 'FAILED', 'TIMEOUT', 'NODE_FAIL', 'PREEMPTED', 'BOOT_FAIL', 'DEADLINE', 'OUT_OF_MEMORY']);
 
@@ -199,11 +211,17 @@ export class SlurmAgent {
     for (const t of this.tracked.values()) if (!present.has(t.slurm.id) && t.phase !== 'ended') this.leave(t, now);
     for (const j of jobs) if (ENDED.has(j.state)) this.update(j);
     for (const j of jobs) if (!ENDED.has(j.state)) this.update(j);
-    for (const t of this.tracked.values()) if (t.phase === 'running' && t.decision && !t.aligned && t.slurm.allocation) this.align(t);
-    // Slurm's view of the nodes now: decisions are made only where Slurm sees the resources free
-    const decidedPending = new Set<string>();
-    for (const t of this.tracked.values()) if (t.phase === 'running' && t.decision && t.slurm.state === 'PENDING') decidedPending.add(t.slurm.id);
-    this.unsettled = this.o.placement.reconcile(this.sim, await this.o.client.nodes(), decidedPending);
+    for (const t of this.tracked.values()) if (t.phase === 'running' && t.released !== undefined && !t.aligned && t.slurm.allocation) this.align(t);
+    // Slurm's view of the nodes now: decisions are made only where Slurm sees the resources free, and not
+    // where a released job Slurm is about to start may take them (`SlurmPlacement.await`)
+    const releasedPending = new Set<string>();
+    const starting = new Set<string>();
+    for (const t of this.tracked.values())
+      if (t.phase === 'running' && t.released !== undefined && t.slurm.state === 'PENDING') {
+        releasedPending.add(t.slurm.id);
+        if (this.aboutToStart(t, now)) starting.add(t.slurm.id);
+      }
+    this.unsettled = this.o.placement.reconcile(this.sim, await this.o.client.nodes(), releasedPending, starting);
     await this.retryOrders();
     if (this.changed || this.reserved) {
       this.changed = false;
@@ -213,6 +231,23 @@ export class SlurmAgent {
     return (
       jobs.every((j) => ENDED.has(j.state) || this.tracked.get(j.id)?.phase === 'unplaceable') && this.sim.queue.length === 0 && this.sim.runningCount === 0
     );
+  }
+
+  /**
+   * Whether released job `t`, still pending, is one Slurm is about to start on its nodes: pending for
+   * resources or priority only, released less than `LAYOUT_WAIT` s ago. Another (a node of its list drained,
+   * a hold, a dry run's decision) holds its CPUs in the mirror but closes none of its nodes.
+   */
+  private aboutToStart(t: TrackedJob, now: number): boolean {
+    if (this.o.dryRun || t.slurm.held || !STARTING_REASONS.has(t.slurm.reason)) return false;
+    if (now - t.released! < LAYOUT_WAIT) return true;
+    if (!t.overdue) {
+      t.overdue = true;
+      const why = `released ${Math.round(now - t.released!)} s ago and still pending (${t.slurm.reason})`;
+      t.note = t.note ? `${t.note}; ${why}` : why;
+      this.o.log(`clustergym slurm-agent: job ${t.slurm.id} was ${why}; its nodes take other jobs again`);
+    }
+    return false;
   }
 
   private manages(j: SlurmJob): boolean {
@@ -230,8 +265,10 @@ export class SlurmAgent {
       else if (this.submit(t)) t.phase = 'waiting';
     } else if (j.state === 'PENDING' && j.requiredNodes.length > 0) {
       // released with a node list (by an agent before a restart): it starts there
-      if (this.submit(t) && this.place(t, j.requiredNodes)) t.phase = 'running';
-      else t.phase = 'foreign';
+      if (this.submit(t) && this.place(t, j.requiredNodes)) {
+        t.phase = 'running';
+        t.released = Date.now() / 1000;
+      } else t.phase = 'foreign';
     }
     // running jobs are placed by `update`
   }
@@ -302,9 +339,9 @@ export class SlurmAgent {
       if (t.decision && running && !t.checked) {
         t.checked = true;
         this.checkNodes(t, j);
-        // its nodes were closed to new jobs until Slurm laid it out: the env decides again
-        if (this.unsettled.delete(j.id)) this.changed = true;
       }
+      // its nodes were closed to new jobs until Slurm laid it out: the env decides again
+      if (running && this.unsettled.delete(j.id)) this.changed = true;
     }
     if (t.phase === 'blocked' || t.phase === 'unplaceable') {
       // held, not a candidate: its dependency may be met now; released or cancelled by someone else, it goes
@@ -484,7 +521,8 @@ export class SlurmAgent {
     if (this.o.decisionsFile) appendFileSync(this.o.decisionsFile, `${JSON.stringify(d)}\n`);
     this.o.log(`clustergym slurm-agent: ${this.o.dryRun ? '(dry run) would start' : 'start'} job ${d.job_id} on ${nodes.join(',')}`);
     if (this.o.dryRun) return;
-    if (this.o.placement.decided(rj)) this.unsettled.add(t.slurm.id);
+    t.released = d.t;
+    if (this.o.placement.await(rj)) this.unsettled.add(t.slurm.id);
     // a job gone meanwhile (cancelled) is seen gone at the next poll; a transient failure is ordered again then
     await this.apply(t.slurm.id, nodes);
   }

@@ -12,10 +12,9 @@
  * - usable now, in Slurm's view as the last poll saw it (`reconcile`): the node is up and not draining,
  *   drained, completing, reserved or powered down, and the CPUs and memory that Slurm has allocated
  *   beyond the mirror's own jobs (other partitions' jobs, jobs the agent left to Slurm) are not free;
- *   and no decided job that Slurm has not started yet may still lay its CPUs out otherwise there (a job
- *   of tasks on several nodes: Slurm's select plugin gives the first nodes of its list as many CPUs as
- *   they have free when it starts, which a job ending meanwhile changes; the node is usable again once
- *   the job runs and the mirror follows its layout);
+ *   and a decided job that Slurm is about to start may not take the node's CPUs otherwise at its start
+ *   (`await`: Slurm's select plugin gives a job of tasks the first nodes of its list as many CPUs as they
+ *   have free when it starts, which a job ending meanwhile changes);
  * - the node count: whole nodes (`--exclusive`, or an `OverSubscribe=EXCLUSIVE` partition) get exactly
  *   their minimum node count of idle nodes; a job with a node count or tasks per node exactly that many
  *   nodes; a job of tasks alone at most one node per task;
@@ -25,7 +24,9 @@
  *
  * Mirror shapes (what the env's observation sees as a job's size, docs/environments.md): CPUs = tasks x
  * CPUs per task; a whole-node job holds `nodes x` the CPUs of the smallest node it may use; a job with a
- * node count or tasks per node is an MPI job on exactly that many nodes (`nodes`, `ntasks_per_node`).
+ * node count is an MPI job on exactly that many nodes (`nodes`); one of several tasks with tasks per node `P`
+ * holds `P x` CPUs per task on each of exactly `max(-N, ceil(tasks / P))` nodes (`ntasks_per_node`), as
+ * Slurm 22.05 runs it (its tasks rounded up to `P` on every node).
  */
 import type { ClusterSimulator, RunningJob } from '../execution/simulator.js';
 import type { Platform } from '../platform/platform.js';
@@ -98,6 +99,10 @@ export class SlurmPlacement {
   private readonly extMem: Float64Array;
   /** Nodes of decided jobs that Slurm has not started and whose CPUs per node it chooses at the start (`reconcile`). */
   private readonly unsettled: Uint8Array;
+  /** Nodes with CPUs of decided jobs that Slurm has not started (`reconcile`). */
+  private readonly awaited: Uint8Array;
+  /** Each node's place in Slurm's node table (`sinfo`'s order), the order its select plugin fills a job's nodes in. */
+  private readonly slurmRank: Int32Array;
 
   constructor(
     readonly platform: Platform,
@@ -113,6 +118,9 @@ export class SlurmPlacement {
     this.extCpus = new Int32Array(N);
     this.extMem = new Float64Array(N);
     this.unsettled = new Uint8Array(N);
+    this.awaited = new Uint8Array(N);
+    const rank = new Map(cluster.nodes.map((n, i) => [n.name, i]));
+    this.slurmRank = Int32Array.from(nodeNames, (n, i) => rank.get(n) ?? cluster.nodes.length + i);
   }
 
   /** Memory of node `n` (MB) as Slurm counts it. */
@@ -181,8 +189,11 @@ export class SlurmPlacement {
       const k = req.minNodes;
       shape = { ntasks: k * minCores, type: k === 1 ? 'seq' : 'mpi', nodes: k, ntasksPerNode: minCores, whole: true };
     } else if (req.tasksPerNode > 0) {
+      // Slurm 22.05 gives a job of several tasks exactly P tasks on each of its nodes (its tasks become that
+      // many: `-n 3 --ntasks-per-node 2` runs 4 tasks on 2 nodes, checked on a live Slurm); one task, one CPU set
       const k = Math.max(req.minNodes, Math.ceil(req.tasks / req.tasksPerNode));
-      shape = { ntasks: cpus, type: k === 1 ? 'seq' : 'mpi', nodes: k, ntasksPerNode: k === 1 ? 0 : req.tasksPerNode * cpt, whole: false };
+      const per = req.tasks > 1 ? req.tasksPerNode * cpt : cpus;
+      shape = { ntasks: k * per, type: k === 1 ? 'seq' : 'mpi', nodes: k, ntasksPerNode: k === 1 ? 0 : per, whole: false };
     } else if (req.minNodes > 1) shape = { ntasks: cpus, type: 'mpi', nodes: req.minNodes, ntasksPerNode: 0, whole: false };
     else if (req.maxNodes === 1) shape = { ntasks: cpus, type: 'seq', nodes: 1, ntasksPerNode: 0, whole: false };
     else shape = { ntasks: cpus, type: 'mpi', nodes: 0, ntasksPerNode: 0, whole: false };
@@ -247,26 +258,25 @@ export class SlurmPlacement {
    * Slurm's view of the nodes at a poll (`sinfo`), against the mirror then (`sim`): a node in a state where
    * Slurm starts nothing is unusable, and the CPUs and memory Slurm has allocated beyond what the mirror's
    * jobs hold there (minus what the mirror holds for `pending`: decided jobs Slurm has not started yet)
-   * are held by others until the next poll. A node of a pending job whose layout Slurm still chooses
-   * (`layoutOpen`) takes no new job until that job runs. Returns those pending jobs (the agent decides
-   * again once one of them starts).
+   * are held by others until the next poll. Of the pending jobs, those Slurm is about to start (`starting`:
+   * released, pending for resources or priority, decided moments ago) are awaited (`await`). Returns the
+   * awaited jobs whose layout Slurm still chooses (the agent decides again once one of them starts).
    */
-  reconcile(sim: ClusterSimulator, nodes: readonly SlurmNode[], pending: ReadonlySet<string>): Set<string> {
+  reconcile(sim: ClusterSimulator, nodes: readonly SlurmNode[], pending: ReadonlySet<string>, starting: ReadonlySet<string> = pending): Set<string> {
     const use = this.mirrorUse(sim);
     const pendCpus = new Int32Array(this.nodeNames.length);
     const pendMem = new Float64Array(this.nodeNames.length);
     const open = new Set<string>();
     this.unsettled.fill(0);
+    this.awaited.fill(0);
     for (const rj of sim.running()) {
       if (!pending.has(rj.job.id)) continue;
       const e = this.entries.get(rj.job.id);
-      const unsettled = e !== undefined && this.layoutOpen(e, rj.perNode);
-      if (unsettled) open.add(rj.job.id);
       for (let i = 0; i < rj.nodes.length; i++) {
         pendCpus[rj.nodes[i]!]! += rj.perNode[i]!;
         pendMem[rj.nodes[i]!]! += e && this.cluster.memory ? e.memFor(rj.nodes[i]!, rj.perNode[i]!) : 0;
-        if (unsettled) this.unsettled[rj.nodes[i]!] = 1;
       }
+      if (starting.has(rj.job.id) && this.await(rj)) open.add(rj.job.id);
     }
     this.unusable.fill(1);
     this.extCpus.fill(0);
@@ -284,24 +294,46 @@ export class SlurmPlacement {
   }
 
   /**
-   * A decision just made (`rj`, a running job of the mirror that Slurm has yet to start): when Slurm still
-   * chooses its layout (`layoutOpen`), its nodes take no new job until the next `reconcile`. Returns
-   * whether they were marked so.
+   * A decided job (`rj`, a running job of the mirror) that Slurm is about to start, from its decision until
+   * it runs or the next `reconcile` (docs/slurm-agent.md, "Layouts Slurm chooses at the start"):
+   * - its nodes take a new job that Slurm may lay out over several nodes (`spreads`) only as that job's last
+   *   node in Slurm's order (`overAwaited`): Slurm's pass may take such a job first and give it, on every
+   *   node of its list but the last, as many CPUs as it sees free there, this one's included;
+   * - when Slurm chooses its own layout at the start (`layoutOpen`), its nodes take no new job at all: a
+   *   job that ends there before the start changes that layout.
+   * Returns whether its layout is open.
    */
-  decided(rj: RunningJob): boolean {
+  await(rj: RunningJob): boolean {
     const e = this.entries.get(rj.job.id);
-    if (e === undefined || !this.layoutOpen(e, rj.perNode)) return false;
-    for (let i = 0; i < rj.nodes.length; i++) this.unsettled[rj.nodes[i]!] = 1;
-    return true;
+    const open = e !== undefined && this.layoutOpen(e, rj.perNode);
+    for (let i = 0; i < rj.nodes.length; i++) {
+      this.awaited[rj.nodes[i]!] = 1;
+      if (open) this.unsettled[rj.nodes[i]!] = 1;
+    }
+    return open;
   }
 
-  /** Most cores job `e` may take on each node now, restricted to `eligible`. */
-  private limit(sim: ClusterSimulator, e: Entry, eligible: Uint8Array): PlacementLimit {
+  /** Whether Slurm lays job `e` out over its nodes at its start: several tasks, not whole nodes, no count per node. */
+  private spreads(e: Entry): boolean {
+    return !e.shape.whole && e.req.tasks > 1 && e.req.tasksPerNode === 0;
+  }
+
+  /** Whether a placement (`per`: CPUs by node) of job `e` has an awaited node before its last in Slurm's order (`await`). */
+  private overAwaited(e: Entry, per: ReadonlyMap<number, number>): boolean {
+    if (per.size < 2 || !this.spreads(e)) return false;
+    let last = -1;
+    for (const n of per.keys()) if (last < 0 || this.slurmRank[n]! > this.slurmRank[last]!) last = n;
+    for (const n of per.keys()) if (n !== last && this.awaited[n]) return true;
+    return false;
+  }
+
+  /** Most cores job `e` may take on each node now, restricted to `eligible` (and off the awaited nodes with `offAwaited`). */
+  private limit(sim: ClusterSimulator, e: Entry, eligible: Uint8Array, offAwaited = false): PlacementLimit {
     const use = this.mirrorUse(sim);
     const cores = this.platform.nodeCoreCount;
     const cpt = e.req.cpusPerTask;
     const room = (n: number): number => {
-      if (!eligible[n] || this.unusable[n] || this.unsettled[n] || use.whole[n]) return 0;
+      if (!eligible[n] || this.unusable[n] || this.unsettled[n] || use.whole[n] || (offAwaited && this.awaited[n])) return 0;
       const free = sim.nodeFree[n]! - this.extCpus[n]!;
       const memFree = this.memCap(n) - use.mem[n]! - this.extMem[n]!;
       if (e.shape.whole) return free === cores[n]! && (!this.cluster.memory || memFree >= this.memCap(n) - 1e-6) ? Number.POSITIVE_INFINITY : 0;
@@ -339,7 +371,7 @@ export class SlurmPlacement {
       if (e.req.tasksPerNode > 0 && c > e.req.tasksPerNode * cpt) return false;
       if (c > p.nodeCoreCount[n]!) return false;
     }
-    return true;
+    return !this.overAwaited(e, per);
   }
 
   /** `policy` constrained to what Slurm accepts (for the env's live mode and for replays of a record). */
@@ -353,10 +385,14 @@ export class SlurmPlacement {
         // whole placement is checked by `accepts`
         const part = job.ntasks !== e.shape.ntasks;
         for (const el of part ? [e.any] : e.eligible) {
-          const mine = this.limit(sim, e, el);
-          const both: PlacementLimit = limit ? { cores: (n) => Math.min(limit.cores(n), mine.cores(n)), mem: (n) => limit.mem(n) } : mine;
-          const cores = policy.place(sim, job, fit, both);
-          if (cores !== null && (part || this.accepts(job, cores))) return cores;
+          // (a placement with an awaited node before its last is tried again off the awaited nodes)
+          for (const offAwaited of [false, true]) {
+            const mine = this.limit(sim, e, el, offAwaited);
+            const both: PlacementLimit = limit ? { cores: (n) => Math.min(limit.cores(n), mine.cores(n)), mem: (n) => limit.mem(n) } : mine;
+            const cores = policy.place(sim, job, fit, both);
+            if (cores !== null && (part || this.accepts(job, cores))) return cores;
+            if (cores === null || part || !this.overAwaited(e, this.layout(cores))) break;
+          }
         }
         return null;
       },

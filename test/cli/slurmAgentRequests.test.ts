@@ -2,7 +2,7 @@
  * `clustergym slurm-agent` on jobs as sites submit them (issue 43): a live Slurm of 4 emulated nodes of 4 CPUs
  * and 4,000 MB (`CR_CPU_Memory`, `DefMemPerCPU=500`), two partitions (`all` = n[1-4], `half` = n[3-4]) and
  * features (`a` on n1-n2, `b` on n3-n4). Workloads of whole-node jobs (`-N K --exclusive`), of tasks
- * (`-n T`), and a mix with memory (`--mem`), partitions (`-p half`, `-p all,half`), a constraint (`-C b`), a
+ * (`-n T`), and a mix with memory (`--mem`), tasks per node, partitions (`-p half`, `-p all,half`), a constraint (`-C b`), a
  * dependency and a job no node of its partition can run: every job runs on exactly the nodes of its one
  * decision, as many as it asked for, starts within the documented bound of its decision (slurmctld's log,
  * milliseconds), none starts without a decision, the unrunnable one is reported and left held, and the
@@ -121,6 +121,8 @@ describe.skipIf(!HAVE_SLURM)('slurm-agent: node counts, exclusive nodes, tasks, 
       const job = tasks();
       if (rng.uniform(0, 1) < 0.6) job.args.push(`--mem=${500 * (1 + rng.int(7))}`);
       const where = rng.int(4);
+      // tasks per node (on partition all: at most 3 nodes), which Slurm rounds the tasks up to on every node
+      if (where === 0 && rng.uniform(0, 1) < 0.5) job.args.push('--ntasks-per-node', String(2 + rng.int(2)));
       if (where === 1) job.args.push('-p', 'half');
       else if (where === 2) job.args.push('-p', 'all,half');
       else if (where === 3) job.args.push('-C', 'b');
@@ -159,6 +161,25 @@ describe.skipIf(!HAVE_SLURM)('slurm-agent: node counts, exclusive nodes, tasks, 
     }
     // the dependent job is decided only once its dependency ended
     expect(at(dep).t).toBeGreaterThan(c.times().get(first)?.end as number);
+  }, 120_000);
+
+  it('tasks per node: Slurm runs P tasks on every node of the decision, as the mirror holds them', async () => {
+    // (4 nodes of 4 CPUs) -n 3 --ntasks-per-node 2: 4 CPUs on 2 nodes; -n 3 -c 2 --ntasks-per-node 2: 8 on 2;
+    // -n 5 --ntasks-per-node 3: 6 on 2; -n 2 --ntasks-per-node 3: 3 on 1 node; -n 1 --ntasks-per-node 2: 1
+    const shapes: [string[], number, number][] = [
+      [['-n', '3', '--ntasks-per-node', '2'], 4, 2],
+      [['-n', '3', '-c', '2', '--ntasks-per-node', '2'], 8, 2],
+      [['-n', '5', '--ntasks-per-node', '3'], 6, 2],
+      [['-n', '2', '--ntasks-per-node', '3'], 3, 1],
+      [['-n', '1', '--ntasks-per-node', '2'], 1, 1],
+    ];
+    const ids = shapes.map(([args], i) => c.sbatch(['-H', ...args, '-t', '1'], 2 + (i % 3)));
+    await runAndCheck('per-node', ids, Object.fromEntries(ids.map((id, i) => [id, shapes[i]![2]])));
+    const q = c.queue(ids);
+    for (const [i, id] of ids.entries()) expect(q.get(id)!.cpus, `CPUs Slurm gave job ${id} (${shapes[i]![0].join(' ')})`).toBe(shapes[i]![1]);
+    // the record holds the CPUs the mirror held, Slurm's
+    const wl = JSON.parse(readFileSync(join(dir, 'rec-per-node', 'workload.json'), 'utf8')) as { jobs: { id: string; ntasks: number }[] };
+    for (const [i, id] of ids.entries()) expect(wl.jobs.find((j) => j.id === id)?.ntasks, `mirror CPUs of job ${id}`).toBe(shapes[i]![1]);
   }, 120_000);
 
   it('SIGTERM releases every held job to Slurm; after SIGKILL held jobs stay held and a restarted agent finishes them: none lost', async () => {

@@ -6,9 +6,10 @@
  * to the last bit, but two counts of the Slurm engine's own:
  * - `events`, its event loop's (the one engine has another);
  * - `backfillPasses`: its backfill timer also runs passes over an empty queue, which the preset's does not
- *   schedule and which start nothing. When these cases were added, every pass that found a job waiting ran
- *   at the same instant on both engines (the Slurm engine's extra passes: 73 on `slurm-raijin-3000`, 3-5 on
- *   the others, each over an empty queue).
+ *   schedule and which start nothing (73 on `slurm-raijin-3000`, 3-5 on the preemption cases and
+ *   `slurm-conf-whole-nodes`, none on the others). A script run when these cases were added (not a test)
+ *   found every pass that saw a job waiting at the same instant on both engines; the passes that start jobs
+ *   are compared here, job by job (`backfilled`).
  */
 import { derive } from '../../src/core/rng.js';
 import { JobPhase } from '../../src/core/engine.js';

@@ -185,6 +185,18 @@ describe('placements Slurm accepts exactly (SlurmPlacement)', () => {
     expect(pl.register('b', req({ tasks: 6, cpusPerTask: 2, tasksPerNode: 2 }))).toEqual({
       shape: { ntasks: 12, type: 'mpi', nodes: 3, ntasksPerNode: 4, whole: false },
     });
+    // --ntasks-per-node P: Slurm 22.05 runs P tasks on each node of a job of several tasks, its tasks rounded
+    // up (live, CR_CPU on 4-CPU nodes: -n 3 --ntasks-per-node 2 ran 4 tasks on 2 nodes, -n 3 -c 2 --ntasks-per-node 2
+    // 8 CPUs on 2, -n 5 -N 2 --ntasks-per-node 4 8 on 2, -n 2 --ntasks-per-node 3 3 on 1; -n 1 --ntasks-per-node 2 1 CPU)
+    expect(pl.register('tpn3', req({ tasks: 3, tasksPerNode: 2 }))).toEqual({ shape: { ntasks: 4, type: 'mpi', nodes: 2, ntasksPerNode: 2, whole: false } });
+    expect(pl.register('tpn3c2', req({ tasks: 3, cpusPerTask: 2, tasksPerNode: 2 }))).toEqual({
+      shape: { ntasks: 8, type: 'mpi', nodes: 2, ntasksPerNode: 4, whole: false },
+    });
+    expect(pl.register('tpn5', req({ tasks: 5, minNodes: 2, tasksPerNode: 4 }))).toEqual({
+      shape: { ntasks: 8, type: 'mpi', nodes: 2, ntasksPerNode: 4, whole: false },
+    });
+    expect(pl.register('tpn2', req({ tasks: 2, tasksPerNode: 3 }))).toEqual({ shape: { ntasks: 3, type: 'seq', nodes: 1, ntasksPerNode: 0, whole: false } });
+    expect(pl.register('tpn1', req({ tasks: 1, tasksPerNode: 2 }))).toEqual({ shape: { ntasks: 1, type: 'seq', nodes: 1, ntasksPerNode: 0, whole: false } });
     expect(pl.register('c', req({ tasks: 3, minNodes: 3 }))).toEqual({ shape: { ntasks: 3, type: 'mpi', nodes: 3, ntasksPerNode: 0, whole: false } });
     expect(pl.register('d', req({ tasks: 3, maxNodes: 1 }))).toEqual({ shape: { ntasks: 3, type: 'seq', nodes: 1, ntasksPerNode: 0, whole: false } });
     expect(pl.register('e', req({ tasks: 5 }))).toEqual({ shape: { ntasks: 5, type: 'mpi', nodes: 0, ntasksPerNode: 0, whole: false } });
@@ -313,32 +325,64 @@ describe('placements Slurm accepts exactly (SlurmPlacement)', () => {
     const rs = start(spread);
     expect(layout(pl, rs.cores)).toEqual({ n1: 1, n2: 4, n3: 1 });
     // decided in this round: its nodes take nothing else (n3 has 3 CPUs free, n4 4)
-    expect(pl.decided(rs)).toBe(true);
+    expect(pl.await(rs)).toBe(true);
     const next = add('next', req({ tasks: 2 }));
     expect(layout(pl, policy.place(sim, next, 'first_fit'))).toEqual({ n4: 2 });
     // at the next poll it is still pending in Slurm: the same, and reconcile names it
     expect([...pl.reconcile(sim, view.nodes, new Set(['spread']))]).toEqual(['spread']);
     expect(layout(pl, policy.place(sim, next, 'first_fit'))).toEqual({ n4: 2 });
+    // pending, but not about to start (a node of its list drained, say): its CPUs held, its nodes open again
+    expect([...pl.reconcile(sim, view.nodes, new Set(['spread']), new Set())]).toEqual([]);
+    expect(layout(pl, policy.place(sim, next, 'first_fit'))).toEqual({ n3: 2 });
     // once it runs (the mirror then holds Slurm's layout): n3 again
     expect([...pl.reconcile(sim, view.nodes, new Set())]).toEqual([]);
     expect(layout(pl, policy.place(sim, next, 'first_fit'))).toEqual({ n3: 2 });
+    // a one-node job about to start on n3 (its layout fixed): n3's free CPUs take a one-node job, not a job
+    // Slurm may spread over n3 and n4 (its pass may take that job first and give it n3's CPUs left for this one)
+    sim.startJob(next, policy.place(sim, next, 'first_fit')!);
+    const nextRun = [...sim.running()].find((r) => r.job === next)!;
+    expect([...pl.reconcile(sim, view.nodes, new Set(['next']))]).toEqual([]);
+    expect(layout(pl, policy.place(sim, add('wide', req({ tasks: 2 })), 'first_fit'))).toEqual({ n4: 2 });
+    expect(layout(pl, policy.place(sim, add('narrow', req({ tasks: 1, maxNodes: 1 })), 'first_fit'))).toEqual({ n3: 1 });
+    expect(pl.await(nextRun)).toBe(false);
     // a one-node job, a whole-node job and a job at its --ntasks-per-node on every node start as decided
+    // (started first: a job Slurm may spread takes no node of one about to start)
     for (const r of [...sim.running()]) sim.liveEnd(r.job);
-    const single = add('single', req({ tasks: 2, maxNodes: 1 }));
-    expect(pl.decided(start(single))).toBe(false);
-    const whole = add('whole', req({ tasks: 1, minNodes: 1, maxNodes: 1, exclusive: true }));
-    expect(pl.decided(start(whole))).toBe(false);
+    pl.reconcile(sim, view.nodes, new Set());
     const full = add('full', req({ tasks: 2, tasksPerNode: 1, minNodes: 2, maxNodes: 2 }));
     const rf = start(full);
     expect(rf.nodes.length).toBe(2);
-    expect(pl.decided(rf)).toBe(false);
+    const single = add('single', req({ tasks: 2, maxNodes: 1 }));
+    const whole = add('whole', req({ tasks: 1, minNodes: 1, maxNodes: 1, exclusive: true }));
+    expect(pl.await(start(single))).toBe(false);
+    expect(pl.await(start(whole))).toBe(false);
+    expect(pl.await(rf)).toBe(false);
     expect([...pl.reconcile(sim, view.nodes, new Set(['single', 'whole', 'full']))]).toEqual([]);
-    // one task on each of its nodes is the only layout of -n 2 -N 2; -n 3 -N 2 --ntasks-per-node 2 has two
+    // one task on each of its nodes is the only layout of -n 2 -N 2, two tasks on each that of -n 3 -N 2
+    // --ntasks-per-node 2 (4 tasks); -n 5 -N 2 has several
     for (const r of [...sim.running()]) sim.liveEnd(r.job);
-    expect(pl.decided(start(add('pair', req({ tasks: 2, minNodes: 2, maxNodes: 2 }))))).toBe(false);
+    pl.reconcile(sim, view.nodes, new Set());
+    expect(pl.await(start(add('pair', req({ tasks: 2, minNodes: 2, maxNodes: 2 }))))).toBe(false);
     const half = add('half', req({ tasks: 3, tasksPerNode: 2, minNodes: 2, maxNodes: 2 }));
     const rh = start(half);
-    expect(rh.nodes.length).toBe(2);
-    expect(pl.decided(rh)).toBe(true);
+    expect(Array.from(rh.perNode)).toEqual([2, 2]);
+    expect(pl.await(rh)).toBe(false);
+    pl.reconcile(sim, view.nodes, new Set());
+    const five = start(add('five', req({ tasks: 5, minNodes: 2, maxNodes: 2 })));
+    expect(five.nodes.length).toBe(2);
+    expect(pl.await(five)).toBe(true);
+    // an awaited node may be the last node of a job Slurm spreads (in its node order: n1..n4), never another:
+    // Slurm gives every node but the last as many CPUs as it sees free there
+    for (const r of [...sim.running()]) sim.liveEnd(r.job);
+    pl.reconcile(sim, view.nodes, new Set());
+    const onN4 = start(add('on-n4', req({ tasks: 1, maxNodes: 1, excludedNodes: ['n1', 'n2', 'n3'] })));
+    expect(pl.await(onN4)).toBe(false);
+    expect(layout(pl, policy.place(sim, add('slow5', req({ tasks: 5, features: 'slow' })), 'first_fit'))).toEqual({ n3: 4, n4: 1 });
+    sim.liveEnd(onN4.job);
+    pl.reconcile(sim, view.nodes, new Set());
+    const onN3 = start(add('on-n3', req({ tasks: 1, maxNodes: 1, excludedNodes: ['n1', 'n2', 'n4'] })));
+    pl.await(onN3);
+    expect(policy.place(sim, add('slow5b', req({ tasks: 5, features: 'slow' })), 'first_fit')).toBeNull();
+    expect(layout(pl, policy.place(sim, add('slow4', req({ tasks: 4, features: 'slow' })), 'first_fit'))).toEqual({ n4: 4 });
   });
 });
