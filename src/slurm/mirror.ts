@@ -236,22 +236,29 @@ export class SlurmPlacement {
   }
 
   /**
-   * Whether Slurm chooses the CPUs per node of mirror job `e` placed as `perNode` when it starts it: a job of
-   * tasks on several nodes, unless every node holds the most tasks it allows (`--ntasks-per-node`) or its
-   * one task. Whole-node jobs and one-node jobs start as decided.
+   * Whether Slurm may lay mirror job `e`, placed as `perNode` on `nodes`, out otherwise when it starts it.
+   * Slurm's select plugin fills the job's nodes in its node order, each with as many whole tasks as it has
+   * CPUs free, less a task for each node after it (`_cpus_to_use` in select/cons_tres); the last node takes
+   * the rest. A node's free CPUs at the start are at least those the decision gave it (the mirror holds the
+   * others' CPUs, and jobs only end meanwhile), so the layout is Slurm's for sure when every node but the last
+   * already holds all it could (its CPUs, or the rest less a task for each later node). Whole-node jobs,
+   * one-node jobs and jobs with a count per node (`--ntasks-per-node`: the shape holds it) start as decided.
    */
-  private layoutOpen(e: Entry, perNode: ArrayLike<number>): boolean {
-    if (e.shape.whole || perNode.length < 2) return false;
+  private layoutOpen(e: Entry, nodes: ArrayLike<number>, perNode: ArrayLike<number>): boolean {
+    const k = nodes.length;
+    if (e.shape.whole || k < 2 || e.req.tasksPerNode > 0) return false;
     const cpt = e.req.cpusPerTask;
-    const most = e.req.tasksPerNode * cpt;
-    // every node at its most tasks, or at its one task (each node of the list holds at least one): fixed
-    let atMost = most > 0;
-    let atOne = true;
-    for (let i = 0; i < perNode.length; i++) {
-      if (perNode[i]! < most) atMost = false;
-      if (perNode[i]! !== cpt) atOne = false;
+    const order = Array.from({ length: k }, (_, i) => i).sort((a, b) => this.slurmRank[nodes[a]!]! - this.slurmRank[nodes[b]!]!);
+    let rest = 0;
+    for (let i = 0; i < k; i++) rest += perNode[i]!;
+    for (let j = 0; j < k - 1; j++) {
+      const i = order[j]!;
+      const cores = this.platform.nodeCoreCount[nodes[i]!]!;
+      const most = Math.min(cores - (cores % cpt), rest - cpt * (k - 1 - j));
+      if (perNode[i]! < most) return true;
+      rest -= perNode[i]!;
     }
-    return !atMost && !atOne;
+    return false;
   }
 
   /**
@@ -305,7 +312,7 @@ export class SlurmPlacement {
    */
   await(rj: RunningJob): boolean {
     const e = this.entries.get(rj.job.id);
-    const open = e !== undefined && this.layoutOpen(e, rj.perNode);
+    const open = e !== undefined && this.layoutOpen(e, rj.nodes, rj.perNode);
     for (let i = 0; i < rj.nodes.length; i++) {
       this.awaited[rj.nodes[i]!] = 1;
       if (open) this.unsettled[rj.nodes[i]!] = 1;

@@ -371,6 +371,20 @@ describe('placements Slurm accepts exactly (SlurmPlacement)', () => {
     const five = start(add('five', req({ tasks: 5, minNodes: 2, maxNodes: 2 })));
     expect(five.nodes.length).toBe(2);
     expect(pl.await(five)).toBe(true);
+    // Slurm's layout is the decision's when every node but the last holds all it could: its CPUs, or the tasks
+    // left less one for each later node (n1..n4 in Slurm's order)
+    for (const r of [...sim.running()]) sim.liveEnd(r.job);
+    pl.reconcile(sim, view.nodes, new Set());
+    const fullFirst = start(add('full-first', req({ tasks: 5 })));
+    expect(layout(pl, fullFirst.cores)).toEqual({ n1: 4, n2: 1 });
+    expect(pl.await(fullFirst)).toBe(false);
+    pl.reconcile(sim, view.nodes, new Set()); // (it runs)
+    const capped = start(add('capped', req({ tasks: 2 })));
+    expect(layout(pl, capped.cores)).toEqual({ n2: 2 });
+    const three = start(add('three', req({ tasks: 3 })));
+    // n2 holds 1 of the 3 CPUs free there, the most Slurm can give it (3 tasks, one left for n3), n3 the rest
+    expect(layout(pl, three.cores)).toEqual({ n2: 1, n3: 2 });
+    expect(pl.await(three)).toBe(true);
     // an awaited node may be the last node of a job Slurm spreads (in its node order: n1..n4), never another:
     // Slurm gives every node but the last as many CPUs as it sees free there
     for (const r of [...sim.running()]) sim.liveEnd(r.job);
