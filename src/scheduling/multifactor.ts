@@ -160,6 +160,18 @@ export class MultifactorSelection implements JobSelection {
    */
   private priority = new Float64Array(64);
   private readonly priorityJob: (Job | null)[] = [];
+  /**
+   * What a job's priority reads that holds while it waits, by its waiting slot (valid where `factorJob` holds
+   * that job): its user (ledger index), and its job size, partition and QOS factors and its partition's tier
+   * (`slotFactors[4 * slot ..]`). A waiting job's priority is recomputed at every tick: these are read there,
+   * not looked up again.
+   */
+  private readonly factorJob: (Job | null)[] = [];
+  private slotUser = new Int32Array(64);
+  private slotFactors = new Float64Array(64 * 4);
+  /** Each user's fair-share factor (by ledger index), as of the ledger's `version` in `fairShareAt`. */
+  private fairShares = new Float64Array(16);
+  private fairShareAt = new Float64Array(16).fill(-1);
   /** The partition `partitionOf` found last (of the attached engine's platform). */
   private lastPartition: Partition | undefined = undefined;
   /** Ticks so far (the order's epoch). */
@@ -200,14 +212,17 @@ export class MultifactorSelection implements JobSelection {
     sim.addListener({
       // a user is known from its first submission (its share normalised over the users known)
       onSubmit: (s, job) => {
-        this.userOf(job.user ?? '');
+        const slot = s.queue.slotOf(job);
+        if (slot >= 0) this.factorsAt(job, slot);
+        else this.userOf(job.user ?? '');
         if (this.options.passAtTick) s.requestPass(this.nextTick);
       },
       onStart: (s, rj) => {
         // (the ticks due first, as for any change of holdings: a user first known here joins after them)
         this.advance(s.now);
-        const u = this.userOf(rj.job.user ?? '');
-        this.forget(rj.waitingSlot);
+        const w = rj.waitingSlot;
+        const u = w >= 0 && this.factorJob[w] === rj.job ? this.slotUser[w]! : this.userOf(rj.job.user ?? '');
+        this.forget(w);
         held[rj.slot] = rj.cores.length;
         suspendedHeld[rj.slot] = 0;
         userAt[rj.slot] = u;
@@ -250,7 +265,10 @@ export class MultifactorSelection implements JobSelection {
       onRequeue: (s, rj) => {
         this.hold(s, userAt[rj.slot]!, -held[rj.slot]!);
         held[rj.slot] = 0;
-        this.remember(s.queue.slotOf(rj.job), rj.job, this.compute(rj.job, s.now));
+        {
+          const slot = s.queue.slotOf(rj.job);
+          this.remember(slot, rj.job, this.compute(rj.job, s.now, slot));
+        }
       },
     });
   }
@@ -269,6 +287,52 @@ export class MultifactorSelection implements JobSelection {
   /** Drops the priority kept for the job of waiting slot `slot`, which leaves the queue. */
   private forget(slot: number): void {
     if (slot < this.priorityJob.length) this.priorityJob[slot] = null;
+    if (slot < this.factorJob.length) this.factorJob[slot] = null;
+  }
+
+  /** Keeps the factors of waiting `job` in slot `slot` that hold while it waits (`factorJob`), on first need. */
+  private factorsAt(job: Job, slot: number): void {
+    if (this.factorJob[slot] === job) return;
+    if (slot >= this.slotUser.length) {
+      const n = Math.max(slot + 1, this.slotUser.length * 2);
+      const u = new Int32Array(n);
+      u.set(this.slotUser);
+      this.slotUser = u;
+      const f = new Float64Array(n * 4);
+      f.set(this.slotFactors);
+      this.slotFactors = f;
+    }
+    while (this.factorJob.length <= slot) this.factorJob.push(null);
+    const sim = this.sim!;
+    const part = this.partitionOf(job, sim.platform);
+    const c = this.config;
+    this.slotUser[slot] = this.userOf(job.user ?? '');
+    const f = this.slotFactors;
+    // (its CPUs: its cores, or a requeued job's last run's, `ClusterSimulator.cpusOf`)
+    f[4 * slot] = c.jobSize === 'slurm22' ? this.sizeFactor22(job, part) : jobSizeFactor(sim.cpusOf(job), this.totalCores, c.favorSmall);
+    f[4 * slot + 1] = (part?.priorityJobFactor ?? 1) / this.maxPartitionFactor;
+    f[4 * slot + 2] = job.qos !== undefined ? (this.options.qos?.[job.qos] ?? 0) / this.maxQos : 0;
+    f[4 * slot + 3] = part?.priorityTier ?? 1;
+    this.factorJob[slot] = job;
+  }
+
+  /** User `u`'s fair-share factor now (kept until the ledger changes). */
+  private fairShareOf(u: number): number {
+    const L = this.ledger!;
+    if (u >= this.fairShares.length) {
+      const n = Math.max(u + 1, this.fairShares.length * 2);
+      const v = new Float64Array(n);
+      v.set(this.fairShares);
+      this.fairShares = v;
+      const at = new Float64Array(n).fill(-1);
+      at.set(this.fairShareAt);
+      this.fairShareAt = at;
+    }
+    if (this.fairShareAt[u] !== L.version) {
+      this.fairShares[u] = L.fairShare(u, L.totalUsage(), this.config.dampening);
+      this.fairShareAt[u] = L.version;
+    }
+    return this.fairShares[u]!;
   }
 
   private userOf(name: string): number {
@@ -296,7 +360,7 @@ export class MultifactorSelection implements JobSelection {
       const tick = this.nextTick;
       // (read in place: a snapshot of the queue would be a new array at every tick)
       this.sim!.queue.forEach((job, slot) => {
-        this.remember(slot, job, this.compute(job, tick));
+        this.remember(slot, job, this.compute(job, tick, slot));
       });
       this.nextTick = this.tickAfter(tick);
       this.ticks++;
@@ -314,7 +378,7 @@ export class MultifactorSelection implements JobSelection {
     // `advance`): a job not yet cached has seen no tick since it came, so the ledger is as it was then, and its
     // age is its age at submission (a job that waited before the selection was attached: now). Its user's
     // normalised share counts the users known now (the users of its own instant included).
-    const prio = this.compute(job, Math.max(job.subtime, Math.min(now, this.attachedAt)));
+    const prio = this.compute(job, Math.max(job.subtime, Math.min(now, this.attachedAt)), s);
     if (s >= 0) this.remember(s, job, prio);
     return prio;
   }
@@ -329,17 +393,21 @@ export class MultifactorSelection implements JobSelection {
     return part;
   }
 
-  /** The multifactor priority of `job` at `now`, from the ledger as it is. */
-  private compute(job: Job, now: number): number {
-    const sim = this.sim!;
-    const L = this.ledger!;
-    const p = sim.platform;
-    const part = this.partitionOf(job, p);
+  /** The multifactor priority of `job` at `now`, from the ledger as it is; `slot`: its waiting slot (-1: not waiting). */
+  private compute(job: Job, now: number, slot: number): number {
     const c = this.config;
+    if (slot >= 0) {
+      this.factorsAt(job, slot);
+      const f = this.slotFactors;
+      const i = 4 * slot;
+      return weightedPriority(c, ageFactor(now - job.subtime, c.maxAge), this.fairShareOf(this.slotUser[slot]!), f[i]!, f[i + 1]!, f[i + 2]!);
+    }
+    const sim = this.sim!;
+    const part = this.partitionOf(job, sim.platform);
     return weightedPriority(
       c,
       ageFactor(now - job.subtime, c.maxAge),
-      L.fairShare(this.userOf(job.user ?? ''), L.totalUsage(), c.dampening),
+      this.fairShareOf(this.userOf(job.user ?? '')),
       // (its CPUs: its cores, or a requeued job's last run's, `ClusterSimulator.cpusOf`)
       c.jobSize === 'slurm22' ? this.sizeFactor22(job, part) : jobSizeFactor(sim.cpusOf(job), this.totalCores, c.favorSmall),
       (part?.priorityJobFactor ?? 1) / this.maxPartitionFactor,
@@ -364,10 +432,12 @@ export class MultifactorSelection implements JobSelection {
   key(job: Job, now: number, _origin?: number, slot?: number): number {
     if (this.sim === null) throw new Error('the multifactor job selection orders the jobs of an engine: attach it first (`attach(sim)`)');
     this.advance(now);
-    const p = this.sim.platform;
-    const part = this.partitionOf(job, p);
+    const s = slot !== undefined && slot >= 0 ? slot : this.sim.queue.slotOf(job);
+    const prio = this.priorityOf(job, now, s);
+    if (s >= 0) this.factorsAt(job, s);
     // higher tier first, then higher priority (the key is ascending)
-    return -((part?.priorityTier ?? 1) * 2 ** 40 + this.priorityOf(job, now, slot));
+    const tier = s >= 0 ? this.slotFactors[4 * s + 3]! : (this.partitionOf(job, this.sim.platform)?.priorityTier ?? 1);
+    return -(tier * 2 ** 40 + prio);
   }
 
   epoch(now: number): number {

@@ -42,6 +42,11 @@ export class UserLedger {
   private totalUsageSum = 0;
   private totalWeight = 0;
   private readonly index = new Map<string, number>();
+  /**
+   * Changes whenever a fair-share factor may change (usage accrued or decayed, a user added): a reader that
+   * keeps factors keeps this with them.
+   */
+  version = 0;
 
   /**
    * @param totalCpu, totalMem the cluster's totals (the dominant share's denominators)
@@ -81,6 +86,7 @@ export class UserLedger {
       const w = this.weightOf[name] ?? 1;
       this.weights.push(w);
       this.totalWeight += w;
+      this.version++;
       this.heldCpu.push(0);
       this.heldMem.push(0);
       this.heldGpus.push(0);
@@ -133,6 +139,7 @@ export class UserLedger {
   accrue(u: number, coreSeconds: number): void {
     this.usage[u]! += coreSeconds;
     this.totalUsageSum += coreSeconds;
+    this.version++;
   }
 
   /** Decays every user's usage over `dt` seconds with half-life `halfLife` (0: no decay). */
@@ -143,6 +150,7 @@ export class UserLedger {
     let t = 0;
     for (let i = 0; i < u.length; i++) t += u[i]! *= k;
     this.totalUsageSum = t;
+    this.version++;
   }
 
   /** Sum of usage (kept by `accrue` and `decay`: O(1)). */
