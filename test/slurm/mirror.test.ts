@@ -13,7 +13,7 @@ import { platformPolicy } from '../../src/scheduling/placement.js';
 import { type SlurmNode, parsePartitions } from '../../src/slurm/client.js';
 import { type SlurmClusterView, SlurmPlacement, parseConstraint } from '../../src/slurm/mirror.js';
 import { type RequestFields, type SlurmRequest, requestOf } from '../../src/slurm/request.js';
-import { makeJob } from '../../src/workload/job.js';
+import { type Job, makeJob } from '../../src/workload/job.js';
 
 // squeue --json of three held jobs (fields the agent reads), Slurm 22.05.8:
 //   sbatch -H -N 2-3 --exclusive -t 5
@@ -171,6 +171,16 @@ function cluster(memory: boolean, defMemPerCpu: number | null = null): { platfor
 
 const req = (o: Partial<SlurmRequest>): SlurmRequest => ({ ...requestOf({ ...SQUEUE[2]!, dependency: '', memory_per_node: null }), ...o });
 
+/** Registers Slurm job `id` with request `r` and submits its mirror job (of the shape `register` gives) to the mirror `sim`. */
+function mirrorJob(pl: SlurmPlacement, sim: ClusterSimulator, id: string, r: SlurmRequest): Job {
+  const s = pl.register(id, r);
+  if (!('shape' in s)) throw new Error(s.never);
+  const { ntasks, type, nodes, ntasksPerNode } = s.shape;
+  return sim.liveSubmit(
+    makeJob({ id, subtime: 0, ntasks, type, nodes: type === 'seq' ? 1 : nodes, ntasksPerNode, reqTime: 60, runtime: Infinity, work: 'delay' }),
+  );
+}
+
 /** The nodes (names) and CPUs per node of a placement. */
 function layout(pl: SlurmPlacement, cores: Int32Array | null): Record<string, number> | null {
   if (cores === null) return null;
@@ -231,14 +241,7 @@ describe('placements Slurm accepts exactly (SlurmPlacement)', () => {
     const pl = new SlurmPlacement(platform, names, view);
     const sim = new ClusterSimulator(platform, [], { workloadName: 'mirror' });
     const policy = pl.constrain(platformPolicy);
-    const job = (id: string, r: SlurmRequest) => {
-      const s = pl.register(id, r);
-      if (!('shape' in s)) throw new Error(s.never);
-      const { ntasks, type, nodes, ntasksPerNode } = s.shape;
-      return sim.liveSubmit(
-        makeJob({ id, subtime: 0, ntasks, type, nodes: type === 'seq' ? 1 : nodes, ntasksPerNode, reqTime: 60, runtime: Infinity, work: 'delay' }),
-      );
-    };
+    const job = (id: string, r: SlurmRequest) => mirrorJob(pl, sim, id, r);
     const place = (j: ReturnType<typeof job>) => layout(pl, policy.place(sim, j, 'first_fit'));
 
     // -C slow: n3-n4 only
@@ -308,12 +311,7 @@ describe('placements Slurm accepts exactly (SlurmPlacement)', () => {
     const pl = new SlurmPlacement(platform, names, view);
     const sim = new ClusterSimulator(platform, [], { workloadName: 'mirror' });
     const policy = pl.constrain(platformPolicy);
-    const add = (id: string, r: SlurmRequest) => {
-      const s = pl.register(id, r);
-      if (!('shape' in s)) throw new Error(s.never);
-      const { ntasks, type, nodes, ntasksPerNode } = s.shape;
-      return sim.liveSubmit(makeJob({ id, subtime: 0, ntasks, type, nodes, ntasksPerNode, reqTime: 60, runtime: Infinity, work: 'delay' }));
-    };
+    const add = (id: string, r: SlurmRequest) => mirrorJob(pl, sim, id, r);
     const start = (j: ReturnType<typeof add>) => {
       const c = policy.place(sim, j, 'first_fit')!;
       sim.startJob(j, c);
