@@ -1,6 +1,7 @@
 /**
  * The queue of waiting jobs, in arrival order, and their waiting slots (see `WaitingQueue`).
  */
+import { grown } from '../core/arrays.js';
 import type { Job } from '../workload/job.js';
 
 /**
@@ -199,12 +200,4 @@ export class WaitingQueue {
     }
     return this.snapshot;
   }
-}
-
-/** `a` copied into a new array of `n` elements, the rest `fill`. */
-function grown(a: Int32Array, n: number, fill = 0): Int32Array<ArrayBuffer> {
-  const out = new Int32Array(n);
-  if (fill !== 0) out.fill(fill, a.length);
-  out.set(a);
-  return out;
 }

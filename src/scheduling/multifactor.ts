@@ -24,6 +24,7 @@
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import { holdsItsPlacement, type Job } from '../workload/job.js';
+import { grown } from '../core/arrays.js';
 import { nextGridPoint } from '../core/grid.js';
 import type { Partition } from '../platform/partitions.js';
 import type { Platform } from '../platform/platform.js';
@@ -172,6 +173,8 @@ export class MultifactorSelection implements JobSelection {
   /** Each user's fair-share factor (by ledger index), as of the ledger's `version` in `fairShareAt`. */
   private fairShares = new Float64Array(16);
   private fairShareAt = new Float64Array(16).fill(-1);
+  /** The factors of a job that is not waiting (`compute` without a slot). */
+  private readonly scratchFactors = new Float64Array(4);
   /** The partition `partitionOf` found last (of the attached engine's platform). */
   private lastPartition: Partition | undefined = undefined;
   /** Ticks so far (the order's epoch). */
@@ -275,11 +278,7 @@ export class MultifactorSelection implements JobSelection {
 
   /** Keeps priority `prio` for `job`, waiting in slot `slot`. */
   private remember(slot: number, job: Job, prio: number): void {
-    if (slot >= this.priority.length) {
-      const bigger = new Float64Array(Math.max(slot + 1, this.priority.length * 2));
-      bigger.set(this.priority);
-      this.priority = bigger;
-    }
+    if (slot >= this.priority.length) this.priority = grown(this.priority, Math.max(slot + 1, this.priority.length * 2));
     this.priority[slot] = prio;
     this.priorityJob[slot] = job;
   }
@@ -295,25 +294,25 @@ export class MultifactorSelection implements JobSelection {
     if (this.factorJob[slot] === job) return;
     if (slot >= this.slotUser.length) {
       const n = Math.max(slot + 1, this.slotUser.length * 2);
-      const u = new Int32Array(n);
-      u.set(this.slotUser);
-      this.slotUser = u;
-      const f = new Float64Array(n * 4);
-      f.set(this.slotFactors);
-      this.slotFactors = f;
+      this.slotUser = grown(this.slotUser, n);
+      this.slotFactors = grown(this.slotFactors, n * 4);
     }
     while (this.factorJob.length <= slot) this.factorJob.push(null);
+    this.slotUser[slot] = this.userOf(job.user ?? '');
+    this.factorsInto(job, this.slotFactors, 4 * slot);
+    this.factorJob[slot] = job;
+  }
+
+  /** `job`'s factors that hold while it waits, into `f[i..i+3]`: job size, partition, QOS, its partition's tier. */
+  private factorsInto(job: Job, f: Float64Array, i: number): void {
     const sim = this.sim!;
     const part = this.partitionOf(job, sim.platform);
     const c = this.config;
-    this.slotUser[slot] = this.userOf(job.user ?? '');
-    const f = this.slotFactors;
     // (its CPUs: its cores, or a requeued job's last run's, `ClusterSimulator.cpusOf`)
-    f[4 * slot] = c.jobSize === 'slurm22' ? this.sizeFactor22(job, part) : jobSizeFactor(sim.cpusOf(job), this.totalCores, c.favorSmall);
-    f[4 * slot + 1] = (part?.priorityJobFactor ?? 1) / this.maxPartitionFactor;
-    f[4 * slot + 2] = job.qos !== undefined ? (this.options.qos?.[job.qos] ?? 0) / this.maxQos : 0;
-    f[4 * slot + 3] = part?.priorityTier ?? 1;
-    this.factorJob[slot] = job;
+    f[i] = c.jobSize === 'slurm22' ? this.sizeFactor22(job, part) : jobSizeFactor(sim.cpusOf(job), this.totalCores, c.favorSmall);
+    f[i + 1] = (part?.priorityJobFactor ?? 1) / this.maxPartitionFactor;
+    f[i + 2] = job.qos !== undefined ? (this.options.qos?.[job.qos] ?? 0) / this.maxQos : 0;
+    f[i + 3] = part?.priorityTier ?? 1;
   }
 
   /** User `u`'s fair-share factor now (kept until the ledger changes). */
@@ -321,12 +320,8 @@ export class MultifactorSelection implements JobSelection {
     const L = this.ledger!;
     if (u >= this.fairShares.length) {
       const n = Math.max(u + 1, this.fairShares.length * 2);
-      const v = new Float64Array(n);
-      v.set(this.fairShares);
-      this.fairShares = v;
-      const at = new Float64Array(n).fill(-1);
-      at.set(this.fairShareAt);
-      this.fairShareAt = at;
+      this.fairShares = grown(this.fairShares, n);
+      this.fairShareAt = grown(this.fairShareAt, n, -1);
     }
     if (this.fairShareAt[u] !== L.version) {
       this.fairShares[u] = L.fairShare(u, L.totalUsage(), this.config.dampening);
@@ -402,17 +397,9 @@ export class MultifactorSelection implements JobSelection {
       const i = 4 * slot;
       return weightedPriority(c, ageFactor(now - job.subtime, c.maxAge), this.fairShareOf(this.slotUser[slot]!), f[i]!, f[i + 1]!, f[i + 2]!);
     }
-    const sim = this.sim!;
-    const part = this.partitionOf(job, sim.platform);
-    return weightedPriority(
-      c,
-      ageFactor(now - job.subtime, c.maxAge),
-      this.fairShareOf(this.userOf(job.user ?? '')),
-      // (its CPUs: its cores, or a requeued job's last run's, `ClusterSimulator.cpusOf`)
-      c.jobSize === 'slurm22' ? this.sizeFactor22(job, part) : jobSizeFactor(sim.cpusOf(job), this.totalCores, c.favorSmall),
-      (part?.priorityJobFactor ?? 1) / this.maxPartitionFactor,
-      job.qos !== undefined ? (this.options.qos?.[job.qos] ?? 0) / this.maxQos : 0,
-    );
+    const f = this.scratchFactors;
+    this.factorsInto(job, f, 0);
+    return weightedPriority(c, ageFactor(now - job.subtime, c.maxAge), this.fairShareOf(this.userOf(job.user ?? '')), f[0]!, f[1]!, f[2]!);
   }
 
   /**

@@ -11,6 +11,7 @@
  * Each gives the first waiting job, the next `k` after it, and (where it knows it) the first one's queue
  * position, a hint for `startJob`.
  */
+import { grown } from '../core/arrays.js';
 import type { ClusterSimulator, JobRecord, RunningJob, SimulationListener } from '../execution/simulator.js';
 import type { WaitingQueue } from '../execution/waitingQueue.js';
 import type { Job } from '../workload/job.js';
@@ -124,15 +125,9 @@ export class StaticOrder implements QueueOrder, SimulationListener {
   }
   private grow(n: number): void {
     const size = Math.max(n, this.state.length * 2);
-    const keys = new Float64Array(size);
-    keys.set(this.keys);
-    this.keys = keys;
-    const seqs = new Float64Array(size);
-    seqs.set(this.seqs);
-    this.seqs = seqs;
-    const state = new Uint8Array(size);
-    state.set(this.state);
-    this.state = state;
+    this.keys = grown(this.keys, size);
+    this.seqs = grown(this.seqs, size);
+    this.state = grown(this.state, size);
   }
   private remove(slot: number): void {
     const st = this.state[slot];

@@ -363,11 +363,7 @@ export class SlurmPlacement {
     const e = this.entries.get(job.id);
     if (!e) return true;
     const p = this.platform;
-    const per = new Map<number, number>();
-    for (let i = 0; i < cores.length; i++) {
-      const n = p.coreNode[cores[i]!]!;
-      per.set(n, (per.get(n) ?? 0) + 1);
-    }
+    const per = this.layout(cores);
     const k = per.size;
     if (e.shape.whole || e.shape.nodes > 0 ? k !== Math.max(1, e.shape.nodes) : k < e.req.minNodes || k > Math.min(e.req.maxNodes, e.req.tasks)) return false;
     if (!e.eligible.some((el) => [...per.keys()].every((n) => el[n] === 1))) return false;
