@@ -17,7 +17,7 @@ import { makeJob } from '../../src/workload/job.js';
 import { platformPolicy } from '../../src/scheduling/placement.js';
 import { InputError } from '../../src/core/errors.js';
 import { type Layout, MULTI_CORE_NODES, SHAPED_NODES, WHOLE_NODES } from './layouts.js';
-import { type NodeRow, nodeWorkload, presetNodeRows, type Priority, slurmConfigOf, slurmNodeRows } from './presetHarness.js';
+import { bfSettings, type NodeRow, nodeWorkload, type Priority, presetNodeRows, slurmConfigOf, slurmNodeRows, willRunConfigOf } from './presetHarness.js';
 
 /** Two nodes of two cores, one partition. */
 const TWO_NODES: Layout = { groups: [{ name: 'n', count: 2, cores: 2 }], partitions: [{ name: 'p', groups: ['n'] }] };
@@ -50,9 +50,9 @@ describe("the Slurm preset with nodes left COMPLETING after a job gives the Slur
         (seed, priority, layout, backfill, batch, fractional) => {
           const plain = nodeWorkload(seed, 60, layout, fractional);
           const jobs = withCompleting(seed, plain, fractional);
-          const settings = { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
+          const settings = bfSettings();
           const timers: Partial<SlurmConfig> = batch > 0 ? { batchSchedDelay: batch, schedOnSubmit: false, schedInterval: 60 } : {};
-          const config: Partial<SlurmConfig> = { ...slurmConfigOf(priority, backfill ? settings : null, timers), nodeSelect: true, bfWillRun: true };
+          const config: Partial<SlurmConfig> = willRunConfigOf(priority, backfill ? settings : null, timers);
           config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
           const a = slurmNodeRows(layout, config, jobs);
           const b = presetNodeRows(layout, config, jobs);
@@ -91,9 +91,9 @@ describe("the Slurm preset with nodes left COMPLETING after a job gives the Slur
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 1_000_000 }), fc.boolean(), fc.constantFrom(0, 2), (seed, backfill, batch) => {
         const jobs = withCompleting(seed, shaped(seed), false);
-        const settings = { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
+        const settings = bfSettings();
         const timers: Partial<SlurmConfig> = batch > 0 ? { batchSchedDelay: batch, schedOnSubmit: false } : {};
-        const config: Partial<SlurmConfig> = { ...slurmConfigOf('multifactor', backfill ? settings : null, timers), nodeSelect: true, bfWillRun: true };
+        const config: Partial<SlurmConfig> = willRunConfigOf('multifactor', backfill ? settings : null, timers);
         const a = slurmNodeRows(SHAPED_NODES, config, jobs);
         const b = presetNodeRows(SHAPED_NODES, config, jobs);
         for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
@@ -138,7 +138,7 @@ describe('nodes left COMPLETING, hand-computed', () => {
   const row = (start: number, end: number, node: number, units: number): NodeRow => ({ start, end, killed: false, periods: [], nodes: [node], units: [units] });
 
   it('a node COMPLETING takes no job while its CPUs are free; its release starts the job waiting (both engines)', () => {
-    const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', null), users: 1, nodeSelect: true, bfWillRun: true };
+    const config: Partial<SlurmConfig> = { ...willRunConfigOf('fifo', null), users: 1 };
     // job 0 ends at 10 on node 0, which completes until 15: job 3 (submitted at 12, node 0's two CPUs free) waits
     // for the release at 15, which asks for the pass that starts it there (without COMPLETING: at 12)
     const want = new Map([

@@ -20,7 +20,7 @@ import { SlurmPlatform } from '../../src/slurm/platform.js';
 import { runSlurmPreset, slurmPresetRefusal, slurmPresetRequest } from '../../src/slurm/preset.js';
 import { neverPlaced, nodeRequestOf, usableUnits } from '../../src/scheduling/nodeSelection.js';
 import { GPU_FEW_NODES, GPU_NODES, type Layout, WHOLE_GPU_NODES } from './layouts.js';
-import { partitionedWorkload, type Priority, slurmConfigOf } from './presetHarness.js';
+import { partitionedWorkload, type Priority, slurmConfigOf, willRunConfigOf } from './presetHarness.js';
 
 /** A job's row: its schedule, and on its first run its nodes, CPUs and GPUs on each, and the GPUs left free on them once it started (a job not holding its nodes whole). */
 interface GpuRow {
@@ -336,7 +336,7 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
       // -N 3 --gres=gpu:v100:2: two nodes have 2 V100s: refused at submission by both
       job(6, 3, 10, 2, 'v100', { minNodes: 3, maxNodes: 3 }),
     ];
-    const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', null), users: 1, nodeSelect: true, bfWillRun: true };
+    const config: Partial<SlurmConfig> = { ...willRunConfigOf('fifo', null), users: 1 };
     const row = (start: number, end: number, nodes: number[], units: number[], gpus: number[], gpuFree: number[]): GpuRow => ({
       start,
       end,
@@ -380,7 +380,7 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
       { id: 2, submit: 2, cores: 2, runTime: 10, timeLimit: 1_000, user: 0, partition: 1 },
     ];
     // sched/builtin: nothing ever starts, nothing is refused; the runs go on (priority ticks) until stopped at 2,000 s
-    const builtin: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', null), users: 1, nodeSelect: true, bfWillRun: true };
+    const builtin: Partial<SlurmConfig> = { ...willRunConfigOf('fifo', null), users: 1 };
     expect(slurmGpuRows(layout, builtin, jobs, 2_000)).toEqual(new Map());
     expect(presetGpuRows(layout, builtin, jobs, 2_000)).toEqual(new Map());
     // Slurm 22.05's will-run pass every 5 s (the first at 5: job 0 came at 0): job 0 gets no start, jobs 1 and 2 start
@@ -429,7 +429,7 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
   // the whole second (a live run's clock) make such ties common.
   it('equal expected ends walked in job-list order (submission order) by both engines (submissions off the whole second)', () => {
     const jobs = gpuWorkload(134824, 60, GPU_NODES, { n: 0 }, true);
-    const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', { ...settings, interval: 5, resolution: 1 }), nodeSelect: true, bfWillRun: true };
+    const config: Partial<SlurmConfig> = willRunConfigOf('fifo', { ...settings, interval: 5, resolution: 1 });
     config.priority = { ...config.priority!, calcPhase: Math.floor(jobs[0]!.submit) % DEFAULT_SLURM.priority.calcPeriod };
     // job 44: with the slots' orders, the one engine's pass started it at 1363.1, the Slurm engine's at 1403.1
     expect(presetGpuRows(GPU_NODES, config, jobs).get(44)!.start).toBe(slurmGpuRows(GPU_NODES, config, jobs).get(44)!.start);

@@ -137,6 +137,16 @@ export function slurmConfigOf(priority: Priority, backfill: SlurmBackfillSetting
   };
 }
 
+/** The backfill settings the whole-node tests start from: `bf_interval` 5 s, `bf_window` an hour, `bf_resolution` 10 s, `bf_max_job_test` 100, off the grid, no Slurm rounding, no idle units held; `o` changes some. */
+export function bfSettings(o: Partial<SlurmBackfillSettings> = {}): SlurmBackfillSettings {
+  return { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none', ...o };
+}
+
+/** `slurmConfigOf` with whole-node allocation and Slurm 22.05's will-run backfill pass (`nodeSelect`, `bfWillRun`). */
+export function willRunConfigOf(priority: Priority, backfill: SlurmBackfillSettings | null, timers: Partial<SlurmConfig> = {}): Partial<SlurmConfig> {
+  return { ...slurmConfigOf(priority, backfill, timers), nodeSelect: true, bfWillRun: true };
+}
+
 /**
  * A row with the nodes the job ran on and the CPUs it held on each (first run), and, with `memory`, the memory
  * free on each of them once it started; with `runs`, the nodes it held at each start and resumption, in order

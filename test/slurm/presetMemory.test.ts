@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { derive } from '../../src/core/rng.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
 import { type Layout, MEMORY_NODES, MIXED_MEMORY_NODES } from './layouts.js';
-import { type NodeRow, nodeWorkload, presetNodeRows, type Priority, shapedJob, slurmConfigOf, slurmNodeRows } from './presetHarness.js';
+import { bfSettings, type NodeRow, nodeWorkload, type Priority, presetNodeRows, shapedJob, slurmNodeRows, willRunConfigOf } from './presetHarness.js';
 
 /**
  * `nodeWorkload` on `layout` (`MEMORY_NODES`, or `MIXED_MEMORY_NODES`: groups with and without `memory_mb`) with
@@ -68,8 +68,8 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) and memory re
         fc.constantFrom<'cores' | 'slurm22'>('cores', 'slurm22'),
         (seed, priority, backfill, fractional, resolution, jobSize) => {
           const jobs = memoryWorkload(seed, 60, fractional);
-          const settings = { interval: 5, window: 3_600, resolution, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
-          const config: Partial<SlurmConfig> = { ...slurmConfigOf(priority, backfill ? settings : null), nodeSelect: true, bfWillRun: true };
+          const settings = bfSettings({ resolution });
+          const config: Partial<SlurmConfig> = willRunConfigOf(priority, backfill ? settings : null);
           // (Slurm 22.05's job size factor reads the select plugin's request: -N, else 1 node; an exclusive job's nodes as its CPUs)
           config.priority = { ...config.priority!, jobSize, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
           const a = slurmNodeRows(MEMORY_NODES, config, jobs, true);
@@ -117,8 +117,8 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) and memory re
         fc.constantFrom(MEMORY_NODES, MIXED_MEMORY_NODES),
         (seed, priority, backfill, layout) => {
           const jobs = memoryWorkload(seed, 60, false, layout, true);
-          const settings = { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
-          const config: Partial<SlurmConfig> = { ...slurmConfigOf(priority, backfill ? settings : null), nodeSelect: true, bfWillRun: true };
+          const settings = bfSettings();
+          const config: Partial<SlurmConfig> = willRunConfigOf(priority, backfill ? settings : null);
           config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
           const a = slurmNodeRows(layout, config, jobs, true);
           const b = presetNodeRows(layout, config, jobs, true);
@@ -182,7 +182,7 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) and memory re
       // D: 2 cores, --mem-per-cpu=1000 at 3: behind C (FIFO, the partition blocked) -> 51, on n1 (C took n0's memory) -> 51-61
       job(3, 3, 2, 10, { memPerCpu: 1000 }),
     ];
-    const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', null), users: 1, nodeSelect: true, bfWillRun: true };
+    const config: Partial<SlurmConfig> = { ...willRunConfigOf('fifo', null), users: 1 };
     const want = new Map<number, NodeRow>([
       [0, { start: 0, end: 100, killed: false, periods: [], nodes: [1], units: [1], memFree: [3000] }],
       [1, { start: 1, end: 51, killed: false, periods: [], nodes: [0], units: [2], memFree: [1000] }],
@@ -195,7 +195,7 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) and memory re
 
   it('memory requests, hand-computed: --mem with --mem-per-cpu (both bind, the --mem is held); groups with and without memory_mb (none binds where it is not given)', () => {
     const job = shapedJob;
-    const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', null), users: 1, nodeSelect: true, bfWillRun: true };
+    const config: Partial<SlurmConfig> = { ...willRunConfigOf('fifo', null), users: 1 };
     // one partition of 2 nodes of 4 cores: n0 4,000 MB, n1 8,000 MB; sched/builtin, FIFO, a pass at each event
     const both: Layout = {
       groups: [

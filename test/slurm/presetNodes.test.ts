@@ -26,7 +26,17 @@ import { parseEngineConfig } from '../../src/scheduling/engineConfig.js';
 import { makeScheduler } from '../../src/scheduling/policyName.js';
 import { runSimulation } from '../../src/scheduling/run.js';
 import { type Layout, MEMORY_NODES, MULTI_CORE_NODES, SHAPED_NODES, WHOLE_NODES } from './layouts.js';
-import { type NodeRow, nodeWorkload, presetNodeRows, type Priority, shapedJob, slurmConfigOf, slurmNodeRows } from './presetHarness.js';
+import {
+  bfSettings,
+  type NodeRow,
+  nodeWorkload,
+  type Priority,
+  presetNodeRows,
+  shapedJob,
+  slurmConfigOf,
+  slurmNodeRows,
+  willRunConfigOf,
+} from './presetHarness.js';
 
 /**
  * `nodeWorkload` on `SHAPED_NODES` with node requests: a third of the jobs `--exclusive` on 1-3 whole nodes
@@ -191,8 +201,8 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 1_000_000 }), fc.constantFrom<Priority>('fifo', 'multifactor'), fc.boolean(), (seed, priority, backfill) => {
         const jobs = shapedWorkload(seed, 60);
-        const settings = { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
-        const config: Partial<SlurmConfig> = { ...slurmConfigOf(priority, backfill ? settings : null), nodeSelect: true, bfWillRun: true };
+        const settings = bfSettings();
+        const config: Partial<SlurmConfig> = willRunConfigOf(priority, backfill ? settings : null);
         config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
         const a = slurmNodeRows(SHAPED_NODES, config, jobs);
         const b = presetNodeRows(SHAPED_NODES, config, jobs);
@@ -238,7 +248,7 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
       // -N 1 -n 3 -c 2: no node of 6 CPUs: refused at submission
       job(4, 6, 5, { minNodes: 1, maxNodes: 1, cpusPerTask: 2 }),
     ];
-    const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', null), nodeSelect: true, bfWillRun: true };
+    const config: Partial<SlurmConfig> = willRunConfigOf('fifo', null);
     const row = (start: number, end: number, nodes: number[], units: number[]): NodeRow => ({ start, end, killed: false, periods: [], nodes, units });
     const want = new Map<number, NodeRow>([
       [0, row(0, 100, [0, 1, 2, 3], [2, 2, 1, 1])],
@@ -280,7 +290,7 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
           (seed, priority, jobSize, pass) => {
             // (the Slurm engine's node-profile pass sees only nodes held whole: no `whole: false` with it)
             const jobs = anyShapeWorkload(seed, 60, layout, pass !== 'profile');
-            const settings = { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
+            const settings = bfSettings();
             const config: Partial<SlurmConfig> = {
               ...slurmConfigOf(priority, pass === 'builtin' ? null : settings),
               nodeSelect: true,
@@ -349,7 +359,7 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
       // 1 CPU: behind job 3 (FIFO, the partition blocked); at 32 the node of the fewest free CPUs that holds it: node 0
       job(4, 1, 5, { minNodes: 1 }),
     ];
-    const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', null), users: 1, nodeSelect: true, bfWillRun: true };
+    const config: Partial<SlurmConfig> = { ...willRunConfigOf('fifo', null), users: 1 };
     const row = (start: number, end: number, nodes: number[], units: number[]): NodeRow => ({ start, end, killed: false, periods: [], nodes, units });
     const want = new Map<number, NodeRow>([
       [0, row(0, 100, [0, 1], [2, 2])],
@@ -371,7 +381,7 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
       partitions: [{ name: 'p', groups: ['big', 'small'] }],
     };
     const job = shapedJob;
-    const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', null), users: 1, nodeSelect: true, bfWillRun: true };
+    const config: Partial<SlurmConfig> = { ...willRunConfigOf('fifo', null), users: 1 };
     const row = (start: number, end: number, nodes: number[], units: number[]): NodeRow => ({ start, end, killed: false, periods: [], nodes, units });
     // --exclusive -N 2 with 3 cores: the first two idle nodes of the one run, 4 + 2 CPUs; then 1 CPU on the node left: node 2
     const a = [job(0, 3, 100, { whole: true, minNodes: 2 }), job(1, 1, 10, {})];

@@ -16,7 +16,17 @@ import type { PreemptMode } from '../../src/platform/partitions.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
 import { runSlurmPreset, slurmPresetRefusal, slurmPresetRequest } from '../../src/slurm/preset.js';
 import { LAYOUT, type Layout, MULTI_CORE_NODES, WHOLE_NODES } from './layouts.js';
-import { type NodeRow, nodeWorkload, partitionedWorkload, presetNodeRows, type Priority, slurmConfigOf, slurmNodeRows } from './presetHarness.js';
+import {
+  partitionedWorkload,
+  bfSettings,
+  type NodeRow,
+  nodeWorkload,
+  type Priority,
+  presetNodeRows,
+  slurmConfigOf,
+  slurmNodeRows,
+  willRunConfigOf,
+} from './presetHarness.js';
 
 /**
  * `base`'s groups under four partitions: `a` (tier 1, `modeA`) and `c` (tier 1, `modeC`) under `b` (tier 2), `b`
@@ -80,7 +90,7 @@ describe('the Slurm preset with whole-node allocation and partitions that preemp
           (seed, priority, modeA, modeC, bf, timers) => {
             const layout = preempting(base, modeA, modeC);
             const jobs = partitionedWorkload(seed, 80, layout);
-            const settings = { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
+            const settings = bfSettings();
             const config: Partial<SlurmConfig> = {
               ...slurmConfigOf(priority, bf ? settings : null, timers ? { schedInterval: 60, schedMinInterval: 2, schedDelay: 1 } : {}),
               nodeSelect: true,
@@ -238,7 +248,7 @@ describe('the Slurm preset with whole-node allocation, partitions that preempt a
         (seed, jobSize, mode, oneCore, pass) => {
           const layout = anyShapeLayout(mode, oneCore);
           const jobs = heldWorkload(seed, 60, layout);
-          const settings = { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
+          const settings = bfSettings();
           // (the node-profile pass on one-core nodes only; the will-run pass elsewhere)
           const bf = pass === 'builtin' ? null : settings;
           const config: Partial<SlurmConfig> = { ...slurmConfigOf('multifactor', bf), nodeSelect: true, bfWillRun: pass === 'willRun' || !oneCore };
@@ -275,8 +285,8 @@ describe('the Slurm preset with whole-node allocation, partitions that preempt a
  */
 /** Both engines' rows and nodes of `jobs` on `layout` (whole-node allocation; `bf`: Slurm 22.05's will-run backfill, else sched/builtin). */
 function requestRows(layout: Layout, jobs: SlurmJobInput[], priority: Priority, bf: boolean): [Map<number, NodeRow>, Map<number, NodeRow>] {
-  const settings = { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' as const };
-  const config: Partial<SlurmConfig> = { ...slurmConfigOf(priority, bf ? settings : null), nodeSelect: true, bfWillRun: true };
+  const settings = bfSettings();
+  const config: Partial<SlurmConfig> = willRunConfigOf(priority, bf ? settings : null);
   config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
   return [slurmNodeRows(layout, config, jobs, { runs: true, memory: true }), presetNodeRows(layout, config, jobs, { runs: true, memory: true })];
 }

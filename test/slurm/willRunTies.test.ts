@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { derive } from '../../src/core/rng.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
 import { type Layout, MULTI_CORE_NODES, WHOLE_NODES } from './layouts.js';
-import { type NodeRow, nodeWorkload, presetNodeRows, type Priority, slurmConfigOf, slurmNodeRows } from './presetHarness.js';
+import { type NodeRow, nodeWorkload, type Priority, presetNodeRows, slurmNodeRows, willRunConfigOf } from './presetHarness.js';
 
 /** `pa` over three one-core nodes (0-2), `pb` over one (3). */
 const TIES: Layout = {
@@ -67,7 +67,7 @@ describe('the will-run pass walks equal expected ends in the job list order (sub
       job(6, 11, 0, 1, 100, 400), // V: one node, 400 s
     ];
     const settings = { interval: 30, window: 3_600, resolution: 1, maxJobTest: 100, grid: true, slurmRounding: false, reserveIdle: 'none' as const };
-    const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', settings), users: 1, nodeSelect: true, bfWillRun: true };
+    const config: Partial<SlurmConfig> = { ...willRunConfigOf('fifo', settings), users: 1 };
     // The backfill pass at 30 s tests W: running Y (301, usable), X (301, node 3: not usable), Z (502, usable).
     // In the job list Y comes before X: Y is removed (the batch's barrier 330 s, window 30 s), the peek sees X
     // (301 <= 360: go on), X is skipped, and Z is taken without a peek: removed too. W fits on nodes 0-2 at the
@@ -109,7 +109,7 @@ describe('the will-run pass walks equal expected ends in the job list order (sub
       job(5, 4, 0, 1, 50, 200), // V: one node, 200 s
     ];
     const settings = { interval: 5, window: 86_400, resolution: 1, maxJobTest: 100, grid: true, slurmRounding: false, reserveIdle: 'none' as const };
-    const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', settings), users: 1, nodeSelect: true, bfWillRun: true };
+    const config: Partial<SlurmConfig> = { ...willRunConfigOf('fifo', settings), users: 1 };
     // The pass at 5: B reserves nodes 0-2 from Z's end, [1000, 1100); S starts now on node 1, expected end 100, the
     // same as R's. S was submitted before R, so W's will-run test walks S (usable: removed), R (node 3: skipped) and
     // takes Z without a peek: W would start at 1000 on B's nodes, then at B's end: [1100, 1200). V starts now on node
@@ -164,7 +164,7 @@ describe('the will-run pass walks equal expected ends in the job list order (sub
       jobs.push({ id: 4, submit: 1, partition: 0, cores: 2, runTime: 60, timeLimit: 120, user: 0 }); // W
       jobs.push({ id: 5, submit: 2, partition: 0, cores: 1, runTime: 60, timeLimit: 600, user: 0 }); // V
       const settings = { interval: 5, window: 86_400, resolution: 1, maxJobTest: 100, grid: true, slurmRounding: true, reserveIdle: 'none' as const };
-      const config: Partial<SlurmConfig> = { ...slurmConfigOf('fifo', settings), users: 1, nodeSelect: true, bfWillRun: true };
+      const config: Partial<SlurmConfig> = { ...willRunConfigOf('fifo', settings), users: 1 };
       for (const rows of [slurmNodeRows(layout, config, jobs), presetNodeRows(layout, config, jobs)]) {
         expect({ start: rows.get(5)!.start, nodes: rows.get(5)!.nodes }).toEqual(v);
         expect({ start: rows.get(4)!.start, nodes: rows.get(4)!.nodes }).toEqual(w);
@@ -194,7 +194,7 @@ describe('the will-run pass walks equal expected ends in the job list order (sub
           }),
           (seed, priority, backfill) => {
             const jobs = nodeWorkload(seed, 60, layout, true);
-            const config: Partial<SlurmConfig> = { ...slurmConfigOf(priority, backfill), nodeSelect: true, bfWillRun: true };
+            const config: Partial<SlurmConfig> = willRunConfigOf(priority, backfill);
             config.priority = { ...config.priority!, calcPhase: Math.floor(jobs[0]!.submit) % DEFAULT_SLURM.priority.calcPeriod };
             const a = slurmNodeRows(layout, config, jobs);
             const b = presetNodeRows(layout, config, jobs);
