@@ -17,7 +17,17 @@ import { makeJob } from '../../src/workload/job.js';
 import { platformPolicy } from '../../src/scheduling/placement.js';
 import { InputError } from '../../src/core/errors.js';
 import { type Layout, MULTI_CORE_NODES, SHAPED_NODES, WHOLE_NODES } from './layouts.js';
-import { bfSettings, type NodeRow, nodeWorkload, type Priority, presetNodeRows, slurmConfigOf, slurmNodeRows, willRunConfigOf } from './presetHarness.js';
+import {
+  bfSettings,
+  type NodeRow,
+  nodeWorkload,
+  type Priority,
+  presetNodeRows,
+  slurmConfigOf,
+  slurmNodeRows,
+  willRunConfigOf,
+  expectSameRows,
+} from './presetHarness.js';
 
 /** Two nodes of two cores, one partition. */
 const TWO_NODES: Layout = { groups: [{ name: 'n', count: 2, cores: 2 }], partitions: [{ name: 'p', groups: ['n'] }] };
@@ -56,8 +66,7 @@ describe("the Slurm preset with nodes left COMPLETING after a job gives the Slur
           config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
           const a = slurmNodeRows(layout, config, jobs);
           const b = presetNodeRows(layout, config, jobs);
-          expect(b.size).toBe(a.size);
-          for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+          expectSameRows(a, b);
           // the feature at work: jobs whose nodes completed, epilog releases under the background thread, starts
           // it moved (against the same jobs without it), starts at a release, backfill starts
           const without = slurmNodeRows(layout, config, plain);

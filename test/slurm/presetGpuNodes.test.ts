@@ -20,7 +20,7 @@ import { SlurmPlatform } from '../../src/slurm/platform.js';
 import { runSlurmPreset, slurmPresetRefusal, slurmPresetRequest } from '../../src/slurm/preset.js';
 import { neverPlaced, nodeRequestOf, usableUnits } from '../../src/scheduling/nodeSelection.js';
 import { GPU_FEW_NODES, GPU_NODES, type Layout, WHOLE_GPU_NODES } from './layouts.js';
-import { partitionedWorkload, type Priority, slurmConfigOf, willRunConfigOf } from './presetHarness.js';
+import { partitionedWorkload, type Priority, slurmConfigOf, willRunConfigOf, expectSameRows } from './presetHarness.js';
 
 /** A job's row: its schedule, and on its first run its nodes, CPUs and GPUs on each, and the GPUs left free on them once it started (a job not holding its nodes whole). */
 interface GpuRow {
@@ -258,8 +258,7 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
             config.priority = { ...config.priority!, calcPhase: Math.floor(jobs[0]!.submit) % DEFAULT_SLURM.priority.calcPeriod };
             const a = slurmGpuRows(layout, config, jobs, until);
             const b = presetGpuRows(layout, config, jobs, until);
-            expect(b.size).toBe(a.size);
-            for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+            expectSameRows(a, b);
             tally(seen, layout, jobs, a);
             for (const j of jobs)
               if (!a.has(j.id) && (j.gpus ?? 0) > 0 && j.shape === undefined && neverHeld(j, layout)) {

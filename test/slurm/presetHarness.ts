@@ -4,6 +4,7 @@
  * timers, and each engine's rows (start, end, state, suspension periods of every job; with whole-node
  * allocation, test/slurm/presetNodes.test.ts and presetCompleting.test.ts, the nodes and CPUs of each too).
  */
+import { expect } from 'vitest';
 import { derive } from '../../src/core/rng.js';
 import { JobPhase } from '../../src/core/engine.js';
 import type { PriorityConfig } from '../../src/scheduling/multifactor.js';
@@ -312,4 +313,10 @@ export function nodeWorkload(seed: number, n: number, layout: Layout, fractional
 /** A job of user 0 submitted at second `id` with a 1,000 s time limit and node request `shape` (the hand-computed cases). */
 export function shapedJob(id: number, cores: number, runTime: number, shape: SlurmJobInput['shape']): SlurmJobInput {
   return { id, submit: id, cores, runTime, timeLimit: 1_000, user: 0, shape };
+}
+
+/** Both engines' rows (`a`: the Slurm engine's, `b`: the preset's): the same jobs, each with the same row. */
+export function expectSameRows<R>(a: ReadonlyMap<number, R>, b: ReadonlyMap<number, R>): void {
+  expect(b.size).toBe(a.size);
+  for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
 }

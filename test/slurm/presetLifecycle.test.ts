@@ -12,7 +12,7 @@ import type { SlurmBackfillSettings } from '../../src/scheduling/slurmBackfill.j
 import type { SlurmJobInput } from '../../src/slurm/config.js';
 import { runSlurmPreset } from '../../src/slurm/preset.js';
 import { LAYOUT, type Layout } from './layouts.js';
-import { partitionedWorkload, presetRuns, type Priority, slurmConfigOf, workload } from './presetHarness.js';
+import { partitionedWorkload, presetRuns, type Priority, slurmConfigOf, workload, expectSameRows } from './presetHarness.js';
 
 describe('the Slurm preset with partitions that preempt (PreemptType=preempt/partition_prio)', () => {
   it('the Slurm engine scenarios (docs/slurm.md): low 4 x 100 s at 0, high 4 x 50 s at 20 on one 4-core node', () => {
@@ -89,8 +89,7 @@ describe('the Slurm preset with partitions that preempt (PreemptType=preempt/par
             endSchedShare: endShare,
           });
           const [a, b] = presetRuns(jobs, layout, config);
-          expect(b.size).toBe(a.size);
-          for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+          expectSameRows(a, b);
           for (const j of jobs) {
             const r = a.get(j.id)!;
             if (j.partition !== 1 && r.periods.length > 0 && j.opAfter === undefined) resumed++;
@@ -139,8 +138,7 @@ describe('the Slurm preset with GPUs (counted per node group beside the cores, o
           ? { interval: 30, grid: false, window: 86_400, resolution: 60, maxJobTest: 100, slurmRounding: false, reserveIdle: 'none' }
           : null;
         const [a, b] = presetRuns(jobs, GPUS, slurmConfigOf(priority, bf));
-        expect(b.size).toBe(a.size);
-        for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+        expectSameRows(a, b);
         gpuStarts += jobs.filter((j) => (j.gpus ?? 0) > 0 && !Number.isNaN(a.get(j.id)!.start)).length;
         gpuSuspended += jobs.filter((j) => (j.gpus ?? 0) > 0 && a.get(j.id)!.periods.length > 0).length;
       }),

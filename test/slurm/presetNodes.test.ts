@@ -36,6 +36,7 @@ import {
   slurmConfigOf,
   slurmNodeRows,
   willRunConfigOf,
+  expectSameRows,
 } from './presetHarness.js';
 
 /**
@@ -181,8 +182,7 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
             config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
             const a = slurmNodeRows(layout, config, jobs);
             const b = presetNodeRows(layout, config, jobs);
-            expect(b.size).toBe(a.size);
-            for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+            expectSameRows(a, b);
             // a job that started before an earlier-submitted job of its partition still waiting: backfilled
             for (const [id, r] of a) if (jobs.some((j) => j.id < id && j.partition === jobs[id]!.partition && a.get(j.id)!.start > r.start)) backfilled++;
           },

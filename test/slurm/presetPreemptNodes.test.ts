@@ -26,6 +26,7 @@ import {
   slurmConfigOf,
   slurmNodeRows,
   willRunConfigOf,
+  expectSameRows,
 } from './presetHarness.js';
 
 /**
@@ -99,8 +100,7 @@ describe('the Slurm preset with whole-node allocation and partitions that preemp
             config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
             const a = slurmNodeRows(layout, config, jobs, { runs: true });
             const b = presetNodeRows(layout, config, jobs, { runs: true });
-            expect(b.size).toBe(a.size);
-            for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+            expectSameRows(a, b);
             count(seen, jobs, a);
           },
         ),
@@ -129,8 +129,7 @@ describe('the Slurm preset with whole-node allocation and partitions that preemp
           const layout = requestLayout(mode);
           const jobs = requestWorkload(seed, 70, layout);
           const [a, b] = requestRows(layout, jobs, priority, bf);
-          expect(b.size).toBe(a.size);
-          for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+          expectSameRows(a, b);
           count(seen, jobs, a);
           // preempted jobs (suspended, requeued or cancelled) with an exclusive or a memory request
           for (const j of jobs) {
@@ -172,8 +171,7 @@ describe('partitions that preempt, with --mem and --mem-per-cpu together and mem
           const layout = requestLayout(mode, true);
           const jobs = requestWorkload(seed, 70, layout, true);
           const [a, b] = requestRows(layout, jobs, priority, bf);
-          expect(b.size).toBe(a.size);
-          for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+          expectSameRows(a, b);
           count(seen, jobs, a);
           for (const j of jobs) {
             const r = a.get(j.id)!;
@@ -255,8 +253,7 @@ describe('the Slurm preset with whole-node allocation, partitions that preempt a
           config.priority = { ...config.priority!, jobSize, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
           const a = slurmNodeRows(layout, config, jobs, { runs: true });
           const b = presetNodeRows(layout, config, jobs, { runs: true });
-          expect(b.size).toBe(a.size);
-          for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+          expectSameRows(a, b);
           count(seen, jobs, a);
           for (const j of jobs) {
             const r = a.get(j.id)!;

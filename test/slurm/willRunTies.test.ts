@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { derive } from '../../src/core/rng.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
 import { type Layout, MULTI_CORE_NODES, WHOLE_NODES } from './layouts.js';
-import { type NodeRow, nodeWorkload, type Priority, presetNodeRows, slurmNodeRows, willRunConfigOf } from './presetHarness.js';
+import { type NodeRow, nodeWorkload, type Priority, presetNodeRows, slurmNodeRows, willRunConfigOf, expectSameRows } from './presetHarness.js';
 
 /** `pa` over three one-core nodes (0-2), `pb` over one (3). */
 const TIES: Layout = {
@@ -198,8 +198,7 @@ describe('the will-run pass walks equal expected ends in the job list order (sub
             config.priority = { ...config.priority!, calcPhase: Math.floor(jobs[0]!.submit) % DEFAULT_SLURM.priority.calcPeriod };
             const a = slurmNodeRows(layout, config, jobs);
             const b = presetNodeRows(layout, config, jobs);
-            expect(b.size).toBe(a.size);
-            for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+            expectSameRows(a, b);
             const t = ties(a, jobs);
             cases++;
             pairs += t;
