@@ -46,17 +46,13 @@ function ties(rows: Map<number, NodeRow>, jobs: SlurmJobInput[]): number {
   return n;
 }
 
+/** A job of user 0 (the hand-computed cases). */
+function job(id: number, submit: number, partition: number, cores: number, runTime: number, timeLimit: number): SlurmJobInput {
+  return { id, submit, partition, cores, runTime, timeLimit, user: 0 };
+}
+
 describe('the will-run pass walks equal expected ends in the job list order (submission order), both engines', () => {
   it('hand-computed: a usable job behind an unusable one of the same end joins the batch, so the reservation moves and a job backfills', () => {
-    const job = (id: number, submit: number, partition: number, cores: number, runTime: number, timeLimit: number): SlurmJobInput => ({
-      id,
-      submit,
-      partition,
-      cores,
-      runTime,
-      timeLimit,
-      user: 0,
-    });
     const jobs = [
       job(0, 0, 0, 1, 3, 100), // node 0 until 3; its slot is free when job 4's is taken (at job 3's arrival, 5 s)
       job(1, 1, 0, 1, 200, 300), // Y: node 1, expected end 301
@@ -91,15 +87,6 @@ describe('the will-run pass walks equal expected ends in the job list order (sub
   });
 
   it('hand-computed: a job the pass starts joins the running jobs at its place in the job list, before a later-submitted job of the same end', () => {
-    const job = (id: number, submit: number, partition: number, cores: number, runTime: number, timeLimit: number): SlurmJobInput => ({
-      id,
-      submit,
-      partition,
-      cores,
-      runTime,
-      timeLimit,
-      user: 0,
-    });
     const jobs = [
       job(0, 0, 0, 1, 1000, 1000), // Z: node 0 until 1000
       job(1, 0, 0, 3, 100, 100), // B: three nodes of pa: waits (the main pass leaves pa blocked behind it)
