@@ -175,7 +175,7 @@ export class JobSuspension {
 /**
  * What a few running jobs keep beyond the common case (`RunningJob.extra`, created on first need): a
  * plugged-in progress model's state, its first run's start when it was preempted back to the queue and
- * started again, and its record's `releases` once computed.
+ * started again, its record's `releases` once computed, and when its nodes leave `COMPLETING`.
  */
 export class RunningJobExtra {
   /** Malleable progress state (`malleableProgress.ts`), null for a job that runs as a rigid job. */
@@ -184,6 +184,8 @@ export class RunningJobExtra {
   extension: unknown = undefined;
   /** Its record's `releases`, null before their first use. */
   releases: Float64Array | null = null;
+  /** When its nodes leave `COMPLETING` (`RunningJob.releaseAt`), NaN when they do not stay. */
+  releaseAt = Number.NaN;
   constructor(
     /** Its first start (`RunningJob.firstStart`). */
     public firstStart: number,
@@ -225,8 +227,6 @@ export class RunningJob implements JobRecord {
   finish = Number.NaN;
   /** How it left (valid once `ended`). */
   state: EndState = 'finished';
-  /** When its nodes leave `COMPLETING` (set at its end when it has a `completing` time), NaN when they do not stay. */
-  releaseAt = Number.NaN;
   /**
    * Walltime kill time (its event's stamp), Infinity when none is pending (none, or suspended). A job whose
    * fixed end (`eventTime`, no tasks nor progress model) comes strictly before it has no kill event in the
@@ -313,6 +313,16 @@ export class RunningJob implements JobRecord {
   }
   set firstStart(t: number) {
     this.extras().firstStart = t;
+  }
+  /**
+   * When its nodes leave `COMPLETING` (set at its end when it has a `completing` time), NaN when they do not stay
+   * (kept in `extra`: most jobs have none, and a number field would cost every job a heap number).
+   */
+  get releaseAt(): number {
+    return this.extra === null ? Number.NaN : this.extra.releaseAt;
+  }
+  set releaseAt(t: number) {
+    this.extras().releaseAt = t;
   }
   /** Rebased submission time. */
   get submit(): number {

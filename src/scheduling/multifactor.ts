@@ -353,10 +353,14 @@ export class MultifactorSelection implements JobSelection {
       this.usage.tick(this.nextTick, L, this.config.calcPeriod, this.config.decayHalfLife);
       // every waiting job's priority is recomputed at the tick, and holds until the next one
       const tick = this.nextTick;
-      // (read in place: a snapshot of the queue would be a new array at every tick)
-      this.sim!.queue.forEach((job, slot) => {
+      // (read in place, position by position: a snapshot of the queue would be a new array at every tick, and a
+      // callback would box each priority it passes on)
+      const q = this.sim!.queue;
+      for (let i = q.nextAt(q.start); i < q.end; i = q.nextAt(i + 1)) {
+        const slot = q.slotAt(i);
+        const job = q.at(i)!;
         this.remember(slot, job, this.compute(job, tick, slot));
-      });
+      }
       this.nextTick = this.tickAfter(tick);
       this.ticks++;
     }
