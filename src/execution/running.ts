@@ -41,6 +41,11 @@ export interface JobRecord {
    * absent or NaN when they do not stay.
    */
   releaseAt?: number | undefined;
+  /**
+   * A `killed` job that a caller killed (`ClusterSimulator.kill`: Slurm's `PreemptMode=CANCEL`, an operator)
+   * rather than its walltime; absent or false otherwise.
+   */
+  cancelled?: boolean | undefined;
 }
 
 /** No GPU (the GPU placement of a job without GPUs). */
@@ -175,7 +180,8 @@ export class JobSuspension {
 /**
  * What a few running jobs keep beyond the common case (`RunningJob.extra`, created on first need): a
  * plugged-in progress model's state, its first run's start when it was preempted back to the queue and
- * started again, its record's `releases` once computed, and when its nodes leave `COMPLETING`.
+ * started again, its record's `releases` once computed, when its nodes leave `COMPLETING`, and whether a caller
+ * killed it.
  */
 export class RunningJobExtra {
   /** Malleable progress state (`malleableProgress.ts`), null for a job that runs as a rigid job. */
@@ -186,6 +192,8 @@ export class RunningJobExtra {
   releases: Float64Array | null = null;
   /** When its nodes leave `COMPLETING` (`RunningJob.releaseAt`), NaN when they do not stay. */
   releaseAt = Number.NaN;
+  /** Killed by a caller, not by its walltime (`RunningJob.cancelled`). */
+  cancelled = false;
   constructor(
     /** Its first start (`RunningJob.firstStart`). */
     public firstStart: number,
@@ -323,6 +331,13 @@ export class RunningJob implements JobRecord {
   }
   set releaseAt(t: number) {
     this.extras().releaseAt = t;
+  }
+  /** Whether a caller killed it (`ClusterSimulator.kill`) rather than its walltime (kept in `extra`: few jobs are). */
+  get cancelled(): boolean {
+    return this.extra !== null && this.extra.cancelled;
+  }
+  set cancelled(c: boolean) {
+    this.extras().cancelled = c;
   }
   /** Rebased submission time. */
   get submit(): number {

@@ -932,11 +932,12 @@ export class ClusterSimulator implements DiscreteEventEngine {
   }
 
   /**
-   * Kills a running job now: its cores are freed and its record's state is `killed` (its nodes do not stay
+   * Kills a running job now: its cores are freed and its record's state is `killed`, `cancelled` (its nodes do not stay
    * `COMPLETING`: a caller's kill, such as Slurm's `PreemptMode=CANCEL`, ends it outright, as the Slurm engine does).
    */
   kill(running: RunningJob): void {
     if (running.ended) throw new Error(`job ${running.job.id} is not running`);
+    running.cancelled = true;
     this.stopTasks(running);
     this.endJob(running, 'killed', false);
   }
