@@ -7,7 +7,8 @@
  * - **capacity**: `counted`, free cores counted per node group (`src/execution/countedCores.ts`), as the Slurm
  *   engine counts them: a start is a group and a count, with no core or node of its own;
  * - **priority**: the job selection `multifactor` with the configuration's weights and parameters, every
- *   user `0 .. users - 1` known from the start with an equal share (the Slurm engine's users), QOS `q<i>`
+ *   user `0 .. users - 1` known from the start with an equal share (the Slurm engine's users; a job of
+ *   another is an input error, as the Slurm engine refuses it), QOS `q<i>`
  *   at `qosPriorities[i]`, a main pass after every `PriorityCalcPeriod` recalculation;
  * - **the pass clock**: Slurm's main-scheduler timers (`sched_on_submit`, the scheduling delay,
  *   `sched_min_interval`, `sched_interval`, `batch_sched_delay`'s background thread and its tick phase) and, with `sched/backfill`, the backfill scheduler on its timer
@@ -361,7 +362,13 @@ export function runSlurmPreset(
   const names = platform.partitions.map((q) => q.name);
   const nodeSelect = config.nodeSelect ?? DEFAULT_SLURM.nodeSelect;
   const convert = slurmPresetJobs(names, config);
-  const oneJobs = mapped(jobs, (j: SlurmJobInput) => convert(j, nodeSelect ? slurmPresetRequest(j, platform) : null));
+  const users = config.users ?? DEFAULT_SLURM.users;
+  const oneJobs = mapped(jobs, (j: SlurmJobInput) => {
+    // (the configuration's users only, as the Slurm engine refuses another at submission: a new user would take a share)
+    if (!(j.user >= 0 && j.user < users && Number.isInteger(j.user)))
+      throw new InputError(`job ${j.id}: user ${j.user} is not one of the ${users} users (0..${users - 1})`);
+    return convert(j, nodeSelect ? slurmPresetRequest(j, platform) : null);
+  });
   const all =
     startedByBackfill === undefined
       ? listeners

@@ -348,6 +348,14 @@ describe('the Slurm preset refuses what it does not model yet, naming the settin
     // (whole-node allocation under sched/builtin is the preset's: test/slurm/presetNodes.test.ts)
     expect(slurmPresetRefusal({ nodeSelect: true, backfill: false })).toBeNull();
   });
+
+  it("a job of a user beyond the configuration's users: an input error, as the Slurm engine's at submission (not a new user with a share)", () => {
+    const platform = { groups: [{ name: 'n', count: 1, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] };
+    const job = (user: number): SlurmJobInput => ({ id: 1, submit: 0, cores: 1, runTime: 10, timeLimit: 10, user });
+    expect(() => runSlurmPreset(platform, [job(7)], {})).toThrow(/job 1: user 7 is not one of the 1 users \(0\.\.0\)/);
+    expect(() => runSlurmPreset(platform, [job(3)], { users: 3 })).toThrow(/user 3 is not one of the 3 users/);
+    expect(runSlurmPreset(platform, [job(2)], { users: 3 }).summary.jobs_finished).toBe(1);
+  });
 });
 
 describe('the Slurm pass clock through the engine configuration', () => {
