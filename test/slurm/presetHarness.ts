@@ -361,6 +361,8 @@ export interface Rec {
   requeues: number;
   /** 1 when its last start was a backfill pass's (Slurm's `Scheduler=Backfill`), else 0 (the main pass's). */
   backfilled: number;
+  /** The CPUs it held (its last run's; with whole-node allocation its placement's: `holdsItsPlacement`); refused: those it asked for. */
+  cpus: number;
 }
 
 /** A hand-computed scenario's run on one engine (`runOn`). */
@@ -370,6 +372,10 @@ export interface EngineRun {
   usage(u: number): number;
   /** The multifactor priority of job `id` (waiting or running) at the end of the run. */
   priority(id: number): number;
+  /** How many times a job left (ended or was refused): once each. */
+  finishes: number;
+  /** Whether the engine is left with no job waiting, running or suspended and every core free. */
+  idle: boolean;
 }
 
 /**
@@ -391,7 +397,9 @@ export function runOn(
     const e = new SlurmEngine(new SlurmPlatform(spec), config);
     const slots = new Map<number, number>();
     e.addListener({ onSubmit: (eng, s) => void slots.set(eng.jobs.id[s]!, s) });
+    let finishes = 0;
     e.onFinish((J, s) => {
+      finishes++;
       const refused = J.state[s] === JobPhase.Rejected;
       recs.set(J.id[s]!, {
         id: J.id[s]!,
@@ -401,6 +409,7 @@ export function runOn(
         periods: J.periods(s),
         requeues: J.requeues[s]!,
         backfilled: J.backfilled[s]!,
+        cpus: J.cores[s]!,
       });
     });
     e.stream(jobs);
@@ -410,12 +419,17 @@ export function runOn(
       recs,
       usage: (u) => e.fairShare.usage[u]!,
       priority: (id) => e.computePriority(slots.get(id)!, e.fairShare.totalUsage()),
+      finishes,
+      idle:
+        e.pending.length === 0 && e.runningCount === 0 && e.suspendedCount === 0 && e.jobs.live === 0 && e.free.every((f, g) => f === e.platform.groupCores[g]),
     };
   }
   const requeues = new Map<string, number>();
   const byBackfill = new Set<string>();
   const submitted = new Map<number, Job>();
+  let finishes = 0;
   const end = (r: JobRecord, state: JobPhase) => {
+    finishes++;
     const id = Number(r.job.id);
     const p = r.suspensions ?? [];
     const periods: [number, number][] = [];
@@ -429,6 +443,7 @@ export function runOn(
       periods,
       requeues: requeues.get(r.job.id) ?? 0,
       backfilled: byBackfill.has(r.job.id) ? 1 : 0,
+      cpus: refused ? r.job.ntasks : r.cores.length,
     });
   };
   const run = runSlurmPreset(
@@ -464,6 +479,8 @@ export function runOn(
       return mf.users.usage[mf.users.id(String(u))]!;
     },
     priority: (id) => mf.priorityOf(submitted.get(id)!, run.sim.now),
+    finishes,
+    idle: run.sim.queue.length === 0 && run.sim.runningCount === 0 && run.sim.freeCores === run.sim.platform.coreCount,
   };
 }
 
@@ -474,4 +491,15 @@ export function presetSelection(scheduler: Scheduler): MultifactorSelection {
   const selection = policy instanceof PolicyScheduler ? policy.selection : null;
   if (!(selection instanceof MultifactorSelection)) throw new Error(`no multifactor selection in ${scheduler.name}`);
   return selection;
+}
+
+/** Every job's `NodeRow` of `engine`'s run (`slurmNodeRows`, `presetNodeRows`). */
+export function nodeRowsOn(
+  engine: ReplayEngine,
+  layout: Layout,
+  config: Partial<SlurmConfig>,
+  jobs: SlurmJobInput[],
+  options: NodeRowOptions | boolean = {},
+): Map<number, NodeRow> {
+  return engine === 'slurm' ? slurmNodeRows(layout, config, jobs, options) : presetNodeRows(layout, config, jobs, options);
 }
