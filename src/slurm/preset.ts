@@ -62,10 +62,11 @@
  * pass giving it no start), and the run with it, whose priority ticks go on while it waits, stops only at
  * `runSlurmPreset`'s `until`, as the Slurm engine's at its `runUntil`.
  */
+import { JobPhase } from '../core/engine.js';
 import { InputError } from '../core/errors.js';
 import { mapped } from '../core/mapped.js';
 import { type Job, makeDelayJob, makeJob, type SlurmRequest } from '../workload/job.js';
-import type { SimulationListener } from '../execution/simulator.js';
+import type { JobRecord, SimulationListener } from '../execution/simulator.js';
 import type { Platform } from '../platform/platform.js';
 import { platformFromNodeGroups } from '../platform/views.js';
 import { type EngineConfigInput, multifactorOptionsOf, parseEngineConfig, type EngineConfig } from '../scheduling/engineConfig.js';
@@ -381,4 +382,18 @@ export function runSlurmPreset(
     listeners: all,
     until,
   });
+}
+
+/**
+ * The Slurm engine's state of a job that ran, from its record on the one engine through the preset (which
+ * records `killed` for both): `Completed` when it finished; a killed job `TimedOut` when its last run reached
+ * its time limit (its run since its last start less the suspensions since then; within a rounding of the
+ * clock), else `Cancelled` (preempted with `PreemptMode=CANCEL`).
+ */
+export function presetEndPhase(r: JobRecord): JobPhase.Completed | JobPhase.TimedOut | JobPhase.Cancelled {
+  if (r.state === 'finished') return JobPhase.Completed;
+  let suspended = 0;
+  const p = r.suspensions ?? [];
+  for (let i = 0; i + 1 < p.length; i += 2) if (p[i]! >= r.start) suspended += p[i + 1]! - p[i]!;
+  return r.finish - r.start - suspended >= r.job.reqTime - 1e-9 * Math.max(1, Math.abs(r.finish)) ? JobPhase.TimedOut : JobPhase.Cancelled;
 }

@@ -77,6 +77,25 @@ describe.each(ENGINES)('calcmets on the %s engine', (engine) => {
     expect(m.su_share_1core).toBe(0.25);
     expect(m.su_share_1core_se).toBeCloseTo(Math.sqrt(11250 / 2) / 200, 12);
   });
+
+  it('a job cancelled by a preemption is counted cancelled, not a timeout, and not measured', () => {
+    // low (4 cores, 100 s) runs from 0; high (4 cores, 50 s) at 20 cancels it (PreemptMode=CANCEL) and runs 20..70
+    const tiers = new SlurmPlatform({
+      groups: [{ name: 'n', count: 1, cores: 4 }],
+      partitions: [
+        { name: 'low', groups: ['n'], priority_tier: 1, preempt_mode: 'cancel' },
+        { name: 'high', groups: ['n'], priority_tier: 2 },
+      ],
+    });
+    const jobs = [
+      { id: 1, submit: 0, cores: 4, runTime: 100, timeLimit: 100, user: 0, partition: 0 },
+      { id: 2, submit: 20, cores: 4, runTime: 50, timeLimit: 50, user: 0, partition: 1 },
+    ];
+    const m = replay(tiers, jobs, { ...asGiven, warmup: 0, drift: 20 }, {}, engine);
+    expect([m.timeouts, m.cancelled, m.measured, m.mean_response]).toEqual([0, 1, 1, 50]);
+    expect(m.service_units).toBe(200);
+    expect(m.suspend_accounting_violations).toBe(0);
+  });
 });
 
 // (the accumulator's own check, fed a corrupted record of the Slurm engine's table)
