@@ -15,7 +15,7 @@ import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/s
 import { SlurmEngine } from '../../src/slurm/engine.js';
 import { STATE_NAMES } from '../../src/slurm/jobs.js';
 import { SlurmPlatform, type SlurmPlatformSpec } from '../../src/slurm/platform.js';
-import { runSlurmPreset } from '../../src/slurm/preset.js';
+import { presetEndPhase, runSlurmPreset } from '../../src/slurm/preset.js';
 import type { ReplayEngine } from '../../src/slurm/replay.js';
 import type { JobRecord, RunningJob } from '../../src/execution/running.js';
 import type { Job } from '../../src/workload/job.js';
@@ -381,8 +381,7 @@ export interface EngineRun {
 /**
  * Runs `jobs` on `platform` under `config` on `engine` (`'slurm'`: the Slurm engine; `'one'`: the one engine
  * through the Slurm preset, `runSlurmPreset`), until every job has left or, with `until`, after the instants
- * at or before it. The preset's killed job timed out when it ran its time limit (its run less its
- * suspensions), else a preemption cancelled it (as `test/golden/slurmCases.ts` reads it).
+ * at or before it. The preset's killed job timed out or was cancelled as `presetEndPhase` reads its record.
  */
 export function runOn(
   engine: ReplayEngine,
@@ -457,13 +456,7 @@ export function runOn(
         onStart: (_s, rj) => void byBackfill.delete(rj.job.id),
         onRequeue: (_s, rj) => void requeues.set(rj.job.id, (requeues.get(rj.job.id) ?? 0) + 1),
         onReject: (_s, r) => end(r, JobPhase.Rejected),
-        onEnd: (_s, r) => {
-          if (r.state === 'finished') return end(r, JobPhase.Completed);
-          let suspended = 0;
-          const p = r.suspensions ?? [];
-          for (let i = 0; i + 1 < p.length; i += 2) if (p[i]! >= r.start) suspended += p[i + 1]! - p[i]!;
-          end(r, r.finish - r.start - suspended >= r.job.reqTime ? JobPhase.TimedOut : JobPhase.Cancelled);
-        },
+        onEnd: (_s, r) => end(r, presetEndPhase(r)),
       },
     ],
     undefined,
