@@ -485,14 +485,3 @@ export function presetSelection(scheduler: Scheduler): MultifactorSelection {
   if (!(selection instanceof MultifactorSelection)) throw new Error(`no multifactor selection in ${scheduler.name}`);
   return selection;
 }
-
-/** Every job's `NodeRow` of `engine`'s run (`slurmNodeRows`, `presetNodeRows`). */
-export function nodeRowsOn(
-  engine: ReplayEngine,
-  layout: Layout,
-  config: Partial<SlurmConfig>,
-  jobs: SlurmJobInput[],
-  options: NodeRowOptions | boolean = {},
-): Map<number, NodeRow> {
-  return engine === 'slurm' ? slurmNodeRows(layout, config, jobs, options) : presetNodeRows(layout, config, jobs, options);
-}
