@@ -3,8 +3,9 @@
  * presetLifecycle.test.ts): random Slurm workloads, the Slurm configuration of a priority, backfill and
  * timers, and each engine's rows (start, end, state, suspension periods of every job; with whole-node
  * allocation, test/slurm/presetNodes.test.ts and presetCompleting.test.ts, the nodes and CPUs of each too).
- * And the hand-computed scenarios' run on either engine (`runOn`, `ENGINES`: test/slurm/engine.test.ts and
- * the others): one scenario, the same expectations, each engine.
+ * Each engine's run of Slurm jobs is `runOn` (the rows are read from it), which the hand-computed scenarios
+ * call for each of `ENGINES` (test/slurm/engine.test.ts, timers.test.ts and the others): one scenario, the
+ * same expectations, each engine.
  */
 import { expect } from 'vitest';
 import { derive } from '../../src/core/rng.js';
@@ -62,19 +63,13 @@ export type Priority = 'fifo' | 'multifactor';
 
 /** Every job's row of the Slurm engine's run of `jobs` on `platform` under `config` (a refused job's: NaN times). */
 export function slurmRows(platform: SlurmPlatform, config: Partial<SlurmConfig>, jobs: SlurmJobInput[]): Map<number, Row> {
-  const e = new SlurmEngine(platform, config);
+  return rowsOf(runOn('slurm', platform, jobs, config));
+}
+
+/** A run's `Row`s: its start, end, whether it did not complete and its suspension periods, flat. */
+function rowsOf(run: EngineRun): Map<number, Row> {
   const out = new Map<number, Row>();
-  e.onFinish((J, s) => {
-    const refused = J.state[s] === JobPhase.Rejected;
-    out.set(J.id[s]!, {
-      start: refused ? Number.NaN : J.start[s]!,
-      end: refused ? Number.NaN : J.end[s]!,
-      killed: J.state[s] !== JobPhase.Completed,
-      periods: refused ? [] : J.periods(s).flat(),
-    });
-  });
-  e.stream(jobs);
-  e.run();
+  for (const [id, r] of run.recs) out.set(id, { start: r.start, end: r.end, killed: r.state !== 'completed', periods: r.periods.flat() });
   return out;
 }
 
@@ -119,16 +114,7 @@ export function partitionedWorkload(seed: number, n: number, layout: Layout): Sl
 
 /** Both engines on `layout` with the Slurm configuration `config`: the Slurm engine, and the one engine through the Slurm preset. Refused jobs' rows: NaN times. */
 export function presetRuns(jobs: SlurmJobInput[], layout: Layout, config: Partial<SlurmConfig>): [Map<number, Row>, Map<number, Row>] {
-  const a = slurmRows(new SlurmPlatform(layout), config, jobs);
-  const b = new Map<number, Row>();
-  runSlurmPreset(layout, jobs, config, [
-    {
-      onEnd: (_s, r) =>
-        void b.set(Number(r.job.id), { start: r.start, end: r.finish, killed: r.state === 'killed', periods: r.suspensions ? [...r.suspensions] : [] }),
-      onReject: (_s, r) => void b.set(Number(r.job.id), { start: Number.NaN, end: Number.NaN, killed: true, periods: [] }),
-    },
-  ]);
-  return [a, b];
+  return [slurmRows(new SlurmPlatform(layout), config, jobs), rowsOf(runOn('one', layout, jobs, config))];
 }
 
 /** The Slurm configuration of a FIFO or multifactor priority (4 users, QOS priorities 0 and 500) with `backfill` (null: sched/builtin) and `timers`. */
