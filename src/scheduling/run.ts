@@ -76,8 +76,9 @@ export function runSimulation(platform: Platform, jobs: Iterable<Job>, scheduler
     if (until === Number.POSITIVE_INFINITY) while (sim.advance()) scheduler.schedule(sim);
     else {
       sim.setScheduler(scheduler);
-      // (a scheduler's pause returns early: go on)
-      while (!sim.finished && sim.now < until) sim.runUntil(until);
+      // (a scheduler's pause returns early: go on; at least once, so that an `until` at the start runs its instant)
+      do sim.runUntil(until);
+      while (!sim.finished && sim.now < until);
     }
     recorder?.finish(sim);
   } finally {

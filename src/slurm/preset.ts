@@ -7,7 +7,8 @@
  * - **capacity**: `counted`, free cores counted per node group (`src/execution/countedCores.ts`), as the Slurm
  *   engine counts them: a start is a group and a count, with no core or node of its own;
  * - **priority**: the job selection `multifactor` with the configuration's weights and parameters, every
- *   user `0 .. users - 1` known from the start with an equal share (the Slurm engine's users), QOS `q<i>`
+ *   user `0 .. users - 1` known from the start with an equal share (the Slurm engine's users; a job of
+ *   another is an input error, as the Slurm engine refuses it), QOS `q<i>`
  *   at `qosPriorities[i]`, a main pass after every `PriorityCalcPeriod` recalculation;
  * - **the pass clock**: Slurm's main-scheduler timers (`sched_on_submit`, the scheduling delay,
  *   `sched_min_interval`, `sched_interval`, `batch_sched_delay`'s background thread and its tick phase) and, with `sched/backfill`, the backfill scheduler on its timer
@@ -61,10 +62,11 @@
  * pass giving it no start), and the run with it, whose priority ticks go on while it waits, stops only at
  * `runSlurmPreset`'s `until`, as the Slurm engine's at its `runUntil`.
  */
+import { JobPhase } from '../core/engine.js';
 import { InputError } from '../core/errors.js';
 import { mapped } from '../core/mapped.js';
 import { type Job, makeDelayJob, makeJob, type SlurmRequest } from '../workload/job.js';
-import type { SimulationListener } from '../execution/simulator.js';
+import type { JobRecord, SimulationListener } from '../execution/simulator.js';
 import type { Platform } from '../platform/platform.js';
 import { platformFromNodeGroups } from '../platform/views.js';
 import { type EngineConfigInput, multifactorOptionsOf, parseEngineConfig, type EngineConfig } from '../scheduling/engineConfig.js';
@@ -361,7 +363,13 @@ export function runSlurmPreset(
   const names = platform.partitions.map((q) => q.name);
   const nodeSelect = config.nodeSelect ?? DEFAULT_SLURM.nodeSelect;
   const convert = slurmPresetJobs(names, config);
-  const oneJobs = mapped(jobs, (j: SlurmJobInput) => convert(j, nodeSelect ? slurmPresetRequest(j, platform) : null));
+  const users = config.users ?? DEFAULT_SLURM.users;
+  const oneJobs = mapped(jobs, (j: SlurmJobInput) => {
+    // (the configuration's users only, as the Slurm engine refuses another at submission: a new user would take a share)
+    if (!(j.user >= 0 && j.user < users && Number.isInteger(j.user)))
+      throw new InputError(`job ${j.id}: user ${j.user} is not one of the ${users} users (0..${users - 1})`);
+    return convert(j, nodeSelect ? slurmPresetRequest(j, platform) : null);
+  });
   const all =
     startedByBackfill === undefined
       ? listeners
@@ -374,4 +382,18 @@ export function runSlurmPreset(
     listeners: all,
     until,
   });
+}
+
+/**
+ * The Slurm engine's state of a job that ran, from its record on the one engine through the preset (which
+ * records `killed` for both): `Completed` when it finished; a killed job `TimedOut` when its last run reached
+ * its time limit (its run since its last start less the suspensions since then; within a rounding of the
+ * clock), else `Cancelled` (preempted with `PreemptMode=CANCEL`).
+ */
+export function presetEndPhase(r: JobRecord): JobPhase.Completed | JobPhase.TimedOut | JobPhase.Cancelled {
+  if (r.state === 'finished') return JobPhase.Completed;
+  let suspended = 0;
+  const p = r.suspensions ?? [];
+  for (let i = 0; i + 1 < p.length; i += 2) if (p[i]! >= r.start) suspended += p[i + 1]! - p[i]!;
+  return r.finish - r.start - suspended >= r.job.reqTime - 1e-9 * Math.max(1, Math.abs(r.finish)) ? JobPhase.TimedOut : JobPhase.Cancelled;
 }

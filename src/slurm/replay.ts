@@ -28,7 +28,7 @@ import { SlurmEngine } from './engine.js';
 import { JobPhase } from '../core/engine.js';
 import type { JobTable } from './jobs.js';
 import type { SlurmPlatform } from './platform.js';
-import { runSlurmPreset } from './preset.js';
+import { presetEndPhase, runSlurmPreset } from './preset.js';
 import type { JobRecord } from '../execution/simulator.js';
 import type { Scheduler } from '../scheduling/scheduler.js';
 import { SlurmPassClock } from '../scheduling/slurmPassClock.js';
@@ -299,7 +299,8 @@ function replayOnOneEngine(platform: SlurmPlatform, jobs: Iterable<SlurmJobInput
   };
   const run = runSlurmPreset(platform.spec, runworkload(jobs, o), config, [
     {
-      onEnd: (_s, r) => leave(r, r.state === 'killed' ? JobPhase.TimedOut : JobPhase.Completed),
+      // (a job cancelled by a preemption is no timeout: calcmets measures neither the same)
+      onEnd: (_s, r) => leave(r, presetEndPhase(r)),
       onReject: (_s, r) => leave(r, JobPhase.Rejected),
     },
   ]);

@@ -31,7 +31,7 @@ import { SlurmEngine } from './engine.js';
 import { JobPhase } from '../core/engine.js';
 import { STATE_NAMES } from './jobs.js';
 import { SlurmPlatform } from './platform.js';
-import { runSlurmPreset } from './preset.js';
+import { presetEndPhase, runSlurmPreset } from './preset.js';
 import type { ReplayEngine } from './replay.js';
 import type { Trace } from './records.js';
 import type { ClusterSimulator } from '../execution/simulator.js';
@@ -262,7 +262,7 @@ export function engineSchedule(
       config,
       [
         {
-          onEnd: (sim, r) => end(sim, r, r.state === 'killed' ? JobPhase.TimedOut : JobPhase.Completed),
+          onEnd: (sim, r) => end(sim, r, presetEndPhase(r)),
           onReject: (_s, r) => row(Number(r.job.id), submitted.get(r.job.id)!, Number.NaN, Number.NaN, 0, -1, JobPhase.Rejected, false),
         },
       ],

@@ -17,7 +17,7 @@ import type { JobRecord, RunningJob } from '../../src/execution/simulator.js';
 import { SlurmEngine, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/engine.js';
 import { STATE_NAMES } from '../../src/slurm/jobs.js';
 import { SlurmPlatform, type SlurmPlatformSpec } from '../../src/slurm/platform.js';
-import { runSlurmPreset } from '../../src/slurm/preset.js';
+import { presetEndPhase, runSlurmPreset } from '../../src/slurm/preset.js';
 import { parseSlurmConf } from '../../src/slurm/slurmConf.js';
 import { raijinWorkload } from '../../src/slurm/workload.js';
 import type { GoldenCase } from './cases.js';
@@ -77,7 +77,7 @@ function slurmEngineCase(name: string, input: SlurmGoldenInput): GoldenCase {
 
 /**
  * The case on the one engine through the Slurm preset, against the Slurm engine's file. A killed job timed
- * out when it ran its time limit (its run less its suspensions), else a preemption cancelled it.
+ * out when it ran its time limit (its run less its suspensions), else a preemption cancelled it (`presetEndPhase`).
  */
 function slurmPresetCase(name: string, input: SlurmGoldenInput): GoldenCase {
   return {
@@ -87,17 +87,10 @@ function slurmPresetCase(name: string, input: SlurmGoldenInput): GoldenCase {
     expected: (text) => text.replace(/,"events":\d+,"backfillPasses":\d+/, ''),
     run() {
       const spec = new SlurmPlatform(input.platform);
-      const limit = new Map<string, number>();
       const requeues = new Map<string, number>();
       const byBackfill = new Set<string>();
       const rows: string[] = [];
       const stats = { submitted: 0, started: 0, backfilled: 0, preempted: 0, suspensions: 0, requeued: 0, cancelled: 0, timeouts: 0, refused: 0 };
-      const jobs = function* () {
-        for (const j of input.jobs()) {
-          limit.set(String(j.id), j.timeLimit);
-          yield j;
-        }
-      };
       const groupOf = (rj: RunningJob, counted: boolean, nodeGroup: ArrayLike<number>): number => (counted ? rj.nodes[0]! : nodeGroup[rj.nodes[0]!]!);
       const end = (r: JobRecord, group: number, state: string) => {
         const id = r.job.id;
@@ -106,7 +99,7 @@ function slurmPresetCase(name: string, input: SlurmGoldenInput): GoldenCase {
       };
       runSlurmPreset(
         spec.spec,
-        jobs(),
+        input.jobs(),
         input.config,
         [
           {
@@ -132,18 +125,13 @@ function slurmPresetCase(name: string, input: SlurmGoldenInput): GoldenCase {
               stats.refused++;
             },
             onEnd: (s, r, rj) => {
-              const group = groupOf(rj!, s.counted !== null, s.platform.nodeGroup);
-              if (r.state === 'finished') return end(r, group, STATE_NAMES[JobPhase.Completed]!);
-              let suspended = 0;
-              const p = r.suspensions ?? [];
-              for (let i = 0; i + 1 < p.length; i += 2) if (p[i]! >= r.start) suspended += p[i + 1]! - p[i]!;
-              if (r.finish - r.start - suspended >= limit.get(r.job.id)!) {
-                stats.timeouts++;
-                return end(r, group, STATE_NAMES[JobPhase.TimedOut]!);
+              const phase = presetEndPhase(r);
+              if (phase === JobPhase.TimedOut) stats.timeouts++;
+              else if (phase === JobPhase.Cancelled) {
+                stats.preempted++;
+                stats.cancelled++;
               }
-              stats.preempted++;
-              stats.cancelled++;
-              end(r, group, STATE_NAMES[JobPhase.Cancelled]!);
+              end(r, groupOf(rj!, s.counted !== null, s.platform.nodeGroup), STATE_NAMES[phase]!);
             },
           },
         ],

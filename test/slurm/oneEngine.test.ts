@@ -20,7 +20,7 @@ import { platformFromNodeGroups } from '../../src/platform/views.js';
 import { makeScheduler } from '../../src/scheduling/policyName.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
-import { slurmPresetConfig, slurmPresetRefusal } from '../../src/slurm/preset.js';
+import { runSlurmPreset, slurmPresetConfig, slurmPresetRefusal } from '../../src/slurm/preset.js';
 import { SlurmPassClock, type SlurmPassTimers } from '../../src/scheduling/slurmPassClock.js';
 import { SlurmBackfill, type SlurmBackfillSettings } from '../../src/scheduling/slurmBackfill.js';
 import type { PolicyScheduler } from '../../src/scheduling/scheduler.js';
@@ -348,9 +348,27 @@ describe('the Slurm preset refuses what it does not model yet, naming the settin
     // (whole-node allocation under sched/builtin is the preset's: test/slurm/presetNodes.test.ts)
     expect(slurmPresetRefusal({ nodeSelect: true, backfill: false })).toBeNull();
   });
+
+  it("a job of a user beyond the configuration's users: an input error, as the Slurm engine's at submission (not a new user with a share)", () => {
+    const platform = { groups: [{ name: 'n', count: 1, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] };
+    const job = (user: number): SlurmJobInput => ({ id: 1, submit: 0, cores: 1, runTime: 10, timeLimit: 10, user });
+    expect(() => runSlurmPreset(platform, [job(7)], {})).toThrow(/job 1: user 7 is not one of the 1 users \(0\.\.0\)/);
+    expect(() => runSlurmPreset(platform, [job(3)], { users: 3 })).toThrow(/user 3 is not one of the 3 users/);
+    expect(runSlurmPreset(platform, [job(2)], { users: 3 }).summary.jobs_finished).toBe(1);
+  });
 });
 
 describe('the Slurm pass clock through the engine configuration', () => {
+  it("runSimulation's until at the start runs that instant, as the Slurm engine's runUntil(0) does", () => {
+    // a job submitted at 0 to an idle node starts at 0, the run stopped after instant 0 (it ran nothing before)
+    const jobs: SlurmJobInput[] = [{ id: 1, submit: 0, cores: 1, runTime: 10, timeLimit: 10, user: 0 }];
+    const starts: number[] = [];
+    const platform = { groups: [{ name: 'n', count: 1, cores: 1 }], partitions: [{ name: 'p', groups: ['n'] }] };
+    const run = runSlurmPreset(platform, jobs, {}, [{ onStart: (s) => void starts.push(s.now) }], undefined, undefined, 0);
+    expect(starts).toEqual([0]);
+    expect(run.sim.now).toBe(0);
+  });
+
   it("simulate's path (runSimulation with pass_clock.slurm) gives the Slurm engine's schedule", () => {
     const jobs = workload(4242, 150, 16);
     const timers = { schedOnSubmit: false, schedDelay: 0.25, schedMinInterval: 1, schedInterval: 60 };

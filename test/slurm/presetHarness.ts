@@ -3,17 +3,27 @@
  * presetLifecycle.test.ts): random Slurm workloads, the Slurm configuration of a priority, backfill and
  * timers, and each engine's rows (start, end, state, suspension periods of every job; with whole-node
  * allocation, test/slurm/presetNodes.test.ts and presetCompleting.test.ts, the nodes and CPUs of each too).
+ * Each engine's run of Slurm jobs is `runOn` (the rows are read from it), which the hand-computed scenarios
+ * call for each of `ENGINES` (test/slurm/engine.test.ts, timers.test.ts and the others): one scenario, the
+ * same expectations, each engine.
  */
 import { expect } from 'vitest';
 import { derive } from '../../src/core/rng.js';
 import { JobPhase } from '../../src/core/engine.js';
-import type { PriorityConfig } from '../../src/scheduling/multifactor.js';
+import { MultifactorSelection, type PriorityConfig } from '../../src/scheduling/multifactor.js';
 import type { SlurmBackfillSettings } from '../../src/scheduling/slurmBackfill.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
-import { SlurmPlatform } from '../../src/slurm/platform.js';
-import { runSlurmPreset } from '../../src/slurm/preset.js';
-import type { RunningJob } from '../../src/execution/running.js';
+import { STATE_NAMES } from '../../src/slurm/jobs.js';
+import { SlurmPlatform, type SlurmPlatformSpec } from '../../src/slurm/platform.js';
+import { presetEndPhase, runSlurmPreset } from '../../src/slurm/preset.js';
+import type { ReplayEngine } from '../../src/slurm/replay.js';
+import type { JobRecord, RunningJob } from '../../src/execution/running.js';
+import type { Job } from '../../src/workload/job.js';
+import type { Scheduler } from '../../src/scheduling/scheduler.js';
+import { PolicyScheduler } from '../../src/scheduling/scheduler.js';
+import { SlurmMainPass } from '../../src/scheduling/slurmMainPass.js';
+import { SlurmPassClock } from '../../src/scheduling/slurmPassClock.js';
 import type { Layout } from './layouts.js';
 
 export interface Row {
@@ -53,19 +63,13 @@ export type Priority = 'fifo' | 'multifactor';
 
 /** Every job's row of the Slurm engine's run of `jobs` on `platform` under `config` (a refused job's: NaN times). */
 export function slurmRows(platform: SlurmPlatform, config: Partial<SlurmConfig>, jobs: SlurmJobInput[]): Map<number, Row> {
-  const e = new SlurmEngine(platform, config);
+  return rowsOf(runOn('slurm', platform, jobs, config));
+}
+
+/** A run's `Row`s: its start, end, whether it did not complete and its suspension periods, flat. */
+function rowsOf(run: EngineRun): Map<number, Row> {
   const out = new Map<number, Row>();
-  e.onFinish((J, s) => {
-    const refused = J.state[s] === JobPhase.Rejected;
-    out.set(J.id[s]!, {
-      start: refused ? Number.NaN : J.start[s]!,
-      end: refused ? Number.NaN : J.end[s]!,
-      killed: J.state[s] !== JobPhase.Completed,
-      periods: refused ? [] : J.periods(s).flat(),
-    });
-  });
-  e.stream(jobs);
-  e.run();
+  for (const [id, r] of run.recs) out.set(id, { start: r.start, end: r.end, killed: r.state !== 'completed', periods: r.periods.flat() });
   return out;
 }
 
@@ -110,16 +114,7 @@ export function partitionedWorkload(seed: number, n: number, layout: Layout): Sl
 
 /** Both engines on `layout` with the Slurm configuration `config`: the Slurm engine, and the one engine through the Slurm preset. Refused jobs' rows: NaN times. */
 export function presetRuns(jobs: SlurmJobInput[], layout: Layout, config: Partial<SlurmConfig>): [Map<number, Row>, Map<number, Row>] {
-  const a = slurmRows(new SlurmPlatform(layout), config, jobs);
-  const b = new Map<number, Row>();
-  runSlurmPreset(layout, jobs, config, [
-    {
-      onEnd: (_s, r) =>
-        void b.set(Number(r.job.id), { start: r.start, end: r.finish, killed: r.state === 'killed', periods: r.suspensions ? [...r.suspensions] : [] }),
-      onReject: (_s, r) => void b.set(Number(r.job.id), { start: Number.NaN, end: Number.NaN, killed: true, periods: [] }),
-    },
-  ]);
-  return [a, b];
+  return [slurmRows(new SlurmPlatform(layout), config, jobs), rowsOf(runOn('one', layout, jobs, config))];
 }
 
 /** The Slurm configuration of a FIFO or multifactor priority (4 users, QOS priorities 0 and 500) with `backfill` (null: sched/builtin) and `timers`. */
@@ -319,4 +314,160 @@ export function shapedJob(id: number, cores: number, runTime: number, shape: Slu
 export function expectSameRows<R>(a: ReadonlyMap<number, R>, b: ReadonlyMap<number, R>): void {
   expect(b.size).toBe(a.size);
   for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+}
+
+/** The hand-computed scenarios' job: user 0, its time limit its run time unless given, `extra` beside. */
+export function slurmJob(id: number, submit: number, cores: number, runTime: number, timeLimit = runTime, extra: Partial<SlurmJobInput> = {}): SlurmJobInput {
+  return { id, submit, cores, runTime, timeLimit, user: 0, ...extra };
+}
+
+/** One node of `cores` cores in one partition. */
+export const oneNode = (cores: number): SlurmPlatform =>
+  new SlurmPlatform({ groups: [{ name: 'n', count: 1, cores }], partitions: [{ name: 'p', groups: ['n'] }] });
+
+/** A FIFO-like priority of 4 users: only age counts, so the order is the submission order. */
+export const fifoByAge: Partial<SlurmConfig> = {
+  users: 4,
+  priority: { ...DEFAULT_SLURM.priority, weightAge: 1000, weightFairshare: 0, weightJobSize: 0, weightPartition: 0, weightQos: 0 },
+};
+
+/** The engines every hand-computed Slurm scenario runs on: the Slurm engine, and the one engine through the Slurm preset. */
+export const ENGINES: readonly ReplayEngine[] = ['slurm', 'one'];
+
+/** A job's outcome in a hand-computed scenario, on either engine (`runOn`). */
+export interface Rec {
+  id: number;
+  /** NaN when refused. */
+  start: number;
+  end: number;
+  /** `STATE_NAMES`: completed, timeout, cancelled, refused. */
+  state: string;
+  /** Its suspensions, `[suspend, resume]`. */
+  periods: [number, number][];
+  requeues: number;
+  /** 1 when its last start was a backfill pass's (Slurm's `Scheduler=Backfill`), else 0 (the main pass's). */
+  backfilled: number;
+  /** The CPUs it held (its last run's; with whole-node allocation its placement's: `holdsItsPlacement`); refused: those it asked for. */
+  cpus: number;
+}
+
+/** A hand-computed scenario's run on one engine (`runOn`). */
+export interface EngineRun {
+  recs: Map<number, Rec>;
+  /** User `u`'s usage (core-seconds, decayed) in the fair-share ledger at the end of the run (`until`): the Slurm engine's `fairShare`, the multifactor selection's `users`. */
+  usage(u: number): number;
+  /** The multifactor priority of job `id` (waiting or running) at the end of the run. */
+  priority(id: number): number;
+  /** How many times a job left (ended or was refused): once each. */
+  finishes: number;
+  /** Whether the engine is left with no job waiting, running or suspended and every core free. */
+  idle: boolean;
+}
+
+/**
+ * Runs `jobs` on `platform` under `config` on `engine` (`'slurm'`: the Slurm engine; `'one'`: the one engine
+ * through the Slurm preset, `runSlurmPreset`), until every job has left or, with `until`, after the instants
+ * at or before it. The preset's killed job timed out or was cancelled as `presetEndPhase` reads its record.
+ */
+export function runOn(
+  engine: ReplayEngine,
+  platform: SlurmPlatformSpec | SlurmPlatform,
+  jobs: readonly SlurmJobInput[],
+  config: Partial<SlurmConfig> = {},
+  until = Number.POSITIVE_INFINITY,
+): EngineRun {
+  const spec = platform instanceof SlurmPlatform ? platform.spec : platform;
+  const recs = new Map<number, Rec>();
+  if (engine === 'slurm') {
+    const e = new SlurmEngine(new SlurmPlatform(spec), config);
+    const slots = new Map<number, number>();
+    e.addListener({ onSubmit: (eng, s) => void slots.set(eng.jobs.id[s]!, s) });
+    let finishes = 0;
+    e.onFinish((J, s) => {
+      finishes++;
+      const refused = J.state[s] === JobPhase.Rejected;
+      recs.set(J.id[s]!, {
+        id: J.id[s]!,
+        start: refused ? Number.NaN : J.start[s]!,
+        end: refused ? Number.NaN : J.end[s]!,
+        state: STATE_NAMES[J.state[s]!]!,
+        periods: J.periods(s),
+        requeues: J.requeues[s]!,
+        backfilled: J.backfilled[s]!,
+        cpus: J.cores[s]!,
+      });
+    });
+    e.stream(jobs);
+    if (until === Number.POSITIVE_INFINITY) e.run();
+    else e.runUntil(until);
+    return {
+      recs,
+      usage: (u) => e.fairShare.usage[u]!,
+      priority: (id) => e.computePriority(slots.get(id)!, e.fairShare.totalUsage()),
+      finishes,
+      idle:
+        e.pending.length === 0 && e.runningCount === 0 && e.suspendedCount === 0 && e.jobs.live === 0 && e.free.every((f, g) => f === e.platform.groupCores[g]),
+    };
+  }
+  const requeues = new Map<string, number>();
+  const byBackfill = new Set<string>();
+  const submitted = new Map<number, Job>();
+  let finishes = 0;
+  const end = (r: JobRecord, state: JobPhase) => {
+    finishes++;
+    const id = Number(r.job.id);
+    const p = r.suspensions ?? [];
+    const periods: [number, number][] = [];
+    for (let i = 0; i + 1 < p.length; i += 2) periods.push([p[i]!, p[i + 1]!]);
+    const refused = state === JobPhase.Rejected;
+    recs.set(id, {
+      id,
+      start: refused ? Number.NaN : r.start,
+      end: refused ? Number.NaN : r.finish,
+      state: STATE_NAMES[state]!,
+      periods,
+      requeues: requeues.get(r.job.id) ?? 0,
+      backfilled: byBackfill.has(r.job.id) ? 1 : 0,
+      cpus: refused ? r.job.ntasks : r.cores.length,
+    });
+  };
+  const run = runSlurmPreset(
+    spec,
+    jobs,
+    config,
+    [
+      {
+        onSubmit: (_s, job) => void submitted.set(Number(job.id), job),
+        // (the flag is the last start's; the preset reports a backfill start after this listener)
+        onStart: (_s, rj) => void byBackfill.delete(rj.job.id),
+        onRequeue: (_s, rj) => void requeues.set(rj.job.id, (requeues.get(rj.job.id) ?? 0) + 1),
+        onReject: (_s, r) => end(r, JobPhase.Rejected),
+        onEnd: (_s, r) => end(r, presetEndPhase(r)),
+      },
+    ],
+    undefined,
+    (job) => void byBackfill.add(job.id),
+    until,
+  );
+  const mf = presetSelection(run.scheduler);
+  return {
+    recs,
+    usage: (u) => {
+      // (the selection folds the ticks into its ledger when it next reads it: those up to the run's end first)
+      mf.epoch(until === Number.POSITIVE_INFINITY ? run.sim.now : until);
+      return mf.users.usage[mf.users.id(String(u))]!;
+    },
+    priority: (id) => mf.priorityOf(submitted.get(id)!, run.sim.now),
+    finishes,
+    idle: run.sim.queue.length === 0 && run.sim.runningCount === 0 && run.sim.freeCores === run.sim.platform.coreCount,
+  };
+}
+
+/** The multifactor selection inside the Slurm preset's scheduler (its pass clock, main pass and policy). */
+export function presetSelection(scheduler: Scheduler): MultifactorSelection {
+  const main = scheduler instanceof SlurmPassClock ? scheduler.inner : scheduler;
+  const policy = main instanceof SlurmMainPass ? main.policy : main;
+  const selection = policy instanceof PolicyScheduler ? policy.selection : null;
+  if (!(selection instanceof MultifactorSelection)) throw new Error(`no multifactor selection in ${scheduler.name}`);
+  return selection;
 }

@@ -1,45 +1,22 @@
 /**
  * The Slurm preset's lifecycle beside the Slurm engine (issue 42): partitions that preempt (suspend,
  * requeue, cancel inside Slurm's main pass, within one group), and GPU jobs counted per node group,
- * suspended by an operator too; each a differential property over random workloads (presetHarness.ts)
- * and the Slurm engine's hand-computed scenarios.
+ * suspended by an operator too; each a differential property over random workloads (presetHarness.ts; the
+ * Slurm engine's hand-computed scenarios run on both engines in engine.test.ts).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { derive } from '../../src/core/rng.js';
 import type { PreemptMode } from '../../src/platform/partitions.js';
 import type { SlurmBackfillSettings } from '../../src/scheduling/slurmBackfill.js';
-import type { SlurmJobInput } from '../../src/slurm/config.js';
 import { runSlurmPreset } from '../../src/slurm/preset.js';
 import { LAYOUT, type Layout } from './layouts.js';
 import { partitionedWorkload, presetRuns, type Priority, slurmConfigOf, workload, expectSameRows } from './presetHarness.js';
 
 describe('the Slurm preset with partitions that preempt (PreemptType=preempt/partition_prio)', () => {
-  it('the Slurm engine scenarios (docs/slurm.md): low 4 x 100 s at 0, high 4 x 50 s at 20 on one 4-core node', () => {
-    const on = (mode: PreemptMode) => {
-      const layout: Layout = {
-        groups: [{ name: 'n', count: 1, cores: 4 }],
-        partitions: [
-          { name: 'low', groups: ['n'], priority_tier: 1, preempt_mode: mode },
-          { name: 'high', groups: ['n'], priority_tier: 2 },
-        ],
-      };
-      const jobs: SlurmJobInput[] = [
-        { id: 1, submit: 0, cores: 4, runTime: 100, timeLimit: 1000, user: 0, partition: 0 },
-        { id: 2, submit: 20, cores: 4, runTime: 50, timeLimit: 1000, user: 0, partition: 1 },
-      ];
-      const [slurm, one] = presetRuns(jobs, layout, slurmConfigOf('fifo', null));
-      expect(one).toEqual(slurm);
-      return one;
-    };
-    // suspend: high runs 20-70, low resumes at 70 and ends at 150
-    expect(on('suspend').get(1)).toEqual({ start: 0, end: 150, killed: false, periods: [20, 70] });
-    expect(on('suspend').get(2)).toEqual({ start: 20, end: 70, killed: false, periods: [] });
-    // requeue: low starts again at 70 and ends at 170
-    expect(on('requeue').get(1)).toEqual({ start: 70, end: 170, killed: false, periods: [] });
-    // cancel: low ends at 20
-    expect(on('cancel').get(1)).toEqual({ start: 0, end: 20, killed: true, periods: [] });
-    // on the core capacity a preempted job would resume on its own cores only: refused
+  // (the Slurm engine's hand-computed scenarios, low 4 x 100 s at 0 and high 4 x 50 s at 20 on one 4-core node,
+  // run on both engines in test/slurm/engine.test.ts)
+  it('on the core capacity a preempted job would resume on its own cores only: refused', () => {
     const layout: Layout = {
       groups: [{ name: 'n', count: 1, cores: 4 }],
       partitions: [

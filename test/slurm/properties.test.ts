@@ -1,14 +1,14 @@
 /**
- * Invariants of the Slurm engine on random platforms and workloads (fast-check): every job leaves
- * once; no job starts before its submission; a record's end is start + run + suspended time; the
- * free cores come back to the platform's capacity; suspend periods are ordered and within the run.
+ * Invariants of the Slurm engine and of the one engine through the Slurm preset (`runOn`) on random platforms
+ * and workloads (fast-check): every job leaves once; no job starts before its submission; a record's end is
+ * start + run + suspended time; the free cores come back to the platform's capacity; suspend periods are
+ * ordered and within the run.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SlurmConfig, SlurmJobInput } from '../../src/slurm/config.js';
-import { SlurmEngine } from '../../src/slurm/engine.js';
-import { JobPhase } from '../../src/core/engine.js';
-import { PREEMPT_MODES, SlurmPlatform } from '../../src/slurm/platform.js';
+import { PREEMPT_MODES, type SlurmPlatformSpec } from '../../src/slurm/platform.js';
+import { ENGINES, runOn } from './presetHarness.js';
 
 const jobArb = fc.record({
   gap: fc.integer({ min: 0, max: 50 }),
@@ -20,7 +20,7 @@ const jobArb = fc.record({
   op: fc.option(fc.record({ after: fc.integer({ min: 0, max: 200 }), for: fc.integer({ min: 1, max: 100 }) }), { nil: undefined }),
 });
 
-describe('Slurm engine invariants', () => {
+describe.each(ENGINES)('invariants on the %s engine', (engine) => {
   it('hold on random workloads, preemption modes and scheduler settings', () => {
     const total = { preempted: 0, suspensions: 0, backfilled: 0, timeouts: 0 };
     fc.assert(
@@ -34,7 +34,7 @@ describe('Slurm engine invariants', () => {
         (specs, mode, backfill, bfWindow, bfInterval, select) => {
           const nodeSelect = select !== 'counted';
           // nodeSelect: the same capacity as whole nodes (8 + 8 nodes of one unit), each job on specific nodes
-          const platform = new SlurmPlatform({
+          const platform: SlurmPlatformSpec = {
             groups: nodeSelect
               ? [
                   { name: 'a', count: 8, cores: 1 },
@@ -48,7 +48,7 @@ describe('Slurm engine invariants', () => {
               { name: 'low', groups: ['a', 'b'], preempt_mode: mode, priority_tier: 1 },
               { name: 'high', groups: ['b'], priority_tier: 2 },
             ],
-          });
+          };
           // slurm22: Slurm 22.05's timing and will-run reservations as a whole-node slurm.conf sets them, with a
           // share of the ends running the main pass at once (endSchedShare) and another tick phase
           const slurm22: Partial<SlurmConfig> =
@@ -64,7 +64,7 @@ describe('Slurm engine invariants', () => {
                   bgTickPhase: 0.3,
                 }
               : {};
-          const e = new SlurmEngine(platform, { users: 3, backfill, bfWindow, bfResolution: 1, bfInterval, nodeSelect, ...slurm22 });
+          const config: Partial<SlurmConfig> = { users: 3, backfill, bfWindow, bfResolution: 1, bfInterval, nodeSelect, ...slurm22 };
           let t = 0;
           const jobs: SlurmJobInput[] = specs.map((s, id) => {
             t += s.gap;
@@ -83,38 +83,30 @@ describe('Slurm engine invariants', () => {
             }
             return j;
           });
-          const seen = new Map<number, number>();
-          e.onFinish((J, s) => {
-            const id = J.id[s]!;
-            seen.set(id, (seen.get(id) ?? 0) + 1);
-            const st = J.state[s]!;
-            if (st === JobPhase.Rejected || st === JobPhase.Cancelled) return;
-            const start = J.start[s]!;
-            const end = J.end[s]!;
-            expect(start).toBeGreaterThanOrEqual(J.submit[s]!);
-            const run = Math.min(J.runTime[s]!, J.timeLimit[s]!);
-            expect(end - start).toBeCloseTo(run + J.suspendedTime(s), 6);
-            let prev = start;
-            for (const [a, b] of J.periods(s)) {
+          const run = runOn(engine, platform, jobs, config);
+          expect(run.finishes).toBe(jobs.length);
+          expect(run.recs.size).toBe(jobs.length);
+          for (const j of jobs) {
+            const r = run.recs.get(j.id)!;
+            if (r.state === 'refused' || r.state === 'cancelled') continue;
+            expect(r.start).toBeGreaterThanOrEqual(j.submit);
+            let suspended = 0;
+            let prev = r.start;
+            for (const [a, b] of r.periods) {
               expect(a).toBeGreaterThanOrEqual(prev);
               expect(b).toBeGreaterThanOrEqual(a);
               prev = b;
+              suspended += b - a;
             }
-            expect(end).toBeGreaterThanOrEqual(prev);
-          });
-          e.stream(jobs);
-          e.run();
-          expect(seen.size).toBe(jobs.length);
-          for (const n of seen.values()) expect(n).toBe(1);
-          expect(Array.from(e.free)).toEqual([8, 8]);
-          expect(e.pending.length).toBe(0);
-          expect(e.runningCount).toBe(0);
-          expect(e.suspendedCount).toBe(0);
-          expect(e.jobs.live).toBe(0);
-          total.preempted += e.stats.preempted;
-          total.suspensions += e.stats.suspensions;
-          total.backfilled += e.stats.backfilled;
-          total.timeouts += e.stats.timeouts;
+            expect(r.end - r.start).toBeCloseTo(Math.min(j.runTime, j.timeLimit) + suspended, 6);
+            expect(r.end).toBeGreaterThanOrEqual(prev);
+            total.preempted += r.requeues;
+            total.suspensions += r.periods.length;
+            total.backfilled += r.backfilled;
+            if (r.state === 'timeout') total.timeouts++;
+          }
+          for (const r of run.recs.values()) if (r.state === 'cancelled') total.preempted++;
+          expect(run.idle).toBe(true);
         },
       ),
       { numRuns: 300, seed: 17 },

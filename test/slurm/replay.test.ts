@@ -3,6 +3,7 @@ import type { SlurmJobInput } from '../../src/slurm/config.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
 import { JobPhase } from '../../src/core/engine.js';
 import { RAIJIN_PLATFORM, SlurmPlatform } from '../../src/slurm/platform.js';
+import { ENGINES } from './presetHarness.js';
 import { CalcMetsAccumulator, replay, runworkload, shrinkFactors } from '../../src/slurm/replay.js';
 import { DEFAULT_RAIJIN_WORKLOAD, TABLE_4_1, raijinWorkload, workloadConstants } from '../../src/slurm/workload.js';
 
@@ -32,17 +33,23 @@ describe('runworkload', () => {
   });
 });
 
-describe('calcmets', () => {
+describe.each(ENGINES)('calcmets on the %s engine', (engine) => {
+  // runworkload's submissions as the jobs give them: the warm-up job at 0, then 0 and 50 (drift 50, no period)
+  const asGiven = { shrink: 100, warmup: 1, warmupPeriod: 0, group: 1, period: 0, drift: 50, meanGap: 0 };
+  const p = new SlurmPlatform({ groups: [{ name: 'n', count: 1, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] });
+
   it('hand-computed: wait, response, slowdown, weighted slowdown, utilisation; warm-up excluded', () => {
-    const p = new SlurmPlatform({ groups: [{ name: 'n', count: 1, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] });
-    const e = new SlurmEngine(p);
-    const acc = new CalcMetsAccumulator(1);
-    e.onFinish((J, s) => acc.add(J, s));
-    e.submit({ id: 0, submit: 0, cores: 4, timeLimit: 100, runTime: 100, user: 0 }); // warm-up: 0..100
-    e.submit({ id: 1, submit: 0, cores: 2, timeLimit: 50, runTime: 50, user: 0 }); // 100..150: wait 100, resp 150, sd 3
-    e.submit({ id: 2, submit: 50, cores: 1, timeLimit: 100, runTime: 100, user: 0, opAfter: 20, opFor: 30 }); // 100..230, wait 50, resp 180, sd 1.8
-    e.run();
-    const m = acc.result(4);
+    const m = replay(
+      p,
+      [
+        { id: 0, submit: 0, cores: 4, timeLimit: 100, runTime: 100, user: 0 }, // warm-up: 0..100
+        { id: 1, submit: 0, cores: 2, timeLimit: 50, runTime: 50, user: 0 }, // 100..150: wait 100, resp 150, sd 3
+        { id: 2, submit: 50, cores: 1, timeLimit: 100, runTime: 100, user: 0, opAfter: 20, opFor: 30 }, // 100..230, wait 50, resp 180, sd 1.8
+      ],
+      asGiven,
+      {},
+      engine,
+    );
     expect(m.measured).toBe(2);
     expect(m.mean_wait).toBe(75);
     expect(m.mean_response).toBe(165);
@@ -55,6 +62,44 @@ describe('calcmets', () => {
     expect(m.suspend_accounting_violations).toBe(0);
   });
 
+  it('the standard error of the one-core service-unit share by hand: two jobs', () => {
+    const m = replay(
+      p,
+      [
+        { id: 0, submit: 0, cores: 1, timeLimit: 100, runTime: 100, user: 0 }, // x = y = 100
+        { id: 1, submit: 0, cores: 2, timeLimit: 150, runTime: 150, user: 0 }, // x = 0, y = 300
+      ],
+      { ...asGiven, warmup: 0, group: 2 }, // (no warm-up, both in the first group: at 0)
+      {},
+      engine,
+    );
+    // r = 0.25; residuals 100 - 25 = 75, 0 - 75 = -75; sqrt(11250 / 2) / 200
+    expect(m.su_share_1core).toBe(0.25);
+    expect(m.su_share_1core_se).toBeCloseTo(Math.sqrt(11250 / 2) / 200, 12);
+  });
+
+  it('a job cancelled by a preemption is counted cancelled, not a timeout, and not measured', () => {
+    // low (4 cores, 100 s) runs from 0; high (4 cores, 50 s) at 20 cancels it (PreemptMode=CANCEL) and runs 20..70
+    const tiers = new SlurmPlatform({
+      groups: [{ name: 'n', count: 1, cores: 4 }],
+      partitions: [
+        { name: 'low', groups: ['n'], priority_tier: 1, preempt_mode: 'cancel' },
+        { name: 'high', groups: ['n'], priority_tier: 2 },
+      ],
+    });
+    const jobs = [
+      { id: 1, submit: 0, cores: 4, runTime: 100, timeLimit: 100, user: 0, partition: 0 },
+      { id: 2, submit: 20, cores: 4, runTime: 50, timeLimit: 50, user: 0, partition: 1 },
+    ];
+    const m = replay(tiers, jobs, { ...asGiven, warmup: 0, drift: 20 }, {}, engine);
+    expect([m.timeouts, m.cancelled, m.measured, m.mean_response]).toEqual([0, 1, 1, 50]);
+    expect(m.service_units).toBe(200);
+    expect(m.suspend_accounting_violations).toBe(0);
+  });
+});
+
+// (the accumulator's own check, fed a corrupted record of the Slurm engine's table)
+describe('calcmets', () => {
   it('a record whose end is not start + run + suspended time is counted as a violation', () => {
     const p = new SlurmPlatform({ groups: [{ name: 'n', count: 1, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] });
     const e = new SlurmEngine(p);
@@ -69,6 +114,7 @@ describe('calcmets', () => {
   });
 });
 
+// (the generator's shares, replayed on the Slurm engine; both engines' schedules of it: the golden case slurm-raijin-3000)
 describe('Raijin-like workload (Table 4.1, Table 4.2)', () => {
   for (const seed of [1, 7, 42, 2024]) {
     it(`seed ${seed}: job-size shares within 1 point of Table 4.1, one-core SU near 1.6%, no accounting violations`, () => {
@@ -112,20 +158,6 @@ describe('Raijin-like workload (Table 4.1, Table 4.2)', () => {
 });
 
 describe('the standard error of the one-core service-unit share', () => {
-  it('by hand: two jobs', () => {
-    const p = new SlurmPlatform({ groups: [{ name: 'n', count: 1, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] });
-    const e = new SlurmEngine(p);
-    const acc = new CalcMetsAccumulator(0);
-    e.onFinish((J, s) => acc.add(J, s));
-    e.submit({ id: 0, submit: 0, cores: 1, timeLimit: 100, runTime: 100, user: 0 }); // x = y = 100
-    e.submit({ id: 1, submit: 0, cores: 2, timeLimit: 150, runTime: 150, user: 0 }); // x = 0, y = 300
-    e.run();
-    const m = acc.result(4);
-    // r = 0.25; residuals 100 - 25 = 75, 0 - 75 = -75; sqrt(11250 / 2) / 200
-    expect(m.su_share_1core).toBe(0.25);
-    expect(m.su_share_1core_se).toBeCloseTo(Math.sqrt(11250 / 2) / 200, 12);
-  });
-
   it('covers the expected 1.6% within 4 standard errors on 12 seeds of 5,000 jobs', () => {
     for (let seed = 100; seed < 112; seed++) {
       const acc = new CalcMetsAccumulator(0);
