@@ -386,14 +386,10 @@ export function runSlurmPreset(
 
 /**
  * The Slurm engine's state of a job that ran, from its record on the one engine through the preset (which
- * records `killed` for both): `Completed` when it finished; a killed job `TimedOut` when its last run reached
- * its time limit (its run since its last start less the suspensions since then; within a rounding of the
- * clock), else `Cancelled` (preempted with `PreemptMode=CANCEL`).
+ * records `killed` for both a walltime kill and a caller's): `Completed` when it finished, `Cancelled` when the
+ * preset killed it (`JobRecord.cancelled`: a preemption with `PreemptMode=CANCEL`), else `TimedOut`.
  */
 export function presetEndPhase(r: JobRecord): JobPhase.Completed | JobPhase.TimedOut | JobPhase.Cancelled {
   if (r.state === 'finished') return JobPhase.Completed;
-  let suspended = 0;
-  const p = r.suspensions ?? [];
-  for (let i = 0; i + 1 < p.length; i += 2) if (p[i]! >= r.start) suspended += p[i + 1]! - p[i]!;
-  return r.finish - r.start - suspended >= r.job.reqTime - 1e-9 * Math.max(1, Math.abs(r.finish)) ? JobPhase.TimedOut : JobPhase.Cancelled;
+  return r.cancelled === true ? JobPhase.Cancelled : JobPhase.TimedOut;
 }

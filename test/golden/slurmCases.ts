@@ -76,8 +76,8 @@ function slurmEngineCase(name: string, input: SlurmGoldenInput): GoldenCase {
 }
 
 /**
- * The case on the one engine through the Slurm preset, against the Slurm engine's file. A killed job timed
- * out when it ran its time limit (its run less its suspensions), else a preemption cancelled it (`presetEndPhase`).
+ * The case on the one engine through the Slurm preset, against the Slurm engine's file. A killed job was
+ * cancelled when the preset killed it (a preemption), else it timed out (`presetEndPhase`).
  */
 function slurmPresetCase(name: string, input: SlurmGoldenInput): GoldenCase {
   return {
