@@ -143,6 +143,11 @@ export class SlurmPassClock implements Scheduler {
   private readonly atInstantEnd = (sim: ClusterSimulator): void => this.instantEnd(sim);
   /** The priority ticks' phase (NaN until the first submission when not given). */
   private tickPhase: number;
+  /**
+   * Whether the backfill timer is armed again when jobs come (`sched/backfill` now; `reconfigure` turns it off and
+   * on): a pass already pending runs, and its successors while jobs wait, as the Slurm engine's do.
+   */
+  private backfillOn: boolean;
 
   constructor(
     readonly inner: Scheduler,
@@ -157,6 +162,7 @@ export class SlurmPassClock implements Scheduler {
     if (pt !== undefined && !(pt.period > 0 && (pt.phase === undefined || Number.isFinite(pt.phase))))
       throw new Error(`slurm pass clock: priority ticks need a period > 0, found ${pt.period}`);
     this.tickPhase = pt?.phase ?? Number.NaN;
+    this.backfillOn = backfill !== null;
     // the main pass's preemptions (within its walk) ask for passes as the Slurm engine's freed cores do
     if (inner instanceof SlurmMainPass && inner.preempt) inner.onPreempt = (sim, pendingAt) => this.preempted(sim, pendingAt);
     this.batch = timers.batchSchedDelay ?? 0;
@@ -239,7 +245,7 @@ export class SlurmPassClock implements Scheduler {
     const now = sim.now;
     this.ensureTick(sim);
     const bf = this.backfill;
-    if (bf !== null && this.backfillAt < now && sim.queue.length > 0) this.scheduleBackfill(sim);
+    if (bf !== null && this.backfillOn && this.backfillAt < now && sim.queue.length > 0) this.scheduleBackfill(sim);
     const I = this.timers.schedInterval;
     if (I > 0 && this.periodicAt < now && sim.queue.length > 0) {
       const origin = this.timers.timerOrigin;
@@ -251,6 +257,60 @@ export class SlurmPassClock implements Scheduler {
       this.periodicSeq = ++this.requestSeq;
       sim.requestPass(this.periodicAt, this.atInstantEnd);
     }
+  }
+
+  /**
+   * The scheduling settings change now, between two instants (an operator's `scontrol reconfigure`; the Slurm
+   * engine's `setScheduling`): the backfill scheduler on or off (`backfill`; it needs one: an `Error` otherwise)
+   * and its `bf_window` (`window`). As the Slurm engine does it: the priorities recomputed (by their owner,
+   * `MultifactorSelection.reconfigure`) ask for a main pass at the next instant, and the timers are armed as at a
+   * submission (`ensureTicks`): the backfill timer, turned on while jobs wait and no pass is pending, `bf_interval`
+   * (or its grid) from now. Turning it off arms it no more; a pass already pending still runs, and the next ones
+   * while jobs wait and anything runs or is to come, as the Slurm engine's chain of passes reads no setting. A
+   * new window holds from the next pass.
+   */
+  reconfigure(sim: ClusterSimulator, change: { backfill?: boolean | undefined; window?: number | undefined }): void {
+    const bf = this.backfill;
+    if (bf === null && (change.backfill === true || change.window !== undefined))
+      throw new Error('slurm pass clock: no backfill scheduler to reconfigure (built without sched/backfill)');
+    if (change.window !== undefined) {
+      if (!(change.window > 0)) throw new RangeError(`backfill: bf_window must be > 0, found ${change.window}`);
+      bf!.settings.window = change.window;
+    }
+    if (change.backfill !== undefined) this.armBackfill(change.backfill);
+    if (sim.finished) return;
+    this.dirty = true;
+    // (asked between two instants: its hook runs at the end of the next one, whatever happens then)
+    sim.requestPass(sim.now, this.atInstantEnd);
+    // before the first submission nothing waits, and the priority ticks start at this change (the Slurm engine's
+    // first event), as `MultifactorSelection.reconfigure` starts its own
+    if (this.innerBound) this.ensureTicks(sim);
+    else if (Number.isNaN(this.tickPhase)) this.tickPhase = sim.now;
+  }
+
+  /**
+   * Whether the backfill timer is armed when jobs come, and nothing else (no pass asked: `reconfigure` is the
+   * operator's change): a run built with the backfill scheduler that starts under `sched/builtin` and may turn
+   * `sched/backfill` on later (`armBackfill(false)` before its first submission).
+   */
+  armBackfill(on: boolean): void {
+    if (on && this.backfill === null) throw new Error('slurm pass clock: no backfill scheduler to turn on (built without sched/backfill)');
+    this.backfillOn = on;
+  }
+
+  /**
+   * When the Slurm engine's event queue empties after the run is over at `now` (`SlurmEngine.busy` turns false):
+   * its last timers' events. A priority tick pending then re-arms while another timer (a backfill pass, a
+   * periodic or deferred main pass) is still pending, and the last of them closes the queue.
+   */
+  quietAt(now: number): number {
+    let last = now;
+    for (const t of [this.backfillAt, this.periodicAt, this.deferredAt]) if (t > last) last = t;
+    const pt = this.timers.priorityTicks;
+    let tick = this.tickAt;
+    if (pt === undefined || !(tick > now)) return last;
+    while (tick < last) tick = this.tickPhase + (Math.floor((tick - this.tickPhase) / pt.period + 1e-9) + 1) * pt.period;
+    return tick;
   }
 
   /** The next priority tick, if none is pending (the Slurm engine re-arms it at each tick: its `priorityTick`). */
