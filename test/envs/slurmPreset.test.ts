@@ -72,11 +72,11 @@ describe('Slurm-v0 on the Slurm preset (engine: "one") gives the Slurm engine\'s
           for (let i = 0; i < r.steps; i++) used[actions[i % actions.length]!]!++;
         },
       ),
-      { numRuns: 40, seed: 4242 },
+      { numRuns: 100, seed: 4242 },
     );
     // every action was taken, episodes ended and were truncated, and both backfill settings started jobs
     expect(used.every((n) => n > 0)).toBe(true);
-    expect(ended).toBe(40);
+    expect(ended).toBe(100);
     expect(truncated).toBeGreaterThan(0);
     expect(steps).toBeGreaterThan(400);
     console.log(`Slurm-v0 differential: ${steps} steps; backfill starts (Slurm engine) by action: ${backfilled.join(' ')}; steps by action: ${used.join(' ')}`);
