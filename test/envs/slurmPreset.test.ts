@@ -242,6 +242,16 @@ describe('the stepped Slurm preset (SlurmPresetRun): reconfiguration mid-run, by
     ]);
   });
 
+  it("an operator's suspension: the job ends where the Slurm engine ends it, to the bit ((resume + run) - run before)", () => {
+    // (a submission of no short binary form: (start + run) - suspension would differ in the last bit)
+    const s0 = 113.48457576648326;
+    const jobs: SlurmJobInput[] = [{ ...job(0, s0, 1, 112, 180), opAfter: 92, opFor: 1794 }];
+    const { rows } = rowsWith(spec(1, 4), jobs, {}, 0, null);
+    const resumed = s0 + 92 + 1794;
+    expect(rows.get(0)).toEqual([s0, resumed + 112 - 92]);
+    expect(resumed + 112 - 92).not.toBe(resumed + (s0 + 112 - (s0 + 92)));
+  });
+
   it('refuses by name a setting it cannot change, and takes one given at its value', () => {
     const run = new SlurmPresetRun(spec(1, 4), [job(0, 0, 1, 10)], {});
     expect(() => run.setScheduling({ bfInterval: 10 })).toThrow(/bfInterval: cannot change during a run/);
