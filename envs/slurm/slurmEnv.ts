@@ -35,6 +35,12 @@
  * calcmets' figures of the episode (mean wait, response, slowdown, weighted slowdown, utilisation,
  * suspended jobs, accounting violations). `terminated` when every job has left; `truncated` after
  * `max_steps` periods.
+ *
+ * Engine (`engine`): `slurm`, the Slurm engine (the default), or `one`, the one engine's Slurm preset run step by
+ * step (`SlurmPresetRun`, src/slurm/presetRun.ts), reconfigured at every step in the priority and backfill
+ * dimensions; the episodes are the same bit for bit (`test/envs/slurmPreset.test.ts`). The env reads either through
+ * one interface (`SlurmEnvEngine`): the waiting jobs in the Slurm engine's order, and `terminated` when the Slurm
+ * engine's queue empties (after the last job its priority tick and an armed backfill pass still run).
  */
 import { z } from 'zod';
 import { InvalidActionFields } from '../invalidAction.js';

@@ -7,7 +7,9 @@
  * the same cores, or where a placement of the pass's finds room for it then (`ResumePlacement`: Slurm's select
  * plugin under whole-node allocation, which gives a resumed job the nodes it would give it now). The engine hands
  * over its event loop, its freed mark and its listeners' calls (`SuspensionBridge`); everything else is its
- * public state (`SuspensionHost`).
+ * public state (`SuspensionHost`). A job's end and walltime kill after a resumption are counted from its run
+ * time as the Slurm engine counts it (`slurmLength`, `slurmAt`: the same times to the bit), unless its work was
+ * moved otherwise.
  */
 import { JobPhase } from '../core/engine.js';
 import type { EventLoop } from '../core/eventLoop.js';

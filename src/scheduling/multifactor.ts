@@ -21,6 +21,10 @@
  * every `PriorityCalcPeriod` the ledger's usage decays by `2^(-period / half_life)` and takes the period's
  * core-seconds, and priorities are recomputed then (between ticks they hold, as in Slurm). A resized job
  * accrues at its new size from the resize decision on (docs/model.md).
+ *
+ * **Reconfiguration** (`reconfigure`: an operator's `scontrol reconfigure` of the weights, `PriorityMaxAge`,
+ * `PriorityFavorSmall` or the dampening mid-run): every waiting job's priority is recomputed at the change and
+ * the queue order re-keyed at the next pass, as the Slurm engine does at once.
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import { holdsItsPlacement, type Job } from '../workload/job.js';

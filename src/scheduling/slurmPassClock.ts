@@ -33,6 +33,13 @@
  * `bf_interval` while jobs wait and anything runs or is to come. It runs after the main pass of its
  * instant, on the state that pass left.
  *
+ * **Reconfiguration mid-run** (`reconfigure`, between two instants: an operator's `scontrol reconfigure`, the Slurm
+ * engine's `setScheduling`): the backfill scheduler turned on or off and its `bf_window`; a main pass asked for at
+ * the next instant, and the timers armed as at a submission (the backfill timer `bf_interval` from the change while
+ * jobs wait). Turned off, the backfill timer is armed no more, but a pass already armed runs and so do its
+ * successors while jobs wait, as the Slurm engine's chain of passes reads no setting. After the run, `quietAt`
+ * says when the Slurm engine's last timers would have run (its `busy`).
+ *
  * **Preemption inside the main pass** (`SlurmMainPass` with `preempt`): the cores a preemption frees ask for
  * a pass at the next instant of any kind, the instant of the victim's next event included (its end or
  * operator suspension: the Slurm engine's event stays queued, stale, and its instant runs a pass when one is

@@ -22,6 +22,9 @@
  *   cores; with whole-node allocation on each of its nodes, below), and whether its end runs a pass at once (an epilog message, or `endSchedShare`'s draw:
  *   `Job.epilogPass`).
  *
+ * Run step by step, with the Slurm engine's `setScheduling` between the steps (the priority's weights, backfill on
+ * or off, `bf_window`): `SlurmPresetRun` (presetRun.ts), which Slurm-v0 runs on with `engine: "one"`.
+ *
  * `test/slurm/oneEngine.test.ts` and `presetLifecycle.test.ts` prove the schedules identical (start, end, state, suspension periods of
  * every job) on random workloads, and `npm run bench -- slurm-preset` on the Raijin workload at scale.
  * - **preemption** (`PreemptType=preempt/partition_prio`, when a partition may be preempted): inside the main
