@@ -146,8 +146,11 @@ export class SlurmPassClock implements Scheduler {
   private requestSeq = 0;
   private backfillSeq = 0;
   private periodicSeq = 0;
+  private tickSeq = 0;
   private lastSubmitAt = Number.NEGATIVE_INFINITY;
   private readonly atInstantEnd = (sim: ClusterSimulator): void => this.instantEnd(sim);
+  /** The latest stale event a preemption left in the Slurm engine's queue (its victim's next event's time; `quietAt`). */
+  private staleUntil = Number.NEGATIVE_INFINITY;
   /** The priority ticks' phase (NaN until the first submission when not given). */
   private tickPhase: number;
   /**
@@ -307,16 +310,21 @@ export class SlurmPassClock implements Scheduler {
 
   /**
    * When the Slurm engine's event queue empties after the run is over at `now` (`SlurmEngine.busy` turns false):
-   * its last timers' events. A priority tick pending then re-arms while another timer (a backfill pass, a
-   * periodic or deferred main pass) is still pending, and the last of them closes the queue.
+   * its last events. A priority tick pending then re-arms while another event (a backfill pass, a periodic or
+   * deferred main pass, a stale event a preemption left) is still pending, and the last of them closes the queue.
+   * Exact where a main pass asked for runs at once (no `schedDelay`, `schedMinInterval` nor `batchSchedDelay`):
+   * with one, each tick's pass is deferred, and the queue closes that much later.
    */
   quietAt(now: number): number {
     let last = now;
-    for (const t of [this.backfillAt, this.periodicAt, this.deferredAt]) if (t > last) last = t;
+    for (const t of [this.backfillAt, this.periodicAt, this.deferredAt, this.staleUntil]) if (t > last) last = t;
     const pt = this.timers.priorityTicks;
     let tick = this.tickAt;
     if (pt === undefined || !(tick > now)) return last;
-    while (tick < last) tick = this.tickPhase + (Math.floor((tick - this.tickPhase) / pt.period + 1e-9) + 1) * pt.period;
+    const next = (t: number) => this.tickPhase + (Math.floor((t - this.tickPhase) / pt.period + 1e-9) + 1) * pt.period;
+    // a periodic pass at a tick's instant, handled after it, re-arms it (the Slurm engine's `ensureTicks`)
+    if (this.periodicAt === tick && this.tickSeq < this.periodicSeq) last = Math.max(last, next(tick));
+    while (tick < last) tick = next(tick);
     return tick;
   }
 
@@ -326,6 +334,7 @@ export class SlurmPassClock implements Scheduler {
     if (pt !== undefined && this.tickAt < sim.now) {
       const phase = this.tickPhase;
       this.tickAt = phase + (Math.floor((sim.now - phase) / pt.period + 1e-9) + 1) * pt.period;
+      this.tickSeq = ++this.requestSeq;
       sim.requestPass(this.tickAt, this.atInstantEnd);
     }
   }
@@ -443,6 +452,7 @@ export class SlurmPassClock implements Scheduler {
    */
   private preempted(sim: ClusterSimulator, pendingAt: number): void {
     this.dirty = true;
+    if (pendingAt > this.staleUntil) this.staleUntil = pendingAt;
     // (asked from the pass: its hook runs at the end of the next instant, whatever happens then)
     sim.requestPass(sim.now, this.atInstantEnd);
     if (pendingAt > sim.now && Number.isFinite(pendingAt)) sim.requestPass(pendingAt, this.atInstantEnd);
