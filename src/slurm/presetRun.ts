@@ -28,10 +28,14 @@
  * waiting jobs in the Slurm engine's order (`pendingInOrder`: tier, priority, submission, id), the jobs holding
  * cores and those preempted, the submissions and the backfill starts, and `busy`: whether the Slurm engine would
  * still have an event to handle. The one engine's run is over once every job has left; the Slurm engine's timers
- * (a priority tick, a backfill pass still pending) run on a little longer with nothing to do, and its `busy`
- * turns false only after them (`SlurmPassClock.quietAt`): Slurm-v0's `terminated`.
+ * (a priority tick, a backfill pass still pending, a periodic pass, stale events a preemption left) run on a little
+ * longer with nothing to do, and its `busy` turns false only after them (`SlurmPassClock.quietAt`): Slurm-v0's
+ * `terminated`. That time is the Slurm engine's where a main pass asked for runs at once; with a deferred one
+ * (`schedDelay`, `schedMinInterval`, `batchSchedDelay`) the Slurm engine's last tick defers a pass, and its queue
+ * closes that much later than `busy` says (nothing else differs then: every job has left).
  *
- * `test/envs/slurmPreset.test.ts` proves Slurm-v0's episodes on it identical to the Slurm engine's.
+ * `test/envs/slurmPreset.test.ts` proves Slurm-v0's episodes on it identical to the Slurm engine's, and
+ * `test/slurm/presetRun.test.ts` the state after every step of runs reconfigured at random, with preemption.
  */
 import { InputError } from '../core/errors.js';
 import { JobPhase } from '../core/engine.js';
