@@ -35,6 +35,12 @@
  * calcmets' figures of the episode (mean wait, response, slowdown, weighted slowdown, utilisation,
  * suspended jobs, accounting violations). `terminated` when every job has left; `truncated` after
  * `max_steps` periods.
+ *
+ * Engine (`engine`): `slurm`, the Slurm engine (the default), or `one`, the one engine's Slurm preset run step by
+ * step (`SlurmPresetRun`, src/slurm/presetRun.ts), reconfigured at every step in the priority and backfill
+ * dimensions; the episodes are the same bit for bit (`test/envs/slurmPreset.test.ts`). The env reads either through
+ * one interface (`SlurmEnvEngine`): the waiting jobs in the Slurm engine's order, and `terminated` when the Slurm
+ * engine's queue empties (after the last job its priority tick and an armed backfill pass still run).
  */
 import { z } from 'zod';
 import { InvalidActionFields } from '../invalidAction.js';
@@ -43,7 +49,9 @@ import { SlurmEngine } from '../../src/slurm/engine.js';
 import { JobPhase } from '../../src/core/engine.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
 import { DEFAULT_PRIORITY, type PriorityConfig } from '../../src/slurm/priority.js';
-import { CalcMetsAccumulator, type CalcMets } from '../../src/slurm/replay.js';
+import { CalcMetsAccumulator, type CalcMets, type CalcMetsRecord, calcMetsListener, calcMetsRecordOf } from '../../src/slurm/replay.js';
+import type { SlurmSchedulingChange } from '../../src/slurm/config.js';
+import { SlurmPresetRun } from '../../src/slurm/presetRun.js';
 import { DEFAULT_RAIJIN_WORKLOAD, raijinWorkload } from '../../src/slurm/workload.js';
 import type { EpisodeInfo, GymEnv, GymInfo } from '../gym.js';
 import { EpisodeEnv, type EpisodeStep } from '../episodeEnv.js';
@@ -74,6 +82,11 @@ export const SlurmEnvConfigSchema = z
     max_steps: z.number().int().positive().default(100_000),
     /** Seed of the episodes started by `reset()` without a seed. */
     seed: z.number().int().default(0),
+    /**
+     * The engine the episodes run on: `slurm`, the Slurm engine (src/slurm/engine.ts), or `one`, the one engine
+     * running the Slurm preset step by step (src/slurm/presetRun.ts). The same episodes, bit for bit.
+     */
+    engine: z.enum(['slurm', 'one']).default('slurm'),
     /** What `step` does with an action the mask forbids (envs/invalidAction.ts). */
     ...InvalidActionFields,
   })
@@ -132,12 +145,100 @@ export interface SlurmEnvInfo extends GymInfo {
   episode?: EpisodeInfo;
 }
 
+/**
+ * What Slurm-v0 does to its engine and reads of it (the module comment's features), the Slurm engine's or the
+ * preset's (`engine` in the config): each gives the same numbers, the waiting jobs in the same order.
+ */
+interface SlurmEnvEngine {
+  readonly now: number;
+  /** Whether an event remains (`terminated` when not). */
+  readonly busy: boolean;
+  setScheduling(change: SlurmSchedulingChange): void;
+  runUntil(t: number): number;
+  usedCores(): number;
+  /** Calls `f` with each waiting job's cores and submission time, in the Slurm engine's order. */
+  forEachPending(f: (cores: number, submit: number) => void): void;
+  readonly pendingCount: number;
+  readonly runningCount: number;
+  readonly suspendedCount: number;
+  readonly submitted: number;
+  readonly backfilled: number;
+}
+
+/** The Slurm engine as Slurm-v0 drives it. */
+function slurmEngineOps(e: SlurmEngine): SlurmEnvEngine {
+  return {
+    get now() {
+      return e.now;
+    },
+    get busy() {
+      return e.busy;
+    },
+    setScheduling: (change) => e.setScheduling(change),
+    runUntil: (t) => e.runUntil(t),
+    usedCores: () => e.usedCores(),
+    forEachPending: (f) => {
+      const J = e.jobs;
+      for (const s of e.pending) f(J.cores[s]!, J.submit[s]!);
+    },
+    get pendingCount() {
+      return e.pending.length;
+    },
+    get runningCount() {
+      return e.runningCount;
+    },
+    get suspendedCount() {
+      return e.suspendedCount;
+    },
+    get submitted() {
+      return e.stats.submitted;
+    },
+    get backfilled() {
+      return e.stats.backfilled;
+    },
+  };
+}
+
+/** The Slurm preset's stepped run as Slurm-v0 drives it. */
+function presetOps(r: SlurmPresetRun): SlurmEnvEngine {
+  return {
+    get now() {
+      return r.now;
+    },
+    get busy() {
+      return r.busy;
+    },
+    setScheduling: (change) => r.setScheduling(change),
+    runUntil: (t) => r.runUntil(t),
+    usedCores: () => r.usedCores(),
+    forEachPending: (f) => {
+      for (const j of r.pendingInOrder()) f(j.ntasks, j.subtime);
+    },
+    get pendingCount() {
+      return r.pendingCount;
+    },
+    get runningCount() {
+      return r.runningCount;
+    },
+    get suspendedCount() {
+      return r.suspendedCount;
+    },
+    get submitted() {
+      return r.submitted;
+    },
+    get backfilled() {
+      return r.backfilled;
+    },
+  };
+}
+
 /** The Slurm-v0 environment. */
 export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
   readonly id = SLURM_ENV_ID;
   readonly observationSpace: BoxSpace = box([FEATURES + SLURM_ACTIONS], 0, 1);
   readonly actionSpace: DiscreteSpace = discrete(SLURM_ACTIONS);
-  private engine: SlurmEngine | null = null;
+  private engine: SlurmEngine | SlurmPresetRun | null = null;
+  private ops: SlurmEnvEngine | null = null;
   private acc: CalcMetsAccumulator | null = null;
   private readonly obs = new Float32Array(FEATURES + SLURM_ACTIONS);
   private finished = 0;
@@ -148,29 +249,37 @@ export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
     super(SLURM_ACTIONS, ctx.config.seed, ctx.config);
   }
 
-  /** The engine of the episode (null before `reset`), for agents that read the cluster's state. */
-  get simulator(): SlurmEngine | null {
+  /**
+   * The engine of the episode (null before `reset`), for agents that read the cluster's state: the Slurm engine,
+   * or the preset's stepped run (`engine: "one"`).
+   */
+  get simulator(): SlurmEngine | SlurmPresetRun | null {
     return this.engine;
   }
 
   protected start(seed: number): { observation: Float32Array; info: SlurmEnvInfo } {
     const c = this.ctx.config;
-    const engine = new SlurmEngine(this.ctx.platform, { users: c.users });
     const acc = new CalcMetsAccumulator(0);
     this.finished = 0;
     this.sdSum = 0;
-    engine.onFinish((J, s) => {
-      acc.add(J, s);
+    // each job that leaves: calcmets' record, and its slowdown when it ran to its end (or its limit)
+    const left = (r: CalcMetsRecord) => {
+      acc.addRecord(r);
       this.finished++;
-      const st = J.state[s]!;
-      if (st === JobPhase.Completed || st === JobPhase.TimedOut) {
-        const run = Math.max(1, Math.min(J.runTime[s]!, J.timeLimit[s]!));
-        this.sdSum += (J.end[s]! - J.submit[s]!) / run - 1;
-      }
-    });
+      if (r.state === JobPhase.Completed || r.state === JobPhase.TimedOut) this.sdSum += (r.end - r.submit) / Math.max(1, r.run) - 1;
+    };
     const wl = raijinWorkload({ jobs: c.jobs, seed, load: c.load, users: c.users, totalCores: this.ctx.platform.totalCores });
-    engine.stream(wl);
-    this.engine = engine;
+    if (c.engine === 'one') {
+      const run = new SlurmPresetRun(this.ctx.platform.spec, wl, { users: c.users }, [calcMetsListener(left)]);
+      this.engine = run;
+      this.ops = presetOps(run);
+    } else {
+      const engine = new SlurmEngine(this.ctx.platform, { users: c.users });
+      engine.onFinish((J, s) => left(calcMetsRecordOf(J, s)));
+      engine.stream(wl);
+      this.engine = engine;
+      this.ops = slurmEngineOps(engine);
+    }
     this.acc = acc;
     this.lastAction = 0;
     this.mask.fill(1);
@@ -179,7 +288,7 @@ export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
   }
 
   protected apply(action: number): EpisodeStep<Float32Array, SlurmEnvInfo> {
-    const e = this.engine!;
+    const e = this.ops!;
     const bf = BACKFILL_SETTINGS[Math.floor(action / 4)]!;
     e.setScheduling({ priority: PRIORITY_PROFILES[action % 4]!.priority, backfill: bf.backfill, bfWindow: bf.bfWindow });
     this.lastAction = action;
@@ -202,30 +311,32 @@ export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
 
   protected override release(): void {
     this.engine = null;
+    this.ops = null;
     this.acc = null;
   }
 
   private observe(): void {
-    const e = this.engine!;
+    const e = this.ops!;
     const o = this.obs;
-    const J = e.jobs;
     const total = this.ctx.platform.totalCores;
+    const now = e.now;
     let pendCores = 0;
     let pendOne = 0;
     let waitSum = 0;
-    for (const s of e.pending) {
-      pendCores += J.cores[s]!;
-      if (J.cores[s] === 1) pendOne++;
-      waitSum += e.now - J.submit[s]!;
-    }
+    e.forEachPending((cores, submit) => {
+      pendCores += cores;
+      if (cores === 1) pendOne++;
+      waitSum += now - submit;
+    });
     const c = this.ctx.config;
+    const pending = e.pendingCount;
     o[0] = clip(e.usedCores() / total);
-    o[1] = clip(e.pending.length / 1000);
+    o[1] = clip(pending / 1000);
     o[2] = clip(pendCores / total);
     o[3] = clip(e.runningCount / 10_000);
-    o[4] = e.pending.length > 0 ? pendOne / e.pending.length : 0;
-    o[5] = clip(e.pending.length > 0 ? waitSum / e.pending.length / 3600 : 0);
-    const jobs = c.observe.horizon === 'seen' ? Math.max(1, e.stats.submitted) : c.jobs;
+    o[4] = pending > 0 ? pendOne / pending : 0;
+    o[5] = clip(pending > 0 ? waitSum / pending / 3600 : 0);
+    const jobs = c.observe.horizon === 'seen' ? Math.max(1, e.submitted) : c.jobs;
     o[6] = clip(this.finished / jobs);
     o[7] = clip(e.now / (jobs * DEFAULT_RAIJIN_WORKLOAD.meanGap * 2));
     o[8] = clip(e.suspendedCount / 100);
@@ -234,16 +345,16 @@ export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
   }
 
   private info(done: boolean): SlurmEnvInfo {
-    const e = this.engine!;
+    const e = this.ops!;
     const info: SlurmEnvInfo = {
       action_mask: this.mask,
       time: e.now,
       steps: this.steps,
-      pending: e.pending.length,
+      pending: e.pendingCount,
       running: e.runningCount,
       finished: this.finished,
     };
-    if (done) info.metrics = this.acc!.result(this.ctx.platform.totalCores, e.stats.backfilled);
+    if (done) info.metrics = this.acc!.result(this.ctx.platform.totalCores, e.backfilled);
     return info;
   }
 }

@@ -172,6 +172,17 @@ export class JobSuspension {
   /** While suspended: the walltime left, and a job-level end's work left (s). */
   killLeft = Infinity;
   endLeft = Infinity;
+  /**
+   * The Slurm engine's count of run time (`suspension.ts`, `slurmLeft`): the run time before the current
+   * stretch, summed stretch by stretch; when that stretch began (NaN: at the job's start) and whether an
+   * operator's resumption began it; while suspended, the lengths of run the end and the walltime kill are
+   * counted from (NaN: not so counted).
+   */
+  ran = 0;
+  from = Number.NaN;
+  byOperator = false;
+  endLength = Number.NaN;
+  killLength = Number.NaN;
   /** Next operator event of its job (`job.operatorEvents`), and the stamp of its pending one. */
   opNext = 0;
   opStamp = 0;

@@ -7,7 +7,9 @@
  * the same cores, or where a placement of the pass's finds room for it then (`ResumePlacement`: Slurm's select
  * plugin under whole-node allocation, which gives a resumed job the nodes it would give it now). The engine hands
  * over its event loop, its freed mark and its listeners' calls (`SuspensionBridge`); everything else is its
- * public state (`SuspensionHost`).
+ * public state (`SuspensionHost`). A job's end and walltime kill after a resumption are counted from its run
+ * time as the Slurm engine counts it (`slurmLength`, `slurmAt`: the same times to the bit), unless its work was
+ * moved otherwise.
  */
 import { JobPhase } from '../core/engine.js';
 import type { EventLoop } from '../core/eventLoop.js';
@@ -42,6 +44,29 @@ export type ResumePlacement = (job: Job) => Int32Array | null;
  */
 export function movableOnResume(rj: RunningJob): boolean {
   return rj.tasks === null && rj.model === null && rj.gpus.length === 0;
+}
+
+/**
+ * The length of run (`length`: the job's run time for its end, its time limit for its walltime kill) an event at
+ * `at` is counted from as the Slurm engine counts it, or NaN: when the current stretch began at `from` (its start,
+ * or a resumption: an operator's when `byOperator`) after `ranBefore` seconds of run, and the event falls where the
+ * Slurm engine puts it then (`slurmAt`; at the start `from + length`). Its resumption then puts it where the Slurm
+ * engine does, to the bit (`slurmAt`), where `now + (at - suspension)` may differ in the last bits; an event
+ * moved otherwise (its work scaled) is not so counted.
+ */
+function slurmLength(at: number, length: number, from: number, ranBefore: number, byOperator: boolean): number {
+  return at === slurmAt(from, length, ranBefore, byOperator, Number.NaN) ? length : Number.NaN;
+}
+
+/**
+ * Where the Slurm engine puts an event `length` seconds of run after a job's start, resumed at `now` after `ran`
+ * seconds of run (src/slurm/engine.ts): `(now + length) - ran` after an operator's resumption (`opResume`),
+ * `now + (length - ran)` at a start or a preempted job's resumption (`runStretch`); `length` NaN (not so
+ * counted): `now + left`.
+ */
+function slurmAt(now: number, length: number, ran: number, byOperator: boolean, left: number): number {
+  if (length !== length) return now + left;
+  return byOperator ? now + length - ran : now + (length - ran);
 }
 
 /** What the engine hands its suspensions of its own: its event loop, its "resources were freed" mark, its listeners. */
@@ -104,9 +129,14 @@ export class Suspensions {
     if (s.periods === null) s.periods = [];
     s.periods.push(now);
     s.opStamp++; // a pending operator suspension waits for the run to go on
+    // the run time of this stretch, counted as the Slurm engine counts it (`slurmLength`)
+    const from = s.from === s.from ? s.from : rj.start;
+    const ranBefore = s.ran;
+    s.ran = ranBefore + (now - from);
     if (rj.model !== null) rj.model.suspend!(rj, hold);
     else if (rj.tasks === null) {
       s.endLeft = rj.eventTime - now;
+      s.endLength = slurmLength(rj.eventTime, rj.job.runtime, from, ranBefore, s.byOperator);
       rj.eventTime = Infinity;
     } else
       for (const t of rj.tasks) {
@@ -120,6 +150,7 @@ export class Suspensions {
     this.sim.progress.flush(now);
     if (rj.killAt < Infinity) {
       s.killLeft = rj.killAt - now;
+      s.killLength = slurmLength(rj.killAt, rj.job.reqTime, from, ranBefore, s.byOperator);
       rj.killAt = Infinity;
     }
     if (hold) {
@@ -144,6 +175,8 @@ export class Suspensions {
     const s = rj.sus;
     if (rj.ended || s === null || s.at !== s.at) throw new Error(`job ${rj.job.id} is not suspended`);
     const now = this.sim.now;
+    // (an operator's resumption: the job held its cores)
+    const byOperator = s.holding;
     if (!s.holding) {
       if (!this.canRetake(rj)) throw new Error(`job ${rj.job.id}: its cores or GPUs are not all free`);
       this.retake(rj);
@@ -155,11 +188,13 @@ export class Suspensions {
     const d = now - s.at;
     s.time += d;
     s.at = Number.NaN;
+    s.from = now;
+    s.byOperator = byOperator;
     s.periods!.push(now);
     this.count--;
     if (rj.model !== null) rj.model.resume!(rj, d);
     else if (rj.tasks === null) {
-      rj.eventTime = now + s.endLeft;
+      rj.eventTime = slurmAt(now, s.endLength, s.ran, byOperator, s.endLeft);
       s.endLeft = Infinity;
       this.bridge.events.schedule(rj.eventTime, KIND_JOB, rj, rj.eventTime);
     } else
@@ -176,7 +211,7 @@ export class Suspensions {
     }
     this.sim.progress.flush(now);
     if (s.killLeft < Infinity) {
-      rj.killAt = now + s.killLeft;
+      rj.killAt = slurmAt(now, s.killLength, s.ran, byOperator, s.killLeft);
       s.killLeft = Infinity;
       if (rj.needsKillEvent()) this.bridge.events.schedule(rj.killAt, KIND_KILL, rj, rj.killAt);
     }

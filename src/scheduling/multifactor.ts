@@ -21,6 +21,10 @@
  * every `PriorityCalcPeriod` the ledger's usage decays by `2^(-period / half_life)` and takes the period's
  * core-seconds, and priorities are recomputed then (between ticks they hold, as in Slurm). A resized job
  * accrues at its new size from the resize decision on (docs/model.md).
+ *
+ * **Reconfiguration** (`reconfigure`: an operator's `scontrol reconfigure` of the weights, `PriorityMaxAge`,
+ * `PriorityFavorSmall` or the dampening mid-run): every waiting job's priority is recomputed at the change and
+ * the queue order re-keyed at the next pass, as the Slurm engine does at once.
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import { holdsItsPlacement, type Job } from '../workload/job.js';
@@ -83,6 +87,22 @@ export const DEFAULT_PRIORITY: PriorityConfig = {
   calcPeriod: 300,
   dampening: 1,
 };
+
+/**
+ * The settings a run's multifactor priority may change mid-run (`MultifactorSelection.reconfigure`): what a
+ * waiting job's priority reads when it is computed, not the tick grid (`calcPeriod`, `calcPhase`), the decay
+ * (`decayHalfLife`) nor the size formula (`jobSize`).
+ */
+export const RECONFIGURABLE_PRIORITY = [
+  'weightAge',
+  'weightFairshare',
+  'weightJobSize',
+  'weightPartition',
+  'weightQos',
+  'maxAge',
+  'favorSmall',
+  'dampening',
+] as const;
 
 /** Age factor: `min(1, age / maxAge)` (0 before submission). */
 export function ageFactor(age: number, maxAge: number): number {
@@ -179,6 +199,8 @@ export class MultifactorSelection implements JobSelection {
   private lastPartition: Partition | undefined = undefined;
   /** Ticks so far (the order's epoch). */
   private ticks = 0;
+  /** Where the ticks start when a reconfiguration came before the attachment (NaN: at the attachment; `reconfigure`). */
+  private tickOrigin = Number.NaN;
 
   constructor(readonly options: MultifactorOptions = {}) {
     this.config = { ...DEFAULT_PRIORITY, ...(options.priority ?? {}) };
@@ -203,7 +225,8 @@ export class MultifactorSelection implements JobSelection {
     this.usage = new UsageLedger(0);
     for (const name of Object.keys(this.options.shares ?? {})) this.userOf(name);
     this.attachedAt = sim.now;
-    this.nextTick = this.tickAfter(sim.now);
+    // (a reconfiguration before the attachment started the ticks then: `reconfigure`)
+    this.nextTick = Number.isNaN(this.tickOrigin) ? this.tickAfter(sim.now) : nextGridPoint(sim.now, this.config.calcPeriod, this.tickOrigin);
     this.priorityJob.length = 0;
     this.lastPartition = undefined;
     // cores each running job accrues for (by slot: a slot is its job's from its start to its end), and a
@@ -418,6 +441,39 @@ export class MultifactorSelection implements JobSelection {
     const minNodes = r !== undefined ? Math.max(1, r.minNodes ?? 1) : Math.ceil(job.ntasks / p.nodeCoreCount[p.groupFirstNode[g]!]!);
     const cpus = r?.exclusive === true ? minNodes : this.sim!.cpusOf(job);
     return jobSizeFactor22(minNodes, cpus, p.nodeCount, this.options.totalCpus ?? p.coreCount, this.config.favorSmall);
+  }
+
+  /**
+   * Changes the weights and parameters from `now` on, as an operator's `scontrol reconfigure` does (the Slurm
+   * engine's `setScheduling`): the ticks due by `now` run first under the old ones; then every waiting job's
+   * priority is recomputed at `now` under the new ones (its factors that hold while it waits read again: the
+   * job size factor reads `favorSmall`), and the order's epoch moves on, so that the next pass re-keys the queue
+   * (`StaticOrder`). A change before the attachment (the first submission) starts the ticks at `now` when no
+   * `calcPhase` places them, as the Slurm engine's first event starts its ticks. Only what is read at a tick or a key may change (`RECONFIGURABLE_PRIORITY`); a change of
+   * anything else (the tick grid, the decay, the size formula) is an `Error` naming it.
+   */
+  reconfigure(change: Partial<PriorityConfig>, now: number): void {
+    const c = this.config;
+    for (const k of Object.keys(change) as (keyof PriorityConfig)[])
+      if (change[k] !== undefined && change[k] !== c[k] && !(RECONFIGURABLE_PRIORITY as readonly string[]).includes(k))
+        throw new Error(`multifactor: ${k} cannot change during a run (only ${RECONFIGURABLE_PRIORITY.join(', ')})`);
+    if (this.sim !== null) this.advance(now);
+    for (const k of RECONFIGURABLE_PRIORITY) {
+      const v = change[k];
+      if (v !== undefined) (c as unknown as Record<string, unknown>)[k] = v;
+    }
+    if (this.sim === null) {
+      // before the first submission: the Slurm engine's ticks start at its first event, this change
+      if (c.calcPhase === undefined && Number.isNaN(this.tickOrigin)) this.tickOrigin = now;
+      return;
+    }
+    // (the factors kept by waiting slot and the fair shares kept by user are read again)
+    this.factorJob.fill(null);
+    this.fairShareAt.fill(-1);
+    this.sim.queue.forEach((job, slot) => {
+      this.remember(slot, job, this.compute(job, now, slot));
+    });
+    this.ticks++;
   }
 
   key(job: Job, now: number, _origin?: number, slot?: number): number {

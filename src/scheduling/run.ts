@@ -41,11 +41,26 @@ export interface RunResult {
   scheduler: Scheduler;
 }
 
-/** Simulates `jobs` on `platform` under `scheduler` until every job has left (or `until`). */
-export function runSimulation(platform: Platform, jobs: Iterable<Job>, scheduler: Scheduler, options: RunOptions = {}): RunResult {
+/**
+ * The engine of a run of `jobs` on `platform` and the scheduler that runs it (`scheduler` inside what the engine
+ * configuration wraps it in, `schedulerOf`), built as `runSimulation` builds them, before any listener or run:
+ * for a caller that drives the run itself (`runUntil` step by step: the Slurm preset's stepped run).
+ */
+export function startSimulation(
+  platform: Platform,
+  jobs: Iterable<Job>,
+  scheduler: Scheduler,
+  options: SimulatorOptions & { engine?: EngineConfig | undefined } = {},
+): { sim: ClusterSimulator; scheduler: Scheduler } {
   if (options.engine) scheduler = schedulerOf(options.engine, scheduler);
   const sim = new ClusterSimulator(platform, jobs, options.engine ? { ...options, ...simulatorOptionsOf(options.engine) } : options);
   if (options.engine) attachEngineConfig(sim, options.engine);
+  return { sim, scheduler };
+}
+
+/** Simulates `jobs` on `platform` under `scheduler` until every job has left (or `until`). */
+export function runSimulation(platform: Platform, jobs: Iterable<Job>, given: Scheduler, options: RunOptions = {}): RunResult {
+  const { sim, scheduler } = startSimulation(platform, jobs, given, options);
   const metrics = new MetricsCollector();
   sim.addListener(metrics);
   for (const l of options.listeners ?? []) sim.addListener(l);

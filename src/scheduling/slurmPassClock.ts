@@ -33,6 +33,13 @@
  * `bf_interval` while jobs wait and anything runs or is to come. It runs after the main pass of its
  * instant, on the state that pass left.
  *
+ * **Reconfiguration mid-run** (`reconfigure`, between two instants: an operator's `scontrol reconfigure`, the Slurm
+ * engine's `setScheduling`): the backfill scheduler turned on or off and its `bf_window`; a main pass asked for at
+ * the next instant, and the timers armed as at a submission (the backfill timer `bf_interval` from the change while
+ * jobs wait). Turned off, the backfill timer is armed no more, but a pass already armed runs and so do its
+ * successors while jobs wait, as the Slurm engine's chain of passes reads no setting. After the run, `quietAt`
+ * says when the Slurm engine's last timers would have run (its `busy`).
+ *
  * **Preemption inside the main pass** (`SlurmMainPass` with `preempt`): the cores a preemption frees ask for
  * a pass at the next instant of any kind, the instant of the victim's next event included (its end or
  * operator suspension: the Slurm engine's event stays queued, stale, and its instant runs a pass when one is
@@ -139,10 +146,18 @@ export class SlurmPassClock implements Scheduler {
   private requestSeq = 0;
   private backfillSeq = 0;
   private periodicSeq = 0;
+  private tickSeq = 0;
   private lastSubmitAt = Number.NEGATIVE_INFINITY;
   private readonly atInstantEnd = (sim: ClusterSimulator): void => this.instantEnd(sim);
+  /** The latest stale event a preemption left in the Slurm engine's queue (its victim's next event's time; `quietAt`). */
+  private staleUntil = Number.NEGATIVE_INFINITY;
   /** The priority ticks' phase (NaN until the first submission when not given). */
   private tickPhase: number;
+  /**
+   * Whether the backfill timer is armed again when jobs come (`sched/backfill` now; `reconfigure` turns it off and
+   * on): a pass already pending runs, and its successors while jobs wait, as the Slurm engine's do.
+   */
+  private backfillOn: boolean;
 
   constructor(
     readonly inner: Scheduler,
@@ -157,6 +172,7 @@ export class SlurmPassClock implements Scheduler {
     if (pt !== undefined && !(pt.period > 0 && (pt.phase === undefined || Number.isFinite(pt.phase))))
       throw new Error(`slurm pass clock: priority ticks need a period > 0, found ${pt.period}`);
     this.tickPhase = pt?.phase ?? Number.NaN;
+    this.backfillOn = backfill !== null;
     // the main pass's preemptions (within its walk) ask for passes as the Slurm engine's freed cores do
     if (inner instanceof SlurmMainPass && inner.preempt) inner.onPreempt = (sim, pendingAt) => this.preempted(sim, pendingAt);
     this.batch = timers.batchSchedDelay ?? 0;
@@ -239,7 +255,7 @@ export class SlurmPassClock implements Scheduler {
     const now = sim.now;
     this.ensureTick(sim);
     const bf = this.backfill;
-    if (bf !== null && this.backfillAt < now && sim.queue.length > 0) this.scheduleBackfill(sim);
+    if (bf !== null && this.backfillOn && this.backfillAt < now && sim.queue.length > 0) this.scheduleBackfill(sim);
     const I = this.timers.schedInterval;
     if (I > 0 && this.periodicAt < now && sim.queue.length > 0) {
       const origin = this.timers.timerOrigin;
@@ -253,12 +269,72 @@ export class SlurmPassClock implements Scheduler {
     }
   }
 
+  /**
+   * The scheduling settings change now, between two instants (an operator's `scontrol reconfigure`; the Slurm
+   * engine's `setScheduling`): the backfill scheduler on or off (`backfill`; it needs one: an `Error` otherwise)
+   * and its `bf_window` (`window`). As the Slurm engine does it: the priorities recomputed (by their owner,
+   * `MultifactorSelection.reconfigure`) ask for a main pass at the next instant, and the timers are armed as at a
+   * submission (`ensureTicks`): the backfill timer, turned on while jobs wait and no pass is pending, `bf_interval`
+   * (or its grid) from now. Turning it off arms it no more; a pass already pending still runs, and the next ones
+   * while jobs wait and anything runs or is to come, as the Slurm engine's chain of passes reads no setting. A
+   * new window holds from the next pass.
+   */
+  reconfigure(sim: ClusterSimulator, change: { backfill?: boolean | undefined; window?: number | undefined }): void {
+    const bf = this.backfill;
+    if (bf === null && (change.backfill === true || change.window !== undefined))
+      throw new Error('slurm pass clock: no backfill scheduler to reconfigure (built without sched/backfill)');
+    if (change.window !== undefined) {
+      if (!(change.window > 0)) throw new RangeError(`backfill: bf_window must be > 0, found ${change.window}`);
+      bf!.settings.window = change.window;
+    }
+    if (change.backfill !== undefined) this.armBackfill(change.backfill);
+    if (sim.finished) return;
+    this.dirty = true;
+    // (asked between two instants: its hook runs at the end of the next one, whatever happens then)
+    sim.requestPass(sim.now, this.atInstantEnd);
+    // before the first submission nothing waits, and the priority ticks start at this change (the Slurm engine's
+    // first event), as `MultifactorSelection.reconfigure` starts its own
+    if (this.innerBound) this.ensureTicks(sim);
+    else if (Number.isNaN(this.tickPhase)) this.tickPhase = sim.now;
+  }
+
+  /**
+   * Whether the backfill timer is armed when jobs come, and nothing else (no pass asked: `reconfigure` is the
+   * operator's change): a run built with the backfill scheduler that starts under `sched/builtin` and may turn
+   * `sched/backfill` on later (`armBackfill(false)` before its first submission).
+   */
+  armBackfill(on: boolean): void {
+    if (on && this.backfill === null) throw new Error('slurm pass clock: no backfill scheduler to turn on (built without sched/backfill)');
+    this.backfillOn = on;
+  }
+
+  /**
+   * When the Slurm engine's event queue empties after the run is over at `now` (`SlurmEngine.busy` turns false):
+   * its last events. A priority tick pending then re-arms while another event (a backfill pass, a periodic or
+   * deferred main pass, a stale event a preemption left) is still pending, and the last of them closes the queue.
+   * Exact where a main pass asked for runs at once (no `schedDelay`, `schedMinInterval` nor `batchSchedDelay`):
+   * with one, each tick's pass is deferred, and the queue closes that much later.
+   */
+  quietAt(now: number): number {
+    let last = now;
+    for (const t of [this.backfillAt, this.periodicAt, this.deferredAt, this.staleUntil]) if (t > last) last = t;
+    const pt = this.timers.priorityTicks;
+    let tick = this.tickAt;
+    if (pt === undefined || !(tick > now)) return last;
+    const next = (t: number) => this.tickPhase + (Math.floor((t - this.tickPhase) / pt.period + 1e-9) + 1) * pt.period;
+    // a periodic pass at a tick's instant, handled after it, re-arms it (the Slurm engine's `ensureTicks`)
+    if (this.periodicAt === tick && this.tickSeq < this.periodicSeq) last = Math.max(last, next(tick));
+    while (tick < last) tick = next(tick);
+    return tick;
+  }
+
   /** The next priority tick, if none is pending (the Slurm engine re-arms it at each tick: its `priorityTick`). */
   private ensureTick(sim: ClusterSimulator): void {
     const pt = this.timers.priorityTicks;
     if (pt !== undefined && this.tickAt < sim.now) {
       const phase = this.tickPhase;
       this.tickAt = phase + (Math.floor((sim.now - phase) / pt.period + 1e-9) + 1) * pt.period;
+      this.tickSeq = ++this.requestSeq;
       sim.requestPass(this.tickAt, this.atInstantEnd);
     }
   }
@@ -376,6 +452,7 @@ export class SlurmPassClock implements Scheduler {
    */
   private preempted(sim: ClusterSimulator, pendingAt: number): void {
     this.dirty = true;
+    if (pendingAt > this.staleUntil) this.staleUntil = pendingAt;
     // (asked from the pass: its hook runs at the end of the next instant, whatever happens then)
     sim.requestPass(sim.now, this.atInstantEnd);
     if (pendingAt > sim.now && Number.isFinite(pendingAt)) sim.requestPass(pendingAt, this.atInstantEnd);

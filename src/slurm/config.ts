@@ -261,6 +261,13 @@ export const DEFAULT_SLURM: SlurmConfig = {
   bfWillRun: false,
 };
 
+/**
+ * A change of the scheduler's settings during a run (an operator's `scontrol reconfigure`): the Slurm engine's
+ * `setScheduling` takes any setting but the users and QOS; the preset's stepped run (`SlurmPresetRun`) the
+ * priority's weights and flags, `backfill` and `bfWindow`, and refuses any other by name.
+ */
+export type SlurmSchedulingChange = Partial<Omit<SlurmConfig, 'priority' | 'users' | 'qosPriorities'>> & { priority?: Partial<PriorityConfig> };
+
 /** Called when a job leaves the system (completed, timeout, cancelled, refused); read its slot then. */
 export type FinishListener = (jobs: JobTable, slot: number) => void;
 

@@ -63,16 +63,25 @@ import { type BackfillView, gpuFits } from './backfill.js';
 import { CountedPlanner } from './backfillCounted.js';
 import { NodeProfilePlanner } from './backfillNodes.js';
 import { WillRunPlanner } from './backfillWillRun.js';
-import { DEFAULT_SLURM, type EngineStats, type FinishListener, hashUnit, type SlurmConfig, type SlurmJobInput, slurmConfigRefusal } from './config.js';
+import {
+  DEFAULT_SLURM,
+  type EngineStats,
+  type FinishListener,
+  hashUnit,
+  type SlurmConfig,
+  type SlurmJobInput,
+  type SlurmSchedulingChange,
+  slurmConfigRefusal,
+} from './config.js';
 import { JobTable } from './jobs.js';
 import { type NodeAlloc, NodeMap, type NodeRequest } from './nodes.js';
 import type { SlurmPlatform } from './platform.js';
-import { ageFactor, jobPriority, jobSizeFactor, jobSizeFactor22, type PriorityConfig } from './priority.js';
+import { ageFactor, jobPriority, jobSizeFactor, jobSizeFactor22 } from './priority.js';
 import { UsageLedger, UserLedger } from '../scheduling/userLedger.js';
 import { measuredAfter, measuredTickFrom } from '../scheduling/slurmPassClock.js';
 
 /** The engine's inputs and settings live in `config.ts`; their types are re-exported here for callers of the engine. */
-export type { EngineStats, FinishListener, JobShape, SlurmConfig, SlurmJobInput } from './config.js';
+export type { EngineStats, FinishListener, JobShape, SlurmConfig, SlurmJobInput, SlurmSchedulingChange } from './config.js';
 
 /** Event kinds (`EventLoop` kinds; a job event carries its slot, stamped with the slot's version). */
 const ARRIVAL = 0;
@@ -1006,7 +1015,7 @@ export class SlurmEngine implements DiscreteEventEngine, BackfillView {
    * multifactor weights and flags, backfill on/off, window, interval, depths. Pending priorities are
    * recomputed and the queue reordered; a backfill pass is scheduled if backfill was off.
    */
-  setScheduling(change: Partial<Omit<SlurmConfig, 'priority' | 'users' | 'qosPriorities'>> & { priority?: Partial<PriorityConfig> }): void {
+  setScheduling(change: SlurmSchedulingChange): void {
     const { priority, ...rest } = change;
     Object.assign(this.config, rest);
     if (priority) this.config.priority = { ...this.config.priority, ...priority };

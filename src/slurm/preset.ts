@@ -23,6 +23,9 @@
  *   cores; with whole-node allocation on each of its nodes, below), and whether its end runs a pass at once (an epilog message, or `endSchedShare`'s draw:
  *   `Job.epilogPass`).
  *
+ * Run step by step, with the Slurm engine's `setScheduling` between the steps (the priority's weights, backfill on
+ * or off, `bf_window`): `SlurmPresetRun` (presetRun.ts), which Slurm-v0 runs on with `engine: "one"`.
+ *
  * `test/slurm/oneEngine.test.ts` and `presetLifecycle.test.ts` prove the schedules identical (start, end, state, suspension periods of
  * every job) on random workloads, and `npm run bench -- slurm-preset` on the Raijin workload at scale.
  * - **preemption** (`PreemptType=preempt/partition_prio`, when a partition may be preempted): inside the main
@@ -71,6 +74,7 @@ import type { Platform } from '../platform/platform.js';
 import { platformFromNodeGroups } from '../platform/views.js';
 import { type EngineConfigInput, multifactorOptionsOf, parseEngineConfig, type EngineConfig } from '../scheduling/engineConfig.js';
 import { makeScheduler } from '../scheduling/policyName.js';
+import { PolicyScheduler } from '../scheduling/scheduler.js';
 import { type RunResult, runSimulation } from '../scheduling/run.js';
 import { inBackfillPass } from '../scheduling/slurmBackfill.js';
 import type { SlurmConfig, SlurmJobInput } from './config.js';
@@ -338,7 +342,8 @@ function presetMemory(shape: NodeShape, platform: SlurmPlatformSpec, groups: rea
  * or `cores` (the same schedule on the core capacity, each job on specific nodes' cores; slower; not with partitions
  * that preempt: refused, since a job Slurm's counted model preempts resumes anywhere in its group). With
  * whole-node allocation the capacity is `cores` only, partitions that preempt or not. `startedByBackfill`
- * hears of each start a backfill pass makes.
+ * hears of each start a backfill pass makes. (A run step by step, its settings changed on the way:
+ * `SlurmPresetRun`, presetRun.ts.)
  */
 export function runSlurmPreset(
   platform: SlurmPlatformSpec,
@@ -349,6 +354,26 @@ export function runSlurmPreset(
   startedByBackfill?: (job: Job) => void,
   until = Number.POSITIVE_INFINITY,
 ): RunResult {
+  const run = slurmPresetRun(platform, jobs, config, capacity);
+  const all =
+    startedByBackfill === undefined
+      ? listeners
+      : [...listeners, { onStart: (sim, rj) => void (inBackfillPass(sim) && startedByBackfill(rj.job)) } satisfies SimulationListener];
+  return runSimulation(run.platform, run.jobs, run.policy, { ...run.options, listeners: all, until });
+}
+
+/**
+ * What a run of the preset is made of (`runSlurmPreset`, `SlurmPresetRun`): the one engine's platform, the
+ * jobs converted as they are submitted, the multifactor policy (`multifactor:first`, which the engine
+ * configuration wraps in Slurm's pass clock) and the run's options (the engine configuration with `capacity`
+ * when given, walltime kills, time from 0, a refused job rejected).
+ */
+export function slurmPresetRun(
+  platform: SlurmPlatformSpec,
+  jobs: Iterable<SlurmJobInput>,
+  config: Partial<SlurmConfig>,
+  capacity?: EngineConfig['capacity'],
+): { platform: Platform; jobs: Iterable<Job>; policy: PolicyScheduler; options: { engine: EngineConfig; walltimeKill: true; timeOrigin: 0; unfit: 'reject' } } {
   const preset = slurmPresetConfig(platform, config);
   if (preset.capacity === 'cores' && capacity === 'counted')
     throw new InputError('the Slurm preset places whole-node allocation (nodeSelect) on nodes\' cores: capacity "cores" only');
@@ -370,18 +395,9 @@ export function runSlurmPreset(
       throw new InputError(`job ${j.id}: user ${j.user} is not one of the ${users} users (0..${users - 1})`);
     return convert(j, nodeSelect ? slurmPresetRequest(j, platform) : null);
   });
-  const all =
-    startedByBackfill === undefined
-      ? listeners
-      : [...listeners, { onStart: (sim, rj) => void (inBackfillPass(sim) && startedByBackfill(rj.job)) } satisfies SimulationListener];
-  return runSimulation(slurmPresetPlatform(platform), oneJobs, makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) }), {
-    engine,
-    walltimeKill: true,
-    timeOrigin: 0,
-    unfit: 'reject',
-    listeners: all,
-    until,
-  });
+  const policy = makeScheduler('multifactor:first', { multifactor: multifactorOptionsOf(engine) });
+  if (!(policy instanceof PolicyScheduler)) throw new Error('the Slurm preset: multifactor:first is a policy scheduler');
+  return { platform: slurmPresetPlatform(platform), jobs: oneJobs, policy, options: { engine, walltimeKill: true, timeOrigin: 0, unfit: 'reject' } };
 }
 
 /**

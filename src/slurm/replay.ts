@@ -29,7 +29,7 @@ import { JobPhase } from '../core/engine.js';
 import type { JobTable } from './jobs.js';
 import type { SlurmPlatform } from './platform.js';
 import { presetEndPhase, runSlurmPreset } from './preset.js';
-import type { JobRecord } from '../execution/simulator.js';
+import type { JobRecord, SimulationListener } from '../execution/simulator.js';
 import type { Scheduler } from '../scheduling/scheduler.js';
 import { SlurmPassClock } from '../scheduling/slurmPassClock.js';
 
@@ -127,6 +127,23 @@ export interface CalcMetsRecord {
   suspensions: number;
 }
 
+/** calcmets' record of slot `s` of the Slurm engine's job table, as the job leaves. */
+export function calcMetsRecordOf(J: JobTable, s: number): CalcMetsRecord {
+  const state = J.state[s]!;
+  const left = state === JobPhase.Rejected || state === JobPhase.Cancelled;
+  return {
+    id: J.id[s]!,
+    cores: J.cores[s]!,
+    state,
+    submit: J.submit[s]!,
+    start: left ? Number.NaN : J.start[s]!,
+    end: left ? Number.NaN : J.end[s]!,
+    run: Math.min(J.runTime[s]!, J.timeLimit[s]!),
+    suspended: left ? 0 : J.suspendedTime(s),
+    suspensions: J.nSus[s]!,
+  };
+}
+
 /** Streaming calcmets: give it each finished job record (`add`, `addRecord`), read `result()`. */
 export class CalcMetsAccumulator {
   private n = 0;
@@ -158,19 +175,7 @@ export class CalcMetsAccumulator {
 
   /** Adds the record of slot `s` (called by the Slurm engine when the job leaves). */
   add(J: JobTable, s: number): void {
-    const state = J.state[s]!;
-    const left = state === JobPhase.Rejected || state === JobPhase.Cancelled;
-    this.addRecord({
-      id: J.id[s]!,
-      cores: J.cores[s]!,
-      state,
-      submit: J.submit[s]!,
-      start: left ? Number.NaN : J.start[s]!,
-      end: left ? Number.NaN : J.end[s]!,
-      run: Math.min(J.runTime[s]!, J.timeLimit[s]!),
-      suspended: left ? 0 : J.suspendedTime(s),
-      suspensions: J.nSus[s]!,
-    });
+    this.addRecord(calcMetsRecordOf(J, s));
   }
 
   /** Adds one job's record (either engine's: `add` reads the Slurm engine's job table, `replayOnOneEngine` the one engine's records). */
@@ -280,31 +285,43 @@ export function replay(
  */
 function replayOnOneEngine(platform: SlurmPlatform, jobs: Iterable<SlurmJobInput>, o: ReplayOptions, config: Partial<SlurmConfig>): CalcMets {
   const acc = new CalcMetsAccumulator(o.warmup, o.shrink);
-  const leave = (r: JobRecord, state: JobPhase) => {
-    const job = r.job;
-    const periods = r.suspensions ?? [];
-    let suspended = 0;
-    for (let i = 0; i + 1 < periods.length; i += 2) suspended += periods[i + 1]! - periods[i]!;
-    acc.addRecord({
-      id: Number(job.id),
-      cores: job.ntasks,
-      state,
-      submit: job.subtime,
-      start: state === JobPhase.Rejected ? Number.NaN : r.start,
-      end: state === JobPhase.Rejected ? Number.NaN : r.finish,
-      run: Math.min(job.runtime, job.reqTime),
-      suspended,
-      suspensions: periods.length / 2,
-    });
-  };
-  const run = runSlurmPreset(platform.spec, runworkload(jobs, o), config, [
-    {
-      // (a job cancelled by a preemption is no timeout: calcmets measures neither the same)
-      onEnd: (_s, r) => leave(r, presetEndPhase(r)),
-      onReject: (_s, r) => leave(r, JobPhase.Rejected),
-    },
-  ]);
+  const run = runSlurmPreset(platform.spec, runworkload(jobs, o), config, [calcMetsListener((r) => acc.addRecord(r))]);
   return acc.result(platform.totalCores, backfillStarts(run.scheduler));
+}
+
+/**
+ * calcmets' record of a job that left the one engine running the Slurm preset (`state`: `Completed`, `TimedOut`
+ * or `Rejected`): the preset's job keeps the input's id, cores, submission, run time and time limit as its `id`,
+ * `ntasks`, `subtime`, `runtime` and `reqTime`; its suspensions are its record's periods.
+ */
+export function presetCalcMetsRecord(r: JobRecord, state: JobPhase): CalcMetsRecord {
+  const job = r.job;
+  const periods = r.suspensions ?? [];
+  let suspended = 0;
+  for (let i = 0; i + 1 < periods.length; i += 2) suspended += periods[i + 1]! - periods[i]!;
+  return {
+    id: Number(job.id),
+    cores: job.ntasks,
+    state,
+    submit: job.subtime,
+    start: state === JobPhase.Rejected ? Number.NaN : r.start,
+    end: state === JobPhase.Rejected ? Number.NaN : r.finish,
+    run: Math.min(job.runtime, job.reqTime),
+    suspended,
+    suspensions: periods.length / 2,
+  };
+}
+
+/**
+ * A listener of the preset's run that gives `add` calcmets' record of each job as it leaves (ends; killed at its
+ * limit, `TimedOut`, or by a preemption, `Cancelled`: `presetEndPhase`; refused).
+ */
+export function calcMetsListener(add: (r: CalcMetsRecord) => void): SimulationListener {
+  return {
+    // (a job cancelled by a preemption is no timeout: calcmets measures neither the same)
+    onEnd: (_s, r) => add(presetCalcMetsRecord(r, presetEndPhase(r))),
+    onReject: (_s, r) => add(presetCalcMetsRecord(r, JobPhase.Rejected)),
+  };
 }
 
 /** Jobs started by the Slurm backfill scheduler inside `scheduler` (a `SlurmPassClock`), else 0. */

@@ -7,10 +7,13 @@ import { SLURM_ACTIONS, SLURM_ENV_ID, SlurmEnv, loadSlurmEnvContext, slurmAction
 const small = { jobs: 300, nodes: 16, period: 1800, users: 8 };
 
 describe('clustergym/Slurm-v0', () => {
-  it('is registered and passes checkEnv', () => {
-    const env = make(SLURM_ENV_ID, small);
-    const report = checkEnv(env, { episodes: 2, exhaustiveStates: 1, seedChangesEpisode: true });
-    expect(report.episodes).toBe(2);
+  it('is registered and passes checkEnv, on the Slurm engine and on the Slurm preset', () => {
+    for (const engine of ['slurm', 'one']) {
+      const env = make(SLURM_ENV_ID, { ...small, engine });
+      const report = checkEnv(env, { episodes: 2, exhaustiveStates: 1, seedChangesEpisode: true });
+      expect(report.episodes).toBe(2);
+    }
+    expect(() => loadSlurmEnvContext({ engine: 'other' })).toThrow(/\$\.engine/);
   });
 
   it('names its actions and validates its config with JSON paths', () => {

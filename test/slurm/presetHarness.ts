@@ -295,14 +295,13 @@ export function presetNodeRows(
 /**
  * `partitionedWorkload` (each job of at most its partition's smallest group, one in twenty larger than any
  * group: refused); with `fractional`, submissions off the whole second (a live run's clock: the will-run
- * test's windows read slurmctld's whole-second ends, `wallClockEnd`) and no operator suspensions (the two
- * engines add a suspended job's run time in another order, which off the whole second changes an end's last
- * bit, and with it, at a pass at that very instant, a start by a pass).
+ * test's windows read slurmctld's whole-second ends, `wallClockEnd`), operator suspensions included (both
+ * engines count a suspended job's run time alike, to the bit: src/execution/suspension.ts).
  */
 export function nodeWorkload(seed: number, n: number, layout: Layout, fractional = false): SlurmJobInput[] {
   const jobs = partitionedWorkload(seed, n, layout);
   if (!fractional) return jobs;
-  return jobs.map(({ opAfter: _a, opFor: _f, ...j }) => ({ ...j, submit: j.submit + ((j.submit * 7) % 10) / 10 }));
+  return jobs.map((j) => ({ ...j, submit: j.submit + ((j.submit * 7) % 10) / 10 }));
 }
 
 /** A job of user 0 submitted at second `id` with a 1,000 s time limit and node request `shape` (the hand-computed cases). */
