@@ -114,6 +114,16 @@ function stepBoth(layout: Layout, jobs: SlurmJobInput[], config: Partial<SlurmCo
   return { changes, reordered, suspendedSeen };
 }
 
+/** A script of changes, one a step: a priority profile, backfill on or off, a `bf_window` (null: unchanged). */
+const changeScript = fc.array(
+  fc.record({
+    profile: fc.option(fc.integer({ min: 0, max: PROFILES.length - 1 }), { nil: null }),
+    backfill: fc.option(fc.boolean(), { nil: null }),
+    window: fc.option(fc.constantFrom(120, 3600, 86_400), { nil: null }),
+  }),
+  { minLength: 1, maxLength: 30 },
+);
+
 describe('the stepped Slurm preset (SlurmPresetRun) against the Slurm engine stepped alike', () => {
   it('a random setScheduling at every step: the same state after each step and the same rows', () => {
     let changes = 0;
@@ -128,14 +138,7 @@ describe('the stepped Slurm preset (SlurmPresetRun) against the Slurm engine ste
         // (a pass asked for runs at once: with a deferred one, `busy` after the last job is not the Slurm engine's, `quietAt`)
         fc.record({ schedOnSubmit: fc.boolean(), schedInterval: fc.constantFrom(0, 60) }),
         fc.constantFrom(20, 60, 300),
-        fc.array(
-          fc.record({
-            profile: fc.option(fc.integer({ min: 0, max: PROFILES.length - 1 }), { nil: null }),
-            backfill: fc.option(fc.boolean(), { nil: null }),
-            window: fc.option(fc.constantFrom(120, 3600, 86_400), { nil: null }),
-          }),
-          { minLength: 1, maxLength: 30 },
-        ),
+        changeScript,
         (seed, priority, mode, backfill, timers, period, script) => {
           const layout: Layout = {
             groups: LAYOUT.groups,
@@ -173,14 +176,7 @@ describe('the stepped Slurm preset (SlurmPresetRun) against the Slurm engine ste
         fc.constantFrom<Priority>('fifo', 'multifactor'),
         fc.boolean(),
         fc.constantFrom(20, 60, 300),
-        fc.array(
-          fc.record({
-            profile: fc.option(fc.integer({ min: 0, max: PROFILES.length - 1 }), { nil: null }),
-            backfill: fc.option(fc.boolean(), { nil: null }),
-            window: fc.option(fc.constantFrom(120, 3600, 86_400), { nil: null }),
-          }),
-          { minLength: 1, maxLength: 30 },
-        ),
+        changeScript,
         (seed, priority, backfill, period, script) => {
           const jobs = partitionedWorkload(seed, 60, MULTI_CORE_NODES);
           const r = stepBoth(MULTI_CORE_NODES, jobs, willRunConfigOf(priority, backfill ? bfSettings() : null), period, script, `seed ${seed}`);
