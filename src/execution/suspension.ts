@@ -357,7 +357,9 @@ export class Suspensions {
     if (ops === undefined || ops.length <= (rj.sus === null ? 0 : rj.sus.opNext)) return;
     const s = rj.suspension();
     const ev = ops[s.opNext]!;
-    const at = this.sim.now + Math.max(0, ev.after - rj.ranFor(this.sim.now));
+    // (at a resumption, its run so far is the stretches summed, as the Slurm engine counts it: `ran`)
+    const ran = s.from === this.sim.now ? s.ran : rj.ranFor(this.sim.now);
+    const at = this.sim.now + Math.max(0, ev.after - ran);
     this.bridge.events.schedule(at, KIND_SUSPEND, rj, ++s.opStamp);
   }
 

@@ -295,7 +295,11 @@ export class SlurmPassClock implements Scheduler {
     // before the first submission nothing waits, and the priority ticks start at this change (the Slurm engine's
     // first event), as `MultifactorSelection.reconfigure` starts its own
     if (this.innerBound) this.ensureTicks(sim);
-    else if (Number.isNaN(this.tickPhase)) this.tickPhase = sim.now;
+    else {
+      if (Number.isNaN(this.tickPhase)) this.tickPhase = sim.now;
+      // (and they run from it, each a main pass that moves the timers' last passes, as the Slurm engine's do)
+      this.ensureTick(sim);
+    }
   }
 
   /**

@@ -160,6 +160,8 @@ export class JobTable {
     this.start[s] = Number.NaN;
     this.end[s] = Number.NaN;
     this.group[s] = -1;
+    // (a refused job never starts: a slot's last job's flag would be read as its own)
+    this.backfilled[s] = 0;
     return s;
   }
 

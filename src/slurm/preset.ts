@@ -389,7 +389,15 @@ export function slurmPresetRun(
   const nodeSelect = config.nodeSelect ?? DEFAULT_SLURM.nodeSelect;
   const convert = slurmPresetJobs(names, config);
   const users = config.users ?? DEFAULT_SLURM.users;
+  // (the Slurm engine breaks a tie of tier and priority by submission, then id; the one engine's queue order keeps
+  // arrival order, which is the same when the jobs of one instant come in ascending id: others are refused)
+  let last: SlurmJobInput | null = null;
   const oneJobs = mapped(jobs, (j: SlurmJobInput) => {
+    if (last !== null && j.submit === last.submit && j.id < last.id)
+      throw new InputError(
+        `job ${j.id}: submitted at ${j.submit} after job ${last.id} of the same instant; the Slurm preset takes the jobs of one instant in ascending id (sort them by submission time, then id)`,
+      );
+    last = j;
     // (the configuration's users only, as the Slurm engine refuses another at submission: a new user would take a share)
     if (!(j.user >= 0 && j.user < users && Number.isInteger(j.user)))
       throw new InputError(`job ${j.id}: user ${j.user} is not one of the ${users} users (0..${users - 1})`);

@@ -115,6 +115,8 @@ export class SlurmPresetRun {
     }
     this.now = Math.max(this.now, sim.now);
     if (Number.isFinite(t) && t > this.now) this.now = t;
+    // (after the last job, the Slurm engine's clock runs on to its last timer: `runUntil(Infinity)` ends there, not busy)
+    else if (sim.finished && this.quietAt > this.now) this.now = Math.min(t, this.quietAt);
     return this.now;
   }
 

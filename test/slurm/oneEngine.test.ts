@@ -30,7 +30,19 @@ import { parseEnvConfig } from '../../envs/config.js';
 import { DEFAULT_PRIORITY } from '../../src/scheduling/multifactor.js';
 import { makeJob } from '../../src/workload/job.js';
 import { LAYOUT, type Layout } from './layouts.js';
-import { backfillConfigOf, partitionedWorkload, presetRuns, type Priority, type Row, slurmConfigOf, slurmRows, weightsOf, workload } from './presetHarness.js';
+import {
+  backfillConfigOf,
+  bfSettings,
+  partitionedWorkload,
+  presetRuns,
+  type Priority,
+  type Row,
+  runOn,
+  slurmConfigOf,
+  slurmRows,
+  weightsOf,
+  workload,
+} from './presetHarness.js';
 
 /** The Slurm engine's run (no backfill; the timers of `timers`, by default a main pass at every instant with a change). */
 function slurmRun(jobs: SlurmJobInput[], nodes: number, cores: number, priority: Priority, timers: Partial<SlurmConfig> = {}): Map<number, Row> {
@@ -302,6 +314,33 @@ describe("the Slurm preset of the one engine (src/slurm/preset.ts: Slurm's main 
     // partition c's time limit and the jobs larger than any one group of their partition are refused at submission in both
     expect(refused).toBeGreaterThan(100);
     expect(tooLarge).toBeGreaterThan(50);
+  });
+});
+
+describe('jobs of one instant (the Slurm engine breaks ties of tier and priority by submission, then id)', () => {
+  it('in ascending id, many of them: the same rows (which pass started each job included)', () => {
+    let ties = 0;
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 1_000_000 }), fc.constantFrom<Priority>('fifo', 'multifactor'), fc.boolean(), (seed, priority, backfill) => {
+        // submissions on a 60 s grid, so that many jobs share an instant (and a priority, under FIFO)
+        const jobs = partitionedWorkload(seed, 100, LAYOUT).map((j) => ({ ...j, submit: Math.floor(j.submit / 60) * 60 }));
+        for (let i = 1; i < jobs.length; i++) if (jobs[i]!.submit === jobs[i - 1]!.submit) ties++;
+        const config = slurmConfigOf(priority, backfill ? bfSettings() : null);
+        expect(runOn('one', LAYOUT, jobs, config).recs).toEqual(runOn('slurm', LAYOUT, jobs, config).recs);
+      }),
+      { numRuns: 25, seed: 11 },
+    );
+    expect(ties).toBeGreaterThan(500);
+  });
+
+  it('in another order: refused by the preset with the job and what to do (its queue order keeps arrival order)', () => {
+    const platform = { groups: [{ name: 'n', count: 1, cores: 1 }], partitions: [{ name: 'p', groups: ['n'] }] };
+    const job = (id: number, submit: number): SlurmJobInput => ({ id, submit, cores: 1, runTime: 10, timeLimit: 10, user: 0 });
+    expect(() => runSlurmPreset(platform, [job(5, 0), job(3, 1), job(2, 1)], {})).toThrow(
+      /job 2: submitted at 1 after job 3 of the same instant; the Slurm preset takes the jobs of one instant in ascending id \(sort them by submission time, then id\)/,
+    );
+    // (a lower id at a later instant is no tie)
+    expect(runSlurmPreset(platform, [job(5, 0), job(2, 1), job(3, 1)], {}).summary.jobs_finished).toBe(3);
   });
 });
 

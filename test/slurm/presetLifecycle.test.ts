@@ -11,7 +11,7 @@ import type { PreemptMode } from '../../src/platform/partitions.js';
 import type { SlurmBackfillSettings } from '../../src/scheduling/slurmBackfill.js';
 import { runSlurmPreset } from '../../src/slurm/preset.js';
 import { LAYOUT, type Layout } from './layouts.js';
-import { partitionedWorkload, presetRuns, type Priority, slurmConfigOf, workload, expectSameRows } from './presetHarness.js';
+import { partitionedWorkload, presetRuns, type Priority, runOn, slurmConfigOf, workload, expectSameRows } from './presetHarness.js';
 
 describe('the Slurm preset with partitions that preempt (PreemptType=preempt/partition_prio)', () => {
   // (the Slurm engine's hand-computed scenarios, low 4 x 100 s at 0 and high 4 x 50 s at 20 on one 4-core node,
@@ -123,5 +123,36 @@ describe('the Slurm preset with GPUs (counted per node group beside the cores, o
     );
     expect(gpuStarts).toBeGreaterThan(1000);
     expect(gpuSuspended).toBeGreaterThan(100);
+  });
+});
+
+describe('an operator suspension after a preemption (the Slurm engine counts the run stretch by stretch)', () => {
+  it('off-the-second times: the suspension, resumption and end of the preempted job the same to the bit on both engines', () => {
+    const layout = {
+      groups: [{ name: 'n', count: 1, cores: 4 }],
+      partitions: [
+        { name: 'low', groups: ['n'], priority_tier: 1, preempt_mode: 'suspend' as const },
+        { name: 'high', groups: ['n'], priority_tier: 2 },
+      ],
+    };
+    const rng = derive(2026, 'preset/operator-after-preemption');
+    // times of three decimals and an odd tenth: sums of them are not exact in binary
+    const t = (a: number) => Math.round(a * rng.uniform(1, 2) * 1000) / 1000 + 0.1;
+    let suspendedTwice = 0;
+    for (let k = 0; k < 300; k++) {
+      const start = t(1);
+      // the high job preempts the low one before its operator event (its run so far then a sum of two stretches)
+      const jobs = [
+        { id: 1, submit: start, cores: 4, runTime: t(100), timeLimit: 1000, user: 0, partition: 0, opAfter: t(3), opFor: t(2) },
+        { id: 2, submit: start + t(1), cores: 4, runTime: t(3), timeLimit: 1000, user: 0, partition: 1 },
+      ];
+      const rows = (engine: 'slurm' | 'one') => [...runOn(engine, layout, jobs).recs.values()].map((r) => [r.id, r.start, r.end, r.periods]);
+      const slurm = rows('slurm');
+      expect(rows('one'), `case ${k}`).toEqual(slurm);
+      const low = slurm.find((r) => r[0] === 1)!;
+      if ((low[3] as unknown[]).length === 2) suspendedTwice++;
+    }
+    // (the low job was preempted, then suspended by its operator event, in most cases)
+    expect(suspendedTwice).toBeGreaterThan(200);
   });
 });

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JobPhase } from '../../src/core/engine.js';
 import type { PreemptMode } from '../../src/platform/partitions.js';
-import type { PriorityConfig } from '../../src/scheduling/multifactor.js';
+import { DEFAULT_PRIORITY, type PriorityConfig } from '../../src/scheduling/multifactor.js';
 import type { SlurmBackfillSettings } from '../../src/scheduling/slurmBackfill.js';
 import type { SlurmConfig, SlurmJobInput, SlurmSchedulingChange } from '../../src/slurm/config.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
@@ -188,5 +188,48 @@ describe('the stepped Slurm preset (SlurmPresetRun) against the Slurm engine ste
     );
     expect(reordered).toBeGreaterThan(10);
     expect(changes).toBeGreaterThan(100);
+  });
+});
+
+describe('the stepped preset at the edges of a run', () => {
+  it('a change before the first submission starts the priority ticks, each a main pass that moves deferring timers (a job at 602, PriorityCalcPeriod 300)', () => {
+    const platform = { groups: [{ name: 'n', count: 1, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] };
+    const jobs: SlurmJobInput[] = [{ id: 1, submit: 602, cores: 1, runTime: 10, timeLimit: 10, user: 0 }];
+    // the Slurm engine's starts: its ticks at 300 and 600 ran main passes, which the timers count from
+    const want: [Partial<SlurmConfig>, number][] = [
+      [{ schedMinInterval: 5 }, 605],
+      [{ batchSchedDelay: 3 }, 603.5],
+      [{ schedDelay: 2 }, 602],
+      [{}, 602],
+    ];
+    for (const [timers, start] of want) {
+      const config: Partial<SlurmConfig> = { ...timers, priority: { ...DEFAULT_PRIORITY, calcPeriod: 300 } };
+      const e = new SlurmEngine(new SlurmPlatform(platform), config);
+      e.stream(jobs);
+      const starts: number[] = [];
+      const r = new SlurmPresetRun(platform, jobs, config, [{ onStart: (s) => void starts.push(s.now) }]);
+      e.setScheduling({ priority: { weightAge: 5 } });
+      r.setScheduling({ priority: { weightAge: 5 } });
+      e.runUntil(10_000);
+      r.runUntil(10_000);
+      expect(starts, JSON.stringify(timers)).toEqual([start]);
+      expect(e.jobs.start[0], JSON.stringify(timers)).toBe(start);
+    }
+  });
+
+  it('runUntil(Infinity) ends where the Slurm engine ends, after its last timer, no longer busy', () => {
+    const platform = { groups: [{ name: 'n', count: 1, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] };
+    const jobs: SlurmJobInput[] = [{ id: 1, submit: 0, cores: 1, runTime: 30, timeLimit: 30, user: 0 }];
+    const e = new SlurmEngine(new SlurmPlatform(platform), {});
+    e.stream(jobs);
+    const r = new SlurmPresetRun(platform, jobs, {});
+    e.setScheduling({ priority: { weightAge: 5 } });
+    r.setScheduling({ priority: { weightAge: 5 } });
+    e.runUntil(Number.POSITIVE_INFINITY);
+    r.runUntil(Number.POSITIVE_INFINITY);
+    expect(e.busy).toBe(false);
+    expect(r.busy).toBe(false);
+    expect(r.now).toBe(e.now);
+    expect(r.now).toBeGreaterThan(30);
   });
 });
