@@ -46,7 +46,7 @@ export interface RunResult {
  * configuration wraps it in, `schedulerOf`), built as `runSimulation` builds them, before any listener or run:
  * for a caller that drives the run itself (`runUntil` step by step: the Slurm preset's stepped run).
  */
-export function startSimulation(
+export function buildSimulation(
   platform: Platform,
   jobs: Iterable<Job>,
   scheduler: Scheduler,
@@ -60,7 +60,7 @@ export function startSimulation(
 
 /** Simulates `jobs` on `platform` under `scheduler` until every job has left (or `until`). */
 export function runSimulation(platform: Platform, jobs: Iterable<Job>, given: Scheduler, options: RunOptions = {}): RunResult {
-  const { sim, scheduler } = startSimulation(platform, jobs, given, options);
+  const { sim, scheduler } = buildSimulation(platform, jobs, given, options);
   const metrics = new MetricsCollector();
   sim.addListener(metrics);
   for (const l of options.listeners ?? []) sim.addListener(l);

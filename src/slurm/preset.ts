@@ -354,7 +354,7 @@ export function runSlurmPreset(
   startedByBackfill?: (job: Job) => void,
   until = Number.POSITIVE_INFINITY,
 ): RunResult {
-  const run = slurmPresetRun(platform, jobs, config, capacity);
+  const run = slurmPresetParts(platform, jobs, config, capacity);
   const all =
     startedByBackfill === undefined
       ? listeners
@@ -368,7 +368,7 @@ export function runSlurmPreset(
  * configuration wraps in Slurm's pass clock) and the run's options (the engine configuration with `capacity`
  * when given, walltime kills, time from 0, a refused job rejected).
  */
-export function slurmPresetRun(
+export function slurmPresetParts(
   platform: SlurmPlatformSpec,
   jobs: Iterable<SlurmJobInput>,
   config: Partial<SlurmConfig>,

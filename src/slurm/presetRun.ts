@@ -41,13 +41,13 @@ import { InputError } from '../core/errors.js';
 import { JobPhase } from '../core/engine.js';
 import type { ClusterSimulator, RunningJob, SimulationListener } from '../execution/simulator.js';
 import { MultifactorSelection, type PriorityConfig, RECONFIGURABLE_PRIORITY } from '../scheduling/multifactor.js';
-import { startSimulation } from '../scheduling/run.js';
+import { buildSimulation } from '../scheduling/run.js';
 import type { PolicyScheduler } from '../scheduling/scheduler.js';
 import { SlurmPassClock } from '../scheduling/slurmPassClock.js';
 import type { Job } from '../workload/job.js';
 import { DEFAULT_SLURM, type SlurmConfig, slurmConfigRefusal, type SlurmJobInput, type SlurmSchedulingChange } from './config.js';
 import type { SlurmPlatformSpec } from './platform.js';
-import { slurmPresetRun } from './preset.js';
+import { slurmPresetParts } from './preset.js';
 
 /** The settings `SlurmPresetRun.setScheduling` changes (beside `priority`'s `RECONFIGURABLE_PRIORITY`). */
 export const RECONFIGURABLE_SLURM = ['backfill', 'bfWindow'] as const;
@@ -82,11 +82,11 @@ export class SlurmPresetRun {
       { ...this.config, backfill: true },
       platform.groups.map((g) => g.cores),
     );
-    const built = slurmPresetRun(platform, jobs, { ...config, backfill: this.config.backfill || this.noBackfill === null });
+    const built = slurmPresetParts(platform, jobs, { ...config, backfill: this.config.backfill || this.noBackfill === null });
     this.policy = built.policy;
     if (!(built.policy.selection instanceof MultifactorSelection)) throw new Error('the Slurm preset orders jobs by multifactor priority');
     this.selection = built.policy.selection;
-    const { sim, scheduler } = startSimulation(built.platform, built.jobs, built.policy, built.options);
+    const { sim, scheduler } = buildSimulation(built.platform, built.jobs, built.policy, built.options);
     if (!(scheduler instanceof SlurmPassClock)) throw new Error("the Slurm preset runs on Slurm's pass clock");
     this.sim = sim;
     this.clock = scheduler;

@@ -290,22 +290,24 @@ function replayOnOneEngine(platform: SlurmPlatform, jobs: Iterable<SlurmJobInput
 }
 
 /**
- * calcmets' record of a job that left the one engine running the Slurm preset (`state`: `Completed`, `TimedOut`
- * or `Rejected`): the preset's job keeps the input's id, cores, submission, run time and time limit as its `id`,
- * `ntasks`, `subtime`, `runtime` and `reqTime`; its suspensions are its record's periods.
+ * calcmets' record of a job that left the one engine running the Slurm preset (`state`: `Completed`, `TimedOut`,
+ * `Cancelled` or `Rejected`, `presetEndPhase`): the preset's job keeps the input's id, cores, submission, run time
+ * and time limit as its `id`, `ntasks`, `subtime`, `runtime` and `reqTime`; its suspensions are its record's
+ * periods. A refused or cancelled job has no start, end nor suspended time, as `calcMetsRecordOf` gives it.
  */
 export function presetCalcMetsRecord(r: JobRecord, state: JobPhase): CalcMetsRecord {
   const job = r.job;
   const periods = r.suspensions ?? [];
+  const left = state === JobPhase.Rejected || state === JobPhase.Cancelled;
   let suspended = 0;
-  for (let i = 0; i + 1 < periods.length; i += 2) suspended += periods[i + 1]! - periods[i]!;
+  if (!left) for (let i = 0; i + 1 < periods.length; i += 2) suspended += periods[i + 1]! - periods[i]!;
   return {
     id: Number(job.id),
     cores: job.ntasks,
     state,
     submit: job.subtime,
-    start: state === JobPhase.Rejected ? Number.NaN : r.start,
-    end: state === JobPhase.Rejected ? Number.NaN : r.finish,
+    start: left ? Number.NaN : r.start,
+    end: left ? Number.NaN : r.finish,
     run: Math.min(job.runtime, job.reqTime),
     suspended,
     suspensions: periods.length / 2,

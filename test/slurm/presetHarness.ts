@@ -361,6 +361,8 @@ export interface EngineRun {
   finishes: number;
   /** Whether the engine is left with no job waiting, running or suspended and every core free. */
   idle: boolean;
+  /** Preemptions, of every mode (suspended, requeued or cancelled): the Slurm engine's `stats.preempted`. */
+  preempted: number;
 }
 
 /**
@@ -401,6 +403,7 @@ export function runOn(
     else e.runUntil(until);
     return {
       recs,
+      preempted: e.stats.preempted,
       usage: (u) => e.fairShare.usage[u]!,
       priority: (id) => e.computePriority(slots.get(id)!, e.fairShare.totalUsage()),
       finishes,
@@ -412,6 +415,7 @@ export function runOn(
   const byBackfill = new Set<string>();
   const submitted = new Map<number, Job>();
   let finishes = 0;
+  let preempted = 0;
   const end = (r: JobRecord, state: JobPhase) => {
     finishes++;
     const id = Number(r.job.id);
@@ -439,9 +443,19 @@ export function runOn(
         onSubmit: (_s, job) => void submitted.set(Number(job.id), job),
         // (the flag is the last start's; the preset reports a backfill start after this listener)
         onStart: (_s, rj) => void byBackfill.delete(rj.job.id),
-        onRequeue: (_s, rj) => void requeues.set(rj.job.id, (requeues.get(rj.job.id) ?? 0) + 1),
+        onRequeue: (_s, rj) => {
+          requeues.set(rj.job.id, (requeues.get(rj.job.id) ?? 0) + 1);
+          preempted++;
+        },
+        onSuspend: (_s, _rj, phase) => {
+          if (phase === JobPhase.Preempted) preempted++;
+        },
         onReject: (_s, r) => end(r, JobPhase.Rejected),
-        onEnd: (_s, r) => end(r, presetEndPhase(r)),
+        onEnd: (_s, r) => {
+          const phase = presetEndPhase(r);
+          if (phase === JobPhase.Cancelled) preempted++;
+          end(r, phase);
+        },
       },
     ],
     undefined,
@@ -458,6 +472,7 @@ export function runOn(
     },
     priority: (id) => mf.priorityOf(submitted.get(id)!, run.sim.now),
     finishes,
+    preempted,
     idle: run.sim.queue.length === 0 && run.sim.runningCount === 0 && run.sim.freeCores === run.sim.platform.coreCount,
   };
 }
