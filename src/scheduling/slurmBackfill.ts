@@ -213,15 +213,25 @@ export class SlurmBackfill implements CountedBackfillView {
   passes = 0;
   started = 0;
 
+  /** Its settings (its own copy: `setWindow` changes the window). */
+  readonly settings: SlurmBackfillSettings;
+
   constructor(
     readonly order: JobOrderSource,
-    readonly settings: SlurmBackfillSettings,
+    settings: SlurmBackfillSettings,
   ) {
     const s = settings;
+    this.settings = { ...settings };
     if (!(s.interval > 0)) throw new RangeError(`backfill: bf_interval must be > 0, found ${s.interval}`);
     if (!(Number.isInteger(s.maxJobTest) && s.maxJobTest >= 0))
       throw new RangeError(`backfill: bf_max_job_test must be an integer >= 0, found ${s.maxJobTest}`);
     if (!(s.window > 0 && s.resolution > 0)) throw new RangeError(`backfill: bf_window and bf_resolution must be > 0, found ${s.window} and ${s.resolution}`);
+  }
+
+  /** Changes `bf_window` from the next pass on (seconds, > 0: else a `RangeError`): an operator's reconfiguration. */
+  setWindow(window: number): void {
+    if (!(window > 0)) throw new RangeError(`backfill: bf_window must be > 0, found ${window}`);
+    this.settings.window = window;
   }
 
   /**

@@ -283,10 +283,7 @@ export class SlurmPassClock implements Scheduler {
     const bf = this.backfill;
     if (bf === null && (change.backfill === true || change.window !== undefined))
       throw new Error('slurm pass clock: no backfill scheduler to reconfigure (built without sched/backfill)');
-    if (change.window !== undefined) {
-      if (!(change.window > 0)) throw new RangeError(`backfill: bf_window must be > 0, found ${change.window}`);
-      bf!.settings.window = change.window;
-    }
+    if (change.window !== undefined) bf!.setWindow(change.window);
     if (change.backfill !== undefined) this.armBackfill(change.backfill);
     if (sim.finished) return;
     this.dirty = true;

@@ -58,8 +58,8 @@ export class SlurmPresetRun {
   readonly sim: ClusterSimulator;
   /** Slurm's pass clock (main scheduler and backfill scheduler) around the multifactor policy. */
   readonly clock: SlurmPassClock;
-  /** The settings in force (`setScheduling` changes them). */
-  readonly config: SlurmConfig;
+  /** The settings in force (`setScheduling` changes them; `config` reads them). */
+  private readonly inForce: SlurmConfig;
   /** The clock (s): the last `runUntil`'s time, or the last instant run. */
   now = 0;
   private readonly policy: PolicyScheduler;
@@ -77,12 +77,12 @@ export class SlurmPresetRun {
    * the configuration with it would be no model of Slurm, `slurmConfigRefusal`).
    */
   constructor(platform: SlurmPlatformSpec, jobs: Iterable<SlurmJobInput>, config: Partial<SlurmConfig> = {}, listeners: SimulationListener[] = []) {
-    this.config = { ...DEFAULT_SLURM, ...config, priority: { ...DEFAULT_SLURM.priority, ...config.priority } };
+    this.inForce = { ...DEFAULT_SLURM, ...config, priority: { ...DEFAULT_SLURM.priority, ...config.priority } };
     this.noBackfill = slurmConfigRefusal(
-      { ...this.config, backfill: true },
+      { ...this.inForce, backfill: true },
       platform.groups.map((g) => g.cores),
     );
-    const built = slurmPresetParts(platform, jobs, { ...config, backfill: this.config.backfill || this.noBackfill === null });
+    const built = slurmPresetParts(platform, jobs, { ...config, backfill: this.inForce.backfill || this.noBackfill === null });
     this.policy = built.policy;
     if (!(built.policy.selection instanceof MultifactorSelection)) throw new Error('the Slurm preset orders jobs by multifactor priority');
     this.selection = built.policy.selection;
@@ -90,7 +90,7 @@ export class SlurmPresetRun {
     if (!(scheduler instanceof SlurmPassClock)) throw new Error("the Slurm preset runs on Slurm's pass clock");
     this.sim = sim;
     this.clock = scheduler;
-    if (!this.config.backfill && scheduler.backfill !== null) scheduler.armBackfill(false);
+    if (!this.inForce.backfill && scheduler.backfill !== null) scheduler.armBackfill(false);
     sim.addListener({
       onSuspend: (_s, rj, phase) => {
         if (phase === JobPhase.Preempted) this.preempted.add(rj);
@@ -126,7 +126,7 @@ export class SlurmPresetRun {
    * would change is an `InputError` naming it, and nothing changes then.
    */
   setScheduling(change: SlurmSchedulingChange): void {
-    const c = this.config;
+    const c = this.inForce;
     const { priority = {}, ...rest } = change;
     const refused: string[] = [];
     for (const [k, v] of Object.entries(rest))
@@ -152,6 +152,11 @@ export class SlurmPresetRun {
     this.selection.reconfigure(weights, this.now);
     const window = this.clock.backfill !== null ? c.bfWindow : undefined;
     this.clock.reconfigure(this.sim, { backfill: this.clock.backfill !== null ? c.backfill : undefined, window });
+  }
+
+  /** The settings in force (a view: change them with `setScheduling`). */
+  get config(): Readonly<Omit<SlurmConfig, 'priority'>> & { readonly priority: Readonly<PriorityConfig> } {
+    return this.inForce;
   }
 
   /** Whether the Slurm engine would still have an event to handle (a job to come, running or waiting, or a timer: the module comment). */
