@@ -19,6 +19,7 @@ import { liveReplay, savedRun } from '../src/slurm/live.js';
 import { readSlurmConf } from '../src/slurm/slurmConf.js';
 import { type Agreement, compareWithLive, engineForRun } from '../src/slurm/agreement.js';
 import { readTrace } from '../src/slurm/records.js';
+import { REPLAY_ENGINES } from '../src/slurm/replay.js';
 import { type ScheduleComparison, type ScheduleSummary, type ScheduledJob, engineSchedule, replayJobs, summarise } from '../src/slurm/trace.js';
 import { type CliCommandModule, addFlags, defineFlags, formatTable, int, num, oneOf, readFlags, text } from './common.js';
 
@@ -64,7 +65,7 @@ export const flags = defineFlags({
   },
   engine: {
     value: 'slurm|one',
-    schema: oneOf(['slurm', 'one'] as const),
+    schema: oneOf(REPLAY_ENGINES),
     default: 'slurm',
     help: "the engine that replays: the Slurm engine, or the one engine running its Slurm preset (docs/model.md, 'The Slurm preset'; what the preset does not model yet exits 2, naming it)",
   },

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { runRaijinExperiment } from '../../src/slurm/experiment.js';
-import { shrinkFactors } from '../../src/slurm/replay.js';
+import { REPLAY_ENGINES, shrinkFactors } from '../../src/slurm/replay.js';
 import { defineFlags, formatTable, int, num, oneOf, text } from '../common.js';
 import { defineExperiment, REPRODUCE_FLAGS } from './define.js';
 
@@ -34,7 +34,7 @@ export const reproduceCommand = defineExperiment(
     load: { value: 'X', schema: num({ gt: 0, lte: 1.5 }), default: 0.85, help: 'offered load of the workload (work / capacity)' },
     engine: {
       value: 'slurm|one',
-      schema: oneOf(['slurm', 'one'] as const),
+      schema: oneOf(REPLAY_ENGINES),
       default: 'slurm',
       help: "the engine that replays: the Slurm engine, or the one engine running its Slurm preset (the same schedules at about 0.65 x the speed; docs/model.md, 'The Slurm preset')",
     },

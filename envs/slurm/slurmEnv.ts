@@ -49,7 +49,7 @@ import { SlurmEngine } from '../../src/slurm/engine.js';
 import { JobPhase } from '../../src/core/engine.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
 import { DEFAULT_PRIORITY, type PriorityConfig } from '../../src/slurm/priority.js';
-import { CalcMetsAccumulator, type CalcMets, type CalcMetsRecord, calcMetsListener, calcMetsRecordOf } from '../../src/slurm/replay.js';
+import { CalcMetsAccumulator, type CalcMets, type CalcMetsRecord, calcMetsListener, calcMetsRecordOf, REPLAY_ENGINES } from '../../src/slurm/replay.js';
 import type { SlurmSchedulingChange } from '../../src/slurm/config.js';
 import { SlurmPresetRun } from '../../src/slurm/presetRun.js';
 import { DEFAULT_RAIJIN_WORKLOAD, raijinWorkload } from '../../src/slurm/workload.js';
@@ -86,7 +86,7 @@ export const SlurmEnvConfigSchema = z
      * The engine the episodes run on: `slurm`, the Slurm engine (src/slurm/engine.ts), or `one`, the one engine
      * running the Slurm preset step by step (src/slurm/presetRun.ts). The same episodes, bit for bit.
      */
-    engine: z.enum(['slurm', 'one']).default('slurm'),
+    engine: z.enum(REPLAY_ENGINES).default('slurm'),
     /** What `step` does with an action the mask forbids (envs/invalidAction.ts). */
     ...InvalidActionFields,
   })

@@ -257,8 +257,10 @@ export class CalcMetsAccumulator {
   }
 }
 
+/** The engines that replay Slurm jobs, by name (the CLI's `--engine`, Slurm-v0's `engine`). */
+export const REPLAY_ENGINES = ['slurm', 'one'] as const;
 /** Which engine replays: the Slurm engine, or the one engine running its preset (`preset.ts`). */
-export type ReplayEngine = 'slurm' | 'one';
+export type ReplayEngine = (typeof REPLAY_ENGINES)[number];
 
 /** Replays `jobs` with runworkload's options on `platform` and returns calcmets' figures. */
 export function replay(
