@@ -7,12 +7,34 @@
  */
 import { describe, expect, it } from 'vitest';
 import { earliestFit } from '../../src/scheduling/countedBackfill.js';
+import { DEFAULT_PRIORITY, type PriorityConfig } from '../../src/scheduling/multifactor.js';
 import type { SlurmConfig, SlurmJobInput } from '../../src/slurm/config.js';
 import { pickNodes } from '../../src/slurm/nodes.js';
 import { JobPhase } from '../../src/core/engine.js';
 import { STATE_NAMES } from '../../src/slurm/jobs.js';
 import { type PreemptMode, SlurmPlatform } from '../../src/slurm/platform.js';
 import { ENGINES, fifoByAge as fifo, oneNode as one, runOn, slurmJob as job } from './presetHarness.js';
+
+/**
+ * The priority of one factor (or a few): the other weights 0, no age beyond a second, no decay, ticks every 100 s,
+ * no favour of small jobs.
+ */
+function onlyWeights(weights: Partial<PriorityConfig>): PriorityConfig {
+  return {
+    ...DEFAULT_PRIORITY,
+    weightAge: 0,
+    weightFairshare: 0,
+    weightJobSize: 0,
+    weightPartition: 0,
+    weightQos: 0,
+    maxAge: 1,
+    favorSmall: false,
+    decayHalfLife: 0,
+    calcPeriod: 100,
+    dampening: 1,
+    ...weights,
+  };
+}
 
 describe.each(ENGINES)('on the %s engine', (engine) => {
   const run = (p: SlurmPlatform, js: SlurmJobInput[], cfg: Partial<SlurmConfig> = {}) => runOn(engine, p, js, cfg).recs;
@@ -152,18 +174,7 @@ describe.each(ENGINES)('on the %s engine', (engine) => {
     it('fair share: the user who has used nothing goes first, even submitted later', () => {
       const cfg: Partial<SlurmConfig> = {
         users: 2,
-        priority: {
-          weightAge: 0,
-          weightFairshare: 1000,
-          weightJobSize: 0,
-          weightPartition: 0,
-          weightQos: 0,
-          maxAge: 1,
-          favorSmall: false,
-          decayHalfLife: 0,
-          calcPeriod: 100,
-          dampening: 1,
-        },
+        priority: onlyWeights({ weightFairshare: 1000 }),
       };
       // user 0 runs 0..1000 on the only core; at 500 user 0 submits X, at 600 user 1 submits Y
       const r = run(one(1), [job(1, 0, 1, 1000), job(2, 500, 1, 10), job(3, 600, 1, 10, 10, { user: 1 })], cfg);
@@ -177,17 +188,7 @@ describe.each(ENGINES)('on the %s engine', (engine) => {
     });
 
     it('job size: larger jobs first by default, smaller first with favor_small', () => {
-      const base = {
-        weightAge: 0,
-        weightFairshare: 0,
-        weightJobSize: 1000,
-        weightPartition: 0,
-        weightQos: 0,
-        maxAge: 1,
-        decayHalfLife: 0,
-        calcPeriod: 100,
-        dampening: 1,
-      };
+      const base = onlyWeights({ weightJobSize: 1000 });
       const js = [job(1, 0, 4, 100), job(2, 10, 1, 10), job(3, 20, 4, 10)];
       const big = run(one(4), js, { priority: { ...base, favorSmall: false } });
       expect(big.get(3)!.start).toBe(100);
@@ -201,18 +202,7 @@ describe.each(ENGINES)('on the %s engine', (engine) => {
       const cfg: Partial<SlurmConfig> = {
         users: 1,
         qosPriorities: [0, 50, 100],
-        priority: {
-          weightAge: 0,
-          weightFairshare: 0,
-          weightJobSize: 0,
-          weightPartition: 0,
-          weightQos: 1000,
-          maxAge: 1,
-          favorSmall: false,
-          decayHalfLife: 0,
-          calcPeriod: 100,
-          dampening: 1,
-        },
+        priority: onlyWeights({ weightQos: 1000 }),
       };
       const r = run(one(1), [job(1, 0, 1, 100), job(2, 10, 1, 10, 10, { qos: 1 }), job(3, 20, 1, 10, 10, { qos: 2 }), job(4, 30, 1, 10, 10, { qos: 0 })], cfg);
       expect([3, 2, 4].map((i) => r.get(i)!.start)).toEqual([100, 110, 120]);
@@ -231,18 +221,7 @@ describe.each(ENGINES)('on the %s engine', (engine) => {
         p,
         [job(1, 0, 1, 10), job(2, 0, 1, 10, 10, { partition: 1 })],
         {
-          priority: {
-            weightAge: 0,
-            weightFairshare: 0,
-            weightJobSize: 0,
-            weightPartition: 1000,
-            weightQos: 0,
-            maxAge: 1,
-            favorSmall: false,
-            decayHalfLife: 0,
-            calcPeriod: 100,
-            dampening: 1,
-          },
+          priority: onlyWeights({ weightPartition: 1000 }),
         },
         0,
       );
