@@ -320,6 +320,9 @@ export class SlurmAgent {
         `clustergym slurm-agent: job ${job.id} runs on ${nodes.join(',')}, which the mirror cannot hold (${job.ntasks} CPUs); it is left out of the mirror`,
       );
       if (this.sim.queue.indexOf(job) >= 0) this.sim.rejectJob(job);
+      // (that mirror job is gone: if Slurm runs the job, a fresh one holds its CPUs once the mirror can, `foreign`)
+      t.job = null;
+      this.o.placement.forget(t.slurm.id);
       return false;
     }
     this.sim.startJob(job, cores);
