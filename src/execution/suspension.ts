@@ -14,7 +14,7 @@
 import { JobPhase } from '../core/engine.js';
 import type { EventLoop } from '../core/eventLoop.js';
 import { taskMem, type Job } from '../workload/job.js';
-import { type EventPayload, KIND_JOB, KIND_KILL, KIND_RESUME, KIND_SUSPEND, type RunningJob, type RunningTask } from './running.js';
+import { type EventPayload, type JobSuspension, KIND_JOB, KIND_KILL, KIND_RESUME, KIND_SUSPEND, type RunningJob, type RunningTask } from './running.js';
 import type { Capacity } from './capacity.js';
 import type { TaskProgress } from './progress.js';
 
@@ -67,6 +67,14 @@ function slurmLength(at: number, length: number, from: number, ranBefore: number
 function slurmAt(now: number, length: number, ran: number, byOperator: boolean, left: number): number {
   if (length !== length) return now + left;
   return byOperator ? now + length - ran : now + (length - ran);
+}
+
+/**
+ * Running job `rj`'s run time at `now` as the Slurm engine counts it: the stretches before the current one
+ * summed (`JobSuspension.ran`), and the current one since it began (`from`; NaN: at its start).
+ */
+function slurmRan(rj: RunningJob, s: JobSuspension, now: number): number {
+  return s.ran + (now - (s.from === s.from ? s.from : rj.start));
 }
 
 /** What the engine hands its suspensions of its own: its event loop, its "resources were freed" mark, its listeners. */
@@ -132,7 +140,7 @@ export class Suspensions {
     // the run time of this stretch, counted as the Slurm engine counts it (`slurmLength`)
     const from = s.from === s.from ? s.from : rj.start;
     const ranBefore = s.ran;
-    s.ran = ranBefore + (now - from);
+    s.ran = slurmRan(rj, s, now);
     if (rj.model !== null) rj.model.suspend!(rj, hold);
     else if (rj.tasks === null) {
       s.endLeft = rj.eventTime - now;
@@ -357,9 +365,8 @@ export class Suspensions {
     if (ops === undefined || ops.length <= (rj.sus === null ? 0 : rj.sus.opNext)) return;
     const s = rj.suspension();
     const ev = ops[s.opNext]!;
-    // (at a resumption, its run so far is the stretches summed, as the Slurm engine counts it: `ran`)
-    const ran = s.from === this.sim.now ? s.ran : rj.ranFor(this.sim.now);
-    const at = this.sim.now + Math.max(0, ev.after - ran);
+    // (its run so far as the Slurm engine counts it: at a resumption, the stretches summed)
+    const at = this.sim.now + Math.max(0, ev.after - slurmRan(rj, s, this.sim.now));
     this.bridge.events.schedule(at, KIND_SUSPEND, rj, ++s.opStamp);
   }
 

@@ -369,22 +369,28 @@ export class MultifactorSelection implements JobSelection {
     return phase === undefined ? t + P : nextGridPoint(t, P, phase);
   }
 
+  /**
+   * Every waiting job's priority at `t`, kept by its waiting slot (a tick's recomputation, or a reconfiguration's).
+   * Read in place, position by position: a snapshot of the queue would be a new array each time, and a callback
+   * would box each priority it passes on.
+   */
+  private recomputeWaiting(t: number): void {
+    const q = this.sim!.queue;
+    for (let i = q.nextAt(q.start); i < q.end; i = q.nextAt(i + 1)) {
+      const slot = q.slotAt(i);
+      const job = q.at(i)!;
+      this.remember(slot, job, this.compute(job, t, slot));
+    }
+  }
+
   /** Runs the calc-period ticks up to `now`: each decays the ledger, folds in the usage accrued since the last, and recomputes the waiting jobs' priorities. */
   private advance(now: number): void {
     const L = this.ledger!;
     while (this.nextTick <= now) {
       this.usage.tick(this.nextTick, L, this.config.calcPeriod, this.config.decayHalfLife);
       // every waiting job's priority is recomputed at the tick, and holds until the next one
-      const tick = this.nextTick;
-      // (read in place, position by position: a snapshot of the queue would be a new array at every tick, and a
-      // callback would box each priority it passes on)
-      const q = this.sim!.queue;
-      for (let i = q.nextAt(q.start); i < q.end; i = q.nextAt(i + 1)) {
-        const slot = q.slotAt(i);
-        const job = q.at(i)!;
-        this.remember(slot, job, this.compute(job, tick, slot));
-      }
-      this.nextTick = this.tickAfter(tick);
+      this.recomputeWaiting(this.nextTick);
+      this.nextTick = this.tickAfter(this.nextTick);
       this.ticks++;
     }
     // (usage runs on in the usage ledger: it is charged when a user's cores change, and folded at the ticks)
@@ -470,9 +476,7 @@ export class MultifactorSelection implements JobSelection {
     // (the factors kept by waiting slot and the fair shares kept by user are read again)
     this.factorJob.fill(null);
     this.fairShareAt.fill(-1);
-    this.sim.queue.forEach((job, slot) => {
-      this.remember(slot, job, this.compute(job, now, slot));
-    });
+    this.recomputeWaiting(now);
     this.ticks++;
   }
 
