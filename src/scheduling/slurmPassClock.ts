@@ -262,8 +262,8 @@ export class SlurmPassClock implements Scheduler {
       if (this.batch > 0 && origin !== undefined) {
         // every `interval` whole seconds from slurmctld's start, on the background thread's tick
         const base = Math.floor(origin + 1e-9);
-        this.periodicAt = this.bgTick(base + (Math.floor((now - base) / I + 1e-9) + 1) * I);
-      } else this.periodicAt = (Math.floor((now - this.phase) / I + 1e-9) + 1) * I + this.phase;
+        this.periodicAt = this.bgTick(nextGridPoint(now, I, base));
+      } else this.periodicAt = nextGridPoint(now, I, this.phase);
       this.periodicSeq = ++this.requestSeq;
       sim.requestPass(this.periodicAt, this.atInstantEnd);
     }
@@ -322,10 +322,9 @@ export class SlurmPassClock implements Scheduler {
     const pt = this.timers.priorityTicks;
     let tick = this.tickAt;
     if (pt === undefined || !(tick > now)) return last;
-    const next = (t: number) => this.tickPhase + (Math.floor((t - this.tickPhase) / pt.period + 1e-9) + 1) * pt.period;
     // a periodic pass at a tick's instant, handled after it, re-arms it (the Slurm engine's `ensureTicks`)
-    if (this.periodicAt === tick && this.tickSeq < this.periodicSeq) last = Math.max(last, next(tick));
-    while (tick < last) tick = next(tick);
+    if (this.periodicAt === tick && this.tickSeq < this.periodicSeq) last = Math.max(last, nextGridPoint(tick, pt.period, this.tickPhase));
+    while (tick < last) tick = nextGridPoint(tick, pt.period, this.tickPhase);
     return tick;
   }
 
@@ -334,7 +333,7 @@ export class SlurmPassClock implements Scheduler {
     const pt = this.timers.priorityTicks;
     if (pt !== undefined && this.tickAt < sim.now) {
       const phase = this.tickPhase;
-      this.tickAt = phase + (Math.floor((sim.now - phase) / pt.period + 1e-9) + 1) * pt.period;
+      this.tickAt = nextGridPoint(sim.now, pt.period, phase);
       this.tickSeq = ++this.requestSeq;
       sim.requestPass(this.tickAt, this.atInstantEnd);
     }
