@@ -374,6 +374,10 @@ class DelayJob extends PrototypeJob implements Job {
     this.slurmRequest = facets.slurmRequest;
     this.completing = facets.completing;
   }
+  /** Its id as given: a number stays one (`numericJobId` reads it without making the string). */
+  get givenId(): string | number {
+    return this.given;
+  }
   /** Its id (a numeric one made a string now). */
   get id(): string {
     const v = this.given;
@@ -385,6 +389,14 @@ class DelayJob extends PrototypeJob implements Job {
   }
 }
 sharedJobFields(DelayJob.prototype);
+
+/**
+ * `job`'s id as a number (NaN when it is not one): a job made by `makeDelayJob` with a numeric id gives it
+ * without the string `job.id` would make (the Slurm preset's calcmets reads a million of them).
+ */
+export function numericJobId(job: Job): number {
+  return job instanceof DelayJob ? Number(job.givenId) : Number(job.id);
+}
 
 /**
  * `job` submitted at `subtime` instead: a copy with its prototype kept (a job whose shared fields live on
