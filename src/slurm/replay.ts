@@ -30,6 +30,7 @@ import type { JobTable } from './jobs.js';
 import type { SlurmPlatform } from './platform.js';
 import { presetEndPhase, runSlurmPreset } from './preset.js';
 import type { JobRecord, SimulationListener } from '../execution/simulator.js';
+import { numericJobId } from '../workload/job.js';
 import type { Scheduler } from '../scheduling/scheduler.js';
 import { SlurmPassClock } from '../scheduling/slurmPassClock.js';
 
@@ -299,12 +300,14 @@ function replayOnOneEngine(platform: SlurmPlatform, jobs: Iterable<SlurmJobInput
  */
 export function presetCalcMetsRecord(r: JobRecord, state: JobPhase): CalcMetsRecord {
   const job = r.job;
-  const periods = r.suspensions ?? [];
+  // (most jobs never were suspended: no periods, and no empty array made for them)
+  const periods = r.suspensions;
+  const n = periods?.length ?? 0;
   const left = state === JobPhase.Rejected || state === JobPhase.Cancelled;
   let suspended = 0;
-  if (!left) for (let i = 0; i + 1 < periods.length; i += 2) suspended += periods[i + 1]! - periods[i]!;
+  if (!left) for (let i = 0; i + 1 < n; i += 2) suspended += periods![i + 1]! - periods![i]!;
   return {
-    id: Number(job.id),
+    id: numericJobId(job),
     cores: job.ntasks,
     state,
     submit: job.subtime,
@@ -312,7 +315,7 @@ export function presetCalcMetsRecord(r: JobRecord, state: JobPhase): CalcMetsRec
     end: left ? Number.NaN : r.finish,
     run: Math.min(job.runtime, job.reqTime),
     suspended,
-    suspensions: periods.length / 2,
+    suspensions: n / 2,
   };
 }
 

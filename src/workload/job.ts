@@ -379,12 +379,25 @@ class DelayJob extends PrototypeJob implements Job {
     const v = this.given;
     return typeof v === 'string' ? v : String(v);
   }
+  /** Its id as a number (`numericJobId`): a numeric one as it was given, no string made. */
+  get numericId(): number {
+    const v = this.given;
+    return typeof v === 'number' ? v : Number(v);
+  }
   /** Where it comes from: its id. */
   get source(): string {
     return this.id;
   }
 }
 sharedJobFields(DelayJob.prototype);
+
+/**
+ * `Number(job.id)`, without making the string of an id kept as a number (`makeDelayJob`'s): a run that reads
+ * every job's numeric id as it leaves (the Slurm preset's calcmets records) made and parsed a string per job.
+ */
+export function numericJobId(job: Job): number {
+  return job instanceof DelayJob ? job.numericId : Number(job.id);
+}
 
 /**
  * `job` submitted at `subtime` instead: a copy with its prototype kept (a job whose shared fields live on

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseBatsimWorkload } from '../../src/workload/batsim.js';
-import { makeDelayJob, makeJob, type Job, type Workload, withSubtime } from '../../src/workload/job.js';
+import { makeDelayJob, makeJob, numericJobId, type Job, type Workload, withSubtime } from '../../src/workload/job.js';
 import { allowedSizes, nominalRuntime, stepTime } from '../../src/workload/malleability.js';
 import { parseNativeWorkload } from '../../src/workload/nativeJson.js';
 import { writeNativeWorkload } from '../../src/workload/index.js';
@@ -254,5 +254,25 @@ describe('makeDelayJob (a rigid job of fixed duration, its shared fields on its 
     expect(withSubtime(fast, 100)).toBe(fast);
     const plain = withSubtime(slow, 5);
     expect(plain).toEqual({ ...slow, subtime: 5 });
+  });
+
+  it('numericJobId is Number(job.id), a numeric id read as it was given', () => {
+    const none = {
+      user: undefined,
+      partition: undefined,
+      qos: undefined,
+      operatorEvents: undefined,
+      epilogPass: undefined,
+      gpus: undefined,
+      slurmRequest: undefined,
+    };
+    for (const id of [0, 7, 123456789, '42', 'x1']) {
+      const j = makeDelayJob(id, 0, 1, 10, 10, none);
+      expect(j.id).toBe(String(id));
+      expect(Object.is(numericJobId(j), Number(j.id))).toBe(true);
+      expect(Object.is(numericJobId(withSubtime(j, 3)), Number(j.id))).toBe(true);
+    }
+    expect(numericJobId(makeJob({ id: '17', subtime: 0, ntasks: 1 }))).toBe(17);
+    expect(numericJobId(makeJob({ id: 'a', subtime: 0, ntasks: 1 }))).toBeNaN();
   });
 });
