@@ -87,6 +87,8 @@ export class StaticOrder implements QueueOrder, SimulationListener {
   /** `epoch` selections: the epoch of the keys, and the slots of the jobs not keyed yet. */
   private epoch = Number.NaN;
   private readonly fresh = new ScratchList<number>();
+  /** The first slots in order `after` reads (one list, refilled at each call). */
+  private readonly firsts = new ScratchList<number>();
   private readonly deferred: boolean;
   /**
    * The arrival rank of each running job, kept where partitions requeue their preempted jobs: a requeued job
@@ -200,17 +202,20 @@ export class StaticOrder implements QueueOrder, SimulationListener {
   }
   after(exclude: Job, k: number, into: ScratchList<Job>, slots?: ScratchList<number>): void {
     if (k <= 0) return;
+    // the first k + 1 slots hold the k jobs after `exclude` (it is one of them, or none is)
+    const firsts = this.firsts;
+    firsts.clear();
+    this.list.firstInto(k + 1, firsts);
     const q = this.queue;
-    let n = 0;
-    this.list.forEachWhile((slot) => {
+    for (let i = 0, n = 0; i < firsts.length && n < k; i++) {
+      const slot = firsts.at(i);
       const job = q.jobOf(slot)!;
       if (job !== exclude) {
         into.push(job);
         slots?.push(slot);
         n++;
       }
-      return n < k;
-    });
+    }
   }
 }
 

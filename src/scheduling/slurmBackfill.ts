@@ -25,6 +25,7 @@
  */
 import { ScratchList } from '../core/scratchList.js';
 import type { ClusterSimulator, RunningJob } from '../execution/simulator.js';
+import type { StartOptions } from '../execution/simulatorOptions.js';
 import { type Job, nodeMemOf } from '../workload/job.js';
 import { CountedBackfill, type CountedBackfillSettings, type CountedBackfillView } from './countedBackfill.js';
 import type { NodeFit, ResourcePolicy } from './placement.js';
@@ -215,6 +216,8 @@ export class SlurmBackfill implements CountedBackfillView {
    * the Slurm engine's `JobTable.listPos`); null without it (no listener, nothing kept).
    */
   private listPos: WeakMap<Job, number> | null = null;
+  /** The options of the counted pass's starts, one object for every start (`startJob` reads them and keeps none). */
+  private readonly startOptions: StartOptions = { transfer: true, gpus: undefined, queuePosition: undefined };
   /** Passes run, and jobs they started. */
   passes = 0;
   started = 0;
@@ -491,7 +494,10 @@ export class SlurmBackfill implements CountedBackfillView {
     const cores = this.groups.place(job, g, this.order.resources, this.order.fit);
     if (cores === null) return false;
     const gpus = this.groups.gpusFor(job, cores);
-    this.sim.startJob(job, cores, { transfer: true, gpus, queuePosition: this.queuePosition(this.sim, h) });
+    const o = this.startOptions;
+    o.gpus = gpus;
+    o.queuePosition = this.queuePosition(this.sim, h);
+    this.sim.startJob(job, cores, o);
     this.free[g]! -= job.ntasks;
     if (gpus !== undefined) this.freeG[g]! -= gpus.length;
     return true;

@@ -273,7 +273,10 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
   private placeNow(sim: ClusterSimulator, groups: SlurmGroups, job: Job, off: Uint8Array | null): Int32Array | null {
     if (this.within !== 'group') return groups.placeOutside(job, off, this.resources, this.policy.fit);
     const free = sim.groupFree;
-    for (const g of groups.groupsOf(job)) {
+    const gs = groups.groupsOf(job);
+    // (an indexed walk: a `for of` here made an iterator per job the walk reads)
+    for (let i = 0; i < gs.length; i++) {
+      const g = gs[i]!;
       if (free[g]! < job.ntasks || off?.[g]) continue;
       const cores = groups.place(job, g, this.policy.resources, this.policy.fit);
       if (cores !== null) return cores;
