@@ -100,18 +100,14 @@ describe('clustergym slurm-replay (engine only)', () => {
     expect(trace.filter((j) => j.memMb !== undefined).length).toBeGreaterThan(5);
     const w = join(dir, 'mixed.json');
     writeFileSync(w, traceToSacctJson(trace));
-    /** The replay's JSON on the Slurm preset (`--engine one`), its schedule expected to be the Slurm engine's (the default before its retirement). */
+    /** The replay's JSON on the Slurm preset (`--engine one`, still accepted), its schedule expected to be the retired Slurm engine's. */
     const replayed = (conf: string, extra: string[] = []) => {
       const b = cli(['slurm-replay', w, '--slurm-conf', conf, '--json', '--engine', 'one', ...extra]);
       expect(b.code, b.stderr).toBe(0);
       const jb = JSON.parse(b.stdout);
       const live = extra.length > 0 ? readFileSync(join(extra[1]!, 'live-1.json'), 'utf8') : null;
       const of = (j: { jobs: unknown; summary: unknown; comparison?: unknown }) => ({ jobs: j.jobs, summary: j.summary, comparison: j.comparison });
-      expectSlurmEngine('slurm-replay', { trace: readFileSync(w, 'utf8'), conf: readFileSync(conf, 'utf8'), live }, of(jb), () => {
-        const a = cli(['slurm-replay', w, '--slurm-conf', conf, '--json', ...extra]);
-        expect(a.code, a.stderr).toBe(0);
-        return of(JSON.parse(a.stdout));
-      });
+      expectSlurmEngine('slurm-replay', { trace: readFileSync(w, 'utf8'), conf: readFileSync(conf, 'utf8'), live }, of(jb));
       return jb;
     };
     const jb = replayed(memConf);
@@ -152,7 +148,11 @@ describe('clustergym slurm-replay (engine only)', () => {
     expect(lb.jobs).not.toEqual(jb.jobs);
     const bad = cli(['slurm-replay', w, '--slurm-conf', memConf, '--engine', 'two']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--engine.*one of slurm, one/);
+    expect(bad.stderr).toMatch(/--engine: expected 'one' \(the one engine's Slurm preset\), got "two"/);
+    // the Slurm engine is no more: --engine slurm exits 2, saying so
+    const retired = cli(['slurm-replay', w, '--slurm-conf', memConf, '--engine', 'slurm']);
+    expect(retired.code).toBe(2);
+    expect(retired.stderr).toMatch(/--engine: the Slurm engine \('slurm'\) was retired \(issue 42\)/);
   });
 
   it('bad input: exit 2 with the file and line, the flag, or what is missing', () => {

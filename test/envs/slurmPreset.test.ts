@@ -11,8 +11,7 @@ import { FixedSettingAgent, runSlurmEpisode } from '../../agents/slurm/index.js'
 import { SLURM_ACTIONS, SlurmEnv, loadSlurmEnvContext } from '../../envs/slurm/index.js';
 import { PRIORITY_PROFILES } from '../../envs/slurm/slurmEnv.js';
 import type { SlurmConfig, SlurmJobInput, SlurmSchedulingChange } from '../../src/slurm/config.js';
-import { SlurmEngine } from '../../src/slurm/engine.js';
-import { SlurmPlatform, type SlurmPlatformSpec } from '../../src/slurm/platform.js';
+import type { SlurmPlatformSpec } from '../../src/slurm/platform.js';
 import { SlurmPresetRun } from '../../src/slurm/presetRun.js';
 import { expectSlurmEngine } from '../golden/slurmEngine.js';
 import { DEFAULT_PRIORITY } from '../../src/slurm/priority.js';
@@ -23,12 +22,12 @@ function stepBits(r: { observation: Float32Array; reward?: number; terminated?: 
   return `${Buffer.from(r.observation.buffer, r.observation.byteOffset, r.observation.byteLength).toString('hex')}|${reward}|${r.terminated}|${r.truncated}|${JSON.stringify(r.info)}`;
 }
 
-/** Plays `actions` (cycled) on `engine` from `seed`: every step's bits and mask, and the backfill starts under each action. */
-function play(engine: 'slurm' | 'one', config: Record<string, unknown>, seed: number, actions: number[], maxSteps: number) {
-  const env = new SlurmEnv(loadSlurmEnvContext({ ...config, engine }));
+/** Plays `actions` (cycled) from `seed`: every step's bits and mask, and the backfill starts under each action. */
+function play(config: Record<string, unknown>, seed: number, actions: number[], maxSteps: number) {
+  const env = new SlurmEnv(loadSlurmEnvContext(config));
   const bits = [stepBits(env.reset({ seed }))];
   const backfilledUnder = new Array<number>(SLURM_ACTIONS).fill(0);
-  const backfilled = () => (engine === 'one' ? (env.simulator as SlurmPresetRun).backfilled : (env.simulator as SlurmEngine).stats.backfilled);
+  const backfilled = () => env.simulator!.backfilled;
   let steps = 0;
   let ended = false;
   while (!ended && steps < maxSteps) {
@@ -48,8 +47,8 @@ function play(engine: 'slurm' | 'one', config: Record<string, unknown>, seed: nu
  * observation, reward, flags, info and mask (its recorded golden, test/golden/slurmEngine.ts).
  */
 function playBoth(config: Record<string, unknown>, seed: number, actions: number[], maxSteps = 400) {
-  const b = play('one', config, seed, actions, maxSteps);
-  expectSlurmEngine('slurm-v0', { config, seed, actions, maxSteps }, b.bits, () => play('slurm', config, seed, actions, maxSteps).bits);
+  const b = play(config, seed, actions, maxSteps);
+  expectSlurmEngine('slurm-v0', { config, seed, actions, maxSteps }, b.bits);
   return b;
 }
 
@@ -95,13 +94,9 @@ describe('Slurm-v0 on the Slurm preset (engine: "one") gives the Slurm engine\'s
   it('each priority profile and each backfill setting changes the episode (fixed settings), on both engines alike', () => {
     const ctx = { jobs: 400, nodes: 4, period: 1800, users: 6, load: 1.2 };
     const runs = Array.from({ length: SLURM_ACTIONS }, (_, a) => {
-      const episode = (engine: 'slurm' | 'one') => {
-        const r = runSlurmEpisode(new SlurmEnv(loadSlurmEnvContext({ ...ctx, engine })), new FixedSettingAgent(a), 3);
-        return { return: r.return, metrics: r.metrics };
-      };
-      const one = episode('one');
-      expectSlurmEngine('slurm-v0-fixed', { ctx, action: a, seed: 3 }, one, () => episode('slurm'));
-      return one.metrics;
+      const r = runSlurmEpisode(new SlurmEnv(loadSlurmEnvContext(ctx)), new FixedSettingAgent(a), 3);
+      expectSlurmEngine('slurm-v0-fixed', { ctx, action: a, seed: 3 }, { return: r.return, metrics: r.metrics });
+      return r.metrics;
     });
     // under sched/builtin from the start nothing is backfilled; under sched/backfill something is
     console.log(`fixed settings: backfill starts ${runs.map((m) => m.backfilled).join(' ')}; mean wait ${runs.map((m) => m.mean_wait.toFixed(1)).join(' ')}`);
@@ -122,20 +117,15 @@ describe('Slurm-v0 on the Slurm preset (engine: "one") gives the Slurm engine\'s
     const actions = [0, 9, 6, 3, 8, 1, 10, 5];
     const got: number[] = [];
     let last: ReturnType<SlurmEnv['step']> | null = null;
-    for (const engine of ['slurm', 'one'] as const) {
-      if (engine === 'slurm') continue;
-      const env = new SlurmEnv(loadSlurmEnvContext({ ...config, engine }));
-      env.reset({ seed: 7 });
-      const rewards: number[] = [];
-      for (let i = 0; ; i++) {
-        const r = env.step(actions[i % actions.length]!);
-        rewards.push(r.reward);
-        if (r.terminated || r.truncated) {
-          last = r;
-          break;
-        }
+    const env = new SlurmEnv(loadSlurmEnvContext(config));
+    env.reset({ seed: 7 });
+    for (let i = 0; ; i++) {
+      const r = env.step(actions[i % actions.length]!);
+      got.push(r.reward);
+      if (r.terminated || r.truncated) {
+        last = r;
+        break;
       }
-      got.push(...rewards);
     }
     expect(got.length).toBe(GOLDEN.steps);
     expect(got.map((x) => Number(x.toPrecision(12)))).toEqual(GOLDEN.rewards);
@@ -173,16 +163,7 @@ function rowsWith(platform: SlurmPlatformSpec, jobs: SlurmJobInput[], config: Pa
   run.runUntil(at);
   if (change !== null) run.setScheduling(change);
   run.runUntil(1e6);
-  expectSlurmEngine('stepped-rows', { platform, jobs, config, at, change }, rows, () => {
-    const e = new SlurmEngine(new SlurmPlatform(platform), config);
-    const want = new Map<number, [number, number]>();
-    e.onFinish((J, s) => void want.set(J.id[s]!, [J.start[s]!, J.end[s]!]));
-    e.stream(jobs);
-    e.runUntil(at);
-    if (change !== null) e.setScheduling(change);
-    e.runUntil(1e6);
-    return want;
-  });
+  expectSlurmEngine('stepped-rows', { platform, jobs, config, at, change }, rows);
   return { rows, backfilled: run.backfilled };
 }
 

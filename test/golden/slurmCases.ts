@@ -1,22 +1,24 @@
 /**
  * The Slurm golden cases (`cases.ts`): each case's inputs (a platform, a Slurm configuration, a generated
- * workload) run on the Slurm engine, which wrote the files, and on the one engine through the Slurm preset
- * (`src/slurm/preset.ts`), which must give the same file: every job's submission, start, end, state, node
- * group, requeues, whether its last start was a backfill start and its suspensions, and the run's counts
- * to the last bit, but two counts of the Slurm engine's own:
+ * workload) run on the one engine through the Slurm preset (`src/slurm/preset.ts`), which must give the file the
+ * retired Slurm engine wrote (`schedules/slurm-*.csv`; the last commit with it that wrote them, d188ed7, ran each
+ * case on both engines): every job's submission, start, end, state, node group, requeues, whether its last start
+ * was a backfill start and its suspensions, and the run's counts to the last bit, but two counts of the Slurm
+ * engine's own:
  * - `events`, its event loop's (the one engine has another);
- * - `backfillPasses`: its backfill timer also runs passes over an empty queue, which the preset's does not
+ * - `backfillPasses`: its backfill timer also ran passes over an empty queue, which the preset's does not
  *   schedule and which start nothing (73 on `slurm-raijin-3000`, 3-5 on the preemption cases and
  *   `slurm-conf-whole-nodes`, none on the others). A script run when these cases were added (not a test)
  *   found every pass that saw a job waiting at the same instant on both engines; the passes that start jobs
  *   are compared here, job by job (`backfilled`).
+ * The differential tests' cases of the Slurm engine are digests: `schedules/slurm-engine.txt` (`slurmEngine.ts`).
  */
 import { derive } from '../../src/core/rng.js';
 import { JobPhase } from '../../src/core/engine.js';
 import type { JobRecord, RunningJob } from '../../src/execution/simulator.js';
 import { DEFAULT_SLURM } from '../../src/slurm/config.js';
-import { SlurmEngine, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/engine.js';
-import { STATE_NAMES } from '../../src/slurm/jobs.js';
+import type { SlurmConfig, SlurmJobInput } from '../../src/slurm/config.js';
+import { STATE_NAMES } from '../../src/slurm/states.js';
 import { SlurmPlatform, type SlurmPlatformSpec } from '../../src/slurm/platform.js';
 import { presetEndPhase, runSlurmPreset } from '../../src/slurm/preset.js';
 import { parseSlurmConf } from '../../src/slurm/slurmConf.js';
@@ -25,7 +27,7 @@ import type { GoldenCase } from './cases.js';
 
 const n = (x: number): string => (Object.is(x, -0) ? '0' : String(x));
 
-/** What a Slurm golden case runs: the same on both engines. */
+/** What a Slurm golden case runs. */
 export interface SlurmGoldenInput {
   platform: SlurmPlatformSpec;
   config: Partial<SlurmConfig>;
@@ -45,36 +47,6 @@ const periodsOf = (flat: readonly number[]): string => {
   for (let i = 0; i + 1 < flat.length; i += 2) out.push(`${n(flat[i]!)}-${n(flat[i + 1]!)}`);
   return out.join(' ');
 };
-
-/** The case on the Slurm engine (it wrote the file). */
-function slurmEngineCase(name: string, input: SlurmGoldenInput): GoldenCase {
-  return {
-    name,
-    engine: 'slurm',
-    run() {
-      const e = new SlurmEngine(new SlurmPlatform(input.platform), input.config);
-      const rows: string[] = [];
-      e.onFinish((J, s) => {
-        rows.push(
-          [
-            n(J.id[s]!),
-            n(J.submit[s]!),
-            n(J.start[s]!),
-            n(J.end[s]!),
-            STATE_NAMES[J.state[s]!],
-            J.group[s],
-            J.requeues[s],
-            J.backfilled[s],
-            periodsOf(J.periods(s).flat()),
-          ].join(','),
-        );
-      });
-      e.stream(input.jobs());
-      e.run();
-      return file(rows, e.stats);
-    },
-  };
-}
 
 /**
  * The case on the one engine through the Slurm preset, against the Slurm engine's file. A killed job was
@@ -385,8 +357,5 @@ export const SLURM_GOLDEN_INPUTS: [string, SlurmGoldenInput][] = [
   ['slurm-everything', everything()],
 ];
 
-/** The Slurm engine's cases (they wrote the files). */
-export const SLURM_ENGINE_CASES: GoldenCase[] = SLURM_GOLDEN_INPUTS.map(([name, input]) => slurmEngineCase(name, input));
-
-/** The same cases on the one engine through the Slurm preset, against the Slurm engine's files. */
+/** The cases on the one engine through the Slurm preset, against the Slurm engine's files. */
 export const SLURM_PRESET_CASES: GoldenCase[] = SLURM_GOLDEN_INPUTS.map(([name, input]) => slurmPresetCase(name, input));

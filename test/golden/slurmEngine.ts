@@ -11,20 +11,19 @@
  * exactly (`canonical`: numbers in JavaScript's shortest exact form, -0 and NaN by name, maps by key). A case
  * whose key the file lacks fails (its workload was not one the Slurm engine ran: a test's generator changed).
  *
- * The goldens were recorded by `test/golden/recordSlurmEngine.ts` at the commit its file names (the last with the
- * Slurm engine): it ran the differential tests with `CLUSTERGYM_SLURM_ENGINE_RECORD` set, each of which then
- * ran the Slurm engine beside the preset, expected the same result and wrote the engine's digest.
+ * The goldens were recorded by `test/golden/recordSlurmEngine.ts` at the commit its file names (d188ed7, the
+ * last but one with the Slurm engine; the script went with the engine): it ran the differential tests with
+ * `CLUSTERGYM_SLURM_ENGINE_RECORD` set, each of which then ran the Slurm engine beside the preset, expected the
+ * same result and wrote the engine's digest. Those tests called `expectSlurmEngine` with a fourth argument, the
+ * Slurm engine's run, as `git show d188ed7` shows.
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 
 /** The goldens' file. */
 export const SLURM_ENGINE_GOLDENS = join(import.meta.dirname, 'schedules', 'slurm-engine.txt');
-
-/** Where a recording run writes the Slurm engine's digests (`recordSlurmEngine.ts` sets it), else undefined. */
-const RECORD = process.env.CLUSTERGYM_SLURM_ENGINE_RECORD;
 
 /** A value written exactly and in one way: numbers in their shortest exact form, object keys and map entries sorted, `undefined` fields left out. */
 export function canonical(x: unknown): string {
@@ -80,27 +79,13 @@ export function slurmEngineGoldens(): Map<string, string> {
   return goldens;
 }
 
-/**
- * Expects `got`, the preset's result of kind `kind` on `input`, to be the Slurm engine's: its digest the recorded
- * one. `engine`, while the Slurm engine exists, runs it: its result must equal `got` (and a recording run writes
- * its digest).
- */
-export function expectSlurmEngine(kind: string, input: unknown, got: unknown, engine?: () => unknown): void {
+/** Expects `got`, the preset's result of kind `kind` on `input`, to be the Slurm engine's: its digest the recorded one. */
+export function expectSlurmEngine(kind: string, input: unknown, got: unknown): void {
   const key = caseKey(kind, input);
-  const digest = resultDigest(got);
-  if (engine !== undefined) {
-    const want = engine();
-    expect(got, `${kind} ${key}: the Slurm engine's result`).toEqual(want);
-    const wanted = resultDigest(want);
-    expect(digest, `${kind} ${key}: the Slurm engine's result, written exactly`).toBe(wanted);
-    if (RECORD !== undefined) appendFileSync(RECORD, `${key} ${wanted} ${kind}\n`);
-  }
-  // (recording, or before the first recording: the Slurm engine's result is the reference)
-  if (RECORD !== undefined || (engine !== undefined && slurmEngineGoldens().size === 0)) return;
   const want = slurmEngineGoldens().get(key);
   expect(
     want,
     `${kind} ${key}: no golden of the Slurm engine for this case (${SLURM_ENGINE_GOLDENS}): its input is not one the Slurm engine ran`,
   ).toBeDefined();
-  expect(digest, `${kind} ${key}: the Slurm engine's result (${SLURM_ENGINE_GOLDENS})`).toBe(want);
+  expect(resultDigest(got), `${kind} ${key}: the Slurm engine's result (${SLURM_ENGINE_GOLDENS})`).toBe(want);
 }

@@ -19,16 +19,16 @@ describe('reproduce raijin at small size', () => {
   }
 });
 
-describe('reproduce raijin on the one engine (--engine one: the Slurm preset)', () => {
+describe('reproduce raijin on the one engine (the Slurm preset)', () => {
   /** The report without its timings (jobs/s, wall time, RSS). */
   const figures = (r: ReturnType<typeof runRaijinExperiment>) => {
     const { jobs_per_s: _j, peak_rss_mb: _m, ...raijin } = r.raijin;
     return { raijin, findings: r.findings.map((f) => [f.id, f.holds, f.measured]), tables: r.tables };
   };
-  it('gives the Slurm engine report, table for table: waits, responses, slowdowns, utilisation, backfilled and suspended jobs, findings', () => {
+  it("gives the retired Slurm engine's report, table for table: waits, responses, slowdowns, utilisation, backfilled and suspended jobs, findings", () => {
     const o = { jobs: 8_000, seed: 3, shrink: '100:60:20', group: 10, load: 0.85 };
-    const one = runRaijinExperiment({ ...o, engine: 'one' });
-    expectSlurmEngine('raijin-report', o, figures(one), () => figures(runRaijinExperiment(o)));
+    const one = runRaijinExperiment(o);
+    expectSlurmEngine('raijin-report', o, figures(one));
     // not vacuous: jobs were backfilled and suspended, and waited
     const row = one.tables.shrink_sweep![0]!;
     expect(Number(row.backfilled)).toBeGreaterThan(100);

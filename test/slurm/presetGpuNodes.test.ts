@@ -12,11 +12,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
-import { JobPhase } from '../../src/core/engine.js';
 import { derive } from '../../src/core/rng.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
-import { SlurmEngine } from '../../src/slurm/engine.js';
-import { SlurmPlatform } from '../../src/slurm/platform.js';
 import { runSlurmPreset, slurmPresetRefusal, slurmPresetRequest } from '../../src/slurm/preset.js';
 import { neverPlaced, nodeRequestOf, usableUnits } from '../../src/scheduling/nodeSelection.js';
 import { GPU_FEW_NODES, GPU_NODES, type Layout, WHOLE_GPU_NODES } from './layouts.js';
@@ -37,41 +34,10 @@ interface GpuRow {
 
 const REFUSED: GpuRow = { start: Number.NaN, end: Number.NaN, killed: true, periods: [], nodes: [], units: [], gpus: [], gpuFree: [] };
 
-/**
- * The Slurm engine's rows (a job holding its nodes whole holds all their GPUs there: its row says its request, as
- * the one engine's job holds), its run stopped after `until` (a job waiting for ever: no row).
- */
-function slurmGpuRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[], until = Number.POSITIVE_INFINITY): Map<number, GpuRow> {
-  const e = new SlurmEngine(new SlurmPlatform(layout), config);
-  const first = new Map<number, Omit<GpuRow, 'start' | 'end' | 'killed' | 'periods'>>();
-  const out = new Map<number, GpuRow>();
-  e.addListener({
-    onStart: (eng, s) => {
-      const id = eng.jobs.id[s]!;
-      if (first.has(id)) return;
-      const a = eng.nodeMap!.held.get(s)!;
-      first.set(id, {
-        nodes: [...a.nodes],
-        units: [...a.units],
-        gpus: a.whole ? [...a.nodes].map(() => eng.jobs.gpus[s]!) : [...a.gpus],
-        gpuFree: a.whole ? [] : [...a.nodes].map((x) => eng.nodeMap!.gpuFree[x]!),
-      });
-    },
-  });
-  e.onFinish((J, s) => {
-    const id = J.id[s]!;
-    if (J.state[s] === JobPhase.Rejected) return void out.set(id, REFUSED);
-    out.set(id, { start: J.start[s]!, end: J.end[s]!, killed: J.state[s] !== JobPhase.Completed, periods: J.periods(s).flat(), ...first.get(id)! });
-  });
-  e.stream(jobs);
-  e.runUntil(until);
-  return out;
-}
-
 /** `presetGpuRows`, expected to be the Slurm engine's rows of the same run (its recorded golden, test/golden/slurmEngine.ts). */
 function checkedGpuRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[], until = Number.POSITIVE_INFINITY): Map<number, GpuRow> {
   const rows = presetGpuRows(layout, config, jobs, until);
-  expectSlurmEngine('gpuRows', { layout, config, jobs, until }, rows, () => slurmGpuRows(layout, config, jobs, until));
+  expectSlurmEngine('gpuRows', { layout, config, jobs, until }, rows);
   return rows;
 }
 
