@@ -91,7 +91,7 @@ describe('Slurm-v0 on the Slurm preset (engine: "one") gives the Slurm engine\'s
     for (const x of [0, 1, 3, 4, 5, 7]) expect(backfilled[x], `backfill starts under action ${x}`).toBeGreaterThan(0);
   });
 
-  it('each priority profile and each backfill setting changes the episode (fixed settings), on both engines alike', () => {
+  it('each priority profile and each backfill setting changes the episode (fixed settings), as on the Slurm engine', () => {
     const ctx = { jobs: 400, nodes: 4, period: 1800, users: 6, load: 1.2 };
     const runs = Array.from({ length: SLURM_ACTIONS }, (_, a) => {
       const r = runSlurmEpisode(new SlurmEnv(loadSlurmEnvContext(ctx)), new FixedSettingAgent(a), 3);

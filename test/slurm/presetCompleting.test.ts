@@ -132,7 +132,7 @@ describe('nodes left COMPLETING, hand-computed', () => {
   ];
   const row = (start: number, end: number, node: number, units: number): NodeRow => ({ start, end, killed: false, periods: [], nodes: [node], units: [units] });
 
-  it('a node COMPLETING takes no job while its CPUs are free; its release starts the job waiting (both engines)', () => {
+  it('a node COMPLETING takes no job while its CPUs are free; its release starts the job waiting', () => {
     const config: Partial<SlurmConfig> = { ...willRunConfigOf('fifo', null), users: 1 };
     // job 0 ends at 10 on node 0, which completes until 15: job 3 (submitted at 12, node 0's two CPUs free) waits
     // for the release at 15, which asks for the pass that starts it there (without COMPLETING: at 12)
@@ -146,7 +146,7 @@ describe('nodes left COMPLETING, hand-computed', () => {
     expect(presetNodeRows(TWO_NODES, config, plain).get(3)).toEqual(row(12, 14, 0, 1));
   });
 
-  it("the release by an epilog message runs the pass at once; slurmd's answer waits for the background thread (both engines)", () => {
+  it("the release by an epilog message runs the pass at once; slurmd's answer waits for the background thread", () => {
     // batch_sched_delay 2 s, ticks at k + 0.5: job 0 starts at 0.5 (ends 10.5, node 0 completing until 15.5), job 1
     // at 2.5, job 3 (submitted at 14) is tested at 14.5 (node 0 still completing). The release at 15.5 queues a
     // pass for the thread's first tick 2 s after 14.5: 16.5; an epilog message's release runs it at 15.5.

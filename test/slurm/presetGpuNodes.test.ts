@@ -270,7 +270,7 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
       }
     });
 
-  it('hand-computed: GPU jobs wait for their GPUs while cores are free, a job without GPUs shares a GPU node, a free GPU waits for cores; both engines', () => {
+  it('hand-computed: GPU jobs wait for their GPUs while cores are free, a job without GPUs shares a GPU node, a free GPU waits for cores', () => {
     // nodes 0-1: 4 cores, 2 V100s each; node 2: 4 cores, one K80; node 3: 4 cores, no GPU. FIFO, sched/builtin, a pass at each event
     const layout: Layout = {
       groups: [
@@ -330,7 +330,7 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
     expect(presetGpuRows(layout, config, jobs)).toEqual(want);
   });
 
-  it('hand-computed: a GPU request without a shape that its nodes cannot hold waits for ever, blocking its partition in every main pass; backfill starts the jobs behind it; both engines', () => {
+  it('hand-computed: a GPU request without a shape that its nodes cannot hold waits for ever, blocking its partition in every main pass; backfill starts the jobs behind it', () => {
     // node 0: 4 cores, 2 A100s; nodes 1-2: 4 cores, no GPU; p {0, 1, 2}, q {1, 2}. FIFO, a pass at each event
     const layout: Layout = {
       groups: [
@@ -394,7 +394,7 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
   // (given at the start), and the walk's peek (a job on no usable node closes no batch) makes that order matter.
   // Both now walk them in slurmctld's order, the job list's (submission order; `WillRunJob.key`). Submissions off
   // the whole second (a live run's clock) make such ties common.
-  it('equal expected ends walked in job-list order (submission order) by both engines (submissions off the whole second)', () => {
+  it('equal expected ends walked in job-list order (submission order) as the Slurm engine did (submissions off the whole second)', () => {
     const jobs = gpuWorkload(134824, 60, GPU_NODES, { n: 0 }, true);
     const config: Partial<SlurmConfig> = willRunConfigOf('fifo', { ...settings, interval: 5, resolution: 1 });
     config.priority = { ...config.priority!, calcPhase: Math.floor(jobs[0]!.submit) % DEFAULT_SLURM.priority.calcPeriod };

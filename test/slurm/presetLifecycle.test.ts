@@ -125,7 +125,7 @@ describe('the Slurm preset with GPUs (counted per node group beside the cores, o
 });
 
 describe('an operator suspension after a preemption (the Slurm engine counts the run stretch by stretch)', () => {
-  it('off-the-second times: the suspension, resumption and end of the preempted job the same to the bit on both engines', () => {
+  it("off-the-second times: the suspension, resumption and end of the preempted job the Slurm engine's to the bit", () => {
     const layout = {
       groups: [{ name: 'n', count: 1, cores: 4 }],
       partitions: [

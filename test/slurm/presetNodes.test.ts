@@ -222,7 +222,7 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     console.log(`shaped: ${JSON.stringify({ exclusive, spread, ranged, tasks, refused })}`);
   });
 
-  it('hand-computed: a node range holds its tasks (2 + 2 + 1 + 1 of four 2-CPU nodes), -c 2 tasks wait for two whole CPUs on a node, an unplaceable -c refused; both engines', () => {
+  it('hand-computed: a node range holds its tasks (2 + 2 + 1 + 1 of four 2-CPU nodes), -c 2 tasks wait for two whole CPUs on a node, an unplaceable -c refused', () => {
     const layout: Layout = { groups: [{ name: 'n', count: 4, cores: 2 }], partitions: [{ name: 'p', groups: ['n'] }] };
     const job = shapedJob;
     const jobs = [
@@ -329,7 +329,7 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     expect(seen.refused).toBeGreaterThan(10);
   });
 
-  it("hand-computed: a job holds its tasks' CPUs whatever its cores (-n 5 -c 2: 2 + 2; -N 3 of 2 CPUs: 1 + 1 + 1; --exclusive -N 1-2 of 3 CPUs: one whole node), and what it holds decides who waits; both engines", () => {
+  it("hand-computed: a job holds its tasks' CPUs whatever its cores (-n 5 -c 2: 2 + 2; -N 3 of 2 CPUs: 1 + 1 + 1; --exclusive -N 1-2 of 3 CPUs: one whole node), and what it holds decides who waits", () => {
     const layout: Layout = { groups: [{ name: 'n', count: 4, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] };
     const job = shapedJob;
     const jobs = [
@@ -356,7 +356,7 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     expect(presetNodeRows(layout, config, jobs)).toEqual(want);
   });
 
-  it('hand-computed: --exclusive on unequal nodes holds them whole (4 + 2 for 3 cores), a shape on one-core nodes holds -N nodes (not its cores), -N 1-3 whole takes the idle nodes there are; both engines', () => {
+  it('hand-computed: --exclusive on unequal nodes holds them whole (4 + 2 for 3 cores), a shape on one-core nodes holds -N nodes (not its cores), -N 1-3 whole takes the idle nodes there are', () => {
     const unequal: Layout = {
       groups: [
         { name: 'big', count: 1, cores: 4 },
@@ -404,7 +404,7 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     expect(cores).toEqual([10]);
   });
 
-  it('both engines refuse the node-profile planner on nodes of several cores (no model of Slurm), as an input error', () => {
+  it('the preset refuses the node-profile planner on nodes of several cores (no model of Slurm), as an input error', () => {
     // it takes a job's units for whole nodes and sees nodes shared by jobs as free: the Slurm engine once started
     // a job on a node already running another (seed 1 of nodeWorkload on these nodes: "job 13 given node 1 whole")
     const why = /slurm config: nodeSelect with sched\/backfill on nodes of several cores needs bfWillRun: .*set bfWillRun, or backfill: false/;

@@ -350,7 +350,7 @@ describe('preemption on nodes, PreemptMode=CANCEL, the will-run backfill: a case
   });
 });
 
-describe('preemption on nodes, hand-computed (both engines)', () => {
+describe('preemption on nodes, hand-computed', () => {
   // six one-core nodes: p = nodes 0-3, q = nodes 4-5; `low` (tier 1) over both, `high` (tier 2) over p
   const on = (mode: PreemptMode): Layout => ({
     groups: [

@@ -51,7 +51,7 @@ function job(id: number, submit: number, partition: number, cores: number, runTi
   return { id, submit, partition, cores, runTime, timeLimit, user: 0 };
 }
 
-describe('the will-run pass walks equal expected ends in the job list order (submission order), both engines', () => {
+describe('the will-run pass walks equal expected ends in the job list order (submission order)', () => {
   it('hand-computed: a usable job behind an unusable one of the same end joins the batch, so the reservation moves and a job backfills', () => {
     const jobs = [
       job(0, 0, 0, 1, 3, 100), // node 0 until 3; its slot is free when job 4's is taken (at job 3's arrival, 5 s)
@@ -162,7 +162,7 @@ describe('the will-run pass walks equal expected ends in the job list order (sub
     ['a whole-node platform', WHOLE_NODES],
     ['nodes of several cores', MULTI_CORE_NODES],
   ] as const)
-    it(`on ${name}, submissions off the whole second (ties common): both engines the same rows and nodes`, () => {
+    it(`on ${name}, submissions off the whole second (ties common): the Slurm engine's rows and nodes`, () => {
       let cases = 0;
       let withTies = 0;
       let pairs = 0;
