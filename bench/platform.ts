@@ -2,7 +2,7 @@
  * Loading a large platform (issue 42, one platform): seed 004's Raijin, 3,600 nodes x 16 cores (57,600
  * cores), from its JSON text to a compiled `Platform`, written three ways:
  * - `native_group`: a native file with one node group (`{"id": "r", "count": 3600, ...}`) and a partition;
- * - `node_group_spec`: the Slurm engine's format (`data/platforms/slurm-raijin.json`);
+ * - `node_group_spec`: the Slurm platform format (`data/platforms/slurm-raijin.json`);
  * - `native_node_by_node`: the same nodes as 3,600 entries of one node each (3,600 groups), for comparison.
  * Each is loaded `runs` times after a warm-up (JSON.parse included); reported: median, min and max in
  * ms, and the heap the loaded platform keeps (measured with `gc()` when Node runs with `--expose-gc`, as

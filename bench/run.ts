@@ -12,14 +12,15 @@
  *   RLScheduler's setting (lublin256 configs: filter, warm start, PPO steps/s and updates/s; the shipped models vs the heuristics).
  * - `irmasim`: `simulate --irmasim` on a 1,500-job, 20-node IRMaSim options file, whole-process time
  *   (and IRMaSim's own on the same file when `IRMASIM` points at a checkout).
- * - `slurm`: seed 004's Raijin at scale: `reproduce raijin` with 1,000,000 jobs (six shrink factors on
- *   57,600 cores), the same sweep on the one engine's Slurm preset (`--engine one`: jobs/s, its ratio, the same
- *   sweep table), then 4,417,018 jobs (the trace's size) at shrink 100; jobs/s, wall time, peak RSS.
- * - `slurm-preset`: the Slurm engine and the one engine's Slurm preset side by side on the same 200,000-job Raijin
- *   replay, interleaved rounds: jobs per CPU second of each, their ratio, and the jobs with the same start and end
- *   in both (issue 42); with `CLUSTERGYM_BENCH_BASELINE=DIR` (another build's `dist/`) that build's Slurm engine too.
- * - `slurm-gpu`: GPU jobs (`Gres=gpu:TYPE:N`) on the Slurm engine against two live runs (`bench/slurmGpu.ts`; issue 45).
- * - `slurm-live`: issue 43's live matrix (`bench/slurmLive.ts`): the Slurm engine against two live runs of a
+ * - `slurm`: seed 004's Raijin at scale on the Slurm preset: `reproduce raijin` with 1,000,000 jobs (six shrink
+ *   factors on 57,600 cores), then 4,417,018 jobs (the trace's size) at shrink 100; jobs/s, wall time, peak RSS;
+ *   with `CLUSTERGYM_BENCH_BASELINE=DIR` (another build's `dist/`) that build's sweep too (before issue 42's
+ *   retirement: its Slurm engine): its jobs/s, the ratio, the same sweep table.
+ * - `slurm-preset`: the Slurm preset on a 200,000-job Raijin replay, jobs per CPU second; with
+ *   `CLUSTERGYM_BENCH_BASELINE=DIR` that build's Slurm engine (or preset) in interleaved rounds: its jobs per CPU
+ *   second, the ratio, and the jobs with the same start and end in both (issue 42).
+ * - `slurm-gpu`: GPU jobs (`Gres=gpu:TYPE:N`) on the Slurm preset against two live runs (`bench/slurmGpu.ts`; issue 45).
+ * - `slurm-live`: issue 43's live matrix (`bench/slurmLive.ts`): the Slurm preset against two live runs of a
  *   fresh workload on each of 24 slurm.conf cells (root and slurm-wlm; about 10 minutes a cell, two at once);
  *   run only when named.
  * - `timesharing`: seed 003: the 10,000-job run of each local policy (wall time, events/s), CoSched-v0 steps/s.

@@ -1,10 +1,15 @@
 /**
- * Benchmark of the Slurm engine at Raijin's scale (issue 17, seed 004): `reproduce raijin` with
- * 1,000,000 jobs (the shrink sweep 100:50:10, six replays of the million jobs on 57,600 cores with
- * multifactor priority, backfill and operator suspensions), then the trace's own size, 4,417,018 jobs,
- * replayed once at shrink 100. Targets: >= 30,000 jobs/s and a peak RSS under 2 GB. The same sweep then runs on
- * the one engine's Slurm preset (`--engine one`): its jobs/s, its ratio to the Slurm engine's, and whether its
- * sweep table is the same (issue 42).
+ * Benchmark of Slurm at Raijin's scale (issue 17, seed 004) on the one engine's Slurm preset (the Slurm engine it
+ * replaced was retired in issue 42): `reproduce raijin` with 1,000,000 jobs (the shrink sweep 100:50:10, six
+ * replays of the million jobs on 57,600 cores with multifactor priority, backfill and operator suspensions), then
+ * the trace's own size, 4,417,018 jobs, replayed once at shrink 100. Targets: >= 30,000 jobs/s and a peak RSS under
+ * 2 GB.
+ *
+ * **Beside another build** (`CLUSTERGYM_BENCH_BASELINE=DIR`, the `dist/` of that build; bench/builds.ts): the
+ * `slurm` section runs that build's `reproduce raijin` sweep too (a build from before the retirement runs its
+ * default, the Slurm engine: issue 42's "the Slurm 1M-job, 57,600-core benchmark at least 90 % of today's jobs/s
+ * in the same run"), its jobs/s, this build's ratio to it and whether the sweep tables are the same; the
+ * `slurm-preset` section interleaves shorter runs of both builds in CPU time (`benchSlurmPreset`).
  *
  * `jobs_per_s` counts every job replayed (jobs x shrink factors) over the wall time. The peak RSS is
  * the process's (`maxRSS`): run the section alone for a figure of its own
@@ -15,6 +20,7 @@ import { quantileOf } from '../src/core/statistics.js';
 import { buildModule, cpuSeconds } from './builds.js';
 import { runRaijinExperiment } from '../src/slurm/experiment.js';
 import { RAIJIN_PLATFORM, SlurmPlatform } from '../src/slurm/platform.js';
+import type { SlurmJobInput } from '../src/slurm/config.js';
 import { runSlurmPreset } from '../src/slurm/preset.js';
 import { replay, runworkload } from '../src/slurm/replay.js';
 import { DEFAULT_RAIJIN_WORKLOAD, raijinWorkload } from '../src/slurm/workload.js';
@@ -22,9 +28,10 @@ import { DEFAULT_RAIJIN_WORKLOAD, raijinWorkload } from '../src/slurm/workload.j
 const rss = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
 /** The `slurm` bench section. */
-export function benchSlurm(jobs = 1_000_000, traceJobs = 4_417_018): Record<string, unknown> {
+export async function benchSlurm(jobs = 1_000_000, traceJobs = 4_417_018): Promise<Record<string, unknown>> {
+  const options = { jobs, seed: 1, shrink: '100:50:10', group: 10, load: 0.85 };
   const t0 = performance.now();
-  const r = runRaijinExperiment({ jobs, seed: 1, shrink: '100:50:10', group: 10, load: 0.85 });
+  const r = runRaijinExperiment(options);
   const sweepSeconds = (performance.now() - t0) / 1000;
   const sweep = {
     jobs,
@@ -38,16 +45,22 @@ export function benchSlurm(jobs = 1_000_000, traceJobs = 4_417_018): Record<stri
     utilisation_100: r.raijin.shrink_sweep[0]?.utilisation,
     peak_rss_mb: rss(),
   };
-  // the same sweep on the one engine's Slurm preset (issue 42: its jobs/s beside the Slurm engine's)
-  const t2 = performance.now();
-  const one = runRaijinExperiment({ jobs, seed: 1, shrink: '100:50:10', group: 10, load: 0.85, engine: 'one' });
-  const oneSweep = {
-    wall_s: Math.round(((performance.now() - t2) / 1000) * 10) / 10,
-    jobs_per_s: one.raijin.jobs_per_s,
-    over_slurm_engine: Math.round((one.raijin.jobs_per_s / r.raijin.jobs_per_s) * 1000) / 1000,
-    findings_hold: one.findings.every((f) => f.holds),
-    same_sweep: JSON.stringify(one.raijin.shrink_sweep) === JSON.stringify(r.raijin.shrink_sweep),
-  };
+  // the same sweep on the baseline build (before issue 42's retirement: its Slurm engine)
+  const dir = process.env.CLUSTERGYM_BENCH_BASELINE;
+  let baseline: Record<string, unknown> | undefined;
+  if (dir) {
+    const m = (await import(buildModule(dir, 'src/slurm/experiment.js'))) as typeof import('../src/slurm/experiment.js');
+    const t2 = performance.now();
+    const b = m.runRaijinExperiment(options);
+    baseline = {
+      dist: dir,
+      wall_s: Math.round(((performance.now() - t2) / 1000) * 10) / 10,
+      jobs_per_s: b.raijin.jobs_per_s,
+      over_baseline: Math.round((r.raijin.jobs_per_s / b.raijin.jobs_per_s) * 1000) / 1000,
+      findings_hold: b.findings.every((f) => f.holds),
+      same_sweep: JSON.stringify(b.raijin.shrink_sweep) === JSON.stringify(r.raijin.shrink_sweep),
+    };
+  }
   const t1 = performance.now();
   const m = replay(
     new SlurmPlatform(RAIJIN_PLATFORM),
@@ -58,7 +71,7 @@ export function benchSlurm(jobs = 1_000_000, traceJobs = 4_417_018): Record<stri
   const s = (performance.now() - t1) / 1000;
   return {
     raijin_1m_sweep: sweep,
-    raijin_1m_sweep_one_engine: oneSweep,
+    ...(baseline ? { raijin_1m_sweep_baseline: baseline } : {}),
     trace_scale: {
       jobs: traceJobs,
       wall_s: Math.round(s * 10) / 10,
@@ -72,38 +85,68 @@ export function benchSlurm(jobs = 1_000_000, traceJobs = 4_417_018): Record<stri
   };
 }
 
-/** What the `slurm-preset` section runs of one build (this one, or the baseline's `dist/`): its Slurm engine. */
-interface SlurmSubject {
-  platform: typeof import('../src/slurm/platform.js');
-  engine: typeof import('../src/slurm/engine.js');
+/** A Raijin replay of a build: the CPU seconds it took, each job's start and end to `onEnd`. */
+type SlurmRun = (input: readonly SlurmJobInput[], config: { users: number }, onEnd?: (id: number, start: number, end: number) => void) => number;
+
+/**
+ * The baseline build's run of the replay: its Slurm engine when it has one (a build from before issue 42 retired
+ * it, e.g. e739207, the commit that filed the issue, which has no preset), else its Slurm preset.
+ */
+async function baselineRun(dir: string): Promise<{ engine: 'slurm engine' | 'slurm preset'; run: SlurmRun }> {
+  const platform = (await import(buildModule(dir, 'src/slurm/platform.js'))) as typeof import('../src/slurm/platform.js');
+  let engine: { SlurmEngine: new (...args: unknown[]) => SlurmEngineLike } | null = null;
+  try {
+    engine = await import(buildModule(dir, 'src/slurm/engine.js'));
+  } catch {
+    engine = null;
+  }
+  if (engine !== null) {
+    const E = engine.SlurmEngine;
+    return {
+      engine: 'slurm engine',
+      run: (input, config, onEnd) => {
+        const t = cpuSeconds();
+        const e = new E(new platform.SlurmPlatform(platform.RAIJIN_PLATFORM), config);
+        if (onEnd) e.onFinish((J, s) => onEnd(J.id[s]!, J.start[s]!, J.end[s]!));
+        e.stream(input);
+        e.run();
+        return cpuSeconds() - t;
+      },
+    };
+  }
+  const preset = (await import(buildModule(dir, 'src/slurm/preset.js'))) as typeof import('../src/slurm/preset.js');
+  return { engine: 'slurm preset', run: presetRunOf(preset.runSlurmPreset) };
 }
 
-/** A build's Slurm engine (a baseline's may predate the preset: e739207, the commit that filed issue 42, has none). */
-async function loadSlurm(dist: string | null): Promise<SlurmSubject> {
-  const at = (p: string) => buildModule(dist, p);
-  return {
-    platform: await import(at('src/slurm/platform.js')),
-    engine: await import(at('src/slurm/engine.js')),
+/** What the bench reads of a baseline build's Slurm engine (src/slurm/engine.ts before issue 42 retired it). */
+interface SlurmEngineLike {
+  onFinish(f: (J: { id: ArrayLike<number>; start: ArrayLike<number>; end: ArrayLike<number> }, s: number) => void): void;
+  stream(jobs: Iterable<SlurmJobInput>): void;
+  run(): void;
+}
+
+/** The replay on a build's Slurm preset. */
+function presetRunOf(run: typeof runSlurmPreset): SlurmRun {
+  return (input, config, onEnd) => {
+    const t = cpuSeconds();
+    run(RAIJIN_PLATFORM, input, config, onEnd ? [{ onEnd: (_s, r) => onEnd(Number(r.job.id), r.start, r.finish) }] : []);
+    return cpuSeconds() - t;
   };
 }
-
-const cpu = cpuSeconds;
 
 const median = (v: number[]): number => quantileOf(v, 0.5);
 
 /**
- * The `slurm-preset` section (issue 42): the Slurm engine and the one engine running its preset
- * (`src/slurm/preset.ts`) side by side on the same Raijin replay (shrink 100, 57,600 cores, multifactor
- * priority, backfill, operator suspensions; `jobs` jobs; the one engine's run converts the jobs as it takes
- * them, `runSlurmPreset`), `rounds` interleaved rounds after a warm-up round: the median CPU time of each
- * engine's run, jobs per CPU second, the median of the rounds' ratios, and how many jobs get the same start
- * and end in both, to 1e-9 relative (`bit_identical`: to the bit; the end of a suspended job is a sum the two
- * engines take in another order, and a job started at such an end inherits the last bits).
+ * The `slurm-preset` section (issue 42): the one engine running the Slurm preset (`src/slurm/preset.ts`) on a
+ * Raijin replay (shrink 100, 57,600 cores, multifactor priority, backfill, operator suspensions; `jobs` jobs),
+ * `rounds` rounds after a warm-up round: the median CPU time of a run and jobs per CPU second.
  *
- * **Beside another build** (`CLUSTERGYM_BENCH_BASELINE=DIR`, the `dist/` of that build, e.g. of the commit
- * that filed issue 42: `git worktree add /tmp/base e739207 && cd /tmp/base && npm ci && npx tsc`, then
- * `DIR=/tmp/base/dist`): that build's Slurm engine runs in the same rounds, and `baseline` holds its jobs per
- * CPU second and the preset's ratio to it (the issue's "today's jobs/s").
+ * **Beside another build** (`CLUSTERGYM_BENCH_BASELINE=DIR`, the `dist/` of that build, e.g. of the last commit
+ * with the Slurm engine or of the commit that filed issue 42: `git worktree add /tmp/base e739207 && cd /tmp/base
+ * && npm ci && npx tsc`, then `DIR=/tmp/base/dist`): that build's Slurm engine (or, in a build after its
+ * retirement, its Slurm preset) runs in the same rounds, interleaved, and `baseline` holds its jobs per CPU second,
+ * this build's ratio to it (the issue's "today's jobs/s"), and how many jobs get the same start and end in both
+ * (`bit_identical`: to the bit; `same_start_and_end`: to 1e-9 relative).
  */
 export async function benchSlurmPreset(jobs = 200_000, rounds = 5): Promise<Record<string, unknown>> {
   const input = [
@@ -116,42 +159,25 @@ export async function benchSlurmPreset(jobs = 200_000, rounds = 5): Promise<Reco
     }),
   ];
   const config = { users: DEFAULT_RAIJIN_WORKLOAD.users };
-  const here = await loadSlurm(null);
+  const here = presetRunOf(runSlurmPreset);
   const dir = process.env.CLUSTERGYM_BENCH_BASELINE;
-  const base = dir ? await loadSlurm(dir) : null;
-  const slurmRun = (m: SlurmSubject, onEnd?: (id: number, start: number, end: number) => void): number => {
-    const t = cpu();
-    const e = new m.engine.SlurmEngine(new m.platform.SlurmPlatform(m.platform.RAIJIN_PLATFORM), config);
-    if (onEnd) e.onFinish((J, s) => onEnd(J.id[s]!, J.start[s]!, J.end[s]!));
-    e.stream(input);
-    e.run();
-    return cpu() - t;
-  };
-  const presetRun = (onEnd?: (id: number, start: number, end: number) => void): number => {
-    const t = cpu();
-    runSlurmPreset(RAIJIN_PLATFORM, input, config, onEnd ? [{ onEnd: (_s, r) => onEnd(Number(r.job.id), r.start, r.finish) }] : []);
-    return cpu() - t;
-  };
+  const base = dir ? await baselineRun(dir) : null;
   // the warm-up round compares the schedules
-  const slurm = new Map<number, [number, number]>();
   const one = new Map<number, [number, number]>();
-  slurmRun(here, (id, a, b) => void slurm.set(id, [a, b]));
-  presetRun((id, a, b) => void one.set(id, [a, b]));
-  if (base) slurmRun(base);
-  const t = { slurm: [] as number[], one: [] as number[], base: [] as number[] };
+  const other = new Map<number, [number, number]>();
+  here(input, config, (id, a, b) => void one.set(id, [a, b]));
+  if (base) base.run(input, config, (id, a, b) => void other.set(id, [a, b]));
+  const t = { one: [] as number[], base: [] as number[] };
   for (let r = 0; r < rounds; r++) {
-    t.slurm.push(slurmRun(here));
-    t.one.push(presetRun());
-    if (base) t.base.push(slurmRun(base));
+    t.one.push(here(input, config));
+    if (base) t.base.push(base.run(input, config));
   }
   let same = 0;
   let exact = 0;
   const close = (x: number, y: number) => Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(y));
-  for (const [id, [a, b]] of slurm) {
+  for (const [id, [a, b]] of other) {
     const o = one.get(id);
     if (o === undefined) continue;
-    // the end of a suspended job is a sum the engines take in another order (equal to the last bits), and a
-    // job started at such an end inherits it
     if (close(o[0], a) && close(o[1], b)) same++;
     if (o[0] === a && o[1] === b) exact++;
   }
@@ -160,17 +186,24 @@ export async function benchSlurmPreset(jobs = 200_000, rounds = 5): Promise<Reco
   return {
     jobs: input.length,
     rounds,
-    slurm_engine_jobs_per_cpu_s: rate(t.slurm),
     one_engine_jobs_per_cpu_s: rate(t.one),
-    one_over_slurm: ratio(t.slurm, t.one),
-    same_start_and_end: same,
-    bit_identical: exact,
-    jobs_compared: slurm.size,
-    ...(base ? { baseline: { dist: dir, slurm_engine_jobs_per_cpu_s: rate(t.base), one_over_baseline_slurm: ratio(t.base, t.one) } } : {}),
+    ...(base
+      ? {
+          baseline: {
+            dist: dir,
+            engine: base.engine,
+            jobs_per_cpu_s: rate(t.base),
+            one_over_baseline: ratio(t.base, t.one),
+            same_start_and_end: same,
+            bit_identical: exact,
+            jobs_compared: other.size,
+          },
+        }
+      : {}),
   };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const n = process.argv[2] ? Number(process.argv[2]) : undefined;
-  console.log(JSON.stringify(process.argv[3] === 'preset' ? await benchSlurmPreset(n) : benchSlurm(n), null, 2));
+  console.log(JSON.stringify(process.argv[3] === 'preset' ? await benchSlurmPreset(n) : await benchSlurm(n), null, 2));
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- slurm-gpu` (issue 45): GPU jobs replayed on the Slurm engine configured by a slurm.conf
+ * `npm run bench -- slurm-gpu` (issue 45): GPU jobs replayed on the Slurm preset configured by a slurm.conf
  * with `Gres=gpu:TYPE:N` nodes, against two live runs on Slurm 22.05 (`deploy/slurm/local-cluster.sh` with
  * `GPUS`: emulated GPUs, a gres.conf of character devices). The cluster is issue 43's matrix cell
  * `bfi1-bfr60-basic-tasks-changed` (8 nodes of 4 CPUs, `CR_CPU`, bf_interval 1 s, bf_resolution 60 s, priority/basic, sched_interval 20 s, batch_sched_delay 1 s) with

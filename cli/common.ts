@@ -12,6 +12,7 @@ import { Command, type ErrorOptions, Option } from 'commander';
 import { z } from 'zod';
 import { InputError } from '../src/core/errors.js';
 import { PACKAGE_ROOT } from '../src/core/paths.js';
+import { type ReplayEngine, replayEngineRefusal } from '../src/slurm/replay.js';
 export { DEFAULT_PLATFORM, DEFAULT_WORKLOAD, PACKAGE_ROOT } from '../src/core/paths.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -215,6 +216,24 @@ export function oneOf<const V extends readonly [string, ...string[]]>(values: V)
   const list = values as unknown as [V[number], ...V[number][]];
   return z.enum(list, { errorMap: (_issue, ctx) => ({ message: expected(`one of ${values.join(', ')}`, String(ctx.data)) }) });
 }
+
+/**
+ * `--engine` of the Slurm replays (`reproduce raijin`, `slurm-replay`): `one`, the one engine's Slurm preset, the
+ * only engine since the Slurm engine was retired (issue 42), still accepted so that scripts that chose it run on;
+ * `slurm` refused, saying so (`replayEngineRefusal`).
+ */
+export const REPLAY_ENGINE_FLAG = {
+  value: 'one',
+  schema: z
+    .string()
+    .superRefine((v, ctx) => {
+      const why = replayEngineRefusal(v);
+      if (why !== null) ctx.addIssue({ code: z.ZodIssueCode.custom, message: why });
+    })
+    .transform((): ReplayEngine => 'one'),
+  default: 'one' as ReplayEngine,
+  help: "the engine that replays: the one engine running the Slurm preset (docs/model.md, 'The Slurm preset'), the only one since the Slurm engine's retirement; kept for scripts that name it",
+};
 
 /** A string value (`nonEmpty`: the empty string is refused). */
 export function text(nonEmpty = false): z.ZodType<string, z.ZodTypeDef, string> {

@@ -1,9 +1,9 @@
 /**
- * `clustergym slurm-replay WORKLOAD --slurm-conf FILE [--shrink F] [--engine slurm|one] [--live] [--runs N] [--json] [--out DIR]`:
- * a site's job records (SWF, `sacct --json`, `sacct -P`) replayed on the Slurm engine configured by a
- * real slurm.conf (src/slurm/slurmConf.ts, src/slurm/trace.ts), or with `--engine one` on the one engine
- * running its Slurm preset (src/slurm/preset.ts; a configuration or job it does not model yet exits 2,
- * naming it); with `--live`, also on the live Slurm of `SLURM_CONF` as seed 004's runworkload does
+ * `clustergym slurm-replay WORKLOAD --slurm-conf FILE [--shrink F] [--live] [--runs N] [--json] [--out DIR]`:
+ * a site's job records (SWF, `sacct --json`, `sacct -P`) replayed on the one engine running its Slurm preset
+ * configured by a real slurm.conf (src/slurm/slurmConf.ts, src/slurm/trace.ts, src/slurm/preset.ts; a
+ * configuration or job it does not model yet exits 2, naming it; `--engine one` is accepted, as before the
+ * Slurm engine's retirement); with `--live`, also on the live Slurm of `SLURM_CONF` as seed 004's runworkload does
  * (src/slurm/live.ts), and the two compared job by job.
  *
  * The comparison and its verdict are `src/slurm/agreement.ts` (`compareWithLive`); exit code 0 either way
@@ -19,9 +19,8 @@ import { liveReplay, savedRun } from '../src/slurm/live.js';
 import { readSlurmConf } from '../src/slurm/slurmConf.js';
 import { type Agreement, compareWithLive, engineForRun } from '../src/slurm/agreement.js';
 import { readTrace } from '../src/slurm/records.js';
-import { REPLAY_ENGINES } from '../src/slurm/replay.js';
 import { type ScheduleComparison, type ScheduleSummary, type ScheduledJob, engineSchedule, replayJobs, summarise } from '../src/slurm/trace.js';
-import { type CliCommandModule, addFlags, defineFlags, formatTable, int, num, oneOf, readFlags, text } from './common.js';
+import { type CliCommandModule, REPLAY_ENGINE_FLAG, addFlags, defineFlags, formatTable, int, num, readFlags, text } from './common.js';
 
 /** The flags of `slurm-replay`. */
 export const flags = defineFlags({
@@ -63,12 +62,7 @@ export const flags = defineFlags({
     schema: text(true),
     help: 'compare with the live runs an earlier --live --out DIR saved (live-1.json, live-2.json, ...) instead of running them',
   },
-  engine: {
-    value: 'slurm|one',
-    schema: oneOf(REPLAY_ENGINES),
-    default: 'slurm',
-    help: "the engine that replays: the Slurm engine, or the one engine running its Slurm preset (docs/model.md, 'The Slurm preset'; what the preset does not model yet exits 2, naming it)",
-  },
+  engine: REPLAY_ENGINE_FLAG,
   json: { help: 'print the result as JSON on stdout instead of tables' },
   out: { value: 'DIR', schema: text(true), help: 'write engine.json, live-K.json, comparison.json and schedule CSVs there' },
 });
@@ -200,8 +194,8 @@ export const command: CliCommandModule = {
       // load), its jobs as that run submitted and ran them (engineForRun); the engine's schedule reported is the first run's (or the nominal timers' without live runs)
       const timed = live.length > 0 && live.every((l) => l.bg_ticks !== undefined || l.bf_ticks !== undefined);
       const engines = timed
-        ? live.map((l) => engineForRun(jobs, conf, l, v['clock-phase'], v['ctld-start'] ?? l.ctld_start, v.engine))
-        : [engineSchedule(jobs, conf, undefined, v['clock-phase'], ctldStart, undefined, v.engine)];
+        ? live.map((l) => engineForRun(jobs, conf, l, v['clock-phase'], v['ctld-start'] ?? l.ctld_start))
+        : [engineSchedule(jobs, conf, undefined, v['clock-phase'], ctldStart)];
       const engine = engines[0]!;
       const result: Record<string, unknown> = {
         workload,

@@ -7,8 +7,8 @@
  */
 import { z } from 'zod';
 import { runRaijinExperiment } from '../../src/slurm/experiment.js';
-import { REPLAY_ENGINES, shrinkFactors } from '../../src/slurm/replay.js';
-import { defineFlags, formatTable, int, num, oneOf, text } from '../common.js';
+import { shrinkFactors } from '../../src/slurm/replay.js';
+import { REPLAY_ENGINE_FLAG, defineFlags, formatTable, int, num, text } from '../common.js';
 import { defineExperiment, REPRODUCE_FLAGS } from './define.js';
 
 const shrink = z.string().superRefine((s, ctx) => {
@@ -32,17 +32,11 @@ export const reproduceCommand = defineExperiment(
       help: 'a Slurm platform file (node groups and partitions; docs/slurm.md); default: Raijin, 3,600 x 16 cores',
     },
     load: { value: 'X', schema: num({ gt: 0, lte: 1.5 }), default: 0.85, help: 'offered load of the workload (work / capacity)' },
-    engine: {
-      value: 'slurm|one',
-      schema: oneOf(REPLAY_ENGINES),
-      default: 'slurm',
-      help: "the engine that replays: the Slurm engine, or the one engine running its Slurm preset (the same schedules at about 0.65 x the speed; docs/model.md, 'The Slurm preset')",
-    },
+    engine: REPLAY_ENGINE_FLAG,
   }),
   {
     summary: 'seed 004 (Slurm on Raijin): 57,600 cores, runworkload shrink sweep, calcmets, Tables 4.1/4.2',
-    run: (v, out, log) =>
-      runRaijinExperiment({ jobs: v.jobs, seed: v.seed, shrink: v.shrink, group: v.group, load: v.load, platform: v.platform, engine: v.engine, out }, log),
+    run: (v, out, log) => runRaijinExperiment({ jobs: v.jobs, seed: v.seed, shrink: v.shrink, group: v.group, load: v.load, platform: v.platform, out }, log),
     tables: (report) => {
       const sweep = (report.tables.shrink_sweep ?? []).map((r) => [
         `${r.shrink}%`,

@@ -38,21 +38,21 @@
  * suspended jobs, accounting violations). `terminated` when every job has left; `truncated` after
  * `max_steps` periods.
  *
- * Engine (`engine`): `slurm`, the Slurm engine (the default), or `one`, the one engine's Slurm preset run step by
- * step (`SlurmPresetRun`, src/slurm/presetRun.ts), reconfigured at every step in the priority and backfill
- * dimensions; the episodes are the same bit for bit (`test/envs/slurmPreset.test.ts`). The env reads either through
- * one interface (`SlurmEnvEngine`): the waiting jobs in whatever order the engine keeps them, and `terminated`
- * when the Slurm engine's queue empties (after the last job its priority tick and an armed backfill pass still run).
+ * Engine: the one engine's Slurm preset run step by step (`SlurmPresetRun`, src/slurm/presetRun.ts), reconfigured
+ * at every step in the priority and backfill dimensions; the episodes are those of the retired Slurm engine bit for
+ * bit (`test/envs/slurmPreset.test.ts`, against its recorded episodes). The env reads it through one interface
+ * (`SlurmEnvEngine`): the waiting jobs in whatever order the preset keeps them (the observation's sums are order-free), and `terminated` when Slurm's queue empties (after the
+ * last job its priority tick and an armed backfill pass still run). The config key `engine` takes `one` only (kept
+ * for configurations that name it; `slurm` is refused, saying why).
  */
 import { z } from 'zod';
 import { InvalidActionFields } from '../invalidAction.js';
 import { inputErrorFromIssues } from '../../src/core/errors.js';
 import { ExactSum } from '../../src/core/statistics.js';
-import { SlurmEngine } from '../../src/slurm/engine.js';
 import { JobPhase } from '../../src/core/engine.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
 import { DEFAULT_PRIORITY, type PriorityConfig } from '../../src/slurm/priority.js';
-import { CalcMetsAccumulator, type CalcMets, type CalcMetsRecord, calcMetsListener, calcMetsRecordOf, REPLAY_ENGINES } from '../../src/slurm/replay.js';
+import { CalcMetsAccumulator, type CalcMets, type CalcMetsRecord, calcMetsListener, type ReplayEngine, replayEngineRefusal } from '../../src/slurm/replay.js';
 import type { SlurmSchedulingChange } from '../../src/slurm/config.js';
 import { SlurmPresetRun } from '../../src/slurm/presetRun.js';
 import { DEFAULT_RAIJIN_WORKLOAD, raijinWorkload } from '../../src/slurm/workload.js';
@@ -86,10 +86,17 @@ export const SlurmEnvConfigSchema = z
     /** Seed of the episodes started by `reset()` without a seed. */
     seed: z.number().int().default(0),
     /**
-     * The engine the episodes run on: `slurm`, the Slurm engine (src/slurm/engine.ts), or `one`, the one engine
-     * running the Slurm preset step by step (src/slurm/presetRun.ts). The same episodes, bit for bit.
+     * The engine the episodes run on: `one`, the one engine running the Slurm preset step by step
+     * (src/slurm/presetRun.ts), the only one since the Slurm engine (`slurm`) was retired (issue 42).
      */
-    engine: z.enum(REPLAY_ENGINES).default('slurm'),
+    engine: z
+      .string()
+      .superRefine((v, ctx) => {
+        const why = replayEngineRefusal(v);
+        if (why !== null) ctx.addIssue({ code: z.ZodIssueCode.custom, message: why });
+      })
+      .transform((): ReplayEngine => 'one')
+      .default('one'),
     /** What `step` does with an action the mask forbids (envs/invalidAction.ts). */
     ...InvalidActionFields,
   })
@@ -148,10 +155,7 @@ export interface SlurmEnvInfo extends GymInfo {
   episode?: EpisodeInfo;
 }
 
-/**
- * What Slurm-v0 does to its engine and reads of it (the module comment's features), the Slurm engine's or the
- * preset's (`engine` in the config): each gives the same numbers, the waiting jobs in the same order.
- */
+/** What Slurm-v0 does to its engine and reads of it (the module comment's features). */
 interface SlurmEnvEngine {
   readonly now: number;
   /** Whether an event remains (`terminated` when not). */
@@ -166,40 +170,6 @@ interface SlurmEnvEngine {
   readonly suspendedCount: number;
   readonly submitted: number;
   readonly backfilled: number;
-}
-
-/** The Slurm engine as Slurm-v0 drives it. */
-function slurmEngineOps(e: SlurmEngine): SlurmEnvEngine {
-  return {
-    get now() {
-      return e.now;
-    },
-    get busy() {
-      return e.busy;
-    },
-    setScheduling: (change) => e.setScheduling(change),
-    runUntil: (t) => e.runUntil(t),
-    usedCores: () => e.usedCores(),
-    forEachPending: (f) => {
-      const J = e.jobs;
-      for (const s of e.pending) f(J.cores[s]!, J.submit[s]!);
-    },
-    get pendingCount() {
-      return e.pending.length;
-    },
-    get runningCount() {
-      return e.runningCount;
-    },
-    get suspendedCount() {
-      return e.suspendedCount;
-    },
-    get submitted() {
-      return e.stats.submitted;
-    },
-    get backfilled() {
-      return e.stats.backfilled;
-    },
-  };
 }
 
 /** The Slurm preset's stepped run as Slurm-v0 drives it. */
@@ -238,7 +208,7 @@ export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
   readonly id = SLURM_ENV_ID;
   readonly observationSpace: BoxSpace = box([FEATURES + SLURM_ACTIONS], 0, 1);
   readonly actionSpace: DiscreteSpace = discrete(SLURM_ACTIONS);
-  private engine: SlurmEngine | SlurmPresetRun | null = null;
+  private engine: SlurmPresetRun | null = null;
   private ops: SlurmEnvEngine | null = null;
   private acc: CalcMetsAccumulator | null = null;
   private readonly obs = new Float32Array(FEATURES + SLURM_ACTIONS);
@@ -252,11 +222,8 @@ export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
     super(SLURM_ACTIONS, ctx.config.seed, ctx.config);
   }
 
-  /**
-   * The engine of the episode (null before `reset`), for agents that read the cluster's state: the Slurm engine,
-   * or the preset's stepped run (`engine: "one"`).
-   */
-  get simulator(): SlurmEngine | SlurmPresetRun | null {
+  /** The engine of the episode (null before `reset`), for agents that read the cluster's state: the preset's stepped run. */
+  get simulator(): SlurmPresetRun | null {
     return this.engine;
   }
 
@@ -272,17 +239,9 @@ export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
       if (r.state === JobPhase.Completed || r.state === JobPhase.TimedOut) this.sdSum += (r.end - r.submit) / Math.max(1, r.run) - 1;
     };
     const wl = raijinWorkload({ jobs: c.jobs, seed, load: c.load, users: c.users, totalCores: this.ctx.platform.totalCores });
-    if (c.engine === 'one') {
-      const run = new SlurmPresetRun(this.ctx.platform.spec, wl, { users: c.users }, [calcMetsListener(left)]);
-      this.engine = run;
-      this.ops = presetOps(run);
-    } else {
-      const engine = new SlurmEngine(this.ctx.platform, { users: c.users });
-      engine.onFinish((J, s) => left(calcMetsRecordOf(J, s)));
-      engine.stream(wl);
-      this.engine = engine;
-      this.ops = slurmEngineOps(engine);
-    }
+    const run = new SlurmPresetRun(this.ctx.platform.spec, wl, { users: c.users }, [calcMetsListener(left)]);
+    this.engine = run;
+    this.ops = presetOps(run);
     this.acc = acc;
     this.lastAction = 0;
     this.mask.fill(1);

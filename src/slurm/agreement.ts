@@ -11,7 +11,6 @@
  * replay's times by up to seconds on a loaded machine: that is the workload Slurm received), and the
  * verdict compares the mean of those schedules' summaries (`engineForRun`).
  */
-import type { ReplayEngine } from './replay.js';
 import type { SlurmConf } from './slurmConf.js';
 import {
   type ReplayJob,
@@ -34,17 +33,9 @@ export interface LiveClocks {
 /**
  * The engine's schedule of `jobs` on a live run's own clocks: each job submitted when the run submitted it
  * (by record id; from the replay's start, as the run's times are), multifactor's decay and the timer grids
- * from slurmctld's start (`ctldStart`, default the run's), and slurmctld's logged timer ticks; on the Slurm
- * engine or the one engine's Slurm preset (`engineName`, `engineSchedule`).
+ * from slurmctld's start (`ctldStart`, default the run's), and slurmctld's logged timer ticks (`engineSchedule`).
  */
-export function engineForRun(
-  jobs: readonly ReplayJob[],
-  conf: SlurmConf,
-  run: LiveClocks,
-  clockPhase = 0,
-  ctldStart = run.ctld_start,
-  engineName: ReplayEngine = 'slurm',
-): Schedule {
+export function engineForRun(jobs: readonly ReplayJob[], conf: SlurmConf, run: LiveClocks, clockPhase = 0, ctldStart = run.ctld_start): Schedule {
   const at = new Map(run.jobs.map((j) => [j.id, j]));
   const asRun = jobs.map((j) => {
     const r = at.get(j.id);
@@ -54,7 +45,7 @@ export function engineForRun(
     const done = r.released !== undefined && r.end !== undefined ? { completing: Math.max(0, r.released - r.end), epilogPass: r.epilog === true } : {};
     return { ...j, submit: Math.max(0, r.submit), runTime: Math.max(0, ran), ...done };
   });
-  return engineSchedule(asRun, conf, undefined, clockPhase, ctldStart, { bg: run.bg_ticks, bf: run.bf_ticks }, engineName);
+  return engineSchedule(asRun, conf, undefined, clockPhase, ctldStart, { bg: run.bg_ticks, bf: run.bf_ticks });
 }
 
 /** One metric's verdict. */

@@ -1,11 +1,9 @@
 /**
- * The Slurm engine's inputs and settings: a submitted job (`SlurmJobInput`), the scheduler's
- * configuration (`SlurmConfig`, slurm.conf's names in the comments; defaults `DEFAULT_SLURM`), the
- * counters of a run (`EngineStats`) and the listener of jobs leaving the system. What each setting
- * does is documented at its field; the engine is `engine.ts`, its backfill planners `backfill*.ts`.
+ * Slurm's inputs and settings: a submitted job (`SlurmJobInput`) and the scheduler's configuration
+ * (`SlurmConfig`, slurm.conf's names in the comments; defaults `DEFAULT_SLURM`). What each setting does is
+ * documented at its field; the Slurm preset of the one engine (`preset.ts`) runs them.
  */
 import type { NodeShape } from '../scheduling/nodeSelection.js';
-import type { JobTable } from './jobs.js';
 import { DEFAULT_PRIORITY, type PriorityConfig } from './priority.js';
 
 /**
@@ -27,7 +25,7 @@ export function hashUnit(id: number, seed: number): number {
  * sees a node as held only by a job holding it whole; on nodes of several cores jobs share nodes (a job holds
  * CPUs on each), which it would take for free and give whole to another job. Slurm's backfill has no such pass:
  * `_attempt_backfill` tests each job with the select plugin's will-run test (`select_g_job_test(...,
- * SELECT_MODE_WILL_RUN)`: `bfWillRun`). Both engines refuse it (the Slurm engine's constructor, the preset).
+ * SELECT_MODE_WILL_RUN)`: `bfWillRun`). The preset refuses it.
  */
 export function slurmConfigRefusal(c: Pick<SlurmConfig, 'nodeSelect' | 'backfill' | 'bfWillRun'>, coresPerNode: ArrayLike<number>): string | null {
   if (!(c.nodeSelect && c.backfill && !c.bfWillRun) || Array.prototype.every.call(coresPerNode, (n: number) => n === 1)) return null;
@@ -262,26 +260,8 @@ export const DEFAULT_SLURM: SlurmConfig = {
 };
 
 /**
- * A change of the scheduler's settings during a run (an operator's `scontrol reconfigure`): the Slurm engine's
- * `setScheduling` takes any setting but the users and QOS; the preset's stepped run (`SlurmPresetRun`) the
- * priority's weights and flags, `backfill` and `bfWindow`, and refuses any other by name.
+ * A change of the scheduler's settings during a run (an operator's `scontrol reconfigure`): the preset's stepped
+ * run (`SlurmPresetRun`) takes the priority's weights and flags, `backfill` and `bfWindow`, and refuses any other
+ * by name.
  */
 export type SlurmSchedulingChange = Partial<Omit<SlurmConfig, 'priority' | 'users' | 'qosPriorities'>> & { priority?: Partial<PriorityConfig> };
-
-/** Called when a job leaves the system (completed, timeout, cancelled, refused); read its slot then. */
-export type FinishListener = (jobs: JobTable, slot: number) => void;
-
-/** Counters of a run. */
-export interface EngineStats {
-  submitted: number;
-  started: number;
-  backfilled: number;
-  preempted: number;
-  suspensions: number;
-  requeued: number;
-  cancelled: number;
-  timeouts: number;
-  refused: number;
-  events: number;
-  backfillPasses: number;
-}

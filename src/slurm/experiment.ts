@@ -28,7 +28,7 @@ import { InputError } from '../core/errors.js';
 import { type Finding, type ReproduceReport, finding } from '../report/findings.js';
 import type { SlurmConfig } from './config.js';
 import { RAIJIN_PLATFORM, SlurmPlatform, loadSlurmPlatform } from './platform.js';
-import { type CalcMets, type ReplayEngine, replay, shrinkFactors } from './replay.js';
+import { type CalcMets, replay, shrinkFactors } from './replay.js';
 import { DEFAULT_RAIJIN_WORKLOAD, TABLE_4_1, raijinWorkload } from './workload.js';
 
 /** Parameters of the experiment. */
@@ -47,8 +47,6 @@ export interface RaijinExperimentOptions {
   platform?: string | undefined;
   /** Scheduler settings (defaults: `DEFAULT_SLURM`). */
   config?: Partial<SlurmConfig>;
-  /** The engine that replays: the Slurm engine (default) or the one engine's Slurm preset (`preset.ts`). */
-  engine?: ReplayEngine | undefined;
   out?: string | undefined;
 }
 
@@ -90,13 +88,7 @@ export function runRaijinExperiment(o: RaijinExperimentOptions, log: (line: stri
   const runs: CalcMets[] = [];
   for (const f of factors) {
     const t = performance.now();
-    const m = replay(
-      platform,
-      raijinWorkload(wl),
-      { shrink: f, warmup, group: o.group, drift: 0, meanGap: wl.meanGap },
-      { users: wl.users, ...o.config },
-      o.engine ?? 'slurm',
-    );
+    const m = replay(platform, raijinWorkload(wl), { shrink: f, warmup, group: o.group, drift: 0, meanGap: wl.meanGap }, { users: wl.users, ...o.config });
     runs.push(m);
     const s = (performance.now() - t) / 1000;
     log(

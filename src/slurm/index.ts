@@ -1,4 +1,4 @@
-/** Slurm at production scale (seed 004): platforms, engine, multifactor priority, replay/calcmets, workload, experiment; slurm.conf, site traces and the live comparison (`docs/slurm.md`). */
+/** Slurm at production scale (seed 004): platforms, the Slurm preset of the one engine, multifactor priority, replay/calcmets, workload, experiment; slurm.conf, site traces and the live comparison (`docs/slurm.md`). */
 export {
   PREEMPT_MODES,
   type PreemptMode,
@@ -9,14 +9,14 @@ export {
   type SlurmPlatformSpec,
   loadSlurmPlatform,
 } from './platform.js';
-export { JobTable, STATE_NAMES } from './jobs.js';
-export { DEFAULT_SLURM, type EngineStats, type FinishListener, type SlurmConfig, type SlurmJobInput, hashUnit } from './config.js';
-export { SlurmEngine } from './engine.js';
+export { STATE_NAMES } from './states.js';
+export { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput, type SlurmSchedulingChange, hashUnit } from './config.js';
+export { runSlurmPreset, slurmPresetConfig, slurmPresetPlatform } from './preset.js';
+export { SlurmPresetRun } from './presetRun.js';
 export { earliestFit } from '../scheduling/countedBackfill.js';
-export { NodeMap, pickNodes } from './nodes.js';
-export type { BackfillPlanner, BackfillView } from './backfill.js';
+export { pickNodes } from '../scheduling/nodeSelection.js';
 export { DEFAULT_PRIORITY, type PriorityConfig, ageFactor, fairShareFactor, jobPriority, jobSizeFactor } from './priority.js';
-export { type CalcMets, CalcMetsAccumulator, type ReplayOptions, replay, runworkload, shrinkFactors } from './replay.js';
+export { type CalcMets, CalcMetsAccumulator, REPLAY_ENGINES, type ReplayOptions, replay, replayEngineRefusal, runworkload, shrinkFactors } from './replay.js';
 export { DEFAULT_RAIJIN_WORKLOAD, type RaijinJob, type RaijinWorkloadOptions, TABLE_4_1, raijinWorkload, workloadConstants } from './workload.js';
 export { type RaijinExperimentOptions, type RaijinReport, runRaijinExperiment } from './experiment.js';
 export {

@@ -1,8 +1,8 @@
 /**
- * The Slurm engine's model as a preset of the one engine (issue 42, DESIGN §15): a Slurm platform, a
- * Slurm configuration and Slurm jobs (`SlurmJobInput`) become the one engine's platform
- * (`slurmPresetPlatform`), engine configuration and jobs, so that `ClusterSimulator` runs what
- * `SlurmEngine` runs:
+ * Slurm's model as a preset of the one engine (issue 42, DESIGN §15): a Slurm platform, a Slurm configuration
+ * and Slurm jobs (`SlurmJobInput`) become the one engine's platform (`slurmPresetPlatform`), engine
+ * configuration and jobs, so that `ClusterSimulator` runs what the Slurm engine (`SlurmEngine`, retired once the
+ * preset gave its schedules to the bit; "the Slurm engine" below) ran:
  *
  * - **capacity**: `counted`, free cores counted per node group (`src/execution/countedCores.ts`), as the Slurm
  *   engine counts them: a start is a group and a count, with no core or node of its own;
@@ -24,10 +24,11 @@
  *   `Job.epilogPass`).
  *
  * Run step by step, with the Slurm engine's `setScheduling` between the steps (the priority's weights, backfill on
- * or off, `bf_window`): `SlurmPresetRun` (presetRun.ts), which Slurm-v0 runs on with `engine: "one"`.
+ * or off, `bf_window`): `SlurmPresetRun` (presetRun.ts), which Slurm-v0 runs on.
  *
- * `test/slurm/oneEngine.test.ts` and `presetLifecycle.test.ts` prove the schedules identical (start, end, state, suspension periods of
- * every job) on random workloads, and `npm run bench -- slurm-preset` on the Raijin workload at scale.
+ * `test/slurm/oneEngine.test.ts` and `presetLifecycle.test.ts` prove the schedules identical to the Slurm engine's
+ * (start, end, state, suspension periods of every job) on random workloads, against its results recorded before it
+ * went (test/golden/schedules/slurm-engine.txt, the full schedules test/golden/schedules/slurm-*.csv).
  * - **preemption** (`PreemptType=preempt/partition_prio`, when a partition may be preempted): inside the main
  *   pass's walk, as the Slurm engine preempts (`slurmMainPass.ts`): within one group on the counted capacity;
  *   with whole-node allocation, of the jobs on its partition's nodes, none unless the select plugin would place
@@ -57,13 +58,14 @@
  *
  * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`,
  * `slurmPresetRequest`) when there is any; there is none now: the node-profile backfill on nodes of several
- * cores (without `bfWillRun`) is no model of Slurm, an input error of both engines (`slurmConfigRefusal`). A GPU
- * request no node of its partition has the GPUs for is an error, as on the Slurm engine; a shaped request no
- * node can hold (memory included) is refused at submission by both engines; a request without a shape that no
- * nodes of its partition can hold (GPUs on each node that too few nodes have) waits for ever on both
- * (`SlurmRequest.defaults`: not tested at submission; its partition blocked in every main pass, the backfill
- * pass giving it no start), and the run with it, whose priority ticks go on while it waits, stops only at
- * `runSlurmPreset`'s `until`, as the Slurm engine's at its `runUntil`.
+ * cores (without `bfWillRun`) is no model of Slurm, an input error (`slurmConfigRefusal`). With whole-node
+ * allocation a GPU request no node of its partition has the GPUs for is an error, as it was on the Slurm engine
+ * (on the counted capacity, a job no group of its partition can hold is refused at submission); a GPU count not
+ * whole is an input error; a shaped request no node can hold (memory included) is refused at submission; a
+ * request without a shape that no nodes of its partition can hold (GPUs on each node that too few nodes have)
+ * waits for ever (`SlurmRequest.defaults`: not tested at submission; its partition blocked in every main pass,
+ * the backfill pass giving it no start), and the run with it, whose priority ticks go on while it waits, stops
+ * only at `runSlurmPreset`'s `until`, as the Slurm engine's did at its `runUntil`.
  */
 import { JobPhase } from '../core/engine.js';
 import { InputError } from '../core/errors.js';
@@ -271,6 +273,7 @@ export function slurmPresetJobs(partitions: readonly string[], config: Partial<S
   };
   return (j, request = null) => {
     const gpus = j.gpus ?? 0;
+    if (!(Number.isInteger(gpus) && gpus >= 0)) throw new InputError(`job ${j.id}: ${gpus} GPUs: expected a whole number of GPUs >= 0`);
     const completing = completes && j.completing !== undefined && j.completing > 0 ? j.completing : undefined;
     // (the release of nodes left COMPLETING is slurmd's answer or an epilog message: no draw of endSchedShare then)
     const epilog = j.epilogPass === true || (completing === undefined && share > 0 && hashUnit(j.id, seed) < share);

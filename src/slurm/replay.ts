@@ -24,9 +24,7 @@
  * (to 1e-6 relative); a record that does not is an accounting violation.
  */
 import type { SlurmConfig, SlurmJobInput } from './config.js';
-import { SlurmEngine } from './engine.js';
 import { JobPhase } from '../core/engine.js';
-import type { JobTable } from './jobs.js';
 import type { SlurmPlatform } from './platform.js';
 import { presetEndPhase, runSlurmPreset } from './preset.js';
 import type { JobRecord, SimulationListener } from '../execution/simulator.js';
@@ -128,24 +126,7 @@ export interface CalcMetsRecord {
   suspensions: number;
 }
 
-/** calcmets' record of slot `s` of the Slurm engine's job table, as the job leaves. */
-export function calcMetsRecordOf(J: JobTable, s: number): CalcMetsRecord {
-  const state = J.state[s]!;
-  const left = state === JobPhase.Rejected || state === JobPhase.Cancelled;
-  return {
-    id: J.id[s]!,
-    cores: J.cores[s]!,
-    state,
-    submit: J.submit[s]!,
-    start: left ? Number.NaN : J.start[s]!,
-    end: left ? Number.NaN : J.end[s]!,
-    run: Math.min(J.runTime[s]!, J.timeLimit[s]!),
-    suspended: left ? 0 : J.suspendedTime(s),
-    suspensions: J.nSus[s]!,
-  };
-}
-
-/** Streaming calcmets: give it each finished job record (`add`, `addRecord`), read `result()`. */
+/** Streaming calcmets: give it each finished job record (`addRecord`), read `result()`. */
 export class CalcMetsAccumulator {
   private n = 0;
   private m = 0;
@@ -174,12 +155,7 @@ export class CalcMetsAccumulator {
     private readonly shrink = 100,
   ) {}
 
-  /** Adds the record of slot `s` (called by the Slurm engine when the job leaves). */
-  add(J: JobTable, s: number): void {
-    this.addRecord(calcMetsRecordOf(J, s));
-  }
-
-  /** Adds one job's record (either engine's: `add` reads the Slurm engine's job table, `replayOnOneEngine` the one engine's records). */
+  /** Adds one job's record (`presetCalcMetsRecord`: a record of the one engine running the Slurm preset). */
   addRecord(r: CalcMetsRecord): void {
     this.n++;
     const cores = r.cores;
@@ -258,35 +234,32 @@ export class CalcMetsAccumulator {
   }
 }
 
-/** The engines that replay Slurm jobs, by name (the CLI's `--engine`, Slurm-v0's `engine`). */
-export const REPLAY_ENGINES = ['slurm', 'one'] as const;
-/** Which engine replays: the Slurm engine, or the one engine running its preset (`preset.ts`). */
+/**
+ * The engine names that `--engine` (`reproduce raijin`, `slurm-replay`) and Slurm-v0's `engine` accept: `one`, the
+ * one engine running the Slurm preset (`preset.ts`), the only engine that replays Slurm jobs since the Slurm engine
+ * (`slurm`) was retired (issue 42; its schedules are the preset's to the bit: test/golden). The name is still
+ * accepted so that scripts and configurations that chose the preset go on running; `slurm` is refused, saying so
+ * (`replayEngineRefusal`).
+ */
+export const REPLAY_ENGINES = ['one'] as const;
+/** The engine that replays: the one engine running the Slurm preset. */
 export type ReplayEngine = (typeof REPLAY_ENGINES)[number];
 
-/** Replays `jobs` with runworkload's options on `platform` and returns calcmets' figures. */
-export function replay(
-  platform: SlurmPlatform,
-  jobs: Iterable<SlurmJobInput>,
-  o: ReplayOptions,
-  config: Partial<SlurmConfig> = {},
-  engineName: ReplayEngine = 'slurm',
-): CalcMets {
-  if (engineName === 'one') return replayOnOneEngine(platform, jobs, o, config);
-  const engine = new SlurmEngine(platform, config);
-  const acc = new CalcMetsAccumulator(o.warmup, o.shrink);
-  engine.onFinish((J, s) => acc.add(J, s));
-  engine.stream(runworkload(jobs, o));
-  engine.run();
-  return acc.result(platform.totalCores, engine.stats.backfilled);
+/** Why `name` is no engine that replays Slurm jobs, or null (`one`). */
+export function replayEngineRefusal(name: string): string | null {
+  if (name === 'one') return null;
+  if (name === 'slurm')
+    return "the Slurm engine ('slurm') was retired (issue 42): the one engine's Slurm preset ('one', the default) gives its schedules to the bit; leave the setting out or name 'one'";
+  return `expected 'one' (the one engine's Slurm preset), got ${JSON.stringify(name)}`;
 }
 
 /**
- * `replay` on the one engine through the Slurm preset (`preset.ts`): the same jobs, settings and calcmets; a
- * job's suspensions are its record's periods, its run time `min(run time, time limit)` of its input (the
- * preset's job keeps the input's id, cores, submission, run time and time limit as its `id`, `ntasks`,
- * `subtime`, `runtime` and `reqTime`).
+ * Replays `jobs` with runworkload's options on `platform` and returns calcmets' figures, on the one engine through
+ * the Slurm preset (`preset.ts`): a job's suspensions are its record's periods, its run time `min(run time, time
+ * limit)` of its input (the preset's job keeps the input's id, cores, submission, run time and time limit as its
+ * `id`, `ntasks`, `subtime`, `runtime` and `reqTime`).
  */
-function replayOnOneEngine(platform: SlurmPlatform, jobs: Iterable<SlurmJobInput>, o: ReplayOptions, config: Partial<SlurmConfig>): CalcMets {
+export function replay(platform: SlurmPlatform, jobs: Iterable<SlurmJobInput>, o: ReplayOptions, config: Partial<SlurmConfig> = {}): CalcMets {
   const acc = new CalcMetsAccumulator(o.warmup, o.shrink);
   const run = runSlurmPreset(platform.spec, runworkload(jobs, o), config, [calcMetsListener((r) => acc.addRecord(r))]);
   return acc.result(platform.totalCores, backfillStarts(run.scheduler));
@@ -296,7 +269,7 @@ function replayOnOneEngine(platform: SlurmPlatform, jobs: Iterable<SlurmJobInput
  * calcmets' record of a job that left the one engine running the Slurm preset (`state`: `Completed`, `TimedOut`,
  * `Cancelled` or `Rejected`, `presetEndPhase`): the preset's job keeps the input's id, cores, submission, run time
  * and time limit as its `id`, `ntasks`, `subtime`, `runtime` and `reqTime`; its suspensions are its record's
- * periods. A refused or cancelled job has no start, end nor suspended time, as `calcMetsRecordOf` gives it.
+ * periods. A refused or cancelled job has no start, end nor suspended time.
  */
 export function presetCalcMetsRecord(r: JobRecord, state: JobPhase): CalcMetsRecord {
   const job = r.job;

@@ -27,12 +27,10 @@
 import { InputError } from '../core/errors.js';
 import { quantile } from '../core/statistics.js';
 import type { JobShape, SlurmConfig, SlurmJobInput } from './config.js';
-import { SlurmEngine } from './engine.js';
 import { JobPhase } from '../core/engine.js';
-import { STATE_NAMES } from './jobs.js';
+import { STATE_NAMES } from './states.js';
 import { SlurmPlatform } from './platform.js';
 import { presetEndPhase, runSlurmPreset } from './preset.js';
-import type { ReplayEngine } from './replay.js';
 import type { Trace } from './records.js';
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { JobRecord } from '../execution/running.js';
@@ -196,9 +194,8 @@ export const SLURM_JOB_OVERHEAD = 0.05;
  * submission's epoch time modulo 60 s): the engine runs with its clock shifted by it, and the schedule is
  * given back in replay time. `ctldStart` (s, replay time): when slurmctld started (a live run's, from its
  * log): multifactor priorities are recomputed every `PriorityCalcPeriod` from there, as Slurm's decay
- * thread does; absent: a period after the first submission, then every period. `engineName`: the Slurm
- * engine, or the one engine running its Slurm preset (`preset.ts`; what it does not model yet is an
- * `InputError` naming it).
+ * thread does; absent: a period after the first submission, then every period. The engine is the one engine
+ * running the Slurm preset (`preset.ts`; what it does not model yet is an `InputError` naming it).
  */
 export function engineSchedule(
   jobs: readonly ReplayJob[],
@@ -207,7 +204,6 @@ export function engineSchedule(
   clockPhase = 0,
   ctldStart?: number,
   timers?: { bg?: readonly number[]; bf?: readonly number[] },
-  engineName: ReplayEngine = 'slurm',
 ): { jobs: ScheduledJob[]; summary: ScheduleSummary } {
   const platform = new SlurmPlatform(conf.platform, conf.file);
   const users = Math.max(1, ...jobs.map((j) => j.user + 1));
@@ -250,31 +246,24 @@ export function engineSchedule(
       ...(j.epilogPass !== undefined ? { epilogPass: j.epilogPass } : {}),
     }),
   );
-  if (engineName === 'one') {
-    // the one engine running the Slurm preset (preset.ts): what it does not model yet is an InputError naming it
-    const submitted = new Map(inputs.map((j) => [String(j.id), j.submit]));
-    const byBackfill = new Set<string>();
-    const end = (sim: ClusterSimulator, r: JobRecord, state: JobPhase) =>
-      row(Number(r.job.id), submitted.get(r.job.id)!, r.start, r.finish, r.job.ntasks, sim.platform.nodeGroup[r.nodes[0]!]!, state, byBackfill.has(r.job.id));
-    runSlurmPreset(
-      platform.spec,
-      inputs,
-      config,
-      [
-        {
-          onEnd: (sim, r) => end(sim, r, presetEndPhase(r)),
-          onReject: (_s, r) => row(Number(r.job.id), submitted.get(r.job.id)!, Number.NaN, Number.NaN, 0, -1, JobPhase.Rejected, false),
-        },
-      ],
-      undefined,
-      (job) => void byBackfill.add(job.id),
-    );
-  } else {
-    const engine = new SlurmEngine(platform, config);
-    engine.onFinish((J, s) => row(J.id[s]!, J.submit[s]!, J.start[s]!, J.end[s]!, J.cores[s]!, J.group[s]!, J.state[s]! as JobPhase, J.backfilled[s] === 1));
-    engine.stream(inputs);
-    engine.run();
-  }
+  // the one engine running the Slurm preset (preset.ts): what it does not model yet is an InputError naming it
+  const submitted = new Map(inputs.map((j) => [String(j.id), j.submit]));
+  const byBackfill = new Set<string>();
+  const end = (sim: ClusterSimulator, r: JobRecord, state: JobPhase) =>
+    row(Number(r.job.id), submitted.get(r.job.id)!, r.start, r.finish, r.job.ntasks, sim.platform.nodeGroup[r.nodes[0]!]!, state, byBackfill.has(r.job.id));
+  runSlurmPreset(
+    platform.spec,
+    inputs,
+    config,
+    [
+      {
+        onEnd: (sim, r) => end(sim, r, presetEndPhase(r)),
+        onReject: (_s, r) => row(Number(r.job.id), submitted.get(r.job.id)!, Number.NaN, Number.NaN, 0, -1, JobPhase.Rejected, false),
+      },
+    ],
+    undefined,
+    (job) => void byBackfill.add(job.id),
+  );
   const units = new Map(jobs.map((j) => [j.id, j.units]));
   return { jobs: out, summary: summarise(out, platform.totalCores, (id) => units.get(id) ?? 0) };
 }

@@ -1,7 +1,7 @@
 /**
  * The engine checker (src/core/engineChecker.ts) on every engine: the main engine (documented model
  * and IRMaSim's semantics, with walltime kills and rejections), the DMR preset (queue
- * points), the Slurm engine (seed 004's defaults, preemption, a slurm.conf), the fairness preset and
+ * points), the Slurm preset (seed 004's defaults, preemption), the fairness preset and
  * the time-sharing dispatcher; and the checker itself refuses a broken engine.
  */
 import { describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import type { DiscreteEventEngine } from '../../src/core/engine.js';
 import { type CheckedRun, checkEngine, EngineCheckError, type TranscriptEntry } from '../../src/core/engineChecker.js';
 import { derive } from '../../src/core/rng.js';
 import { DlProgress } from '../../src/execution/dlProgress.js';
-import { ClusterSimulator } from '../../src/execution/simulator.js';
+import { ClusterSimulator, type SimulationListener } from '../../src/execution/simulator.js';
 import { fairnessCluster, TABLE_5_1, table51Workload } from '../../src/fairness/experiment.js';
 import { fairPreset } from '../../src/fairness/preset.js';
 import { dmrPreset } from '../../src/malleable/preset.js';
@@ -22,8 +22,9 @@ import { makeGpuScheduler } from '../../src/scheduling/gpu/rounds.js';
 import { platformFromNodeGroups } from '../../src/platform/views.js';
 import { loadThroughputTable, SYNTHETIC_THROUGHPUTS } from '../../src/workload/dlThroughput.js';
 import { generateGavel } from '../../src/workload/gavel.js';
-import { SlurmEngine, type SlurmJobInput } from '../../src/slurm/engine.js';
-import { SlurmPlatform } from '../../src/slurm/platform.js';
+import type { SlurmJobInput } from '../../src/slurm/config.js';
+import type { SlurmPlatformSpec } from '../../src/slurm/platform.js';
+import { SlurmPresetRun } from '../../src/slurm/presetRun.js';
 import { raijinWorkload } from '../../src/slurm/workload.js';
 import { timeSharingConfig } from '../../src/timesharing/config.js';
 import { TimeSharingSimulator } from '../../src/timesharing/simulator.js';
@@ -93,53 +94,49 @@ function malleableRun(queuePoints: boolean): () => CheckedRun {
   };
 }
 
+/** The Slurm preset (one engine, stepped: `SlurmPresetRun`): seed 004's defaults with operator suspensions, or preemption by requeue with refusals. */
 function slurmRun(kind: 'raijin' | 'preempt'): () => CheckedRun {
   return () => {
     const transcript: TranscriptEntry[] = [];
-    let e: SlurmEngine;
+    const listener: SimulationListener = {
+      onSubmit: (s, job) => void transcript.push({ type: 'submit', job: job.id, time: s.now }),
+      onStart: (s, rj) => void transcript.push({ type: 'start', job: rj.job.id, time: s.now, detail: String(rj.nodes[0]) }),
+      onSuspend: (s, rj, phase) => void transcript.push({ type: 'suspend', job: rj.job.id, time: s.now, detail: String(phase) }),
+      onResume: (s, rj) => void transcript.push({ type: 'resume', job: rj.job.id, time: s.now }),
+      onRequeue: (s, rj) => void transcript.push({ type: 'requeue', job: rj.job.id, time: s.now }),
+      onEnd: (s, rec) => void transcript.push({ type: 'end', job: rec.job.id, time: s.now, detail: rec.state }),
+      onReject: (s, rec) => void transcript.push({ type: 'reject', job: rec.job.id, time: s.now }),
+    };
     if (kind === 'raijin') {
-      const platform = new SlurmPlatform({ groups: [{ name: 'r', count: 16, cores: 16 }], partitions: [{ name: 'p', groups: ['r'], max_time: 172800 }] });
-      e = new SlurmEngine(platform, { users: 10 });
-      e.stream(raijinWorkload({ jobs: 400, seed: 9, users: 10, totalCores: 256, maxRestCores: 128, suspendFraction: 0.1 }));
-    } else {
-      const platform = new SlurmPlatform({
-        groups: [{ name: 'a', count: 4, cores: 8 }],
-        partitions: [
-          { name: 'low', groups: ['a'], priority_tier: 1, preempt_mode: 'requeue' },
-          { name: 'high', groups: ['a'], priority_tier: 2, max_time: 5000 },
-        ],
-      });
-      e = new SlurmEngine(platform, { users: 3 });
-      const rng = derive(4, 'engine-checker/slurm');
-      const jobs: SlurmJobInput[] = [];
-      let t = 0;
-      for (let i = 0; i < 150; i++) {
-        t += Math.floor(rng.exponential(1 / 60));
-        const run = Math.floor(rng.uniform(10, 900));
-        // every 25th job asks for more than the high partition's MaxTime: refused
-        jobs.push({
-          id: i,
-          submit: t,
-          cores: 1 + Math.floor(rng.uniform(0, 16)),
-          runTime: run,
-          timeLimit: i % 25 === 0 ? 9000 : run * 2,
-          user: i % 3,
-          partition: i % 4 === 0 ? 1 : 0,
-        });
-      }
-      e.stream(jobs);
+      const platform = { groups: [{ name: 'r', count: 16, cores: 16 }], partitions: [{ name: 'p', groups: ['r'], max_time: 172800 }] };
+      const jobs = raijinWorkload({ jobs: 400, seed: 9, users: 10, totalCores: 256, maxRestCores: 128, suspendFraction: 0.1 });
+      return { engine: new SlurmPresetRun(platform, jobs, { users: 10 }, [listener]).sim, transcript };
     }
-    const J = e.jobs;
-    e.addListener({
-      onSubmit: (eng, s) => void transcript.push({ type: 'submit', job: String(J.id[s]), time: eng.now }),
-      onStart: (eng, s) => void transcript.push({ type: 'start', job: String(J.id[s]), time: eng.now, detail: String(J.group[s]) }),
-      onSuspend: (eng, s, phase) => void transcript.push({ type: 'suspend', job: String(J.id[s]), time: eng.now, detail: String(phase) }),
-      onResume: (eng, s) => void transcript.push({ type: 'resume', job: String(J.id[s]), time: eng.now }),
-      onRequeue: (eng, s) => void transcript.push({ type: 'requeue', job: String(J.id[s]), time: eng.now }),
-      onEnd: (eng, s) => void transcript.push({ type: 'end', job: String(J.id[s]), time: eng.now, detail: String(J.state[s]) }),
-      onReject: (eng, s) => void transcript.push({ type: 'reject', job: String(J.id[s]), time: eng.now }),
-    });
-    return { engine: e, transcript };
+    const platform: SlurmPlatformSpec = {
+      groups: [{ name: 'a', count: 4, cores: 8 }],
+      partitions: [
+        { name: 'low', groups: ['a'], priority_tier: 1, preempt_mode: 'requeue' },
+        { name: 'high', groups: ['a'], priority_tier: 2, max_time: 5000 },
+      ],
+    };
+    const rng = derive(4, 'engine-checker/slurm');
+    const jobs: SlurmJobInput[] = [];
+    let t = 0;
+    for (let i = 0; i < 150; i++) {
+      t += Math.floor(rng.exponential(1 / 60));
+      const run = Math.floor(rng.uniform(10, 900));
+      // every 25th job asks for more than the high partition's MaxTime: refused
+      jobs.push({
+        id: i,
+        submit: t,
+        cores: 1 + Math.floor(rng.uniform(0, 16)),
+        runTime: run,
+        timeLimit: i % 25 === 0 ? 9000 : run * 2,
+        user: i % 3,
+        partition: i % 4 === 0 ? 1 : 0,
+      });
+    }
+    return { engine: new SlurmPresetRun(platform, jobs, { users: 3 }, [listener]).sim, transcript };
   };
 }
 
@@ -185,8 +182,8 @@ describe('the engine contract on every engine', () => {
     ['main engine, GPU rounds, Gavel max-min fairness (agnostic)', gpuRun('max_min_fairness'), {}],
     ['DMR preset, dmr', malleableRun(false), {}],
     ['DMR preset, dmr with queue points', malleableRun(true), {}],
-    ['slurm engine, Raijin-like with operator suspensions', slurmRun('raijin'), {}],
-    ['slurm engine, preemption by requeue and refusals', slurmRun('preempt'), {}],
+    ['one engine, Slurm preset, Raijin-like with operator suspensions', slurmRun('raijin'), {}],
+    ['one engine, Slurm preset, preemption by requeue and refusals', slurmRun('preempt'), {}],
     ['one engine, fairness preset, drf', fairRun('drf'), {}],
     ['one engine, fairness preset, tetris', fairRun('tetris'), {}],
     ['time-sharing engine, rr', timesharingRun('rr'), {}],

@@ -7,13 +7,15 @@ import { SLURM_ACTIONS, SLURM_ENV_ID, SlurmEnv, loadSlurmEnvContext, slurmAction
 const small = { jobs: 300, nodes: 16, period: 1800, users: 8 };
 
 describe('clustergym/Slurm-v0', () => {
-  it('is registered and passes checkEnv, on the Slurm engine and on the Slurm preset', () => {
-    for (const engine of ['slurm', 'one']) {
-      const env = make(SLURM_ENV_ID, { ...small, engine });
+  it('is registered and passes checkEnv, on the Slurm preset (engine: "one", the default)', () => {
+    for (const config of [small, { ...small, engine: 'one' }]) {
+      const env = make(SLURM_ENV_ID, config);
       const report = checkEnv(env, { episodes: 2, exhaustiveStates: 1, seedChangesEpisode: true });
       expect(report.episodes).toBe(2);
     }
     expect(() => loadSlurmEnvContext({ engine: 'other' })).toThrow(/\$\.engine/);
+    // the Slurm engine was retired: its name is refused, saying so
+    expect(() => loadSlurmEnvContext({ engine: 'slurm' })).toThrow(/\$\.engine: the Slurm engine \('slurm'\) was retired \(issue 42\)/);
   });
 
   it('names its actions and validates its config with JSON paths', () => {

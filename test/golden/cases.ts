@@ -28,12 +28,12 @@ import { loadWorkload } from '../../src/workload/index.js';
 import { generateLublin } from '../../src/workload/lublin.js';
 import { trajectory } from '../../src/workload/trajectory.js';
 import { join } from 'node:path';
-import { SLURM_ENGINE_CASES, SLURM_PRESET_CASES } from './slurmCases.js';
+import { SLURM_PRESET_CASES } from './slurmCases.js';
 
 /** A golden case: its name (the file `schedules/NAME.csv`) and the CSV it produces. */
 export interface GoldenCase {
   name: string;
-  engine: 'main' | 'slurm' | 'timesharing' | 'one engine';
+  engine: 'main' | 'timesharing' | 'one engine';
   /** The golden file (default `name`): a preset of the one engine is checked against its old engine's schedule. */
   file?: string;
   /** What of the file the case gives (default: all of it): the file's text as the case must give it. */
@@ -169,7 +169,6 @@ export const GOLDEN_CASES: GoldenCase[] = [
   malleableCase('malleable-dmr-60', 'dmr', 60, 1, false),
   malleableCase('malleable-rigid-60', 'never', 60, 1, false),
   malleableCase('malleable-queuepoints-60', 'dmr', 60, 2, true),
-  ...SLURM_ENGINE_CASES,
   ...SLURM_PRESET_CASES,
   fairPresetCase('one-engine-fair-drf', 'fair-drf', 'drf', 0),
   fairPresetCase('one-engine-fair-tetris-05', 'fair-tetris-05', 'tetris', 0.5),

@@ -14,7 +14,7 @@ const WRITE = process.env.CLUSTERGYM_GOLDEN_WRITE === '1';
 describe('golden per-job schedules', () => {
   it('every engine and preset has golden cases', () => {
     const engines = new Set(GOLDEN_CASES.map((c) => c.engine));
-    expect([...engines].sort()).toEqual(['main', 'one engine', 'slurm', 'timesharing']);
+    expect([...engines].sort()).toEqual(['main', 'one engine', 'timesharing']);
     expect(new Set(GOLDEN_CASES.map((c) => c.name)).size).toBe(GOLDEN_CASES.length);
   });
   for (const c of GOLDEN_CASES) {

@@ -1,6 +1,6 @@
 /**
- * The Slurm engine's hand-computed scenarios (seed 004), each run on both engines with the same expectations:
- * the Slurm engine and the one engine through the Slurm preset (`runOn`, test/slurm/presetHarness.ts):
+ * Slurm's hand-computed scenarios (seed 004; written for the Slurm engine, which gave the same numbers until its
+ * retirement, issue 42) on the one engine through the Slurm preset (`runOn`, test/slurm/presetHarness.ts):
  * lifecycle, preemption, the main scheduler and backfill, the multifactor order, fair-share accounting,
  * backfill reservations and whole nodes, one describe per rule; Slurm's timers and the will-run test are
  * test/slurm/timers.test.ts. The planners' pure functions last.
@@ -9,11 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { earliestFit } from '../../src/scheduling/countedBackfill.js';
 import { DEFAULT_PRIORITY, type PriorityConfig } from '../../src/scheduling/multifactor.js';
 import type { SlurmConfig, SlurmJobInput } from '../../src/slurm/config.js';
-import { pickNodes } from '../../src/slurm/nodes.js';
+import { pickNodes } from '../../src/scheduling/nodeSelection.js';
 import { JobPhase } from '../../src/core/engine.js';
-import { STATE_NAMES } from '../../src/slurm/jobs.js';
+import { STATE_NAMES } from '../../src/slurm/states.js';
 import { type PreemptMode, SlurmPlatform } from '../../src/slurm/platform.js';
-import { ENGINES, fifoByAge as fifo, oneNode as one, runOn, slurmJob as job } from './presetHarness.js';
+import { fifoByAge as fifo, oneNode as one, runOn, slurmJob as job } from './presetHarness.js';
 
 /**
  * The priority of one factor (or a few): the other weights 0, no age beyond a second, no decay, ticks every 100 s,
@@ -36,8 +36,8 @@ function onlyWeights(weights: Partial<PriorityConfig>): PriorityConfig {
   };
 }
 
-describe.each(ENGINES)('on the %s engine', (engine) => {
-  const run = (p: SlurmPlatform, js: SlurmJobInput[], cfg: Partial<SlurmConfig> = {}) => runOn(engine, p, js, cfg).recs;
+describe('on the Slurm preset', () => {
+  const run = (p: SlurmPlatform, js: SlurmJobInput[], cfg: Partial<SlurmConfig> = {}) => runOn(p, js, cfg).recs;
   describe('job lifecycle', () => {
     it('a job waits for cores and ends at start + run time', () => {
       const r = run(one(4), [job(1, 0, 4, 100, 200), job(2, 10, 2, 50)], fifo);
@@ -217,7 +217,6 @@ describe.each(ENGINES)('on the %s engine', (engine) => {
         ],
       });
       const e = runOn(
-        engine,
         p,
         [job(1, 0, 1, 10), job(2, 0, 1, 10, 10, { partition: 1 })],
         {
@@ -247,13 +246,13 @@ describe.each(ENGINES)('on the %s engine', (engine) => {
   describe('fair-share usage accounting', () => {
     const noDecay: Partial<SlurmConfig> = { users: 1, backfill: false, priority: { decayHalfLife: 0, calcPeriod: 300 } as SlurmConfig['priority'] };
     it('a job that starts mid-period is charged from its start, not from the last accrual (2 x 300 + 2 x 200 = 1000)', () => {
-      expect(runOn(engine, one(4), [job(1, 0, 2, 1000), job(2, 100, 2, 1000)], noDecay, 300).usage(0)).toBe(1000);
+      expect(runOn(one(4), [job(1, 0, 2, 1000), job(2, 100, 2, 1000)], noDecay, 300).usage(0)).toBe(1000);
     });
 
     it('decay: usage <- usage * 2^(-period / half-life) + the period own usage (300, then 300 / 2 + 300 = 450)', () => {
       const cfg = { ...noDecay, priority: { decayHalfLife: 300, calcPeriod: 300 } as SlurmConfig['priority'] };
-      expect(runOn(engine, one(4), [job(1, 0, 1, 1000)], cfg, 300).usage(0)).toBe(300);
-      expect(runOn(engine, one(4), [job(1, 0, 1, 1000)], cfg, 600).usage(0)).toBe(450);
+      expect(runOn(one(4), [job(1, 0, 1, 1000)], cfg, 300).usage(0)).toBe(300);
+      expect(runOn(one(4), [job(1, 0, 1, 1000)], cfg, 600).usage(0)).toBe(450);
     });
   });
 

@@ -1,6 +1,7 @@
 /**
- * GPU jobs on the Slurm engine (issue 45): a slurm.conf with `Gres=gpu:TYPE:N` nodes configures the
- * engine's node groups with their GPUs, and jobs asking for GPUs (`--gres=gpu[:TYPE]:N`, read from
+ * GPU jobs on the Slurm preset of the one engine (issue 45; written for the Slurm engine, which gave the same
+ * schedules until its retirement, issue 42): a slurm.conf with `Gres=gpu:TYPE:N` nodes configures the
+ * node groups with their GPUs, and jobs asking for GPUs (`--gres=gpu[:TYPE]:N`, read from
  * sacct's TRES) run only where their GPUs are free, through the main scheduler, the backfill pass (a GPU
  * profile beside the core profile) and the replay of job records. Schedules by hand.
  */
@@ -8,8 +9,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SlurmEngine, type SlurmJobInput } from '../../src/slurm/engine.js';
-import { SlurmPlatform } from '../../src/slurm/platform.js';
+import type { SlurmConfig, SlurmJobInput } from '../../src/slurm/config.js';
+import { SlurmPlatform, type SlurmPlatformSpec } from '../../src/slurm/platform.js';
+import { runSlurmPreset } from '../../src/slurm/preset.js';
 import { parseSlurmConf } from '../../src/slurm/slurmConf.js';
 import { readTrace, tresGpus } from '../../src/slurm/records.js';
 import { engineSchedule, replayJobs } from '../../src/slurm/trace.js';
@@ -23,7 +25,36 @@ NodeName=c1 CPUs=8 RealMemory=1000
 PartitionName=all Nodes=g[1-3],c1 Default=YES MaxTime=UNLIMITED
 `;
 
-describe('GPU jobs on the Slurm engine', () => {
+/** Each job's start, end, nodes (the first run's; on the counted capacity, its node group), node group and whether a backfill pass started it, and the run. */
+function gpuRun(platform: SlurmPlatformSpec, jobs: SlurmJobInput[], config: Partial<SlurmConfig> = {}) {
+  const ran = new Map<number, { start: number; end: number; nodes: number[]; group: number; bf: boolean }>();
+  const byBackfill = new Set<string>();
+  const run = runSlurmPreset(
+    platform,
+    jobs,
+    config,
+    [
+      {
+        onStart: (sim, rj) => {
+          byBackfill.delete(rj.job.id);
+          const nodes = [...rj.nodes];
+          const group = sim.counted !== null ? nodes[0]! : sim.platform.nodeGroup[nodes[0]!]!;
+          ran.set(Number(rj.job.id), { start: sim.now, end: Number.NaN, nodes, group, bf: false });
+        },
+        onEnd: (_s, r) => {
+          const x = ran.get(Number(r.job.id))!;
+          x.end = r.finish;
+          x.bf = byBackfill.has(r.job.id);
+        },
+      },
+    ],
+    undefined,
+    (job) => void byBackfill.add(job.id),
+  );
+  return { ran, run };
+}
+
+describe('GPU jobs on the Slurm preset', () => {
   it('a slurm.conf with Gres configures the groups’ GPUs', () => {
     const conf = parseSlurmConf(CONF, 'gpus.conf');
     expect(conf.platform.groups).toEqual([
@@ -35,31 +66,27 @@ describe('GPU jobs on the Slurm engine', () => {
     expect(p.gpuTypes).toEqual(['v100', 'k80']);
     expect(Array.from(p.gpusPerNode)).toEqual([2, 2, 0]);
     expect(Array.from(p.groupGpuType)).toEqual([0, 1, -1]);
-    // without GresTypes=gpu slurmctld does not manage the GPUs: neither does the engine
+    // without GresTypes=gpu slurmctld does not manage the GPUs: neither does the preset
     const undeclared = parseSlurmConf(CONF.replace('GresTypes=gpu\n', ''), 'x.conf');
     expect(undeclared.platform.groups.every((g) => g.gpus === undefined)).toBe(true);
   });
 
   it('jobs wait for their GPUs, on their type; backfill keeps the GPU job’s reservation (by hand)', () => {
     const conf = parseSlurmConf(CONF, 'gpus.conf');
-    const engine = new SlurmEngine(new SlurmPlatform(conf.platform)); // the engine's defaults: main pass at submission, backfill every 30 s
-    const ran: Record<number, [number, number, number, boolean]> = {};
-    engine.onFinish((J, s) => {
-      ran[J.id[s]!] = [J.start[s]!, J.end[s]!, J.group[s]!, J.backfilled[s] === 1];
-    });
     const job = (id: number, submit: number, cores: number, runTime: number, timeLimit: number, gpus = 0, gpuType?: string): SlurmJobInput =>
       Object.assign({ id, submit, cores, runTime, timeLimit, user: 0 }, gpus > 0 ? { gpus } : {}, gpuType ? { gpuType } : {});
-    engine.stream([
+    // the defaults: main pass at submission, backfill every 30 s
+    const { ran } = gpuRun(conf.platform, [
       job(0, 0, 2, 100, 300, 4, 'v100'), // all 4 V100s (group 0)
       job(1, 0, 1, 100, 300, 2), // any type: no V100 left, the 2 K80s (group 1)
       job(2, 10, 1, 50, 120, 1, 'v100'), // no V100 free: pends, and blocks the partition's main pass
       job(3, 20, 1, 20, 60), // no GPU, same size, younger: behind job 2 in priority; started by the backfill pass at 30 on group 0's free cores
     ]);
-    engine.run();
     // the backfill passes: every 30 s from the first submission's instant (jobs pended then, before the main pass);
     // at 30 s job 2's reservation is where job 0 ends by its limit (300 s: bucket ceil(270 / 60) = 5, its GPU
     // profile being 0 until then); job 3 (1 bucket, no GPU) fits on group 0's cores now
-    expect(ran).toEqual({
+    const rows = Object.fromEntries([...ran].map(([id, r]) => [id, [r.start, r.end, r.group, r.bf]]));
+    expect(rows).toEqual({
       0: [0, 100, 0, false],
       1: [0, 100, 1, false],
       2: [100, 150, 0, false], // at job 0's end, the main pass
@@ -68,11 +95,6 @@ describe('GPU jobs on the Slurm engine', () => {
   });
 
   it('backfill does not start a job on GPUs a higher-priority job has reserved (by hand)', () => {
-    const engine = new SlurmEngine(new SlurmPlatform(parseSlurmConf(CONF, 'gpus.conf').platform));
-    const ran: Record<number, [number, number, boolean]> = {};
-    engine.onFinish((J, s) => {
-      ran[J.id[s]!] = [J.start[s]!, J.end[s]!, J.backfilled[s] === 1];
-    });
     const v100 = (id: number, gpus: number, runTime: number, timeLimit: number): SlurmJobInput => ({
       id,
       submit: 0,
@@ -83,28 +105,20 @@ describe('GPU jobs on the Slurm engine', () => {
       gpus,
       gpuType: 'v100',
     });
-    engine.stream([v100(0, 2, 100, 300), v100(1, 4, 50, 120), v100(2, 2, 60, 600)]);
-    engine.run();
+    const { ran } = gpuRun(parseSlurmConf(CONF, 'gpus.conf').platform, [v100(0, 2, 100, 300), v100(1, 4, 50, 120), v100(2, 2, 60, 600)]);
     // at the backfill pass of 30 s, 2 V100s are free; job 1 (4 V100s) is reserved from job 0's limit (bucket 5,
     // 2 buckets), so job 2 (2 V100s for 10 buckets) would overlap it: not started (cores alone would let it)
-    expect(ran).toEqual({ 0: [0, 100, false], 1: [100, 150, false], 2: [150, 210, false] });
+    expect(Object.fromEntries([...ran].map(([id, r]) => [id, [r.start, r.end, r.bf]]))).toEqual({
+      0: [0, 100, false],
+      1: [100, 150, false],
+      2: [150, 210, false],
+    });
   });
 
   it('on specific nodes (a read slurm.conf): GPUs per node, of the job’s type; backfill’s will-run test counts them (by hand)', () => {
     const conf = parseSlurmConf(CONF, 'gpus.conf');
-    const p = new SlurmPlatform(conf.platform);
-    // the slurm.conf's own timing (Slurm 22.05's passes), one user
-    const engine = new SlurmEngine(p, { ...conf.config, users: 1 });
-    expect(engine.nodeMap).not.toBeNull();
-    const ran: Record<number, { start: number; end: number; nodes: number[]; bf: boolean }> = {};
-    engine.addListener({
-      onStart: (e, s) => {
-        ran[e.jobs.id[s]!] = { start: e.now, end: Number.NaN, nodes: Array.from(e.nodeMap!.held.get(s)!.nodes), bf: e.jobs.backfilled[s] === 1 };
-      },
-      onEnd: (e, s) => {
-        ran[e.jobs.id[s]!]!.end = e.now;
-      },
-    });
+    // the slurm.conf's own timing (Slurm 22.05's passes), one user; whole-node allocation (the select plugin)
+    expect(conf.config.nodeSelect).toBe(true);
     const shape = { minNodes: 1, maxNodes: 1 };
     const gpu = (id: number, submit: number, runTime: number, gpus: number, gpuType?: string): SlurmJobInput => ({
       id,
@@ -117,14 +131,18 @@ describe('GPU jobs on the Slurm engine', () => {
       gpus,
       ...(gpuType ? { gpuType } : {}),
     });
-    engine.stream([
-      gpu(0, 0, 100, 2, 'v100'), // both GPUs of a V100 node
-      gpu(1, 0, 100, 1, 'v100'), // one GPU of the other V100 node
-      gpu(2, 0, 50, 2, 'v100'), // no V100 node has 2 free until job 0 ends
-      gpu(3, 0, 50, 2), // any type: the K80 node (nodes 0-1 are V100s, 2 the K80s)
-      { id: 4, submit: 0, cores: 8, runTime: 50, timeLimit: 600, user: 0, shape }, // no GPU: the CPU node
-    ]);
-    engine.run();
+    const { ran: runs, run } = gpuRun(
+      conf.platform,
+      [
+        gpu(0, 0, 100, 2, 'v100'), // both GPUs of a V100 node
+        gpu(1, 0, 100, 1, 'v100'), // one GPU of the other V100 node
+        gpu(2, 0, 50, 2, 'v100'), // no V100 node has 2 free until job 0 ends
+        gpu(3, 0, 50, 2), // any type: the K80 node (nodes 0-1 are V100s, 2 the K80s)
+        { id: 4, submit: 0, cores: 8, runTime: 50, timeLimit: 600, user: 0, shape }, // no GPU: the CPU node
+      ],
+      { ...conf.config, users: 1 },
+    );
+    const ran = Object.fromEntries(runs);
     expect(ran[0]!.nodes.length).toBe(1);
     expect(ran[1]!.nodes).toEqual([1 - ran[0]!.nodes[0]!]);
     expect(ran[3]!.nodes).toEqual([2]);
@@ -134,18 +152,17 @@ describe('GPU jobs on the Slurm engine', () => {
     expect(ran[2]!.start).toBeGreaterThanOrEqual(ran[0]!.end);
     for (const id of [0, 1, 3, 4]) expect(ran[id]!.start).toBeLessThan(ran[0]!.end);
     // every GPU back at the end
-    expect(Array.from(engine.nodeMap!.gpuFree)).toEqual([2, 2, 2, 0]);
-    expect(Array.from(engine.freeGpus)).toEqual([4, 2, 0]);
+    expect(Array.from(run.sim.allocation.nodeFreeGpus)).toEqual([2, 2, 2, 0]);
+    expect(Array.from(run.sim.allocation.freeGpusByType)).toEqual([4, 2]);
   });
 
-  it('refuses GPU requests no group can hold, naming the job', () => {
-    const p = new SlurmPlatform(parseSlurmConf(CONF, 'gpus.conf').platform);
-    const e = new SlurmEngine(p);
-    expect(() => e.submit({ id: 7, submit: 0, cores: 1, runTime: 1, timeLimit: 60, user: 0, gpus: 5 })).toThrow(
-      /job 7: 5 GPUs: no node group of partition all/,
-    );
-    expect(() => e.submit({ id: 8, submit: 0, cores: 1, runTime: 1, timeLimit: 60, user: 0, gpus: 1, gpuType: 'a100' })).toThrow(/job 8: 1 GPUs of type a100/);
-    expect(() => e.submit({ id: 9, submit: 0, cores: 1, runTime: 1, timeLimit: 60, user: 0, gpus: 1.5 })).toThrow(/whole number/);
+  it('refuses at submission GPU requests no group can hold; a GPU count not whole is an input error naming the job', () => {
+    const p = parseSlurmConf(CONF, 'gpus.conf').platform;
+    const submit = (job: SlurmJobInput) => () => runSlurmPreset(p, [job], {});
+    // (the Slurm engine threw an input error for the first two; the preset refuses them as any job no group of its partition holds)
+    expect(submit({ id: 7, submit: 0, cores: 1, runTime: 1, timeLimit: 60, user: 0, gpus: 5 })().summary.jobs_rejected).toBe(1);
+    expect(submit({ id: 8, submit: 0, cores: 1, runTime: 1, timeLimit: 60, user: 0, gpus: 1, gpuType: 'a100' })().summary.jobs_rejected).toBe(1);
+    expect(submit({ id: 9, submit: 0, cores: 1, runTime: 1, timeLimit: 60, user: 0, gpus: 1.5 })).toThrow(/job 9: 1\.5 GPUs: expected a whole number/);
   });
 
   it('replays sacct records with GPUs (AllocTRES) on the slurm.conf', () => {
@@ -186,7 +203,11 @@ describe('GPU jobs on the Slurm engine', () => {
     expect(b!.end).toBeCloseTo(b!.start + 120.05, 6);
     // job 3 needs no GPU and runs beside job 1 long before job 2
     expect(c!.end).toBeLessThan(b!.start);
-    // the one engine through the Slurm preset (slurm-replay --engine one): the same schedule
-    expect(engineSchedule(jobs, conf, undefined, 0, undefined, undefined, 'one')).toEqual(engineSchedule(jobs, conf));
+    // the retired Slurm engine's schedule (recorded at d188ed7, where the preset gave it too)
+    expect(out).toEqual([
+      { id: '1', submit: 0, start: 0.5, end: 300.55, nodes: 1, state: 'completed', backfilled: false },
+      { id: '2', submit: 10, start: 303.5, end: 423.55, nodes: 1, state: 'completed', backfilled: false },
+      { id: '3', submit: 20, start: 30, end: 90.05, nodes: 1, state: 'completed', backfilled: true },
+    ]);
   });
 });

@@ -1,11 +1,11 @@
 /**
- * Node ranges (`-N MIN-MAX`) and CPUs per task (`-c`) on a live slurmctld against the Slurm engine's select
+ * Node ranges (`-N MIN-MAX`) and CPUs per task (`-c`) on a live slurmctld against the Slurm preset's select
  * plugin (src/scheduling/nodeSelection.ts: `evalNodes`, `distTasks`; docs/slurm.md "Node ranges and CPUs per
  * task"): 4 emulated nodes of 4 CPUs (deploy/slurm/local-cluster.sh, `select/cons_tres`, `CR_CPU`). Each
  * scenario starts from an idle cluster and submits its jobs in order (`sbatch -o /dev/null SHAPE --wrap
  * 'sleep S'`), each once the previous one runs (or once the short ones ended); the live allocation (`scontrol
  * show job -d`: its nodes and the CPU_IDs on each) or the refusal at submission ("Requested node configuration
- * is not available") is compared with the Slurm engine's for the same jobs in the same order. The cluster is
+ * is not available") is compared with the preset's for the same jobs in the same order. The cluster is
  * always stopped. Skipped, with a message, where slurmctld is not installed or the test does not run as root.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,8 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JobShape, SlurmJobInput } from '../../src/slurm/config.js';
-import { SlurmEngine } from '../../src/slurm/engine.js';
-import { SlurmPlatform } from '../../src/slurm/platform.js';
+import { runSlurmPreset } from '../../src/slurm/preset.js';
 import { HAVE_SLURM, TestCluster, testPort, waitFor } from '../slurmCluster.js';
 
 const WHY = HAVE_SLURM ? '' : '(skipped: needs root and Debian slurm-wlm + munge: apt-get install slurm-wlm munge)';
@@ -85,34 +84,40 @@ function cpuCount(ids: string): number {
 
 /** What the engine gives the scenario's jobs (each 1 s after the one before, or 10 s after it when `afterShort`; each running its seconds). */
 function engineHeld(steps: Step[]): Held[] {
-  const e = new SlurmEngine(new SlurmPlatform({ groups: [{ name: 'n', count: NODES, cores: CPUS }], partitions: [{ name: 'debug', groups: ['n'] }] }), {
-    nodeSelect: true,
-    bfWillRun: true,
-    backfill: false,
-    schedOnSubmit: true,
-    users: 1,
-  });
   const out: Held[] = steps.map(() => new Map());
-  e.addListener({
-    onStart: (eng, s) => {
-      const a = eng.nodeMap!.held.get(s)!;
-      out[eng.jobs.id[s]!] = new Map(Array.from(a.nodes, (x, i) => [`n${x + 1}`, a.units[i]!]));
-    },
-    onReject: (eng, s) => {
-      out[eng.jobs.id[s]!] = null;
-    },
-  });
   let t = 0;
   const jobs: SlurmJobInput[] = steps.map((st, id) => {
     t += id === 0 ? 0 : st.afterShort ? 10 : 1;
     return { id, submit: t, cores: st.cores, runTime: st.seconds, timeLimit: 1000, user: 0, shape: st.shape };
   });
-  e.stream(jobs);
-  e.runUntil(t + 1);
+  runSlurmPreset(
+    { groups: [{ name: 'n', count: NODES, cores: CPUS }], partitions: [{ name: 'debug', groups: ['n'] }] },
+    jobs,
+    { nodeSelect: true, bfWillRun: true, backfill: false, schedOnSubmit: true, users: 1 },
+    [
+      {
+        // the CPUs it holds on each of its nodes
+        onStart: (sim, rj) => {
+          const held = new Map<string, number>();
+          for (const c of rj.cores) {
+            const node = `n${sim.platform.coreNode[c]! + 1}`;
+            held.set(node, (held.get(node) ?? 0) + 1);
+          }
+          out[Number(rj.job.id)] = held;
+        },
+        onReject: (_s, r) => {
+          out[Number(r.job.id)] = null;
+        },
+      },
+    ],
+    undefined,
+    undefined,
+    t + 1,
+  );
   return out;
 }
 
-describe.skipIf(!HAVE_SLURM)(`node ranges and -c on a live slurmctld and on the Slurm engine ${WHY}`, () => {
+describe.skipIf(!HAVE_SLURM)(`node ranges and -c on a live slurmctld and on the Slurm preset ${WHY}`, () => {
   const dir = mkdtempSync(join(tmpdir(), 'cg-ranges-'));
   const live = new TestCluster(join(dir, 'cluster'));
   live.hooks(

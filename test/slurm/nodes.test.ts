@@ -1,10 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SlurmEngine, type SlurmJobInput } from '../../src/slurm/engine.js';
-import { type NodeRequest, evalNodes, pickNodes, usableUnits } from '../../src/slurm/nodes.js';
-import { distTasks } from '../../src/scheduling/nodeSelection.js';
+import type { SlurmJobInput } from '../../src/slurm/config.js';
+import { type NodeRequest, distTasks, evalNodes, pickNodes, usableUnits } from '../../src/scheduling/nodeSelection.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
-import { ENGINES, runOn } from './presetHarness.js';
+import { runOn } from './presetHarness.js';
 
 const tasks = (units: number, o: Partial<NodeRequest> = {}): NodeRequest => ({
   units,
@@ -120,7 +119,7 @@ describe('what the live Slurm 22.05 allocates (cons_tres, CR_CPU; docs/slurm.md 
   });
 });
 
-describe.each(ENGINES)('on the %s engine', (engine) => {
+describe('on the Slurm preset', () => {
   describe('CPU nodes with memory (nodeSelect)', () => {
     const platform = new SlurmPlatform({
       groups: [{ name: 'n', count: 2, cores: 4, memory_mb: 4000 }],
@@ -129,7 +128,7 @@ describe.each(ENGINES)('on the %s engine', (engine) => {
     const config = { nodeSelect: true, bfWillRun: true, backfill: false, schedOnSubmit: true };
     const run = (jobs: SlurmJobInput[]) => {
       const out = new Map<number, { start: number; cores: number }>();
-      for (const [id, r] of runOn(engine, platform, jobs, config).recs) if (r.state === 'completed') out.set(id, { start: r.start, cores: r.cpus });
+      for (const [id, r] of runOn(platform, jobs, config).recs) if (r.state === 'completed') out.set(id, { start: r.start, cores: r.cpus });
       return out;
     };
     const job = (id: number, submit: number, cores: number, runTime: number, shape: SlurmJobInput['shape'] = {}): SlurmJobInput => ({
@@ -165,29 +164,10 @@ describe.each(ENGINES)('on the %s engine', (engine) => {
         { id: 2, submit: 5, cores: 6, runTime: 10, timeLimit: 20, user: 0, shape: { minNodes: 2, maxNodes: 2, cpusPerTask: 2 } },
       ];
       // (before, job 1 waited for ever: the run went on with priority ticks and never ended; stopped at 10,000 s, job 2 has its row)
-      const run = runOn(engine, layout, jobs, config, 10_000);
+      const run = runOn(layout, jobs, config, 10_000);
       expect([run.recs.get(1)!.state, run.recs.get(2)!.state]).toEqual(['refused', 'completed']);
       expect(run.idle).toBe(true);
     });
-    // (a job holding its tasks' CPUs, -N 2-4 -n 6 on four idle 2-CPU nodes 2 + 2 + 1 + 1: presetNodes.test's hand-computed case, both engines)
-  });
-});
-
-// (the preset's rejected record carries no reason; the one engine's admission rule names the same one as an error: presetNodes.test)
-describe("the Slurm engine's reason for a refusal", () => {
-  it('names why the select plugin can never place the request', () => {
-    const platform = new SlurmPlatform({ groups: [{ name: 'n', count: 4, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] });
-    const e = new SlurmEngine(platform, { nodeSelect: true, bfWillRun: true, backfill: false, schedOnSubmit: true, users: 1 });
-    const rejected: [number, string][] = [];
-    e.addListener({ onReject: (eng, s) => void rejected.push([eng.jobs.id[s]!, eng.refusedBecause]) });
-    e.stream([{ id: 1, submit: 0, cores: 6, runTime: 10, timeLimit: 20, user: 0, shape: { minNodes: 1, maxNodes: 1, cpusPerTask: 2 } }]);
-    e.runUntil(10_000);
-    expect(e.busy).toBe(false);
-    expect(rejected).toEqual([
-      [
-        1,
-        `asks for 6 CPUs (3 tasks of 2) on 1 nodes, which Slurm's select plugin cannot place on its partition's nodes even when all are idle (Slurm refuses it: "Requested node configuration is not available")`,
-      ],
-    ]);
+    // (a job holding its tasks' CPUs, -N 2-4 -n 6 on four idle 2-CPU nodes 2 + 2 + 1 + 1: presetNodes.test's hand-computed case)
   });
 });

@@ -12,15 +12,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
-import { JobPhase } from '../../src/core/engine.js';
 import { derive } from '../../src/core/rng.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
-import { SlurmEngine } from '../../src/slurm/engine.js';
-import { SlurmPlatform } from '../../src/slurm/platform.js';
 import { runSlurmPreset, slurmPresetRefusal, slurmPresetRequest } from '../../src/slurm/preset.js';
 import { neverPlaced, nodeRequestOf, usableUnits } from '../../src/scheduling/nodeSelection.js';
 import { GPU_FEW_NODES, GPU_NODES, type Layout, WHOLE_GPU_NODES } from './layouts.js';
-import { partitionedWorkload, type Priority, slurmConfigOf, willRunConfigOf, expectSameRows } from './presetHarness.js';
+import { partitionedWorkload, type Priority, slurmConfigOf, willRunConfigOf } from './presetHarness.js';
+import { expectSlurmEngine } from '../golden/slurmEngine.js';
 
 /** A job's row: its schedule, and on its first run its nodes, CPUs and GPUs on each, and the GPUs left free on them once it started (a job not holding its nodes whole). */
 interface GpuRow {
@@ -36,35 +34,11 @@ interface GpuRow {
 
 const REFUSED: GpuRow = { start: Number.NaN, end: Number.NaN, killed: true, periods: [], nodes: [], units: [], gpus: [], gpuFree: [] };
 
-/**
- * The Slurm engine's rows (a job holding its nodes whole holds all their GPUs there: its row says its request, as
- * the one engine's job holds), its run stopped after `until` (a job waiting for ever: no row).
- */
-function slurmGpuRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[], until = Number.POSITIVE_INFINITY): Map<number, GpuRow> {
-  const e = new SlurmEngine(new SlurmPlatform(layout), config);
-  const first = new Map<number, Omit<GpuRow, 'start' | 'end' | 'killed' | 'periods'>>();
-  const out = new Map<number, GpuRow>();
-  e.addListener({
-    onStart: (eng, s) => {
-      const id = eng.jobs.id[s]!;
-      if (first.has(id)) return;
-      const a = eng.nodeMap!.held.get(s)!;
-      first.set(id, {
-        nodes: [...a.nodes],
-        units: [...a.units],
-        gpus: a.whole ? [...a.nodes].map(() => eng.jobs.gpus[s]!) : [...a.gpus],
-        gpuFree: a.whole ? [] : [...a.nodes].map((x) => eng.nodeMap!.gpuFree[x]!),
-      });
-    },
-  });
-  e.onFinish((J, s) => {
-    const id = J.id[s]!;
-    if (J.state[s] === JobPhase.Rejected) return void out.set(id, REFUSED);
-    out.set(id, { start: J.start[s]!, end: J.end[s]!, killed: J.state[s] !== JobPhase.Completed, periods: J.periods(s).flat(), ...first.get(id)! });
-  });
-  e.stream(jobs);
-  e.runUntil(until);
-  return out;
+/** `presetGpuRows`, expected to be the Slurm engine's rows of the same run (its recorded golden, test/golden/slurmEngine.ts). */
+function checkedGpuRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[], until = Number.POSITIVE_INFINITY): Map<number, GpuRow> {
+  const rows = presetGpuRows(layout, config, jobs, until);
+  expectSlurmEngine('gpuRows', { layout, config, jobs, until }, rows);
+  return rows;
 }
 
 /** The one engine's rows through the Slurm preset, its run stopped after `until`. */
@@ -256,9 +230,7 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
             const config: Partial<SlurmConfig> = { ...slurmConfigOf(priority, bf), nodeSelect: true, bfWillRun: willRun };
             // (a whole-second phase: off it, both engines' tick arithmetic can land on the tick's own instant again and never end)
             config.priority = { ...config.priority!, calcPhase: Math.floor(jobs[0]!.submit) % DEFAULT_SLURM.priority.calcPeriod };
-            const a = slurmGpuRows(layout, config, jobs, until);
-            const b = presetGpuRows(layout, config, jobs, until);
-            expectSameRows(a, b);
+            const a = checkedGpuRows(layout, config, jobs, until);
             tally(seen, layout, jobs, a);
             for (const j of jobs)
               if (!a.has(j.id) && (j.gpus ?? 0) > 0 && j.shape === undefined && neverHeld(j, layout)) {
@@ -298,7 +270,7 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
       }
     });
 
-  it('hand-computed: GPU jobs wait for their GPUs while cores are free, a job without GPUs shares a GPU node, a free GPU waits for cores; both engines', () => {
+  it('hand-computed: GPU jobs wait for their GPUs while cores are free, a job without GPUs shares a GPU node, a free GPU waits for cores', () => {
     // nodes 0-1: 4 cores, 2 V100s each; node 2: 4 cores, one K80; node 3: 4 cores, no GPU. FIFO, sched/builtin, a pass at each event
     const layout: Layout = {
       groups: [
@@ -355,11 +327,10 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
       [5, row(61, 71, [2], [1], [1], [0])],
       [6, REFUSED],
     ]);
-    expect(slurmGpuRows(layout, config, jobs)).toEqual(want);
     expect(presetGpuRows(layout, config, jobs)).toEqual(want);
   });
 
-  it('hand-computed: a GPU request without a shape that its nodes cannot hold waits for ever, blocking its partition in every main pass; backfill starts the jobs behind it; both engines', () => {
+  it('hand-computed: a GPU request without a shape that its nodes cannot hold waits for ever, blocking its partition in every main pass; backfill starts the jobs behind it', () => {
     // node 0: 4 cores, 2 A100s; nodes 1-2: 4 cores, no GPU; p {0, 1, 2}, q {1, 2}. FIFO, a pass at each event
     const layout: Layout = {
       groups: [
@@ -380,7 +351,6 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
     ];
     // sched/builtin: nothing ever starts, nothing is refused; the runs go on (priority ticks) until stopped at 2,000 s
     const builtin: Partial<SlurmConfig> = { ...willRunConfigOf('fifo', null), users: 1 };
-    expect(slurmGpuRows(layout, builtin, jobs, 2_000)).toEqual(new Map());
     expect(presetGpuRows(layout, builtin, jobs, 2_000)).toEqual(new Map());
     // Slurm 22.05's will-run pass every 5 s (the first at 5: job 0 came at 0): job 0 gets no start, jobs 1 and 2 start
     // now, each on the first node of its partition that holds it: job 1 on node 0 (beside the A100s), job 2 on node 1
@@ -404,7 +374,6 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
       [1, row(5, 15, [0], [2], [0], [2])],
       [2, row(5, 15, [1], [2], [0], [0])],
     ]);
-    expect(slurmGpuRows(layout, bf, jobs, 2_000)).toEqual(want);
     expect(presetGpuRows(layout, bf, jobs, 2_000)).toEqual(want);
     // after a shaped job refused at submission (13 CPUs: more than any group holds), the job table gives its slot to
     // the third job, the request without a shape: it is not tested as the refused job's shape, and waits for ever
@@ -417,7 +386,6 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
       [0, REFUSED],
       [1, row(1, 11, [1], [2], [0], [0])],
     ]);
-    expect(slurmGpuRows(layout, builtin, after, 2_000)).toEqual(wantAfter);
     expect(presetGpuRows(layout, builtin, after, 2_000)).toEqual(wantAfter);
   });
 
@@ -426,12 +394,13 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
   // (given at the start), and the walk's peek (a job on no usable node closes no batch) makes that order matter.
   // Both now walk them in slurmctld's order, the job list's (submission order; `WillRunJob.key`). Submissions off
   // the whole second (a live run's clock) make such ties common.
-  it('equal expected ends walked in job-list order (submission order) by both engines (submissions off the whole second)', () => {
+  it('equal expected ends walked in job-list order (submission order) as the Slurm engine did (submissions off the whole second)', () => {
     const jobs = gpuWorkload(134824, 60, GPU_NODES, { n: 0 }, true);
     const config: Partial<SlurmConfig> = willRunConfigOf('fifo', { ...settings, interval: 5, resolution: 1 });
     config.priority = { ...config.priority!, calcPhase: Math.floor(jobs[0]!.submit) % DEFAULT_SLURM.priority.calcPeriod };
-    // job 44: with the slots' orders, the one engine's pass started it at 1363.1, the Slurm engine's at 1403.1
-    expect(presetGpuRows(GPU_NODES, config, jobs).get(44)!.start).toBe(slurmGpuRows(GPU_NODES, config, jobs).get(44)!.start);
+    // job 44: with the slots' orders, the one engine's pass started it at 1363.1, the Slurm engine's at 1403.1; in
+    // job-list order both at 1363.1
+    expect(checkedGpuRows(GPU_NODES, config, jobs).get(44)!.start).toBe(1363.1);
   });
 
   it('refuses what it does not model, naming it; GPU requests no node holds are errors as on the Slurm engine', () => {
@@ -440,14 +409,13 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
     const config = { nodeSelect: true, backfill: false, users: 1 };
     const job: SlurmJobInput = { id: 3, submit: 0, cores: 2, runTime: 10, timeLimit: 20, user: 0, gpus: 3, gpuType: 'v100' };
     // no node of partition p has 3 V100s: the Slurm engine's error at submission, and the preset's
-    expect(() => new SlurmEngine(new SlurmPlatform(GPU_NODES), config).submit(job)).toThrow(/job 3: 3 GPUs of type v100: no node of partition p/);
     expect(() => runSlurmPreset(GPU_NODES, [job], config)).toThrow(/job 3: 3 GPUs of type v100: no node of partition p has that many GPUs of that type/);
     // no shape, 12 CPUs: more than any group of partition p holds (8): refused at submission by both
     expect(runSlurmPreset(GPU_NODES, [{ ...job, cores: 12, gpus: 2 }], config).summary.jobs_rejected).toBe(1);
-    expect(slurmGpuRows(GPU_NODES, config, [{ ...job, cores: 12, gpus: 2 }]).get(3)).toEqual(REFUSED);
+    expect(presetGpuRows(GPU_NODES, config, [{ ...job, cores: 12, gpus: 2 }]).get(3)).toEqual(REFUSED);
     // with a shape, both engines refuse it at submission
     const shaped = { ...job, cores: 12, gpus: 2, shape: { minNodes: 1 } };
     expect(runSlurmPreset(GPU_NODES, [shaped], config).summary.jobs_rejected).toBe(1);
-    expect(slurmGpuRows(GPU_NODES, config, [shaped]).get(3)).toEqual(REFUSED);
+    expect(presetGpuRows(GPU_NODES, config, [shaped]).get(3)).toEqual(REFUSED);
   });
 });

@@ -1,23 +1,19 @@
 /**
- * The differential harness of the Slurm engine against the one engine (test/slurm/oneEngine.test.ts,
- * presetLifecycle.test.ts): random Slurm workloads, the Slurm configuration of a priority, backfill and
- * timers, and each engine's rows (start, end, state, suspension periods of every job; with whole-node
- * allocation, test/slurm/presetNodes.test.ts and presetCompleting.test.ts, the nodes and CPUs of each too).
- * Each engine's run of Slurm jobs is `runOn` (the rows are read from it), which the hand-computed scenarios
- * call for each of `ENGINES` (test/slurm/engine.test.ts, timers.test.ts and the others): one scenario, the
- * same expectations, each engine.
+ * The Slurm preset's test harness: random Slurm workloads, the Slurm configuration of a priority, backfill and
+ * timers, and the preset's rows (start, end, state, suspension periods of every job; with whole-node allocation,
+ * test/slurm/presetNodes.test.ts and presetCompleting.test.ts, the nodes and CPUs of each too). The differential
+ * tests check the rows against the retired Slurm engine's (`checkedRows`, `checkedNodeRows`, `checkedRecs`: its
+ * results recorded before it went, test/golden/slurmEngine.ts). The hand-computed scenarios
+ * (test/slurm/engine.test.ts, timers.test.ts and the others) read a run through `runOn`.
  */
-import { expect } from 'vitest';
 import { derive } from '../../src/core/rng.js';
 import { JobPhase } from '../../src/core/engine.js';
 import { MultifactorSelection, type PriorityConfig } from '../../src/scheduling/multifactor.js';
 import type { SlurmBackfillSettings } from '../../src/scheduling/slurmBackfill.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
-import { SlurmEngine } from '../../src/slurm/engine.js';
-import { STATE_NAMES } from '../../src/slurm/jobs.js';
+import { STATE_NAMES } from '../../src/slurm/states.js';
 import { SlurmPlatform, type SlurmPlatformSpec } from '../../src/slurm/platform.js';
 import { presetEndPhase, runSlurmPreset } from '../../src/slurm/preset.js';
-import type { ReplayEngine } from '../../src/slurm/replay.js';
 import type { JobRecord, RunningJob } from '../../src/execution/running.js';
 import type { Job } from '../../src/workload/job.js';
 import type { Scheduler } from '../../src/scheduling/scheduler.js';
@@ -25,6 +21,7 @@ import { PolicyScheduler } from '../../src/scheduling/scheduler.js';
 import { SlurmMainPass } from '../../src/scheduling/slurmMainPass.js';
 import { SlurmPassClock } from '../../src/scheduling/slurmPassClock.js';
 import type { Layout } from './layouts.js';
+import { expectSlurmEngine } from '../golden/slurmEngine.js';
 
 export interface Row {
   start: number;
@@ -60,11 +57,6 @@ export function workload(seed: number, n: number, cores: number): SlurmJobInput[
 
 /** `fifo`: every multifactor weight 0; `multifactor`: the default weights (fair share, age, size, partition) of 4 users. */
 export type Priority = 'fifo' | 'multifactor';
-
-/** Every job's row of the Slurm engine's run of `jobs` on `platform` under `config` (a refused job's: NaN times). */
-export function slurmRows(platform: SlurmPlatform, config: Partial<SlurmConfig>, jobs: SlurmJobInput[]): Map<number, Row> {
-  return rowsOf(runOn('slurm', platform, jobs, config));
-}
 
 /** A run's `Row`s: its start, end, whether it did not complete and its suspension periods, flat. */
 function rowsOf(run: EngineRun): Map<number, Row> {
@@ -112,9 +104,26 @@ export function partitionedWorkload(seed: number, n: number, layout: Layout): Sl
   });
 }
 
-/** Both engines on `layout` with the Slurm configuration `config`: the Slurm engine, and the one engine through the Slurm preset. Refused jobs' rows: NaN times. */
-export function presetRuns(jobs: SlurmJobInput[], layout: Layout, config: Partial<SlurmConfig>): [Map<number, Row>, Map<number, Row>] {
-  return [slurmRows(new SlurmPlatform(layout), config, jobs), rowsOf(runOn('one', layout, jobs, config))];
+/**
+ * The one engine's rows of `jobs` on `layout` under `config` through the Slurm preset (refused jobs' rows: NaN
+ * times), expected to be the Slurm engine's (`expectSlurmRows`).
+ */
+export function checkedRows(jobs: SlurmJobInput[], layout: SlurmPlatformSpec, config: Partial<SlurmConfig>): Map<number, Row> {
+  const rows = rowsOf(runOn(layout, jobs, config));
+  expectSlurmRows(layout, config, jobs, rows);
+  return rows;
+}
+
+/** Expects `rows` (of a run of `jobs` on `layout` under `config`) to be the Slurm engine's rows of that run (its recorded golden, test/golden/slurmEngine.ts). */
+export function expectSlurmRows(layout: SlurmPlatformSpec, config: Partial<SlurmConfig>, jobs: readonly SlurmJobInput[], rows: ReadonlyMap<number, Row>): void {
+  expectSlurmEngine('rows', { layout, config, jobs }, rows);
+}
+
+/** `runOn`'s records of the preset's run, expected to be the Slurm engine's (its recorded golden). */
+export function checkedRecs(layout: SlurmPlatformSpec, jobs: readonly SlurmJobInput[], config: Partial<SlurmConfig> = {}): Map<number, Rec> {
+  const recs = runOn(layout, jobs, config).recs;
+  expectSlurmEngine('recs', { layout, config, jobs }, recs);
+  return recs;
 }
 
 /** The Slurm configuration of a FIFO or multifactor priority (4 users, QOS priorities 0 and 500) with `backfill` (null: sched/builtin) and `timers`. */
@@ -160,7 +169,7 @@ export interface NodeRow {
 }
 
 /**
- * What `slurmNodeRows` and `presetNodeRows` record beyond a job's first nodes: the memory free there, the nodes
+ * What `presetNodeRows` records beyond a job's first nodes: the memory free there, the nodes
  * of each run; `until`: the run stops after that instant (a job that waits for ever: no row), not when every job has left.
  */
 export interface NodeRowOptions {
@@ -169,59 +178,23 @@ export interface NodeRowOptions {
   until?: number;
 }
 
-/** Every job's `NodeRow` of the Slurm engine's run of `jobs` on `layout` under `config` (with `nodeSelect`). */
-export function slurmNodeRows(
+/**
+ * `presetNodeRows`, expected to be the Slurm engine's rows of the same run (its recorded golden,
+ * test/golden/slurmEngine.ts).
+ */
+export function checkedNodeRows(
   layout: Layout,
   config: Partial<SlurmConfig>,
   jobs: SlurmJobInput[],
   options: NodeRowOptions | boolean = {},
 ): Map<number, NodeRow> {
+  const rows = presetNodeRows(layout, config, jobs, options);
   const { memory = false, runs = false, until = Number.POSITIVE_INFINITY } = typeof options === 'boolean' ? { memory: options } : options;
-  const e = new SlurmEngine(new SlurmPlatform(layout), config);
-  const nodes = new Map<number, number[][]>();
-  const memFree = new Map<number, number[]>();
-  const trail = new Map<number, number[][]>();
-  const out = new Map<number, NodeRow>();
-  const ran = (eng: SlurmEngine, s: number) => {
-    const id = eng.jobs.id[s]!;
-    const list = trail.get(id) ?? [];
-    list.push([...eng.nodeMap!.held.get(s)!.nodes]);
-    trail.set(id, list);
-  };
-  e.addListener({
-    onStart: (eng, s) => {
-      const id = eng.jobs.id[s]!;
-      if (runs) ran(eng, s);
-      const a = eng.nodeMap!.held.get(s)!;
-      if (nodes.has(id)) return;
-      nodes.set(id, [[...a.nodes], [...a.units]]);
-      memFree.set(
-        id,
-        [...a.nodes].map((x) => eng.nodeMap!.memFree[x]!),
-      );
-    },
-    onResume: (eng, s) => void (runs && ran(eng, s)),
-  });
-  e.onFinish((J, s) => {
-    const refused = J.state[s] === JobPhase.Rejected;
-    const id = J.id[s]!;
-    out.set(id, {
-      start: refused ? Number.NaN : J.start[s]!,
-      end: refused ? Number.NaN : J.end[s]!,
-      killed: refused || J.state[s] !== JobPhase.Completed,
-      periods: refused ? [] : J.periods(s).flat(),
-      nodes: nodes.get(id)?.[0] ?? [],
-      units: nodes.get(id)?.[1] ?? [],
-      ...(memory ? { memFree: memFree.get(id) ?? [] } : {}),
-      ...(runs ? { runs: trail.get(id) ?? [] } : {}),
-    });
-  });
-  e.stream(jobs);
-  e.runUntil(until);
-  return out;
+  expectSlurmEngine('nodeRows', { layout, config, jobs, memory, runs, until }, rows);
+  return rows;
 }
 
-/** Every job's `NodeRow` of the one engine's run of `jobs` through the Slurm preset (`slurmNodeRows`' counterpart). */
+/** Every job's `NodeRow` of the one engine's run of `jobs` through the Slurm preset. */
 export function presetNodeRows(
   layout: Layout,
   config: Partial<SlurmConfig>,
@@ -309,12 +282,6 @@ export function shapedJob(id: number, cores: number, runTime: number, shape: Slu
   return { id, submit: id, cores, runTime, timeLimit: 1_000, user: 0, shape };
 }
 
-/** Both engines' rows (`a`: the Slurm engine's, `b`: the preset's): the same jobs, each with the same row. */
-export function expectSameRows<R>(a: ReadonlyMap<number, R>, b: ReadonlyMap<number, R>): void {
-  expect(b.size).toBe(a.size);
-  for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
-}
-
 /** The hand-computed scenarios' job: user 0, its time limit its run time unless given, `extra` beside. */
 export function slurmJob(id: number, submit: number, cores: number, runTime: number, timeLimit = runTime, extra: Partial<SlurmJobInput> = {}): SlurmJobInput {
   return { id, submit, cores, runTime, timeLimit, user: 0, ...extra };
@@ -330,10 +297,7 @@ export const fifoByAge: Partial<SlurmConfig> = {
   priority: { ...DEFAULT_SLURM.priority, weightAge: 1000, weightFairshare: 0, weightJobSize: 0, weightPartition: 0, weightQos: 0 },
 };
 
-/** The engines every hand-computed Slurm scenario runs on: the Slurm engine, and the one engine through the Slurm preset. */
-export const ENGINES: readonly ReplayEngine[] = ['slurm', 'one'];
-
-/** A job's outcome in a hand-computed scenario, on either engine (`runOn`). */
+/** A job's outcome in a hand-computed scenario (`runOn`). */
 export interface Rec {
   id: number;
   /** NaN when refused. */
@@ -350,10 +314,10 @@ export interface Rec {
   cpus: number;
 }
 
-/** A hand-computed scenario's run on one engine (`runOn`). */
+/** A hand-computed scenario's run (`runOn`). */
 export interface EngineRun {
   recs: Map<number, Rec>;
-  /** User `u`'s usage (core-seconds, decayed) in the fair-share ledger at the end of the run (`until`): the Slurm engine's `fairShare`, the multifactor selection's `users`. */
+  /** User `u`'s usage (core-seconds, decayed) in the fair-share ledger at the end of the run (`until`): the multifactor selection's `users`. */
   usage(u: number): number;
   /** The multifactor priority of job `id` (waiting or running) at the end of the run. */
   priority(id: number): number;
@@ -361,17 +325,16 @@ export interface EngineRun {
   finishes: number;
   /** Whether the engine is left with no job waiting, running or suspended and every core free. */
   idle: boolean;
-  /** Preemptions, of every mode (suspended, requeued or cancelled): the Slurm engine's `stats.preempted`. */
+  /** Preemptions, of every mode (suspended, requeued or cancelled). */
   preempted: number;
 }
 
 /**
- * Runs `jobs` on `platform` under `config` on `engine` (`'slurm'`: the Slurm engine; `'one'`: the one engine
- * through the Slurm preset, `runSlurmPreset`), until every job has left or, with `until`, after the instants
- * at or before it. The preset's killed job timed out or was cancelled as `presetEndPhase` reads its record.
+ * Runs `jobs` on `platform` under `config` on the one engine through the Slurm preset (`runSlurmPreset`), until
+ * every job has left or, with `until`, after the instants at or before it. A killed job timed out or was
+ * cancelled as `presetEndPhase` reads its record.
  */
 export function runOn(
-  engine: ReplayEngine,
   platform: SlurmPlatformSpec | SlurmPlatform,
   jobs: readonly SlurmJobInput[],
   config: Partial<SlurmConfig> = {},
@@ -379,38 +342,6 @@ export function runOn(
 ): EngineRun {
   const spec = platform instanceof SlurmPlatform ? platform.spec : platform;
   const recs = new Map<number, Rec>();
-  if (engine === 'slurm') {
-    const e = new SlurmEngine(new SlurmPlatform(spec), config);
-    const slots = new Map<number, number>();
-    e.addListener({ onSubmit: (eng, s) => void slots.set(eng.jobs.id[s]!, s) });
-    let finishes = 0;
-    e.onFinish((J, s) => {
-      finishes++;
-      const refused = J.state[s] === JobPhase.Rejected;
-      recs.set(J.id[s]!, {
-        id: J.id[s]!,
-        start: refused ? Number.NaN : J.start[s]!,
-        end: refused ? Number.NaN : J.end[s]!,
-        state: STATE_NAMES[J.state[s]!]!,
-        periods: J.periods(s),
-        requeues: J.requeues[s]!,
-        backfilled: J.backfilled[s]!,
-        cpus: J.cores[s]!,
-      });
-    });
-    e.stream(jobs);
-    if (until === Number.POSITIVE_INFINITY) e.run();
-    else e.runUntil(until);
-    return {
-      recs,
-      preempted: e.stats.preempted,
-      usage: (u) => e.fairShare.usage[u]!,
-      priority: (id) => e.computePriority(slots.get(id)!, e.fairShare.totalUsage()),
-      finishes,
-      idle:
-        e.pending.length === 0 && e.runningCount === 0 && e.suspendedCount === 0 && e.jobs.live === 0 && e.free.every((f, g) => f === e.platform.groupCores[g]),
-    };
-  }
   const requeues = new Map<string, number>();
   const byBackfill = new Set<string>();
   const submitted = new Map<number, Job>();

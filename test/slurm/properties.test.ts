@@ -1,5 +1,5 @@
 /**
- * Invariants of the Slurm engine and of the one engine through the Slurm preset (`runOn`) on random platforms
+ * Invariants of the one engine through the Slurm preset (`runOn`) on random platforms
  * and workloads (fast-check): every job leaves once; no job starts before its submission; a record's end is
  * start + run + suspended time; the free cores come back to the platform's capacity; suspend periods are
  * ordered and within the run.
@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SlurmConfig, SlurmJobInput } from '../../src/slurm/config.js';
 import { PREEMPT_MODES, type SlurmPlatformSpec } from '../../src/slurm/platform.js';
-import { ENGINES, runOn } from './presetHarness.js';
+import { runOn } from './presetHarness.js';
 
 const jobArb = fc.record({
   gap: fc.integer({ min: 0, max: 50 }),
@@ -20,7 +20,7 @@ const jobArb = fc.record({
   op: fc.option(fc.record({ after: fc.integer({ min: 0, max: 200 }), for: fc.integer({ min: 1, max: 100 }) }), { nil: undefined }),
 });
 
-describe.each(ENGINES)('invariants on the %s engine', (engine) => {
+describe('invariants on the Slurm preset', () => {
   it('hold on random workloads, preemption modes and scheduler settings', () => {
     const total = { preempted: 0, suspensions: 0, backfilled: 0, timeouts: 0 };
     fc.assert(
@@ -83,7 +83,7 @@ describe.each(ENGINES)('invariants on the %s engine', (engine) => {
             }
             return j;
           });
-          const run = runOn(engine, platform, jobs, config);
+          const run = runOn(platform, jobs, config);
           expect(run.finishes).toBe(jobs.length);
           expect(run.recs.size).toBe(jobs.length);
           for (const j of jobs) {

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { SlurmJobInput } from '../../src/slurm/config.js';
-import { SlurmEngine } from '../../src/slurm/engine.js';
 import { JobPhase } from '../../src/core/engine.js';
 import { RAIJIN_PLATFORM, SlurmPlatform } from '../../src/slurm/platform.js';
-import { ENGINES } from './presetHarness.js';
-import { CalcMetsAccumulator, replay, runworkload, shrinkFactors } from '../../src/slurm/replay.js';
+import { runSlurmPreset } from '../../src/slurm/preset.js';
+import { CalcMetsAccumulator, calcMetsListener, replay, runworkload, shrinkFactors } from '../../src/slurm/replay.js';
 import { DEFAULT_RAIJIN_WORKLOAD, TABLE_4_1, raijinWorkload, workloadConstants } from '../../src/slurm/workload.js';
 
 describe('runworkload', () => {
@@ -33,7 +32,7 @@ describe('runworkload', () => {
   });
 });
 
-describe.each(ENGINES)('calcmets on the %s engine', (engine) => {
+describe('calcmets on the Slurm preset', () => {
   // runworkload's submissions as the jobs give them: the warm-up job at 0, then 0 and 50 (drift 50, no period)
   const asGiven = { shrink: 100, warmup: 1, warmupPeriod: 0, group: 1, period: 0, drift: 50, meanGap: 0 };
   const p = new SlurmPlatform({ groups: [{ name: 'n', count: 1, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] });
@@ -47,8 +46,6 @@ describe.each(ENGINES)('calcmets on the %s engine', (engine) => {
         { id: 2, submit: 50, cores: 1, timeLimit: 100, runTime: 100, user: 0, opAfter: 20, opFor: 30 }, // 100..230, wait 50, resp 180, sd 1.8
       ],
       asGiven,
-      {},
-      engine,
     );
     expect(m.measured).toBe(2);
     expect(m.mean_wait).toBe(75);
@@ -70,8 +67,6 @@ describe.each(ENGINES)('calcmets on the %s engine', (engine) => {
         { id: 1, submit: 0, cores: 2, timeLimit: 150, runTime: 150, user: 0 }, // x = 0, y = 300
       ],
       { ...asGiven, warmup: 0, group: 2 }, // (no warm-up, both in the first group: at 0)
-      {},
-      engine,
     );
     // r = 0.25; residuals 100 - 25 = 75, 0 - 75 = -75; sqrt(11250 / 2) / 200
     expect(m.su_share_1core).toBe(0.25);
@@ -91,30 +86,29 @@ describe.each(ENGINES)('calcmets on the %s engine', (engine) => {
       { id: 1, submit: 0, cores: 4, runTime: 100, timeLimit: 100, user: 0, partition: 0 },
       { id: 2, submit: 20, cores: 4, runTime: 50, timeLimit: 50, user: 0, partition: 1 },
     ];
-    const m = replay(tiers, jobs, { ...asGiven, warmup: 0, drift: 20 }, {}, engine);
+    const m = replay(tiers, jobs, { ...asGiven, warmup: 0, drift: 20 });
     expect([m.timeouts, m.cancelled, m.measured, m.mean_response]).toEqual([0, 1, 1, 50]);
     expect(m.service_units).toBe(200);
     expect(m.suspend_accounting_violations).toBe(0);
   });
 });
 
-// (the accumulator's own check, fed a corrupted record of the Slurm engine's table)
+// (the accumulator's own check, fed a corrupted record of the preset's run)
 describe('calcmets', () => {
   it('a record whose end is not start + run + suspended time is counted as a violation', () => {
-    const p = new SlurmPlatform({ groups: [{ name: 'n', count: 1, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] });
-    const e = new SlurmEngine(p);
+    const platform = { groups: [{ name: 'n', count: 1, cores: 4 }], partitions: [{ name: 'p', groups: ['n'] }] };
     const acc = new CalcMetsAccumulator(0);
-    e.onFinish((J, s) => {
-      J.end[s] = J.end[s]! + 1; // a corrupted record
-      acc.add(J, s);
-    });
-    e.submit({ id: 0, submit: 0, cores: 1, timeLimit: 100, runTime: 100, user: 0, opAfter: 20, opFor: 30 });
-    e.run();
+    const job: SlurmJobInput = { id: 0, submit: 0, cores: 1, timeLimit: 100, runTime: 100, user: 0, opAfter: 20, opFor: 30 };
+    // (a corrupted record: its end a second late)
+    runSlurmPreset(platform, [job], {}, [calcMetsListener((r) => acc.addRecord({ ...r, end: r.end + 1 }))]);
     expect(acc.result(4).suspend_accounting_violations).toBe(1);
+    const right = new CalcMetsAccumulator(0);
+    runSlurmPreset(platform, [job], {}, [calcMetsListener((r) => right.addRecord(r))]);
+    expect(right.result(4).suspend_accounting_violations).toBe(0);
   });
 });
 
-// (the generator's shares, replayed on the Slurm engine; both engines' schedules of it: the golden case slurm-raijin-3000)
+// (the generator's shares, replayed on the Slurm preset; its schedule of it: the golden case slurm-raijin-3000)
 describe('Raijin-like workload (Table 4.1, Table 4.2)', () => {
   for (const seed of [1, 7, 42, 2024]) {
     it(`seed ${seed}: job-size shares within 1 point of Table 4.1, one-core SU near 1.6%, no accounting violations`, () => {
@@ -161,19 +155,19 @@ describe('the standard error of the one-core service-unit share', () => {
   it('covers the expected 1.6% within 4 standard errors on 12 seeds of 5,000 jobs', () => {
     for (let seed = 100; seed < 112; seed++) {
       const acc = new CalcMetsAccumulator(0);
-      const J = new SlurmEngine(new SlurmPlatform(RAIJIN_PLATFORM), { users: 400 }).jobs;
       for (const j of raijinWorkload({ jobs: 5000, seed })) {
-        const s = J.alloc();
-        J.id[s] = j.id;
-        J.cores[s] = j.cores;
-        J.runTime[s] = j.runTime;
-        J.timeLimit[s] = j.timeLimit;
-        J.submit[s] = j.submit;
-        J.start[s] = j.submit;
-        J.end[s] = j.submit + Math.min(j.runTime, j.timeLimit);
-        J.state[s] = JobPhase.Completed;
-        acc.add(J, s);
-        J.release(s);
+        const run = Math.min(j.runTime, j.timeLimit);
+        acc.addRecord({
+          id: j.id,
+          cores: j.cores,
+          state: JobPhase.Completed,
+          submit: j.submit,
+          start: j.submit,
+          end: j.submit + run,
+          run,
+          suspended: 0,
+          suspensions: 0,
+        });
       }
       const m = acc.result(57_600);
       expect(Math.abs(m.su_share_1core - 0.016), `seed ${seed}`).toBeLessThan(4 * m.su_share_1core_se);
