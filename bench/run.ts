@@ -37,7 +37,7 @@
  * - `combined`: the one engine's combined scenario (issue 42) and what each dimension changes when it alone is off.
  * - `gavel`: `reproduce gavel` at full size (Gavel's Figure 9, issue 45: hours of CPU; needs ../shared/data/gavel).
  * - `platform`: loading seed 004's Raijin platform (3,600 nodes x 16 cores) written as one node group, as
- *   the Slurm engine's node-group file and node by node: median/min/max ms and the heap it keeps.
+ *   a node-group file (the Slurm model's `{groups, partitions}`) and node by node: median/min/max ms and the heap it keeps.
  * - `netsim`: the flow model: 10,000 transfers on a 128-host fat-tree, `clustergym netsim` and SimGrid's
  *   Python bindings (one actor per flow, and one driver actor) each as a whole process, interleaved over
  *   3 rounds (median wall and CPU times, ratios, largest difference).

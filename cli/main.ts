@@ -47,7 +47,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
   serve: { summary: 'the ZeroMQ bridge for Python clients', load: async () => (await import('./serve.js')).command },
   'slurm-agent': { summary: 'a policy schedules a live Slurm (held jobs, scontrol)', load: async () => (await import('./slurmAgent.js')).command },
   'slurm-replay': {
-    summary: 'job records (SWF, sacct) on the Slurm engine under a slurm.conf; --live: against the live Slurm of SLURM_CONF',
+    summary: 'job records (SWF, sacct) on the Slurm preset under a slurm.conf; --live: against the live Slurm of SLURM_CONF',
     load: async () => (await import('./slurmReplay.js')).command,
   },
   batsim: {

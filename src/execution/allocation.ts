@@ -7,7 +7,7 @@
  * rules of its type and node memory) and whether a job could ever fit the empty platform. A job holds
  * on each of its nodes its tasks' memory there, or, when it asks Slurm's `--exclusive` or `--mem`
  * (`slurmRequest`), the node's whole memory or that much on each node, whatever its tasks there (`nodeMemOf`),
- * as the Slurm engine's `NodeMap` holds it.
+ * as Slurm's select plugin holds it (`SlurmNodeSelection`, src/scheduling/slurmSelect.ts).
  *
  * The engine (`simulator.ts`) takes and frees cores through `move` (a whole placement, batched per
  * node and processor) and `releaseCore` (one core of a `seq` task); nothing else writes this state.

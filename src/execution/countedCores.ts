@@ -1,6 +1,6 @@
 /**
  * The counted capacity (`capacity: 'counted'`; DESIGN §15, issue 42): free cores counted per node group,
- * as Slurm's counted model and the Slurm engine count them, with no core, node or processor of its own.
+ * as the Slurm model counts them (docs/slurm.md, `CR_Core` counted per group), with no core, node or processor of its own.
  *
  * A node group is `count` identical nodes (`Platform.groupNodeCount`, `nodeCoreCount` of its first node), so
  * it holds `count x cores` cores. The unit of a placement is a group index: task `t` on unit `g` runs on some

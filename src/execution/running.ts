@@ -173,7 +173,8 @@ export class JobSuspension {
   killLeft = Infinity;
   endLeft = Infinity;
   /**
-   * The Slurm engine's count of run time (`suspension.ts`, `slurmLeft`): the run time before the current
+   * The Slurm model's count of run time (`suspension.ts`, `slurmRan`, `slurmLength`, `slurmAt`: the retired Slurm
+   * engine's arithmetic, whose times test/golden/slurmEngine.ts keeps): the run time before the current
    * stretch, summed stretch by stretch; when that stretch began (NaN: at the job's start) and whether an
    * operator's resumption began it; while suspended, the lengths of run the end and the walltime kill are
    * counted from (NaN: not so counted).

@@ -933,7 +933,8 @@ export class ClusterSimulator implements DiscreteEventEngine {
 
   /**
    * Kills a running job now: its cores are freed and its record's state is `killed`, `cancelled` (its nodes do not stay
-   * `COMPLETING`: a caller's kill, such as Slurm's `PreemptMode=CANCEL`, ends it outright, as the Slurm engine does).
+   * `COMPLETING`: a caller's kill, such as Slurm's `PreemptMode=CANCEL`, ends it outright, the model's rule, as the
+   * retired Slurm engine's schedules have it: test/golden/slurmEngine.ts).
    */
   kill(running: RunningJob): void {
     if (running.ended) throw new Error(`job ${running.job.id} is not running`);

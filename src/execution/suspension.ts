@@ -8,7 +8,8 @@
  * plugin under whole-node allocation, which gives a resumed job the nodes it would give it now). The engine hands
  * over its event loop, its freed mark and its listeners' calls (`SuspensionBridge`); everything else is its
  * public state (`SuspensionHost`). A job's end and walltime kill after a resumption are counted from its run
- * time as the Slurm engine counts it (`slurmLength`, `slurmAt`: the same times to the bit), unless its work was
+ * time in the Slurm model's arithmetic (`slurmLength`, `slurmAt`: the retired Slurm engine's times to the bit,
+ * test/golden/slurmEngine.ts), unless its work was
  * moved otherwise.
  */
 import { JobPhase } from '../core/engine.js';
@@ -48,20 +49,21 @@ export function movableOnResume(rj: RunningJob): boolean {
 
 /**
  * The length of run (`length`: the job's run time for its end, its time limit for its walltime kill) an event at
- * `at` is counted from as the Slurm engine counts it, or NaN: when the current stretch began at `from` (its start,
- * or a resumption: an operator's when `byOperator`) after `ranBefore` seconds of run, and the event falls where the
- * Slurm engine puts it then (`slurmAt`; at the start `from + length`). Its resumption then puts it where the Slurm
- * engine does, to the bit (`slurmAt`), where `now + (at - suspension)` may differ in the last bits; an event
- * moved otherwise (its work scaled) is not so counted.
+ * `at` is counted from in the Slurm model's arithmetic, or NaN: when the current stretch began at `from` (its start,
+ * or a resumption: an operator's when `byOperator`) after `ranBefore` seconds of run, and the event falls where
+ * that arithmetic puts it then (`slurmAt`; at the start `from + length`). Its resumption then puts it where the
+ * retired Slurm engine did, to the bit (`slurmAt`; test/golden/slurmEngine.ts), where `now + (at - suspension)`
+ * may differ in the last bits; an event moved otherwise (its work scaled) is not so counted.
  */
 function slurmLength(at: number, length: number, from: number, ranBefore: number, byOperator: boolean): number {
   return at === slurmAt(from, length, ranBefore, byOperator, Number.NaN) ? length : Number.NaN;
 }
 
 /**
- * Where the Slurm engine puts an event `length` seconds of run after a job's start, resumed at `now` after `ran`
- * seconds of run (src/slurm/engine.ts): `(now + length) - ran` after an operator's resumption (`opResume`),
- * `now + (length - ran)` at a start or a preempted job's resumption (`runStretch`); `length` NaN (not so
+ * Where the Slurm model puts an event `length` seconds of run after a job's start, resumed at `now` after `ran`
+ * seconds of run (the retired Slurm engine's arithmetic, test/golden/slurmEngine.ts): `(now + length) - ran` after
+ * an operator's resumption (`resume` of an operator's suspension), `now + (length - ran)` at a start or a
+ * preempted job's resumption; `length` NaN (not so
  * counted): `now + left`.
  */
 function slurmAt(now: number, length: number, ran: number, byOperator: boolean, left: number): number {
@@ -70,7 +72,7 @@ function slurmAt(now: number, length: number, ran: number, byOperator: boolean, 
 }
 
 /**
- * Running job `rj`'s run time at `now` as the Slurm engine counts it: the stretches before the current one
+ * Running job `rj`'s run time at `now` in the Slurm model's arithmetic: the stretches before the current one
  * summed (`JobSuspension.ran`), and the current one since it began (`from`; NaN: at its start).
  */
 function slurmRan(rj: RunningJob, s: JobSuspension, now: number): number {
@@ -137,7 +139,7 @@ export class Suspensions {
     if (s.periods === null) s.periods = [];
     s.periods.push(now);
     s.opStamp++; // a pending operator suspension waits for the run to go on
-    // the run time of this stretch, counted as the Slurm engine counts it (`slurmLength`)
+    // the run time of this stretch, counted in the Slurm model's arithmetic (`slurmLength`)
     const from = s.from === s.from ? s.from : rj.start;
     const ranBefore = s.ran;
     s.ran = slurmRan(rj, s, now);
@@ -365,7 +367,7 @@ export class Suspensions {
     if (ops === undefined || ops.length <= (rj.sus === null ? 0 : rj.sus.opNext)) return;
     const s = rj.suspension();
     const ev = ops[s.opNext]!;
-    // (its run so far as the Slurm engine counts it: at a resumption, the stretches summed)
+    // (its run so far in the Slurm model's arithmetic: at a resumption, the stretches summed)
     const at = this.sim.now + Math.max(0, ev.after - slurmRan(rj, s, this.sim.now));
     this.bridge.events.schedule(at, KIND_SUSPEND, rj, ++s.opStamp);
   }

@@ -1,7 +1,7 @@
 /**
  * Platform files: the native format (DESIGN §2.1), IRMaSim's `platform`/`node`/`processor` group
  * format, loaded unchanged, SimGrid platform XML (`simgridXml.ts`, DESIGN §11) and node-group platforms
- * (the Slurm engine's `{groups, partitions}`, `views.ts`). The JSON formats are validated with zod; all
+ * (the Slurm model's `{groups, partitions}`, src/slurm/platform.ts; `views.ts`). The JSON formats are validated with zod; all
  * produce a `PlatformDescription`, then a compiled `Platform`. Every error names the file and the JSON
  * path (or XML element) of the bad field.
  *

@@ -1,6 +1,6 @@
 /**
  * Partitions: named sets of nodes with Slurm's partition limits (`man slurm.conf`, PartitionName), the
- * semantics of the Slurm engine's partitions (src/slurm/platform.ts) on any platform.
+ * semantics of the Slurm model's partitions (src/slurm/platform.ts) on any platform.
  *
  * ```json
  * "partitions": [
@@ -13,7 +13,7 @@
  * `nodes` (by name); a node may be in several partitions. Its limits:
  * - `max_time` (`MaxTime`, s; default unlimited): a job asking for more is refused at submission;
  * - `max_nodes` (`MaxNodes`; default unlimited): the most nodes one job may use;
- * - `allow_users` (user names; Slurm's `AllowGroups` reduced to users, as the Slurm engine's user ids
+ * - `allow_users` (user names; Slurm's `AllowGroups` reduced to users, as the Slurm model's user ids
  *   written as strings) and `allow_accounts` (`AllowAccounts`); absent = everyone;
  * - `priority_tier` (`PriorityTier`, default 1): higher tiers are scheduled first and, with
  *   `preempt_mode`, preempt lower ones; `priority_job_factor` (`PriorityJobFactor`, default 1: the

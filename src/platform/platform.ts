@@ -7,7 +7,7 @@
  * A node group (`nodeGroups.ts`) is `count` identical nodes described once; the platform keeps one
  * description per group, never one per node. Each node has a resource vector (cores, memory in MB,
  * GPUs; `resources.ts` sums them), power states (`powerStates.ts`, per group) and belongs to partitions
- * (`partitions.ts`). `views.ts` shows a platform as node counts per group (the Slurm engine's view) or
+ * (`partitions.ts`). `views.ts` shows a platform as node counts per group (the Slurm model's view) or
  * as CPU and memory vectors per host (the fairness preset's), and builds platforms from those.
  */
 

@@ -2,7 +2,7 @@
  * Views of a platform for code that wants node counts or host vectors, and platforms built from them.
  *
  * - **Node groups** (`nodeGroupView`): per group its nodes, cores per node and cores, and the partitions
- *   over groups, with the fields and defaults of the Slurm engine's `SlurmPlatform`
+ *   over groups, with the fields and defaults of the Slurm model's `SlurmPlatform`
  *   (src/slurm/platform.ts; a partition's `max_nodes` defaults to its largest group there). Built the
  *   other way by `platformFromNodeGroups` from a `SlurmPlatformSpec`-shaped object, which
  *   `parsePlatform` also reads as a platform file (`data/platforms/slurm-raijin.json`):
@@ -36,7 +36,7 @@ import {
   type ProcessorDescription,
 } from './platform.js';
 
-/** A node-group platform (the Slurm engine's format; `partitions` optional here: one implicit `all`). */
+/** A node-group platform (the Slurm model's format, `SlurmPlatformSpec`; `partitions` optional here: one implicit `all`). */
 export const NodeGroupSpecSchema = z
   .object({
     groups: z
@@ -93,7 +93,7 @@ export function isNodeGroupSpec(data: unknown): data is NodeGroupSpec {
 /**
  * The description of a node-group platform (`where` names it in errors). With `memoryAbsent: 'unlimited'`
  * a group without `memory_mb` has unlimited memory (Infinity MB: memory is not a consumable resource there,
- * as on the Slurm engine's nodes, `SlurmPlatform.memoryPerNode`; the Slurm preset's platform) rather than
+ * as in the Slurm model's `SlurmPlatform.memoryPerNode`; the Slurm preset's platform) rather than
  * the default 1024 GB.
  */
 export function nodeGroupSpecDescription(
@@ -138,12 +138,12 @@ export function platformFromHostGroups(hostGroups: readonly HostGroup[], where =
 }
 
 /**
- * A partition over whole node groups (the Slurm engine's `Partition`, user names as strings): a
+ * A partition over whole node groups (the Slurm model's `Partition`, src/slurm/platform.ts, user names as strings): a
  * platform partition's limits, its groups, and `maxNodes` the partition's largest group when unlimited.
  */
 export type GroupPartition = Pick<Partition, 'name' | 'groups' | 'maxTime' | 'maxNodes' | 'allowUsers' | 'priorityTier' | 'priorityJobFactor' | 'preemptMode'>;
 
-/** A platform as node counts per group (the fields of the Slurm engine's `SlurmPlatform`). */
+/** A platform as node counts per group (the fields of the Slurm model's `SlurmPlatform`). */
 export interface NodeGroupView {
   readonly groupNames: readonly string[];
   /** Nodes per group. */

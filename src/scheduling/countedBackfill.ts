@@ -1,7 +1,7 @@
 /**
  * Slurm's backfill pass (`sched/backfill`) with units counted per node group: seed 004's model, sized
- * for millions of jobs, shared by the Slurm engine (`src/slurm/backfillCounted.ts`) and the one engine
- * (`slurmBackfill.ts`). Time is cut into buckets of `bf_resolution` seconds over `bf_window`; the free
+ * for millions of jobs, run by the one engine's Slurm backfill (`slurmBackfill.ts`; the retired Slurm engine
+ * ran it too, test/golden/slurmEngine.ts). Time is cut into buckets of `bf_resolution` seconds over `bf_window`; the free
  * units of every group in each bucket form a profile, built from the running jobs' expected ends (their
  * time limits) in one walk of the running jobs per pass:
  *

@@ -54,7 +54,8 @@ export const EngineConfigSchema = z
     /**
      * When the scheduler runs: every instant with a change, every event, or Slurm's main-scheduler clock
      * (`{ slurm: { ... } }`, src/scheduling/slurmPassClock.ts: seconds; `priority_ticks` a pass after every
-     * multifactor `calc_period` recalculation, as the Slurm engine).
+     * multifactor `calc_period` recalculation, the Slurm preset's rule: the retired Slurm engine's schedules,
+     * test/golden/slurmEngine.ts).
      */
     pass_clock: z
       .union([
@@ -86,9 +87,9 @@ export const EngineConfigSchema = z
                 main: z.enum(['policy', 'slurm']).default('policy'),
                 queue_depth: z.number().int().positive().default(100),
                 /**
-                 * Slurm's main pass: a job within one node group of its partition (`group`, the Slurm engine's counted
+                 * Slurm's main pass: a job within one node group of its partition (`group`, the Slurm preset's counted
                  * model), anywhere on it (`partition`), or on its nodes as Slurm's select plugin chooses them (`nodes`:
-                 * the Slurm engine's whole-node allocation, `nodeSelect`; capacity `cores`).
+                 * the Slurm preset's whole-node allocation, `SlurmConfig.nodeSelect`; capacity `cores`).
                  */
                 within: z.enum(['group', 'partition', 'nodes']).default('partition'),
                 /**
@@ -104,7 +105,7 @@ export const EngineConfigSchema = z
                     grid: z.boolean().default(false),
                     slurm_rounding: z.boolean().default(false),
                     reserve_idle: z.enum(['none', 'first', 'proportional']).default('none'),
-                    /** With `within: "nodes"`: Slurm 22.05's pass with the select plugin's will-run test (the Slurm engine's `bfWillRun`) instead of the node-profile pass of one-core nodes. */
+                    /** With `within: "nodes"`: Slurm 22.05's pass with the select plugin's will-run test (the Slurm preset's `SlurmConfig.bfWillRun`) instead of the node-profile pass of one-core nodes. */
                     will_run: z.boolean().default(false),
                   })
                   .strict()
@@ -138,7 +139,7 @@ export const EngineConfigSchema = z
         dampening: positive.optional(),
         shares: z.record(z.string(), positive).default({}),
         qos: z.record(z.string(), nonNeg).default({}),
-        /** A decision point at every `calc_period` tick while jobs wait (the Slurm engine's main pass after its priority recalculation). */
+        /** A decision point at every `calc_period` tick while jobs wait (the Slurm preset's main pass after its priority recalculation, `SlurmPassClock`). */
         pass_at_tick: z.boolean().default(false),
       })
       .strict()

@@ -14,7 +14,7 @@
  * - **fair share** = `2^(-U / S / d)` of the job's user (`userLedger.ts`).
  *
  * Slurm truncates the sum to an integer and orders pending jobs by partition `PriorityTier` (higher
- * first), then priority (higher first), submit time, job id. The Slurm engine (src/slurm/) and the job
+ * first), then priority (higher first), submit time, job id. The Slurm preset (src/slurm/preset.ts) and the job
  * selection `multifactor` of the batch schedulers (`MultifactorSelection` below) use this one formula.
  *
  * **Usage accounting** (`MultifactorSelection`): each user's running jobs add their cores x seconds;
@@ -24,7 +24,8 @@
  *
  * **Reconfiguration** (`reconfigure`: an operator's `scontrol reconfigure` of the weights, `PriorityMaxAge`,
  * `PriorityFavorSmall` or the dampening mid-run): every waiting job's priority is recomputed at the change and
- * the queue order re-keyed at the next pass, as the Slurm engine does at once.
+ * the queue order re-keyed at the next pass (only a pass reads the order; the retired Slurm engine re-sorted at
+ * once, to the same schedules: test/golden/slurmEngine.ts).
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import { holdsItsPlacement, type Job } from '../workload/job.js';
@@ -147,7 +148,8 @@ export interface MultifactorOptions {
   qos?: Readonly<Record<string, number>> | undefined;
   /**
    * A decision point at every `PriorityCalcPeriod` tick while jobs wait (`ClusterSimulator.requestPass`),
-   * as the Slurm engine runs its main scheduler after recomputing the priorities; off: the new priorities
+   * as the Slurm preset runs its main pass after recomputing the priorities (`SlurmPassClock`'s priority ticks;
+   * the retired Slurm engine's rule, test/golden/slurmEngine.ts); off: the new priorities
    * order the next decision point that comes anyway.
    */
   passAtTick?: boolean | undefined;
@@ -363,7 +365,7 @@ export class MultifactorSelection implements JobSelection {
     if (dCores !== 0) this.usage.addCores(u, dCores, sim.now);
   }
 
-  /** The tick after one at (or the attachment at) `t`: a period later, or the next point of the `calcPhase` grid (the Slurm engine's arithmetic). */
+  /** The tick after one at (or the attachment at) `t`: a period later, or the next point of the `calcPhase` grid (the retired Slurm engine's arithmetic, to the bit: test/golden/slurmEngine.ts). */
   private tickAfter(t: number): number {
     const { calcPeriod: P, calcPhase: phase } = this.config;
     return phase === undefined ? t + P : nextGridPoint(t, P, phase);
@@ -455,7 +457,7 @@ export class MultifactorSelection implements JobSelection {
    * priority is recomputed at `now` under the new ones (its factors that hold while it waits read again: the
    * job size factor reads `favorSmall`), and the order's epoch moves on, so that the next pass re-keys the queue
    * (`StaticOrder`). A change before the attachment (the first submission) starts the ticks at `now` when no
-   * `calcPhase` places them, as the Slurm engine's first event starts its ticks. Only what is read at a tick or a key may change (`RECONFIGURABLE_PRIORITY`); a change of
+   * `calcPhase` places them, as a stepped Slurm run's first event starts its ticks (`SlurmPresetRun`). Only what is read at a tick or a key may change (`RECONFIGURABLE_PRIORITY`); a change of
    * anything else (the tick grid, the decay, the size formula) is an `Error` naming it.
    */
   reconfigure(change: Partial<PriorityConfig>, now: number): void {
@@ -469,7 +471,7 @@ export class MultifactorSelection implements JobSelection {
       if (v !== undefined) (c as unknown as Record<string, unknown>)[k] = v;
     }
     if (this.sim === null) {
-      // before the first submission: the Slurm engine's ticks start at its first event, this change
+      // before the first submission: a stepped Slurm run's ticks start at its first event, this change
       if (c.calcPhase === undefined && Number.isNaN(this.tickOrigin)) this.tickOrigin = now;
       return;
     }

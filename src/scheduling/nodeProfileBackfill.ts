@@ -1,8 +1,8 @@
 /**
  * The whole-node backfill pass over a profile of expected ends (Slurm's `sched/backfill` with whole-node
- * allocation, `nodeSelect` without `bfWillRun`), written once for both engines: the Slurm engine's
- * `NodeProfilePlanner` (src/slurm/backfillNodes.ts) and the one engine's Slurm backfill under
- * `within: "nodes"` (`slurmBackfill.ts`) read their state through `NodeProfileView`.
+ * allocation, `nodeSelect` without `bfWillRun`): the one engine's Slurm backfill under `within: "nodes"`
+ * (`slurmBackfill.ts`) reads its state through `NodeProfileView` (written when the retired Slurm engine read
+ * it too; its schedules: test/golden/slurmEngine.ts).
  *
  * Each node is free from the bucket of `bf_resolution` in which the job holding it is expected to end (its
  * time limit; idle: now); reservations are intervals of buckets on specific nodes. The jobs are tested in

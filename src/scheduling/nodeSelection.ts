@@ -1,8 +1,8 @@
 /**
  * Slurm's node selection as pure functions (the select plugin cons_tres without topology, node weights or
  * GRES placement; Slurm 22.05's `choose_nodes` and `_eval_nodes`, and select/linear's `_job_test` for whole
- * nodes), shared by the Slurm engine's `NodeMap` (src/slurm/nodes.ts) and the one engine's Slurm selection
- * (`slurmSelect.ts`):
+ * nodes), used by the one engine's Slurm selection (`SlurmNodeSelection`, `slurmSelect.ts`) and backfill
+ * passes (`willRunBackfill.ts`, `nodeProfileBackfill.ts`):
  * - `nodeRequestOf`: what a job asks of the nodes (its shape, or the defaults of its partition);
  * - `usableUnits`: the units a job may use on one node given what is free there (`usableGpus`: the GPUs);
  * - `evalNodes`: the nodes and units a job gets among candidate nodes in order (runs of consecutive usable
@@ -15,7 +15,7 @@
  * test/slurm/nodeRangesLive.test.ts); one CPU per core (no threads), no `--ntasks-per-node`.
  */
 
-/** How a job asks for nodes (`sbatch` options in the comments; the Slurm engine's `JobShape`). */
+/** How a job asks for nodes (`sbatch` options in the comments; `SlurmJobInput.shape`'s `JobShape`, src/slurm/config.ts). */
 export interface NodeShape {
   /** `--exclusive`: whole nodes, `minNodes` of them. */
   whole?: boolean | undefined;
@@ -44,7 +44,7 @@ export interface NodeAlloc {
  * Gives back what allocation `a` holds onto the per-node arrays of a set of nodes (`at`: a global node index
  * to its index there; nodes not in the set are skipped): its units to `free`, its memory to `mem`, its GPUs to
  * `gpus`, and one job fewer to `jobs`. The select plugin's view of those nodes with the job gone (a will-run
- * test's release of a running job; a preemption's test with its victims gone), written once for both engines.
+ * test's release of a running job; a preemption's test with its victims gone).
  */
 export function giveBack(
   a: NodeAlloc,

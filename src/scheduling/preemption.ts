@@ -1,6 +1,6 @@
 /**
  * Partition-priority preemption on the one engine (Slurm's `PreemptType=preempt/partition_prio`; the
- * Slurm engine's rule, docs/slurm.md "Job lifecycle"), as a pass after a scheduler's own:
+ * Slurm preset's rule, docs/slurm.md "Job lifecycle"), as a pass after a scheduler's own:
  *
  * A waiting job whose partition has a higher `PriorityTier` than some running job's, and that the
  * scheduler's pass left waiting, may take the cores of running jobs of lower-tier partitions whose
@@ -13,7 +13,8 @@
  * tier, highest first, and in queue order within a tier; the preemptor starts on the cores the
  * resource selection finds (`platform`: nodes by id, cores by id, within its partition).
  *
- * Unlike the Slurm engine, which counts cores per node group, the victims may be anywhere on the
+ * Unlike the Slurm preset's counted capacity, which counts cores per node group (`slurmMainPass.ts`'s
+ * preemption), the victims may be anywhere on the
  * preemptor's partition's nodes (the one engine places per core); the rest is the same rule, and the
  * hand-computed scenarios of docs/slurm.md give the same times on both (`test/scheduling/preemption.test.ts`).
  */

@@ -2,7 +2,8 @@
  * Slurm's backfill scheduler (`sched/backfill`) on the one engine: the counted pass of
  * `countedBackfill.ts` over the engine's running jobs and its queue in a scheduler's order, run by
  * `SlurmPassClock` every `bf_interval` seconds while jobs wait (after the main pass of that instant), as
- * the Slurm engine runs it (`src/slurm/engine.ts`, `backfillPass`).
+ * slurmctld's backfill thread runs it (`_attempt_backfill`; docs/slurm.md; the retired Slurm engine's schedules to
+ * the bit, test/golden/slurmEngine.ts).
  *
  * What the pass reads of the one engine:
  * - **groups**: the platform's node groups as Slurm counts them (`slurmGroups.ts`): a job may run on the
@@ -11,17 +12,18 @@
  *   the pass starts jobs;
  * - **holdings**: every running job and every job suspended on its cores, by group (a job the main pass
  *   spread over several groups counts on each), expected to end at its time limit (`reqTime`) counted in
- *   run time; a job suspended by an operator event resumes at the event's end first (the Slurm engine's
- *   `timeLeft`); the pass reads them from dense arrays the engine's listeners keep (`RunningHoldings`);
+ *   run time; a job suspended by an operator event resumes at the event's end first (`expectedTimeLeft`);
+ *   the pass reads them from dense arrays the engine's listeners keep (`RunningHoldings`);
  * - **the queue**: the first `bf_max_job_test` waiting jobs in the scheduler's order (`JobOrderSource`),
  *   each asking for one core per task and its `reqTime`.
  *
  * A start the count allows but the resource selection cannot place (memory, a node-shape rule) is left
  * waiting, its buckets held for the rest of the pass. GPU jobs are backfilled by the counted pass on the counted
- * capacity (their GPUs counted per group beside their cores, as the Slurm engine counts them), not on the core
+ * capacity (their GPUs counted per group beside their cores, as the Slurm model counts them), not on the core
  * capacity (whose resource selection places no GPUs); under `within: "nodes"` the whole-node passes hold them on
  * each node (the will-run test reads each node's free GPUs and what each running job holds there; the
- * node-profile pass tries only the groups whose nodes have the job's GPUs), as the Slurm engine's `NodeMap`.
+ * node-profile pass tries only the groups whose nodes have the job's GPUs), as the select plugin holds them
+ * (`slurmSelect.ts`).
  */
 import { ScratchList } from '../core/scratchList.js';
 import type { ClusterSimulator, RunningJob } from '../execution/simulator.js';
@@ -65,13 +67,13 @@ export interface SlurmBackfillSettings extends CountedBackfillSettings {
   maxJobTest: number;
   /**
    * With whole-node allocation (`within: "nodes"`): Slurm 22.05's own pass with the select plugin's will-run
-   * test (`willRunBackfill.ts`; the Slurm engine's `bfWillRun`), instead of the node-profile pass of whole
+   * test (`willRunBackfill.ts`; the Slurm preset's `SlurmConfig.bfWillRun`), instead of the node-profile pass of whole
    * one-core nodes (`nodeProfileBackfill.ts`).
    */
   willRun?: boolean;
 }
 
-/** Slurm 16.05's defaults (the Slurm engine's `DEFAULT_SLURM`). */
+/** Slurm 16.05's defaults (those of `DEFAULT_SLURM`, src/slurm/config.ts). */
 export const DEFAULT_SLURM_BACKFILL: SlurmBackfillSettings = {
   interval: 30,
   window: 1440 * 60,
@@ -103,8 +105,8 @@ export function expectedTimeLeft(rj: RunningJob, now: number): number {
 
 /**
  * The running jobs of one engine as the backfill pass reads them, kept as dense typed arrays from the
- * engine's starts, suspensions, resumptions and ends (the pass walks every running job at every pass: the
- * Slurm engine's struct-of-arrays walk rather than one over `RunningJob` records). A job of one group,
+ * engine's starts, suspensions, resumptions and ends (the pass walks every running job at every pass: a
+ * struct-of-arrays walk rather than one over `RunningJob` records). A job of one group,
  * neither `seq` nor suspended, is read from the arrays; any other from its record (`expectedTimeLeft`).
  */
 class RunningHoldings {
@@ -212,8 +214,8 @@ export class SlurmBackfill implements CountedBackfillView {
   private holdings: RunningHoldings | null = null;
   /**
    * With the will-run pass: each job's place in slurmctld's job list (`job_list`, appended at submission, kept
-   * through requeues), by which the will-run test walks running jobs of equal expected ends (`WillRunJob.key`;
-   * the Slurm engine's `JobTable.listPos`); null without it (no listener, nothing kept).
+   * through requeues), by which the will-run test walks running jobs of equal expected ends (`WillRunJob.key`);
+   * null without it (no listener, nothing kept).
    */
   private listPos: WeakMap<Job, number> | null = null;
   /** The options of the counted pass's starts, one object for every start (`startJob` reads them and keeps none). */
@@ -316,7 +318,7 @@ export class SlurmBackfill implements CountedBackfillView {
         const slot = owner[p.nodeFirstCore[x]!]!;
         return slot < 0 ? -1 : expectedTimeLeft(slots[slot]!, sim.now);
       },
-      // (whole nodes, one per CPU it counts for: a requeued job's last run's, as the Slurm engine reads them)
+      // (whole nodes, one per CPU it counts for: a requeued job's last run's, `ClusterSimulator.cpusOf`)
       units: (h) => sim.cpusOf(jobs.at(h)),
       timeLimit: (h) => jobs.at(h).reqTime,
       groupsOf: (h) => this.groups.groupsOf(jobs.at(h)),

@@ -1,11 +1,12 @@
 /**
  * Slurm's counted view of a platform on the one engine: a job runs within one node group of its
  * partition, and what a pass asks of a group is its free cores (`ClusterSimulator.groupFree`), as the
- * Slurm engine counts cores per group. The main pass (`slurmMainPass.ts`) and the backfill pass
+ * Slurm model counts cores per group (docs/slurm.md). The main pass (`slurmMainPass.ts`) and the backfill pass
  * (`slurmBackfill.ts`) share it.
  *
  * - **a job's groups**: the node groups of its partition, in the order the partition names them (then the
- *   groups its named nodes touch, ascending: `Partition.groups`), the order the Slurm engine tries them in;
+ *   groups its named nodes touch, ascending: `Partition.groups`), the order the Slurm preset tries them in
+ *   (the retired Slurm engine's, test/golden/slurmEngine.ts);
  * - **a start on group `g`**: the scheduler's resource selection places the job on `g`'s nodes only (a
  *   placement limit of no cores elsewhere); counted cores that the selection cannot place (memory, a
  *   node-shape rule) leave the job waiting. Under the counted capacity (`countedCores.ts`, the Slurm
@@ -45,9 +46,9 @@ export class SlurmGroups {
   }
 
   /**
-   * Why `job` can never run within one node group of its partition (Slurm's counted model; the Slurm engine
-   * refuses it at submission), or null: some group has its cores, on at most the partition's `MaxNodes`
-   * nodes of that group.
+   * Why `job` can never run within one node group of its partition (Slurm's counted model; the Slurm preset
+   * refuses it at submission, as slurmctld refuses a request no node set can hold), or null: some group has
+   * its cores, on at most the partition's `MaxNodes` nodes of that group.
    */
   refusal(job: Job): string | null {
     const p = this.sim.platform;

@@ -1,17 +1,17 @@
 /**
- * Slurm's main scheduler (`job_scheduler.c`, `_schedule`) as a pass of the one engine, the rules of the
- * Slurm engine's `schedule` (`src/slurm/engine.ts`): it walks the first `default_queue_depth` waiting
+ * Slurm's main scheduler (`job_scheduler.c`, `_schedule`) as a pass of the one engine (the retired Slurm
+ * engine's schedules to the bit: test/golden/slurmEngine.ts): it walks the first `default_queue_depth` waiting
  * jobs in priority order (a `PolicyScheduler`'s queue order) and starts each that fits now where it may run
  * (`within`):
- * - `group` (the Slurm engine's counted model, the preset's): in one node group of its partition, the first
+ * - `group` (the Slurm preset's counted model): in one node group of its partition, the first
  *   in platform order whose free cores hold it (`slurmGroups.ts`); a job no group of its partition can ever
- *   hold is refused at submission, as the Slurm engine refuses it (an admission rule of the engine);
+ *   hold is refused at submission, as slurmctld refuses a request no node set can hold (an admission rule of the engine);
  * - `partition` (the default: Slurm's select plugin on a heterogeneous partition): anywhere on its
  *   partition's nodes, as the policy's resource selection places it;
- * - `nodes` (the Slurm engine's whole-node allocation, `nodeSelect`, the preset's then): anywhere on its
+ * - `nodes` (the Slurm preset's whole-node allocation, `SlurmConfig.nodeSelect`): anywhere on its
  *   partition's nodes as Slurm's select plugin chooses them (`slurmSelect.ts`, in place of the policy's
  *   resource selection), and, as under `group`, refused at submission when no one group of its partition
- *   could hold it (the Slurm engine's rule for both its models).
+ *   could hold it (the Slurm preset's rule for both its models, `SlurmGroups.refusal`).
  *
  * Once a job of a partition is left waiting, no later job of that partition starts in this pass, and the
  * groups of that partition are out of this pass for every partition ("Do not schedule more jobs in this
@@ -21,20 +21,21 @@
  *
  * **Preemption** (`preempt`, Slurm's `PreemptType=preempt/partition_prio`; `within: "group"` or `"nodes"`):
  * a job that does not fit takes the cores of running jobs (not suspended) of lower-tier partitions whose
- * `preempt_mode` is not `off`, as the Slurm engine's `preemptFor` does. The candidates go lowest tier first,
+ * `preempt_mode` is not `off` (`preemptFor`). The candidates go lowest tier first,
  * then the last to start or resume, then the highest id (`preemptionOrder`):
  * - `group`: within one group of its partition, the first (in the partition's order, blocked or not) where
  *   its free cores and its candidates' (the jobs running in that group) hold the job; there they go until
  *   its free cores do;
- * - `nodes` (the Slurm engine's `preemptForNodes`): the candidates are the jobs holding a node of its
+ * - `nodes` (`preemptForNodes`): the candidates are the jobs holding a node of its
  *   partition; none goes unless the select plugin would place the job with all of them gone (on the whole
  *   partition, blocked groups too); then they go one at a time until the plugin places it outside the
  *   blocked groups, all of them if it never does (the job then waits).
  *
  * A victim is suspended without its cores until a main pass resumes it (`suspend`: the clock resumes it at
  * the start of the next pass, `ClusterSimulator.resumeAtPass`, under `group` when its instant has the victim's
- * cores free, under `nodes` where the select plugin places it then, on any of its partition's nodes, as the
- * Slurm engine gives a resumed job the nodes it would give it now), requeued (`requeue`) or ended (`cancel`).
+ * cores free, under `nodes` where the select plugin places it then, on any of its partition's nodes: the model's
+ * rule, the retired Slurm engine's schedules, test/golden/slurmEngine.ts; real Slurm gives a resumed job its own
+ * nodes back), requeued (`requeue`) or ended (`cancel`).
  * Without `preempt`, preemption is a pass of its own after this one (`preemption.ts`).
  */
 import { ScratchList } from '../core/scratchList.js';
@@ -67,7 +68,8 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
   preempted = 0;
   /**
    * Told of each preemption, before it, with the time of the victim's next event (its end or its operator
-   * suspension): Slurm's pass clock follows the Slurm engine's passes after a preemption (`slurmPassClock.ts`).
+   * suspension): Slurm's pass clock follows the retired Slurm engine's passes after a preemption
+   * (`slurmPassClock.ts`, `SlurmPassClock.preempted`).
    */
   onPreempt: ((sim: ClusterSimulator, pendingAt: number) => void) | null = null;
   /** The options of the walk's starts, one object for every start (`startJob` reads them and keeps none). */
@@ -259,7 +261,7 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
 
   /**
    * Where job `rj`, preempted by suspension, resumes: under `within: "nodes"` where the select plugin places it
-   * then (on any node of its partition, as the Slurm engine's `fitNow` does), else on its own cores (null; also
+   * then (on any node of its partition: the model's rule, the module comment), else on its own cores (null; also
    * a job that cannot move, `movableOnResume`: tasks of its own or a progress model, which no Slurm job has).
    */
   private resumeWhere(sim: ClusterSimulator, rj: RunningJob): ResumePlacement | null {
@@ -286,7 +288,7 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
 }
 
 /**
- * Sorts preemption candidates into the order Slurm preempts them in (the Slurm engine's): lowest partition
+ * Sorts preemption candidates into the order Slurm preempts them in (docs/slurm.md, "Job lifecycle"): lowest partition
  * tier first, then the last to start or resume (`lastRun`), then the highest id.
  */
 function preemptionOrder(sim: ClusterSimulator, groups: SlurmGroups, cands: RunningJob[]): void {
@@ -305,8 +307,8 @@ function compareIds(a: string, b: string): number {
 
 /**
  * When running job `rj`'s next event comes: its operator suspension when that comes strictly before its end,
- * else its end (its fixed end, or its time limit's kill, whichever is first). The Slurm engine keeps one such
- * event per running job.
+ * else its end (its fixed end, or its time limit's kill, whichever is first). The retired Slurm engine kept one
+ * such event per running job, whose stale copy after a preemption `SlurmPassClock` follows (`preempted`).
  */
 function nextEventAt(sim: ClusterSimulator, rj: RunningJob): number {
   const end = Math.min(rj.eventTime, rj.killAt);

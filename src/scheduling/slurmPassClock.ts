@@ -1,14 +1,15 @@
 /**
  * Slurm's main-scheduler clock as a pass clock of the one engine (the engine's `requested` pass clock:
- * decision points only where a pass is asked for; `ClusterSimulator.requestPass`). The rules are the
- * Slurm engine's (`src/slurm/engine.ts`, `mainPass`; docs/slurm.md), without the epilog's pass and the
+ * decision points only where a pass is asked for; `ClusterSimulator.requestPass`). The rules are
+ * slurmctld's as the Slurm model reads them (docs/slurm.md; the retired Slurm engine's schedules to the bit,
+ * test/golden/slurmEngine.ts: "the retired engine" below), without the epilog's pass and the
  * clocks measured from a log:
  *
  * - **what asks for a pass** (at the end of its instant, whether jobs wait or not): a job's end (for a job
  *   whose nodes stay `COMPLETING` after it, `Job.completing`: their release instead, slurmd's answer), a
  *   submission when `schedOnSubmit` (Slurm 22.05 does not: it waits for the next backfill, end or
- *   periodic pass), and the `PriorityCalcPeriod` recalculation (`priorityTicks`: the Slurm engine runs its
- *   main scheduler after it; the ticks go on while anything runs, waits or is still to come);
+ *   periodic pass), and the `PriorityCalcPeriod` recalculation (`priorityTicks`: the preset runs its main
+ *   pass after it, as the retired engine did; the ticks go on while anything runs, waits or is still to come);
  * - **when it runs**: at once, or `schedDelay` seconds later (slurmctld's scheduling thread runs the pass a
  *   moment after the event), and never sooner than `schedMinInterval` after the last pass (a pass that
  *   found no job waiting counts); a deferred pass is one: a later request does not move it, an earlier
@@ -33,16 +34,16 @@
  * `bf_interval` while jobs wait and anything runs or is to come. It runs after the main pass of its
  * instant, on the state that pass left.
  *
- * **Reconfiguration mid-run** (`reconfigure`, between two instants: an operator's `scontrol reconfigure`, the Slurm
- * engine's `setScheduling`): the backfill scheduler turned on or off and its `bf_window`; a main pass asked for at
+ * **Reconfiguration mid-run** (`reconfigure`, between two instants: an operator's `scontrol reconfigure`,
+ * `SlurmPresetRun.setScheduling`): the backfill scheduler turned on or off and its `bf_window`; a main pass asked for at
  * the next instant, and the timers armed as at a submission (the backfill timer `bf_interval` from the change while
  * jobs wait). Turned off, the backfill timer is armed no more, but a pass already armed runs and so do its
- * successors while jobs wait, as the Slurm engine's chain of passes reads no setting. After the run, `quietAt`
- * says when the Slurm engine's last timers would have run (its `busy`).
+ * successors while jobs wait, as the retired engine's chain of passes read no setting. After the run, `quietAt`
+ * says when the retired engine's last timers would have run (`SlurmPresetRun.busy`).
  *
  * **Preemption inside the main pass** (`SlurmMainPass` with `preempt`): the cores a preemption frees ask for
  * a pass at the next instant of any kind, the instant of the victim's next event included (its end or
- * operator suspension: the Slurm engine's event stays queued, stale, and its instant runs a pass when one is
+ * operator suspension: the retired engine's event stayed queued, stale, and its instant ran a pass when one was
  * asked for); after the backfill pass the pass still asked for is decided again at the same instant. A job
  * preempted to wait for a pass resumes at the start of the next main pass (`ClusterSimulator.resumeAtPass`),
  * whether jobs wait or not.
@@ -73,7 +74,7 @@ export interface SlurmPassTimers {
    */
   priorityTicks?: { period: number; phase?: number | undefined } | undefined;
   /**
-   * The clocks of a live run's log (the Slurm engine's `timerOrigin`, `bgTickTimes`, `bfTickTimes`):
+   * The clocks of a live run's log (`SlurmConfig`'s `timerOrigin`, `bgTickTimes`, `bfTickTimes`):
    * slurmctld's start, from which its periodic threads keep their phase (with `batchSchedDelay` the periodic
    * pass every `schedInterval` whole seconds from it, the background thread's last pass no earlier than it;
    * the backfill grid from it when `bf_interval` > 1 s); the background thread's measured ticks (between two
@@ -121,7 +122,7 @@ export class SlurmPassClock implements Scheduler {
   private passDue = false;
   /** Whether a pass runs now (its preemptions end jobs: no epilog message for those). */
   private inPass = false;
-  /** The pass of this instant is an epilog message's: Slurm's `mainPass` goes on after it (`epilogPassDone`). */
+  /** The pass of this instant is an epilog message's: the main-pass decision (`decide`) goes on after it (`epilogPassDone`). */
   private afterEpilogPass = false;
   /** A job end at this instant runs a pass at once (`Job.epilogPass`), and whether a pass was asked for before it. */
   private endNow = false;
@@ -149,13 +150,13 @@ export class SlurmPassClock implements Scheduler {
   private tickSeq = 0;
   private lastSubmitAt = Number.NEGATIVE_INFINITY;
   private readonly atInstantEnd = (sim: ClusterSimulator): void => this.instantEnd(sim);
-  /** The latest stale event a preemption left in the Slurm engine's queue (its victim's next event's time; `quietAt`). */
+  /** The latest stale event a preemption would have left in the retired engine's queue (its victim's next event's time; `quietAt`). */
   private staleUntil = Number.NEGATIVE_INFINITY;
   /** The priority ticks' phase (NaN until the first submission when not given). */
   private tickPhase: number;
   /**
    * Whether the backfill timer is armed again when jobs come (`sched/backfill` now; `reconfigure` turns it off and
-   * on): a pass already pending runs, and its successors while jobs wait, as the Slurm engine's do.
+   * on): a pass already pending runs, and its successors while jobs wait, as the retired engine's did.
    */
   private backfillOn: boolean;
 
@@ -173,7 +174,7 @@ export class SlurmPassClock implements Scheduler {
       throw new Error(`slurm pass clock: priority ticks need a period > 0, found ${pt.period}`);
     this.tickPhase = pt?.phase ?? Number.NaN;
     this.backfillOn = backfill !== null;
-    // the main pass's preemptions (within its walk) ask for passes as the Slurm engine's freed cores do
+    // the main pass's preemptions (within its walk) ask for passes as freed cores do (`preempted`)
     if (inner instanceof SlurmMainPass && inner.preempt) inner.onPreempt = (sim, pendingAt) => this.preempted(sim, pendingAt);
     this.batch = timers.batchSchedDelay ?? 0;
     this.phase = this.batch > 0 ? (timers.bgTickPhase ?? 0.5) : 0;
@@ -222,8 +223,8 @@ export class SlurmPassClock implements Scheduler {
   }
 
   /**
-   * A submission at the instant of a backfill pass: the Slurm engine handles the events of an instant in
-   * the order it scheduled them, and takes each submission from its source when the one before arrives. A
+   * A submission at the instant of a backfill pass: the retired engine handled the events of an instant in
+   * the order it scheduled them, and took each submission from its source when the one before arrived. A
    * submission taken after the pass was scheduled comes after the pass's timer event: that event is spent
    * (the pass runs at the end of the instant) and the submission schedules the next pass. One taken before
    * comes first, and finds the pass still pending.
@@ -247,9 +248,9 @@ export class SlurmPassClock implements Scheduler {
   }
 
   /**
-   * The priority ticks, the backfill pass and the periodic pass, scheduled while they are due (Slurm's
-   * `ensureTicks`, in its order: which of two timers due at one instant the Slurm engine handles first is
-   * the one it scheduled first, `requestSeq`).
+   * The priority ticks, the backfill pass and the periodic pass, scheduled while they are due, in the retired
+   * engine's order: which of two timers due at one instant it handled first was the one it scheduled first
+   * (`requestSeq`).
    */
   private ensureTicks(sim: ClusterSimulator): void {
     const now = sim.now;
@@ -270,13 +271,13 @@ export class SlurmPassClock implements Scheduler {
   }
 
   /**
-   * The scheduling settings change now, between two instants (an operator's `scontrol reconfigure`; the Slurm
-   * engine's `setScheduling`): the backfill scheduler on or off (`backfill`; it needs one: an `Error` otherwise)
-   * and its `bf_window` (`window`). As the Slurm engine does it: the priorities recomputed (by their owner,
+   * The scheduling settings change now, between two instants (an operator's `scontrol reconfigure`;
+   * `SlurmPresetRun.setScheduling`): the backfill scheduler on or off (`backfill`; it needs one: an `Error` otherwise)
+   * and its `bf_window` (`window`). As the retired engine did it: the priorities recomputed (by their owner,
    * `MultifactorSelection.reconfigure`) ask for a main pass at the next instant, and the timers are armed as at a
    * submission (`ensureTicks`): the backfill timer, turned on while jobs wait and no pass is pending, `bf_interval`
    * (or its grid) from now. Turning it off arms it no more; a pass already pending still runs, and the next ones
-   * while jobs wait and anything runs or is to come, as the Slurm engine's chain of passes reads no setting. A
+   * while jobs wait and anything runs or is to come, as the retired engine's chain of passes read no setting. A
    * new window holds from the next pass.
    */
   reconfigure(sim: ClusterSimulator, change: { backfill?: boolean | undefined; window?: number | undefined }): void {
@@ -289,12 +290,12 @@ export class SlurmPassClock implements Scheduler {
     this.dirty = true;
     // (asked between two instants: its hook runs at the end of the next one, whatever happens then)
     sim.requestPass(sim.now, this.atInstantEnd);
-    // before the first submission nothing waits, and the priority ticks start at this change (the Slurm engine's
+    // before the first submission nothing waits, and the priority ticks start at this change (a stepped run's
     // first event), as `MultifactorSelection.reconfigure` starts its own
     if (this.innerBound) this.ensureTicks(sim);
     else {
       if (Number.isNaN(this.tickPhase)) this.tickPhase = sim.now;
-      // (and they run from it, each a main pass that moves the timers' last passes, as the Slurm engine's do)
+      // (and they run from it, each a main pass that moves the timers' last passes, as the retired engine's did)
       this.ensureTick(sim);
     }
   }
@@ -310,7 +311,7 @@ export class SlurmPassClock implements Scheduler {
   }
 
   /**
-   * When the Slurm engine's event queue empties after the run is over at `now` (`SlurmEngine.busy` turns false):
+   * When the retired engine's event queue would empty after the run is over at `now` (`SlurmPresetRun.busy` turns false):
    * its last events. A priority tick pending then re-arms while another event (a backfill pass, a periodic or
    * deferred main pass, a stale event a preemption left) is still pending, and the last of them closes the queue.
    * Exact where a main pass asked for runs at once (no `schedDelay`, `schedMinInterval` nor `batchSchedDelay`):
@@ -322,13 +323,13 @@ export class SlurmPassClock implements Scheduler {
     const pt = this.timers.priorityTicks;
     let tick = this.tickAt;
     if (pt === undefined || !(tick > now)) return last;
-    // a periodic pass at a tick's instant, handled after it, re-arms it (the Slurm engine's `ensureTicks`)
+    // a periodic pass at a tick's instant, handled after it, re-arms it (`ensureTicks`)
     if (this.periodicAt === tick && this.tickSeq < this.periodicSeq) last = Math.max(last, nextGridPoint(tick, pt.period, this.tickPhase));
     while (tick < last) tick = nextGridPoint(tick, pt.period, this.tickPhase);
     return tick;
   }
 
-  /** The next priority tick, if none is pending (the Slurm engine re-arms it at each tick: its `priorityTick`). */
+  /** The next priority tick, if none is pending (re-armed at each tick, as the retired engine did). */
   private ensureTick(sim: ClusterSimulator): void {
     const pt = this.timers.priorityTicks;
     if (pt !== undefined && this.tickAt < sim.now) {
@@ -353,12 +354,12 @@ export class SlurmPassClock implements Scheduler {
     this.backfillRunAt = now;
   }
 
-  /** The end of an instant with a request: Slurm's `mainPass` decides whether the pass runs now, later, or not. */
+  /** The end of an instant with a request: the main-pass decision (`decide`) whether the pass runs now, later, or not. */
   private instantEnd(sim: ClusterSimulator): void {
     const now = sim.now;
     let due = false;
     // the periodic pass's timer re-arms the others (`ensureTicks`): a backfill timer due at this instant too is
-    // still pending then if the Slurm engine scheduled it after the periodic one
+    // still pending then if the retired engine would have scheduled it after the periodic one
     const periodicFirst = this.backfillAt === now && this.periodicAt === now && this.periodicSeq < this.backfillSeq;
     if (this.backfillAt === now && !periodicFirst) this.takeBackfill(now);
     if (this.tickAt === now) {
@@ -398,13 +399,13 @@ export class SlurmPassClock implements Scheduler {
     this.decide(sim);
   }
 
-  /** After the epilog message's pass: a pass queued before that end waits for the thread again, then Slurm's `mainPass` goes on. */
+  /** After the epilog message's pass: a pass queued before that end waits for the thread again, then the main-pass decision (`decide`) goes on. */
   private epilogPassDone(sim: ClusterSimulator): void {
     if (this.queuedBeforeEnd) this.dirty = true;
     this.decide(sim);
   }
 
-  /** Slurm's `mainPass` with a pass asked for (`dirty`): runs it now (`runAt`), defers it, or leaves it to a pass already deferred. */
+  /** The main-pass decision with a pass asked for (`dirty`): runs it now (`runAt`), defers it, or leaves it to a pass already deferred. */
   private decide(sim: ClusterSimulator): void {
     if (!this.dirty) return;
     const now = sim.now;
@@ -446,9 +447,9 @@ export class SlurmPassClock implements Scheduler {
   }
 
   /**
-   * The main pass preempted a job whose next event (its end, or its operator suspension) the Slurm engine
-   * had queued for `pendingAt`: that event stays in the Slurm engine's queue, stale, and its instant runs a
-   * main pass if one is asked for then. The preemption freed cores, which asks for a pass at the next instant.
+   * The main pass preempted a job whose next event (its end, or its operator suspension) the retired engine
+   * had queued for `pendingAt`: that event stayed in its queue, stale, and its instant ran a main pass if one
+   * was asked for then (kept here). The preemption freed cores, which asks for a pass at the next instant.
    */
   private preempted(sim: ClusterSimulator, pendingAt: number): void {
     this.dirty = true;

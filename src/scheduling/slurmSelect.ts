@@ -1,7 +1,7 @@
 /**
  * Slurm's select plugin as a resource selection of the one engine (`SlurmNodeSelection`): the nodes a job
  * gets on the core capacity as cons_tres chooses them (`nodeSelection.ts`: `evalNodes`, written once and
- * shared with the Slurm engine's `NodeMap`). It is the placement of Slurm's main pass with whole-node
+ * also read by the backfill passes, `willRunBackfill.ts`). It is the placement of Slurm's main pass with whole-node
  * allocation (`within: "nodes"`, `slurmMainPass.ts`; the Slurm preset's `nodeSelect`).
  *
  * The candidates are the nodes of the job's partition in platform order (`Partition.nodes`); on each, the
@@ -12,25 +12,26 @@
  * idle nodes, all their cores; `-N MIN-MAX`; `-c`), else `ntasks` units anywhere, or, on a partition whose
  * nodes have one core each, `ntasks` whole nodes; a `seq` job asks for one node, an `mpi` job with `nodes`
  * for exactly that many. On the chosen nodes the job takes the units `evalNodes` gives each (its tasks'
- * CPUs there, `distTasks`: as many as the Slurm engine's job holds), the node's free cores in core order;
+ * CPUs there, `distTasks`: as many as slurmctld's job holds), the node's free cores in core order;
  * a job with a Slurm request holds them whatever their count (`holdsItsPlacement`: more than its `ntasks`
  * with `-N` above its tasks, `-c` not dividing its CPUs or an exclusive job's whole nodes, fewer where Slurm's
- * relief valve oversubscribes a `-c` job), as the Slurm engine's job does.
+ * relief valve oversubscribes a `-c` job), as slurmctld's job does.
  * A job with GPUs on each node (`gpus` with `perNode`, Slurm's `--gres=gpu[:TYPE]:N`: the Slurm preset's GPU
  * jobs) may use only the nodes that have that many GPUs of its type (any when it names none) free
  * (`usableGpus`), and takes that many on each of its nodes, the node's free GPUs in id order
- * (`SlurmGroups.gpusFor`), as the Slurm engine's `NodeMap` holds them (an exclusive job there holds every
+ * (`SlurmGroups.gpusFor`), as the select plugin holds them (an exclusive job there holds every
  * GPU of its nodes, here its request's: no other job can use the others, its cores being all held); GPUs
  * in total (`--gpus`, without `perNode`) are refused.
  *
  * A node still `COMPLETING` after a job (`ClusterSimulator.completingNodes`) is no candidate: its CPUs are
- * free, but the main scheduler places no job there until it is released (as the Slurm engine's `NodeMap.fit`).
+ * free, but the main scheduler places no job there until it is released (as slurmctld skips a node in `COMPLETING`).
  *
  * Slurm's choice, not every placement that exists: a job the plugin cannot place stays waiting even where
  * another selection would find room (the plugin's own behaviour), and for a job without a Slurm request a
  * placement whose units are not its tasks (a whole node of several cores; more tasks on a node than an `mpi`
  * job with `nodes` allows) is not made. A request the plugin can never place is refused at submission (`refusal`), but one of
- * Slurm's defaults (`SlurmRequest.defaults`: no node option), which waits for ever as on the Slurm engine.
+ * Slurm's defaults (`SlurmRequest.defaults`: no node option), which waits for ever (the Slurm preset's rule,
+ * docs/slurm.md: a GPU request its partition's nodes cannot hold even idle).
  */
 import type { ClusterSimulator } from '../execution/simulator.js';
 import { holdsItsPlacement, maxTaskMem, type Job, perNodeCores } from '../workload/job.js';
@@ -81,7 +82,7 @@ export class SlurmNodeSelection implements ResourcePolicy {
     if (g !== undefined && !g.perNode && g.count > 0)
       return `asks for ${g.count} GPUs in total (--gpus); Slurm's select plugin here places GPUs on each of a job's nodes (--gres=gpu:N, a per-node request)`;
     const r = job.slurmRequest;
-    // (no node option: Slurm's defaults are not tested at submission, as the Slurm engine tests only a shape)
+    // (no node option: Slurm's defaults are not tested at submission, as the Slurm model tests only a shape)
     if (r === undefined || r.defaults === true) return null;
     const p = sim.platform;
     const at = p.partitionOf(job);
@@ -149,7 +150,7 @@ export class SlurmNodeSelection implements ResourcePolicy {
   /**
    * The cores of `job` on `nodes` with `units` on each (the node's free cores in core order), or null when
    * they are not its tasks (the module comment). A job with a Slurm request holds them whatever their count
-   * (`holdsItsPlacement`: its tasks' CPUs, `distTasks`, as the Slurm engine's job holds them).
+   * (`holdsItsPlacement`: its tasks' CPUs, `distTasks`, as slurmctld's job holds them).
    */
   cores(sim: ClusterSimulator, job: Job, nodes: ArrayLike<number>, units: ArrayLike<number>): Int32Array | null {
     let total = 0;

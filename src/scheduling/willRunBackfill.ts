@@ -1,12 +1,11 @@
 /**
  * Slurm 22.05's own backfill pass for whole-node allocation (`nodeSelect` + `bfWillRun`), as sched/backfill
  * (`_attempt_backfill`) and the select plugin's will-run test (cons_common `_will_run_test`) make it, written
- * once for both engines (the Slurm engine's `WillRunPlanner`, src/slurm/backfillWillRun.ts, and the one
- * engine's Slurm backfill under `within: "nodes"`, `slurmBackfill.ts`, read their state through
- * `WillRunView`): a map of records `[begin, end)` on the `bf_resolution` grid, each with the nodes no
+ * for the one engine's Slurm backfill under `within: "nodes"` (`slurmBackfill.ts`, which reads its state
+ * through `WillRunView`): a map of records `[begin, end)` on the `bf_resolution` grid, each with the nodes no
  * reservation of this pass holds, split and merged as `_add_reservation` does (running jobs are not in it:
  * no `bf_running_job_reserve`); for each pending job the will-run test (`willRunStart`) and the
- * `later_start` retries. What it models, and why, is the Slurm engine's `SlurmConfig.bfWillRun` and
+ * `later_start` retries. What it models, and why, is the Slurm preset's `SlurmConfig.bfWillRun` and
  * docs/slurm.md. Cost per job tested: retries x (records x nodes + running jobs x nodes): meant for
  * partitions of tens of whole nodes.
  */
@@ -58,7 +57,7 @@ export interface WillRunView {
 
 /**
  * A running job's expected end as slurmctld holds it (`end_time`): its start in whole seconds (`time_t`;
- * a live run's engine clock is on the wall clock's seconds: the Slurm engine's `engineSchedule` `clockPhase`) plus its time limit.
+ * a live run's engine clock is on the wall clock's seconds: `engineSchedule`'s `clockPhase`, src/slurm/trace.ts) plus its time limit.
  * The will-run test's 30 s windows (`_will_run_test`: `end_time % time_window`) group running jobs by it:
  * a job started at 60.53 s with a 2-minute limit ends at 180 s for Slurm, inside a window closing at 180 s.
  * Only the windows follow it: a start found behind a window is the latest own expected end of the jobs

@@ -20,7 +20,7 @@
  *
  * Cores are consumable per core (`select/cons_res`, `CR_Core`) and, by default, counted per group: a
  * job runs on `cores` cores of one group of its partition; with the engine's `nodeSelect` jobs run on
- * specific nodes (`nodes.ts`), with memory when `memory_mb` is given. Loading is a zod parse plus a few typed arrays: milliseconds for any count.
+ * specific nodes (Slurm's select plugin: src/scheduling/slurmSelect.ts), with memory when `memory_mb` is given. Loading is a zod parse plus a few typed arrays: milliseconds for any count.
  */
 import { z } from 'zod';
 import { InputError, didYouMean, inputErrorFromIssues } from '../core/errors.js';

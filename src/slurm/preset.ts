@@ -1,14 +1,15 @@
 /**
  * Slurm's model as a preset of the one engine (issue 42, DESIGN §15): a Slurm platform, a Slurm configuration
  * and Slurm jobs (`SlurmJobInput`) become the one engine's platform (`slurmPresetPlatform`), engine
- * configuration and jobs, so that `ClusterSimulator` runs what the Slurm engine (`SlurmEngine`, retired once the
- * preset gave its schedules to the bit; "the Slurm engine" below) ran:
+ * configuration and jobs, so that `ClusterSimulator` runs Slurm's model (docs/slurm.md), the only engine that does
+ * since the Slurm engine was retired once the preset gave its schedules to the bit (test/golden/slurmEngine.ts;
+ * "the retired engine" below):
  *
  * - **capacity**: `counted`, free cores counted per node group (`src/execution/countedCores.ts`), as the Slurm
- *   engine counts them: a start is a group and a count, with no core or node of its own;
+ *   model counts them: a start is a group and a count, with no core or node of its own;
  * - **priority**: the job selection `multifactor` with the configuration's weights and parameters, every
- *   user `0 .. users - 1` known from the start with an equal share (the Slurm engine's users; a job of
- *   another is an input error, as the Slurm engine refuses it), QOS `q<i>`
+ *   user `0 .. users - 1` known from the start with an equal share (`SlurmConfig.users`; a job of
+ *   another is an input error: a new user would take a share), QOS `q<i>`
  *   at `qosPriorities[i]`, a main pass after every `PriorityCalcPeriod` recalculation;
  * - **the pass clock**: Slurm's main-scheduler timers (`sched_on_submit`, the scheduling delay,
  *   `sched_min_interval`, `sched_interval`, `batch_sched_delay`'s background thread and its tick phase) and, with `sched/backfill`, the backfill scheduler on its timer
@@ -23,14 +24,14 @@
  *   cores; with whole-node allocation on each of its nodes, below), and whether its end runs a pass at once (an epilog message, or `endSchedShare`'s draw:
  *   `Job.epilogPass`).
  *
- * Run step by step, with the Slurm engine's `setScheduling` between the steps (the priority's weights, backfill on
+ * Run step by step, with `setScheduling` (an operator's `scontrol reconfigure`) between the steps (the priority's weights, backfill on
  * or off, `bf_window`): `SlurmPresetRun` (presetRun.ts), which Slurm-v0 runs on.
  *
- * `test/slurm/oneEngine.test.ts` and `presetLifecycle.test.ts` prove the schedules identical to the Slurm engine's
+ * `test/slurm/oneEngine.test.ts` and `presetLifecycle.test.ts` prove the schedules identical to the retired engine's
  * (start, end, state, suspension periods of every job) on random workloads, against its results recorded before it
  * went (test/golden/schedules/slurm-engine.txt, the full schedules test/golden/schedules/slurm-*.csv).
  * - **preemption** (`PreemptType=preempt/partition_prio`, when a partition may be preempted): inside the main
- *   pass's walk, as the Slurm engine preempts (`slurmMainPass.ts`): within one group on the counted capacity;
+ *   pass's walk (`slurmMainPass.ts`): within one group on the counted capacity;
  *   with whole-node allocation, of the jobs on its partition's nodes, none unless the select plugin would place
  *   the job with all of them gone; its victims suspended until a main pass resumes them (in their group; with
  *   whole-node allocation where the select plugin places them then), requeued or cancelled by their
@@ -39,33 +40,33 @@
  * - **whole-node allocation** (`nodeSelect`): the core capacity, each job placed by Slurm's select plugin
  *   (`within: "nodes"`) and holding its tasks' CPUs on the nodes it chooses (`-N MIN-MAX`, `-c`, `--exclusive`:
  *   the job facet `slurmRequest`, `slurmPresetRequest`, src/scheduling/slurmSelect.ts), whatever its cores, as
- *   the Slurm engine's job holds them (`holdsItsPlacement`: its cores are the CPUs it asks for, which the
+ *   slurmctld's job holds them (`holdsItsPlacement`: its cores are the CPUs it asks for, which the
  *   priority and the admission read; a job requeued after a run counts the CPUs that run held,
  *   `ClusterSimulator.cpusOf`, Slurm's `total_cpus`), its memory held on the nodes (the groups' `memory_mb`; a
- *   group without it has unlimited memory, `slurmPresetPlatform`) as the Slurm engine's `NodeMap` holds it:
+ *   group without it has unlimited memory, `slurmPresetPlatform`) as the select plugin holds it (`nodeMemOf`):
  *   `--mem` on each of its nodes (`slurmRequest.memPerNode`), `--mem-per-cpu` per CPU (`Job.mem`; with `--mem`
  *   too, both limit the CPUs it may use on a node and the `--mem` is held), an exclusive job's nodes whole
  *   (`test/slurm/presetNodes.test.ts`); its GPUs (`--gres=gpu[:TYPE]:N`: a count on each node, of a type or
  *   any, the job facet `gpus` with `perNode`) held on each node the select plugin chooses, which it uses only
- *   where that many GPUs of its type are free, as the Slurm engine's `NodeMap` holds them
+ *   where that many GPUs of its type are free, as the select plugin holds them (`SlurmGroups.gpusFor`)
  *   (`test/slurm/presetGpuNodes.test.ts`).
  *
  * - **nodes COMPLETING after a job** (`SlurmJobInput.completing`, with whole-node allocation and Slurm 22.05's
  *   backfill, `bfWillRun`): the job's `completing` facet, a lifecycle rule of the one engine: its CPUs free at
  *   its end, its nodes `COMPLETING` until the release (no main pass places a job there, a will-run backfill
  *   start there waits a second), the release asking for the pass (run at once when an epilog message
- *   releases them: `epilogPass`), as the Slurm engine's `release`.
+ *   releases them: `epilogPass`), as slurmctld releases a node when slurmd reports its epilog done.
  *
  * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`,
  * `slurmPresetRequest`) when there is any; there is none now: the node-profile backfill on nodes of several
  * cores (without `bfWillRun`) is no model of Slurm, an input error (`slurmConfigRefusal`). With whole-node
- * allocation a GPU request no node of its partition has the GPUs for is an error, as it was on the Slurm engine
+ * allocation a GPU request no node of its partition has the GPUs for is an error, as it was on the retired engine
  * (on the counted capacity, a job no group of its partition can hold is refused at submission); a GPU count not
  * whole is an input error; a shaped request no node can hold (memory included) is refused at submission; a
  * request without a shape that no nodes of its partition can hold (GPUs on each node that too few nodes have)
  * waits for ever (`SlurmRequest.defaults`: not tested at submission; its partition blocked in every main pass,
  * the backfill pass giving it no start), and the run with it, whose priority ticks go on while it waits, stops
- * only at `runSlurmPreset`'s `until`, as the Slurm engine's did at its `runUntil`.
+ * only at `runSlurmPreset`'s `until`, as the retired engine's run did.
  */
 import { JobPhase } from '../core/engine.js';
 import { InputError } from '../core/errors.js';
@@ -85,15 +86,15 @@ import type { SlurmPlatformSpec } from './platform.js';
 import type { NodeShape } from '../scheduling/nodeSelection.js';
 
 /**
- * Why the one engine cannot run the Slurm configuration `config` on `platform` as the Slurm engine does (the settings
- * named), or null: none at present. (A configuration that is no model of Slurm, `slurmConfigRefusal`, both engines
- * refuse as an input error; a job's request the preset does not model, `slurmPresetRequest` refuses.)
+ * Why the one engine cannot run the Slurm configuration `config` on `platform` as Slurm's model has it (the settings
+ * named), or null: none at present. (A configuration that is no model of Slurm, `slurmConfigRefusal` refuses as
+ * an input error; a job's request the preset does not model, `slurmPresetRequest` refuses.)
  */
 export function slurmPresetRefusal(_config: Partial<SlurmConfig>, _platform?: SlurmPlatformSpec): string | null {
   return null;
 }
 
-/** Whether some partition of `platform` may be preempted: its `preempt_mode` is not `off` and a partition of a higher tier shares one of its groups (the Slurm engine's rule). */
+/** Whether some partition of `platform` may be preempted: its `preempt_mode` is not `off` and a partition of a higher tier shares one of its groups (Slurm's `preempt/partition_prio`: docs/slurm.md, "Job lifecycle"). */
 function preempts(platform: SlurmPlatformSpec): boolean {
   const parts = platform.partitions ?? [];
   return parts.some(
@@ -108,7 +109,7 @@ export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<S
   const why = slurmPresetRefusal(config, platform);
   if (why !== null) throw new InputError(why, where);
   const c = { ...DEFAULT_SLURM, ...config };
-  // (a configuration no engine runs, as the Slurm engine refuses it)
+  // (a configuration that is no model of Slurm: an input error)
   const wrong = slurmConfigRefusal(
     c,
     platform.groups.map((g) => g.cores),
@@ -210,7 +211,7 @@ function deepFreeze<T>(v: T): T {
 /**
  * The one engine's platform for a Slurm platform: its groups (with their `memory_mb`: what whole-node
  * allocation holds jobs' memory against; a group without it has unlimited memory, Infinity MB, where no job's
- * memory ever binds, as the Slurm engine's `NodeMap` holds it: memory not consumable there) and partitions
+ * memory ever binds, as the select plugin holds it, `nodeMemOf`: memory not consumable there) and partitions
  * (a group's `cpus` left out: only the priority's size factor reads it, `slurmPresetConfig`).
  */
 export function slurmPresetPlatform(platform: SlurmPlatformSpec): Platform {
@@ -239,10 +240,10 @@ function presetPlatformOf(platform: SlurmPlatformSpec): Platform {
 /**
  * The one engine's job for Slurm job `j` (see the module comment; `partitions`: the platform's partition
  * names) under the Slurm configuration `config`: its end runs a pass at once (`Job.epilogPass`) when an
- * epilog message reports it (`j.epilogPass`) or when `endSchedShare` draws it, as the Slurm engine decides.
+ * epilog message reports it (`j.epilogPass`) or when `endSchedShare` draws it (`hashUnit` of the seed and the job).
  * Its node request (`j.shape`, with whole-node allocation) is `request` (`slurmPresetRequest`); its cores
  * are `j.cores` whatever the request (the CPUs it holds are its placement's, `holdsItsPlacement`). Its nodes' `completing` time (with whole-node allocation and
- * Slurm 22.05's backfill only, as the Slurm engine counts it) is the job's `completing` facet; its release,
+ * Slurm 22.05's backfill only, as the Slurm model counts it) is the job's `completing` facet; its release,
  * not its end, then asks for the pass (an epilog message's at once when `j.epilogPass`; `endSchedShare` draws
  * nothing for it).
  */
@@ -259,7 +260,7 @@ export function slurmPresetJobs(partitions: readonly string[], config: Partial<S
   const seed = config.endSchedSeed ?? DEFAULT_SLURM.endSchedSeed;
   // GPUs on each node with whole-node allocation (`--gres=gpu:N`), else in total in a group
   const perNode = config.nodeSelect ?? DEFAULT_SLURM.nodeSelect;
-  // (a job's nodes stay COMPLETING only with whole-node allocation and Slurm 22.05's backfill, as the Slurm engine counts them)
+  // (a job's nodes stay COMPLETING only with whole-node allocation and Slurm 22.05's backfill, as the Slurm model counts them)
   const completes = (config.nodeSelect ?? DEFAULT_SLURM.nodeSelect) && (config.bfWillRun ?? DEFAULT_SLURM.bfWillRun);
   const users: string[] = [];
   const qoses: string[] = [];
@@ -289,7 +290,7 @@ export function slurmPresetJobs(partitions: readonly string[], config: Partial<S
       slurmRequest: request?.slurmRequest,
       completing,
     };
-    // (its cores the CPUs it asks for, as the Slurm engine's priority and admission read them; with a node
+    // (its cores the CPUs it asks for, as Slurm's priority and admission read them; with a node
     // request it holds the CPUs the select plugin gives it: `holdsItsPlacement`)
     if (request === null || request.memPerCpu <= 0) return makeDelayJob(j.id, j.submit, j.cores, j.runTime, j.timeLimit, facets);
     // --mem-per-cpu: the memory of each CPU it holds (a task one core), which the core capacity holds
@@ -306,20 +307,20 @@ export interface PresetRequest {
 /**
  * The node request of Slurm job `j` (its `shape`) on `platform` with whole-node allocation, or null when it
  * gives none: `--exclusive`, `-N MIN[-MAX]` and `-c` as they are, the one engine's job holding the CPUs the
- * select plugin gives it (`holdsItsPlacement`: its tasks' CPUs, `distTasks`, whatever its cores, as the
- * Slurm engine's job holds them: more nodes than tasks, cores that are not whole tasks of `-c`, a relief
+ * select plugin gives it (`holdsItsPlacement`: its tasks' CPUs, `distTasks`, whatever its cores, as
+ * slurmctld's job holds them: more nodes than tasks, cores that are not whole tasks of `-c`, a relief
  * valve that oversubscribes, an exclusive job's whole nodes of a range or of unequal nodes), its cores the
- * CPUs it asks for (what both engines' priority and admission read). An exclusive request (`--exclusive`, or
+ * CPUs it asks for (what the priority and the admission read). An exclusive request (`--exclusive`, or
  * any shape on a partition of one-core nodes that does not say otherwise) asks for `-N` whole nodes
- * (default: its cores), as the Slurm engine's `nodeRequestOf` reads it. Its memory (`--mem`: the facet's
+ * (default: its cores), as the select plugin's `nodeRequestOf` (src/scheduling/nodeSelection.ts) reads it. Its memory (`--mem`: the facet's
  * `memPerNode`; `--mem-per-cpu`: its CPUs' `mem`; both: the CPUs it may use on a node as many as both allow,
- * `--mem` held there) is held as the Slurm engine's `NodeMap` holds it, on the nodes of groups that give
+ * `--mem` held there) is held as the select plugin holds it (`nodeMemOf`), on the nodes of groups that give
  * `memory_mb` (elsewhere memory is not consumable: the preset's platform gives those nodes unlimited memory,
  * `slurmPresetPlatform`; on a partition of such groups only the request is dropped, as it binds nowhere; an
  * exclusive request holds its nodes whole and ignores it too). A GPU request no node of the partition has
- * the GPUs for is an `InputError`, the Slurm engine's at submission (`presetGpus`). A shaped request (memory
- * included) that the select plugin cannot place even on its idle partition is refused at submission by both
- * engines, as slurmctld refuses it; a request without a shape (`SlurmRequest.defaults`) is not tested, and one
+ * the GPUs for is an `InputError` at submission (`presetGpus`), as it was on the retired engine. A shaped request (memory
+ * included) that the select plugin cannot place even on its idle partition is refused at submission,
+ * as slurmctld refuses it; a request without a shape (`SlurmRequest.defaults`) is not tested, and one
  * the plugin can never place (GPUs on each node that too few nodes have) waits for ever on both. Its GPUs
  * themselves are the job's facet (`slurmPresetJobs`), not its request.
  */
@@ -331,7 +332,7 @@ export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec
   if ((j.gpus ?? 0) > 0) presetGpus(j, platform, part);
   // no shape: Slurm's defaults (whole nodes on one-core nodes, which the one engine's selection gives the job
   // too; else its CPUs anywhere, at least one node: Slurm 22.05's size factor reads that, `slurmRequest`),
-  // not tested at submission (`defaults`: the Slurm engine tests a shape only)
+  // not tested at submission (`defaults`: the Slurm model tests a shape only)
   if (shape === undefined) return oneCore ? null : { slurmRequest: { defaults: true }, memPerCpu: 0 };
   const cpusPerTask = shape.cpusPerTask;
   // whole nodes: `-N` of them (default its cores: `nodeRequestOf`, which the priority's size factor reads too)
@@ -346,9 +347,9 @@ export function slurmPresetRequest(j: SlurmJobInput, platform: SlurmPlatformSpec
 
 /**
  * The check of a job's GPUs on each node (`--gres=gpu[:TYPE]:N`; `slurmPresetRequest`, partition `part`): some
- * node of its partition has that many GPUs of its type (else an `InputError`, as the Slurm engine refuses it at
- * submission). A request that the select plugin cannot place even on its idle partition is refused at
- * submission by both engines when it has a shape, and waits for ever on both when it has none (its CPUs on
+ * node of its partition has that many GPUs of its type (else an `InputError` at submission, as the retired engine
+ * refused it). A request that the select plugin cannot place even on its idle partition is refused at
+ * submission when it has a shape, and waits for ever when it has none (its CPUs on
  * too few nodes with the GPUs: `SlurmRequest.defaults`).
  */
 function presetGpus(j: SlurmJobInput, platform: SlurmPlatformSpec, part: SlurmPlatformSpec['partitions'][number]): void {
@@ -363,7 +364,7 @@ function presetGpus(j: SlurmJobInput, platform: SlurmPlatformSpec, part: SlurmPl
 
 /**
  * The memory a job that is not exclusive holds on the one engine (`slurmPresetRequest`): MB on each node
- * (`--mem`) and per task (`--mem-per-cpu`; both: the Slurm engine's `NodeMap` tests both on a node and holds
+ * (`--mem`) and per task (`--mem-per-cpu`; both: the select plugin tests both on a node and holds
  * the `--mem`, as the one engine's core capacity holds it, `nodeMemOf`), 0 when none or when no group of its
  * partition gives memory (not consumable anywhere there: it binds nowhere, `slurmPresetPlatform`).
  */
@@ -371,12 +372,12 @@ function presetMemory(shape: NodeShape, platform: SlurmPlatformSpec, groups: rea
   const perNode = shape.memPerNode ?? 0;
   const perCpu = shape.memPerCpu ?? 0;
   if (perNode <= 0 && perCpu <= 0) return { perNode: 0, perCpu: 0 };
-  // not consumable on any node of the partition: the Slurm engine holds none and it binds nowhere (groups
+  // not consumable on any node of the partition: none is held and it binds nowhere (groups
   // with and without memory_mb: the nodes without have unlimited memory on the preset's platform, where the
-  // request binds as little as on the Slurm engine's nodes of memory Infinity)
+  // request binds as little as on the Slurm model's nodes of memory Infinity, `SlurmPlatform.memoryPerNode`)
   if (!platform.groups.some((g) => g.memory_mb !== undefined && groups.includes(g.name))) return { perNode: 0, perCpu: 0 };
-  // (a request the select plugin cannot place even on the idle partition is refused at submission by both
-  // engines, as slurmctld refuses it: the select plugin's `neverPlaced`, `SlurmNodeSelection.refusal`)
+  // (a request the select plugin cannot place even on the idle partition is refused at submission,
+  // as slurmctld refuses it: the select plugin's `neverPlaced`, `SlurmNodeSelection.refusal`)
   return { perNode, perCpu };
 }
 
@@ -384,8 +385,8 @@ function presetMemory(shape: NodeShape, platform: SlurmPlatformSpec, groups: rea
  * Runs Slurm jobs on the one engine under the preset of `platform` and `config` (the jobs converted as they
  * are submitted; a refused job is rejected, not an error); `listeners` observe the run, until every job has
  * left or, with `until`, after the instants at or before it (a run where a job waits for ever goes on for
- * ever, as the Slurm engine's does: its priority ticks go on while a job waits). `capacity`: the
- * preset's `counted` (cores counted per node group, as the Slurm engine counts them; records list groups),
+ * ever, as the retired engine's did: its priority ticks go on while a job waits). `capacity`: the
+ * preset's `counted` (cores counted per node group, as the Slurm model counts them; records list groups),
  * or `cores` (the same schedule on the core capacity, each job on specific nodes' cores; slower; not with partitions
  * that preempt: refused, since a job Slurm's counted model preempts resumes anywhere in its group). With
  * whole-node allocation the capacity is `cores` only, partitions that preempt or not. `startedByBackfill`
@@ -426,17 +427,17 @@ export function slurmPresetParts(
     throw new InputError('the Slurm preset places whole-node allocation (nodeSelect) on nodes\' cores: capacity "cores" only');
   const engine = { ...preset, capacity: capacity ?? preset.capacity };
   // a preempted job resumes anywhere in its group under Slurm's counted model; on the core capacity it takes
-  // its own cores back, which may be taken: not the Slurm engine's schedule (with whole-node allocation the
-  // select plugin places it again, as the Slurm engine does)
+  // its own cores back, which may be taken: not the retired engine's schedule (test/golden/slurmEngine.ts;
+  // with whole-node allocation the select plugin places it again, as the model's rule has it)
   if (capacity === 'cores' && preset.capacity === 'counted' && engine.preempt_type !== 'none')
     throw new InputError(
-      'the Slurm preset preempts on the counted capacity only (a preempted job resumes anywhere in its node group, as the Slurm engine counts it)',
+      'the Slurm preset preempts on the counted capacity only (a preempted job resumes anywhere in its node group, as the counted Slurm model has it)',
     );
   const names = platform.partitions.map((q) => q.name);
   const nodeSelect = config.nodeSelect ?? DEFAULT_SLURM.nodeSelect;
   const convert = slurmPresetJobs(names, config);
   const users = config.users ?? DEFAULT_SLURM.users;
-  // (the Slurm engine breaks a tie of tier and priority by submission, then id; the one engine's queue order keeps
+  // (Slurm breaks a tie of tier and priority by submission, then id; the one engine's queue order keeps
   // arrival order, which is the same when the jobs of one instant come in ascending id: others are refused)
   let last: SlurmJobInput | null = null;
   const oneJobs = mapped(jobs, (j: SlurmJobInput) => {
@@ -445,7 +446,7 @@ export function slurmPresetParts(
         `job ${j.id}: submitted at ${j.submit} after job ${last.id} of the same instant; the Slurm preset takes the jobs of one instant in ascending id (sort them by submission time, then id)`,
       );
     last = j;
-    // (the configuration's users only, as the Slurm engine refuses another at submission: a new user would take a share)
+    // (the configuration's users only, refused at submission as the retired engine refused them: a new user would take a share)
     if (!(j.user >= 0 && j.user < users && Number.isInteger(j.user)))
       throw new InputError(`job ${j.id}: user ${j.user} is not one of the ${users} users (0..${users - 1})`);
     return convert(j, nodeSelect ? slurmPresetRequest(j, platform) : null);
@@ -456,7 +457,7 @@ export function slurmPresetParts(
 }
 
 /**
- * The Slurm engine's state of a job that ran, from its record on the one engine through the preset (which
+ * The Slurm state of a job that ran (a `JobPhase`), from its record on the one engine through the preset (which
  * records `killed` for both a walltime kill and a caller's): `Completed` when it finished, `Cancelled` when the
  * preset killed it (`JobRecord.cancelled`: a preemption with `PreemptMode=CANCEL`), else `TimedOut`.
  */

@@ -1,40 +1,41 @@
 /**
- * The Slurm preset run step by step, its scheduler reconfigured on the way (issue 42; the Slurm engine's
- * `runUntil` and `setScheduling`): what an operator does with `scontrol reconfigure` between two periods, and
+ * The Slurm preset run step by step, its scheduler reconfigured on the way (issue 42; what the retired Slurm
+ * engine's stepped runs did, test/golden/slurmEngine.ts: "the retired engine" below): what an operator does with
+ * `scontrol reconfigure` between two periods, and
  * what `clustergym/Slurm-v0` (envs/slurm) does at every step.
  *
  * `SlurmPresetRun` holds the one engine (`ClusterSimulator`) running the preset of `preset.ts` and Slurm's pass
  * clock around its multifactor policy. `runUntil(t)` runs every instant up to `t` and moves the clock there;
- * `setScheduling(change)` changes the settings from now on, each in the module that owns it, as the Slurm engine
- * changes them at once:
+ * `setScheduling(change)` changes the settings from now on, each in the module that owns it, at once, as
+ * slurmctld applies a reconfiguration:
  *
  * - **the priority** (`priority`: the weights, `PriorityMaxAge`, `PriorityFavorSmall`, the dampening;
  *   `MultifactorSelection.reconfigure`): every waiting job's priority recomputed now under the new settings, the
- *   queue order re-keyed at the next pass (the Slurm engine's `recomputePriorities`), whatever changed: a change
+ *   queue order re-keyed at the next pass (`MultifactorSelection.reconfigure`), whatever changed: a change
  *   of nothing still recomputes the priorities with the jobs' ages now;
  * - **the backfill scheduler** (`backfill`: `sched/backfill` or `sched/builtin`; `bfWindow`;
- *   `SlurmPassClock.reconfigure`): the timer armed as the Slurm engine's `ensureTicks` arms it (turned on while
+ *   `SlurmPassClock.reconfigure`): the timer armed as `SlurmPassClock.ensureTicks` arms it (turned on while
  *   jobs wait: `bf_interval` from now), a pass already pending left to run, and its successors while jobs wait (the
- *   Slurm engine's chain of passes reads no setting: turned off, the backfill stops only once a pass finds no job
+ *   retired engine's chain of passes read no setting: turned off, the backfill stops only once a pass finds no job
  *   waiting, or nothing running nor to come); a new window from the next pass;
- * - the recomputation asks for a main pass at the next instant, as the Slurm engine's does.
+ * - the recomputation asks for a main pass at the next instant, as the retired engine's did.
  *
  * Any other setting (the timers, depths, the tick grid, the decay, the users, whole-node allocation) is refused by
  * name (`InputError`) when it would change, and so is `backfill: true` on a run whose configuration has no
  * model of Slurm's backfill (`slurmConfigRefusal`). A change before the first submission starts the priority
- * ticks then (the Slurm engine's first event starts them: Slurm-v0's first step, at 0), not at the first job.
+ * ticks then (the run's first event starts them: Slurm-v0's first step, at 0), not at the first job.
  *
- * What the Slurm engine shows of its state, the run shows too (what Slurm-v0 observes): the cores in use, the
- * waiting jobs in the Slurm engine's order (`pendingInOrder`: tier, priority, submission, id), the jobs holding
- * cores and those preempted, the submissions and the backfill starts, and `busy`: whether the Slurm engine would
- * still have an event to handle. The one engine's run is over once every job has left; the Slurm engine's timers
- * (a priority tick, a backfill pass still pending, a periodic pass, stale events a preemption left) run on a little
- * longer with nothing to do, and its `busy` turns false only after them (`SlurmPassClock.quietAt`): Slurm-v0's
- * `terminated`. That time is the Slurm engine's where a main pass asked for runs at once; with a deferred one
- * (`schedDelay`, `schedMinInterval`, `batchSchedDelay`) the Slurm engine's last tick defers a pass, and its queue
- * closes that much later than `busy` says (nothing else differs then: every job has left).
+ * The run shows what Slurm-v0 observes of its state (what the retired engine showed): the cores in use, the
+ * waiting jobs in Slurm's order (`pendingInOrder`: tier, priority, submission, id), the jobs holding
+ * cores and those preempted, the submissions and the backfill starts, and `busy`: whether the retired engine would
+ * still have had an event to handle. The one engine's run is over once every job has left; the retired engine's timers
+ * (a priority tick, a backfill pass still pending, a periodic pass, stale events a preemption left) ran on a little
+ * longer with nothing to do, and `busy` turns false only after them (`SlurmPassClock.quietAt`): Slurm-v0's
+ * `terminated`. That time is the retired engine's where a main pass asked for runs at once; with a deferred one
+ * (`schedDelay`, `schedMinInterval`, `batchSchedDelay`) the retired engine's last tick deferred a pass, and its queue
+ * closed that much later than `busy` says (nothing else differs then: every job has left).
  *
- * `test/envs/slurmPreset.test.ts` proves Slurm-v0's episodes on it identical to the Slurm engine's, and
+ * `test/envs/slurmPreset.test.ts` proves Slurm-v0's episodes on it identical to the retired engine's, and
  * `test/slurm/presetRun.test.ts` the state after every step of runs reconfigured at random, with preemption.
  */
 import { InputError } from '../core/errors.js';
@@ -67,7 +68,7 @@ export class SlurmPresetRun {
   private readonly selection: MultifactorSelection;
   /** Jobs suspended without their cores (preempted, waiting for a pass). */
   private readonly preempted = new Set<RunningJob>();
-  /** When the Slurm engine's last event falls once the one engine's run is over (NaN before). */
+  /** When the retired engine's last event would fall once the one engine's run is over (NaN before). */
   private quietAt = Number.NaN;
   /** Why the run has no backfill scheduler to turn on (`slurmConfigRefusal`), or null. */
   private readonly noBackfill: string | null;
@@ -116,13 +117,13 @@ export class SlurmPresetRun {
     }
     this.now = Math.max(this.now, sim.now);
     if (Number.isFinite(t) && t > this.now) this.now = t;
-    // (after the last job, the Slurm engine's clock runs on to its last timer: `runUntil(Infinity)` ends there, not busy)
+    // (after the last job, the clock runs on to the retired engine's last timer: `runUntil(Infinity)` ends there, not busy)
     else if (sim.finished && this.quietAt > this.now) this.now = Math.min(t, this.quietAt);
     return this.now;
   }
 
   /**
-   * Changes the scheduler's settings from now on (the module comment; the Slurm engine's `setScheduling`): the
+   * Changes the scheduler's settings from now on (the module comment; an operator's `scontrol reconfigure`): the
    * priority's weights and flags (`RECONFIGURABLE_PRIORITY`), `backfill` and `bfWindow`; any other setting that
    * would change is an `InputError` naming it, and nothing changes then.
    */
@@ -160,7 +161,7 @@ export class SlurmPresetRun {
     return this.inForce;
   }
 
-  /** Whether the Slurm engine would still have an event to handle (a job to come, running or waiting, or a timer: the module comment). */
+  /** Whether the retired engine would still have had an event to handle (a job to come, running or waiting, or a timer: the module comment). */
   get busy(): boolean {
     return !this.sim.finished || this.quietAt > this.now;
   }
@@ -175,7 +176,7 @@ export class SlurmPresetRun {
     return this.sim.busyCores;
   }
 
-  /** The waiting jobs in the Slurm engine's order (partition tier, priority, submission, id). */
+  /** The waiting jobs in Slurm's order (partition tier, priority, submission, id). */
   pendingInOrder(): Job[] {
     const sim = this.sim;
     if (sim.queue.length === 0) return [];
@@ -186,7 +187,7 @@ export class SlurmPresetRun {
 
   /**
    * Calls `f` with each waiting job in the order the one engine's queue keeps them (their arrival), with no sort: a
-   * reader of the waiting set that needs no order (sums, counts; `pendingInOrder` gives the Slurm engine's order).
+   * reader of the waiting set that needs no order (sums, counts; `pendingInOrder` gives Slurm's order).
    */
   forEachPending(f: (job: Job) => void): void {
     this.sim.queue.forEach(f);

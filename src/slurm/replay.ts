@@ -237,7 +237,7 @@ export class CalcMetsAccumulator {
 /**
  * The engine names that `--engine` (`reproduce raijin`, `slurm-replay`) and Slurm-v0's `engine` accept: `one`, the
  * one engine running the Slurm preset (`preset.ts`), the only engine that replays Slurm jobs since the Slurm engine
- * (`slurm`) was retired (issue 42; its schedules are the preset's to the bit: test/golden). The name is still
+ * (`slurm`) was retired (issue 42; its schedules are the preset's to the bit: test/golden/slurmEngine.ts). The name is still
  * accepted so that scripts and configurations that chose the preset go on running; `slurm` is refused, saying so
  * (`replayEngineRefusal`).
  */

@@ -18,7 +18,8 @@
  * Every reader fills the facets its format has (docs/workloads.md); `makeJob` and
  * `writeNativeWorkload` carry them. Slurm's node request (`--exclusive`, `-N`, `-c`, `--mem`: `slurmRequest`) is
  * a facet too (`--mem-per-cpu` is the job's `mem`, MB per task, a task one core); its other request details
- * (features, dependencies, nice) are the Slurm engine's.
+ * (features, dependencies, nice) are no facet and no engine models them (the live Slurm client reads them:
+ * src/slurm/client.ts).
  */
 import type { GpuRequest } from './gpuRequest.js';
 import type { MalleableWork } from './malleability.js';
@@ -71,7 +72,7 @@ export interface SlurmRequest {
   memPerNode?: number | undefined;
   /**
    * The job gave no node option (sbatch's defaults: its CPUs anywhere, at least one node): its request is not
-   * tested against its partition's nodes at submission, as the Slurm engine tests only a job's shape, so one
+   * tested against its partition's nodes at submission, as the Slurm model tests only a shaped request, so one
    * Slurm's select plugin can never place (GPUs on each node that too few nodes have) waits for ever rather
    * than being refused (`SlurmNodeSelection.refusal`; the Slurm preset's unshaped jobs).
    */
@@ -226,7 +227,7 @@ export function nodeMemOf(job: Job, from: number, k: number, nodeMemory: number)
 
 /**
  * The memory (MB) a job holding a node of `nodeMemory` MB whole holds there: all of it, none when the node's
- * memory is not consumable (Infinity), as the Slurm engine's `allocOf` holds it.
+ * memory is not consumable (Infinity), as the select plugin's `allocOf` (src/scheduling/nodeSelection.ts) holds it.
  */
 export function wholeNodeMem(nodeMemory: number): number {
   return nodeMemory === Number.POSITIVE_INFINITY ? 0 : nodeMemory;
