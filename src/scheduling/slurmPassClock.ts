@@ -354,7 +354,7 @@ export class SlurmPassClock implements Scheduler {
     this.backfillRunAt = now;
   }
 
-  /** The end of an instant with a request: the main-pass decision (`decide`) whether the pass runs now, later, or not. */
+  /** The end of an instant with a request: the main-pass decision (`decide`) says whether the pass runs now, later, or not. */
   private instantEnd(sim: ClusterSimulator): void {
     const now = sim.now;
     let due = false;
