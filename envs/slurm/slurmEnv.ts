@@ -26,7 +26,9 @@
  * Observation `Box(0, 1, [9 + 12])`: cores in use / total, pending jobs / 1000, pending cores / total,
  * running jobs / 10,000, share of one-core jobs among the pending, mean wait so far of the pending
  * jobs / 3,600 s, jobs finished / jobs, time / (jobs x mean inter-arrival x 2), suspended
- * jobs / 100 (all clipped to [0, 1]), then the one-hot of the last action. "jobs" is the jobs
+ * jobs / 100 (all clipped to [0, 1]), then the one-hot of the last action. The sums over the pending jobs are
+ * order-free (the cores and the one-core jobs are integers; the waits an exact sum rounded once, `ExactSum`):
+ * each engine reads its waiting jobs in the order it keeps them, with no sort, and both give the same bits. "jobs" is the jobs
  * submitted so far under `observe.horizon: "seen"` (the default: what an operator knows,
  * envs/observes.ts), the episode's under `"trajectory"` (what the env showed before the option).
  *
@@ -39,12 +41,13 @@
  * Engine (`engine`): `slurm`, the Slurm engine (the default), or `one`, the one engine's Slurm preset run step by
  * step (`SlurmPresetRun`, src/slurm/presetRun.ts), reconfigured at every step in the priority and backfill
  * dimensions; the episodes are the same bit for bit (`test/envs/slurmPreset.test.ts`). The env reads either through
- * one interface (`SlurmEnvEngine`): the waiting jobs in the Slurm engine's order, and `terminated` when the Slurm
- * engine's queue empties (after the last job its priority tick and an armed backfill pass still run).
+ * one interface (`SlurmEnvEngine`): the waiting jobs in whatever order the engine keeps them, and `terminated`
+ * when the Slurm engine's queue empties (after the last job its priority tick and an armed backfill pass still run).
  */
 import { z } from 'zod';
 import { InvalidActionFields } from '../invalidAction.js';
 import { inputErrorFromIssues } from '../../src/core/errors.js';
+import { ExactSum } from '../../src/core/statistics.js';
 import { SlurmEngine } from '../../src/slurm/engine.js';
 import { JobPhase } from '../../src/core/engine.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
@@ -156,7 +159,7 @@ interface SlurmEnvEngine {
   setScheduling(change: SlurmSchedulingChange): void;
   runUntil(t: number): number;
   usedCores(): number;
-  /** Calls `f` with each waiting job's cores and submission time, in the Slurm engine's order. */
+  /** Calls `f` with each waiting job's cores and submission time, in any order (the observation's sums are order-free). */
   forEachPending(f: (cores: number, submit: number) => void): void;
   readonly pendingCount: number;
   readonly runningCount: number;
@@ -211,9 +214,7 @@ function presetOps(r: SlurmPresetRun): SlurmEnvEngine {
     setScheduling: (change) => r.setScheduling(change),
     runUntil: (t) => r.runUntil(t),
     usedCores: () => r.usedCores(),
-    forEachPending: (f) => {
-      for (const j of r.pendingInOrder()) f(j.ntasks, j.subtime);
-    },
+    forEachPending: (f) => r.forEachPending((j) => f(j.ntasks, j.subtime)),
     get pendingCount() {
       return r.pendingCount;
     },
@@ -241,6 +242,8 @@ export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
   private ops: SlurmEnvEngine | null = null;
   private acc: CalcMetsAccumulator | null = null;
   private readonly obs = new Float32Array(FEATURES + SLURM_ACTIONS);
+  /** The pending jobs' waits, summed exactly (order-free: the module comment). */
+  private readonly waits = new ExactSum();
   private finished = 0;
   private sdSum = 0;
   private lastAction = 0;
@@ -320,14 +323,17 @@ export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
     const o = this.obs;
     const total = this.ctx.platform.totalCores;
     const now = e.now;
+    // (integers, and an exact sum: the same in any order of the pending jobs)
     let pendCores = 0;
     let pendOne = 0;
-    let waitSum = 0;
+    const waits = this.waits;
+    waits.clear();
     e.forEachPending((cores, submit) => {
       pendCores += cores;
       if (cores === 1) pendOne++;
-      waitSum += now - submit;
+      waits.add(now - submit);
     });
+    const waitSum = waits.value();
     const c = this.ctx.config;
     const pending = e.pendingCount;
     o[0] = clip(e.usedCores() / total);

@@ -25,6 +25,25 @@ export class ScratchList<T> {
     return false;
   }
 
+  /** Removes the first `x` in the list (the items after it move up one); whether it was there. */
+  remove(x: T): boolean {
+    const items = this.items;
+    for (let i = 0; i < this.length; i++)
+      if (items[i] === x) {
+        for (let j = i + 1; j < this.length; j++) items[j - 1] = items[j]!;
+        this.length--;
+        return true;
+      }
+    return false;
+  }
+
+  /** The items in a new array. */
+  toArray(): T[] {
+    const out: T[] = [];
+    for (let i = 0; i < this.length; i++) out.push(this.items[i]!);
+    return out;
+  }
+
   /** Empties the list; its storage is kept (the items it held stay referenced until overwritten). */
   clear(): void {
     this.length = 0;

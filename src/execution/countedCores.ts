@@ -217,10 +217,13 @@ export class CountedCores implements Capacity {
   }
 
   private countArray(k: number): Int32Array {
-    let a = this.countArrays[k];
+    const arrays = this.countArrays;
+    let a = arrays[k];
     if (a === undefined) {
       a = Int32Array.of(k);
-      this.countArrays[k] = a;
+      // (kept dense, filled up to `k`, as `uniform`'s: written far past its end it turns into a dictionary, slow to read at every start)
+      while (arrays.length <= k) arrays.push(undefined);
+      arrays[k] = a;
     }
     return a;
   }

@@ -13,7 +13,8 @@ export type InstantHook<S> = (sim: S) => void;
 /** The pending requests and hooks of one engine (`S`: the engine the hooks are given). */
 export class PassRequests<S> {
   private readonly times = new Set<number>();
-  private readonly future = new Map<number, Set<InstantHook<S>>>();
+  /** The hooks of each requested time: one hook as it is (most times have one), several in a list (each once). */
+  private readonly future = new Map<number, InstantHook<S> | InstantHook<S>[]>();
   /** The hooks to run at the end of the instant being run (each once), and the list being run (reused: no allocation per instant). */
   private now = new ScratchList<InstantHook<S>>();
   private running = new ScratchList<InstantHook<S>>();
@@ -32,8 +33,11 @@ export class PassRequests<S> {
   at(t: number, hook: InstantHook<S> | undefined): boolean {
     if (hook !== undefined) {
       const hooks = this.future.get(t);
-      if (hooks === undefined) this.future.set(t, new Set([hook]));
-      else hooks.add(hook);
+      // (no set per requested time: a clock asks for hundreds of thousands of them in a run)
+      if (hooks === undefined) this.future.set(t, hook);
+      else if (typeof hooks === 'function') {
+        if (hooks !== hook) this.future.set(t, [hooks, hook]);
+      } else if (!hooks.includes(hook)) hooks.push(hook);
     }
     if (this.times.has(t)) return false;
     this.times.add(t);
@@ -46,7 +50,8 @@ export class PassRequests<S> {
     const hooks = this.future.get(t);
     if (hooks === undefined) return;
     this.future.delete(t);
-    for (const h of hooks) if (!this.now.includes(h)) this.now.push(h);
+    if (typeof hooks === 'function') this.atThisInstant(hooks);
+    else for (const h of hooks) this.atThisInstant(h);
   }
 
   /** Whether the instant just run has hooks to run. */

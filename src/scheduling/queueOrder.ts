@@ -12,6 +12,7 @@
  * position, a hint for `startJob`.
  */
 import { grown } from '../core/arrays.js';
+import { ScratchList } from '../core/scratchList.js';
 import type { ClusterSimulator, JobRecord, RunningJob, SimulationListener } from '../execution/simulator.js';
 import type { WaitingQueue } from '../execution/waitingQueue.js';
 import type { Job } from '../workload/job.js';
@@ -25,10 +26,11 @@ export interface QueueOrder {
   /** The first waiting job in order, or undefined. */
   first(): Job | undefined;
   /**
-   * Up to `k` waiting jobs in order, skipping `exclude`; an order that keeps its jobs' waiting slots
-   * (`WaitingQueue`) pushes each one's onto `slots` when given (one that does not leaves it as it is).
+   * Appends to `into` up to `k` waiting jobs in order, skipping `exclude`; an order that keeps its jobs' waiting
+   * slots (`WaitingQueue`) appends each one's to `slots` when given (one that does not leaves it as it is).
+   * (Lists kept by the caller: a pass that reads the queue at every decision point allocates nothing.)
    */
-  after(exclude: Job, k: number, slots?: number[]): Job[];
+  after(exclude: Job, k: number, into: ScratchList<Job>, slots?: ScratchList<number>): void;
   /** The queue position (`WaitingQueue`) of the job `first()` gave, when known: a hint for `startJob` (undefined: it searches). */
   firstPosition(): number | undefined;
 }
@@ -45,17 +47,16 @@ export class ArrivalOrder implements QueueOrder {
   firstPosition(): number | undefined {
     return this.sim.queue.start;
   }
-  after(exclude: Job, k: number, slots?: number[]): Job[] {
+  after(exclude: Job, k: number, into: ScratchList<Job>, slots?: ScratchList<number>): void {
     const q = this.sim.queue;
-    const out: Job[] = [];
-    for (let i = q.start; i < q.end && out.length < k; i++) {
+    for (let i = q.start, n = 0; i < q.end && n < k; i++) {
       const j = q.at(i);
       if (j && j !== exclude) {
-        out.push(j);
+        into.push(j);
         slots?.push(q.slotAt(i));
+        n++;
       }
     }
-    return out;
   }
 }
 
@@ -85,7 +86,9 @@ export class StaticOrder implements QueueOrder, SimulationListener {
   private seq = 0;
   /** `epoch` selections: the epoch of the keys, and the slots of the jobs not keyed yet. */
   private epoch = Number.NaN;
-  private fresh: number[] = [];
+  private readonly fresh = new ScratchList<number>();
+  /** The first slots in order `after` reads (one list, refilled at each call). */
+  private readonly firsts = new ScratchList<number>();
   private readonly deferred: boolean;
   /**
    * The arrival rank of each running job, kept where partitions requeue their preempted jobs: a requeued job
@@ -136,7 +139,7 @@ export class StaticOrder implements QueueOrder, SimulationListener {
       // (a start by the queue's order takes its first job: a shift, not a search and a shift of its chunk)
       if (this.list.first() === slot) this.list.shift();
       else this.list.delete(slot);
-    } else if (st === FRESH) this.fresh = this.fresh.filter((x) => x !== slot);
+    } else if (st === FRESH) this.fresh.remove(slot);
   }
   onStart(_sim: ClusterSimulator, rj: RunningJob): void {
     const slot = rj.waitingSlot;
@@ -162,12 +165,13 @@ export class StaticOrder implements QueueOrder, SimulationListener {
     if (!this.deferred) return;
     const ep = this.selection.epoch!(sim.now);
     const q = this.queue;
+    const fresh = this.fresh;
     if (ep !== this.epoch) {
       this.epoch = ep;
       // the waiting jobs in the last epoch's order, then the ones not keyed yet: the new keys mostly keep
       // that order (age grows alike for all), which the sort's runs take in near-linear time
       const es = this.list.toArray();
-      for (const slot of this.fresh) es.push(slot);
+      for (let i = 0; i < fresh.length; i++) es.push(fresh.at(i));
       for (const slot of es) {
         this.keys[slot] = this.selection.key(q.jobOf(slot)!, sim.now, sim.timeOrigin, slot);
         this.state[slot] = KEYED;
@@ -176,16 +180,17 @@ export class StaticOrder implements QueueOrder, SimulationListener {
       const seqs = this.seqs;
       es.sort((a, b) => keys[a]! - keys[b]! || seqs[a]! - seqs[b]!);
       this.list.load(es);
-      this.fresh = [];
+      fresh.clear();
       return;
     }
-    if (this.fresh.length === 0) return;
-    for (const slot of this.fresh) {
+    if (fresh.length === 0) return;
+    for (let i = 0; i < fresh.length; i++) {
+      const slot = fresh.at(i);
       this.keys[slot] = this.selection.key(q.jobOf(slot)!, sim.now, sim.timeOrigin, slot);
       this.state[slot] = KEYED;
       this.list.insert(slot);
     }
-    this.fresh = [];
+    fresh.clear();
   }
   first(): Job | undefined {
     const slot = this.list.first();
@@ -195,18 +200,22 @@ export class StaticOrder implements QueueOrder, SimulationListener {
     const slot = this.list.first();
     return slot !== undefined ? this.queue.positionOf(slot) : undefined;
   }
-  after(exclude: Job, k: number, slots?: number[]): Job[] {
-    const out: Job[] = [];
+  after(exclude: Job, k: number, into: ScratchList<Job>, slots?: ScratchList<number>): void {
+    if (k <= 0) return;
+    // the first k + 1 slots hold the k jobs after `exclude` (it is one of them, or none is)
+    const firsts = this.firsts;
+    firsts.clear();
+    this.list.firstInto(k + 1, firsts);
     const q = this.queue;
-    this.list.forEachWhile((slot) => {
+    for (let i = 0, n = 0; i < firsts.length && n < k; i++) {
+      const slot = firsts.at(i);
       const job = q.jobOf(slot)!;
       if (job !== exclude) {
-        out.push(job);
+        into.push(job);
         slots?.push(slot);
+        n++;
       }
-      return out.length < k;
-    });
-    return out;
+    }
   }
 }
 
@@ -231,12 +240,13 @@ export class RecomputedOrder implements QueueOrder {
     while (this.pos < this.order.length && this.started.has(this.order[this.pos]!)) this.pos++;
     return this.order[this.pos];
   }
-  after(exclude: Job, k: number): Job[] {
-    const out: Job[] = [];
-    for (let i = this.pos; i < this.order.length && out.length < k; i++) {
+  after(exclude: Job, k: number, into: ScratchList<Job>): void {
+    for (let i = this.pos, n = 0; i < this.order.length && n < k; i++) {
       const j = this.order[i]!;
-      if (j !== exclude && !this.started.has(j)) out.push(j);
+      if (j !== exclude && !this.started.has(j)) {
+        into.push(j);
+        n++;
+      }
     }
-    return out;
   }
 }

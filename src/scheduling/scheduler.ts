@@ -26,6 +26,7 @@
  * examined job's for conservative), e.g. to check that a head never starts later than its reservation.
  */
 import { derive, type Rng } from '../core/rng.js';
+import { ScratchList } from '../core/scratchList.js';
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { Job } from '../workload/job.js';
 import { DEFAULT_MAX_JOB_TEST, easyReservation, isCountBased, RunningByEnd, type BackfillName, type EasyReservation } from './backfilling.js';
@@ -110,6 +111,8 @@ export class PolicyScheduler implements Scheduler {
   private committed: Job | null = null;
   /** Counts job ends and starts made by others (invalidates the EASY cache). */
   private stamp = 0;
+  /** The jobs a backfilling pass walks after the head (one list, refilled at each pass). */
+  private readonly walk = new ScratchList<Job>();
   /** Set while this scheduler starts a job. */
   private starting = false;
   /** Conservative: the reservations of waiting jobs, kept from one decision point to the next. */
@@ -208,20 +211,21 @@ export class PolicyScheduler implements Scheduler {
   }
 
   /**
-   * The first `k` waiting jobs in this scheduler's order now (the jobs Slurm's backfill pass tests,
-   * `slurmBackfill.ts`). With `slots` (emptied first), the jobs' waiting slots (`WaitingQueue`) when the
-   * order keeps them (arrival order, static and epoch keys; `slots` is left empty by a recomputed order).
+   * The first `k` waiting jobs in this scheduler's order now, into `into` (emptied first; the jobs Slurm's
+   * backfill pass tests, `slurmBackfill.ts`). With `slots` (emptied first), the jobs' waiting slots
+   * (`WaitingQueue`) when the order keeps them (arrival order, static and epoch keys; `slots` is left empty by a
+   * recomputed order). The caller keeps both lists: a pass at every decision point allocates nothing.
    */
-  inOrder(sim: ClusterSimulator, k: number, slots?: number[]): Job[] {
-    if (slots !== undefined) slots.length = 0;
-    if (sim.queue.length === 0 || k === 0) return [];
+  inOrder(sim: ClusterSimulator, k: number, into: ScratchList<Job>, slots?: ScratchList<number>): void {
+    into.clear();
+    slots?.clear();
+    if (sim.queue.length === 0 || k === 0) return;
     const first = this.firstInOrder(sim);
-    if (first === undefined) return [];
+    if (first === undefined) return;
     const pos = slots !== undefined ? this.order!.firstPosition() : undefined;
-    const out = this.order!.after(first, k - 1, pos !== undefined ? slots : undefined);
-    out.unshift(first);
-    if (pos !== undefined) slots!.unshift(sim.queue.slotAt(pos));
-    return out;
+    into.push(first);
+    if (pos !== undefined) slots!.push(sim.queue.slotAt(pos));
+    this.order!.after(first, k - 1, into, pos !== undefined ? slots : undefined);
   }
 
   /** The queue position of the job `firstInOrder` gave last, when its order knows it (a hint for `startJob`), else undefined. */
@@ -308,9 +312,12 @@ export class PolicyScheduler implements Scheduler {
       }
       return;
     }
-    for (const job of this.order!.after(head, this.maxJobTest)) {
+    const after = this.walk;
+    after.clear();
+    this.order!.after(head, this.maxJobTest, after);
+    for (let i = 0; i < after.length; i++) {
       if (sim.freeCores === 0) break;
-      this.tryBackfill(sim, job, res);
+      this.tryBackfill(sim, after.at(i), res);
     }
   }
 
@@ -333,7 +340,11 @@ export class PolicyScheduler implements Scheduler {
   }
 
   private conservative(sim: ClusterSimulator, head: Job): void {
-    const jobs = [head, ...this.order!.after(head, this.maxJobTest)];
+    const walk = this.walk;
+    walk.clear();
+    walk.push(head);
+    this.order!.after(head, this.maxJobTest, walk);
+    const jobs = walk.toArray();
     const now = sim.now;
     const kept = this.reservations;
     const countOnly = jobs.every((j) => isCountBased(sim, j));

@@ -23,7 +23,9 @@
  * each node (the will-run test reads each node's free GPUs and what each running job holds there; the
  * node-profile pass tries only the groups whose nodes have the job's GPUs), as the Slurm engine's `NodeMap`.
  */
+import { ScratchList } from '../core/scratchList.js';
 import type { ClusterSimulator, RunningJob } from '../execution/simulator.js';
+import type { StartOptions } from '../execution/simulatorOptions.js';
 import { type Job, nodeMemOf } from '../workload/job.js';
 import { CountedBackfill, type CountedBackfillSettings, type CountedBackfillView } from './countedBackfill.js';
 import type { NodeFit, ResourcePolicy } from './placement.js';
@@ -37,8 +39,11 @@ import type { SlurmPlacementScope } from './slurmMainPass.js';
 
 /** A scheduler whose queue order the backfill pass walks, and whose resource selection places its starts. */
 export interface JobOrderSource {
-  /** The first `k` waiting jobs in its order now; with `slots`, their waiting slots when the order keeps them (`PolicyScheduler.inOrder`). */
-  inOrder(sim: ClusterSimulator, k: number, slots?: number[]): Job[];
+  /**
+   * The first `k` waiting jobs in its order now, into `into`; with `slots`, their waiting slots when the order
+   * keeps them (`PolicyScheduler.inOrder`: both lists emptied first, kept by the caller).
+   */
+  inOrder(sim: ClusterSimulator, k: number, into: ScratchList<Job>, slots?: ScratchList<number>): void;
   readonly resources: ResourcePolicy;
   readonly fit: NodeFit;
   /** Where its main pass places jobs (Slurm's main pass): `nodes` makes the backfill pass the whole-node one. */
@@ -195,9 +200,11 @@ class RunningHoldings {
 export class SlurmBackfill implements CountedBackfillView {
   private readonly counted = new CountedBackfill();
   private sim!: ClusterSimulator;
-  private jobs: Job[] = [];
+  /** The jobs the pass tests (one list, refilled at each pass), and their handles for the counted pass (`0 .. n - 1`; a start sets its own to -1). */
+  private readonly jobs = new ScratchList<Job>();
+  private readonly handles: number[] = [];
   /** The waiting slots of `jobs` (`WaitingQueue`), when the order keeps them (else empty). */
-  private readonly jobSlots: number[] = [];
+  private readonly jobSlots = new ScratchList<number>();
   private free = new Float64Array(0);
   /** Free GPUs per group, taken at the start of each pass (the counted capacity's). */
   private freeG = new Float64Array(0);
@@ -209,6 +216,8 @@ export class SlurmBackfill implements CountedBackfillView {
    * the Slurm engine's `JobTable.listPos`); null without it (no listener, nothing kept).
    */
   private listPos: WeakMap<Job, number> | null = null;
+  /** The options of the counted pass's starts, one object for every start (`startJob` reads them and keeps none). */
+  private readonly startOptions: StartOptions = { transfer: true, gpus: undefined, queuePosition: undefined };
   /** Passes run, and jobs they started. */
   passes = 0;
   started = 0;
@@ -269,15 +278,17 @@ export class SlurmBackfill implements CountedBackfillView {
 
   private passOver(sim: ClusterSimulator): number {
     this.bind(sim);
-    this.jobs = this.order.inOrder(sim, this.settings.maxJobTest, this.jobSlots);
+    this.order.inOrder(sim, this.settings.maxJobTest, this.jobs, this.jobSlots);
     let n: number;
     if (this.order.within === 'nodes')
       n = this.settings.willRun
         ? willRunPass(this.willRunView(sim), this.settings, this.jobs.length)
         : nodeProfilePass(this.nodeView(sim), this.settings, this.jobs.length);
     else {
-      const handles = this.jobs.map((_, i) => i);
-      n = this.counted.pass(this, this.settings, handles, handles.length);
+      const handles = this.handles;
+      const k = this.jobs.length;
+      for (let i = 0; i < k; i++) handles[i] = i;
+      n = this.counted.pass(this, this.settings, handles, k);
     }
     this.started += n;
     return n;
@@ -306,19 +317,19 @@ export class SlurmBackfill implements CountedBackfillView {
         return slot < 0 ? -1 : expectedTimeLeft(slots[slot]!, sim.now);
       },
       // (whole nodes, one per CPU it counts for: a requeued job's last run's, as the Slurm engine reads them)
-      units: (h) => sim.cpusOf(jobs[h]!),
-      timeLimit: (h) => jobs[h]!.reqTime,
-      groupsOf: (h) => this.groups.groupsOf(jobs[h]!),
+      units: (h) => sim.cpusOf(jobs.at(h)),
+      timeLimit: (h) => jobs.at(h).reqTime,
+      groupsOf: (h) => this.groups.groupsOf(jobs.at(h)),
       // nodes of a group are alike: all or none have the job's GPUs (on each node, of its type)
       groupUsable: (h, g) => {
-        const job = jobs[h]!;
+        const job = jobs.at(h);
         if (job.gpus === undefined || !(select instanceof SlurmNodeSelection)) return true;
         const req = select.request(sim, job, this.groups.partitionOf(job));
         const x = p.groupFirstNode[g]!;
         return usableGpus(req, p.nodeGpuType[x]!, p.nodeGpuCount[x]!) >= req.gpus;
       },
       start: (h, _g, nodes) => {
-        const job = jobs[h]!;
+        const job = jobs.at(h);
         const cores = Int32Array.from(nodes, (x) => p.nodeFirstCore[x]!);
         sim.startJob(job, cores, { transfer: true, gpus: this.groups.gpusFor(job, cores), queuePosition: this.queuePosition(sim, h) });
       },
@@ -328,7 +339,7 @@ export class SlurmBackfill implements CountedBackfillView {
   /** The queue position of the pass's job `h` when its slot is known (a hint for `startJob`), else undefined. */
   private queuePosition(sim: ClusterSimulator, h: number): number | undefined {
     const slots = this.jobSlots;
-    return slots.length === this.jobs.length ? sim.queue.positionOf(slots[h]!) : undefined;
+    return slots.length === this.jobs.length ? sim.queue.positionOf(slots.at(h)) : undefined;
   }
 
   /**
@@ -381,11 +392,11 @@ export class SlurmBackfill implements CountedBackfillView {
       running: () => holds.slice(),
       // nodes still COMPLETING: the will-run test may choose them (their CPUs are free), a start there waits
       completing: sim.completingNodes,
-      request: (h) => select.request(sim, jobs[h]!, this.groups.partitionOf(jobs[h]!)),
-      timeLimit: (h) => jobs[h]!.reqTime,
-      partitionNodes: (h) => p.partitions[this.groups.partitionOf(jobs[h]!)]!.nodes,
+      request: (h) => select.request(sim, jobs.at(h), this.groups.partitionOf(jobs.at(h))),
+      timeLimit: (h) => jobs.at(h).reqTime,
+      partitionNodes: (h) => p.partitions[this.groups.partitionOf(jobs.at(h))]!.nodes,
       start: (h, alloc) => {
-        const job = jobs[h]!;
+        const job = jobs.at(h);
         const cores = select.cores(sim, job, alloc.nodes, alloc.units);
         if (cores === null) throw new Error(`Slurm's will-run pass chose nodes that are not job ${job.id}'s tasks`);
         const rj = sim.startJob(job, cores, { transfer: true, gpus: this.groups.gpusFor(job, cores), queuePosition: this.queuePosition(sim, h) });
@@ -460,30 +471,33 @@ export class SlurmBackfill implements CountedBackfillView {
   }
 
   cores(h: number): number {
-    return this.jobs[h]!.ntasks;
+    return this.jobs.at(h).ntasks;
   }
   gpus(h: number): number {
-    return this.jobs[h]!.gpus?.count ?? 0;
+    return this.jobs.at(h).gpus?.count ?? 0;
   }
   timeLimit(h: number): number {
-    return this.jobs[h]!.reqTime;
+    return this.jobs.at(h).reqTime;
   }
   groupsOf(h: number): readonly number[] {
-    const job = this.jobs[h]!;
+    const job = this.jobs.at(h);
     // (GPU jobs on the counted capacity only: the core capacity's resource selection places no GPUs)
     return job.gpus !== undefined && this.sim.counted === null ? [] : this.groups.groupsOf(job);
   }
   gpuFits(h: number, g: number, free: number): boolean {
-    const job = this.jobs[h]!;
+    const job = this.jobs.at(h);
     const n = job.gpus?.count ?? 0;
     return n === 0 || (this.sim.counted!.gpuTypeFits(job, g) && free >= n);
   }
   start(h: number, g: number): boolean {
-    const job = this.jobs[h]!;
+    const job = this.jobs.at(h);
     const cores = this.groups.place(job, g, this.order.resources, this.order.fit);
     if (cores === null) return false;
     const gpus = this.groups.gpusFor(job, cores);
-    this.sim.startJob(job, cores, { transfer: true, gpus, queuePosition: this.queuePosition(this.sim, h) });
+    const o = this.startOptions;
+    o.gpus = gpus;
+    o.queuePosition = this.queuePosition(this.sim, h);
+    this.sim.startJob(job, cores, o);
     this.free[g]! -= job.ntasks;
     if (gpus !== undefined) this.freeG[g]! -= gpus.length;
     return true;

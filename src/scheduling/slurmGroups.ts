@@ -19,6 +19,8 @@ import { type NodeFit, type PlacementLimit, type ResourcePolicy, takeFreeGpus } 
 export class SlurmGroups {
   private readonly all: number[];
   private readonly limits: PlacementLimit[];
+  /** `admitted`'s bound by partition index + 1 (the first: a job of no partition known), on first need. */
+  private readonly bounds: (number | undefined)[] = [];
 
   constructor(readonly sim: ClusterSimulator) {
     const p = sim.platform;
@@ -50,6 +52,8 @@ export class SlurmGroups {
   refusal(job: Job): string | null {
     const p = this.sim.platform;
     const part = this.partitionOf(job);
+    // (a job without GPUs up to its partition's bound is held by some group: no walk of the groups per submission)
+    if (job.gpus === undefined && job.ntasks <= this.admitted(part)) return null;
     const maxNodes = part >= 0 ? p.partitions[part]!.maxNodes : Number.POSITIVE_INFINITY;
     let largest = 0;
     const counted = this.sim.counted;
@@ -63,6 +67,27 @@ export class SlurmGroups {
     }
     const what = gpus > 0 ? ` and ${gpus} GPUs${job.gpus!.type !== undefined ? ` of type ${job.gpus!.type}` : ''}` : '';
     return `asks for ${job.ntasks} cores${what}, more than one node group of its partition holds (at most ${largest} cores${what === '' ? '' : ' in a group with those GPUs'}${Number.isFinite(maxNodes) ? ` on ${maxNodes} nodes` : ''}; Slurm's counted model runs a job within one group)`;
+  }
+
+  /**
+   * The most cores a job without GPUs of partition `part` (-1: none known) may ask for and be held by one group of
+   * it (`refusal`): the largest over its groups of the group's cores, and of its `MaxNodes` nodes' cores there.
+   */
+  private admitted(part: number): number {
+    const i = part + 1;
+    let bound = this.bounds[i];
+    if (bound === undefined) {
+      const p = this.sim.platform;
+      const maxNodes = part >= 0 ? p.partitions[part]!.maxNodes : Number.POSITIVE_INFINITY;
+      bound = 0;
+      for (const g of part >= 0 ? p.partitions[part]!.groups : this.all) {
+        const perNode = p.nodeCoreCount[p.groupFirstNode[g]!]!;
+        bound = Math.max(bound, Math.min(perNode * p.groupNodeCount[g]!, perNode * maxNodes));
+      }
+      while (this.bounds.length <= i) this.bounds.push(undefined);
+      this.bounds[i] = bound;
+    }
+    return bound;
   }
 
   /**

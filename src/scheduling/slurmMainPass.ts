@@ -37,6 +37,7 @@
  * Slurm engine gives a resumed job the nodes it would give it now), requeued (`requeue`) or ended (`cancel`).
  * Without `preempt`, preemption is a pass of its own after this one (`preemption.ts`).
  */
+import { ScratchList } from '../core/scratchList.js';
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { RunningJob } from '../execution/running.js';
 import type { StartOptions } from '../execution/simulatorOptions.js';
@@ -71,8 +72,9 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
   onPreempt: ((sim: ClusterSimulator, pendingAt: number) => void) | null = null;
   /** The options of the walk's starts, one object for every start (`startJob` reads them and keeps none). */
   private readonly startOptions: StartOptions = { transfer: true, gpus: undefined, queuePosition: undefined };
-  /** The waiting slots of the jobs a walk over several partitions reads (`inOrder`), when the order keeps them. */
-  private readonly walkSlots: number[] = [];
+  /** The jobs a walk over several partitions reads (`inOrder`), and their waiting slots when the order keeps them. */
+  private readonly walkJobs = new ScratchList<Job>();
+  private readonly walkSlots = new ScratchList<number>();
 
   constructor(
     readonly policy: PolicyScheduler,
@@ -99,8 +101,8 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
   get fit(): NodeFit {
     return this.policy.fit;
   }
-  inOrder(sim: ClusterSimulator, k: number, slots?: number[]): Job[] {
-    return this.policy.inOrder(sim, k, slots);
+  inOrder(sim: ClusterSimulator, k: number, into: ScratchList<Job>, slots?: ScratchList<number>): void {
+    this.policy.inOrder(sim, k, into, slots);
   }
   attach(sim: ClusterSimulator): void {
     this.policy.attach(sim);
@@ -145,20 +147,20 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
       return;
     }
     const slots = this.walkSlots;
-    const jobs = this.policy.inOrder(sim, this.queueDepth, slots);
+    const jobs = this.walkJobs;
+    this.policy.inOrder(sim, this.queueDepth, jobs, slots);
     const known = slots.length === jobs.length;
-    let h = -1;
     // per partition, whether a job of it was left waiting; per group, whether a blocked partition holds it
     const blocked = parts > 1 ? new Uint8Array(parts) : null;
     const off = parts > 1 ? new Uint8Array(sim.platform.groupCount) : null;
-    for (const job of jobs) {
-      h++;
+    for (let h = 0; h < jobs.length; h++) {
+      const job = jobs.at(h);
       const part = blocked === null ? 0 : groups.partitionOf(job);
       if (blocked?.[part]) continue;
       let cores = this.placeNow(sim, groups, job, off);
       if (cores === null && this.preempt) cores = this.select !== null ? this.preemptForNodes(sim, groups, job, off) : this.preemptFor(sim, groups, job);
       if (cores !== null) {
-        sim.startJob(job, cores, { transfer: true, gpus: groups.gpusFor(job, cores), queuePosition: known ? sim.queue.positionOf(slots[h]!) : undefined });
+        sim.startJob(job, cores, { transfer: true, gpus: groups.gpusFor(job, cores), queuePosition: known ? sim.queue.positionOf(slots.at(h)) : undefined });
         this.started++;
         continue;
       }
@@ -271,7 +273,10 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
   private placeNow(sim: ClusterSimulator, groups: SlurmGroups, job: Job, off: Uint8Array | null): Int32Array | null {
     if (this.within !== 'group') return groups.placeOutside(job, off, this.resources, this.policy.fit);
     const free = sim.groupFree;
-    for (const g of groups.groupsOf(job)) {
+    const gs = groups.groupsOf(job);
+    // (an indexed walk: a `for of` here made an iterator per job the walk reads)
+    for (let i = 0; i < gs.length; i++) {
+      const g = gs[i]!;
       if (free[g]! < job.ntasks || off?.[g]) continue;
       const cores = groups.place(job, g, this.policy.resources, this.policy.fit);
       if (cores !== null) return cores;

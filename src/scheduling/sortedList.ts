@@ -11,6 +11,7 @@
  * Items are ordered by a strict total order `compare` (callers break ties with a sequence number), so
  * an item is found again by comparison alone.
  */
+import type { ScratchList } from '../core/scratchList.js';
 
 const CHUNK = 64;
 
@@ -118,6 +119,16 @@ export class SortedList<T> {
       if (out.length >= k) break;
     }
     return out;
+  }
+
+  /** Appends the first `k` items in order (fewer when the list is shorter) to `into`, without a callback per item. */
+  firstInto(k: number, into: ScratchList<T>): void {
+    let n = 0;
+    const cs = this.chunks;
+    for (let ci = 0; ci < cs.length && n < k; ci++) {
+      const c = cs[ci]!;
+      for (let i = 0; i < c.length && n < k; i++, n++) into.push(c[i]!);
+    }
   }
 
   /** Calls `fn` on items in order until it returns false. */

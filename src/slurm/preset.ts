@@ -170,7 +170,39 @@ export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<S
       qos,
     },
   };
-  return parseEngineConfig(raw, where);
+  // (the same configuration parsed once: a run of short episodes, Slurm-v0's, builds the preset at every reset)
+  const key = memoKey(raw);
+  let parsed = presetConfigs.get(key);
+  if (parsed === undefined) {
+    parsed = deepFreeze(parseEngineConfig(raw, where));
+    remember(presetConfigs, key, parsed);
+  }
+  return parsed;
+}
+
+/** Conversions kept (`slurmPresetConfig`'s, `slurmPresetPlatform`'s), by their input's `memoKey`; the oldest go first past `MEMO_SIZE`. */
+const MEMO_SIZE = 32;
+const presetConfigs = new Map<string, EngineConfig>();
+const presetPlatforms = new Map<string, Platform>();
+
+/** Keeps `value` for `key` in `memo`, dropping the oldest entry past `MEMO_SIZE`. */
+function remember<V>(memo: Map<string, V>, key: string, value: V): void {
+  if (memo.size >= MEMO_SIZE) memo.delete(memo.keys().next().value!);
+  memo.set(key, value);
+}
+
+/** A value's JSON with its non-finite numbers and undefined fields kept apart (JSON writes `null` for each): equal keys, equal inputs. */
+function memoKey(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) => (x === undefined ? '\u0000undefined' : typeof x === 'number' && !Number.isFinite(x) ? `\u0000${x}` : x));
+}
+
+/** `v` frozen throughout (a kept configuration is shared by the runs built from it: none may change it). */
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
 }
 
 /**
@@ -180,6 +212,18 @@ export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<S
  * (a group's `cpus` left out: only the priority's size factor reads it, `slurmPresetConfig`).
  */
 export function slurmPresetPlatform(platform: SlurmPlatformSpec): Platform {
+  // (a platform is never changed by a run: the runs of one spec share it, converted once)
+  const key = memoKey(platform);
+  let p = presetPlatforms.get(key);
+  if (p === undefined) {
+    p = presetPlatformOf(platform);
+    remember(presetPlatforms, key, p);
+  }
+  return p;
+}
+
+/** `slurmPresetPlatform`'s conversion. */
+function presetPlatformOf(platform: SlurmPlatformSpec): Platform {
   const groups = platform.groups.map((g) => ({
     name: g.name,
     count: g.count,

@@ -38,6 +38,7 @@
  * `test/slurm/presetRun.test.ts` the state after every step of runs reconfigured at random, with preemption.
  */
 import { InputError } from '../core/errors.js';
+import { ScratchList } from '../core/scratchList.js';
 import { JobPhase } from '../core/engine.js';
 import type { ClusterSimulator, RunningJob, SimulationListener } from '../execution/simulator.js';
 import { MultifactorSelection, type PriorityConfig, RECONFIGURABLE_PRIORITY } from '../scheduling/multifactor.js';
@@ -177,7 +178,18 @@ export class SlurmPresetRun {
   /** The waiting jobs in the Slurm engine's order (partition tier, priority, submission, id). */
   pendingInOrder(): Job[] {
     const sim = this.sim;
-    return sim.queue.length === 0 ? [] : this.policy.inOrder(sim, sim.queue.length);
+    if (sim.queue.length === 0) return [];
+    const jobs = new ScratchList<Job>();
+    this.policy.inOrder(sim, sim.queue.length, jobs);
+    return jobs.toArray();
+  }
+
+  /**
+   * Calls `f` with each waiting job in the order the one engine's queue keeps them (their arrival), with no sort: a
+   * reader of the waiting set that needs no order (sums, counts; `pendingInOrder` gives the Slurm engine's order).
+   */
+  forEachPending(f: (job: Job) => void): void {
+    this.sim.queue.forEach(f);
   }
 
   /** Jobs waiting. */

@@ -300,10 +300,12 @@ function replayOnOneEngine(platform: SlurmPlatform, jobs: Iterable<SlurmJobInput
  */
 export function presetCalcMetsRecord(r: JobRecord, state: JobPhase): CalcMetsRecord {
   const job = r.job;
+  // (most jobs never were suspended: no periods, and no empty array made for them)
   const periods = r.suspensions;
+  const n = periods?.length ?? 0;
   const left = state === JobPhase.Rejected || state === JobPhase.Cancelled;
   let suspended = 0;
-  if (!left && periods) for (let i = 0; i + 1 < periods.length; i += 2) suspended += periods[i + 1]! - periods[i]!;
+  if (!left) for (let i = 0; i + 1 < n; i += 2) suspended += periods![i + 1]! - periods![i]!;
   return {
     id: numericJobId(job),
     cores: job.ntasks,
@@ -313,7 +315,7 @@ export function presetCalcMetsRecord(r: JobRecord, state: JobPhase): CalcMetsRec
     end: left ? Number.NaN : r.finish,
     run: Math.min(job.runtime, job.reqTime),
     suspended,
-    suspensions: periods ? periods.length / 2 : 0,
+    suspensions: n / 2,
   };
 }
 

@@ -374,14 +374,15 @@ class DelayJob extends PrototypeJob implements Job {
     this.slurmRequest = facets.slurmRequest;
     this.completing = facets.completing;
   }
-  /** Its id as given: a number stays one (`numericJobId` reads it without making the string). */
-  get givenId(): string | number {
-    return this.given;
-  }
   /** Its id (a numeric one made a string now). */
   get id(): string {
     const v = this.given;
     return typeof v === 'string' ? v : String(v);
+  }
+  /** Its id as a number (`numericJobId`): a numeric one as it was given, no string made. */
+  get numericId(): number {
+    const v = this.given;
+    return typeof v === 'number' ? v : Number(v);
   }
   /** Where it comes from: its id. */
   get source(): string {
@@ -391,11 +392,11 @@ class DelayJob extends PrototypeJob implements Job {
 sharedJobFields(DelayJob.prototype);
 
 /**
- * `job`'s id as a number (NaN when it is not one): a job made by `makeDelayJob` with a numeric id gives it
- * without the string `job.id` would make (the Slurm preset's calcmets reads a million of them).
+ * `Number(job.id)`, without making the string of an id kept as a number (`makeDelayJob`'s): a run that reads
+ * every job's numeric id as it leaves (the Slurm preset's calcmets records) made and parsed a string per job.
  */
 export function numericJobId(job: Job): number {
-  return job instanceof DelayJob ? Number(job.givenId) : Number(job.id);
+  return job instanceof DelayJob ? job.numericId : Number(job.id);
 }
 
 /**

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IndexedHeap } from '../../src/scheduling/indexedHeap.js';
+import { ScratchList } from '../../src/core/scratchList.js';
 import { SortedList } from '../../src/scheduling/sortedList.js';
 
 interface Item {
@@ -83,6 +84,12 @@ describe('SortedList', () => {
         expect(list.first()).toBe(sorted[0]);
         expect(list.length).toBe(sorted.length);
         expect(list.slice(skip, k)).toEqual(sorted.slice(skip, skip + k));
+        // firstInto appends (a kept list: refilled after clear, its storage reused)
+        const into = new ScratchList<Item>();
+        into.push(sorted[0] ?? { key: -1, seq: -1, heapPos: -1 });
+        into.clear();
+        list.firstInto(k, into);
+        expect(into.toArray()).toEqual(sorted.slice(0, k));
       }),
     );
   });
@@ -93,5 +100,22 @@ describe('SortedList', () => {
     const a = list.toArray();
     for (let i = 1; i < a.length; i++) expect(cmp(a[i - 1]!, a[i]!)).toBeLessThan(0);
     expect(list.shift()!.key).toBe(0);
+  });
+});
+
+describe('ScratchList', () => {
+  it('push, at, includes, remove (the first match, order kept), toArray and clear', () => {
+    const l = new ScratchList<number>();
+    for (const x of [3, 1, 4, 1, 5]) l.push(x);
+    expect(l.toArray()).toEqual([3, 1, 4, 1, 5]);
+    expect(l.remove(1)).toBe(true);
+    expect(l.toArray()).toEqual([3, 4, 1, 5]);
+    expect(l.remove(9)).toBe(false);
+    expect(l.includes(5) && !l.includes(9)).toBe(true);
+    expect(l.at(2)).toBe(1);
+    l.clear();
+    expect(l.length).toBe(0);
+    l.push(7);
+    expect(l.toArray()).toEqual([7]);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseBatsimWorkload } from '../../src/workload/batsim.js';
-import { makeDelayJob, makeJob, type Job, numericJobId, type Workload, withSubtime } from '../../src/workload/job.js';
+import { makeDelayJob, makeJob, numericJobId, type Job, type Workload, withSubtime } from '../../src/workload/job.js';
 import { allowedSizes, nominalRuntime, stepTime } from '../../src/workload/malleability.js';
 import { parseNativeWorkload } from '../../src/workload/nativeJson.js';
 import { writeNativeWorkload } from '../../src/workload/index.js';
@@ -217,25 +217,6 @@ describe('Batsim', () => {
 });
 
 describe('makeDelayJob (a rigid job of fixed duration, its shared fields on its prototype)', () => {
-  it('numericJobId: a numeric id as given, a string id read as a number, NaN for one that is not', () => {
-    const f = {
-      user: undefined,
-      partition: undefined,
-      qos: undefined,
-      operatorEvents: undefined,
-      epilogPass: undefined,
-      gpus: undefined,
-      slurmRequest: undefined,
-      completing: undefined,
-    };
-    const n = makeDelayJob(1234567, 0, 1, 10, 10, f);
-    expect(n.id).toBe('1234567');
-    expect(numericJobId(n)).toBe(1234567);
-    expect(numericJobId(withSubtime(n, 5))).toBe(1234567);
-    expect(numericJobId(makeDelayJob('17', 0, 1, 10, 10, f))).toBe(17);
-    expect(numericJobId(makeJob({ id: '42', subtime: 0, ntasks: 1 }))).toBe(42);
-    expect(numericJobId(makeJob({ id: 'j42', subtime: 0, ntasks: 1 }))).toBeNaN();
-  });
   const JOB_FIELDS = Object.keys(makeJob({ id: 'x', subtime: 0, ntasks: 1 }));
   const read = (j: Job, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, (j as unknown as Record<string, unknown>)[k]]));
   it("reads as makeJob's job with the same fields, field for field; every job has one shape; withSubtime keeps it", () => {
@@ -273,5 +254,25 @@ describe('makeDelayJob (a rigid job of fixed duration, its shared fields on its 
     expect(withSubtime(fast, 100)).toBe(fast);
     const plain = withSubtime(slow, 5);
     expect(plain).toEqual({ ...slow, subtime: 5 });
+  });
+
+  it('numericJobId is Number(job.id), a numeric id read as it was given', () => {
+    const none = {
+      user: undefined,
+      partition: undefined,
+      qos: undefined,
+      operatorEvents: undefined,
+      epilogPass: undefined,
+      gpus: undefined,
+      slurmRequest: undefined,
+    };
+    for (const id of [0, 7, 123456789, '42', 'x1']) {
+      const j = makeDelayJob(id, 0, 1, 10, 10, none);
+      expect(j.id).toBe(String(id));
+      expect(Object.is(numericJobId(j), Number(j.id))).toBe(true);
+      expect(Object.is(numericJobId(withSubtime(j, 3)), Number(j.id))).toBe(true);
+    }
+    expect(numericJobId(makeJob({ id: '17', subtime: 0, ntasks: 1 }))).toBe(17);
+    expect(numericJobId(makeJob({ id: 'a', subtime: 0, ntasks: 1 }))).toBeNaN();
   });
 });
