@@ -13,6 +13,7 @@ import { readTrace, sleepTrace, traceToSacctJson, traceToSwf } from '../../src/s
 import { MATRIX_CPUS, MATRIX_NODES, cellConfLines, cellWorkload, matrixCell } from '../../src/slurm/liveMatrix.js';
 import { engineSchedule, replayJobs } from '../../src/slurm/trace.js';
 import { CLI, cli } from '../helpers.js';
+import { expectSlurmEngine } from '../golden/slurmEngine.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cg-sreplay-'));
 const CONF = `ClusterName=t
@@ -99,27 +100,31 @@ describe('clustergym slurm-replay (engine only)', () => {
     expect(trace.filter((j) => j.memMb !== undefined).length).toBeGreaterThan(5);
     const w = join(dir, 'mixed.json');
     writeFileSync(w, traceToSacctJson(trace));
-    const a = cli(['slurm-replay', w, '--slurm-conf', memConf, '--json']);
-    const b = cli(['slurm-replay', w, '--slurm-conf', memConf, '--json', '--engine', 'one']);
-    expect(a.code, a.stderr).toBe(0);
-    expect(b.code, b.stderr).toBe(0);
-    const [ja, jb] = [JSON.parse(a.stdout), JSON.parse(b.stdout)];
-    expect([ja.engine, jb.engine]).toEqual(['slurm', 'one']);
-    expect(jb.jobs).toEqual(ja.jobs);
-    expect(jb.summary).toEqual(ja.summary);
-    expect(ja.summary.backfill_starts).toBeGreaterThan(0);
+    /** The replay's JSON on the Slurm preset (`--engine one`), its schedule expected to be the Slurm engine's (the default before its retirement). */
+    const replayed = (conf: string, extra: string[] = []) => {
+      const b = cli(['slurm-replay', w, '--slurm-conf', conf, '--json', '--engine', 'one', ...extra]);
+      expect(b.code, b.stderr).toBe(0);
+      const jb = JSON.parse(b.stdout);
+      const live = extra.length > 0 ? readFileSync(join(extra[1]!, 'live-1.json'), 'utf8') : null;
+      const of = (j: { jobs: unknown; summary: unknown; comparison?: unknown }) => ({ jobs: j.jobs, summary: j.summary, comparison: j.comparison });
+      expectSlurmEngine('slurm-replay', { trace: readFileSync(w, 'utf8'), conf: readFileSync(conf, 'utf8'), live }, of(jb), () => {
+        const a = cli(['slurm-replay', w, '--slurm-conf', conf, '--json', ...extra]);
+        expect(a.code, a.stderr).toBe(0);
+        return of(JSON.parse(a.stdout));
+      });
+      return jb;
+    };
+    const jb = replayed(memConf);
+    expect(jb.engine).toBe('one');
+    expect(jb.summary.backfill_starts).toBeGreaterThan(0);
     // memory consumable and no DefMemPerCPU: a job that names none holds the whole memory of each of its nodes
     // (--mem of the nodes' RealMemory, 4,000 MB), so no other job shares them; both engines alike
     const noDefault = join(dir, 'nodef.conf');
     writeFileSync(noDefault, readFileSync(memConf, 'utf8').replace(/^DefMemPerCPU=.*$/m, ''));
-    const ra = cli(['slurm-replay', w, '--slurm-conf', noDefault, '--json']);
-    const rb = cli(['slurm-replay', w, '--slurm-conf', noDefault, '--json', '--engine', 'one']);
-    expect([ra.code, rb.code], ra.stderr + rb.stderr).toEqual([0, 0]);
-    const [na, nb] = [JSON.parse(ra.stdout), JSON.parse(rb.stdout)];
-    expect(nb.jobs).toEqual(na.jobs);
-    expect(na.jobs.filter((j: { start: number | null }) => j.start === null)).toEqual([]);
+    const nb = replayed(noDefault);
+    expect(nb.jobs.filter((j: { start: number | null }) => j.start === null)).toEqual([]);
     // they wait longer than with DefMemPerCPU=500, where they share nodes
-    expect(na.summary.mean_wait).toBeGreaterThan(ja.summary.mean_wait);
+    expect(nb.summary.mean_wait).toBeGreaterThan(jb.summary.mean_wait);
     // a partition of nodes of unequal memory cannot say a node's whole memory in one request: exit 2, naming it
     const unequal = join(dir, 'unequal.conf');
     writeFileSync(
@@ -139,17 +144,12 @@ describe('clustergym slurm-replay (engine only)', () => {
     mkdirSync(saved, { recursive: true });
     writeFileSync(
       join(saved, 'live-1.json'),
-      JSON.stringify({ jobs: ja.jobs.map((j: { end: number }) => ({ ...j, released: j.end + 0.5 })), bf_ticks: [1, 2] }),
+      JSON.stringify({ jobs: jb.jobs.map((j: { end: number }) => ({ ...j, released: j.end + 0.5 })), bf_ticks: [1, 2] }),
     );
-    const ca = cli(['slurm-replay', w, '--slurm-conf', memConf, '--live-from', saved, '--json']);
-    const cb = cli(['slurm-replay', w, '--slurm-conf', memConf, '--live-from', saved, '--json', '--engine', 'one']);
-    expect([ca.code, cb.code], ca.stderr + cb.stderr).toEqual([0, 0]);
-    const [la, lb] = [JSON.parse(ca.stdout), JSON.parse(cb.stdout)];
+    const lb = replayed(memConf, ['--live-from', saved]);
     expect(lb.jobs.length).toBe(trace.length);
-    expect(lb.jobs).toEqual(la.jobs);
-    expect(lb.comparison).toEqual(la.comparison);
     // the nodes' release half a second after each end moved starts (the engine's run on the saved run's timers)
-    expect(la.jobs).not.toEqual(ja.jobs);
+    expect(lb.jobs).not.toEqual(jb.jobs);
     const bad = cli(['slurm-replay', w, '--slurm-conf', memConf, '--engine', 'two']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--engine.*one of slurm, one/);

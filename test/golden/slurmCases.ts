@@ -14,6 +14,7 @@
 import { derive } from '../../src/core/rng.js';
 import { JobPhase } from '../../src/core/engine.js';
 import type { JobRecord, RunningJob } from '../../src/execution/simulator.js';
+import { DEFAULT_SLURM } from '../../src/slurm/config.js';
 import { SlurmEngine, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/engine.js';
 import { STATE_NAMES } from '../../src/slurm/jobs.js';
 import { SlurmPlatform, type SlurmPlatformSpec } from '../../src/slurm/platform.js';
@@ -119,10 +120,11 @@ function slurmPresetCase(name: string, input: SlurmGoldenInput): GoldenCase {
               stats.requeued++;
               requeues.set(rj.job.id, (requeues.get(rj.job.id) ?? 0) + 1);
             },
-            // a job refused at its submission: the Slurm engine counts it submitted and refused, and writes no row
-            onReject: () => {
+            // a job refused at its submission: the Slurm engine counts it submitted and refused, its row without a run
+            onReject: (_s, r) => {
               stats.submitted++;
               stats.refused++;
+              rows.push([r.job.id, n(r.submit), 'NaN', 'NaN', 'refused', -1, 0, 0, ''].join(','));
             },
             onEnd: (s, r, rj) => {
               const phase = presetEndPhase(r);
@@ -241,6 +243,136 @@ function configured(name: string, text: string, unitsMax: number): SlurmGoldenIn
   };
 }
 
+/**
+ * Whole-node allocation on nodes with memory and GPUs (the select plugin, Slurm 22.05's will-run backfill, the
+ * background thread): `--mem`, `--mem-per-cpu`, `--exclusive`, `-N`, a GPU of any type, nodes left COMPLETING
+ * (some released by an epilog message), operator suspensions, submissions off the whole second, 4 users.
+ */
+function nodesMemoryGpus(): SlurmGoldenInput {
+  return {
+    platform: {
+      groups: [
+        { name: 'v', count: 3, cores: 4, memory_mb: 8000, gpus: { count: 2, type: 'v100' } },
+        { name: 'c', count: 4, cores: 8, memory_mb: 16000 },
+        { name: 'a', count: 2, cores: 8, memory_mb: 32000, gpus: { count: 4, type: 'a100' } },
+      ],
+      partitions: [
+        { name: 'gpu', groups: ['v', 'a'] },
+        { name: 'cpu', groups: ['c', 'a'], max_time: 7200 },
+      ],
+    },
+    config: {
+      users: 4,
+      nodeSelect: true,
+      bfWillRun: true,
+      bfInterval: 5,
+      bfResolution: 1,
+      schedOnSubmit: false,
+      batchSchedDelay: 2,
+      schedInterval: 60,
+      priority: { ...DEFAULT_SLURM.priority, jobSize: 'slurm22' },
+    },
+    jobs() {
+      const rng = derive(17, 'golden/slurm-nodes-memory-gpus');
+      const jobs: SlurmJobInput[] = [];
+      let t = 0;
+      for (let i = 0; i < 250; i++) {
+        t += rng.exponential(1 / 25);
+        const run = Math.floor(rng.uniform(10, 900));
+        const gpu = rng.next() < 0.35;
+        const job: SlurmJobInput = {
+          id: i,
+          submit: Math.round(t * 10) / 10,
+          cores: 1 + Math.floor(rng.uniform(0, gpu ? 4 : 12)),
+          timeLimit: Math.floor(run * rng.uniform(0.8, 2)) + 30,
+          runTime: run + 0.25,
+          user: Math.floor(rng.uniform(0, 4)),
+          partition: gpu ? 0 : 1,
+        };
+        if (gpu) job.gpus = 1;
+        const u = rng.next();
+        if (u < 0.25) job.shape = { memPerNode: 500 * (1 + Math.floor(rng.uniform(0, 12))) };
+        else if (u < 0.45) job.shape = { memPerCpu: 250 * (1 + Math.floor(rng.uniform(0, 8))) };
+        else if (u < 0.55 && !gpu) job.shape = { whole: true, minNodes: 1, maxNodes: 2 };
+        else if (u < 0.7 && !gpu) job.shape = { minNodes: 2 };
+        const c = rng.next();
+        if (c < 0.3) job.completing = [1, 2, 5, 12][Math.floor(rng.uniform(0, 4))]! + (c < 0.1 ? 0.5 : 0);
+        if (c < 0.15) job.epilogPass = true;
+        if (rng.next() < 0.05) {
+          job.opAfter = Math.floor(run / 2);
+          job.opFor = 120;
+        }
+        jobs.push(job);
+      }
+      return jobs;
+    },
+  };
+}
+
+/**
+ * The counted model under everything at once: three groups, partitions of two tiers (one requeues, one suspends),
+ * multifactor with QOS and Slurm 22.05's job size factor on a phase of its own, sched_interval,
+ * sched_min_interval, a scheduling delay, backfill on its grid with Slurm's rounding and idle units held, time
+ * limits that kill, operator suspensions, drawn epilog passes, 5 users.
+ */
+function everything(): SlurmGoldenInput {
+  return {
+    platform: {
+      groups: [
+        { name: 'g0', count: 4, cores: 8 },
+        { name: 'g1', count: 2, cores: 16 },
+        { name: 'g2', count: 6, cores: 4 },
+      ],
+      partitions: [
+        { name: 'low', groups: ['g0', 'g1'], priority_tier: 1, preempt_mode: 'requeue' },
+        { name: 'scav', groups: ['g2'], priority_tier: 1, preempt_mode: 'suspend', max_time: 3000 },
+        { name: 'high', groups: ['g1', 'g2'], priority_tier: 2, priority_job_factor: 3 },
+      ],
+    },
+    config: {
+      users: 5,
+      qosPriorities: [0, 400, 1200],
+      schedInterval: 60,
+      schedMinInterval: 2,
+      schedDelay: 0.5,
+      bfInterval: 30,
+      bfGrid: true,
+      bfSlurmRounding: true,
+      bfReserveIdle: 'proportional',
+      bfResolution: 60,
+      bfMaxJobTest: 50,
+      endSchedShare: 0.3,
+      priority: { ...DEFAULT_SLURM.priority, jobSize: 'slurm22', calcPhase: 123 },
+    },
+    jobs() {
+      const rng = derive(23, 'golden/slurm-everything');
+      const jobs: SlurmJobInput[] = [];
+      let t = 0;
+      for (let i = 0; i < 300; i++) {
+        t += Math.floor(rng.exponential(1 / 30));
+        const run = 1 + Math.floor(rng.uniform(20, 2500));
+        const partition = Math.floor(rng.uniform(0, 3));
+        const job: SlurmJobInput = {
+          id: i,
+          submit: t,
+          cores: 1 + Math.floor(rng.uniform(0, partition === 1 ? 4 : 16)),
+          timeLimit: Math.floor(run * rng.uniform(0.7, 2)) + 1,
+          runTime: run,
+          user: Math.floor(rng.uniform(0, 5)),
+          partition,
+          qos: Math.floor(rng.uniform(0, 3)),
+        };
+        if (rng.next() < 0.1) {
+          job.opAfter = Math.floor(rng.uniform(0, run));
+          job.opFor = 1 + Math.floor(rng.uniform(0, 400));
+        }
+        jobs.push(job);
+      }
+      return jobs;
+    },
+  };
+}
+
 export const SLURM_GOLDEN_INPUTS: [string, SlurmGoldenInput][] = [
   ['slurm-raijin-3000', raijin({})],
   ['slurm-raijin-3000-nobackfill-fifo', raijin({ backfill: false, priority: { weightFairshare: 0, weightJobSize: 0 } as SlurmConfig['priority'] })],
@@ -249,6 +381,8 @@ export const SLURM_GOLDEN_INPUTS: [string, SlurmGoldenInput][] = [
   ['slurm-preempt-cancel', preempting('cancel')],
   ['slurm-conf-whole-nodes', configured('slurm-conf-whole-nodes', CONF_WHOLE, 4)],
   ['slurm-conf-tasks', configured('slurm-conf-tasks', CONF_TASKS, 12)],
+  ['slurm-nodes-memory-gpus', nodesMemoryGpus()],
+  ['slurm-everything', everything()],
 ];
 
 /** The Slurm engine's cases (they wrote the files). */

@@ -17,17 +17,7 @@ import { makeJob } from '../../src/workload/job.js';
 import { platformPolicy } from '../../src/scheduling/placement.js';
 import { InputError } from '../../src/core/errors.js';
 import { type Layout, MULTI_CORE_NODES, SHAPED_NODES, WHOLE_NODES } from './layouts.js';
-import {
-  bfSettings,
-  type NodeRow,
-  nodeWorkload,
-  type Priority,
-  presetNodeRows,
-  slurmConfigOf,
-  slurmNodeRows,
-  willRunConfigOf,
-  expectSameRows,
-} from './presetHarness.js';
+import { bfSettings, checkedNodeRows, type NodeRow, nodeWorkload, type Priority, presetNodeRows, slurmConfigOf, willRunConfigOf } from './presetHarness.js';
 
 /** Two nodes of two cores, one partition. */
 const TWO_NODES: Layout = { groups: [{ name: 'n', count: 2, cores: 2 }], partitions: [{ name: 'p', groups: ['n'] }] };
@@ -64,12 +54,10 @@ describe("the Slurm preset with nodes left COMPLETING after a job gives the Slur
           const timers: Partial<SlurmConfig> = batch > 0 ? { batchSchedDelay: batch, schedOnSubmit: false, schedInterval: 60 } : {};
           const config: Partial<SlurmConfig> = willRunConfigOf(priority, backfill ? settings : null, timers);
           config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
-          const a = slurmNodeRows(layout, config, jobs);
-          const b = presetNodeRows(layout, config, jobs);
-          expectSameRows(a, b);
+          const a = checkedNodeRows(layout, config, jobs);
           // the feature at work: jobs whose nodes completed, epilog releases under the background thread, starts
           // it moved (against the same jobs without it), starts at a release, backfill starts
-          const without = slurmNodeRows(layout, config, plain);
+          const without = checkedNodeRows(layout, config, plain);
           const releases = new Set<number>();
           for (const j of jobs) {
             const r = a.get(j.id)!;
@@ -103,9 +91,7 @@ describe("the Slurm preset with nodes left COMPLETING after a job gives the Slur
         const settings = bfSettings();
         const timers: Partial<SlurmConfig> = batch > 0 ? { batchSchedDelay: batch, schedOnSubmit: false } : {};
         const config: Partial<SlurmConfig> = willRunConfigOf('multifactor', backfill ? settings : null, timers);
-        const a = slurmNodeRows(SHAPED_NODES, config, jobs);
-        const b = presetNodeRows(SHAPED_NODES, config, jobs);
-        for (const [id, r] of a) expect(b.get(id), `job ${id}`).toEqual(r);
+        const a = checkedNodeRows(SHAPED_NODES, config, jobs);
         completing += jobs.filter((j) => j.completing !== undefined && j.shape !== undefined && !Number.isNaN(a.get(j.id)!.start)).length;
       }),
       { numRuns: 25, seed: derive(7, 'preset-completing/shaped').int(1_000_000), endOnFailure: true },
@@ -155,7 +141,6 @@ describe('nodes left COMPLETING, hand-computed', () => {
       [1, row(1, 21, 1, 2)],
       [3, row(15, 17, 0, 1)],
     ]);
-    expect(slurmNodeRows(TWO_NODES, config, jobs(12, false))).toEqual(want);
     expect(presetNodeRows(TWO_NODES, config, jobs(12, false))).toEqual(want);
     const plain = jobs(12, false).map(({ completing: _c, ...j }) => j);
     expect(presetNodeRows(TWO_NODES, config, plain).get(3)).toEqual(row(12, 14, 0, 1));
@@ -180,7 +165,6 @@ describe('nodes left COMPLETING, hand-computed', () => {
         [1, row(2.5, 22.5, 1, 2)],
         [3, row(start, start + 2, 0, 1)],
       ]);
-      expect(slurmNodeRows(TWO_NODES, config, jobs(14, epilog)), `epilog ${epilog}`).toEqual(want);
       expect(presetNodeRows(TWO_NODES, config, jobs(14, epilog)), `epilog ${epilog}`).toEqual(want);
     }
   });

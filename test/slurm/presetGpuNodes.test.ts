@@ -20,7 +20,8 @@ import { SlurmPlatform } from '../../src/slurm/platform.js';
 import { runSlurmPreset, slurmPresetRefusal, slurmPresetRequest } from '../../src/slurm/preset.js';
 import { neverPlaced, nodeRequestOf, usableUnits } from '../../src/scheduling/nodeSelection.js';
 import { GPU_FEW_NODES, GPU_NODES, type Layout, WHOLE_GPU_NODES } from './layouts.js';
-import { partitionedWorkload, type Priority, slurmConfigOf, willRunConfigOf, expectSameRows } from './presetHarness.js';
+import { partitionedWorkload, type Priority, slurmConfigOf, willRunConfigOf } from './presetHarness.js';
+import { expectSlurmEngine } from '../golden/slurmEngine.js';
 
 /** A job's row: its schedule, and on its first run its nodes, CPUs and GPUs on each, and the GPUs left free on them once it started (a job not holding its nodes whole). */
 interface GpuRow {
@@ -65,6 +66,13 @@ function slurmGpuRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJ
   e.stream(jobs);
   e.runUntil(until);
   return out;
+}
+
+/** `presetGpuRows`, expected to be the Slurm engine's rows of the same run (its recorded golden, test/golden/slurmEngine.ts). */
+function checkedGpuRows(layout: Layout, config: Partial<SlurmConfig>, jobs: SlurmJobInput[], until = Number.POSITIVE_INFINITY): Map<number, GpuRow> {
+  const rows = presetGpuRows(layout, config, jobs, until);
+  expectSlurmEngine('gpuRows', { layout, config, jobs, until }, rows, () => slurmGpuRows(layout, config, jobs, until));
+  return rows;
 }
 
 /** The one engine's rows through the Slurm preset, its run stopped after `until`. */
@@ -256,9 +264,7 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
             const config: Partial<SlurmConfig> = { ...slurmConfigOf(priority, bf), nodeSelect: true, bfWillRun: willRun };
             // (a whole-second phase: off it, both engines' tick arithmetic can land on the tick's own instant again and never end)
             config.priority = { ...config.priority!, calcPhase: Math.floor(jobs[0]!.submit) % DEFAULT_SLURM.priority.calcPeriod };
-            const a = slurmGpuRows(layout, config, jobs, until);
-            const b = presetGpuRows(layout, config, jobs, until);
-            expectSameRows(a, b);
+            const a = checkedGpuRows(layout, config, jobs, until);
             tally(seen, layout, jobs, a);
             for (const j of jobs)
               if (!a.has(j.id) && (j.gpus ?? 0) > 0 && j.shape === undefined && neverHeld(j, layout)) {
@@ -355,7 +361,6 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
       [5, row(61, 71, [2], [1], [1], [0])],
       [6, REFUSED],
     ]);
-    expect(slurmGpuRows(layout, config, jobs)).toEqual(want);
     expect(presetGpuRows(layout, config, jobs)).toEqual(want);
   });
 
@@ -380,7 +385,6 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
     ];
     // sched/builtin: nothing ever starts, nothing is refused; the runs go on (priority ticks) until stopped at 2,000 s
     const builtin: Partial<SlurmConfig> = { ...willRunConfigOf('fifo', null), users: 1 };
-    expect(slurmGpuRows(layout, builtin, jobs, 2_000)).toEqual(new Map());
     expect(presetGpuRows(layout, builtin, jobs, 2_000)).toEqual(new Map());
     // Slurm 22.05's will-run pass every 5 s (the first at 5: job 0 came at 0): job 0 gets no start, jobs 1 and 2 start
     // now, each on the first node of its partition that holds it: job 1 on node 0 (beside the A100s), job 2 on node 1
@@ -404,7 +408,6 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
       [1, row(5, 15, [0], [2], [0], [2])],
       [2, row(5, 15, [1], [2], [0], [0])],
     ]);
-    expect(slurmGpuRows(layout, bf, jobs, 2_000)).toEqual(want);
     expect(presetGpuRows(layout, bf, jobs, 2_000)).toEqual(want);
     // after a shaped job refused at submission (13 CPUs: more than any group holds), the job table gives its slot to
     // the third job, the request without a shape: it is not tested as the refused job's shape, and waits for ever
@@ -417,7 +420,6 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
       [0, REFUSED],
       [1, row(1, 11, [1], [2], [0], [0])],
     ]);
-    expect(slurmGpuRows(layout, builtin, after, 2_000)).toEqual(wantAfter);
     expect(presetGpuRows(layout, builtin, after, 2_000)).toEqual(wantAfter);
   });
 
@@ -430,8 +432,9 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
     const jobs = gpuWorkload(134824, 60, GPU_NODES, { n: 0 }, true);
     const config: Partial<SlurmConfig> = willRunConfigOf('fifo', { ...settings, interval: 5, resolution: 1 });
     config.priority = { ...config.priority!, calcPhase: Math.floor(jobs[0]!.submit) % DEFAULT_SLURM.priority.calcPeriod };
-    // job 44: with the slots' orders, the one engine's pass started it at 1363.1, the Slurm engine's at 1403.1
-    expect(presetGpuRows(GPU_NODES, config, jobs).get(44)!.start).toBe(slurmGpuRows(GPU_NODES, config, jobs).get(44)!.start);
+    // job 44: with the slots' orders, the one engine's pass started it at 1363.1, the Slurm engine's at 1403.1; in
+    // job-list order both at 1363.1
+    expect(checkedGpuRows(GPU_NODES, config, jobs).get(44)!.start).toBe(1363.1);
   });
 
   it('refuses what it does not model, naming it; GPU requests no node holds are errors as on the Slurm engine', () => {
@@ -440,14 +443,13 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
     const config = { nodeSelect: true, backfill: false, users: 1 };
     const job: SlurmJobInput = { id: 3, submit: 0, cores: 2, runTime: 10, timeLimit: 20, user: 0, gpus: 3, gpuType: 'v100' };
     // no node of partition p has 3 V100s: the Slurm engine's error at submission, and the preset's
-    expect(() => new SlurmEngine(new SlurmPlatform(GPU_NODES), config).submit(job)).toThrow(/job 3: 3 GPUs of type v100: no node of partition p/);
     expect(() => runSlurmPreset(GPU_NODES, [job], config)).toThrow(/job 3: 3 GPUs of type v100: no node of partition p has that many GPUs of that type/);
     // no shape, 12 CPUs: more than any group of partition p holds (8): refused at submission by both
     expect(runSlurmPreset(GPU_NODES, [{ ...job, cores: 12, gpus: 2 }], config).summary.jobs_rejected).toBe(1);
-    expect(slurmGpuRows(GPU_NODES, config, [{ ...job, cores: 12, gpus: 2 }]).get(3)).toEqual(REFUSED);
+    expect(presetGpuRows(GPU_NODES, config, [{ ...job, cores: 12, gpus: 2 }]).get(3)).toEqual(REFUSED);
     // with a shape, both engines refuse it at submission
     const shaped = { ...job, cores: 12, gpus: 2, shape: { minNodes: 1 } };
     expect(runSlurmPreset(GPU_NODES, [shaped], config).summary.jobs_rejected).toBe(1);
-    expect(slurmGpuRows(GPU_NODES, config, [shaped]).get(3)).toEqual(REFUSED);
+    expect(presetGpuRows(GPU_NODES, config, [shaped]).get(3)).toEqual(REFUSED);
   });
 });

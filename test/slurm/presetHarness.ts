@@ -25,6 +25,7 @@ import { PolicyScheduler } from '../../src/scheduling/scheduler.js';
 import { SlurmMainPass } from '../../src/scheduling/slurmMainPass.js';
 import { SlurmPassClock } from '../../src/scheduling/slurmPassClock.js';
 import type { Layout } from './layouts.js';
+import { expectSlurmEngine } from '../golden/slurmEngine.js';
 
 export interface Row {
   start: number;
@@ -112,9 +113,26 @@ export function partitionedWorkload(seed: number, n: number, layout: Layout): Sl
   });
 }
 
-/** Both engines on `layout` with the Slurm configuration `config`: the Slurm engine, and the one engine through the Slurm preset. Refused jobs' rows: NaN times. */
-export function presetRuns(jobs: SlurmJobInput[], layout: Layout, config: Partial<SlurmConfig>): [Map<number, Row>, Map<number, Row>] {
-  return [slurmRows(new SlurmPlatform(layout), config, jobs), rowsOf(runOn('one', layout, jobs, config))];
+/**
+ * The one engine's rows of `jobs` on `layout` under `config` through the Slurm preset (refused jobs' rows: NaN
+ * times), expected to be the Slurm engine's (`expectSlurmRows`).
+ */
+export function checkedRows(jobs: SlurmJobInput[], layout: SlurmPlatformSpec, config: Partial<SlurmConfig>): Map<number, Row> {
+  const rows = rowsOf(runOn('one', layout, jobs, config));
+  expectSlurmRows(layout, config, jobs, rows);
+  return rows;
+}
+
+/** Expects `rows` (of a run of `jobs` on `layout` under `config`) to be the Slurm engine's rows of that run (its recorded golden, test/golden/slurmEngine.ts). */
+export function expectSlurmRows(layout: SlurmPlatformSpec, config: Partial<SlurmConfig>, jobs: readonly SlurmJobInput[], rows: ReadonlyMap<number, Row>): void {
+  expectSlurmEngine('rows', { layout, config, jobs }, rows, () => slurmRows(new SlurmPlatform(layout), config, [...jobs]));
+}
+
+/** `runOn`'s records of the preset's run, expected to be the Slurm engine's (its recorded golden). */
+export function checkedRecs(layout: SlurmPlatformSpec, jobs: readonly SlurmJobInput[], config: Partial<SlurmConfig> = {}): Map<number, Rec> {
+  const recs = runOn('one', layout, jobs, config).recs;
+  expectSlurmEngine('recs', { layout, config, jobs }, recs, () => runOn('slurm', layout, jobs, config).recs);
+  return recs;
 }
 
 /** The Slurm configuration of a FIFO or multifactor priority (4 users, QOS priorities 0 and 500) with `backfill` (null: sched/builtin) and `timers`. */
@@ -219,6 +237,22 @@ export function slurmNodeRows(
   e.stream(jobs);
   e.runUntil(until);
   return out;
+}
+
+/**
+ * `presetNodeRows`, expected to be the Slurm engine's rows of the same run (its recorded golden,
+ * test/golden/slurmEngine.ts).
+ */
+export function checkedNodeRows(
+  layout: Layout,
+  config: Partial<SlurmConfig>,
+  jobs: SlurmJobInput[],
+  options: NodeRowOptions | boolean = {},
+): Map<number, NodeRow> {
+  const rows = presetNodeRows(layout, config, jobs, options);
+  const { memory = false, runs = false, until = Number.POSITIVE_INFINITY } = typeof options === 'boolean' ? { memory: options } : options;
+  expectSlurmEngine('nodeRows', { layout, config, jobs, memory, runs, until }, rows, () => slurmNodeRows(layout, config, jobs, options));
+  return rows;
 }
 
 /** Every job's `NodeRow` of the one engine's run of `jobs` through the Slurm preset (`slurmNodeRows`' counterpart). */

@@ -15,8 +15,6 @@ import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
 import { derive } from '../../src/core/rng.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
-import { SlurmEngine } from '../../src/slurm/engine.js';
-import { SlurmPlatform } from '../../src/slurm/platform.js';
 import { runSlurmPreset, slurmPresetRefusal } from '../../src/slurm/preset.js';
 import { SlurmNodeSelection } from '../../src/scheduling/slurmSelect.js';
 import { ClusterSimulator } from '../../src/execution/simulator.js';
@@ -34,9 +32,8 @@ import {
   presetNodeRows,
   shapedJob,
   slurmConfigOf,
-  slurmNodeRows,
+  checkedNodeRows,
   willRunConfigOf,
-  expectSameRows,
 } from './presetHarness.js';
 
 /**
@@ -132,11 +129,8 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
             nodeSelect: true,
           };
           config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
-          const a = slurmNodeRows(layout, config, jobs);
-          const b = presetNodeRows(layout, config, jobs);
-          expect(b.size).toBe(a.size);
+          const a = checkedNodeRows(layout, config, jobs);
           for (const [id, r] of a) {
-            expect(b.get(id), `job ${id}`).toEqual(r);
             if (r.start > jobs[id]!.submit) waited++;
             if (r.nodes.length > 1) spread++;
             if (Number.isNaN(r.start)) refused++;
@@ -180,9 +174,7 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
               bfWillRun: willRun,
             };
             config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
-            const a = slurmNodeRows(layout, config, jobs);
-            const b = presetNodeRows(layout, config, jobs);
-            expectSameRows(a, b);
+            const a = checkedNodeRows(layout, config, jobs);
             // a job that started before an earlier-submitted job of its partition still waiting: backfilled
             for (const [id, r] of a) if (jobs.some((j) => j.id < id && j.partition === jobs[id]!.partition && a.get(j.id)!.start > r.start)) backfilled++;
           },
@@ -204,11 +196,8 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
         const settings = bfSettings();
         const config: Partial<SlurmConfig> = willRunConfigOf(priority, backfill ? settings : null);
         config.priority = { ...config.priority!, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
-        const a = slurmNodeRows(SHAPED_NODES, config, jobs);
-        const b = presetNodeRows(SHAPED_NODES, config, jobs);
-        expect(b.size).toBe(a.size);
+        const a = checkedNodeRows(SHAPED_NODES, config, jobs);
         for (const [id, r] of a) {
-          expect(b.get(id), `job ${id}`).toEqual(r);
           const shape = jobs[id]!.shape;
           if (shape === undefined) continue;
           if (Number.isNaN(r.start)) {
@@ -257,7 +246,6 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
       [3, row(100, 105, [2], [2])],
       [4, { start: Number.NaN, end: Number.NaN, killed: true, periods: [], nodes: [], units: [] }],
     ]);
-    expect(slurmNodeRows(layout, config, jobs)).toEqual(want);
     expect(presetNodeRows(layout, config, jobs)).toEqual(want);
   });
 
@@ -297,11 +285,8 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
               bfWillRun: pass !== 'profile',
             };
             config.priority = { ...config.priority!, jobSize, calcPhase: jobs[0]!.submit % DEFAULT_SLURM.priority.calcPeriod };
-            const a = slurmNodeRows(layout, config, jobs);
-            const b = presetNodeRows(layout, config, jobs);
-            expect(b.size).toBe(a.size);
+            const a = checkedNodeRows(layout, config, jobs);
             for (const [id, r] of a) {
-              expect(b.get(id), `job ${id}`).toEqual(r);
               const { cores, shape } = jobs[id]!;
               if (shape === undefined) continue;
               if (Number.isNaN(r.start)) {
@@ -368,7 +353,6 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
       [3, row(32, 42, [3], [4])],
       [4, row(32, 37, [0], [1])],
     ]);
-    expect(slurmNodeRows(layout, config, jobs)).toEqual(want);
     expect(presetNodeRows(layout, config, jobs)).toEqual(want);
   });
 
@@ -389,7 +373,6 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
       [0, row(0, 100, [0, 1], [4, 2])],
       [1, row(1, 11, [2], [1])],
     ]);
-    expect(slurmNodeRows(unequal, config, a)).toEqual(wantA);
     expect(presetNodeRows(unequal, config, a)).toEqual(wantA);
     // four one-core nodes: -N 2 with 3 cores holds nodes 0 and 1 (whole, by default); -N 1-3 with 1 core: the idle nodes 2 and 3
     const ones: Layout = { groups: [{ name: 'w', count: 4, cores: 1 }], partitions: [{ name: 'p', groups: ['w'] }] };
@@ -400,15 +383,12 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
       // 1 core, no shape (one whole node): waits for job 1's nodes
       [2, row(11, 21, [2], [1])],
     ]);
-    expect(slurmNodeRows(ones, config, b)).toEqual(wantB);
     expect(presetNodeRows(ones, config, b)).toEqual(wantB);
     // --exclusive without -N: as many whole nodes as its cores (3), on unequal nodes too (3 cores: nodes 0 and 1, 4 + 2)
     const c = [job(0, 3, 10, { whole: true })];
     const wantC = new Map<number, NodeRow>([[0, row(0, 10, [0, 1, 2], [1, 1, 1])]]);
-    expect(slurmNodeRows(ones, config, c)).toEqual(wantC);
     expect(presetNodeRows(ones, config, c)).toEqual(wantC);
     const wantD = new Map<number, NodeRow>([[0, row(0, 10, [0, 1, 2], [4, 2, 2])]]);
-    expect(slurmNodeRows(unequal, config, c)).toEqual(wantD);
     expect(presetNodeRows(unequal, config, c)).toEqual(wantD);
   });
 
@@ -418,7 +398,6 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     const config: Partial<SlurmConfig> = { nodeSelect: true, backfill: false, users: 1 };
     const want = new Map<number, NodeRow>([[1, { start: 0, end: 10, killed: false, periods: [], nodes: [0, 1, 2], units: [4, 3, 3] }]]);
     // (the Slurm engine's job holds them, as the live Slurm's does: test/slurm/nodeRangesLive.test.ts)
-    expect(slurmNodeRows(SHAPED_NODES, config, [job])).toEqual(want);
     expect(presetNodeRows(SHAPED_NODES, config, [job])).toEqual(want);
     const cores: number[] = [];
     runSlurmPreset(SHAPED_NODES, [job], config, [{ onStart: (_s, rj) => void cores.push(rj.cores.length) }]);
@@ -434,14 +413,12 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
       ...slurmConfigOf('fifo', { interval: 5, window: 3_600, resolution: 10, maxJobTest: 100, grid: false, slurmRounding: false, reserveIdle: 'none' }),
       nodeSelect: true,
     };
-    expect(() => new SlurmEngine(new SlurmPlatform(MULTI_CORE_NODES), config)).toThrow(InputError);
-    expect(() => slurmNodeRows(MULTI_CORE_NODES, config, jobs)).toThrow(why);
     expect(() => runSlurmPreset(MULTI_CORE_NODES, jobs, config)).toThrow(InputError);
     expect(() => runSlurmPreset(MULTI_CORE_NODES, jobs, config)).toThrow(why);
     // on one-core nodes the planner is the whole-node model (above); with bfWillRun or without backfill, any nodes
-    expect(() => new SlurmEngine(new SlurmPlatform(WHOLE_NODES), config)).not.toThrow();
-    expect(() => new SlurmEngine(new SlurmPlatform(MULTI_CORE_NODES), { ...config, bfWillRun: true })).not.toThrow();
-    expect(() => new SlurmEngine(new SlurmPlatform(MULTI_CORE_NODES), { ...config, backfill: false })).not.toThrow();
+    expect(() => runSlurmPreset(WHOLE_NODES, [], config)).not.toThrow();
+    expect(() => runSlurmPreset(MULTI_CORE_NODES, [], { ...config, bfWillRun: true })).not.toThrow();
+    expect(() => runSlurmPreset(MULTI_CORE_NODES, [], { ...config, backfill: false })).not.toThrow();
     expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, MULTI_CORE_NODES)).toBeNull();
   });
 

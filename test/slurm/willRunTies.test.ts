@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { derive } from '../../src/core/rng.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
 import { type Layout, MULTI_CORE_NODES, WHOLE_NODES } from './layouts.js';
-import { type NodeRow, nodeWorkload, type Priority, presetNodeRows, slurmNodeRows, willRunConfigOf, expectSameRows } from './presetHarness.js';
+import { checkedNodeRows, type NodeRow, nodeWorkload, type Priority, willRunConfigOf } from './presetHarness.js';
 
 /** `pa` over three one-core nodes (0-2), `pb` over one (3). */
 const TIES: Layout = {
@@ -80,7 +80,7 @@ describe('the will-run pass walks equal expected ends in the job list order (sub
       [5, { start: 201, end: 251, nodes: [0, 1] }],
       [6, { start: 30, end: 130, nodes: [0] }],
     ]);
-    for (const rows of [slurmNodeRows(TIES, config, jobs), presetNodeRows(TIES, config, jobs)]) {
+    for (const rows of [checkedNodeRows(TIES, config, jobs)]) {
       const got = new Map([...rows].map(([id, r]) => [id, { start: r.start, end: r.end, nodes: r.nodes }]));
       expect(got).toEqual(want);
     }
@@ -112,7 +112,7 @@ describe('the will-run pass walks equal expected ends in the job list order (sub
       [4, { start: 100, nodes: [1, 2] }],
       [5, { start: 5, nodes: [2] }],
     ]);
-    for (const rows of [slurmNodeRows(TIES, config, jobs), presetNodeRows(TIES, config, jobs)])
+    for (const rows of [checkedNodeRows(TIES, config, jobs)])
       expect(new Map([...rows].map(([id, r]) => [id, { start: r.start, nodes: r.nodes }]))).toEqual(want);
   });
 
@@ -152,7 +152,7 @@ describe('the will-run pass walks equal expected ends in the job list order (sub
       jobs.push({ id: 5, submit: 2, partition: 0, cores: 1, runTime: 60, timeLimit: 600, user: 0 }); // V
       const settings = { interval: 5, window: 86_400, resolution: 1, maxJobTest: 100, grid: true, slurmRounding: true, reserveIdle: 'none' as const };
       const config: Partial<SlurmConfig> = { ...willRunConfigOf('fifo', settings), users: 1 };
-      for (const rows of [slurmNodeRows(layout, config, jobs), presetNodeRows(layout, config, jobs)]) {
+      for (const rows of [checkedNodeRows(layout, config, jobs)]) {
         expect({ start: rows.get(5)!.start, nodes: rows.get(5)!.nodes }).toEqual(v);
         expect({ start: rows.get(4)!.start, nodes: rows.get(4)!.nodes }).toEqual(w);
       }
@@ -183,9 +183,7 @@ describe('the will-run pass walks equal expected ends in the job list order (sub
             const jobs = nodeWorkload(seed, 60, layout, true);
             const config: Partial<SlurmConfig> = willRunConfigOf(priority, backfill);
             config.priority = { ...config.priority!, calcPhase: Math.floor(jobs[0]!.submit) % DEFAULT_SLURM.priority.calcPeriod };
-            const a = slurmNodeRows(layout, config, jobs);
-            const b = presetNodeRows(layout, config, jobs);
-            expectSameRows(a, b);
+            const a = checkedNodeRows(layout, config, jobs);
             const t = ties(a, jobs);
             cases++;
             pairs += t;
