@@ -1,8 +1,8 @@
 /**
- * Records the Slurm engine's goldens (test/golden/slurmEngine.ts) before it is retired: runs the differential tests
+ * Records the Slurm engine's goldens (test/golden/slurmEngine.ts), for when it retires: runs the differential tests
  * with `CLUSTERGYM_SLURM_ENGINE_RECORD` set (each case then runs the Slurm engine beside the preset, expects the
  * same result and writes the engine's digest) and writes `schedules/slurm-engine.txt`, its header naming the commit.
- * Not a test (it needs the Slurm engine, src/slurm/engine.ts, which went in the commit after the one that recorded):
+ * Not a test (it needs the Slurm engine, src/slurm/engine.ts: it runs only while that exists):
  *
  *     npx vite-node test/golden/recordSlurmEngine.ts
  */

@@ -1,7 +1,7 @@
 /**
- * The retired Slurm engine's evidence (issue 42): what `SlurmEngine` (src/slurm/engine.ts) gave on every case of
- * the differential tests, recorded before it went, so that those tests go on comparing the Slurm preset of the one
- * engine with it, case for case, to the bit.
+ * The Slurm engine's evidence (issue 42): what `SlurmEngine` (src/slurm/engine.ts) gives on every case of the
+ * differential tests, recorded so that once it retires those tests go on comparing the Slurm preset of the one
+ * engine with it, case for case, to the bit. While it exists, each case also runs it beside the preset.
  *
  * A differential test calls `expectSlurmEngine(kind, input, got)` with the preset's result `got` (a job's rows, the
  * state after each step of a stepped run, an episode's steps) on `input` (the layout, configuration and jobs, or an
@@ -11,8 +11,7 @@
  * exactly (`canonical`: numbers in JavaScript's shortest exact form, -0 and NaN by name, maps by key). A case
  * whose key the file lacks fails (its workload was not one the Slurm engine ran: a test's generator changed).
  *
- * The goldens were recorded by `test/golden/recordSlurmEngine.ts` at the commit its file names (the last with the
- * Slurm engine): it ran the differential tests with `CLUSTERGYM_SLURM_ENGINE_RECORD` set, each of which then
+ * The goldens were recorded by `test/golden/recordSlurmEngine.ts` at the commit its file names: it ran the differential tests with `CLUSTERGYM_SLURM_ENGINE_RECORD` set, each of which then
  * ran the Slurm engine beside the preset, expected the same result and wrote the engine's digest.
  */
 import { createHash } from 'node:crypto';
