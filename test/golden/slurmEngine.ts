@@ -1,7 +1,7 @@
 /**
- * The retired Slurm engine's evidence (issue 42): what `SlurmEngine` (src/slurm/engine.ts) gave on every case of
- * the differential tests, recorded before it went, so that those tests go on comparing the Slurm preset of the one
- * engine with it, case for case, to the bit.
+ * The Slurm engine's evidence (issue 42): what `SlurmEngine` (src/slurm/engine.ts) gives on every case of the
+ * differential tests, recorded so that once it retires those tests go on comparing the Slurm preset of the one
+ * engine with it, case for case, to the bit. While it exists, each case also runs it beside the preset.
  *
  * A differential test calls `expectSlurmEngine(kind, input, got)` with the preset's result `got` (a job's rows, the
  * state after each step of a stepped run, an episode's steps) on `input` (the layout, configuration and jobs, or an

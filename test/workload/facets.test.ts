@@ -217,6 +217,16 @@ describe('Batsim', () => {
 });
 
 describe('makeDelayJob (a rigid job of fixed duration, its shared fields on its prototype)', () => {
+  /** A job without facets (each an own key, undefined). */
+  const NO_FACETS = {
+    user: undefined,
+    partition: undefined,
+    qos: undefined,
+    operatorEvents: undefined,
+    epilogPass: undefined,
+    gpus: undefined,
+    slurmRequest: undefined,
+  };
   const JOB_FIELDS = Object.keys(makeJob({ id: 'x', subtime: 0, ntasks: 1 }));
   const read = (j: Job, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, (j as unknown as Record<string, unknown>)[k]]));
   it("reads as makeJob's job with the same fields, field for field; every job has one shape; withSubtime keeps it", () => {
@@ -236,15 +246,7 @@ describe('makeDelayJob (a rigid job of fixed duration, its shared fields on its 
     expect(read(fast, keys)).toEqual(read(slow, keys));
     expect(read(fast, keys)).toEqual(slow);
     // absent facets stay own keys (undefined), so that jobs with and without them share one shape
-    const bare = makeDelayJob('1', 0, 1, 10, 10, {
-      user: undefined,
-      partition: undefined,
-      qos: undefined,
-      operatorEvents: undefined,
-      epilogPass: undefined,
-      gpus: undefined,
-      slurmRequest: undefined,
-    });
+    const bare = makeDelayJob('1', 0, 1, 10, 10, NO_FACETS);
     expect(Object.keys(bare)).toEqual(Object.keys(fast));
     expect(bare.gpus).toBeUndefined();
     // a copy at another submission time keeps every field (a spread would drop the shared ones)
@@ -257,17 +259,8 @@ describe('makeDelayJob (a rigid job of fixed duration, its shared fields on its 
   });
 
   it('numericJobId is Number(job.id), a numeric id read as it was given', () => {
-    const none = {
-      user: undefined,
-      partition: undefined,
-      qos: undefined,
-      operatorEvents: undefined,
-      epilogPass: undefined,
-      gpus: undefined,
-      slurmRequest: undefined,
-    };
     for (const id of [0, 7, 123456789, '42', 'x1']) {
-      const j = makeDelayJob(id, 0, 1, 10, 10, none);
+      const j = makeDelayJob(id, 0, 1, 10, 10, NO_FACETS);
       expect(j.id).toBe(String(id));
       expect(Object.is(numericJobId(j), Number(j.id))).toBe(true);
       expect(Object.is(numericJobId(withSubtime(j, 3)), Number(j.id))).toBe(true);
