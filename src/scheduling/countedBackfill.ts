@@ -105,8 +105,11 @@ export class CountedBackfill {
    * Tests `pending[0 .. n)` in order under `cfg`: starts a job now through `v.start` (and sets its entry
    * to -1) or reserves its earliest start for the rest of the pass. Returns the number started.
    */
-  pass(v: CountedBackfillView, cfg: CountedBackfillSettings, p: number[], n: number): number {
+  pass(v: CountedBackfillView, cfg: CountedBackfillSettings, p: Int32Array | number[], n: number): number {
     if (!(cfg.resolution > 0 && cfg.window > 0)) throw new RangeError(`backfill: window and resolution must be > 0, found ${cfg.window} and ${cfg.resolution}`);
+    // the pass starts only jobs whose cores are free now, and what else it plans (the reservations) goes with it:
+    // when no job tested fits in the free cores of any group now, it would start none, and is not run
+    if (!mayStartAny(v, p, n)) return 0;
     const res = cfg.resolution;
     const K = windowBuckets(cfg.window, res);
     const G = v.groupCount;
@@ -197,6 +200,20 @@ export class CountedBackfill {
   private firstFit(g: number, K: number, c: number, n: number, L: number, from: number): number {
     return n > 0 ? jointFit(this.profile[g]!, this.gpuProfile[g]!, K, c, n, L, from) : this.profile[g]!.earliestFit(c, L, from);
   }
+}
+
+/**
+ * Whether one of pending jobs `p[0 .. n)` (entries < 0 skipped) asks for no more cores than some group of `v` has
+ * free now: a job starts in a counted pass only where its cores are free now (`CountedBackfill.pass`).
+ */
+export function mayStartAny(v: CountedBackfillView, p: Int32Array | number[], n: number): boolean {
+  let free = 0;
+  for (let g = 0; g < v.groupCount; g++) if (v.freeCores(g) > free) free = v.freeCores(g);
+  for (let i = 0; i < n; i++) {
+    const h = p[i]!;
+    if (h >= 0 && v.cores(h) <= free) return true;
+  }
+  return false;
 }
 
 /** Buckets per block of a `BucketProfile` (a power of two: `1 << BLOCK_BITS`). */

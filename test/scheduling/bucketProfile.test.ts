@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BucketProfile, earliestFit, jointFit } from '../../src/scheduling/countedBackfill.js';
+import { BucketProfile, CountedBackfill, type CountedBackfillView, earliestFit, jointFit, mayStartAny } from '../../src/scheduling/countedBackfill.js';
 
 /**
  * The counted pass's blocked profile (`BucketProfile`) against the plain array it replaces: the same values
@@ -89,5 +89,104 @@ describe('BucketProfile', () => {
     expect(jointFit(cores, gpus, 50, 8, 2, 5)).toBe(20);
     expect(jointFit(cores, gpus, 50, 8, 4, 5)).toBe(35);
     expect(jointFit(cores, gpus, 50, 9, 1, 5)).toBe(-1);
+  });
+});
+
+/** A counted view of one or more groups: running jobs (group, cores, seconds left) and pending jobs (group, cores, limit); it counts what the pass reads. */
+function countedView(free: number[], running: [number, number, number][], pending: [number, number, number][]) {
+  const reads = { holdings: 0, starts: [] as number[] };
+  const freeNow = [...free];
+  const v: CountedBackfillView = {
+    now: 0,
+    groupCount: free.length,
+    hasGpus: false,
+    freeCores: (g) => freeNow[g]!,
+    freeGpus: () => 0,
+    groupGpus: () => 0,
+    forEachHolding: (hold) => {
+      reads.holdings++;
+      for (const [g, c, left] of running) hold(g, c, 0, left);
+    },
+    cores: (h) => pending[h]![1],
+    gpus: () => 0,
+    timeLimit: (h) => pending[h]![2],
+    groupsOf: (h) => [pending[h]![0]],
+    gpuFits: () => true,
+    start: (h, g) => {
+      freeNow[g]! -= pending[h]![1];
+      reads.starts.push(h);
+      return true;
+    },
+  };
+  return { v, reads, handles: Int32Array.from(pending, (_, h) => h) };
+}
+
+const SETTINGS = { window: 3600, resolution: 60, slurmRounding: false, reserveIdle: 'none' } as const;
+
+describe('CountedBackfill.pass: skipped when no job tested fits the cores free now (mayStartAny)', () => {
+  it('hand-computed: groups with 3 and 5 cores free', () => {
+    const { v } = countedView(
+      [3, 5],
+      [],
+      [
+        [0, 6, 600],
+        [1, 8, 600],
+      ],
+    );
+    expect(mayStartAny(v, [0, 1], 2)).toBe(false);
+    expect(mayStartAny(v, [0, 1, 2], 2)).toBe(false);
+    // a started job's entry (-1) is not tested
+    const w = countedView(
+      [3, 5],
+      [],
+      [
+        [0, 6, 600],
+        [1, 5, 600],
+      ],
+    );
+    expect(mayStartAny(w.v, [0, 1], 2)).toBe(true);
+    expect(mayStartAny(w.v, [0, -1], 2)).toBe(false);
+  });
+
+  it('a pass that starts none of them does not read the running jobs; one that may start reads them once', () => {
+    const none = countedView([2], [[0, 6, 120]], [[0, 4, 600]]);
+    expect(new CountedBackfill().pass(none.v, SETTINGS, none.handles, 1)).toBe(0);
+    expect(none.reads.holdings).toBe(0);
+    // 4 cores free in 2 min (bucket 2): the job of 4 cores for 10 min is reserved there, the one-core job of 1 min starts now
+    const one = countedView(
+      [2],
+      [[0, 6, 120]],
+      [
+        [0, 4, 600],
+        [0, 1, 60],
+      ],
+    );
+    expect(new CountedBackfill().pass(one.v, SETTINGS, one.handles, 2)).toBe(1);
+    expect(one.reads).toEqual({ holdings: 1, starts: [1] });
+    expect(Array.from(one.handles)).toEqual([0, -1]);
+  });
+
+  it('every job a pass starts had its cores free in its group when the pass began (what the skip relies on)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 16 }), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.tuple(fc.nat(2), fc.integer({ min: 1, max: 16 }), fc.integer({ min: 0, max: 7200 })), { maxLength: 20 }),
+        fc.array(fc.tuple(fc.nat(2), fc.integer({ min: 1, max: 24 }), fc.integer({ min: 60, max: 7200 })), { minLength: 1, maxLength: 20 }),
+        (free, running, pending) => {
+          const G = free.length;
+          const { v, reads, handles } = countedView(
+            free,
+            running.map(([g, c, l]) => [g % G, c, l]),
+            pending.map(([g, c, l]) => [g % G, c, l]),
+          );
+          const may = mayStartAny(v, handles, handles.length);
+          const started = new CountedBackfill().pass(v, SETTINGS, handles, handles.length);
+          expect(started).toBe(reads.starts.length);
+          for (const h of reads.starts) expect(pending[h]![1]).toBeLessThanOrEqual(free[pending[h]![0] % G]!);
+          if (!may) expect(reads).toEqual({ holdings: 0, starts: [] });
+        },
+      ),
+      { numRuns: 300, seed: 7 },
+    );
   });
 });
