@@ -20,7 +20,7 @@
  * new rates. A model of progress that is not "rate times time" (a malleable job's iterations, a task
  * suspended or time-sliced) plugs in here: it decides `remaining`, `rate` and the finish event.
  */
-import { ScratchList } from '../core/scratchList.js';
+import { ScratchIndexList, ScratchList } from '../core/scratchList.js';
 import type { EventLoop } from '../core/eventLoop.js';
 import type { CommModel } from '../platform/communication.js';
 import type { JobNetwork } from '../platform/jobNetwork.js';
@@ -61,8 +61,8 @@ export class TaskProgress {
   private readonly procDirty: Uint8Array;
   private readonly nodeDirty: Uint8Array;
   /** What the next `flush` updates (kept from flush to flush: no allocation per event). */
-  private readonly dirtyProcs = new ScratchList<number>();
-  private readonly dirtyNodes = new ScratchList<number>();
+  private readonly dirtyProcs = new ScratchIndexList();
+  private readonly dirtyNodes = new ScratchIndexList();
   private readonly dirtyTasks = new ScratchList<RunningTask>();
 
   constructor(

@@ -100,13 +100,21 @@ export class CountedBackfill {
   /** Per group, the units that free up in each bucket (`K + 1` each: the last collects nothing). */
   private delta: Float64Array[] = [];
   private gpuDelta: Float64Array[] = [];
+  /** The fewest cores asked for from each tested job on (`leastCoresLeft`). */
+  private least = new Float64Array(64);
 
   /**
    * Tests `pending[0 .. n)` in order under `cfg`: starts a job now through `v.start` (and sets its entry
    * to -1) or reserves its earliest start for the rest of the pass. Returns the number started.
    */
-  pass(v: CountedBackfillView, cfg: CountedBackfillSettings, p: number[], n: number): number {
+  pass(v: CountedBackfillView, cfg: CountedBackfillSettings, p: Int32Array | number[], n: number): number {
     if (!(cfg.resolution > 0 && cfg.window > 0)) throw new RangeError(`backfill: window and resolution must be > 0, found ${cfg.window} and ${cfg.resolution}`);
+    // The pass starts a job only where its cores are free now, free cores only fall during a pass, and what else
+    // it plans (the reservations) goes with it. So it ends at the first job from which no job left asks for as few
+    // cores as some group has free (`leastLeft`), and is not run at all when that is the first.
+    const leastLeft = this.leastCoresLeft(v, p, n);
+    let mostFree = mostFreeCores(v);
+    if (leastLeft[0]! > mostFree) return 0;
     const res = cfg.resolution;
     const K = windowBuckets(cfg.window, res);
     const G = v.groupCount;
@@ -118,6 +126,7 @@ export class CountedBackfill {
     const heldCores: number[][] = holdIdle ? Array.from({ length: G }, () => []) : [];
     const heldFrom: number[][] = holdIdle ? Array.from({ length: G }, () => []) : [];
     for (let i = 0; i < n; i++) {
+      if (leastLeft[i]! > mostFree) break;
       const h = p[i]!;
       if (h < 0) continue;
       const c = v.cores(h);
@@ -159,9 +168,27 @@ export class CountedBackfill {
       if (bestK === 0 && v.freeCores(bestG) >= c && v.gpuFits(h, bestG, v.freeGpus(bestG)) && v.start(h, bestG)) {
         p[i] = -1;
         started++;
+        mostFree = mostFreeCores(v);
       }
     }
     return started;
+  }
+
+  /** `least[i]`: the fewest cores a job of `p[i .. n)` asks for (entries < 0 skipped; `least[n]` infinite). */
+  private leastCoresLeft(v: CountedBackfillView, p: Int32Array | number[], n: number): Float64Array {
+    if (this.least.length <= n) this.least = new Float64Array(Math.max(n + 1, 2 * this.least.length));
+    const least = this.least;
+    let m = Number.POSITIVE_INFINITY;
+    least[n] = m;
+    for (let i = n - 1; i >= 0; i--) {
+      const h = p[i]!;
+      if (h >= 0) {
+        const c = v.cores(h);
+        if (c < m) m = c;
+      }
+      least[i] = m;
+    }
+    return least;
   }
 
   /** Every group's profiles from one walk of the holdings: `free` now plus what ends by each bucket. */
@@ -197,6 +224,13 @@ export class CountedBackfill {
   private firstFit(g: number, K: number, c: number, n: number, L: number, from: number): number {
     return n > 0 ? jointFit(this.profile[g]!, this.gpuProfile[g]!, K, c, n, L, from) : this.profile[g]!.earliestFit(c, L, from);
   }
+}
+
+/** The most cores free now in one group of `v`. */
+function mostFreeCores(v: CountedBackfillView): number {
+  let free = 0;
+  for (let g = 0; g < v.groupCount; g++) if (v.freeCores(g) > free) free = v.freeCores(g);
+  return free;
 }
 
 /** Buckets per block of a `BucketProfile` (a power of two: `1 << BLOCK_BITS`). */
@@ -311,8 +345,8 @@ export class BucketProfile {
       const end = (b + 1) << BLOCK_BITS;
       // (a block's values are `v - taken`: compare `v` with `c + taken`, exact for whole numbers)
       const need = c + taken[b]!;
-      // a whole block at or above `c` is skipped at once
-      if (k === b << BLOCK_BITS && end <= to && m[b]! >= need) {
+      // the rest of a block whose every bucket is at or above `c` is skipped at once (from wherever in it `k` is)
+      if (m[b]! >= need) {
         k = end;
         continue;
       }

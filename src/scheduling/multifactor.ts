@@ -89,6 +89,9 @@ export const DEFAULT_PRIORITY: PriorityConfig = {
   dampening: 1,
 };
 
+/** Every factor's weight 0 (slurm.conf's default `PriorityWeight*`): spread over a configuration before the weights it sets. */
+export const NO_PRIORITY_WEIGHTS = { weightAge: 0, weightFairshare: 0, weightJobSize: 0, weightPartition: 0, weightQos: 0 } as const;
+
 /**
  * The settings a run's multifactor priority may change mid-run (`MultifactorSelection.reconfigure`): what a
  * waiting job's priority reads when it is computed, not the tick grid (`calcPeriod`, `calcPhase`), the decay

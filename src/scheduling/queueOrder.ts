@@ -12,7 +12,7 @@
  * position, a hint for `startJob`.
  */
 import { grown } from '../core/arrays.js';
-import { ScratchList } from '../core/scratchList.js';
+import { ScratchIndexList, ScratchList } from '../core/scratchList.js';
 import type { ClusterSimulator, JobRecord, RunningJob, SimulationListener } from '../execution/simulator.js';
 import type { WaitingQueue } from '../execution/waitingQueue.js';
 import type { Job } from '../workload/job.js';
@@ -30,7 +30,7 @@ export interface QueueOrder {
    * slots (`WaitingQueue`) appends each one's to `slots` when given (one that does not leaves it as it is).
    * (Lists kept by the caller: a pass that reads the queue at every decision point allocates nothing.)
    */
-  after(exclude: Job, k: number, into: ScratchList<Job>, slots?: ScratchList<number>): void;
+  after(exclude: Job, k: number, into: ScratchList<Job>, slots?: ScratchIndexList): void;
   /** The queue position (`WaitingQueue`) of the job `first()` gave, when known: a hint for `startJob` (undefined: it searches). */
   firstPosition(): number | undefined;
 }
@@ -47,7 +47,7 @@ export class ArrivalOrder implements QueueOrder {
   firstPosition(): number | undefined {
     return this.sim.queue.start;
   }
-  after(exclude: Job, k: number, into: ScratchList<Job>, slots?: ScratchList<number>): void {
+  after(exclude: Job, k: number, into: ScratchList<Job>, slots?: ScratchIndexList): void {
     const q = this.sim.queue;
     for (let i = q.start, n = 0; i < q.end && n < k; i++) {
       const j = q.at(i);
@@ -86,9 +86,9 @@ export class StaticOrder implements QueueOrder, SimulationListener {
   private seq = 0;
   /** `epoch` selections: the epoch of the keys, and the slots of the jobs not keyed yet. */
   private epoch = Number.NaN;
-  private readonly fresh = new ScratchList<number>();
+  private readonly fresh = new ScratchIndexList();
   /** The first slots in order `after` reads (one list, refilled at each call). */
-  private readonly firsts = new ScratchList<number>();
+  private readonly firsts = new ScratchIndexList();
   private readonly deferred: boolean;
   /**
    * The arrival rank of each running job, kept where partitions requeue their preempted jobs: a requeued job
@@ -200,7 +200,7 @@ export class StaticOrder implements QueueOrder, SimulationListener {
     const slot = this.list.first();
     return slot !== undefined ? this.queue.positionOf(slot) : undefined;
   }
-  after(exclude: Job, k: number, into: ScratchList<Job>, slots?: ScratchList<number>): void {
+  after(exclude: Job, k: number, into: ScratchList<Job>, slots?: ScratchIndexList): void {
     if (k <= 0) return;
     // the first k + 1 slots hold the k jobs after `exclude` (it is one of them, or none is)
     const firsts = this.firsts;

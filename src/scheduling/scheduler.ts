@@ -26,7 +26,7 @@
  * examined job's for conservative), e.g. to check that a head never starts later than its reservation.
  */
 import { derive, type Rng } from '../core/rng.js';
-import { ScratchList } from '../core/scratchList.js';
+import { ScratchIndexList, ScratchList } from '../core/scratchList.js';
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { Job } from '../workload/job.js';
 import { DEFAULT_MAX_JOB_TEST, easyReservation, isCountBased, RunningByEnd, type BackfillName, type EasyReservation } from './backfilling.js';
@@ -216,7 +216,7 @@ export class PolicyScheduler implements Scheduler {
    * (`WaitingQueue`) when the order keeps them (arrival order, static and epoch keys; `slots` is left empty by a
    * recomputed order). The caller keeps both lists: a pass at every decision point allocates nothing.
    */
-  inOrder(sim: ClusterSimulator, k: number, into: ScratchList<Job>, slots?: ScratchList<number>): void {
+  inOrder(sim: ClusterSimulator, k: number, into: ScratchList<Job>, slots?: ScratchIndexList): void {
     into.clear();
     slots?.clear();
     if (sim.queue.length === 0 || k === 0) return;

@@ -25,7 +25,7 @@
  * node-profile pass tries only the groups whose nodes have the job's GPUs), as the select plugin holds them
  * (`slurmSelect.ts`).
  */
-import { ScratchList } from '../core/scratchList.js';
+import { ScratchIndexList, ScratchList } from '../core/scratchList.js';
 import type { ClusterSimulator, RunningJob } from '../execution/simulator.js';
 import type { StartOptions } from '../execution/simulatorOptions.js';
 import { type Job, nodeMemOf } from '../workload/job.js';
@@ -45,7 +45,7 @@ export interface JobOrderSource {
    * The first `k` waiting jobs in its order now, into `into`; with `slots`, their waiting slots when the order
    * keeps them (`PolicyScheduler.inOrder`: both lists emptied first, kept by the caller).
    */
-  inOrder(sim: ClusterSimulator, k: number, into: ScratchList<Job>, slots?: ScratchList<number>): void;
+  inOrder(sim: ClusterSimulator, k: number, into: ScratchList<Job>, slots?: ScratchIndexList): void;
   readonly resources: ResourcePolicy;
   readonly fit: NodeFit;
   /** Where its main pass places jobs (Slurm's main pass): `nodes` makes the backfill pass the whole-node one. */
@@ -204,9 +204,9 @@ export class SlurmBackfill implements CountedBackfillView {
   private sim!: ClusterSimulator;
   /** The jobs the pass tests (one list, refilled at each pass), and their handles for the counted pass (`0 .. n - 1`; a start sets its own to -1). */
   private readonly jobs = new ScratchList<Job>();
-  private readonly handles: number[] = [];
+  private handles = new Int32Array(64);
   /** The waiting slots of `jobs` (`WaitingQueue`), when the order keeps them (else empty). */
-  private readonly jobSlots = new ScratchList<number>();
+  private readonly jobSlots = new ScratchIndexList();
   private free = new Float64Array(0);
   /** Free GPUs per group, taken at the start of each pass (the counted capacity's). */
   private freeG = new Float64Array(0);
@@ -287,8 +287,9 @@ export class SlurmBackfill implements CountedBackfillView {
         ? willRunPass(this.willRunView(sim), this.settings, this.jobs.length)
         : nodeProfilePass(this.nodeView(sim), this.settings, this.jobs.length);
     else {
-      const handles = this.handles;
       const k = this.jobs.length;
+      if (k > this.handles.length) this.handles = new Int32Array(Math.max(k, 2 * this.handles.length));
+      const handles = this.handles;
       for (let i = 0; i < k; i++) handles[i] = i;
       n = this.counted.pass(this, this.settings, handles, k);
     }

@@ -38,7 +38,7 @@
  * nodes back), requeued (`requeue`) or ended (`cancel`).
  * Without `preempt`, preemption is a pass of its own after this one (`preemption.ts`).
  */
-import { ScratchList } from '../core/scratchList.js';
+import { ScratchIndexList, ScratchList } from '../core/scratchList.js';
 import type { ClusterSimulator } from '../execution/simulator.js';
 import type { RunningJob } from '../execution/running.js';
 import type { StartOptions } from '../execution/simulatorOptions.js';
@@ -76,7 +76,7 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
   private readonly startOptions: StartOptions = { transfer: true, gpus: undefined, queuePosition: undefined };
   /** The jobs a walk over several partitions reads (`inOrder`), and their waiting slots when the order keeps them. */
   private readonly walkJobs = new ScratchList<Job>();
-  private readonly walkSlots = new ScratchList<number>();
+  private readonly walkSlots = new ScratchIndexList();
 
   constructor(
     readonly policy: PolicyScheduler,
@@ -103,7 +103,7 @@ export class SlurmMainPass implements Scheduler, JobOrderSource {
   get fit(): NodeFit {
     return this.policy.fit;
   }
-  inOrder(sim: ClusterSimulator, k: number, into: ScratchList<Job>, slots?: ScratchList<number>): void {
+  inOrder(sim: ClusterSimulator, k: number, into: ScratchList<Job>, slots?: ScratchIndexList): void {
     this.policy.inOrder(sim, k, into, slots);
   }
   attach(sim: ClusterSimulator): void {

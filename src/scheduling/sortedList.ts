@@ -11,7 +11,6 @@
  * Items are ordered by a strict total order `compare` (callers break ties with a sequence number), so
  * an item is found again by comparison alone.
  */
-import type { ScratchList } from '../core/scratchList.js';
 
 const CHUNK = 64;
 
@@ -122,7 +121,7 @@ export class SortedList<T> {
   }
 
   /** Appends the first `k` items in order (fewer when the list is shorter) to `into`, without a callback per item. */
-  firstInto(k: number, into: ScratchList<T>): void {
+  firstInto(k: number, into: { push(item: T): void }): void {
     let n = 0;
     const cs = this.chunks;
     for (let ci = 0; ci < cs.length && n < k; ci++) {

@@ -26,5 +26,13 @@
  * `PriorityTier` (higher first), priority (higher first), submit time, job id.
  */
 // the formula lives with the priority dimension (src/scheduling/multifactor.ts), for every preset
-export { ageFactor, DEFAULT_PRIORITY, jobPriority, jobSizeFactor, jobSizeFactor22, type PriorityConfig } from '../scheduling/multifactor.js';
+export {
+  ageFactor,
+  DEFAULT_PRIORITY,
+  jobPriority,
+  NO_PRIORITY_WEIGHTS,
+  jobSizeFactor,
+  jobSizeFactor22,
+  type PriorityConfig,
+} from '../scheduling/multifactor.js';
 export { fairShareFactor } from '../scheduling/userLedger.js';

@@ -40,7 +40,7 @@ import type { GpuDescription } from '../platform/gpus.js';
 import type { SlurmConfig } from './config.js';
 import { nodeLineGpus, undeclaredGpus } from './gres.js';
 import { PREEMPT_MODES, type PreemptMode, SlurmPlatform, type SlurmPlatformSpec } from './platform.js';
-import { DEFAULT_PRIORITY, type PriorityConfig } from './priority.js';
+import { DEFAULT_PRIORITY, NO_PRIORITY_WEIGHTS, type PriorityConfig } from './priority.js';
 import { compressHostList, expandHostList, parseSlurmTime } from './hostList.js';
 
 /**
@@ -399,11 +399,7 @@ export function parseSlurmConf(text: string, file = 'slurm.conf'): SlurmConf {
   // ---- priority
   const priority: PriorityConfig = {
     ...DEFAULT_PRIORITY,
-    weightAge: 0,
-    weightFairshare: 0,
-    weightJobSize: 0,
-    weightPartition: 0,
-    weightQos: 0,
+    ...NO_PRIORITY_WEIGHTS,
     jobSize: 'slurm22',
   };
   const pt = val('prioritytype') ?? 'priority/basic';

@@ -68,19 +68,39 @@ export const DEFAULT_RAIJIN_WORKLOAD: RaijinWorkloadOptions = {
   maxTime: 48 * 3600,
 };
 
-/** The sizes of the "rest" (3..max, not in Table 4.1), log-uniform: cumulative table. */
-function restSizes(max: number): { sizes: Int32Array; cdf: Float64Array } {
+/** The sizes of the "rest" (3..max, not in Table 4.1) and their cumulative log-uniform weights. */
+interface RestSizes {
+  readonly sizes: Int32Array;
+  readonly cdf: Float64Array;
+}
+
+/** `restSizes` by `max`: a pure table, built once per size (every episode of an env asks for the same one). */
+const REST_SIZES = new Map<number, RestSizes>();
+
+/** The sizes of the "rest" (3..max, not in Table 4.1), log-uniform: cumulative table (shared: read only). */
+function restSizes(max: number): RestSizes {
+  const known = REST_SIZES.get(max);
+  if (known !== undefined) return known;
   const named = new Set(TABLE_4_1.map(([n]) => n));
-  const sizes: number[] = [];
-  const w: number[] = [];
-  for (let n = 3; n <= max; n++) {
+  let count = 0;
+  for (let n = 3; n <= max; n++) if (!named.has(n)) count++;
+  const sizes = new Int32Array(count);
+  const w = new Float64Array(count);
+  let tot = 0;
+  for (let n = 3, i = 0; n <= max; n++) {
     if (named.has(n)) continue;
-    sizes.push(n);
-    w.push(Math.log((n + 0.5) / (n - 0.5)));
+    sizes[i] = n;
+    w[i] = Math.log((n + 0.5) / (n - 0.5));
+    tot += w[i++]!;
   }
-  const tot = w.reduce((a, b) => a + b, 0);
+  // (the cumulative weights as the sum of the shares, in order: the table the generator has always drawn from)
+  const cdf = new Float64Array(count);
   let acc = 0;
-  return { sizes: Int32Array.from(sizes), cdf: Float64Array.from(w, (x) => (acc += x / tot)) };
+  for (let i = 0; i < count; i++) cdf[i] = acc += w[i]! / tot;
+  const table = { sizes, cdf };
+  if (REST_SIZES.size >= 16) REST_SIZES.clear();
+  REST_SIZES.set(max, table);
+  return table;
 }
 
 /** Derived constants of a workload: the one-core run-time factor and the mean run times. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BucketProfile, earliestFit, jointFit } from '../../src/scheduling/countedBackfill.js';
+import { BucketProfile, CountedBackfill, type CountedBackfillView, earliestFit, jointFit } from '../../src/scheduling/countedBackfill.js';
 
 /**
  * The counted pass's blocked profile (`BucketProfile`) against the plain array it replaces: the same values
@@ -89,5 +89,128 @@ describe('BucketProfile', () => {
     expect(jointFit(cores, gpus, 50, 8, 2, 5)).toBe(20);
     expect(jointFit(cores, gpus, 50, 8, 4, 5)).toBe(35);
     expect(jointFit(cores, gpus, 50, 9, 1, 5)).toBe(-1);
+  });
+});
+
+/** A counted view of one or more groups: running jobs (group, cores, seconds left) and pending jobs (group, cores, limit); it counts what the pass reads. */
+function countedView(free: number[], running: [number, number, number][], pending: [number, number, number][]) {
+  const reads = { holdings: 0, limits: 0, starts: [] as number[] };
+  const freeNow = [...free];
+  const v: CountedBackfillView = {
+    now: 0,
+    groupCount: free.length,
+    hasGpus: false,
+    freeCores: (g) => freeNow[g]!,
+    freeGpus: () => 0,
+    groupGpus: () => 0,
+    forEachHolding: (hold) => {
+      reads.holdings++;
+      for (const [g, c, left] of running) hold(g, c, 0, left);
+    },
+    cores: (h) => pending[h]![1],
+    gpus: () => 0,
+    timeLimit: (h) => {
+      reads.limits++;
+      return pending[h]![2];
+    },
+    groupsOf: (h) => [pending[h]![0]],
+    gpuFits: () => true,
+    start: (h, g) => {
+      freeNow[g]! -= pending[h]![1];
+      reads.starts.push(h);
+      return true;
+    },
+  };
+  return { v, reads, handles: Int32Array.from(pending, (_, h) => h) };
+}
+
+const SETTINGS = { window: 3600, resolution: 60, slurmRounding: false, reserveIdle: 'none' } as const;
+
+/**
+ * The counted pass written plainly (one group per job, no GPUs, `reserveIdle: "none"`, no Slurm rounding): every
+ * job tested in order, each reserving its earliest fit on a plain array, a job fitting now started. Returns the
+ * jobs started, in order.
+ */
+function plainPass(free: number[], running: [number, number, number][], pending: [number, number, number][], K: number, res: number): number[] {
+  const freeNow = [...free];
+  const profiles = free.map((f, g) => {
+    const d = new Float64Array(K + 1);
+    for (const [rg, c, left] of running) if (rg === g && Math.ceil(left / res) < K) d[Math.ceil(left / res)]! += c;
+    const a = new Float64Array(K);
+    let x = f;
+    for (let k = 0; k < K; k++) a[k] = x += d[k]!;
+    return a;
+  });
+  const started: number[] = [];
+  pending.forEach(([g, c, limit], h) => {
+    const L = Math.max(1, Math.ceil(limit / res - 1e-9));
+    let k = earliestFit(profiles[g]!, K, c, L, 0);
+    // (bucket 0 holds what ends now too: a job starts now only on the cores free now)
+    if (k === 0 && freeNow[g]! < c) k = earliestFit(profiles[g]!, K, c, L, 1);
+    if (k < 0) return;
+    for (let b = k; b < Math.min(K, k + L); b++) profiles[g]![b]! -= c;
+    if (k === 0) {
+      freeNow[g]! -= c;
+      started.push(h);
+    }
+  });
+  return started;
+}
+
+describe('CountedBackfill.pass: it ends where no job left can start', () => {
+  it('hand-computed: not run when no job fits the cores free now; ended once the cores free are fewer than any job left asks', () => {
+    const none = countedView([2], [[0, 6, 120]], [[0, 4, 600]]);
+    expect(new CountedBackfill().pass(none.v, SETTINGS, none.handles, 1)).toBe(0);
+    expect(none.reads).toEqual({ holdings: 0, limits: 0, starts: [] });
+    // 2 cores free; 6 more in 2 min. The one-core job starts (1 core left free); none of the jobs after it asks
+    // for 1 core, so none is tested (the four-core job would reserve bucket 2, and the others start nowhere now)
+    const one = countedView(
+      [2],
+      [[0, 6, 120]],
+      [
+        [0, 1, 60],
+        [0, 4, 600],
+        [0, 2, 60],
+        [0, 3, 60],
+      ],
+    );
+    expect(new CountedBackfill().pass(one.v, SETTINGS, one.handles, 4)).toBe(1);
+    expect(one.reads).toEqual({ holdings: 1, limits: 1, starts: [0] });
+    expect(Array.from(one.handles)).toEqual([-1, 1, 2, 3]);
+    // with 3 cores free, 2 are left after the one-core job: the four-core job reserves 4 of the 8 free from bucket 2,
+    // the two-core job of one bucket starts now on the 2 left, and the three-core job is not tested (none free)
+    const two = countedView(
+      [3],
+      [[0, 6, 120]],
+      [
+        [0, 1, 60],
+        [0, 4, 600],
+        [0, 2, 60],
+        [0, 3, 60],
+      ],
+    );
+    expect(new CountedBackfill().pass(two.v, SETTINGS, two.handles, 4)).toBe(2);
+    expect(two.reads.starts).toEqual([0, 2]);
+    expect(two.reads.limits).toBe(3);
+  });
+
+  it('starts the jobs the plain pass starts, on any groups, holdings and queue', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 16 }), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.tuple(fc.nat(2), fc.integer({ min: 1, max: 16 }), fc.integer({ min: 0, max: 7200 })), { maxLength: 20 }),
+        fc.array(fc.tuple(fc.nat(2), fc.integer({ min: 1, max: 24 }), fc.integer({ min: 60, max: 7200 })), { minLength: 1, maxLength: 20 }),
+        (free, running, pending) => {
+          const G = free.length;
+          const hold = running.map(([g, c, l]) => [g % G, c, l] as [number, number, number]);
+          const queue = pending.map(([g, c, l]) => [g % G, c, l] as [number, number, number]);
+          const { v, reads, handles } = countedView(free, hold, queue);
+          const started = new CountedBackfill().pass(v, SETTINGS, handles, handles.length);
+          expect(reads.starts).toEqual(plainPass(free, hold, queue, 60, 60));
+          expect(started).toBe(reads.starts.length);
+        },
+      ),
+      { numRuns: 500, seed: 7 },
+    );
   });
 });

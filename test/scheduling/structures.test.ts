@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IndexedHeap } from '../../src/scheduling/indexedHeap.js';
-import { ScratchList } from '../../src/core/scratchList.js';
+import { ScratchIndexList, ScratchList } from '../../src/core/scratchList.js';
 import { SortedList } from '../../src/scheduling/sortedList.js';
 
 interface Item {
@@ -117,5 +117,25 @@ describe('ScratchList', () => {
     expect(l.length).toBe(0);
     l.push(7);
     expect(l.toArray()).toEqual([7]);
+  });
+});
+
+describe('ScratchIndexList', () => {
+  it('push (past its first storage), at, includes, remove (the first match, order kept), toArray and clear', () => {
+    const l = new ScratchIndexList();
+    const xs = Array.from({ length: 40 }, (_, i) => (i * 7) % 13);
+    for (const x of xs) l.push(x);
+    expect(l.length).toBe(40);
+    expect(l.toArray()).toEqual(xs);
+    expect(l.remove(1)).toBe(true);
+    xs.splice(xs.indexOf(1), 1);
+    expect(l.toArray()).toEqual(xs);
+    expect(l.remove(99)).toBe(false);
+    expect(l.includes(12) && !l.includes(99)).toBe(true);
+    expect(l.at(2)).toBe(xs[2]);
+    l.clear();
+    expect(l.length).toBe(0);
+    l.push(2 ** 31 - 1);
+    expect(l.toArray()).toEqual([2 ** 31 - 1]);
   });
 });

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { earliestFit } from '../../src/scheduling/countedBackfill.js';
-import { DEFAULT_PRIORITY, type PriorityConfig } from '../../src/scheduling/multifactor.js';
+import { DEFAULT_PRIORITY, NO_PRIORITY_WEIGHTS, type PriorityConfig } from '../../src/scheduling/multifactor.js';
 import type { SlurmConfig, SlurmJobInput } from '../../src/slurm/config.js';
 import { pickNodes } from '../../src/scheduling/nodeSelection.js';
 import { JobPhase } from '../../src/core/engine.js';
@@ -22,11 +22,7 @@ import { fifoByAge as fifo, oneNode as one, runOn, slurmJob as job } from './pre
 function onlyWeights(weights: Partial<PriorityConfig>): PriorityConfig {
   return {
     ...DEFAULT_PRIORITY,
-    weightAge: 0,
-    weightFairshare: 0,
-    weightJobSize: 0,
-    weightPartition: 0,
-    weightQos: 0,
+    ...NO_PRIORITY_WEIGHTS,
     maxAge: 1,
     favorSmall: false,
     decayHalfLife: 0,
