@@ -136,6 +136,71 @@ function presetRunOf(run: typeof runSlurmPreset): SlurmRun {
 
 const median = (v: number[]): number => quantileOf(v, 0.5);
 
+/** What the bench reads of a build's Slurm-v0 (any build's `envs/registry.js` `make`). */
+interface SteppedEnv {
+  reset(options: { seed: number }): unknown;
+  step(action: number): { terminated: boolean; truncated: boolean };
+}
+
+/**
+ * Slurm-v0's steps per wall second under random actions (a fixed LCG: the same actions in every build): `cold`, the
+ * first `coldSteps` of a fresh env in this process (its JIT's warm-up in them), then `warm`, each of `rounds` runs of
+ * `steps` (an episode that ends is reset with the next seed). `start` makes the env (a build's `make`).
+ */
+function slurmEnvRuns(start: () => SteppedEnv, coldSteps: number): { env: SteppedEnv; cold: number; run: (steps: number) => number } {
+  const env = start();
+  let state = 1;
+  let done = 0;
+  env.reset({ seed: 7 });
+  const run = (steps: number): number => {
+    const t = performance.now();
+    for (let k = 0; k < steps; k++) {
+      state = (state * 1103515245 + 12345) & 0x7fffffff;
+      const r = env.step(Math.floor((state / 0x7fffffff) * 12));
+      done++;
+      if (r.terminated || r.truncated) env.reset({ seed: 7 + done });
+    }
+    return steps / ((performance.now() - t) / 1000);
+  };
+  return { env, cold: run(coldSteps), run };
+}
+
+/**
+ * Slurm-v0's env steps per second (issue 42's "env steps/s no slower"): this build's, and beside it the baseline
+ * build's (its default engine: the Slurm engine in a build from before the retirement), warm rounds interleaved;
+ * `cold` is each build's first `coldSteps` in this process (the JIT's warm-up), `warm` the median of `rounds` runs.
+ */
+async function benchSlurmEnv(dir: string | undefined, coldSteps = 2000, steps = 5000, rounds = 5): Promise<Record<string, unknown>> {
+  const load = async (d: string | null) => ((await import(buildModule(d, 'envs/registry.js'))) as { make(id: string, config?: unknown): SteppedEnv }).make;
+  const makeHere = await load(null);
+  const here = slurmEnvRuns(() => makeHere('clustergym/Slurm-v0'), coldSteps);
+  const makeBase = dir ? await load(dir) : null;
+  const base = makeBase ? slurmEnvRuns(() => makeBase('clustergym/Slurm-v0'), coldSteps) : null;
+  const warm = { here: [] as number[], base: [] as number[] };
+  for (let r = 0; r < rounds; r++) {
+    warm.here.push(here.run(steps));
+    if (base) warm.base.push(base.run(steps));
+  }
+  const round = (x: number) => Math.round(x);
+  return {
+    steps_per_round: steps,
+    rounds,
+    cold_steps_per_s: round(here.cold),
+    warm_steps_per_s: round(median(warm.here)),
+    ...(base
+      ? {
+          baseline: {
+            dist: dir,
+            cold_steps_per_s: round(base.cold),
+            warm_steps_per_s: round(median(warm.base)),
+            cold_ratio: Math.round((here.cold / base.cold) * 1000) / 1000,
+            warm_ratio: Math.round((median(warm.here) / median(warm.base)) * 1000) / 1000,
+          },
+        }
+      : {}),
+  };
+}
+
 /**
  * The `slurm-preset` section (issue 42): the one engine running the Slurm preset (`src/slurm/preset.ts`) on a
  * Raijin replay (shrink 100, 57,600 cores, multifactor priority, backfill, operator suspensions; `jobs` jobs),
@@ -146,7 +211,8 @@ const median = (v: number[]): number => quantileOf(v, 0.5);
  * && npm ci && npx tsc`, then `DIR=/tmp/base/dist`): that build's Slurm engine (or, in a build after its
  * retirement, its Slurm preset) runs in the same rounds, interleaved, and `baseline` holds its jobs per CPU second,
  * this build's ratio to it (the issue's "today's jobs/s"), and how many jobs get the same start and end in both
- * (`bit_identical`: to the bit; `same_start_and_end`: to 1e-9 relative).
+ * (`bit_identical`: to the bit; `same_start_and_end`: to 1e-9 relative). `slurm_v0`: Slurm-v0's env steps per
+ * second in both builds (`benchSlurmEnv`).
  */
 export async function benchSlurmPreset(jobs = 200_000, rounds = 5): Promise<Record<string, unknown>> {
   const input = [
@@ -181,6 +247,7 @@ export async function benchSlurmPreset(jobs = 200_000, rounds = 5): Promise<Reco
     if (close(o[0], a) && close(o[1], b)) same++;
     if (o[0] === a && o[1] === b) exact++;
   }
+  const env = await benchSlurmEnv(dir);
   const rate = (v: number[]) => Math.round(input.length / median(v));
   const ratio = (num: number[], den: number[]) => Math.round(median(num.map((x, i) => x / den[i]!)) * 1000) / 1000;
   return {
@@ -200,6 +267,7 @@ export async function benchSlurmPreset(jobs = 200_000, rounds = 5): Promise<Reco
           },
         }
       : {}),
+    slurm_v0: env,
   };
 }
 

@@ -28,7 +28,7 @@
  * jobs / 3,600 s, jobs finished / jobs, time / (jobs x mean inter-arrival x 2), suspended
  * jobs / 100 (all clipped to [0, 1]), then the one-hot of the last action. The sums over the pending jobs are
  * order-free (the cores and the one-core jobs are integers; the waits an exact sum rounded once, `ExactSum`):
- * each engine reads its waiting jobs in the order it keeps them, with no sort, and both give the same bits. "jobs" is the jobs
+ * the preset's waiting jobs are read in the order it keeps them, with no sort, and give the bits of Slurm's order. "jobs" is the jobs
  * submitted so far under `observe.horizon: "seen"` (the default: what an operator knows,
  * envs/observes.ts), the episode's under `"trajectory"` (what the env showed before the option).
  *
@@ -40,9 +40,9 @@
  *
  * Engine: the one engine's Slurm preset run step by step (`SlurmPresetRun`, src/slurm/presetRun.ts), reconfigured
  * at every step in the priority and backfill dimensions; the episodes are those of the retired Slurm engine bit for
- * bit (`test/envs/slurmPreset.test.ts`, against its recorded episodes). The env reads it through one interface
- * (`SlurmEnvEngine`): the waiting jobs in whatever order the preset keeps them (the observation's sums are order-free), and `terminated` when Slurm's queue empties (after the
- * last job its priority tick and an armed backfill pass still run). The config key `engine` takes `one` only (kept
+ * bit (`test/envs/slurmPreset.test.ts`, against its recorded episodes). The env reads the waiting jobs in whatever
+ * order the preset keeps them (the observation's sums are order-free), and `terminated` when Slurm's queue empties
+ * (after the last job its priority tick and an armed backfill pass still run: `SlurmPresetRun.busy`). The config key `engine` takes `one` only (kept
  * for configurations that name it; `slurm` is refused, saying why).
  */
 import { z } from 'zod';
@@ -53,7 +53,6 @@ import { JobPhase } from '../../src/core/engine.js';
 import { SlurmPlatform } from '../../src/slurm/platform.js';
 import { DEFAULT_PRIORITY, type PriorityConfig } from '../../src/slurm/priority.js';
 import { CalcMetsAccumulator, type CalcMets, type CalcMetsRecord, calcMetsListener, type ReplayEngine, replayEngineRefusal } from '../../src/slurm/replay.js';
-import type { SlurmSchedulingChange } from '../../src/slurm/config.js';
 import { SlurmPresetRun } from '../../src/slurm/presetRun.js';
 import { DEFAULT_RAIJIN_WORKLOAD, raijinWorkload } from '../../src/slurm/workload.js';
 import type { EpisodeInfo, GymEnv, GymInfo } from '../gym.js';
@@ -155,61 +154,12 @@ export interface SlurmEnvInfo extends GymInfo {
   episode?: EpisodeInfo;
 }
 
-/** What Slurm-v0 does to its engine and reads of it (the module comment's features). */
-interface SlurmEnvEngine {
-  readonly now: number;
-  /** Whether an event remains (`terminated` when not). */
-  readonly busy: boolean;
-  setScheduling(change: SlurmSchedulingChange): void;
-  runUntil(t: number): number;
-  usedCores(): number;
-  /** Calls `f` with each waiting job's cores and submission time, in any order (the observation's sums are order-free). */
-  forEachPending(f: (cores: number, submit: number) => void): void;
-  readonly pendingCount: number;
-  readonly runningCount: number;
-  readonly suspendedCount: number;
-  readonly submitted: number;
-  readonly backfilled: number;
-}
-
-/** The Slurm preset's stepped run as Slurm-v0 drives it. */
-function presetOps(r: SlurmPresetRun): SlurmEnvEngine {
-  return {
-    get now() {
-      return r.now;
-    },
-    get busy() {
-      return r.busy;
-    },
-    setScheduling: (change) => r.setScheduling(change),
-    runUntil: (t) => r.runUntil(t),
-    usedCores: () => r.usedCores(),
-    forEachPending: (f) => r.forEachPending((j) => f(j.ntasks, j.subtime)),
-    get pendingCount() {
-      return r.pendingCount;
-    },
-    get runningCount() {
-      return r.runningCount;
-    },
-    get suspendedCount() {
-      return r.suspendedCount;
-    },
-    get submitted() {
-      return r.submitted;
-    },
-    get backfilled() {
-      return r.backfilled;
-    },
-  };
-}
-
 /** The Slurm-v0 environment. */
 export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
   readonly id = SLURM_ENV_ID;
   readonly observationSpace: BoxSpace = box([FEATURES + SLURM_ACTIONS], 0, 1);
   readonly actionSpace: DiscreteSpace = discrete(SLURM_ACTIONS);
   private engine: SlurmPresetRun | null = null;
-  private ops: SlurmEnvEngine | null = null;
   private acc: CalcMetsAccumulator | null = null;
   private readonly obs = new Float32Array(FEATURES + SLURM_ACTIONS);
   /** The pending jobs' waits, summed exactly (order-free: the module comment). */
@@ -241,7 +191,6 @@ export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
     const wl = raijinWorkload({ jobs: c.jobs, seed, load: c.load, users: c.users, totalCores: this.ctx.platform.totalCores });
     const run = new SlurmPresetRun(this.ctx.platform.spec, wl, { users: c.users }, [calcMetsListener(left)]);
     this.engine = run;
-    this.ops = presetOps(run);
     this.acc = acc;
     this.lastAction = 0;
     this.mask.fill(1);
@@ -250,7 +199,7 @@ export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
   }
 
   protected apply(action: number): EpisodeStep<Float32Array, SlurmEnvInfo> {
-    const e = this.ops!;
+    const e = this.engine!;
     const bf = BACKFILL_SETTINGS[Math.floor(action / 4)]!;
     e.setScheduling({ priority: PRIORITY_PROFILES[action % 4]!.priority, backfill: bf.backfill, bfWindow: bf.bfWindow });
     this.lastAction = action;
@@ -273,12 +222,11 @@ export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
 
   protected override release(): void {
     this.engine = null;
-    this.ops = null;
     this.acc = null;
   }
 
   private observe(): void {
-    const e = this.ops!;
+    const e = this.engine!;
     const o = this.obs;
     const total = this.ctx.platform.totalCores;
     const now = e.now;
@@ -287,10 +235,10 @@ export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
     let pendOne = 0;
     const waits = this.waits;
     waits.clear();
-    e.forEachPending((cores, submit) => {
-      pendCores += cores;
-      if (cores === 1) pendOne++;
-      waits.add(now - submit);
+    e.forEachPending((job) => {
+      pendCores += job.ntasks;
+      if (job.ntasks === 1) pendOne++;
+      waits.add(now - job.subtime);
     });
     const waitSum = waits.value();
     const c = this.ctx.config;
@@ -310,7 +258,7 @@ export class SlurmEnv extends EpisodeEnv<Float32Array, SlurmEnvInfo> {
   }
 
   private info(done: boolean): SlurmEnvInfo {
-    const e = this.ops!;
+    const e = this.engine!;
     const info: SlurmEnvInfo = {
       action_mask: this.mask,
       time: e.now,

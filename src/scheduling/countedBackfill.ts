@@ -107,7 +107,7 @@ export class CountedBackfill {
    * Tests `pending[0 .. n)` in order under `cfg`: starts a job now through `v.start` (and sets its entry
    * to -1) or reserves its earliest start for the rest of the pass. Returns the number started.
    */
-  pass(v: CountedBackfillView, cfg: CountedBackfillSettings, p: Int32Array | number[], n: number): number {
+  pass(v: CountedBackfillView, cfg: CountedBackfillSettings, p: Int32Array, n: number): number {
     if (!(cfg.resolution > 0 && cfg.window > 0)) throw new RangeError(`backfill: window and resolution must be > 0, found ${cfg.window} and ${cfg.resolution}`);
     // The pass starts a job only where its cores are free now, free cores only fall during a pass, and what else
     // it plans (the reservations) goes with it. So it ends at the first job from which no job left asks for as few
@@ -175,7 +175,7 @@ export class CountedBackfill {
   }
 
   /** `least[i]`: the fewest cores a job of `p[i .. n)` asks for (entries < 0 skipped; `least[n]` infinite). */
-  private leastCoresLeft(v: CountedBackfillView, p: Int32Array | number[], n: number): Float64Array {
+  private leastCoresLeft(v: CountedBackfillView, p: Int32Array, n: number): Float64Array {
     if (this.least.length <= n) this.least = new Float64Array(Math.max(n + 1, 2 * this.least.length));
     const least = this.least;
     let m = Number.POSITIVE_INFINITY;

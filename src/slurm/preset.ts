@@ -57,8 +57,8 @@
  *   start there waits a second), the release asking for the pass (run at once when an epilog message
  *   releases them: `epilogPass`), as slurmctld releases a node when slurmd reports its epilog done.
  *
- * What the preset does not cover yet is refused with the setting's name (`slurmPresetRefusal`,
- * `slurmPresetRequest`) when there is any; there is none now: the node-profile backfill on nodes of several
+ * What the preset does not cover of a job's request is refused with the setting's name (`slurmPresetRequest`) when
+ * there is any. Of the configurations, the node-profile backfill on nodes of several
  * cores (without `bfWillRun`) is no model of Slurm, an input error (`slurmConfigRefusal`). With whole-node
  * allocation a GPU request no node of its partition has the GPUs for is an error, as it was on the retired engine
  * (on the counted capacity, a job no group of its partition can hold is refused at submission); a GPU count not
@@ -85,15 +85,6 @@ import { DEFAULT_SLURM, hashUnit, slurmConfigRefusal } from './config.js';
 import type { SlurmPlatformSpec } from './platform.js';
 import type { NodeShape } from '../scheduling/nodeSelection.js';
 
-/**
- * Why the one engine cannot run the Slurm configuration `config` on `platform` as Slurm's model has it (the settings
- * named), or null: none at present. (A configuration that is no model of Slurm, `slurmConfigRefusal` refuses as
- * an input error; a job's request the preset does not model, `slurmPresetRequest` refuses.)
- */
-export function slurmPresetRefusal(_config: Partial<SlurmConfig>, _platform?: SlurmPlatformSpec): string | null {
-  return null;
-}
-
 /** Whether some partition of `platform` may be preempted: its `preempt_mode` is not `off` and a partition of a higher tier shares one of its groups (Slurm's `preempt/partition_prio`: docs/slurm.md, "Job lifecycle"). */
 function preempts(platform: SlurmPlatformSpec): boolean {
   const parts = platform.partitions ?? [];
@@ -106,8 +97,6 @@ function preempts(platform: SlurmPlatformSpec): boolean {
 
 /** The one engine's configuration for the Slurm configuration `config` (see the module comment). */
 export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<SlurmConfig>, where = 'slurm config'): EngineConfig {
-  const why = slurmPresetRefusal(config, platform);
-  if (why !== null) throw new InputError(why, where);
   const c = { ...DEFAULT_SLURM, ...config };
   // (a configuration that is no model of Slurm: an input error)
   const wrong = slurmConfigRefusal(

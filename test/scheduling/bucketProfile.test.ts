@@ -164,31 +164,19 @@ describe('CountedBackfill.pass: it ends where no job left can start', () => {
     expect(none.reads).toEqual({ holdings: 0, limits: 0, starts: [] });
     // 2 cores free; 6 more in 2 min. The one-core job starts (1 core left free); none of the jobs after it asks
     // for 1 core, so none is tested (the four-core job would reserve bucket 2, and the others start nowhere now)
-    const one = countedView(
-      [2],
-      [[0, 6, 120]],
-      [
-        [0, 1, 60],
-        [0, 4, 600],
-        [0, 2, 60],
-        [0, 3, 60],
-      ],
-    );
+    const queue: [number, number, number][] = [
+      [0, 1, 60],
+      [0, 4, 600],
+      [0, 2, 60],
+      [0, 3, 60],
+    ];
+    const one = countedView([2], [[0, 6, 120]], queue);
     expect(new CountedBackfill().pass(one.v, SETTINGS, one.handles, 4)).toBe(1);
     expect(one.reads).toEqual({ holdings: 1, limits: 1, starts: [0] });
     expect(Array.from(one.handles)).toEqual([-1, 1, 2, 3]);
     // with 3 cores free, 2 are left after the one-core job: the four-core job reserves 4 of the 8 free from bucket 2,
     // the two-core job of one bucket starts now on the 2 left, and the three-core job is not tested (none free)
-    const two = countedView(
-      [3],
-      [[0, 6, 120]],
-      [
-        [0, 1, 60],
-        [0, 4, 600],
-        [0, 2, 60],
-        [0, 3, 60],
-      ],
-    );
+    const two = countedView([3], [[0, 6, 120]], queue);
     expect(new CountedBackfill().pass(two.v, SETTINGS, two.handles, 4)).toBe(2);
     expect(two.reads.starts).toEqual([0, 2]);
     expect(two.reads.limits).toBe(3);

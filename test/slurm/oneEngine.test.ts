@@ -19,7 +19,7 @@ import { ClusterSimulator, type JobRecord } from '../../src/execution/simulator.
 import { platformFromNodeGroups } from '../../src/platform/views.js';
 import { makeScheduler } from '../../src/scheduling/policyName.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
-import { runSlurmPreset, slurmPresetConfig, slurmPresetRefusal } from '../../src/slurm/preset.js';
+import { runSlurmPreset, slurmPresetConfig } from '../../src/slurm/preset.js';
 import { SlurmPassClock, type SlurmPassTimers } from '../../src/scheduling/slurmPassClock.js';
 import { SlurmBackfill, type SlurmBackfillSettings } from '../../src/scheduling/slurmBackfill.js';
 import type { PolicyScheduler } from '../../src/scheduling/scheduler.js';
@@ -354,20 +354,20 @@ describe("the Slurm preset on groups with memory and threads (which Slurm's coun
       if (seed % 2 === 0) config.priority = { ...config.priority!, jobSize: 'slurm22' };
       checkedRows(jobs, threaded, config);
     }
-    expect(slurmPresetRefusal({ priority: { ...DEFAULT_SLURM.priority, jobSize: 'slurm22' } })).toBeNull();
+    expect(() => slurmPresetConfig(LAYOUT, { priority: { ...DEFAULT_SLURM.priority, jobSize: 'slurm22' } })).not.toThrow();
   });
 });
 
 describe('the Slurm preset refuses what it does not model yet, naming the settings', () => {
   it('whole-node allocation', () => {
-    expect(slurmPresetRefusal({})).toBeNull();
-    expect(slurmPresetRefusal({ nodeSelect: true, bfWillRun: true, bfTickTimes: [30, 60] })).toBeNull();
+    expect(() => slurmPresetConfig(LAYOUT, {})).not.toThrow();
+    expect(() => slurmPresetConfig(LAYOUT, { nodeSelect: true, bfWillRun: true, bfTickTimes: [30, 60] })).not.toThrow();
     // (the node-profile planner on nodes of several cores is no model of Slurm: both engines refuse it, presetNodes.test.ts)
     expect(() => slurmPresetConfig(LAYOUT, { nodeSelect: true, backfill: true }, 'raijin.json')).toThrow(
       /raijin\.json: nodeSelect with sched\/backfill on nodes of several cores needs bfWillRun/,
     );
     // (whole-node allocation under sched/builtin is the preset's: test/slurm/presetNodes.test.ts)
-    expect(slurmPresetRefusal({ nodeSelect: true, backfill: false })).toBeNull();
+    expect(() => slurmPresetConfig(LAYOUT, { nodeSelect: true, backfill: false })).not.toThrow();
   });
 
   it("a job of a user beyond the configuration's users: an input error, as the Slurm engine's at submission (not a new user with a share)", () => {

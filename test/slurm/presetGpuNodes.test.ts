@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
 import { derive } from '../../src/core/rng.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
-import { runSlurmPreset, slurmPresetRefusal, slurmPresetRequest } from '../../src/slurm/preset.js';
+import { runSlurmPreset, slurmPresetConfig, slurmPresetRequest } from '../../src/slurm/preset.js';
 import { neverPlaced, nodeRequestOf, usableUnits } from '../../src/scheduling/nodeSelection.js';
 import { GPU_FEW_NODES, GPU_NODES, type Layout, WHOLE_GPU_NODES } from './layouts.js';
 import { partitionedWorkload, type Priority, slurmConfigOf, willRunConfigOf } from './presetHarness.js';
@@ -404,8 +404,8 @@ describe("the Slurm preset with whole-node allocation and GPUs on nodes gives th
   });
 
   it('refuses what it does not model, naming it; GPU requests no node holds are errors as on the Slurm engine', () => {
-    expect(slurmPresetRefusal({ nodeSelect: true, backfill: false }, GPU_NODES)).toBeNull();
-    expect(slurmPresetRefusal({ nodeSelect: true, bfWillRun: true }, GPU_NODES)).toBeNull();
+    expect(() => slurmPresetConfig(GPU_NODES, { nodeSelect: true, backfill: false })).not.toThrow();
+    expect(() => slurmPresetConfig(GPU_NODES, { nodeSelect: true, bfWillRun: true })).not.toThrow();
     const config = { nodeSelect: true, backfill: false, users: 1 };
     const job: SlurmJobInput = { id: 3, submit: 0, cores: 2, runTime: 10, timeLimit: 20, user: 0, gpus: 3, gpuType: 'v100' };
     // no node of partition p has 3 V100s: the Slurm engine's error at submission, and the preset's

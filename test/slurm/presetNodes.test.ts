@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
 import { derive } from '../../src/core/rng.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
-import { runSlurmPreset, slurmPresetRefusal } from '../../src/slurm/preset.js';
+import { runSlurmPreset, slurmPresetConfig } from '../../src/slurm/preset.js';
 import { SlurmNodeSelection } from '../../src/scheduling/slurmSelect.js';
 import { ClusterSimulator } from '../../src/execution/simulator.js';
 import { platformFromNodeGroups } from '../../src/platform/views.js';
@@ -419,13 +419,12 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
     expect(() => runSlurmPreset(WHOLE_NODES, [], config)).not.toThrow();
     expect(() => runSlurmPreset(MULTI_CORE_NODES, [], { ...config, bfWillRun: true })).not.toThrow();
     expect(() => runSlurmPreset(MULTI_CORE_NODES, [], { ...config, backfill: false })).not.toThrow();
-    expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, MULTI_CORE_NODES)).toBeNull();
   });
 
   it('refuses what it does not model yet, naming it', () => {
-    expect(slurmPresetRefusal({ nodeSelect: true, bfWillRun: true }, MULTI_CORE_NODES)).toBeNull();
-    expect(slurmPresetRefusal({ nodeSelect: true, backfill: true }, WHOLE_NODES)).toBeNull();
-    expect(slurmPresetRefusal({ nodeSelect: true, backfill: false })).toBeNull();
+    expect(() => slurmPresetConfig(MULTI_CORE_NODES, { nodeSelect: true, bfWillRun: true })).not.toThrow();
+    expect(() => slurmPresetConfig(WHOLE_NODES, { nodeSelect: true, backfill: true })).not.toThrow();
+    expect(() => slurmPresetConfig(MULTI_CORE_NODES, { nodeSelect: true, backfill: false })).not.toThrow();
     const preempting: Layout = {
       groups: MULTI_CORE_NODES.groups,
       partitions: [
@@ -434,13 +433,13 @@ describe("the Slurm preset with whole-node allocation (nodeSelect) gives the Slu
       ] as Layout['partitions'],
     };
     // partitions that preempt are modelled with whole-node allocation too (test/slurm/presetPreemptNodes.test.ts)
-    expect(slurmPresetRefusal({ nodeSelect: true, backfill: false }, preempting)).toBeNull();
-    expect(
-      slurmPresetRefusal(
-        { nodeSelect: true, backfill: false },
+    expect(() => slurmPresetConfig(preempting, { nodeSelect: true, backfill: false })).not.toThrow();
+    expect(() =>
+      slurmPresetConfig(
         { ...MULTI_CORE_NODES, groups: [{ name: 'm0', count: 2, cores: 4, gpus: { count: 2, type: 'a100' } }] },
+        { nodeSelect: true, backfill: false },
       ),
-    ).toBeNull(); // GPUs on nodes: test/slurm/presetGpuNodes.test.ts
+    ).not.toThrow(); // GPUs on nodes: test/slurm/presetGpuNodes.test.ts
     const job: SlurmJobInput = { id: 1, submit: 0, cores: 2, runTime: 10, timeLimit: 20, user: 0 };
     const run =
       (j: SlurmJobInput, layout: Layout = MULTI_CORE_NODES) =>

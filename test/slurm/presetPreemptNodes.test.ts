@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { derive } from '../../src/core/rng.js';
 import type { PreemptMode } from '../../src/platform/partitions.js';
 import { DEFAULT_SLURM, type SlurmConfig, type SlurmJobInput } from '../../src/slurm/config.js';
-import { runSlurmPreset, slurmPresetRefusal, slurmPresetRequest } from '../../src/slurm/preset.js';
+import { runSlurmPreset, slurmPresetConfig, slurmPresetRequest } from '../../src/slurm/preset.js';
 import { LAYOUT, type Layout, MULTI_CORE_NODES, WHOLE_NODES } from './layouts.js';
 import {
   partitionedWorkload,
@@ -519,7 +519,7 @@ describe('preemption on nodes, hand-computed', () => {
 describe('what the preset refuses of preemption', () => {
   it('nothing with whole-node allocation; on the core capacity without it (a victim of the counted model resumes anywhere in its group): refused, named', () => {
     const layout = preempting(MULTI_CORE_NODES, 'suspend', 'requeue');
-    expect(slurmPresetRefusal({ nodeSelect: true, backfill: true, bfWillRun: true }, layout)).toBeNull();
+    expect(() => slurmPresetConfig(layout, { nodeSelect: true, backfill: true, bfWillRun: true })).not.toThrow();
     const jobs = partitionedWorkload(3, 20, layout);
     const { summary } = runSlurmPreset(layout, jobs, { ...slurmConfigOf('fifo', null), nodeSelect: true }, [], 'cores');
     expect(summary.jobs_finished + summary.jobs_killed + summary.jobs_rejected).toBe(20);
