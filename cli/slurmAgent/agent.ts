@@ -27,7 +27,7 @@
 import { appendFileSync } from 'node:fs';
 import { ClusterSimulator, type RunningJob } from '../../src/execution/simulator.js';
 import type { Platform } from '../../src/platform/platform.js';
-import { type Job, makeJob } from '../../src/workload/job.js';
+import { type Job, makeJob, perNodeCores } from '../../src/workload/job.js';
 import type { ClusterEnv } from '../../envs/env.js';
 import type { Observation } from '../../envs/observation.js';
 import { SlurmCommandError, type SlurmClient, type SlurmJob } from '../../src/slurm/client.js';
@@ -301,17 +301,21 @@ export class SlurmAgent {
 
   /**
    * Places a job of the mirror on Slurm nodes `nodes` (its CPUs on their free cores: as many on each
-   * node as `allocation` says when Slurm says it, else filling the nodes in order); false when they
+   * node as `allocation` says when Slurm says it; else, for a count of nodes, `perNodeCores` on each node
+   * (`--ntasks-per-node`, or the tasks spread over the nodes); else filling the nodes in order); false when they
    * cannot hold it.
    */
   private place(t: TrackedJob, nodes: readonly string[], allocation: ReadonlyMap<string, number> | null = null): boolean {
     const job = t.job!;
     const p = this.o.platform;
     const cores: number[] = [];
+    // (a job released with its node list before a restart has no layout from Slurm yet: its shape's)
+    const perNode = allocation === null && job.type === 'mpi' && job.nodes > 0 ? perNodeCores(job) : 0;
     for (const name of nodes) {
       const n = this.nodeIndex.get(name);
       if (n === undefined) continue;
-      const here = cores.length + (allocation?.get(name) ?? job.ntasks);
+      const quota = allocation?.get(name) ?? (perNode > 0 ? perNode : job.ntasks);
+      const here = cores.length + quota;
       for (let c = p.nodeFirstCore[n]!, end = c + p.nodeCoreCount[n]!; c < end && cores.length < Math.min(here, job.ntasks); c++)
         if (this.sim.coreOwner[c]! < 0) cores.push(c);
     }
