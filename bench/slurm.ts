@@ -136,65 +136,42 @@ function presetRunOf(run: typeof runSlurmPreset): SlurmRun {
 
 const median = (v: number[]): number => quantileOf(v, 0.5);
 
-/** What the bench reads of a build's Slurm-v0 (any build's `envs/registry.js` `make`). */
-interface SteppedEnv {
-  reset(options: { seed: number }): unknown;
-  step(action: number): { terminated: boolean; truncated: boolean };
-}
-
 /**
- * Slurm-v0's steps per wall second under random actions (a fixed LCG: the same actions in every build): `cold`, the
- * first `coldSteps` of a fresh env in this process (its JIT's warm-up in them), then `warm`, each of `rounds` runs of
- * `steps` (an episode that ends is reset with the next seed). `start` makes the env (a build's `make`).
- */
-function slurmEnvRuns(start: () => SteppedEnv, coldSteps: number): { env: SteppedEnv; cold: number; run: (steps: number) => number } {
-  const env = start();
-  let state = 1;
-  let done = 0;
-  env.reset({ seed: 7 });
-  const run = (steps: number): number => {
-    const t = performance.now();
-    for (let k = 0; k < steps; k++) {
-      state = (state * 1103515245 + 12345) & 0x7fffffff;
-      const r = env.step(Math.floor((state / 0x7fffffff) * 12));
-      done++;
-      if (r.terminated || r.truncated) env.reset({ seed: 7 + done });
-    }
-    return steps / ((performance.now() - t) / 1000);
-  };
-  return { env, cold: run(coldSteps), run };
-}
-
-/**
- * Slurm-v0's env steps per second (issue 42's "env steps/s no slower"): this build's, and beside it the baseline
- * build's (its default engine: the Slurm engine in a build from before the retirement), warm rounds interleaved;
- * `cold` is each build's first `coldSteps` in this process (the JIT's warm-up), `warm` the median of `rounds` runs.
+ * Slurm-v0's env steps per second (issue 42's "env steps/s no slower"), measured as the `envs` section measures
+ * every env (`measureEnv`: random masked actions, wall time, resets included), by this build and beside it by the
+ * baseline build (its default engine: the Slurm engine in a build from before the retirement), each with its own
+ * `measureEnv` on its own env: `cold`, a fresh env's first `coldSteps` in this process (the JIT's warm-up in
+ * them); `warm`, the median of `rounds` interleaved runs of `steps`.
  */
 async function benchSlurmEnv(dir: string | undefined, coldSteps = 2000, steps = 5000, rounds = 5): Promise<Record<string, unknown>> {
-  const load = async (d: string | null) => ((await import(buildModule(d, 'envs/registry.js'))) as { make(id: string, config?: unknown): SteppedEnv }).make;
-  const makeHere = await load(null);
-  const here = slurmEnvRuns(() => makeHere('clustergym/Slurm-v0'), coldSteps);
-  const makeBase = dir ? await load(dir) : null;
-  const base = makeBase ? slurmEnvRuns(() => makeBase('clustergym/Slurm-v0'), coldSteps) : null;
+  const stepsPerS = async (d: string | null) => {
+    const { make } = (await import(buildModule(d, 'envs/registry.js'))) as typeof import('../envs/registry.js');
+    const { measureEnv } = (await import(buildModule(d, 'envs/benchmark.js'))) as typeof import('../envs/benchmark.js');
+    const env = make('clustergym/Slurm-v0');
+    return (n: number, seed: number) => measureEnv(env, n, seed).steps_per_s;
+  };
+  const here = await stepsPerS(null);
+  const base = dir ? await stepsPerS(dir) : null;
+  const cold = { here: here(coldSteps, 0), base: base?.(coldSteps, 0) ?? Number.NaN };
   const warm = { here: [] as number[], base: [] as number[] };
-  for (let r = 0; r < rounds; r++) {
-    warm.here.push(here.run(steps));
-    if (base) warm.base.push(base.run(steps));
+  for (let r = 1; r <= rounds; r++) {
+    warm.here.push(here(steps, r));
+    if (base) warm.base.push(base(steps, r));
   }
-  const round = (x: number) => Math.round(x);
+  const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
   return {
     steps_per_round: steps,
     rounds,
-    cold_steps_per_s: round(here.cold),
-    warm_steps_per_s: round(median(warm.here)),
+    cold_steps_per_s: Math.round(cold.here),
+    warm_steps_per_s: Math.round(median(warm.here)),
     ...(base
       ? {
           baseline: {
             dist: dir,
-            cold_steps_per_s: round(base.cold),
-            warm_steps_per_s: round(median(warm.base)),
-            cold_ratio: Math.round((here.cold / base.cold) * 1000) / 1000,
-            warm_ratio: Math.round((median(warm.here) / median(warm.base)) * 1000) / 1000,
+            cold_steps_per_s: Math.round(cold.base),
+            warm_steps_per_s: Math.round(median(warm.base)),
+            cold_ratio: ratio(cold.here, cold.base),
+            warm_ratio: ratio(median(warm.here), median(warm.base)),
           },
         }
       : {}),

@@ -69,6 +69,7 @@
  * only at `runSlurmPreset`'s `until`, as the retired engine's run did.
  */
 import { JobPhase } from '../core/engine.js';
+import { BoundedMemo } from '../core/boundedMemo.js';
 import { InputError } from '../core/errors.js';
 import { mapped } from '../core/mapped.js';
 import { type Job, makeDelayJob, makeJob, type SlurmRequest } from '../workload/job.js';
@@ -163,25 +164,12 @@ export function slurmPresetConfig(platform: SlurmPlatformSpec, config: Partial<S
     },
   };
   // (the same configuration parsed once: a run of short episodes, Slurm-v0's, builds the preset at every reset)
-  const key = memoKey(raw);
-  let parsed = presetConfigs.get(key);
-  if (parsed === undefined) {
-    parsed = deepFreeze(parseEngineConfig(raw, where));
-    remember(presetConfigs, key, parsed);
-  }
-  return parsed;
+  return presetConfigs.get(memoKey(raw), () => deepFreeze(parseEngineConfig(raw, where)));
 }
 
-/** Conversions kept (`slurmPresetConfig`'s, `slurmPresetPlatform`'s), by their input's `memoKey`; the oldest go first past `MEMO_SIZE`. */
-const MEMO_SIZE = 32;
-const presetConfigs = new Map<string, EngineConfig>();
-const presetPlatforms = new Map<string, Platform>();
-
-/** Keeps `value` for `key` in `memo`, dropping the oldest entry past `MEMO_SIZE`. */
-function remember<V>(memo: Map<string, V>, key: string, value: V): void {
-  if (memo.size >= MEMO_SIZE) memo.delete(memo.keys().next().value!);
-  memo.set(key, value);
-}
+/** Conversions kept (`slurmPresetConfig`'s, `slurmPresetPlatform`'s), by their input's `memoKey`. */
+const presetConfigs = new BoundedMemo<string, EngineConfig>(32);
+const presetPlatforms = new BoundedMemo<string, Platform>(32);
 
 /** A value's JSON with its non-finite numbers and undefined fields kept apart (JSON writes `null` for each): equal keys, equal inputs. */
 function memoKey(v: unknown): string {
@@ -205,13 +193,7 @@ function deepFreeze<T>(v: T): T {
  */
 export function slurmPresetPlatform(platform: SlurmPlatformSpec): Platform {
   // (a platform is never changed by a run: the runs of one spec share it, converted once)
-  const key = memoKey(platform);
-  let p = presetPlatforms.get(key);
-  if (p === undefined) {
-    p = presetPlatformOf(platform);
-    remember(presetPlatforms, key, p);
-  }
-  return p;
+  return presetPlatforms.get(memoKey(platform), () => presetPlatformOf(platform));
 }
 
 /** `slurmPresetPlatform`'s conversion. */

@@ -20,6 +20,7 @@
  * - **Operator suspensions**: a fraction `suspendFraction` (default 1%) of jobs is suspended once,
  *   `U(0, 0.9) x run` seconds into its run, for `U(60, 3600)` seconds.
  */
+import { BoundedMemo } from '../core/boundedMemo.js';
 import { type Rng, derive } from '../core/rng.js';
 import type { SlurmJobInput } from './config.js';
 
@@ -75,32 +76,26 @@ interface RestSizes {
 }
 
 /** `restSizes` by `max`: a pure table, built once per size (every episode of an env asks for the same one). */
-const REST_SIZES = new Map<number, RestSizes>();
+const REST_SIZES = new BoundedMemo<number, RestSizes>(16);
 
 /** The sizes of the "rest" (3..max, not in Table 4.1), log-uniform: cumulative table (shared: read only). */
 function restSizes(max: number): RestSizes {
-  const known = REST_SIZES.get(max);
-  if (known !== undefined) return known;
+  return REST_SIZES.get(max, () => restSizesOf(max));
+}
+
+/** The table `restSizes` keeps, built. */
+function restSizesOf(max: number): RestSizes {
   const named = new Set(TABLE_4_1.map(([n]) => n));
-  let count = 0;
-  for (let n = 3; n <= max; n++) if (!named.has(n)) count++;
-  const sizes = new Int32Array(count);
-  const w = new Float64Array(count);
-  let tot = 0;
-  for (let n = 3, i = 0; n <= max; n++) {
+  const sizes: number[] = [];
+  const w: number[] = [];
+  for (let n = 3; n <= max; n++) {
     if (named.has(n)) continue;
-    sizes[i] = n;
-    w[i] = Math.log((n + 0.5) / (n - 0.5));
-    tot += w[i++]!;
+    sizes.push(n);
+    w.push(Math.log((n + 0.5) / (n - 0.5)));
   }
-  // (the cumulative weights as the sum of the shares, in order: the table the generator has always drawn from)
-  const cdf = new Float64Array(count);
+  const tot = w.reduce((a, b) => a + b, 0);
   let acc = 0;
-  for (let i = 0; i < count; i++) cdf[i] = acc += w[i]! / tot;
-  const table = { sizes, cdf };
-  if (REST_SIZES.size >= 16) REST_SIZES.clear();
-  REST_SIZES.set(max, table);
-  return table;
+  return { sizes: Int32Array.from(sizes), cdf: Float64Array.from(w, (x) => (acc += x / tot)) };
 }
 
 /** Derived constants of a workload: the one-core run-time factor and the mean run times. */

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IndexedHeap } from '../../src/scheduling/indexedHeap.js';
 import { ScratchIndexList, ScratchList } from '../../src/core/scratchList.js';
+import { BoundedMemo } from '../../src/core/boundedMemo.js';
 import { SortedList } from '../../src/scheduling/sortedList.js';
 
 interface Item {
@@ -137,5 +138,24 @@ describe('ScratchIndexList', () => {
     expect(l.length).toBe(0);
     l.push(2 ** 31 - 1);
     expect(l.toArray()).toEqual([2 ** 31 - 1]);
+  });
+});
+
+describe('BoundedMemo', () => {
+  it('makes a value once per key, keeps at most `size`, the oldest going first', () => {
+    const made: number[] = [];
+    const memo = new BoundedMemo<number, string>(2);
+    const get = (k: number) =>
+      memo.get(k, () => {
+        made.push(k);
+        return `v${k}`;
+      });
+    expect([get(1), get(2), get(1)]).toEqual(['v1', 'v2', 'v1']);
+    expect(made).toEqual([1, 2]);
+    // a third key drops the oldest kept (1), not the one read last
+    expect(get(3)).toBe('v3');
+    expect([get(2), get(1)]).toEqual(['v2', 'v1']);
+    expect(made).toEqual([1, 2, 3, 1]);
+    expect(() => new BoundedMemo(0)).toThrow(RangeError);
   });
 });
